@@ -1,0 +1,1 @@
+"""Admission plugins that write and police tolerations (mirrors plugin/pkg/admission)."""

@@ -1,0 +1,1 @@
+"""The Kubernetes-compatible HTTP API server (starlette + uvicorn)."""

@@ -1,0 +1,46 @@
+"""The `kubetaint` command group; each subcommand lives in its own module under `kubetaint.cli`."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from kubetaint import __version__
+
+# (command name, module, attribute): subcommands register here; missing ones are skipped so a
+# partially built tree still has a working CLI.
+_COMMANDS = [
+    ("validate", "kubetaint.cli.validate", "validate_command"),
+    ("explain", "kubetaint.cli.explain", "explain_command"),
+    ("simulate", "kubetaint.cli.simulate", "simulate_command"),
+    ("whatif", "kubetaint.cli.whatif", "whatif_command"),
+    ("snapshot", "kubetaint.cli.snapshot", "snapshot_command"),
+    ("up", "kubetaint.cli.up", "up_command"),
+    ("clock", "kubetaint.cli.clock", "clock_group"),
+]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kubetaint")
+def cli() -> None:
+    """Kubernetes taints and tolerations: validate, explain, simulate and run a cluster."""
+
+
+def _register() -> None:
+    for name, module_name, attribute in _COMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue
+            raise
+        cli.add_command(getattr(module, attribute), name=name)
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="kubetaint")

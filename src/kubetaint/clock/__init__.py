@@ -1,0 +1,1 @@
+"""Clocks: the only source of time for every component (virtual discrete-event and real asyncio)."""

@@ -1,0 +1,1 @@
+"""Controllers (taint eviction, node lifecycle, workloads), one folder each (mirrors pkg/controller)."""

@@ -1,0 +1,1 @@
+"""The scheduler: upstream framework, default plugins, queue and preemption (mirrors pkg/scheduler)."""

@@ -1,0 +1,1 @@
+"""Scheduler plugins, one per module, named as upstream."""

@@ -1,0 +1,1 @@
+"""The virtual-time simulator: scenarios, timelines, what-if runs and reports."""

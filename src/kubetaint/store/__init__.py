@@ -1,0 +1,1 @@
+"""Object storage with resourceVersions and watch: memory, SQLite and etcd backends."""
