@@ -1,0 +1,259 @@
+"""Label and field selectors: the string syntax of list/watch requests and structured
+`LabelSelector`s (mirrors apimachinery pkg/labels/selector.go, pkg/fields/selector.go and
+metav1.LabelSelectorAsSelector)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kubetaint.api.errors import StatusError, bad_request
+
+Requirement = tuple[str, str, tuple[str, ...]]  # (key, operator, values)
+_TOKEN = re.compile(r"\s*(!=|==|=|!|\(|\)|,|>|<|[^\s!=(),<>]+)")
+
+
+@dataclass(frozen=True)
+class LabelSelector:
+    """A parsed label selector; `requirements` all have to hold (an empty list selects everything)."""
+
+    requirements: tuple[Requirement, ...] = ()
+
+    def matches(self, labels: Mapping[str, str] | None) -> bool:
+        labels = labels or {}
+        return all(_requirement_holds(req, labels) for req in self.requirements)
+
+    @property
+    def empty(self) -> bool:
+        return not self.requirements
+
+    def exact_value(self, key: str) -> str | None:
+        """The value `key` must equal, when one requirement pins it (used for index lookups)."""
+        for req_key, op, values in self.requirements:
+            if req_key == key and op in ("=", "==", "in") and len(values) == 1:
+                return values[0]
+        return None
+
+
+def _requirement_holds(req: Requirement, labels: Mapping[str, str]) -> bool:
+    key, op, values = req
+    present = key in labels
+    if op == "exists":
+        return present
+    if op == "!":
+        return not present
+    if op in ("=", "==", "in"):
+        return present and labels[key] in values
+    if op in ("!=", "notin"):
+        return not present or labels[key] not in values
+    if op in (">", "<"):
+        if not present:
+            return False
+        try:
+            have, want = int(labels[key]), int(values[0])
+        except ValueError:
+            return False
+        return have > want if op == ">" else have < want
+    return False
+
+
+def parse_label_selector(text: str | None) -> LabelSelector:
+    """Parse `a=b,c!=d,e in (x,y),!f,g`; raises a 400 StatusError on bad syntax."""
+    if text is None or not text.strip():
+        return LabelSelector()
+    tokens = [t for t in _TOKEN.findall(text)]
+    if "".join(tokens).replace(" ", "") != re.sub(r"\s+", "", text):
+        raise bad_request(f"unable to parse requirement: invalid label selector: {text!r}")
+    requirements: list[Requirement] = []
+    i = 0
+    while i < len(tokens):
+        req, i = _parse_requirement(tokens, i, text)
+        requirements.append(req)
+        if i < len(tokens):
+            if tokens[i] != ",":
+                raise bad_request(f"found '{tokens[i]}', expected: ',' or 'end of string'")
+            i += 1
+    return LabelSelector(tuple(requirements))
+
+
+def _parse_requirement(tokens: list[str], i: int, text: str) -> tuple[Requirement, int]:
+    if tokens[i] == "!":
+        if i + 1 >= len(tokens):
+            raise bad_request("found '', expected: identifier after '!'")
+        return (tokens[i + 1], "!", ()), i + 2
+    key = tokens[i]
+    if key in ("=", "==", "!=", "(", ")", ",", ">", "<"):
+        raise bad_request(f"found '{key}', expected: !, identifier, or 'end of string'")
+    i += 1
+    if i >= len(tokens) or tokens[i] == ",":
+        return (key, "exists", ()), i
+    op = tokens[i]
+    if op in ("in", "notin"):
+        if i + 1 >= len(tokens) or tokens[i + 1] != "(":
+            raise bad_request(f"found '{tokens[i + 1] if i + 1 < len(tokens) else ''}', expected: '('")
+        values: list[str] = []
+        i += 2
+        while i < len(tokens) and tokens[i] != ")":
+            if tokens[i] != ",":
+                values.append(tokens[i])
+            i += 1
+        if i >= len(tokens):
+            raise bad_request("found '', expected: ')'")
+        return (key, op, tuple(values)), i + 1
+    if op in ("=", "==", "!=", ">", "<"):
+        value = ""
+        if i + 1 < len(tokens) and tokens[i + 1] not in (",",):
+            value = tokens[i + 1]
+            i += 1
+        return (key, op, (value,)), i + 1
+    raise bad_request(f"found '{op}', expected: in, notin, =, ==, !=, gt, lt")
+
+
+# Field selectors ---------------------------------------------------------------------------
+
+FieldGetter = Callable[[Mapping[str, Any]], str]
+
+
+def _path(*keys: str) -> FieldGetter:
+    def get(obj: Mapping[str, Any]) -> str:
+        value: Any = obj
+        for key in keys:
+            if not isinstance(value, Mapping):
+                return ""
+            value = value.get(key)
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+    return get
+
+
+_COMMON_FIELDS: dict[str, FieldGetter] = {
+    "metadata.name": _path("metadata", "name"),
+    "metadata.namespace": _path("metadata", "namespace"),
+}
+#: Field labels each resource supports beyond metadata.name/namespace (upstream's field label
+#: conversion funcs for these kinds).
+RESOURCE_FIELDS: dict[str, dict[str, FieldGetter]] = {
+    "pods": {
+        "spec.nodeName": _path("spec", "nodeName"),
+        "spec.restartPolicy": _path("spec", "restartPolicy"),
+        "spec.schedulerName": _path("spec", "schedulerName"),
+        "spec.serviceAccountName": _path("spec", "serviceAccountName"),
+        "spec.hostNetwork": _path("spec", "hostNetwork"),
+        "status.phase": _path("status", "phase"),
+        "status.podIP": _path("status", "podIP"),
+        "status.nominatedNodeName": _path("status", "nominatedNodeName"),
+    },
+    "nodes": {"spec.unschedulable": _path("spec", "unschedulable")},
+    "namespaces": {"status.phase": _path("status", "phase")},
+    "events": {
+        "involvedObject.kind": _path("involvedObject", "kind"),
+        "involvedObject.namespace": _path("involvedObject", "namespace"),
+        "involvedObject.name": _path("involvedObject", "name"),
+        "involvedObject.uid": _path("involvedObject", "uid"),
+        "involvedObject.apiVersion": _path("involvedObject", "apiVersion"),
+        "involvedObject.resourceVersion": _path("involvedObject", "resourceVersion"),
+        "involvedObject.fieldPath": _path("involvedObject", "fieldPath"),
+        "reason": _path("reason"),
+        "reportingComponent": _path("reportingComponent"),
+        "source": _path("source", "component"),
+        "type": _path("type"),
+    },
+}
+
+
+@dataclass(frozen=True)
+class FieldSelector:
+    """A parsed field selector: (field, operator, value) terms that all have to hold."""
+
+    terms: tuple[tuple[str, str, str], ...] = ()
+    getters: tuple[FieldGetter, ...] = ()
+
+    def matches(self, obj: Mapping[str, Any]) -> bool:
+        for (_, op, want), get in zip(self.terms, self.getters, strict=True):
+            have = get(obj)
+            if (have == want) != (op != "!="):
+                return False
+        return True
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+    def exact_value(self, field: str) -> str | None:
+        for name, op, value in self.terms:
+            if name == field and op != "!=":
+                return value
+        return None
+
+
+def parse_field_selector(text: str | None, resource: str) -> FieldSelector:
+    """Parse `spec.nodeName=n1,status.phase!=Running` for `resource` (its plural, no group)."""
+    if text is None or not text.strip():
+        return FieldSelector()
+    supported = {**_COMMON_FIELDS, **RESOURCE_FIELDS.get(resource.partition(".")[0], {})}
+    terms: list[tuple[str, str, str]] = []
+    getters: list[FieldGetter] = []
+    for part in _split_unescaped(text):
+        match = re.fullmatch(r"\s*([^!=\s]+)\s*(!=|==|=)(.*)", part)
+        if match is None:
+            raise bad_request(f"invalid selector: '{text}'; can't understand '{part}'")
+        field, op, value = match[1], match[2], _unescape(match[3])
+        if field not in supported:
+            raise bad_request(f"field label not supported: {field}")
+        terms.append((field, op, value))
+        getters.append(supported[field])
+    return FieldSelector(tuple(terms), tuple(getters))
+
+
+def _split_unescaped(text: str) -> list[str]:
+    parts, current, escaped = [], [], False
+    for char in text:
+        if escaped:
+            current.append("\\" + char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ",":
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+# Structured selectors ----------------------------------------------------------------------
+
+
+def label_selector_from_dict(selector: Mapping[str, Any] | None) -> LabelSelector | None:
+    """metav1.LabelSelectorAsSelector: None for a nil selector (selects nothing), else the
+    requirements (an empty selector selects everything). Raises StatusError on a bad operator."""
+    if selector is None:
+        return None
+    requirements: list[Requirement] = [
+        (key, "=", (str(value),)) for key, value in sorted((selector.get("matchLabels") or {}).items())
+    ]
+    for expr in selector.get("matchExpressions") or []:
+        op = expr.get("operator", "")
+        values = tuple(str(v) for v in expr.get("values") or [])
+        mapped = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}.get(op)
+        if mapped is None:
+            raise StatusError(422, "Invalid", f'"{op}" is not a valid label selector operator')
+        requirements.append((str(expr.get("key", "")), mapped, values))
+    return LabelSelector(tuple(requirements))
+
+
+def selector_matches(selector: Mapping[str, Any] | None, labels: Mapping[str, str] | None) -> bool:
+    """Whether a structured LabelSelector (nil selects nothing, empty everything) matches labels."""
+    parsed = label_selector_from_dict(selector)
+    return parsed is not None and parsed.matches(labels)

@@ -1,0 +1,130 @@
+"""The store contract shared by every backend (memory, SQLite, etcd) and by clients that
+components write through (the simulator's registry, the API server, a remote cluster).
+
+Mirrors kube-apiserver's storage.Interface semantics:
+- `resource` is the group-qualified plural (`pods`, `deployments.apps`); `namespace` is "" for
+  cluster-scoped objects. Keys are `<prefix>/<plural>/<namespace>/<name>`.
+- Every write bumps one cluster-wide, strictly increasing resourceVersion (decimal string).
+- create fails with AlreadyExists (409); update/delete with a resourceVersion precondition that
+  does not match fail with Conflict (409); missing objects give NotFound (404).
+- A watch from resourceVersion R delivers every change with a later resourceVersion, in commit
+  order; R older than the retained history gives Expired (410).
+- Ownership: `create`/`update` take ownership of the dict passed in (callers must not mutate it
+  afterwards). Returned objects are shared and READ-ONLY for everyone: copy before changing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+JSON = dict[str, Any]
+EventType = Literal["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """One committed change (or a bookmark) for `resource` at `resource_version`."""
+
+    type: EventType
+    resource: str
+    object: JSON
+    resource_version: int
+    #: The object before this change (None for ADDED and BOOKMARK); lets informers diff.
+    old_object: JSON | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ListResult:
+    """A list page: items in key order, the list's resourceVersion and a continue token."""
+
+    items: list[JSON]
+    resource_version: str
+    continue_token: str | None = None
+    remaining_item_count: int | None = None
+
+
+class Watch(Protocol):
+    """A watch stream. `drain()` returns pending events without blocking; `wait()` blocks up to
+    `timeout` seconds for at least one. `stop()` ends it (idempotent)."""
+
+    def drain(self) -> list[WatchEvent]: ...
+
+    def wait(self, timeout: float) -> list[WatchEvent]: ...
+
+    def stop(self) -> None: ...
+
+    @property
+    def stopped(self) -> bool: ...
+
+
+Handler = Callable[[WatchEvent], None]
+
+
+class Store(Protocol):
+    """What components read and write through."""
+
+    def get(self, resource: str, namespace: str, name: str) -> JSON: ...
+
+    def list(
+        self,
+        resource: str,
+        *,
+        namespace: str = "",
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int = 0,
+        continue_token: str | None = None,
+    ) -> ListResult: ...
+
+    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON: ...
+
+    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON: ...
+
+    def delete(
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        *,
+        resource_version: str | None = None,
+        uid: str | None = None,
+        dry_run: bool = False,
+    ) -> JSON: ...
+
+    def watch(
+        self,
+        resource: str,
+        *,
+        namespace: str = "",
+        resource_version: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Watch: ...
+
+    def subscribe(self, handler: Handler) -> Callable[[], None]:
+        """Call `handler` for every later committed change of any resource, in commit order, in
+        the writer's thread. Returns a function that unsubscribes."""
+        ...
+
+    def current_resource_version(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class StoreOptions:
+    """Backend-independent settings."""
+
+    prefix: str = "/registry"
+    #: Changes kept for watch resumption before compaction (kube-apiserver's watch cache ~ 100/resource
+    #: by default; etcd compacts every 5 minutes).
+    history_size: int = 100_000
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def object_key(obj: JSON) -> tuple[str, str]:
+    """(namespace, name) of an object."""
+    meta = obj.get("metadata") or {}
+    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
