@@ -1,0 +1,1 @@
+"""Admission plugin tests."""
