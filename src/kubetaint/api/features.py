@@ -9,6 +9,7 @@ DEFAULT_FEATURE_GATES: dict[str, bool] = {
     "TaintTolerationComparisonOperators": False,  # alpha in 1.35
     "SeparateTaintEvictionController": True,  # GA path since 1.29
     "SchedulerQueueingHints": True,
+    "PodLevelResources": True,  # beta since 1.34; QoS and requests read it
 }
 
 FeatureGates = Mapping[str, bool]
