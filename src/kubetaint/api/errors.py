@@ -35,6 +35,21 @@ class StatusError(Exception):
         self.causes = causes or []
         self.retry_after_seconds = retry_after_seconds
 
+    @classmethod
+    def from_status(cls, status: dict[str, Any]) -> StatusError:
+        """The error a `Status` body describes (e.g. one built by an admission plugin)."""
+        details = status.get("details") or {}
+        return cls(
+            int(status.get("code") or 500),
+            str(status.get("reason") or ""),
+            str(status.get("message") or ""),
+            name=str(details.get("name") or ""),
+            group=str(details.get("group") or ""),
+            kind=str(details.get("kind") or ""),
+            causes=list(details.get("causes") or []),
+            retry_after_seconds=details.get("retryAfterSeconds"),
+        )
+
     def to_status(self) -> dict[str, Any]:
         """The `Status` object for an HTTP response body."""
         details: dict[str, Any] = {}
