@@ -30,7 +30,7 @@ from kubetaint.scheduler.events import (
     pod_change_actions,
 )
 from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
-from kubetaint.scheduler.framework import CycleState, Framework
+from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
 from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
@@ -259,16 +259,10 @@ class Scheduler:
             pi.pod, reason="FailedScheduling", event_type="Warning", evaluation=evaluation
         )
         diagnosis = fit_error.diagnosis
-        if fit_error.num_all_nodes > 0:
-            for pl in fw.post_filter_plugins:
-                post, status = pl.post_filter(state, pi, diagnosis.node_to_status)
-                if status.reasons:
-                    diagnosis.post_filter_msg = status.message()
-                if post is not None:
-                    result.nominated_node = post.nominated_node_name
-                    result.victims = list(post.victims)
-                if status.is_success():
-                    break
+        post = self.run_post_filter(fw, state, pi, fit_error)
+        if post is not None:
+            result.nominated_node = post.nominated_node_name
+            result.victims = list(post.victims)
         message = fit_error.error() if fit_error.num_all_nodes > 0 else NO_NODES_AVAILABLE
         result.fit_error = fit_error
         result.message = truncate_message(message)
@@ -292,6 +286,23 @@ class Scheduler:
             )
         qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
         self.queue.add_unschedulable(qpi)
+        return result
+
+    def run_post_filter(
+        self, fw: Framework, state: CycleState, pi: PodInfo, fit_error: FitError
+    ) -> PostFilterResult | None:
+        """RunPostFilterPlugins (preemption); records its message in the FitError's diagnosis."""
+        if fit_error.num_all_nodes == 0:
+            return None
+        result: PostFilterResult | None = None
+        for pl in fw.post_filter_plugins:
+            post, status = pl.post_filter(state, pi, fit_error.diagnosis.node_to_status)
+            if status.reasons:
+                fit_error.diagnosis.post_filter_msg = status.message()
+            if post is not None:
+                result = post
+            if status.is_success():
+                break
         return result
 
     def schedule_pod(
