@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,7 +23,7 @@ def _load(paths: tuple[str, ...]) -> list[Mapping[str, Any]]:
     objects: list[Mapping[str, Any]] = []
     for path in paths:
         try:
-            text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+            text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise click.ClickException(f"{path}: {exc.strerror}") from None
         try:
