@@ -8,6 +8,7 @@ is vectorised with Go's integer arithmetic so batch and per-node scoring agree e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -130,7 +131,8 @@ def requested_to_capacity_ratio(
             if s > 0:
                 node_score += s * int(weights[i])
                 weight_sum += int(weights[i])
-        out[j] = 0 if weight_sum == 0 else int(np.round(node_score / weight_sum))
+        # Go's math.Round rounds halves away from zero (numpy would round them to even).
+        out[j] = 0 if weight_sum == 0 else math.floor(node_score / weight_sum + 0.5)
     return out
 
 
