@@ -1,0 +1,284 @@
+"""The scheduler cache and snapshot
+(mirrors pkg/scheduler/backend/cache: cache.go, node_tree.go, snapshot.go).
+
+Nodes live in stable slots of numpy arrays (allocatable, requested, pod counts, taint-set id, ...), kept
+up to date on every informer event, so filters and scores run vectorised over all nodes. Nodes with
+identical taints share a taint-set id. Node order follows upstream's node tree: zones round-robin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
+from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+TaintKey = tuple[tuple[str, str, str], ...]
+
+LABEL_ZONE = "topology.kubernetes.io/zone"
+LABEL_REGION = "topology.kubernetes.io/region"
+LABEL_ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
+LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
+
+
+def zone_key(labels: Mapping[str, str]) -> str:
+    """utilnode.GetZoneKey: region + ":\\x00:" + zone, or "" when neither is set."""
+    zone = labels.get(LABEL_ZONE, labels.get(LABEL_ZONE_BETA, ""))
+    region = labels.get(LABEL_REGION, labels.get(LABEL_REGION_BETA, ""))
+    if not zone and not region:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+def _taint_key(taints: list[dict[str, Any]]) -> TaintKey:
+    return tuple(
+        (str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or "")) for t in taints
+    )
+
+
+class Cache:
+    """Nodes and the pods bound or assumed on them, with vectorised per-node columns."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, NodeInfo] = {}
+        self.columns: dict[str, int] = {CPU: 0, MEMORY: 1, EPHEMERAL_STORAGE: 2}
+        self._capacity = 0
+        self.slot_nodes: list[NodeInfo | None] = []
+        self._free: list[int] = []
+        self.alloc: IntArray = np.zeros((0, 3), np.int64)
+        self.req: IntArray = np.zeros((0, 3), np.int64)
+        self.pod_count: IntArray = np.zeros(0, np.int64)
+        self.allowed_pods: IntArray = np.zeros(0, np.int64)
+        self.nonzero_cpu: IntArray = np.zeros(0, np.int64)
+        self.nonzero_memory: IntArray = np.zeros(0, np.int64)
+        self.taint_set: IntArray = np.zeros(0, np.int64)
+        self.unschedulable: BoolArray = np.zeros(0, np.bool_)
+        self.valid: BoolArray = np.zeros(0, np.bool_)
+        self.taint_sets: list[list[dict[str, Any]]] = []
+        self._taint_ids: dict[TaintKey, int] = {}
+        self._zones: dict[str, list[str]] = {}
+        self._order: IntArray | None = None
+        self._order_nodes: list[NodeInfo] = []
+        self.pod_nodes: dict[str, str] = {}
+        self.assumed: set[str] = set()
+        self._orphans: dict[str, dict[str, PodInfo]] = {}
+        self.generation = 0
+
+    # ---- columns and slots -------------------------------------------------------------------
+    def column(self, resource: str) -> int:
+        """The array column of a resource, adding one for a new extended resource."""
+        col = self.columns.get(resource)
+        if col is None:
+            col = len(self.columns)
+            self.columns[resource] = col
+            pad = np.zeros((self._capacity, 1), np.int64)
+            self.alloc = np.hstack([self.alloc, pad])
+            self.req = np.hstack([self.req, pad.copy()])
+        return col
+
+    def _grow(self) -> None:
+        new = max(64, self._capacity * 2)
+        extra = new - self._capacity
+        ncol = len(self.columns)
+        self.alloc = np.vstack([self.alloc, np.zeros((extra, ncol), np.int64)])
+        self.req = np.vstack([self.req, np.zeros((extra, ncol), np.int64)])
+        for name in ("pod_count", "allowed_pods", "nonzero_cpu", "nonzero_memory", "taint_set"):
+            setattr(self, name, np.concatenate([getattr(self, name), np.zeros(extra, np.int64)]))
+        self.unschedulable = np.concatenate([self.unschedulable, np.zeros(extra, np.bool_)])
+        self.valid = np.concatenate([self.valid, np.zeros(extra, np.bool_)])
+        self._free.extend(range(new - 1, self._capacity - 1, -1))
+        self.slot_nodes.extend([None] * extra)
+        self._capacity = new
+
+    def intern_taints(self, taints: list[dict[str, Any]]) -> int:
+        key = _taint_key(taints)
+        tid = self._taint_ids.get(key)
+        if tid is None:
+            tid = len(self.taint_sets)
+            self._taint_ids[key] = tid
+            self.taint_sets.append(list(taints))
+        return tid
+
+    def _sync_node(self, ni: NodeInfo) -> None:
+        s = ni.slot
+        self.alloc[s, :] = 0
+        for name, amount in ni.allocatable.items():
+            if name != PODS:
+                self.alloc[s, self.column(name)] = amount
+        self.allowed_pods[s] = ni.allowed_pods
+        self.taint_set[s] = ni.taint_set
+        self.unschedulable[s] = ni.unschedulable
+
+    def _sync_pods(self, ni: NodeInfo) -> None:
+        s = ni.slot
+        if s < 0:
+            return
+        row = self.req[s]
+        row[:] = 0
+        for name, amount in ni.requested.items():
+            if amount:
+                row[self.column(name)] = amount
+        self.pod_count[s] = len(ni.pods)
+        self.nonzero_cpu[s] = ni.nonzero_cpu
+        self.nonzero_memory[s] = ni.nonzero_memory
+        self.generation += 1
+
+    # ---- nodes -------------------------------------------------------------------------------
+    def add_node(self, node: Mapping[str, Any]) -> NodeInfo:
+        name = (node.get("metadata") or {}).get("name", "")
+        if name in self.nodes:
+            return self.update_node(node)
+        if not self._free:
+            self._grow()
+        slot = self._free.pop()
+        ni = NodeInfo(node, slot)
+        ni.taint_set = self.intern_taints(ni.taints)
+        self.nodes[name] = ni
+        self.slot_nodes[slot] = ni
+        self.valid[slot] = True
+        self._sync_node(ni)
+        for pi in self._orphans.pop(name, {}).values():
+            ni.add_pod(pi)
+        self._sync_pods(ni)
+        self._zones.setdefault(zone_key(ni.labels), []).append(name)
+        self._order = None
+        return ni
+
+    def update_node(self, node: Mapping[str, Any]) -> NodeInfo:
+        name = (node.get("metadata") or {}).get("name", "")
+        ni = self.nodes.get(name)
+        if ni is None:
+            return self.add_node(node)
+        old_zone = zone_key(ni.labels)
+        ni.set_node(node)
+        ni.taint_set = self.intern_taints(ni.taints)
+        self._sync_node(ni)
+        new_zone = zone_key(ni.labels)
+        if new_zone != old_zone:
+            self._zone_remove(old_zone, name)
+            self._zones.setdefault(new_zone, []).append(name)
+            self._order = None
+        self.generation += 1
+        return ni
+
+    def remove_node(self, node: Mapping[str, Any] | str) -> None:
+        name = node if isinstance(node, str) else (node.get("metadata") or {}).get("name", "")
+        ni = self.nodes.pop(name, None)
+        if ni is None:
+            return
+        if ni.pods:
+            # Pods outlive their node in the cache until their own deletion arrives (upstream keeps
+            # a node-less NodeInfo); they reattach if the node comes back.
+            self._orphans[name] = dict(ni.pods)
+        self.valid[ni.slot] = False
+        self.slot_nodes[ni.slot] = None
+        self._free.append(ni.slot)
+        self._zone_remove(zone_key(ni.labels), name)
+        self._order = None
+        self.generation += 1
+
+    def _zone_remove(self, zone: str, name: str) -> None:
+        names = self._zones.get(zone)
+        if names is not None and name in names:
+            names.remove(name)
+            if not names:
+                del self._zones[zone]
+
+    # ---- snapshot order ----------------------------------------------------------------------
+    def _rebuild_order(self) -> None:
+        zones = list(self._zones.values())
+        ordered: list[NodeInfo] = []
+        depth = max((len(z) for z in zones), default=0)
+        for i in range(depth):
+            for names in zones:
+                if i < len(names):
+                    ordered.append(self.nodes[names[i]])
+        self._order_nodes = ordered
+        self._order = np.array([ni.slot for ni in ordered], np.int64)
+
+    def order(self) -> IntArray:
+        """Slots in snapshot (node tree) order."""
+        if self._order is None:
+            self._rebuild_order()
+        assert self._order is not None
+        return self._order
+
+    def node_list(self) -> list[NodeInfo]:
+        """NodeInfos in snapshot (node tree) order."""
+        if self._order is None:
+            self._rebuild_order()
+        return self._order_nodes
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self.node_list())
+
+    # ---- pods --------------------------------------------------------------------------------
+    def _attach(self, pi: PodInfo, node_name: str) -> None:
+        self.pod_nodes[pi.key] = node_name
+        ni = self.nodes.get(node_name)
+        if ni is None:
+            self._orphans.setdefault(node_name, {})[pi.key] = pi
+            return
+        ni.add_pod(pi)
+        self._sync_pods(ni)
+
+    def _detach(self, key: str) -> PodInfo | None:
+        node_name = self.pod_nodes.pop(key, None)
+        if node_name is None:
+            return None
+        ni = self.nodes.get(node_name)
+        if ni is None:
+            return self._orphans.get(node_name, {}).pop(key, None)
+        old = ni.pods.get(key)
+        if old is not None:
+            ni.remove_pod(old)
+            self._sync_pods(ni)
+        return old
+
+    def assume_pod(self, pi: PodInfo, node_name: str) -> None:
+        """Count a pod on the node it was just scheduled to, before the binding is observed."""
+        self._detach(pi.key)
+        self._attach(pi, node_name)
+        self.assumed.add(pi.key)
+
+    def forget_pod(self, key: str) -> None:
+        """Undo assume_pod (binding failed)."""
+        if key in self.assumed:
+            self.assumed.discard(key)
+            self._detach(key)
+
+    def add_pod(self, pod: Mapping[str, Any]) -> PodInfo | None:
+        """An assigned pod was observed (confirms an assumed one). Unassigned pods are ignored."""
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        if not node_name:
+            return None
+        pi = make_pod_info(pod)
+        self.assumed.discard(pi.key)
+        self._detach(pi.key)
+        self._attach(pi, node_name)
+        return pi
+
+    def update_pod(self, pod: Mapping[str, Any]) -> PodInfo | None:
+        return self.add_pod(pod) if (pod.get("spec") or {}).get("nodeName") else None
+
+    def remove_pod(self, pod: Mapping[str, Any] | str) -> PodInfo | None:
+        key = pod if isinstance(pod, str) else pod_key(pod)
+        self.assumed.discard(key)
+        return self._detach(key)
+
+    def pod_info(self, key: str) -> PodInfo | None:
+        node_name = self.pod_nodes.get(key)
+        if node_name is None:
+            return None
+        ni = self.nodes.get(node_name)
+        return ni.pods.get(key) if ni is not None else self._orphans.get(node_name, {}).get(key)

@@ -1,0 +1,198 @@
+"""KubeSchedulerConfiguration profiles: defaults, merging and framework construction
+(mirrors pkg/scheduler/apis/config/v1/default_plugins.go, defaults.go and runtime.NewFramework).
+
+Upstream default plugins kubetaint does not implement are left out of the default profile:
+VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes are modelled),
+PodTopologySpread, InterPodAffinity and ImageLocality. Naming them in a profile is rejected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubetaint.scheduler.framework import EXTENSION_POINTS, INTERFACE_NAMES, Framework, implements
+from kubetaint.scheduler.plugins import names
+from kubetaint.scheduler.status import MAX_NODE_SCORE, MAX_TOTAL_SCORE
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+PluginRef = tuple[str, int]  # (name, weight)
+Registry = Mapping[str, Callable[[Mapping[str, Any]], Any]]
+
+#: default_plugins.go MultiPoint, in order, restricted to the plugins kubetaint implements.
+DEFAULT_MULTIPOINT: tuple[PluginRef, ...] = (
+    (names.SCHEDULING_GATES, 0),
+    (names.PRIORITY_SORT, 0),
+    (names.NODE_UNSCHEDULABLE, 0),
+    (names.NODE_NAME, 0),
+    (names.TAINT_TOLERATION, 3),
+    (names.NODE_AFFINITY, 2),
+    (names.NODE_PORTS, 0),
+    (names.NODE_RESOURCES_FIT, 1),
+    # VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread (2) and
+    # InterPodAffinity (2) would come here upstream; they are not implemented.
+    (names.DEFAULT_PREEMPTION, 0),
+    (names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
+    # ImageLocality (1) would come here upstream; not implemented (no images are modelled).
+    (names.DEFAULT_BINDER, 0),
+)
+
+
+class ConfigError(ValueError):
+    """A profile upstream would refuse; the message uses upstream's wording."""
+
+
+@dataclass
+class PluginSet:
+    enabled: list[PluginRef] = field(default_factory=list)
+    disabled: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ProfileSpec:
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    percentage_of_nodes_to_score: int | None = None
+    points: dict[str, PluginSet] = field(default_factory=dict)
+    multi_point: PluginSet = field(default_factory=PluginSet)
+    plugin_args: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def _plugin_set(raw: Mapping[str, Any] | None, where: str) -> PluginSet:
+    raw = raw or {}
+    enabled: list[PluginRef] = []
+    for i, item in enumerate(raw.get("enabled") or ()):
+        weight = item.get("weight", 0) or 0
+        if not isinstance(weight, int) or isinstance(weight, bool):
+            raise ConfigError(f"{where}.enabled[{i}].weight: Invalid value: {weight!r}: must be an integer")
+        if weight < 0:
+            raise ConfigError(f"{where}.enabled[{i}].weight: Invalid value: {weight}: must be non-negative")
+        enabled.append((str(item.get("name", "")), weight))
+    disabled = [str(item.get("name", "")) for item in raw.get("disabled") or ()]
+    return PluginSet(enabled, disabled)
+
+
+def _merge_multipoint(custom: PluginSet) -> PluginSet:
+    """mergePluginSet(defaults, custom): disabled names drop defaults, custom ones override in place."""
+    disabled = set(custom.disabled)
+    custom_by_name = {name: (name, weight) for name, weight in custom.enabled}
+    merged: list[PluginRef] = []
+    used: set[str] = set()
+    for name, weight in DEFAULT_MULTIPOINT:
+        if "*" in disabled or name in disabled:
+            continue
+        if name in custom_by_name:
+            merged.append(custom_by_name[name])
+            used.add(name)
+        else:
+            merged.append((name, weight))
+    merged += [ref for ref in custom.enabled if ref[0] not in used]
+    return PluginSet(merged, [])
+
+
+def load_profiles(config: Mapping[str, Any] | None = None) -> tuple[list[ProfileSpec], int]:
+    """Profiles of a KubeSchedulerConfiguration dict and its global percentageOfNodesToScore."""
+    config = config or {}
+    global_pct = _percentage(config.get("percentageOfNodesToScore"), "percentageOfNodesToScore") or 0
+    raw_profiles = config.get("profiles") or [{}]
+    specs: list[ProfileSpec] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_profiles):
+        where = f"profiles[{i}]"
+        name = raw.get("schedulerName") or DEFAULT_SCHEDULER_NAME
+        if name in seen:
+            raise ConfigError(f'{where}.schedulerName: Duplicate value: "{name}"')
+        seen.add(name)
+        plugins = raw.get("plugins") or {}
+        points = {ep: _plugin_set(plugins.get(ep), f"{where}.plugins.{ep}") for ep in EXTENSION_POINTS}
+        multi = _merge_multipoint(_plugin_set(plugins.get("multiPoint"), f"{where}.plugins.multiPoint"))
+        args: dict[str, Mapping[str, Any]] = {}
+        for entry in raw.get("pluginConfig") or ():
+            plugin = str(entry.get("name", ""))
+            if plugin in args:
+                raise ConfigError(f"repeated config for plugin {plugin}")
+            args[plugin] = entry.get("args") or {}
+        pct = _percentage(raw.get("percentageOfNodesToScore"), f"{where}.percentageOfNodesToScore")
+        specs.append(ProfileSpec(name, pct, points, multi, args))
+    return specs, global_pct
+
+
+def _percentage(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
+        raise ConfigError(f"{where}: Invalid value: {value!r}: not in valid range [0-100]")
+    return value
+
+
+def build_framework(spec: ProfileSpec, registry: Registry) -> Framework:
+    """NewFramework: instantiate needed plugins, fill extension points, expand MultiPoint, weights."""
+    needed = {name for ps in spec.points.values() for name, _ in ps.enabled}
+    needed |= {name for name, _ in spec.multi_point.enabled}
+    plugins: dict[str, Any] = {}
+    for name in sorted(needed):
+        factory = registry.get(name)
+        if factory is None:
+            continue
+        try:
+            plugins[name] = factory(spec.plugin_args.get(name) or {})
+        except ValueError as exc:
+            raise ConfigError(f"initializing plugin {name!r}: {exc}".replace("'", '"')) from None
+    points: dict[str, list[Any]] = {}
+    for ep in EXTENSION_POINTS:
+        pset = spec.points[ep]
+        listed: list[str] = []
+        for name, _ in pset.enabled:
+            if name not in plugins or not implements(plugins[name], ep):
+                raise ConfigError(f'{INTERFACE_NAMES[ep]} "{name}" does not exist')
+            listed.append(name)
+        points[ep] = [plugins[n] for n in _expand(ep, listed, pset.disabled, spec.multi_point, plugins)]
+    if len(points["queueSort"]) != 1:
+        raise ConfigError(
+            f"only one queue sort plugin required for profile with scheduler name "
+            f'"{spec.scheduler_name}", but got {len(points["queueSort"])}'
+        )
+    if not points["bind"]:
+        raise ConfigError(
+            f'at least one bind plugin is needed for profile with scheduler name "{spec.scheduler_name}"'
+        )
+    weights = _score_weights(spec, plugins)
+    return Framework(spec.scheduler_name, points, weights, spec.percentage_of_nodes_to_score, plugins)
+
+
+def _expand(
+    ep: str, listed: list[str], disabled: list[str], multi: PluginSet, plugins: dict[str, Any]
+) -> list[str]:
+    """expandMultiPointPlugins: overrides first, then MultiPoint ones, then the rest of the point's list."""
+    if "*" in disabled:
+        return listed
+    overrides: list[str] = []
+    from_multi: list[str] = []
+    for name, _ in multi.enabled:
+        plugin = plugins.get(name)
+        if plugin is None:
+            raise ConfigError(f'{INTERFACE_NAMES["preFilter"]} "{name}" does not exist')
+        if not implements(plugin, ep) or name in disabled:
+            continue
+        if name in listed:
+            overrides.append(name)
+            continue
+        if name in from_multi:
+            raise ConfigError(f'plugin "{name}" already registered as "{INTERFACE_NAMES[ep]}"')
+        from_multi.append(name)
+    first = [n for n in listed if n in overrides]
+    rest = [n for n in listed if n not in overrides]
+    return first + from_multi + rest
+
+
+def _score_weights(spec: ProfileSpec, plugins: dict[str, Any]) -> dict[str, int]:
+    weights: dict[str, int] = {}
+    total = 0
+    for name, weight in spec.points["score"].enabled + spec.multi_point.enabled:
+        if not implements(plugins[name], "score") or name in weights:
+            continue
+        weights[name] = weight or 1  # a weight of zero means the default, 1
+        if weights[name] * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+            raise ConfigError("total score of Score plugins could overflow")
+        total += weights[name] * MAX_NODE_SCORE
+    return weights

@@ -1,0 +1,73 @@
+"""FitError: "0/N nodes are available: ..." (mirrors pkg/scheduler/framework/types.go FitError.Error)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kubetaint.scheduler.status import Status
+
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+NOTE_LENGTH_LIMIT = 1024
+
+
+@dataclass
+class Diagnosis:
+    node_to_status: dict[str, Status] = field(default_factory=dict)
+    absent_status: Status | None = None
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+
+
+@dataclass
+class FitError:
+    num_all_nodes: int
+    diagnosis: Diagnosis
+
+    def histogram(self) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        for status in self.diagnosis.node_to_status.values():
+            for reason in status.reasons:
+                counts[reason] += 1
+        absent = self.num_all_nodes - len(self.diagnosis.node_to_status)
+        if absent > 0 and self.diagnosis.absent_status is not None:
+            for reason in self.diagnosis.absent_status.reasons:
+                counts[reason] += absent
+        return counts
+
+    def error(self) -> str:
+        return fit_error_message(
+            self.num_all_nodes,
+            self.histogram(),
+            pre_filter_msg=self.diagnosis.pre_filter_msg,
+            post_filter_msg=self.diagnosis.post_filter_msg,
+        )
+
+    def __str__(self) -> str:
+        return self.error()
+
+
+def fit_error_message(
+    num_all_nodes: int, reasons: Mapping[str, int], *, pre_filter_msg: str = "", post_filter_msg: str = ""
+) -> str:
+    """The FitError text: PreFilter message or the sorted "count reason" histogram, then PostFilter's."""
+    message = f"0/{num_all_nodes} nodes are available:"
+    if pre_filter_msg:
+        message += f" {pre_filter_msg}."
+    else:
+        parts = sorted(f"{count} {reason}" for reason, count in reasons.items())
+        if parts:
+            message += " " + ", ".join(parts) + "."
+    if post_filter_msg:
+        # SeparatorFormat " %v." again: a nested preemption FitError ends in "..", as in real events.
+        message += f" {post_filter_msg}."
+    return message
+
+
+def truncate_message(message: str) -> str:
+    """Event notes are limited to 1024 bytes; longer messages end in " ..."."""
+    if len(message) <= NOTE_LENGTH_LIMIT:
+        return message
+    return message[: NOTE_LENGTH_LIMIT - 4] + " ..."

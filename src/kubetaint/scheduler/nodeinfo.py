@@ -1,0 +1,96 @@
+"""NodeInfo: a node plus the pods on it and their summed requests
+(mirrors pkg/scheduler/framework/types.go NodeInfo, kept incrementally)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.scheduler.podinfo import HostPort, PodInfo
+from kubetaint.scheduler.resources import CPU, MEMORY, PODS, Resources, node_allocatable
+
+Taint = dict[str, Any]
+
+
+class NodeInfo:
+    """One node's scheduling state. `requested` sums pod requests, `nonzero_*` the scoring requests."""
+
+    __slots__ = (
+        "allocatable",
+        "allowed_pods",
+        "labels",
+        "name",
+        "node",
+        "nonzero_cpu",
+        "nonzero_memory",
+        "pods",
+        "requested",
+        "slot",
+        "taint_set",
+        "taints",
+        "unschedulable",
+        "used_ports",
+    )
+
+    def __init__(self, node: Mapping[str, Any], slot: int = -1, taint_set: int = 0) -> None:
+        self.slot = slot
+        self.taint_set = taint_set
+        self.pods: dict[str, PodInfo] = {}
+        self.requested: Resources = {}
+        self.nonzero_cpu = 0
+        self.nonzero_memory = 0
+        self.used_ports: dict[HostPort, int] = {}
+        self.set_node(node)
+
+    def set_node(self, node: Mapping[str, Any]) -> None:
+        meta = node.get("metadata") or {}
+        spec = node.get("spec") or {}
+        self.node: Mapping[str, Any] = node
+        self.name: str = meta.get("name", "")
+        self.labels: Mapping[str, str] = meta.get("labels") or {}
+        self.taints: list[Taint] = list(spec.get("taints") or ())
+        self.unschedulable = bool(spec.get("unschedulable"))
+        self.allocatable: Resources = node_allocatable(node)
+        self.allowed_pods = self.allocatable.get(PODS, 0)
+
+    def add_pod(self, pi: PodInfo) -> None:
+        self.pods[pi.key] = pi
+        req = self.requested
+        for name, amount in pi.requests.items():
+            req[name] = req.get(name, 0) + amount
+        self.nonzero_cpu += pi.nonzero.get(CPU, 0)
+        self.nonzero_memory += pi.nonzero.get(MEMORY, 0)
+        ports = self.used_ports
+        for port in pi.host_ports:
+            ports[port] = ports.get(port, 0) + 1
+
+    def remove_pod(self, pi: PodInfo) -> bool:
+        old = self.pods.pop(pi.key, None)
+        if old is None:
+            return False
+        req = self.requested
+        for name, amount in old.requests.items():
+            req[name] = req.get(name, 0) - amount
+        self.nonzero_cpu -= old.nonzero.get(CPU, 0)
+        self.nonzero_memory -= old.nonzero.get(MEMORY, 0)
+        ports = self.used_ports
+        for port in old.host_ports:
+            left = ports.get(port, 0) - 1
+            if left > 0:
+                ports[port] = left
+            else:
+                ports.pop(port, None)
+        return True
+
+    def clone(self) -> NodeInfo:
+        """A copy whose pods and totals can change without touching this one (preemption dry runs)."""
+        copy = NodeInfo.__new__(NodeInfo)
+        for attr in NodeInfo.__slots__:
+            setattr(copy, attr, getattr(self, attr))
+        copy.pods = dict(self.pods)
+        copy.requested = dict(self.requested)
+        copy.used_ports = dict(self.used_ports)
+        return copy
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name}, pods={len(self.pods)})"

@@ -1,0 +1,13 @@
+"""Plugin names (mirrors pkg/scheduler/framework/plugins/names/names.go)."""
+
+PRIORITY_SORT = "PrioritySort"
+DEFAULT_BINDER = "DefaultBinder"
+DEFAULT_PREEMPTION = "DefaultPreemption"
+NODE_NAME = "NodeName"
+NODE_UNSCHEDULABLE = "NodeUnschedulable"
+TAINT_TOLERATION = "TaintToleration"
+NODE_AFFINITY = "NodeAffinity"
+NODE_PORTS = "NodePorts"
+NODE_RESOURCES_FIT = "NodeResourcesFit"
+NODE_RESOURCES_BALANCED_ALLOCATION = "NodeResourcesBalancedAllocation"
+SCHEDULING_GATES = "SchedulingGates"

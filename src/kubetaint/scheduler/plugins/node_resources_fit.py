@@ -1,0 +1,143 @@
+"""NodeResourcesFit: requests must fit allocatable minus requested; scored by a strategy
+(mirrors pkg/scheduler/framework/plugins/noderesources/fit.go)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
+from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
+from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.plugins import names
+from kubetaint.scheduler.plugins.resource_allocation import (
+    DEFAULT_RESOURCES,
+    inputs_from_cache,
+    inputs_from_nodes,
+    least_allocated,
+    most_allocated,
+    parse_resources,
+    pod_request_list,
+    requested_to_capacity_ratio,
+)
+from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, node_allocatable
+from kubetaint.scheduler.status import SUCCESS, Code, Status
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+_ORDER = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_PRE_SCORE = "PreScoreNodeResourcesFit"
+
+
+def _ordered(requests: Mapping[str, int]) -> list[tuple[str, int]]:
+    basic = [(n, requests.get(n, 0)) for n in _ORDER]
+    return basic + sorted((n, v) for n, v in requests.items() if n not in _ORDER and n != PODS)
+
+
+class NodeResourcesFit(Plugin):
+    name = names.NODE_RESOURCES_FIT
+
+    def __init__(self, args: Mapping[str, Any] | None = None) -> None:
+        args = dict(args or {})
+        strategy = dict(args.get("scoringStrategy") or {})
+        self.strategy = strategy.get("type", LEAST_ALLOCATED)
+        if self.strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO):
+            raise ValueError(
+                f'scoringStrategy.type: Unsupported value: "{self.strategy}": supported values: '
+                f'"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"'
+            )
+        self.resources = parse_resources(strategy, DEFAULT_RESOURCES)
+        self.weights: IntArray = np.array([w for _, w in self.resources], np.int64)
+        shape = ((strategy.get("requestedToCapacityRatio") or {}).get("shape")) or [
+            {"utilization": 0, "score": 10},
+            {"utilization": 100, "score": 0},
+        ]
+        self.shape = [(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in shape]
+        self.ignored = frozenset(args.get("ignoredResources") or ())
+        self.ignored_groups = frozenset(args.get("ignoredResourceGroups") or ())
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(ASSIGNED_POD, ActionType.Delete | ActionType.UpdatePodScaleDown)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    NODE,
+                    ActionType.Add
+                    | ActionType.UpdateNodeAllocatable
+                    | ActionType.UpdateNodeTaint
+                    | ActionType.UpdateNodeLabel,
+                ),
+                self._after_node,
+            ),
+        ]
+
+    def _after_node(self, pi: PodInfo, _old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
+        """isSchedulableAfterNodeChange: queue when the node's allocatable could hold the pod at all."""
+        if new is None:
+            return False
+        alloc = node_allocatable(new)
+        return all(alloc.get(n, 0) >= v for n, v in _ordered(pi.requests) if v and not self._is_ignored(n))
+
+    def _is_ignored(self, name: str) -> bool:
+        if name in _ORDER:
+            return False
+        return name in self.ignored or ("/" in name and name.split("/", 1)[0] in self.ignored_groups)
+
+    # ---- filter ------------------------------------------------------------------------------
+    def insufficient(self, pi: PodInfo, ni: NodeInfo) -> list[str]:
+        """fitsRequest's reasons: "Too many pods", then "Insufficient <resource>" per short resource."""
+        reasons: list[str] = []
+        if len(ni.pods) + 1 > ni.allowed_pods:
+            reasons.append("Too many pods")
+        for name, amount in _ordered(pi.requests):
+            if amount <= 0 or self._is_ignored(name):
+                continue
+            if amount > ni.allocatable.get(name, 0) - ni.requested.get(name, 0):
+                reasons.append(f"Insufficient {name}")
+        return reasons
+
+    def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
+        reasons = self.insufficient(pi, ni)
+        return Status(Code.Unschedulable, *reasons) if reasons else SUCCESS
+
+    def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
+        mask: BoolArray = cache.pod_count < cache.allowed_pods
+        for name, amount in _ordered(pi.requests):
+            if amount <= 0 or self._is_ignored(name):
+                continue
+            col = cache.columns.get(name)
+            if col is None:
+                return cache.valid & False
+            mask &= cache.req[:, col] + amount <= cache.alloc[:, col]
+        return mask
+
+    # ---- score -------------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
+        state.data[_PRE_SCORE] = pod_request_list(pi.nonzero, self.resources)
+        return SUCCESS
+
+    def _pod_req(self, state: CycleState, pi: PodInfo) -> list[int]:
+        req: list[int] | None = state.data.get(_PRE_SCORE)
+        return req if req is not None else pod_request_list(pi.nonzero, self.resources)
+
+    def _strategy(self, alloc: np.ndarray[Any, Any], req: np.ndarray[Any, Any]) -> IntArray:
+        if self.strategy == MOST_ALLOCATED:
+            return most_allocated(alloc, req, self.weights)
+        if self.strategy == REQUESTED_TO_CAPACITY_RATIO:
+            return requested_to_capacity_ratio(alloc, req, self.weights, self.shape)
+        return least_allocated(alloc, req, self.weights)
+
+    def score(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> int:
+        alloc, req = inputs_from_nodes([ni], self.resources, self._pod_req(state, pi), False)
+        return int(self._strategy(alloc, req)[0])
+
+    def score_batch(self, state: CycleState, pi: PodInfo, cache: Cache, slots: IntArray) -> IntArray:
+        alloc, req = inputs_from_cache(cache, slots, self.resources, self._pod_req(state, pi), False)
+        return self._strategy(alloc, req)

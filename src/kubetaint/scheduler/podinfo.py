@@ -1,0 +1,126 @@
+"""What the scheduler derives from a pod once (mirrors framework.PodInfo / QueuedPodInfo inputs).
+
+Requests, tolerations and affinity are extracted when the pod enters the scheduler so hot loops read
+plain attributes instead of walking JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.api.features import FeatureGates, comparison_operators_enabled
+from kubetaint.api.quantity import QuantityError
+from kubetaint.clock.base import parse_time
+from kubetaint.scheduler.resources import InputError, Resources, object_ref, pod_requests
+
+HostPort = tuple[str, str, int]  # (hostIP, protocol, hostPort)
+
+
+def pod_key(pod: Mapping[str, Any]) -> str:
+    """The cache key: metadata.uid, or namespace/name for objects without one (files, tests)."""
+    meta = pod.get("metadata") or {}
+    uid = meta.get("uid")
+    if uid:
+        return str(uid)
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}"
+
+
+def _toleration_signature(tolerations: list[dict[str, Any]]) -> tuple[tuple[str, str, str, str], ...]:
+    return tuple(
+        (
+            str(t.get("key") or ""),
+            str(t.get("operator") or ""),
+            str(t.get("value") or ""),
+            str(t.get("effect") or ""),
+        )
+        for t in tolerations
+    )
+
+
+def _host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
+    ports: list[HostPort] = []
+    containers = list(spec.get("containers") or ())
+    # Sidecar init containers keep running, so their host ports are in use too.
+    containers += [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
+    for c in containers:
+        for p in c.get("ports") or ():
+            host_port = int(p.get("hostPort") or 0)
+            if host_port <= 0:
+                continue
+            ports.append((str(p.get("hostIP") or "0.0.0.0"), str(p.get("protocol") or "TCP"), host_port))
+    return tuple(ports)
+
+
+class PodInfo:
+    """Scheduling-relevant facts of one pod (read-only view of the pod dict)."""
+
+    __slots__ = (
+        "affinity",
+        "has_required_affinity",
+        "host_ports",
+        "key",
+        "name",
+        "namespace",
+        "node_name",
+        "nominated_node_name",
+        "nonzero",
+        "pod",
+        "preemption_policy",
+        "preferred_terms",
+        "priority",
+        "requests",
+        "scheduling_gates",
+        "start_time",
+        "tol_sig",
+        "tolerations",
+    )
+
+    def __init__(self, pod: Mapping[str, Any]) -> None:
+        meta = pod.get("metadata") or {}
+        spec = pod.get("spec") or {}
+        status = pod.get("status") or {}
+        self.pod: Mapping[str, Any] = pod
+        self.key = pod_key(pod)
+        self.namespace: str = meta.get("namespace") or "default"
+        self.name: str = meta.get("name") or ""
+        self.node_name: str = spec.get("nodeName") or ""
+        self.nominated_node_name: str = status.get("nominatedNodeName") or ""
+        priority = spec.get("priority")
+        self.priority: int = int(priority) if isinstance(priority, int) else 0
+        self.preemption_policy: str = spec.get("preemptionPolicy") or "PreemptLowerPriority"
+        self.tolerations: list[dict[str, Any]] = list(spec.get("tolerations") or ())
+        self.tol_sig = _toleration_signature(self.tolerations)
+        self.requests: Resources = pod_requests(pod)
+        self.nonzero: Resources = pod_requests(pod, non_missing=True)
+        self.host_ports = _host_ports(spec)
+        self.scheduling_gates: tuple[str, ...] = tuple(
+            str(g.get("name", "")) for g in spec.get("schedulingGates") or ()
+        )
+        self.affinity: Mapping[str, Any] = ((spec.get("affinity") or {}).get("nodeAffinity")) or {}
+        self.has_required_affinity = bool(spec.get("nodeSelector")) or bool(
+            self.affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        )
+        self.preferred_terms: list[dict[str, Any]] = list(
+            self.affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
+        )
+        started = status.get("startTime") or meta.get("creationTimestamp")
+        try:
+            self.start_time = parse_time(started) if isinstance(started, str) else 0.0
+        except ValueError:
+            raise InputError(object_ref(pod), "status.startTime", f"invalid time {started!r}") from None
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.namespace}/{self.name})"
+
+
+def make_pod_info(pod: Mapping[str, Any]) -> PodInfo:
+    """PodInfo for a pod dict; bad quantities raise InputError naming the field."""
+    try:
+        return PodInfo(pod)
+    except QuantityError as exc:  # pragma: no cover - quantity() already wraps these
+        raise InputError(object_ref(pod), "spec", str(exc)) from None
+
+
+def comparison_enabled(gates: FeatureGates | None) -> bool:
+    return comparison_operators_enabled(gates)

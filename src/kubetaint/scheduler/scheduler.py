@@ -1,0 +1,388 @@
+"""The scheduler: informer-fed cache and queue, and the synchronous scheduling cycle
+(mirrors pkg/scheduler/scheduler.go, eventhandlers.go and schedule_one.go).
+
+A host feeds events (`add_node`, `update_pod`, ...), calls `schedule_one()` (or `run()`), and applies
+each `ScheduleResult`: POST the binding, or record FailedScheduling, patch PodScheduled=False and
+nominatedNodeName, delete the preemption victims. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kubetaint.api.features import FeatureGates
+from kubetaint.clock.base import Clock
+from kubetaint.scheduler.cache import Cache, IntArray
+from kubetaint.scheduler.config import DEFAULT_SCHEDULER_NAME, build_framework, load_profiles
+from kubetaint.scheduler.events import (
+    ASSIGNED_POD,
+    NODE,
+    UNSCHEDULED_POD,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    node_change_actions,
+    pod_change_actions,
+)
+from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
+from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult
+from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
+from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
+from kubetaint.scheduler.registry import new_in_tree_registry
+from kubetaint.scheduler.status import Code
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """numFeasibleNodesToFind with the adaptive percentage (0 = 50 - n/125, at least 5)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage
+    if pct == 0:
+        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class Evaluation:
+    """What one cycle looked at: the feasible nodes it scored and their scores."""
+
+    feasible: list[NodeInfo] = field(default_factory=list)
+    plugin_scores: dict[str, IntArray] = field(default_factory=dict)
+    total_scores: IntArray | None = None
+    processed: int = 0
+
+
+@dataclass
+class ScheduleResult:
+    """The outcome of one cycle, for the host to apply."""
+
+    pod: Mapping[str, Any]
+    node: str | None = None
+    reason: str = "Scheduled"
+    event_type: str = "Normal"
+    message: str = ""
+    condition: dict[str, str] | None = None
+    nominated_node: str | None = None
+    victims: list[Mapping[str, Any]] = field(default_factory=list)
+    victim_events: list[dict[str, str]] = field(default_factory=list)
+    fit_error: FitError | None = None
+    evaluation: Evaluation | None = None
+
+    @property
+    def scheduled(self) -> bool:
+        return self.node is not None
+
+
+class Scheduler:
+    """A kube-scheduler instance over an injected clock and random source."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        rng: random.Random | None = None,
+        *,
+        config: Mapping[str, Any] | None = None,
+        feature_gates: FeatureGates | None = None,
+        on_active: Callable[[], None] | None = None,
+    ) -> None:
+        self.clock = clock
+        self.rng = rng if rng is not None else random.Random(0)
+        self.cache = Cache()
+        registry = new_in_tree_registry(feature_gates)
+        specs, self.global_percentage = load_profiles(config)
+        self.profiles: dict[str, Framework] = {s.scheduler_name: build_framework(s, registry) for s in specs}
+        for fw in self.profiles.values():
+            for plugin in fw.plugins.values():
+                if hasattr(plugin, "handle"):
+                    plugin.handle = self
+        first = next(iter(self.profiles.values()))
+        hints: dict[str, list[ClusterEventWithHint]] = {}
+        for fw in self.profiles.values():
+            for name, registered in fw.events_to_register().items():
+                hints.setdefault(name, registered)
+        self.queue = SchedulingQueue(
+            clock,
+            sort_key=first.queue_sort.sort_key,
+            pre_enqueue=lambda pi: self.framework_for(pi).run_pre_enqueue(pi),
+            hints=hints,
+            on_active=on_active,
+        )
+        self.next_start_node_index = 0
+        self._pdbs: dict[str, Mapping[str, Any]] = {}
+
+    # ---- profiles and listers ----------------------------------------------------------------
+    def framework_for(self, pi: PodInfo) -> Framework:
+        name = (pi.pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME
+        return self.profiles.get(name) or next(iter(self.profiles.values()))
+
+    def responsible_for(self, pod: Mapping[str, Any]) -> bool:
+        return ((pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME) in self.profiles
+
+    def pdbs(self) -> Sequence[Mapping[str, Any]]:
+        return list(self._pdbs.values())
+
+    # ---- informer events ---------------------------------------------------------------------
+    def add_node(self, node: Mapping[str, Any]) -> None:
+        self.cache.add_node(node)
+        self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
+
+    def update_node(self, node: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
+        name = (node.get("metadata") or {}).get("name", "")
+        known = self.cache.nodes.get(name)
+        if old is None and known is not None:
+            old = known.node
+        self.cache.update_node(node)
+        if old is None:
+            self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
+            return
+        actions = node_change_actions(old, node)
+        if actions:
+            self.queue.move_on_event(ClusterEvent(NODE, actions, "NodeUpdate"), old, node)
+
+    def remove_node(self, node: Mapping[str, Any] | str) -> None:
+        self.cache.remove_node(node)
+
+    def add_pod(self, pod: Mapping[str, Any]) -> None:
+        if (pod.get("spec") or {}).get("nodeName"):
+            self.cache.add_pod(pod)
+            self.queue.done(pod_key(pod))
+        elif self.responsible_for(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp"):
+            self.queue.add(make_pod_info(pod))
+
+    def update_pod(self, pod: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
+        key = pod_key(pod)
+        if (pod.get("spec") or {}).get("nodeName"):
+            self.queue.done(key)
+            self.cache.update_pod(pod)
+            return
+        if not self.responsible_for(pod):
+            return
+        queued = self.queue.pods.get(key)
+        if old is None and queued is not None:
+            old = queued.pod_info.pod
+        pi = make_pod_info(pod)
+        event = (
+            ClusterEvent(UNSCHEDULED_POD, pod_change_actions(old, pod), "UnscheduledPodUpdate")
+            if old
+            else None
+        )
+        self.queue.update(pi, event, old)
+
+    def remove_pod(self, pod: Mapping[str, Any]) -> None:
+        key = pod_key(pod)
+        removed = self.cache.remove_pod(key)
+        self.queue.delete(key)
+        if removed is not None:
+            self.queue.move_on_event(
+                ClusterEvent(ASSIGNED_POD, ActionType.Delete, "AssignedPodDelete"), pod, None
+            )
+
+    def add_pdb(self, pdb: Mapping[str, Any]) -> None:
+        meta = pdb.get("metadata") or {}
+        self._pdbs[f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}"] = pdb
+
+    update_pdb = add_pdb
+
+    def remove_pdb(self, pdb: Mapping[str, Any]) -> None:
+        meta = pdb.get("metadata") or {}
+        self._pdbs.pop(f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}", None)
+
+    def binding_failed(self, pod: Mapping[str, Any], message: str) -> None:
+        """The host could not bind: forget the assumed pod and retry after backoff."""
+        key = pod_key(pod)
+        self.cache.forget_pod(key)
+        self.add_pod({**pod, "spec": {**(pod.get("spec") or {}), "nodeName": None}})
+
+    # ---- the cycle ---------------------------------------------------------------------------
+    def run(self, limit: int | None = None) -> list[ScheduleResult]:
+        """schedule_one until activeQ is empty (or `limit` cycles)."""
+        results: list[ScheduleResult] = []
+        while limit is None or len(results) < limit:
+            result = self.schedule_one()
+            if result is None:
+                break
+            results.append(result)
+        return results
+
+    def schedule_one(self) -> ScheduleResult | None:
+        """Pop the next pod and run one scheduling cycle; None when activeQ is empty."""
+        qpi = self.queue.pop()
+        if qpi is None:
+            return None
+        pi = qpi.pod_info
+        fw = self.framework_for(pi)
+        if (pi.pod.get("metadata") or {}).get("deletionTimestamp"):
+            self.queue.done(pi.key)
+            return ScheduleResult(
+                pi.pod,
+                reason="FailedScheduling",
+                event_type="Warning",
+                message=f"skip schedule deleting pod: {pi.namespace}/{pi.name}",
+            )
+        state = CycleState()
+        node, evaluation, fit_error = self.schedule_pod(fw, state, pi)
+        if node is not None:
+            self.cache.assume_pod(pi, node)
+            for binder in fw.bind_plugins:
+                status = binder.bind(state, pi, node)
+                if status.code != Code.Skip:
+                    break
+            self.queue.done(pi.key)
+            return ScheduleResult(
+                pi.pod,
+                node=node,
+                message=f"Successfully assigned {pi.namespace}/{pi.name} to {node}",
+                evaluation=evaluation,
+            )
+        assert fit_error is not None
+        return self._handle_failure(fw, state, qpi, fit_error, evaluation)
+
+    def _handle_failure(
+        self,
+        fw: Framework,
+        state: CycleState,
+        qpi: QueuedPodInfo,
+        fit_error: FitError,
+        evaluation: Evaluation,
+    ) -> ScheduleResult:
+        pi = qpi.pod_info
+        result = ScheduleResult(
+            pi.pod, reason="FailedScheduling", event_type="Warning", evaluation=evaluation
+        )
+        diagnosis = fit_error.diagnosis
+        post = self.run_post_filter(fw, state, pi, fit_error)
+        if post is not None:
+            result.nominated_node = post.nominated_node_name
+            result.victims = list(post.victims)
+        message = fit_error.error() if fit_error.num_all_nodes > 0 else NO_NODES_AVAILABLE
+        result.fit_error = fit_error
+        result.message = truncate_message(message)
+        result.condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "Unschedulable",
+            "message": message,
+        }
+        uid = (pi.pod.get("metadata") or {}).get("uid") or f"{pi.namespace}/{pi.name}"
+        for victim in result.victims:
+            meta = victim.get("metadata") or {}
+            result.victim_events.append(
+                {
+                    "namespace": meta.get("namespace") or "default",
+                    "name": meta.get("name", ""),
+                    "reason": "Preempted",
+                    "type": "Normal",
+                    "message": f"Preempted by pod {uid} on node {result.nominated_node}",
+                }
+            )
+        qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+        self.queue.add_unschedulable(qpi)
+        return result
+
+    def run_post_filter(
+        self, fw: Framework, state: CycleState, pi: PodInfo, fit_error: FitError
+    ) -> PostFilterResult | None:
+        """RunPostFilterPlugins (preemption); records its message in the FitError's diagnosis."""
+        if fit_error.num_all_nodes == 0:
+            return None
+        result: PostFilterResult | None = None
+        for pl in fw.post_filter_plugins:
+            post, status = pl.post_filter(state, pi, fit_error.diagnosis.node_to_status)
+            if status.reasons:
+                fit_error.diagnosis.post_filter_msg = status.message()
+            if post is not None:
+                result = post
+            if status.is_success():
+                break
+        return result
+
+    def schedule_pod(
+        self, fw: Framework, state: CycleState, pi: PodInfo
+    ) -> tuple[str | None, Evaluation, FitError | None]:
+        """schedulePod: (chosen node, what was evaluated, FitError when nothing fits)."""
+        nodes = self.cache.node_list()
+        evaluation = Evaluation()
+        n = len(nodes)
+        if n == 0:
+            return None, evaluation, FitError(0, Diagnosis())
+        status = fw.run_pre_filter(state, pi, nodes)
+        if not status.is_success():
+            diagnosis = Diagnosis(
+                absent_status=status, pre_filter_msg=status.message(), unschedulable_plugins={status.plugin}
+            )
+            return None, evaluation, FitError(n, diagnosis)
+        feasible = self._nominated_first(fw, state, pi)
+        if feasible is None:
+            feasible = self._find_feasible(fw, state, pi, nodes, evaluation)
+        evaluation.feasible = feasible
+        if not feasible:
+            diagnosis = Diagnosis()
+            for ni in nodes:
+                st = fw.run_filter(state, pi, ni)
+                diagnosis.node_to_status[ni.name] = st
+                diagnosis.unschedulable_plugins.add(st.plugin)
+            return None, evaluation, FitError(n, diagnosis)
+        if len(feasible) == 1:
+            return feasible[0].name, evaluation, None
+        fw.run_pre_score(state, pi, feasible)
+        per_plugin, total = fw.run_score(state, pi, feasible, self.cache)
+        evaluation.plugin_scores, evaluation.total_scores = per_plugin, total
+        return feasible[self.select_host(total)].name, evaluation, None
+
+    def select_host(self, total: IntArray) -> int:
+        """A uniformly random index among the maximal totals (upstream's reservoir sampling)."""
+        ties = np.flatnonzero(total == total.max())
+        if len(ties) == 1:
+            return int(ties[0])
+        return int(ties[self.rng.randrange(len(ties))])
+
+    def _nominated_first(self, fw: Framework, state: CycleState, pi: PodInfo) -> list[NodeInfo] | None:
+        if not pi.nominated_node_name:
+            return None
+        ni = self.cache.nodes.get(pi.nominated_node_name)
+        if ni is not None and fw.run_filter(state, pi, ni).is_success():
+            return [ni]
+        return None
+
+    def _find_feasible(
+        self, fw: Framework, state: CycleState, pi: PodInfo, nodes: list[NodeInfo], evaluation: Evaluation
+    ) -> list[NodeInfo]:
+        """findNodesThatPassFilters, sequential: from nextStartNodeIndex until enough nodes fit."""
+        n = len(nodes)
+        pct = fw.percentage_of_nodes_to_score
+        k = num_feasible_nodes_to_find(self.global_percentage if pct is None else pct, n)
+        if not fw.score_plugins:
+            k = 1
+        start = self.next_start_node_index % n
+        if fw.batch_filter:
+            mask = fw.run_filter_batch(state, pi, self.cache)[self.cache.order()]
+            rotated = np.concatenate((mask[start:], mask[:start])) if start else mask
+            hits = np.flatnonzero(rotated)
+            if len(hits) >= k:
+                hits = hits[:k]
+                processed = int(hits[-1]) + 1
+            else:
+                processed = n
+            feasible = [nodes[(int(h) + start) % n] for h in hits]
+        else:
+            feasible = []
+            processed = 0
+            for i in range(n):
+                ni = nodes[(start + i) % n]
+                processed += 1
+                if fw.run_filter(state, pi, ni).is_success():
+                    feasible.append(ni)
+                    if len(feasible) >= k:
+                        break
+        self.next_start_node_index = (start + processed) % n
+        evaluation.processed = processed
+        return feasible

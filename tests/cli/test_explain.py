@@ -1,0 +1,140 @@
+"""`kubetaint explain`: the done-when scenario, JSON shape and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kubetaint.cli.explain import explain_command
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-1}
+spec:
+  taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
+status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: full-1}
+status: {allocatable: {cpu: "1", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hog, namespace: default}
+spec:
+  nodeName: full-1
+  containers: [{name: c, image: x, resources: {requests: {cpu: 900m}}}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: free-1}
+status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+"""
+
+
+def _run(tmp_path: Path, text: str, *args: str) -> tuple[int, str, str]:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(explain_command, ["-f", str(path), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_table_names_taint_insufficient_cpu_and_picks_third(tmp_path: Path) -> None:
+    code, out, _ = _run(tmp_path, CLUSTER)
+    assert code == 0
+    assert "Pod default/web: Scheduled on free-1" in out
+    assert "dedicated=gpu:NoSchedule" in out
+    assert "NodeResourcesFit: Insufficient cpu" in out
+
+
+def test_json_document(tmp_path: Path) -> None:
+    code, out, _ = _run(tmp_path, CLUSTER, "-o", "json")
+    assert code == 0
+    doc = json.loads(out)
+    (pod,) = doc["pods"]
+    assert pod["node"] == "free-1" and pod["result"] == "Scheduled"
+    nodes = {n["name"]: n for n in pod["nodes"]}
+    assert nodes["gpu-1"]["untoleratedTaint"] == {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
+    assert nodes["gpu-1"]["suggestedToleration"] == {
+        "key": "dedicated",
+        "operator": "Equal",
+        "value": "gpu",
+        "effect": "NoSchedule",
+    }
+    assert nodes["full-1"]["filter"] == {
+        "plugin": "NodeResourcesFit",
+        "code": "Unschedulable",
+        "reason": "Insufficient cpu",
+    }
+    assert nodes["free-1"]["totalScore"] == sum(
+        s * w for s, w in zip(nodes["free-1"]["scores"].values(), [3, 1, 1], strict=True)
+    )
+
+
+def test_earlier_pods_consume_resources(tmp_path: Path) -> None:
+    text = (
+        CLUSTER.replace("cpu: 500m, memory: 1Gi", "cpu: '3', memory: 1Gi")
+        + """
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: second, namespace: default}
+spec:
+  containers: [{name: c, image: nginx, resources: {requests: {cpu: '3'}}}]
+"""
+    )
+    code, out, _ = _run(tmp_path, text, "-o", "json")
+    assert code == 0
+    pods = {p["name"]: p for p in json.loads(out)["pods"]}
+    assert pods["web"]["node"] == "free-1"
+    assert pods["second"]["result"] == "Unschedulable"
+    assert pods["second"]["message"].startswith(
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        pytest.param(
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n",
+            "no nodes",
+            id="no nodes is an error",
+        ),
+        pytest.param(
+            CLUSTER.replace("cpu: 500m, memory: 1Gi", "cpu: lots"),
+            "spec.containers[0].resources.requests.cpu",
+            id="an invalid quantity names the field",
+        ),
+        pytest.param(
+            CLUSTER
+            + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {priorityClassName: gold, containers: []}\n",
+            "spec.priorityClassName",
+            id="a missing PriorityClass names the field",
+        ),
+        pytest.param(
+            CLUSTER.replace(
+                "containers: [{name: c, image: nginx",
+                "nodeSelector: {}\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Bad}]}]}}}\n  containers: [{name: c, image: nginx",
+            ),
+            "operator",
+            id="an invalid selector names the field",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_exit_1(tmp_path: Path, text: str, needle: str) -> None:
+    code, _, err = _run(tmp_path, text)
+    assert code == 1
+    assert needle in err
+    assert err.count("\n") == 1 and "Traceback" not in err
