@@ -513,3 +513,19 @@ def test_hooks_mutate_validate_and_see_every_write(store: MemoryStore, clock: Vi
 def test_qos_class(resources: list[dict[str, Any]], expected: str) -> None:
     spec = {"containers": [{"name": f"c{i}", "resources": r} for i, r in enumerate(resources)]}
     assert qos_class({"spec": spec}) == expected
+
+
+def test_new_namespace_is_active_with_the_kubernetes_finalizer(client: TestClient) -> None:
+    created = client.post("/api/v1/namespaces", json={"metadata": {"name": "team"}}).json()
+    assert created["status"] == {"phase": "Active"}
+    assert created["spec"] == {"finalizers": ["kubernetes"]}
+
+
+def test_unsupported_media_type_message_lists_what_is_accepted(client: TestClient) -> None:
+    response = client.post(
+        PODS, content=b"k8s\x00", headers={"Content-Type": "application/vnd.kubernetes.protobuf"}
+    )
+    assert response.json()["message"] == (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml"
+    )

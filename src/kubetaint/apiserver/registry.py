@@ -137,8 +137,7 @@ class Registry:
             if k not in ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generation")
         }
         obj = {**obj, "metadata": meta}
-        if target.res.plural == "pods" and not target.res.group:
-            obj = {**obj, "status": {"phase": "Pending", "qosClass": qos_class(obj)}}
+        obj = prepare_for_create(target.res, obj)
         admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)
         return self.store.create(target.res.store_resource, admitted, dry_run=dry_run)
 
@@ -176,6 +175,20 @@ class Registry:
             uid=pre.get("uid") or None,
             dry_run=dry_run,
         )
+
+
+def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
+    """The registry strategies' PrepareForCreate for status: a new pod is Pending with its QoS
+    class; a new namespace is Active with the `kubernetes` finalizer."""
+    if res.group:
+        return obj
+    if res.plural == "pods":
+        return {**obj, "status": {"phase": "Pending", "qosClass": qos_class(obj)}}
+    if res.plural == "namespaces":
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        assert isinstance(spec, dict)
+        return {**obj, "spec": {"finalizers": ["kubernetes"], **spec}, "status": {"phase": "Active"}}
+    return obj
 
 
 def qos_class(pod: JSON) -> str:

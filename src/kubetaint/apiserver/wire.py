@@ -111,7 +111,7 @@ def negotiate(accept: str | None) -> Rendering:
     return Rendering(False)
 
 
-_BODY_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+_BODY_TYPES = "application/json, application/yaml"
 
 
 def unsupported_media(accepted: str) -> errors.StatusError:
