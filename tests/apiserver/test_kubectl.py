@@ -194,3 +194,25 @@ def test_sort_by_uses_full_row_objects(cluster: Cluster) -> None:
     cluster.store.create("pods", pod("a", node_name="n2"))
     out = cluster.kubectl("get", "pods", "--sort-by=.spec.nodeName").stdout.splitlines()
     assert [line.split()[0] for line in out[1:]] == ["b", "a"]
+
+
+def test_get_pods_watch_prints_new_rows_as_they_change(cluster: Cluster) -> None:
+    assert KUBECTL is not None
+    cluster.store.create("pods", pod("first"))
+    watcher = subprocess.Popen(
+        [KUBECTL, "get", "pods", "-w", "--request-timeout=20s"],
+        env=cluster.env,
+        cwd=cluster.workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert watcher.stdout is not None
+        assert watcher.stdout.readline().split() == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+        assert watcher.stdout.readline().split()[:3] == ["first", "0/1", "Pending"]
+        cluster.store.create("pods", pod("second", phase="Running"))
+        assert watcher.stdout.readline().split()[:3] == ["second", "0/1", "Running"]
+    finally:
+        watcher.kill()
+        watcher.communicate()
