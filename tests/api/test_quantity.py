@@ -36,6 +36,7 @@ CANONICAL = [
     pytest.param("1000", "1k", id="a thousand becomes k"),
     pytest.param("1500", "1500", id="1500 keeps no suffix"),
     pytest.param("1000000", "1M", id="a million becomes M"),
+    pytest.param("1E", "1E", id="a lone E is exa"),
     pytest.param("12e6", "12e6", id="exponent format is kept"),
     pytest.param("1e3", "1e3", id="1e3 stays an exponent"),
     pytest.param("1.5e6", "1500e3", id="exponents are multiples of three"),

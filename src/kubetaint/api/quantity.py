@@ -96,7 +96,7 @@ def quantity_format(raw: str | int | float) -> str:
     suffix = (match["suffix"] or "") if match is not None else ""
     if suffix in _BINARY:
         return "BinarySI"
-    if suffix[:1] in ("e", "E"):
+    if len(suffix) > 1 and suffix[0] in ("e", "E"):  # a lone "E" is exa, not an exponent
         return "DecimalExponent"
     return "DecimalSI"
 
