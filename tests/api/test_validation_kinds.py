@@ -148,9 +148,45 @@ QUANTITY_CASES = [
     pytest.param(
         pod(containers=[{"name": "c", "image": "i", "resources": {"limits": {"gpu": "1"}}}]),
         [
-            'spec.containers[0].resources.limits[gpu]: Invalid value: "gpu": must be a standard resource for containers'
+            'spec.containers[0].resources.limits[gpu]: Invalid value: "gpu": must be a standard resource type or fully qualified',
+            'spec.containers[0].resources.limits[gpu]: Invalid value: "gpu": must be a standard resource for containers',
         ],
-        id="an unknown standard resource name",
+        id="an unknown unqualified resource name fails both name checks",
+    ),
+    pytest.param(
+        pod(containers=[{"name": "c", "image": "i", "resources": {"limits": {"pods": "1"}}}]),
+        [
+            'spec.containers[0].resources.limits[pods]: Invalid value: "pods": must be a standard resource for containers'
+        ],
+        id="a standard resource that is not a container resource",
+    ),
+    pytest.param(
+        pod(
+            containers=[
+                {
+                    "name": "c",
+                    "image": "i",
+                    "resources": {"limits": {"hugepages-2Mi": "2Mi"}, "requests": {"hugepages-2Mi": "2Mi"}},
+                }
+            ]
+        ),
+        [],
+        id="hugepages with equal request and limit",
+    ),
+    pytest.param(
+        pod(
+            containers=[
+                {
+                    "name": "c",
+                    "image": "i",
+                    "resources": {"limits": {"example.com/gpu": "2"}, "requests": {"example.com/gpu": "1"}},
+                }
+            ]
+        ),
+        [
+            'spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/gpu limit of 2'
+        ],
+        id="extended resources cannot overcommit",
     ),
 ]
 
@@ -328,7 +364,7 @@ def test_go_quote_escapes_controls_and_keeps_printable_unicode() -> None:
 
 def test_single_error_messages() -> None:
     errs = validate(node(taints=[{"key": "a", "effect": "Foo"}]))
-    line = 'spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'
+    line = 'metadata.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'
     assert kubectl_invalid_message("Node", "n1", errs) == f'The Node "n1" is invalid: {line}'
     assert invalid_message("Node", "n1", errs) == f'Node "n1" is invalid: {line}'
 
@@ -353,7 +389,11 @@ def test_invalid_status_has_causes() -> None:
         "name": "n1",
         "kind": "Node",
         "causes": [
-            {"reason": "FieldValueRequired", "message": "Required value", "field": "spec.taints[0].effect"}
+            {
+                "reason": "FieldValueRequired",
+                "message": "Required value",
+                "field": "metadata.taints[0].effect",
+            }
         ],
     }
-    assert status["message"] == 'Node "n1" is invalid: spec.taints[0].effect: Required value'
+    assert status["message"] == 'Node "n1" is invalid: metadata.taints[0].effect: Required value'

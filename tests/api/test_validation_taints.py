@@ -39,39 +39,41 @@ TAINT_CASES = [
     ),
     pytest.param(
         [{"key": "a", "effect": "Foo"}],
-        [f'spec.taints[0].effect: Unsupported value: "Foo": {EFFECTS}'],
+        [f'metadata.taints[0].effect: Unsupported value: "Foo": {EFFECTS}'],
         id="an unknown effect is unsupported",
     ),
     pytest.param(
         [{"key": "a", "effect": "NoScheduleNoAdmit"}],
-        [f'spec.taints[0].effect: Unsupported value: "NoScheduleNoAdmit": {EFFECTS}'],
+        [f'metadata.taints[0].effect: Unsupported value: "NoScheduleNoAdmit": {EFFECTS}'],
         id="the commented-out NoScheduleNoAdmit effect is rejected",
     ),
     pytest.param(
         [{"key": "a", "effect": "noschedule"}],
-        [f'spec.taints[0].effect: Unsupported value: "noschedule": {EFFECTS}'],
+        [f'metadata.taints[0].effect: Unsupported value: "noschedule": {EFFECTS}'],
         id="effects are case sensitive",
     ),
     pytest.param(
-        [{"key": "a"}], ["spec.taints[0].effect: Required value"], id="a taint without an effect is required"
+        [{"key": "a"}],
+        ["metadata.taints[0].effect: Required value"],
+        id="a taint without an effect is required",
     ),
     pytest.param(
         [{"key": "", "effect": "NoSchedule"}],
         [
-            'spec.taints[0].key: Invalid value: "": name part must be non-empty',
-            f'spec.taints[0].key: Invalid value: "": name part {QNAME_REGEX}',
+            'metadata.taints[0].key: Invalid value: "": name part must be non-empty',
+            f'metadata.taints[0].key: Invalid value: "": name part {QNAME_REGEX}',
         ],
         id="an empty key gives two key errors",
     ),
     pytest.param(
         [{"key": "/x", "effect": "NoSchedule"}],
-        ['spec.taints[0].key: Invalid value: "/x": prefix part must be non-empty'],
+        ['metadata.taints[0].key: Invalid value: "/x": prefix part must be non-empty'],
         id="an empty prefix is reported",
     ),
     pytest.param(
         [{"key": "a/b/c", "effect": "NoSchedule"}],
         [
-            'spec.taints[0].key: Invalid value: "a/b/c": a qualified name '
+            'metadata.taints[0].key: Invalid value: "a/b/c": a qualified name '
             + QNAME_REGEX
             + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
         ],
@@ -79,13 +81,15 @@ TAINT_CASES = [
     ),
     pytest.param(
         [{"key": "x" * 64, "effect": "NoSchedule"}],
-        [f'spec.taints[0].key: Invalid value: "{"x" * 64}": name part must be no more than 63 characters'],
+        [
+            f'metadata.taints[0].key: Invalid value: "{"x" * 64}": name part must be no more than 63 characters'
+        ],
         id="a 64 character key name is too long",
     ),
     pytest.param(
         [{"key": "Example.com/a", "effect": "NoSchedule"}],
         [
-            'spec.taints[0].key: Invalid value: "Example.com/a": prefix part a lowercase RFC 1123 subdomain must '
+            'metadata.taints[0].key: Invalid value: "Example.com/a": prefix part a lowercase RFC 1123 subdomain must '
             "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
             "alphanumeric character (e.g. 'example.com', regex used for validation is "
             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
@@ -94,13 +98,13 @@ TAINT_CASES = [
     ),
     pytest.param(
         [{"key": "a", "value": "-bad", "effect": "NoSchedule"}],
-        [f'spec.taints[0].value: Invalid value: "-bad": {LABEL_VALUE}'],
+        [f'metadata.taints[0].value: Invalid value: "-bad": {LABEL_VALUE}'],
         id="a taint value must be a label value",
     ),
     pytest.param(
         [{"key": "a", "value": "v" * 64 + "-", "effect": "NoSchedule"}],
         [
-            f'spec.taints[0].value: Invalid value: "{"v" * 64}-": must be no more than 63 characters;{LABEL_VALUE}'
+            f'metadata.taints[0].value: Invalid value: "{"v" * 64}-": must be no more than 63 characters;{LABEL_VALUE}'
         ],
         id="several value messages are joined by a semicolon in one error",
     ),
@@ -110,7 +114,7 @@ TAINT_CASES = [
             {"key": "a", "value": "2", "effect": "NoSchedule"},
         ],
         [
-            'spec.taints[1]: Duplicate value: core.Taint{Key:"a", Value:"2", Effect:"NoSchedule", '
+            'metadata.taints[1]: Duplicate value: core.Taint{Key:"a", Value:"2", Effect:"NoSchedule", '
             "TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and effect pair"
         ],
         id="a repeated key and effect is a duplicate on the later index whatever the value",
@@ -118,9 +122,9 @@ TAINT_CASES = [
     pytest.param(
         [{"key": "a", "effect": "NoSchedule"}] * 3,
         [
-            'spec.taints[1]: Duplicate value: core.Taint{Key:"a", Value:"", Effect:"NoSchedule", '
+            'metadata.taints[1]: Duplicate value: core.Taint{Key:"a", Value:"", Effect:"NoSchedule", '
             "TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and effect pair",
-            'spec.taints[2]: Duplicate value: core.Taint{Key:"a", Value:"", Effect:"NoSchedule", '
+            'metadata.taints[2]: Duplicate value: core.Taint{Key:"a", Value:"", Effect:"NoSchedule", '
             "TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and effect pair",
         ],
         id="each further repeat gets its own duplicate error",
@@ -141,7 +145,11 @@ def test_node_taints(taints: list[dict[str, Any]], expected: list[str]) -> None:
 def test_duplicate_taint_error_carries_reason_and_taint() -> None:
     taint = {"key": "a", "effect": "NoSchedule"}
     (err,) = validate(node(taints=[taint, taint]))
-    assert (err.field, err.type, err.reason) == ("spec.taints[1]", "Duplicate value", "FieldValueDuplicate")
+    assert (err.field, err.type, err.reason) == (
+        "metadata.taints[1]",
+        "Duplicate value",
+        "FieldValueDuplicate",
+    )
     assert err.detail == "taints must be unique by key and effect pair"
 
 

@@ -62,7 +62,7 @@ def test_invalid_taint_prints_kube_apiservers_message(tmp_path: Path) -> None:
     assert out.returncode == 1
     assert (
         out.stdout
-        == f'The Node "n1" is invalid: spec.taints[0].effect: Unsupported value: "Foo": {EFFECTS}\n'
+        == f'The Node "n1" is invalid: metadata.taints[0].effect: Unsupported value: "Foo": {EFFECTS}\n'
     )
     assert "Traceback" not in out.stderr
 
@@ -103,7 +103,7 @@ def test_json_output_is_a_stable_document(tmp_path: Path) -> None:
     }
     assert obj["errors"] == [
         {
-            "field": "spec.taints[0].effect",
+            "field": "metadata.taints[0].effect",
             "type": "Unsupported value",
             "reason": "FieldValueNotSupported",
             "message": f'Unsupported value: "Foo": {EFFECTS}',
@@ -111,7 +111,8 @@ def test_json_output_is_a_stable_document(tmp_path: Path) -> None:
         }
     ]
     assert (
-        obj["message"] == f'Node "n1" is invalid: spec.taints[0].effect: Unsupported value: "Foo": {EFFECTS}'
+        obj["message"]
+        == f'Node "n1" is invalid: metadata.taints[0].effect: Unsupported value: "Foo": {EFFECTS}'
     )
     assert run("-f", path, "-o", "json").stdout == out.stdout
 
@@ -181,6 +182,6 @@ def test_lazy_exports() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == [
-        "True spec.taints[0].effect: Required value",
+        "True metadata.taints[0].effect: Required value",
         "([{'key': 'a', 'value': 'b', 'effect': 'NoSchedule'}], [{'key': 'c'}])",
     ]

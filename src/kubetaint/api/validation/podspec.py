@@ -106,17 +106,27 @@ def _validate_active_deadline(spec: Mapping[str, Any], path: str) -> list[f.Fiel
 def validate_pod_template(
     template: Mapping[str, Any], path: str, *, allow_comparison: bool
 ) -> list[f.FieldError]:
-    """ValidatePodTemplateSpec: template labels/annotations, then the pod spec."""
+    """ValidatePodTemplateSpec: template labels/annotations, then the pod spec.
+
+    Upstream reports template labels at `<path>.labels` (not `<path>.metadata.labels`).
+    """
     errs: list[f.FieldError] = []
     meta = template.get("metadata")
     if isinstance(meta, Mapping):
         if isinstance(meta.get("labels"), Mapping):
-            errs.extend(validate_labels(meta["labels"], f.child(path, "metadata", "labels")))
+            errs.extend(validate_labels(meta["labels"], f.child(path, "labels")))
         if isinstance(meta.get("annotations"), Mapping):
-            errs.extend(validate_annotations(meta["annotations"], f.child(path, "metadata", "annotations")))
+            errs.extend(validate_annotations(meta["annotations"], f.child(path, "annotations")))
     spec = template.get("spec")
     spec = spec if isinstance(spec, Mapping) else {}
     errs.extend(validate_pod_spec(spec, f.child(path, "spec"), allow_comparison=allow_comparison))
+    if spec.get("ephemeralContainers"):
+        errs.append(
+            f.forbidden(
+                f.child(path, "spec", "ephemeralContainers"),
+                "ephemeral containers not allowed in pod template",
+            )
+        )
     return errs
 
 

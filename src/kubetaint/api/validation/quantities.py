@@ -19,6 +19,14 @@ from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR
 
 NOT_INTEGER_ERROR = "must be an integer"
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_STANDARD_RESOURCES = frozenset(
+    {
+        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+        "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+        "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage",
+        "requests.storage", "services.nodeports", "services.loadbalancers",
+    }
+)  # fmt: skip
 _INTEGER_RESOURCES = frozenset({"pods", "services", "replicationcontrollers", "resourcequotas", "secrets"})
 
 
@@ -78,8 +86,22 @@ def validate_resource_list(resources: Mapping[str, Any], path: str) -> list[f.Fi
     return errs
 
 
-def _validate_container_resource_name(name: str, path: str) -> list[f.FieldError]:
+def _is_standard_resource(name: str) -> bool:
+    return name.startswith("kubernetes.io/") or is_hugepage_resource(name) or name in _STANDARD_RESOURCES
+
+
+def validate_resource_name(name: str, path: str) -> list[f.FieldError]:
+    """validateResourceName: a qualified name, and a standard one when it has no domain."""
     errs = [f.invalid(path, name, msg) for msg in is_qualified_name(name)]
+    if errs:
+        return errs
+    if "/" not in name and not _is_standard_resource(name):
+        return [f.invalid(path, name, "must be a standard resource type or fully qualified")]
+    return []
+
+
+def _validate_container_resource_name(name: str, path: str) -> list[f.FieldError]:
+    errs = validate_resource_name(name, path)
     if "/" not in name:
         if name not in _STANDARD_CONTAINER_RESOURCES and not is_hugepage_resource(name):
             errs.append(f.invalid(path, name, "must be a standard resource for containers"))

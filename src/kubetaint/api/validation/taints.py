@@ -20,6 +20,9 @@ SECONDS_DETAIL = "effect must be 'NoExecute' when `tolerationSeconds` is set"
 EXISTS_VALUE_DETAIL = "value must be empty when `operator` is 'Exists'"
 DUPLICATE_TAINT_DETAIL = "taints must be unique by key and effect pair"
 MODIFIED_TOLERATION_DETAIL = "existing toleration can not be modified except its tolerationSeconds"
+#: Where ValidateNode reports spec.taints: upstream builds the path from "metadata" (a long-standing
+#: quirk), so kube-apiserver says `metadata.taints[0].effect`, not `spec.taints[0].effect`.
+NODE_TAINTS_PATH = "metadata.taints"
 
 
 def _s(obj: Mapping[str, Any], name: str) -> str:
@@ -48,7 +51,7 @@ def taint_go_repr(taint: Mapping[str, Any]) -> f.GoValue:
 
 
 def validate_node_taints(
-    taints: Sequence[Mapping[str, Any]], path: str = "spec.taints"
+    taints: Sequence[Mapping[str, Any]], path: str = NODE_TAINTS_PATH
 ) -> list[f.FieldError]:
     """validateNodeTaints: key, value, effect, then uniqueness by (key, effect) on the later index."""
     errs: list[f.FieldError] = []
