@@ -331,6 +331,13 @@ def test_unknown_kind_is_rejected() -> None:
         validate({"apiVersion": "v1", "kind": "Widget"})
 
 
+def test_padded_image_is_reported_on_create_and_twice_on_update() -> None:
+    line = 'spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing whitespace'
+    new = pod(containers=[{"name": "c", "image": " nginx"}])
+    assert _strings(new) == [line]
+    assert _strings(new, old=pod()) == [line, line]
+
+
 def test_pod_update_may_not_add_containers() -> None:
     old = pod()
     new = pod(containers=[{"name": "c", "image": "i"}, {"name": "d", "image": "i"}])

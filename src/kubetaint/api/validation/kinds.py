@@ -12,6 +12,7 @@ from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import name_is_dns_label, name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR, validate_labels, validate_object_meta
 from kubetaint.api.validation.podspec import (
+    validate_containers_only_for_pod,
     validate_pod_create_rules,
     validate_pod_spec,
     validate_pod_template,
@@ -65,6 +66,7 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     spec = _m(obj, "spec")
     errs = _meta(obj, namespaced=True)
     errs.extend(validate_pod_spec(spec, "spec", allow_comparison=allow))
+    errs.extend(validate_containers_only_for_pod(spec))
     if old is None:
         errs.extend(validate_pod_create_rules(spec))
     else:

@@ -130,6 +130,18 @@ def validate_pod_template(
     return errs
 
 
+def validate_containers_only_for_pod(spec: Mapping[str, Any]) -> list[f.FieldError]:
+    """validateContainersOnlyForPod: pod (not template) images may not be padded with whitespace."""
+    errs: list[f.FieldError] = []
+    for name in ("containers", "initContainers"):
+        for i, container in enumerate(_list(spec.get(name))):
+            image = container.get("image")
+            if isinstance(image, str) and image.strip() != image:
+                path = f.child(f.index(f.child("spec", name), i), "image")
+                errs.append(f.invalid(path, image, "must not have leading or trailing whitespace"))
+    return errs
+
+
 def validate_pod_create_rules(spec: Mapping[str, Any]) -> list[f.FieldError]:
     """ValidatePodCreate's extra rules."""
     errs: list[f.FieldError] = []
@@ -143,14 +155,29 @@ def validate_pod_create_rules(spec: Mapping[str, Any]) -> list[f.FieldError]:
 def validate_pod_update_rules(
     new_spec: Mapping[str, Any], old_spec: Mapping[str, Any], *, allow_comparison: bool
 ) -> list[f.FieldError]:
-    """ValidatePodUpdate's container-count and only-added-tolerations rules."""
+    """ValidatePodUpdate's container and toleration rules, in upstream's order.
+
+    Like upstream, the tolerations are validated again after the only-added check (ValidatePodSpec
+    already did it once), so an invalid toleration is reported twice on update.
+    """
+    errs: list[f.FieldError] = []
     for name in ("containers", "initContainers"):
-        if len(_list(new_spec.get(name))) != len(_list(old_spec.get(name))):
-            return [f.forbidden(f.child("spec", name), "pod updates may not add or remove containers")]
-    # validate_pod_spec already ran ValidateTolerations on the new list; keep only the Forbidden.
-    errs = validate_only_added_tolerations(
-        _list(new_spec.get("tolerations")),
-        _list(old_spec.get("tolerations")),
-        allow_comparison=allow_comparison,
+        new, old = _list(new_spec.get(name)), _list(old_spec.get(name))
+        path = f.child("spec", name)
+        if len(new) != len(old):
+            return [*errs, f.forbidden(path, "pod updates may not add or remove containers")]
+        for i, container in enumerate(new):
+            image = container.get("image")
+            if not image:
+                errs.append(f.required(f.child(f.index(path, i), "image")))
+            elif isinstance(image, str) and image.strip() != image:
+                detail = "must not have leading or trailing whitespace"
+                errs.append(f.invalid(f.child(f.index(path, i), "image"), image, detail))
+    errs.extend(
+        validate_only_added_tolerations(
+            _list(new_spec.get("tolerations")),
+            _list(old_spec.get("tolerations")),
+            allow_comparison=allow_comparison,
+        )
     )
-    return [e for e in errs if e.type == f.FORBIDDEN]
+    return errs
