@@ -388,6 +388,13 @@ def test_multiple_errors_render_as_a_list() -> None:
     )
 
 
+def test_kubectl_drops_repeated_causes_but_the_status_keeps_them() -> None:
+    errs = [required("a"), required("a")]
+    assert kubectl_invalid_message("Pod", "p", errs) == 'The Pod "p" is invalid: a: Required value'
+    assert len(invalid_status("Pod", "p", errs)["details"]["causes"]) == 2
+    assert kubectl_invalid_message("Pod", "p", []) == 'The Pod "p" is invalid'
+
+
 def test_invalid_status_has_causes() -> None:
     errs = validate(node(taints=[{"key": "a"}]))
     status = invalid_status("Node", "n1", errs)

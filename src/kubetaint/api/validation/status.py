@@ -58,10 +58,14 @@ def kubectl_invalid_message(kind: str, name: str, errors: Sequence[FieldError]) 
     """What kubectl prints for that Status (without the trailing newline).
 
     One cause: `The Node "n1" is invalid: <field>: <message>`; several: the prefix, then one
-    `* <field>: <message>` line per cause.
+    `* <field>: <message>` line per distinct cause.
     """
     prefix = f"The {kind} {go_quote(name)} is invalid: "
-    lines = [f"{e.field}: {e.message}" for e in errors]
+    lines: list[str] = []
+    for e in errors:  # statusCausesToAggrError drops repeated causes
+        line = f"{e.field}: {e.message}"
+        if line not in lines:
+            lines.append(line)
     if not lines:
         return f"The {kind} {go_quote(name)} is invalid"
     if len(lines) == 1:
