@@ -383,7 +383,7 @@ def test_multiple_errors_render_as_a_list() -> None:
         == 'Deployment.apps "d" is invalid: [a: Required value, b: Required value]'
     )
     assert (
-        kubectl_invalid_message("Pod", "p", errs[:2])
+        kubectl_invalid_message("Pod", "p", errs)
         == 'The Pod "p" is invalid: \n* a: Required value\n* b: Required value'
     )
 
