@@ -8,12 +8,14 @@ from typing import Any
 
 def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, Any]) -> bool:
     """Whether `labels` satisfy every matchLabels pair and matchExpressions requirement."""
-    match_labels = selector.get("matchLabels") or {}
-    for key, value in match_labels.items():
-        if labels.get(key) != value:
-            return False
-    for requirement in selector.get("matchExpressions") or []:
-        if not _requirement_matches(requirement, labels):
+    match_labels = selector.get("matchLabels")
+    if isinstance(match_labels, Mapping):
+        for key, value in match_labels.items():
+            if labels.get(key) != value:
+                return False
+    expressions = selector.get("matchExpressions")
+    for requirement in expressions if isinstance(expressions, list) else []:
+        if not isinstance(requirement, Mapping) or not _requirement_matches(requirement, labels):
             return False
     return True
 
@@ -21,7 +23,8 @@ def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, Any]) -> 
 def _requirement_matches(requirement: Mapping[str, Any], labels: Mapping[str, Any]) -> bool:
     key = requirement.get("key", "")
     operator = requirement.get("operator", "")
-    values = requirement.get("values") or []
+    values = requirement.get("values")
+    values = values if isinstance(values, list) else []
     if operator == "In":
         return key in labels and labels[key] in values
     if operator == "NotIn":
