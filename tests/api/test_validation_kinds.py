@@ -326,6 +326,20 @@ def test_workload_template_tolerations_are_validated() -> None:
     assert [e.field for e in validate(obj)] == ["spec.template.spec.tolerations[0].effect"]
 
 
+def test_workload_templates_ratchet_comparison_operators() -> None:
+    old = workload("Deployment")
+    old["spec"]["template"]["spec"]["tolerations"] = [{"key": "sla", "operator": "Gt", "value": "1"}]
+    new = workload("Deployment")
+    new["spec"]["template"]["spec"]["tolerations"] = [{"key": "sla", "operator": "Lt", "value": "5"}]
+    assert validate(new, old=old) == []
+    assert [e.reason for e in validate(new)] == ["FieldValueNotSupported"]
+
+
+def test_duplicate_errors_compare_equal() -> None:
+    taint = {"key": "a", "effect": "NoSchedule"}
+    assert validate(node(taints=[taint, taint])) == validate(node(taints=[taint, taint]))
+
+
 def test_unknown_kind_is_rejected() -> None:
     with pytest.raises(ValueError, match='no kind "Widget" is registered for version "v1"'):
         validate({"apiVersion": "v1", "kind": "Widget"})

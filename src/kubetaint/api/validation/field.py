@@ -48,6 +48,12 @@ class GoValue:
     def __repr__(self) -> str:
         return f"GoValue({self.rendered})"
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GoValue) and other.rendered == self.rendered
+
+    def __hash__(self) -> int:
+        return hash(self.rendered)
+
 
 @dataclass(frozen=True)
 class FieldError:

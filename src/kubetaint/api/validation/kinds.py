@@ -51,10 +51,12 @@ def validate_node(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.F
     return errs
 
 
-def _allow_comparison(allow: bool, old: Obj | None) -> bool:
+def _allow_comparison(allow: bool, old: Obj | None, template: bool = False) -> bool:
+    """The gate, or ratcheting: the old pod (or old workload template) already uses Lt/Gt."""
     if allow or old is None:
         return allow
-    tolerations = _m(old, "spec").get("tolerations")
+    spec = _m(_m(_m(old, "spec"), "template"), "spec") if template else _m(old, "spec")
+    tolerations = spec.get("tolerations")
     return isinstance(tolerations, list) and any(
         isinstance(t, Mapping) and t.get("operator") in ("Lt", "Gt") for t in tolerations
     )
@@ -196,9 +198,11 @@ def _workload(kind: str, *, replicas: bool) -> KindValidator:
     def validate(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
         errs = _meta(obj, namespaced=True)
         spec = _m(obj, "spec")
-        if replicas and isinstance(spec.get("replicas"), int) and spec["replicas"] < 0:
-            errs.append(f.invalid("spec.replicas", spec["replicas"], IS_NEGATIVE_ERROR))
-        errs.extend(_selector_and_template(kind, spec, allow_comparison))
+        count = spec.get("replicas")
+        if replicas and isinstance(count, int) and not isinstance(count, bool) and count < 0:
+            errs.append(f.invalid("spec.replicas", count, IS_NEGATIVE_ERROR))
+        allow = _allow_comparison(allow_comparison, old, template=True)
+        errs.extend(_selector_and_template(kind, spec, allow))
         return errs
 
     validate.__doc__ = f"Validate{kind}Spec: selector, template labels, template pod spec."
