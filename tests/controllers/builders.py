@@ -141,6 +141,7 @@ class Cluster:
     store: MemoryStore = field(init=False)
 
     changes: list[tuple[float, str, str, str]] = field(default_factory=list)
+    last_state: dict[tuple[str, str], JSON] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         counter = iter(range(10**9))
@@ -149,7 +150,13 @@ class Cluster:
 
     def _record(self, event: WatchEvent) -> None:
         meta = event.object.get("metadata") or {}
+        if event.type == "DELETED":
+            self.last_state[(event.resource, meta.get("name", ""))] = event.object
         self.changes.append((round(self.t, 6), event.type, event.resource, meta.get("name", "")))
+
+    def pod_changes(self, name: str) -> list[tuple[float, str]]:
+        """(seconds since start, change type) of one pod."""
+        return [(t, kind) for t, kind, res, obj in self.changes if res == "pods" and obj == name]
 
     def deletions(self, resource: str = "pods") -> list[tuple[float, str]]:
         """(seconds since start, name) of every deletion of `resource`."""

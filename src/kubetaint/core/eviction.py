@@ -95,7 +95,7 @@ def decide_timer(
 
     `existing_created_at` is the CreatedAt of the pod's pending timer (None when there is none, or
     only a running immediate deletion). Deadlines count from `now`, the processing time; once a
-    timer exists, a later tolerated update never moves it.
+    timer exists, a later tolerated update never moves it (not even at the same virtual instant).
     """
     cancel_first = not taints
     if cancel_first:
@@ -110,7 +110,9 @@ def decide_timer(
     trigger = now + minimum
     if existing_created_at is not None:
         start = existing_created_at
-        if start + minimum < trigger:
+        # Upstream keeps the timer when `created + min < now + min`. Its clock always moves between
+        # two handlings; a virtual clock does not, so a timer from this same instant counts as older.
+        if start <= now:
             return TimerDecision(cancel=cancel_first)
         return TimerDecision(cancel=True, add=(start, trigger))
     return TimerDecision(cancel=cancel_first, add=(start, trigger))
