@@ -142,6 +142,7 @@ class Cluster:
 
     changes: list[tuple[float, str, str, str]] = field(default_factory=list)
     last_state: dict[tuple[str, str], JSON] = field(default_factory=dict)
+    taint_log: list[tuple[float, str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         counter = iter(range(10**9))
@@ -152,7 +153,38 @@ class Cluster:
         meta = event.object.get("metadata") or {}
         if event.type == "DELETED":
             self.last_state[(event.resource, meta.get("name", ""))] = event.object
+        if event.resource == "nodes":
+            self._record_taints(event)
         self.changes.append((round(self.t, 6), event.type, event.resource, meta.get("name", "")))
+
+    def _record_taints(self, event: WatchEvent) -> None:
+        def strings(obj: JSON | None) -> set[str]:
+            taints = ((obj or {}).get("spec") or {}).get("taints") or []
+            return {f"{t['key']}:{t['effect']}" for t in taints}
+
+        before = strings(event.old_object) if event.type != "ADDED" else set()
+        after = strings(event.object) if event.type != "DELETED" else set()
+        name = event.object["metadata"]["name"]
+        for added in sorted(after - before):
+            self.taint_log.append((round(self.t, 6), name, "+" + added))
+        for removed in sorted(before - after):
+            self.taint_log.append((round(self.t, 6), name, "-" + removed))
+
+    def taints_of(self, name: str, effect: str | None = None) -> list[tuple[float, str]]:
+        """(time, +key:effect / -key:effect) for one node, in order."""
+        return [
+            (t, change)
+            for t, node_name, change in self.taint_log
+            if node_name == name and (effect is None or change.endswith(effect))
+        ]
+
+    def no_execute_added(self) -> list[tuple[float, str]]:
+        """(time, node) of every NoExecute taint addition."""
+        return [
+            (t, n)
+            for t, n, change in self.taint_log
+            if change.startswith("+") and change.endswith(":NoExecute")
+        ]
 
     def pod_changes(self, name: str) -> list[tuple[float, str]]:
         """(seconds since start, change type) of one pod."""
@@ -214,3 +246,86 @@ class Cluster:
     def event_log(self, reason: str | None = None) -> list[tuple[str, str]]:
         """(lastTimestamp, message) of events, in the order they were recorded."""
         return [(e["lastTimestamp"], e["message"]) for e in self.events(reason)]
+
+
+DEFAULT_TOLERATIONS = [
+    {
+        "key": "node.kubernetes.io/not-ready",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 300,
+    },
+    {
+        "key": "node.kubernetes.io/unreachable",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 300,
+    },
+]
+DAEMON_TOLERATIONS = [
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+]
+
+
+class Kubelets:
+    """Stands in for kubelets: a Ready node with a Lease renewed every `period` seconds from
+    `offset`, until `stop(name)`; status changes are written on request."""
+
+    def __init__(self, cluster: Cluster, *, period: float = 10.0, offset: float = 2.0) -> None:
+        self.cluster = cluster
+        self.period = period
+        self.offset = offset
+        self.alive: set[str] = set()
+
+    def add_node(self, name: str, zone: str | None = "z1", region: str | None = None, **extra: Any) -> None:
+        c = self.cluster
+        now = c.stamp(c.t)
+        c.create(
+            "nodes",
+            node(name, zone=zone, region=region, conditions=[condition("Ready", "True", now)], **extra),
+        )
+        c.create("leases.coordination.k8s.io", lease(name, c.clock.now()))
+        self.alive.add(name)
+        self._schedule(name)
+
+    def _schedule(self, name: str) -> None:
+        c = self.cluster
+        k = int((c.t - self.offset) // self.period) + 1
+        c.clock.call_at(c.at(self.offset + k * self.period), lambda: self._renew(name))
+
+    def _renew(self, name: str) -> None:
+        if name not in self.alive:
+            return
+        c = self.cluster
+        current = c.store.get("leases.coordination.k8s.io", "kube-node-lease", name)
+        spec = {**current["spec"], "renewTime": format_micro_time(c.clock.now())}
+        c.store.update("leases.coordination.k8s.io", {**current, "spec": spec})
+        self._schedule(name)
+
+    def stop(self, *names: str) -> None:
+        """Heartbeats stop (the kubelet dies or the network is cut)."""
+        self.alive.difference_update(names)
+
+    def restart(self, *names: str) -> None:
+        for name in names:
+            if name not in self.alive:
+                self.alive.add(name)
+                self._renew(name)
+                self.set_condition(name, "Ready", "True")
+
+    def set_condition(self, name: str, kind: str, status: str) -> None:
+        """Post a condition as the kubelet would (heartbeat now, transition now when it changes)."""
+        c = self.cluster
+        current = c.node(name)
+        now = c.stamp(c.t)
+        conditions = [dict(x) for x in current["status"].get("conditions", [])]
+        for existing in conditions:
+            if existing["type"] == kind:
+                if existing["status"] != status:
+                    existing["lastTransitionTime"] = now
+                existing.update(status=status, lastHeartbeatTime=now)
+                break
+        else:
+            conditions.append(condition(kind, status, now))
+        c.store.update("nodes", {**current, "status": {**current["status"], "conditions": conditions}})
