@@ -113,6 +113,11 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+class StoreError(Exception):
+    """A store cannot be opened or reached (data dir locked, corrupt file, etcd unreachable).
+    The message is meant for users as is: print it, never a traceback."""
+
+
 @dataclass
 class StoreOptions:
     """Backend-independent settings."""
