@@ -13,7 +13,7 @@ from etcd_server import ETCD_BINARY, SKIP_REASON, EtcdServer
 from kubetaint.clock import VirtualClock
 from kubetaint.store.interface import Store, StoreOptions
 
-BACKENDS = ["memory", "sqlite"]
+BACKENDS = ["memory", "sqlite", "etcd"]
 _prefixes = itertools.count()
 
 
