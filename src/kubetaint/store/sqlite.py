@@ -168,7 +168,9 @@ class SqliteStore:
     ) -> Iterator[str]:
         where = ["resource = ?"]
         params: list[Any] = [resource]
+        source = "objects"
         if node is not None:
+            source = "objects INDEXED BY objects_by_node"  # the planner would scan all pods instead
             where.append("node = ?")
             params.append(node)
         if namespace:
@@ -177,7 +179,7 @@ class SqliteStore:
         if start is not None:
             where.append("(namespace, name) > (?, ?)")
             params.extend(start)
-        sql = f"SELECT json FROM objects WHERE {' AND '.join(where)} ORDER BY namespace, name"
+        sql = f"SELECT json FROM {source} WHERE {' AND '.join(where)} ORDER BY namespace, name"
         for (text,) in conn.execute(sql, params):
             yield text
 
