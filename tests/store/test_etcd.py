@@ -7,6 +7,7 @@ import base64
 import itertools
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -140,3 +141,20 @@ def test_a_watch_survives_many_events_and_pages_span_etcd_pages(stores: tuple[Et
     assert [o["metadata"]["name"] for o in page.items + rest.items] == [
         o["metadata"]["name"] for o in odd.items
     ]
+
+
+def test_losing_etcd_ends_watches_and_fails_writes_clearly(tmp_path: Path) -> None:
+    server = EtcdServer(tmp_path)
+    try:
+        store = EtcdStore(server.url, VirtualClock())
+        store.subscribe(lambda e: None)
+        stream = store.watch("pods", resource_version="0")
+        store.create("pods", pod("a"))
+        collect(stream, "a")
+    finally:
+        server.stop()
+    eventually(lambda: stream.stopped, "the watch to end with its etcd")
+    err = status_of(lambda: store.create("pods", pod("b")))
+    assert (err.code, err.reason) == (503, "ServiceUnavailable")
+    assert err.message == f"cannot reach etcd at {server.url}: [Errno 111] Connection refused"
+    store.close()

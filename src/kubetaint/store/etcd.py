@@ -102,12 +102,15 @@ class EtcdStore:
         self._feed_lock = threading.Lock()
         self._dispatched = threading.Condition()
         self._dispatched_rv = 0
+        self._resume_after: int | None = None  # the subscription feed's last delivered revision
         self._compacted = 0
         self._closed = False
         try:
             self._revision_now()
         except errors.StatusError as err:
-            raise StoreError(f"cannot reach etcd at {self.url}: {err.message}") from None
+            raise StoreError(
+                err.message if err.code == 503 else f"etcd at {self.url}: {err.message}"
+            ) from None
 
     # transport ---------------------------------------------------------------------------
 
@@ -172,8 +175,10 @@ class EtcdStore:
         revision = 0
         matched: list[JSON] = []
         more = False
+        # Without selectors every key is an item: fetch just one more than asked for.
+        size = min(_PAGE, limit + 1) if limit and labels.empty and fields.empty else _PAGE
         while not more:
-            page = self._range(b64(start), end, limit=_PAGE, **({"revision": revision} if revision else {}))
+            page = self._range(b64(start), end, limit=size, **({"revision": revision} if revision else {}))
             revision = int(page["header"]["revision"])  # later pages read the same snapshot
             kvs = page.get("kvs") or []
             for kv in kvs:
@@ -264,8 +269,7 @@ class EtcdStore:
 
     def _written(self, rv: int) -> None:
         self._maybe_compact(rv)
-        with self._feed_lock:
-            feed = self._feed
+        feed = self._ensure_feed()
         if feed is None or threading.current_thread() is feed.thread:
             return
         with self._dispatched:  # our own handlers see our writes before we return
@@ -344,22 +348,27 @@ class EtcdStore:
     def subscribe(self, handler: Handler) -> Callable[[], None]:
         unsubscribe = self._dispatcher.subscribe(handler)
         with self._feed_lock:
-            if self._feed is None and not self._closed:
-                self._start_feed(self._revision_now())
+            if self._resume_after is None:
+                self._resume_after = self._revision_now()
+        self._ensure_feed()
         return unsubscribe
 
-    def _start_feed(self, after: int) -> None:
-        prefix = self._prefix + "/"
-        self._dispatched_rv = after
-        self._feed = EtcdWatchStream(
-            self.url,
-            b64(prefix),
-            prefix_end(prefix),
-            after + 1,
-            on_events=self._deliver,
-            on_end=self._feed_ended,
-            name="etcd-feed",
-        )
+    def _ensure_feed(self) -> EtcdWatchStream | None:
+        """The subscription stream, (re)started after the last delivered revision if needed."""
+        with self._feed_lock:
+            if self._feed is None and self._resume_after is not None and not self._closed:
+                prefix = self._prefix + "/"
+                with contextlib.suppress(WatchStreamError):  # etcd down: retried at the next write
+                    self._feed = EtcdWatchStream(
+                        self.url,
+                        b64(prefix),
+                        prefix_end(prefix),
+                        self._resume_after + 1,
+                        on_events=self._deliver,
+                        on_end=self._feed_ended,
+                        name="etcd-feed",
+                    )
+            return self._feed
 
     def _deliver(self, raw: builtins.list[dict[str, Any]]) -> None:
         for event in raw:
@@ -369,18 +378,19 @@ class EtcdStore:
             self._dispatcher.enqueue(converted)
             self._dispatcher.dispatch()
             with self._dispatched:
-                self._dispatched_rv = converted.resource_version
+                self._dispatched_rv = self._resume_after = converted.resource_version
                 self._dispatched.notify_all()
 
     def _feed_ended(self, reason: str) -> None:
         """The subscription stream broke (etcd restarted, connection lost): resume after the last
-        delivered revision; if that was compacted meanwhile, subscribers cannot be made whole."""
+        delivered revision. If etcd compacted that history meanwhile, the changes in between are
+        lost to subscribers (upstream informers would re-list); resume at the compaction."""
         with self._feed_lock:
             self._feed = None
-            if self._closed:
-                return
-            with contextlib.suppress(WatchStreamError):
-                self._start_feed(self._dispatched_rv)
+            compacted = re.fullmatch(r"compacted at revision (\d+)", reason)
+            if compacted and self._resume_after is not None:
+                self._resume_after = max(self._resume_after, int(compacted[1]) - 1)
+        self._ensure_feed()
         with self._dispatched:
             self._dispatched.notify_all()
 
