@@ -118,8 +118,9 @@ class EtcdStore:
         try:
             response: dict[str, Any] = self._client.post(self._client.get_url(path), json=body)
         except (ConnectionFailedError, ConnectionTimeoutError) as err:
+            reason = _reason(err.detail_text or str(err))
             raise errors.StatusError(
-                503, "ServiceUnavailable", _reason(err.detail_text or str(err))
+                503, "ServiceUnavailable", f"cannot reach etcd at {self.url}: {reason}"
             ) from None
         except Etcd3Exception as err:
             raise _etcd_error(err) from None
