@@ -4,8 +4,8 @@ pods surviving NoSchedule taints, the node-name affinity, and status."""
 from __future__ import annotations
 
 import pytest
-from workload_builders import daemonset, events, make_env, node, pods_of
 
+from controllers.workload_builders import daemonset, events, make_env, node, pods_of
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.daemonset.placement import node_should_run_daemon_pod, target_node_name
 from kubetaint.controllers.daemonset.tolerations import _daemon_pod_tolerations

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from workload_builders import deployment, events, make_env, owner_ref, pods_of
-
+from controllers.workload_builders import deployment, events, make_env, owner_ref, pods_of
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.deployment.hashing import compute_hash, fnv32a, safe_encode
 from kubetaint.controllers.replicaset import ReplicaSetController

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from workload_builders import events, make_env, names, owner_ref, pod, pods_of, replicaset
 
+from controllers.workload_builders import events, make_env, names, owner_ref, pod, pods_of, replicaset
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.controllers.replicaset.podutil import ALPHANUMS, generate_name, rank_for_deletion
 

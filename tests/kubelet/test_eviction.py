@@ -4,10 +4,10 @@ exact status and message strings."""
 from __future__ import annotations
 
 import pytest
-from builders import container, events, make_pool, pod
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kubelet.builders import container, events, make_pool, pod
 from kubetaint.kubelet.eviction import format_binary, memory_eviction_message, rank_memory_pressure
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from builders import condition, events, make_pool
 
+from kubelet.builders import condition, events, make_pool
 from kubetaint.clock import parse_time
 from kubetaint.kubelet import KubeletSettings
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from builders import container, events, make_pool, pod, taint_node
 
+from kubelet.builders import container, events, make_pool, pod, taint_node
 from kubetaint.kubelet import KubeletSettings
 from kubetaint.kubelet.admission import admit, eviction_admit
 
