@@ -54,6 +54,82 @@ def test_format_quantity(raw: str | int | float, expected: str) -> None:
     assert format_quantity(raw) == expected
 
 
+# TestQuantityParseEmit, with the negative variants upstream also checks.
+PARSE_EMIT = [
+    ("1Ki", "1Ki"),
+    ("1Mi", "1Mi"),
+    ("1Gi", "1Gi"),
+    ("1024Mi", "1Gi"),
+    ("1000M", "1G"),
+    (".001Ki", "1024m"),
+    (".000001Ki", "1024u"),
+    (".000000001Ki", "1024n"),
+    (".000000000001Ki", "2n"),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), PARSE_EMIT)
+def test_parse_emit(raw: str, expected: str) -> None:
+    assert format_quantity(raw) == expected
+    assert format_quantity("-" + raw) == "-" + expected
+    assert format_quantity("+" + raw) == expected
+
+
+D = Fraction
+# TestQuantityParse: (input, exact value after parsing, format).
+PARSE = [
+    ("0", D(0), "DecimalSI"),
+    ("0Ki", D(0), "BinarySI"),
+    ("1", D(1), "DecimalSI"),
+    ("8Ki", D(8 * 1024), "BinarySI"),
+    ("3Ei", D(3 * 2**60), "BinarySI"),
+    ("5n", D(5, 10**9), "DecimalSI"),
+    ("50k", D(50_000), "DecimalSI"),
+    ("1E", D(10**18), "DecimalSI"),
+    ("1E-3", D(1, 1000), "DecimalExponent"),
+    ("1E18", D(10**18), "DecimalExponent"),
+    ("100.035k", D(100035), "DecimalSI"),
+    ("0.0005k", D(1, 2), "DecimalSI"),
+    ("0.5e-2", D(5, 1000), "DecimalExponent"),
+    ("1.3E+6", D(1_300_000), "DecimalExponent"),
+    ("1.01E", D(101 * 10**16), "DecimalSI"),
+    ("3.001n", D(4, 10**9), "DecimalSI"),
+    ("1.1E-9", D(2, 10**9), "DecimalExponent"),
+    ("0.0000000005", D(1, 10**9), "DecimalSI"),
+    ("0.00000012345", D(124, 10**9), "DecimalSI"),
+    ("9Ei", D(2**63 - 1), "BinarySI"),
+    ("9223372036854775807Ki", D(2**63 - 1), "BinarySI"),
+    ("12E", D(12 * 10**18), "DecimalSI"),
+    ("100.035Ki", D(10243584, 100), "BinarySI"),
+    ("0.5Mi", D(2**19), "BinarySI"),
+    (".001", D(1, 1000), "DecimalSI"),
+    (".0001k", D(1, 10), "DecimalSI"),
+    ("1.", D(1), "DecimalSI"),
+    ("1.G", D(10**9), "DecimalSI"),
+]
+
+
+@pytest.mark.parametrize(("raw", "amount", "fmt"), PARSE)
+def test_quantity_parse_table(raw: str, amount: Fraction, fmt: str) -> None:
+    assert parse_quantity(raw) == amount
+    assert parse_quantity("-" + raw) == -amount
+    assert parse_quantity("+" + raw) == amount
+    assert quantity_format(raw) == fmt
+
+
+@pytest.mark.parametrize(
+    "raw", ["1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", " 1", "1 "]
+)
+def test_quantity_parse_invalid_table(raw: str) -> None:
+    with pytest.raises(QuantityError):
+        parse_quantity(raw)
+
+
+def test_a_fraction_of_a_binary_unit_below_one_prints_decimal() -> None:
+    assert format_quantity("0.000000000001Ki") == "2n"
+    assert format_quantity(1e-12) == "1e-9"  # a JSON number keeps its exponent format
+
+
 @pytest.mark.parametrize(
     ("raw", "fmt"),
     [

@@ -33,6 +33,10 @@ QUANTITY_FORMAT_ERROR = (
 )
 
 
+_NANO = 10**9
+_INT64_MAX = 2**63 - 1
+
+
 class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity; the message is upstream's ErrFormatWrong text."""
 
@@ -59,7 +63,7 @@ def _parse(raw: str | int | float) -> Fraction:
     if isinstance(raw, float):
         if not math.isfinite(raw):
             raise QuantityError(QUANTITY_FORMAT_ERROR)
-        return Fraction(repr(raw)) if "e" not in repr(raw) else Fraction(raw)
+        return _parse(repr(raw))  # a JSON number is parsed from its text, as upstream does
     match = _QUANTITY.fullmatch(raw)
     if match is None:
         raise QuantityError(QUANTITY_FORMAT_ERROR)
@@ -67,11 +71,16 @@ def _parse(raw: str | int | float) -> Fraction:
     suffix = match["suffix"] or ""
     if suffix in _BINARY:
         number *= _BINARY[suffix]
+        # ParseQuantity caps binary quantities at the largest int64.
+        number = min(number, Fraction(_INT64_MAX))
     elif suffix in _DECIMAL:
         number *= _DECIMAL[suffix]
     else:
         exponent = int(suffix[1:])
         number *= Fraction(10) ** exponent
+    if (number * _NANO).denominator != 1:
+        # Non-zero amounts finer than a nano round up to the next nano, away from zero.
+        number = Fraction(math.ceil(number * _NANO), _NANO)
     return -number if match["sign"] == "-" else number
 
 
