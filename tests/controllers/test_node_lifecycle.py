@@ -470,12 +470,12 @@ def test_excluded_nodes_do_not_count_for_zone_states() -> None:
 class PollingLifecycle(NodeLifecycleController):
     """Runs doNoExecuteTaintingPass on every 100 ms grid point, like upstream's wait.Until."""
 
-    def _arm_tainting_pass(self) -> None:
-        if self._running and self._pass_handle is None:
-            now_us = round(self._clock.now() * 1_000_000)
-            k = max(-(-(now_us - self._start_us) // 100_000), self._last_pass_k + 1)
-            self._pass_k = k
-            self._pass_handle = self._clock.call_at(self._grid_time(k), self._tainting_pass)
+    def start(self) -> None:
+        super().start()
+        tainters = self.tainters
+        tainters.after_pass = lambda: tainters.schedule(tainters.first_grid_index())
+        tainters.arm = lambda: tainters.schedule(tainters.first_grid_index())  # type: ignore[method-assign]
+        tainters.arm()
 
 
 def outage_run(controller_class: type[NodeLifecycleController]) -> list:

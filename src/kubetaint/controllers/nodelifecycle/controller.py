@@ -14,22 +14,23 @@ At an instant shared by a health pass and a tainting pass, the health pass runs 
 from __future__ import annotations
 
 import logging
-import math
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle
-from kubetaint.controllers.nodelifecycle.health import LEASES, NODE_LEASE_NAMESPACE, NodeHealthTracker
-from kubetaint.controllers.nodelifecycle.labels import reconcile_node_labels
-from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
-    NODE_EVICTION_PERIOD,
-    RateLimitedTimedQueue,
-    TimedValue,
+from kubetaint.controllers.nodelifecycle.health import (
+    LEASES,
+    NODE_LEASE_NAMESPACE,
+    HealthResult,
+    NodeHealthTracker,
 )
+from kubetaint.controllers.nodelifecycle.labels import reconcile_node_labels
+from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.tainting import ZoneTainters
 from kubetaint.controllers.nodelifecycle.taints import (
     mark_pods_not_ready,
     record_node_event,
@@ -63,7 +64,6 @@ EVENT_COMPONENT = "node-controller"
 NODE_HEALTH_UPDATE_RETRY = 5
 #: A node missing its Ready condition is retried in the tainting queue after 50 ms.
 MISSING_READY_RETRY_NS = 50_000_000
-_GRID_US = round(NODE_EVICTION_PERIOD * 1_000_000)
 
 
 def _name(obj: Mapping[str, Any]) -> str:
@@ -98,18 +98,17 @@ class NodeLifecycleController:
         self.health = NodeHealthTracker(store, clock, self.settings, self.leases)
         self.known_nodes: dict[str, JSON] = {}
         self.zone_states: dict[str, ZoneState] = {}
-        self.zone_tainters: dict[str, RateLimitedTimedQueue] = {}
+        self.tainters = ZoneTainters(clock, self.settings.node_eviction_rate, self._taint_node)
         self.nodes_to_retry: set[str] = set()
+        #: node name → (node object, lease object, Ready) of a pass that changed nothing.
+        self._quiet: dict[str, tuple[JSON, JSON | None, Mapping[str, Any]]] = {}
+        self._last_result: HealthResult | None = None
         self._node_queue: OrderedDict[str, None] = OrderedDict()
         self._pod_queue: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._node_worker: Handle | None = None
         self._pod_worker: Handle | None = None
         self._monitor_handle: Handle | None = None
-        self._pass_handle: Handle | None = None
-        self._pass_k: int | None = None
-        self._last_pass_k = -1
         self._start = 0.0
-        self._start_us = 0
         self._monitor_k = 0
         self._running = False
 
@@ -120,7 +119,7 @@ class NodeLifecycleController:
             return
         self._running = True
         self._start = self._clock.now()
-        self._start_us = round(self._start * 1_000_000)
+        self.tainters.start()
         self.nodes.add_handlers(
             EventHandlers(
                 on_add=lambda node: self._queue_node(_name(node)),
@@ -139,11 +138,11 @@ class NodeLifecycleController:
 
     def stop(self) -> None:
         self._running = False
-        for handle in (self._node_worker, self._pod_worker, self._monitor_handle, self._pass_handle):
+        for handle in (self._node_worker, self._pod_worker, self._monitor_handle):
             if handle is not None:
                 handle.cancel()
-        self._node_worker = self._pod_worker = self._monitor_handle = self._pass_handle = None
-        self._pass_k = None
+        self._node_worker = self._pod_worker = self._monitor_handle = None
+        self.tainters.stop()
 
     # node and pod workers ------------------------------------------------------------------------
 
@@ -248,7 +247,7 @@ class NodeLifecycleController:
         for node in nodes:
             self._guard(lambda n: self._update_node(n, zone_conditions), node)
         self.handle_disruption(zone_conditions, nodes)
-        self._arm_tainting_pass()
+        self.tainters.arm()
 
     def _classify_nodes(self, nodes: list[JSON]) -> tuple[list[JSON], list[JSON], list[JSON]]:
         added = [n for n in nodes if _name(n) not in self.known_nodes]
@@ -265,10 +264,81 @@ class NodeLifecycleController:
         zone = get_zone_key(node)
         if zone not in self.zone_states:
             self.zone_states[zone] = ZoneState.INITIAL
-            self.zone_tainters[zone] = RateLimitedTimedQueue(self.settings.node_eviction_rate)
+            self.tainters.new_zone(zone)
 
     def _update_node(self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]) -> None:
+        """One node of monitorNodeHealth. A node whose object and lease are the same as in a pass
+        that changed nothing takes a shortcut with exactly the same effects."""
         name = _name(node)
+        lease = self.leases.get(NODE_LEASE_NAMESPACE, name)
+        quiet = self._quiet.get(name)
+        if quiet is not None and quiet[0] is node and self._still_quiet(name, quiet, lease):
+            self._quiet[name] = (node, lease, quiet[2])
+            self._quiet_node(node, quiet[2], zone_conditions)
+            return
+        self._quiet.pop(name, None)
+        self._full_update_node(node, zone_conditions)
+        result = self._last_result
+        if result is not None and self._is_quiet(name, result):
+            assert result.current_ready is not None
+            self._quiet[name] = (node, lease, result.current_ready)
+
+    def _still_quiet(
+        self, name: str, quiet: tuple[JSON, JSON | None, Mapping[str, Any]], lease: JSON | None
+    ) -> bool:
+        has_lease = lease is not None
+        if quiet[2].get("status") == "Unknown":
+            # nothing changes while nothing is renewed (the conditions are Unknown already)
+            return quiet[1] is lease and self.health.keeps_lease(name, has_lease)
+        if quiet[1] is not lease:
+            if lease is None:
+                return False
+            self.health.observe_lease(name, lease, self._clock.now())
+        return self.health.still_quiet(name, has_lease, self._clock.now())
+
+    def _is_quiet(self, name: str, result: HealthResult) -> bool:
+        current = result.current_ready
+        if result.wrote or current is None or result.observed_ready != current:
+            return False
+        status = current.get("status")
+        if status == "True":
+            return True
+        taints = (result.node.get("spec") or {}).get("taints") or []
+        if name in self.nodes_to_retry:
+            return False
+        if status == "Unknown":
+            return not taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
+        return status == "False" and not taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
+
+    def _quiet_node(
+        self,
+        node: JSON,
+        ready: Mapping[str, Any],
+        zone_conditions: dict[str, list[Mapping[str, Any] | None]],
+    ) -> None:
+        """What a full pass does for a node whose object and lease did not change."""
+        name = _name(node)
+        if not is_excluded_from_disruption_checks(node):
+            zone_conditions.setdefault(get_zone_key(node), []).append(ready)
+        status = ready.get("status")
+        if status == "True":
+            taints = (node.get("spec") or {}).get("taints")
+            if taints and (
+                taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
+                or taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
+            ):
+                self.mark_node_as_reachable(node)
+            else:
+                self._tainter(node).remove(name)
+        else:
+            self._mark_node_for_tainting(node, str(status))
+        self.nodes_to_retry.discard(name)
+
+    def _full_update_node(
+        self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]
+    ) -> None:
+        name = _name(node)
+        self._last_result = None
         result = None
         current_node: JSON = node
         for _ in range(NODE_HEALTH_UPDATE_RETRY):
@@ -286,6 +356,7 @@ class NodeLifecycleController:
                 "Update health of Node %s from Controller error, Skipping - no pods will be evicted", name
             )
             return
+        self._last_result = result
         updated = result.node
         if not is_excluded_from_disruption_checks(updated):
             zone_conditions.setdefault(get_zone_key(updated), []).append(result.current_ready)
@@ -327,10 +398,7 @@ class NodeLifecycleController:
             self.mark_node_as_reachable(node)
 
     def _tainter(self, node: Mapping[str, Any]) -> RateLimitedTimedQueue:
-        zone = get_zone_key(node)
-        if zone not in self.zone_tainters:
-            self._add_zone_for(node)
-        return self.zone_tainters[zone]
+        return self.tainters.queue(get_zone_key(node))
 
     def _mark_node_for_tainting(self, node: Mapping[str, Any], status: str) -> bool:
         queue = self._tainter(node)
@@ -378,13 +446,12 @@ class NodeLifecycleController:
                 break
         if all_are_full and all_were_full:
             return
-        now_ns = to_nanos(self._clock.now())
         if all_are_full:
             log.info("Controller detected that all Nodes are not-Ready. Entering master disruption mode")
             for node in nodes:
                 self._guard(self.mark_node_as_reachable, node)
             for zone in self.zone_states:
-                self._zone_queue(zone).swap_limiter(0, now_ns)
+                self.tainters.swap_limiter(zone, 0)
             for zone in self.zone_states:
                 self.zone_states[zone] = ZoneState.FULL_DISRUPTION
             return
@@ -392,9 +459,7 @@ class NodeLifecycleController:
             log.info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
             self.health.reset_probes([_name(n) for n in nodes], self._clock.now())
             for zone in sorted(self.zone_states):
-                self._set_limiter_in_zone(
-                    zone, len(zone_conditions.get(zone, [])), new_states.get(zone), now_ns
-                )
+                self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), new_states.get(zone))
                 self.zone_states[zone] = new_states.get(zone, ZoneState.INITIAL)
             return
         for zone in sorted(self.zone_states):
@@ -402,15 +467,10 @@ class NodeLifecycleController:
             if self.zone_states[zone] == state:
                 continue
             log.info("Controller detected that zone %r is now in state %s", zone, state)
-            self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), state, now_ns)
+            self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), state)
             self.zone_states[zone] = state
 
-    def _zone_queue(self, zone: str) -> RateLimitedTimedQueue:
-        if zone not in self.zone_tainters:
-            self.zone_tainters[zone] = RateLimitedTimedQueue(self.settings.node_eviction_rate)
-        return self.zone_tainters[zone]
-
-    def _set_limiter_in_zone(self, zone: str, size: int, state: ZoneState | None, now_ns: int) -> None:
+    def _set_limiter_in_zone(self, zone: str, size: int, state: ZoneState | None) -> None:
         if state is None:
             return
         qps = zone_qps(
@@ -421,50 +481,16 @@ class NodeLifecycleController:
             self.settings.large_cluster_size_threshold,
         )
         if qps is not None:
-            self._zone_queue(zone).swap_limiter(qps, now_ns)
+            self.tainters.swap_limiter(zone, qps)
 
-    # NoExecute tainting pass -------------------------------------------------------------------
+    # NoExecute tainting ------------------------------------------------------------------------
 
-    def _grid_time(self, k: int) -> float:
-        return (self._start_us + k * _GRID_US) / 1_000_000
-
-    def _arm_tainting_pass(self) -> None:
-        """Schedule doNoExecuteTaintingPass at the first 100 ms grid point where it can act."""
-        if not self._running:
-            return
-        now_us = round(self._clock.now() * 1_000_000)
-        k_min = max(-(-(now_us - self._start_us) // _GRID_US), self._last_pass_k + 1)
-        now_ns = now_us * 1000
-        best: int | None = None
-        for queue in self.zone_tainters.values():
-            lower = queue.next_try(now_ns)
-            if lower is None:
-                continue
-            k = max(k_min, math.ceil((lower // 1000 - self._start_us) / _GRID_US))
-            while not queue.limiter.would_accept(to_nanos(self._grid_time(k))):
-                k += 1
-            best = k if best is None else min(best, k)
-        if best == self._pass_k:
-            return
-        if self._pass_handle is not None:
-            self._pass_handle.cancel()
-            self._pass_handle = None
-        self._pass_k = best
-        if best is not None:
-            self._pass_handle = self._clock.call_at(self._grid_time(best), self._tainting_pass)
-
-    def _tainting_pass(self) -> None:
-        self._pass_handle = None
-        self._pass_k = None
-        now_us = round(self._clock.now() * 1_000_000)
-        self._last_pass_k = (now_us - self._start_us) // _GRID_US
-        self.do_no_execute_tainting_pass()
-        self._arm_tainting_pass()
+    @property
+    def zone_tainters(self) -> dict[str, RateLimitedTimedQueue]:
+        return self.tainters.queues
 
     def do_no_execute_tainting_pass(self) -> None:
-        now_ns = to_nanos(self._clock.now())
-        for zone in sorted(self.zone_tainters):
-            self.zone_tainters[zone].try_(now_ns, self._taint_node)
+        self.tainters.run_pass()
 
     def _taint_node(self, value: TimedValue) -> tuple[bool, int]:
         node = self.nodes.get("", value.value)

@@ -25,7 +25,7 @@ NODE_EVICTION_PERIOD = 0.1
 EVICTION_RATE_LIMITER_BURST = 1
 
 
-@dataclass
+@dataclass(eq=False)
 class TimedValue:
     value: str
     uid: str
@@ -43,6 +43,12 @@ class UniqueQueue:
     def __init__(self) -> None:
         self.heap: list[TimedValue] = []
         self.values: set[str] = set()
+        #: value → its entry in the heap (lookups by identity are C-speed list scans).
+        self._entries: dict[str, TimedValue] = {}
+
+    def _index(self, value: str) -> int | None:
+        entry = self._entries.get(value)
+        return None if entry is None else self.heap.index(entry)
 
     # Go container/heap --------------------------------------------------------------------
 
@@ -78,6 +84,7 @@ class UniqueQueue:
 
     def _push(self, value: TimedValue) -> None:
         self.heap.append(value)
+        self._entries[value.value] = value
         self._up(len(self.heap) - 1)
 
     def _remove_at(self, i: int) -> TimedValue:
@@ -86,7 +93,9 @@ class UniqueQueue:
             self._swap(i, n)
             if not self._down(i, n):
                 self._up(i)
-        return self.heap.pop()
+        removed = self.heap.pop()
+        del self._entries[removed.value]
+        return removed
 
     # UniqueQueue ----------------------------------------------------------------------------
 
@@ -98,30 +107,29 @@ class UniqueQueue:
         return True
 
     def replace(self, value: TimedValue) -> bool:
-        for i, queued in enumerate(self.heap):
-            if queued.value == value.value:
-                self._remove_at(i)
-                self._push(value)
-                return True
-        return False
+        i = self._index(value.value)
+        if i is None:
+            return False
+        self._remove_at(i)
+        self._push(value)
+        return True
 
     def remove_from_queue(self, value: str) -> bool:
         if value not in self.values:
             return False
-        for i, queued in enumerate(self.heap):
-            if queued.value == value:
-                self._remove_at(i)
-                return True
-        return False
+        i = self._index(value)
+        if i is None:
+            return False
+        self._remove_at(i)
+        return True
 
     def remove(self, value: str) -> bool:
         if value not in self.values:
             return False
         self.values.discard(value)
-        for i, queued in enumerate(self.heap):
-            if queued.value == value:
-                self._remove_at(i)
-                return True
+        i = self._index(value)
+        if i is not None:
+            self._remove_at(i)
         return True
 
     def head(self) -> TimedValue | None:
@@ -133,6 +141,7 @@ class UniqueQueue:
     def clear(self) -> None:
         self.heap.clear()
         self.values.clear()
+        self._entries.clear()
 
 
 class RateLimitedTimedQueue:
