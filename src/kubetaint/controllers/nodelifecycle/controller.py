@@ -14,7 +14,6 @@ At an instant shared by a health pass and a tainting pass, the health pass runs 
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,7 +25,6 @@ from kubetaint.controllers.nodelifecycle.health import (
     HealthResult,
     NodeHealthTracker,
 )
-from kubetaint.controllers.nodelifecycle.labels import reconcile_node_labels
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
@@ -38,6 +36,7 @@ from kubetaint.controllers.nodelifecycle.taints import (
     remove_taint_off_node,
     swap_node_controller_taint,
 )
+from kubetaint.controllers.nodelifecycle.workers import NodeEventWorkers, guard
 from kubetaint.controllers.nodelifecycle.zones import (
     ZoneState,
     compute_zone_state,
@@ -49,8 +48,6 @@ from kubetaint.core.conditions import (
     NOT_READY_TAINT_TEMPLATE,
     UNREACHABLE_TAINT_TEMPLATE,
     get_condition,
-    get_status_condition,
-    no_schedule_taint_changes,
     taint_exists,
 )
 from kubetaint.store.events import EventRecorder
@@ -103,10 +100,9 @@ class NodeLifecycleController:
         #: node name → (node object, lease object, Ready) of a pass that changed nothing.
         self._quiet: dict[str, tuple[JSON, JSON | None, Mapping[str, Any]]] = {}
         self._last_result: HealthResult | None = None
-        self._node_queue: OrderedDict[str, None] = OrderedDict()
-        self._pod_queue: OrderedDict[tuple[str, str], None] = OrderedDict()
-        self._node_worker: Handle | None = None
-        self._pod_worker: Handle | None = None
+        self.workers = NodeEventWorkers(
+            store, clock, nodes=self.nodes, pods=self.pods, health=self.health, recorder=self.recorder
+        )
         self._monitor_handle: Handle | None = None
         self._start = 0.0
         self._monitor_k = 0
@@ -120,15 +116,18 @@ class NodeLifecycleController:
         self._running = True
         self._start = self._clock.now()
         self.tainters.start()
+        self.workers.running = True
         self.nodes.add_handlers(
             EventHandlers(
-                on_add=lambda node: self._queue_node(_name(node)),
-                on_update=lambda _old, node: self._queue_node(_name(node)),
+                on_add=lambda node: self.workers.node_changed(_name(node)),
+                on_update=lambda _old, node: self.workers.node_changed(_name(node)),
                 on_delete=lambda node: self.nodes_to_retry.discard(_name(node)),
             )
         )
         self.pods.add_handlers(
-            EventHandlers(on_add=lambda pod: self._pod_updated(None, pod), on_update=self._pod_updated)
+            EventHandlers(
+                on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
+            )
         )
         self.leases.start()
         self.nodes.start()
@@ -138,76 +137,17 @@ class NodeLifecycleController:
 
     def stop(self) -> None:
         self._running = False
-        for handle in (self._node_worker, self._pod_worker, self._monitor_handle):
-            if handle is not None:
-                handle.cancel()
-        self._node_worker = self._pod_worker = self._monitor_handle = None
+        if self._monitor_handle is not None:
+            self._monitor_handle.cancel()
+            self._monitor_handle = None
+        self.workers.stop()
         self.tainters.stop()
 
-    # node and pod workers ------------------------------------------------------------------------
-
-    def _queue_node(self, name: str) -> None:
-        if not self._running:
-            return
-        self._node_queue[name] = None
-        if self._node_worker is None:
-            self._node_worker = self._clock.call_soon(self._drain_nodes)
-
-    def _drain_nodes(self) -> None:
-        self._node_worker = None
-        while self._running and self._node_queue:
-            name, _ = self._node_queue.popitem(last=False)
-            self._guard(self.do_no_schedule_tainting_pass, name)
-            self._guard(lambda n: reconcile_node_labels(self._store, self.nodes.get("", n)), name)
-
     def do_no_schedule_tainting_pass(self, name: str) -> None:
-        """Swap the node's condition NoSchedule taints to match its conditions and spec.unschedulable."""
-        node = self.nodes.get("", name)
-        if node is None:
-            return
-        to_add, to_remove = no_schedule_taint_changes(node)
-        if not to_add and not to_remove:
-            return
-        if not swap_node_controller_taint(self._store, self._clock, to_add, to_remove, node):
-            log.error("Failed to taint NoSchedule on node %s", name)
-
-    def _pod_updated(self, old: JSON | None, new: JSON | None) -> None:
-        if not self._running or new is None:
-            return
-        node_name = (new.get("spec") or {}).get("nodeName") or ""
-        old_node = ((old or {}).get("spec") or {}).get("nodeName") or ""
-        if node_name and (old is None or node_name != old_node):
-            meta = new.get("metadata") or {}
-            self._pod_queue[(str(meta.get("namespace") or ""), _name(new))] = None
-            if self._pod_worker is None:
-                self._pod_worker = self._clock.call_soon(self._drain_pods)
-
-    def _drain_pods(self) -> None:
-        self._pod_worker = None
-        while self._running and self._pod_queue:
-            item, _ = self._pod_queue.popitem(last=False)
-            self._guard(self.process_pod, item)
-
-    def process_pod(self, item: tuple[str, str]) -> None:
-        """A pod newly bound to a node that is not Ready is marked NotReady at once."""
-        pod = self.pods.get(*item)
-        if pod is None:
-            return
-        node_name = str((pod.get("spec") or {}).get("nodeName") or "")
-        health = self.health.get(node_name)
-        if health is None or self.nodes.get("", node_name) is None:
-            return
-        ready = get_status_condition(health.status, "Ready")
-        if ready is None:
-            return
-        if ready.get("status") != "True":
-            mark_pods_not_ready(self._store, self._clock, self.recorder, [pod], node_name)
+        self.workers.do_no_schedule_tainting_pass(name)
 
     def _guard(self, handler: Callable[[Any], Any], arg: Any) -> None:
-        try:
-            handler(arg)
-        except Exception:
-            log.exception("node lifecycle controller: failed to process %s", arg)
+        guard(handler, arg)
 
     # health loop ---------------------------------------------------------------------------------
 
