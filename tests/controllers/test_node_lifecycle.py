@@ -478,32 +478,53 @@ class PollingLifecycle(NodeLifecycleController):
         tainters.arm()
 
 
-def outage_run(controller_class: type[NodeLifecycleController]) -> list:
+class FullPathLifecycle(NodeLifecycleController):
+    """Never takes the shortcut for unchanged nodes: every node gets tryUpdateNodeHealth."""
+
+    def _update_node(self, name: str, node: dict, zone_conditions: dict, now: float) -> None:
+        self._full_update_node(node, zone_conditions)
+
+
+def outage_run(controller_class: type[NodeLifecycleController]) -> Cluster:
     c = Cluster()
     kubelets = Kubelets(c)
     for zone, count in (("a", 60), ("b", 6), ("c", 3)):
         for i in range(count):
             kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
+    for i in range(6):
+        c.create("pods", pod(f"web-{i}", f"b-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
     controller = controller_class(c.store, c.clock)
     controller.start()
+    TaintEvictionController(c.store, c.clock).start()
     c.run_until(20)
     kubelets.stop(*[f"a-{i:02d}" for i in range(35)])
     kubelets.stop("b-00", "b-01")
+    c.run_until(121)
+    kubelets.set_condition("c-01", "Ready", "False")
+    kubelets.set_condition("c-02", "MemoryPressure", "True")
     c.run_until(300)
     kubelets.stop("b-02", "b-03")
     kubelets.restart("a-03", "a-04")
     c.run_until(400)
-    current = c.node("c-00")
     kubelets.stop("c-00", "c-01", "c-02")
     c.run_until(700)
     kubelets.restart("b-00", "b-01", "b-02", "b-03", "c-00")
-    assert current
     c.run_until(1500)
-    return c.taint_log
+    return c
 
 
 def test_scheduling_the_tainting_pass_only_when_useful_matches_polling() -> None:
     efficient = outage_run(NodeLifecycleController)
     polling = outage_run(PollingLifecycle)
-    assert len([x for x in efficient if x[2].endswith("NoExecute")]) > 10
-    assert efficient == polling
+    assert len(efficient.no_execute_added()) > 10
+    assert efficient.taint_log == polling.taint_log
+    assert efficient.changes == polling.changes
+
+
+def test_the_shortcut_for_unchanged_nodes_matches_the_full_health_update() -> None:
+    shortcut = outage_run(NodeLifecycleController)
+    full = outage_run(FullPathLifecycle)
+    assert len(shortcut.deletions()) > 0
+    assert shortcut.changes == full.changes
+    assert shortcut.taint_log == full.taint_log
+    assert shortcut.event_log() == full.event_log()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -55,6 +56,21 @@ from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class QuietNode:
+    """A node whose last health pass changed nothing: while its object and lease stay the same,
+    the next pass has the same effects, so it can be replayed cheaply."""
+
+    node: JSON
+    lease: JSON | None
+    ready: Mapping[str, Any]
+    status: str
+    zone: str
+    counted: bool  # not excluded from disruption checks
+    no_execute_taints: bool  # carries the unreachable or not-ready NoExecute taint
+
 
 CONTROLLER_NAME = "node-lifecycle-controller"
 EVENT_COMPONENT = "node-controller"
@@ -97,8 +113,9 @@ class NodeLifecycleController:
         self.zone_states: dict[str, ZoneState] = {}
         self.tainters = ZoneTainters(clock, self.settings.node_eviction_rate, self._taint_node)
         self.nodes_to_retry: set[str] = set()
-        #: node name → (node object, lease object, Ready) of a pass that changed nothing.
-        self._quiet: dict[str, tuple[JSON, JSON | None, Mapping[str, Any]]] = {}
+        #: node name → what a pass that changed nothing saw.
+        self._quiet: dict[str, QuietNode] = {}
+        self._zones: dict[str, tuple[JSON, str]] = {}
         self._last_result: HealthResult | None = None
         self.workers = NodeEventWorkers(
             store, clock, nodes=self.nodes, pods=self.pods, health=self.health, recorder=self.recorder
@@ -165,8 +182,9 @@ class NodeLifecycleController:
 
     def monitor_node_health(self) -> None:
         """One monitorNodeHealth pass over every node (in name order)."""
-        nodes = sorted(self.nodes.items(), key=_name)
-        added, deleted, new_zone_nodes = self._classify_nodes(nodes)
+        named = sorted(((_name(n), n) for n in self.nodes.items()), key=lambda pair: pair[0])
+        nodes = [node for _, node in named]
+        added, deleted, new_zone_nodes = self._classify_nodes(named)
         for node in new_zone_nodes:
             self._add_zone_for(node)
         for node in added:
@@ -183,22 +201,36 @@ class NodeLifecycleController:
                 self.recorder, node, "Normal", "RemovingNode", f"Removing Node {name} from Controller"
             )
             self.known_nodes.pop(name, None)
+            self._zones.pop(name, None)
+            self._quiet.pop(name, None)
         zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
-        for node in nodes:
-            self._guard(lambda n: self._update_node(n, zone_conditions), node)
+        now = self._clock.now()
+        for name, node in named:
+            try:
+                self._update_node(name, node, zone_conditions, now)
+            except Exception:
+                log.exception("node lifecycle controller: failed to update the health of node %s", name)
         self.handle_disruption(zone_conditions, nodes)
         self.tainters.arm()
 
-    def _classify_nodes(self, nodes: list[JSON]) -> tuple[list[JSON], list[JSON], list[JSON]]:
-        added = [n for n in nodes if _name(n) not in self.known_nodes]
-        new_zone = [
-            n for n in nodes if _name(n) in self.known_nodes and get_zone_key(n) not in self.zone_states
-        ]
+    def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
+        """classifyNodes: (added, deleted, known nodes of a zone without state)."""
+        known, states = self.known_nodes, self.zone_states
+        added = [n for name, n in named if name not in known]
+        new_zone = [n for name, n in named if name in known and self._zone_of(name, n) not in states]
         deleted: list[JSON] = []
-        if len(self.known_nodes) + len(added) != len(nodes):
-            present = {_name(n) for n in nodes}
-            deleted = [n for name, n in sorted(self.known_nodes.items()) if name not in present]
+        if len(known) + len(added) != len(named):
+            present = {name for name, _ in named}
+            deleted = [n for name, n in sorted(known.items()) if name not in present]
         return added, deleted, new_zone
+
+    def _zone_of(self, name: str, node: JSON) -> str:
+        cached = self._zones.get(name)
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        zone = get_zone_key(node)
+        self._zones[name] = (node, zone)
+        return zone
 
     def _add_zone_for(self, node: Mapping[str, Any]) -> None:
         zone = get_zone_key(node)
@@ -206,35 +238,52 @@ class NodeLifecycleController:
             self.zone_states[zone] = ZoneState.INITIAL
             self.tainters.new_zone(zone)
 
-    def _update_node(self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]) -> None:
+    def _update_node(
+        self, name: str, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]], now: float
+    ) -> None:
         """One node of monitorNodeHealth. A node whose object and lease are the same as in a pass
         that changed nothing takes a shortcut with exactly the same effects."""
-        name = _name(node)
         lease = self.leases.get(NODE_LEASE_NAMESPACE, name)
         quiet = self._quiet.get(name)
-        if quiet is not None and quiet[0] is node and self._still_quiet(name, quiet, lease):
-            self._quiet[name] = (node, lease, quiet[2])
-            self._quiet_node(node, quiet[2], zone_conditions)
+        if quiet is not None and quiet.node is node and self._still_quiet(name, quiet, lease, now):
+            quiet.lease = lease
+            if quiet.counted:
+                zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
+            if quiet.status != "True":
+                self._mark_node_for_tainting(node, quiet.status, name, quiet.zone)
+            elif quiet.no_execute_taints:
+                self.mark_node_as_reachable(node)
+            else:
+                self.tainters.queue(quiet.zone).remove(name)
+            self.nodes_to_retry.discard(name)
             return
         self._quiet.pop(name, None)
         self._full_update_node(node, zone_conditions)
         result = self._last_result
         if result is not None and self._is_quiet(name, result):
             assert result.current_ready is not None
-            self._quiet[name] = (node, lease, result.current_ready)
+            taints = (node.get("spec") or {}).get("taints") or []
+            self._quiet[name] = QuietNode(
+                node,
+                lease,
+                result.current_ready,
+                str(result.current_ready.get("status")),
+                get_zone_key(node),
+                not is_excluded_from_disruption_checks(node),
+                taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
+                or taint_exists(taints, NOT_READY_TAINT_TEMPLATE),
+            )
 
-    def _still_quiet(
-        self, name: str, quiet: tuple[JSON, JSON | None, Mapping[str, Any]], lease: JSON | None
-    ) -> bool:
+    def _still_quiet(self, name: str, quiet: QuietNode, lease: JSON | None, now: float) -> bool:
         has_lease = lease is not None
-        if quiet[2].get("status") == "Unknown":
+        if quiet.status == "Unknown":
             # nothing changes while nothing is renewed (the conditions are Unknown already)
-            return quiet[1] is lease and self.health.keeps_lease(name, has_lease)
-        if quiet[1] is not lease:
+            return quiet.lease is lease and self.health.keeps_lease(name, has_lease)
+        if quiet.lease is not lease:
             if lease is None:
                 return False
-            self.health.observe_lease(name, lease, self._clock.now())
-        return self.health.still_quiet(name, has_lease, self._clock.now())
+            self.health.observe_lease(name, lease, now)
+        return self.health.still_quiet(name, has_lease, now)
 
     def _is_quiet(self, name: str, result: HealthResult) -> bool:
         current = result.current_ready
@@ -249,30 +298,6 @@ class NodeLifecycleController:
         if status == "Unknown":
             return not taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
         return status == "False" and not taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
-
-    def _quiet_node(
-        self,
-        node: JSON,
-        ready: Mapping[str, Any],
-        zone_conditions: dict[str, list[Mapping[str, Any] | None]],
-    ) -> None:
-        """What a full pass does for a node whose object and lease did not change."""
-        name = _name(node)
-        if not is_excluded_from_disruption_checks(node):
-            zone_conditions.setdefault(get_zone_key(node), []).append(ready)
-        status = ready.get("status")
-        if status == "True":
-            taints = (node.get("spec") or {}).get("taints")
-            if taints and (
-                taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
-                or taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
-            ):
-                self.mark_node_as_reachable(node)
-            else:
-                self._tainter(node).remove(name)
-        else:
-            self._mark_node_for_tainting(node, str(status))
-        self.nodes_to_retry.discard(name)
 
     def _full_update_node(
         self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]
@@ -340,10 +365,12 @@ class NodeLifecycleController:
     def _tainter(self, node: Mapping[str, Any]) -> RateLimitedTimedQueue:
         return self.tainters.queue(get_zone_key(node))
 
-    def _mark_node_for_tainting(self, node: Mapping[str, Any], status: str) -> bool:
-        queue = self._tainter(node)
+    def _mark_node_for_tainting(
+        self, node: Mapping[str, Any], status: str, name: str | None = None, zone: str | None = None
+    ) -> bool:
+        queue = self.tainters.queue(get_zone_key(node) if zone is None else zone)
         taints = (node.get("spec") or {}).get("taints") or []
-        name = _name(node)
+        name = _name(node) if name is None else name
         wanted = NOT_READY_TAINT_TEMPLATE if status == "False" else UNREACHABLE_TAINT_TEMPLATE
         if not taint_exists(taints, wanted):
             queue.remove(name)

@@ -43,12 +43,11 @@ class UniqueQueue:
     def __init__(self) -> None:
         self.heap: list[TimedValue] = []
         self.values: set[str] = set()
-        #: value → its entry in the heap (lookups by identity are C-speed list scans).
-        self._entries: dict[str, TimedValue] = {}
+        #: value → its position in the heap (kept current by every swap).
+        self._positions: dict[str, int] = {}
 
     def _index(self, value: str) -> int | None:
-        entry = self._entries.get(value)
-        return None if entry is None else self.heap.index(entry)
+        return self._positions.get(value)
 
     # Go container/heap --------------------------------------------------------------------
 
@@ -56,7 +55,10 @@ class UniqueQueue:
         return self.heap[i].process_at < self.heap[j].process_at
 
     def _swap(self, i: int, j: int) -> None:
-        self.heap[i], self.heap[j] = self.heap[j], self.heap[i]
+        heap = self.heap
+        heap[i], heap[j] = heap[j], heap[i]
+        self._positions[heap[i].value] = i
+        self._positions[heap[j].value] = j
 
     def _up(self, j: int) -> None:
         while j > 0:
@@ -84,7 +86,7 @@ class UniqueQueue:
 
     def _push(self, value: TimedValue) -> None:
         self.heap.append(value)
-        self._entries[value.value] = value
+        self._positions[value.value] = len(self.heap) - 1
         self._up(len(self.heap) - 1)
 
     def _remove_at(self, i: int) -> TimedValue:
@@ -94,7 +96,7 @@ class UniqueQueue:
             if not self._down(i, n):
                 self._up(i)
         removed = self.heap.pop()
-        del self._entries[removed.value]
+        del self._positions[removed.value]
         return removed
 
     # UniqueQueue ----------------------------------------------------------------------------
@@ -141,7 +143,7 @@ class UniqueQueue:
     def clear(self) -> None:
         self.heap.clear()
         self.values.clear()
-        self._entries.clear()
+        self._positions.clear()
 
 
 class RateLimitedTimedQueue:
