@@ -528,3 +528,33 @@ def test_the_shortcut_for_unchanged_nodes_matches_the_full_health_update() -> No
     assert shortcut.changes == full.changes
     assert shortcut.taint_log == full.taint_log
     assert shortcut.event_log() == full.event_log()
+
+
+def test_failed_pod_status_writes_are_retried_in_the_next_pass() -> None:
+    env = Env()
+    healthy_cluster(env, ("a", 1), ("b", 1))
+    c = env.cluster
+    c.create("pods", pod("web", "a-00", ready=True))
+    env.start(with_eviction=False)
+    original = c.store.update
+    failures = {"left": 2}
+
+    def update(resource: str, obj: dict, **kwargs: object) -> dict:
+        if resource == "pods" and failures["left"] > 0:
+            failures["left"] -= 1
+            from kubetaint.api.errors import conflict
+
+            raise conflict("pods", obj["metadata"]["name"], "the object has been modified")
+        return original(resource, obj, **kwargs)  # type: ignore[arg-type]
+
+    c.store.update = update  # type: ignore[method-assign]
+    c.run_until(20)
+    env.kubelets.stop("a-00")  # Unknown at 70: the first two status writes fail
+    c.run_until(100)
+    web = c.pod("web")
+    assert web is not None and web["status"]["conditions"][0]["status"] == "False"
+    assert [t for t, m in c.event_log("NodeNotReady") if m == "Node is not ready"] == [
+        "2026-01-01T00:01:10Z",
+        "2026-01-01T00:01:15Z",
+        "2026-01-01T00:01:20Z",
+    ], "an event per attempt (recorded even when the write failed), at 70, 75 and 80"

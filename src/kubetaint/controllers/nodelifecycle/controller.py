@@ -333,7 +333,14 @@ class NodeLifecycleController:
             if became_not_ready:
                 record_node_status_change(self.recorder, updated, "NodeNotReady")
             if became_not_ready or (name in self.nodes_to_retry and observed_status != "True"):
-                pods = self._store.list("pods", field_selector=f"spec.nodeName={name}").items
+                try:
+                    pods = self._store.list("pods", field_selector=f"spec.nodeName={name}").items
+                except StatusError as err:
+                    # upstream: a failed pod listing during the transition retries it next pass
+                    log.error("unable to list pods of node %s: %s", name, err.message)
+                    if became_not_ready:
+                        self.nodes_to_retry.add(name)
+                    return
                 if not mark_pods_not_ready(self._store, self._clock, self.recorder, pods, name):
                     self.nodes_to_retry.add(name)
                     return
