@@ -38,6 +38,12 @@ LEASE_NAMESPACE = "kube-node-lease"
 _TERMINAL = ("Succeeded", "Failed")
 
 
+@functools.lru_cache(maxsize=8)
+def _micro_time(now: float) -> str:
+    """format_micro_time, cached: a pool renews thousands of leases at the same instant."""
+    return format_micro_time(now)
+
+
 @dataclass
 class KubeletSettings:
     """Kubelet configuration fields (upstream names, seconds)."""
@@ -81,6 +87,8 @@ class HollowKubelet:
         self.memory_available = "0"
         self.last_status_post = float("-inf")
         self.last_lease_renew: float | None = None
+        self._lease: JSON | None = None
+        self._posted: dict[str, str] | None = None  # owned condition statuses last posted
         self._relief: dict[str, Handle] = {}
         self._eviction_timer: Handle | None = None
         self._admitted: dict[tuple[str, str], str] = {}  # key -> uid of pods running here
@@ -122,33 +130,41 @@ class HollowKubelet:
             return None
 
     def renew_lease(self) -> None:
-        """The node lease controller's sync: renewTime = now, holder = node, 40 s duration."""
+        """The node lease controller's sync: renewTime = now, holder = node, 40 s duration.
+
+        Like upstream's controller it updates the lease it last wrote (a resourceVersion
+        precondition); only on a conflict or a missing lease does it read the store again.
+        """
         if self.stopped or not self.registered:
             return
         now = self.clock.now()
-        renew = format_micro_time(now)
-        try:
-            lease = self.store.get(LEASE_RESOURCE, LEASE_NAMESPACE, self.name)
-        except StatusError:
-            node = self._node()
-            if node is None:
+        renew = _micro_time(now)
+        lease = self._lease
+        for _ in range(2):
+            if lease is None:
+                try:
+                    lease = self.store.get(LEASE_RESOURCE, LEASE_NAMESPACE, self.name)
+                except StatusError:
+                    node = self._node()
+                    if node is not None:
+                        self._lease = self._create_lease(node, renew)
+                        self.last_lease_renew = now
+                    return
+            spec = {
+                **(lease.get("spec") or {}),
+                "holderIdentity": self.name,
+                "leaseDurationSeconds": self.settings.node_lease_duration_seconds,
+                "renewTime": renew,
+            }
+            try:
+                self._lease = self.store.update(LEASE_RESOURCE, {**lease, "spec": spec})
+                self.last_lease_renew = now
                 return
-            self._create_lease(node, renew)
-            self.last_lease_renew = now
-            return
-        spec = {
-            **(lease.get("spec") or {}),
-            "holderIdentity": self.name,
-            "leaseDurationSeconds": self.settings.node_lease_duration_seconds,
-            "renewTime": renew,
-        }
-        try:
-            self.store.update(LEASE_RESOURCE, {**lease, "spec": spec})
-            self.last_lease_renew = now
-        except StatusError as err:
-            log.info("node %s: lease renewal failed: %s", self.name, err.message)
+            except StatusError as err:
+                log.info("node %s: lease renewal failed: %s", self.name, err.message)
+                self._lease = lease = None
 
-    def _create_lease(self, node: JSON, renew: str) -> None:
+    def _create_lease(self, node: JSON, renew: str) -> JSON | None:
         meta = node.get("metadata") or {}
         lease: JSON = {
             "apiVersion": "coordination.k8s.io/v1",
@@ -167,9 +183,10 @@ class HollowKubelet:
             },
         }
         try:
-            self.store.create(LEASE_RESOURCE, lease)
+            return self.store.create(LEASE_RESOURCE, lease)
         except StatusError as err:
             log.info("node %s: lease creation failed: %s", self.name, err.message)
+            return None
 
     def desired_conditions(self) -> dict[str, str]:
         return desired_condition_status(
@@ -205,6 +222,7 @@ class HollowKubelet:
                 log.info("node %s: status update failed: %s", self.name, err.message)
                 return False
             self.last_status_post = now
+            self._posted = desired
             for ctype, cstatus in changed:
                 reason = CONDITION_EVENTS.get((ctype, cstatus))
                 if reason is not None and existing:
@@ -213,9 +231,16 @@ class HollowKubelet:
         return False
 
     def heartbeat(self) -> None:
-        """One pass of the periodic loops the pool drives every 10 s: lease, then node status."""
+        """One pass of the periodic loops the pool drives every 10 s: lease, then node status.
+
+        The status is read and posted only when the report frequency has passed or the kubelet's
+        own view changed since its last post (faults post at once, so this is rare)."""
         self.renew_lease()
-        self.post_status()
+        now = self.clock.now()
+        if now - self.last_status_post >= self.settings.node_status_report_frequency or (
+            self._posted != self.desired_conditions()
+        ):
+            self.post_status()
 
     # pods -------------------------------------------------------------------------------------
 
