@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.clock.base import Clock, Handle, format_micro_time, parse_time
+from kubetaint.clock.base import Clock, Handle, parse_time
 from kubetaint.kubelet import eviction, pods
 from kubetaint.kubelet.admission import admit, is_critical_pod
+from kubetaint.kubelet.lease import NodeLease
 from kubetaint.kubelet.node_status import (
     CONDITION_EVENTS,
     NodeConfig,
@@ -33,15 +34,7 @@ from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
 
-LEASE_RESOURCE = "leases.coordination.k8s.io"
-LEASE_NAMESPACE = "kube-node-lease"
 _TERMINAL = ("Succeeded", "Failed")
-
-
-@functools.lru_cache(maxsize=8)
-def _micro_time(now: float) -> str:
-    """format_micro_time, cached: a pool renews thousands of leases at the same instant."""
-    return format_micro_time(now)
 
 
 @dataclass
@@ -87,7 +80,7 @@ class HollowKubelet:
         self.memory_available = "0"
         self.last_status_post = float("-inf")
         self.last_lease_renew: float | None = None
-        self._lease: JSON | None = None
+        self.lease = NodeLease(store, config.name, self.settings.node_lease_duration_seconds)
         self._posted: dict[str, str] | None = None  # owned condition statuses last posted
         self._relief: dict[str, Handle] = {}
         self._eviction_timer: Handle | None = None
@@ -130,63 +123,11 @@ class HollowKubelet:
             return None
 
     def renew_lease(self) -> None:
-        """The node lease controller's sync: renewTime = now, holder = node, 40 s duration.
-
-        Like upstream's controller it updates the lease it last wrote (a resourceVersion
-        precondition); only on a conflict or a missing lease does it read the store again.
-        """
+        """The node lease controller's sync (see `kubetaint.kubelet.lease`)."""
         if self.stopped or not self.registered:
             return
-        now = self.clock.now()
-        renew = _micro_time(now)
-        lease = self._lease
-        for _ in range(2):
-            if lease is None:
-                try:
-                    lease = self.store.get(LEASE_RESOURCE, LEASE_NAMESPACE, self.name)
-                except StatusError:
-                    node = self._node()
-                    if node is not None:
-                        self._lease = self._create_lease(node, renew)
-                        self.last_lease_renew = now
-                    return
-            spec = {
-                **(lease.get("spec") or {}),
-                "holderIdentity": self.name,
-                "leaseDurationSeconds": self.settings.node_lease_duration_seconds,
-                "renewTime": renew,
-            }
-            try:
-                self._lease = self.store.update(LEASE_RESOURCE, {**lease, "spec": spec})
-                self.last_lease_renew = now
-                return
-            except StatusError as err:
-                log.info("node %s: lease renewal failed: %s", self.name, err.message)
-                self._lease = lease = None
-
-    def _create_lease(self, node: JSON, renew: str) -> JSON | None:
-        meta = node.get("metadata") or {}
-        lease: JSON = {
-            "apiVersion": "coordination.k8s.io/v1",
-            "kind": "Lease",
-            "metadata": {
-                "name": self.name,
-                "namespace": LEASE_NAMESPACE,
-                "ownerReferences": [
-                    {"apiVersion": "v1", "kind": "Node", "name": self.name, "uid": meta.get("uid", "")}
-                ],
-            },
-            "spec": {
-                "holderIdentity": self.name,
-                "leaseDurationSeconds": self.settings.node_lease_duration_seconds,
-                "renewTime": renew,
-            },
-        }
-        try:
-            return self.store.create(LEASE_RESOURCE, lease)
-        except StatusError as err:
-            log.info("node %s: lease creation failed: %s", self.name, err.message)
-            return None
+        if self.lease.renew(self.clock.now()):
+            self.last_lease_renew = self.clock.now()
 
     def desired_conditions(self) -> dict[str, str]:
         return desired_condition_status(
