@@ -111,3 +111,29 @@ def test_paused_deployment_is_not_scaled() -> None:
     )
     clock.run_pending()
     assert replicasets(store) == {}
+
+
+def test_existing_orphan_replicaset_with_the_same_template_is_adopted_not_duplicated() -> None:
+    clock, store = start()
+    d_body = deployment("web", 2)
+    template = d_body["spec"]["template"]
+    pod_hash = compute_hash(template)
+    labels = {**template["metadata"]["labels"], "pod-template-hash": pod_hash}
+    store.create(
+        "replicasets.apps",
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": f"web-{pod_hash}", "namespace": "default", "labels": labels},
+            "spec": {
+                "replicas": 2,
+                "selector": {"matchLabels": labels},
+                "template": {**template, "metadata": {"labels": labels}},
+            },
+        },
+    )
+    d = store.create("deployments.apps", d_body)
+    clock.run_pending()
+    [rs] = replicasets(store).values()
+    assert rs["metadata"]["ownerReferences"] == [owner_ref(d, "Deployment")]
+    assert events(store, "ScalingReplicaSet") == []

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.clock.base import Clock, Handle, format_micro_time, parse_time
+from kubetaint.clock.base import Clock, Handle, parse_time
 from kubetaint.kubelet import eviction, pods
 from kubetaint.kubelet.admission import admit, is_critical_pod
+from kubetaint.kubelet.lease import NodeLease
 from kubetaint.kubelet.node_status import (
     CONDITION_EVENTS,
     NodeConfig,
@@ -33,8 +34,6 @@ from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
 
-LEASE_RESOURCE = "leases.coordination.k8s.io"
-LEASE_NAMESPACE = "kube-node-lease"
 _TERMINAL = ("Succeeded", "Failed")
 
 
@@ -81,6 +80,8 @@ class HollowKubelet:
         self.memory_available = "0"
         self.last_status_post = float("-inf")
         self.last_lease_renew: float | None = None
+        self.lease = NodeLease(store, config.name, self.settings.node_lease_duration_seconds)
+        self._posted: dict[str, str] | None = None  # owned condition statuses last posted
         self._relief: dict[str, Handle] = {}
         self._eviction_timer: Handle | None = None
         self._admitted: dict[tuple[str, str], str] = {}  # key -> uid of pods running here
@@ -122,54 +123,11 @@ class HollowKubelet:
             return None
 
     def renew_lease(self) -> None:
-        """The node lease controller's sync: renewTime = now, holder = node, 40 s duration."""
+        """The node lease controller's sync (see `kubetaint.kubelet.lease`)."""
         if self.stopped or not self.registered:
             return
-        now = self.clock.now()
-        renew = format_micro_time(now)
-        try:
-            lease = self.store.get(LEASE_RESOURCE, LEASE_NAMESPACE, self.name)
-        except StatusError:
-            node = self._node()
-            if node is None:
-                return
-            self._create_lease(node, renew)
-            self.last_lease_renew = now
-            return
-        spec = {
-            **(lease.get("spec") or {}),
-            "holderIdentity": self.name,
-            "leaseDurationSeconds": self.settings.node_lease_duration_seconds,
-            "renewTime": renew,
-        }
-        try:
-            self.store.update(LEASE_RESOURCE, {**lease, "spec": spec})
-            self.last_lease_renew = now
-        except StatusError as err:
-            log.info("node %s: lease renewal failed: %s", self.name, err.message)
-
-    def _create_lease(self, node: JSON, renew: str) -> None:
-        meta = node.get("metadata") or {}
-        lease: JSON = {
-            "apiVersion": "coordination.k8s.io/v1",
-            "kind": "Lease",
-            "metadata": {
-                "name": self.name,
-                "namespace": LEASE_NAMESPACE,
-                "ownerReferences": [
-                    {"apiVersion": "v1", "kind": "Node", "name": self.name, "uid": meta.get("uid", "")}
-                ],
-            },
-            "spec": {
-                "holderIdentity": self.name,
-                "leaseDurationSeconds": self.settings.node_lease_duration_seconds,
-                "renewTime": renew,
-            },
-        }
-        try:
-            self.store.create(LEASE_RESOURCE, lease)
-        except StatusError as err:
-            log.info("node %s: lease creation failed: %s", self.name, err.message)
+        if self.lease.renew(self.clock.now()):
+            self.last_lease_renew = self.clock.now()
 
     def desired_conditions(self) -> dict[str, str]:
         return desired_condition_status(
@@ -205,6 +163,7 @@ class HollowKubelet:
                 log.info("node %s: status update failed: %s", self.name, err.message)
                 return False
             self.last_status_post = now
+            self._posted = desired
             for ctype, cstatus in changed:
                 reason = CONDITION_EVENTS.get((ctype, cstatus))
                 if reason is not None and existing:
@@ -213,9 +172,16 @@ class HollowKubelet:
         return False
 
     def heartbeat(self) -> None:
-        """One pass of the periodic loops the pool drives every 10 s: lease, then node status."""
+        """One pass of the periodic loops the pool drives every 10 s: lease, then node status.
+
+        The status is read and posted only when the report frequency has passed or the kubelet's
+        own view changed since its last post (faults post at once, so this is rare)."""
         self.renew_lease()
-        self.post_status()
+        now = self.clock.now()
+        if now - self.last_status_post >= self.settings.node_status_report_frequency or (
+            self._posted != self.desired_conditions()
+        ):
+            self.post_status()
 
     # pods -------------------------------------------------------------------------------------
 

@@ -1,0 +1,200 @@
+"""The pod garbage collector: every 20 s deletes terminated pods over the threshold (evicted
+first, then oldest), terminating pods on not-ready nodes with the out-of-service taint, pods bound
+to nodes that stay missing for the 40 s quarantine, and unscheduled terminating pods.
+
+Mirrors pkg/controller/podgc/gc_controller.go (gc, gcTerminated, gcTerminating, gcOrphaned with
+the delaying node queue, gcUnscheduledTerminating, markFailedAndDeletePodWithCondition,
+byEvictionAndCreationTimestamp). Indexes kept from the pod informer keep a pass at O(nodes).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import Clock, format_time
+from kubetaint.controllers.replicaset import podutil
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import Store
+
+JSON = dict[str, Any]
+Key = tuple[str, str]
+#: kube-controller-manager --terminated-pod-gc-threshold default.
+TERMINATED_POD_THRESHOLD = 12500
+GC_CHECK_PERIOD = 20.0
+QUARANTINE_TIME = 40.0
+OUT_OF_SERVICE = "node.kubernetes.io/out-of-service"
+ORPHAN_CONDITION = {
+    "type": "DisruptionTarget",
+    "status": "True",
+    "reason": "DeletionByPodGC",
+    "message": "PodGC: node no longer exists",
+}
+log = logging.getLogger(__name__)
+
+
+def _is_node_ready(node: JSON) -> bool:
+    for cond in (node.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == "Ready":
+            return bool(cond.get("status") == "True")
+    return False
+
+
+class PodGCController:
+    """Periodic pod garbage collection through the store."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        pod_informer: Informer | None = None,
+        node_informer: Informer | None = None,
+        terminated_pod_threshold: int = TERMINATED_POD_THRESHOLD,
+        gc_check_period: float = GC_CHECK_PERIOD,
+        quarantine_time: float = QUARANTINE_TIME,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.pods = pod_informer or Informer(store, "pods")
+        self.nodes = node_informer or Informer(store, "nodes")
+        self._own = [i for i, g in ((self.pods, pod_informer), (self.nodes, node_informer)) if g is None]
+        self.threshold = terminated_pod_threshold
+        self.period = gc_check_period
+        self.quarantine = quarantine_time
+        self._terminated: set[Key] = set()
+        self._terminating: set[Key] = set()
+        self._by_node: dict[str, set[Key]] = {}
+        self._node_of: dict[Key, str] = {}
+        self._node_queue: dict[str, float] = {}  # node name -> when it is ready to be checked
+        self.pods.add_handlers(
+            EventHandlers(on_add=self._index, on_update=lambda _o, p: self._index(p), on_delete=self._unindex)
+        )
+
+    def start(self) -> None:
+        for informer in self._own:
+            informer.start()
+        self.clock.call_later(self.period, self._tick)
+
+    def _tick(self) -> None:
+        self.clock.call_later(self.period, self._tick)
+        try:
+            self.gc()
+        except Exception:  # one bad object must not stop the collector
+            log.exception("podgc: pass failed")
+
+    # indexes -------------------------------------------------------------------------------------
+
+    def _unindex(self, pod: JSON) -> None:
+        key = podutil.key_of(pod)
+        self._terminated.discard(key)
+        self._terminating.discard(key)
+        node = self._node_of.pop(key, None)
+        if node is not None:
+            members = self._by_node.get(node)
+            if members is not None:
+                members.discard(key)
+                if not members:
+                    del self._by_node[node]
+
+    def _index(self, pod: JSON) -> None:
+        self._unindex(pod)
+        key = podutil.key_of(pod)
+        if podutil.is_terminal(pod):
+            self._terminated.add(key)
+        if (pod.get("metadata") or {}).get("deletionTimestamp"):
+            self._terminating.add(key)
+        node = str((pod.get("spec") or {}).get("nodeName") or "")
+        if node:
+            self._node_of[key] = node
+            self._by_node.setdefault(node, set()).add(key)
+
+    def _pods(self, keys: set[Key]) -> list[JSON]:
+        result = []
+        for namespace, name in sorted(keys):
+            pod = self.pods.get(namespace, name)
+            if pod is not None:
+                result.append(pod)
+        return result
+
+    # the passes ----------------------------------------------------------------------------------
+
+    def gc(self) -> None:
+        if self.threshold > 0:
+            self.gc_terminated()
+        self.gc_terminating()
+        self.gc_orphaned()
+        self.gc_unscheduled_terminating()
+
+    def gc_terminated(self) -> None:
+        excess = len(self._terminated) - self.threshold
+        if excess <= 0:
+            return
+        for pod in sorted(self._pods(self._terminated), key=_eviction_then_age)[:excess]:
+            self.mark_failed_and_delete(pod)
+
+    def gc_terminating(self) -> None:
+        doomed = []
+        for pod in self._pods(self._terminating):
+            node = self.nodes.get("", str((pod.get("spec") or {}).get("nodeName") or ""))
+            if node is None:
+                continue
+            taints = (node.get("spec") or {}).get("taints") or []
+            if not _is_node_ready(node) and any(t.get("key") == OUT_OF_SERVICE for t in taints):
+                doomed.append(pod)
+        for pod in sorted(doomed, key=_eviction_then_age):
+            self.mark_failed_and_delete(pod)
+
+    def gc_orphaned(self) -> None:
+        now = self.clock.now()
+        for node in self._by_node:
+            if self.nodes.get("", node) is None:
+                when = now + self.quarantine
+                self._node_queue[node] = min(self._node_queue.get(node, when), when)
+        deleted: list[str] = []
+        for node, when in sorted(self._node_queue.items()):
+            if when > now:
+                continue
+            del self._node_queue[node]
+            if self.nodes.get("", node) is None and not self._exists(node):
+                deleted.append(node)
+        for node in deleted:
+            for pod in self._pods(set(self._by_node.get(node, set()))):
+                self.mark_failed_and_delete(pod, dict(ORPHAN_CONDITION))
+
+    def _exists(self, node: str) -> bool:
+        try:
+            self.store.get("nodes", "", node)
+            return True
+        except StatusError as err:
+            return err.code != 404
+
+    def gc_unscheduled_terminating(self) -> None:
+        for pod in self._pods(self._terminating):
+            if not (pod.get("spec") or {}).get("nodeName"):
+                self.mark_failed_and_delete(pod)
+
+    def mark_failed_and_delete(self, pod: JSON, condition: JSON | None = None) -> None:
+        """markFailedAndDeletePodWithCondition: non-terminal pods become Failed first; then a
+        force delete (grace period 0). Errors (NotFound included) are logged and skipped."""
+        namespace, name = podutil.key_of(pod)
+        try:
+            if not podutil.is_terminal(pod):
+                status = {**(pod.get("status") or {}), "phase": "Failed"}
+                if condition is not None:
+                    condition["lastTransitionTime"] = format_time(self.clock.now())
+                    kept = [c for c in status.get("conditions") or [] if c.get("type") != condition["type"]]
+                    status["conditions"] = [*kept, condition]
+                self.store.update("pods", {**pod, "status": status})
+            self.store.delete("pods", namespace, name)
+        except StatusError as err:
+            log.info("podgc: could not delete pod %s/%s: %s", namespace, name, err.message)
+
+
+def _eviction_then_age(pod: JSON) -> tuple[bool, str, str]:
+    """byEvictionAndCreationTimestamp: evicted pods first, then older, then by name."""
+    status = pod.get("status") or {}
+    evicted = status.get("phase") == "Failed" and status.get("reason") == "Evicted"
+    meta = pod.get("metadata") or {}
+    return not evicted, str(meta.get("creationTimestamp") or ""), str(meta.get("name") or "")

@@ -1,0 +1,93 @@
+"""The node lease a kubelet renews: `kube-node-lease/<node>` (coordination.k8s.io/v1 Lease)
+with holderIdentity = node, leaseDurationSeconds 40 and renewTime (MicroTime) = now, owned by the
+Node. Mirrors pkg/kubelet/nodelease and component-helpers/apimachinery/lease/controller.go: it
+updates the lease it last wrote (resourceVersion precondition) and reads the store again only
+after a conflict or when the lease is missing (then it is created).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import format_micro_time
+from kubetaint.store.interface import JSON, Store
+
+LEASE_RESOURCE = "leases.coordination.k8s.io"
+LEASE_NAMESPACE = "kube-node-lease"
+log = logging.getLogger(__name__)
+
+
+@functools.lru_cache(maxsize=8)
+def _micro_time(now: float) -> str:
+    """format_micro_time, cached: a pool renews thousands of leases at the same instant."""
+    return format_micro_time(now)
+
+
+class NodeLease:
+    """Renews one node's Lease through a store."""
+
+    def __init__(self, store: Store, node_name: str, duration_seconds: int = 40) -> None:
+        self.store = store
+        self.name = node_name
+        self.duration_seconds = duration_seconds
+        self._lease: JSON | None = None
+
+    def renew(self, now: float) -> bool:
+        """Set renewTime to `now`; True when the write succeeded."""
+        renew = _micro_time(now)
+        lease = self._lease
+        for _ in range(2):
+            if lease is None:
+                try:
+                    lease = self.store.get(LEASE_RESOURCE, LEASE_NAMESPACE, self.name)
+                except StatusError:
+                    self._lease = self._create(renew)
+                    return self._lease is not None
+            spec = {
+                **(lease.get("spec") or {}),
+                "holderIdentity": self.name,
+                "leaseDurationSeconds": self.duration_seconds,
+                "renewTime": renew,
+            }
+            try:
+                self._lease = self.store.update(LEASE_RESOURCE, {**lease, "spec": spec})
+                return True
+            except StatusError as err:
+                log.info("node %s: lease renewal failed: %s", self.name, err.message)
+                self._lease = lease = None
+        return False
+
+    def _create(self, renew: str) -> JSON | None:
+        """A missing lease is created, owned by the Node (no lease without its node)."""
+        try:
+            node = self.store.get("nodes", "", self.name)
+        except StatusError:
+            return None
+        lease: JSON = {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {
+                "name": self.name,
+                "namespace": LEASE_NAMESPACE,
+                "ownerReferences": [
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Node",
+                        "name": self.name,
+                        "uid": node["metadata"].get("uid", ""),
+                    }
+                ],
+            },
+            "spec": {
+                "holderIdentity": self.name,
+                "leaseDurationSeconds": self.duration_seconds,
+                "renewTime": renew,
+            },
+        }
+        try:
+            return self.store.create(LEASE_RESOURCE, lease)
+        except StatusError as err:
+            log.info("node %s: lease creation failed: %s", self.name, err.message)
+            return None
