@@ -4,8 +4,8 @@ maxUnavailable (facts from upstream disruption_test.go), controller scale lookup
 from __future__ import annotations
 
 import pytest
-from workload_builders import events, make_env, owner_ref, pod, replicaset
 
+from controllers.workload_builders import events, make_env, owner_ref, pod, replicaset
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.disruption.budget import (
     BudgetError,

@@ -3,8 +3,7 @@ out-of-service not-ready nodes, unscheduled terminating pods; 20 s passes on the
 
 from __future__ import annotations
 
-from workload_builders import make_env, names, node, pod, pods_of
-
+from controllers.workload_builders import make_env, names, node, pod, pods_of
 from kubetaint.controllers.podgc import PodGCController
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from workload_builders import pod
 
+from controllers.workload_builders import pod
 from kubetaint.controllers.replicaset.podutil import (
     controller_of,
     generate_name,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 
-from workload_builders import daemonset, make_env, names, replicaset
-
+from controllers.workload_builders import daemonset, make_env, names, replicaset
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.kubelet import HollowNodePool, NodeConfig

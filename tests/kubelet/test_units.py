@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from builders import container, make_store, pod
 
+from kubelet.builders import container, make_store, pod
 from kubetaint.clock import VirtualClock
 from kubetaint.kubelet.lease import LEASE_NAMESPACE, LEASE_RESOURCE, NodeLease
 from kubetaint.kubelet.node_status import NodeConfig, initial_node, merge_conditions, node_labels
