@@ -158,3 +158,13 @@ def test_losing_etcd_ends_watches_and_fails_writes_clearly(tmp_path: Path) -> No
     assert (err.code, err.reason) == (503, "ServiceUnavailable")
     assert err.message == f"cannot reach etcd at {server.url}: [Errno 111] Connection refused"
     store.close()
+
+
+def test_closing_the_store_ends_its_watches(etcd_server: EtcdServer, prefix: str) -> None:
+    store = EtcdStore(etcd_server.url, VirtualClock(), options=StoreOptions(prefix=prefix))
+    streams = [
+        store.watch("pods"),
+        store.watch("nodes", resource_version=str(store.current_resource_version())),
+    ]
+    store.close()
+    assert all(stream.stopped for stream in streams)

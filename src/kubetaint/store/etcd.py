@@ -102,6 +102,7 @@ class EtcdStore:
         self._feed_lock = threading.Lock()
         self._dispatched = threading.Condition()
         self._dispatched_rv = 0
+        self._watches: set[BufferedWatch] = set()  # open watch streams, stopped by close()
         self._resume_after: int | None = None  # the subscription feed's last delivered revision
         self._compacted = 0
         self._closed = False
@@ -331,7 +332,15 @@ class EtcdStore:
             )
         except WatchStreamError as err:
             raise errors.StatusError(503, "ServiceUnavailable", str(err)) from None
-        stream.attach(feed.stop)
+        with self._feed_lock:
+            self._watches.add(stream)
+
+        def end_feed() -> None:
+            feed.stop()
+            with self._feed_lock:
+                self._watches.discard(stream)
+
+        stream.attach(end_feed)
         return stream
 
     def _check_not_compacted(self, prefix: str, since: int) -> None:
@@ -401,8 +410,11 @@ class EtcdStore:
         with self._feed_lock:
             self._closed = True
             feed, self._feed = self._feed, None
+            watches = list(self._watches)
         if feed is not None:
             feed.stop()
+        for stream in watches:
+            stream.stop()
         self._dispatcher.clear()
         self._client.session.close()
 
