@@ -427,7 +427,11 @@ def _after(kv: dict[str, Any]) -> str:
 def _reason(text: str) -> str:
     """The useful part of a requests connection error (`[Errno 111] Connection refused`)."""
     found = re.search(r"\[Errno -?\d+\] [^'\")]+", text)
-    return found[0] if found else text
+    if found:
+        return found[0]
+    if "timed out" in text or "Timeout" in text:
+        return "connection timed out"
+    return text
 
 
 def _etcd_error(err: Etcd3Exception) -> errors.StatusError:
