@@ -168,3 +168,20 @@ def test_closing_the_store_ends_its_watches(etcd_server: EtcdServer, prefix: str
     ]
     store.close()
     assert all(stream.stopped for stream in streams)
+
+
+def test_a_failing_handler_does_not_stall_the_subscription_feed(stores: tuple[EtcdStore, EtcdStore]) -> None:
+    store, other = stores
+    seen: list[str] = []
+
+    def handler(event: WatchEvent) -> None:
+        name = event.object["metadata"]["name"]
+        seen.append(name)
+        if name == "boom":
+            raise RuntimeError("handler bug")
+
+    other.subscribe(handler)
+    store.create("pods", pod("boom"))
+    store.create("pods", pod("after"))
+    eventually(lambda: "after" in seen, "the event after the failing one")
+    assert seen == ["boom", "after"]

@@ -386,10 +386,12 @@ class EtcdStore:
             resource = resource_of_key(key, self._prefix, self._resources)
             converted = to_watch_event(event, resource, self._prefix)
             self._dispatcher.enqueue(converted)
-            self._dispatcher.dispatch()
-            with self._dispatched:
-                self._dispatched_rv = self._resume_after = converted.resource_version
-                self._dispatched.notify_all()
+            try:
+                self._dispatcher.dispatch()
+            finally:  # a failing handler must not make the resumed feed replay this event forever
+                with self._dispatched:
+                    self._dispatched_rv = self._resume_after = converted.resource_version
+                    self._dispatched.notify_all()
 
     def _feed_ended(self, reason: str) -> None:
         """The subscription stream broke (etcd restarted, connection lost): resume after the last
