@@ -38,6 +38,7 @@ from kubetaint.store.mutation import (
     check_delete_preconditions,
     decode_continue,
     encode_continue,
+    key_order,
     parse_resource_version,
     prepare_create,
     prepare_update,
@@ -170,18 +171,19 @@ class SqliteStore:
     ) -> Iterator[str]:
         where = ["resource = ?"]
         params: list[Any] = [resource]
-        source = "objects"
+        source = "objects INDEXED BY objects_in_key_order"
         if node is not None:
             source = "objects INDEXED BY objects_by_node"  # the planner would scan all pods instead
             where.append("node = ?")
             params.append(node)
         if namespace:
-            where.append("namespace = ?")
-            params.append(namespace)
+            where.append("namespace || '/' = ?")
+            params.append(namespace + "/")
         if start is not None:
-            where.append("(namespace, name) > (?, ?)")
-            params.extend(start)
-        sql = f"SELECT json FROM {source} WHERE {' AND '.join(where)} ORDER BY namespace, name"
+            where.append("(namespace || '/', name) > (?, ?)")
+            params.extend(key_order(start))
+        order = "name" if namespace else "namespace || '/', name"  # one namespace: by name, no sort
+        sql = f"SELECT json FROM {source} WHERE {' AND '.join(where)} ORDER BY {order}"
         for (text,) in conn.execute(sql, params):
             yield text
 
