@@ -329,6 +329,27 @@ class Conformance:
         assert names(store.list("nodes").items) == ["n1"]
         assert store.list("services").items == []
 
+    def test_lists_come_in_etcd_key_order(self, open_store: OpenStore) -> None:
+        store = open_store()
+        for namespace, name in [
+            ("team", "b"),
+            ("team-a", "z"),
+            ("team", "a"),
+            ("team.x", "m"),
+            ("teams", "k"),
+        ]:
+            store.create("pods", pod(name, "n1", namespace=namespace))
+        expected = [("team-a", "z"), ("team.x", "m"), ("team", "a"), ("team", "b"), ("teams", "k")]
+        for selector in (None, "spec.nodeName=n1"):
+            listed = store.list("pods", field_selector=selector)
+            assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in listed.items] == expected
+            first = store.list("pods", field_selector=selector, limit=2)
+            rest = store.list("pods", field_selector=selector, continue_token=first.continue_token)
+            assert [
+                (o["metadata"]["namespace"], o["metadata"]["name"]) for o in first.items + rest.items
+            ] == expected
+        assert names(store.list("pods", namespace="team").items) == ["a", "b"]
+
     def test_list_of_an_empty_resource_still_has_a_resource_version(self, open_store: OpenStore) -> None:
         store = open_store()
         store.create("pods", pod("a"))

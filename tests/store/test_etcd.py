@@ -158,3 +158,30 @@ def test_losing_etcd_ends_watches_and_fails_writes_clearly(tmp_path: Path) -> No
     assert (err.code, err.reason) == (503, "ServiceUnavailable")
     assert err.message == f"cannot reach etcd at {server.url}: [Errno 111] Connection refused"
     store.close()
+
+
+def test_closing_the_store_ends_its_watches(etcd_server: EtcdServer, prefix: str) -> None:
+    store = EtcdStore(etcd_server.url, VirtualClock(), options=StoreOptions(prefix=prefix))
+    streams = [
+        store.watch("pods"),
+        store.watch("nodes", resource_version=str(store.current_resource_version())),
+    ]
+    store.close()
+    assert all(stream.stopped for stream in streams)
+
+
+def test_a_failing_handler_does_not_stall_the_subscription_feed(stores: tuple[EtcdStore, EtcdStore]) -> None:
+    store, other = stores
+    seen: list[str] = []
+
+    def handler(event: WatchEvent) -> None:
+        name = event.object["metadata"]["name"]
+        seen.append(name)
+        if name == "boom":
+            raise RuntimeError("handler bug")
+
+    other.subscribe(handler)
+    store.create("pods", pod("boom"))
+    store.create("pods", pod("after"))
+    eventually(lambda: "after" in seen, "the event after the failing one")
+    assert seen == ["boom", "after"]

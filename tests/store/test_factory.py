@@ -60,3 +60,35 @@ def test_an_unreachable_etcd_is_a_clear_start_up_error() -> None:
     with pytest.raises(StoreError) as err:
         open_store(f"etcd://127.0.0.1:{port}", data_dir=None, clock=VirtualClock())
     assert str(err.value) == f"cannot reach etcd at http://127.0.0.1:{port}: [Errno 111] Connection refused"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        pytest.param(
+            "HTTPConnectionPool(host='127.0.0.1', port=1): Max retries exceeded with url: /v3/kv/range "
+            "(Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7f>: "
+            "Failed to establish a new connection: [Errno 111] Connection refused'))",
+            "[Errno 111] Connection refused",
+            id="refused",
+        ),
+        pytest.param(
+            "HTTPConnectionPool(host='nohost.invalid', port=2379): Max retries exceeded with url: /v3/kv/range "
+            '(Caused by NameResolutionError("<urllib3.connection.HTTPConnection object at 0x7f>: Failed to '
+            "resolve 'nohost.invalid' ([Errno -2] Name or service not known)\"))",
+            "[Errno -2] Name or service not known",
+            id="unknown host",
+        ),
+        pytest.param(
+            "HTTPConnectionPool(host='10.255.255.1', port=2379): Max retries exceeded with url: /v3/kv/range "
+            "(Caused by ConnectTimeoutError(<urllib3.connection.HTTPConnection object at 0x7f>, "
+            "'Connection to 10.255.255.1 timed out. (connect timeout=10.0)'))",
+            "connection timed out",
+            id="timeout",
+        ),
+    ],
+)
+def test_connection_errors_are_reduced_to_their_cause(text: str, reason: str) -> None:
+    from kubetaint.store.etcd import _reason
+
+    assert _reason(text) == reason

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conformance import collect, pod, relabelled, rv, status_of, summary
 
+from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store.interface import StoreError, StoreOptions
 from kubetaint.store.sqlite import SqliteStore
@@ -149,4 +150,45 @@ def test_reads_from_many_threads_see_the_latest_commit(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert seen == [a["metadata"]["resourceVersion"]] * 4
+    store.close()
+
+
+def test_concurrent_writers_share_one_commit_and_fail_alone(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    store = open_sqlite(tmp_path)
+    store.create("pods", pod("taken"))
+    before = store.current_resource_version()
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    outcomes: dict[str, object] = {}
+
+    def write(name: str, body: dict) -> None:
+        try:
+            outcomes[name] = rv(store.create("pods", body))
+        except Exception as err:
+            outcomes[name] = err
+
+    bodies = {
+        "a": pod("a"),
+        "taken": pod("taken"),
+        "unserialisable": {**pod("unserialisable"), "x": object()},
+        "b": pod("b"),
+    }
+    with store._committer.lock:  # hold the commit so that all four queue up behind it
+        threads = [threading.Thread(target=write, args=item) for item in bodies.items()]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 10
+        while len(store._committer._queue) < 4 and time.monotonic() < deadline:
+            time.sleep(0.001)
+    for thread in threads:
+        thread.join()
+    assert statements.count("COMMIT") == 1
+    assert isinstance(outcomes["taken"], StatusError) and outcomes["taken"].reason == "AlreadyExists"
+    assert isinstance(outcomes["unserialisable"], TypeError)
+    assert sorted(v for v in outcomes.values() if isinstance(v, int)) == [before + 1, before + 2]
+    assert store.current_resource_version() == before + 2
+    assert sorted(o["metadata"]["name"] for o in store.list("pods").items) == ["a", "b", "taken"]
     store.close()

@@ -102,6 +102,7 @@ class EtcdStore:
         self._feed_lock = threading.Lock()
         self._dispatched = threading.Condition()
         self._dispatched_rv = 0
+        self._watches: set[BufferedWatch] = set()  # open watch streams, stopped by close()
         self._resume_after: int | None = None  # the subscription feed's last delivered revision
         self._compacted = 0
         self._closed = False
@@ -331,7 +332,15 @@ class EtcdStore:
             )
         except WatchStreamError as err:
             raise errors.StatusError(503, "ServiceUnavailable", str(err)) from None
-        stream.attach(feed.stop)
+        with self._feed_lock:
+            self._watches.add(stream)
+
+        def end_feed() -> None:
+            feed.stop()
+            with self._feed_lock:
+                self._watches.discard(stream)
+
+        stream.attach(end_feed)
         return stream
 
     def _check_not_compacted(self, prefix: str, since: int) -> None:
@@ -377,10 +386,12 @@ class EtcdStore:
             resource = resource_of_key(key, self._prefix, self._resources)
             converted = to_watch_event(event, resource, self._prefix)
             self._dispatcher.enqueue(converted)
-            self._dispatcher.dispatch()
-            with self._dispatched:
-                self._dispatched_rv = self._resume_after = converted.resource_version
-                self._dispatched.notify_all()
+            try:
+                self._dispatcher.dispatch()
+            finally:  # a failing handler must not make the resumed feed replay this event forever
+                with self._dispatched:
+                    self._dispatched_rv = self._resume_after = converted.resource_version
+                    self._dispatched.notify_all()
 
     def _feed_ended(self, reason: str) -> None:
         """The subscription stream broke (etcd restarted, connection lost): resume after the last
@@ -401,8 +412,11 @@ class EtcdStore:
         with self._feed_lock:
             self._closed = True
             feed, self._feed = self._feed, None
+            watches = list(self._watches)
         if feed is not None:
             feed.stop()
+        for stream in watches:
+            stream.stop()
         self._dispatcher.clear()
         self._client.session.close()
 
@@ -415,7 +429,11 @@ def _after(kv: dict[str, Any]) -> str:
 def _reason(text: str) -> str:
     """The useful part of a requests connection error (`[Errno 111] Connection refused`)."""
     found = re.search(r"\[Errno -?\d+\] [^'\")]+", text)
-    return found[0] if found else text
+    if found:
+        return found[0]
+    if "timed out" in text or "Timeout" in text:
+        return "connection timed out"
+    return text
 
 
 def _etcd_error(err: Etcd3Exception) -> errors.StatusError:

@@ -21,6 +21,8 @@ from kubetaint.store.mutation import (
     check_delete_preconditions,
     decode_continue,
     encode_continue,
+    key_order,
+    namespace_order,
     parse_resource_version,
     prepare_create,
     prepare_update,
@@ -80,7 +82,7 @@ class MemoryStore:
             matched: list[JSON] = []
             more = False
             for key, obj in self._candidates(resource, namespace, fields.exact_value(_NODE_INDEX)):
-                if start is not None and key <= start:
+                if start is not None and key_order(key) <= key_order(start):
                     continue
                 meta = obj["metadata"]
                 if not labels.empty and not labels.matches(meta.get("labels")):
@@ -101,12 +103,12 @@ class MemoryStore:
     ) -> Iterator[tuple[tuple[str, str], JSON]]:
         if resource == "pods" and node_name is not None:
             by_key = self._pods_by_node.get(node_name, {})
-            for key in sorted(by_key):
+            for key in sorted(by_key, key=key_order):
                 if not namespace or key[0] == namespace:
                     yield key, by_key[key]
             return
         spaces = self._objects.get(resource, {})
-        for ns in sorted(spaces) if not namespace else [namespace]:
+        for ns in sorted(spaces, key=namespace_order) if not namespace else [namespace]:
             names = spaces.get(ns, {})
             for name in sorted(names):
                 yield (ns, name), names[name]

@@ -118,6 +118,17 @@ def decode_continue(token: str) -> tuple[str, str]:
         ) from None
 
 
+def namespace_order(namespace: str) -> str:
+    """Sort key of a namespace so that lists come in etcd key order (`<ns>/<name>`): `team-a/x`
+    sorts before `team/x`, as kube-apiserver lists them."""
+    return namespace + "/"
+
+
+def key_order(key: tuple[str, str]) -> tuple[str, str]:
+    """Sort key of a (namespace, name) pair in etcd key order."""
+    return key[0] + "/", key[1]
+
+
 def registry_key(prefix: str, resource: str, namespace: str, name: str) -> str:
     """kube-apiserver's key layout: `<prefix>/<plural>/<namespace>/<name>` (no namespace segment
     for cluster-scoped objects). The group is dropped as upstream does (`deployments.apps` is

@@ -6,8 +6,9 @@ written, change logged), acknowledged only after COMMIT has fsynced the WAL. Not
 that could go stale: every read goes to the file (per-thread read connections see the latest
 commit; WAL lets them run while a write is in progress).
 
-Threads: any thread may call any method. Writes are serialised by one lock; subscribers run
-after commit, in commit order (`kubetaint.store.watch.Dispatcher`).
+Threads: any thread may call any method. Writes are serialised on one connection; writers that
+arrive while a commit is fsyncing share the next commit (`sqlite_commit.GroupCommitter`), each in
+its own savepoint. Subscribers run after commit, in commit order (`watch.Dispatcher`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from kubetaint.store.mutation import (
     check_delete_preconditions,
     decode_continue,
     encode_continue,
+    key_order,
     parse_resource_version,
     prepare_create,
     prepare_update,
@@ -44,6 +46,7 @@ from kubetaint.store.mutation import (
     too_old,
     with_resource_version,
 )
+from kubetaint.store.sqlite_commit import GroupCommitter, Operation
 from kubetaint.store.sqlite_schema import DB_FILE, DataDirLock, connect, open_database
 from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
 
@@ -87,14 +90,14 @@ class SqliteStore:
         except BaseException:
             self._lock_file.release()
             raise
+        self._dispatcher = Dispatcher()
         self._compacted = int(
             self._db.execute("SELECT value FROM meta WHERE key = 'compacted_rv'").fetchone()[0]
         )
-        self._write_lock = threading.Lock()
+        self._committer = GroupCommitter(self._db, self.path, self._before_commit, self._dispatcher.enqueue)
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
-        self._dispatcher = Dispatcher()
         self._closed = False
 
     # connections -------------------------------------------------------------------------
@@ -168,18 +171,19 @@ class SqliteStore:
     ) -> Iterator[str]:
         where = ["resource = ?"]
         params: list[Any] = [resource]
-        source = "objects"
+        source = "objects INDEXED BY objects_in_key_order"
         if node is not None:
             source = "objects INDEXED BY objects_by_node"  # the planner would scan all pods instead
             where.append("node = ?")
             params.append(node)
         if namespace:
-            where.append("namespace = ?")
-            params.append(namespace)
+            where.append("namespace || '/' = ?")
+            params.append(namespace + "/")
         if start is not None:
-            where.append("(namespace, name) > (?, ?)")
-            params.extend(start)
-        sql = f"SELECT json FROM {source} WHERE {' AND '.join(where)} ORDER BY namespace, name"
+            where.append("(namespace || '/', name) > (?, ?)")
+            params.extend(key_order(start))
+        order = "name" if namespace else "namespace || '/', name"  # one namespace: by name, no sort
+        sql = f"SELECT json FROM {source} WHERE {' AND '.join(where)} ORDER BY {order}"
         for (text,) in conn.execute(sql, params):
             yield text
 
@@ -188,54 +192,43 @@ class SqliteStore:
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         stored = prepare_create(resource, obj, self._clock, self._uid)
         namespace, name = object_key(stored)
-        with self._write_lock:
-            db = self._begin()
-            try:
-                if dry_run:
-                    if db.execute(_GET, (resource, namespace, name)).fetchone() is not None:
-                        raise errors.already_exists(resource, name)
-                    return stored
-                rv = db.execute(_NEXT_RV).fetchone()[0]
-                stored["metadata"]["resourceVersion"] = str(rv)
-                text = _dumps(stored)
-                key = registry_key(self._options.prefix, resource, namespace, name)
-                try:
-                    db.execute(
-                        _INSERT, (resource, namespace, name, key, rv, _node_of(resource, stored), text)
-                    )
-                except sqlite3.IntegrityError:
-                    raise errors.already_exists(resource, name) from None
-                db.execute(_LOG, (rv, resource, "ADDED", text, None))
-                self._commit(db, rv, WatchEvent("ADDED", resource, stored, rv))
-            finally:
-                self._rollback_unless_committed(db)
-        self._dispatcher.dispatch()
-        return stored
+
+        def operation(db: sqlite3.Connection) -> tuple[JSON, WatchEvent | None]:
+            if db.execute(_GET, (resource, namespace, name)).fetchone() is not None:
+                raise errors.already_exists(resource, name)
+            if dry_run:
+                return stored, None
+            rv = db.execute(_NEXT_RV).fetchone()[0]
+            stored["metadata"]["resourceVersion"] = str(rv)
+            text = _dumps(stored)
+            key = registry_key(self._options.prefix, resource, namespace, name)
+            db.execute(_INSERT, (resource, namespace, name, key, rv, _node_of(resource, stored), text))
+            db.execute(_LOG, (rv, resource, "ADDED", text, None))
+            return stored, WatchEvent("ADDED", resource, stored, rv)
+
+        return self._write(operation)
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         namespace, name = object_key(obj)
-        with self._write_lock:
-            db = self._begin()
-            try:
-                row = db.execute(_GET, (resource, namespace, name)).fetchone()
-                if row is None:
-                    raise errors.not_found(resource, name)
-                old: JSON = json.loads(row[0])
-                stored = prepare_update(resource, obj, old)
-                if stored is None:
-                    return old
-                if dry_run:
-                    return stored
-                rv = db.execute(_NEXT_RV).fetchone()[0]
-                stored["metadata"]["resourceVersion"] = str(rv)
-                text = _dumps(stored)
-                db.execute(_UPDATE, (rv, _node_of(resource, stored), text, resource, namespace, name))
-                db.execute(_LOG, (rv, resource, "MODIFIED", text, row[0]))
-                self._commit(db, rv, WatchEvent("MODIFIED", resource, stored, rv, old))
-            finally:
-                self._rollback_unless_committed(db)
-        self._dispatcher.dispatch()
-        return stored
+
+        def operation(db: sqlite3.Connection) -> tuple[JSON, WatchEvent | None]:
+            row = db.execute(_GET, (resource, namespace, name)).fetchone()
+            if row is None:
+                raise errors.not_found(resource, name)
+            old: JSON = json.loads(row[0])
+            stored = prepare_update(resource, obj, old)
+            if stored is None:
+                return old, None
+            if dry_run:
+                return stored, None
+            rv = db.execute(_NEXT_RV).fetchone()[0]
+            stored["metadata"]["resourceVersion"] = str(rv)
+            text = _dumps(stored)
+            db.execute(_UPDATE, (rv, _node_of(resource, stored), text, resource, namespace, name))
+            db.execute(_LOG, (rv, resource, "MODIFIED", text, row[0]))
+            return stored, WatchEvent("MODIFIED", resource, stored, rv, old)
+
+        return self._write(operation)
 
     def delete(
         self,
@@ -247,53 +240,40 @@ class SqliteStore:
         uid: str | None = None,
         dry_run: bool = False,
     ) -> JSON:
-        with self._write_lock:
-            db = self._begin()
-            try:
-                row = db.execute(_GET, (resource, namespace, name)).fetchone()
-                if row is None:
-                    raise errors.not_found(resource, name)
-                old: JSON = json.loads(row[0])
-                check_delete_preconditions(resource, name, old, resource_version, uid)
-                if dry_run:
-                    return old
-                rv = db.execute(_NEXT_RV).fetchone()[0]
-                gone = with_resource_version(old, rv)
-                db.execute(_DELETE, (resource, namespace, name))
-                db.execute(_LOG, (rv, resource, "DELETED", _dumps(gone), row[0]))
-                self._commit(db, rv, WatchEvent("DELETED", resource, gone, rv, old))
-            finally:
-                self._rollback_unless_committed(db)
+        def operation(db: sqlite3.Connection) -> tuple[JSON, WatchEvent | None]:
+            row = db.execute(_GET, (resource, namespace, name)).fetchone()
+            if row is None:
+                raise errors.not_found(resource, name)
+            old: JSON = json.loads(row[0])
+            check_delete_preconditions(resource, name, old, resource_version, uid)
+            if dry_run:
+                return old, None
+            rv = db.execute(_NEXT_RV).fetchone()[0]
+            gone = with_resource_version(old, rv)
+            db.execute(_DELETE, (resource, namespace, name))
+            db.execute(_LOG, (rv, resource, "DELETED", _dumps(gone), row[0]))
+            return gone, WatchEvent("DELETED", resource, gone, rv, old)
+
+        return self._write(operation)
+
+    def _write(self, operation: Operation) -> JSON:
+        """Commit `operation` (possibly together with concurrent writers), then tell subscribers."""
+        result = self._committer.run(operation)
         self._dispatcher.dispatch()
-        return gone
+        return result
 
-    def _begin(self) -> sqlite3.Connection:
-        if self._closed:
-            raise errors.internal_error("the store is closed")
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as err:
-            raise errors.internal_error(f"cannot write to {self.path}: {err}") from None
-        return self._db
+    def _before_commit(self, db: sqlite3.Connection, rv: int) -> Callable[[], None] | None:
+        """Compact the change log in the committing transaction when due."""
+        target = self._compact_target(rv)
+        if target is None:
+            return None
+        db.execute("DELETE FROM changes WHERE rv <= ?", (target,))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'compacted_rv'", (target,))
 
-    def _commit(self, db: sqlite3.Connection, rv: int, event: WatchEvent) -> None:
-        """Compact if due, COMMIT (fsync), then queue the event: only durable writes are seen."""
-        compacted = self._compact_target(rv)
-        try:
-            if compacted is not None:
-                db.execute("DELETE FROM changes WHERE rv <= ?", (compacted,))
-                db.execute("UPDATE meta SET value = ? WHERE key = 'compacted_rv'", (compacted,))
-            db.execute("COMMIT")
-        except sqlite3.Error as err:
-            raise errors.internal_error(f"cannot write to {self.path}: {err}") from None
-        if compacted is not None:
-            self._compacted = compacted
-        self._dispatcher.enqueue(event)
+        def remember() -> None:
+            self._compacted = target
 
-    @staticmethod
-    def _rollback_unless_committed(db: sqlite3.Connection) -> None:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
+        return remember
 
     def _compact_target(self, rv: int) -> int | None:
         """Keep the last `history_size` changes; compact in batches (an eighth of the history)
@@ -321,7 +301,7 @@ class SqliteStore:
         fields = parse_field_selector(field_selector, resource)
         watch_filter = WatchFilter(resource, namespace, labels, fields)
         since = None if resource_version in (None, "", "0") else parse_resource_version(str(resource_version))
-        with self._write_lock:  # no commit between reading the past and subscribing to the future
+        with self._committer.lock:  # no commit between reading the past and subscribing to the future
             floor = int(self._db.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
             if since is None:
                 initial = self._current_state(watch_filter)
@@ -361,10 +341,10 @@ class SqliteStore:
 
     def close(self) -> None:
         """Close every connection and release the data-dir lock (idempotent)."""
-        with self._write_lock:
+        with self._committer.lock:
             if self._closed:
                 return
-            self._closed = True
+            self._closed = self._committer.closed = True
             self._dispatcher.clear()
             with self._readers_lock:
                 for conn in self._readers:

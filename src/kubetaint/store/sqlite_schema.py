@@ -35,7 +35,9 @@ CREATE TABLE IF NOT EXISTS objects (
     json TEXT NOT NULL,
     PRIMARY KEY (resource, namespace, name)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS objects_by_node ON objects (resource, node, namespace, name)
+-- Lists come in etcd key order (`<namespace>/<name>`), hence the `namespace || '/'` term.
+CREATE INDEX IF NOT EXISTS objects_in_key_order ON objects (resource, (namespace || '/'), name);
+CREATE INDEX IF NOT EXISTS objects_by_node ON objects (resource, node, (namespace || '/'), name)
     WHERE node IS NOT NULL;
 -- Every committed change since `compacted_rv`, for watch resumption.
 CREATE TABLE IF NOT EXISTS changes (

@@ -1,0 +1,115 @@
+"""Group commit for the SQLite store: writers that arrive while a COMMIT is being fsynced are
+committed together by the next one, so N concurrent writers cost about two fsyncs instead of N.
+
+Each write still runs in its own savepoint (it succeeds or fails alone, with its own error) and is
+acknowledged only after the COMMIT that contains it returned: nothing unsynced is ever reported
+as written. A lone writer gets exactly one transaction, as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+
+from kubetaint.api import errors
+from kubetaint.store.interface import JSON, WatchEvent
+
+#: A write: runs inside the shared transaction, returns (result, committed change or None).
+#: It must raise before changing anything when it fails (savepoints undo the rest anyway).
+Operation = Callable[[sqlite3.Connection], tuple[JSON, WatchEvent | None]]
+#: Called before COMMIT with the batch's last resourceVersion; returns what to do after it.
+BeforeCommit = Callable[[sqlite3.Connection, int], Callable[[], None] | None]
+
+
+class _Pending:
+    __slots__ = ("done", "error", "event", "operation", "result")
+
+    def __init__(self, operation: Operation) -> None:
+        self.operation = operation
+        self.result: JSON | None = None
+        self.event: WatchEvent | None = None
+        self.error: BaseException | None = None
+        self.done = False
+
+
+class GroupCommitter:
+    """Serialises writes on one connection; `lock` is held while a batch commits and publishes,
+    so holding it guarantees no commit is in progress."""
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        path: Path,
+        before_commit: BeforeCommit,
+        publish: Callable[[WatchEvent], None],
+    ) -> None:
+        self._db = db
+        self._path = path
+        self._before_commit = before_commit
+        self._publish = publish
+        self._queue: deque[_Pending] = deque()
+        self._queue_lock = threading.Lock()
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def run(self, operation: Operation) -> JSON:
+        """Run `operation` in the next commit; its result once durable, or its error."""
+        pending = _Pending(operation)
+        with self._queue_lock:
+            self._queue.append(pending)
+        with self.lock:
+            if not pending.done:
+                self._commit_batch()
+        if pending.error is not None:
+            raise pending.error
+        assert pending.result is not None
+        return pending.result
+
+    def _commit_batch(self) -> None:
+        with self._queue_lock:
+            batch = list(self._queue)
+            self._queue.clear()
+        try:
+            if self.closed:
+                raise errors.internal_error("the store is closed")
+            after = self._execute(batch)
+        except errors.StatusError as failure:
+            for pending in batch:
+                pending.result, pending.event, pending.error = None, None, failure
+            after = None
+        finally:
+            for pending in batch:
+                pending.done = True
+        if after is not None:
+            after()
+        for pending in batch:
+            if pending.event is not None:
+                self._publish(pending.event)
+
+    def _execute(self, batch: list[_Pending]) -> Callable[[], None] | None:
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            last_rv = 0
+            for pending in batch:
+                db.execute("SAVEPOINT write")
+                try:
+                    pending.result, pending.event = pending.operation(db)
+                except sqlite3.Error:
+                    raise  # the file itself failed: the whole batch fails, nothing acknowledged
+                except Exception as err:  # this write alone fails, with its own error
+                    db.execute("ROLLBACK TO write")
+                    pending.error = err
+                db.execute("RELEASE write")
+                if pending.event is not None:
+                    last_rv = pending.event.resource_version
+            after = self._before_commit(db, last_rv) if last_rv else None
+            db.execute("COMMIT")  # synchronous=FULL: returns once the WAL is fsynced
+            return after
+        except sqlite3.Error as err:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise errors.internal_error(f"cannot write to {self._path}: {err}") from None
