@@ -8,7 +8,7 @@ import pytest
 from controllers.workload_builders import daemonset, events, make_env, node, pods_of
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.daemonset.placement import node_should_run_daemon_pod, target_node_name
-from kubetaint.controllers.daemonset.tolerations import _daemon_pod_tolerations
+from kubetaint.core.daemonset import add_or_update_daemon_pod_tolerations
 
 NS = "kube-system"
 DEFAULTS = [
@@ -83,7 +83,7 @@ def placed(store) -> list[str]:
     ],
 )
 def test_daemon_pod_tolerations_table(spec, expected) -> None:
-    assert _daemon_pod_tolerations(spec) == expected
+    assert add_or_update_daemon_pod_tolerations(spec)["tolerations"] == expected
 
 
 @pytest.mark.parametrize(

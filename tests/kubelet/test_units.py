@@ -6,10 +6,11 @@ import pytest
 
 from kubelet.builders import container, make_store, pod
 from kubetaint.clock import VirtualClock
+from kubetaint.core.nodeaffinity import node_selector_terms_match, required_node_affinity_matches
+from kubetaint.core.qos import pod_qos_class
 from kubetaint.kubelet.lease import LEASE_NAMESPACE, LEASE_RESOURCE, NodeLease
 from kubetaint.kubelet.node_status import NodeConfig, initial_node, merge_conditions, node_labels
-from kubetaint.kubelet.nodeaffinity import node_selector_terms_match, required_node_affinity_matches
-from kubetaint.kubelet.resources import pod_qos_class, pod_requests
+from kubetaint.kubelet.resources import pod_requests
 
 
 @pytest.mark.parametrize(

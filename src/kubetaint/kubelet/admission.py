@@ -15,8 +15,9 @@ from typing import Any
 from kubetaint.api.quantity import QuantityError, milli_value, value
 from kubetaint.core.matching import NO_EXECUTE, NO_SCHEDULE, find_matching_untolerated_taint
 from kubetaint.core.matching import tolerations_tolerate_taint as _tolerate
-from kubetaint.kubelet.nodeaffinity import required_node_affinity_matches
-from kubetaint.kubelet.resources import pod_priority, pod_qos_class, pod_requests
+from kubetaint.core.nodeaffinity import required_node_affinity_matches
+from kubetaint.core.qos import pod_qos_class
+from kubetaint.kubelet.resources import pod_priority, pod_requests
 
 #: kubelettypes.IsCriticalPodBasedOnPriority: scheduling.SystemCriticalPriority.
 SYSTEM_CRITICAL_PRIORITY = 2_000_000_000

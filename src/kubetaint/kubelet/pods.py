@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.clock.base import format_time
-from kubetaint.kubelet.resources import pod_qos_class
+from kubetaint.core.qos import pod_qos_class
 
 JSON = dict[str, Any]
 _OWN_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")

@@ -1,8 +1,7 @@
-"""Pod resource requests and QoS class, as the kubelet computes them.
+"""Pod resource requests as the kubelet computes them (QoS lives in kubetaint.core.qos).
 
 Mirrors component-helpers resource.PodRequests (containers summed, init containers as a max,
-plus overhead) and pkg/apis/core/v1/helper/qos.GetPodQOS. The QoS function is a local copy of
-the shared one being written elsewhere (`kubetaint.core.qos.pod_qos_class`); dedupe on merge.
+plus overhead).
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from typing import Any
 from kubetaint.api.quantity import QuantityError, milli_value, value
 
 JSON = dict[str, Any]
-_QOS_RESOURCES = ("cpu", "memory")
 
 
 def _amount(resource: str, raw: object) -> int:
@@ -56,30 +54,6 @@ def _all_containers(pod: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
     spec = pod.get("spec") or {}
     yield from spec.get("initContainers") or []
     yield from spec.get("containers") or []
-
-
-def pod_qos_class(pod: Mapping[str, Any]) -> str:
-    """GetPodQOS: Guaranteed, Burstable or BestEffort (cpu and memory only)."""
-    requests: dict[str, int] = {}
-    limits: dict[str, int] = {}
-    limits_complete = True
-    for container in _all_containers(pod):
-        resources = container.get("resources") or {}
-        for name, raw in (resources.get("requests") or {}).items():
-            if name in _QOS_RESOURCES and _amount(name, raw) > 0:
-                requests[name] = requests.get(name, 0) + _amount(name, raw)
-        seen_limits = set()
-        for name, raw in (resources.get("limits") or {}).items():
-            if name in _QOS_RESOURCES and _amount(name, raw) > 0:
-                seen_limits.add(name)
-                limits[name] = limits.get(name, 0) + _amount(name, raw)
-        if not seen_limits.issuperset(_QOS_RESOURCES):
-            limits_complete = False
-    if not requests and not limits:
-        return "BestEffort"
-    if limits_complete and all(requests.get(name, limits[name]) == limits[name] for name in limits):
-        return "Guaranteed"
-    return "Burstable"
 
 
 def pod_priority(pod: Mapping[str, Any]) -> int:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.controllers.daemonset.nodeaffinity import required_node_affinity_matches
-from kubetaint.controllers.daemonset.tolerations import _daemon_pod_tolerations
+from kubetaint.core.daemonset import add_or_update_daemon_pod_tolerations
 from kubetaint.core.matching import NO_EXECUTE, do_not_schedule_taints_filter, find_matching_untolerated_taint
+from kubetaint.core.nodeaffinity import required_node_affinity_matches
 
 JSON = dict[str, Any]
 
@@ -21,7 +21,7 @@ JSON = dict[str, Any]
 def daemon_pod_spec(ds: Mapping[str, Any]) -> JSON:
     """The template spec with the DaemonSet tolerations (NewPod / CreatePodTemplate)."""
     spec = dict(((ds.get("spec") or {}).get("template") or {}).get("spec") or {})
-    spec["tolerations"] = _daemon_pod_tolerations(spec)
+    spec["tolerations"] = add_or_update_daemon_pod_tolerations(spec)["tolerations"]
     return spec
 
 

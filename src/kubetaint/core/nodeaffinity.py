@@ -1,8 +1,8 @@
-"""Required node affinity and nodeSelector matching (the kubelet's AdmissionCheck view).
+"""Required node affinity and nodeSelector matching (the kubelet and DaemonSet controller view).
 
 Mirrors component-helpers/scheduling/corev1/nodeaffinity (GetRequiredNodeAffinity, NodeSelector
 match: terms are ORed, requirements within a term ANDed; an empty term list or an empty term
-selects nothing). The DaemonSet controller carries the same rules; dedupe into core on merge.
+selects nothing). Shared by the kubelet admission check and the DaemonSet controller.
 """
 
 from __future__ import annotations
