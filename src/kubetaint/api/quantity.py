@@ -33,6 +33,10 @@ QUANTITY_FORMAT_ERROR = (
 )
 
 
+_NANO = 10**9
+_INT64_MAX = 2**63 - 1
+
+
 class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity; the message is upstream's ErrFormatWrong text."""
 
@@ -59,7 +63,7 @@ def _parse(raw: str | int | float) -> Fraction:
     if isinstance(raw, float):
         if not math.isfinite(raw):
             raise QuantityError(QUANTITY_FORMAT_ERROR)
-        return Fraction(repr(raw)) if "e" not in repr(raw) else Fraction(raw)
+        return _parse(repr(raw))  # a JSON number is parsed from its text, as upstream does
     match = _QUANTITY.fullmatch(raw)
     if match is None:
         raise QuantityError(QUANTITY_FORMAT_ERROR)
@@ -67,11 +71,16 @@ def _parse(raw: str | int | float) -> Fraction:
     suffix = match["suffix"] or ""
     if suffix in _BINARY:
         number *= _BINARY[suffix]
+        # ParseQuantity caps binary quantities at the largest int64.
+        number = min(number, Fraction(_INT64_MAX))
     elif suffix in _DECIMAL:
         number *= _DECIMAL[suffix]
     else:
         exponent = int(suffix[1:])
         number *= Fraction(10) ** exponent
+    if (number * _NANO).denominator != 1:
+        # Non-zero amounts finer than a nano round up to the next nano, away from zero.
+        number = Fraction(math.ceil(number * _NANO), _NANO)
     return -number if match["sign"] == "-" else number
 
 
@@ -83,3 +92,59 @@ def milli_value(raw: str | int | float) -> int:
 def value(raw: str | int | float) -> int:
     """Upstream Quantity.Value: the integer value, rounded up."""
     return math.ceil(parse_quantity(raw))
+
+
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+
+
+def quantity_format(raw: str | int | float) -> str:
+    """The Format upstream keeps for a parsed quantity: BinarySI, DecimalExponent or DecimalSI."""
+    text = repr(raw) if isinstance(raw, float) else str(raw)
+    match = _QUANTITY.fullmatch(text)
+    suffix = (match["suffix"] or "") if match is not None else ""
+    if suffix in _BINARY:
+        return "BinarySI"
+    if len(suffix) > 1 and suffix[0] in ("e", "E"):  # a lone "E" is exa, not an exponent
+        return "DecimalExponent"
+    return "DecimalSI"
+
+
+def format_quantity(raw: str | int | float) -> str:
+    """Upstream Quantity.String(): the canonical form (CanonicalizeBytes) in the parsed format.
+
+    Values are first rounded up (away from zero) to nano precision, as ParseQuantity does. BinarySI
+    stays binary only for whole values of magnitude >= 1024; everything else prints as a decimal
+    mantissa with an SI suffix (or an `eN` exponent) whose exponent is a multiple of 3.
+    """
+    amount = parse_quantity(raw)
+    if amount == 0:
+        return "0"
+    sign = "-" if amount < 0 else ""
+    magnitude = abs(amount)
+    fmt = quantity_format(raw)
+    if fmt == "BinarySI" and magnitude >= 1024 and magnitude.denominator == 1:
+        return sign + _canonical_binary(int(magnitude))
+    nanos = math.ceil(magnitude * 10**9)
+    return sign + _canonical_decimal(nanos, fmt)
+
+
+def _canonical_binary(amount: int) -> str:
+    exponent = 0
+    while amount % 1024 == 0 and exponent < len(_BINARY_SUFFIXES) - 1:
+        amount //= 1024
+        exponent += 1
+    return f"{amount}{_BINARY_SUFFIXES[exponent]}"
+
+
+def _canonical_decimal(nanos: int, fmt: str) -> str:
+    mantissa, exponent = nanos, -9
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        exponent += 1
+    shift = exponent % 3
+    mantissa *= 10**shift
+    exponent -= shift
+    if fmt == "DecimalExponent" or exponent not in _DECIMAL_SUFFIXES:
+        return f"{mantissa}" if exponent == 0 else f"{mantissa}e{exponent}"
+    return f"{mantissa}{_DECIMAL_SUFFIXES[exponent]}"

@@ -1,1 +1,29 @@
-"""The Kubernetes-compatible HTTP API server (starlette + uvicorn)."""
+"""The Kubernetes-compatible HTTP API server (starlette + uvicorn) that kubectl 1.32 and the
+official Python client drive (see shared/reference/kubectl-wire.md).
+
+Public API:
+- `kubetaint.apiserver.app.create_app(store, clock, hooks=None, *, rng=None, server_address=...,
+  bookmark_interval=60.0) -> Starlette`: serves any `Store`; every write goes through `hooks`.
+- `kubetaint.apiserver.hooks.WriteHooks`: `admit(operation, resource, subresource, obj, *, old,
+  dry_run) -> obj` and `validate(resource, obj, old) -> [(field, reason, message)]`; `NoHooks` is
+  the default. `resource` is the store's group-qualified plural (`pods`, `leases.coordination.k8s.io`).
+- `kubetaint.apiserver.server.serve(app, host, port)` and `BackgroundServer(app)` (a free port,
+  in a thread; a context manager).
+- `kubetaint.apiserver.resources`: the served resource table (to unify with kubetaint.api.resources).
+
+Deliberate simplifications (upstream behaviour in brackets):
+- Deletion is immediate for every kind [pods get a deletionTimestamp and a grace period; namespaces
+  go Terminating and are finalized].
+- Server-side apply strategic-merges the applied configuration and records one managedFields entry
+  per manager [structured-merge-diff field ownership, apply conflicts (409) and field removal].
+- Strategic merge patch knows the merge keys of the served kinds by field name, not from OpenAPI.
+- pods/eviction deletes the pod once `hooks.admit("CREATE", "pods", "eviction", ...)` allows it;
+  PodDisruptionBudget checks (429) belong to that hook [registry/core/pod/storage/eviction.go].
+- No defaulting beyond PrepareForCreate status (pods Pending + qosClass, namespaces Active): the
+  admission/defaulting hooks own it. fieldValidation values are checked but unknown fields are
+  never reported (no schemas); OpenAPI v3 has PATCH paths only (enough for `create/apply -f`
+  validation; `kubectl explain` is not supported) and /openapi/v2 is 404.
+- Protobuf request bodies get 415 (`kubectl create namespace|priorityclass|pdb` generators);
+  protobuf DELETE bodies are ignored. Responses are always JSON.
+- List `resourceVersion`/`resourceVersionMatch` are ignored (lists are always current).
+"""

@@ -47,13 +47,19 @@ class ListResult:
 
 class Watch(Protocol):
     """A watch stream. `drain()` returns pending events without blocking; `wait()` blocks up to
-    `timeout` seconds for at least one. `stop()` ends it (idempotent)."""
+    `timeout` seconds for at least one. `stop()` ends it (idempotent); a store may also stop it
+    (e.g. etcd compacted past it or the connection broke): clients then re-list, as upstream."""
 
     def drain(self) -> list[WatchEvent]: ...
 
     def wait(self, timeout: float) -> list[WatchEvent]: ...
 
     def stop(self) -> None: ...
+
+    def request_bookmark(self) -> None:
+        """Queue a BOOKMARK event (after everything already queued) at the newest
+        resourceVersion up to which this watch has seen every change."""
+        ...
 
     @property
     def stopped(self) -> bool: ...
@@ -111,6 +117,11 @@ class Store(Protocol):
     def current_resource_version(self) -> int: ...
 
     def close(self) -> None: ...
+
+
+class StoreError(Exception):
+    """A store cannot be opened or reached (data dir locked, corrupt file, etcd unreachable).
+    The message is meant for users as is: print it, never a traceback."""
 
 
 @dataclass

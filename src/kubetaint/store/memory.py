@@ -6,9 +6,7 @@ Semantics are kube-apiserver storage's (see `kubetaint.store.interface`). Pods a
 
 from __future__ import annotations
 
-import base64
 import builtins
-import json
 import threading
 import uuid
 from collections import deque
@@ -16,14 +14,23 @@ from collections.abc import Callable, Iterator
 
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
-from kubetaint.clock.base import Clock, format_time
+from kubetaint.clock.base import Clock
 from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
-from kubetaint.store.watch import BufferedWatch, WatchFilter
-
-#: Resources whose objects carry metadata.generation (bumped when spec changes).
-GENERATION_RESOURCES = frozenset(
-    {"pods", "deployments.apps", "replicasets.apps", "daemonsets.apps", "poddisruptionbudgets.policy"}
+from kubetaint.store.mutation import (
+    GENERATION_RESOURCES,
+    check_delete_preconditions,
+    decode_continue,
+    encode_continue,
+    parse_resource_version,
+    prepare_create,
+    prepare_update,
+    too_old,
+    with_resource_version,
 )
+from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
+
+__all__ = ["GENERATION_RESOURCES", "MemoryStore"]
+
 _NODE_INDEX = "spec.nodeName"
 
 
@@ -44,9 +51,7 @@ class MemoryStore:
         self._pods_by_node: dict[str, dict[tuple[str, str], JSON]] = {}
         self._rv = 0
         self._history: deque[WatchEvent] = deque(maxlen=self._options.history_size)
-        self._handlers: list[Handler] = []
-        self._pending: deque[WatchEvent] = deque()
-        self._dispatching = False
+        self._dispatcher = Dispatcher()
         self._lock = threading.RLock()
 
     # reads -------------------------------------------------------------------------------
@@ -71,7 +76,7 @@ class MemoryStore:
         fields = parse_field_selector(field_selector, resource)
         with self._lock:
             list_rv = self._rv
-            start = _decode_continue(continue_token) if continue_token else None
+            start = decode_continue(continue_token) if continue_token else None
             matched: list[JSON] = []
             more = False
             for key, obj in self._candidates(resource, namespace, fields.exact_value(_NODE_INDEX)):
@@ -88,7 +93,7 @@ class MemoryStore:
                 matched.append(obj)
         token = None
         if more and matched:
-            token = _encode_continue(object_key(matched[-1]), list_rv)
+            token = encode_continue(object_key(matched[-1]), list_rv)
         return ListResult(matched, str(list_rv), token)
 
     def _candidates(
@@ -112,28 +117,20 @@ class MemoryStore:
     # writes ------------------------------------------------------------------------------
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
-        namespace, name = object_key(obj)
-        if not name:
-            raise errors.StatusError(400, "BadRequest", "name is required")  # registry sets it earlier
+        stored = prepare_create(resource, obj, self._clock, self._uid)
+        namespace, name = object_key(stored)
         with self._lock:
             bucket = self._objects.setdefault(resource, {}).setdefault(namespace, {})
             if name in bucket:
                 raise errors.already_exists(resource, name)
-            meta = dict(obj.get("metadata") or {})
-            meta.setdefault("uid", self._uid())
-            meta.setdefault("creationTimestamp", format_time(self._clock.now()))
-            if resource in GENERATION_RESOURCES:
-                meta.setdefault("generation", 1)
-            meta.pop("resourceVersion", None)
-            stored = {**obj, "metadata": meta}
             if dry_run:
                 return stored
             self._rv += 1
-            meta["resourceVersion"] = str(self._rv)
+            stored["metadata"]["resourceVersion"] = str(self._rv)
             bucket[name] = stored
             self._index(resource, None, stored)
             self._commit(WatchEvent("ADDED", resource, stored, self._rv))
-        self._dispatch()
+        self._dispatcher.dispatch()
         return stored
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
@@ -143,26 +140,17 @@ class MemoryStore:
             old = bucket.get(name)
             if old is None:
                 raise errors.not_found(resource, name)
-            meta = dict(obj.get("metadata") or {})
-            precondition = meta.get("resourceVersion")
-            if precondition and precondition != old["metadata"]["resourceVersion"]:
-                raise errors.conflict(resource, name, errors.OBJECT_MODIFIED)
-            old_meta = old["metadata"]
-            meta["uid"] = old_meta.get("uid")
-            meta["creationTimestamp"] = old_meta.get("creationTimestamp")
-            if "generation" in old_meta:
-                changed_spec = obj.get("spec") != old.get("spec")
-                meta["generation"] = old_meta["generation"] + (1 if changed_spec else 0)
-            meta["resourceVersion"] = old_meta["resourceVersion"]
-            stored = {**obj, "metadata": meta}
-            if stored == old or dry_run:
-                return old if stored == old else stored
+            stored = prepare_update(resource, obj, old)
+            if stored is None:
+                return old
+            if dry_run:
+                return stored
             self._rv += 1
-            meta["resourceVersion"] = str(self._rv)
+            stored["metadata"]["resourceVersion"] = str(self._rv)
             bucket[name] = stored
             self._index(resource, old, stored)
             self._commit(WatchEvent("MODIFIED", resource, stored, self._rv, old))
-        self._dispatch()
+        self._dispatcher.dispatch()
         return stored
 
     def delete(
@@ -180,27 +168,15 @@ class MemoryStore:
             old = bucket.get(name)
             if old is None:
                 raise errors.not_found(resource, name)
-            old_meta = old["metadata"]
-            if uid and uid != old_meta.get("uid"):
-                detail = (
-                    f"Precondition failed: UID in precondition: {uid}, "
-                    f"UID in object meta: {old_meta.get('uid')}"
-                )
-                raise errors.conflict(resource, name, detail)
-            if resource_version and resource_version != old_meta.get("resourceVersion"):
-                detail = (
-                    f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
-                    f"ResourceVersion in object meta: {old_meta.get('resourceVersion')}"
-                )
-                raise errors.conflict(resource, name, detail)
+            check_delete_preconditions(resource, name, old, resource_version, uid)
             if dry_run:
                 return old
             self._rv += 1
             del bucket[name]
             self._index(resource, old, None)
-            gone = {**old, "metadata": {**old_meta, "resourceVersion": str(self._rv)}}
+            gone = with_resource_version(old, self._rv)
             self._commit(WatchEvent("DELETED", resource, gone, self._rv, old))
-        self._dispatch()
+        self._dispatcher.dispatch()
         return gone
 
     def _index(self, resource: str, old: JSON | None, new: JSON | None) -> None:
@@ -217,39 +193,10 @@ class MemoryStore:
 
     def _commit(self, event: WatchEvent) -> None:
         self._history.append(event)
-        self._pending.append(event)
-
-    def _dispatch(self) -> None:
-        """Deliver pending events to every handler in commit order; re-entrant writes queue up."""
-        with self._lock:
-            if self._dispatching:
-                return
-            self._dispatching = True
-        try:
-            while True:
-                with self._lock:
-                    if not self._pending:
-                        self._dispatching = False
-                        return
-                    event = self._pending.popleft()
-                    handlers = list(self._handlers)
-                for handler in handlers:
-                    handler(event)
-        except BaseException:
-            with self._lock:
-                self._dispatching = False
-            raise
+        self._dispatcher.enqueue(event)
 
     def subscribe(self, handler: Handler) -> Callable[[], None]:
-        with self._lock:
-            self._handlers.append(handler)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if handler in self._handlers:
-                    self._handlers.remove(handler)
-
-        return unsubscribe
+        return self._dispatcher.subscribe(handler)
 
     def watch(
         self,
@@ -265,7 +212,7 @@ class MemoryStore:
         watch_filter = WatchFilter(resource, namespace, labels, fields)
         with self._lock:
             initial = self._initial_events(watch_filter, resource_version)
-            stream = BufferedWatch(watch_filter, initial)
+            stream = BufferedWatch(watch_filter, initial, floor=self._rv)
             stream.attach(self.subscribe(stream.offer))
         return stream
 
@@ -279,13 +226,10 @@ class MemoryStore:
                 for obj in listed.items
                 if watch_filter.matches(obj)
             ]
-        try:
-            since = int(str(resource_version))
-        except ValueError:
-            raise errors.bad_request(f'invalid resource version "{resource_version}"') from None
+        since = parse_resource_version(str(resource_version))
         oldest = self._history[0].resource_version if self._history else self._rv + 1
         if since < oldest - 1 and since < self._rv:
-            raise errors.expired(f"too old resource version: {since} ({oldest - 1})")
+            raise too_old(since, oldest - 1)
         replay: list[WatchEvent] = []
         for event in self._history:
             if event.resource_version > since:
@@ -295,21 +239,4 @@ class MemoryStore:
         return replay
 
     def close(self) -> None:
-        with self._lock:
-            self._handlers.clear()
-
-
-def _encode_continue(key: tuple[str, str], list_rv: int) -> str:
-    raw = json.dumps({"v": 1, "rv": list_rv, "start": list(key)}).encode()
-    return base64.urlsafe_b64encode(raw).decode()
-
-
-def _decode_continue(token: str) -> tuple[str, str]:
-    try:
-        data = json.loads(base64.urlsafe_b64decode(token.encode()))
-        namespace, name = data["start"]
-        return str(namespace), str(name)
-    except (ValueError, KeyError, TypeError):
-        raise errors.bad_request(
-            "continue key is not valid: incorrect encoded start resourceVersion"
-        ) from None
+        self._dispatcher.clear()

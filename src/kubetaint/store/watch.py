@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable
 
 from kubetaint.api.selectors import FieldSelector, LabelSelector
-from kubetaint.store.interface import JSON, EventType, WatchEvent
+from kubetaint.store.interface import JSON, EventType, Handler, WatchEvent
 
 
 class WatchFilter:
@@ -46,10 +46,16 @@ class WatchFilter:
 
 
 class BufferedWatch:
-    """A watch stream fed by a store's dispatcher; stopping unsubscribes."""
+    """A watch stream fed by a store's dispatcher; stopping unsubscribes.
 
-    def __init__(self, watch_filter: WatchFilter, initial: list[WatchEvent]) -> None:
+    `floor` is the resourceVersion the initial events cover: a change at or below it that the
+    dispatcher still delivers (committed before the watch started, dispatched after) is dropped,
+    so no event is seen twice."""
+
+    def __init__(self, watch_filter: WatchFilter, initial: list[WatchEvent], floor: int = 0) -> None:
         self._filter = watch_filter
+        self._floor = floor
+        self._progress = max([floor, *(event.resource_version for event in initial)])
         self._events: deque[WatchEvent] = deque(initial)
         self._cond = threading.Condition()
         self._stopped = False
@@ -61,11 +67,28 @@ class BufferedWatch:
 
     def offer(self, event: WatchEvent) -> None:
         """Called by the store for every committed change."""
-        seen = self._filter.translate(event)
-        if seen is None or self._stopped:
+        if event.resource_version <= self._floor and event.type != "BOOKMARK":
             return
+        seen = self._filter.translate(event)
         with self._cond:
+            self._progress = max(self._progress, event.resource_version)
+            if seen is None or self._stopped:
+                return
             self._events.append(seen)
+            self._cond.notify_all()
+        if self.waker is not None:
+            self.waker()
+
+    def request_bookmark(self) -> None:
+        """Queue a BOOKMARK at the newest resourceVersion this watch has fully seen: every change
+        up to it has been queued before the bookmark (or did not match). Its object carries only
+        metadata.resourceVersion; the API server adds kind and apiVersion."""
+        with self._cond:
+            if self._stopped:
+                return
+            rv = self._progress
+            bookmark = {"metadata": {"resourceVersion": str(rv)}}
+            self._events.append(WatchEvent("BOOKMARK", self._filter.resource, bookmark, rv))
             self._cond.notify_all()
         if self.waker is not None:
             self.waker()
@@ -94,3 +117,57 @@ class BufferedWatch:
     @property
     def stopped(self) -> bool:
         return self._stopped
+
+
+class Dispatcher:
+    """Delivers committed changes to subscribed handlers in commit order.
+
+    A backend calls `enqueue` while it still holds its write lock (so the queue is in commit
+    order) and `dispatch` after releasing it. Whichever thread finds the dispatcher idle delivers
+    everything queued, including events that handlers themselves cause by writing (re-entrant
+    writes queue up behind the current event instead of nesting)."""
+
+    def __init__(self) -> None:
+        self._handlers: list[Handler] = []
+        self._pending: deque[WatchEvent] = deque()
+        self._dispatching = False
+        self._lock = threading.Lock()
+
+    def enqueue(self, event: WatchEvent) -> None:
+        with self._lock:
+            self._pending.append(event)
+
+    def dispatch(self) -> None:
+        with self._lock:
+            if self._dispatching:
+                return
+            self._dispatching = True
+        try:
+            while True:
+                with self._lock:
+                    if not self._pending:
+                        self._dispatching = False
+                        return
+                    event = self._pending.popleft()
+                    handlers = list(self._handlers)
+                for handler in handlers:
+                    handler(event)
+        except BaseException:
+            with self._lock:
+                self._dispatching = False
+            raise
+
+    def subscribe(self, handler: Handler) -> Callable[[], None]:
+        with self._lock:
+            self._handlers.append(handler)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if handler in self._handlers:
+                    self._handlers.remove(handler)
+
+        return unsubscribe
+
+    def clear(self) -> None:
+        with self._lock:
+            self._handlers.clear()

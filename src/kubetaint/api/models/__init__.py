@@ -1,0 +1,119 @@
+"""Typed models of the API objects kubetaint serves, for the edges (loading, typed reads).
+
+`decode(obj)` picks the model from apiVersion/kind and raises DecodeError with kube-apiserver's
+`<Kind> in version "<v>" cannot be handled as a <Kind>: json: cannot unmarshal ...` message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.api.models.base import DecodeError, K8sModel
+from kubetaint.api.models.core import (
+    Binding,
+    Container,
+    Event,
+    Namespace,
+    Node,
+    NodeCondition,
+    NodeSpec,
+    NodeStatus,
+    Pod,
+    PodSpec,
+    PodStatus,
+    PodTemplateSpec,
+    ResourceRequirements,
+    Taint,
+    Toleration,
+)
+from kubetaint.api.models.meta import LabelSelector, ObjectMeta, ObjectReference, OwnerReference, TypedObject
+from kubetaint.api.models.other import (
+    DaemonSet,
+    Deployment,
+    Eviction,
+    Lease,
+    PodDisruptionBudget,
+    PriorityClass,
+    ReplicaSet,
+    RuntimeClass,
+    Status,
+    StatusCause,
+    StatusDetails,
+)
+
+__all__ = [
+    "MODELS",
+    "Binding",
+    "Container",
+    "DaemonSet",
+    "DecodeError",
+    "Deployment",
+    "Event",
+    "Eviction",
+    "K8sModel",
+    "LabelSelector",
+    "Lease",
+    "Namespace",
+    "Node",
+    "NodeCondition",
+    "NodeSpec",
+    "NodeStatus",
+    "ObjectMeta",
+    "ObjectReference",
+    "OwnerReference",
+    "Pod",
+    "PodDisruptionBudget",
+    "PodSpec",
+    "PodStatus",
+    "PodTemplateSpec",
+    "PriorityClass",
+    "ReplicaSet",
+    "ResourceRequirements",
+    "RuntimeClass",
+    "Status",
+    "StatusCause",
+    "StatusDetails",
+    "Taint",
+    "Toleration",
+    "TypedObject",
+    "decode",
+    "model_for",
+]
+
+#: (apiVersion, kind) -> model.
+MODELS: dict[tuple[str, str], type[TypedObject]] = {
+    ("v1", "Node"): Node,
+    ("v1", "Pod"): Pod,
+    ("v1", "Namespace"): Namespace,
+    ("v1", "Binding"): Binding,
+    ("v1", "Event"): Event,
+    ("events.k8s.io/v1", "Event"): Event,
+    ("coordination.k8s.io/v1", "Lease"): Lease,
+    ("policy/v1", "PodDisruptionBudget"): PodDisruptionBudget,
+    ("policy/v1", "Eviction"): Eviction,
+    ("scheduling.k8s.io/v1", "PriorityClass"): PriorityClass,
+    ("node.k8s.io/v1", "RuntimeClass"): RuntimeClass,
+    ("apps/v1", "DaemonSet"): DaemonSet,
+    ("apps/v1", "ReplicaSet"): ReplicaSet,
+    ("apps/v1", "Deployment"): Deployment,
+}
+
+
+def model_for(api_version: str, kind: str) -> type[TypedObject] | None:
+    """The model of an apiVersion/kind, or None when kubetaint does not serve it."""
+    return MODELS.get((api_version, kind))
+
+
+def decode(obj: Mapping[str, Any]) -> TypedObject:
+    """Decode a Kubernetes JSON object into its model; DecodeError names the field and Go types."""
+    api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+    model = model_for(api_version, kind)
+    if model is None:
+        raise DecodeError(f'no kind "{kind}" is registered for version "{api_version}"', "")
+    try:
+        return model.from_dict(obj)
+    except DecodeError as exc:
+        version = api_version.rpartition("/")[2]
+        message = f'{kind} in version "{version}" cannot be handled as a {kind}: {exc}'
+        raise DecodeError(message, exc.path) from None

@@ -1,0 +1,267 @@
+"""Per-kind validation for the kinds kubetaint serves (mirrors ValidateNode, ValidatePodCreate/Update,
+ValidateNamespace in pkg/apis/core/validation; ValidatePriorityClass in pkg/apis/scheduling/validation;
+ValidateRuntimeClass in pkg/apis/node/validation; ValidatePodDisruptionBudget in pkg/apis/policy/validation;
+ValidateLease in pkg/apis/coordination/validation; the apps/v1 workloads in pkg/apis/apps/validation)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubetaint.api.validation import field as f
+from kubetaint.api.validation.names import name_is_dns_label, name_is_dns_subdomain
+from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR, validate_labels, validate_object_meta
+from kubetaint.api.validation.podspec import (
+    validate_containers_only_for_pod,
+    validate_pod_create_rules,
+    validate_pod_spec,
+    validate_pod_template,
+    validate_pod_update_rules,
+)
+from kubetaint.api.validation.quantities import validate_resource_list
+from kubetaint.api.validation.selectors import selector_matches
+from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations
+
+Obj = Mapping[str, Any]
+KindValidator = Callable[[Obj, "Obj | None", bool], list[f.FieldError]]
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
+PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
+
+
+def _m(obj: Obj, name: str) -> Obj:
+    value = obj.get(name)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _meta(obj: Obj, *, namespaced: bool, dns_label: bool = False) -> list[f.FieldError]:
+    name_fn = name_is_dns_label if dns_label else name_is_dns_subdomain
+    return validate_object_meta(_m(obj, "metadata"), namespaced=namespaced, name_fn=name_fn)
+
+
+def validate_node(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidateNode: metadata, taints, then status capacity and allocatable quantities."""
+    errs = _meta(obj, namespaced=False)
+    taints = _m(obj, "spec").get("taints")
+    if isinstance(taints, list):
+        errs.extend(validate_node_taints([t if isinstance(t, Mapping) else {} for t in taints]))
+    status = _m(obj, "status")
+    for name in ("capacity", "allocatable"):
+        errs.extend(validate_resource_list(_m(status, name), f.child("status", name)))
+    return errs
+
+
+def _allow_comparison(allow: bool, old: Obj | None, template: bool = False) -> bool:
+    """The gate, or ratcheting: the old pod (or old workload template) already uses Lt/Gt."""
+    if allow or old is None:
+        return allow
+    spec = _m(_m(_m(old, "spec"), "template"), "spec") if template else _m(old, "spec")
+    tolerations = spec.get("tolerations")
+    return isinstance(tolerations, list) and any(
+        isinstance(t, Mapping) and t.get("operator") in ("Lt", "Gt") for t in tolerations
+    )
+
+
+def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """validatePodMetadataAndSpec plus the create or update rules."""
+    allow = _allow_comparison(allow_comparison, old)
+    spec = _m(obj, "spec")
+    errs = _meta(obj, namespaced=True)
+    errs.extend(validate_pod_spec(spec, "spec", allow_comparison=allow))
+    errs.extend(validate_containers_only_for_pod(spec))
+    if old is None:
+        errs.extend(validate_pod_create_rules(spec))
+    else:
+        errs.extend(validate_pod_update_rules(spec, _m(old, "spec"), allow_comparison=allow))
+    return errs
+
+
+def validate_namespace(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidateNamespace: a DNS-label name, cluster scoped."""
+    return _meta(obj, namespaced=False, dns_label=True)
+
+
+def validate_priority_class(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidatePriorityClass: reserved `system-` names and the user-definable maximum."""
+    errs = _meta(obj, namespaced=False)
+    name = str(_m(obj, "metadata").get("name") or "")
+    value = obj.get("value", 0)
+    if name.startswith("system-"):
+        reason = _system_class_error(name, value)
+        if reason:
+            detail = (
+                "priority class names with 'system-' prefix are reserved for system use only. "
+                f"error: {reason}"
+            )
+            errs.append(f.forbidden("metadata.name", detail))
+    elif isinstance(value, int) and value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        detail = f"maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"
+        errs.append(f.forbidden("value", detail))
+    policy = obj.get("preemptionPolicy")
+    if policy is not None and policy not in PREEMPTION_POLICIES:
+        errs.append(f.not_supported("preemptionPolicy", policy, PREEMPTION_POLICIES))
+    return errs
+
+
+def _system_class_error(name: str, value: Any) -> str:
+    expected = SYSTEM_PRIORITY_CLASSES.get(name)
+    if expected is None:
+        return f"{name} is not a known system priority class"
+    if value != expected:
+        return f"value of {name} PriorityClass must be {expected}"
+    return ""
+
+
+def validate_runtime_class(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidateRuntimeClass: handler is a DNS label; scheduling node selector and tolerations."""
+    errs = _meta(obj, namespaced=False)
+    handler = str(obj.get("handler") or "")
+    errs.extend(f.invalid("handler", handler, msg) for msg in name_is_dns_label(handler))
+    scheduling = _m(obj, "scheduling")
+    if isinstance(scheduling.get("nodeSelector"), Mapping):
+        errs.extend(validate_labels(scheduling["nodeSelector"], "scheduling.nodeSelector"))
+    tolerations = scheduling.get("tolerations")
+    if isinstance(tolerations, list):
+        tols = [t for t in tolerations if isinstance(t, Mapping)]
+        errs.extend(validate_tolerations(tols, "scheduling.tolerations", allow_comparison=allow_comparison))
+    return errs
+
+
+def validate_lease(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidateLease: positive duration, non-negative transitions."""
+    errs = _meta(obj, namespaced=True)
+    spec = _m(obj, "spec")
+    duration = spec.get("leaseDurationSeconds")
+    if isinstance(duration, int) and duration <= 0:
+        errs.append(f.invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
+    transitions = spec.get("leaseTransitions")
+    if isinstance(transitions, int) and transitions < 0:
+        errs.append(f.invalid("spec.leaseTransitions", transitions, IS_NEGATIVE_ERROR))
+    return errs
+
+
+def validate_binding(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidatePodBinding: the target must name a Node."""
+    errs: list[f.FieldError] = []
+    target = _m(obj, "target")
+    kind = str(target.get("kind") or "")
+    if kind and kind != "Node":
+        errs.append(f.not_supported("target.kind", kind, ("Node", "<empty>")))
+    if not target.get("name"):
+        errs.append(f.required("target.name"))
+    return errs
+
+
+def validate_namespaced_meta(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """Kinds whose checks kubetaint keeps to metadata (Events, Evictions)."""
+    return _meta(obj, namespaced=True)
+
+
+def validate_pdb(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidatePodDisruptionBudgetSpec: at most one of minAvailable/maxUnavailable, each int or percent."""
+    errs = _meta(obj, namespaced=True)
+    spec = _m(obj, "spec")
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        errs.append(
+            f.invalid(
+                "spec",
+                f.GoValue(dict(spec), "policy.PodDisruptionBudgetSpec{...}"),
+                "minAvailable and maxUnavailable cannot be both set",
+            )
+        )
+    for name in ("minAvailable", "maxUnavailable"):
+        if spec.get(name) is not None:
+            errs.extend(_int_or_percent(spec[name], f.child("spec", name)))
+    return errs
+
+
+def _int_or_percent(value: Any, path: str) -> list[f.FieldError]:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return [f.invalid(path, value, "must be an integer or percentage (e.g '5%')")]
+    if isinstance(value, int):
+        shown = f.GoValue(value, f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}')
+        return [f.invalid(path, shown, IS_NEGATIVE_ERROR)] if value < 0 else []
+    shown = f.GoValue(value, f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{f.go_quote(value)}}}")
+    digits = value[:-1]
+    if not value.endswith("%") or not digits.isdigit():
+        msg = (
+            "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or "
+            "'93%', regex used for validation is '[0-9]+%')"
+        )
+        return [f.invalid(path, shown, msg)]
+    if int(digits) > 100:
+        return [f.invalid(path, shown, "must not be greater than 100%")]
+    return []
+
+
+def _workload(kind: str, *, replicas: bool) -> KindValidator:
+    def validate(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+        errs = _meta(obj, namespaced=True)
+        spec = _m(obj, "spec")
+        count = spec.get("replicas")
+        if replicas and isinstance(count, int) and not isinstance(count, bool) and count < 0:
+            errs.append(f.invalid("spec.replicas", count, IS_NEGATIVE_ERROR))
+        allow = _allow_comparison(allow_comparison, old, template=True)
+        errs.extend(_selector_and_template(kind, spec, allow))
+        return errs
+
+    validate.__doc__ = f"Validate{kind}Spec: selector, template labels, template pod spec."
+    return validate
+
+
+def _selector_and_template(kind: str, spec: Obj, allow_comparison: bool) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    selector = spec.get("selector")
+    if not isinstance(selector, Mapping):
+        errs.append(f.required("spec.selector"))
+        selector = {}
+    elif not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        shown = f.GoValue(
+            dict(selector),
+            "&v1.LabelSelector{MatchLabels:map[string]string(nil), "
+            "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
+        )
+        errs.append(f.invalid("spec.selector", shown, f"empty selector is invalid for {kind.lower()}"))
+    template = spec.get("template")
+    if not isinstance(template, Mapping):
+        errs.append(f.required("spec.template"))
+        return errs
+    labels = _m(_m(template, "metadata"), "labels")
+    if selector and not selector_matches(selector, labels):
+        shown = f.GoValue(dict(labels), _go_string_map(labels))
+        errs.append(
+            f.invalid("spec.template.metadata.labels", shown, "`selector` does not match template `labels`")
+        )
+    errs.extend(validate_pod_template(template, "spec.template", allow_comparison=allow_comparison))
+    template_spec = _m(template, "spec")
+    restart = template_spec.get("restartPolicy") or "Always"
+    if restart != "Always":
+        errs.append(f.not_supported("spec.template.spec.restartPolicy", restart, ("Always",)))
+    if template_spec.get("activeDeadlineSeconds") is not None:
+        detail = f"activeDeadlineSeconds in {kind} is not Supported"
+        errs.append(f.forbidden("spec.template.spec.activeDeadlineSeconds", detail))
+    return errs
+
+
+def _go_string_map(labels: Mapping[str, Any]) -> str:
+    items = ", ".join(f"{f.go_quote(k)}:{f.go_quote(str(v))}" for k, v in sorted(labels.items()))
+    return f"map[string]string{{{items}}}"
+
+
+#: (apiVersion group, kind) -> validator; group "" is the core group.
+VALIDATORS: dict[tuple[str, str], KindValidator] = {
+    ("", "Node"): validate_node,
+    ("", "Pod"): validate_pod,
+    ("", "Namespace"): validate_namespace,
+    ("", "Binding"): validate_binding,
+    ("", "Event"): validate_namespaced_meta,
+    ("events.k8s.io", "Event"): validate_namespaced_meta,
+    ("policy", "Eviction"): validate_namespaced_meta,
+    ("policy", "PodDisruptionBudget"): validate_pdb,
+    ("scheduling.k8s.io", "PriorityClass"): validate_priority_class,
+    ("node.k8s.io", "RuntimeClass"): validate_runtime_class,
+    ("coordination.k8s.io", "Lease"): validate_lease,
+    ("apps", "DaemonSet"): _workload("DaemonSet", replicas=False),
+    ("apps", "ReplicaSet"): _workload("ReplicaSet", replicas=True),
+    ("apps", "Deployment"): _workload("Deployment", replicas=True),
+}

@@ -1,0 +1,84 @@
+"""Object metadata checks (mirrors staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go and
+pkg/apis/meta/v1/validation's ValidateLabels)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubetaint.api.validation import field as f
+from kubetaint.api.validation.names import is_qualified_name, is_valid_label_value, name_is_dns_label
+
+NameFunc = Callable[[str, bool], list[str]]
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)
+IS_NEGATIVE_ERROR = "must be greater than or equal to 0"
+
+
+def validate_label_name(name: str, path: str) -> list[f.FieldError]:
+    """metav1validation.ValidateLabelName: one Invalid per IsQualifiedName message."""
+    return [f.invalid(path, name, msg) for msg in is_qualified_name(name)]
+
+
+def validate_labels(labels: Mapping[str, Any], path: str) -> list[f.FieldError]:
+    """metav1validation.ValidateLabels (keys in sorted order; Go's map order is random)."""
+    errs: list[f.FieldError] = []
+    for key in sorted(labels):
+        value = labels[key]
+        errs.extend(validate_label_name(key, path))
+        text = "" if value is None else str(value)
+        errs.extend(f.invalid(path, text, msg) for msg in is_valid_label_value(text))
+    return errs
+
+
+def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[f.FieldError]:
+    """apimachinery ValidateAnnotations: lower-cased qualified-name keys, 256 KiB in total."""
+    errs: list[f.FieldError] = []
+    total = 0
+    for key in sorted(annotations):
+        errs.extend(f.invalid(path, key, msg) for msg in is_qualified_name(key.lower()))
+        value = annotations[key]
+        total += len(key.encode()) + len(("" if value is None else str(value)).encode())
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errs.append(f.too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT))
+    return errs
+
+
+def validate_object_meta(
+    meta: Mapping[str, Any], *, namespaced: bool, name_fn: NameFunc, path: str = "metadata"
+) -> list[f.FieldError]:
+    """ValidateObjectMetaAccessor for a create.
+
+    Like kube-apiserver, a namespaced object without a namespace gets the request's namespace
+    (so it is not reported), and a generateName stands in for the name that would be generated.
+    """
+    errs: list[f.FieldError] = []
+    generate_name = str(meta.get("generateName") or "")
+    name = str(meta.get("name") or "")
+    if generate_name:
+        errs.extend(
+            f.invalid(f.child(path, "generateName"), generate_name, m) for m in name_fn(generate_name, True)
+        )
+    if not name:
+        if not generate_name:
+            errs.append(f.required(f.child(path, "name"), "name or generateName is required"))
+    else:
+        errs.extend(f.invalid(f.child(path, "name"), name, m) for m in name_fn(name, False))
+    namespace = str(meta.get("namespace") or "")
+    if namespaced:
+        if namespace:
+            errs.extend(
+                f.invalid(f.child(path, "namespace"), namespace, m)
+                for m in name_is_dns_label(namespace, False)
+            )
+    elif namespace:
+        errs.append(f.forbidden(f.child(path, "namespace"), "not allowed on this type"))
+    generation = meta.get("generation")
+    if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
+        errs.append(f.invalid(f.child(path, "generation"), generation, IS_NEGATIVE_ERROR))
+    labels = meta.get("labels")
+    if isinstance(labels, Mapping):
+        errs.extend(validate_labels(labels, f.child(path, "labels")))
+    annotations = meta.get("annotations")
+    if isinstance(annotations, Mapping):
+        errs.extend(validate_annotations(annotations, f.child(path, "annotations")))
+    return errs

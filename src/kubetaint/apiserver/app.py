@@ -1,0 +1,194 @@
+"""The starlette application: health, version, discovery, OpenAPI and the resource paths
+(/api/v1/... and /apis/<group>/<version>/...), every error rendered as a kube `Status`
+(mirrors apiserver/pkg/endpoints/installer.go's routes).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from kubetaint.api import errors
+from kubetaint.apiserver import discovery
+from kubetaint.apiserver.handlers import Handlers
+from kubetaint.apiserver.hooks import NoHooks, WriteHooks
+from kubetaint.apiserver.registry import Registry, Target
+from kubetaint.apiserver.resources import lookup
+from kubetaint.apiserver.watch import BOOKMARK_INTERVAL, WatchStreamer
+from kubetaint.apiserver.wire import json_response, not_found_path, parse_bool, status_response
+from kubetaint.clock.base import Clock
+from kubetaint.store.interface import Store
+
+log = logging.getLogger(__name__)
+_METHOD_NOT_ALLOWED = "the server does not allow this method on the requested resource"
+
+
+def _method_not_allowed() -> errors.StatusError:
+    return errors.StatusError(405, "MethodNotAllowed", _METHOD_NOT_ALLOWED)
+
+
+def parse_target(group: str, version: str, parts: list[str]) -> Target | None:
+    """Resolve the path segments after /api/v1 or /apis/<g>/<v> to a target, or None (404)."""
+    if not parts or any(not p for p in parts):
+        return None
+    namespace = ""
+    if (
+        parts[0] == "namespaces"
+        and len(parts) >= 3
+        and not (len(parts) == 3 and parts[2] in ("status", "finalize"))
+    ):
+        namespace, parts = parts[1], parts[2:]
+    res = lookup(group, version, parts[0])
+    if res is None or len(parts) > 3:
+        return None
+    if namespace and not res.namespaced:
+        return None
+    name = parts[1] if len(parts) > 1 else ""
+    sub = parts[2] if len(parts) > 2 else ""
+    if sub and res.subresource(sub) is None:
+        return None
+    if res.namespaced and name and not namespace:
+        return None
+    return Target(res, namespace, name, sub)
+
+
+class ApiServer:
+    """Request dispatch for one store."""
+
+    def __init__(
+        self, store: Store, clock: Clock, hooks: WriteHooks, rng: random.Random, bookmark_interval: float
+    ) -> None:
+        self.handlers = Handlers(Registry(store, hooks, rng), clock)
+        self.watcher = WatchStreamer(store, clock, bookmark_interval)
+
+    async def resource(self, request: Request) -> Response:
+        path = request.url.path.strip("/").split("/")
+        if path[0] == "api":
+            group, version, rest = "", path[1] if len(path) > 1 else "", path[2:]
+        else:
+            group = path[1] if len(path) > 1 else ""
+            version, rest = (path[2] if len(path) > 2 else ""), path[3:]
+        try:
+            if not rest:
+                return self._discovery(request, group, version)
+            target = parse_target(group, version, rest)
+            if target is None:
+                return status_response(not_found_path())
+            return await self._dispatch(target, request)
+        except errors.StatusError as exc:
+            return status_response(exc)
+
+    def _discovery(self, request: Request, group: str, version: str) -> Response:
+        if request.method != "GET":
+            raise _method_not_allowed()
+        doc = discovery.api_resource_list(group, version) if version else discovery.api_group(group)
+        if doc is None:
+            raise not_found_path()
+        return json_response(doc)
+
+    async def _dispatch(self, target: Target, request: Request) -> Response:
+        method, h = request.method, self.handlers
+        sub = target.subresource
+        if sub in ("binding", "eviction") or (target.res.plural == "bindings" and not target.res.group):
+            if method != "POST" or (not sub and target.name) or not target.namespace:
+                raise _method_not_allowed()
+            return await (h.evict(target, request) if sub == "eviction" else h.bind(target, request))
+        if target.name:
+            if method == "GET":
+                return h.get(target, request)
+            if method == "PUT":
+                return await h.update(target, request)
+            if method == "PATCH":
+                return await h.patch(target, request)
+            if method == "DELETE" and not sub:
+                return await h.delete(target, request)
+            raise _method_not_allowed()
+        if method == "GET":
+            if parse_bool(request.query_params.get("watch"), "watch"):
+                return self.watcher.respond(target, request)
+            return h.list(target, request)
+        if target.res.namespaced and not target.namespace:
+            raise _method_not_allowed()
+        if method == "POST":
+            return await h.create(target, request)
+        if method == "DELETE":
+            return await h.delete_collection(target, request)
+        raise _method_not_allowed()
+
+
+def create_app(
+    store: Store,
+    clock: Clock,
+    hooks: WriteHooks | None = None,
+    *,
+    rng: random.Random | None = None,
+    server_address: str = "127.0.0.1:6443",
+    bookmark_interval: float = BOOKMARK_INTERVAL,
+) -> Starlette:
+    """The Kubernetes-compatible API over `store`. `hooks` get every write (admission and
+    validation; no-ops by default); `rng` draws generateName suffixes."""
+    server = ApiServer(store, clock, hooks or NoHooks(), rng or random.Random(0), bookmark_interval)
+
+    async def ok(request: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    async def version(request: Request) -> Response:
+        return json_response(discovery.VERSION_INFO)
+
+    async def core_root(request: Request) -> Response:
+        return _root(request, core=True, legacy=discovery.api_versions(server_address))
+
+    async def groups_root(request: Request) -> Response:
+        return _root(request, core=False, legacy=discovery.api_group_list())
+
+    async def openapi_index(request: Request) -> Response:
+        return json_response(discovery.openapi_index())
+
+    async def openapi_doc(request: Request) -> Response:
+        parts = request.path_params["path"].strip("/").split("/")
+        doc = None
+        if len(parts) == 2 and parts[0] == "api":
+            doc = discovery.openapi_document("", parts[1])
+        elif len(parts) == 3 and parts[0] == "apis":
+            doc = discovery.openapi_document(parts[1], parts[2])
+        return json_response(doc) if doc is not None else status_response(not_found_path())
+
+    async def not_found(request: Request) -> Response:
+        return status_response(not_found_path())
+
+    verbs = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    routes = [
+        Route("/healthz", ok),
+        Route("/livez", ok),
+        Route("/readyz", ok),
+        Route("/version", version),
+        Route("/api", core_root),
+        Route("/apis", groups_root),
+        Route("/openapi/v3", openapi_index),
+        Route("/openapi/v3/{path:path}", openapi_doc),
+        Route("/api/{path:path}", server.resource, methods=verbs),
+        Route("/apis/{path:path}", server.resource, methods=verbs),
+        Route("/{path:path}", not_found, methods=verbs),
+    ]
+    app = Starlette(routes=routes)
+    app.add_exception_handler(Exception, _internal_error)
+    return app
+
+
+def _root(request: Request, *, core: bool, legacy: dict[str, object]) -> Response:
+    aggregated = discovery.aggregated_version(request.headers.get("accept"))
+    if aggregated is None:
+        return json_response(legacy)
+    content_type = discovery.AGGREGATED_TYPE if aggregated == "v2" else discovery.AGGREGATED_V2BETA1_TYPE
+    return json_response(discovery.aggregated_list(core, aggregated), content_type=content_type)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    """Last resort: a bug is a 500 Status with the message, never a traceback page."""
+    log.exception("internal error serving %s %s", request.method, request.url.path)
+    return status_response(errors.internal_error(str(exc)))

@@ -1,0 +1,217 @@
+"""Discovery documents: /version, aggregated discovery (apidiscovery.k8s.io/v2) and the legacy
+APIVersions / APIGroupList / APIGroup / APIResourceList documents, plus the minimal OpenAPI v3
+that `kubectl create/apply -f` validation needs (mirrors apiserver/pkg/endpoints/discovery and
+kube-openapi's v3 handler; shapes from kubernetes/kubernetes api/discovery/*.json).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from kubetaint.apiserver.resources import ResourceInfo, group_versions, resources_in
+from kubetaint.apiserver.wire import JSON, dumps
+
+AGGREGATED_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+AGGREGATED_V2BETA1_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+
+#: Reported minor "32": the kubectl dispatcher on the dev machines then runs kubectl 1.32.4.
+VERSION_INFO: JSON = {
+    "major": "1",
+    "minor": "32",
+    "gitVersion": "v1.32.0",
+    "gitCommit": "0000000000000000000000000000000000000000",
+    "gitTreeState": "clean",
+    "buildDate": "2025-01-01T00:00:00Z",
+    "goVersion": "go1.23.0",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
+
+
+def aggregated_version(accept: str | None) -> str | None:
+    """`v2`/`v2beta1` when the client asks for aggregated discovery before plain JSON, else None."""
+    for item in (accept or "").split(","):
+        parts = [p.strip() for p in item.split(";")]
+        params = dict(p.partition("=")[::2] for p in parts[1:])
+        if params.get("as") == "APIGroupDiscoveryList" and params.get("g") == "apidiscovery.k8s.io":
+            if params.get("v") in ("v2", "v2beta1"):
+                return params["v"]
+            continue
+        if parts[0] in ("application/json", "*/*", "application/*"):
+            return None
+    return None
+
+
+def _kind_ref(group: str, version: str, kind: str) -> JSON:
+    return {"group": group, "version": version, "kind": kind}
+
+
+def _aggregated_resource(res: ResourceInfo) -> JSON:
+    entry: JSON = {
+        "resource": res.plural,
+        "responseKind": _kind_ref(res.group, res.version, res.kind),
+        "scope": "Namespaced" if res.namespaced else "Cluster",
+        "singularResource": res.singular,
+        "verbs": sorted(res.verbs),
+    }
+    if res.short_names:
+        entry["shortNames"] = list(res.short_names)
+    if res.categories:
+        entry["categories"] = list(res.categories)
+    if res.subresources:
+        entry["subresources"] = [
+            {
+                "subresource": sub.name,
+                "responseKind": _kind_ref(sub.group or res.group, sub.version, sub.kind),
+                "verbs": list(sub.verbs),
+            }
+            for sub in res.subresources
+        ]
+    return entry
+
+
+def aggregated_list(core: bool, api_version: str = "v2") -> JSON:
+    """APIGroupDiscoveryList for /api (core only) or /apis (every named group)."""
+    items = []
+    for group, versions in group_versions().items():
+        if (group == "") != core:
+            continue
+        items.append(
+            {
+                "metadata": {"name": group, "creationTimestamp": None},
+                "versions": [
+                    {
+                        "version": version,
+                        "resources": [_aggregated_resource(r) for r in resources_in(group, version)],
+                        "freshness": "Current",
+                    }
+                    for version in versions
+                ],
+            }
+        )
+    return {
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": f"apidiscovery.k8s.io/{api_version}",
+        "metadata": {},
+        "items": items,
+    }
+
+
+def api_versions(server_address: str) -> JSON:
+    return {
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}],
+    }
+
+
+def api_group(group: str) -> JSON | None:
+    versions = group_versions().get(group)
+    if not group or not versions:
+        return None
+    gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
+    return {
+        "kind": "APIGroup",
+        "apiVersion": "v1",
+        "name": group,
+        "versions": gvs,
+        "preferredVersion": gvs[0],
+    }
+
+
+def api_group_list() -> JSON:
+    groups = []
+    for group in group_versions():
+        doc = api_group(group)
+        if doc is not None:
+            doc.pop("kind")
+            doc.pop("apiVersion")
+            groups.append(doc)
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+
+def api_resource_list(group: str, version: str) -> JSON | None:
+    served = resources_in(group, version)
+    if not served:
+        return None
+    entries: list[JSON] = []
+    for res in served:
+        entry: JSON = {
+            "name": res.plural,
+            "singularName": res.singular,
+            "namespaced": res.namespaced,
+            "kind": res.kind,
+            "verbs": sorted(res.verbs),
+        }
+        if res.short_names:
+            entry["shortNames"] = list(res.short_names)
+        if res.categories:
+            entry["categories"] = list(res.categories)
+        entries.append(entry)
+        for sub in res.subresources:
+            sub_entry: JSON = {
+                "name": f"{res.plural}/{sub.name}",
+                "singularName": "",
+                "namespaced": res.namespaced,
+                "kind": sub.kind,
+                "verbs": list(sub.verbs),
+            }
+            if sub.group and sub.group != res.group:
+                sub_entry["group"] = sub.group
+                sub_entry["version"] = sub.version
+            entries.append(sub_entry)
+    gv = f"{group}/{version}" if group else version
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": entries}
+
+
+# OpenAPI v3 ---------------------------------------------------------------------------------
+
+
+def _gv_path(group: str, version: str) -> str:
+    return f"api/{version}" if not group else f"apis/{group}/{version}"
+
+
+def openapi_document(group: str, version: str) -> JSON | None:
+    """A PATCH operation per kind declaring `fieldValidation`: enough for kubectl's validator to
+    send `fieldValidation=Strict` and skip client-side schema validation. No schemas (`kubectl
+    explain` is not supported yet)."""
+    served = [r for r in resources_in(group, version) if "patch" in r.verbs]
+    if not resources_in(group, version):
+        return None
+    prefix = "/" + _gv_path(group, version)
+    paths: dict[str, Any] = {}
+    for res in served:
+        item = (
+            f"{prefix}/namespaces/{{namespace}}/{res.plural}/{{name}}"
+            if res.namespaced
+            else (f"{prefix}/{res.plural}/{{name}}")
+        )
+        paths[item] = {
+            "patch": {
+                "x-kubernetes-group-version-kind": _kind_ref(res.group, res.version, res.kind),
+                "parameters": [
+                    {"name": "fieldValidation", "in": "query", "schema": {"type": "string"}},
+                    {"name": "fieldManager", "in": "query", "schema": {"type": "string"}},
+                    {"name": "dryRun", "in": "query", "schema": {"type": "string"}},
+                ],
+                "responses": {"200": {"description": "OK"}},
+            }
+        }
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": VERSION_INFO["gitVersion"]},
+        "paths": paths,
+        "components": {"schemas": {}},
+    }
+
+
+def openapi_index() -> JSON:
+    paths: JSON = {}
+    for group, versions in group_versions().items():
+        for version in versions:
+            doc = openapi_document(group, version)
+            digest = hashlib.sha256(dumps(doc)).hexdigest()[:32].upper()
+            path = _gv_path(group, version)
+            paths[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={digest}"}
+    return {"paths": paths}

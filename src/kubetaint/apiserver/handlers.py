@@ -1,0 +1,385 @@
+"""HTTP verbs on resources: get, list, create, update (PUT), patch, delete, deletecollection,
+and the pods/binding, bindings and pods/eviction subresources
+(mirrors apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete}.go and
+pkg/registry/core/pod/storage/storage.go for binding and eviction).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from kubetaint.api import errors
+from kubetaint.apiserver import patch as patches
+from kubetaint.apiserver.registry import Registry, Target, invalid
+from kubetaint.apiserver.resources import lookup
+from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
+from kubetaint.apiserver.wire import (
+    JSON,
+    decode_object,
+    dry_run,
+    json_response,
+    load_json_any,
+    load_yaml,
+    media_type,
+    negotiate,
+    parse_int,
+    success_status,
+    unsupported_media,
+)
+from kubetaint.clock.base import Clock, format_time
+
+_FIELD_VALIDATION = ("", "Ignore", "Warn", "Strict")
+_CONFLICT_RETRIES = 5
+_PODS = lookup("", "v1", "pods")
+assert _PODS is not None
+PODS = _PODS
+
+
+def _field_validation(request: Request) -> None:
+    value = request.query_params.get("fieldValidation", "")
+    if value not in _FIELD_VALIDATION:
+        raise errors.bad_request(
+            f'fieldValidation: Unsupported value: {value!r}: supported values: "Ignore", "Strict", "Warn"'
+        )
+
+
+class Handlers:
+    """The verbs, bound to a registry and a clock."""
+
+    def __init__(self, registry: Registry, clock: Clock) -> None:
+        self.registry = registry
+        self.store = registry.store
+        self.clock = clock
+
+    # reads ---------------------------------------------------------------------------------
+
+    def get(self, target: Target, request: Request) -> Response:
+        res = target.res
+        obj = self.store.get(res.store_resource, target.namespace, target.name)
+        rendering = negotiate(request.headers.get("accept"))
+        if rendering.table:
+            policy = include_object_policy(request.query_params.get("includeObject"))
+            table = build_table(
+                res, [obj], self.clock.now(), policy=policy, table_version=rendering.table_version
+            )
+            return json_response(table)
+        return json_response(with_type(res, obj))
+
+    def list(self, target: Target, request: Request) -> Response:
+        res = target.res
+        params = request.query_params
+        limit = max(parse_int(params.get("limit"), "limit"), 0)
+        result = self.store.list(
+            res.store_resource,
+            namespace=target.namespace,
+            label_selector=params.get("labelSelector"),
+            field_selector=params.get("fieldSelector"),
+            limit=limit,
+            continue_token=params.get("continue") or None,
+        )
+        rendering = negotiate(request.headers.get("accept"))
+        if rendering.table:
+            policy = include_object_policy(params.get("includeObject"))
+            table = build_table(
+                res,
+                result.items,
+                self.clock.now(),
+                policy=policy,
+                table_version=rendering.table_version,
+                resource_version=result.resource_version,
+                continue_token=result.continue_token,
+            )
+            return json_response(table)
+        meta: JSON = {"resourceVersion": result.resource_version}
+        if result.continue_token:
+            meta["continue"] = result.continue_token
+        body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": meta, "items": result.items}
+        return json_response(body)
+
+    # writes --------------------------------------------------------------------------------
+
+    async def create(self, target: Target, request: Request) -> Response:
+        _field_validation(request)
+        obj = decode_object(await request.body(), media_type(request))
+        obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        created = self.registry.create(target, obj, dry_run(request))
+        return json_response(created, 201)
+
+    async def update(self, target: Target, request: Request) -> Response:
+        _field_validation(request)
+        obj = decode_object(await request.body(), media_type(request))
+        self.registry.check_name(target, obj)
+        obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
+        old = self.store.get(target.res.store_resource, target.namespace, target.name)
+        updated = self.registry.update(target, obj, old, dry_run(request))
+        return json_response(updated)
+
+    async def patch(self, target: Target, request: Request) -> Response:
+        _field_validation(request)
+        kind = media_type(request)
+        if kind not in patches.PATCH_TYPES:
+            raise unsupported_media(", ".join(patches.PATCH_TYPES))
+        raw = await request.body()
+        body = load_yaml(raw) if kind == patches.APPLY_PATCH else load_json_any(raw)
+        is_dry_run = dry_run(request)
+        res = target.res
+        for attempt in range(_CONFLICT_RETRIES):
+            try:
+                old = self.store.get(res.store_resource, target.namespace, target.name)
+            except errors.StatusError as exc:
+                if exc.code == 404 and kind == patches.APPLY_PATCH and not target.subresource:
+                    return self._apply_create(target, body, request, is_dry_run)
+                raise
+            patched = self._apply_patch(kind, old, body, request)
+            caller_rv = _mentions_resource_version(body)
+            try:
+                return json_response(self._store_patched(target, patched, old, caller_rv, is_dry_run))
+            except errors.StatusError as exc:
+                # Patches without a resourceVersion are retried on conflict, as upstream.
+                if (
+                    exc.code != 409
+                    or exc.reason != "Conflict"
+                    or caller_rv
+                    or attempt == _CONFLICT_RETRIES - 1
+                ):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _apply_patch(self, kind: str, old: JSON, body: Any, request: Request) -> JSON:
+        if kind == patches.JSON_PATCH:
+            patched = patches.json_patch(old, body)
+        elif kind == patches.MERGE_PATCH:
+            if not isinstance(body, dict):
+                raise errors.bad_request("the patch must be a JSON object")
+            patched = patches.merge_patch(old, body)
+        elif kind == patches.STRATEGIC_PATCH:
+            patched = patches.strategic_merge(old, body)
+        else:
+            patched = self._server_side_apply(old, body, request)
+        if not isinstance(patched, dict):
+            raise errors.StatusError(422, "Invalid", "the patched object must be a JSON object")
+        return patched
+
+    def _server_side_apply(self, old: JSON, body: Any, request: Request) -> JSON:
+        """Simplified server-side apply: strategic-merge the applied configuration and record the
+        field manager in managedFields (no ownership tracking, hence no apply conflicts)."""
+        if not isinstance(body, dict):
+            raise errors.bad_request("error decoding YAML: the apply configuration must be an object")
+        patched = patches.strategic_merge(old, body)
+        return _record_manager(patched, body, request, self.clock, "Apply")
+
+    def _apply_create(self, target: Target, body: Any, request: Request, is_dry_run: bool) -> Response:
+        if not isinstance(body, dict):
+            raise errors.bad_request("error decoding YAML: the apply configuration must be an object")
+        obj = self.registry.check_namespace(target, self.registry.check_type(target.res, body))
+        self.registry.check_name(target, obj)
+        obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
+        obj = _record_manager(obj, body, request, self.clock, "Apply")
+        return json_response(self.registry.create(target, obj, is_dry_run), 201)
+
+    def _store_patched(
+        self, target: Target, patched: JSON, old: JSON, caller_rv: bool, is_dry_run: bool
+    ) -> JSON:
+        meta = patched.get("metadata")
+        meta = dict(meta) if isinstance(meta, dict) else {}
+        old_meta = old.get("metadata") or {}
+        meta["name"] = old_meta.get("name")
+        if target.res.namespaced:
+            meta["namespace"] = old_meta.get("namespace")
+        if not caller_rv:
+            meta["resourceVersion"] = old_meta.get("resourceVersion")
+        return self.registry.update(target, {**patched, "metadata": meta}, old, is_dry_run)
+
+    async def delete(self, target: Target, request: Request) -> Response:
+        options = await _delete_options(request)
+        is_dry_run = dry_run(
+            request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
+        )
+        gone = self.registry.delete(target, options, is_dry_run)
+        res = target.res
+        if res.store_resource == "pods":
+            return json_response(with_type(res, gone))
+        meta = gone.get("metadata") or {}
+        details: JSON = {"name": target.name, "kind": res.plural, "uid": meta.get("uid", "")}
+        if res.group:
+            details["group"] = res.group
+        return json_response(success_status(200, details))
+
+    async def delete_collection(self, target: Target, request: Request) -> Response:
+        options = await _delete_options(request)
+        is_dry_run = dry_run(
+            request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
+        )
+        res = target.res
+        listed = self.store.list(
+            res.store_resource,
+            namespace=target.namespace,
+            label_selector=request.query_params.get("labelSelector"),
+            field_selector=request.query_params.get("fieldSelector"),
+        )
+        deleted = []
+        for obj in listed.items:
+            meta = obj.get("metadata") or {}
+            one = Target(res, str(meta.get("namespace") or ""), str(meta.get("name")))
+            try:
+                deleted.append(self.registry.delete(one, {}, is_dry_run))
+            except errors.StatusError as exc:
+                if exc.code != 404:
+                    raise
+        body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": {}, "items": deleted}
+        return json_response(body)
+
+    # pods/binding, bindings, pods/eviction --------------------------------------------------
+
+    async def bind(self, target: Target, request: Request) -> Response:
+        binding = decode_object(await request.body(), media_type(request))
+        binding = self.registry.check_type(target.res, binding, kind="Binding")
+        meta = binding.get("metadata") if isinstance(binding.get("metadata"), dict) else {}
+        assert isinstance(meta, dict)
+        name = target.name or str(meta.get("name") or "")
+        if target.name and meta.get("name") and meta["name"] != target.name:
+            raise errors.bad_request("name in URL does not match name in Binding object")
+        if meta.get("namespace") and meta["namespace"] != target.namespace:
+            raise errors.bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request"
+            )
+        node = _binding_node(binding, name)
+        is_dry_run = dry_run(request)
+        pod_target = Target(PODS, target.namespace, name, "binding")
+        for attempt in range(_CONFLICT_RETRIES):
+            pod = self.store.get("pods", target.namespace, name)
+            bound = _assign(pod, node, meta.get("annotations"))
+            try:
+                self.registry.update(pod_target, bound, pod, is_dry_run)
+                break
+            except errors.StatusError as exc:
+                if exc.reason != "Conflict" or attempt == _CONFLICT_RETRIES - 1:
+                    raise
+        return json_response(success_status(201), 201)
+
+    async def evict(self, target: Target, request: Request) -> Response:
+        """Eviction deletes the pod once admission allows it; PodDisruptionBudget checks are the
+        hooks' job (`admit("CREATE", "pods", "eviction", eviction, pod, dry_run)` may raise 429)."""
+        eviction = decode_object(await request.body(), media_type(request))
+        eviction = self.registry.check_type(target.res, eviction, kind="Eviction")
+        options = eviction.get("deleteOptions") if isinstance(eviction.get("deleteOptions"), dict) else {}
+        assert isinstance(options, dict)
+        is_dry_run = dry_run(
+            request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
+        )
+        pod = self.store.get("pods", target.namespace, target.name)
+        self.registry.hooks.admit("CREATE", "pods", "eviction", eviction, old=pod, dry_run=is_dry_run)
+        self.registry.delete(Target(target.res, target.namespace, target.name), options, is_dry_run)
+        return json_response(success_status(201), 201)
+
+
+def _binding_node(binding: JSON, name: str) -> str:
+    target = binding.get("target") if isinstance(binding.get("target"), dict) else {}
+    assert isinstance(target, dict)
+    causes = []
+    if target.get("kind") not in (None, "", "Node"):
+        causes.append(
+            (
+                "target.kind",
+                "FieldValueNotSupported",
+                f'Unsupported value: "{target["kind"]}": supported values: "Node", "<empty>"',
+            )
+        )
+    if not target.get("name"):
+        causes.append(("target.name", "FieldValueRequired", "Required value"))
+    if causes:
+        raise invalid("Binding", name, causes)
+    return str(target["name"])
+
+
+def _assign(pod: JSON, node: str, annotations: Any) -> JSON:
+    """setPodNodeAndMetadata: spec.nodeName, the binding's annotations, PodScheduled=True."""
+    meta = pod.get("metadata") or {}
+    name = meta.get("name", "")
+    if meta.get("deletionTimestamp"):
+        raise errors.conflict(
+            "pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host"
+        )
+    spec = pod.get("spec") or {}
+    if spec.get("nodeName"):
+        raise errors.conflict(
+            "pods/binding", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"'
+        )
+    new_meta = dict(meta)
+    if isinstance(annotations, dict) and annotations:
+        new_meta["annotations"] = {**(meta.get("annotations") or {}), **annotations}
+    status = dict(pod.get("status") or {})
+    conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+    old_cond: JSON = next((c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), {})
+    conditions.append({**old_cond, "type": "PodScheduled", "status": "True"})
+    status["conditions"] = conditions
+    return {**pod, "metadata": new_meta, "spec": {**spec, "nodeName": node}, "status": status}
+
+
+def _mentions_resource_version(body: Any) -> bool:
+    if isinstance(body, dict):
+        meta = body.get("metadata")
+        return isinstance(meta, dict) and bool(meta.get("resourceVersion"))
+    if isinstance(body, list):
+        return any(isinstance(op, dict) and op.get("path") == "/metadata/resourceVersion" for op in body)
+    return False
+
+
+def _record_manager(obj: JSON, applied: JSON, request: Request, clock: Clock, operation: str) -> JSON:
+    manager = request.query_params.get("fieldManager") or ""
+    if not manager:
+        raise errors.StatusError(
+            422,
+            "Invalid",
+            'PatchOptions.meta.k8s.io "" is invalid: '
+            "fieldManager: Required value: is required for apply patch",
+        )
+    meta = dict(obj.get("metadata") or {})
+    entries = [
+        e
+        for e in meta.get("managedFields") or []
+        if not (e.get("manager") == manager and e.get("operation") == operation)
+    ]
+    entries.append(
+        {
+            "manager": manager,
+            "operation": operation,
+            "apiVersion": applied.get("apiVersion") or obj.get("apiVersion"),
+            "time": format_time(clock.now()),
+            "fieldsType": "FieldsV1",
+            "fieldsV1": _fields_v1(applied),
+        }
+    )
+    meta["managedFields"] = entries
+    return {**obj, "metadata": meta}
+
+
+def _fields_v1(applied: JSON) -> JSON:
+    out: JSON = {}
+    for key, value in applied.items():
+        if key in ("apiVersion", "kind"):
+            continue
+        if key == "metadata" and isinstance(value, dict):
+            out["f:metadata"] = _fields_v1({k: v for k, v in value.items() if k in ("labels", "annotations")})
+        else:
+            out[f"f:{key}"] = _fields_v1(value) if isinstance(value, dict) else {}
+    return out
+
+
+async def _delete_options(request: Request) -> JSON:
+    raw = await request.body()
+    options: JSON = {}
+    if raw.strip() and media_type(request) in ("", "application/json"):
+        value = load_json_any(raw)
+        if not isinstance(value, dict):
+            raise errors.bad_request("DeleteOptions: expected a JSON object")
+        options = value
+    # protobuf DeleteOptions bodies (kubectl drain --disable-eviction) are ignored: safe for DELETE.
+    grace = request.query_params.get("gracePeriodSeconds")
+    if grace is not None:
+        parse_int(grace, "gracePeriodSeconds")
+    return options

@@ -1,0 +1,217 @@
+"""The write path shared by every verb: object preparation (generateName, kind/apiVersion,
+namespace checks, status-subresource rules), admission and validation hooks, then the store
+(mirrors apiserver/pkg/registry/generic/registry/store.go and rest/create.go, rest/update.go).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from kubetaint.api import errors
+from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
+from kubetaint.apiserver.resources import ResourceInfo
+from kubetaint.store.interface import Store
+
+JSON = dict[str, Any]
+#: utilrand's alphabet for generateName suffixes (no vowels, no confusable characters).
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_NAME_SUFFIX = 5
+_NAME_MAX = 63
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a request addresses: a resource, a namespace ("" for cluster scope or all
+    namespaces), a name ("" for the collection) and a subresource ("" for the main resource)."""
+
+    res: ResourceInfo
+    namespace: str = ""
+    name: str = ""
+    subresource: str = ""
+
+
+def invalid(kind: str, name: str, causes: list[FieldCause]) -> errors.StatusError:
+    """422 Invalid as `errors.NewInvalid` renders it."""
+    texts = [f"{field}: {message}" if field else message for field, _, message in causes]
+    joined = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+    return errors.StatusError(
+        422,
+        "Invalid",
+        f'{kind} "{name}" is invalid: {joined}',
+        name=name,
+        kind=kind,
+        causes=[{"reason": reason, "message": message, "field": field} for field, reason, message in causes],
+    )
+
+
+def _meta(obj: JSON) -> JSON:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+class Registry:
+    """Prepares, admits, validates and stores objects for the HTTP handlers."""
+
+    def __init__(self, store: Store, hooks: WriteHooks, rng: random.Random) -> None:
+        self.store = store
+        self.hooks = hooks
+        self.rng = rng
+
+    # preparation ---------------------------------------------------------------------------
+
+    def check_type(self, res: ResourceInfo, obj: JSON, kind: str | None = None) -> JSON:
+        """Reject a body of another kind or group version; fill in kind/apiVersion."""
+        want_kind = kind or res.kind
+        api_version = obj.get("apiVersion")
+        if api_version not in (None, "") and api_version != res.api_version and kind is None:
+            raise errors.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API version "
+                f"({res.api_version})"
+            )
+        if obj.get("kind") not in (None, "", want_kind):
+            raise errors.bad_request(
+                f"the kind in the data ({obj.get('kind')}) does not match the expected kind ({want_kind})"
+            )
+        if kind is not None:
+            return obj
+        return {**obj, "kind": res.kind, "apiVersion": res.api_version}
+
+    def check_namespace(self, target: Target, obj: JSON) -> JSON:
+        meta = dict(_meta(obj))
+        if target.res.namespaced:
+            given = meta.get("namespace") or ""
+            if given and given != target.namespace:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            meta["namespace"] = target.namespace
+        else:
+            meta.pop("namespace", None)
+        return {**obj, "metadata": meta}
+
+    def check_name(self, target: Target, obj: JSON) -> None:
+        name = _meta(obj).get("name") or ""
+        if name != target.name:
+            if not name:
+                return
+            raise errors.bad_request(
+                f"the name of the object ({name}) does not match the name on the URL ({target.name})"
+            )
+
+    def generate_name(self, res: ResourceInfo, obj: JSON) -> JSON:
+        meta = _meta(obj)
+        if meta.get("name"):
+            return obj
+        base = meta.get("generateName")
+        if not base:
+            raise invalid(
+                res.kind,
+                "",
+                [("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")],
+            )
+        base = str(base)[: _NAME_MAX - _NAME_SUFFIX]
+        suffix = "".join(self.rng.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX))
+        return {**obj, "metadata": {**meta, "name": base + suffix}}
+
+    # writes --------------------------------------------------------------------------------
+
+    def _admit_and_validate(
+        self, operation: Operation, target: Target, obj: JSON, old: JSON | None, dry_run: bool
+    ) -> JSON:
+        res = target.res
+        admitted = self.hooks.admit(
+            operation, res.store_resource, target.subresource, obj, old=old, dry_run=dry_run
+        )
+        causes = self.hooks.validate(res.store_resource, admitted, old)
+        if causes:
+            raise invalid(res.kind, str(_meta(admitted).get("name") or ""), causes)
+        return admitted
+
+    def create(self, target: Target, obj: JSON, dry_run: bool) -> JSON:
+        obj = self.generate_name(target.res, obj)
+        meta = {
+            k: v
+            for k, v in _meta(obj).items()
+            if k not in ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generation")
+        }
+        obj = {**obj, "metadata": meta}
+        obj = prepare_for_create(target.res, obj)
+        admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)
+        return self.store.create(target.res.store_resource, admitted, dry_run=dry_run)
+
+    def update(self, target: Target, obj: JSON, old: JSON, dry_run: bool) -> JSON:
+        """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
+        `obj` is a precondition (409 Conflict when stale)."""
+        res = target.res
+        if target.subresource == "status":
+            rv = _meta(obj).get("resourceVersion")
+            merged_meta = {**_meta(old)}
+            if rv:
+                merged_meta["resourceVersion"] = rv
+            obj = {**old, "metadata": merged_meta, "status": obj.get("status")}
+            if obj["status"] is None:
+                obj.pop("status")
+        elif res.has_status and not target.subresource:
+            obj = {k: v for k, v in obj.items() if k != "status"}
+            if "status" in old:
+                obj["status"] = old["status"]
+        obj = {**obj, "kind": old.get("kind", res.kind), "apiVersion": old.get("apiVersion", res.api_version)}
+        admitted = self._admit_and_validate("UPDATE", target, obj, old, dry_run)
+        return self.store.update(res.store_resource, admitted, dry_run=dry_run)
+
+    def delete(self, target: Target, options: JSON, dry_run: bool) -> JSON:
+        res = target.res
+        old = self.store.get(res.store_resource, target.namespace, target.name)
+        self.hooks.admit("DELETE", res.store_resource, "", old, old=old, dry_run=dry_run)
+        pre = options.get("preconditions") if isinstance(options.get("preconditions"), dict) else {}
+        assert isinstance(pre, dict)
+        return self.store.delete(
+            res.store_resource,
+            target.namespace,
+            target.name,
+            resource_version=pre.get("resourceVersion") or None,
+            uid=pre.get("uid") or None,
+            dry_run=dry_run,
+        )
+
+
+def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
+    """The registry strategies' PrepareForCreate for status: a new pod is Pending with its QoS
+    class; a new namespace is Active with the `kubernetes` finalizer."""
+    if res.group:
+        return obj
+    if res.plural == "pods":
+        return {**obj, "status": {"phase": "Pending", "qosClass": qos_class(obj)}}
+    if res.plural == "namespaces":
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        assert isinstance(spec, dict)
+        return {**obj, "spec": {"finalizers": ["kubernetes"], **spec}, "status": {"phase": "Active"}}
+    return obj
+
+
+def qos_class(pod: JSON) -> str:
+    """The pod's QoS class (a simplification of pkg/apis/core/helper/qos: requests/limits of
+    regular and init containers for cpu and memory)."""
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    assert isinstance(spec, dict)
+    containers = [
+        c for key in ("containers", "initContainers") for c in (spec.get(key) or []) if isinstance(c, dict)
+    ]
+    any_set = False
+    guaranteed = True
+    for container in containers:
+        resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+        assert isinstance(resources, dict)
+        requests = resources.get("requests") if isinstance(resources.get("requests"), dict) else {}
+        limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
+        assert isinstance(requests, dict) and isinstance(limits, dict)
+        for name in ("cpu", "memory"):
+            if requests.get(name) or limits.get(name):
+                any_set = True
+            if not limits.get(name) or (requests.get(name) and str(requests[name]) != str(limits[name])):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"

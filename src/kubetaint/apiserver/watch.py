@@ -1,0 +1,158 @@
+"""Watch streams over HTTP: one JSON event per line, chunked, from a resourceVersion, with
+bookmarks, timeoutSeconds, Table rendering and in-stream 410 Expired
+(mirrors apiserver/pkg/endpoints/handlers/watch.go and the watch cache's error watcher).
+
+Transport timeouts (timeoutSeconds, bookmark cadence) use the event loop's monotonic time: they
+are about the connection, not cluster time, so they do not go through the injected clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from kubetaint.api import errors
+from kubetaint.apiserver.registry import Target
+from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
+from kubetaint.apiserver.wire import JSON, dumps, negotiate, parse_bool, parse_int
+from kubetaint.clock.base import Clock
+from kubetaint.store.interface import Store, Watch, WatchEvent
+
+#: kube-apiserver's --min-request-timeout; watches without timeoutSeconds last this long.
+DEFAULT_WATCH_SECONDS = 1800.0
+BOOKMARK_INTERVAL = 60.0
+
+
+class WatchStreamer:
+    """Serves `?watch=true` requests from a store."""
+
+    def __init__(self, store: Store, clock: Clock, bookmark_interval: float = BOOKMARK_INTERVAL) -> None:
+        self.store = store
+        self.clock = clock
+        self.bookmark_interval = bookmark_interval
+
+    def respond(self, target: Target, request: Request) -> Response:
+        params = request.query_params
+        rendering = negotiate(request.headers.get("accept"))
+        policy = include_object_policy(params.get("includeObject")) if rendering.table else "Metadata"
+        bookmarks = parse_bool(params.get("allowWatchBookmarks"), "allowWatchBookmarks")
+        seconds = parse_int(params.get("timeoutSeconds"), "timeoutSeconds")
+        timeout = float(seconds) if seconds > 0 else DEFAULT_WATCH_SECONDS
+        since = params.get("resourceVersion") or None
+        expired: errors.StatusError | None = None
+        try:
+            stream: Watch | None = self.store.watch(
+                target.res.store_resource,
+                namespace=target.namespace,
+                resource_version=since,
+                label_selector=params.get("labelSelector"),
+                field_selector=params.get("fieldSelector"),
+            )
+        except errors.StatusError as exc:
+            if exc.code != 410:
+                raise
+            stream, expired = None, exc
+        encoder = _Encoder(target, self.clock, rendering.table, rendering.table_version, policy)
+        if stream is None or expired is not None:
+            assert expired is not None
+            body = _single(encoder.error(expired))
+        else:
+            start_rv = int(since) if since and since.isdigit() else self.store.current_resource_version()
+            body = self._events(stream, encoder, timeout, bookmarks, start_rv)
+        return StreamingResponse(body, media_type="application/json")
+
+    async def _events(
+        self, stream: Watch, encoder: _Encoder, timeout: float, bookmarks: bool, last_rv: int
+    ) -> AsyncIterator[bytes]:
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+        pushes = hasattr(stream, "waker")
+        if pushes:
+            stream.waker = lambda: loop.call_soon_threadsafe(wake.set)  # type: ignore[attr-defined]
+        deadline = loop.time() + timeout
+        next_bookmark = loop.time() + self.bookmark_interval
+        try:
+            while not stream.stopped:
+                wake.clear()
+                events = stream.drain()
+                if events:
+                    for event in events:
+                        last_rv = max(last_rv, event.resource_version)
+                        yield encoder.event(event)
+                    continue
+                now = loop.time()
+                if now >= deadline:
+                    return
+                if bookmarks and now >= next_bookmark:
+                    next_bookmark = now + self.bookmark_interval
+                    yield encoder.bookmark(last_rv)
+                pause = min(deadline, next_bookmark if bookmarks else deadline) - now
+                if pushes:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(wake.wait(), timeout=max(pause, 0.0))
+                else:
+                    for event in await asyncio.to_thread(stream.wait, min(max(pause, 0.0), 1.0)):
+                        last_rv = max(last_rv, event.resource_version)
+                        yield encoder.event(event)
+        finally:
+            stream.stop()
+
+
+async def _single(line: bytes) -> AsyncIterator[bytes]:
+    yield line
+
+
+class _Encoder:
+    """Turns store events into wire lines; Tables carry column definitions only in the first."""
+
+    def __init__(self, target: Target, clock: Clock, table: bool, table_version: str, policy: str) -> None:
+        self.res = target.res
+        self.clock = clock
+        self.table = table
+        self.table_version = table_version
+        self.policy = policy
+        self.headers_sent = False
+
+    def _line(self, kind: str, obj: Any) -> bytes:
+        return dumps({"type": kind, "object": obj}) + b"\n"
+
+    def _render(self, obj: JSON) -> JSON:
+        if not self.table:
+            return with_type(self.res, obj)
+        table = build_table(
+            self.res,
+            [obj],
+            self.clock.now(),
+            policy=self.policy,
+            table_version=self.table_version,
+            resource_version=str((obj.get("metadata") or {}).get("resourceVersion", "")),
+            headers=not self.headers_sent,
+        )
+        self.headers_sent = True
+        return table
+
+    def event(self, event: WatchEvent) -> bytes:
+        if event.type == "BOOKMARK":
+            return self.bookmark(event.resource_version)
+        return self._line(event.type, self._render(event.object))
+
+    def bookmark(self, resource_version: int) -> bytes:
+        meta = {"resourceVersion": str(resource_version)}
+        if self.table:
+            obj: JSON = {
+                "kind": "Table",
+                "apiVersion": f"meta.k8s.io/{self.table_version}",
+                "metadata": meta,
+                "rows": [],
+            }
+        else:
+            obj = {"kind": self.res.kind, "apiVersion": self.res.api_version, "metadata": meta}
+        return self._line("BOOKMARK", obj)
+
+    def error(self, err: errors.StatusError) -> bytes:
+        return self._line("ERROR", err.to_status())

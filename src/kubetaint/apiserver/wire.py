@@ -1,0 +1,163 @@
+"""Wire conventions: JSON responses with a Content-Length, `Status` bodies, Accept negotiation
+(Table or plain JSON), request-body decoding and Go-style query parameters
+(mirrors apiserver/pkg/endpoints/handlers/negotiation and responsewriters).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from starlette.requests import Request
+from starlette.responses import Response
+
+from kubetaint.api import errors
+
+JSON = dict[str, Any]
+JSON_TYPE = "application/json"
+TABLE_GROUP = "meta.k8s.io"
+
+_TRUE = {"1", "t", "T", "TRUE", "true", "True"}
+_FALSE = {"0", "f", "F", "FALSE", "false", "False"}
+
+
+def dumps(body: Any) -> bytes:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def json_response(body: Any, status: int = 200, content_type: str = JSON_TYPE) -> Response:
+    """A JSON response; starlette sets Content-Length so client-go can reuse the connection."""
+    return Response(dumps(body), status_code=status, media_type=content_type)
+
+
+def status_response(err: errors.StatusError) -> Response:
+    return json_response(err.to_status(), err.code)
+
+
+def success_status(code: int, details: JSON | None = None) -> JSON:
+    status: JSON = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+    if details:
+        status["details"] = details
+    status["code"] = code
+    return status
+
+
+def not_found_path() -> errors.StatusError:
+    """What kube-apiserver answers for a path no handler serves."""
+    return errors.StatusError(404, "NotFound", "the server could not find the requested resource")
+
+
+def parse_bool(text: str | None, name: str) -> bool:
+    """strconv.ParseBool, as the apiserver's query decoder (Python client 33.x sends `watch=True`)."""
+    if text is None or text == "":
+        return False
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise errors.bad_request(f'strconv.ParseBool: parsing "{text}": invalid syntax for {name}')
+
+
+def parse_int(text: str | None, name: str) -> int:
+    if text is None or text == "":
+        return 0
+    try:
+        return int(text)
+    except ValueError:
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{text}": invalid syntax for {name}') from None
+
+
+def dry_run(request: Request, body_values: list[Any] | None = None) -> bool:
+    """`dryRun=All` (query or DeleteOptions body); any other value is a 400 as upstream."""
+    values = list(request.query_params.getlist("dryRun")) + [str(v) for v in body_values or []]
+    for value in values:
+        if value != "All":
+            raise errors.StatusError(
+                400, "BadRequest", f'dryRun: Unsupported value: "{value}": supported values: "All"'
+            )
+    return bool(values)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """How to render a GET/LIST/WATCH response: plain objects, or a Table of `table_version`."""
+
+    table: bool
+    table_version: str = "v1"
+
+
+def _media_params(item: str) -> tuple[str, dict[str, str]]:
+    parts = [p.strip() for p in item.split(";")]
+    params: dict[str, str] = {}
+    for part in parts[1:]:
+        key, _, value = part.partition("=")
+        params[key.strip().lower()] = value.strip()
+    return parts[0].lower(), params
+
+
+def negotiate(accept: str | None) -> Rendering:
+    """The first acceptable Accept entry wins (client-go orders them by preference)."""
+    for item in (accept or "").split(","):
+        media, params = _media_params(item)
+        if media not in (JSON_TYPE, "application/*", "*/*", "application/yaml"):
+            continue  # protobuf and others: every client also offers JSON
+        wanted = params.get("as")
+        if wanted is None:
+            return Rendering(False)
+        if wanted == "Table" and params.get("g") == TABLE_GROUP and params.get("v") in ("v1", "v1beta1"):
+            return Rendering(True, params["v"])
+    return Rendering(False)
+
+
+_BODY_TYPES = "application/json, application/yaml"
+
+
+def unsupported_media(accepted: str) -> errors.StatusError:
+    return errors.StatusError(
+        415,
+        "UnsupportedMediaType",
+        f"the body of the request was in an unknown format - accepted media types include: {accepted}",
+    )
+
+
+def media_type(request: Request) -> str:
+    return (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+
+
+def decode_object(raw: bytes, content_type: str, accepted: str = _BODY_TYPES) -> JSON:
+    """Decode a create/update body: JSON (also when no Content-Type is sent, as Python client 37.x
+    does) or YAML; protobuf and anything else is 415."""
+    if content_type in ("", JSON_TYPE):
+        return _as_object(_load_json(raw))
+    if content_type in ("application/yaml", "application/apply-patch+yaml"):
+        return _as_object(load_yaml(raw))
+    raise unsupported_media(accepted)
+
+
+def _load_json(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.bad_request(f"error decoding JSON body: {exc}") from None
+
+
+def load_yaml(raw: bytes) -> Any:
+    try:
+        return yaml.safe_load(raw)
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise errors.bad_request(f"error decoding YAML body: {exc}") from None
+
+
+def load_json_any(raw: bytes) -> Any:
+    return _load_json(raw)
+
+
+def _as_object(value: Any) -> JSON:
+    if not isinstance(value, dict):
+        raise errors.bad_request("Object 'Kind' is missing in request body: expected a JSON object")
+    meta = value.get("metadata")
+    if meta is not None and not isinstance(meta, dict):
+        raise errors.bad_request("metadata: expected an object")
+    return value

@@ -1,0 +1,283 @@
+"""The DaemonSet controller: one pod per eligible node, pinned with a `metadata.name` node
+affinity term and left to the scheduler; pods on nodes they no longer fit are deleted, except
+that a running pod stays while it tolerates every NoExecute taint.
+
+Mirrors pkg/controller/daemon/daemon_controller.go (manage, podsShouldBeOnNode, syncNodes,
+updateDaemonSetStatus) with util/daemonset_util.go (CreatePodTemplate). The
+controller-revision-hash label is a hash of the template (no ControllerRevision objects).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.api.selectors import label_selector_from_dict
+from kubetaint.clock.base import Clock
+from kubetaint.controllers.daemonset.placement import (
+    daemon_pod_spec,
+    node_name_affinity,
+    node_should_run_daemon_pod,
+    target_node_name,
+)
+from kubetaint.controllers.deployment.hashing import compute_hash
+from kubetaint.controllers.replicaset import podutil
+from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.store.events import EventRecorder
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import Store
+
+JSON = dict[str, Any]
+Key = tuple[str, str]
+RESOURCE = "daemonsets.apps"
+BURST_REPLICAS = 250
+#: failedPodsBackoff: 1 s initial, doubling, at most 15 minutes.
+FAILED_BACKOFF_INITIAL = 1.0
+FAILED_BACKOFF_MAX = 900.0
+log = logging.getLogger(__name__)
+
+
+class DaemonSetController:
+    """Runs each DaemonSet's pod on every node it should run on."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        rng: random.Random,
+        *,
+        pod_informer: Informer | None = None,
+        node_informer: Informer | None = None,
+        ds_informer: Informer | None = None,
+        recorder: EventRecorder | None = None,
+        enable_comparison_operators: bool = False,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.rng = rng
+        self.pods = pod_informer or Informer(store, "pods")
+        self.nodes = node_informer or Informer(store, "nodes")
+        self.daemonsets = ds_informer or Informer(store, RESOURCE)
+        given = ((self.pods, pod_informer), (self.nodes, node_informer), (self.daemonsets, ds_informer))
+        self._own = [informer for informer, passed in given if passed is None]
+        self.recorder = recorder or EventRecorder(store, clock, "daemonset-controller")
+        self.enable_comparison = enable_comparison_operators
+        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
+        self.index = PodOwnerIndex(self.pods, self._pod_changed)
+        self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
+        self.daemonsets.add_handlers(
+            EventHandlers(
+                on_add=lambda ds: self.queue.add(podutil.key_of(ds)),
+                on_update=lambda _o, ds: self.queue.add(podutil.key_of(ds)),
+            )
+        )
+        self.nodes.add_handlers(
+            EventHandlers(on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_added)
+        )
+
+    def start(self) -> None:
+        for informer in self._own:
+            informer.start()
+
+    # event intake --------------------------------------------------------------------------------
+
+    def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
+        for pod in (old, new):
+            ref = podutil.controller_of(pod) if pod is not None else None
+            if pod is not None and ref is not None and ref.get("kind") == "DaemonSet":
+                self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
+
+    def _node_added(self, node: JSON) -> None:
+        for ds in self.daemonsets.items():
+            self.queue.add(podutil.key_of(ds))
+
+    def _node_updated(self, old: JSON, new: JSON) -> None:
+        """shouldIgnoreNodeUpdate: only labels, taints and the rest of spec can change placement."""
+        old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
+        if old_meta.get("labels") == new_meta.get("labels") and old.get("spec") == new.get("spec"):
+            return
+        for ds in self.daemonsets.items():
+            if node_should_run_daemon_pod(old, ds, enable_comparison=self.enable_comparison) != (
+                node_should_run_daemon_pod(new, ds, enable_comparison=self.enable_comparison)
+            ):
+                self.queue.add(podutil.key_of(ds))
+
+    # sync ----------------------------------------------------------------------------------------
+
+    def sync(self, key: Key) -> None:
+        ds = self.daemonsets.get(*key)
+        if ds is None:
+            return
+        selector = label_selector_from_dict((ds.get("spec") or {}).get("selector"))
+        if selector is None:
+            return
+        by_node = self._pods_by_node(ds)
+        if not (ds.get("metadata") or {}).get("deletionTimestamp"):
+            self.manage(ds, by_node)
+        current = self.daemonsets.get(*key) or ds
+        self.update_status(current, self._pods_by_node(current))
+
+    def _pods_by_node(self, ds: JSON) -> dict[str, list[JSON]]:
+        uid = str(ds["metadata"].get("uid") or "")
+        result: dict[str, list[JSON]] = {}
+        for pod in self.index.pods_owned_by(uid):
+            node = target_node_name(pod)
+            if node is not None:
+                result.setdefault(node, []).append(pod)
+        return result
+
+    def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
+        to_create: list[str] = []
+        to_delete: list[JSON] = []
+        for node in sorted(self.nodes.items(), key=lambda n: str(n["metadata"]["name"])):
+            create, delete = self.pods_should_be_on_node(
+                node, ds, by_node.get(str(node["metadata"]["name"]), [])
+            )
+            to_create.extend(create)
+            to_delete.extend(delete)
+        for name in to_create[:BURST_REPLICAS]:
+            self._create_pod(ds, name)
+        for pod in to_delete[:BURST_REPLICAS]:
+            self._delete_pod(ds, pod)
+
+    def pods_should_be_on_node(self, node: JSON, ds: JSON, pods: list[JSON]) -> tuple[list[str], list[JSON]]:
+        """podsShouldBeOnNode: the nodes needing a pod and the pods to delete on this node."""
+        node_name = str(node["metadata"]["name"])
+        should_run, should_continue = node_should_run_daemon_pod(
+            node, ds, enable_comparison=self.enable_comparison
+        )
+        live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+        if should_run and not pods:
+            return [node_name], []
+        if should_continue:
+            delete: list[JSON] = []
+            running: list[JSON] = []
+            for pod in live:
+                phase = (pod.get("status") or {}).get("phase")
+                if phase == "Failed":
+                    if self._failed_pod_may_be_deleted(ds, node_name):
+                        message = (
+                            f"Found failed daemon pod {podutil.key_of(pod)[0]}/{pod['metadata']['name']} "
+                            f"on node {node_name}, will try to kill it"
+                        )
+                        self.recorder.event(ds, "Warning", "FailedDaemonPod", message)
+                        delete.append(pod)
+                elif phase == "Succeeded":
+                    delete.append(pod)
+                else:
+                    running.append(pod)
+            if len(running) > 1:
+                running.sort(key=_creation_and_phase)
+                delete.extend(running[1:])
+            return [], delete
+        if pods:
+            return [], live
+        return [], []
+
+    def _failed_pod_may_be_deleted(self, ds: JSON, node_name: str) -> bool:
+        """failedPodsBackoff: deleting a node's failed pods is rate limited (1 s doubling to 15 m)."""
+        key = (str(ds["metadata"].get("uid") or ""), node_name)
+        now = self.clock.now()
+        delay, until = self._backoff.get(key, (0.0, float("-inf")))
+        if now < until:
+            self.queue.add_after(podutil.key_of(ds), until - now)
+            return False
+        delay = FAILED_BACKOFF_INITIAL if delay == 0 else min(delay * 2, FAILED_BACKOFF_MAX)
+        self._backoff[key] = (delay, now + delay)
+        return True
+
+    def pod_template(self, ds: JSON, node_name: str) -> JSON:
+        """CreatePodTemplate plus the node-name affinity of syncNodes."""
+        template = (ds.get("spec") or {}).get("template") or {}
+        meta = dict(template.get("metadata") or {})
+        labels = dict(meta.get("labels") or {})
+        labels["controller-revision-hash"] = compute_hash(
+            template, (ds.get("status") or {}).get("collisionCount")
+        )
+        labels["pod-template-generation"] = str(ds["metadata"].get("generation", 1))
+        meta["labels"] = labels
+        spec = daemon_pod_spec(ds)
+        spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)
+        return {"metadata": meta, "spec": spec}
+
+    def _create_pod(self, ds: JSON, node_name: str) -> None:
+        template = self.pod_template(ds, node_name)
+        ref = podutil.controller_ref(ds, "apps/v1", "DaemonSet")
+        base = str(ds["metadata"]["name"]) + "-"
+        for _ in range(3):
+            pod = podutil.pod_from_template(template, ds, ref, podutil.generate_name(base, self.rng))
+            try:
+                created = self.store.create("pods", pod)
+            except StatusError as err:
+                if err.reason == "AlreadyExists":
+                    continue
+                self.recorder.event(ds, "Warning", "FailedCreate", f"Error creating: {err.message}")
+                return
+            self.recorder.event(
+                ds, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}"
+            )
+            return
+
+    def _delete_pod(self, ds: JSON, pod: JSON) -> None:
+        namespace, name = podutil.key_of(pod)
+        try:
+            self.store.delete("pods", namespace, name, uid=str(pod["metadata"].get("uid") or "") or None)
+        except StatusError as err:
+            if err.code != 404:
+                self.recorder.event(ds, "Warning", "FailedDelete", f"Error deleting: {err.message}")
+            return
+        self.recorder.event(ds, "Normal", "SuccessfulDelete", f"Deleted pod: {name}")
+
+    def update_status(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
+        """updateDaemonSetStatus: desired/current/misscheduled/ready/available/updated counts."""
+        spec = ds.get("spec") or {}
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        now = self.clock.now()
+        revision = compute_hash(spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount"))
+        desired = current = misscheduled = ready = available = updated = 0
+        for node in self.nodes.items():
+            should_run, _ = node_should_run_daemon_pod(node, ds, enable_comparison=self.enable_comparison)
+            scheduled = [
+                p
+                for p in by_node.get(str(node["metadata"]["name"]), [])
+                if (p.get("spec") or {}).get("nodeName")
+            ]
+            if should_run:
+                desired += 1
+                if scheduled:
+                    current += 1
+                    oldest = sorted(scheduled, key=_creation_and_phase)[0]
+                    ready += podutil.is_ready(oldest)
+                    available += podutil.is_available(oldest, min_ready, now)
+                    hashes = {
+                        (p["metadata"].get("labels") or {}).get("controller-revision-hash") for p in scheduled
+                    }
+                    updated += revision in hashes
+            elif scheduled:
+                misscheduled += 1
+        status = {
+            **(ds.get("status") or {}),
+            "desiredNumberScheduled": desired,
+            "currentNumberScheduled": current,
+            "numberMisscheduled": misscheduled,
+            "numberReady": ready,
+            "numberAvailable": available,
+            "updatedNumberScheduled": updated,
+            "numberUnavailable": desired - available,
+            "observedGeneration": ds["metadata"].get("generation", 1),
+        }
+        if status != ds.get("status"):
+            self.store.update(RESOURCE, {**ds, "status": status})
+        if min_ready > 0 and ready != available:
+            self.queue.add_after(podutil.key_of(ds), float(min_ready))
+
+
+def _creation_and_phase(pod: JSON) -> tuple[str, int, str]:
+    """podByCreationTimestampAndPhase: older first, then Running before other phases."""
+    meta = pod.get("metadata") or {}
+    running = 0 if (pod.get("status") or {}).get("phase") == "Running" else 1
+    return str(meta.get("creationTimestamp") or ""), running, str(meta.get("name") or "")

@@ -1,0 +1,78 @@
+"""Where a DaemonSet's pods belong (pkg/controller/daemon/daemon_controller.go
+NodeShouldRunDaemonPod and predicates; util.GetTargetNodeName; ReplaceDaemonSetPodNodeNameNodeAffinity).
+
+- shouldRun: the template's nodeName (if any) is the node, the node affinity/selector matches,
+  and no NoSchedule/NoExecute taint is untolerated by the pod (with the DaemonSet tolerations);
+- shouldContinueRunning: as shouldRun, except that only NoExecute taints count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.controllers.daemonset.nodeaffinity import required_node_affinity_matches
+from kubetaint.controllers.daemonset.tolerations import _daemon_pod_tolerations
+from kubetaint.core.matching import NO_EXECUTE, do_not_schedule_taints_filter, find_matching_untolerated_taint
+
+JSON = dict[str, Any]
+
+
+def daemon_pod_spec(ds: Mapping[str, Any]) -> JSON:
+    """The template spec with the DaemonSet tolerations (NewPod / CreatePodTemplate)."""
+    spec = dict(((ds.get("spec") or {}).get("template") or {}).get("spec") or {})
+    spec["tolerations"] = _daemon_pod_tolerations(spec)
+    return spec
+
+
+def node_should_run_daemon_pod(
+    node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
+) -> tuple[bool, bool]:
+    """(shouldRun, shouldContinueRunning) for the DaemonSet on the node."""
+    spec = daemon_pod_spec(ds)
+    node_name = str((node.get("metadata") or {}).get("name") or "")
+    if spec.get("nodeName") and spec["nodeName"] != node_name:
+        return False, False
+    pod = {"spec": spec}
+    if not required_node_affinity_matches(pod, node):
+        return False, False
+    taints = (node.get("spec") or {}).get("taints") or []
+    tolerations = spec["tolerations"]
+    found, error = find_matching_untolerated_taint(
+        taints, tolerations, do_not_schedule_taints_filter, enable_comparison
+    )
+    if found is None and error is None:
+        return True, True
+    no_execute, error = find_matching_untolerated_taint(
+        taints, tolerations, lambda t: t.get("effect") == NO_EXECUTE, enable_comparison
+    )
+    return False, no_execute is None and error is None
+
+
+def target_node_name(pod: Mapping[str, Any]) -> str | None:
+    """GetTargetNodeName: spec.nodeName, else the single metadata.name In value of the affinity."""
+    spec = pod.get("spec") or {}
+    if spec.get("nodeName"):
+        return str(spec["nodeName"])
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    for term in required.get("nodeSelectorTerms") or []:
+        for field in term.get("matchFields") or []:
+            values = field.get("values") or []
+            if field.get("key") == "metadata.name" and field.get("operator") == "In" and len(values) == 1:
+                return str(values[0])
+    return None
+
+
+def node_name_affinity(affinity: Mapping[str, Any] | None, node_name: str) -> JSON:
+    """ReplaceDaemonSetPodNodeNameNodeAffinity: the required terms become exactly one
+    `metadata.name In [node]` field term; preferred terms and pod (anti-)affinity are kept."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}
+    result = dict(affinity or {})
+    node_affinity = dict(result.get("nodeAffinity") or {})
+    required = dict(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    required["nodeSelectorTerms"] = [term]
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = required
+    result["nodeAffinity"] = node_affinity
+    return result

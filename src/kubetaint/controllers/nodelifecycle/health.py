@@ -1,0 +1,156 @@
+"""Node health from Ready heartbeats and Lease renewals (mirrors tryUpdateNodeHealth and
+nodeHealthData in pkg/controller/nodelifecycle/node_lifecycle_controller.go).
+
+The controller keeps, per node, the local time it last saw a heartbeat (`probe_timestamp`): a new
+Ready `lastHeartbeatTime`, a Lease `renewTime` later than the saved one, or the first observation.
+Past the grace period (nodeMonitorGracePeriod, or nodeStartupGracePeriod for a node that never
+posted Ready) Ready and the pressure conditions become Unknown and the status is written.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import Clock, format_time, parse_time
+from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
+from kubetaint.core.conditions import get_status_condition, mark_conditions_unknown
+from kubetaint.store.informer import Informer
+from kubetaint.store.interface import JSON, Store
+
+log = logging.getLogger(__name__)
+
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+LEASES = "leases.coordination.k8s.io"
+
+
+@dataclass
+class NodeHealth:
+    """nodeHealthData: local times (clock seconds) plus the last status and lease seen."""
+
+    probe_timestamp: float
+    ready_transition_timestamp: float
+    status: Mapping[str, Any] | None
+    lease: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class HealthResult:
+    """What tryUpdateNodeHealth returns: the (possibly updated) node copy, the Ready condition
+    observed before this pass changed it, and the current one (None when the node has none)."""
+
+    node: JSON
+    grace_period: float
+    observed_ready: Mapping[str, Any]
+    current_ready: Mapping[str, Any] | None
+
+
+def _renew_time(lease: Mapping[str, Any] | None) -> float | None:
+    text = ((lease or {}).get("spec") or {}).get("renewTime")
+    return parse_time(text) if text else None
+
+
+class NodeHealthTracker:
+    """nodeHealthMap plus tryUpdateNodeHealth."""
+
+    def __init__(self, store: Store, clock: Clock, settings: NodeLifecycleSettings, leases: Informer) -> None:
+        self._store = store
+        self._clock = clock
+        self._settings = settings
+        self._leases = leases
+        self.healths: dict[str, NodeHealth] = {}
+
+    def get(self, name: str) -> NodeHealth | None:
+        return self.healths.get(name)
+
+    def reset_probes(self, names: list[str], now: float) -> None:
+        """On leaving full-disruption mode every node gets a fresh grace period."""
+        for name in names:
+            health = self.healths.get(name)
+            if health is not None:
+                health.probe_timestamp = now
+                health.ready_transition_timestamp = now
+
+    def try_update(self, node: Mapping[str, Any]) -> HealthResult:
+        """tryUpdateNodeHealth on a copy of `node`; raises StatusError when the status write fails."""
+        now = self._clock.now()
+        meta = node.get("metadata") or {}
+        name = str(meta.get("name") or "")
+        created_text = str(meta.get("creationTimestamp") or format_time(now))
+        created = parse_time(created_text)
+        status: JSON = dict(node.get("status") or {})
+        copy: JSON = {**node, "status": status}
+        health = self.healths.get(name)
+        current = get_status_condition(status, "Ready")
+        if current is None:
+            observed: Mapping[str, Any] = {
+                "type": "Ready",
+                "status": "Unknown",
+                "lastHeartbeatTime": created_text,
+                "lastTransitionTime": created_text,
+            }
+            grace = self._settings.node_startup_grace_period
+            if health is not None:
+                health = replace(health, status=status)
+            else:
+                health = NodeHealth(created, created, status)
+        else:
+            observed = dict(current)
+            grace = self._settings.node_monitor_grace_period
+        # Upstream compares against the lease saved before this pass, and a refreshed health
+        # record starts without one (so the next pass counts the lease as renewed).
+        saved_lease = health.lease if health is not None else None
+        health = self._observe_status(health, status, current, now)
+        observed_lease = self._leases.get(NODE_LEASE_NAMESPACE, name)
+        renewed = _renew_time(observed_lease)
+        saved_renew = _renew_time(saved_lease)
+        if observed_lease is not None and (
+            saved_lease is None or (saved_renew is not None and renewed is not None and saved_renew < renewed)
+        ):
+            health.lease = observed_lease
+            health.probe_timestamp = now
+        self.healths[name] = health
+
+        if now > health.probe_timestamp + grace:
+            conditions = mark_conditions_unknown(
+                status.get("conditions") or [], created_text, format_time(now)
+            )
+            status["conditions"] = conditions
+            current = get_status_condition(status, "Ready")
+            if current != observed:
+                self._store.update("nodes", copy)
+                self.healths[name] = NodeHealth(health.probe_timestamp, now, status, observed_lease)
+        return HealthResult(copy, grace, observed, current)
+
+    def _observe_status(
+        self,
+        health: NodeHealth | None,
+        status: Mapping[str, Any],
+        current: Mapping[str, Any] | None,
+        now: float,
+    ) -> NodeHealth:
+        saved = get_status_condition(health.status, "Ready") if health is not None else None
+        if health is None:
+            log.info("Missing timestamp for Node. Assuming now as a timestamp")
+            return NodeHealth(now, now, status)
+        if saved is None and current is not None:
+            return NodeHealth(now, now, status)
+        if saved is not None and current is None:
+            log.error("ReadyCondition was removed from Status of Node")
+            return NodeHealth(now, now, status)
+        if (
+            saved is not None
+            and current is not None
+            and saved.get("lastHeartbeatTime") != current.get("lastHeartbeatTime")
+        ):
+            transition = health.ready_transition_timestamp
+            if saved.get("lastTransitionTime") != current.get("lastTransitionTime"):
+                transition = now
+            return NodeHealth(now, transition, status)
+        return health
+
+
+__all__ = ["HealthResult", "NodeHealth", "NodeHealthTracker", "StatusError"]

@@ -1,0 +1,196 @@
+"""RateLimitedTimedQueue: the per-zone queue of nodes to taint NoExecute
+(mirrors pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go).
+
+A unique-value priority queue ordered by ProcessAt (Go's container/heap algorithm, so ties break
+as upstream's do), rate limited by a token bucket with burst 1 (EvictionRateLimiterBurst). A value
+stays in the set after it was processed, so it is not queued again until Remove is called.
+Times are integer nanoseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kubetaint.controllers.nodelifecycle.rate_limiter import (
+    NeverRateLimiter,
+    RateLimiter,
+    TokenBucketRateLimiter,
+    float32,
+)
+
+#: NodeEvictionPeriod: how often doNoExecuteTaintingPass runs (seconds).
+NODE_EVICTION_PERIOD = 0.1
+#: EvictionRateLimiterBurst.
+EVICTION_RATE_LIMITER_BURST = 1
+
+
+@dataclass
+class TimedValue:
+    value: str
+    uid: str
+    added_at: int
+    process_at: int
+
+
+#: ActionFunc: (value) → (done, retry wait in nanoseconds).
+ActionFunc = Callable[[TimedValue], tuple[bool, int]]
+
+
+class UniqueQueue:
+    """A heap of TimedValues by process_at plus the set of values ever added and not removed."""
+
+    def __init__(self) -> None:
+        self.heap: list[TimedValue] = []
+        self.values: set[str] = set()
+
+    # Go container/heap --------------------------------------------------------------------
+
+    def _less(self, i: int, j: int) -> bool:
+        return self.heap[i].process_at < self.heap[j].process_at
+
+    def _swap(self, i: int, j: int) -> None:
+        self.heap[i], self.heap[j] = self.heap[j], self.heap[i]
+
+    def _up(self, j: int) -> None:
+        while j > 0:
+            i = (j - 1) // 2
+            if not self._less(j, i):
+                break
+            self._swap(i, j)
+            j = i
+
+    def _down(self, i0: int, n: int) -> bool:
+        i = i0
+        while True:
+            j1 = 2 * i + 1
+            if j1 >= n:
+                break
+            j = j1
+            j2 = j1 + 1
+            if j2 < n and self._less(j2, j1):
+                j = j2
+            if not self._less(j, i):
+                break
+            self._swap(i, j)
+            i = j
+        return i > i0
+
+    def _push(self, value: TimedValue) -> None:
+        self.heap.append(value)
+        self._up(len(self.heap) - 1)
+
+    def _remove_at(self, i: int) -> TimedValue:
+        n = len(self.heap) - 1
+        if n != i:
+            self._swap(i, n)
+            if not self._down(i, n):
+                self._up(i)
+        return self.heap.pop()
+
+    # UniqueQueue ----------------------------------------------------------------------------
+
+    def add(self, value: TimedValue) -> bool:
+        if value.value in self.values:
+            return False
+        self._push(value)
+        self.values.add(value.value)
+        return True
+
+    def replace(self, value: TimedValue) -> bool:
+        for i, queued in enumerate(self.heap):
+            if queued.value == value.value:
+                self._remove_at(i)
+                self._push(value)
+                return True
+        return False
+
+    def remove_from_queue(self, value: str) -> bool:
+        if value not in self.values:
+            return False
+        for i, queued in enumerate(self.heap):
+            if queued.value == value:
+                self._remove_at(i)
+                return True
+        return False
+
+    def remove(self, value: str) -> bool:
+        if value not in self.values:
+            return False
+        self.values.discard(value)
+        for i, queued in enumerate(self.heap):
+            if queued.value == value:
+                self._remove_at(i)
+                return True
+        return True
+
+    def head(self) -> TimedValue | None:
+        if not self.heap:
+            return None
+        head = self.heap[0]
+        return TimedValue(head.value, head.uid, head.added_at, head.process_at)
+
+    def clear(self) -> None:
+        self.heap.clear()
+        self.values.clear()
+
+
+class RateLimitedTimedQueue:
+    """NewRateLimitedTimedQueue(NewTokenBucketRateLimiter(qps, 1))."""
+
+    def __init__(self, qps: float) -> None:
+        self.queue = UniqueQueue()
+        self.limiter: RateLimiter = (
+            TokenBucketRateLimiter(qps, EVICTION_RATE_LIMITER_BURST) if qps > 0 else NeverRateLimiter()
+        )
+
+    def try_(self, now: int, fn: ActionFunc) -> None:
+        """Try: process due values while the limiter accepts (each attempt takes a token)."""
+        value = self.queue.head()
+        while value is not None:
+            if not self.limiter.try_accept(now):
+                break
+            if now < value.process_at:
+                break
+            done, wait = fn(value)
+            if not done:
+                value.process_at = now + wait + 1
+                self.queue.replace(value)
+            else:
+                self.queue.remove_from_queue(value.value)
+            value = self.queue.head()
+
+    def add(self, value: str, uid: str, now: int) -> bool:
+        return self.queue.add(TimedValue(value, uid, now, now))
+
+    def remove(self, value: str) -> bool:
+        return self.queue.remove(value)
+
+    def clear(self) -> None:
+        self.queue.clear()
+
+    def swap_limiter(self, qps: float, now: int) -> None:
+        """SwapLimiter: a never-accepting limiter for qps <= 0, else a fresh bucket that starts
+        empty when the old one was exhausted."""
+        new_qps = float32(qps)
+        if self.limiter.qps() == new_qps:
+            return
+        new_limiter: RateLimiter
+        if new_qps <= 0:
+            new_limiter = NeverRateLimiter()
+        else:
+            new_limiter = TokenBucketRateLimiter(new_qps, EVICTION_RATE_LIMITER_BURST)
+            if not self.limiter.try_accept(now):
+                new_limiter.try_accept(now)
+        self.limiter = new_limiter
+
+    @property
+    def pending(self) -> bool:
+        """Whether Try has anything to look at."""
+        return bool(self.queue.heap)
+
+    def next_try(self, now: int) -> int | None:
+        """Lower bound of the next time a Try could change anything (None: never, until a change)."""
+        if not self.queue.heap:
+            return None
+        return self.limiter.next_accept(now)

@@ -1,0 +1,224 @@
+"""The ReplicaSet controller: adopts matching orphan pods, creates pods from the template up to
+spec.replicas, deletes extras in upstream's ranking, and keeps status current.
+
+Mirrors pkg/controller/replicaset/replica_set.go (syncReplicaSet, manageReplicas,
+getPodsToDelete, claimPods) and replica_set_utils.go (calculateStatus). Work runs from the clock;
+informer handlers only enqueue keys. Expectations are unnecessary: in-process informers see each
+write before the next sync.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.api.selectors import LabelSelector, label_selector_from_dict
+from kubetaint.clock.base import Clock
+from kubetaint.controllers.replicaset import podutil
+from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.store.events import EventRecorder
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import Store
+
+JSON = dict[str, Any]
+Key = tuple[str, str]
+RESOURCE = "replicasets.apps"
+#: burstReplicas: creations or deletions per sync.
+BURST_REPLICAS = 500
+log = logging.getLogger(__name__)
+
+
+class ReplicaSetController:
+    """Keeps each ReplicaSet's active pods at spec.replicas."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        rng: random.Random,
+        *,
+        pod_informer: Informer | None = None,
+        rs_informer: Informer | None = None,
+        recorder: EventRecorder | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.rng = rng
+        self.pods = pod_informer or Informer(store, "pods")
+        self.replicasets = rs_informer or Informer(store, RESOURCE)
+        self._own_informers = [
+            i for i, given in ((self.pods, pod_informer), (self.replicasets, rs_informer)) if not given
+        ]
+        self.recorder = recorder or EventRecorder(store, clock, "replicaset-controller")
+        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "replicaset")
+        self.index = PodOwnerIndex(self.pods, self._pod_changed)
+        self.replicasets.add_handlers(
+            EventHandlers(
+                on_add=lambda rs: self.queue.add(podutil.key_of(rs)),
+                on_update=lambda _old, rs: self.queue.add(podutil.key_of(rs)),
+                on_delete=None,
+            )
+        )
+
+    def start(self) -> None:
+        for informer in self._own_informers:
+            informer.start()
+
+    # event intake --------------------------------------------------------------------------------
+
+    def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
+        for pod in (old, new):
+            if pod is None:
+                continue
+            ref = podutil.controller_of(pod)
+            if ref is not None:
+                if ref.get("kind") == "ReplicaSet":
+                    self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
+                continue
+            # An orphan: every ReplicaSet in the namespace whose selector matches may adopt it.
+            namespace = podutil.key_of(pod)[0]
+            labels = (pod.get("metadata") or {}).get("labels") or {}
+            for rs in self.replicasets.items():
+                if podutil.key_of(rs)[0] == namespace and _selector(rs).matches(labels):
+                    self.queue.add(podutil.key_of(rs))
+
+    # sync ----------------------------------------------------------------------------------------
+
+    def sync(self, key: Key) -> None:
+        rs = self.replicasets.get(*key)
+        if rs is None:
+            return
+        selector = label_selector_from_dict((rs.get("spec") or {}).get("selector"))
+        if selector is None:
+            return
+        pods = self.claim_pods(rs, selector)
+        active = [p for p in pods if podutil.is_active(p)]
+        deleting = bool((rs.get("metadata") or {}).get("deletionTimestamp"))
+        if not deleting:
+            self.manage_replicas(rs, active)
+        current = self.replicasets.get(*key) or rs
+        self.update_status(current, [p for p in self.index.pods_owned_by(_uid(rs)) if podutil.is_active(p)])
+
+    def claim_pods(self, rs: JSON, selector: LabelSelector) -> list[JSON]:
+        """ClaimPods: keep owned matching pods, release owned non-matching ones, adopt matching orphans."""
+        uid = _uid(rs)
+        claimed: list[JSON] = []
+        for pod in self.index.pods_owned_by(uid):
+            if selector.matches((pod.get("metadata") or {}).get("labels")):
+                claimed.append(pod)
+            elif not (pod.get("metadata") or {}).get("deletionTimestamp"):
+                self._patch_owner(pod, None)
+        if (rs.get("metadata") or {}).get("deletionTimestamp"):
+            return claimed
+        namespace = podutil.key_of(rs)[0]
+        ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
+        for pod in self.index.orphans_in(namespace):
+            meta = pod.get("metadata") or {}
+            if meta.get("deletionTimestamp") or not selector.matches(meta.get("labels")):
+                continue
+            adopted = self._patch_owner(pod, ref)
+            if adopted is not None:
+                claimed.append(adopted)
+        return claimed
+
+    def _patch_owner(self, pod: JSON, ref: JSON | None) -> JSON | None:
+        meta = pod["metadata"]
+        refs = [r for r in meta.get("ownerReferences") or [] if not r.get("controller")]
+        if ref is not None:
+            refs.append(ref)
+        new_meta = {**meta, "ownerReferences": refs}
+        if not refs:
+            del new_meta["ownerReferences"]
+        try:
+            return self.store.update("pods", {**pod, "metadata": new_meta})
+        except StatusError as err:
+            log.info("replicaset: could not update owner of pod %s: %s", meta.get("name"), err.message)
+            return None
+
+    def manage_replicas(self, rs: JSON, active: list[JSON]) -> None:
+        want = int((rs.get("spec") or {}).get("replicas", 1))
+        diff = len(active) - want
+        if diff < 0:
+            for _ in range(min(-diff, BURST_REPLICAS)):
+                self._create_pod(rs)
+        elif diff > 0:
+            for pod in self.pods_to_delete(active, min(diff, BURST_REPLICAS)):
+                self._delete_pod(rs, pod)
+
+    def pods_to_delete(self, active: list[JSON], count: int) -> list[JSON]:
+        ranks = podutil.ranks_by_colocation(active, active)
+        return podutil.rank_for_deletion(active, ranks, self.clock.now())[:count]
+
+    def _create_pod(self, rs: JSON) -> None:
+        template = (rs.get("spec") or {}).get("template") or {}
+        ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
+        base = str(rs["metadata"]["name"]) + "-"
+        for _ in range(3):  # a generated name that already exists is retried with a new one
+            pod = podutil.pod_from_template(template, rs, ref, podutil.generate_name(base, self.rng))
+            try:
+                created = self.store.create("pods", pod)
+            except StatusError as err:
+                if err.reason == "AlreadyExists":
+                    continue
+                self.recorder.event(rs, "Warning", "FailedCreate", f"Error creating: {err.message}")
+                return
+            self.recorder.event(
+                rs, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}"
+            )
+            return
+
+    def _delete_pod(self, rs: JSON, pod: JSON) -> None:
+        namespace, name = podutil.key_of(pod)
+        try:
+            self.store.delete("pods", namespace, name, uid=str(pod["metadata"].get("uid") or "") or None)
+        except StatusError as err:
+            if err.code != 404:
+                self.recorder.event(rs, "Warning", "FailedDelete", f"Error deleting: {err.message}")
+            return
+        self.recorder.event(rs, "Normal", "SuccessfulDelete", f"Deleted pod: {name}")
+
+    def update_status(self, rs: JSON, active: list[JSON]) -> None:
+        """calculateStatus and updateReplicaSetStatus; requeue to see pods become available."""
+        spec = rs.get("spec") or {}
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        now = self.clock.now()
+        template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        status = {
+            **(rs.get("status") or {}),
+            "replicas": len(active),
+            "fullyLabeledReplicas": sum(1 for p in active if _has_labels(p, template_labels)),
+            "readyReplicas": sum(1 for p in active if podutil.is_ready(p)),
+            "availableReplicas": sum(1 for p in active if podutil.is_available(p, min_ready, now)),
+            "observedGeneration": (rs.get("metadata") or {}).get("generation", 1),
+        }
+        if status != rs.get("status"):
+            try:
+                self.store.update(RESOURCE, {**rs, "status": status})
+            except StatusError as err:
+                if err.code == 409:
+                    raise  # retried by the queue with the latest object
+                return
+        want = int(spec.get("replicas", 1))
+        if min_ready > 0 and status["readyReplicas"] == want and status["availableReplicas"] != want:
+            self.queue.add_after(podutil.key_of(rs), float(min_ready))
+
+
+def _uid(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("uid") or "")
+
+
+def _selector(rs: Mapping[str, Any]) -> LabelSelector:
+    try:
+        parsed = label_selector_from_dict((rs.get("spec") or {}).get("selector"))
+    except StatusError:
+        parsed = None
+    return parsed if parsed is not None else LabelSelector((("", "!", ()), ("", "exists", ())))
+
+
+def _has_labels(pod: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    have = (pod.get("metadata") or {}).get("labels") or {}
+    return all(have.get(k) == v for k, v in labels.items())

@@ -1,0 +1,452 @@
+"""One hollow kubelet: registers its Node, renews its Lease, posts node status, admits the pods
+bound to it and runs them with fake containers, finalises deleted pods, and evicts pods under
+memory pressure. Faults (stop, not-ready, pressure, ...) drive what it reports.
+
+Mirrors pkg/kubelet (kubelet_node_status.go, nodelease controller, kubelet.go HandlePodAdditions
+and rejectPod, eviction/eviction_manager.go) and kubemark's hollow node. It owns no periodic
+timers of its own except while under memory pressure: `HollowNodePool` drives `heartbeat()`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import Clock, Handle, format_micro_time, parse_time
+from kubetaint.kubelet import eviction, pods
+from kubetaint.kubelet.admission import admit, is_critical_pod
+from kubetaint.kubelet.node_status import (
+    CONDITION_EVENTS,
+    NodeConfig,
+    conditions_differ,
+    desired_condition_status,
+    initial_node,
+    merge_conditions,
+)
+from kubetaint.store.events import EventRecorder
+from kubetaint.store.interface import JSON, Store
+
+log = logging.getLogger(__name__)
+
+LEASE_RESOURCE = "leases.coordination.k8s.io"
+LEASE_NAMESPACE = "kube-node-lease"
+_TERMINAL = ("Succeeded", "Failed")
+
+
+@dataclass
+class KubeletSettings:
+    """Kubelet configuration fields (upstream names, seconds)."""
+
+    node_lease_duration_seconds: int = 40
+    #: nodelease renewInterval = 0.25 * leaseDuration.
+    lease_renew_interval: float = 10.0
+    node_status_update_frequency: float = 10.0
+    node_status_report_frequency: float = 300.0
+    eviction_monitoring_period: float = 10.0
+    eviction_pressure_transition_period: float = 300.0
+    #: Hollow containers stop at once, so a deleted pod is finalised at once (as kubemark does);
+    #: True waits until metadata.deletionTimestamp (now + grace period) instead.
+    honor_grace_period: bool = False
+    record_events: bool = True
+    enable_comparison_operators: bool = False
+
+
+class HollowKubelet:
+    """The kubelet of one hollow node."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        config: NodeConfig,
+        settings: KubeletSettings | None = None,
+        recorder: EventRecorder | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.config = config
+        self.settings = settings or KubeletSettings()
+        self.name = config.name
+        self._recorder = recorder
+        self.registered = False
+        self.stopped = False
+        self.ready = True
+        self.pressures: dict[str, bool] = {}
+        self.network_unavailable = False
+        self.memory_available = "0"
+        self.last_status_post = float("-inf")
+        self.last_lease_renew: float | None = None
+        self._relief: dict[str, Handle] = {}
+        self._eviction_timer: Handle | None = None
+        self._admitted: dict[tuple[str, str], str] = {}  # key -> uid of pods running here
+        self._pending: set[tuple[str, str]] = set()
+        self._pending_handle: Handle | None = None
+        self._finalisers: dict[tuple[str, str], Handle] = {}
+        self._ip_counter = 0
+
+    # events ---------------------------------------------------------------------------------
+
+    @property
+    def recorder(self) -> EventRecorder:
+        if self._recorder is None:
+            self._recorder = EventRecorder(self.store, self.clock, "kubelet", self.name)
+        return self._recorder
+
+    def _event(self, obj: Mapping[str, Any], event_type: str, reason: str, message: str) -> None:
+        if self.settings.record_events:
+            self.recorder.event(obj, event_type, reason, message)
+
+    # registration, lease, status --------------------------------------------------------------
+
+    def register(self) -> None:
+        """registerWithAPIServer: create the Node (or adopt an existing one), then lease and status."""
+        try:
+            self.store.create("nodes", initial_node(self.config))
+        except StatusError as err:
+            if err.code != 409:
+                log.warning("node %s: registration failed: %s", self.name, err.message)
+                return
+        self.registered = True
+        self.renew_lease()
+        self.post_status(force=True)
+
+    def _node(self) -> JSON | None:
+        try:
+            return self.store.get("nodes", "", self.name)
+        except StatusError:
+            return None
+
+    def renew_lease(self) -> None:
+        """The node lease controller's sync: renewTime = now, holder = node, 40 s duration."""
+        if self.stopped or not self.registered:
+            return
+        now = self.clock.now()
+        renew = format_micro_time(now)
+        try:
+            lease = self.store.get(LEASE_RESOURCE, LEASE_NAMESPACE, self.name)
+        except StatusError:
+            node = self._node()
+            if node is None:
+                return
+            self._create_lease(node, renew)
+            self.last_lease_renew = now
+            return
+        spec = {
+            **(lease.get("spec") or {}),
+            "holderIdentity": self.name,
+            "leaseDurationSeconds": self.settings.node_lease_duration_seconds,
+            "renewTime": renew,
+        }
+        try:
+            self.store.update(LEASE_RESOURCE, {**lease, "spec": spec})
+            self.last_lease_renew = now
+        except StatusError as err:
+            log.info("node %s: lease renewal failed: %s", self.name, err.message)
+
+    def _create_lease(self, node: JSON, renew: str) -> None:
+        meta = node.get("metadata") or {}
+        lease: JSON = {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {
+                "name": self.name,
+                "namespace": LEASE_NAMESPACE,
+                "ownerReferences": [
+                    {"apiVersion": "v1", "kind": "Node", "name": self.name, "uid": meta.get("uid", "")}
+                ],
+            },
+            "spec": {
+                "holderIdentity": self.name,
+                "leaseDurationSeconds": self.settings.node_lease_duration_seconds,
+                "renewTime": renew,
+            },
+        }
+        try:
+            self.store.create(LEASE_RESOURCE, lease)
+        except StatusError as err:
+            log.info("node %s: lease creation failed: %s", self.name, err.message)
+
+    def desired_conditions(self) -> dict[str, str]:
+        return desired_condition_status(
+            self.ready, self.pressures, self.network_unavailable, self.config.report_network_condition
+        )
+
+    def pressure_conditions(self) -> list[str]:
+        return [c for c in ("MemoryPressure", "DiskPressure", "PIDPressure") if self.pressures.get(c)]
+
+    def post_status(self, *, force: bool = False) -> bool:
+        """tryUpdateNodeStatus: post when forced, when a condition changed, or when the report
+        frequency has passed since the last post. Retries on conflict (nodeStatusUpdateRetry 5)."""
+        if self.stopped or not self.registered:
+            return False
+        now = self.clock.now()
+        desired = self.desired_conditions()
+        for _ in range(5):
+            node = self._node()
+            if node is None:
+                return False
+            status = node.get("status") or {}
+            existing = list(status.get("conditions") or [])
+            due = now - self.last_status_post >= self.settings.node_status_report_frequency
+            if not (force or due or conditions_differ(existing, desired)):
+                return False
+            conditions, changed = merge_conditions(existing, desired, now)
+            updated = {**node, "status": {**status, "conditions": conditions}}
+            try:
+                stored = self.store.update("nodes", updated)
+            except StatusError as err:
+                if err.code == 409:
+                    continue
+                log.info("node %s: status update failed: %s", self.name, err.message)
+                return False
+            self.last_status_post = now
+            for ctype, cstatus in changed:
+                reason = CONDITION_EVENTS.get((ctype, cstatus))
+                if reason is not None and existing:
+                    self._event(stored, "Normal", reason, f"Node {self.name} status is now: {reason}")
+            return True
+        return False
+
+    def heartbeat(self) -> None:
+        """One pass of the periodic loops the pool drives every 10 s: lease, then node status."""
+        self.renew_lease()
+        self.post_status()
+
+    # pods -------------------------------------------------------------------------------------
+
+    def enqueue_pod(self, pod: Mapping[str, Any]) -> None:
+        """Record that a pod bound here changed; the work runs from the clock (never in handlers)."""
+        meta = pod.get("metadata") or {}
+        self._pending.add((str(meta.get("namespace") or ""), str(meta.get("name") or "")))
+        if self._pending_handle is None:
+            self._pending_handle = self.clock.call_soon(self._process_pending)
+
+    def forget_pod(self, pod: Mapping[str, Any]) -> None:
+        meta = pod.get("metadata") or {}
+        key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        if self._admitted.get(key) == meta.get("uid"):
+            del self._admitted[key]
+        handle = self._finalisers.pop(key, None)
+        if handle is not None:
+            handle.cancel()
+
+    def _process_pending(self) -> None:
+        self._pending_handle = None
+        if self.stopped or not self.registered:
+            return  # picked up again by recover()
+        batch: list[JSON] = []
+        for namespace, name in self._pending:
+            try:
+                batch.append(self.store.get("pods", namespace, name))
+            except StatusError:
+                self._admitted.pop((namespace, name), None)
+        self._pending.clear()
+        # HandlePodAdditions admits in creation order.
+        batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
+        for pod in batch:
+            if (pod.get("spec") or {}).get("nodeName") == self.name:
+                self._sync_pod(pod)
+
+    def _sync_pod(self, pod: JSON) -> None:
+        meta = pod["metadata"]
+        key = (str(meta.get("namespace") or ""), str(meta["name"]))
+        uid = meta.get("uid")
+        if meta.get("deletionTimestamp"):
+            self._schedule_finalise(pod, key)
+            return
+        phase = (pod.get("status") or {}).get("phase")
+        if phase in _TERMINAL:
+            self._admitted.pop(key, None)
+            return
+        if self._admitted.get(key) == uid:
+            return
+        if phase == "Running":  # bound and running before this kubelet started (a snapshot)
+            self._admitted[key] = str(uid)
+            return
+        self._admit(pod, key)
+
+    def running_pods(self) -> list[JSON]:
+        """Admitted, non-terminal pods on this node (the kubelet's active pods)."""
+        listed = self.store.list("pods", field_selector=f"spec.nodeName={self.name}").items
+        result = []
+        for pod in listed:
+            meta = pod["metadata"]
+            key = (str(meta.get("namespace") or ""), str(meta["name"]))
+            if (
+                self._admitted.get(key) == meta.get("uid")
+                and (pod.get("status") or {}).get("phase") not in _TERMINAL
+            ):
+                result.append(pod)
+        return result
+
+    def _admit(self, pod: JSON, key: tuple[str, str]) -> None:
+        node = self._node()
+        if node is None:
+            return
+        others = [p for p in self.running_pods() if p["metadata"].get("uid") != pod["metadata"].get("uid")]
+        result = admit(
+            pod,
+            node,
+            others,
+            self.pressure_conditions(),
+            enable_comparison=self.settings.enable_comparison_operators,
+        )
+        if result.admit:
+            status = pods.running_status(pod, self._host_ip(), self._pod_ip(pod), self.clock.now())
+            if self._write_status(pod, status):
+                self._admitted[key] = str(pod["metadata"].get("uid"))
+            return
+        if self._write_status(pod, pods.rejected_status(pod, result.reason, result.message)):
+            self._event(pod, "Warning", result.reason, result.message)
+
+    def _write_status(self, pod: JSON, status: JSON) -> bool:
+        try:
+            self.store.update("pods", {**pod, "status": status})
+            return True
+        except StatusError as err:
+            if err.code == 409:
+                self.enqueue_pod(pod)  # the status manager retries with the latest object
+            return False
+
+    def _host_ip(self) -> str:
+        return self.config.internal_ip
+
+    def _pod_ip(self, pod: Mapping[str, Any]) -> str:
+        if (pod.get("spec") or {}).get("hostNetwork"):
+            return self._host_ip()
+        cidr = self.config.pod_cidr
+        if not cidr:
+            return ""
+        base = cidr.split("/")[0].rsplit(".", 1)[0]
+        self._ip_counter = self._ip_counter % 254 + 1
+        return f"{base}.{self._ip_counter}"
+
+    def _schedule_finalise(self, pod: JSON, key: tuple[str, str]) -> None:
+        if key in self._finalisers:
+            return
+        when = self.clock.now()
+        if self.settings.honor_grace_period:
+            when = max(when, parse_time(str(pod["metadata"]["deletionTimestamp"])))
+        uid = str(pod["metadata"].get("uid") or "")
+        self._finalisers[key] = self.clock.call_at(when, lambda: self._finalise(key, uid))
+
+    def _finalise(self, key: tuple[str, str], uid: str) -> None:
+        """The status manager's final delete (grace period 0, UID precondition) once stopped."""
+        self._finalisers.pop(key, None)
+        if self.stopped:
+            return
+        with contextlib.suppress(StatusError):
+            self.store.delete("pods", key[0], key[1], uid=uid or None)
+        self._admitted.pop(key, None)
+
+    def resync_pods(self) -> None:
+        """Look at every pod bound here again (after a restart or a recovery)."""
+        for pod in self.store.list("pods", field_selector=f"spec.nodeName={self.name}").items:
+            self.enqueue_pod(pod)
+
+    # node-pressure eviction ---------------------------------------------------------------------
+
+    def _start_eviction_loop(self) -> None:
+        if self._eviction_timer is None:
+            self._eviction_timer = self.clock.call_soon(self._eviction_pass)
+
+    def _eviction_pass(self) -> None:
+        """synchronize(): while the memory threshold is met, evict the top-ranked pod (one per pass)."""
+        self._eviction_timer = None
+        if not self.pressures.get("MemoryPressure") or "MemoryPressure" in self._relief:
+            return
+        self._eviction_timer = self.clock.call_later(
+            self.settings.eviction_monitoring_period, self._eviction_pass
+        )
+        if self.stopped:
+            return
+        candidates = [p for p in self.running_pods() if not p["metadata"].get("deletionTimestamp")]
+        node = self._node()
+        if node is not None:
+            self._event(node, "Warning", "EvictionThresholdMet", "Attempting to reclaim memory")
+        for pod in eviction.rank_memory_pressure(candidates):
+            if is_critical_pod(pod):
+                continue  # evictPod refuses critical pods; the next ranked pod is tried
+            if self._evict(dict(pod)):
+                return
+
+    def _evict(self, pod: JSON) -> bool:
+        message = eviction.memory_eviction_message(pod, self.memory_available)
+        if not self._write_status(pod, pods.evicted_status(pod, message, self.clock.now())):
+            return False
+        meta = pod["metadata"]
+        self._admitted.pop((str(meta.get("namespace") or ""), str(meta["name"])), None)
+        self._event(pod, "Warning", "Evicted", message)
+        return True
+
+    # faults -------------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Heartbeats stop: no lease renewals, no status posts, pods left as they are."""
+        self.stopped = True
+
+    def not_ready(self) -> None:
+        """The runtime goes down: Ready=False (KubeletNotReady), posted at once; leases continue."""
+        self.ready = False
+        self.post_status(force=True)
+
+    def recover(self) -> None:
+        """Undo stop and not-ready: renew, post Ready=True at once, and look at every pod again."""
+        was_stopped = self.stopped
+        self.stopped = False
+        self.ready = True
+        self.renew_lease()
+        self.post_status(force=True)
+        if was_stopped:
+            self.resync_pods()
+            if self.pressures.get("MemoryPressure"):
+                self._start_eviction_loop()
+
+    def _set_pressure(self, condition: str) -> None:
+        handle = self._relief.pop(condition, None)
+        if handle is not None:
+            handle.cancel()
+        self.pressures[condition] = True
+        self.post_status(force=True)
+
+    def memory_pressure(self, available: str = "0") -> None:
+        """memory.available falls below the hard threshold: MemoryPressure, evictions every 10 s."""
+        self.memory_available = available
+        self._set_pressure("MemoryPressure")
+        self._start_eviction_loop()
+
+    def disk_pressure(self) -> None:
+        self._set_pressure("DiskPressure")
+
+    def pid_pressure(self) -> None:
+        self._set_pressure("PIDPressure")
+
+    def network_unavailable_fault(self) -> None:
+        self.network_unavailable = True
+        self.post_status(force=True)
+
+    def relieve(self) -> None:
+        """Signals recover: evictions stop now; pressure conditions clear after the
+        evictionPressureTransitionPeriod (5 m); the network comes back at once."""
+        if self.network_unavailable:
+            self.network_unavailable = False
+            self.post_status(force=True)
+        for condition, active in list(self.pressures.items()):
+            if active and condition not in self._relief:
+                delay = self.settings.eviction_pressure_transition_period
+                self._relief[condition] = self.clock.call_later(
+                    delay, functools.partial(self._clear, condition)
+                )
+        if self._eviction_timer is not None:
+            self._eviction_timer.cancel()
+            self._eviction_timer = None
+
+    def _clear(self, condition: str) -> None:
+        self._relief.pop(condition, None)
+        self.pressures[condition] = False
+        self.post_status(force=True)

@@ -1,0 +1,194 @@
+"""Many hollow kubelets on one clock, cheaply: one pod informer routes pod changes by
+spec.nodeName, and nodes whose heartbeats share a phase share one 10 s timer, so 5,000 nodes
+cost a handful of timers while each node still renews its Lease exactly every 10 s.
+
+Mirrors kubemark's hollow-node fleet. Fault names are DESIGN.md's scenario `fault` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from kubetaint.clock.base import Clock, Handle
+from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
+from kubetaint.kubelet.node_status import NodeConfig
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import Store
+
+FAULTS = (
+    "stop",
+    "not-ready",
+    "recover",
+    "memory-pressure",
+    "disk-pressure",
+    "pid-pressure",
+    "network-unavailable",
+    "relieve",
+)
+
+
+class _PhaseGroup:
+    """Kubelets whose heartbeat falls at the same offset within the interval."""
+
+    __slots__ = ("handle", "members")
+
+    def __init__(self) -> None:
+        self.members: dict[str, HollowKubelet] = {}
+        self.handle: Handle | None = None
+
+
+class HollowNodePool:
+    """Hollow kubelets for many nodes sharing one pod informer and phase-grouped heartbeat timers."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        configs: Iterable[NodeConfig] = (),
+        settings: KubeletSettings | None = None,
+        pod_informer: Informer | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.settings = settings or KubeletSettings()
+        self.kubelets: dict[str, HollowKubelet] = {}
+        self._informer = pod_informer or Informer(store, "pods")
+        self._owns_informer = pod_informer is None
+        self._groups: dict[float, _PhaseGroup] = {}
+        self._phase_of: dict[str, float] = {}
+        self.started = False
+        for config in configs:
+            self.add_node(config)
+
+    # membership --------------------------------------------------------------------------------
+
+    def add_node(self, config: NodeConfig) -> HollowKubelet:
+        """Add a hollow node; registered at once when the pool is already running."""
+        kubelet = HollowKubelet(self.store, self.clock, config, self.settings)
+        self.kubelets[config.name] = kubelet
+        if self.started:
+            self._start_kubelet(kubelet)
+        return kubelet
+
+    def __getitem__(self, name: str) -> HollowKubelet:
+        return self.kubelets[name]
+
+    def __len__(self) -> int:
+        return len(self.kubelets)
+
+    # lifecycle ---------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Register every node (Node, Lease, status) now and start the heartbeats and pod handling."""
+        if self.started:
+            return
+        self.started = True
+        for kubelet in self.kubelets.values():
+            self._start_kubelet(kubelet)
+        self._informer.add_handlers(
+            EventHandlers(on_add=self._on_pod, on_update=self._on_pod_update, on_delete=self._on_pod_delete)
+        )
+        if self._owns_informer:
+            self._informer.start()
+
+    def shutdown(self) -> None:
+        """Cancel every timer (the hollow nodes simply vanish, as after `kill`)."""
+        for group in self._groups.values():
+            if group.handle is not None:
+                group.handle.cancel()
+        self._groups.clear()
+        self._phase_of.clear()
+        if self._owns_informer:
+            self._informer.stop()
+        self.started = False
+
+    def _start_kubelet(self, kubelet: HollowKubelet) -> None:
+        kubelet.register()
+        self._join_group(kubelet)
+        kubelet.resync_pods()
+
+    def _join_group(self, kubelet: HollowKubelet) -> None:
+        interval = self.settings.lease_renew_interval
+        phase = round(self.clock.now() % interval, 6)
+        self._leave_group(kubelet.name)
+        group = self._groups.get(phase)
+        if group is None:
+            group = self._groups[phase] = _PhaseGroup()
+            group.handle = self.clock.call_later(interval, lambda: self._beat(phase))
+        group.members[kubelet.name] = kubelet
+        self._phase_of[kubelet.name] = phase
+
+    def _leave_group(self, name: str) -> None:
+        phase = self._phase_of.pop(name, None)
+        if phase is None:
+            return
+        group = self._groups.get(phase)
+        if group is None:
+            return
+        group.members.pop(name, None)
+        if not group.members:
+            if group.handle is not None:
+                group.handle.cancel()
+            del self._groups[phase]
+
+    def _beat(self, phase: float) -> None:
+        group = self._groups.get(phase)
+        if group is None:
+            return
+        group.handle = self.clock.call_later(self.settings.lease_renew_interval, lambda: self._beat(phase))
+        for kubelet in list(group.members.values()):
+            kubelet.heartbeat()
+
+    # pod routing ---------------------------------------------------------------------------------
+
+    def _route(self, pod: Mapping[str, Any]) -> HollowKubelet | None:
+        node = (pod.get("spec") or {}).get("nodeName")
+        return self.kubelets.get(node) if node else None
+
+    def _on_pod(self, pod: dict[str, Any]) -> None:
+        kubelet = self._route(pod)
+        if kubelet is not None:
+            kubelet.enqueue_pod(pod)
+
+    def _on_pod_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        self._on_pod(new)
+
+    def _on_pod_delete(self, pod: dict[str, Any]) -> None:
+        kubelet = self._route(pod)
+        if kubelet is not None:
+            kubelet.forget_pod(pod)
+
+    # faults --------------------------------------------------------------------------------------
+
+    def fault(self, names: Iterable[str], fault: str, **options: str) -> None:
+        """Apply a scenario fault (`stop`, `not-ready`, `recover`, `memory-pressure`, `disk-pressure`,
+        `pid-pressure`, `network-unavailable`, `relieve`) to the named nodes, in the given order."""
+        if fault not in FAULTS:
+            raise ValueError(
+                f'unknown fault "{fault}": supported values: ' + ", ".join(f'"{f}"' for f in FAULTS)
+            )
+        targets = [self.kubelets[name] for name in names if name in self.kubelets]
+        for kubelet in targets:
+            self._apply(kubelet, fault, options)
+
+    def _apply(self, kubelet: HollowKubelet, fault: str, options: Mapping[str, str]) -> None:
+        if fault == "stop":
+            kubelet.stop()
+            self._leave_group(kubelet.name)
+            return
+        if fault == "recover":
+            rejoin = kubelet.stopped
+            kubelet.recover()
+            if rejoin:
+                self._join_group(kubelet)
+            return
+        actions: dict[str, Callable[[], None]] = {
+            "not-ready": kubelet.not_ready,
+            "memory-pressure": lambda: kubelet.memory_pressure(options.get("available", "0")),
+            "disk-pressure": kubelet.disk_pressure,
+            "pid-pressure": kubelet.pid_pressure,
+            "network-unavailable": kubelet.network_unavailable_fault,
+            "relieve": kubelet.relieve,
+        }
+        actions[fault]()

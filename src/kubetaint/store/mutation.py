@@ -1,0 +1,127 @@
+"""What every backend does to an object on create/update/delete, so all of them agree byte for
+byte: system metadata (uid, creationTimestamp, generation), preconditions with upstream's messages
+(apiserver pkg/storage/interfaces.go `Preconditions.Check`, pkg/registry/rest/update.go), no-op
+detection, and the opaque `continue` tokens of paged lists.
+
+None of these functions touch storage: a backend reads the current object, calls them, and
+commits the result with its own resourceVersion.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+
+from kubetaint.api import errors
+from kubetaint.clock.base import Clock, format_time
+from kubetaint.store.interface import JSON, object_key
+
+#: Resources whose objects carry metadata.generation (bumped when spec changes).
+GENERATION_RESOURCES = frozenset(
+    {"pods", "deployments.apps", "replicasets.apps", "daemonsets.apps", "poddisruptionbudgets.policy"}
+)
+
+
+def prepare_create(resource: str, obj: JSON, clock: Clock, uid_factory: Callable[[], str]) -> JSON:
+    """The object to store (without resourceVersion): uid, creationTimestamp and generation set.
+
+    Raises 400 when the name is missing (the registry normally generates one earlier)."""
+    _, name = object_key(obj)
+    if not name:
+        raise errors.StatusError(400, "BadRequest", "name is required")
+    meta = dict(obj.get("metadata") or {})
+    meta.setdefault("uid", uid_factory())
+    meta.setdefault("creationTimestamp", format_time(clock.now()))
+    if resource in GENERATION_RESOURCES:
+        meta.setdefault("generation", 1)
+    meta.pop("resourceVersion", None)
+    return {**obj, "metadata": meta}
+
+
+def prepare_update(resource: str, obj: JSON, old: JSON) -> JSON | None:
+    """The object to store in place of `old` (keeping old's resourceVersion, which the backend
+    replaces), or None when the update changes nothing (upstream then keeps the resourceVersion).
+
+    Raises Conflict when the body's uid or resourceVersion does not match `old`'s."""
+    _, name = object_key(obj)
+    meta = dict(obj.get("metadata") or {})
+    old_meta = old["metadata"]
+    uid = meta.get("uid")
+    if uid and uid != old_meta.get("uid"):
+        detail = f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
+        raise errors.conflict(resource, name, detail)
+    precondition = meta.get("resourceVersion")
+    if precondition and precondition != old_meta.get("resourceVersion"):
+        raise errors.conflict(resource, name, errors.OBJECT_MODIFIED)
+    meta["uid"] = old_meta.get("uid")
+    meta["creationTimestamp"] = old_meta.get("creationTimestamp")
+    if "generation" in old_meta:
+        changed_spec = obj.get("spec") != old.get("spec")
+        meta["generation"] = old_meta["generation"] + (1 if changed_spec else 0)
+    meta["resourceVersion"] = old_meta.get("resourceVersion")
+    stored = {**obj, "metadata": meta}
+    return None if stored == old else stored
+
+
+def check_delete_preconditions(
+    resource: str, name: str, old: JSON, resource_version: str | None, uid: str | None
+) -> None:
+    """Raise Conflict when a delete precondition (uid first, then resourceVersion) fails."""
+    old_meta = old["metadata"]
+    if uid and uid != old_meta.get("uid"):
+        detail = f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
+        raise errors.conflict(resource, name, detail)
+    if resource_version and resource_version != old_meta.get("resourceVersion"):
+        detail = (
+            f"Precondition failed: ResourceVersion in precondition: {resource_version}, "
+            f"ResourceVersion in object meta: {old_meta.get('resourceVersion')}"
+        )
+        raise errors.conflict(resource, name, detail)
+
+
+def with_resource_version(obj: JSON, resource_version: int) -> JSON:
+    """A copy of `obj` whose metadata.resourceVersion is `resource_version` (other fields shared)."""
+    return {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(resource_version)}}
+
+
+def parse_resource_version(text: str) -> int:
+    """A resourceVersion parameter as an int; 400 with upstream's message when malformed."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise errors.bad_request(f'invalid resource version "{text}"') from None
+    if value < 0:
+        raise errors.bad_request(f'invalid resource version "{text}"')
+    return value
+
+
+def too_old(since: int, compacted: int) -> errors.StatusError:
+    """410 Expired as the watch cache words it (`oldest retained - 1` is the compacted version)."""
+    return errors.expired(f"too old resource version: {since} ({compacted})")
+
+
+def encode_continue(key: tuple[str, str], list_rv: int) -> str:
+    raw = json.dumps({"v": 1, "rv": list_rv, "start": list(key)}).encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def decode_continue(token: str) -> tuple[str, str]:
+    """The (namespace, name) after which the next page starts."""
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token.encode()))
+        namespace, name = data["start"]
+        return str(namespace), str(name)
+    except (ValueError, KeyError, TypeError):
+        raise errors.bad_request(
+            "continue key is not valid: incorrect encoded start resourceVersion"
+        ) from None
+
+
+def registry_key(prefix: str, resource: str, namespace: str, name: str) -> str:
+    """kube-apiserver's key layout: `<prefix>/<plural>/<namespace>/<name>` (no namespace segment
+    for cluster-scoped objects). The group is dropped as upstream does (`deployments.apps` is
+    stored under `/registry/deployments`)."""
+    plural = resource.partition(".")[0]
+    base = prefix.rstrip("/")
+    return f"{base}/{plural}/{namespace}/{name}" if namespace else f"{base}/{plural}/{name}"

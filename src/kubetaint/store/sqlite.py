@@ -1,0 +1,374 @@
+"""The embedded SQLite store: the default for `kubetaint up`, one file in the data directory.
+
+Same semantics as the memory store (see `kubetaint.store.interface`), made durable the way
+kube-apiserver's etcd storage is: one transaction per write (counter row bumped, object row
+written, change logged), acknowledged only after COMMIT has fsynced the WAL. Nothing is cached
+that could go stale: every read goes to the file (per-thread read connections see the latest
+commit; WAL lets them run while a write is in progress).
+
+Threads: any thread may call any method. Writes are serialised by one lock; subscribers run
+after commit, in commit order (`kubetaint.store.watch.Dispatcher`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from kubetaint.api import errors
+from kubetaint.api.selectors import parse_field_selector, parse_label_selector
+from kubetaint.clock.base import Clock
+from kubetaint.store.interface import (
+    JSON,
+    EventType,
+    Handler,
+    ListResult,
+    StoreOptions,
+    WatchEvent,
+    object_key,
+)
+from kubetaint.store.mutation import (
+    check_delete_preconditions,
+    decode_continue,
+    encode_continue,
+    parse_resource_version,
+    prepare_create,
+    prepare_update,
+    registry_key,
+    too_old,
+    with_resource_version,
+)
+from kubetaint.store.sqlite_schema import DB_FILE, DataDirLock, connect, open_database
+from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
+
+_NEXT_RV = "UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value"
+_GET = "SELECT json FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
+_INSERT = "INSERT INTO objects (resource, namespace, name, key, rv, node, json) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_UPDATE = "UPDATE objects SET rv = ?, node = ?, json = ? WHERE resource = ? AND namespace = ? AND name = ?"
+_DELETE = "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
+_LOG = "INSERT INTO changes (rv, resource, type, json, old_json) VALUES (?, ?, ?, ?, ?)"
+
+
+def _dumps(obj: JSON) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _node_of(resource: str, obj: JSON) -> str | None:
+    return str((obj.get("spec") or {}).get("nodeName") or "") if resource == "pods" else None
+
+
+class SqliteStore:
+    """Objects in `<data_dir>/kubetaint.db`; the data dir is locked against other processes."""
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        clock: Clock,
+        *,
+        options: StoreOptions | None = None,
+        uid_factory: Callable[[], str] | None = None,
+        busy_timeout: float = 5.0,
+    ) -> None:
+        self._clock = clock
+        self._options = options or StoreOptions()
+        self._uid = uid_factory or (lambda: str(uuid.uuid4()))
+        self.data_dir = Path(data_dir)
+        self.path = self.data_dir / DB_FILE
+        self._busy_timeout = busy_timeout
+        self._lock_file = DataDirLock(self.data_dir)
+        try:
+            self._db = open_database(self.path, busy_timeout)
+        except BaseException:
+            self._lock_file.release()
+            raise
+        self._compacted = int(
+            self._db.execute("SELECT value FROM meta WHERE key = 'compacted_rv'").fetchone()[0]
+        )
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._dispatcher = Dispatcher()
+        self._closed = False
+
+    # connections -------------------------------------------------------------------------
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise errors.internal_error("the store is closed")
+            conn = connect(self.path, self._busy_timeout)
+            conn.execute("PRAGMA query_only = ON")
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    # reads -------------------------------------------------------------------------------
+
+    def get(self, resource: str, namespace: str, name: str) -> JSON:
+        row = self._reader().execute(_GET, (resource, namespace, name)).fetchone()
+        if row is None:
+            raise errors.not_found(resource, name)
+        loaded: JSON = json.loads(row[0])
+        return loaded
+
+    def current_resource_version(self) -> int:
+        return int(self._reader().execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
+
+    def list(
+        self,
+        resource: str,
+        *,
+        namespace: str = "",
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int = 0,
+        continue_token: str | None = None,
+    ) -> ListResult:
+        labels = parse_label_selector(label_selector)
+        fields = parse_field_selector(field_selector, resource)
+        start = decode_continue(continue_token) if continue_token else None
+        node = fields.exact_value("spec.nodeName") if resource == "pods" else None
+        conn = self._reader()
+        conn.execute("BEGIN")  # one snapshot for the version and the rows
+        try:
+            list_rv = int(conn.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
+            matched: list[JSON] = []
+            more = False
+            for text in self._scan(conn, resource, namespace, node, start):
+                obj: JSON = json.loads(text)
+                if not labels.empty and not labels.matches(obj["metadata"].get("labels")):
+                    continue
+                if not fields.empty and not fields.matches(obj):
+                    continue
+                if limit and len(matched) >= limit:
+                    more = True
+                    break
+                matched.append(obj)
+        finally:
+            conn.execute("COMMIT")
+        token = encode_continue(object_key(matched[-1]), list_rv) if more and matched else None
+        return ListResult(matched, str(list_rv), token)
+
+    @staticmethod
+    def _scan(
+        conn: sqlite3.Connection,
+        resource: str,
+        namespace: str,
+        node: str | None,
+        start: tuple[str, str] | None,
+    ) -> Iterator[str]:
+        where = ["resource = ?"]
+        params: list[Any] = [resource]
+        source = "objects"
+        if node is not None:
+            source = "objects INDEXED BY objects_by_node"  # the planner would scan all pods instead
+            where.append("node = ?")
+            params.append(node)
+        if namespace:
+            where.append("namespace = ?")
+            params.append(namespace)
+        if start is not None:
+            where.append("(namespace, name) > (?, ?)")
+            params.extend(start)
+        sql = f"SELECT json FROM {source} WHERE {' AND '.join(where)} ORDER BY namespace, name"
+        for (text,) in conn.execute(sql, params):
+            yield text
+
+    # writes ------------------------------------------------------------------------------
+
+    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+        stored = prepare_create(resource, obj, self._clock, self._uid)
+        namespace, name = object_key(stored)
+        with self._write_lock:
+            db = self._begin()
+            try:
+                if dry_run:
+                    if db.execute(_GET, (resource, namespace, name)).fetchone() is not None:
+                        raise errors.already_exists(resource, name)
+                    return stored
+                rv = db.execute(_NEXT_RV).fetchone()[0]
+                stored["metadata"]["resourceVersion"] = str(rv)
+                text = _dumps(stored)
+                key = registry_key(self._options.prefix, resource, namespace, name)
+                try:
+                    db.execute(
+                        _INSERT, (resource, namespace, name, key, rv, _node_of(resource, stored), text)
+                    )
+                except sqlite3.IntegrityError:
+                    raise errors.already_exists(resource, name) from None
+                db.execute(_LOG, (rv, resource, "ADDED", text, None))
+                self._commit(db, rv, WatchEvent("ADDED", resource, stored, rv))
+            finally:
+                self._rollback_unless_committed(db)
+        self._dispatcher.dispatch()
+        return stored
+
+    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+        namespace, name = object_key(obj)
+        with self._write_lock:
+            db = self._begin()
+            try:
+                row = db.execute(_GET, (resource, namespace, name)).fetchone()
+                if row is None:
+                    raise errors.not_found(resource, name)
+                old: JSON = json.loads(row[0])
+                stored = prepare_update(resource, obj, old)
+                if stored is None:
+                    return old
+                if dry_run:
+                    return stored
+                rv = db.execute(_NEXT_RV).fetchone()[0]
+                stored["metadata"]["resourceVersion"] = str(rv)
+                text = _dumps(stored)
+                db.execute(_UPDATE, (rv, _node_of(resource, stored), text, resource, namespace, name))
+                db.execute(_LOG, (rv, resource, "MODIFIED", text, row[0]))
+                self._commit(db, rv, WatchEvent("MODIFIED", resource, stored, rv, old))
+            finally:
+                self._rollback_unless_committed(db)
+        self._dispatcher.dispatch()
+        return stored
+
+    def delete(
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        *,
+        resource_version: str | None = None,
+        uid: str | None = None,
+        dry_run: bool = False,
+    ) -> JSON:
+        with self._write_lock:
+            db = self._begin()
+            try:
+                row = db.execute(_GET, (resource, namespace, name)).fetchone()
+                if row is None:
+                    raise errors.not_found(resource, name)
+                old: JSON = json.loads(row[0])
+                check_delete_preconditions(resource, name, old, resource_version, uid)
+                if dry_run:
+                    return old
+                rv = db.execute(_NEXT_RV).fetchone()[0]
+                gone = with_resource_version(old, rv)
+                db.execute(_DELETE, (resource, namespace, name))
+                db.execute(_LOG, (rv, resource, "DELETED", _dumps(gone), row[0]))
+                self._commit(db, rv, WatchEvent("DELETED", resource, gone, rv, old))
+            finally:
+                self._rollback_unless_committed(db)
+        self._dispatcher.dispatch()
+        return gone
+
+    def _begin(self) -> sqlite3.Connection:
+        if self._closed:
+            raise errors.internal_error("the store is closed")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as err:
+            raise errors.internal_error(f"cannot write to {self.path}: {err}") from None
+        return self._db
+
+    def _commit(self, db: sqlite3.Connection, rv: int, event: WatchEvent) -> None:
+        """Compact if due, COMMIT (fsync), then queue the event: only durable writes are seen."""
+        compacted = self._compact_target(rv)
+        try:
+            if compacted is not None:
+                db.execute("DELETE FROM changes WHERE rv <= ?", (compacted,))
+                db.execute("UPDATE meta SET value = ? WHERE key = 'compacted_rv'", (compacted,))
+            db.execute("COMMIT")
+        except sqlite3.Error as err:
+            raise errors.internal_error(f"cannot write to {self.path}: {err}") from None
+        if compacted is not None:
+            self._compacted = compacted
+        self._dispatcher.enqueue(event)
+
+    @staticmethod
+    def _rollback_unless_committed(db: sqlite3.Connection) -> None:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+
+    def _compact_target(self, rv: int) -> int | None:
+        """Keep the last `history_size` changes; compact in batches (an eighth of the history)
+        so a write deletes many log rows at once rather than one each time."""
+        keep = self._options.history_size
+        if rv - self._compacted > keep + keep // 8:
+            return rv - keep
+        return None
+
+    # watch -------------------------------------------------------------------------------
+
+    def subscribe(self, handler: Handler) -> Callable[[], None]:
+        return self._dispatcher.subscribe(handler)
+
+    def watch(
+        self,
+        resource: str,
+        *,
+        namespace: str = "",
+        resource_version: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> BufferedWatch:
+        labels = parse_label_selector(label_selector)
+        fields = parse_field_selector(field_selector, resource)
+        watch_filter = WatchFilter(resource, namespace, labels, fields)
+        since = None if resource_version in (None, "", "0") else parse_resource_version(str(resource_version))
+        with self._write_lock:  # no commit between reading the past and subscribing to the future
+            floor = int(self._db.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
+            if since is None:
+                initial = self._current_state(watch_filter)
+            else:
+                initial = self._replay(watch_filter, since, floor)
+            stream = BufferedWatch(watch_filter, initial, floor=floor)
+            stream.attach(self.subscribe(stream.offer))
+        return stream
+
+    def _current_state(self, watch_filter: WatchFilter) -> builtins.list[WatchEvent]:
+        listed = self.list(watch_filter.resource, namespace=watch_filter.namespace)
+        return [
+            WatchEvent("ADDED", watch_filter.resource, obj, int(obj["metadata"]["resourceVersion"]))
+            for obj in listed.items
+            if watch_filter.matches(obj)
+        ]
+
+    def _replay(self, watch_filter: WatchFilter, since: int, current: int) -> builtins.list[WatchEvent]:
+        if since < self._compacted and since < current:
+            raise too_old(since, self._compacted)
+        rows = self._db.execute(
+            "SELECT rv, type, json, old_json FROM changes WHERE rv > ? AND resource = ? ORDER BY rv",
+            (since, watch_filter.resource),
+        )
+        replay: list[WatchEvent] = []
+        for rv, kind, text, old_text in rows:
+            event_type: EventType = kind
+            old = json.loads(old_text) if old_text is not None else None
+            seen = watch_filter.translate(
+                WatchEvent(event_type, watch_filter.resource, json.loads(text), rv, old)
+            )
+            if seen is not None:
+                replay.append(seen)
+        return replay
+
+    # lifecycle ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every connection and release the data-dir lock (idempotent)."""
+        with self._write_lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._dispatcher.clear()
+            with self._readers_lock:
+                for conn in self._readers:
+                    conn.close()
+                self._readers.clear()
+            self._db.close()
+            self._lock_file.release()

@@ -1,0 +1,117 @@
+"""Opening the SQLite store's file: the data-dir lock, connection settings and the schema.
+
+The layout mirrors what kube-apiserver keeps in etcd: one row per object under its registry key
+(`/registry/<plural>/<namespace>/<name>`), a global revision counter, and a bounded log of
+changes so watches can resume from a resourceVersion (etcd's MVCC history, compacted likewise).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+from pathlib import Path
+
+from kubetaint.store.interface import StoreError
+
+DB_FILE = "kubetaint.db"
+LOCK_FILE = "kubetaint.lock"
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta (key, value) VALUES ('rv', 0), ('compacted_rv', 0), ('schema', 1);
+-- The current objects. `node` is spec.nodeName for pods (NULL otherwise): the pods-by-node index.
+CREATE TABLE IF NOT EXISTS objects (
+    resource TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    key TEXT NOT NULL,
+    rv INTEGER NOT NULL,
+    node TEXT,
+    json TEXT NOT NULL,
+    PRIMARY KEY (resource, namespace, name)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS objects_by_node ON objects (resource, node, namespace, name)
+    WHERE node IS NOT NULL;
+-- Every committed change since `compacted_rv`, for watch resumption.
+CREATE TABLE IF NOT EXISTS changes (
+    rv INTEGER PRIMARY KEY,
+    resource TEXT NOT NULL,
+    type TEXT NOT NULL,
+    json TEXT NOT NULL,
+    old_json TEXT
+);
+"""
+
+
+class DataDirLock:
+    """An exclusive `flock` on `<data dir>/kubetaint.lock`, holding the owner's pid.
+
+    flock (not a lock inside SQLite) because it is released by the kernel when the owner dies,
+    even by kill -9, and a second opener can say which process holds it."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / LOCK_FILE
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise StoreError(f"cannot use data directory {data_dir}: {err.strerror or err}") from None
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.pread(self._fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            os.close(self._fd)
+            raise StoreError(
+                f"data directory {data_dir} is in use by another kubetaint process (pid {owner})"
+            ) from None
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+        os.fsync(self._fd)
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # closing the descriptor drops the flock
+            self._fd = -1
+
+
+def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), usable from any thread that
+    holds the caller's lock."""
+    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+    return conn
+
+
+def open_database(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """The write connection, with the schema in place; StoreError for a corrupt or locked file."""
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = connect(path, busy_timeout)
+        # WAL: readers never block the writer and one fsync per commit suffices.
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(f"cannot open SQLite store {path}: cannot switch to WAL mode (got {mode})")
+        # synchronous=FULL: every COMMIT fsyncs the WAL before returning, so a write we acknowledge
+        # survives kill -9 and power loss (NORMAL in WAL mode may lose the last commits on power
+        # loss). The cost is one fsync per write, which is why each write is one transaction.
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("BEGIN IMMEDIATE")  # fails now, not at the first write, when someone holds the file
+        conn.execute("COMMIT")
+        conn.executescript("BEGIN IMMEDIATE;" + SCHEMA + "COMMIT;")
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"cannot open SQLite store {path}: unknown schema version {version}")
+    except sqlite3.Error as err:
+        if conn is not None:
+            conn.close()
+        raise StoreError(f"cannot open SQLite store {path}: {err}") from None
+    except StoreError:
+        if conn is not None:
+            conn.close()
+        raise
+    return conn

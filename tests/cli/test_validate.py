@@ -1,0 +1,187 @@
+"""`kubetaint validate` through a real subprocess, as users and CI run it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EFFECTS = 'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'
+BAD_NODE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+spec:
+  taints:
+  - {key: dedicated, value: gpu, effect: Foo}
+"""
+GOOD = """\
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-1}
+spec:
+  taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default}
+spec:
+  containers: [{name: c, image: busybox}]
+  tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}]
+"""
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kubetaint", "validate", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        check=False,
+    )
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_valid_objects_print_an_ok_line_each(tmp_path: Path) -> None:
+    out = run("-f", write(tmp_path, "good.yaml", GOOD))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "node/gpu-1 valid\npod/trainer valid\n"
+    assert out.stderr == ""
+
+
+def test_invalid_taint_prints_kube_apiservers_message(tmp_path: Path) -> None:
+    out = run("-f", write(tmp_path, "bad.yaml", BAD_NODE))
+    assert out.returncode == 1
+    assert (
+        out.stdout
+        == f'The Node "n1" is invalid: metadata.taints[0].effect: Unsupported value: "Foo": {EFFECTS}\n'
+    )
+    assert "Traceback" not in out.stderr
+
+
+def test_several_errors_use_kubectls_list(tmp_path: Path) -> None:
+    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  tolerations: [{operator: Equal, value: x}]\n"
+    out = run("-f", write(tmp_path, "pod.yaml", text))
+    assert out.returncode == 1
+    assert out.stdout.splitlines() == [
+        'The Pod "p" is invalid: ',
+        "* spec.containers[0].image: Required value",
+        '* spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, '
+        'which means "match all values and all keys"',
+    ]
+
+
+def test_stdin_and_mixed_results(tmp_path: Path) -> None:
+    out = run("-f", "-", "-f", write(tmp_path, "bad.yaml", BAD_NODE), stdin=GOOD)
+    assert out.returncode == 1
+    assert out.stdout.splitlines()[:2] == ["node/gpu-1 valid", "pod/trainer valid"]
+
+
+def test_json_output_is_a_stable_document(tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.yaml", BAD_NODE)
+    out = run("-f", path, "-o", "json")
+    assert out.returncode == 1
+    doc = json.loads(out.stdout)
+    assert doc["valid"] is False
+    (obj,) = doc["objects"]
+    assert {k: obj[k] for k in ("source", "document", "line", "apiVersion", "kind", "name", "valid")} == {
+        "source": path,
+        "document": 1,
+        "line": 1,
+        "apiVersion": "v1",
+        "kind": "Node",
+        "name": "n1",
+        "valid": False,
+    }
+    assert obj["errors"] == [
+        {
+            "field": "metadata.taints[0].effect",
+            "type": "Unsupported value",
+            "reason": "FieldValueNotSupported",
+            "message": f'Unsupported value: "Foo": {EFFECTS}',
+            "detail": EFFECTS,
+        }
+    ]
+    assert (
+        obj["message"]
+        == f'Node "n1" is invalid: metadata.taints[0].effect: Unsupported value: "Foo": {EFFECTS}'
+    )
+    assert run("-f", path, "-o", "json").stdout == out.stdout
+
+
+def test_feature_gates_enable_comparison_operators(tmp_path: Path) -> None:
+    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i}]\n  tolerations: [{key: sla, operator: Gt, value: '900'}]\n"
+    path = write(tmp_path, "pod.yaml", text)
+    assert run("-f", path).returncode == 1
+    on = run("-f", path, "--feature-gates", "TaintTolerationComparisonOperators=true")
+    assert (on.returncode, on.stdout) == (0, "pod/p valid\n")
+
+
+def test_wrong_types_are_reported_per_object(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "bad.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec:\n  unschedulable: 'yes'\n",
+    )
+    out = run("-f", path)
+    assert out.returncode == 1
+    assert out.stdout == (
+        f'{path}, document 1, line 5: spec.unschedulable: Node in version "v1" cannot be handled as a Node: '
+        "json: cannot unmarshal string into Go struct field NodeSpec.spec.unschedulable of type bool\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        pytest.param("a: [b\n", "invalid YAML", id="malformed YAML"),
+        pytest.param("apiVersion: v1\nkind: Widget\n", None, id="an unknown kind is an invalid object"),
+    ],
+)
+def test_bad_input_is_one_line_without_traceback(tmp_path: Path, text: str, fragment: str | None) -> None:
+    out = run("-f", write(tmp_path, "x.yaml", text))
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr + out.stdout
+    if fragment:
+        assert out.stdout == ""
+        assert len(out.stderr.strip().splitlines()) == 1 and fragment in out.stderr
+    else:
+        assert 'no matches for kind "Widget" in version "v1"' in out.stdout
+
+
+def test_missing_file() -> None:
+    out = run("-f", "does-not-exist.yaml")
+    assert (out.returncode, out.stderr) == (1, "error: does-not-exist.yaml: the path does not exist\n")
+
+
+def test_bad_feature_gate_is_a_usage_error(tmp_path: Path) -> None:
+    out = run("-f", write(tmp_path, "good.yaml", GOOD), "--feature-gates", "NoSuchGate=true")
+    assert out.returncode == 2
+    assert "unrecognized feature gate: NoSuchGate" in out.stderr
+
+
+def test_import_and_tolerates_one_liner() -> None:
+    code = "import kubetaint; print(kubetaint.tolerates({'operator':'Exists'}, {'key':'a','effect':'NoExecute'}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "True\n"
+
+
+def test_lazy_exports() -> None:
+    code = (
+        "import kubetaint; e = kubetaint.validate({'apiVersion': 'v1', 'kind': 'Node', 'metadata': {'name': 'n'},"
+        " 'spec': {'taints': [{'key': 'a'}]}}); print(isinstance(e[0], kubetaint.FieldError), e[0]);"
+        " print(kubetaint.parse_taint_spec(['a=b:NoSchedule', 'c-']))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [
+        "True metadata.taints[0].effect: Required value",
+        "([{'key': 'a', 'value': 'b', 'effect': 'NoSchedule'}], [{'key': 'c'}])",
+    ]

@@ -1,0 +1,138 @@
+"""Builders for the workload controller tests: store, clock, workloads and pods as Kubernetes JSON."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+from kubetaint.clock import VirtualClock
+from kubetaint.store.memory import MemoryStore
+
+JSON = dict[str, Any]
+APP = {"app": "web"}
+
+
+def make_env() -> tuple[VirtualClock, MemoryStore, random.Random]:
+    clock = VirtualClock()
+    counter = itertools.count()
+    store = MemoryStore(clock, uid_factory=lambda: f"uid-{next(counter):05d}")
+    return clock, store, random.Random(1)
+
+
+def template(labels: dict[str, str] | None = None, **spec: Any) -> JSON:
+    return {
+        "metadata": {"labels": dict(labels or APP)},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}], **spec},
+    }
+
+
+def replicaset(name: str, replicas: int, labels: dict[str, str] | None = None, **spec: Any) -> JSON:
+    labels = labels or APP
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": dict(labels)},
+            "template": template(labels),
+            **spec,
+        },
+    }
+
+
+def deployment(name: str, replicas: int, labels: dict[str, str] | None = None, **tspec: Any) -> JSON:
+    labels = labels or APP
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": dict(labels)},
+            "template": template(labels, **tspec),
+        },
+    }
+
+
+def daemonset(name: str, labels: dict[str, str] | None = None, **tspec: Any) -> JSON:
+    labels = labels or {"app": "agent"}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": name, "namespace": "kube-system"},
+        "spec": {"selector": {"matchLabels": dict(labels)}, "template": template(labels, **tspec)},
+    }
+
+
+def node(
+    name: str, *, taints: list[JSON] | None = None, labels: dict[str, str] | None = None, ready: str = "True"
+) -> JSON:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+        "spec": {"taints": taints} if taints else {},
+        "status": {"conditions": [{"type": "Ready", "status": ready}]},
+    }
+
+
+def pod(
+    name: str,
+    *,
+    labels: dict[str, str] | None = None,
+    node_name: str = "",
+    phase: str = "Running",
+    ready: bool = True,
+    namespace: str = "default",
+    owner: JSON | None = None,
+    created: str | None = None,
+    **extra_meta: Any,
+) -> JSON:
+    meta: JSON = {
+        "name": name,
+        "namespace": namespace,
+        "labels": dict(APP if labels is None else labels),
+        **extra_meta,
+    }
+    if owner is not None:
+        meta["ownerReferences"] = [owner]
+    if created is not None:
+        meta["creationTimestamp"] = created
+    status: JSON = {"phase": phase}
+    if phase == "Running":
+        status["conditions"] = [
+            {
+                "type": "Ready",
+                "status": "True" if ready else "False",
+                "lastTransitionTime": "2026-01-01T00:00:00Z",
+            }
+        ]
+    spec: JSON = {"containers": [{"name": "c", "image": "nginx"}]}
+    if node_name:
+        spec["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+
+def owner_ref(obj: JSON, kind: str, api_version: str = "apps/v1") -> JSON:
+    return {
+        "apiVersion": api_version,
+        "kind": kind,
+        "name": obj["metadata"]["name"],
+        "uid": obj["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def names(objs: list[JSON]) -> list[str]:
+    return sorted(o["metadata"]["name"] for o in objs)
+
+
+def pods_of(store: MemoryStore, namespace: str = "default") -> list[JSON]:
+    return store.list("pods", namespace=namespace).items
+
+
+def events(store: MemoryStore, reason: str | None = None) -> list[JSON]:
+    return [e for e in store.list("events").items if reason is None or e["reason"] == reason]
