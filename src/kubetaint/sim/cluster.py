@@ -15,13 +15,13 @@ from typing import Any
 
 from kubetaint.admission import AdmissionChain, AdmissionSettings
 from kubetaint.admission.settings import SettingsError as AdmissionSettingsError
+from kubetaint.api import validation
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry, StoreLookup, Validator
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.scheduler import Scheduler
-from kubetaint.sim import components
 from kubetaint.sim.kinds import kind_of
 from kubetaint.sim.nodes import NodeFleet
 from kubetaint.sim.scenario import Scenario, ScenarioError
@@ -45,22 +45,19 @@ def seeded_uids(rng: random.Random) -> Callable[[], str]:
     return factory
 
 
-def build_validator(feature_gates: FeatureGates) -> Validator | None:
-    """kube-apiserver object validation (kubetaint.api.validation), when it has landed."""
-    module = components.optional(components.VALIDATION)
-    if module is None:
-        return None
-    supported = set(module.supported_kinds())
+def build_validator(feature_gates: FeatureGates) -> Validator:
+    """kube-apiserver object validation (kubetaint.api.validation) for the kinds it knows."""
+    supported = set(validation.supported_kinds())
 
     def validate(resource: str, obj: JSON, old: JSON | None) -> None:
         api_version = str(obj.get("apiVersion") or "")
-        group, kind = module.api_group(api_version), str(obj.get("kind") or "")
+        group, kind = validation.api_group(api_version), str(obj.get("kind") or "")
         if (group, kind) not in supported:
             return
-        errors = module.validate(obj, old=old, feature_gates=feature_gates)
+        errors = validation.validate(obj, old=old, feature_gates=feature_gates)
         if errors:
             name = str((obj.get("metadata") or {}).get("name") or "")
-            raise StatusError.from_status(module.invalid_status(kind, name, errors, group))
+            raise StatusError.from_status(validation.invalid_status(kind, name, errors, group))
 
     return validate
 

@@ -8,14 +8,13 @@ cordons, then evicts through the eviction subresource, retrying a 429 every 5 s 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
+from kubetaint.core import taintspec
 from kubetaint.registry import Registry
 from kubetaint.registry.eviction import evict
 from kubetaint.sim.durations import DurationError, parse_go_duration
@@ -37,19 +36,6 @@ _NODE_TYPES = ("node", "nodes", "no")
 
 class KubectlError(ValueError):
     """What kubectl would print as `error: ...`."""
-
-
-def taintspec() -> ModuleType | None:
-    """kubetaint.core.taintspec (the kubectl taint grammar), or None before it has landed.
-
-    SEAM: replace with a direct import once kubetaint.core.taintspec is on main everywhere.
-    """
-    try:
-        return importlib.import_module("kubetaint.core.taintspec")
-    except ModuleNotFoundError as err:
-        if err.name == "kubetaint.core.taintspec":
-            return None
-        raise
 
 
 @dataclass
@@ -138,14 +124,11 @@ def check_command(args: Sequence[str], nodes: Collection[str]) -> None:
         _label_command(cmd, nodes)
 
 
-def _taint_command(cmd: Command, nodes: Collection[str] | None) -> tuple[Any, list[str]]:
-    spec = taintspec()
-    if spec is None:
-        raise KubectlError("kubectl taint is not available: kubetaint.core.taintspec has not landed")
+def _taint_command(cmd: Command, nodes: Collection[str] | None) -> tuple[taintspec.TaintCommand, list[str]]:
     all_nodes = _truthy(cmd.flag("--all"))
     selector = cmd.flag("-l", "--selector") or ""
     try:
-        prepared = spec.prepare_taint_command(cmd.positional, all_nodes=all_nodes, selector=selector)
+        prepared = taintspec.prepare_taint_command(cmd.positional, all_nodes=all_nodes, selector=selector)
     except ValueError as err:
         raise KubectlError(str(err)) from None
     names = list(prepared.resources[1:])
@@ -245,15 +228,13 @@ class Kubectl:
 
     def _taint(self, cmd: Command) -> None:
         prepared, names = _taint_command(cmd, None)
-        spec = taintspec()
-        assert spec is not None
         overwrite = _truthy(cmd.flag("--overwrite"))
         targets = self._select_nodes(names, cmd.flag("-l", "--selector"), _truthy(cmd.flag("--all")))
         for node in targets:
             name = node["metadata"]["name"]
             taints = (node.get("spec") or {}).get("taints") or []
             try:
-                operation, new_taints = spec.update_taints(
+                operation, new_taints = taintspec.update_taints(
                     name, taints, overwrite, prepared.to_add, prepared.to_remove
                 )
             except ValueError as err:

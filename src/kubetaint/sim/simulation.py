@@ -18,7 +18,6 @@ from kubetaint.sim.cluster import Cluster, _describe, _fresh, _status_text
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of, resolve_kind
 from kubetaint.sim.kubectl import Kubectl, KubectlError
-from kubetaint.sim.nodes import FaultUnavailableError
 from kubetaint.sim.scenario import FAULTS, Scenario, ScenarioError, ScenarioEvent, load_scenario
 from kubetaint.sim.timeline import document
 from kubetaint.store.interface import JSON
@@ -166,10 +165,7 @@ class Simulation:
         unknown = [n for n in targets if n not in self.cluster.fleet.zones]
         if unknown:
             raise SimulationError(f"unknown node {unknown[0]!r}")
-        try:
-            self.cluster.fleet.fault(targets, fault)
-        except FaultUnavailableError as err:
-            raise SimulationError(str(err)) from None
+        self.cluster.fleet.fault(targets, fault)
         for name in targets:
             self._note("Fault", name, fault, kind="Node")
         return targets
