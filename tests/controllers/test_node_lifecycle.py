@@ -470,40 +470,91 @@ def test_excluded_nodes_do_not_count_for_zone_states() -> None:
 class PollingLifecycle(NodeLifecycleController):
     """Runs doNoExecuteTaintingPass on every 100 ms grid point, like upstream's wait.Until."""
 
-    def _arm_tainting_pass(self) -> None:
-        if self._running and self._pass_handle is None:
-            now_us = round(self._clock.now() * 1_000_000)
-            k = max(-(-(now_us - self._start_us) // 100_000), self._last_pass_k + 1)
-            self._pass_k = k
-            self._pass_handle = self._clock.call_at(self._grid_time(k), self._tainting_pass)
+    def start(self) -> None:
+        super().start()
+        tainters = self.tainters
+        tainters.after_pass = lambda: tainters.schedule(tainters.first_grid_index())
+        tainters.arm = lambda: tainters.schedule(tainters.first_grid_index())  # type: ignore[method-assign]
+        tainters.arm()
 
 
-def outage_run(controller_class: type[NodeLifecycleController]) -> list:
+class FullPathLifecycle(NodeLifecycleController):
+    """Never takes the shortcut for unchanged nodes: every node gets tryUpdateNodeHealth."""
+
+    def _update_node(self, name: str, node: dict, zone_conditions: dict, now: float) -> None:
+        self._full_update_node(node, zone_conditions)
+
+
+def outage_run(controller_class: type[NodeLifecycleController]) -> Cluster:
     c = Cluster()
     kubelets = Kubelets(c)
     for zone, count in (("a", 60), ("b", 6), ("c", 3)):
         for i in range(count):
             kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
+    for i in range(6):
+        c.create("pods", pod(f"web-{i}", f"b-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
     controller = controller_class(c.store, c.clock)
     controller.start()
+    TaintEvictionController(c.store, c.clock).start()
     c.run_until(20)
     kubelets.stop(*[f"a-{i:02d}" for i in range(35)])
     kubelets.stop("b-00", "b-01")
+    c.run_until(121)
+    kubelets.set_condition("c-01", "Ready", "False")
+    kubelets.set_condition("c-02", "MemoryPressure", "True")
     c.run_until(300)
     kubelets.stop("b-02", "b-03")
     kubelets.restart("a-03", "a-04")
     c.run_until(400)
-    current = c.node("c-00")
     kubelets.stop("c-00", "c-01", "c-02")
     c.run_until(700)
     kubelets.restart("b-00", "b-01", "b-02", "b-03", "c-00")
-    assert current
     c.run_until(1500)
-    return c.taint_log
+    return c
 
 
 def test_scheduling_the_tainting_pass_only_when_useful_matches_polling() -> None:
     efficient = outage_run(NodeLifecycleController)
     polling = outage_run(PollingLifecycle)
-    assert len([x for x in efficient if x[2].endswith("NoExecute")]) > 10
-    assert efficient == polling
+    assert len(efficient.no_execute_added()) > 10
+    assert efficient.taint_log == polling.taint_log
+    assert efficient.changes == polling.changes
+
+
+def test_the_shortcut_for_unchanged_nodes_matches_the_full_health_update() -> None:
+    shortcut = outage_run(NodeLifecycleController)
+    full = outage_run(FullPathLifecycle)
+    assert len(shortcut.deletions()) > 0
+    assert shortcut.changes == full.changes
+    assert shortcut.taint_log == full.taint_log
+    assert shortcut.event_log() == full.event_log()
+
+
+def test_failed_pod_status_writes_are_retried_in_the_next_pass() -> None:
+    env = Env()
+    healthy_cluster(env, ("a", 1), ("b", 1))
+    c = env.cluster
+    c.create("pods", pod("web", "a-00", ready=True))
+    env.start(with_eviction=False)
+    original = c.store.update
+    failures = {"left": 2}
+
+    def update(resource: str, obj: dict, **kwargs: object) -> dict:
+        if resource == "pods" and failures["left"] > 0:
+            failures["left"] -= 1
+            from kubetaint.api.errors import conflict
+
+            raise conflict("pods", obj["metadata"]["name"], "the object has been modified")
+        return original(resource, obj, **kwargs)  # type: ignore[arg-type]
+
+    c.store.update = update  # type: ignore[method-assign]
+    c.run_until(20)
+    env.kubelets.stop("a-00")  # Unknown at 70: the first two status writes fail
+    c.run_until(100)
+    web = c.pod("web")
+    assert web is not None and web["status"]["conditions"][0]["status"] == "False"
+    assert [t for t, m in c.event_log("NodeNotReady") if m == "Node is not ready"] == [
+        "2026-01-01T00:01:10Z",
+        "2026-01-01T00:01:15Z",
+        "2026-01-01T00:01:20Z",
+    ], "an event per attempt (recorded even when the write failed), at 70, 75 and 80"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubetaint.controllers.tainteviction import TaintEvictionController
 
@@ -526,14 +528,31 @@ def test_deletion_gives_up_after_five_attempts_and_forgets_the_key() -> None:
     assert c.pod("pod1") is not None
 
 
-def test_pod_already_gone_at_fire_time_is_not_an_error() -> None:
+def test_a_stopped_controller_deletes_nothing() -> None:
     c = Cluster()
     c.create("nodes", node("node1", taints=[upstream_taint(1)]))
     c.create("pods", tolerating("pod1", "node1", (1, 10)))
     controller = start(c)
-    controller.stop()  # events no longer reach the controller; the timer is gone too
+    controller.stop()  # pending timers are cancelled and later events are ignored
+    c.create("pods", pod("pod2", "node1"))
     c.run_until(100)
     assert c.deletions() == []
+
+
+def test_pod_gone_before_its_timer_fires_gives_up_after_five_gets() -> None:
+    c = Cluster()
+    c.create("nodes", node("node1", taints=[upstream_taint(1)]))
+    c.create("pods", tolerating("pod1", "node1", (1, 10)))
+    controller = start(c)
+    assert "default/pod1" in controller.queue
+    # the pod vanishes without the controller hearing of it (its informer missed the delete)
+    controller.pods.stop()
+    c.store.delete("pods", "default", "pod1")
+    c.run_until(10.045)
+    assert "default/pod1" in controller.queue, "still retrying"
+    c.run_until(10.05)
+    assert "default/pod1" not in controller.queue
+    assert [m for _, m in c.event_log("TaintManagerEviction")] == ["Marking for deletion Pod default/pod1"]
 
 
 def test_node_updates_are_handled_before_pending_pod_updates() -> None:
@@ -547,3 +566,33 @@ def test_node_updates_are_handled_before_pending_pod_updates() -> None:
     c.set_node_taints("node1", [])
     c.run_until(100)
     assert c.deletions() == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seconds=st.lists(st.one_of(st.none(), st.integers(min_value=-5, max_value=5000)), min_size=1, max_size=3),
+    taint_at=st.integers(min_value=0, max_value=100),
+    untaint_after=st.one_of(st.none(), st.integers(min_value=0, max_value=6000)),
+)
+def test_deletion_time_is_the_smallest_toleration_after_the_taint(
+    seconds: list[int | None], taint_at: int, untaint_after: int | None
+) -> None:
+    """One NoExecute taint per toleration; the pod goes min(seconds) after the taints appear
+    (at once for any value <= 0, never when all are unbounded), unless they go away first."""
+    c = Cluster()
+    c.create("nodes", node("node1"))
+    c.create(
+        "pods", pod("p", "node1", tolerations=[upstream_toleration(i, s) for i, s in enumerate(seconds)])
+    )
+    start(c)
+    c.run_until(taint_at)
+    c.set_node_taints("node1", [upstream_taint(i) for i in range(len(seconds))])
+    bounded = [s for s in seconds if s is not None]
+    deadline = None if not bounded else taint_at + max(0, min(bounded))
+    if untaint_after is not None:
+        c.run_until(taint_at + untaint_after)
+        if deadline is None or taint_at + untaint_after < deadline:
+            c.set_node_taints("node1", [])
+            deadline = None
+    c.run_until(taint_at + 10_000)
+    assert c.deletions() == ([] if deadline is None else [(float(deadline), "p")])

@@ -197,7 +197,7 @@ def test_existing_node_is_adopted_and_keeps_its_taints() -> None:
             "status": {},
         },
     )
-    from builders import node_config
+    from kubelet.builders import node_config
 
     pool.add_node(node_config("n9"))
     pool.start()

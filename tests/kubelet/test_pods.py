@@ -285,7 +285,7 @@ def test_running_pods_from_a_snapshot_are_adopted_without_readmission() -> None:
     obj = pod("a", "n1", containers=[container(cpu="100")])
     obj["status"] = {"phase": "Running"}
     store.create("pods", obj)
-    from builders import node_config
+    from kubelet.builders import node_config
 
     kubelet = pool.add_node(node_config("n1"))
     pool.start()

@@ -96,3 +96,32 @@ def test_status_update_keeps_the_stored_spec() -> None:
     updated = registry.update_status("pods", changed)
     assert updated["status"] == {"phase": "Running"}
     assert updated["spec"] == created["spec"]
+
+
+def test_default_validation_rejects_a_bad_taint_effect_with_kube_apiservers_status() -> None:
+    registry = Registry(MemoryStore(VirtualClock()))
+    node = {"metadata": {"name": "n1"}, "spec": {"taints": [{"key": "a", "effect": "Foo"}]}}
+    with pytest.raises(StatusError) as err:
+        registry.create("nodes", node)
+    status = err.value.to_status()
+    assert status["code"] == 422 and status["reason"] == "Invalid"
+    assert status["message"] == (
+        'Node "n1" is invalid: metadata.taints[0].effect: Unsupported value: "Foo": '
+        'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'
+    )
+    assert status["details"]["causes"] == [
+        {
+            "reason": "FieldValueNotSupported",
+            "message": 'Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+            "field": "metadata.taints[0].effect",
+        }
+    ]
+    assert registry.list("nodes").items == []
+
+
+def test_type_meta_is_filled_from_the_resource_table() -> None:
+    registry = Registry(MemoryStore(VirtualClock()))
+    created = registry.create(
+        "leases.coordination.k8s.io", {"metadata": {"name": "n1", "namespace": "kube-node-lease"}}
+    )
+    assert created["apiVersion"] == "coordination.k8s.io/v1" and created["kind"] == "Lease"

@@ -6,41 +6,23 @@ Reads YAML/JSON manifests with a small private loader (to be replaced by kubetai
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
+from kubetaint.api.manifests import ManifestError, load_manifests
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.explain import ExplainError, explain
 from kubetaint.scheduler.explain_table import render_table
 
 
 def _load(paths: tuple[str, ...]) -> list[Mapping[str, Any]]:
-    objects: list[Mapping[str, Any]] = []
-    for path in paths:
-        try:
-            text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise click.ClickException(f"{path}: {exc.strerror}") from None
-        try:
-            docs = list(yaml.safe_load_all(text))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark is not None else ""
-            raise click.ClickException(
-                f"{path}:{where} invalid YAML/JSON: {getattr(exc, 'problem', exc)}"
-            ) from None
-        for doc in docs:
-            if doc is None:
-                continue
-            if not isinstance(doc, Mapping):
-                raise click.ClickException(f"{path}: expected Kubernetes objects, got {type(doc).__name__}")
-            objects.append(doc)
-    return objects
+    """Every object in the files (the shared manifest loader: YAML/JSON, lists, directories, stdin)."""
+    try:
+        return [manifest.obj for manifest in load_manifests(list(paths))]
+    except ManifestError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 class _Failure(click.ClickException):

@@ -11,7 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kubetaint.admission import CREATE, DELETE, UPDATE, AdmissionChain, AdmissionError, Attributes
+from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
+from kubetaint.api.features import FeatureGates
+from kubetaint.api.validation import invalid_status, validate
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key
 
 #: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
@@ -20,14 +23,35 @@ Validator = Callable[[str, JSON, JSON | None], None]
 #: Upstream names.SimpleNameGenerator alphabet (no vowels, no confusable digits) and length.
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _NAME_SUFFIX_LENGTH = 5
-_CLUSTER_SCOPED = frozenset(
-    {"nodes", "namespaces", "priorityclasses.scheduling.k8s.io", "runtimeclasses.node.k8s.io"}
-)
 
 
 def plain_resource(resource: str) -> str:
     """`deployments.apps` → `deployments` (admission plugins key on the plural alone)."""
     return resource.partition(".")[0]
+
+
+def resource_info(resource: str) -> resources.Resource | None:
+    """The resource-table row of a store resource name (`pods`, `deployments.apps`)."""
+    plural, _, group = resource.partition(".")
+    return resources.by_plural(plural, group)
+
+
+def api_validator(feature_gates: FeatureGates | None = None) -> Validator:
+    """kube-apiserver's validation as a registry Validator (422 Status with causes)."""
+
+    def check(resource: str, obj: JSON, old: JSON | None) -> None:
+        info = resource_info(resource)
+        if info is None:
+            return
+        try:
+            errs = validate(obj, old=old, feature_gates=feature_gates)
+        except ValueError:
+            return  # a kind validation does not model: nothing to check, as for unknown fields
+        if errs:
+            name = str((obj.get("metadata") or {}).get("name") or "")
+            raise StatusError.from_status(invalid_status(info.kind, name, errs, info.group))
+
+    return check
 
 
 class StoreLookup:
@@ -67,7 +91,7 @@ class Registry:
     ) -> None:
         self.store = store
         self.admission = admission
-        self.validator = validator
+        self.validator = validator if validator is not None else api_validator()
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
 
@@ -101,6 +125,7 @@ class Registry:
         return self.store.create(resource, admitted, dry_run=dry_run)
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+        obj = with_type_meta(resource, obj)
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
@@ -140,11 +165,13 @@ class Registry:
     # steps ---------------------------------------------------------------------------------
 
     def _before_create(self, resource: str, obj: JSON) -> JSON:
+        obj = with_type_meta(resource, obj)
         meta = dict(obj.get("metadata") or {})
         if not meta.get("name") and meta.get("generateName"):
             suffix = "".join(self._rng.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX_LENGTH))
             meta["name"] = f"{meta['generateName']}{suffix}"
-        if resource not in _CLUSTER_SCOPED and not meta.get("namespace"):
+        info = resource_info(resource)
+        if (info is None or info.namespaced) and not meta.get("namespace"):
             meta["namespace"] = "default"
         return {**obj, "metadata": meta}
 
@@ -160,3 +187,14 @@ class Registry:
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
         return obj
+
+
+def with_type_meta(resource: str, obj: JSON) -> JSON:
+    """`obj` with apiVersion and kind filled from the resource table when missing (as decoding
+    a request body for that URL would)."""
+    if obj.get("apiVersion") and obj.get("kind"):
+        return obj
+    info = resource_info(resource)
+    if info is None:
+        return obj
+    return {"apiVersion": info.api_version, "kind": info.kind, **obj}

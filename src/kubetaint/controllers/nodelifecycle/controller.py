@@ -14,22 +14,22 @@ At an instant shared by a health pass and a tainting pass, the health pass runs 
 from __future__ import annotations
 
 import logging
-import math
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle
-from kubetaint.controllers.nodelifecycle.health import LEASES, NODE_LEASE_NAMESPACE, NodeHealthTracker
-from kubetaint.controllers.nodelifecycle.labels import reconcile_node_labels
-from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
-    NODE_EVICTION_PERIOD,
-    RateLimitedTimedQueue,
-    TimedValue,
+from kubetaint.controllers.nodelifecycle.health import (
+    LEASES,
+    NODE_LEASE_NAMESPACE,
+    HealthResult,
+    NodeHealthTracker,
 )
+from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.tainting import ZoneTainters
 from kubetaint.controllers.nodelifecycle.taints import (
     mark_pods_not_ready,
     record_node_event,
@@ -37,6 +37,7 @@ from kubetaint.controllers.nodelifecycle.taints import (
     remove_taint_off_node,
     swap_node_controller_taint,
 )
+from kubetaint.controllers.nodelifecycle.workers import NodeEventWorkers, guard
 from kubetaint.controllers.nodelifecycle.zones import (
     ZoneState,
     compute_zone_state,
@@ -48,8 +49,6 @@ from kubetaint.core.conditions import (
     NOT_READY_TAINT_TEMPLATE,
     UNREACHABLE_TAINT_TEMPLATE,
     get_condition,
-    get_status_condition,
-    no_schedule_taint_changes,
     taint_exists,
 )
 from kubetaint.store.events import EventRecorder
@@ -58,12 +57,26 @@ from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
 
+
+@dataclass(slots=True)
+class QuietNode:
+    """A node whose last health pass changed nothing: while its object and lease stay the same,
+    the next pass has the same effects, so it can be replayed cheaply."""
+
+    node: JSON
+    lease: JSON | None
+    ready: Mapping[str, Any]
+    status: str
+    zone: str
+    counted: bool  # not excluded from disruption checks
+    no_execute_taints: bool  # carries the unreachable or not-ready NoExecute taint
+
+
 CONTROLLER_NAME = "node-lifecycle-controller"
 EVENT_COMPONENT = "node-controller"
 NODE_HEALTH_UPDATE_RETRY = 5
 #: A node missing its Ready condition is retried in the tainting queue after 50 ms.
 MISSING_READY_RETRY_NS = 50_000_000
-_GRID_US = round(NODE_EVICTION_PERIOD * 1_000_000)
 
 
 def _name(obj: Mapping[str, Any]) -> str:
@@ -98,18 +111,17 @@ class NodeLifecycleController:
         self.health = NodeHealthTracker(store, clock, self.settings, self.leases)
         self.known_nodes: dict[str, JSON] = {}
         self.zone_states: dict[str, ZoneState] = {}
-        self.zone_tainters: dict[str, RateLimitedTimedQueue] = {}
+        self.tainters = ZoneTainters(clock, self.settings.node_eviction_rate, self._taint_node)
         self.nodes_to_retry: set[str] = set()
-        self._node_queue: OrderedDict[str, None] = OrderedDict()
-        self._pod_queue: OrderedDict[tuple[str, str], None] = OrderedDict()
-        self._node_worker: Handle | None = None
-        self._pod_worker: Handle | None = None
+        #: node name → what a pass that changed nothing saw.
+        self._quiet: dict[str, QuietNode] = {}
+        self._zones: dict[str, tuple[JSON, str]] = {}
+        self._last_result: HealthResult | None = None
+        self.workers = NodeEventWorkers(
+            store, clock, nodes=self.nodes, pods=self.pods, health=self.health, recorder=self.recorder
+        )
         self._monitor_handle: Handle | None = None
-        self._pass_handle: Handle | None = None
-        self._pass_k: int | None = None
-        self._last_pass_k = -1
         self._start = 0.0
-        self._start_us = 0
         self._monitor_k = 0
         self._running = False
 
@@ -120,16 +132,19 @@ class NodeLifecycleController:
             return
         self._running = True
         self._start = self._clock.now()
-        self._start_us = round(self._start * 1_000_000)
+        self.tainters.start()
+        self.workers.running = True
         self.nodes.add_handlers(
             EventHandlers(
-                on_add=lambda node: self._queue_node(_name(node)),
-                on_update=lambda _old, node: self._queue_node(_name(node)),
+                on_add=lambda node: self.workers.node_changed(_name(node)),
+                on_update=lambda _old, node: self.workers.node_changed(_name(node)),
                 on_delete=lambda node: self.nodes_to_retry.discard(_name(node)),
             )
         )
         self.pods.add_handlers(
-            EventHandlers(on_add=lambda pod: self._pod_updated(None, pod), on_update=self._pod_updated)
+            EventHandlers(
+                on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
+            )
         )
         self.leases.start()
         self.nodes.start()
@@ -139,76 +154,17 @@ class NodeLifecycleController:
 
     def stop(self) -> None:
         self._running = False
-        for handle in (self._node_worker, self._pod_worker, self._monitor_handle, self._pass_handle):
-            if handle is not None:
-                handle.cancel()
-        self._node_worker = self._pod_worker = self._monitor_handle = self._pass_handle = None
-        self._pass_k = None
-
-    # node and pod workers ------------------------------------------------------------------------
-
-    def _queue_node(self, name: str) -> None:
-        if not self._running:
-            return
-        self._node_queue[name] = None
-        if self._node_worker is None:
-            self._node_worker = self._clock.call_soon(self._drain_nodes)
-
-    def _drain_nodes(self) -> None:
-        self._node_worker = None
-        while self._running and self._node_queue:
-            name, _ = self._node_queue.popitem(last=False)
-            self._guard(self.do_no_schedule_tainting_pass, name)
-            self._guard(lambda n: reconcile_node_labels(self._store, self.nodes.get("", n)), name)
+        if self._monitor_handle is not None:
+            self._monitor_handle.cancel()
+            self._monitor_handle = None
+        self.workers.stop()
+        self.tainters.stop()
 
     def do_no_schedule_tainting_pass(self, name: str) -> None:
-        """Swap the node's condition NoSchedule taints to match its conditions and spec.unschedulable."""
-        node = self.nodes.get("", name)
-        if node is None:
-            return
-        to_add, to_remove = no_schedule_taint_changes(node)
-        if not to_add and not to_remove:
-            return
-        if not swap_node_controller_taint(self._store, self._clock, to_add, to_remove, node):
-            log.error("Failed to taint NoSchedule on node %s", name)
-
-    def _pod_updated(self, old: JSON | None, new: JSON | None) -> None:
-        if not self._running or new is None:
-            return
-        node_name = (new.get("spec") or {}).get("nodeName") or ""
-        old_node = ((old or {}).get("spec") or {}).get("nodeName") or ""
-        if node_name and (old is None or node_name != old_node):
-            meta = new.get("metadata") or {}
-            self._pod_queue[(str(meta.get("namespace") or ""), _name(new))] = None
-            if self._pod_worker is None:
-                self._pod_worker = self._clock.call_soon(self._drain_pods)
-
-    def _drain_pods(self) -> None:
-        self._pod_worker = None
-        while self._running and self._pod_queue:
-            item, _ = self._pod_queue.popitem(last=False)
-            self._guard(self.process_pod, item)
-
-    def process_pod(self, item: tuple[str, str]) -> None:
-        """A pod newly bound to a node that is not Ready is marked NotReady at once."""
-        pod = self.pods.get(*item)
-        if pod is None:
-            return
-        node_name = str((pod.get("spec") or {}).get("nodeName") or "")
-        health = self.health.get(node_name)
-        if health is None or self.nodes.get("", node_name) is None:
-            return
-        ready = get_status_condition(health.status, "Ready")
-        if ready is None:
-            return
-        if ready.get("status") != "True":
-            mark_pods_not_ready(self._store, self._clock, self.recorder, [pod], node_name)
+        self.workers.do_no_schedule_tainting_pass(name)
 
     def _guard(self, handler: Callable[[Any], Any], arg: Any) -> None:
-        try:
-            handler(arg)
-        except Exception:
-            log.exception("node lifecycle controller: failed to process %s", arg)
+        guard(handler, arg)
 
     # health loop ---------------------------------------------------------------------------------
 
@@ -226,8 +182,9 @@ class NodeLifecycleController:
 
     def monitor_node_health(self) -> None:
         """One monitorNodeHealth pass over every node (in name order)."""
-        nodes = sorted(self.nodes.items(), key=_name)
-        added, deleted, new_zone_nodes = self._classify_nodes(nodes)
+        named = sorted(((_name(n), n) for n in self.nodes.items()), key=lambda pair: pair[0])
+        nodes = [node for _, node in named]
+        added, deleted, new_zone_nodes = self._classify_nodes(named)
         for node in new_zone_nodes:
             self._add_zone_for(node)
         for node in added:
@@ -244,31 +201,109 @@ class NodeLifecycleController:
                 self.recorder, node, "Normal", "RemovingNode", f"Removing Node {name} from Controller"
             )
             self.known_nodes.pop(name, None)
+            self._zones.pop(name, None)
+            self._quiet.pop(name, None)
         zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
-        for node in nodes:
-            self._guard(lambda n: self._update_node(n, zone_conditions), node)
+        now = self._clock.now()
+        for name, node in named:
+            try:
+                self._update_node(name, node, zone_conditions, now)
+            except Exception:
+                log.exception("node lifecycle controller: failed to update the health of node %s", name)
         self.handle_disruption(zone_conditions, nodes)
-        self._arm_tainting_pass()
+        self.tainters.arm()
 
-    def _classify_nodes(self, nodes: list[JSON]) -> tuple[list[JSON], list[JSON], list[JSON]]:
-        added = [n for n in nodes if _name(n) not in self.known_nodes]
-        new_zone = [
-            n for n in nodes if _name(n) in self.known_nodes and get_zone_key(n) not in self.zone_states
-        ]
+    def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
+        """classifyNodes: (added, deleted, known nodes of a zone without state)."""
+        known, states = self.known_nodes, self.zone_states
+        added = [n for name, n in named if name not in known]
+        new_zone = [n for name, n in named if name in known and self._zone_of(name, n) not in states]
         deleted: list[JSON] = []
-        if len(self.known_nodes) + len(added) != len(nodes):
-            present = {_name(n) for n in nodes}
-            deleted = [n for name, n in sorted(self.known_nodes.items()) if name not in present]
+        if len(known) + len(added) != len(named):
+            present = {name for name, _ in named}
+            deleted = [n for name, n in sorted(known.items()) if name not in present]
         return added, deleted, new_zone
+
+    def _zone_of(self, name: str, node: JSON) -> str:
+        cached = self._zones.get(name)
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        zone = get_zone_key(node)
+        self._zones[name] = (node, zone)
+        return zone
 
     def _add_zone_for(self, node: Mapping[str, Any]) -> None:
         zone = get_zone_key(node)
         if zone not in self.zone_states:
             self.zone_states[zone] = ZoneState.INITIAL
-            self.zone_tainters[zone] = RateLimitedTimedQueue(self.settings.node_eviction_rate)
+            self.tainters.new_zone(zone)
 
-    def _update_node(self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]) -> None:
+    def _update_node(
+        self, name: str, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]], now: float
+    ) -> None:
+        """One node of monitorNodeHealth. A node whose object and lease are the same as in a pass
+        that changed nothing takes a shortcut with exactly the same effects."""
+        lease = self.leases.get(NODE_LEASE_NAMESPACE, name)
+        quiet = self._quiet.get(name)
+        if quiet is not None and quiet.node is node and self._still_quiet(name, quiet, lease, now):
+            quiet.lease = lease
+            if quiet.counted:
+                zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
+            if quiet.status != "True":
+                self._mark_node_for_tainting(node, quiet.status, name, quiet.zone)
+            elif quiet.no_execute_taints:
+                self.mark_node_as_reachable(node)
+            else:
+                self.tainters.queue(quiet.zone).remove(name)
+            self.nodes_to_retry.discard(name)
+            return
+        self._quiet.pop(name, None)
+        self._full_update_node(node, zone_conditions)
+        result = self._last_result
+        if result is not None and self._is_quiet(name, result):
+            assert result.current_ready is not None
+            taints = (node.get("spec") or {}).get("taints") or []
+            self._quiet[name] = QuietNode(
+                node,
+                lease,
+                result.current_ready,
+                str(result.current_ready.get("status")),
+                get_zone_key(node),
+                not is_excluded_from_disruption_checks(node),
+                taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
+                or taint_exists(taints, NOT_READY_TAINT_TEMPLATE),
+            )
+
+    def _still_quiet(self, name: str, quiet: QuietNode, lease: JSON | None, now: float) -> bool:
+        has_lease = lease is not None
+        if quiet.status == "Unknown":
+            # nothing changes while nothing is renewed (the conditions are Unknown already)
+            return quiet.lease is lease and self.health.keeps_lease(name, has_lease)
+        if quiet.lease is not lease:
+            if lease is None:
+                return False
+            self.health.observe_lease(name, lease, now)
+        return self.health.still_quiet(name, has_lease, now)
+
+    def _is_quiet(self, name: str, result: HealthResult) -> bool:
+        current = result.current_ready
+        if result.wrote or current is None or result.observed_ready != current:
+            return False
+        status = current.get("status")
+        if status == "True":
+            return True
+        taints = (result.node.get("spec") or {}).get("taints") or []
+        if name in self.nodes_to_retry:
+            return False
+        if status == "Unknown":
+            return not taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
+        return status == "False" and not taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
+
+    def _full_update_node(
+        self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]
+    ) -> None:
         name = _name(node)
+        self._last_result = None
         result = None
         current_node: JSON = node
         for _ in range(NODE_HEALTH_UPDATE_RETRY):
@@ -286,6 +321,7 @@ class NodeLifecycleController:
                 "Update health of Node %s from Controller error, Skipping - no pods will be evicted", name
             )
             return
+        self._last_result = result
         updated = result.node
         if not is_excluded_from_disruption_checks(updated):
             zone_conditions.setdefault(get_zone_key(updated), []).append(result.current_ready)
@@ -297,7 +333,14 @@ class NodeLifecycleController:
             if became_not_ready:
                 record_node_status_change(self.recorder, updated, "NodeNotReady")
             if became_not_ready or (name in self.nodes_to_retry and observed_status != "True"):
-                pods = self._store.list("pods", field_selector=f"spec.nodeName={name}").items
+                try:
+                    pods = self._store.list("pods", field_selector=f"spec.nodeName={name}").items
+                except StatusError as err:
+                    # upstream: a failed pod listing during the transition retries it next pass
+                    log.error("unable to list pods of node %s: %s", name, err.message)
+                    if became_not_ready:
+                        self.nodes_to_retry.add(name)
+                    return
                 if not mark_pods_not_ready(self._store, self._clock, self.recorder, pods, name):
                     self.nodes_to_retry.add(name)
                     return
@@ -327,15 +370,14 @@ class NodeLifecycleController:
             self.mark_node_as_reachable(node)
 
     def _tainter(self, node: Mapping[str, Any]) -> RateLimitedTimedQueue:
-        zone = get_zone_key(node)
-        if zone not in self.zone_tainters:
-            self._add_zone_for(node)
-        return self.zone_tainters[zone]
+        return self.tainters.queue(get_zone_key(node))
 
-    def _mark_node_for_tainting(self, node: Mapping[str, Any], status: str) -> bool:
-        queue = self._tainter(node)
+    def _mark_node_for_tainting(
+        self, node: Mapping[str, Any], status: str, name: str | None = None, zone: str | None = None
+    ) -> bool:
+        queue = self.tainters.queue(get_zone_key(node) if zone is None else zone)
         taints = (node.get("spec") or {}).get("taints") or []
-        name = _name(node)
+        name = _name(node) if name is None else name
         wanted = NOT_READY_TAINT_TEMPLATE if status == "False" else UNREACHABLE_TAINT_TEMPLATE
         if not taint_exists(taints, wanted):
             queue.remove(name)
@@ -378,13 +420,12 @@ class NodeLifecycleController:
                 break
         if all_are_full and all_were_full:
             return
-        now_ns = to_nanos(self._clock.now())
         if all_are_full:
             log.info("Controller detected that all Nodes are not-Ready. Entering master disruption mode")
             for node in nodes:
                 self._guard(self.mark_node_as_reachable, node)
             for zone in self.zone_states:
-                self._zone_queue(zone).swap_limiter(0, now_ns)
+                self.tainters.swap_limiter(zone, 0)
             for zone in self.zone_states:
                 self.zone_states[zone] = ZoneState.FULL_DISRUPTION
             return
@@ -392,9 +433,7 @@ class NodeLifecycleController:
             log.info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
             self.health.reset_probes([_name(n) for n in nodes], self._clock.now())
             for zone in sorted(self.zone_states):
-                self._set_limiter_in_zone(
-                    zone, len(zone_conditions.get(zone, [])), new_states.get(zone), now_ns
-                )
+                self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), new_states.get(zone))
                 self.zone_states[zone] = new_states.get(zone, ZoneState.INITIAL)
             return
         for zone in sorted(self.zone_states):
@@ -402,15 +441,10 @@ class NodeLifecycleController:
             if self.zone_states[zone] == state:
                 continue
             log.info("Controller detected that zone %r is now in state %s", zone, state)
-            self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), state, now_ns)
+            self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), state)
             self.zone_states[zone] = state
 
-    def _zone_queue(self, zone: str) -> RateLimitedTimedQueue:
-        if zone not in self.zone_tainters:
-            self.zone_tainters[zone] = RateLimitedTimedQueue(self.settings.node_eviction_rate)
-        return self.zone_tainters[zone]
-
-    def _set_limiter_in_zone(self, zone: str, size: int, state: ZoneState | None, now_ns: int) -> None:
+    def _set_limiter_in_zone(self, zone: str, size: int, state: ZoneState | None) -> None:
         if state is None:
             return
         qps = zone_qps(
@@ -421,50 +455,16 @@ class NodeLifecycleController:
             self.settings.large_cluster_size_threshold,
         )
         if qps is not None:
-            self._zone_queue(zone).swap_limiter(qps, now_ns)
+            self.tainters.swap_limiter(zone, qps)
 
-    # NoExecute tainting pass -------------------------------------------------------------------
+    # NoExecute tainting ------------------------------------------------------------------------
 
-    def _grid_time(self, k: int) -> float:
-        return (self._start_us + k * _GRID_US) / 1_000_000
-
-    def _arm_tainting_pass(self) -> None:
-        """Schedule doNoExecuteTaintingPass at the first 100 ms grid point where it can act."""
-        if not self._running:
-            return
-        now_us = round(self._clock.now() * 1_000_000)
-        k_min = max(-(-(now_us - self._start_us) // _GRID_US), self._last_pass_k + 1)
-        now_ns = now_us * 1000
-        best: int | None = None
-        for queue in self.zone_tainters.values():
-            lower = queue.next_try(now_ns)
-            if lower is None:
-                continue
-            k = max(k_min, math.ceil((lower // 1000 - self._start_us) / _GRID_US))
-            while not queue.limiter.would_accept(to_nanos(self._grid_time(k))):
-                k += 1
-            best = k if best is None else min(best, k)
-        if best == self._pass_k:
-            return
-        if self._pass_handle is not None:
-            self._pass_handle.cancel()
-            self._pass_handle = None
-        self._pass_k = best
-        if best is not None:
-            self._pass_handle = self._clock.call_at(self._grid_time(best), self._tainting_pass)
-
-    def _tainting_pass(self) -> None:
-        self._pass_handle = None
-        self._pass_k = None
-        now_us = round(self._clock.now() * 1_000_000)
-        self._last_pass_k = (now_us - self._start_us) // _GRID_US
-        self.do_no_execute_tainting_pass()
-        self._arm_tainting_pass()
+    @property
+    def zone_tainters(self) -> dict[str, RateLimitedTimedQueue]:
+        return self.tainters.queues
 
     def do_no_execute_tainting_pass(self) -> None:
-        now_ns = to_nanos(self._clock.now())
-        for zone in sorted(self.zone_tainters):
-            self.zone_tainters[zone].try_(now_ns, self._taint_node)
+        self.tainters.run_pass()
 
     def _taint_node(self, value: TimedValue) -> tuple[bool, int]:
         node = self.nodes.get("", value.value)

@@ -46,6 +46,7 @@ class HealthResult:
     grace_period: float
     observed_ready: Mapping[str, Any]
     current_ready: Mapping[str, Any] | None
+    wrote: bool = False
 
 
 def _renew_time(lease: Mapping[str, Any] | None) -> float | None:
@@ -123,7 +124,31 @@ class NodeHealthTracker:
             if current != observed:
                 self._store.update("nodes", copy)
                 self.healths[name] = NodeHealth(health.probe_timestamp, now, status, observed_lease)
+                return HealthResult(copy, grace, observed, current, wrote=True)
         return HealthResult(copy, grace, observed, current)
+
+    def observe_lease(self, name: str, lease: Mapping[str, Any] | None, now: float) -> None:
+        """The lease step of try_update alone (for a node whose object did not change)."""
+        health = self.healths.get(name)
+        if health is None or lease is None:
+            return
+        renewed, saved = _renew_time(lease), _renew_time(health.lease)
+        if health.lease is None or (saved is not None and renewed is not None and saved < renewed):
+            health.lease = lease
+            health.probe_timestamp = now
+
+    def keeps_lease(self, name: str, has_lease: bool) -> bool:
+        """Whether an unchanged lease will not count as renewed (the saved one is there)."""
+        health = self.healths.get(name)
+        return health is not None and (not has_lease or health.lease is not None)
+
+    def still_quiet(self, name: str, has_lease: bool, now: float) -> bool:
+        """Whether try_update on an unchanged node and lease would change nothing: the saved lease
+        is there (see the quirk above) and the grace period has not run out."""
+        health = self.healths.get(name)
+        if health is None or (has_lease and health.lease is None):
+            return False
+        return now <= health.probe_timestamp + self._settings.node_monitor_grace_period
 
     def _observe_status(
         self,

@@ -25,7 +25,7 @@ NODE_EVICTION_PERIOD = 0.1
 EVICTION_RATE_LIMITER_BURST = 1
 
 
-@dataclass
+@dataclass(eq=False)
 class TimedValue:
     value: str
     uid: str
@@ -43,6 +43,11 @@ class UniqueQueue:
     def __init__(self) -> None:
         self.heap: list[TimedValue] = []
         self.values: set[str] = set()
+        #: value → its position in the heap (kept current by every swap).
+        self._positions: dict[str, int] = {}
+
+    def _index(self, value: str) -> int | None:
+        return self._positions.get(value)
 
     # Go container/heap --------------------------------------------------------------------
 
@@ -50,7 +55,10 @@ class UniqueQueue:
         return self.heap[i].process_at < self.heap[j].process_at
 
     def _swap(self, i: int, j: int) -> None:
-        self.heap[i], self.heap[j] = self.heap[j], self.heap[i]
+        heap = self.heap
+        heap[i], heap[j] = heap[j], heap[i]
+        self._positions[heap[i].value] = i
+        self._positions[heap[j].value] = j
 
     def _up(self, j: int) -> None:
         while j > 0:
@@ -78,6 +86,7 @@ class UniqueQueue:
 
     def _push(self, value: TimedValue) -> None:
         self.heap.append(value)
+        self._positions[value.value] = len(self.heap) - 1
         self._up(len(self.heap) - 1)
 
     def _remove_at(self, i: int) -> TimedValue:
@@ -86,7 +95,9 @@ class UniqueQueue:
             self._swap(i, n)
             if not self._down(i, n):
                 self._up(i)
-        return self.heap.pop()
+        removed = self.heap.pop()
+        del self._positions[removed.value]
+        return removed
 
     # UniqueQueue ----------------------------------------------------------------------------
 
@@ -98,30 +109,29 @@ class UniqueQueue:
         return True
 
     def replace(self, value: TimedValue) -> bool:
-        for i, queued in enumerate(self.heap):
-            if queued.value == value.value:
-                self._remove_at(i)
-                self._push(value)
-                return True
-        return False
+        i = self._index(value.value)
+        if i is None:
+            return False
+        self._remove_at(i)
+        self._push(value)
+        return True
 
     def remove_from_queue(self, value: str) -> bool:
         if value not in self.values:
             return False
-        for i, queued in enumerate(self.heap):
-            if queued.value == value:
-                self._remove_at(i)
-                return True
-        return False
+        i = self._index(value)
+        if i is None:
+            return False
+        self._remove_at(i)
+        return True
 
     def remove(self, value: str) -> bool:
         if value not in self.values:
             return False
         self.values.discard(value)
-        for i, queued in enumerate(self.heap):
-            if queued.value == value:
-                self._remove_at(i)
-                return True
+        i = self._index(value)
+        if i is not None:
+            self._remove_at(i)
         return True
 
     def head(self) -> TimedValue | None:
@@ -133,6 +143,7 @@ class UniqueQueue:
     def clear(self) -> None:
         self.heap.clear()
         self.values.clear()
+        self._positions.clear()
 
 
 class RateLimitedTimedQueue:
