@@ -111,7 +111,8 @@ class Cache:
         self.alloc[s, :] = 0
         for name, amount in ni.allocatable.items():
             if name != PODS:
-                self.alloc[s, self.column(name)] = amount
+                col = self.column(name)  # may widen self.alloc: index the array after it
+                self.alloc[s, col] = amount
         self.allowed_pods[s] = ni.allowed_pods
         self.taint_set[s] = ni.taint_set
         self.unschedulable[s] = ni.unschedulable

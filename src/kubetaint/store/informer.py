@@ -112,3 +112,8 @@ class Informer:
 
     def __len__(self) -> int:
         return len(self._cache)
+
+    def __bool__(self) -> bool:
+        # An informer is always "given" even while its cache is empty: components write
+        # `informer or Informer(...)`, which __len__ alone would turn into a second informer.
+        return True

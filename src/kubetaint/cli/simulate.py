@@ -1,0 +1,97 @@
+"""`kubetaint simulate SCENARIO [-o table|json|html] [--until D] [--seed N]`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from kubetaint.sim.durations import DurationError, parse_duration
+from kubetaint.sim.report_html import render_html
+from kubetaint.sim.report_table import render_table
+from kubetaint.sim.scenario import ScenarioError, load_scenario
+from kubetaint.sim.simulation import Simulation, SimulationError
+from kubetaint.sim.timeline import dumps
+
+#: Runs shorter than this (wall seconds) never show a progress bar.
+PROGRESS_AFTER = 2.0
+
+
+class _Failure(click.ClickException):
+    exit_code = 1
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+
+
+def _progress(end: float) -> tuple[Callable[[float], None], Callable[[], None]]:
+    """A rich progress bar on stderr, shown only on a TTY and only once a run passes ~2 s."""
+    if not sys.stderr.isatty():
+        return (lambda t: None), (lambda: None)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    started = time.monotonic()  # wall time for the progress display only, never for the simulation
+    state: dict[str, Any] = {"bar": None, "task": None, "last": 0.0}
+
+    def update(t: float) -> None:
+        wall = time.monotonic()
+        if wall - state["last"] < 0.1:
+            return
+        state["last"] = wall
+        if state["bar"] is None:
+            if wall - started < PROGRESS_AFTER:
+                return
+            bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            state["bar"], state["task"] = bar, bar.add_task("run", total=end)
+            bar.start()
+        state["bar"].update(state["task"], completed=min(t, end))
+
+    def close() -> None:
+        if state["bar"] is not None:
+            state["bar"].stop()
+
+    return update, close
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("scenario", type=click.Path(dir_okay=False, allow_dash=False))
+@click.option(
+    "-o", "--output", type=click.Choice(["table", "json", "html"]), default="table", show_default=True
+)
+@click.option("--until", "until", default=None, metavar="D", help="Run this long (Go duration or seconds).")
+@click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+def simulate_command(scenario: str, output: str, until: str | None, seed: int | None) -> None:
+    """Run a scenario in virtual time and print its timeline."""
+    end: float | None = None
+    if until is not None:
+        try:
+            end = parse_duration(until)
+        except DurationError as err:
+            raise click.BadParameter(str(err), param_hint="'--until'") from None
+    try:
+        loaded = load_scenario(scenario)
+        sim = Simulation(loaded, seed=seed, until=end)
+        update, close = _progress(sim.end)
+        try:
+            doc = sim.run(update)
+        finally:
+            close()
+    except (ScenarioError, SimulationError) as err:
+        raise _Failure(str(err)) from None
+    if output == "json":
+        click.echo(dumps(doc))
+    elif output == "html":
+        click.echo(render_html(doc), nl=False)
+    else:
+        click.echo(render_table(doc), nl=False)

@@ -1,0 +1,364 @@
+"""The Scenario file (DESIGN.md "Scenario file"): loading and static checks.
+
+Everything that can be checked before the run is checked here, and the first problem raises
+ScenarioError with `file:line: ` (when known), the object and the field.
+"""
+
+from __future__ import annotations
+
+import copy
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kubetaint.api.features import FeatureGates
+from kubetaint.sim.durations import DurationError, parse_duration
+from kubetaint.sim.kinds import KindError, kind_of
+from kubetaint.sim.settings import SettingsError, SimSettings, parse_settings
+from kubetaint.sim.source import Source, SourceError, load_text
+
+API_VERSION = "kubetaint.dev/v1alpha1"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+EVENT_VERBS = ("kubectl", "apply", "delete", "fault")
+FAULTS = (
+    "stop",
+    "not-ready",
+    "recover",
+    "memory-pressure",
+    "disk-pressure",
+    "pid-pressure",
+    "network-unavailable",
+    "relieve",
+)
+FAULT_TARGETS = ("node", "nodes", "zone")
+KUBECTL_VERBS = ("taint", "cordon", "uncordon", "drain", "delete", "label")
+_SPEC_KEYS = ("seed", "until", "featureGates", "settings", "nodeGroups", "objects", "events")
+#: Default run length after the last event when `until` is not given.
+DEFAULT_TAIL = 600.0
+
+
+class ScenarioError(ValueError):
+    """An invalid scenario; the message names file:line, the object and the field."""
+
+
+@dataclass
+class NodeGroup:
+    name: str
+    count: int
+    zones: list[str]
+    template: dict[str, Any]
+
+    def node_names(self) -> list[str]:
+        return [f"{self.name}-{i}" for i in range(self.count)]
+
+
+@dataclass
+class ScenarioEvent:
+    """One timed action. `verb` is kubectl/apply/delete/fault; `args` its parsed argument."""
+
+    at: float
+    verb: str
+    args: Any
+    index: int
+    where: str = ""
+    targets: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Scenario:
+    name: str = "scenario"
+    seed: int = 0
+    until: float | None = None
+    feature_gates: FeatureGates = field(default_factory=dict)
+    settings: SimSettings = field(default_factory=SimSettings)
+    raw_settings: dict[str, Any] = field(default_factory=dict)
+    node_groups: list[NodeGroup] = field(default_factory=list)
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    object_where: list[str] = field(default_factory=list)
+    events: list[ScenarioEvent] = field(default_factory=list)
+    source: Source | None = None
+
+    def end(self) -> float:
+        if self.until is not None:
+            return self.until
+        last = max((e.at for e in self.events), default=0.0)
+        return last + DEFAULT_TAIL
+
+    def initial_node_names(self) -> list[str]:
+        names = [n for g in self.node_groups for n in g.node_names()]
+        names += [str((o.get("metadata") or {}).get("name")) for o in self.objects if o.get("kind") == "Node"]
+        return names
+
+    def initial_zones(self) -> set[str]:
+        zones = {z for g in self.node_groups for z in g.zones}
+        zones |= {
+            str(((o.get("metadata") or {}).get("labels") or {}).get(ZONE_LABEL))
+            for o in self.objects
+            if o.get("kind") == "Node" and ZONE_LABEL in ((o.get("metadata") or {}).get("labels") or {})
+        }
+        return zones
+
+
+def load_scenario(scenario: str | Path | Mapping[str, Any]) -> Scenario:
+    """A scenario from a path, YAML/JSON text, or an already-parsed dict."""
+    if isinstance(scenario, Mapping):
+        return parse_scenario(Source("<scenario>", copy.deepcopy(dict(scenario))))
+    text_or_path = str(scenario)
+    is_path = isinstance(scenario, Path) or (
+        "\n" not in text_or_path and not text_or_path.lstrip().startswith("{")
+    )
+    if is_path:
+        path = Path(text_or_path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ScenarioError(f"{text_or_path}: {err.strerror or err}") from None
+        name = text_or_path
+    else:
+        text, name = text_or_path, "<scenario>"
+    try:
+        return parse_scenario(load_text(text, name))
+    except SourceError as err:
+        raise ScenarioError(str(err)) from None
+
+
+def parse_scenario(source: Source) -> Scenario:
+    return _Parser(source).parse()
+
+
+class _Parser:
+    def __init__(self, source: Source) -> None:
+        self.source = source
+
+    def fail(self, path: Sequence[str | int], message: str) -> ScenarioError:
+        dotted = _dotted(path)
+        prefix = f"{dotted}: " if dotted else ""
+        return ScenarioError(f"{self.source.where(path)}{prefix}{message}")
+
+    def parse(self) -> Scenario:
+        data = self.source.data
+        if not isinstance(data, Mapping):
+            raise self.fail([], "expected a Scenario object")
+        if data.get("apiVersion") != API_VERSION:
+            raise self.fail(
+                ["apiVersion"],
+                f'Unsupported value: {data.get("apiVersion")!r}: supported values: "{API_VERSION}"',
+            )
+        if data.get("kind") != "Scenario":
+            raise self.fail(
+                ["kind"], f'Unsupported value: {data.get("kind")!r}: supported values: "Scenario"'
+            )
+        meta = data.get("metadata") or {}
+        spec = data.get("spec") or {}
+        if not isinstance(spec, Mapping):
+            raise self.fail(["spec"], "expected an object")
+        for key in spec:
+            if key not in _SPEC_KEYS:
+                raise self.fail(["spec", key], f"unknown field (supported: {', '.join(_SPEC_KEYS)})")
+        scenario = Scenario(name=str(meta.get("name") or "scenario"), source=self.source)
+        scenario.seed = self._seed(spec.get("seed", 0))
+        if spec.get("until") is not None:
+            scenario.until = self._duration(["spec", "until"], spec["until"])
+        scenario.feature_gates = self._gates(spec.get("featureGates"))
+        scenario.raw_settings = dict(spec.get("settings") or {})
+        try:
+            scenario.settings = parse_settings(scenario.raw_settings)
+        except SettingsError as err:
+            raise self.fail(["spec", "settings", err.key], str(err)) from None
+        scenario.node_groups = self._node_groups(spec.get("nodeGroups") or [])
+        self._objects(scenario, spec.get("objects") or [])
+        scenario.events = self._events(scenario, spec.get("events") or [])
+        return scenario
+
+    def _seed(self, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(["spec", "seed"], f"expected an integer, got {value!r}")
+        return value
+
+    def _duration(self, path: list[str | int], value: Any) -> float:
+        try:
+            seconds = parse_duration(value)
+        except DurationError as err:
+            raise self.fail(path, str(err)) from None
+        if seconds < 0:
+            raise self.fail(path, f"must not be negative, got {value!r}")
+        return seconds
+
+    def _gates(self, raw: Any) -> FeatureGates:
+        if raw is None:
+            return {}
+        if not isinstance(raw, Mapping):
+            raise self.fail(["spec", "featureGates"], "expected a map of feature gate names to booleans")
+        from kubetaint.api.features import DEFAULT_FEATURE_GATES
+
+        gates: dict[str, bool] = {}
+        for name, value in raw.items():
+            if name not in DEFAULT_FEATURE_GATES:
+                raise self.fail(["spec", "featureGates", name], f"unrecognized feature gate: {name}")
+            if not isinstance(value, bool):
+                raise self.fail(["spec", "featureGates", name], f"expected true or false, got {value!r}")
+            gates[str(name)] = value
+        return gates
+
+    def _node_groups(self, raw: Any) -> list[NodeGroup]:
+        if not isinstance(raw, list):
+            raise self.fail(["spec", "nodeGroups"], "expected a list")
+        groups: list[NodeGroup] = []
+        seen: set[str] = set()
+        for i, item in enumerate(raw):
+            path: list[str | int] = ["spec", "nodeGroups", i]
+            if not isinstance(item, Mapping):
+                raise self.fail(path, "expected an object")
+            name = item.get("name")
+            if not isinstance(name, str) or not name:
+                raise self.fail([*path, "name"], "Required value")
+            if name in seen:
+                raise self.fail([*path, "name"], f"Duplicate value: {name!r}")
+            seen.add(name)
+            count = item.get("count", 1)
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise self.fail([*path, "count"], f"expected a non-negative integer, got {count!r}")
+            zones = item.get("zones") or []
+            if not isinstance(zones, list) or not all(isinstance(z, str) and z for z in zones):
+                raise self.fail([*path, "zones"], "expected a list of zone names")
+            template = item.get("template") or {}
+            if not isinstance(template, Mapping):
+                raise self.fail([*path, "template"], "expected a Node template object")
+            groups.append(NodeGroup(name, count, list(zones), copy.deepcopy(dict(template))))
+        return groups
+
+    def _objects(self, scenario: Scenario, raw: Any) -> None:
+        if not isinstance(raw, list):
+            raise self.fail(["spec", "objects"], "expected a list of manifests")
+        for i, obj in enumerate(raw):
+            path: list[str | int] = ["spec", "objects", i]
+            self._check_manifest(path, obj)
+            scenario.objects.append(obj)
+            scenario.object_where.append(self.source.where(path))
+
+    def _check_manifest(self, path: list[str | int], obj: Any) -> None:
+        if not isinstance(obj, Mapping):
+            raise self.fail(path, "expected a Kubernetes object")
+        try:
+            kind_of(obj)
+        except KindError as err:
+            raise self.fail(path, str(err)) from None
+        meta = obj.get("metadata")
+        if not isinstance(meta, Mapping) or not (meta.get("name") or meta.get("generateName")):
+            raise self.fail(
+                [*path, "metadata", "name"],
+                f"{obj.get('kind')}: Required value: name or generateName is required",
+            )
+
+    def _events(self, scenario: Scenario, raw: Any) -> list[ScenarioEvent]:
+        if not isinstance(raw, list):
+            raise self.fail(["spec", "events"], "expected a list")
+        nodes = set(scenario.initial_node_names())
+        zones = scenario.initial_zones()
+        events: list[ScenarioEvent] = []
+        for i, item in enumerate(raw):
+            path: list[str | int] = ["spec", "events", i]
+            if not isinstance(item, Mapping):
+                raise self.fail(path, "expected an event object")
+            if "at" not in item:
+                raise self.fail([*path, "at"], "Required value")
+            at = self._duration([*path, "at"], item["at"])
+            verbs = [v for v in EVENT_VERBS if v in item]
+            unknown = [k for k in item if k not in (*EVENT_VERBS, "at", *FAULT_TARGETS)]
+            if unknown:
+                raise self.fail(
+                    [*path, unknown[0]], f"unknown event verb (supported: {', '.join(EVENT_VERBS)})"
+                )
+            if len(verbs) != 1:
+                raise self.fail(
+                    path, f"exactly one of {', '.join(EVENT_VERBS)} is required, got {len(verbs)}"
+                )
+            verb = verbs[0]
+            event = ScenarioEvent(at, verb, item[verb], i, self.source.where([*path, verb]))
+            if verb == "kubectl":
+                event.args = self._kubectl([*path, "kubectl"], item["kubectl"], nodes)
+            elif verb == "apply":
+                self._check_manifest([*path, "apply"], item["apply"])
+                if item["apply"].get("kind") == "Node":
+                    nodes.add(str(item["apply"]["metadata"].get("name")))
+                    labels = item["apply"]["metadata"].get("labels") or {}
+                    if ZONE_LABEL in labels:
+                        zones.add(str(labels[ZONE_LABEL]))
+            elif verb == "delete":
+                self._check_delete([*path, "delete"], item["delete"])
+            else:
+                event.targets = self._fault(path, item, nodes, zones)
+            events.append(event)
+        events.sort(key=lambda e: (e.at, e.index))
+        return events
+
+    def _kubectl(self, path: list[str | int], value: Any, nodes: set[str]) -> list[str]:
+        if isinstance(value, str):
+            try:
+                args = shlex.split(value)
+            except ValueError as err:
+                raise self.fail(path, f"cannot split command line: {err}") from None
+        elif isinstance(value, list) and all(isinstance(a, str) for a in value):
+            args = list(value)
+        else:
+            raise self.fail(path, "expected a kubectl command line (string or list of arguments)")
+        if args and args[0] == "kubectl":
+            args = args[1:]
+        if not args or args[0] not in KUBECTL_VERBS:
+            got = args[0] if args else ""
+            raise self.fail(path, f'unknown kubectl verb "{got}" (supported: {", ".join(KUBECTL_VERBS)})')
+        from kubetaint.sim.kubectl import KubectlError, check_command
+
+        try:
+            check_command(args, nodes)
+        except KubectlError as err:
+            raise self.fail(path, str(err)) from None
+        return args
+
+    def _check_delete(self, path: list[str | int], value: Any) -> None:
+        if not isinstance(value, Mapping):
+            raise self.fail(path, "expected {kind, name[, namespace]}")
+        try:
+            from kubetaint.sim.kinds import resolve_kind
+
+            resolve_kind(str(value.get("kind") or ""))
+        except KindError as err:
+            raise self.fail([*path, "kind"], str(err)) from None
+        if not value.get("name"):
+            raise self.fail([*path, "name"], "Required value")
+
+    def _fault(
+        self, path: list[str | int], item: Mapping[str, Any], nodes: set[str], zones: set[str]
+    ) -> dict[str, Any]:
+        fault = item["fault"]
+        if fault not in FAULTS:
+            supported = ", ".join(f'"{f}"' for f in FAULTS)
+            raise self.fail([*path, "fault"], f"Unsupported value: {fault!r}: supported values: {supported}")
+        given = [k for k in FAULT_TARGETS if k in item]
+        if len(given) != 1:
+            raise self.fail(path, "a fault needs exactly one of node, nodes, zone")
+        key = given[0]
+        value = item[key]
+        if key == "zone":
+            if value not in zones:
+                raise self.fail(
+                    [*path, "zone"], f"unknown zone {value!r} (known: {', '.join(sorted(zones))})"
+                )
+            return {"zone": value}
+        names = [value] if key == "node" else value
+        if not isinstance(names, list) or not names:
+            raise self.fail([*path, key], "expected a node name or a list of node names")
+        for j, name in enumerate(names):
+            if name not in nodes:
+                where = [*path, key] if key == "node" else [*path, key, j]
+                raise self.fail(where, f"unknown node {name!r}")
+        return {"nodes": [str(n) for n in names]}
+
+
+def _dotted(path: Sequence[str | int]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out

@@ -1,0 +1,172 @@
+"""The scheduler's host on the virtual clock: feeds informer events to the Scheduler, runs
+scheduling cycles whenever pods are active, and applies each ScheduleResult through the registry
+(binding, Scheduled / FailedScheduling events, the PodScheduled condition, nominatedNodeName,
+preemption victims) — what kube-scheduler's schedule_one.go does around the algorithm."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import Clock, Handle, format_time
+from kubetaint.registry import Registry
+from kubetaint.registry.binding import bind
+from kubetaint.scheduler.scheduler import Scheduler, ScheduleResult
+from kubetaint.store.events import EventRecorder
+from kubetaint.store.informer import EventHandlers, Informer
+
+log = logging.getLogger(__name__)
+
+#: Scheduling cycles run after other work due at the same instant (controllers, kubelets).
+SCHEDULE_PRIORITY = 10
+
+
+class SchedulerHost:
+    """Wires a Scheduler to informers and writes its decisions through the registry."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        clock: Clock,
+        scheduler_factory: Any,
+        *,
+        nodes: Informer,
+        pods: Informer,
+        pdbs: Informer,
+        recorder: EventRecorder,
+    ) -> None:
+        self.registry = registry
+        self.clock = clock
+        self.recorder = recorder
+        self._handle: Handle | None = None
+        self.scheduler: Scheduler = scheduler_factory(self._on_active)
+        self.cycles = 0
+        nodes.add_handlers(
+            EventHandlers(
+                on_add=self.scheduler.add_node,
+                on_update=lambda old, new: self.scheduler.update_node(new, old),
+                on_delete=self.scheduler.remove_node,
+            )
+        )
+        pods.add_handlers(
+            EventHandlers(
+                on_add=self.scheduler.add_pod,
+                on_update=lambda old, new: self.scheduler.update_pod(new, old),
+                on_delete=self.scheduler.remove_pod,
+            )
+        )
+        pdbs.add_handlers(
+            EventHandlers(
+                on_add=self.scheduler.add_pdb,
+                on_update=lambda old, new: self.scheduler.update_pdb(new),
+                on_delete=self.scheduler.remove_pdb,
+            )
+        )
+
+    def _on_active(self) -> None:
+        if self._handle is None:
+            self._handle = self.clock.call_soon(self.run, priority=SCHEDULE_PRIORITY)
+
+    def run(self) -> None:
+        """Schedule every active pod now (one cycle each, in queue order)."""
+        self._handle = None
+        while True:
+            result = self.scheduler.schedule_one()
+            if result is None:
+                return
+            self.cycles += 1
+            self.apply(result)
+
+    # applying results ---------------------------------------------------------------------------
+
+    def apply(self, result: ScheduleResult) -> None:
+        pod = result.pod
+        meta = pod.get("metadata") or {}
+        namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name") or "")
+        if result.node is not None:
+            try:
+                bound = bind(self.registry, namespace, name, result.node)
+            except StatusError as err:
+                self.scheduler.binding_failed(pod, err.message)
+                return
+            self.recorder.event(bound, result.event_type, result.reason, result.message, kind="Pod")
+            return
+        for victim, victim_event in zip(result.victims, result.victim_events, strict=False):
+            self._preempt(victim, victim_event)
+        current = self._current(namespace, name)
+        if current is None:
+            return
+        self.recorder.event(current, result.event_type, result.reason, result.message, kind="Pod")
+        self._update_status(current, result)
+
+    def _current(self, namespace: str, name: str) -> dict[str, Any] | None:
+        try:
+            return self.registry.get("pods", namespace, name)
+        except StatusError:
+            return None
+
+    def _update_status(self, pod: Mapping[str, Any], result: ScheduleResult) -> None:
+        """updatePod: PodScheduled=False (and nominatedNodeName) when they changed."""
+        status = dict(pod.get("status") or {})
+        conditions = list(status.get("conditions") or [])
+        changed = False
+        if result.condition is not None:
+            old = next((c for c in conditions if c.get("type") == "PodScheduled"), None)
+            wanted = dict(result.condition)
+            if old is None or any(old.get(k) != v for k, v in wanted.items()):
+                transition = format_time(self.clock.now())
+                if old is not None and old.get("status") == wanted["status"]:
+                    transition = old.get("lastTransitionTime") or transition
+                condition = {
+                    "type": "PodScheduled",
+                    "status": wanted["status"],
+                    "lastProbeTime": None,
+                    "lastTransitionTime": transition,
+                    "reason": wanted.get("reason"),
+                    "message": wanted.get("message"),
+                }
+                conditions = [c for c in conditions if c.get("type") != "PodScheduled"] + [condition]
+                changed = True
+        if result.nominated_node is not None and status.get("nominatedNodeName", "") != result.nominated_node:
+            if result.nominated_node:
+                status["nominatedNodeName"] = result.nominated_node
+            else:
+                status.pop("nominatedNodeName", None)
+            changed = True
+        if not changed:
+            return
+        status["conditions"] = conditions
+        status.setdefault("phase", "Pending")
+        try:
+            self.registry.update_status("pods", {**pod, "status": status})
+        except StatusError as err:
+            log.debug("pod %s: status update failed: %s", pod.get("metadata", {}).get("name"), err.message)
+
+    def _preempt(self, victim: Mapping[str, Any], event: Mapping[str, str]) -> None:
+        """PrepareCandidate: DisruptionTarget=True (PreemptionByScheduler), delete, event Preempted."""
+        meta = victim.get("metadata") or {}
+        namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name") or "")
+        current = self._current(namespace, name)
+        if current is None:
+            return
+        self.recorder.event(
+            current, event.get("type", "Normal"), event["reason"], event["message"], kind="Pod"
+        )
+        status = dict(current.get("status") or {})
+        conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]
+        conditions.append(
+            {
+                "type": "DisruptionTarget",
+                "status": "True",
+                "reason": "PreemptionByScheduler",
+                "message": f"{self.recorder.component}: preempting to accommodate a higher priority pod",
+                "lastTransitionTime": format_time(self.clock.now()),
+            }
+        )
+        try:
+            self.registry.update_status("pods", {**current, "status": {**status, "conditions": conditions}})
+            self.registry.delete("pods", namespace, name)
+        except StatusError as err:
+            log.debug("preemption of %s/%s failed: %s", namespace, name, err.message)

@@ -1,0 +1,237 @@
+"""`Simulation`: a steppable run of a scenario (DESIGN.md "Python API").
+
+sim = Simulation("examples/toleration-seconds.yaml")
+sim.run_until("1h")            # or advance(seconds)
+sim.kubectl("taint nodes n1 k=v:NoExecute")
+sim.timeline                   # records so far; sim.document() is the full simulate() JSON
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.sim.cluster import Cluster, _describe, _fresh, _status_text
+from kubetaint.sim.durations import DurationError, parse_duration
+from kubetaint.sim.kinds import KindError, kind_of, resolve_kind
+from kubetaint.sim.kubectl import Kubectl, KubectlError
+from kubetaint.sim.scenario import FAULTS, Scenario, ScenarioError, ScenarioEvent, load_scenario
+from kubetaint.sim.timeline import document
+from kubetaint.store.interface import JSON
+
+#: Scenario events run before other work due at the same instant.
+EVENT_PRIORITY = -10
+
+
+class SimulationError(ValueError):
+    """A step the simulation cannot take (bad argument, unknown object)."""
+
+
+class Simulation:
+    """A scenario loaded onto a simulated cluster, advanced in virtual time."""
+
+    def __init__(
+        self,
+        scenario: str | Path | Mapping[str, Any] | Scenario,
+        *,
+        seed: int | None = None,
+        until: float | str | None = None,
+    ) -> None:
+        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        if until is not None:
+            self.scenario.until = _seconds(until, "until")
+        self.cluster = Cluster(self.scenario, seed=seed)
+        self.seed = self.cluster.seed
+        self.clock = self.cluster.clock
+        self.kubectl_runner = Kubectl(self.cluster.registry, self.clock)
+        self.cluster.load()
+        self.cluster.begin()
+        for event in self.scenario.events:
+            self.clock.call_at(self.cluster.start + event.at, self._runner(event), priority=EVENT_PRIORITY)
+
+    # time ---------------------------------------------------------------------------------------
+
+    @property
+    def now(self) -> float:
+        """Seconds since the scenario started."""
+        return round(self.clock.now() - self.cluster.start, 6)
+
+    @property
+    def end(self) -> float:
+        return self.scenario.end()
+
+    def advance(self, seconds: float | str) -> None:
+        self.run_until(self.now + _seconds(seconds, "seconds"))
+
+    def run_until(self, t: float | str, progress: Callable[[float], None] | None = None) -> None:
+        """Run everything due up to `t` seconds after the start (a number or a Go duration)."""
+        target = self.cluster.start + _seconds(t, "t")
+        if progress is None:
+            self.clock.run_until(target)
+            return
+        while True:
+            due = self.clock.next_time()
+            if due is None or due > target:
+                break
+            self.clock.step()
+            progress(self.now)
+        self.clock.run_until(target)
+        progress(self.now)
+
+    def run(self, progress: Callable[[float], None] | None = None) -> JSON:
+        """Run to the scenario's end and return the timeline document."""
+        self.run_until(self.end, progress)
+        return self.document()
+
+    # actions ------------------------------------------------------------------------------------
+
+    def apply(self, obj: Mapping[str, Any]) -> JSON:
+        """Create the object, or update it when it exists (like `kubectl apply`)."""
+        try:
+            kind = kind_of(obj)
+        except KindError as err:
+            raise SimulationError(str(err)) from None
+        meta = obj.get("metadata") or {}
+        namespace = str(meta.get("namespace") or "default") if kind.namespaced else ""
+        name = str(meta.get("name") or "")
+        existing: JSON | None = None
+        if name:
+            try:
+                existing = self.cluster.registry.get(kind.resource, namespace, name)
+            except StatusError:
+                existing = None
+        if existing is None:
+            try:
+                return self.cluster.create_object(obj)
+            except ScenarioError as err:
+                raise SimulationError(str(err)) from None
+        merged = {**_fresh(obj), "metadata": {**_fresh(obj)["metadata"], "namespace": namespace or None}}
+        if not namespace:
+            merged["metadata"].pop("namespace")
+        if "status" not in obj and "status" in existing:
+            merged["status"] = existing["status"]
+        try:
+            return self.cluster.registry.update(kind.resource, merged)
+        except StatusError as err:
+            raise SimulationError(f"{_describe(obj)}: {_status_text(err)}") from None
+
+    def delete(self, kind: str, name: str, namespace: str = "default") -> JSON:
+        try:
+            resolved = resolve_kind(kind)
+        except KindError as err:
+            raise SimulationError(str(err)) from None
+        try:
+            return self.cluster.registry.delete(
+                resolved.resource, namespace if resolved.namespaced else "", name
+            )
+        except StatusError as err:
+            raise SimulationError(err.message) from None
+
+    def kubectl(self, args: str | Sequence[str]) -> list[str]:
+        """Run a kubectl verb; returns the lines kubectl prints. KubectlError with kubectl's message."""
+        argv = shlex.split(args) if isinstance(args, str) else list(args)
+        if argv and argv[0] == "kubectl":
+            argv = argv[1:]
+        command = "kubectl " + " ".join(argv)
+        lines = self.kubectl_runner.run_with_output(argv, lambda line: self._note("Kubectl", command, line))
+        return lines
+
+    def fault(
+        self,
+        fault: str,
+        *,
+        node: str | None = None,
+        nodes: Sequence[str] | None = None,
+        zone: str | None = None,
+    ) -> list[str]:
+        """Apply a fault (stop, not-ready, recover, memory-pressure, ...) to nodes or a zone."""
+        if fault not in FAULTS:
+            raise SimulationError(f"unknown fault {fault!r} (supported: {', '.join(FAULTS)})")
+        targets: list[str] = []
+        if node is not None:
+            targets.append(node)
+        if nodes is not None:
+            targets.extend(nodes)
+        if zone is not None:
+            in_zone = self.cluster.fleet.nodes_in_zone(zone)
+            if not in_zone:
+                raise SimulationError(f"unknown zone {zone!r}")
+            targets.extend(in_zone)
+        if not targets:
+            raise SimulationError("a fault needs node, nodes or zone")
+        unknown = [n for n in targets if n not in self.cluster.fleet.zones]
+        if unknown:
+            raise SimulationError(f"unknown node {unknown[0]!r}")
+        self.cluster.fleet.fault(targets, fault)
+        for name in targets:
+            self._note("Fault", name, fault, kind="Node")
+        return targets
+
+    # reading ------------------------------------------------------------------------------------
+
+    @property
+    def timeline(self) -> list[JSON]:
+        return self.cluster.timeline.records
+
+    def objects(self, kind: str, namespace: str = "") -> list[JSON]:
+        """Current objects of a kind (`Pod`, `pods`, `Node`, ...), in key order (read-only)."""
+        try:
+            resolved = resolve_kind(kind)
+        except KindError as err:
+            raise SimulationError(str(err)) from None
+        return list(self.cluster.store.list(resolved.resource, namespace=namespace).items)
+
+    def document(self) -> JSON:
+        """The timeline JSON of `kubetaint simulate` for the run so far."""
+        return document(
+            self.scenario.name,
+            self.seed,
+            self.now,
+            self.timeline,
+            nodes=self.objects("nodes"),
+            pods=self.objects("pods"),
+        )
+
+    # scenario events ----------------------------------------------------------------------------
+
+    def _runner(self, event: ScenarioEvent) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                self._run_event(event)
+            except (SimulationError, KubectlError, ScenarioError) as err:
+                self._note("EventFailed", f"events[{event.index}]", str(err), kind="Scenario")
+
+        return run
+
+    def _run_event(self, event: ScenarioEvent) -> None:
+        if event.verb == "kubectl":
+            self.kubectl(event.args)
+        elif event.verb == "apply":
+            self.apply(event.args)
+        elif event.verb == "delete":
+            spec = event.args
+            self.delete(str(spec["kind"]), str(spec["name"]), str(spec.get("namespace") or "default"))
+        else:
+            fault = str(event.args)
+            if "zone" in event.targets:
+                self.fault(fault, zone=event.targets["zone"])
+            else:
+                self.fault(fault, nodes=event.targets["nodes"])
+
+    def _note(self, reason: str, name: str, message: str, *, kind: str = "Command") -> None:
+        self.cluster.timeline.add(
+            {"t": self.cluster.timeline.t(), "reason": reason, "kind": kind, "name": name, "message": message}
+        )
+
+
+def _seconds(value: float | str, what: str) -> float:
+    try:
+        seconds = parse_duration(value)
+    except DurationError as err:
+        raise SimulationError(f"{what}: {err}") from None
+    if seconds < 0:
+        raise SimulationError(f"{what}: must not be negative")
+    return seconds

@@ -1,0 +1,187 @@
+"""The timeline: records built from the store's committed changes (Created/Deleted of pods and
+nodes, TaintAdded/TaintRemoved) and from the Events components write (Scheduled, FailedScheduling,
+Preempted, TaintManagerEviction, NodeNotReady, Evicted, ...), in commit order, with `t` relative to
+the scenario start. Also the summary and the JSON document (DESIGN.md "Timeline")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from kubetaint.core.matching import taint_to_string
+from kubetaint.store.interface import JSON, WatchEvent
+
+#: Event reasons kept in the timeline (upstream spellings). Others are dropped to keep it readable.
+EVENT_REASONS = frozenset(
+    {
+        "Scheduled",
+        "FailedScheduling",
+        "Preempted",
+        "TaintManagerEviction",
+        "NodeNotReady",
+        "NodeReady",
+        "Evicted",
+        "NodeNotSchedulable",
+        "NodeSchedulable",
+        "OutOfcpu",
+        "OutOfmemory",
+        "OutOfpods",
+        "TaintToleration",
+        "FailedCreate",
+    }
+)
+_EXTRA_ORDER = ("node", "message")
+
+
+def _taint_id(taint: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (str(taint.get("key") or ""), str(taint.get("value") or ""), str(taint.get("effect") or ""))
+
+
+class TimelineRecorder:
+    """Subscribes to a store and turns committed changes into timeline records."""
+
+    def __init__(self, now: Callable[[], float], start: float) -> None:
+        self._now = now
+        self.start = start
+        self.records: list[JSON] = []
+        self.record_creates = True
+        self._pod_node: dict[tuple[str, str], str] = {}
+        self.listeners: list[Callable[[JSON], None]] = []
+
+    def t(self) -> float:
+        return round(self._now() - self.start, 6)
+
+    def add(self, record: JSON) -> None:
+        self.records.append(record)
+        for listener in self.listeners:
+            listener(record)
+
+    def on_change(self, event: WatchEvent) -> None:
+        resource = event.resource
+        if resource == "pods":
+            self._pod(event)
+        elif resource == "events":
+            if event.type == "ADDED":
+                self._event(event.object)
+        elif resource == "nodes":
+            self._node(event)
+
+    def _pod(self, event: WatchEvent) -> None:
+        obj = event.object
+        meta = obj["metadata"]
+        key = (meta.get("namespace") or "default", meta.get("name", ""))
+        node = (obj.get("spec") or {}).get("nodeName") or ""
+        if node:
+            self._pod_node[key] = node
+        if event.type == "ADDED":
+            if self.record_creates:
+                self.add(self._record("Created", "Pod", key[0], key[1], node))
+        elif event.type == "DELETED":
+            self.add(self._record("Deleted", "Pod", key[0], key[1], node))
+
+    def _node(self, event: WatchEvent) -> None:
+        obj = event.object
+        name = obj["metadata"].get("name", "")
+        if event.type == "ADDED":
+            if self.record_creates:
+                self.add(self._record("Created", "Node", "", name))
+            return
+        if event.type == "DELETED":
+            self.add(self._record("Deleted", "Node", "", name))
+            return
+        old = (event.old_object or {}).get("spec") or {}
+        new = obj.get("spec") or {}
+        old_taints = old.get("taints") or []
+        new_taints = new.get("taints") or []
+        if old_taints == new_taints:
+            return
+        before = {_taint_id(t) for t in old_taints}
+        after = {_taint_id(t) for t in new_taints}
+        for taint in old_taints:
+            if _taint_id(taint) not in after:
+                self.add(self._record("TaintRemoved", "Node", "", name, message=taint_to_string(taint)))
+        for taint in new_taints:
+            if _taint_id(taint) not in before:
+                self.add(self._record("TaintAdded", "Node", "", name, message=taint_to_string(taint)))
+
+    def _event(self, event: Mapping[str, Any]) -> None:
+        reason = str(event.get("reason") or "")
+        if reason not in EVENT_REASONS:
+            return
+        involved = event.get("involvedObject") or {}
+        kind = str(involved.get("kind") or "")
+        name = str(involved.get("name") or "")
+        if kind == "Pod":
+            namespace = str(involved.get("namespace") or "default")
+            node = self._pod_node.get((namespace, name), "")
+            self.add(
+                self._record(reason, kind, namespace, name, node, message=str(event.get("message") or ""))
+            )
+        else:
+            self.add(self._record(reason, kind, "", name, message=str(event.get("message") or "")))
+
+    def _record(
+        self, reason: str, kind: str, namespace: str, name: str, node: str = "", *, message: str | None = None
+    ) -> JSON:
+        record: JSON = {"t": self.t(), "reason": reason, "kind": kind}
+        if namespace:
+            record["namespace"] = namespace
+        record["name"] = name
+        if node:
+            record["node"] = node
+        if message is not None:
+            record["message"] = message
+        return record
+
+
+def summarize(records: Iterable[Mapping[str, Any]], pending_at_end: int) -> dict[str, int]:
+    """Counts: scheduled, failedScheduling, evicted (taint manager and kubelet), preempted,
+    pendingAtEnd."""
+    counts = {
+        "scheduled": 0,
+        "failedScheduling": 0,
+        "evicted": 0,
+        "preempted": 0,
+        "pendingAtEnd": pending_at_end,
+    }
+    for record in records:
+        reason = record["reason"]
+        if reason == "Scheduled":
+            counts["scheduled"] += 1
+        elif reason == "FailedScheduling":
+            counts["failedScheduling"] += 1
+        elif reason == "Preempted":
+            counts["preempted"] += 1
+        elif reason == "Evicted" or (
+            reason == "TaintManagerEviction" and str(record.get("message", "")).startswith("Marking")
+        ):
+            counts["evicted"] += 1
+    return counts
+
+
+def document(
+    scenario: str, seed: int, end: float, records: list[JSON], *, nodes: list[JSON], pods: list[JSON]
+) -> JSON:
+    """The timeline JSON document."""
+    pending = sum(
+        1
+        for p in pods
+        if not (p.get("spec") or {}).get("nodeName")
+        and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+    )
+    return {
+        "scenario": scenario,
+        "seed": seed,
+        "end": float(end),
+        "timeline": records,
+        "summary": summarize(records, pending),
+        "final": {"nodes": nodes, "pods": pods},
+    }
+
+
+def dumps(doc: Mapping[str, Any], *, indent: int | None = 2) -> str:
+    """Byte-stable JSON: keys in the (deterministic) order they were built, fixed separators,
+    Python's shortest round-trip float repr."""
+    separators = (",", ": ") if indent else (",", ":")
+    return json.dumps(doc, indent=indent, ensure_ascii=False, separators=separators)
