@@ -1,9 +1,6 @@
 """Controllers of the simulated cluster, built from the scenario settings on the shared informers,
 writing through the registry (events straight to the store: they are best effort and unvalidated
 writes keep 150,000-pod runs fast).
-
-Components still being written elsewhere are looked up through `components` (SEAM): their
-builders return None until they land.
 """
 
 from __future__ import annotations
@@ -15,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 from kubetaint.api.features import comparison_operators_enabled
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
+from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
+from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.controllers.tainteviction import TaintEvictionController
-from kubetaint.sim import components
 from kubetaint.sim.scenario import ScenarioError
 from kubetaint.store.events import EventRecorder
 
@@ -101,19 +99,22 @@ def build_daemonset(cluster: Cluster) -> Any:
 
 
 def build_disruption(cluster: Cluster) -> Any:
-    """SEAM: the disruption controller (PodDisruptionBudget status), once it lands."""
-    module = components.optional(components.DISRUPTION)
-    if module is None:
-        return None
-    return module.DisruptionController(cluster.registry, cluster.clock)
+    return DisruptionController(
+        cluster.registry,
+        cluster.clock,
+        pod_informer=cluster.informer("pods"),
+        pdb_informer=cluster.informer("poddisruptionbudgets.policy"),
+        recorder=_recorder(cluster, "disruption-controller"),
+    )
 
 
 def build_podgc(cluster: Cluster) -> Any:
-    """SEAM: the pod GC controller, once it lands."""
-    module = components.optional(components.PODGC)
-    if module is None:
-        return None
-    return module.PodGCController(cluster.registry, cluster.clock)
+    return PodGCController(
+        cluster.registry,
+        cluster.clock,
+        pod_informer=cluster.informer("pods"),
+        node_informer=cluster.informer("nodes"),
+    )
 
 
 #: kube-controller-manager's controllers, in start order.
