@@ -188,7 +188,8 @@ def load_policy_file(path: str | Path, policy: Policy | None = None) -> Policy:
     try:
         docs = list(yaml.safe_load_all(Path(path).read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise PolicyFileError(f"cannot read RBAC policy file '{path}': {exc}") from None
+        detail = " ".join(str(exc).split())
+        raise PolicyFileError(f"cannot read RBAC policy file '{path}': {detail}") from None
     for doc in docs:
         if doc is None:
             continue
