@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -187,6 +188,7 @@ def create_app(
     ]
     app = Starlette(routes=routes, middleware=[Middleware(SecurityMiddleware, security=chain)])
     app.add_exception_handler(Exception, _internal_error)
+    app.add_exception_handler(HTTPException, _http_error)
     app.state.security = config
     return app
 
@@ -224,6 +226,16 @@ def _root(request: Request, *, core: bool, legacy: dict[str, object]) -> Respons
         return json_response(legacy)
     content_type = discovery.AGGREGATED_TYPE if aggregated == "v2" else discovery.AGGREGATED_V2BETA1_TYPE
     return json_response(discovery.aggregated_list(core, aggregated), content_type=content_type)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own answers (405 for a method a route does not take) as a kube Status."""
+    code = exc.status_code if isinstance(exc, HTTPException) else 500
+    if code == 405:
+        return status_response(_method_not_allowed())
+    if code == 404:
+        return status_response(not_found_path())
+    return status_response(errors.StatusError(code, "", str(getattr(exc, "detail", "")) or "error"))
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:

@@ -46,7 +46,9 @@ class BackgroundServer:
     ) -> None:
         config = _config(app, host, port, tls)
         self.scheme = "https" if tls else "http"
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
+        # and without it every response waits ~40 ms (Nagle + delayed ACK) between headers and body.
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
         self.host, self.port = self._sock.getsockname()[:2]
