@@ -390,3 +390,32 @@ def test_kubeconfig_carries_the_ca_and_the_token(tmp_path: Path) -> None:
     assert config["users"][0]["user"] == {"token": "abc"}
     assert config["current-context"] == config["contexts"][0]["name"]
     json.dumps(config)  # plain data only
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        pytest.param(
+            SecurityConfig(token_auth_file="/nonexistent/tokens.csv"),
+            "cannot read token file",
+            id="a missing token file",
+        ),
+        pytest.param(
+            SecurityConfig(rbac_policy_file="/nonexistent/rbac.yaml"),
+            "cannot read RBAC policy file",
+            id="a missing policy file",
+        ),
+        pytest.param(
+            SecurityConfig(authorization_mode=("ABAC",)),
+            'authorization-mode "ABAC" is not a valid mode',
+            id="an unknown mode",
+        ),
+    ],
+)
+def test_bad_security_configuration_is_a_one_line_error(
+    clock: VirtualClock, config: SecurityConfig, message: str
+) -> None:
+    with pytest.raises(ServingConfigError) as info:
+        create_app(cluster_store(clock), clock, security=config)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)

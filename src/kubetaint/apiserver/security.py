@@ -24,12 +24,13 @@ from kubetaint.apiserver.authn import (
     ANONYMOUS,
     CURRENT_USER,
     Authenticator,
+    TokenFileError,
     UserInfo,
     load_token_file,
     unauthorized,
 )
 from kubetaint.apiserver.limits import Limits, WatchCounter, clamp_limit, too_large, too_many_requests
-from kubetaint.apiserver.rbac import Policy, bootstrap_policy, load_policy_file
+from kubetaint.apiserver.rbac import Policy, PolicyFileError, bootstrap_policy, load_policy_file
 from kubetaint.apiserver.requestinfo import request_info
 from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.apiserver.wire import status_response
@@ -101,14 +102,19 @@ class Security:
     """The built chain: an authenticator, an authorizer, limits and the watch counter."""
 
     def __init__(self, config: SecurityConfig, pod_node: authz.PodNode) -> None:
-        tokens = load_token_file(config.token_auth_file) if config.token_auth_file else {}
-        policy: Policy = (
-            load_policy_file(config.rbac_policy_file) if config.rbac_policy_file else bootstrap_policy()
-        )
+        """Raises ServingConfigError (one line) for an unreadable token or policy file or an
+        unknown authorization mode."""
+        try:
+            tokens = load_token_file(config.token_auth_file) if config.token_auth_file else {}
+            policy: Policy = (
+                load_policy_file(config.rbac_policy_file) if config.rbac_policy_file else bootstrap_policy()
+            )
+            self.authorizer = authz.build_authorizer(config.modes(), policy, pod_node)
+        except (TokenFileError, PolicyFileError, ValueError) as exc:
+            raise ServingConfigError(str(exc)) from None
         self.config = config
         self.node_restriction = "Node" in config.modes()
         self.authenticator = Authenticator(tokens, anonymous=config.anonymous())
-        self.authorizer = authz.build_authorizer(config.modes(), policy, pod_node)
         self.limits = config.limits
         self.watches = WatchCounter(config.limits.max_watches_per_client)
 
