@@ -11,19 +11,22 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "reliability.py"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("kubetaint_reliability", SCRIPT)
+def _load(name: str) -> ModuleType:
+    """A benchmarks/ script by path, registered under its own name (the script imports its
+    sibling `reliability_requests` that way, and dataclasses resolve through sys.modules)."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
 
-reliability = _load()
+_load("reliability_requests")
+reliability = _load("reliability")
 
 
 @pytest.fixture(scope="module")
