@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
@@ -17,8 +20,10 @@ from kubetaint.api import errors
 from kubetaint.apiserver import discovery
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.hooks import NoHooks, WriteHooks
+from kubetaint.apiserver.noderestriction import NodeRestriction
 from kubetaint.apiserver.registry import Registry, Target
 from kubetaint.apiserver.resources import lookup
+from kubetaint.apiserver.security import Security, SecurityConfig, SecurityMiddleware
 from kubetaint.apiserver.watch import BOOKMARK_INTERVAL, WatchStreamer
 from kubetaint.apiserver.wire import json_response, not_found_path, parse_bool, status_response
 from kubetaint.clock.base import Clock
@@ -129,9 +134,15 @@ def create_app(
     rng: random.Random | None = None,
     server_address: str = "127.0.0.1:6443",
     bookmark_interval: float = BOOKMARK_INTERVAL,
+    security: SecurityConfig | None = None,
 ) -> Starlette:
     """The Kubernetes-compatible API over `store`. `hooks` get every write (admission and
-    validation; no-ops by default); `rng` draws generateName suffixes."""
+    validation; no-ops by default); `rng` draws generateName suffixes; `security` configures
+    authentication, authorization and limits (default: loopback, anonymous, AlwaysAllow)."""
+    config = security or SecurityConfig()
+    chain = Security(config, _pod_node(store))
+    if chain.node_restriction:
+        hooks = NodeRestriction(hooks or NoHooks(), _node_uid(store))
     server = ApiServer(store, clock, hooks or NoHooks(), rng or random.Random(0), bookmark_interval)
 
     async def ok(request: Request) -> Response:
@@ -175,9 +186,38 @@ def create_app(
         Route("/apis/{path:path}", server.resource, methods=verbs),
         Route("/{path:path}", not_found, methods=verbs),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, middleware=[Middleware(SecurityMiddleware, security=chain)])
     app.add_exception_handler(Exception, _internal_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.state.security = config
     return app
+
+
+def _pod_node(store: Store) -> Callable[[str, str], str | None]:
+    """The node a pod is bound to, for the Node authorizer."""
+
+    def pod_node(namespace: str, name: str) -> str | None:
+        try:
+            pod = store.get("pods", namespace, name)
+        except errors.StatusError:
+            return None
+        spec = pod.get("spec")
+        return str(spec.get("nodeName") or "") if isinstance(spec, dict) else ""
+
+    return pod_node
+
+
+def _node_uid(store: Store) -> Callable[[str], str | None]:
+    """A node's uid, for NodeRestriction's mirror-pod owner check."""
+
+    def node_uid(name: str) -> str | None:
+        try:
+            node = store.get("nodes", "", name)
+        except errors.StatusError:
+            return None
+        return str((node.get("metadata") or {}).get("uid") or "")
+
+    return node_uid
 
 
 def _root(request: Request, *, core: bool, legacy: dict[str, object]) -> Response:
@@ -186,6 +226,16 @@ def _root(request: Request, *, core: bool, legacy: dict[str, object]) -> Respons
         return json_response(legacy)
     content_type = discovery.AGGREGATED_TYPE if aggregated == "v2" else discovery.AGGREGATED_V2BETA1_TYPE
     return json_response(discovery.aggregated_list(core, aggregated), content_type=content_type)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own answers (405 for a method a route does not take) as a kube Status."""
+    code = exc.status_code if isinstance(exc, HTTPException) else 500
+    if code == 405:
+        return status_response(_method_not_allowed())
+    if code == 404:
+        return status_response(not_found_path())
+    return status_response(errors.StatusError(code, "", str(getattr(exc, "detail", "")) or "error"))
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:

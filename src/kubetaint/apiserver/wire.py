@@ -9,11 +9,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
+from kubetaint.apiserver import limits
 
 JSON = dict[str, Any]
 JSON_TYPE = "application/json"
@@ -136,18 +136,25 @@ def decode_object(raw: bytes, content_type: str, accepted: str = _BODY_TYPES) ->
     raise unsupported_media(accepted)
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
+
+
 def _load_json(raw: bytes) -> Any:
+    """JSON as Go decodes it (no NaN/Infinity), then the depth and type guards of `limits`."""
     try:
-        return json.loads(raw)
+        value = json.loads(raw, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.bad_request(f"error decoding JSON body: {exc}") from None
+    except RecursionError:
+        raise errors.bad_request(
+            f"error decoding JSON body: exceeded max depth of {limits.MAX_BODY_DEPTH} nested objects"
+        ) from None
+    return limits.check_decoded(value, len(raw), "JSON")
 
 
 def load_yaml(raw: bytes) -> Any:
-    try:
-        return yaml.safe_load(raw)
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise errors.bad_request(f"error decoding YAML body: {exc}") from None
+    return limits.load_yaml_json(raw)
 
 
 def load_json_any(raw: bytes) -> Any:

@@ -1,0 +1,131 @@
+"""Authentication: static bearer tokens from a `--token-auth-file` and the anonymous user
+(mirrors apiserver/plugin/pkg/authenticator/token/tokenfile/tokenfile.go,
+apiserver/pkg/authentication/request/bearertoken/bearertoken.go,
+apiserver/pkg/authentication/request/anonymous and group.AuthenticatedGroupAdder).
+
+The user of the request being served is kept in `CURRENT_USER` (a context variable the security
+middleware sets) so that admission (NodeRestriction) sees who is writing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+
+from kubetaint.api import errors
+
+ANONYMOUS_USER = "system:anonymous"
+UNAUTHENTICATED_GROUP = "system:unauthenticated"
+AUTHENTICATED_GROUP = "system:authenticated"
+MASTERS_GROUP = "system:masters"
+NODES_GROUP = "system:nodes"
+NODE_USER_PREFIX = "system:node:"
+
+
+@dataclass(frozen=True, slots=True)
+class UserInfo:
+    """user.DefaultInfo: a name, a uid and groups."""
+
+    name: str
+    uid: str = ""
+    groups: tuple[str, ...] = ()
+
+    @property
+    def anonymous(self) -> bool:
+        return self.name == ANONYMOUS_USER
+
+    def node_name(self) -> str | None:
+        """nodeidentifier.NodeIdentity: the node name of a `system:node:<name>` user in the
+        `system:nodes` group ("" when the name is missing), or None for any other user."""
+        if not self.name.startswith(NODE_USER_PREFIX) or NODES_GROUP not in self.groups:
+            return None
+        return self.name.removeprefix(NODE_USER_PREFIX)
+
+
+ANONYMOUS = UserInfo(ANONYMOUS_USER, "", (UNAUTHENTICATED_GROUP,))
+#: The user the server acts for when no security middleware runs (tests, embedded use).
+LOOPBACK_ADMIN = UserInfo("system:apiserver", "", (MASTERS_GROUP, AUTHENTICATED_GROUP))
+CURRENT_USER: ContextVar[UserInfo | None] = ContextVar("kubetaint_current_user", default=None)
+
+
+class TokenFileError(Exception):
+    """A token file that cannot be read or parsed; the message is meant for users."""
+
+
+def parse_token_file(text: str, path: str = "") -> dict[str, UserInfo]:
+    """Parse token-file CSV: `token,user,uid[,"group1,group2"]` per line, extra columns ignored.
+
+    As upstream: fewer than 3 columns is an error; a record with an empty token is skipped; a
+    duplicate token replaces the earlier record; groups split on commas as written.
+    """
+    tokens: dict[str, UserInfo] = {}
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        for record in reader:
+            if not record or record == [""]:
+                continue  # Go's csv reader skips empty lines
+            if len(record) < 3:
+                raise TokenFileError(
+                    f"token file '{path}' must have at least 3 columns (token, user name, user uid), "
+                    f"found {len(record)}"
+                )
+            token, name, uid = record[0], record[1], record[2]
+            if not token:
+                continue
+            groups = tuple(record[3].split(",")) if len(record) >= 4 else ()
+            tokens[token] = UserInfo(name, uid, groups)
+    except csv.Error as exc:
+        raise TokenFileError(f"token file '{path}': parse error on line {reader.line_num}: {exc}") from None
+    return tokens
+
+
+def load_token_file(path: str | Path) -> dict[str, UserInfo]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TokenFileError(f"cannot read token file '{path}': {exc}") from None
+    return parse_token_file(text, str(path))
+
+
+def unauthorized() -> errors.StatusError:
+    """responsewriters.Unauthorized: `apierrors.NewUnauthorized("Unauthorized")`."""
+    return errors.StatusError(401, "Unauthorized", "Unauthorized")
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, None when there is none
+    (a missing header, another scheme or an empty token all mean "no bearer token")."""
+    auth = (authorization or "").strip()
+    if not auth:
+        return None
+    parts = auth.split(" ", 2)
+    if len(parts) < 2 or parts[0].lower() != "bearer" or not parts[1]:
+        return None
+    return parts[1]
+
+
+class Authenticator:
+    """Bearer tokens, then (when enabled) the anonymous user.
+
+    A bearer token that matches no record is a failure even when anonymous access is on
+    (union.NewFailOnError). Authenticated users get `system:authenticated` added.
+    """
+
+    def __init__(self, tokens: dict[str, UserInfo], *, anonymous: bool) -> None:
+        self.tokens = tokens
+        self.anonymous = anonymous
+
+    def authenticate(self, authorization: str | None) -> UserInfo | None:
+        """The request's user, or None for a 401."""
+        token = bearer_token(authorization)
+        if token is None:
+            return ANONYMOUS if self.anonymous else None
+        user = self.tokens.get(token)
+        if user is None:
+            return None
+        if AUTHENTICATED_GROUP in user.groups:
+            return user
+        return UserInfo(user.name, user.uid, (*user.groups, AUTHENTICATED_GROUP))

@@ -1,0 +1,270 @@
+"""The NodeRestriction admission plugin: a `system:node:<name>` user may only write its own Node
+(never its taints, its configSource or restricted labels), its own Lease in kube-node-lease,
+mirror pods bound to itself and the status and evictions of pods bound to itself
+(mirrors plugin/pkg/admission/noderestriction/admission.go).
+
+It wraps the server's `WriteHooks` and reads the writer from `authn.CURRENT_USER`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kubetaint.api import errors
+from kubetaint.apiserver.authn import CURRENT_USER
+from kubetaint.apiserver.authz import NODE_LEASE_NAMESPACE, forbidden_error
+from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
+
+JSON = dict[str, Any]
+PLUGIN_NAME = "NodeRestriction"
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+NODE_RESTRICTION_LABEL_NAMESPACE = "node-restriction.kubernetes.io"
+#: kubelet/pkg/apis.IsKubeletLabel: the labels a kubelet may set on its Node.
+KUBELET_LABELS = frozenset(
+    {
+        "kubernetes.io/hostname",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+        "beta.kubernetes.io/instance-type",
+        "node.kubernetes.io/instance-type",
+        "kubernetes.io/os",
+        "kubernetes.io/arch",
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/arch",
+    }
+)
+KUBELET_LABEL_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
+
+
+def _meta(obj: JSON | None) -> JSON:
+    meta = (obj or {}).get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _spec(obj: JSON | None) -> JSON:
+    spec = (obj or {}).get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def _label_namespace(key: str) -> str:
+    prefix, sep, _ = key.partition("/")
+    return prefix if sep else ""
+
+
+def _in_namespace(namespace: str, wanted: str) -> bool:
+    return namespace == wanted or namespace.endswith("." + wanted)
+
+
+def is_kubelet_label(key: str) -> bool:
+    namespace = _label_namespace(key)
+    return key in KUBELET_LABELS or any(_in_namespace(namespace, ns) for ns in KUBELET_LABEL_NAMESPACES)
+
+
+def forbidden_labels(new: JSON | None, old: JSON | None) -> list[str]:
+    """The added, removed or changed label keys a node may not touch, sorted."""
+    a = new if isinstance(new, dict) else {}
+    b = old if isinstance(old, dict) else {}
+    modified = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k) or (k in a) != (k in b)}
+    out = []
+    for key in modified:
+        namespace = _label_namespace(key)
+        kubernetes = any(_in_namespace(namespace, ns) for ns in ("kubernetes.io", "k8s.io"))
+        if _in_namespace(namespace, NODE_RESTRICTION_LABEL_NAMESPACE) or (
+            kubernetes and not is_kubelet_label(key)
+        ):
+            out.append(key)
+    return sorted(out)
+
+
+def _pod_references(pod: JSON) -> str | None:
+    """The first kind of API object a mirror pod may not reference, or None."""
+    spec = _spec(pod)
+    if spec.get("serviceAccountName"):
+        return "service account"
+    containers = [
+        c
+        for key in ("containers", "initContainers", "ephemeralContainers")
+        for c in spec.get(key) or []
+        if isinstance(c, dict)
+    ]
+    env = [e for c in containers for e in c.get("env") or [] if isinstance(e, dict)]
+    env_from = [e for c in containers for e in c.get("envFrom") or [] if isinstance(e, dict)]
+    volumes = [v for v in spec.get("volumes") or [] if isinstance(v, dict)]
+    projected = [
+        s for v in volumes for s in (v.get("projected") or {}).get("sources") or [] if isinstance(s, dict)
+    ]
+    if (
+        spec.get("imagePullSecrets")
+        or any("secret" in v for v in volumes + projected)
+        or any("secretKeyRef" in (e.get("valueFrom") or {}) for e in env)
+        or any("secretRef" in e for e in env_from)
+    ):
+        return "secrets"
+    if (
+        any("configMap" in v for v in volumes + projected)
+        or any("configMapKeyRef" in (e.get("valueFrom") or {}) for e in env)
+        or any("configMapRef" in e for e in env_from)
+    ):
+        return "configmaps"
+    if any("clusterTrustBundle" in s for s in projected):
+        return "clustertrustbundles"
+    if any("persistentVolumeClaim" in v for v in volumes):
+        return "persistentvolumeclaims"
+    return None
+
+
+class NodeRestriction:
+    """WriteHooks that apply NodeRestriction for node users, then delegate to `inner`."""
+
+    def __init__(self, inner: WriteHooks, node_uid: Callable[[str], str | None]) -> None:
+        self.inner = inner
+        self.node_uid = node_uid
+
+    def admit(
+        self,
+        operation: Operation,
+        resource: str,
+        subresource: str,
+        obj: JSON,
+        *,
+        old: JSON | None,
+        dry_run: bool,
+    ) -> JSON:
+        user = CURRENT_USER.get()
+        node = user.node_name() if user is not None else None
+        if node is not None and user is not None:
+            write = Write(user.name, operation, resource, subresource, obj, old)
+            reason = check(node, write, self.node_uid)
+            if reason:
+                plural, _, group = resource.partition(".")
+                raise forbidden_error(plural, group, write.name, reason)
+        return self.inner.admit(operation, resource, subresource, obj, old=old, dry_run=dry_run)
+
+    def validate(self, resource: str, obj: JSON, old: JSON | None) -> list[FieldCause]:
+        return self.inner.validate(resource, obj, old)
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """admission.Attributes: who writes what (`old` is the stored object, None on CREATE)."""
+
+    user_name: str
+    operation: Operation
+    resource: str
+    subresource: str
+    obj: JSON
+    old: JSON | None
+
+    @property
+    def name(self) -> str:
+        return str(_meta(self.old).get("name") or _meta(self.obj).get("name") or "")
+
+    @property
+    def namespace(self) -> str:
+        return str(_meta(self.old).get("namespace") or _meta(self.obj).get("namespace") or "")
+
+
+def check(node: str, write: Write, node_uid: Callable[[str], str | None]) -> str:
+    """The reason node `node` may not make this write, or "" when it may."""
+    operation, obj, old = write.operation, write.obj, write.old
+    if not node:
+        return f'could not determine node from user "{write.user_name}"'
+    if write.resource == "pods":
+        if write.subresource == "":
+            return _admit_pod(node, operation, obj, old, node_uid)
+        if write.subresource == "status":
+            return _admit_pod_status(node, operation, obj, old)
+        if write.subresource == "eviction":
+            if operation != "CREATE":
+                return f"unexpected operation {operation}"
+            if _spec(old).get("nodeName") != node:
+                return f"node {node} can only evict pods with spec.nodeName set to itself"
+            return ""
+        return f"unexpected pod subresource \"{write.subresource}\", only 'status' and 'eviction' are allowed"
+    if write.resource == "nodes":
+        return _admit_node(node, operation, write.name, obj, old)
+    if write.resource == "leases.coordination.k8s.io":
+        if write.namespace != NODE_LEASE_NAMESPACE:
+            return f'can only access leases in the "{NODE_LEASE_NAMESPACE}" system namespace'
+        if write.name != node:
+            return "can only access node lease with the same name as the requesting node"
+    return ""
+
+
+def _admit_pod(
+    node: str, operation: Operation, obj: JSON, old: JSON | None, node_uid: Callable[[str], str | None]
+) -> str:
+    if operation == "DELETE":
+        if _spec(old).get("nodeName") != node:
+            return f'node "{node}" can only delete pods with spec.nodeName set to itself'
+        return ""
+    if operation != "CREATE":
+        return f'unexpected operation "{operation}", node "{node}" can only create and delete mirror pods'
+    if MIRROR_POD_ANNOTATION not in (_meta(obj).get("annotations") or {}):
+        return (
+            f'pod does not have "{MIRROR_POD_ANNOTATION}" annotation, '
+            f'node "{node}" can only create mirror pods'
+        )
+    if _spec(obj).get("nodeName") != node:
+        return f'node "{node}" can only create pods with spec.nodeName set to itself'
+    owners = [o for o in _meta(obj).get("ownerReferences") or [] if isinstance(o, dict)]
+    if len(owners) > 1:
+        return f'node "{node}" can only create pods with a single owner reference set to itself'
+    if not owners or (owners[0].get("apiVersion"), owners[0].get("kind"), owners[0].get("name")) != (
+        "v1",
+        "Node",
+        node,
+    ):
+        return f'node "{node}" can only create pods with an owner reference set to itself'
+    owner = owners[0]
+    if owner.get("controller") is not True:
+        return f'node "{node}" can only create pods with a controller owner reference set to itself'
+    if owner.get("blockOwnerDeletion") is True:
+        return f'node "{node}" must not set blockOwnerDeletion on an owner reference'
+    uid = node_uid(node)
+    if uid is None:
+        raise errors.not_found("nodes", node)
+    if owner.get("uid") != uid:
+        return f"node {node} UID mismatch: expected {owner.get('uid')} got {uid}"
+    referenced = _pod_references(obj)
+    if referenced == "service account":
+        return f'node "{node}" can not create pods that reference a service account'
+    if referenced:
+        return f'node "{node}" can not create pods that reference {referenced}'
+    return ""
+
+
+def _admit_pod_status(node: str, operation: Operation, obj: JSON, old: JSON | None) -> str:
+    if operation != "UPDATE":
+        return f'unexpected operation "{operation}"'
+    if _spec(old).get("nodeName") != node:
+        return f'node "{node}" can only update pod status for pods with spec.nodeName set to itself'
+    if (_meta(old).get("labels") or {}) != (_meta(obj).get("labels") or {}):
+        return f'node "{node}" cannot update labels through pod status'
+    return ""
+
+
+def _admit_node(node: str, operation: Operation, name: str, obj: JSON, old: JSON | None) -> str:
+    if name != node:
+        return f'node "{node}" is not allowed to modify node "{name}"'
+    labels = _meta(obj).get("labels")
+    if operation == "CREATE":
+        if _spec(obj).get("configSource") is not None:
+            return f'node "{node}" is not allowed to create pods with a non-nil configSource'
+        bad = forbidden_labels(labels, None)
+        if bad:
+            return f'node "{node}" is not allowed to set the following labels: {", ".join(bad)}'
+    elif operation == "UPDATE":
+        source = _spec(obj).get("configSource")
+        if source is not None and source != _spec(old).get("configSource"):
+            return f'node "{node}" is not allowed to update configSource to a new non-nil configSource'
+        if (_spec(obj).get("taints") or []) != (_spec(old).get("taints") or []):
+            return f'node "{node}" is not allowed to modify taints'
+        bad = forbidden_labels(labels, _meta(old).get("labels"))
+        if bad:
+            return f"is not allowed to modify labels: {', '.join(bad)}"
+    return ""

@@ -1,0 +1,243 @@
+"""The serving security chain as one ASGI middleware: authentication (401), request info,
+authorization (403), open watches per client (429), the request body limit (413) and the list
+page cap, in kube-apiserver's filter order (mirrors apiserver/pkg/server/config.go
+DefaultBuildHandlerChain), plus the check that refuses unsafe serving configurations.
+
+`SecurityConfig` is what `kubetaint up` passes (its flags are kube-apiserver's):
+`--token-auth-file`, `--anonymous-auth`, `--authorization-mode`, `--rbac-policy-file` (kubetaint's:
+a YAML file of RBAC objects), `--tls-cert-file`/`--tls-private-key-file` (see `tls`).
+The authenticated user is on `request.state.user` and in `authn.CURRENT_USER`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kubetaint.api import errors
+from kubetaint.apiserver import authz
+from kubetaint.apiserver.authn import (
+    ANONYMOUS,
+    CURRENT_USER,
+    Authenticator,
+    TokenFileError,
+    UserInfo,
+    load_token_file,
+    unauthorized,
+)
+from kubetaint.apiserver.limits import Limits, WatchCounter, clamp_limit, too_large, too_many_requests
+from kubetaint.apiserver.rbac import Policy, PolicyFileError, bootstrap_policy, load_policy_file
+from kubetaint.apiserver.requestinfo import request_info
+from kubetaint.apiserver.tls import TLSFiles
+from kubetaint.apiserver.wire import status_response
+
+#: Probes answer anonymous callers even when anonymous auth is off (what kube-apiserver's
+#: AuthenticationConfiguration `anonymous.conditions` is commonly set to).
+HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
+_BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+
+class ServingConfigError(Exception):
+    """A configuration the server refuses to serve with; the message is one line for users."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class SecurityConfig:
+    """Authentication, authorization and limits. Defaults: on loopback without a token file,
+    anonymous requests are allowed everything (AlwaysAllow); with a token file, authorization is
+    Node,RBAC and anonymous requests are refused (401) unless `anonymous_auth=True`."""
+
+    bind_address: str = "127.0.0.1"
+    token_auth_file: str | None = None
+    anonymous_auth: bool | None = None
+    authorization_mode: tuple[str, ...] | None = None
+    rbac_policy_file: str | None = None
+    limits: Limits = field(default_factory=Limits)
+
+    def anonymous(self) -> bool:
+        if self.anonymous_auth is not None:
+            return self.anonymous_auth
+        return is_loopback(self.bind_address) and self.token_auth_file is None
+
+    def modes(self) -> tuple[str, ...]:
+        if self.authorization_mode is not None:
+            return self.authorization_mode
+        return ("AlwaysAllow",) if self.token_auth_file is None else ("Node", "RBAC")
+
+
+def check_serving(host: str, tls: TLSFiles | None, config: SecurityConfig) -> None:
+    """Refuse to listen on a non-loopback address without TLS and authentication."""
+    if is_loopback(host):
+        return
+    if tls is None:
+        raise ServingConfigError(
+            f"refusing to serve on non-loopback address {host} without TLS: "
+            "pass --tls-cert-file/--tls-private-key-file (or let kubetaint generate a self-signed pair)"
+        )
+    if config.token_auth_file is None:
+        raise ServingConfigError(
+            f"refusing to serve on non-loopback address {host} without authentication: pass --token-auth-file"
+        )
+    if config.anonymous() and "AlwaysAllow" in config.modes():
+        raise ServingConfigError(
+            f"refusing to serve on non-loopback address {host} with --anonymous-auth and "
+            "--authorization-mode=AlwaysAllow: anyone could do anything"
+        )
+
+
+class Security:
+    """The built chain: an authenticator, an authorizer, limits and the watch counter."""
+
+    def __init__(self, config: SecurityConfig, pod_node: authz.PodNode) -> None:
+        """Raises ServingConfigError (one line) for an unreadable token or policy file or an
+        unknown authorization mode."""
+        try:
+            tokens = load_token_file(config.token_auth_file) if config.token_auth_file else {}
+            policy: Policy = (
+                load_policy_file(config.rbac_policy_file) if config.rbac_policy_file else bootstrap_policy()
+            )
+            self.authorizer = authz.build_authorizer(config.modes(), policy, pod_node)
+        except (TokenFileError, PolicyFileError, ValueError) as exc:
+            raise ServingConfigError(str(exc)) from None
+        self.config = config
+        self.node_restriction = "Node" in config.modes()
+        self.authenticator = Authenticator(tokens, anonymous=config.anonymous())
+        self.limits = config.limits
+        self.watches = WatchCounter(config.limits.max_watches_per_client)
+
+
+def _first_values(query_string: bytes) -> Mapping[str, str]:
+    values: dict[str, str] = {}
+    for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        values.setdefault(key, value)
+    return values
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+async def _reply(err: errors.StatusError, scope: Scope, receive: Receive, send: Send) -> None:
+    response = status_response(err)
+    if err.retry_after_seconds is not None:
+        response.headers["Retry-After"] = str(err.retry_after_seconds)
+    await response(scope, receive, send)
+
+
+class SecurityMiddleware:
+    """Pure ASGI (so that `CURRENT_USER` set here is seen by the handlers' task)."""
+
+    def __init__(self, app: ASGIApp, security: Security) -> None:
+        self.app = app
+        self.security = security
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        sec, method, path = self.security, scope["method"], scope["path"]
+        authorization = _header(scope, b"authorization")
+        user = sec.authenticator.authenticate(authorization)
+        if user is None and authorization is None and path in HEALTH_PATHS:
+            user = ANONYMOUS
+        if user is None:
+            await _reply(unauthorized(), scope, receive, send)
+            return
+        query = _first_values(scope.get("query_string", b""))
+        info = request_info(method, path, query)
+        allowed, reason = sec.authorizer.authorize(user, info)
+        if not allowed:
+            await _reply(authz.forbidden(user, info, reason), scope, receive, send)
+            return
+        scope.setdefault("state", {})["user"] = user
+        token = CURRENT_USER.set(user)
+        try:
+            if info.verb == "watch":
+                client = scope.get("client") or ("", 0)
+                key = f"{user.name}@{client[0]}" if user.anonymous else user.name
+                if not sec.watches.acquire(key):
+                    await _reply(too_many_requests(), scope, receive, send)
+                    return
+                try:
+                    await self._serve(scope, receive, send, method)
+                finally:
+                    sec.watches.release(key)
+                return
+            await self._serve(scope, receive, send, method)
+        finally:
+            CURRENT_USER.reset(token)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send, method: str) -> None:
+        limits = self.security.limits
+        if scope.get("query_string"):
+            scope["query_string"] = clamp_limit(scope["query_string"], limits.max_list_page)
+        if method not in _BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        body = await _read_body(scope, receive, limits.max_request_body_bytes)
+        if body is None:
+            return  # the client went away
+        if isinstance(body, errors.StatusError):
+            await _reply(body, scope, receive, send)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+
+async def _read_body(scope: Scope, receive: Receive, limit: int) -> bytes | errors.StatusError | None:
+    declared = _header(scope, b"content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        return too_large(limit)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return too_large(limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+__all__ = [
+    "HEALTH_PATHS",
+    "Security",
+    "SecurityConfig",
+    "SecurityMiddleware",
+    "ServingConfigError",
+    "UserInfo",
+    "check_serving",
+    "is_loopback",
+]
