@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,11 +137,20 @@ def decode_object(raw: bytes, content_type: str, accepted: str = _BODY_TYPES) ->
     raise unsupported_media(accepted)
 
 
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _load_json(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.bad_request(f"error decoding JSON body: {exc}") from None
+    if _SURROGATE_ESCAPE.search(raw):
+        # Go's decoder turns a lone surrogate escape into U+FFFD; Python keeps it (unencodable).
+        text = json.dumps(value, ensure_ascii=False)
+        value = json.loads(_SURROGATE.sub("\ufffd", text))
+    return value
 
 
 def load_yaml(raw: bytes) -> Any:
