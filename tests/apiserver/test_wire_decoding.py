@@ -28,3 +28,12 @@ def test_a_label_with_a_lone_surrogate_is_stored_and_served(client: TestClient) 
     created = client.post("/api/v1/nodes", content=body, headers={"Content-Type": "application/json"})
     assert created.status_code == 201
     assert client.get("/api/v1/nodes/n1").json()["metadata"]["annotations"] == {"note": "a\ufffd"}
+
+
+def test_yaml_surrogate_escapes_become_replacement_characters(client: TestClient) -> None:
+    body = b'{"kind": "\\ud800\\udc00"}'
+    response = client.post("/api/v1/nodes", content=body, headers={"Content-Type": "application/yaml"})
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        "the kind in the data (\ufffd\ufffd) does not match the expected kind (Node)"
+    )

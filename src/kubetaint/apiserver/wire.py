@@ -137,8 +137,20 @@ def decode_object(raw: bytes, content_type: str, accepted: str = _BODY_TYPES) ->
     raise unsupported_media(accepted)
 
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(rb"\\[uU]0{0,4}[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """Lone UTF-16 surrogates replaced by U+FFFD, as Go's decoders do (Python keeps them, and
+    they cannot be encoded back to UTF-8)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
 
 
 def _load_json(raw: bytes) -> Any:
@@ -146,18 +158,15 @@ def _load_json(raw: bytes) -> Any:
         value = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.bad_request(f"error decoding JSON body: {exc}") from None
-    if _SURROGATE_ESCAPE.search(raw):
-        # Go's decoder turns a lone surrogate escape into U+FFFD; Python keeps it (unencodable).
-        text = json.dumps(value, ensure_ascii=False)
-        value = json.loads(_SURROGATE.sub("\ufffd", text))
-    return value
+    return _without_surrogates(value) if _SURROGATE_ESCAPE.search(raw) else value
 
 
 def load_yaml(raw: bytes) -> Any:
     try:
-        return yaml.safe_load(raw)
+        value = yaml.safe_load(raw)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise errors.bad_request(f"error decoding YAML body: {exc}") from None
+    return _without_surrogates(value) if _SURROGATE_ESCAPE.search(raw) else value
 
 
 def load_json_any(raw: bytes) -> Any:
