@@ -10,6 +10,13 @@ Public API:
 - `kubetaint.apiserver.server.serve(app, host, port)` and `BackgroundServer(app)` (a free port,
   in a thread; a context manager).
 - `kubetaint.apiserver.resources`: the served resource table (to unify with kubetaint.api.resources).
+- `kubetaint.apiserver.engine.EngineHooks(registry, clock)`: the hooks on the shared engine
+  (admission chain, validation with kube-apiserver's 422 bodies, pods/binding admission,
+  pods/eviction with PodDisruptionBudget checks).
+- `kubetaint.apiserver.live.LiveCluster(store, clock, workers=, seed=, server_address=)`: the app on
+  a `kubetaint.controlplane.ControlPlane` plus the initial node set (`kubetaint up`).
+- `kubetaint.apiserver.clockapi`: `GET /kubetaint/v1/clock`, `POST /kubetaint/v1/clock/advance`
+  (`{"seconds": N}`) and `LoopVirtualClock`, the virtual clock of a live server.
 
 Deliberate simplifications (upstream behaviour in brackets):
 - Deletion is immediate for every kind [pods get a deletionTimestamp and a grace period; namespaces
@@ -18,7 +25,8 @@ Deliberate simplifications (upstream behaviour in brackets):
   per manager [structured-merge-diff field ownership, apply conflicts (409) and field removal].
 - Strategic merge patch knows the merge keys of the served kinds by field name, not from OpenAPI.
 - pods/eviction deletes the pod once `hooks.admit("CREATE", "pods", "eviction", ...)` allows it;
-  PodDisruptionBudget checks (429) belong to that hook [registry/core/pod/storage/eviction.go].
+  hooks with an `evict(namespace, name)` method (EngineHooks) check PodDisruptionBudgets (429)
+  [registry/core/pod/storage/eviction.go]; a dry-run eviction skips the budget check.
 - No defaulting beyond PrepareForCreate status (pods Pending + qosClass, namespaces Active): the
   admission/defaulting hooks own it. fieldValidation values are checked but unknown fields are
   never reported (no schemas); OpenAPI v3 has PATCH paths only (enough for `create/apply -f`

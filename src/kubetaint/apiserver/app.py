@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
 from kubetaint.apiserver import discovery
@@ -135,10 +135,14 @@ def create_app(
     server_address: str = "127.0.0.1:6443",
     bookmark_interval: float = BOOKMARK_INTERVAL,
     security: SecurityConfig | None = None,
+    extra_routes: Sequence[BaseRoute] = (),
+    ready: Callable[[], bool] | None = None,
 ) -> Starlette:
     """The Kubernetes-compatible API over `store`. `hooks` get every write (admission and
     validation; no-ops by default); `rng` draws generateName suffixes; `security` configures
-    authentication, authorization and limits (default: loopback, anonymous, AlwaysAllow)."""
+    authentication, authorization and limits (default: loopback, anonymous, AlwaysAllow);
+    `extra_routes` are served before the Kubernetes paths; `/readyz` fails with 500 while
+    `ready()` is False."""
     config = security or SecurityConfig()
     chain = Security(config, _pod_node(store))
     if chain.node_restriction:
@@ -146,6 +150,11 @@ def create_app(
     server = ApiServer(store, clock, hooks or NoHooks(), rng or random.Random(0), bookmark_interval)
 
     async def ok(request: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    async def readyz(request: Request) -> Response:
+        if ready is not None and not ready():
+            return PlainTextResponse("readyz check failed", status_code=500)
         return PlainTextResponse("ok")
 
     async def version(request: Request) -> Response:
@@ -176,12 +185,13 @@ def create_app(
     routes = [
         Route("/healthz", ok),
         Route("/livez", ok),
-        Route("/readyz", ok),
+        Route("/readyz", readyz),
         Route("/version", version),
         Route("/api", core_root),
         Route("/apis", groups_root),
         Route("/openapi/v3", openapi_index),
         Route("/openapi/v3/{path:path}", openapi_doc),
+        *extra_routes,
         Route("/api/{path:path}", server.resource, methods=verbs),
         Route("/apis/{path:path}", server.resource, methods=verbs),
         Route("/{path:path}", not_found, methods=verbs),

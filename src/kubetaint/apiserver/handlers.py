@@ -262,8 +262,8 @@ class Handlers:
         return json_response(success_status(201), 201)
 
     async def evict(self, target: Target, request: Request) -> Response:
-        """Eviction deletes the pod once admission allows it; PodDisruptionBudget checks are the
-        hooks' job (`admit("CREATE", "pods", "eviction", eviction, pod, dry_run)` may raise 429)."""
+        """Eviction deletes the pod once admission allows it; hooks with an `evict(namespace, name)`
+        method (the engine's) check PodDisruptionBudgets and delete (429 when a budget forbids it)."""
         eviction = decode_object(await request.body(), media_type(request))
         eviction = self.registry.check_type(target.res, eviction, kind="Eviction")
         options = eviction.get("deleteOptions") if isinstance(eviction.get("deleteOptions"), dict) else {}
@@ -273,7 +273,11 @@ class Handlers:
         )
         pod = self.store.get("pods", target.namespace, target.name)
         self.registry.hooks.admit("CREATE", "pods", "eviction", eviction, old=pod, dry_run=is_dry_run)
-        self.registry.delete(Target(target.res, target.namespace, target.name), options, is_dry_run)
+        evictor = getattr(self.registry.hooks, "evict", None)
+        if evictor is not None and not is_dry_run:
+            evictor(target.namespace, target.name)  # the engine's eviction: budgets, then delete
+        else:
+            self.registry.delete(Target(target.res, target.namespace, target.name), options, is_dry_run)
         return json_response(success_status(201), 201)
 
 

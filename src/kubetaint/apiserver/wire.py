@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,6 +141,22 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
 
 
+_SURROGATE_ESCAPE = re.compile(rb"\\[uU]0{0,4}[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """Lone UTF-16 surrogates replaced by U+FFFD, as Go's decoders do (Python keeps them, and
+    they cannot be encoded back to UTF-8)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
+
+
 def _load_json(raw: bytes) -> Any:
     """JSON as Go decodes it (no NaN/Infinity), then the depth and type guards of `limits`."""
     try:
@@ -150,11 +167,17 @@ def _load_json(raw: bytes) -> Any:
         raise errors.bad_request(
             f"error decoding JSON body: exceeded max depth of {limits.MAX_BODY_DEPTH} nested objects"
         ) from None
+    if _SURROGATE_ESCAPE.search(raw):
+        value = _without_surrogates(value)
     return limits.check_decoded(value, len(raw), "JSON")
 
 
+_YAML_SURROGATE_ESCAPE = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def load_yaml(raw: bytes) -> Any:
-    return limits.load_yaml_json(raw)
+    """YAML bodies; each surrogate escape decodes to U+FFFD as go-yaml does (libyaml refuses them)."""
+    return limits.load_yaml_json(_YAML_SURROGATE_ESCAPE.sub(rb"\\uFFFD", raw))
 
 
 def load_json_any(raw: bytes) -> Any:

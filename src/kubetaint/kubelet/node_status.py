@@ -174,6 +174,7 @@ def initial_node(config: NodeConfig) -> JSON:
                 "containerRuntimeVersion": "fake://hollow",
                 "osImage": "hollow",
                 "kernelVersion": "",
+                "kubeProxyVersion": "",  # deprecated but never omitted (no omitempty upstream)
                 "bootID": "",
                 "machineID": "",
                 "systemUUID": "",

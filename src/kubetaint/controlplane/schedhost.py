@@ -1,4 +1,4 @@
-"""The scheduler's host on the virtual clock: feeds informer events to the Scheduler, runs
+"""The scheduler's host on the injected clock: feeds informer events to the Scheduler, runs
 scheduling cycles whenever pods are active, and applies each ScheduleResult through the registry
 (binding, Scheduled / FailedScheduling events, the PodScheduled condition, nominatedNodeName,
 preemption victims) — what kube-scheduler's schedule_one.go does around the algorithm."""
@@ -68,6 +68,12 @@ class SchedulerHost:
     def _on_active(self) -> None:
         if self._handle is None:
             self._handle = self.clock.call_soon(self.run, priority=SCHEDULE_PRIORITY)
+
+    def stop(self) -> None:
+        """Cancel a pending scheduling cycle."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
 
     def run(self) -> None:
         """Schedule every active pod now (one cycle each, in queue order)."""

@@ -1,0 +1,150 @@
+"""A live cluster: the API server on the shared control plane (`kubetaint up`).
+
+One asyncio loop runs everything: HTTP handlers write through the engine hooks, informer
+handlers run inside those writes and schedule work on the clock, whose timers are the loop's
+(RealClock) or a `LoopVirtualClock` that moves only when asked. Hence no locks: every store
+write happens on the loop's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import signal
+import socket
+import threading
+from collections.abc import Generator
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+
+from kubetaint.apiserver.app import create_app
+from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
+from kubetaint.apiserver.engine import EngineHooks
+from kubetaint.clock.base import Clock
+from kubetaint.controlplane import ControlPlane
+from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
+from kubetaint.store.interface import JSON, Store
+
+CONTROL_PLANE_NODE = "control-plane"
+CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
+ZONES = ("zone-a", "zone-b", "zone-c")
+
+
+def _node(name: str, zone: str, labels: dict[str, str], taints: list[JSON]) -> JSON:
+    meta: JSON = {"name": name, "labels": {HOSTNAME_LABEL: name, ZONE_LABEL: zone, **labels}}
+    spec: JSON = {"taints": taints} if taints else {}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec}
+
+
+def initial_nodes(workers: int) -> list[JSON]:
+    """`control-plane` (tainted NoSchedule, as kubeadm leaves it) and `node-1..N` over three zones."""
+    nodes = [
+        _node(
+            CONTROL_PLANE_NODE,
+            ZONES[0],
+            {CONTROL_PLANE_ROLE: ""},
+            [{"key": CONTROL_PLANE_ROLE, "effect": "NoSchedule"}],
+        )
+    ]
+    nodes += [_node(f"node-{i}", ZONES[(i - 1) % len(ZONES)], {}, []) for i in range(1, workers + 1)]
+    return nodes
+
+
+class LiveCluster:
+    """The control plane plus the API server app over one store and clock."""
+
+    def __init__(self, store: Store, clock: Clock, *, workers: int, seed: int, server_address: str) -> None:
+        self.store = store
+        self.clock = clock
+        rng = random.Random(seed)
+        self.plane = ControlPlane(store, clock, rng=random.Random(rng.getrandbits(64)))
+        self.workers = workers
+        self.ready = False
+        self.app: Starlette = create_app(
+            store,
+            clock,
+            EngineHooks(self.plane.registry, clock),
+            rng=random.Random(rng.getrandbits(64)),
+            server_address=server_address,
+            extra_routes=clock_routes(clock),
+            ready=lambda: self.ready,
+        )
+
+    def start(self) -> list[str]:
+        """Adopt the stored nodes, add the missing ones of the initial set, start everything.
+        Returns the names of the nodes created now (none on a restart of the same cluster)."""
+        self.plane.ensure_system_namespaces()
+        stored = self.store.list("nodes").items
+        for node in stored:
+            self.plane.fleet.adopt(node)
+        existing = {str(n["metadata"]["name"]) for n in stored}
+        created = []
+        for node in initial_nodes(self.workers):
+            name = str(node["metadata"]["name"])
+            if name not in existing:
+                self.plane.fleet.add(node)
+                created.append(name)
+        self.plane.start()
+        if isinstance(self.clock, LoopVirtualClock):
+            self.clock.run_pending()
+        self.ready = True
+        return created
+
+    def stop(self) -> None:
+        self.ready = False
+        self.plane.stop()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn that stops on SIGINT/SIGTERM without re-raising the signal afterwards, so the
+    process can close the store and exit 0."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        originals = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in originals.items():
+                signal.signal(sig, handler)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A bound listening socket (OSError when the address is taken or invalid)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY on accepted sockets only when proto says TCP,
+    # and without it every keep-alive response waits ~40 ms for a delayed ACK (Nagle).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(2048)
+    return sock
+
+
+async def serve_forever(cluster: LiveCluster, sock: socket.socket, **config: Any) -> None:
+    """Serve until SIGINT/SIGTERM, then stop the control plane (the caller closes the store)."""
+    server = _Server(
+        uvicorn.Config(
+            cluster.app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            **config,
+        )
+    )
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        cluster.stop()
+        await asyncio.sleep(0)

@@ -1,0 +1,178 @@
+"""`kubetaint up`: a live cluster in the foreground — the API server, scheduler, controllers and
+hollow nodes on one store (SQLite in the data dir by default, so a restart resumes the cluster),
+a kubeconfig for kubectl, and a clean stop on Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from kubetaint.apiserver.clockapi import LoopVirtualClock
+from kubetaint.apiserver.live import CONTROL_PLANE_NODE, LiveCluster, listen, serve_forever
+from kubetaint.clock import RealClock
+from kubetaint.clock.base import Clock
+from kubetaint.store.factory import KINDS, open_store
+from kubetaint.store.interface import StoreError
+
+CONTEXT = "kubetaint"
+
+
+def default_data_dir() -> Path:
+    """$XDG_DATA_HOME/kubetaint, else ~/.local/share/kubetaint."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kubetaint"
+
+
+def kubeconfig_document(server: str) -> dict[str, object]:
+    """A kubeconfig for a plain-http loopback server (no credentials), as kubectl-wire.md shows."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": CONTEXT, "cluster": {"server": server}}],
+        "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT}}],
+        "users": [{"name": CONTEXT, "user": {}}],
+        "current-context": CONTEXT,
+        "preferences": {},
+    }
+
+
+def _server_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
+    return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+
+
+def _banner(
+    *, url: str, kubeconfig: Path, store: str, clock: str, nodes: list[str], created: list[str]
+) -> str:
+    resumed = "" if created == nodes else f" (resumed: {len(nodes) - len(created)} nodes already stored)"
+    workers = [n for n in nodes if n != CONTROL_PLANE_NODE]
+    lines = [
+        f"kubetaint is serving a cluster at {url}{resumed}",
+        f"  store: {store}   clock: {clock}   nodes: {len(nodes)} "
+        f"({CONTROL_PLANE_NODE} is tainted node-role.kubernetes.io/control-plane:NoSchedule)",
+        f"  kubeconfig: {kubeconfig}",
+        "",
+        "Try, in another shell:",
+        f"  export KUBECONFIG={kubeconfig}",
+        "  kubectl get nodes",
+    ]
+    if workers:
+        lines.append(f"  kubectl taint nodes {workers[0]} dedicated=gpu:NoSchedule")
+    lines += [
+        "  kubectl run web --image=nginx && kubectl get pods -o wide",
+        "  kubectl describe node " + (workers[0] if workers else CONTROL_PLANE_NODE),
+    ]
+    if clock == "virtual":
+        lines.append("  kubetaint clock advance 1h")
+    lines += ["", "Press Ctrl-C to stop."]
+    return "\n".join(lines)
+
+
+def _write_kubeconfig(path: Path, server: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(kubeconfig_document(server), sort_keys=False))
+
+
+async def _run(
+    sock: socket.socket,
+    *,
+    store_kind: str,
+    data_dir: Path,
+    nodes: int,
+    clock_kind: str,
+    kubeconfig: Path,
+    url: str,
+    address: str,
+) -> int:
+    loop = asyncio.get_running_loop()
+    real = RealClock(loop)
+    clock: Clock = real if clock_kind == "real" else LoopVirtualClock(real.now(), loop)
+    try:
+        store = open_store(store_kind, data_dir=data_dir, clock=clock)
+    except StoreError as err:
+        click.echo(f"error: {err}", err=True)
+        return 1
+    try:
+        cluster = LiveCluster(
+            store, clock, workers=nodes, seed=random.SystemRandom().getrandbits(64), server_address=address
+        )
+        created = cluster.start()
+        _write_kubeconfig(kubeconfig, url)
+        names = sorted(str(n["metadata"]["name"]) for n in store.list("nodes").items)
+        where = f"sqlite in {data_dir}" if store_kind == "sqlite" else store_kind
+        click.echo(
+            _banner(
+                url=url, kubeconfig=kubeconfig, store=where, clock=clock_kind, nodes=names, created=created
+            )
+        )
+        sys.stdout.flush()
+        await serve_forever(cluster, sock)
+    except StoreError as err:
+        click.echo(f"error: {err}", err=True)
+        return 1
+    finally:
+        store.close()
+    click.echo("kubetaint stopped.")
+    return 0
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=6443, show_default=True, type=click.IntRange(0, 65535), help="Port.")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the cluster lives (default: $XDG_DATA_HOME/kubetaint or ~/.local/share/kubetaint).",
+)
+@click.option("--store", "store_kind", default="sqlite", show_default=True, help=f"Store: {KINDS}.")
+@click.option("--nodes", default=3, show_default=True, type=click.IntRange(0, 5000), help="Worker nodes.")
+@click.option(
+    "--clock", "clock_kind", type=click.Choice(["real", "virtual"]), default="real", show_default=True
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the kubeconfig (default: DATA_DIR/kubeconfig).",
+)
+def up_command(**options: Any) -> None:
+    """Run the API server, scheduler, controllers and NODES hollow nodes in the foreground."""
+    host, port, nodes = str(options["host"]), int(options["port"]), int(options["nodes"])
+    store_kind, clock_kind = str(options["store_kind"]), str(options["clock_kind"])
+    data_dir: Path | None = options["data_dir"]
+    kubeconfig: Path | None = options["kubeconfig"]
+    directory = (data_dir or default_data_dir()).expanduser()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        click.echo(f"error: cannot create the data directory {directory}: {err.strerror}", err=True)
+        sys.exit(1)
+    try:
+        sock = listen(host, port)
+    except OSError as err:
+        click.echo(f"error: cannot listen on {host}:{port}: {err.strerror or err}", err=True)
+        sys.exit(1)
+    bound_port = sock.getsockname()[1]
+    url = _server_url(host, bound_port)
+    code = asyncio.run(
+        _run(
+            sock,
+            store_kind=store_kind,
+            data_dir=directory,
+            nodes=nodes,
+            clock_kind=clock_kind,
+            kubeconfig=(kubeconfig or directory / "kubeconfig").expanduser().absolute(),
+            url=url,
+            address=f"{host}:{bound_port}",
+        )
+    )
+    sys.exit(code)

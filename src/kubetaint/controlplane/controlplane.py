@@ -1,0 +1,147 @@
+"""`ControlPlane`: the one wiring of kube-apiserver's write path (admission + validation through a
+Registry), kube-scheduler, kube-controller-manager's controllers and the hollow kubelets, on one
+store and one injected clock, every component fed by shared informers (one cache per resource).
+
+The simulator (`kubetaint.sim.Cluster`) and `kubetaint up` both build exactly this; they differ
+only in the clock (virtual or real), the store and where objects come from.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubetaint.admission import AdmissionChain, AdmissionSettings
+from kubetaint.admission.settings import SettingsError as AdmissionSettingsError
+from kubetaint.api.errors import StatusError
+from kubetaint.api.features import FeatureGates
+from kubetaint.clock.base import Clock
+from kubetaint.controlplane.errors import ControlPlaneError
+from kubetaint.controlplane.fleet import NodeFleet
+from kubetaint.controlplane.schedhost import SchedulerHost
+from kubetaint.controlplane.settings import ControlPlaneSettings
+from kubetaint.controlplane.wiring import start_controllers
+from kubetaint.registry import Registry, StoreLookup, api_validator
+from kubetaint.scheduler.config import ConfigError
+from kubetaint.scheduler.scheduler import Scheduler
+from kubetaint.store.events import EventRecorder
+from kubetaint.store.informer import Informer
+from kubetaint.store.interface import Store
+
+#: The namespaces kube-apiserver creates at start-up (the system namespaces controller).
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+def admission_chain(store: Store, settings: Mapping[str, Any], feature_gates: FeatureGates) -> AdmissionChain:
+    """kube-apiserver's admission plugins configured from the admission settings."""
+    try:
+        admission_settings = AdmissionSettings.from_dict({**settings, "featureGates": dict(feature_gates)})
+        return AdmissionChain(admission_settings, StoreLookup(store))
+    except (AdmissionSettingsError, TypeError) as err:
+        raise ControlPlaneError(str(err)) from None
+
+
+class ControlPlane:
+    """Registry, scheduler host, controllers and hollow-node fleet over one store and clock.
+
+    `rng` (or a `seed`) draws, in this order, the registry's generateName suffixes, the
+    scheduler's tie-breaks and the controllers' randomness, so a seed reproduces a run.
+    Construction wires everything; `start()` lists the store once per informer and starts the
+    controllers and kubelets; `stop()` unsubscribes and cancels their timers.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        settings: ControlPlaneSettings | None = None,
+        feature_gates: FeatureGates | None = None,
+        seed: int | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.settings = settings or ControlPlaneSettings()
+        self.feature_gates: FeatureGates = dict(feature_gates or {})
+        root = rng if rng is not None else random.Random(seed)
+        self.registry = Registry(
+            store,
+            admission=admission_chain(store, self.settings.admission, self.feature_gates),
+            validator=api_validator(self.feature_gates),
+            rng=random.Random(root.getrandbits(64)),
+        )
+        self.informers: dict[str, Informer] = {}
+        scheduler_rng = random.Random(root.getrandbits(64))
+        self.controller_rng = random.Random(root.getrandbits(64))
+        self.scheduler_host = SchedulerHost(
+            self.registry,
+            clock,
+            self._scheduler_factory(scheduler_rng),
+            nodes=self.informer("nodes"),
+            pods=self.informer("pods"),
+            pdbs=self.informer("poddisruptionbudgets.policy"),
+            recorder=EventRecorder(store, clock, "default-scheduler"),
+        )
+        self.fleet = NodeFleet(self.registry, clock, pod_informer=self.informer("pods"))
+        self.controllers: list[Any] = []
+        self.started = False
+
+    def _scheduler_factory(self, rng: random.Random) -> Callable[[Callable[[], None]], Scheduler]:
+        config = self.settings.scheduler_config
+
+        def make(on_active: Callable[[], None]) -> Scheduler:
+            try:
+                return Scheduler(
+                    self.clock, rng, config=config, feature_gates=self.feature_gates, on_active=on_active
+                )
+            except ConfigError as err:
+                raise ControlPlaneError(str(err)) from None
+
+        return make
+
+    def informer(self, resource: str, namespace: str = "") -> Informer:
+        """The shared informer of `resource` (one cache per resource for every component)."""
+        key = f"{resource}/{namespace}"
+        informer = self.informers.get(key)
+        if informer is None:
+            informer = self.informers[key] = Informer(self.store, resource, namespace=namespace)
+        return informer
+
+    def ensure_system_namespaces(self) -> None:
+        """Create the system namespaces that do not exist yet (straight to the store)."""
+        for name in SYSTEM_NAMESPACES:
+            self.ensure_namespace(name)
+
+    def ensure_namespace(self, name: str) -> None:
+        try:
+            self.store.get("namespaces", "", name)
+        except StatusError:
+            self.store.create(
+                "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+            )
+
+    def start(self) -> None:
+        """Build and start the controllers, list every informer once, then start the kubelets."""
+        if self.started:
+            return
+        self.started = True
+        self.controllers = start_controllers(self)
+        for informer in list(self.informers.values()):
+            informer.start()
+        self.fleet.start()
+
+    def stop(self) -> None:
+        """Stop delivering events and cancel the components' timers (idempotent)."""
+        if not self.started:
+            return
+        self.started = False
+        for informer in self.informers.values():
+            informer.stop()
+        for controller in self.controllers:
+            stop = getattr(controller, "stop", None)
+            if stop is not None:
+                stop()
+        self.fleet.stop()
+        self.scheduler_host.stop()

@@ -1,0 +1,148 @@
+"""Runs `python -m kubetaint up` as a subprocess on a fresh data dir and a free port, and drives
+it with the real kubectl (fresh KUBECACHEDIR), the `kubetaint` CLI and the Python client."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import httpx
+
+KUBECTL = shutil.which("kubectl")
+#: Start-up and polling bounds (generous: they only bound a failure, never decide a pass).
+START_TIMEOUT = 30.0
+POLL_TIMEOUT = 15.0
+T = TypeVar("T")
+
+
+class UpServer:
+    """One `kubetaint up` process."""
+
+    def __init__(self, workdir: Path, *args: str, data_dir: Path | None = None) -> None:
+        self.workdir = workdir
+        self.data_dir = data_dir or workdir / "data"
+        self.kubeconfig = self.data_dir / "kubeconfig"
+        self.args = args
+        self.env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(workdir),
+            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+            "KUBECONFIG": str(self.kubeconfig),
+            "KUBECACHEDIR": str(workdir / "kubecache"),
+        }
+        self.proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.url = ""
+        self.banner: list[str] = []
+
+    def start(self) -> UpServer:
+        cmd = [sys.executable, "-m", "kubetaint", "up", "--data-dir", str(self.data_dir), "--port", "0"]
+        self.proc = subprocess.Popen(
+            [*cmd, *self.args],
+            env=self.env,
+            cwd=self.workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        threading.Thread(target=self._pump, daemon=True).start()
+        first = self._read_line()
+        assert first.startswith("kubetaint is serving a cluster at http://"), first + self._stderr()
+        self.url = first.split(" at ", 1)[1].split()[0]
+        self.banner.append(first)
+        while not self.banner[-1].startswith("Press Ctrl-C"):
+            self.banner.append(self._read_line())
+        return self
+
+    def _pump(self) -> None:
+        """Stdout lines into a queue (a thread: a blocking read has no timeout)."""
+        assert self.proc is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line.rstrip("\n"))
+        self._lines.put("")
+
+    def _read_line(self) -> str:
+        try:
+            line = self._lines.get(timeout=START_TIMEOUT)
+        except queue.Empty:
+            raise AssertionError("kubetaint up printed nothing" + self._stderr()) from None
+        assert line or self.proc is None or self.proc.poll() is None, "kubetaint up exited" + self._stderr()
+        return line
+
+    def rest_of_output(self) -> str:
+        lines = []
+        while True:
+            line = self._lines.get(timeout=START_TIMEOUT)
+            if not line and (self.proc is None or self.proc.poll() is not None) and self._lines.empty():
+                return "\n".join(lines)
+            lines.append(line)
+
+    def _stderr(self) -> str:
+        if self.proc is None or self.proc.poll() is None or self.proc.stderr is None:
+            return ""
+        return "\nstderr: " + self.proc.stderr.read()
+
+    def stop(self, sig: int = signal.SIGTERM) -> tuple[int, str, str]:
+        """Signal the process by PID; returns (exit code, rest of stdout, stderr)."""
+        assert self.proc is not None and self.proc.stderr is not None
+        os.kill(self.proc.pid, sig)
+        code = self.proc.wait(timeout=START_TIMEOUT)
+        err = self.proc.stderr.read()
+        self.proc.stderr.close()
+        out = self.rest_of_output()
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        return code, out, err
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.stop(signal.SIGKILL)
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(self.url + path, timeout=10)
+
+    def kubectl(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        assert KUBECTL is not None
+        result = subprocess.run(
+            [KUBECTL, *args],
+            env=self.env,
+            cwd=self.workdir,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        if ok:
+            assert result.returncode == 0, result.stderr
+        return result
+
+    def kubetaint(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "kubetaint", *args],
+            env=self.env,
+            cwd=self.workdir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+
+def eventually(probe: Callable[[], T | None], what: str) -> T:
+    """The first truthy result of `probe` (asynchronous work such as scheduling finishes soon)."""
+    deadline = time.monotonic() + POLL_TIMEOUT
+    while True:
+        value = probe()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
