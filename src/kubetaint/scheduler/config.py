@@ -58,17 +58,38 @@ class ProfileSpec:
     plugin_args: dict[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
-def _plugin_set(raw: Mapping[str, Any] | None, where: str) -> PluginSet:
-    raw = raw or {}
+def _mapping(value: Any, where: str, what: str) -> Mapping[str, Any]:
+    """`value` as an object, or a ConfigError naming the field (as decoding would reject it)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: Invalid value: {value!r}: must be a {what} object")
+    return value
+
+
+def _sequence(value: Any, where: str, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: Invalid value: {value!r}: must be a list of {what}")
+    return value
+
+
+def _plugin_set(raw: Any, where: str) -> PluginSet:
+    raw = _mapping(raw, where, "PluginSet")
     enabled: list[PluginRef] = []
-    for i, item in enumerate(raw.get("enabled") or ()):
+    for i, raw_item in enumerate(_sequence(raw.get("enabled"), f"{where}.enabled", "Plugin")):
+        item = _mapping(raw_item, f"{where}.enabled[{i}]", "Plugin")
         weight = item.get("weight", 0) or 0
         if not isinstance(weight, int) or isinstance(weight, bool):
             raise ConfigError(f"{where}.enabled[{i}].weight: Invalid value: {weight!r}: must be an integer")
         if weight < 0:
             raise ConfigError(f"{where}.enabled[{i}].weight: Invalid value: {weight}: must be non-negative")
         enabled.append((str(item.get("name", "")), weight))
-    disabled = [str(item.get("name", "")) for item in raw.get("disabled") or ()]
+    disabled = [
+        str(_mapping(item, f"{where}.disabled[{i}]", "Plugin").get("name", ""))
+        for i, item in enumerate(_sequence(raw.get("disabled"), f"{where}.disabled", "Plugin"))
+    ]
     return PluginSet(enabled, disabled)
 
 
@@ -92,22 +113,26 @@ def _merge_multipoint(custom: PluginSet) -> PluginSet:
 
 def load_profiles(config: Mapping[str, Any] | None = None) -> tuple[list[ProfileSpec], int]:
     """Profiles of a KubeSchedulerConfiguration dict and its global percentageOfNodesToScore."""
-    config = config or {}
+    config = _mapping(config, "KubeSchedulerConfiguration", "KubeSchedulerConfiguration")
     global_pct = _percentage(config.get("percentageOfNodesToScore"), "percentageOfNodesToScore") or 0
-    raw_profiles = config.get("profiles") or [{}]
+    raw_profiles = _sequence(config.get("profiles"), "profiles", "KubeSchedulerProfile") or [{}]
     specs: list[ProfileSpec] = []
     seen: set[str] = set()
-    for i, raw in enumerate(raw_profiles):
+    for i, raw_profile in enumerate(raw_profiles):
         where = f"profiles[{i}]"
+        raw = _mapping(raw_profile, where, "KubeSchedulerProfile")
         name = raw.get("schedulerName") or DEFAULT_SCHEDULER_NAME
         if name in seen:
             raise ConfigError(f'{where}.schedulerName: Duplicate value: "{name}"')
         seen.add(name)
-        plugins = raw.get("plugins") or {}
+        plugins = _mapping(raw.get("plugins"), f"{where}.plugins", "Plugins")
         points = {ep: _plugin_set(plugins.get(ep), f"{where}.plugins.{ep}") for ep in EXTENSION_POINTS}
         multi = _merge_multipoint(_plugin_set(plugins.get("multiPoint"), f"{where}.plugins.multiPoint"))
         args: dict[str, Mapping[str, Any]] = {}
-        for entry in raw.get("pluginConfig") or ():
+        for j, raw_entry in enumerate(
+            _sequence(raw.get("pluginConfig"), f"{where}.pluginConfig", "PluginConfig")
+        ):
+            entry = _mapping(raw_entry, f"{where}.pluginConfig[{j}]", "PluginConfig")
             plugin = str(entry.get("name", ""))
             if plugin in args:
                 raise ConfigError(f"repeated config for plugin {plugin}")
