@@ -1,0 +1,272 @@
+"""Snapshots: a live cluster's scheduling-relevant objects as ONE Scenario document
+(DESIGN.md "Scenario file"), and the loader `whatif` uses, which also takes a `kubectl get … -o json`
+v1 List saved by hand.
+
+The document is `kind: Scenario` whose `spec.objects` hold the captured objects, cleaned into
+create requests, and whose `metadata.annotations["kubetaint.dev/snapshot"]` is a JSON object with
+the capture time, the server version, the format version and every node's Lease renewTime.
+
+How a snapshot maps onto the simulator (decided here, documented in the report notes):
+- Controller ownerReferences (ReplicaSet, Deployment, DaemonSet, Node) are dropped: the
+  simulator's controllers adopt the orphans their selectors match, exactly as upstream's
+  ClaimPods does, and so get the new uids the simulator gives their owners.
+- StatefulSets are not a scenario kind. Their pods are kept with their ownerReference (so
+  `drain` sees them as managed) and each StatefulSet is recorded in the annotation; `whatif`
+  recreates a deleted StatefulSet pod under the same name (`<sts>-<ordinal>`), as the
+  StatefulSet controller would.
+- Terminating pods (deletionTimestamp set) and finished pods (Succeeded/Failed) are left out.
+- The system namespaces and the built-in `system-` PriorityClasses exist in every simulated
+  cluster already and are not duplicated.
+- A node whose Ready condition is not True gets a fault at t=0 (Unknown → `stop`, False →
+  `not-ready`), so its hollow kubelet reports what the real node did.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kubetaint.api.validation.kinds import SYSTEM_PRIORITY_CLASSES
+from kubetaint.controlplane import SYSTEM_NAMESPACES
+from kubetaint.sim.scenario import API_VERSION, Scenario, ScenarioError, load_scenario
+from kubetaint.sim.source import SourceError, load_text
+from kubetaint.store.interface import JSON
+
+SNAPSHOT_ANNOTATION = "kubetaint.dev/snapshot"
+#: The snapshot format this version writes and reads.
+SNAPSHOT_VERSION = 1
+#: kind → apiVersion of every kind a snapshot keeps (StatefulSet only in the annotation).
+KEPT_KINDS: dict[str, str] = {
+    "Namespace": "v1",
+    "PriorityClass": "scheduling.k8s.io/v1",
+    "RuntimeClass": "node.k8s.io/v1",
+    "Node": "v1",
+    "PodDisruptionBudget": "policy/v1",
+    "Deployment": "apps/v1",
+    "ReplicaSet": "apps/v1",
+    "DaemonSet": "apps/v1",
+    "StatefulSet": "apps/v1",
+    "Pod": "v1",
+}
+_ADOPTING_OWNERS = ("ReplicaSet", "Deployment", "DaemonSet", "Node", "ReplicationController")
+_SERVER_META = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation", "selfLink")
+
+
+class SnapshotError(ValueError):
+    """A file that is not a snapshot (or of an unsupported version); one clear line."""
+
+
+@dataclass
+class StatefulSetRef:
+    namespace: str
+    name: str
+    replicas: int
+
+
+@dataclass
+class SnapshotInfo:
+    """The annotation of a snapshot: when, from which server, and what it could not hold."""
+
+    captured_at: str | None = None
+    server_version: str = ""
+    leases: dict[str, str] = field(default_factory=dict)
+    stateful_sets: list[StatefulSetRef] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def as_json(self) -> JSON:
+        return {
+            "version": SNAPSHOT_VERSION,
+            "capturedAt": self.captured_at,
+            "serverVersion": self.server_version,
+            "leases": dict(sorted(self.leases.items())),
+            "statefulSets": [
+                {"namespace": s.namespace, "name": s.name, "replicas": s.replicas} for s in self.stateful_sets
+            ],
+            "skipped": dict(sorted(self.skipped.items())),
+        }
+
+
+# building ----------------------------------------------------------------------------------------
+
+
+def build_snapshot(
+    objects: Iterable[Mapping[str, Any]], info: SnapshotInfo, *, name: str = "snapshot"
+) -> JSON:
+    """The Scenario document of captured objects (each with kind and apiVersion set)."""
+    kept: list[JSON] = []
+    events: list[JSON] = []
+    for obj in objects:
+        kind = str(obj.get("kind") or "")
+        if kind == "StatefulSet":
+            meta = obj.get("metadata") or {}
+            replicas = (obj.get("spec") or {}).get("replicas")
+            info.stateful_sets.append(
+                StatefulSetRef(
+                    str(meta.get("namespace") or "default"),
+                    str(meta.get("name")),
+                    1 if replicas is None else int(replicas),
+                )
+            )
+            continue
+        if kind == "Lease":
+            _note_lease(obj, info)
+            continue
+        cleaned = clean_object(obj)
+        if cleaned is None:
+            info.skipped[kind or "unknown"] = info.skipped.get(kind or "unknown", 0) + 1
+            continue
+        kept.append(cleaned)
+        if kind == "Node":
+            events.extend(_node_fault_events(cleaned))
+    annotations = {SNAPSHOT_ANNOTATION: json.dumps(info.as_json(), sort_keys=True)}
+    spec: JSON = {"objects": kept}
+    if events:
+        spec["events"] = events
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Scenario",
+        "metadata": {"name": name, "annotations": annotations},
+        "spec": spec,
+    }
+
+
+def clean_object(obj: Mapping[str, Any]) -> JSON | None:
+    """A captured object as a create request, or None when a snapshot leaves it out."""
+    kind = str(obj.get("kind") or "")
+    if kind not in KEPT_KINDS:
+        return None
+    meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in _SERVER_META}
+    name = str(meta.get("name") or "")
+    if kind == "Namespace" and name in SYSTEM_NAMESPACES:
+        return None
+    if kind == "PriorityClass" and name in SYSTEM_PRIORITY_CLASSES:
+        return None
+    out: JSON = {**obj, "apiVersion": KEPT_KINDS[kind], "kind": kind}
+    finished = (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+    if kind == "Pod" and (meta.get("deletionTimestamp") or finished):
+        return None
+    meta.pop("deletionTimestamp", None)
+    meta.pop("deletionGracePeriodSeconds", None)
+    refs = [r for r in meta.get("ownerReferences") or [] if r.get("kind") not in _ADOPTING_OWNERS]
+    if refs:
+        meta["ownerReferences"] = refs
+    else:
+        meta.pop("ownerReferences", None)
+    out["metadata"] = meta
+    if kind == "Node":
+        status = {k: v for k, v in (obj.get("status") or {}).items() if k not in ("images", "volumesInUse")}
+        out["status"] = status
+    return out
+
+
+def _note_lease(lease: Mapping[str, Any], info: SnapshotInfo) -> None:
+    meta = lease.get("metadata") or {}
+    renew = (lease.get("spec") or {}).get("renewTime")
+    if meta.get("namespace") == "kube-node-lease" and renew:
+        info.leases[str(meta.get("name"))] = str(renew)
+
+
+def _node_fault_events(node: Mapping[str, Any]) -> list[JSON]:
+    for condition in (node.get("status") or {}).get("conditions") or []:
+        if condition.get("type") != "Ready":
+            continue
+        status = condition.get("status")
+        name = node["metadata"]["name"]
+        if status == "Unknown":
+            return [{"at": 0, "fault": "stop", "node": name}]
+        if status == "False":
+            return [{"at": 0, "fault": "not-ready", "node": name}]
+    return []
+
+
+# loading -----------------------------------------------------------------------------------------
+
+
+def from_list(document: Mapping[str, Any], *, name: str = "snapshot") -> JSON:
+    """A v1 List (`kubectl get nodes,pods,… -o json`) as a snapshot Scenario document."""
+    items = document.get("items")
+    if not isinstance(items, list):
+        raise SnapshotError("a v1 List needs an items list")
+    return build_snapshot([i for i in items if isinstance(i, Mapping)], SnapshotInfo(), name=name)
+
+
+def snapshot_info(scenario: Scenario) -> SnapshotInfo:
+    """The snapshot annotation of a loaded scenario (an empty info for a plain scenario)."""
+    source = scenario.source
+    data = source.data if source is not None else {}
+    raw = ((data.get("metadata") or {}).get("annotations") or {}).get(SNAPSHOT_ANNOTATION)
+    if raw is None:
+        return SnapshotInfo()
+    try:
+        parsed = json.loads(raw)
+    except (TypeError, ValueError):
+        raise SnapshotError(f"metadata.annotations[{SNAPSHOT_ANNOTATION}]: not a JSON object") from None
+    if not isinstance(parsed, Mapping):
+        raise SnapshotError(f"metadata.annotations[{SNAPSHOT_ANNOTATION}]: not a JSON object")
+    version = parsed.get("version")
+    if version != SNAPSHOT_VERSION:
+        raise SnapshotError(
+            f"unsupported snapshot version {version!r} (this kubetaint reads version {SNAPSHOT_VERSION})"
+        )
+    return SnapshotInfo(
+        captured_at=parsed.get("capturedAt"),
+        server_version=str(parsed.get("serverVersion") or ""),
+        leases=dict(parsed.get("leases") or {}),
+        stateful_sets=[
+            StatefulSetRef(str(s["namespace"]), str(s["name"]), int(s["replicas"]))
+            for s in parsed.get("statefulSets") or []
+        ],
+        skipped=dict(parsed.get("skipped") or {}),
+    )
+
+
+def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
+    """A snapshot file (or a scenario, or a saved v1 List) as a scenario plus its snapshot info.
+
+    SnapshotError/ScenarioError name the file when it is not one.
+    """
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise SnapshotError(f"{name}: {err.strerror or err}") from None
+    try:
+        data = load_text(text, name).data
+    except SourceError as err:
+        raise SnapshotError(str(err)) from None
+    if not isinstance(data, Mapping):
+        raise SnapshotError(f"{name}: not a snapshot: expected a Scenario or a v1 List object")
+    if data.get("kind") == "List" and data.get("apiVersion") == "v1":
+        try:
+            data = from_list(data, name=Path(name).stem or "snapshot")
+        except SnapshotError as err:
+            raise SnapshotError(f"{name}: {err}") from None
+        scenario = load_scenario(data)
+    elif data.get("kind") == "Scenario":
+        scenario = load_scenario(Path(path))
+    else:
+        raise SnapshotError(
+            f"{name}: not a snapshot: kind {data.get('kind')!r}, expected Scenario or a v1 List"
+        )
+    try:
+        return scenario, snapshot_info(scenario)
+    except SnapshotError as err:
+        raise SnapshotError(f"{name}: {err}") from None
+
+
+__all__ = [
+    "SNAPSHOT_ANNOTATION",
+    "SNAPSHOT_VERSION",
+    "ScenarioError",
+    "SnapshotError",
+    "SnapshotInfo",
+    "StatefulSetRef",
+    "build_snapshot",
+    "clean_object",
+    "from_list",
+    "load_snapshot",
+    "snapshot_info",
+]

@@ -1,0 +1,238 @@
+"""Snapshots: cleaning captured objects, the Scenario document, loading (Scenario, v1 List, bad
+files) and the StatefulSet owner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubetaint.sim.simulation import Simulation
+from kubetaint.sim.snapshot import (
+    SNAPSHOT_ANNOTATION,
+    SnapshotError,
+    SnapshotInfo,
+    build_snapshot,
+    clean_object,
+    from_list,
+    load_snapshot,
+)
+from kubetaint.sim.statefulset import StatefulSetOwner
+
+CAPTURED = "2026-01-01T00:10:00Z"
+
+
+def node(name: str, *, taints: list[dict[str, Any]] | None = None, ready: str = "True") -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "uid": "u-" + name, "resourceVersion": "7", "managedFields": [{}]},
+        "spec": {"taints": taints or []},
+        "status": {
+            "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": ready}],
+            "images": [{"names": ["big"]}],
+        },
+    }
+
+
+def pod(
+    name: str, node_name: str = "", *, owner: tuple[str, str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "name": name,
+        "namespace": "default",
+        "labels": {"app": "web"},
+        "uid": "p-" + name,
+    }
+    if owner is not None:
+        meta["ownerReferences"] = [
+            {"apiVersion": "apps/v1", "kind": owner[0], "name": owner[1], "uid": "x", "controller": True}
+        ]
+    meta.update(extra.pop("meta", {}))
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "nginx"}]}
+    if node_name:
+        spec["nodeName"] = node_name
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": spec,
+        "status": extra.pop("status", {"phase": "Running"}),
+    }
+
+
+@pytest.mark.parametrize(
+    ("obj", "kept"),
+    [
+        pytest.param(pod("a", "n1"), True, id="a running pod is kept"),
+        pytest.param(pod("a", "n1", status={"phase": "Succeeded"}), False, id="a finished pod is left out"),
+        pytest.param(
+            pod("a", "n1", meta={"deletionTimestamp": CAPTURED}), False, id="a terminating pod is left out"
+        ),
+        pytest.param(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}},
+            False,
+            id="a system namespace is not duplicated",
+        ),
+        pytest.param(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}},
+            True,
+            id="a user namespace is kept",
+        ),
+        pytest.param(
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "system-node-critical"},
+                "value": 1,
+            },
+            False,
+            id="a built-in priority class is not duplicated",
+        ),
+        pytest.param(
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
+            False,
+            id="a kind the simulator does not hold is left out",
+        ),
+    ],
+)
+def test_clean_object_keeps_what_a_simulation_can_hold(obj: dict[str, Any], kept: bool) -> None:
+    assert (clean_object(obj) is not None) is kept
+
+
+def test_clean_object_drops_server_metadata_and_adopting_owners_but_keeps_taint_time() -> None:
+    taint = {"key": "k", "value": "v", "effect": "NoExecute", "timeAdded": "2026-01-01T00:00:00Z"}
+    cleaned = clean_object(node("n1", taints=[taint]))
+    assert cleaned is not None
+    assert set(cleaned["metadata"]) == {"name"}
+    assert cleaned["spec"]["taints"] == [taint]
+    assert "images" not in cleaned["status"]
+    rs_pod = clean_object(pod("a", "n1", owner=("ReplicaSet", "web")))
+    sts_pod = clean_object(pod("s-0", "n1", owner=("StatefulSet", "s")))
+    assert rs_pod is not None and "ownerReferences" not in rs_pod["metadata"]
+    assert sts_pod is not None and sts_pod["metadata"]["ownerReferences"][0]["kind"] == "StatefulSet"
+
+
+def test_build_snapshot_is_a_scenario_with_the_annotation_and_faults_for_unready_nodes() -> None:
+    sts = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {"replicas": 2},
+    }
+    lease = {
+        "kind": "Lease",
+        "metadata": {"name": "n1", "namespace": "kube-node-lease"},
+        "spec": {"renewTime": CAPTURED},
+    }
+    doc = build_snapshot(
+        [node("n1"), node("n2", ready="Unknown"), node("n3", ready="False"), sts, lease, pod("a", "n1")],
+        SnapshotInfo(captured_at=CAPTURED, server_version="v1.35.0"),
+    )
+    assert (doc["apiVersion"], doc["kind"]) == ("kubetaint.dev/v1alpha1", "Scenario")
+    info = json.loads(doc["metadata"]["annotations"][SNAPSHOT_ANNOTATION])
+    assert info["capturedAt"] == CAPTURED and info["serverVersion"] == "v1.35.0" and info["version"] == 1
+    assert info["leases"] == {"n1": CAPTURED}
+    assert info["statefulSets"] == [{"namespace": "default", "name": "db", "replicas": 2}]
+    assert doc["spec"]["events"] == [
+        {"at": 0, "fault": "stop", "node": "n2"},
+        {"at": 0, "fault": "not-ready", "node": "n3"},
+    ]
+    assert [o["kind"] for o in doc["spec"]["objects"]] == ["Node", "Node", "Node", "Pod"]
+
+
+def test_a_snapshot_file_runs_as_a_scenario(tmp_path: Path) -> None:
+    doc = build_snapshot([node("n1"), pod("a", "n1")], SnapshotInfo(captured_at=CAPTURED))
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(doc))
+    scenario, info = load_snapshot(path)
+    assert info.captured_at == CAPTURED
+    sim = Simulation(scenario, until=60)
+    sim.run_until(60)
+    assert [(p["metadata"]["name"], p["spec"]["nodeName"]) for p in sim.objects("pods")] == [("a", "n1")]
+
+
+def test_a_saved_kubectl_list_loads_as_a_snapshot(tmp_path: Path) -> None:
+    items = [{k: v for k, v in node("n1").items()}, pod("a"), pod("b", "n1")]
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    scenario, info = load_snapshot(path)
+    assert info.captured_at is None
+    assert [o["metadata"]["name"] for o in scenario.objects] == ["n1", "a", "b"]
+    assert from_list({"apiVersion": "v1", "kind": "List", "items": items})["kind"] == "Scenario"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            '{"apiVersion": "v1", "kind": "Pod"}',
+            "not a snapshot: kind 'Pod'",
+            id="a single object is not a snapshot",
+        ),
+        pytest.param("[1, 2]", "not a snapshot", id="a list of numbers is not a snapshot"),
+        pytest.param("{: nope", "invalid YAML", id="broken text names the problem"),
+        pytest.param(
+            '{"apiVersion": "v1", "kind": "List", "items": 3}', "items list", id="a List without items"
+        ),
+        pytest.param(
+            json.dumps(
+                {
+                    "apiVersion": "kubetaint.dev/v1alpha1",
+                    "kind": "Scenario",
+                    "metadata": {"annotations": {SNAPSHOT_ANNOTATION: '{"version": 9}'}},
+                }
+            ),
+            "unsupported snapshot version 9",
+            id="a snapshot from a newer format version is refused",
+        ),
+    ],
+)
+def test_files_that_are_not_snapshots_get_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(SnapshotError) as info:
+        load_snapshot(path)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(SnapshotError, match=r"nope\.json"):
+        load_snapshot(tmp_path / "nope.json")
+
+
+def test_a_deleted_statefulset_pod_is_recreated_under_its_stable_name() -> None:
+    doc = build_snapshot(
+        [
+            node("n1"),
+            node("n2"),
+            {
+                "apiVersion": "apps/v1",
+                "kind": "StatefulSet",
+                "metadata": {"name": "db", "namespace": "default"},
+                "spec": {"replicas": 1},
+            },
+            pod("db-0", "n1", owner=("StatefulSet", "db")),
+            pod("db-7", "n1", owner=("StatefulSet", "db")),
+        ],
+        SnapshotInfo(captured_at=CAPTURED),
+    )
+    scenario = load_snapshot_from(doc)
+    sim = Simulation(scenario[0], until=600)
+    StatefulSetOwner(sim, scenario[1].stateful_sets)
+    sim.kubectl("drain n1 --force")
+    sim.run_until(60)
+    pods = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in sim.objects("pods")}
+    assert pods == {"db-0": "n2"}  # ordinal 7 is beyond replicas: scaled away, not recreated
+
+
+def load_snapshot_from(doc: dict[str, Any]) -> Any:
+    from kubetaint.sim.scenario import load_scenario
+    from kubetaint.sim.snapshot import snapshot_info
+
+    scenario = load_scenario(doc)
+    return scenario, snapshot_info(scenario)
