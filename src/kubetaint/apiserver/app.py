@@ -187,6 +187,7 @@ def create_app(
         Route("/livez", ok),
         Route("/readyz", readyz),
         Route("/version", version),
+        Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
         Route("/apis", groups_root),
         Route("/openapi/v3", openapi_index),

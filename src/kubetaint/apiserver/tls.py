@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from kubetaint.clock.wall import wall_now
+
 SELF_SIGNED_DAYS = 365
 CERT_FILE = "apiserver.crt"
 KEY_FILE = "apiserver.key"
@@ -56,7 +58,7 @@ def generate_self_signed(
         except ValueError:
             names.append(x509.DNSName(host))
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{hosts[0]}@kubetaint")])
-    now = datetime.datetime.now(datetime.UTC)  # wall clock on purpose, see the module docstring
+    now = wall_now()  # wall clock on purpose, see the module docstring
     cert = (
         x509.CertificateBuilder()
         .subject_name(subject)

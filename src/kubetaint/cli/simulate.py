@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import click
 
+from kubetaint.clock.wall import wall_monotonic
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.report_html import render_html
 from kubetaint.sim.report_table import render_table
@@ -34,11 +35,11 @@ def _progress(end: float) -> tuple[Callable[[float], None], Callable[[], None]]:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    started = time.monotonic()  # wall time for the progress display only, never for the simulation
+    started = wall_monotonic()  # wall time for the progress display only, never for the simulation
     state: dict[str, Any] = {"bar": None, "task": None, "last": 0.0}
 
     def update(t: float) -> None:
-        wall = time.monotonic()
+        wall = wall_monotonic()
         if wall - state["last"] < 0.1:
             return
         state["last"] = wall
@@ -73,6 +74,8 @@ def _progress(end: float) -> tuple[Callable[[float], None], Callable[[], None]]:
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
 def simulate_command(scenario: str, output: str, until: str | None, seed: int | None) -> None:
     """Run a scenario in virtual time and print its timeline."""
+    # Components log recoverable hiccups (a retried deletion); the timeline is the output here.
+    logging.getLogger("kubetaint").addHandler(logging.NullHandler())
     end: float | None = None
     if until is not None:
         try:
