@@ -18,6 +18,8 @@ _COMMANDS = [
     ("snapshot", "kubetaint.cli.snapshot", "snapshot_command"),
     ("up", "kubetaint.cli.up", "up_command"),
     ("clock", "kubetaint.cli.clock", "clock_group"),
+    ("scheduler", "kubetaint.cli.scheduler", "scheduler_command"),
+    ("controllers", "kubetaint.cli.controllers", "controllers_command"),
 ]
 
 

@@ -91,6 +91,7 @@ async def _run(
     kubeconfig: Path,
     url: str,
     address: str,
+    controllers: bool = True,
 ) -> int:
     loop = asyncio.get_running_loop()
     real = RealClock(loop)
@@ -104,6 +105,7 @@ async def _run(
         cluster = LiveCluster(
             store, clock, workers=nodes, seed=random.SystemRandom().getrandbits(64), server_address=address
         )
+        cluster.plane.run_controllers = controllers
         created = cluster.start()
         _write_kubeconfig(kubeconfig, url)
         names = sorted(str(n["metadata"]["name"]) for n in store.list("nodes").items)
@@ -144,6 +146,12 @@ async def _run(
     default=None,
     help="Where to write the kubeconfig (default: DATA_DIR/kubeconfig).",
 )
+@click.option(
+    "--controllers/--no-controllers",
+    default=True,
+    show_default=True,
+    help="Run kube-controller-manager's controllers (off: `kubetaint controllers` runs them).",
+)
 def up_command(**options: Any) -> None:
     """Run the API server, scheduler, controllers and NODES hollow nodes in the foreground."""
     host, port, nodes = str(options["host"]), int(options["port"]), int(options["nodes"])
@@ -173,6 +181,7 @@ def up_command(**options: Any) -> None:
             kubeconfig=(kubeconfig or directory / "kubeconfig").expanduser().absolute(),
             url=url,
             address=f"{host}:{bound_port}",
+            controllers=bool(options["controllers"]),
         )
     )
     sys.exit(code)

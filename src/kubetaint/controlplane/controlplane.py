@@ -86,6 +86,8 @@ class ControlPlane:
         )
         self.fleet = NodeFleet(self.registry, clock, pod_informer=self.informer("pods"))
         self.controllers: list[Any] = []
+        #: False leaves kube-controller-manager's controllers to another process (`up --no-controllers`).
+        self.run_controllers = True
         self.started = False
 
     def _scheduler_factory(self, rng: random.Random) -> Callable[[Callable[[], None]], Scheduler]:
@@ -127,7 +129,7 @@ class ControlPlane:
         if self.started:
             return
         self.started = True
-        self.controllers = start_controllers(self)
+        self.controllers = start_controllers(self) if self.run_controllers else []
         for informer in list(self.informers.values()):
             informer.start()
         self.fleet.start()
