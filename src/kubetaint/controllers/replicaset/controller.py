@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.api.selectors import LabelSelector, label_selector_from_dict
+from kubetaint.api.selectors import LabelSelector
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
@@ -55,6 +56,7 @@ class ReplicaSetController:
         ]
         self.recorder = recorder or EventRecorder(store, clock, "replicaset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "replicaset")
+        self.owners = OwnerSelectorIndex(self.replicasets)
         self.index = PodOwnerIndex(self.pods, self._pod_changed)
         self.replicasets.add_handlers(
             EventHandlers(
@@ -82,9 +84,8 @@ class ReplicaSetController:
             # An orphan: every ReplicaSet in the namespace whose selector matches may adopt it.
             namespace = podutil.key_of(pod)[0]
             labels = (pod.get("metadata") or {}).get("labels") or {}
-            for rs in self.replicasets.items():
-                if podutil.key_of(rs)[0] == namespace and _selector(rs).matches(labels):
-                    self.queue.add(podutil.key_of(rs))
+            for rs in self.owners.matching(namespace, labels):
+                self.queue.add(podutil.key_of(rs))
 
     # sync ----------------------------------------------------------------------------------------
 
@@ -92,7 +93,7 @@ class ReplicaSetController:
         rs = self.replicasets.get(*key)
         if rs is None:
             return
-        selector = label_selector_from_dict((rs.get("spec") or {}).get("selector"))
+        selector = self.owners.selectors.parsed(rs)
         if selector is None:
             return
         pods = self.claim_pods(rs, selector)
@@ -116,7 +117,7 @@ class ReplicaSetController:
             return claimed
         namespace = podutil.key_of(rs)[0]
         ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
-        for pod in self.index.orphans_in(namespace):
+        for pod in self.index.orphan_candidates(namespace, selector):
             meta = pod.get("metadata") or {}
             if meta.get("deletionTimestamp") or not selector.matches(meta.get("labels")):
                 continue
@@ -209,14 +210,6 @@ class ReplicaSetController:
 
 def _uid(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("uid") or "")
-
-
-def _selector(rs: Mapping[str, Any]) -> LabelSelector:
-    try:
-        parsed = label_selector_from_dict((rs.get("spec") or {}).get("selector"))
-    except StatusError:
-        parsed = None
-    return parsed if parsed is not None else LabelSelector((("", "!", ()), ("", "exists", ())))
 
 
 def _has_labels(pod: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
