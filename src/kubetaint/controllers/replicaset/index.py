@@ -82,6 +82,10 @@ class PodOwnerIndex:
     def pods_owned_by(self, uid: str) -> list[JSON]:
         return self._get(self.owned.get(uid, _NONE))
 
+    def owned_pod(self, uid: str, key: Key) -> JSON | None:
+        """The pod under `key` when `uid` owns it, else None."""
+        return self.informer.get(*key) if key in self.owned.get(uid, _NONE) else None
+
     def orphans_in(self, namespace: str) -> list[JSON]:
         return self._get(self.orphans.get(namespace, _NONE))
 
