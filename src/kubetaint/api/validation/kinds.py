@@ -81,7 +81,11 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
 
 
 def _pod_spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
-    return [*validate_pod_spec(spec, "spec", allow_comparison=allow), *validate_containers_only_for_pod(spec)]
+    errs = [*validate_pod_spec(spec, "spec", allow_comparison=allow), *validate_containers_only_for_pod(spec)]
+    if not errs:  # a later update keeping this very spec (once stored) needs only its update rules
+        rules = validate_pod_update_rules(spec, spec, allow_comparison=allow)
+        STORED_PARTS.put(spec, ("pod-update", allow), rules)
+    return errs
 
 
 def _pod_update_errors(spec: Obj, old_spec: Obj, allow: bool) -> list[f.FieldError]:

@@ -5,7 +5,8 @@ renewing its lease keeps the lease's metadata, a status update keeps the pod's m
 Stored objects are read-only (the store contract), so such a part validates the same way every
 time: the result is computed once and reused while the part stays stored. Only parts that ARE
 (by identity) the stored object's own are looked up, never a caller's fresh dicts, which a caller
-may still change.
+may still change; every validation that does the work records its result afresh, so an entry
+always describes its part as it was last validated, which is how it was stored.
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ class PartMemo:
             self._entries.clear()
         self._entries[id(part)] = (part, key, tuple(result))
         return result
+
+    def put(self, part: Any, key: Hashable, errors: list[FieldError]) -> None:
+        """Remember `errors` for `part` under `key` (just computed for that very object)."""
+        if len(self._entries) >= self._limit:
+            self._entries.clear()
+        self._entries[id(part)] = (part, key, tuple(errors))
 
     def clear(self) -> None:
         self._entries.clear()
