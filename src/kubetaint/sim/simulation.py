@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.core.heap import collector_paused, existing_objects_frozen
+from kubetaint.core.heap import collector_paused, full_collections_deferred
 from kubetaint.sim.cluster import Cluster, _describe, _fresh, _status_text
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of, resolve_kind
@@ -71,7 +71,7 @@ class Simulation:
     def run_until(self, t: float | str, progress: Callable[[float], None] | None = None) -> None:
         """Run everything due up to `t` seconds after the start (a number or a Go duration)."""
         target = self.cluster.start + _seconds(t, "t")
-        with existing_objects_frozen():
+        with full_collections_deferred():
             if progress is None:
                 self.clock.run_until(target)
                 return
