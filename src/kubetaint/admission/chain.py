@@ -58,6 +58,16 @@ class AdmissionChain:
             for name in self.settings.enabled_plugins()
             if name in IMPLEMENTED_PLUGINS
         ]
+        self._by_resource: dict[str, list[AdmissionPlugin]] = {}
+
+    def _plugins_for(self, resource: str) -> list[AdmissionPlugin]:
+        """The plugins that may act on `resource`, in chain order."""
+        found = self._by_resource.get(resource)
+        if found is None:
+            found = self._by_resource[resource] = [
+                p for p in self.plugins if p.resources is None or resource in p.resources
+            ]
+        return found
 
     @property
     def plugin_names(self) -> list[str]:
@@ -66,7 +76,7 @@ class AdmissionChain:
     def mutate(self, attrs: Attributes, lookup: ObjectLookup | None = None) -> Mapping[str, Any] | None:
         """Every mutating plugin's Admit, in order; returns the resulting object."""
         store = lookup if lookup is not None else self.lookup
-        for plugin in self.plugins:
+        for plugin in self._plugins_for(attrs.resource):
             if plugin.mutating and plugin.handles(attrs.operation):
                 attrs = attrs.with_object(plugin.admit(attrs, store))
         return attrs.object
@@ -74,7 +84,7 @@ class AdmissionChain:
     def validate(self, attrs: Attributes, lookup: ObjectLookup | None = None) -> None:
         """Every validating plugin's Validate, in order."""
         store = lookup if lookup is not None else self.lookup
-        for plugin in self.plugins:
+        for plugin in self._plugins_for(attrs.resource):
             if plugin.validating and plugin.handles(attrs.operation):
                 plugin.validate(attrs, store)
 

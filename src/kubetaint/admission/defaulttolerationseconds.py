@@ -31,6 +31,7 @@ class DefaultTolerationSeconds(AdmissionPlugin):
     name: ClassVar[str] = "DefaultTolerationSeconds"
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE})
     mutating: ClassVar[bool] = True
+    resources: ClassVar[frozenset[str] | None] = frozenset({"pods"})
 
     def __init__(
         self,

@@ -60,6 +60,7 @@ class ExtendedResourceToleration(AdmissionPlugin):
     name: ClassVar[str] = "ExtendedResourceToleration"
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE})
     mutating: ClassVar[bool] = True
+    resources: ClassVar[frozenset[str] | None] = frozenset({"pods"})
 
     def admit(self, attrs: Attributes, lookup: ObjectLookup) -> Mapping[str, Any] | None:
         if not is_pod_request(attrs):

@@ -21,6 +21,7 @@ class TaintNodesByCondition(AdmissionPlugin):
     name: ClassVar[str] = "TaintNodesByCondition"
     operations: ClassVar[frozenset[str]] = frozenset({CREATE})
     mutating: ClassVar[bool] = True
+    resources: ClassVar[frozenset[str] | None] = frozenset({"nodes"})
 
     def admit(self, attrs: Attributes, lookup: ObjectLookup) -> Mapping[str, Any] | None:
         node = attrs.object

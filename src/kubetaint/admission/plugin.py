@@ -22,6 +22,9 @@ class AdmissionPlugin:
     operations: ClassVar[frozenset[str]] = frozenset()
     mutating: ClassVar[bool] = False
     validating: ClassVar[bool] = False
+    #: The resources whose requests the plugin may change or reject (None: any); the chain skips
+    #: it for the others, where its Admit and Validate return at once.
+    resources: ClassVar[frozenset[str] | None] = None
 
     def handles(self, operation: str) -> bool:
         """Handler.Handles: whether the plugin runs for `operation`."""

@@ -65,6 +65,7 @@ class Priority(AdmissionPlugin):
     name: ClassVar[str] = "Priority"
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE, DELETE})
     mutating: ClassVar[bool] = True
+    resources: ClassVar[frozenset[str] | None] = frozenset({"pods", "priorityclasses"})
     validating: ClassVar[bool] = True
 
     def admit(self, attrs: Attributes, lookup: ObjectLookup) -> Mapping[str, Any] | None:

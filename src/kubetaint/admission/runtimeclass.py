@@ -41,6 +41,7 @@ class RuntimeClass(AdmissionPlugin):
     name: ClassVar[str] = "RuntimeClass"
     operations: ClassVar[frozenset[str]] = frozenset({CREATE})
     mutating: ClassVar[bool] = True
+    resources: ClassVar[frozenset[str] | None] = frozenset({"pods"})
     validating: ClassVar[bool] = True
 
     def admit(self, attrs: Attributes, lookup: ObjectLookup) -> Mapping[str, Any] | None:

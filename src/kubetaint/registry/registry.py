@@ -106,8 +106,8 @@ class Registry:
     def watch(self, resource: str, **kwargs: Any) -> Watch:
         return self.store.watch(resource, **kwargs)
 
-    def subscribe(self, handler: Handler) -> Callable[[], None]:
-        return self.store.subscribe(handler)
+    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+        return self.store.subscribe(handler, resource)
 
     def current_resource_version(self) -> int:
         return self.store.current_resource_version()

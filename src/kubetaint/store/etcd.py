@@ -355,8 +355,8 @@ class EtcdStore:
             compacted = compact_revision_for(self.url, b64(prefix), prefix_end(prefix), since + 1)
             raise too_old(since, compacted - 1 if compacted else since + 1) from None
 
-    def subscribe(self, handler: Handler) -> Callable[[], None]:
-        unsubscribe = self._dispatcher.subscribe(handler)
+    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+        unsubscribe = self._dispatcher.subscribe(handler, resource)
         with self._feed_lock:
             if self._resume_after is None:
                 self._resume_after = self._revision_now()

@@ -64,7 +64,7 @@ class Informer:
         if self._unsubscribe is not None:
             return
         namespace, labels, fields = self._selectors
-        self._unsubscribe = self._store.subscribe(self._on_event)
+        self._unsubscribe = self._store.subscribe(self._on_event, self.resource)
         listed = self._store.list(
             self.resource, namespace=namespace, label_selector=labels, field_selector=fields
         )

@@ -109,9 +109,9 @@ class Store(Protocol):
         field_selector: str | None = None,
     ) -> Watch: ...
 
-    def subscribe(self, handler: Handler) -> Callable[[], None]:
-        """Call `handler` for every later committed change of any resource, in commit order, in
-        the writer's thread. Returns a function that unsubscribes."""
+    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+        """Call `handler` for every later committed change of any resource (of `resource` only,
+        when given), in commit order, in the writer's thread. Returns a function that unsubscribes."""
         ...
 
     def current_resource_version(self) -> int: ...

@@ -197,8 +197,8 @@ class MemoryStore:
         self._history.append(event)
         self._dispatcher.enqueue(event)
 
-    def subscribe(self, handler: Handler) -> Callable[[], None]:
-        return self._dispatcher.subscribe(handler)
+    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+        return self._dispatcher.subscribe(handler, resource)
 
     def watch(
         self,

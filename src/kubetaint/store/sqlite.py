@@ -285,8 +285,8 @@ class SqliteStore:
 
     # watch -------------------------------------------------------------------------------
 
-    def subscribe(self, handler: Handler) -> Callable[[], None]:
-        return self._dispatcher.subscribe(handler)
+    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+        return self._dispatcher.subscribe(handler, resource)
 
     def watch(
         self,

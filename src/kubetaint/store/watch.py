@@ -128,7 +128,9 @@ class Dispatcher:
     writes queue up behind the current event instead of nesting)."""
 
     def __init__(self) -> None:
-        self._handlers: list[Handler] = []
+        self._handlers: list[tuple[Handler, str | None]] = []
+        # per resource, the handlers that see its changes, in subscription order (rebuilt lazily)
+        self._routes: dict[str, list[Handler]] = {}
         self._pending: deque[WatchEvent] = deque()
         self._dispatching = False
         self._lock = threading.Lock()
@@ -136,6 +138,12 @@ class Dispatcher:
     def enqueue(self, event: WatchEvent) -> None:
         with self._lock:
             self._pending.append(event)
+
+    def _route(self, resource: str) -> list[Handler]:
+        route = self._routes.get(resource)
+        if route is None:
+            route = self._routes[resource] = [h for h, wanted in self._handlers if wanted in (None, resource)]
+        return route
 
     def dispatch(self) -> None:
         with self._lock:
@@ -149,7 +157,7 @@ class Dispatcher:
                         self._dispatching = False
                         return
                     event = self._pending.popleft()
-                    handlers = list(self._handlers)
+                    handlers = self._route(event.resource)
                 for handler in handlers:
                     handler(event)
         except BaseException:
@@ -157,17 +165,22 @@ class Dispatcher:
                 self._dispatching = False
             raise
 
-    def subscribe(self, handler: Handler) -> Callable[[], None]:
+    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+        """Deliver every change (of `resource` only, when given) to `handler`."""
+        entry = (handler, resource)
         with self._lock:
-            self._handlers.append(handler)
+            self._handlers.append(entry)
+            self._routes = {}
 
         def unsubscribe() -> None:
             with self._lock:
-                if handler in self._handlers:
-                    self._handlers.remove(handler)
+                if entry in self._handlers:
+                    self._handlers.remove(entry)
+                    self._routes = {}
 
         return unsubscribe
 
     def clear(self) -> None:
         with self._lock:
             self._handlers.clear()
+            self._routes = {}

@@ -40,6 +40,7 @@ class PodTolerationRestriction(AdmissionPlugin):
     name: ClassVar[str] = "PodTolerationRestriction"
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE})
     mutating: ClassVar[bool] = True
+    resources: ClassVar[frozenset[str] | None] = frozenset({"pods"})
     validating: ClassVar[bool] = True
 
     def __init__(

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.validation import field as f
+from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.names import name_is_dns_label, name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR, validate_labels, validate_object_meta
 from kubetaint.api.validation.podspec import (
@@ -67,13 +68,31 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     allow = _allow_comparison(allow_comparison, old)
     spec = _m(obj, "spec")
     errs = _meta(obj, namespaced=True)
-    errs.extend(validate_pod_spec(spec, "spec", allow_comparison=allow))
-    errs.extend(validate_containers_only_for_pod(spec))
     if old is None:
+        errs.extend(_pod_spec_errors(spec, allow))
         errs.extend(validate_pod_create_rules(spec))
+    elif stored_part(obj, old, "spec") is not None:  # the stored spec itself: validated before
+        errs.extend(
+            STORED_PARTS.errors(spec, ("pod-update", allow), lambda: _pod_update_errors(spec, spec, allow))
+        )
     else:
-        errs.extend(validate_pod_update_rules(spec, _m(old, "spec"), allow_comparison=allow))
+        errs.extend(_pod_update_errors(spec, _m(old, "spec"), allow))
     return errs
+
+
+def _pod_spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
+    errs = [*validate_pod_spec(spec, "spec", allow_comparison=allow), *validate_containers_only_for_pod(spec)]
+    if not errs:  # a later update keeping this very spec (once stored) needs only its update rules
+        rules = validate_pod_update_rules(spec, spec, allow_comparison=allow)
+        STORED_PARTS.put(spec, ("pod-update", allow), rules)
+    return errs
+
+
+def _pod_update_errors(spec: Obj, old_spec: Obj, allow: bool) -> list[f.FieldError]:
+    return [
+        *_pod_spec_errors(spec, allow),
+        *validate_pod_update_rules(spec, old_spec, allow_comparison=allow),
+    ]
 
 
 def validate_namespace(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:

@@ -4,7 +4,9 @@ pkg/api/validation/generic.go's NameIs* helpers)."""
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 _QNAME_CHAR = "[A-Za-z0-9]"
 _QNAME_EXT_CHAR = "[-A-Za-z0-9_.]"
@@ -61,11 +63,29 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
     return text + f"regex used for validation is '{fmt}')"
 
 
+def _memo(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    """`check` remembered per string (a pure function of an immutable value), up to 65,536 values;
+    each call returns a fresh list."""
+    results: dict[str, tuple[str, ...]] = {}
+
+    @functools.wraps(check)
+    def remembered(value: str) -> list[str]:
+        found = results.get(value)
+        if found is None:
+            if len(results) >= 1 << 16:
+                results.clear()
+            found = results[value] = tuple(check(value))
+        return list(found)
+
+    return remembered
+
+
 def _full(pattern: re.Pattern[str], value: str) -> bool:
     # Go's regexp with ^...$ anchors; `$` there does not accept a trailing newline.
     return pattern.fullmatch(value) is not None
 
 
+@_memo
 def is_dns1123_subdomain(value: str) -> list[str]:
     """validation.IsDNS1123Subdomain."""
     errs = []
@@ -76,6 +96,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     return errs
 
 
+@_memo
 def is_dns1123_label(value: str) -> list[str]:
     """validation.IsDNS1123Label (a valid subdomain that is not a label fails for its dots)."""
     errs = []
@@ -89,6 +110,7 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
+@_memo
 def is_qualified_name(value: str) -> list[str]:
     """validation.IsQualifiedName: an optional DNS-subdomain prefix and '/', then a 63-char name."""
     errs: list[str] = []
@@ -119,6 +141,7 @@ def is_qualified_name(value: str) -> list[str]:
     return errs
 
 
+@_memo
 def is_valid_label_value(value: str) -> list[str]:
     """validation.IsValidLabelValue."""
     errs = []

@@ -121,6 +121,8 @@ class NodeLifecycleController:
             store, clock, nodes=self.nodes, pods=self.pods, health=self.health, recorder=self.recorder
         )
         self._monitor_handle: Handle | None = None
+        #: node names in name order, re-sorted only when a node is added or deleted
+        self._sorted_names: list[str] | None = None
         self._start = 0.0
         self._monitor_k = 0
         self._running = False
@@ -134,6 +136,9 @@ class NodeLifecycleController:
         self._start = self._clock.now()
         self.tainters.start()
         self.workers.running = True
+        self.nodes.add_handlers(
+            EventHandlers(on_add=self._membership_changed, on_delete=self._membership_changed)
+        )
         self.nodes.add_handlers(
             EventHandlers(
                 on_add=lambda node: self.workers.node_changed(_name(node)),
@@ -182,7 +187,7 @@ class NodeLifecycleController:
 
     def monitor_node_health(self) -> None:
         """One monitorNodeHealth pass over every node (in name order)."""
-        named = sorted(((_name(n), n) for n in self.nodes.items()), key=lambda pair: pair[0])
+        named = self._named_nodes()
         nodes = [node for _, node in named]
         added, deleted, new_zone_nodes = self._classify_nodes(named)
         for node in new_zone_nodes:
@@ -212,6 +217,17 @@ class NodeLifecycleController:
                 log.exception("node lifecycle controller: failed to update the health of node %s", name)
         self.handle_disruption(zone_conditions, nodes)
         self.tainters.arm()
+
+    def _membership_changed(self, _node: JSON) -> None:
+        self._sorted_names = None
+
+    def _named_nodes(self) -> list[tuple[str, JSON]]:
+        """(name, node) for every node of the informer, in name order."""
+        if self._sorted_names is None:
+            self._sorted_names = sorted(_name(n) for n in self.nodes.items())
+        get = self.nodes.get
+        named = [(name, get("", name)) for name in self._sorted_names]
+        return [(name, node) for name, node in named if node is not None]
 
     def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
         """classifyNodes: (added, deleted, known nodes of a zone without state)."""

@@ -49,9 +49,20 @@ class HealthResult:
     wrote: bool = False
 
 
+_PARSED: dict[str, float] = {}
+
+
 def _renew_time(lease: Mapping[str, Any] | None) -> float | None:
     text = ((lease or {}).get("spec") or {}).get("renewTime")
-    return parse_time(text) if text else None
+    if not text:
+        return None
+    # thousands of leases carry the same renewTime (renewed at one instant): parse each once
+    parsed = _PARSED.get(text)
+    if parsed is None:
+        if len(_PARSED) >= 4096:
+            _PARSED.clear()
+        parsed = _PARSED[text] = parse_time(text)
+    return parsed
 
 
 class NodeHealthTracker:

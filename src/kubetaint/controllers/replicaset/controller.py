@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.api.selectors import LabelSelector, label_selector_from_dict
+from kubetaint.api.selectors import LabelSelector
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
+from kubetaint.controllers.replicaset.view import OwnedPodsView, OwnedPodViews
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
@@ -55,12 +57,14 @@ class ReplicaSetController:
         ]
         self.recorder = recorder or EventRecorder(store, clock, "replicaset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "replicaset")
+        self.owners = OwnerSelectorIndex(self.replicasets)
         self.index = PodOwnerIndex(self.pods, self._pod_changed)
+        self.views = OwnedPodViews(self.index.pods_owned_by, self.index.owned_pod)
         self.replicasets.add_handlers(
             EventHandlers(
                 on_add=lambda rs: self.queue.add(podutil.key_of(rs)),
                 on_update=lambda _old, rs: self.queue.add(podutil.key_of(rs)),
-                on_delete=None,
+                on_delete=lambda rs: self.views.forget(_uid(rs)),
             )
         )
 
@@ -76,15 +80,15 @@ class ReplicaSetController:
                 continue
             ref = podutil.controller_of(pod)
             if ref is not None:
+                self.views.mark(str(ref.get("uid") or ""), podutil.key_of(pod))
                 if ref.get("kind") == "ReplicaSet":
                     self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
                 continue
             # An orphan: every ReplicaSet in the namespace whose selector matches may adopt it.
             namespace = podutil.key_of(pod)[0]
             labels = (pod.get("metadata") or {}).get("labels") or {}
-            for rs in self.replicasets.items():
-                if podutil.key_of(rs)[0] == namespace and _selector(rs).matches(labels):
-                    self.queue.add(podutil.key_of(rs))
+            for rs in self.owners.matching(namespace, labels):
+                self.queue.add(podutil.key_of(rs))
 
     # sync ----------------------------------------------------------------------------------------
 
@@ -92,16 +96,36 @@ class ReplicaSetController:
         rs = self.replicasets.get(*key)
         if rs is None:
             return
-        selector = label_selector_from_dict((rs.get("spec") or {}).get("selector"))
+        selector = self.owners.selectors.parsed(rs)
         if selector is None:
             return
-        pods = self.claim_pods(rs, selector)
-        active = [p for p in pods if podutil.is_active(p)]
+        uid = _uid(rs)
+        view = self.views.view(uid, selector, _template_labels(rs))
         deleting = bool((rs.get("metadata") or {}).get("deletionTimestamp"))
+        active: list[JSON] | None = None
+        if view.unmatched:  # some owned pod may have to be released: the full claim
+            active = [p for p in self.claim_pods(rs, selector) if podutil.is_active(p)]
+            count = len(active)
+        else:  # every owned pod matches: only orphans may change the claim
+            adopted = [] if deleting else self._adopt_orphans(rs, selector)
+            adopted_active = [p for p in adopted if podutil.is_active(p)]
+            count = view.active_matched + len(adopted_active)
+            owned_active = [f.pod for f in view.sorted_facts() if f.active and f.matches] if adopted else []
+            if adopted:
+                active = owned_active + adopted_active
         if not deleting:
-            self.manage_replicas(rs, active)
+            snapshot = view
+            self._manage(
+                rs,
+                count,
+                lambda: (
+                    active
+                    if active is not None
+                    else [f.pod for f in snapshot.sorted_facts() if f.active and f.matches]
+                ),
+            )
         current = self.replicasets.get(*key) or rs
-        self.update_status(current, [p for p in self.index.pods_owned_by(_uid(rs)) if podutil.is_active(p)])
+        self._update_status(current, self.views.view(uid, selector, _template_labels(current)))
 
     def claim_pods(self, rs: JSON, selector: LabelSelector) -> list[JSON]:
         """ClaimPods: keep owned matching pods, release owned non-matching ones, adopt matching orphans."""
@@ -114,16 +138,23 @@ class ReplicaSetController:
                 self._patch_owner(pod, None)
         if (rs.get("metadata") or {}).get("deletionTimestamp"):
             return claimed
+        return claimed + self._adopt_orphans(rs, selector)
+
+    def _adopt_orphans(self, rs: JSON, selector: LabelSelector) -> list[JSON]:
         namespace = podutil.key_of(rs)[0]
+        candidates = self.index.orphan_candidates(namespace, selector)
+        if not candidates:
+            return []
         ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
-        for pod in self.index.orphans_in(namespace):
+        adopted: list[JSON] = []
+        for pod in candidates:
             meta = pod.get("metadata") or {}
             if meta.get("deletionTimestamp") or not selector.matches(meta.get("labels")):
                 continue
-            adopted = self._patch_owner(pod, ref)
-            if adopted is not None:
-                claimed.append(adopted)
-        return claimed
+            result = self._patch_owner(pod, ref)
+            if result is not None:
+                adopted.append(result)
+        return adopted
 
     def _patch_owner(self, pod: JSON, ref: JSON | None) -> JSON | None:
         meta = pod["metadata"]
@@ -140,13 +171,17 @@ class ReplicaSetController:
             return None
 
     def manage_replicas(self, rs: JSON, active: list[JSON]) -> None:
+        self._manage(rs, len(active), lambda: active)
+
+    def _manage(self, rs: JSON, count: int, active: Callable[[], list[JSON]]) -> None:
+        """manageReplicas with `count` active pods (`active()` lists them, built only to delete)."""
         want = int((rs.get("spec") or {}).get("replicas", 1))
-        diff = len(active) - want
+        diff = count - want
         if diff < 0:
             for _ in range(min(-diff, BURST_REPLICAS)):
                 self._create_pod(rs)
         elif diff > 0:
-            for pod in self.pods_to_delete(active, min(diff, BURST_REPLICAS)):
+            for pod in self.pods_to_delete(active(), min(diff, BURST_REPLICAS)):
                 self._delete_pod(rs, pod)
 
     def pods_to_delete(self, active: list[JSON], count: int) -> list[JSON]:
@@ -182,17 +217,40 @@ class ReplicaSetController:
         self.recorder.event(rs, "Normal", "SuccessfulDelete", f"Deleted pod: {name}")
 
     def update_status(self, rs: JSON, active: list[JSON]) -> None:
-        """calculateStatus and updateReplicaSetStatus; requeue to see pods become available."""
+        """calculateStatus and updateReplicaSetStatus over `active` pods."""
         spec = rs.get("spec") or {}
+        labels = _template_labels(rs)
         min_ready = int(spec.get("minReadySeconds") or 0)
         now = self.clock.now()
-        template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        self._write_status(
+            rs,
+            len(active),
+            sum(1 for p in active if _has_labels(p, labels)),
+            sum(1 for p in active if podutil.is_ready(p)),
+            sum(1 for p in active if podutil.is_available(p, min_ready, now)),
+        )
+
+    def _update_status(self, rs: JSON, view: OwnedPodsView) -> None:
+        """update_status over the owned active pods a view counts."""
+        min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
+        available = view.ready
+        if min_ready > 0:  # availability depends on the time: counted afresh
+            now = self.clock.now()
+            available = sum(
+                1 for f in view.facts.values() if f.active and podutil.is_available(f.pod, min_ready, now)
+            )
+        self._write_status(rs, view.active, view.labeled, view.ready, available)
+
+    def _write_status(self, rs: JSON, replicas: int, labeled: int, ready: int, available: int) -> None:
+        """updateReplicaSetStatus; requeue to see pods become available."""
+        spec = rs.get("spec") or {}
+        min_ready = int(spec.get("minReadySeconds") or 0)
         status = {
             **(rs.get("status") or {}),
-            "replicas": len(active),
-            "fullyLabeledReplicas": sum(1 for p in active if _has_labels(p, template_labels)),
-            "readyReplicas": sum(1 for p in active if podutil.is_ready(p)),
-            "availableReplicas": sum(1 for p in active if podutil.is_available(p, min_ready, now)),
+            "replicas": replicas,
+            "fullyLabeledReplicas": labeled,
+            "readyReplicas": ready,
+            "availableReplicas": available,
             "observedGeneration": (rs.get("metadata") or {}).get("generation", 1),
         }
         if status != rs.get("status"):
@@ -211,12 +269,10 @@ def _uid(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("uid") or "")
 
 
-def _selector(rs: Mapping[str, Any]) -> LabelSelector:
-    try:
-        parsed = label_selector_from_dict((rs.get("spec") or {}).get("selector"))
-    except StatusError:
-        parsed = None
-    return parsed if parsed is not None else LabelSelector((("", "!", ()), ("", "exists", ())))
+def _template_labels(rs: Mapping[str, Any]) -> Mapping[str, str]:
+    template = (rs.get("spec") or {}).get("template") or {}
+    labels: Mapping[str, str] = (template.get("metadata") or {}).get("labels") or {}
+    return labels
 
 
 def _has_labels(pod: Mapping[str, Any], labels: Mapping[str, str]) -> bool:

@@ -13,7 +13,12 @@ from kubetaint.scheduler.events import NODE, ActionType, ClusterEvent, ClusterEv
 from kubetaint.scheduler.framework import CycleState, Plugin, default_normalize_score
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
-from kubetaint.scheduler.plugins.node_selector import Matcher, compile_preferred, compile_required
+from kubetaint.scheduler.plugins.node_selector import (
+    Matcher,
+    compile_preferred,
+    compile_required,
+    required_node_names,
+)
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import object_ref
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
@@ -32,6 +37,7 @@ class NodeAffinity(Plugin):
 
     def __init__(self) -> None:
         self._required: dict[str, tuple[Mapping[str, Any], Matcher | None]] = {}
+        self._names: dict[str, tuple[Mapping[str, Any], frozenset[str] | None]] = {}
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -64,6 +70,16 @@ class NodeAffinity(Plugin):
         self._required[pi.key] = (pi.pod, matcher)
         return matcher
 
+    def _pinned_names(self, pi: PodInfo) -> frozenset[str] | None:
+        cached = self._names.get(pi.key)
+        if cached is not None and cached[0] is pi.pod:
+            return cached[1]
+        names = required_node_names(pi.pod) if pi.has_required_affinity else None
+        if len(self._names) > 65536:
+            self._names.clear()
+        self._names[pi.key] = (pi.pod, names)
+        return names
+
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
         matcher = self._matcher(pi)
         if matcher is None:
@@ -82,6 +98,14 @@ class NodeAffinity(Plugin):
         if matcher is None:
             return None
         nodes = cache.slot_nodes
+        names = self._pinned_names(pi)
+        if names is not None:  # only the pinned nodes can match: test just those
+            mask = np.zeros(len(nodes), np.bool_)
+            for name in names:
+                ni = cache.nodes.get(name)
+                if ni is not None and nodes[ni.slot] is ni:
+                    mask[ni.slot] = matcher(ni.name, ni.labels)
+            return mask
         return np.fromiter(
             (ni is not None and matcher(ni.name, ni.labels) for ni in nodes), np.bool_, len(nodes)
         )

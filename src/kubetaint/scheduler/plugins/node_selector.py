@@ -130,6 +130,29 @@ def compile_required(pod: Mapping[str, Any], ref: str) -> Matcher | None:
     return match
 
 
+def required_node_names(pod: Mapping[str, Any]) -> frozenset[str] | None:
+    """The only node names the required terms can match, when every term pins `metadata.name`
+    with an `In` field requirement (as DaemonSet pods do); None when some term does not.
+
+    A node outside the set fails the required matcher whatever its labels, so a filter may test
+    just these nodes and reach the same verdicts (the matcher still decides for the named ones)."""
+    affinity = (((pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity")) or {}
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if required is None:
+        return None
+    names: set[str] = set()
+    for term in required.get("nodeSelectorTerms") or ():
+        pinned = [
+            r
+            for r in term.get("matchFields") or ()
+            if r.get("key") == "metadata.name" and r.get("operator") == "In"
+        ]
+        if not pinned:
+            return None
+        names.update(str(v) for v in pinned[0].get("values") or ())
+    return frozenset(names) if required.get("nodeSelectorTerms") else None
+
+
 def compile_preferred(pod: Mapping[str, Any], ref: str) -> list[tuple[int, Matcher]]:
     """(weight, matcher) for each preferredDuringScheduling term with a non-zero weight."""
     affinity = (((pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity")) or {}

@@ -1,0 +1,126 @@
+"""Owners (ReplicaSets) indexed by their label selectors, kept from the owners' informer, so the
+owners that may adopt an orphan pod are found without testing every owner's selector (upstream's
+getPodReplicaSets lists every ReplicaSet of the namespace; the outcome here is the same list, in
+the informer cache's order, found through an index).
+
+An owner whose selector has an equality (or `in`) requirement is indexed under that requirement's
+(namespace, key, value) pairs; the others are checked for every pod of their namespace.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.api.selectors import LabelSelector, label_selector_from_dict
+from kubetaint.controllers.replicaset.podutil import key_of
+from kubetaint.store.informer import EventHandlers, Informer
+
+JSON = dict[str, Any]
+Key = tuple[str, str]
+#: What a nil or unparsable selector becomes: it matches no pod (`!x` and `x` together).
+NOTHING = LabelSelector((("", "!", ()), ("", "exists", ())))
+
+
+class SelectorCache:
+    """Parsed selectors per owner, reparsed only when the selector dict changes."""
+
+    def __init__(self) -> None:
+        self._parsed: dict[Key, tuple[Any, LabelSelector | None]] = {}
+
+    def parsed(self, owner: Mapping[str, Any]) -> LabelSelector | None:
+        """label_selector_from_dict of spec.selector (None for nil; StatusError when invalid)."""
+        raw = (owner.get("spec") or {}).get("selector")
+        key = key_of(owner)
+        cached = self._parsed.get(key)
+        if cached is not None and (cached[0] is raw or cached[0] == raw):
+            return cached[1]
+        result = label_selector_from_dict(raw)
+        self._parsed[key] = (raw, result)
+        return result
+
+    def matching(self, owner: Mapping[str, Any]) -> LabelSelector:
+        """The selector used to match pods: nil or invalid selects nothing."""
+        try:
+            parsed = self.parsed(owner)
+        except StatusError:
+            parsed = None
+        return parsed if parsed is not None else NOTHING
+
+    def forget(self, key: Key) -> None:
+        self._parsed.pop(key, None)
+
+
+class OwnerSelectorIndex:
+    """Owners of one informer, found by the labels of a pod they may select."""
+
+    def __init__(self, informer: Informer) -> None:
+        self.informer = informer
+        self.selectors = SelectorCache()
+        self._order: dict[Key, int] = {}  # the informer cache's insertion order
+        self._tick = itertools.count()
+        self._anchors: dict[Key, tuple[tuple[str, str, str], ...]] = {}
+        self._by_anchor: dict[tuple[str, str, str], set[Key]] = {}
+        self._unanchored: dict[str, set[Key]] = {}
+        informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
+
+    def _add(self, owner: JSON) -> None:
+        key = key_of(owner)
+        self._order[key] = next(self._tick)
+        self._index(key, owner)
+
+    def _update(self, _old: JSON, owner: JSON) -> None:
+        key = key_of(owner)
+        self._unindex(key)
+        self._index(key, owner)
+
+    def _delete(self, owner: JSON) -> None:
+        key = key_of(owner)
+        self._unindex(key)
+        self._order.pop(key, None)
+        self.selectors.forget(key)
+
+    def _index(self, key: Key, owner: JSON) -> None:
+        selector = self.selectors.matching(owner)
+        anchors: tuple[tuple[str, str, str], ...] = ()
+        for label_key, op, values in selector.requirements:
+            if op in ("=", "==", "in"):
+                anchors = tuple((key[0], label_key, v) for v in values)
+                break
+        if selector is NOTHING:
+            return  # selects no pod: never a candidate
+        if not anchors:
+            self._unanchored.setdefault(key[0], set()).add(key)
+            return
+        self._anchors[key] = anchors
+        for anchor in anchors:
+            self._by_anchor.setdefault(anchor, set()).add(key)
+
+    def _unindex(self, key: Key) -> None:
+        for anchor in self._anchors.pop(key, ()):
+            members = self._by_anchor.get(anchor)
+            if members is not None:
+                members.discard(key)
+                if not members:
+                    del self._by_anchor[anchor]
+        members = self._unanchored.get(key[0])
+        if members is not None:
+            members.discard(key)
+            if not members:
+                del self._unanchored[key[0]]
+
+    def matching(self, namespace: str, labels: Mapping[str, str]) -> list[JSON]:
+        """Owners in `namespace` whose selector matches `labels`, in informer cache order."""
+        candidates: set[Key] = set(self._unanchored.get(namespace, ()))
+        for label_key, value in labels.items():
+            found = self._by_anchor.get((namespace, label_key, str(value)))
+            if found:
+                candidates |= found
+        result: list[JSON] = []
+        for key in sorted(candidates, key=self._order.__getitem__):
+            owner = self.informer.get(*key)
+            if owner is not None and self.selectors.matching(owner).matches(labels):
+                result.append(owner)
+        return result

@@ -1,0 +1,116 @@
+"""What a ReplicaSet sync needs to know about the pods it owns, kept incrementally.
+
+calculateStatus (replica_set_utils.go) counts the owned active pods, those carrying the template's
+labels and the ready ones; claimPods needs to know whether any owned pod stopped matching the
+selector. Recounting every owned pod on every sync costs O(pods of the set) per pod event. A view
+remembers, per owned pod, the facts a sync reads, and the pod events since the last sync mark
+only the changed pods for re-evaluation, so a sync costs O(pods changed since the last one). The
+results are exactly those of the full recount: a view is rebuilt whenever the selector or the
+template labels it was computed for change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubetaint.api.selectors import LabelSelector
+from kubetaint.controllers.replicaset import podutil
+
+JSON = dict[str, Any]
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class PodFacts:
+    pod: JSON
+    matches: bool  # the selector matches its labels
+    active: bool
+    labeled: bool  # it carries every template label
+    ready: bool
+
+
+def pod_facts(pod: JSON, selector: LabelSelector, template_labels: Mapping[str, str]) -> PodFacts:
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    return PodFacts(
+        pod,
+        selector.matches(labels),
+        podutil.is_active(pod),
+        all(labels.get(k) == v for k, v in template_labels.items()),
+        podutil.is_ready(pod),
+    )
+
+
+@dataclass
+class OwnedPodsView:
+    """The facts about one owner's pods, as of its last refresh."""
+
+    selector: LabelSelector
+    template_labels: Mapping[str, str]
+    facts: dict[Key, PodFacts] = field(default_factory=dict)
+    dirty: set[Key] = field(default_factory=set)
+    unmatched: int = 0  # owned pods the selector does not match
+    active: int = 0  # owned active pods
+    active_matched: int = 0  # owned active pods the selector matches
+    labeled: int = 0  # owned active pods with the template labels
+    ready: int = 0  # owned active ready pods
+
+    def _count(self, facts: PodFacts, sign: int) -> None:
+        self.unmatched += sign * (not facts.matches)
+        if facts.active:
+            self.active += sign
+            self.active_matched += sign * facts.matches
+            self.labeled += sign * facts.labeled
+            self.ready += sign * facts.ready
+
+    def put(self, key: Key, pod: JSON | None) -> None:
+        """Record the current pod under `key` (None: no longer owned)."""
+        old = self.facts.pop(key, None)
+        if old is not None:
+            if old.pod is pod:
+                self.facts[key] = old
+                return
+            self._count(old, -1)
+        if pod is not None:
+            facts = pod_facts(pod, self.selector, self.template_labels)
+            self.facts[key] = facts
+            self._count(facts, +1)
+
+    def refresh(self, current: Callable[[Key], JSON | None]) -> None:
+        """Apply the changes marked since the last refresh (`current(key)`: the owned pod or None)."""
+        dirty, self.dirty = self.dirty, set()
+        for key in dirty:
+            self.put(key, current(key))
+
+    def sorted_facts(self) -> list[PodFacts]:
+        return [self.facts[key] for key in sorted(self.facts)]
+
+
+class OwnedPodViews:
+    """One view per owner UID, rebuilt when its selector or template labels change."""
+
+    def __init__(self, owned_pods: Callable[[str], list[JSON]], owned_pod: Callable[[str, Key], JSON | None]):
+        self._owned_pods = owned_pods
+        self._owned_pod = owned_pod
+        self._views: dict[str, OwnedPodsView] = {}
+
+    def mark(self, uid: str, key: Key) -> None:
+        view = self._views.get(uid)
+        if view is not None:
+            view.dirty.add(key)
+
+    def forget(self, uid: str) -> None:
+        self._views.pop(uid, None)
+
+    def view(self, uid: str, selector: LabelSelector, template_labels: Mapping[str, str]) -> OwnedPodsView:
+        """The up-to-date view of `uid`'s pods under `selector` and `template_labels`."""
+        view = self._views.get(uid)
+        if view is None or view.selector != selector or view.template_labels != template_labels:
+            view = OwnedPodsView(selector, dict(template_labels))
+            for pod in self._owned_pods(uid):
+                view.put(podutil.key_of(pod), pod)
+            self._views[uid] = view
+            return view
+        view.refresh(lambda key: self._owned_pod(uid, key))
+        return view
