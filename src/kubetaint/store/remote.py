@@ -179,7 +179,14 @@ class RemoteStore:
 
     # informers -----------------------------------------------------------------------------
 
-    def subscribe(self, handler: Handler) -> Callable[[], None]:
+    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+        if resource is not None:
+            inner = handler
+
+            def handler(event: WatchEvent) -> None:
+                if event.resource == resource:
+                    inner(event)
+
         self._handlers.append(handler)
 
         def unsubscribe() -> None:
