@@ -4,6 +4,10 @@ before the performance work: the timeline, the summary and every final object, b
 The goldens were produced by the unoptimised simulator (commit 755154e) and must never be regenerated
 to make an optimisation pass; regenerate only for a deliberate behaviour change, with
 KUBETAINT_UPDATE_GOLDEN=1.
+
+Deliberate changes applied to the goldens since (as data migrations, never regenerated):
+- nodes' `status.nodeInfo.kubeProxyVersion: ""` (the kubelet always sends it; the official Python
+  client rejects nodes without it), placed after `kernelVersion` as the kubelet writes it.
 """
 
 from __future__ import annotations

@@ -58,8 +58,10 @@ class ReplicaSetController:
         self.recorder = recorder or EventRecorder(store, clock, "replicaset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "replicaset")
         self.owners = OwnerSelectorIndex(self.replicasets)
+        # Views first: an informer that is already running replays its pods into the index at once,
+        # and each replayed pod marks the views.
+        self.views = OwnedPodViews(self._pods_owned_by, self._owned_pod)
         self.index = PodOwnerIndex(self.pods, self._pod_changed)
-        self.views = OwnedPodViews(self.index.pods_owned_by, self.index.owned_pod)
         self.replicasets.add_handlers(
             EventHandlers(
                 on_add=lambda rs: self.queue.add(podutil.key_of(rs)),
@@ -73,6 +75,12 @@ class ReplicaSetController:
             informer.start()
 
     # event intake --------------------------------------------------------------------------------
+
+    def _pods_owned_by(self, uid: str) -> list[JSON]:
+        return self.index.pods_owned_by(uid)
+
+    def _owned_pod(self, uid: str, key: Key) -> JSON | None:
+        return self.index.owned_pod(uid, key)
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
         for pod in (old, new):
