@@ -89,10 +89,13 @@ def main() -> None:
     loaded = time.perf_counter()
     result = sim.run()
     finished = time.perf_counter()
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    rss_mb = usage.ru_maxrss / 1024
+    cpu = usage.ru_utime + usage.ru_stime  # the wall time on a busy machine overstates the cost
     print(
         f"nodes={args.nodes} pods={args.pods} until={args.until}: load {loaded - started:.1f}s, "
-        f"run {finished - loaded:.1f}s, total {finished - started:.1f}s wall, peak RSS {rss_mb:.0f} MB; "
+        f"run {finished - loaded:.1f}s, total {finished - started:.1f}s wall ({cpu:.1f}s CPU), "
+        f"peak RSS {rss_mb:.0f} MB; "
         f"summary {result['summary']}, {len(result['timeline'])} records"
     )
 

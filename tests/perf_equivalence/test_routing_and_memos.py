@@ -151,6 +151,16 @@ def _pod(**spec: Any) -> JSON:
         pytest.param({"tolerations": [{"key": "k", "operator": "Bogus"}]}, id="an invalid toleration"),
         pytest.param({"containers": [{"name": "c", "image": ""}]}, id="a container without an image"),
         pytest.param({"containers": [{"name": "C_", "image": "nginx"}]}, id="a bad container name"),
+        pytest.param({"containers": [{"name": "c", "image": " nginx"}]}, id="a padded image"),
+        pytest.param({"initContainers": [{"name": "i"}]}, id="an init container without an image"),
+        pytest.param(
+            {
+                "tolerations": [
+                    {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 5}
+                ]
+            },
+            id="a clean spec with a toleration",
+        ),
     ],
 )
 def test_an_update_keeping_the_stored_spec_validates_as_a_fresh_copy_does(spec: JSON) -> None:

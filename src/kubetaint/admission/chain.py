@@ -69,6 +69,10 @@ class AdmissionChain:
             ]
         return found
 
+    def acts_on(self, resource: str) -> bool:
+        """Whether some enabled plugin may change or reject a request on `resource`."""
+        return bool(self._plugins_for(resource))
+
     @property
     def plugin_names(self) -> list[str]:
         return [plugin.name for plugin in self.plugins]

@@ -177,13 +177,17 @@ class Registry:
 
     def _admit(self, attrs: Attributes, old: JSON | None) -> JSON:
         obj = dict(attrs.object or {})
+        # a chain without a plugin for this resource would return the object and accept it
+        admission = (
+            self.admission if self.admission is not None and self.admission.acts_on(attrs.resource) else None
+        )
         try:
-            if self.admission is not None:
-                obj = dict(self.admission.mutate(attrs, self._lookup) or obj)
+            if admission is not None:
+                obj = dict(admission.mutate(attrs, self._lookup) or obj)
             if self.validator is not None:
                 self.validator(attrs.resource, obj, old)
-            if self.admission is not None:
-                self.admission.validate(attrs.with_object(obj), self._lookup)
+            if admission is not None:
+                admission.validate(attrs.with_object(obj), self._lookup)
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
         return obj

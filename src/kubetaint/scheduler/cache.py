@@ -263,7 +263,11 @@ class Cache:
         node_name = (pod.get("spec") or {}).get("nodeName")
         if not node_name:
             return None
-        pi = make_pod_info(pod)
+        prior = self.pod_info(pod_key(pod))
+        if prior is not None and prior.pod.get("spec") is pod.get("spec") and prior.pod is not pod:
+            pi = PodInfo.refreshed(prior, pod)  # e.g. a status or owner change: same spec object
+        else:
+            pi = make_pod_info(pod)
         self.assumed.discard(pi.key)
         self._detach(pi.key)
         self._attach(pi, node_name)

@@ -110,6 +110,28 @@ class PodInfo:
         except ValueError:
             raise InputError(object_ref(pod), "status.startTime", f"invalid time {started!r}") from None
 
+    @classmethod
+    def refreshed(cls, prior: PodInfo, pod: Mapping[str, Any]) -> PodInfo:
+        """The PodInfo of `pod`, a newer version of `prior.pod` with the very same spec object:
+        everything derived from the spec is taken over (the values are never changed in place),
+        the rest (name, status) is read afresh."""
+        fresh = cls.__new__(cls)
+        for slot in cls.__slots__:
+            setattr(fresh, slot, getattr(prior, slot))
+        meta = pod.get("metadata") or {}
+        status = pod.get("status") or {}
+        fresh.pod = pod
+        fresh.key = pod_key(pod)
+        fresh.namespace = meta.get("namespace") or "default"
+        fresh.name = meta.get("name") or ""
+        fresh.nominated_node_name = status.get("nominatedNodeName") or ""
+        started = status.get("startTime") or meta.get("creationTimestamp")
+        try:
+            fresh.start_time = parse_time(started) if isinstance(started, str) else 0.0
+        except ValueError:
+            raise InputError(object_ref(pod), "status.startTime", f"invalid time {started!r}") from None
+        return fresh
+
     def __repr__(self) -> str:
         return f"PodInfo({self.namespace}/{self.name})"
 

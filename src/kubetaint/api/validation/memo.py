@@ -17,7 +17,7 @@ from typing import Any
 from kubetaint.api.validation.field import FieldError
 
 #: Entries kept before the memo starts afresh (bounds the stored parts it keeps alive).
-LIMIT = 1 << 16
+LIMIT = 1 << 18
 
 
 class PartMemo:

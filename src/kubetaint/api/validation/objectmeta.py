@@ -3,7 +3,7 @@ pkg/apis/meta/v1/validation's ValidateLabels)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from kubetaint.api.validation import field as f
@@ -43,7 +43,60 @@ def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[f.Fi
     return errs
 
 
+#: Results by the content they depend on (all of it immutable): a lease renewal or a pod status
+#: update carries the same metadata values again and again.
+_REMEMBERED: dict[Hashable, tuple[f.FieldError, ...]] = {}
+_REMEMBERED_LIMIT = 1 << 16
+
+
+def _content_key(meta: Mapping[str, Any], namespaced: bool, name_fn: NameFunc, path: str) -> Hashable:
+    """Everything validate_object_meta reads, as a hashable value; TypeError unless every part
+    is a string or absent (so equal keys can never stand for differently printed values)."""
+    generation = meta.get("generation")
+    labels = meta.get("labels")
+    annotations = meta.get("annotations")
+    for text in (meta.get("name"), meta.get("generateName"), meta.get("namespace")):
+        if text is not None and type(text) is not str:
+            raise TypeError("not a string")
+    for mapping in (labels, annotations):
+        if isinstance(mapping, Mapping) and not all(
+            type(k) is str and type(v) is str for k, v in mapping.items()
+        ):
+            raise TypeError("not a string")
+    key = (
+        meta.get("name"),
+        meta.get("generateName"),
+        meta.get("namespace"),
+        generation if type(generation) is int and generation < 0 else None,
+        tuple(labels.items()) if isinstance(labels, Mapping) else None,
+        tuple(annotations.items()) if isinstance(annotations, Mapping) else None,
+        namespaced,
+        name_fn,
+        path,
+    )
+    hash(key)
+    return key
+
+
 def validate_object_meta(
+    meta: Mapping[str, Any], *, namespaced: bool, name_fn: NameFunc, path: str = "metadata"
+) -> list[f.FieldError]:
+    """ValidateObjectMetaAccessor for a create (remembered by content)."""
+    try:
+        key = _content_key(meta, namespaced, name_fn, path)
+    except TypeError:
+        return _validate_object_meta(meta, namespaced=namespaced, name_fn=name_fn, path=path)
+    found = _REMEMBERED.get(key)
+    if found is None:
+        if len(_REMEMBERED) >= _REMEMBERED_LIMIT:
+            _REMEMBERED.clear()
+        found = _REMEMBERED[key] = tuple(
+            _validate_object_meta(meta, namespaced=namespaced, name_fn=name_fn, path=path)
+        )
+    return list(found)
+
+
+def _validate_object_meta(
     meta: Mapping[str, Any], *, namespaced: bool, name_fn: NameFunc, path: str = "metadata"
 ) -> list[f.FieldError]:
     """ValidateObjectMetaAccessor for a create.

@@ -8,6 +8,7 @@ NodeShouldRunDaemonPod and predicates; util.GetTargetNodeName; ReplaceDaemonSetP
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,11 +26,25 @@ def daemon_pod_spec(ds: Mapping[str, Any]) -> JSON:
     return spec
 
 
+_last_spec: list[tuple[Any, Any, JSON]] = []  # (template spec, a deep copy of it, daemon spec)
+
+
+def _daemon_spec_for_placement(ds: Mapping[str, Any]) -> JSON:
+    """daemon_pod_spec(ds) for reading only, remembered for the last template (a sync asks once
+    per node); a template changed in place since is noticed by comparing with a copy."""
+    template: Any = ((ds.get("spec") or {}).get("template") or {}).get("spec")
+    if _last_spec and _last_spec[0][0] is template and _last_spec[0][1] == template:
+        return _last_spec[0][2]
+    spec = daemon_pod_spec(ds)
+    _last_spec[:] = [(template, copy.deepcopy(template), spec)]
+    return spec
+
+
 def node_should_run_daemon_pod(
     node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
 ) -> tuple[bool, bool]:
     """(shouldRun, shouldContinueRunning) for the DaemonSet on the node."""
-    spec = daemon_pod_spec(ds)
+    spec = _daemon_spec_for_placement(ds)
     node_name = str((node.get("metadata") or {}).get("name") or "")
     if spec.get("nodeName") and spec["nodeName"] != node_name:
         return False, False
