@@ -232,8 +232,7 @@ class NodeLifecycleController:
         if self._sorted_names is None:
             self._sorted_names = sorted(_name(n) for n in self.nodes.items())
         get = self.nodes.get
-        named = [(name, get("", name)) for name in self._sorted_names]
-        return [(name, node) for name, node in named if node is not None]
+        return [(name, node) for name in self._sorted_names if (node := get("", name)) is not None]
 
     def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
         """classifyNodes: (added, deleted, known nodes of a zone without state)."""

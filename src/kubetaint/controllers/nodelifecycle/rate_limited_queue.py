@@ -172,6 +172,8 @@ class RateLimitedTimedQueue:
             value = self.queue.head()
 
     def add(self, value: str, uid: str, now: int) -> bool:
+        if value in self.queue.values:  # already queued: nothing to build or change
+            return False
         return self.queue.add(TimedValue(value, uid, now, now))
 
     def remove(self, value: str) -> bool:
