@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from starlette.testclient import TestClient
+
+from kubetaint.api.resources import RESOURCES
 
 from .builders import DISCOVERY_ACCEPT
 
@@ -109,3 +113,58 @@ def test_openapi_index_points_at_documents_declaring_field_validation_on_patch(c
     assert "/api/v1/nodes/{name}" in doc["paths"]
     pcs = client.get(index["apis/scheduling.k8s.io/v1"]["serverRelativeURL"]).json()
     assert "/apis/scheduling.k8s.io/v1/priorityclasses/{name}" in pcs["paths"]
+
+
+def _aggregated(client: TestClient) -> dict[tuple[str, str], Any]:
+    """(group, resource) -> aggregated discovery entry, for /api and /apis together."""
+    out: dict[tuple[str, str], Any] = {}
+    for path in ("/api", "/apis"):
+        for item in client.get(path, headers={"Accept": DISCOVERY_ACCEPT}).json()["items"]:
+            for version in item["versions"]:
+                for entry in version["resources"]:
+                    out[(item["metadata"]["name"], entry["resource"])] = entry
+    return out
+
+
+def test_discovery_advertises_every_served_resource_of_the_shared_table(client: TestClient) -> None:
+    advertised = _aggregated(client)
+    served = {(r.group, r.plural) for r in RESOURCES if r.served}
+    assert set(advertised) == served
+    for res in RESOURCES:
+        if res.served:
+            entry = advertised[(res.group, res.plural)]
+            assert entry["singularResource"] == res.singular and entry["verbs"] == sorted(res.verbs)
+
+
+def test_events_k8s_io_is_left_out_of_discovery_and_routing(client: TestClient) -> None:
+    assert ("events.k8s.io", "events") not in _aggregated(client)
+    assert client.get("/apis/events.k8s.io/v1").status_code == 404
+    assert client.get("/apis/events.k8s.io/v1/events").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("plural", "group", "subresources"),
+    [
+        pytest.param("pods", "", ["binding", "eviction", "status"], id="pods serve binding eviction status"),
+        pytest.param("nodes", "", ["status"], id="nodes serve status but not proxy"),
+        pytest.param("namespaces", "", ["status"], id="namespaces serve status but not finalize"),
+        pytest.param("replicasets", "apps", ["status"], id="replicasets serve status but not scale"),
+        pytest.param("leases", "coordination.k8s.io", [], id="leases have no subresource"),
+    ],
+)
+def test_only_implemented_subresources_are_advertised(
+    client: TestClient, plural: str, group: str, subresources: list[str]
+) -> None:
+    entry = _aggregated(client)[(group, plural)]
+    assert [s["subresource"] for s in entry.get("subresources", [])] == subresources
+
+
+def test_an_unserved_subresource_is_not_found(client: TestClient) -> None:
+    response = client.get("/api/v1/nodes/anything/proxy")
+    assert response.status_code == 404
+
+
+def test_core_resources_are_listed_by_plural_as_kube_apiserver_does(client: TestClient) -> None:
+    body = client.get("/api/v1").json()
+    names = [r["name"] for r in body["resources"] if "/" not in r["name"]]
+    assert names == ["bindings", "events", "namespaces", "nodes", "pods"]

@@ -1,5 +1,7 @@
 """The one table of API resources kubetaint serves, as kube-apiserver's discovery reports them
-(group, version, kind, plural, singular, short names, scope, verbs, subresources)."""
+(group, version, kind, plural, singular, short names, scope, verbs, subresources, categories),
+plus what each subresource answers with (mirrors pkg/registry/*/rest/storage_*.go and
+api/discovery/aggregated_v2.json). The HTTP server derives its routes and discovery from it."""
 
 from __future__ import annotations
 
@@ -7,6 +9,18 @@ from dataclasses import dataclass
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 NAMESPACE_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
+STATUS_VERBS = ("get", "patch", "update")
+
+
+@dataclass(frozen=True)
+class Subresource:
+    """A subresource as discovery reports it: `kind` is the response kind, in `group`/`version`."""
+
+    name: str
+    kind: str
+    verbs: tuple[str, ...]
+    group: str
+    version: str = "v1"
 
 
 @dataclass(frozen=True)
@@ -23,6 +37,9 @@ class Resource:
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
+    #: False for a resource the HTTP server leaves out of discovery and routing (its storage
+    #: would need a conversion the server does not do, e.g. events.k8s.io/v1 Events).
+    served: bool = True
 
     @property
     def api_version(self) -> str:
@@ -38,6 +55,34 @@ class Resource:
     def group_resource(self) -> str:
         """`plural` or `plural.group`, as kubectl and error messages spell it."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    @property
+    def store_resource(self) -> str:
+        """The store's resource name: the group-qualified plural (`leases.coordination.k8s.io`)."""
+        return self.group_resource
+
+    @property
+    def has_status(self) -> bool:
+        """Whether `status` is a subresource (then main-resource writes keep the old status)."""
+        return "status" in self.subresources
+
+    def subresource(self, name: str) -> Subresource | None:
+        """What subresource `name` answers with, or None when the resource has none of that name."""
+        if name not in self.subresources:
+            return None
+        if name == "status":
+            return Subresource(name, self.kind, STATUS_VERBS, self.group, self.version)
+        return _SUBRESOURCES.get(name)
+
+
+#: The subresources whose response kind is not the parent's (status is the parent's kind).
+_SUBRESOURCES: dict[str, Subresource] = {
+    "binding": Subresource("binding", "Binding", ("create",), ""),
+    "eviction": Subresource("eviction", "Eviction", ("create",), "policy"),
+    "scale": Subresource("scale", "Scale", STATUS_VERBS, "autoscaling"),
+    "finalize": Subresource("finalize", "Namespace", ("update",), ""),
+    "proxy": Subresource("proxy", "NodeProxyOptions", ("create", "delete", "get", "patch", "update"), ""),
+}
 
 
 RESOURCES: tuple[Resource, ...] = (
@@ -65,7 +110,7 @@ RESOURCES: tuple[Resource, ...] = (
     ),
     Resource("", "v1", "Binding", "bindings", "binding", verbs=("create",)),
     Resource("", "v1", "Event", "events", "event", ("ev",)),
-    Resource("events.k8s.io", "v1", "Event", "events", "event", ("ev",)),
+    Resource("events.k8s.io", "v1", "Event", "events", "event", ("ev",), served=False),
     Resource("coordination.k8s.io", "v1", "Lease", "leases", "lease"),
     Resource(
         "policy",

@@ -9,7 +9,7 @@ Public API:
   the default. `resource` is the store's group-qualified plural (`pods`, `leases.coordination.k8s.io`).
 - `kubetaint.apiserver.server.serve(app, host, port)` and `BackgroundServer(app)` (a free port,
   in a thread; a context manager).
-- `kubetaint.apiserver.resources`: the served resource table (to unify with kubetaint.api.resources).
+- `kubetaint.apiserver.resources`: what is served, derived from kubetaint.api.resources.
 - `kubetaint.apiserver.engine.EngineHooks(registry, clock)`: the hooks on the shared engine
   (admission chain, validation with kube-apiserver's 422 bodies, pods/binding admission,
   pods/eviction with PodDisruptionBudget checks).

@@ -22,7 +22,7 @@ from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.hooks import NoHooks, WriteHooks
 from kubetaint.apiserver.noderestriction import NodeRestriction
 from kubetaint.apiserver.registry import Registry, Target
-from kubetaint.apiserver.resources import lookup
+from kubetaint.apiserver.resources import lookup, subresource
 from kubetaint.apiserver.security import Security, SecurityConfig, SecurityMiddleware
 from kubetaint.apiserver.watch import BOOKMARK_INTERVAL, WatchStreamer
 from kubetaint.apiserver.wire import json_response, not_found_path, parse_bool, status_response
@@ -55,7 +55,7 @@ def parse_target(group: str, version: str, parts: list[str]) -> Target | None:
         return None
     name = parts[1] if len(parts) > 1 else ""
     sub = parts[2] if len(parts) > 2 else ""
-    if sub and res.subresource(sub) is None:
+    if sub and subresource(res, sub) is None:
         return None
     if res.namespaced and name and not namespace:
         return None

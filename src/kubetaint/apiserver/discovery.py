@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from kubetaint.apiserver.resources import ResourceInfo, group_versions, resources_in
+from kubetaint.apiserver.resources import ResourceInfo, group_versions, resources_in, subresources
 from kubetaint.apiserver.wire import JSON, dumps
 
 AGGREGATED_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -59,14 +59,14 @@ def _aggregated_resource(res: ResourceInfo) -> JSON:
         entry["shortNames"] = list(res.short_names)
     if res.categories:
         entry["categories"] = list(res.categories)
-    if res.subresources:
+    if subs := subresources(res):
         entry["subresources"] = [
             {
                 "subresource": sub.name,
-                "responseKind": _kind_ref(sub.group or res.group, sub.version, sub.kind),
+                "responseKind": _kind_ref(sub.group, sub.version, sub.kind),
                 "verbs": list(sub.verbs),
             }
-            for sub in res.subresources
+            for sub in subs
         ]
     return entry
 
@@ -149,7 +149,7 @@ def api_resource_list(group: str, version: str) -> JSON | None:
         if res.categories:
             entry["categories"] = list(res.categories)
         entries.append(entry)
-        for sub in res.subresources:
+        for sub in subresources(res):
             sub_entry: JSON = {
                 "name": f"{res.plural}/{sub.name}",
                 "singularName": "",
