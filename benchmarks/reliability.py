@@ -3,7 +3,8 @@
     PYTHONPATH=src /work/venv/bin/python benchmarks/reliability.py
 
 Options: --fuzz N (requests per server mode, default 5000, so 10,000 in all), --clients 16,
---updates 25 (read-modify-write updates per client), --seed 0, --only fuzz|rmw.
+--updates 25 (read-modify-write updates per client), --load 3, --pods 10, --seed 0,
+--only fuzz|rmw|restart|ha.
 
 1. Fuzz: hypothesis-generated and mutated requests (see reliability_requests.py: methods,
    valid and mutated paths, query parameters, headers, content types, credentials; JSON/YAML
@@ -14,7 +15,16 @@ Options: --fuzz N (requests per server mode, default 5000, so 10,000 in all), --
 2. Concurrent read-modify-write: 16 clients GET a node, append a taint and PUT it back with its
    resourceVersion (retrying on 409) on the same few nodes, through the SQLite store; asserts
    that every acknowledged update is present at the end (no lost update).
-3–5. TODO (after `kubetaint up` exists): kill -9, watch across a restart, two replicas on etcd.
+3. kill -9 (reliability_restart.py): `kubetaint up` (SQLite) under 8 writers creating namespaces is
+   SIGKILLed after --load seconds and restarted on its data dir; every acknowledged create must be
+   there.
+4. Watch across the restart: a watch followed since before the load resumes, on the restarted
+   server, from the last resourceVersion it saw (more writes in between); every committed object
+   must be delivered as ADDED exactly once, resourceVersions strictly increasing.
+5. Two replicas on etcd (reliability_ha.py): two `kubetaint up --leader-elect` on a private etcd
+   (the first, leading, with --no-kubelets); the leader is SIGKILLed after its scheduler placed
+   --pods pods on node-1, node-1 gets a NoExecute taint, the other replica must take both Leases
+   and evict every pod; prints each pod's DELETED events and TaintManagerEviction events.
 """
 
 from __future__ import annotations
@@ -36,7 +46,9 @@ from typing import Any
 import httpx
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+from reliability_ha import run_ha
 from reliability_requests import HUGE, FuzzRequest, requests_for
+from reliability_restart import run_restart
 
 from kubetaint.api import errors
 from kubetaint.apiserver.app import create_app
@@ -315,31 +327,25 @@ def run_rmw(clients: int, updates: int) -> bool:
     return result.lost == 0 and result.unexpected == 0 and result.acknowledged == clients * updates
 
 
-# 3-5. TODO: added once `kubetaint up` exists ------------------------------------------------------
-# TODO(kill -9): run `kubetaint up --store sqlite` (and etcd) in a subprocess, write under load from
-#   several clients recording every acknowledged write, `kill -9` the server mid-load, restart it
-#   on the same data dir and check that every acknowledged write is present.
-# TODO(watch across restart): watch pods from a resourceVersion, restart the server between
-#   writes, resume the watch from the last seen resourceVersion and check no event is missing
-#   (and that a compacted resourceVersion gets 410 Gone).
-# TODO(two replicas on etcd): two `kubetaint up` replicas on one etcd with leader-elected
-#   scheduler and controllers; kill the leader, check the other takes over and no pod is evicted
-#   twice.
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--fuzz", type=int, default=5000, help="requests per server mode (two modes)")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--updates", type=int, default=25, help="read-modify-write updates per client")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--only", choices=["fuzz", "rmw"])
+    parser.add_argument("--load", type=float, default=3.0, help="seconds of write load before kill -9")
+    parser.add_argument("--pods", type=int, default=10, help="pods evicted after the failover")
+    parser.add_argument("--only", choices=["fuzz", "rmw", "restart", "ha"])
     args = parser.parse_args(argv)
     ok = True
     if args.only in (None, "fuzz"):
         ok = run_fuzz(args.fuzz, args.seed) and ok
     if args.only in (None, "rmw"):
         ok = run_rmw(args.clients, args.updates) and ok
+    if args.only in (None, "restart"):
+        ok = run_restart(8, args.load) and ok
+    if args.only in (None, "ha"):
+        ok = run_ha(args.pods) and ok
     print("== all checks passed" if ok else "== FAILED")
     return 0 if ok else 1
 

@@ -17,6 +17,7 @@ import yaml
 
 from kubetaint.apiserver.clockapi import LoopVirtualClock
 from kubetaint.apiserver.live import CONTROL_PLANE_NODE, LiveCluster, listen, serve_forever
+from kubetaint.cli.up_replica import Replica, ReplicaElection, replica_election, replica_options
 from kubetaint.clock import RealClock
 from kubetaint.clock.base import Clock
 from kubetaint.store.factory import KINDS, open_store
@@ -92,6 +93,8 @@ async def _run(
     url: str,
     address: str,
     controllers: bool = True,
+    election: ReplicaElection | None = None,
+    kubelets: bool = True,
 ) -> int:
     loop = asyncio.get_running_loop()
     real = RealClock(loop)
@@ -106,7 +109,9 @@ async def _run(
             store, clock, workers=nodes, seed=random.SystemRandom().getrandbits(64), server_address=address
         )
         cluster.plane.run_controllers = controllers
+        this = Replica(cluster.plane, election, kubelets=kubelets)
         created = cluster.start()
+        this.start()
         _write_kubeconfig(kubeconfig, url)
         names = sorted(str(n["metadata"]["name"]) for n in store.list("nodes").items)
         where = f"sqlite in {data_dir}" if store_kind == "sqlite" else store_kind
@@ -116,12 +121,18 @@ async def _run(
             )
         )
         sys.stdout.flush()
-        await serve_forever(cluster, sock)
+        try:
+            await serve_forever(cluster, sock)
+        finally:
+            this.release()
     except StoreError as err:
         click.echo(f"error: {err}", err=True)
         return 1
     finally:
         store.close()
+    if this.lost:
+        click.echo(f"error: {this.lost}", err=True)
+        return 1
     click.echo("kubetaint stopped.")
     return 0
 
@@ -152,6 +163,7 @@ async def _run(
     show_default=True,
     help="Run kube-controller-manager's controllers (off: `kubetaint controllers` runs them).",
 )
+@replica_options
 def up_command(**options: Any) -> None:
     """Run the API server, scheduler, controllers and NODES hollow nodes in the foreground."""
     host, port, nodes = str(options["host"]), int(options["port"]), int(options["nodes"])
@@ -169,6 +181,7 @@ def up_command(**options: Any) -> None:
     except OSError as err:
         click.echo(f"error: cannot listen on {host}:{port}: {err.strerror or err}", err=True)
         sys.exit(1)
+    election = replica_election(options)
     bound_port = sock.getsockname()[1]
     url = _server_url(host, bound_port)
     code = asyncio.run(
@@ -182,6 +195,8 @@ def up_command(**options: Any) -> None:
             url=url,
             address=f"{host}:{bound_port}",
             controllers=bool(options["controllers"]),
+            election=election,
+            kubelets=bool(options["kubelets"]),
         )
     )
     sys.exit(code)

@@ -88,6 +88,10 @@ class ControlPlane:
         self.controllers: list[Any] = []
         #: False leaves kube-controller-manager's controllers to another process (`up --no-controllers`).
         self.run_controllers = True
+        #: False leaves the hollow kubelets to another replica (`up --no-kubelets`).
+        self.run_kubelets = True
+        #: The informers of controllers started by `start_controllers` (a leader-elected replica).
+        self.controller_informers: list[Informer] = []
         self.started = False
 
     def _scheduler_factory(self, rng: random.Random) -> Callable[[Callable[[], None]], Scheduler]:
@@ -130,16 +134,38 @@ class ControlPlane:
             return
         self.started = True
         self.controllers = start_controllers(self) if self.run_controllers else []
+        self.start_informers()
+        if self.run_kubelets:
+            self.fleet.start()
+
+    def start_informers(self) -> None:
+        """Start the informers not started yet (those of controllers built later, too)."""
         for informer in list(self.informers.values()):
             informer.start()
-        self.fleet.start()
+
+    def start_controllers(self) -> None:
+        """Build and start kube-controller-manager's controllers on a running plane (a replica
+        that has just acquired the kube-controller-manager Lease). As kube-controller-manager's
+        Run does, they get informers of their own, started after the controllers, so each
+        controller sees the current state once, as adds, after its start."""
+        if self.controllers:
+            return
+        shared, self.informers = self.informers, {}
+        try:
+            self.controllers = start_controllers(self)
+            own = list(self.informers.values())
+        finally:
+            self.informers = shared
+        self.controller_informers = own
+        for informer in own:
+            informer.start()
 
     def stop(self) -> None:
         """Stop delivering events and cancel the components' timers (idempotent)."""
         if not self.started:
             return
         self.started = False
-        for informer in self.informers.values():
+        for informer in [*self.informers.values(), *self.controller_informers]:
             informer.stop()
         for controller in self.controllers:
             stop = getattr(controller, "stop", None)

@@ -41,6 +41,9 @@ class SchedulerHost:
         self.clock = clock
         self.recorder = recorder
         self._handle: Handle | None = None
+        #: False on a standby replica (`up --leader-elect` without the kube-scheduler Lease): the
+        #: cache and queue follow the informers, but no scheduling cycle runs (sched.Run is not called).
+        self.leading = True
         self.scheduler: Scheduler = scheduler_factory(self._on_active)
         self.cycles = 0
         nodes.add_handlers(
@@ -66,8 +69,13 @@ class SchedulerHost:
         )
 
     def _on_active(self) -> None:
-        if self._handle is None:
+        if self._handle is None and self.leading:
             self._handle = self.clock.call_soon(self.run, priority=SCHEDULE_PRIORITY)
+
+    def lead(self) -> None:
+        """Start scheduling (the Lease was acquired): every pod queued meanwhile gets its cycle."""
+        self.leading = True
+        self._on_active()
 
     def stop(self) -> None:
         """Cancel a pending scheduling cycle."""
