@@ -25,7 +25,8 @@ def _load(name: str) -> ModuleType:
     return module
 
 
-_load("reliability_requests")
+for _sibling in ("reliability_requests", "reliability_restart", "reliability_ha"):
+    _load(_sibling)
 reliability = _load("reliability")
 
 
