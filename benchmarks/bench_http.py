@@ -201,6 +201,8 @@ def run_store(store: str, args: argparse.Namespace) -> dict[str, str]:
         row["taint p50"], row["taint p99"] = (
             (f"{taint[0] * 1000:.0f} ms", f"{taint[1] * 1000:.0f} ms") if taint else ("-", "-")
         )
+    if not args.list_pods:
+        return row
     with up(store, "--nodes", "0", "--no-controllers") as server:
         create_namespace(server.url)
         create_pods(server.url, args.list_pods, args.clients, node="parked")
@@ -216,7 +218,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--nodes", type=int, default=25)
     parser.add_argument("--taints", type=int, default=20, help="taint add/remove pairs")
-    parser.add_argument("--list-pods", type=int, default=30000)
+    parser.add_argument("--list-pods", type=int, default=30000, help="0: skip the LIST part")
     args = parser.parse_args()
     rows = []
     for store in args.stores.split(","):
