@@ -266,6 +266,15 @@ class Cache:
         prior = self.pod_info(pod_key(pod))
         if prior is not None and prior.pod.get("spec") is pod.get("spec") and prior.pod is not pod:
             pi = PodInfo.refreshed(prior, pod)  # e.g. a status or owner change: same spec object
+            ni = self.nodes.get(node_name)
+            if ni is not None and ni.slot >= 0 and self.pod_nodes.get(pi.key) == node_name:
+                # Same node, same spec: removing and re-adding would restore every total (the
+                # spec-derived amounts are the prior's); only the pod moves to the end.
+                self.assumed.discard(pi.key)
+                del ni.pods[pi.key]
+                ni.pods[pi.key] = pi
+                self.generation += 2
+                return pi
         else:
             pi = make_pod_info(pod)
         self.assumed.discard(pi.key)

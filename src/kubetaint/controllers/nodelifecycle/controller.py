@@ -328,7 +328,9 @@ class NodeLifecycleController:
             elif quiet.no_execute_taints:
                 self.mark_node_as_reachable(node)
             else:
-                self.tainters.queue(quiet.zone).remove(name)
+                queue = self.tainters.queue(quiet.zone)
+                if name in queue.queue.values:  # Remove of a value not in the set changes nothing
+                    queue.remove(name)
             self.nodes_to_retry.discard(name)
             return
         self._quiet.pop(name, None)
