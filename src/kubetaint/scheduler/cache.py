@@ -121,11 +121,12 @@ class Cache:
         s = ni.slot
         if s < 0:
             return
+        # columns first: a new extended resource widens self.req (a row taken before would be stale)
+        amounts = [(self.column(name), amount) for name, amount in ni.requested.items() if amount]
         row = self.req[s]
         row[:] = 0
-        for name, amount in ni.requested.items():
-            if amount:
-                row[self.column(name)] = amount
+        for col, amount in amounts:
+            row[col] = amount
         self.pod_count[s] = len(ni.pods)
         self.nonzero_cpu[s] = ni.nonzero_cpu
         self.nonzero_memory[s] = ni.nonzero_memory
