@@ -6,6 +6,7 @@ mutating admission chain, object validation, the validating admission chain, the
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -30,8 +31,10 @@ def plain_resource(resource: str) -> str:
     return resource.partition(".")[0]
 
 
+@functools.lru_cache(maxsize=256)
 def resource_info(resource: str) -> resources.Resource | None:
-    """The resource-table row of a store resource name (`pods`, `deployments.apps`)."""
+    """The resource-table row of a store resource name (`pods`, `deployments.apps`); remembered
+    (the table is a constant tuple and every write asks)."""
     plural, _, group = resource.partition(".")
     return resources.by_plural(plural, group)
 

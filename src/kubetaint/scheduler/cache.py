@@ -121,11 +121,12 @@ class Cache:
         s = ni.slot
         if s < 0:
             return
+        # columns first: a new extended resource widens self.req (a row taken before would be stale)
+        amounts = [(self.column(name), amount) for name, amount in ni.requested.items() if amount]
         row = self.req[s]
         row[:] = 0
-        for name, amount in ni.requested.items():
-            if amount:
-                row[self.column(name)] = amount
+        for col, amount in amounts:
+            row[col] = amount
         self.pod_count[s] = len(ni.pods)
         self.nonzero_cpu[s] = ni.nonzero_cpu
         self.nonzero_memory[s] = ni.nonzero_memory
@@ -266,6 +267,15 @@ class Cache:
         prior = self.pod_info(pod_key(pod))
         if prior is not None and prior.pod.get("spec") is pod.get("spec") and prior.pod is not pod:
             pi = PodInfo.refreshed(prior, pod)  # e.g. a status or owner change: same spec object
+            ni = self.nodes.get(node_name)
+            if ni is not None and ni.slot >= 0 and self.pod_nodes.get(pi.key) == node_name:
+                # Same node, same spec: removing and re-adding would restore every total (the
+                # spec-derived amounts are the prior's); only the pod moves to the end.
+                self.assumed.discard(pi.key)
+                del ni.pods[pi.key]
+                ni.pods[pi.key] = pi
+                self.generation += 2
+                return pi
         else:
             pi = make_pod_info(pod)
         self.assumed.discard(pi.key)

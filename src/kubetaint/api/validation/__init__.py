@@ -46,7 +46,7 @@ def validate(
 
     Raises ValueError for an object whose apiVersion/kind kubetaint does not serve.
     """
-    if not isinstance(obj, Mapping):
+    if type(obj) is not dict and not isinstance(obj, Mapping):  # the ABC check is slow on every write
         dump = getattr(obj, "to_dict", None)
         if dump is None:
             raise TypeError(f"expected a Kubernetes JSON object, got {type(obj).__name__}")

@@ -80,8 +80,42 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     return errs
 
 
+#: Pod spec contents (nodeName left out) found clean, see _clean_spec_key.
+_CLEAN_SPECS: set[tuple[str, bool]] = set()
+_CLEAN_SPECS_LIMIT = 1 << 12
+
+
+def _clean_spec_key(spec: Obj, allow: bool) -> tuple[str, bool] | None:
+    """Pods loaded from a template differ in their spec only by nodeName. validate_pod_spec reads
+    nodeName only for its DNS-subdomain check, validate_containers_only_for_pod not at all; so a
+    spec whose other fields equal a clean spec's is clean exactly when its nodeName passes that
+    check. The other fields are compared by repr, which tells every JSON value and type apart
+    (1, 1.0, True and "1"; key order only makes a miss). Plain dicts only."""
+    if type(spec) is not dict:
+        return None
+    rest = spec.copy()
+    rest.pop("nodeName", None)
+    return repr(rest), allow
+
+
+def _node_name_is_valid(spec: Obj) -> bool:
+    node_name = str(spec.get("nodeName") or "")
+    return not node_name or not name_is_dns_subdomain(node_name)
+
+
 def _pod_spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
-    errs = [*validate_pod_spec(spec, "spec", allow_comparison=allow), *validate_containers_only_for_pod(spec)]
+    key = _clean_spec_key(spec, allow)
+    if key is not None and key in _CLEAN_SPECS and _node_name_is_valid(spec):
+        errs: list[f.FieldError] = []
+    else:
+        errs = [
+            *validate_pod_spec(spec, "spec", allow_comparison=allow),
+            *validate_containers_only_for_pod(spec),
+        ]
+        if not errs and key is not None:
+            if len(_CLEAN_SPECS) >= _CLEAN_SPECS_LIMIT:
+                _CLEAN_SPECS.clear()
+            _CLEAN_SPECS.add(key)
     if not errs:
         # A later update keeping this very spec (once stored) adds only the update rules against
         # itself: the same container count, images already required and unpadded above, and the

@@ -70,6 +70,9 @@ class QuietNode:
     zone: str
     counted: bool  # not excluded from disruption checks
     no_execute_taints: bool  # carries the unreachable or not-ready NoExecute taint
+    #: for a not-Ready node: carries the taint its status calls for (markNodeForTainting's test)
+    wanted_taint: bool
+    uid: str
 
 
 CONTROLLER_NAME = "node-lifecycle-controller"
@@ -123,6 +126,14 @@ class NodeLifecycleController:
         self._monitor_handle: Handle | None = None
         #: node names in name order, re-sorted only when a node is added or deleted
         self._sorted_names: list[str] | None = None
+        #: name → node, kept by the node informer's handlers once started (None before: the
+        #: informer is read directly), the names whose object changed since the last pass, and
+        #: whether a node was added or deleted since then
+        self._by_name: dict[str, JSON] | None = None
+        self._changed: set[str] = set()
+        self._membership_dirty = True
+        #: the zone states present after the last pass registered its zones
+        self._zones_registered: set[str] = set()
         self._start = 0.0
         self._monitor_k = 0
         self._running = False
@@ -136,8 +147,9 @@ class NodeLifecycleController:
         self._start = self._clock.now()
         self.tainters.start()
         self.workers.running = True
+        self._by_name = {}
         self.nodes.add_handlers(
-            EventHandlers(on_add=self._membership_changed, on_delete=self._membership_changed)
+            EventHandlers(on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_deleted)
         )
         self.nodes.add_handlers(
             EventHandlers(
@@ -200,6 +212,7 @@ class NodeLifecycleController:
             self.known_nodes[name] = node
             self._add_zone_for(node)
             self._guard(self.mark_node_as_reachable, node)
+        self._zones_registered = set(self.zone_states)
         for node in deleted:
             name = _name(node)
             record_node_event(
@@ -224,19 +237,55 @@ class NodeLifecycleController:
         self.handle_disruption(zone_conditions, nodes)
         self.tainters.arm()
 
-    def _membership_changed(self, _node: JSON) -> None:
+    def _node_added(self, node: JSON) -> None:
+        name = _name(node)
+        if self._by_name is not None:
+            self._by_name[name] = node
+        self._changed.add(name)
+        self._membership_dirty = True
+        self._sorted_names = None
+
+    def _node_updated(self, _old: JSON, node: JSON) -> None:
+        name = _name(node)
+        if self._by_name is not None:
+            self._by_name[name] = node
+        self._changed.add(name)
+
+    def _node_deleted(self, node: JSON) -> None:
+        if self._by_name is not None:
+            self._by_name.pop(_name(node), None)
+        self._membership_dirty = True
         self._sorted_names = None
 
     def _named_nodes(self) -> list[tuple[str, JSON]]:
         """(name, node) for every node of the informer, in name order."""
+        by_name = self._by_name
+        if by_name is None:
+            self._sorted_names = None
+            get = self.nodes.get
+            names = sorted(_name(n) for n in self.nodes.items())
+            return [(name, node) for name in names if (node := get("", name)) is not None]
         if self._sorted_names is None:
-            self._sorted_names = sorted(_name(n) for n in self.nodes.items())
-        get = self.nodes.get
-        return [(name, node) for name in self._sorted_names if (node := get("", name)) is not None]
+            self._sorted_names = sorted(by_name)
+        return [(name, by_name[name]) for name in self._sorted_names]
 
     def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
-        """classifyNodes: (added, deleted, known nodes of a zone without state)."""
+        """classifyNodes: (added, deleted, known nodes of a zone without state).
+
+        While no node was added or deleted and no zone state was dropped since the last pass,
+        only a node whose object changed can be new or be in a zone without state."""
         known, states = self.known_nodes, self.zone_states
+        changed, self._changed = self._changed, set()
+        full = self._by_name is None or self._membership_dirty or not self._zones_registered <= states.keys()
+        self._membership_dirty = False
+        if not full and self._by_name is not None:
+            current = self._by_name
+            new_zone = [
+                current[name]
+                for name in sorted(changed)
+                if name in known and name in current and self._zone_of(name, current[name]) not in states
+            ]
+            return [], [], new_zone
         added = [n for name, n in named if name not in known]
         new_zone = [n for name, n in named if name in known and self._zone_of(name, n) not in states]
         deleted: list[JSON] = []
@@ -271,11 +320,17 @@ class NodeLifecycleController:
             if quiet.counted:
                 zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
             if quiet.status != "True":
-                self._mark_node_for_tainting(node, quiet.status, name, quiet.zone)
+                # markNodeForTainting with what is known of this unchanged node
+                queue = self.tainters.queue(quiet.zone)
+                if not quiet.wanted_taint:
+                    queue.remove(name)
+                queue.add(name, quiet.uid, to_nanos(self._clock.now()))
             elif quiet.no_execute_taints:
                 self.mark_node_as_reachable(node)
             else:
-                self.tainters.queue(quiet.zone).remove(name)
+                queue = self.tainters.queue(quiet.zone)
+                if name in queue.queue.values:  # Remove of a value not in the set changes nothing
+                    queue.remove(name)
             self.nodes_to_retry.discard(name)
             return
         self._quiet.pop(name, None)
@@ -284,15 +339,19 @@ class NodeLifecycleController:
         if result is not None and self._is_quiet(name, result):
             assert result.current_ready is not None
             taints = (node.get("spec") or {}).get("taints") or []
+            status = str(result.current_ready.get("status"))
+            unreachable = taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
+            not_ready = taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
             self._quiet[name] = QuietNode(
                 node,
                 lease,
                 result.current_ready,
-                str(result.current_ready.get("status")),
+                status,
                 get_zone_key(node),
                 not is_excluded_from_disruption_checks(node),
-                taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
-                or taint_exists(taints, NOT_READY_TAINT_TEMPLATE),
+                unreachable or not_ready,
+                not_ready if status == "False" else unreachable,
+                str((node.get("metadata") or {}).get("uid") or ""),
             )
 
     def _idle_check(self, now: float) -> Callable[[str, JSON], QuietNode | None]:

@@ -1,0 +1,106 @@
+"""A bound pod's update that keeps its node and its very spec object (an owner, label or status
+change) is taken over in place by the scheduler cache; the result must be what removing the old
+PodInfo and adding a fresh one gives: the same pods in the same order, the same totals and the
+same per-node columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kubetaint.scheduler.cache import Cache
+from kubetaint.scheduler.podinfo import pod_key
+
+from .builders import node, pod
+
+JSON = dict[str, Any]
+
+
+def _cache_with_pods() -> tuple[Cache, list[JSON]]:
+    cache = Cache()
+    cache.add_node(node("n1", cpu="8"))
+    cache.add_node(node("n2", cpu="8"))
+    pods = [
+        pod("a", cpu="500m", memory="1Gi", node_name="n1"),
+        pod("b", cpu="1", node_name="n1", extra_requests={"example.com/gpu": "1"}),
+        pod("c", memory="2Gi", node_name="n1"),
+        pod("d", cpu="250m", node_name="n2"),
+    ]
+    for p in pods:
+        cache.add_pod(p)
+    return cache, pods
+
+
+def _state(cache: Cache) -> Any:
+    nodes = {
+        name: (
+            [
+                (key, pi.pod["metadata"].get("labels"), pi.pod["metadata"].get("ownerReferences"))
+                for key, pi in ni.pods.items()
+            ],
+            dict(ni.requested),
+            ni.nonzero_cpu,
+            ni.nonzero_memory,
+            dict(ni.used_ports),
+        )
+        for name, ni in cache.nodes.items()
+    }
+    slots = [ni.slot for ni in cache.nodes.values()]
+    return nodes, cache.req[slots].tolist(), cache.pod_count[slots].tolist(), dict(cache.pod_nodes)
+
+
+def _owner_change(p: JSON) -> JSON:
+    ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "rs-uid", "controller": True}
+    return {**p, "metadata": {**p["metadata"], "ownerReferences": [ref]}}
+
+
+def _label_change(p: JSON) -> JSON:
+    return {**p, "metadata": {**p["metadata"], "labels": {"tier": "web"}}}
+
+
+def _status_change(p: JSON) -> JSON:
+    return {**p, "status": {"phase": "Running", "startTime": "2024-01-01T00:00:00Z"}}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(_owner_change, id="an owner reference is added (ReplicaSet adoption)"),
+        pytest.param(_label_change, id="the labels change"),
+        pytest.param(_status_change, id="the status changes"),
+    ],
+)
+@pytest.mark.parametrize("index", [0, 1, 2, 3], ids=["first", "with an extended resource", "last", "alone"])
+def test_update_keeping_the_spec_matches_remove_then_add(change: Any, index: int) -> None:
+    shortcut, pods = _cache_with_pods()
+    reference, _ = _cache_with_pods()
+    updated = change(pods[index])
+    assert updated["spec"] is pods[index]["spec"]
+    shortcut.update_pod(updated)
+    fresh_spec = {**updated, "spec": dict(updated["spec"])}  # a new spec object: the full path
+    reference.remove_pod(pods[index])
+    reference.add_pod(fresh_spec)
+    assert _state(shortcut) == _state(reference)
+    info = shortcut.pod_info(pod_key(updated))
+    assert info is not None and info.pod is updated
+
+
+def test_update_of_an_assumed_pod_confirms_it() -> None:
+    cache, pods = _cache_with_pods()
+    cache.assumed.add(pod_key(pods[0]))
+    cache.update_pod(_owner_change(pods[0]))
+    assert pod_key(pods[0]) not in cache.assumed
+
+
+def test_moving_to_another_node_with_the_same_spec_object_moves_the_totals() -> None:
+    cache, pods = _cache_with_pods()
+    moved = {**pods[3], "metadata": dict(pods[3]["metadata"])}
+    moved["spec"]["nodeName"] = "n1"  # a test-only edit of the shared spec: the node differs
+    before_n1 = int(cache.req[cache.nodes["n1"].slot, 0])
+    cache.update_pod(moved)
+    assert cache.pod_nodes[pod_key(moved)] == "n1"
+    assert int(cache.req[cache.nodes["n1"].slot, 0]) == before_n1 + 250
+    assert int(cache.req[cache.nodes["n2"].slot, 0]) == 0
+    assert np.all(cache.pod_count[[cache.nodes["n1"].slot, cache.nodes["n2"].slot]] == [4, 0])
