@@ -21,22 +21,14 @@ ZONE_LABEL = "topology.kubernetes.io/zone"
 
 
 class ScanningLifecycle(NodeLifecycleController):
-    """Lists every node from the informer, classifies all of them and visits every one (no
-    resting nodes) on every pass."""
-
-    def start(self) -> None:
-        super().start()
-        self._by_name = None  # no node tracking: the informer is read on every pass
+    """Lists every node from the informer and classifies all of them on every pass."""
 
     def _named_nodes(self) -> list[tuple[str, JSON]]:
         named = [(str(n["metadata"]["name"]), n) for n in self.nodes.items()]
         return sorted(named, key=lambda pair: pair[0])
 
-    def _classify_nodes(
-        self, named: list[tuple[str, JSON]] | None = None
-    ) -> tuple[list[JSON], list[JSON], list[JSON]]:
+    def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
         known, states = self.known_nodes, self.zone_states
-        named = self._named_nodes() if named is None else named
         present = {name for name, _ in named}
         added = [n for name, n in named if name not in known]
         new_zone = [n for name, n in named if name in known and get_zone_key(n) not in states]

@@ -13,7 +13,6 @@ At an instant shared by a health pass and a tainting pass, the health pass runs 
 
 from __future__ import annotations
 
-import heapq
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -135,9 +134,6 @@ class NodeLifecycleController:
         self._membership_dirty = True
         #: the zone states present after the last pass registered its zones
         self._zones_registered: set[str] = set()
-        #: idle nodes left out of the passes: name → (what they last showed, grace deadline)
-        self._resting: dict[str, tuple[QuietNode, float]] = {}
-        self._deadlines: list[tuple[float, str]] = []
         self._start = 0.0
         self._monitor_k = 0
         self._running = False
@@ -152,14 +148,6 @@ class NodeLifecycleController:
         self.tainters.start()
         self.workers.running = True
         self._by_name = {}
-        self._wake_all()
-        self.leases.add_handlers(
-            EventHandlers(
-                on_add=lambda lease: self._wake(_name(lease)),
-                on_update=lambda _old, lease: self._wake(_name(lease)),
-                on_delete=lambda lease: self._wake(_name(lease)),
-            )
-        )
         self.nodes.add_handlers(
             EventHandlers(on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_deleted)
         )
@@ -210,10 +198,10 @@ class NodeLifecycleController:
             log.exception("Error monitoring node health")
 
     def monitor_node_health(self) -> None:
-        """One monitorNodeHealth pass over every node (in name order).
-
-        A resting node (see _rest) is not visited: only its Ready condition is counted."""
-        added, deleted, new_zone_nodes = self._classify_nodes()
+        """One monitorNodeHealth pass over every node (in name order)."""
+        named = self._named_nodes()
+        nodes = [node for _, node in named]
+        added, deleted, new_zone_nodes = self._classify_nodes(named)
         for node in new_zone_nodes:
             self._add_zone_for(node)
         for node in added:
@@ -233,69 +221,24 @@ class NodeLifecycleController:
             self.known_nodes.pop(name, None)
             self._zones.pop(name, None)
             self._quiet.pop(name, None)
-            self._resting.pop(name, None)
         zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
         now = self._clock.now()
         idle = self._idle_check(now)
-        by_name, resting = self._by_name, self._resting
-        if by_name is None:
-            named = self._named_nodes()
-        else:
-            self._wake_expired(now)
-            if self._sorted_names is None:
-                self._sorted_names = sorted(by_name)
-            named = [(name, by_name[name]) for name in self._sorted_names if name not in resting]
         for name, node in named:
             quiet = idle(name, node)
             if quiet is not None:  # exactly _update_node's quiet case, whose other effects are no-ops
-                if by_name is not None:
-                    self._rest(name, quiet)
-                elif quiet.counted:
+                if quiet.counted:
                     zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
                 continue
             try:
                 self._update_node(name, node, zone_conditions, now)
             except Exception:
                 log.exception("node lifecycle controller: failed to update the health of node %s", name)
-        for quiet, _ in resting.values():  # zone states only count the conditions: order is free
-            if quiet.counted:
-                zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
-        self.handle_disruption(zone_conditions)
+        self.handle_disruption(zone_conditions, nodes)
         self.tainters.arm()
-
-    # resting nodes -----------------------------------------------------------------------------
-
-    def _rest(self, name: str, quiet: QuietNode) -> None:
-        """Leave an idle node (see _idle_check) out of the passes until its object or lease
-        changes (the informer handlers wake it) or its grace period runs out (_wake_expired).
-        Nothing else can end its idleness: the retry set, its queue entry and its health record
-        change only when it is visited, or in the disruption-mode switches, which wake all."""
-        health = self.health.healths[name]
-        deadline = health.probe_timestamp + self.settings.node_monitor_grace_period
-        self._resting[name] = (quiet, deadline)
-        heapq.heappush(self._deadlines, (deadline, name))
-
-    def _wake(self, name: str) -> None:
-        self._resting.pop(name, None)
-
-    def _wake_expired(self, now: float) -> None:
-        """Wake the resting nodes whose grace period has run out (now > probe + grace)."""
-        deadlines, resting = self._deadlines, self._resting
-        while deadlines and deadlines[0][0] < now:
-            deadline, name = heapq.heappop(deadlines)
-            entry = resting.get(name)
-            if entry is not None and entry[1] == deadline:
-                del resting[name]
-        if not resting:
-            deadlines.clear()
-
-    def _wake_all(self) -> None:
-        self._resting.clear()
-        self._deadlines.clear()
 
     def _node_added(self, node: JSON) -> None:
         name = _name(node)
-        self._resting.pop(name, None)
         if self._by_name is not None:
             self._by_name[name] = node
         self._changed.add(name)
@@ -304,13 +247,11 @@ class NodeLifecycleController:
 
     def _node_updated(self, _old: JSON, node: JSON) -> None:
         name = _name(node)
-        self._resting.pop(name, None)
         if self._by_name is not None:
             self._by_name[name] = node
         self._changed.add(name)
 
     def _node_deleted(self, node: JSON) -> None:
-        self._resting.pop(_name(node), None)
         if self._by_name is not None:
             self._by_name.pop(_name(node), None)
         self._membership_dirty = True
@@ -328,9 +269,7 @@ class NodeLifecycleController:
             self._sorted_names = sorted(by_name)
         return [(name, by_name[name]) for name in self._sorted_names]
 
-    def _classify_nodes(
-        self, named: list[tuple[str, JSON]] | None = None
-    ) -> tuple[list[JSON], list[JSON], list[JSON]]:
+    def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
         """classifyNodes: (added, deleted, known nodes of a zone without state).
 
         While no node was added or deleted and no zone state was dropped since the last pass,
@@ -347,8 +286,6 @@ class NodeLifecycleController:
                 if name in known and name in current and self._zone_of(name, current[name]) not in states
             ]
             return [], [], new_zone
-        if named is None:
-            named = self._named_nodes()
         added = [n for name, n in named if name not in known]
         new_zone = [n for name, n in named if name in known and self._zone_of(name, n) not in states]
         deleted: list[JSON] = []
@@ -566,10 +503,9 @@ class NodeLifecycleController:
     # zones ---------------------------------------------------------------------------------------
 
     def handle_disruption(
-        self, zone_conditions: Mapping[str, list[Mapping[str, Any] | None]], nodes: list[JSON] | None = None
+        self, zone_conditions: Mapping[str, list[Mapping[str, Any] | None]], nodes: list[JSON]
     ) -> None:
-        """Zone states and limiters; the all-zones-fully-disrupted stop and its exit (`nodes`:
-        every node in name order, listed when needed unless given)."""
+        """Zone states and limiters; the all-zones-fully-disrupted stop and its exit."""
         threshold = self.settings.unhealthy_zone_threshold
         new_states: dict[str, ZoneState] = {}
         all_are_full = True
@@ -589,13 +525,9 @@ class NodeLifecycleController:
                 break
         if all_are_full and all_were_full:
             return
-        every: list[JSON] = []
-        if all_are_full or all_were_full:
-            self._wake_all()  # taints, queues and probes of every node change
-            every = nodes if nodes is not None else [node for _, node in self._named_nodes()]
         if all_are_full:
             log.info("Controller detected that all Nodes are not-Ready. Entering master disruption mode")
-            for node in every:
+            for node in nodes:
                 self._guard(self.mark_node_as_reachable, node)
             for zone in self.zone_states:
                 self.tainters.swap_limiter(zone, 0)
@@ -604,7 +536,7 @@ class NodeLifecycleController:
             return
         if all_were_full:
             log.info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
-            self.health.reset_probes([_name(n) for n in every], self._clock.now())
+            self.health.reset_probes([_name(n) for n in nodes], self._clock.now())
             for zone in sorted(self.zone_states):
                 self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), new_states.get(zone))
                 self.zone_states[zone] = new_states.get(zone, ZoneState.INITIAL)
