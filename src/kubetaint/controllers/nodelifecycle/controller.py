@@ -322,9 +322,10 @@ class NodeLifecycleController:
             if quiet.status != "True":
                 # markNodeForTainting with what is known of this unchanged node
                 queue = self.tainters.queue(quiet.zone)
-                if not quiet.wanted_taint:
-                    queue.remove(name)
-                queue.add(name, quiet.uid, to_nanos(self._clock.now()))
+                if quiet.wanted_taint:
+                    queue.add(name, quiet.uid, to_nanos(self._clock.now()))
+                else:
+                    queue.requeue(name, quiet.uid, to_nanos(self._clock.now()))
             elif quiet.no_execute_taints:
                 self.mark_node_as_reachable(node)
             else:
@@ -484,9 +485,9 @@ class NodeLifecycleController:
         taints = (node.get("spec") or {}).get("taints") or []
         name = _name(node) if name is None else name
         wanted = NOT_READY_TAINT_TEMPLATE if status == "False" else UNREACHABLE_TAINT_TEMPLATE
-        if not taint_exists(taints, wanted):
-            queue.remove(name)
         uid = str((node.get("metadata") or {}).get("uid") or "")
+        if not taint_exists(taints, wanted):
+            return queue.requeue(name, uid, to_nanos(self._clock.now()))  # Remove, then Add
         return queue.add(name, uid, to_nanos(self._clock.now()))
 
     def mark_node_as_reachable(self, node: Mapping[str, Any]) -> bool:

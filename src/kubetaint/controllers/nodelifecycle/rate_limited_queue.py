@@ -176,6 +176,41 @@ class RateLimitedTimedQueue:
             return False
         return self.queue.add(TimedValue(value, uid, now, now))
 
+    def requeue(self, value: str, uid: str, now: int) -> bool:
+        """remove(value) then add(value, uid, now), with the very same heap moves: the slot the
+        removed entry leaves last is the one the new entry is pushed into, so it goes there
+        directly. (markNodeForTainting does this for every untainted not-Ready node each pass.)"""
+        q = self.queue
+        positions = q._positions
+        i = positions.get(value)
+        if i is None:
+            q.remove(value)
+            return self.add(value, uid, now)
+        heap = q.heap
+        n = len(heap) - 1
+        if n != i:
+            q._swap(i, n)
+            if not q._down(i, n):
+                q._up(i)
+        # heap[n] is the removed entry; the new one takes its slot and sifts up (Push)
+        fresh = TimedValue(value, uid, now, now)
+        heap[n] = fresh
+        del positions[value]
+        positions[value] = n
+        key = now
+        j = n
+        while j > 0:
+            parent = (j - 1) // 2
+            above = heap[parent]
+            if not key < above.process_at:
+                break
+            heap[j] = above
+            positions[above.value] = j
+            j = parent
+        heap[j] = fresh
+        positions[value] = j
+        return True
+
     def remove(self, value: str) -> bool:
         return self.queue.remove(value)
 
