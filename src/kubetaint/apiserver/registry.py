@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api import errors
+from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.resources import ResourceInfo
 from kubetaint.store.interface import Store
@@ -46,6 +47,18 @@ def invalid(kind: str, name: str, causes: list[FieldCause]) -> errors.StatusErro
     )
 
 
+def _check_decodable(obj: JSON) -> None:
+    """kube-apiserver decodes a body into its Go type before anything else: a field of the wrong
+    JSON type is a 400 with the decoder's message (`Pod in version "v1" cannot be handled as a
+    Pod: json: cannot unmarshal number into Go struct field Pod.spec of type v1.PodSpec`)."""
+    if model_for(str(obj["apiVersion"]), str(obj["kind"])) is None:
+        return
+    try:
+        decode(obj)
+    except DecodeError as exc:
+        raise errors.bad_request(str(exc)) from None
+
+
 def _meta(obj: JSON) -> JSON:
     meta = obj.get("metadata")
     return meta if isinstance(meta, dict) else {}
@@ -76,7 +89,9 @@ class Registry:
             )
         if kind is not None:
             return obj
-        return {**obj, "kind": res.kind, "apiVersion": res.api_version}
+        typed = {**obj, "kind": res.kind, "apiVersion": res.api_version}
+        _check_decodable(typed)
+        return typed
 
     def check_namespace(self, target: Target, obj: JSON) -> JSON:
         meta = dict(_meta(obj))
