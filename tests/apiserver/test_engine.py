@@ -131,6 +131,27 @@ def test_binding_assigns_the_node_without_pod_update_validation(
     assert plane.store.get("pods", "default", "web")["spec"]["nodeName"] == "n1"
 
 
+def test_binding_replaces_an_unschedulable_pod_scheduled_condition_like_update_pod_condition(
+    engine_client: TestClient, plane: ControlPlane
+) -> None:
+    created = engine_client.post(PODS, json=pod("late")).json()
+    failed = {
+        "type": "PodScheduled",
+        "status": "False",
+        "reason": "Unschedulable",
+        "message": "0/1 nodes are available: 1 node(s) had untolerated taint(s).",
+    }
+    created["status"] = {**created.get("status", {}), "conditions": [failed]}
+    assert engine_client.put(f"{PODS}/late/status", json=created).status_code == 200
+    binding = {"metadata": {"name": "late"}, "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"}}
+    assert engine_client.post(f"{PODS}/late/binding", json=binding).status_code == 201
+    conditions = plane.store.get("pods", "default", "late")["status"]["conditions"]
+    scheduled = [c for c in conditions if c["type"] == "PodScheduled"]
+    assert len(scheduled) == 1
+    assert scheduled[0]["status"] == "True"
+    assert "reason" not in scheduled[0] and "message" not in scheduled[0]
+
+
 @pytest.mark.parametrize(
     ("allowed", "current", "desired", "code", "cause"),
     [

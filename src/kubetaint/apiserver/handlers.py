@@ -30,6 +30,7 @@ from kubetaint.apiserver.wire import (
     unsupported_media,
 )
 from kubetaint.clock.base import Clock, format_time
+from kubetaint.registry.binding import bound_pod
 
 _FIELD_VALIDATION = ("", "Ignore", "Warn", "Strict")
 _CONFLICT_RETRIES = 5
@@ -252,7 +253,8 @@ class Handlers:
         pod_target = Target(PODS, target.namespace, name, "binding")
         for attempt in range(_CONFLICT_RETRIES):
             pod = self.store.get("pods", target.namespace, name)
-            bound = _assign(pod, node, meta.get("annotations"))
+            annotations = meta.get("annotations")
+            bound = bound_pod(pod, node, annotations if isinstance(annotations, dict) else None)
             try:
                 self.registry.update(pod_target, bound, pod, is_dry_run)
                 break
@@ -298,30 +300,6 @@ def _binding_node(binding: JSON, name: str) -> str:
     if causes:
         raise invalid("Binding", name, causes)
     return str(target["name"])
-
-
-def _assign(pod: JSON, node: str, annotations: Any) -> JSON:
-    """setPodNodeAndMetadata: spec.nodeName, the binding's annotations, PodScheduled=True."""
-    meta = pod.get("metadata") or {}
-    name = meta.get("name", "")
-    if meta.get("deletionTimestamp"):
-        raise errors.conflict(
-            "pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host"
-        )
-    spec = pod.get("spec") or {}
-    if spec.get("nodeName"):
-        raise errors.conflict(
-            "pods/binding", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"'
-        )
-    new_meta = dict(meta)
-    if isinstance(annotations, dict) and annotations:
-        new_meta["annotations"] = {**(meta.get("annotations") or {}), **annotations}
-    status = dict(pod.get("status") or {})
-    conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
-    old_cond: JSON = next((c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), {})
-    conditions.append({**old_cond, "type": "PodScheduled", "status": "True"})
-    status["conditions"] = conditions
-    return {**pod, "metadata": new_meta, "spec": {**spec, "nodeName": node}, "status": status}
 
 
 def _mentions_resource_version(body: Any) -> bool:
