@@ -14,7 +14,6 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.daemonset.placement import (
@@ -26,6 +25,7 @@ from kubetaint.controllers.daemonset.placement import (
 from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
@@ -206,31 +206,10 @@ class DaemonSetController:
 
     def _create_pod(self, ds: JSON, node_name: str) -> None:
         template = self.pod_template(ds, node_name)
-        ref = podutil.controller_ref(ds, "apps/v1", "DaemonSet")
-        base = str(ds["metadata"]["name"]) + "-"
-        for _ in range(3):
-            pod = podutil.pod_from_template(template, ds, ref, podutil.generate_name(base, self.rng))
-            try:
-                created = self.store.create("pods", pod)
-            except StatusError as err:
-                if err.reason == "AlreadyExists":
-                    continue
-                self.recorder.event(ds, "Warning", "FailedCreate", f"Error creating: {err.message}")
-                return
-            self.recorder.event(
-                ds, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}"
-            )
-            return
+        create_owned_pod(self.store, self.recorder, self.rng, ds, kind="DaemonSet", template=template)
 
     def _delete_pod(self, ds: JSON, pod: JSON) -> None:
-        namespace, name = podutil.key_of(pod)
-        try:
-            self.store.delete("pods", namespace, name, uid=str(pod["metadata"].get("uid") or "") or None)
-        except StatusError as err:
-            if err.code != 404:
-                self.recorder.event(ds, "Warning", "FailedDelete", f"Error deleting: {err.message}")
-            return
-        self.recorder.event(ds, "Normal", "SuccessfulDelete", f"Deleted pod: {name}")
+        delete_owned_pod(self.store, self.recorder, ds, pod)
 
     def update_status(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         """updateDaemonSetStatus: desired/current/misscheduled/ready/available/updated counts."""

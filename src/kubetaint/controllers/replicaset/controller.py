@@ -20,6 +20,7 @@ from kubetaint.clock.base import Clock
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
+from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.view import OwnedPodsView, OwnedPodViews
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.events import EventRecorder
@@ -198,31 +199,10 @@ class ReplicaSetController:
 
     def _create_pod(self, rs: JSON) -> None:
         template = (rs.get("spec") or {}).get("template") or {}
-        ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
-        base = str(rs["metadata"]["name"]) + "-"
-        for _ in range(3):  # a generated name that already exists is retried with a new one
-            pod = podutil.pod_from_template(template, rs, ref, podutil.generate_name(base, self.rng))
-            try:
-                created = self.store.create("pods", pod)
-            except StatusError as err:
-                if err.reason == "AlreadyExists":
-                    continue
-                self.recorder.event(rs, "Warning", "FailedCreate", f"Error creating: {err.message}")
-                return
-            self.recorder.event(
-                rs, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}"
-            )
-            return
+        create_owned_pod(self.store, self.recorder, self.rng, rs, kind="ReplicaSet", template=template)
 
     def _delete_pod(self, rs: JSON, pod: JSON) -> None:
-        namespace, name = podutil.key_of(pod)
-        try:
-            self.store.delete("pods", namespace, name, uid=str(pod["metadata"].get("uid") or "") or None)
-        except StatusError as err:
-            if err.code != 404:
-                self.recorder.event(rs, "Warning", "FailedDelete", f"Error deleting: {err.message}")
-            return
-        self.recorder.event(rs, "Normal", "SuccessfulDelete", f"Deleted pod: {name}")
+        delete_owned_pod(self.store, self.recorder, rs, pod)
 
     def update_status(self, rs: JSON, active: list[JSON]) -> None:
         """calculateStatus and updateReplicaSetStatus over `active` pods."""
