@@ -138,3 +138,13 @@ def test_bad_input_is_one_line_exit_1(tmp_path: Path, text: str, needle: str) ->
     assert code == 1
     assert needle in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_several_files_after_one_dash_f_are_all_read(tmp_path: Path) -> None:
+    nodes, pods = CLUSTER.split("---\napiVersion: v1\nkind: Pod", 1)
+    first, second = tmp_path / "nodes.yaml", tmp_path / "pods.yaml"
+    first.write_text(nodes)
+    second.write_text("apiVersion: v1\nkind: Pod" + pods)
+    result = CliRunner().invoke(explain_command, ["-f", str(first), str(second)])
+    assert result.exit_code == 0, result.stderr
+    assert "Pod default/web: Scheduled on free-1" in result.stdout

@@ -185,3 +185,22 @@ def test_lazy_exports() -> None:
         "True metadata.taints[0].effect: Required value",
         "([{'key': 'a', 'value': 'b', 'effect': 'NoSchedule'}], [{'key': 'c'}])",
     ]
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        pytest.param("several", id="several files after one -f, as DESIGN.md writes -f FILE..."),
+        pytest.param("repeated", id="one -f per file, as kubectl users write it"),
+    ],
+)
+def test_several_files_in_either_form(tmp_path: Path, form: str) -> None:
+    bad, good = write(tmp_path, "bad.yaml", BAD_NODE), write(tmp_path, "good.yaml", GOOD)
+    args = ("-f", bad, good) if form == "several" else ("-f", bad, "-f", good)
+    out = run(*args)
+    assert out.returncode == 1
+    assert out.stdout.splitlines() == [
+        f'The Node "n1" is invalid: metadata.taints[0].effect: Unsupported value: "Foo": {EFFECTS}',
+        "node/gpu-1 valid",
+        "pod/trainer valid",
+    ]

@@ -39,10 +39,13 @@ class _Failure(click.ClickException):
 @click.option("--pod", default=None, metavar="NS/NAME", help="Report only this pod.")
 @click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--all", "all_rows", is_flag=True, help="One row per node (no grouping).")
-def explain_command(files: tuple[str, ...], pod: str | None, output: str, all_rows: bool) -> None:
+@click.argument("more_files", nargs=-1, metavar="[FILE]...")
+def explain_command(
+    files: tuple[str, ...], more_files: tuple[str, ...], pod: str | None, output: str, all_rows: bool
+) -> None:
     """Place the unbound pods on the given nodes in scheduling order and explain every decision."""
     try:
-        objects = _load(files)
+        objects = _load((*files, *more_files))  # `-f a.yaml b.yaml` as in -f FILE...
         if pod is not None and "/" not in pod:
             pod = f"default/{pod}"
         document = explain(objects, pod=pod)

@@ -109,14 +109,17 @@ def validate_manifests(manifests: list[Manifest], gates: dict[str, bool] | None)
 @click.option(
     "--feature-gates", default="", help="Feature gates, e.g. TaintTolerationComparisonOperators=true."
 )
-def validate_command(files: tuple[str, ...], output: str, feature_gates: str) -> None:
+@click.argument("more_files", nargs=-1, metavar="[FILE]...")
+def validate_command(
+    files: tuple[str, ...], more_files: tuple[str, ...], output: str, feature_gates: str
+) -> None:
     """Validate manifests exactly as kube-apiserver would; exit 1 if any object is invalid."""
     try:
         gates = parse_feature_gates(feature_gates)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--feature-gates") from None
     try:
-        manifests = load_documents(list(files))
+        manifests = load_documents([*files, *more_files])  # `-f a.yaml b.yaml` as in -f FILE...
     except ManifestError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
