@@ -70,3 +70,13 @@ def test_put_and_post_with_wrong_types_are_400_and_store_nothing(
     post = client.post("/api/v1/namespaces/default/pods", json=body)
     assert post.status_code == 400
     assert client.get("/api/v1/namespaces/default/pods/p").status_code == 404
+
+
+def test_a_pod_created_with_limits_only_requests_its_limits_and_is_guaranteed(client: TestClient) -> None:
+    resources = {"limits": {"cpu": "1", "memory": "1Gi"}}
+    body = {**POD, "spec": {"containers": [{"name": "c", "image": "x", "resources": resources}]}}
+    created = client.post("/api/v1/namespaces/default/pods", json=body)
+    assert created.status_code == 201
+    stored = created.json()
+    assert stored["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "1", "memory": "1Gi"}
+    assert stored["status"]["qosClass"] == "Guaranteed"

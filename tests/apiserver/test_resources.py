@@ -9,8 +9,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from kubetaint.apiserver.hooks import NoHooks, Operation
-from kubetaint.apiserver.registry import qos_class
 from kubetaint.clock import VirtualClock
+from kubetaint.core.defaults import default_pod_requests
+from kubetaint.core.qos import pod_qos_class
 from kubetaint.store.memory import MemoryStore
 
 from .builders import make_app, node, pod
@@ -512,7 +513,8 @@ def test_hooks_mutate_validate_and_see_every_write(store: MemoryStore, clock: Vi
 )
 def test_qos_class(resources: list[dict[str, Any]], expected: str) -> None:
     spec = {"containers": [{"name": f"c{i}", "resources": r} for i, r in enumerate(resources)]}
-    assert qos_class({"spec": spec}) == expected
+    # As the server classifies a created pod: SetDefaults_Pod first, then GetPodQOS.
+    assert pod_qos_class(default_pod_requests({"spec": spec})) == expected
 
 
 def test_new_namespace_is_active_with_the_kubernetes_finalizer(client: TestClient) -> None:

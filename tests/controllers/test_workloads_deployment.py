@@ -6,7 +6,7 @@ from controllers.workload_builders import deployment, events, make_env, owner_re
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.deployment.hashing import compute_hash, fnv32a, safe_encode
 from kubetaint.controllers.replicaset import ReplicaSetController
-from kubetaint.controllers.replicaset.podutil import ALPHANUMS
+from kubetaint.core.names import ALPHANUMS
 
 
 def start():

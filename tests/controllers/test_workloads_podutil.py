@@ -9,13 +9,13 @@ import pytest
 from controllers.workload_builders import pod
 from kubetaint.controllers.replicaset.podutil import (
     controller_of,
-    generate_name,
     is_active,
     is_available,
     pod_from_template,
     rank_for_deletion,
     ranks_by_colocation,
 )
+from kubetaint.core.names import generate_name
 
 T0 = 1767225600.0  # 2026-01-01T00:00:00Z
 

@@ -6,7 +6,8 @@ import pytest
 
 from controllers.workload_builders import events, make_env, names, owner_ref, pod, pods_of, replicaset
 from kubetaint.controllers.replicaset import ReplicaSetController
-from kubetaint.controllers.replicaset.podutil import ALPHANUMS, generate_name, rank_for_deletion
+from kubetaint.controllers.replicaset.podutil import rank_for_deletion
+from kubetaint.core.names import ALPHANUMS, generate_name
 
 
 def start():

@@ -5,21 +5,22 @@ namespace checks, status-subresource rules), admission and validation hooks, the
 
 from __future__ import annotations
 
+import contextlib
 import random
 from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api import errors
 from kubetaint.api.models import DecodeError, decode, model_for
+from kubetaint.api.quantity import QuantityError
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.resources import ResourceInfo
+from kubetaint.core.defaults import default_pod_requests
+from kubetaint.core.names import generate_name
+from kubetaint.core.qos import pod_qos_class
 from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
-#: utilrand's alphabet for generateName suffixes (no vowels, no confusable characters).
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_NAME_SUFFIX = 5
-_NAME_MAX = 63
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +127,7 @@ class Registry:
                 "",
                 [("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")],
             )
-        base = str(base)[: _NAME_MAX - _NAME_SUFFIX]
-        suffix = "".join(self.rng.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX))
-        return {**obj, "metadata": {**meta, "name": base + suffix}}
+        return {**obj, "metadata": {**meta, "name": generate_name(str(base), self.rng)}}
 
     # writes --------------------------------------------------------------------------------
 
@@ -160,6 +159,8 @@ class Registry:
         """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
         `obj` is a precondition (409 Conflict when stale)."""
         res = target.res
+        if res.plural == "pods" and not res.group and not target.subresource:
+            obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")
             merged_meta = {**_meta(old)}
@@ -198,35 +199,14 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     if res.group:
         return obj
     if res.plural == "pods":
-        return {**obj, "status": {"phase": "Pending", "qosClass": qos_class(obj)}}
+        obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
+        status: JSON = {"phase": "Pending"}
+        with contextlib.suppress(QuantityError, TypeError, AttributeError):
+            # A malformed quantity leaves qosClass unset: validation rejects the pod right after.
+            status["qosClass"] = pod_qos_class(obj)
+        return {**obj, "status": status}
     if res.plural == "namespaces":
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         assert isinstance(spec, dict)
         return {**obj, "spec": {"finalizers": ["kubernetes"], **spec}, "status": {"phase": "Active"}}
     return obj
-
-
-def qos_class(pod: JSON) -> str:
-    """The pod's QoS class (a simplification of pkg/apis/core/helper/qos: requests/limits of
-    regular and init containers for cpu and memory)."""
-    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
-    assert isinstance(spec, dict)
-    containers = [
-        c for key in ("containers", "initContainers") for c in (spec.get(key) or []) if isinstance(c, dict)
-    ]
-    any_set = False
-    guaranteed = True
-    for container in containers:
-        resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
-        assert isinstance(resources, dict)
-        requests = resources.get("requests") if isinstance(resources.get("requests"), dict) else {}
-        limits = resources.get("limits") if isinstance(resources.get("limits"), dict) else {}
-        assert isinstance(requests, dict) and isinstance(limits, dict)
-        for name in ("cpu", "memory"):
-            if requests.get(name) or limits.get(name):
-                any_set = True
-            if not limits.get(name) or (requests.get(name) and str(requests[name]) != str(limits[name])):
-                guaranteed = False
-    if not any_set:
-        return "BestEffort"
-    return "Guaranteed" if guaranteed else "Burstable"

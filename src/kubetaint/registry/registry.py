@@ -16,14 +16,12 @@ from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
 from kubetaint.api.validation import invalid_status, validate
+from kubetaint.core.defaults import default_pod_requests
+from kubetaint.core.names import generate_name
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key
 
 #: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
 Validator = Callable[[str, JSON, JSON | None], None]
-
-#: Upstream names.SimpleNameGenerator alphabet (no vowels, no confusable digits) and length.
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_NAME_SUFFIX_LENGTH = 5
 
 
 def plain_resource(resource: str) -> str:
@@ -129,6 +127,8 @@ class Registry:
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)
+        if resource == "pods":
+            obj = default_pod_requests(obj)
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
@@ -169,10 +169,11 @@ class Registry:
 
     def _before_create(self, resource: str, obj: JSON) -> JSON:
         obj = with_type_meta(resource, obj)
+        if resource == "pods":
+            obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         meta = dict(obj.get("metadata") or {})
         if not meta.get("name") and meta.get("generateName"):
-            suffix = "".join(self._rng.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX_LENGTH))
-            meta["name"] = f"{meta['generateName']}{suffix}"
+            meta["name"] = generate_name(str(meta["generateName"]), self._rng)
         info = resource_info(resource)
         if (info is None or info.namespaced) and not meta.get("namespace"):
             meta["namespace"] = "default"

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.controllers.replicaset.podutil import ALPHANUMS
+from kubetaint.core.names import ALPHANUMS
 
 FNV32_OFFSET = 0x811C9DC5
 FNV32_PRIME = 0x01000193

@@ -10,6 +10,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.controllers.replicaset import podutil
+from kubetaint.core.names import generate_name
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.interface import JSON, Store
 
@@ -31,7 +32,7 @@ def create_owned_pod(
     ref = podutil.controller_ref(owner, "apps/v1", kind)
     base = str(owner["metadata"]["name"]) + "-"
     for _ in range(_NAME_ATTEMPTS):
-        pod = podutil.pod_from_template(template, owner, ref, podutil.generate_name(base, rng))
+        pod = podutil.pod_from_template(template, owner, ref, generate_name(base, rng))
         try:
             created = store.create("pods", pod)
         except StatusError as err:

@@ -9,18 +9,15 @@ IsPodAvailable) and apiserver names.SimpleNameGenerator.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Mapping, Sequence
 from functools import cmp_to_key
 from typing import Any
 
 from kubetaint.clock.base import parse_time
+from kubetaint.core.names import RANDOM_LENGTH
 
 JSON = dict[str, Any]
 #: utilrand alphanums: no vowels (no words) and no confusable characters.
-ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
-MAX_NAME_LENGTH = 63
-RANDOM_LENGTH = 5
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
 
@@ -28,12 +25,6 @@ _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
 def key_of(obj: Mapping[str, Any]) -> tuple[str, str]:
     meta = obj.get("metadata") or {}
     return str(meta.get("namespace") or ""), str(meta.get("name") or "")
-
-
-def generate_name(base: str, rng: random.Random) -> str:
-    """SimpleNameGenerator.GenerateName: base (trimmed to 58) + 5 random alphanumerics."""
-    base = base[: MAX_NAME_LENGTH - RANDOM_LENGTH]
-    return base + "".join(rng.choice(ALPHANUMS) for _ in range(RANDOM_LENGTH))
 
 
 def controller_of(obj: Mapping[str, Any]) -> JSON | None:

@@ -1,0 +1,47 @@
+"""Pod API defaulting that scheduling depends on (mirrors pkg/apis/core/v1/defaults.go
+SetDefaults_Pod): a container with limits but no request for a resource requests its limit.
+
+Upstream runs it when a standalone Pod is decoded (not for pod templates), so a pod created with
+limits only is scheduled on, and classified by QoS with, requests equal to those limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+JSON = dict[str, Any]
+_CONTAINER_LISTS = ("containers", "initContainers")
+
+
+def default_pod_requests(pod: JSON) -> JSON:
+    """`pod` with every missing container request defaulted from its limit; the same object
+    when nothing changes (the input is never modified)."""
+    spec = pod.get("spec")
+    if not isinstance(spec, Mapping):
+        return pod
+    new_spec: JSON | None = None
+    for field in _CONTAINER_LISTS:
+        containers = spec.get(field)
+        if not isinstance(containers, list):
+            continue
+        defaulted = [_default_container(c) for c in containers]
+        if any(new is not old for new, old in zip(defaulted, containers, strict=True)):
+            new_spec = {**(new_spec or spec), field: defaulted}
+    return pod if new_spec is None else {**pod, "spec": new_spec}
+
+
+def _default_container(container: Any) -> Any:
+    if not isinstance(container, Mapping):
+        return container
+    resources = container.get("resources")
+    if not isinstance(resources, Mapping):
+        return container
+    limits, requests = resources.get("limits"), resources.get("requests")
+    if not isinstance(limits, Mapping) or not limits:
+        return container
+    requests = requests if isinstance(requests, Mapping) else {}
+    missing = {k: v for k, v in limits.items() if k not in requests}
+    if not missing:
+        return container
+    return {**container, "resources": {**resources, "requests": {**requests, **missing}}}
