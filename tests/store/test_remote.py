@@ -178,6 +178,11 @@ def test_eviction_and_deletion_with_preconditions(served: tuple[MemoryStore, Rem
         remote.delete("pods", "default", "b", uid="not-its-uid")
     assert info.value.code == 409
     remote.delete("pods", "default", "b", uid=b["metadata"]["uid"])
+    # bound pods with no kubelet to finish them: both are Terminating (graceful deletion)
+    terminating = backing.list("pods").items
+    assert [p["metadata"]["deletionGracePeriodSeconds"] for p in terminating] == [30, 30]
+    for name in ("a", "b"):
+        remote.delete("pods", "default", name, grace_period_seconds=0)
     assert backing.list("pods").items == []
 
 

@@ -19,8 +19,9 @@ Public API:
   (`{"seconds": N}`) and `LoopVirtualClock`, the virtual clock of a live server.
 
 Deliberate simplifications (upstream behaviour in brackets):
-- Deletion is immediate for every kind [pods get a deletionTimestamp and a grace period; namespaces
-  go Terminating and are finalized].
+- Pods are deleted gracefully as upstream (registry.graceful: a bound, unfinished pod gets a
+  deletionTimestamp and grace period and the kubelet removes it); every other kind is deleted at
+  once [namespaces go Terminating and are finalized].
 - Server-side apply strategic-merges the applied configuration and records one managedFields entry
   per manager [structured-merge-diff field ownership, apply conflicts (409) and field removal].
 - Strategic merge patch knows the merge keys of the served kinds by field name, not from OpenAPI.

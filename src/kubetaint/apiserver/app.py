@@ -68,7 +68,7 @@ class ApiServer:
     def __init__(
         self, store: Store, clock: Clock, hooks: WriteHooks, rng: random.Random, bookmark_interval: float
     ) -> None:
-        self.handlers = Handlers(Registry(store, hooks, rng), clock)
+        self.handlers = Handlers(Registry(store, hooks, rng, clock), clock)
         self.watcher = WatchStreamer(store, clock, bookmark_interval)
 
     async def resource(self, request: Request) -> Response:

@@ -363,5 +363,6 @@ async def _delete_options(request: Request) -> JSON:
     # protobuf DeleteOptions bodies (kubectl drain --disable-eviction) are ignored: safe for DELETE.
     grace = request.query_params.get("gracePeriodSeconds")
     if grace is not None:
-        parse_int(grace, "gracePeriodSeconds")
+        seconds = parse_int(grace, "gracePeriodSeconds")
+        options.setdefault("gracePeriodSeconds", seconds)  # the body's DeleteOptions win
     return options

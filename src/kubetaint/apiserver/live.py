@@ -60,7 +60,9 @@ class LiveCluster:
         self.store = store
         self.clock = clock
         rng = random.Random(seed)
-        self.plane = ControlPlane(store, clock, rng=random.Random(rng.getrandbits(64)))
+        self.plane = ControlPlane(
+            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True
+        )
         self.workers = workers
         self.ready = False
         self.app: Starlette = create_app(

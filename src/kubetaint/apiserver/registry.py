@@ -15,9 +15,11 @@ from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.quantity import QuantityError
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.resources import ResourceInfo
+from kubetaint.clock.base import Clock
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
+from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
@@ -68,10 +70,11 @@ def _meta(obj: JSON) -> JSON:
 class Registry:
     """Prepares, admits, validates and stores objects for the HTTP handlers."""
 
-    def __init__(self, store: Store, hooks: WriteHooks, rng: random.Random) -> None:
+    def __init__(self, store: Store, hooks: WriteHooks, rng: random.Random, clock: Clock) -> None:
         self.store = store
         self.hooks = hooks
         self.rng = rng
+        self.clock = clock
 
     # preparation ---------------------------------------------------------------------------
 
@@ -183,6 +186,18 @@ class Registry:
         self.hooks.admit("DELETE", res.store_resource, "", old, old=old, dry_run=dry_run)
         pre = options.get("preconditions") if isinstance(options.get("preconditions"), dict) else {}
         assert isinstance(pre, dict)
+        if res.store_resource == "pods":
+            return delete_pod(
+                self.store,
+                self.clock,
+                target.namespace,
+                target.name,
+                grace_period_seconds=_grace_period(options),
+                resource_version=pre.get("resourceVersion") or None,
+                uid=pre.get("uid") or None,
+                dry_run=dry_run,
+                current=old,
+            )
         return self.store.delete(
             res.store_resource,
             target.namespace,
@@ -210,3 +225,13 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
         assert isinstance(spec, dict)
         return {**obj, "spec": {"finalizers": ["kubernetes"], **spec}, "status": {"phase": "Active"}}
     return obj
+
+
+def _grace_period(options: JSON) -> int | None:
+    """DeleteOptions.gracePeriodSeconds (an int64; anything else is a 400)."""
+    value = options.get("gracePeriodSeconds")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise errors.bad_request(f"DeleteOptions.gracePeriodSeconds: expected an integer, got {value!r}")
+    return value

@@ -60,6 +60,7 @@ class ControlPlane:
         feature_gates: FeatureGates | None = None,
         seed: int | None = None,
         rng: random.Random | None = None,
+        graceful_deletion: bool = False,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -71,6 +72,7 @@ class ControlPlane:
             admission=admission_chain(store, self.settings.admission, self.feature_gates),
             validator=api_validator(self.feature_gates),
             rng=random.Random(root.getrandbits(64)),
+            graceful_clock=clock if graceful_deletion else None,
         )
         self.informers: dict[str, Informer] = {}
         scheduler_rng = random.Random(root.getrandbits(64))

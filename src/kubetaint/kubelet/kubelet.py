@@ -307,7 +307,7 @@ class HollowKubelet:
         if self.stopped:
             return
         with contextlib.suppress(StatusError):
-            self.store.delete("pods", key[0], key[1], uid=uid or None)
+            self.store.delete("pods", key[0], key[1], uid=uid or None, grace_period_seconds=0)
         self._admitted.pop(key, None)
 
     def resync_pods(self) -> None:

@@ -2,6 +2,7 @@
 
 Mirrors the generic registry store's Create/Update/Delete flow: BeforeCreate (generateName), the
 mutating admission chain, object validation, the validating admission chain, then storage.
+Given a clock (`graceful_clock`), pod deletes are graceful as kube-apiserver's (registry.graceful).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
 from kubetaint.api.validation import invalid_status, validate
+from kubetaint.clock.base import Clock
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.names import generate_name
+from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key
 
 #: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
@@ -89,8 +92,11 @@ class Registry:
         admission: AdmissionChain | None = None,
         validator: Validator | None = None,
         rng: random.Random | None = None,
+        graceful_clock: Clock | None = None,
     ) -> None:
         self.store = store
+        #: With a clock, pods are deleted gracefully (registry.graceful); without, at once.
+        self.graceful_clock = graceful_clock
         self.admission = admission
         self.validator = validator if validator is not None else api_validator()
         self._rng = rng or random.Random(0)
@@ -153,6 +159,7 @@ class Registry:
         resource_version: str | None = None,
         uid: str | None = None,
         dry_run: bool = False,
+        grace_period_seconds: int | None = None,
     ) -> JSON:
         old = self.store.get(resource, namespace, name)
         if self.admission is not None:
@@ -161,6 +168,18 @@ class Registry:
                 self.admission.validate(attrs, self._lookup)
             except AdmissionError as err:
                 raise StatusError.from_status(err.status) from None
+        if resource == "pods" and self.graceful_clock is not None:
+            return delete_pod(
+                self.store,
+                self.graceful_clock,
+                namespace,
+                name,
+                grace_period_seconds=grace_period_seconds,
+                resource_version=resource_version,
+                uid=uid,
+                dry_run=dry_run,
+                current=old,
+            )
         return self.store.delete(
             resource, namespace, name, resource_version=resource_version, uid=uid, dry_run=dry_run
         )

@@ -246,6 +246,7 @@ class EtcdStore:
         resource_version: str | None = None,
         uid: str | None = None,
         dry_run: bool = False,
+        grace_period_seconds: int | None = None,
     ) -> JSON:
         key = b64(self._key(resource, namespace, name))
         while True:

@@ -9,6 +9,9 @@ Mirrors kube-apiserver's storage.Interface semantics:
   does not match fail with Conflict (409); missing objects give NotFound (404).
 - A watch from resourceVersion R delivers every change with a later resourceVersion, in commit
   order; R older than the retained history gives Expired (410).
+- `delete` removes the object at once in every backend; `grace_period_seconds` (DeleteOptions'
+  gracePeriodSeconds) is for writers that delete gracefully (the registry, a remote API server):
+  0 is the kubelet's and pod GC's "remove it now" for a pod already terminating.
 - Ownership: `create`/`update` take ownership of the dict passed in (callers must not mutate it
   afterwards). Returned objects are shared and READ-ONLY for everyone: copy before changing.
 """
@@ -97,6 +100,7 @@ class Store(Protocol):
         resource_version: str | None = None,
         uid: str | None = None,
         dry_run: bool = False,
+        grace_period_seconds: int | None = None,
     ) -> JSON: ...
 
     def watch(

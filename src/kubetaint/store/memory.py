@@ -164,6 +164,7 @@ class MemoryStore:
         resource_version: str | None = None,
         uid: str | None = None,
         dry_run: bool = False,
+        grace_period_seconds: int | None = None,
     ) -> JSON:
         with self._lock:
             bucket = self._objects.get(resource, {}).get(namespace, {})

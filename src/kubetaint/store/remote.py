@@ -308,6 +308,7 @@ class RemoteStore:
         resource_version: str | None = None,
         uid: str | None = None,
         dry_run: bool = False,
+        grace_period_seconds: int | None = None,
     ) -> JSON:
         options: JSON = {"apiVersion": "v1", "kind": "DeleteOptions"}
         preconditions = {k: v for k, v in (("uid", uid), ("resourceVersion", resource_version)) if v}
@@ -315,6 +316,8 @@ class RemoteStore:
             options["preconditions"] = preconditions
         if dry_run:
             options["dryRun"] = ["All"]
+        if grace_period_seconds is not None:
+            options["gracePeriodSeconds"] = grace_period_seconds
         result: JSON = self.request("DELETE", resource_path(resource, namespace, name), body=options)
         return result
 

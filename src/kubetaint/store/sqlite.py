@@ -239,6 +239,7 @@ class SqliteStore:
         resource_version: str | None = None,
         uid: str | None = None,
         dry_run: bool = False,
+        grace_period_seconds: int | None = None,
     ) -> JSON:
         def operation(db: sqlite3.Connection) -> tuple[JSON, WatchEvent | None]:
             row = db.execute(_GET, (resource, namespace, name)).fetchone()

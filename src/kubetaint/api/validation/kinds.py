@@ -17,8 +17,8 @@ from kubetaint.api.validation.podspec import (
     validate_pod_create_rules,
     validate_pod_spec,
     validate_pod_template,
-    validate_pod_update_rules,
 )
+from kubetaint.api.validation.podupdate import validate_pod_update_rules
 from kubetaint.api.validation.quantities import validate_resource_list
 from kubetaint.api.validation.selectors import selector_matches
 from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations

@@ -1,6 +1,6 @@
 """Pod spec and pod template checks kubetaint's kinds need
 (mirrors pkg/apis/core/validation/validation.go: ValidatePodSpec, validateContainers,
-validateContainerCommon, ValidatePodTemplateSpec, ValidatePodCreate, ValidatePodUpdate)."""
+validateContainerCommon, ValidatePodTemplateSpec, ValidatePodCreate; ValidatePodUpdate is in podupdate.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import is_dns1123_label, name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import validate_annotations, validate_labels
 from kubetaint.api.validation.quantities import validate_resource_requirements
-from kubetaint.api.validation.taints import validate_only_added_tolerations, validate_tolerations
+from kubetaint.api.validation.taints import validate_tolerations
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
@@ -149,35 +149,4 @@ def validate_pod_create_rules(spec: Mapping[str, Any]) -> list[f.FieldError]:
         errs.append(f.forbidden("spec.ephemeralContainers", "cannot be set on create"))
     if spec.get("nodeName") and spec.get("schedulingGates"):
         errs.append(f.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
-    return errs
-
-
-def validate_pod_update_rules(
-    new_spec: Mapping[str, Any], old_spec: Mapping[str, Any], *, allow_comparison: bool
-) -> list[f.FieldError]:
-    """ValidatePodUpdate's container and toleration rules, in upstream's order.
-
-    Like upstream, the tolerations are validated again after the only-added check (ValidatePodSpec
-    already did it once), so an invalid toleration is reported twice on update.
-    """
-    errs: list[f.FieldError] = []
-    for name in ("containers", "initContainers"):
-        new, old = _list(new_spec.get(name)), _list(old_spec.get(name))
-        path = f.child("spec", name)
-        if len(new) != len(old):
-            return [*errs, f.forbidden(path, "pod updates may not add or remove containers")]
-        for i, container in enumerate(new):
-            image = container.get("image")
-            if not image:
-                errs.append(f.required(f.child(f.index(path, i), "image")))
-            elif isinstance(image, str) and image.strip() != image:
-                detail = "must not have leading or trailing whitespace"
-                errs.append(f.invalid(f.child(f.index(path, i), "image"), image, detail))
-    errs.extend(
-        validate_only_added_tolerations(
-            _list(new_spec.get("tolerations")),
-            _list(old_spec.get("tolerations")),
-            allow_comparison=allow_comparison,
-        )
-    )
     return errs

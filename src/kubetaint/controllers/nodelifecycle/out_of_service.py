@@ -65,7 +65,7 @@ def mark_failed_and_delete_pod(store: Store, pod: Mapping[str, Any]) -> None:
     if status.get("phase") not in ("Succeeded", "Failed"):
         status["phase"] = "Failed"
         store.update("pods", {**pod, "status": status})
-    store.delete("pods", namespace, name)
+    store.delete("pods", namespace, name, grace_period_seconds=0)
 
 
 class OutOfServicePodGC:

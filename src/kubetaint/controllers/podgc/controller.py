@@ -187,7 +187,7 @@ class PodGCController:
                     kept = [c for c in status.get("conditions") or [] if c.get("type") != condition["type"]]
                     status["conditions"] = [*kept, condition]
                 self.store.update("pods", {**pod, "status": status})
-            self.store.delete("pods", namespace, name)
+            self.store.delete("pods", namespace, name, grace_period_seconds=0)
         except StatusError as err:
             log.info("podgc: could not delete pod %s/%s: %s", namespace, name, err.message)
 
