@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import random
 import signal
 import socket
@@ -33,23 +34,31 @@ CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
 ZONES = ("zone-a", "zone-b", "zone-c")
 
 
-def _node(name: str, zone: str, labels: dict[str, str], taints: list[JSON]) -> JSON:
+def _node(index: int, name: str, zone: str, labels: dict[str, str], taints: list[JSON]) -> JSON:
+    """A node numbered as kind numbers them: InternalIP 172.18.0.2 + index, pod CIDR the index-th
+    /24 from 10.244.0.0 (10.244.1.0/24 for node-1)."""
     meta: JSON = {"name": name, "labels": {HOSTNAME_LABEL: name, ZONE_LABEL: zone, **labels}}
-    spec: JSON = {"taints": taints} if taints else {}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec}
+    spec: JSON = {"podCIDR": f"{ipaddress.IPv4Address('10.244.0.0') + 256 * index}/24"}
+    if taints:
+        spec["taints"] = taints
+    status: JSON = {
+        "addresses": [{"type": "InternalIP", "address": str(ipaddress.IPv4Address("172.18.0.2") + index)}]
+    }
+    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
 
 
 def initial_nodes(workers: int) -> list[JSON]:
     """`control-plane` (tainted NoSchedule, as kubeadm leaves it) and `node-1..N` over three zones."""
     nodes = [
         _node(
+            0,
             CONTROL_PLANE_NODE,
             ZONES[0],
             {CONTROL_PLANE_ROLE: ""},
             [{"key": CONTROL_PLANE_ROLE, "effect": "NoSchedule"}],
         )
     ]
-    nodes += [_node(f"node-{i}", ZONES[(i - 1) % len(ZONES)], {}, []) for i in range(1, workers + 1)]
+    nodes += [_node(i, f"node-{i}", ZONES[(i - 1) % len(ZONES)], {}, []) for i in range(1, workers + 1)]
     return nodes
 
 

@@ -18,7 +18,8 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 
 def node_config(node: Mapping[str, Any]) -> NodeConfig:
-    """The kubelet configuration that registers `node` (its labels, annotations, taints, capacity)."""
+    """The kubelet configuration that registers `node` (its labels, annotations, taints, capacity,
+    InternalIP address and pod CIDR)."""
     meta = node.get("metadata") or {}
     status = node.get("status") or {}
     labels = dict(meta.get("labels") or {})
@@ -29,6 +30,14 @@ def node_config(node: Mapping[str, Any]) -> NodeConfig:
         "register_with_taints": list((node.get("spec") or {}).get("taints") or []),
         "zone": str(labels.get(ZONE_LABEL) or ""),
     }
+    internal_ip = next(
+        (str(a.get("address")) for a in status.get("addresses") or [] if a.get("type") == "InternalIP"), ""
+    )
+    if internal_ip:
+        kwargs["internal_ip"] = internal_ip
+    pod_cidr = (node.get("spec") or {}).get("podCIDR")
+    if pod_cidr:
+        kwargs["pod_cidr"] = str(pod_cidr)
     if status.get("capacity"):
         kwargs["capacity"] = dict(status["capacity"])
     if status.get("allocatable"):
