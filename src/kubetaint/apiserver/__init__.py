@@ -29,8 +29,12 @@ Deliberate simplifications (upstream behaviour in brackets):
   [registry/core/pod/storage/eviction.go]; a dry-run eviction skips the budget check.
 - No defaulting beyond PrepareForCreate status (pods Pending + qosClass, namespaces Active): the
   admission/defaulting hooks own it. fieldValidation values are checked but unknown fields are
-  never reported (no schemas); OpenAPI v3 has PATCH paths only (enough for `create/apply -f`
-  validation; `kubectl explain` is not supported) and /openapi/v2 is 404.
+  never reported.
+- OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.32 schemas of the served kinds
+  (`kubectl explain`, client-side apply's patch metadata) and the served paths' operations, without
+  the request/response schemas' `default` values and with enum values only on the taint and
+  toleration fields; /openapi/v2 is 404 [protobuf swagger 2.0], so kubectl 1.27 and 1.28
+  `create/apply -f` need `--validate=false`.
 - Protobuf request bodies get 415 (`kubectl create namespace|priorityclass|pdb` generators);
   protobuf DELETE bodies are ignored. Responses are always JSON.
 - List `resourceVersion`/`resourceVersionMatch` are ignored (lists are always current).

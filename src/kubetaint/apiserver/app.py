@@ -17,7 +17,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
-from kubetaint.apiserver import discovery
+from kubetaint.apiserver import discovery, openapi
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.hooks import NoHooks, WriteHooks
 from kubetaint.apiserver.noderestriction import NodeRestriction
@@ -167,16 +167,18 @@ def create_app(
         return _root(request, core=False, legacy=discovery.api_group_list())
 
     async def openapi_index(request: Request) -> Response:
-        return json_response(discovery.openapi_index())
+        return json_response(openapi.openapi_index())
 
     async def openapi_doc(request: Request) -> Response:
         parts = request.path_params["path"].strip("/").split("/")
         doc = None
         if len(parts) == 2 and parts[0] == "api":
-            doc = discovery.openapi_document("", parts[1])
+            doc = openapi.rendered_document("", parts[1])
         elif len(parts) == 3 and parts[0] == "apis":
-            doc = discovery.openapi_document(parts[1], parts[2])
-        return json_response(doc) if doc is not None else status_response(not_found_path())
+            doc = openapi.rendered_document(parts[1], parts[2])
+        if doc is None:
+            return status_response(not_found_path())
+        return Response(doc[0], media_type="application/json")
 
     async def not_found(request: Request) -> Response:
         return status_response(not_found_path())
