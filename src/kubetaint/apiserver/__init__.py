@@ -28,8 +28,11 @@ Deliberate simplifications (upstream behaviour in brackets):
   hooks with an `evict(namespace, name)` method (EngineHooks) check PodDisruptionBudgets (429)
   [registry/core/pod/storage/eviction.go]; a dry-run eviction skips the budget check.
 - No defaulting beyond PrepareForCreate status (pods Pending + qosClass, namespaces Active): the
-  admission/defaulting hooks own it. fieldValidation values are checked but unknown fields are
-  never reported.
+  admission/defaulting hooks own it.
+- fieldValidation (`kubetaint.apiserver.fieldvalidation`) reports unknown fields (Strict 400, Warn
+  `Warning` headers, absent = Warn) from the served schemas; duplicate fields are not reported,
+  JSON patches are not checked and patch bodies are checked as sent [upstream checks the patched
+  object].
 - OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.32 schemas of the served kinds
   (`kubectl explain`, client-side apply's patch metadata) and the served paths' operations, without
   the request/response schemas' `default` values and with enum values only on the taint and
