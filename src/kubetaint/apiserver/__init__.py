@@ -36,8 +36,8 @@ Deliberate simplifications (upstream behaviour in brackets):
 - OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.32 schemas of the served kinds
   (`kubectl explain`, client-side apply's patch metadata) and the served paths' operations, without
   the request/response schemas' `default` values and with enum values only on the taint and
-  toleration fields; /openapi/v2 is 404 [protobuf swagger 2.0], so kubectl 1.27 and 1.28
-  `create/apply -f` need `--validate=false`.
+  toleration fields. /openapi/v2 (`kubetaint.apiserver.openapi_v2`, which kubectl 1.27/1.28 need)
+  is the same schemas as protobuf with no paths, and 404 for a JSON Accept.
 - Protobuf request bodies get 415 (`kubectl create namespace|priorityclass|pdb` generators);
   protobuf DELETE bodies are ignored. Responses are always JSON.
 - List `resourceVersion`/`resourceVersionMatch` are ignored (lists are always current).

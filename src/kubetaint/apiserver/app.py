@@ -17,7 +17,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
-from kubetaint.apiserver import discovery, openapi
+from kubetaint.apiserver import discovery, openapi, openapi_v2
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.hooks import NoHooks, WriteHooks
 from kubetaint.apiserver.noderestriction import NodeRestriction
@@ -180,6 +180,12 @@ def create_app(
             return status_response(not_found_path())
         return Response(doc[0], media_type="application/json")
 
+    async def openapi_v2_doc(request: Request) -> Response:
+        # Only the protobuf form kubectl asks for; swagger JSON is not served.
+        if openapi_v2.PROTOBUF_TYPE not in request.headers.get("accept", ""):
+            return status_response(not_found_path())
+        return Response(openapi_v2.document(), media_type=openapi_v2.RETURNED_TYPE)
+
     async def not_found(request: Request) -> Response:
         return status_response(not_found_path())
 
@@ -192,6 +198,7 @@ def create_app(
         Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
         Route("/apis", groups_root),
+        Route("/openapi/v2", openapi_v2_doc),
         Route("/openapi/v3", openapi_index),
         Route("/openapi/v3/{path:path}", openapi_doc),
         *extra_routes,
