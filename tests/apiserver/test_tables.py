@@ -364,9 +364,9 @@ def test_protobuf_first_accept_still_gets_json(client: TestClient, store: Memory
         pytest.param(
             "/apis/node.k8s.io/v1/runtimeclasses",
             {"metadata": {"name": "gvisor"}, "handler": "runsc"},
-            ["Name", "Created At"],
-            ["gvisor", "2026-01-01T00:00:00Z"],
-            id="other kinds get the default table",
+            ["Name", "Handler", "Age"],
+            ["gvisor", "runsc", "0s"],
+            id="runtime classes",
         ),
     ],
 )

@@ -29,9 +29,16 @@ Deliberate simplifications (upstream behaviour in brackets):
   hooks with an `evict(namespace, name)` method (EngineHooks) check PodDisruptionBudgets (429)
   [registry/core/pod/storage/eviction.go]; a dry-run eviction skips the budget check.
 - No defaulting beyond PrepareForCreate status (pods Pending + qosClass, namespaces Active): the
-  admission/defaulting hooks own it. fieldValidation values are checked but unknown fields are
-  never reported (no schemas); OpenAPI v3 has PATCH paths only (enough for `create/apply -f`
-  validation; `kubectl explain` is not supported) and /openapi/v2 is 404.
+  admission/defaulting hooks own it.
+- fieldValidation (`kubetaint.apiserver.fieldvalidation`) reports unknown fields (Strict 400, Warn
+  `Warning` headers, absent = Warn) from the served schemas; duplicate fields are not reported,
+  JSON patches are not checked and patch bodies are checked as sent [upstream checks the patched
+  object].
+- OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.32 schemas of the served kinds
+  (`kubectl explain`, client-side apply's patch metadata) and the served paths' operations, without
+  the request/response schemas' `default` values and with enum values only on the taint and
+  toleration fields. /openapi/v2 (`kubetaint.apiserver.openapi_v2`, which kubectl 1.27/1.28 need)
+  is the same schemas as protobuf with no paths, and 404 for a JSON Accept.
 - Protobuf request bodies get 415 (`kubectl create namespace|priorityclass|pdb` generators);
   protobuf DELETE bodies are ignored. Responses are always JSON.
 - List `resourceVersion`/`resourceVersionMatch` are ignored (lists are always current).

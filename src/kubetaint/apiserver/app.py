@@ -17,7 +17,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
-from kubetaint.apiserver import discovery
+from kubetaint.apiserver import discovery, openapi, openapi_v2
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.hooks import NoHooks, WriteHooks
 from kubetaint.apiserver.noderestriction import NodeRestriction
@@ -167,16 +167,24 @@ def create_app(
         return _root(request, core=False, legacy=discovery.api_group_list())
 
     async def openapi_index(request: Request) -> Response:
-        return json_response(discovery.openapi_index())
+        return json_response(openapi.openapi_index())
 
     async def openapi_doc(request: Request) -> Response:
         parts = request.path_params["path"].strip("/").split("/")
         doc = None
         if len(parts) == 2 and parts[0] == "api":
-            doc = discovery.openapi_document("", parts[1])
+            doc = openapi.rendered_document("", parts[1])
         elif len(parts) == 3 and parts[0] == "apis":
-            doc = discovery.openapi_document(parts[1], parts[2])
-        return json_response(doc) if doc is not None else status_response(not_found_path())
+            doc = openapi.rendered_document(parts[1], parts[2])
+        if doc is None:
+            return status_response(not_found_path())
+        return Response(doc[0], media_type="application/json")
+
+    async def openapi_v2_doc(request: Request) -> Response:
+        # Only the protobuf form kubectl asks for; swagger JSON is not served.
+        if openapi_v2.PROTOBUF_TYPE not in request.headers.get("accept", ""):
+            return status_response(not_found_path())
+        return Response(openapi_v2.document(), media_type=openapi_v2.RETURNED_TYPE)
 
     async def not_found(request: Request) -> Response:
         return status_response(not_found_path())
@@ -190,6 +198,7 @@ def create_app(
         Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
         Route("/apis", groups_root),
+        Route("/openapi/v2", openapi_v2_doc),
         Route("/openapi/v3", openapi_index),
         Route("/openapi/v3/{path:path}", openapi_doc),
         *extra_routes,

@@ -1,16 +1,13 @@
 """Discovery documents: /version, aggregated discovery (apidiscovery.k8s.io/v2) and the legacy
-APIVersions / APIGroupList / APIGroup / APIResourceList documents, plus the minimal OpenAPI v3
-that `kubectl create/apply -f` validation needs (mirrors apiserver/pkg/endpoints/discovery and
-kube-openapi's v3 handler; shapes from kubernetes/kubernetes api/discovery/*.json).
+APIVersions / APIGroupList / APIGroup / APIResourceList documents (mirrors
+apiserver/pkg/endpoints/discovery; shapes from kubernetes/kubernetes api/discovery/*.json).
+OpenAPI v3 is in kubetaint.apiserver.openapi.
 """
 
 from __future__ import annotations
 
-import hashlib
-from typing import Any
-
 from kubetaint.apiserver.resources import ResourceInfo, group_versions, resources_in, subresources
-from kubetaint.apiserver.wire import JSON, dumps
+from kubetaint.apiserver.wire import JSON
 
 AGGREGATED_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
@@ -163,55 +160,3 @@ def api_resource_list(group: str, version: str) -> JSON | None:
             entries.append(sub_entry)
     gv = f"{group}/{version}" if group else version
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": entries}
-
-
-# OpenAPI v3 ---------------------------------------------------------------------------------
-
-
-def _gv_path(group: str, version: str) -> str:
-    return f"api/{version}" if not group else f"apis/{group}/{version}"
-
-
-def openapi_document(group: str, version: str) -> JSON | None:
-    """A PATCH operation per kind declaring `fieldValidation`: enough for kubectl's validator to
-    send `fieldValidation=Strict` and skip client-side schema validation. No schemas (`kubectl
-    explain` is not supported yet)."""
-    served = [r for r in resources_in(group, version) if "patch" in r.verbs]
-    if not resources_in(group, version):
-        return None
-    prefix = "/" + _gv_path(group, version)
-    paths: dict[str, Any] = {}
-    for res in served:
-        item = (
-            f"{prefix}/namespaces/{{namespace}}/{res.plural}/{{name}}"
-            if res.namespaced
-            else (f"{prefix}/{res.plural}/{{name}}")
-        )
-        paths[item] = {
-            "patch": {
-                "x-kubernetes-group-version-kind": _kind_ref(res.group, res.version, res.kind),
-                "parameters": [
-                    {"name": "fieldValidation", "in": "query", "schema": {"type": "string"}},
-                    {"name": "fieldManager", "in": "query", "schema": {"type": "string"}},
-                    {"name": "dryRun", "in": "query", "schema": {"type": "string"}},
-                ],
-                "responses": {"200": {"description": "OK"}},
-            }
-        }
-    return {
-        "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": VERSION_INFO["gitVersion"]},
-        "paths": paths,
-        "components": {"schemas": {}},
-    }
-
-
-def openapi_index() -> JSON:
-    paths: JSON = {}
-    for group, versions in group_versions().items():
-        for version in versions:
-            doc = openapi_document(group, version)
-            digest = hashlib.sha256(dumps(doc)).hexdigest()[:32].upper()
-            path = _gv_path(group, version)
-            paths[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={digest}"}
-    return {"paths": paths}

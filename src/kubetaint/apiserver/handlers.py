@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
+from kubetaint.apiserver import fieldvalidation
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.registry import Registry, Target, invalid
 from kubetaint.apiserver.resources import lookup
@@ -32,7 +33,6 @@ from kubetaint.apiserver.wire import (
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.registry.binding import bound_pod
 
-_FIELD_VALIDATION = ("", "Ignore", "Warn", "Strict")
 _CONFLICT_RETRIES = 5
 _PODS = lookup("", "v1", "pods")
 assert _PODS is not None
@@ -40,11 +40,7 @@ PODS = _PODS
 
 
 def _field_validation(request: Request) -> None:
-    value = request.query_params.get("fieldValidation", "")
-    if value not in _FIELD_VALIDATION:
-        raise errors.bad_request(
-            f'fieldValidation: Unsupported value: {value!r}: supported values: "Ignore", "Strict", "Warn"'
-        )
+    fieldvalidation.directive(request.query_params.get("fieldValidation"))
 
 
 class Handlers:
@@ -105,19 +101,21 @@ class Handlers:
     async def create(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         obj = decode_object(await request.body(), media_type(request))
+        warnings = fieldvalidation.check(target.res, obj, request.query_params.get("fieldValidation"))
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         created = self.registry.create(target, obj, dry_run(request))
-        return json_response(created, 201)
+        return fieldvalidation.with_warnings(json_response(created, 201), warnings)
 
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         obj = decode_object(await request.body(), media_type(request))
+        warnings = fieldvalidation.check(target.res, obj, request.query_params.get("fieldValidation"))
         self.registry.check_name(target, obj)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
         old = self.store.get(target.res.store_resource, target.namespace, target.name)
         updated = self.registry.update(target, obj, old, dry_run(request))
-        return json_response(updated)
+        return fieldvalidation.with_warnings(json_response(updated), warnings)
 
     async def patch(self, target: Target, request: Request) -> Response:
         _field_validation(request)
@@ -126,6 +124,10 @@ class Handlers:
             raise unsupported_media(", ".join(patches.PATCH_TYPES))
         raw = await request.body()
         body = load_yaml(raw) if kind == patches.APPLY_PATCH else load_json_any(raw)
+        warnings = []
+        if kind != patches.JSON_PATCH:
+            validation = request.query_params.get("fieldValidation")
+            warnings = fieldvalidation.check(target.res, body, validation, patch=True)
         is_dry_run = dry_run(request)
         res = target.res
         for attempt in range(_CONFLICT_RETRIES):
@@ -133,12 +135,14 @@ class Handlers:
                 old = self.store.get(res.store_resource, target.namespace, target.name)
             except errors.StatusError as exc:
                 if exc.code == 404 and kind == patches.APPLY_PATCH and not target.subresource:
-                    return self._apply_create(target, body, request, is_dry_run)
+                    created = self._apply_create(target, body, request, is_dry_run)
+                    return fieldvalidation.with_warnings(created, warnings)
                 raise
             patched = self._apply_patch(kind, old, body, request)
             caller_rv = _mentions_resource_version(body)
             try:
-                return json_response(self._store_patched(target, patched, old, caller_rv, is_dry_run))
+                stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
+                return fieldvalidation.with_warnings(json_response(stored), warnings)
             except errors.StatusError as exc:
                 # Patches without a resourceVersion are retried on conflict, as upstream.
                 if (

@@ -17,6 +17,7 @@ from kubetaint.apiserver.printing import (
     col,
     human_duration,
     meta_of,
+    swagger_doc,
 )
 from kubetaint.clock.base import parse_time
 
@@ -32,18 +33,10 @@ POD_COLUMNS = [
         "container in this pod has restarted.",
     ),
     AGE_COLUMN,
-    col("IP", "IP address allocated to the pod. Routable at least within the cluster.", priority=1),
-    col("Node", "NodeName indicates in which node this pod is scheduled.", priority=1),
-    col(
-        "Nominated Node",
-        "nominatedNodeName is set when this pod preempts other pods on the node.",
-        priority=1,
-    ),
-    col(
-        "Readiness Gates",
-        "If specified, all readiness gates will be evaluated for pod readiness.",
-        priority=1,
-    ),
+    col("IP", swagger_doc("io.k8s.api.core.v1.PodStatus", "podIP"), priority=1),
+    col("Node", swagger_doc("io.k8s.api.core.v1.PodSpec", "nodeName"), priority=1),
+    col("Nominated Node", swagger_doc("io.k8s.api.core.v1.PodStatus", "nominatedNodeName"), priority=1),
+    col("Readiness Gates", swagger_doc("io.k8s.api.core.v1.PodSpec", "readinessGates"), priority=1),
 ]
 
 

@@ -20,6 +20,17 @@ from kubetaint.apiserver.printing import (
     human_duration,
     meta_of,
     since,
+    swagger_doc,
+)
+from kubetaint.apiserver.workload_printers import (
+    DAEMON_SET_COLUMNS,
+    DEPLOYMENT_COLUMNS,
+    REPLICA_SET_COLUMNS,
+    RUNTIME_CLASS_COLUMNS,
+    print_daemon_set,
+    print_deployment,
+    print_replica_set,
+    print_runtime_class,
 )
 from kubetaint.clock.base import format_time
 
@@ -30,37 +41,19 @@ __all__ = ["PRINTERS", "human_duration", "print_event", "print_node", "print_pod
 
 # nodes ----------------------------------------------------------------------------------
 
+_CORE = "io.k8s.api.core.v1."
+_NODE_INFO = _CORE + "NodeSystemInfo"
 NODE_COLUMNS = [
     NAME_COLUMN,
     col("Status", "The status of the node"),
     col("Roles", "The roles of the node"),
     AGE_COLUMN,
-    col("Version", "Kubelet Version reported by the node."),
-    col(
-        "Internal-IP",
-        "List of addresses reachable to the node. Queried from cloud provider, if available.",
-        priority=1,
-    ),
-    col(
-        "External-IP",
-        "List of addresses reachable to the node. Queried from cloud provider, if available.",
-        priority=1,
-    ),
-    col(
-        "OS-Image",
-        "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
-        priority=1,
-    ),
-    col(
-        "Kernel-Version",
-        "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
-        priority=1,
-    ),
-    col(
-        "Container-Runtime",
-        "Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
-        priority=1,
-    ),
+    col("Version", swagger_doc(_NODE_INFO, "kubeletVersion")),
+    col("Internal-IP", swagger_doc(_CORE + "NodeStatus", "addresses"), priority=1),
+    col("External-IP", swagger_doc(_CORE + "NodeStatus", "addresses"), priority=1),
+    col("OS-Image", swagger_doc(_NODE_INFO, "osImage"), priority=1),
+    col("Kernel-Version", swagger_doc(_NODE_INFO, "kernelVersion"), priority=1),
+    col("Container-Runtime", swagger_doc(_NODE_INFO, "containerRuntimeVersion"), priority=1),
 ]
 
 
@@ -117,7 +110,11 @@ def print_namespace(ns: JSON, now: float) -> Cells:
     return [meta_of(ns).get("name", ""), as_dict(ns.get("status")).get("phase", ""), age_of(ns, now)]
 
 
-LEASE_COLUMNS = [NAME_COLUMN, col("Holder", "The holder of the lease."), AGE_COLUMN]
+LEASE_COLUMNS = [
+    NAME_COLUMN,
+    col("Holder", swagger_doc("io.k8s.api.coordination.v1.LeaseSpec", "holderIdentity")),
+    AGE_COLUMN,
+]
 
 
 def print_lease(lease: JSON, now: float) -> Cells:
@@ -128,17 +125,18 @@ def print_lease(lease: JSON, now: float) -> Cells:
     ]
 
 
+_EVENT = _CORE + "Event"
 EVENT_COLUMNS = [
-    col("Last Seen", "The time since the last event was seen."),
-    col("Type", "Type of this event (Normal, Warning), new types could be added in the future."),
-    col("Reason", "The reason for the event."),
-    col("Object", "The object this event is about."),
-    col("Subobject", "The subobject this event is about.", priority=1),
-    col("Source", "The component reporting this event.", priority=1),
-    col("Message", "A human-readable description of the status of this operation."),
-    col("First Seen", "The time since the first event was seen.", priority=1),
-    col("Count", "The number of times this event has occurred.", priority=1),
-    col("Name", "Name must be unique within a namespace.", priority=1, fmt="name"),
+    col("Last Seen", swagger_doc(_EVENT, "lastTimestamp")),
+    col("Type", swagger_doc(_EVENT, "type")),
+    col("Reason", swagger_doc(_EVENT, "reason")),
+    col("Object", swagger_doc(_EVENT, "involvedObject")),
+    col("Subobject", swagger_doc(_CORE + "ObjectReference", "fieldPath"), priority=1),
+    col("Source", swagger_doc(_EVENT, "source"), priority=1),
+    col("Message", swagger_doc(_EVENT, "message")),
+    col("First Seen", swagger_doc(_EVENT, "firstTimestamp"), priority=1),
+    col("Count", swagger_doc(_EVENT, "count"), priority=1),
+    col("Name", NAME_COLUMN["description"], priority=1, fmt="name"),
 ]
 
 
@@ -200,16 +198,13 @@ def print_pdb(pdb: JSON, now: float) -> Cells:
     ]
 
 
+_PRIORITY_CLASS = "io.k8s.api.scheduling.v1.PriorityClass"
 PRIORITY_CLASS_COLUMNS = [
     NAME_COLUMN,
-    col("Value", "The value of this priority class.", type_="integer"),
-    col(
-        "Global-Default",
-        "globalDefault specifies whether this PriorityClass should be considered as the default priority.",
-        type_="boolean",
-    ),
+    col("Value", swagger_doc(_PRIORITY_CLASS, "value"), type_="integer"),
+    col("Global-Default", swagger_doc(_PRIORITY_CLASS, "globalDefault"), type_="boolean"),
     AGE_COLUMN,
-    col("PreemptionPolicy", "PreemptionPolicy is the Policy for preempting pods with lower priority."),
+    col("PreemptionPolicy", swagger_doc(_PRIORITY_CLASS, "preemptionPolicy")),
 ]
 
 
@@ -225,11 +220,7 @@ def print_priority_class(pc: JSON, now: float) -> Cells:
 
 DEFAULT_COLUMNS = [
     NAME_COLUMN,
-    col(
-        "Created At",
-        "CreationTimestamp is a timestamp representing the server time when this object was created.",
-        type_="date",
-    ),
+    col("Created At", AGE_COLUMN["description"], type_="date"),
 ]
 
 
@@ -248,6 +239,10 @@ PRINTERS: dict[str, tuple[list[JSON], Printer]] = {
     "events": (EVENT_COLUMNS, print_event),
     "poddisruptionbudgets.policy": (PDB_COLUMNS, print_pdb),
     "priorityclasses.scheduling.k8s.io": (PRIORITY_CLASS_COLUMNS, print_priority_class),
+    "runtimeclasses.node.k8s.io": (RUNTIME_CLASS_COLUMNS, print_runtime_class),
+    "deployments.apps": (DEPLOYMENT_COLUMNS, print_deployment),
+    "replicasets.apps": (REPLICA_SET_COLUMNS, print_replica_set),
+    "daemonsets.apps": (DAEMON_SET_COLUMNS, print_daemon_set),
 }
 
 

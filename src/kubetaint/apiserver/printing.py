@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubetaint.apiserver.openapi import schemas
 from kubetaint.clock.base import parse_time
 
 JSON = dict[str, Any]
@@ -61,10 +62,16 @@ def col(name: str, description: str = "", *, priority: int = 0, type_: str = "st
     return {"name": name, "type": type_, "format": fmt, "description": description, "priority": priority}
 
 
-NAME_COLUMN = col("Name", "Name must be unique within a namespace.", fmt="name")
-AGE_COLUMN = col(
-    "Age", "CreationTimestamp is a timestamp representing the server time when this object was created."
-)
+def swagger_doc(schema: str, field: str) -> str:
+    """`T{}.SwaggerDoc()[field]`: the field's doc comment, as the shipped OpenAPI schema has it
+    ("" when the schema has no such field, as Go's map lookup gives)."""
+    prop = schemas().get(schema, {}).get("properties", {}).get(field, {})
+    return str(prop.get("description", "")).split("\n\nPossible enum values:")[0]
+
+
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+NAME_COLUMN = col("Name", swagger_doc(_OBJECT_META, "name"), fmt="name")
+AGE_COLUMN = col("Age", swagger_doc(_OBJECT_META, "creationTimestamp"))
 
 
 def meta_of(obj: JSON) -> JSON:

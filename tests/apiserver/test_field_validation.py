@@ -1,0 +1,201 @@
+"""fieldValidation=Strict|Warn|Ignore against the served schemas: unknown-field paths, upstream's
+400 messages for create/update and for patches, `Warning: 299` headers, and the real kubectl's
+output for a manifest with unknown fields (kubectl-wire.md §4.9, §5.3)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from kubetaint.apiserver.fieldvalidation import unknown_fields
+from kubetaint.clock import VirtualClock
+
+from .builders import make_app, make_store, namespace
+from .test_kubectl import KUBECTL, Cluster, cluster
+
+__all__ = ["cluster"]
+
+POD = "io.k8s.api.core.v1.Pod"
+PODS = "/api/v1/namespaces/default/pods"
+STRICT_POD_MESSAGE = (
+    'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
+    'unknown field "spec.containers[0].bar", unknown field "spec.foo"'
+)
+
+
+def pod_body(**spec_extra: Any) -> dict[str, Any]:
+    containers: list[dict[str, Any]] = [{"name": "main", "image": "nginx", **spec_extra.pop("container", {})}]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": containers, **spec_extra},
+    }
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    clock = VirtualClock()
+    store = make_store(clock)
+    store.create("namespaces", namespace("default"))
+    with TestClient(make_app(store, clock)) as test_client:
+        yield test_client
+
+
+@pytest.mark.parametrize(
+    ("obj", "paths"),
+    [
+        pytest.param(pod_body(), [], id="a valid pod has no unknown field"),
+        pytest.param(pod_body(foo=1), ["spec.foo"], id="an unknown spec field"),
+        pytest.param(pod_body(container={"bar": "x"}), ["spec.containers[0].bar"], id="inside a list item"),
+        pytest.param(
+            {**pod_body(), "extra": True, "metadata": {"name": "p", "nam": "typo"}},
+            ["metadata.nam", "extra"],
+            id="metadata and top level, in the body's order",
+        ),
+        pytest.param(
+            pod_body(tolerations=[{"key": "k", "operator": "Exists", "effects": "NoSchedule"}]),
+            ["spec.tolerations[0].effects"],
+            id="a misspelt toleration field",
+        ),
+        pytest.param(
+            pod_body(nodeSelector={"any-key": "v"}, container={"resources": {"limits": {"cpu": "1"}}}),
+            [],
+            id="map keys are free",
+        ),
+        pytest.param(
+            {
+                **pod_body(),
+                "metadata": {
+                    "name": "p",
+                    "managedFields": [{"manager": "m", "fieldsV1": {"f:spec": {"f:anything": {}}}}],
+                },
+            },
+            [],
+            id="free-form objects such as fieldsV1 accept anything",
+        ),
+    ],
+)
+def test_unknown_fields(obj: dict[str, Any], paths: list[str]) -> None:
+    assert unknown_fields(obj, POD) == paths
+
+
+def test_patch_bodies_skip_directives_and_deletions() -> None:
+    body = {
+        "spec": {
+            "$setElementOrder/containers": [{"name": "main"}],
+            "containers": [{"name": "main", "$patch": "delete"}],
+            "nodeName": None,
+            "oops": None,
+            "nope": 1,
+        }
+    }
+    assert unknown_fields(body, POD, patch=True) == ["spec.nope"]
+
+
+@pytest.mark.parametrize(
+    ("validation", "status", "warnings"),
+    [
+        pytest.param("Strict", 400, [], id="Strict rejects"),
+        pytest.param(
+            "Warn",
+            201,
+            ['299 - "unknown field \\"spec.containers[0].bar\\""', '299 - "unknown field \\"spec.foo\\""'],
+            id="Warn creates and warns once per field",
+        ),
+        pytest.param(
+            None, 201, ['299 - "unknown field \\"spec.containers[0].bar\\""'], id="absent means Warn"
+        ),
+        pytest.param("Ignore", 201, [], id="Ignore is silent"),
+    ],
+)
+def test_create_with_unknown_fields(
+    client: TestClient, validation: str | None, status: int, warnings: list[str]
+) -> None:
+    params = {"fieldValidation": validation} if validation else {}
+    body = pod_body(container={"bar": "x"}, foo=1) if validation else pod_body(container={"bar": "x"})
+    response = client.post(PODS, params=params, json=body)
+    assert response.status_code == status
+    assert response.headers.get_list("warning") == warnings
+    if status == 400:
+        assert response.json()["reason"] == "BadRequest"
+        assert response.json()["message"] == STRICT_POD_MESSAGE
+
+
+def test_strict_update_names_the_kind_and_version(client: TestClient) -> None:
+    created = client.post(PODS, json=pod_body()).json()
+    created["spec"]["foo"] = 1
+    response = client.put(f"{PODS}/p", params={"fieldValidation": "Strict"}, json=created)
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.foo"'
+    )
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/strategic-merge-patch+json", "application/merge-patch+json"],
+)
+def test_strict_patch_has_no_kind_prefix(client: TestClient, content_type: str) -> None:
+    assert client.post(PODS, json=pod_body()).status_code == 201
+    response = client.patch(
+        f"{PODS}/p",
+        params={"fieldValidation": "Strict"},
+        content=b'{"spec":{"foo":1}}',
+        headers={"Content-Type": content_type},
+    )
+    assert response.status_code == 400
+    assert response.json()["message"] == 'strict decoding error: unknown field "spec.foo"'
+
+
+def test_warned_patch_is_applied(client: TestClient) -> None:
+    assert client.post(PODS, json=pod_body()).status_code == 201
+    response = client.patch(
+        f"{PODS}/p",
+        params={"fieldValidation": "Warn"},
+        content=b'{"metadata":{"labels":{"a":"b"}},"spec":{"foo":1}}',
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert response.status_code == 200
+    assert response.headers.get_list("warning") == ['299 - "unknown field \\"spec.foo\\""']
+    assert response.json()["metadata"]["labels"] == {"a": "b"}
+
+
+def test_json_patches_are_not_checked(client: TestClient) -> None:
+    assert client.post(PODS, json=pod_body()).status_code == 201
+    response = client.patch(
+        f"{PODS}/p",
+        params={"fieldValidation": "Strict"},
+        content=b'[{"op":"add","path":"/metadata/labels","value":{"a":"b"}}]',
+        headers={"Content-Type": "application/json-patch+json"},
+    )
+    assert response.status_code == 200
+
+
+def test_an_unsupported_directive_is_rejected_before_the_body(client: TestClient) -> None:
+    response = client.post(PODS, params={"fieldValidation": "Loose"}, content=b"not json")
+    assert response.status_code == 400
+    assert "fieldValidation: Unsupported value: 'Loose'" in response.json()["message"]
+
+
+@pytest.mark.kubectl
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+def test_kubectl_create_with_unknown_fields_fails_as_on_a_real_cluster(cluster: Cluster) -> None:
+    (cluster.workdir / "bad.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec:\n  foo: 1\n"
+        '  containers:\n  - {name: main, image: "nginx:1.25", bar: x}\n'
+    )
+    result = cluster.kubectl("create", "-f", "bad.yaml", ok=False)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        f'Error from server (BadRequest): error when creating "bad.yaml": {STRICT_POD_MESSAGE}'
+    )
+    warned = cluster.kubectl("create", "-f", "bad.yaml", "--validate=warn")
+    assert warned.stdout.strip() == "pod/bad created"
+    assert warned.stderr.splitlines() == [
+        'Warning: unknown field "spec.containers[0].bar"',
+        'Warning: unknown field "spec.foo"',
+    ]
