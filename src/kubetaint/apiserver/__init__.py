@@ -31,7 +31,10 @@ Deliberate simplifications (upstream behaviour in brackets):
   admission/defaulting hooks own it. fieldValidation values are checked but unknown fields are
   never reported (no schemas); OpenAPI v3 has PATCH paths only (enough for `create/apply -f`
   validation; `kubectl explain` is not supported) and /openapi/v2 is 404.
-- Protobuf request bodies get 415 (`kubectl create namespace|priorityclass|pdb` generators);
-  protobuf DELETE bodies are ignored. Responses are always JSON.
+- Protobuf request bodies (kubectl's typed clients: `create namespace|priorityclass|pdb|
+  deployment`, drain's DeleteOptions) are decoded by `kubetaint.apiserver.protobuf` into the JSON
+  object they stand for, with a schema generated from upstream's Go types of kubectl 1.33 (fields
+  added later are skipped, as unknown protobuf fields are). Responses are always JSON [protobuf
+  when preferred].
 - List `resourceVersion`/`resourceVersionMatch` are ignored (lists are always current).
 """
