@@ -225,7 +225,7 @@ def test_depth_limit_is_inclusive() -> None:
 @pytest.mark.parametrize(
     ("method", "path", "content_type", "code"),
     [
-        pytest.param("POST", PODS, "application/vnd.kubernetes.protobuf", 415, id="protobuf create"),
+        pytest.param("POST", PODS, "application/cbor", 415, id="CBOR create"),
         pytest.param("POST", PODS, "text/plain", 415, id="text create"),
         pytest.param("PUT", "/api/v1/nodes/n1", "application/xml", 415, id="XML update"),
         pytest.param(

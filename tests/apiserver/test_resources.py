@@ -119,12 +119,12 @@ def test_pod_delete_returns_the_pod_and_is_immediate(client: TestClient) -> None
     assert client.get(f"{PODS}/web").json()["reason"] == "NotFound"
 
 
-def test_delete_with_protobuf_body_ignores_the_body(client: TestClient) -> None:
+def test_delete_with_an_empty_protobuf_delete_options_body(client: TestClient) -> None:
     create_pod(client)
     response = client.request(
         "DELETE",
         f"{PODS}/web",
-        content=b"k8s\x00\x0a\x00",
+        content=b"k8s\x00\x0a\x13\x0a\x02v1\x12\x0dDeleteOptions\x12\x00\x1a\x00\x22\x00",
         headers={"Content-Type": "application/vnd.kubernetes.protobuf"},
     )
     assert response.status_code == 200
@@ -302,9 +302,9 @@ def test_non_core_resources_use_group_qualified_messages(client: TestClient) -> 
             "POST",
             PODS,
             {"content": b"k8s\x00", "headers": {"Content-Type": "application/vnd.kubernetes.protobuf"}},
-            415,
-            "UnsupportedMediaType",
-            id="protobuf body is 415",
+            400,
+            "BadRequest",
+            id="a protobuf envelope without a kind is 400",
         ),
         pytest.param(
             "POST", PODS, {"json": {"metadata": {}}}, 422, "Invalid", id="no name nor generateName is 422"
@@ -524,10 +524,8 @@ def test_new_namespace_is_active_with_the_kubernetes_finalizer(client: TestClien
 
 
 def test_unsupported_media_type_message_lists_what_is_accepted(client: TestClient) -> None:
-    response = client.post(
-        PODS, content=b"k8s\x00", headers={"Content-Type": "application/vnd.kubernetes.protobuf"}
-    )
+    response = client.post(PODS, content=b"k8s\x00", headers={"Content-Type": "application/cbor"})
     assert response.json()["message"] == (
         "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml"
+        "application/json, application/yaml, application/vnd.kubernetes.protobuf"
     )

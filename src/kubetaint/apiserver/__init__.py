@@ -39,7 +39,10 @@ Deliberate simplifications (upstream behaviour in brackets):
   the request/response schemas' `default` values and with enum values only on the taint and
   toleration fields. /openapi/v2 (`kubetaint.apiserver.openapi_v2`, which kubectl 1.27/1.28 need)
   is the same schemas as protobuf with no paths, and 404 for a JSON Accept.
-- Protobuf request bodies get 415 (`kubectl create namespace|priorityclass|pdb` generators);
-  protobuf DELETE bodies are ignored. Responses are always JSON.
+- Protobuf request bodies (kubectl's typed clients: `create namespace|priorityclass|pdb|
+  deployment`, drain's DeleteOptions) are decoded by `kubetaint.apiserver.protobuf` into the JSON
+  object they stand for, with a schema generated from upstream's Go types of kubectl 1.33 (fields
+  added later are skipped, as unknown protobuf fields are). Responses are always JSON [protobuf
+  when preferred].
 - List `resourceVersion`/`resourceVersionMatch` are ignored (lists are always current).
 """

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from kubetaint.api import errors
 from kubetaint.apiserver import fieldvalidation
 from kubetaint.apiserver import patch as patches
+from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
 from kubetaint.apiserver.registry import Registry, Target, invalid
 from kubetaint.apiserver.resources import lookup
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
@@ -23,6 +24,7 @@ from kubetaint.apiserver.wire import (
     dry_run,
     json_response,
     load_json_any,
+    load_protobuf,
     load_yaml,
     media_type,
     negotiate,
@@ -364,7 +366,10 @@ async def _delete_options(request: Request) -> JSON:
         if not isinstance(value, dict):
             raise errors.bad_request("DeleteOptions: expected a JSON object")
         options = value
-    # protobuf DeleteOptions bodies (kubectl drain --disable-eviction) are ignored: safe for DELETE.
+    elif raw and media_type(request) == PROTOBUF:  # kubectl drain --disable-eviction
+        options = load_protobuf(raw)
+        if options.get("kind") != "DeleteOptions":
+            raise errors.bad_request(f"the kind in the data ({options.get('kind')}) must be DeleteOptions")
     grace = request.query_params.get("gracePeriodSeconds")
     if grace is not None:
         seconds = parse_int(grace, "gracePeriodSeconds")

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
-from kubetaint.apiserver import limits
+from kubetaint.apiserver import limits, protobuf
 
 JSON = dict[str, Any]
 JSON_TYPE = "application/json"
@@ -112,7 +112,7 @@ def negotiate(accept: str | None) -> Rendering:
     return Rendering(False)
 
 
-_BODY_TYPES = "application/json, application/yaml"
+_BODY_TYPES = f"application/json, application/yaml, {protobuf.MEDIA_TYPE}"
 
 
 def unsupported_media(accepted: str) -> errors.StatusError:
@@ -129,12 +129,22 @@ def media_type(request: Request) -> str:
 
 def decode_object(raw: bytes, content_type: str, accepted: str = _BODY_TYPES) -> JSON:
     """Decode a create/update body: JSON (also when no Content-Type is sent, as Python client 37.x
-    does) or YAML; protobuf and anything else is 415."""
+    does), YAML or protobuf (kubectl's typed clients); anything else is 415."""
     if content_type in ("", JSON_TYPE):
         return _as_object(_load_json(raw))
+    if content_type == protobuf.MEDIA_TYPE:
+        return load_protobuf(raw)
     if content_type in ("application/yaml", "application/apply-patch+yaml"):
         return _as_object(load_yaml(raw))
     raise unsupported_media(accepted)
+
+
+def load_protobuf(raw: bytes) -> JSON:
+    """A protobuf body as the JSON object it stands for; a malformed one is a 400."""
+    try:
+        return protobuf.decode_body(raw)
+    except protobuf.ProtobufError as exc:
+        raise errors.bad_request(str(exc)) from None
 
 
 def _reject_constant(name: str) -> Any:
