@@ -152,6 +152,10 @@ def test_binding_and_eviction_bodies(client: TestClient, store: MemoryStore) -> 
     assert store.get("pods", "default", "web")  # a dry run
     eviction["deleteOptions"] = {}
     assert post(client, f"{PODS}/web/eviction", eviction).status_code == 201
+    # bound, with no kubelet to finish it: graceful deletion leaves it Terminating
+    assert client.get(f"{PODS}/web").json()["metadata"]["deletionGracePeriodSeconds"] == 30
+    eviction["deleteOptions"] = {"gracePeriodSeconds": 0}
+    assert post(client, f"{PODS}/web/eviction", eviction).status_code == 201
     assert client.get(f"{PODS}/web").status_code == 404
 
 

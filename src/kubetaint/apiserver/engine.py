@@ -89,6 +89,8 @@ class EngineHooks:
         """Validation already ran inside `admit` (between the mutating and validating chains)."""
         return []
 
-    def evict(self, namespace: str, name: str) -> JSON:
+    def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> JSON:
         """POST pods/NAME/eviction: the PodDisruptionBudget check, then the deletion."""
-        return evictions.evict(self.registry, self.clock, namespace, name)
+        return evictions.evict(
+            self.registry, self.clock, namespace, name, grace_period_seconds=grace_period_seconds
+        )

@@ -15,7 +15,7 @@ from kubetaint.api import errors
 from kubetaint.apiserver import fieldvalidation
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
-from kubetaint.apiserver.registry import Registry, Target, invalid
+from kubetaint.apiserver.registry import Registry, Target, grace_period, invalid
 from kubetaint.apiserver.resources import lookup
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import (
@@ -283,7 +283,8 @@ class Handlers:
         self.registry.hooks.admit("CREATE", "pods", "eviction", eviction, old=pod, dry_run=is_dry_run)
         evictor = getattr(self.registry.hooks, "evict", None)
         if evictor is not None and not is_dry_run:
-            evictor(target.namespace, target.name)  # the engine's eviction: budgets, then delete
+            # the engine's eviction: budgets, then a delete with the Eviction's grace period
+            evictor(target.namespace, target.name, grace_period(options))
         else:
             self.registry.delete(Target(target.res, target.namespace, target.name), options, is_dry_run)
         return json_response(success_status(201), 201)

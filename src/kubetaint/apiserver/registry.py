@@ -192,7 +192,7 @@ class Registry:
                 self.clock,
                 target.namespace,
                 target.name,
-                grace_period_seconds=_grace_period(options),
+                grace_period_seconds=grace_period(options),
                 resource_version=pre.get("resourceVersion") or None,
                 uid=pre.get("uid") or None,
                 dry_run=dry_run,
@@ -227,7 +227,7 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     return obj
 
 
-def _grace_period(options: JSON) -> int | None:
+def grace_period(options: JSON) -> int | None:
     """DeleteOptions.gracePeriodSeconds (an int64; anything else is a 400)."""
     value = options.get("gracePeriodSeconds")
     if value is None:

@@ -117,8 +117,11 @@ def _disruption_allowed_condition(status: Mapping[str, Any], now: float) -> list
     return conditions
 
 
-def evict(registry: Registry, clock: Clock, namespace: str, name: str) -> JSON:
-    """POST pods/NAME/eviction: deletes the pod (returning the deleted object) or raises."""
+def evict(
+    registry: Registry, clock: Clock, namespace: str, name: str, *, grace_period_seconds: int | None = None
+) -> JSON:
+    """POST pods/NAME/eviction: deletes the pod (with the Eviction's deleteOptions grace period)
+    and returns it, or raises."""
     pod = registry.get("pods", namespace, name)
     if not can_ignore_pdb(pod):
         budgets = matching_budgets(registry, pod)
@@ -140,7 +143,7 @@ def evict(registry: Registry, clock: Clock, namespace: str, name: str) -> JSON:
             if not unready_ok:
                 registry.update_status(PDB_RESOURCE, check_and_decrement(pdb, name, clock.now()))
     _mark_disruption_target(registry, clock, pod)
-    return registry.delete("pods", namespace, name)
+    return registry.delete("pods", namespace, name, grace_period_seconds=grace_period_seconds)
 
 
 def _mark_disruption_target(registry: Registry, clock: Clock, pod: Mapping[str, Any]) -> None:
