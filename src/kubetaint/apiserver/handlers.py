@@ -202,9 +202,9 @@ class Handlers:
         )
         gone = self.registry.delete(target, options, is_dry_run)
         res = target.res
-        if res.store_resource == "pods":
-            return json_response(with_type(res, gone))
         meta = gone.get("metadata") or {}
+        if res.store_resource == "pods" or meta.get("deletionTimestamp"):  # pending: the object itself
+            return json_response(with_type(res, gone))
         details: JSON = {"name": target.name, "kind": res.plural, "uid": meta.get("uid", "")}
         if res.group:
             details["group"] = res.group
@@ -227,7 +227,7 @@ class Handlers:
             meta = obj.get("metadata") or {}
             one = Target(res, str(meta.get("namespace") or ""), str(meta.get("name")))
             try:
-                deleted.append(self.registry.delete(one, {}, is_dry_run))
+                deleted.append(self.registry.delete(one, options, is_dry_run))
             except errors.StatusError as exc:
                 if exc.code != 404:
                     raise
