@@ -21,6 +21,14 @@ from kubetaint.apiserver.printing import (
     meta_of,
     since,
 )
+from kubetaint.apiserver.workload_printers import (
+    DAEMONSET_COLUMNS,
+    DEPLOYMENT_COLUMNS,
+    REPLICASET_COLUMNS,
+    print_daemonset,
+    print_deployment,
+    print_replicaset,
+)
 from kubetaint.clock.base import format_time
 
 NODE_ROLE_PREFIX = "node-role.kubernetes.io/"
@@ -248,6 +256,9 @@ PRINTERS: dict[str, tuple[list[JSON], Printer]] = {
     "events": (EVENT_COLUMNS, print_event),
     "poddisruptionbudgets.policy": (PDB_COLUMNS, print_pdb),
     "priorityclasses.scheduling.k8s.io": (PRIORITY_CLASS_COLUMNS, print_priority_class),
+    "deployments.apps": (DEPLOYMENT_COLUMNS, print_deployment),
+    "replicasets.apps": (REPLICASET_COLUMNS, print_replicaset),
+    "daemonsets.apps": (DAEMONSET_COLUMNS, print_daemonset),
 }
 
 
