@@ -1,5 +1,5 @@
 """Deployments on `kubetaint up` with the real kubectl: apply, rollout status, set image, the old
-ReplicaSet at 0, rollout undo, scaling, and `kubectl delete deployment` cascading (the garbage
+ReplicaSet at 0, rollout undo, scale, and `kubectl delete deployment` cascading (the garbage
 collector) so that no ReplicaSet or pod remains; `--cascade=orphan` keeps the ReplicaSet."""
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_a_deployment_rolls_out_updates_rolls_back_and_is_deleted_with_its_repli
     )
     assert revision.stdout == "3"
 
-    server.kubectl("patch", "deployment/web", "-p", '{"spec":{"replicas":4}}')
+    assert "deployment.apps/web scaled" in server.kubectl("scale", "deployment/web", "--replicas=4").stdout
     assert 'deployment "web" successfully rolled out' in _rollout_status(server)
     assert eventually(lambda: len(_pods(server)) == 4, "4 pods")
 

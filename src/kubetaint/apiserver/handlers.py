@@ -1,5 +1,5 @@
 """HTTP verbs on resources: get, list, create, update (PUT), patch, delete, deletecollection,
-and the pods/binding, bindings and pods/eviction subresources
+the pods/binding, bindings and pods/eviction subresources, and deployments|replicasets/scale
 (mirrors apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete}.go and
 pkg/registry/core/pod/storage/storage.go for binding and eviction).
 """
@@ -13,6 +13,7 @@ from starlette.responses import Response
 
 from kubetaint.api import errors
 from kubetaint.apiserver import patch as patches
+from kubetaint.apiserver import scale
 from kubetaint.apiserver.registry import Registry, Target, invalid
 from kubetaint.apiserver.resources import lookup
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
@@ -60,6 +61,8 @@ class Handlers:
     def get(self, target: Target, request: Request) -> Response:
         res = target.res
         obj = self.store.get(res.store_resource, target.namespace, target.name)
+        if target.subresource == "scale":
+            return json_response(scale.to_scale(obj))
         rendering = negotiate(request.headers.get("accept"))
         if rendering.table:
             policy = include_object_policy(request.query_params.get("includeObject"))
@@ -112,6 +115,11 @@ class Handlers:
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         obj = decode_object(await request.body(), media_type(request))
+        if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
+            old = self.store.get(target.res.store_resource, target.namespace, target.name)
+            parent = Target(target.res, target.namespace, target.name)
+            stored = self.registry.update(parent, scale.from_scale(old, obj), old, dry_run(request))
+            return json_response(scale.to_scale(stored))
         self.registry.check_name(target, obj)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
@@ -135,9 +143,17 @@ class Handlers:
                 if exc.code == 404 and kind == patches.APPLY_PATCH and not target.subresource:
                     return self._apply_create(target, body, request, is_dry_run)
                 raise
-            patched = self._apply_patch(kind, old, body, request)
             caller_rv = _mentions_resource_version(body)
+            scaling = target.subresource == "scale"
+            if scaling:  # the patch applies to the Scale; the parent's spec.replicas changes
+                patched = scale.from_scale(old, self._apply_patch(kind, scale.to_scale(old), body, request))
+            else:
+                patched = self._apply_patch(kind, old, body, request)
             try:
+                if scaling:
+                    parent = Target(res, target.namespace, target.name)
+                    stored = self._store_patched(parent, patched, old, caller_rv, is_dry_run)
+                    return json_response(scale.to_scale(stored))
                 return json_response(self._store_patched(target, patched, old, caller_rv, is_dry_run))
             except errors.StatusError as exc:
                 # Patches without a resourceVersion are retried on conflict, as upstream.

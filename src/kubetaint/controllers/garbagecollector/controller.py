@@ -88,8 +88,9 @@ class GarbageCollector:
 
     def _handlers(self, resource: str) -> EventHandlers:
         def on_add(obj: JSON) -> None:
-            self.graph.add(resource, obj)
-            self._examine(resource, None, obj, refs_changed=True)
+            refs = self.graph.add(resource, obj)
+            if refs or (obj.get("metadata") or {}).get("deletionTimestamp"):
+                self._examine(resource, None, obj, refs_changed=True)
 
         def on_update(old: JSON, new: JSON) -> None:
             changed = self.graph.update(resource, old, new)

@@ -25,18 +25,32 @@ OWNER_RESOURCES: dict[tuple[str, str], str] = {
 }
 
 
+#: The same by (apiVersion, kind), the fast path for the served versions.
+_BY_VERSION: dict[tuple[str, str], str] = {
+    ("v1", "Pod"): "pods",
+    ("apps/v1", "ReplicaSet"): "replicasets.apps",
+    ("apps/v1", "Deployment"): "deployments.apps",
+    ("apps/v1", "DaemonSet"): "daemonsets.apps",
+}
+
+
 def _group(api_version: str) -> str:
     return api_version.rpartition("/")[0] if "/" in api_version else ""
 
 
 def owner_resource(ref: Mapping[str, Any]) -> str | None:
     """The store resource of the owner `ref` names, or None for kinds not followed."""
+    fast = _BY_VERSION.get((ref.get("apiVersion") or "", ref.get("kind") or ""))
+    if fast is not None:
+        return fast
     return OWNER_RESOURCES.get((_group(str(ref.get("apiVersion") or "")), str(ref.get("kind") or "")))
 
 
 def followed_refs(obj: Mapping[str, Any]) -> list[JSON]:
     """The object's owner references to followed kinds (with a uid)."""
-    refs = (obj.get("metadata") or {}).get("ownerReferences") or ()
+    refs = (obj.get("metadata") or {}).get("ownerReferences")
+    if not refs:
+        return []
     return [r for r in refs if r.get("uid") and owner_resource(r) is not None]
 
 
@@ -56,11 +70,16 @@ class DependencyGraph:
         self.present: dict[str, Identity] = {}
         self._dependents: dict[str, dict[str, Identity]] = {}
 
-    def add(self, resource: str, obj: Mapping[str, Any]) -> None:
-        uid = uid_of(obj)
-        ident = identity_of(resource, obj)
+    def add(self, resource: str, obj: Mapping[str, Any]) -> list[JSON]:
+        """Record `obj`; returns its followed owner references."""
+        meta = obj.get("metadata") or {}
+        uid = str(meta.get("uid") or "")
+        ident = (resource, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
         self.present[uid] = ident
-        self._link(uid, ident, followed_refs(obj))
+        refs = followed_refs(obj)
+        if refs:
+            self._link(uid, ident, refs)
+        return refs
 
     def update(self, resource: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         """Refresh the edges; True when the owner references changed."""
