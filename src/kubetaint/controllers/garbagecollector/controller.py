@@ -187,8 +187,8 @@ class GarbageCollector:
         for ref in refs:
             owner_res = owner_resource(ref)
             assert owner_res is not None
-            owner_ns = "" if owner_res == "nodes" else namespace
-            owner = self._live(owner_res, owner_ns, str(ref.get("name") or ""), str(ref["uid"]))
+            # every followed owner kind is namespaced: the owner is in the dependent's namespace
+            owner = self._live(owner_res, namespace, str(ref.get("name") or ""), str(ref["uid"]))
             if owner is None:
                 gone.add(str(ref["uid"]))
             elif _deleting_dependents(owner):
