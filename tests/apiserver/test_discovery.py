@@ -148,7 +148,7 @@ def test_events_k8s_io_is_left_out_of_discovery_and_routing(client: TestClient) 
         pytest.param("pods", "", ["binding", "eviction", "status"], id="pods serve binding eviction status"),
         pytest.param("nodes", "", ["status"], id="nodes serve status but not proxy"),
         pytest.param("namespaces", "", ["status"], id="namespaces serve status but not finalize"),
-        pytest.param("replicasets", "apps", ["status"], id="replicasets serve status but not scale"),
+        pytest.param("replicasets", "apps", ["scale", "status"], id="replicasets serve scale and status"),
         pytest.param("leases", "coordination.k8s.io", [], id="leases have no subresource"),
     ],
 )

@@ -87,7 +87,12 @@ def _paths_of_served_resources() -> set[str]:
             expected.add(f"{scope}/{res.plural}/{{name}}")
         if res.namespaced and "list" in res.verbs:
             expected.add(f"{prefix}/{res.plural}")
-        expected.update(f"{scope}/{res.plural}/{{name}}/{sub.name}" for sub in subresources(res))
+        expected.update(
+            f"{scope}/{res.plural}/{{name}}/{sub.name}"
+            for sub in subresources(res)
+            if openapi.schema_name(sub.group, sub.version, sub.kind)
+            is not None  # no autoscaling/v1 Scale kept
+        )
     return expected
 
 

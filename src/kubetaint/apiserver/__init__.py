@@ -21,7 +21,9 @@ Public API:
 Deliberate simplifications (upstream behaviour in brackets):
 - Pods are deleted gracefully as upstream (registry.graceful: a bound, unfinished pod gets a
   deletionTimestamp and grace period and the kubelet removes it); every other kind is deleted at
-  once [namespaces go Terminating and are finalized].
+  once unless finalizers remain (its own, or `orphan` / `foregroundDeletion` for DeleteOptions'
+  propagationPolicy): then it is marked (deletionTimestamp) and removing the last finalizer
+  deletes it [namespaces go Terminating and are finalized].
 - Server-side apply strategic-merges the applied configuration and records one managedFields entry
   per manager [structured-merge-diff field ownership, apply conflicts (409) and field removal].
 - Strategic merge patch knows the merge keys of the served kinds by field name, not from OpenAPI.

@@ -1,5 +1,5 @@
 """HTTP verbs on resources: get, list, create, update (PUT), patch, delete, deletecollection,
-and the pods/binding, bindings and pods/eviction subresources
+the pods/binding, bindings and pods/eviction subresources, and deployments|replicasets/scale
 (mirrors apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete}.go and
 pkg/registry/core/pod/storage/storage.go for binding and eviction).
 """
@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
-from kubetaint.apiserver import fieldvalidation
+from kubetaint.apiserver import fieldvalidation, scale
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
 from kubetaint.apiserver.registry import Registry, Target, grace_period, invalid
@@ -58,6 +58,8 @@ class Handlers:
     def get(self, target: Target, request: Request) -> Response:
         res = target.res
         obj = self.store.get(res.store_resource, target.namespace, target.name)
+        if target.subresource == "scale":
+            return json_response(scale.to_scale(obj))
         rendering = negotiate(request.headers.get("accept"))
         if rendering.table:
             policy = include_object_policy(request.query_params.get("includeObject"))
@@ -111,6 +113,11 @@ class Handlers:
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         obj = decode_object(await request.body(), media_type(request))
+        if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
+            old = self.store.get(target.res.store_resource, target.namespace, target.name)
+            parent = Target(target.res, target.namespace, target.name)
+            stored = self.registry.update(parent, scale.from_scale(old, obj), old, dry_run(request))
+            return json_response(scale.to_scale(stored))
         warnings = fieldvalidation.check(target.res, obj, request.query_params.get("fieldValidation"))
         self.registry.check_name(target, obj)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
@@ -140,9 +147,17 @@ class Handlers:
                     created = self._apply_create(target, body, request, is_dry_run)
                     return fieldvalidation.with_warnings(created, warnings)
                 raise
-            patched = self._apply_patch(kind, old, body, request)
             caller_rv = _mentions_resource_version(body)
+            scaling = target.subresource == "scale"
+            if scaling:  # the patch applies to the Scale; the parent's spec.replicas changes
+                patched = scale.from_scale(old, self._apply_patch(kind, scale.to_scale(old), body, request))
+            else:
+                patched = self._apply_patch(kind, old, body, request)
             try:
+                if scaling:
+                    parent = Target(res, target.namespace, target.name)
+                    stored = self._store_patched(parent, patched, old, caller_rv, is_dry_run)
+                    return json_response(scale.to_scale(stored))
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
                 return fieldvalidation.with_warnings(json_response(stored), warnings)
             except errors.StatusError as exc:
@@ -208,9 +223,9 @@ class Handlers:
         )
         gone = self.registry.delete(target, options, is_dry_run)
         res = target.res
-        if res.store_resource == "pods":
-            return json_response(with_type(res, gone))
         meta = gone.get("metadata") or {}
+        if res.store_resource == "pods" or meta.get("deletionTimestamp"):  # pending: the object itself
+            return json_response(with_type(res, gone))
         details: JSON = {"name": target.name, "kind": res.plural, "uid": meta.get("uid", "")}
         if res.group:
             details["group"] = res.group
@@ -233,7 +248,7 @@ class Handlers:
             meta = obj.get("metadata") or {}
             one = Target(res, str(meta.get("namespace") or ""), str(meta.get("name")))
             try:
-                deleted.append(self.registry.delete(one, {}, is_dry_run))
+                deleted.append(self.registry.delete(one, options, is_dry_run))
             except errors.StatusError as exc:
                 if exc.code != 404:
                     raise

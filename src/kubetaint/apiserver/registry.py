@@ -15,12 +15,20 @@ from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.quantity import QuantityError
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.resources import ResourceInfo
-from kubetaint.clock.base import Clock
+from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
+from kubetaint.core.deletion import (
+    POLICIES,
+    keep_deletion_fields,
+    marked_for_deletion,
+    propagation_from_options,
+    should_delete_during_update,
+)
 from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import Store
+from kubetaint.store.mutation import check_delete_preconditions
 
 JSON = dict[str, Any]
 
@@ -177,7 +185,13 @@ class Registry:
             if "status" in old:
                 obj["status"] = old["status"]
         obj = {**obj, "kind": old.get("kind", res.kind), "apiVersion": old.get("apiVersion", res.api_version)}
+        obj = keep_deletion_fields(obj, old)
         admitted = self._admit_and_validate("UPDATE", target, obj, old, dry_run)
+        if res.plural != "pods" and should_delete_during_update(admitted, old):
+            uid = _meta(old).get("uid")
+            return self.store.delete(
+                res.store_resource, target.namespace, target.name, uid=uid, dry_run=dry_run
+            )
         return self.store.update(res.store_resource, admitted, dry_run=dry_run)
 
     def delete(self, target: Target, options: JSON, dry_run: bool) -> JSON:
@@ -186,6 +200,7 @@ class Registry:
         self.hooks.admit("DELETE", res.store_resource, "", old, old=old, dry_run=dry_run)
         pre = options.get("preconditions") if isinstance(options.get("preconditions"), dict) else {}
         assert isinstance(pre, dict)
+        policy = propagation_policy(options)  # a bad policy is a 422 for every kind
         if res.store_resource == "pods":
             return delete_pod(
                 self.store,
@@ -198,6 +213,11 @@ class Registry:
                 dry_run=dry_run,
                 current=old,
             )
+        marked = marked_for_deletion(old, policy, format_time(self.clock.now()))
+        if marked is not None:  # finalizers pending (incl. orphan / foregroundDeletion): mark only
+            rv, uid = pre.get("resourceVersion") or None, pre.get("uid") or None
+            check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
+            return self.store.update(res.store_resource, marked, dry_run=dry_run)
         return self.store.delete(
             res.store_resource,
             target.namespace,
@@ -225,6 +245,29 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
         assert isinstance(spec, dict)
         return {**obj, "spec": {"finalizers": ["kubernetes"], **spec}, "status": {"phase": "Active"}}
     return obj
+
+
+def propagation_policy(options: JSON) -> str | None:
+    """DeleteOptions' propagation policy, checked as ValidateDeleteOptions checks it (422)."""
+    policy = options.get("propagationPolicy")
+    if policy is not None and options.get("orphanDependents") is not None:
+        message = "orphanDependents and deletionPropagation cannot be both set"
+        raise _invalid_delete_options(f"propagationPolicy: Invalid value: {_go_quote(policy)}: {message}")
+    if policy is not None and policy not in POLICIES:
+        supported = '"Foreground", "Background", "Orphan", "nil"'
+        detail = f"Unsupported value: {_go_quote(policy)}: supported values: {supported}"
+        raise _invalid_delete_options(f"propagationPolicy: {detail}")
+    return propagation_from_options(options)
+
+
+def _go_quote(value: Any) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def _invalid_delete_options(detail: str) -> errors.StatusError:
+    return errors.StatusError(
+        422, "Invalid", f'DeleteOptions.meta.k8s.io "" is invalid: {detail}', kind="DeleteOptions"
+    )
 
 
 def grace_period(options: JSON) -> int | None:

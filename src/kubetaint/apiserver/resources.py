@@ -1,6 +1,6 @@
 """What the HTTP server serves, derived from the shared table `kubetaint.api.resources`: the
 resources marked `served` and, of their subresources, those the server implements (status,
-binding, eviction). Discovery advertises exactly this; nothing else in the server hard-codes
+binding, eviction, scale). Discovery advertises exactly this; nothing else in the server hard-codes
 resource metadata.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from kubetaint.api.resources import RESOURCES, Resource, Subresource
 
-#: Subresources with handlers; the others in the shared table (scale, finalize, proxy) are left
+#: Subresources with handlers; the others in the shared table (finalize, proxy) are left
 #: out of discovery and answer 404, as any unknown subresource does.
-SERVED_SUBRESOURCES = ("binding", "eviction", "status")
+SERVED_SUBRESOURCES = ("binding", "eviction", "scale", "status")
 
 ResourceInfo = Resource
 

@@ -73,6 +73,7 @@ class ControlPlane:
             validator=api_validator(self.feature_gates),
             rng=random.Random(root.getrandbits(64)),
             graceful_clock=clock if graceful_deletion else None,
+            clock=clock,
         )
         self.informers: dict[str, Informer] = {}
         scheduler_rng = random.Random(root.getrandbits(64))

@@ -13,6 +13,7 @@ from kubetaint.api.features import comparison_operators_enabled
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
+from kubetaint.controllers.garbagecollector import GarbageCollector
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
@@ -117,6 +118,11 @@ def build_podgc(plane: ControlPlane) -> Any:
     )
 
 
+def build_garbage_collector(plane: ControlPlane) -> Any:
+    resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
+    return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
+
+
 #: kube-controller-manager's controllers, in start order.
 BUILDERS: list[Callable[[ControlPlane], Any]] = [
     build_node_lifecycle,
@@ -126,6 +132,7 @@ BUILDERS: list[Callable[[ControlPlane], Any]] = [
     build_daemonset,
     build_disruption,
     build_podgc,
+    build_garbage_collector,
 ]
 
 

@@ -17,11 +17,13 @@ from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
 from kubetaint.api.validation import invalid_status, validate
-from kubetaint.clock.base import Clock
+from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
+from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key
+from kubetaint.store.mutation import check_delete_preconditions
 
 #: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
 Validator = Callable[[str, JSON, JSON | None], None]
@@ -93,8 +95,11 @@ class Registry:
         validator: Validator | None = None,
         rng: random.Random | None = None,
         graceful_clock: Clock | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.store = store
+        #: Stamps deletionTimestamp on objects whose delete waits for finalizers.
+        self.clock = clock or graceful_clock
         #: With a clock, pods are deleted gracefully (registry.graceful); without, at once.
         self.graceful_clock = graceful_clock
         self.admission = admission
@@ -137,8 +142,12 @@ class Registry:
             obj = default_pod_requests(obj)
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
+        obj = keep_deletion_fields(obj, old)
         attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
         admitted = self._admit(attrs, old)
+        if resource != "pods" and should_delete_during_update(admitted, old):
+            uid = str((old.get("metadata") or {}).get("uid") or "") or None
+            return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
         return self.store.update(resource, admitted, dry_run=dry_run)
 
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
@@ -160,7 +169,10 @@ class Registry:
         uid: str | None = None,
         dry_run: bool = False,
         grace_period_seconds: int | None = None,
+        propagation_policy: str | None = None,
     ) -> JSON:
+        """Delete, or (finalizers pending, e.g. `orphan` / `foregroundDeletion` for the
+        propagation policy) mark for deletion and return the marked object."""
         old = self.store.get(resource, namespace, name)
         if self.admission is not None:
             attrs = Attributes(DELETE, plain_resource(resource), None, old, namespace, name, "", dry_run)
@@ -180,6 +192,12 @@ class Registry:
                 dry_run=dry_run,
                 current=old,
             )
+        now = format_time(self.clock.now() if self.clock is not None else 0.0)
+        # pods keep their own (graceful) path: their finalizers are not modelled
+        marked = None if resource == "pods" else marked_for_deletion(old, propagation_policy, now)
+        if marked is not None:
+            check_delete_preconditions(resource, name, old, resource_version, uid)
+            return self.store.update(resource, marked, dry_run=dry_run)
         return self.store.delete(
             resource, namespace, name, resource_version=resource_version, uid=uid, dry_run=dry_run
         )

@@ -1,0 +1,278 @@
+"""The garbage collector (mirrors pkg/controller/garbagecollector/garbagecollector.go
+attemptToDeleteItem, processDeletingDependentsItem, orphanDependents and the graph builder's
+event handling): deletes objects whose owners are gone, orphans the dependents of an owner deleted
+with the `orphan` finalizer, and deletes an owner with the `foregroundDeletion` finalizer only
+after its blocking dependents are gone.
+
+Owners' existence is confirmed with a live read before anything is deleted (isDangling). Writes go
+through the given client (the registry): removing the last finalizer of an object marked for
+deletion deletes it there, as kube-apiserver does.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import Clock
+from kubetaint.controllers.garbagecollector.graph import (
+    OWNER_RESOURCES,
+    DependencyGraph,
+    Identity,
+    followed_refs,
+    identity_of,
+    owner_resource,
+    uid_of,
+)
+from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.core.deletion import (
+    BACKGROUND,
+    FINALIZER_FOREGROUND,
+    FINALIZER_ORPHAN,
+    FOREGROUND,
+    ORPHAN,
+    being_deleted,
+    has_finalizer,
+)
+from kubetaint.store.informer import EventHandlers, Informer
+
+JSON = dict[str, Any]
+#: An item of the attemptToDelete / attemptToOrphan queues: identity and uid.
+Item = tuple[str, str, str, str]
+log = logging.getLogger(__name__)
+
+
+class Client(Protocol):
+    """The writes the collector makes (the registry's signatures)."""
+
+    def get(self, resource: str, namespace: str, name: str) -> JSON: ...
+
+    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON: ...
+
+    def delete(
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        *,
+        uid: str | None = None,
+        propagation_policy: str | None = None,
+    ) -> JSON: ...
+
+
+def _item(ident: Identity, uid: str) -> Item:
+    return (*ident, uid)
+
+
+def _deleting_dependents(obj: Mapping[str, Any]) -> bool:
+    return being_deleted(obj) and has_finalizer(obj, FINALIZER_FOREGROUND)
+
+
+class GarbageCollector:
+    """Follows pods, ReplicaSets, Deployments and DaemonSets through the given informers."""
+
+    def __init__(self, client: Client, clock: Clock, informers: Mapping[str, Informer]) -> None:
+        self.client = client
+        self.clock = clock
+        self.informers = dict(informers)
+        self.graph = DependencyGraph()
+        #: uids of owners waiting for their dependents (foregroundDeletion).
+        self.foreground: set[str] = set()
+        self.synced = False
+        self.attempt_to_delete: WorkQueue[Item] = WorkQueue(clock, self.attempt_delete, "garbagecollector")
+        self.attempt_to_orphan: WorkQueue[Item] = WorkQueue(clock, self.orphan, "garbagecollector-orphan")
+        for resource, informer in self.informers.items():
+            informer.add_handlers(self._handlers(resource))
+
+    def _handlers(self, resource: str) -> EventHandlers:
+        def on_add(obj: JSON) -> None:
+            refs = self.graph.add(resource, obj)
+            if refs or (obj.get("metadata") or {}).get("deletionTimestamp"):
+                self._examine(resource, None, obj, refs_changed=True)
+
+        def on_update(old: JSON, new: JSON) -> None:
+            changed = self.graph.update(resource, old, new)
+            self._examine(resource, old, new, refs_changed=changed)
+
+        return EventHandlers(on_add=on_add, on_update=on_update, on_delete=self._on_delete)
+
+    def start(self) -> None:
+        # Once the informers have listed (they start after the controllers): the graph rebuild
+        # collects dependents whose owners never existed or went away while nobody watched.
+        self.clock.call_soon(self._after_sync)
+
+    def _after_sync(self) -> None:
+        self.synced = True
+        for owner in self.graph.absent_owners():
+            self._enqueue_dependents(owner)
+
+    # graph changes (processGraphChanges) -----------------------------------------------------
+
+    def _examine(self, resource: str, old: JSON | None, obj: JSON, *, refs_changed: bool) -> None:
+        uid = uid_of(obj)
+        if refs_changed and self.synced:
+            if any(str(r["uid"]) not in self.graph.present for r in followed_refs(obj)):
+                self.attempt_to_delete.add(_item(identity_of(resource, obj), uid))
+            if old is not None:
+                self._owners_lost_dependent(old, obj)
+        if not being_deleted(obj):
+            return
+        if has_finalizer(obj, FINALIZER_ORPHAN):
+            self.attempt_to_orphan.add(_item(identity_of(resource, obj), uid))
+        if has_finalizer(obj, FINALIZER_FOREGROUND) and uid not in self.foreground:
+            self.foreground.add(uid)
+            self._enqueue_dependents(uid)
+            self.attempt_to_delete.add(_item(identity_of(resource, obj), uid))
+
+    def _on_delete(self, obj: JSON) -> None:
+        uid = uid_of(obj)
+        self.graph.remove(obj)
+        self.foreground.discard(uid)
+        self._enqueue_dependents(uid)
+        self._owners_lost_dependent(obj, None)
+
+    def _owners_lost_dependent(self, old: JSON, new: JSON | None) -> None:
+        """An owner waiting in the foreground looks again when a dependent goes or lets go."""
+        kept = {str(r["uid"]) for r in followed_refs(new)} if new is not None else set()
+        for ref in followed_refs(old):
+            owner = str(ref["uid"])
+            if owner in self.foreground and owner not in kept:
+                ident = self.graph.present.get(owner)
+                if ident is not None:
+                    self.attempt_to_delete.add(_item(ident, owner))
+
+    def _enqueue_dependents(self, owner_uid: str) -> None:
+        for dep_uid, ident in self.graph.dependents(owner_uid):
+            self.attempt_to_delete.add(_item(ident, dep_uid))
+
+    # reads -----------------------------------------------------------------------------------
+
+    def _cached(self, resource: str, namespace: str, name: str, uid: str) -> JSON | None:
+        informer = self.informers.get(resource)
+        obj = informer.get(namespace, name) if informer is not None else None
+        return obj if obj is not None and uid_of(obj) == uid else None
+
+    def _live(self, resource: str, namespace: str, name: str, uid: str) -> JSON | None:
+        """The owner as the API has it now (isDangling's live lookup), None when absent."""
+        cached = self._cached(resource, namespace, name, uid)
+        if cached is not None:
+            return cached
+        try:
+            obj = self.client.get(resource, namespace, name)
+        except StatusError as err:
+            if err.code == 404:
+                return None
+            raise
+        return obj if uid_of(obj) == uid else None
+
+    # attemptToDeleteItem ---------------------------------------------------------------------
+
+    def attempt_delete(self, item: Item) -> None:
+        resource, namespace, name, uid = item
+        obj = self._cached(resource, namespace, name, uid)
+        if obj is None:
+            return
+        if _deleting_dependents(obj):
+            self._process_deleting_dependents(item, obj)
+            return
+        if being_deleted(obj):
+            return
+        refs = followed_refs(obj)
+        if not refs:
+            return
+        solid, gone = [], set()
+        waiting = False
+        for ref in refs:
+            owner_res = owner_resource(ref)
+            assert owner_res is not None
+            # every followed owner kind is namespaced: the owner is in the dependent's namespace
+            owner = self._live(owner_res, namespace, str(ref.get("name") or ""), str(ref["uid"]))
+            if owner is None:
+                gone.add(str(ref["uid"]))
+            elif _deleting_dependents(owner):
+                gone.add(str(ref["uid"]))
+                waiting = True
+            else:
+                solid.append(ref)
+        if solid:
+            if gone:  # keep the object, drop its references to owners that are gone or going
+                self._remove_owner_refs(resource, obj, gone)
+            return
+        if waiting and self.graph.has_dependents(uid):
+            policy = FOREGROUND
+        elif has_finalizer(obj, FINALIZER_ORPHAN):
+            policy = ORPHAN
+        elif has_finalizer(obj, FINALIZER_FOREGROUND):
+            policy = FOREGROUND
+        else:
+            policy = BACKGROUND
+        self._delete(item, policy)
+
+    def _process_deleting_dependents(self, item: Item, owner: JSON) -> None:
+        uid = item[3]
+        blocking = []
+        for dep_uid, (res, ns, name) in self.graph.dependents(uid):
+            dep = self._cached(res, ns, name, dep_uid)
+            if dep is not None and _blocks(dep, uid):
+                blocking.append((dep_uid, (res, ns, name), dep))
+        if not blocking:
+            self._remove_finalizer(item[0], owner, FINALIZER_FOREGROUND)
+            return
+        for dep_uid, ident, dep in blocking:
+            if not _deleting_dependents(dep):
+                self.attempt_to_delete.add(_item(ident, dep_uid))
+
+    # orphanDependents ------------------------------------------------------------------------
+
+    def orphan(self, item: Item) -> None:
+        resource, namespace, name, uid = item
+        owner = self._cached(resource, namespace, name, uid)
+        if owner is None or not being_deleted(owner) or not has_finalizer(owner, FINALIZER_ORPHAN):
+            return
+        for dep_uid, (res, ns, dep_name) in self.graph.dependents(uid):
+            dep = self._cached(res, ns, dep_name, dep_uid)
+            if dep is not None:
+                self._remove_owner_refs(res, dep, {uid})
+        self._remove_finalizer(resource, owner, FINALIZER_ORPHAN)
+
+    # writes ----------------------------------------------------------------------------------
+
+    def _remove_owner_refs(self, resource: str, obj: JSON, owners: set[str]) -> None:
+        meta = dict(obj["metadata"])
+        refs = [r for r in meta.get("ownerReferences") or [] if str(r.get("uid")) not in owners]
+        if refs:
+            meta["ownerReferences"] = refs
+        else:
+            meta.pop("ownerReferences", None)
+        self._write(lambda: self.client.update(resource, {**obj, "metadata": meta}))
+
+    def _remove_finalizer(self, resource: str, obj: JSON, finalizer: str) -> None:
+        meta = dict(obj["metadata"])
+        meta["finalizers"] = [f for f in meta.get("finalizers") or [] if f != finalizer]
+        self._write(lambda: self.client.update(resource, {**obj, "metadata": meta}))
+
+    def _delete(self, item: Item, policy: str) -> None:
+        resource, namespace, name, uid = item
+        log.info(
+            "garbagecollector: deleting %s %s/%s (propagationPolicy %s)", resource, namespace, name, policy
+        )
+        self._write(lambda: self.client.delete(resource, namespace, name, uid=uid, propagation_policy=policy))
+
+    @staticmethod
+    def _write(call: Any) -> None:
+        """Make a write; an object already gone is done (a conflict raises: the queue retries)."""
+        try:
+            call()
+        except StatusError as err:
+            if err.code != 404:
+                raise
+
+
+def _blocks(dependent: Mapping[str, Any], owner_uid: str) -> bool:
+    refs = (dependent.get("metadata") or {}).get("ownerReferences") or ()
+    return any(str(r.get("uid")) == owner_uid and r.get("blockOwnerDeletion") for r in refs)
+
+
+__all__ = ["OWNER_RESOURCES", "Client", "GarbageCollector"]

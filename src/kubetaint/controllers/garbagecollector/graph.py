@@ -1,0 +1,121 @@
+"""The garbage collector's dependency graph (mirrors pkg/controller/garbagecollector/graph.go and
+graph_builder.go at the level the collector needs): for every owner uid, the objects whose
+metadata.ownerReferences name it, kept current incrementally from informer events.
+
+Only references to kinds this server serves as owners are indexed (a pod owned by a StatefulSet
+the simulator does not store is never treated as dangling). Nothing is scanned per event: an add
+or delete touches the object's own references, an update only when they changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+JSON = dict[str, Any]
+#: (resource, namespace, name): where an object lives in the store.
+Identity = tuple[str, str, str]
+
+#: The owner kinds the collector follows, by (API group, kind), and their store resources.
+OWNER_RESOURCES: dict[tuple[str, str], str] = {
+    ("", "Pod"): "pods",
+    ("apps", "ReplicaSet"): "replicasets.apps",
+    ("apps", "Deployment"): "deployments.apps",
+    ("apps", "DaemonSet"): "daemonsets.apps",
+}
+
+
+#: The same by (apiVersion, kind), the fast path for the served versions.
+_BY_VERSION: dict[tuple[str, str], str] = {
+    ("v1", "Pod"): "pods",
+    ("apps/v1", "ReplicaSet"): "replicasets.apps",
+    ("apps/v1", "Deployment"): "deployments.apps",
+    ("apps/v1", "DaemonSet"): "daemonsets.apps",
+}
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0] if "/" in api_version else ""
+
+
+def owner_resource(ref: Mapping[str, Any]) -> str | None:
+    """The store resource of the owner `ref` names, or None for kinds not followed."""
+    fast = _BY_VERSION.get((ref.get("apiVersion") or "", ref.get("kind") or ""))
+    if fast is not None:
+        return fast
+    return OWNER_RESOURCES.get((_group(str(ref.get("apiVersion") or "")), str(ref.get("kind") or "")))
+
+
+def followed_refs(obj: Mapping[str, Any]) -> list[JSON]:
+    """The object's owner references to followed kinds (with a uid)."""
+    refs = (obj.get("metadata") or {}).get("ownerReferences")
+    if not refs:
+        return []
+    return [r for r in refs if r.get("uid") and owner_resource(r) is not None]
+
+
+def uid_of(obj: Mapping[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("uid") or "")
+
+
+def identity_of(resource: str, obj: Mapping[str, Any]) -> Identity:
+    meta = obj.get("metadata") or {}
+    return (resource, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+
+
+class DependencyGraph:
+    """Owner uid → {dependent uid: dependent identity}, and the uids of objects present."""
+
+    def __init__(self) -> None:
+        self.present: dict[str, Identity] = {}
+        self._dependents: dict[str, dict[str, Identity]] = {}
+
+    def add(self, resource: str, obj: Mapping[str, Any]) -> list[JSON]:
+        """Record `obj`; returns its followed owner references."""
+        meta = obj.get("metadata") or {}
+        uid = str(meta.get("uid") or "")
+        ident = (resource, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        self.present[uid] = ident
+        refs = followed_refs(obj)
+        if refs:
+            self._link(uid, ident, refs)
+        return refs
+
+    def update(self, resource: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        """Refresh the edges; True when the owner references changed."""
+        old_refs = (old.get("metadata") or {}).get("ownerReferences")
+        new_refs = (new.get("metadata") or {}).get("ownerReferences")
+        if old_refs is new_refs or old_refs == new_refs:
+            return False
+        uid = uid_of(new)
+        self._unlink(uid, followed_refs(old))
+        self._link(uid, identity_of(resource, new), followed_refs(new))
+        return True
+
+    def remove(self, obj: Mapping[str, Any]) -> None:
+        uid = uid_of(obj)
+        self.present.pop(uid, None)
+        self._unlink(uid, followed_refs(obj))
+
+    def _link(self, uid: str, ident: Identity, refs: Sequence[Mapping[str, Any]]) -> None:
+        for ref in refs:
+            self._dependents.setdefault(str(ref["uid"]), {})[uid] = ident
+
+    def _unlink(self, uid: str, refs: Sequence[Mapping[str, Any]]) -> None:
+        for ref in refs:
+            owner = str(ref["uid"])
+            dependents = self._dependents.get(owner)
+            if dependents is not None:
+                dependents.pop(uid, None)
+                if not dependents:
+                    del self._dependents[owner]
+
+    def dependents(self, owner_uid: str) -> list[tuple[str, Identity]]:
+        return list((self._dependents.get(owner_uid) or {}).items())
+
+    def has_dependents(self, owner_uid: str) -> bool:
+        return bool(self._dependents.get(owner_uid))
+
+    def absent_owners(self) -> Iterator[str]:
+        """Owner uids with dependents but not present (the start-up rebuild's virtual nodes)."""
+        return iter([owner for owner in self._dependents if owner not in self.present])
