@@ -19,6 +19,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle
+from kubetaint.controllers.nodelifecycle.disruption import ZoneDisruption
 from kubetaint.controllers.nodelifecycle.health import (
     LEASES,
     NODE_LEASE_NAMESPACE,
@@ -42,8 +43,6 @@ from kubetaint.controllers.nodelifecycle.zones import (
     ZoneState,
     get_zone_key,
     is_excluded_from_disruption_checks,
-    zone_qps,
-    zone_state,
 )
 from kubetaint.core.conditions import (
     NOT_READY_TAINT_TEMPLATE,
@@ -69,7 +68,7 @@ def _name(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
 
 
-class NodeLifecycleController:
+class NodeLifecycleController(ZoneDisruption):
     """Node health, condition taints and rate-limited NoExecute tainting.
 
     `start()` starts the informers (shared ones may be passed in), the health loop and the
@@ -545,82 +544,6 @@ class NodeLifecycleController:
             log.error("Failed to remove taints from node %s: %s", name, err.message)
             return False
         return self._tainter(node).remove(name)
-
-    # zones ---------------------------------------------------------------------------------------
-
-    def handle_disruption(
-        self,
-        zone_conditions: Mapping[str, list[Mapping[str, Any] | None]],
-        nodes: list[JSON],
-        ready_elsewhere: Mapping[str, int] | None = None,
-    ) -> None:
-        """Zone states and limiters; the all-zones-fully-disrupted stop and its exit.
-        `ready_elsewhere` counts, per zone, Ready nodes not listed in `zone_conditions`."""
-        threshold = self.settings.unhealthy_zone_threshold
-        sizes: dict[str, tuple[int, int]] = {}  # zone -> (ready, all)
-        for zone, conditions in zone_conditions.items():
-            ready = sum(1 for c in conditions if c is not None and c.get("status") == "True")
-            sizes[zone] = (ready, len(conditions))
-        for zone, count in (ready_elsewhere or {}).items():
-            ready, size = sizes.get(zone, (0, 0))
-            sizes[zone] = (ready + count, size + count)
-        new_states: dict[str, ZoneState] = {}
-        all_are_full = True
-        for zone in sorted(sizes):
-            ready, size = sizes[zone]
-            _, state = zone_state(ready, size - ready, threshold)
-            if state != ZoneState.FULL_DISRUPTION:
-                all_are_full = False
-            new_states[zone] = state
-            self.zone_states.setdefault(zone, ZoneState.INITIAL)
-        all_were_full = True
-        for zone in sorted(self.zone_states):
-            if zone not in sizes:
-                del self.zone_states[zone]
-                continue
-            if self.zone_states[zone] != ZoneState.FULL_DISRUPTION:
-                all_were_full = False
-                break
-        if all_are_full and all_were_full:
-            return
-        if all_are_full:
-            log.info("Controller detected that all Nodes are not-Ready. Entering master disruption mode")
-            self.resting.clear()  # every node is looked at again from the next pass
-            for node in nodes:
-                self._guard(self.mark_node_as_reachable, node)
-            for zone in self.zone_states:
-                self.tainters.swap_limiter(zone, 0)
-            for zone in self.zone_states:
-                self.zone_states[zone] = ZoneState.FULL_DISRUPTION
-            return
-        if all_were_full:
-            log.info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
-            self.resting.clear()
-            self.health.reset_probes([_name(n) for n in nodes], self._clock.now())
-            for zone in sorted(self.zone_states):
-                self._set_limiter_in_zone(zone, sizes.get(zone, (0, 0))[1], new_states.get(zone))
-                self.zone_states[zone] = new_states.get(zone, ZoneState.INITIAL)
-            return
-        for zone in sorted(self.zone_states):
-            state = new_states.get(zone, ZoneState.INITIAL)
-            if self.zone_states[zone] == state:
-                continue
-            log.info("Controller detected that zone %r is now in state %s", zone, state)
-            self._set_limiter_in_zone(zone, sizes.get(zone, (0, 0))[1], state)
-            self.zone_states[zone] = state
-
-    def _set_limiter_in_zone(self, zone: str, size: int, state: ZoneState | None) -> None:
-        if state is None:
-            return
-        qps = zone_qps(
-            state,
-            size,
-            self.settings.node_eviction_rate,
-            self.settings.secondary_node_eviction_rate,
-            self.settings.large_cluster_size_threshold,
-        )
-        if qps is not None:
-            self.tainters.swap_limiter(zone, qps)
 
     # NoExecute tainting ------------------------------------------------------------------------
 
