@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubelet.builders import condition, events, make_pool
+from kubelet.builders import condition, events, make_pool, node_config
 from kubetaint.clock import parse_time
-from kubetaint.kubelet import KubeletSettings
+from kubetaint.kubelet import HollowNodePool, KubeletSettings
 
 LEASES = "leases.coordination.k8s.io"
 
@@ -211,3 +211,41 @@ def test_status_frequency_setting_is_honoured() -> None:
     pool.start()
     clock.advance(60)
     assert condition(store.get("nodes", "", "n1"), "Ready")["lastHeartbeatTime"] == "2026-01-01T00:01:00Z"
+
+
+class _OneHeartbeatAfterAnother(HollowNodePool):
+    """Runs each member's heartbeat() in turn (no batching)."""
+
+    def _beat(self, phase: float) -> None:
+        group = self._groups.get(phase)
+        if group is None:
+            return
+        group.handle = self.clock.call_later(self.settings.lease_renew_interval, lambda: self._beat(phase))
+        for kubelet in list(group.members.values()):
+            kubelet.heartbeat()
+
+
+def _heartbeat_history(pool_class: type[HollowNodePool]) -> list[tuple[int, str, str, str]]:
+    clock, store, _ = make_pool([])
+    pool = pool_class(store, clock, [node_config(f"n{i}") for i in range(6)])
+    changes: list[tuple[int, str, str, str]] = []
+    store.subscribe(
+        lambda e: changes.append((e.resource_version, e.type, e.resource, e.object["metadata"]["name"]))
+    )
+    pool.start()
+    clock.advance(25)
+    pool.fault(["n2"], "not-ready")
+    store.delete(LEASES, "kube-node-lease", "n4")  # its renewal fails: read again and created
+    clock.advance(320)  # past the status report frequency: every node posts in its heartbeat
+    pool.fault(["n1"], "stop")
+    pool.fault(["n1"], "recover")
+    clock.advance(40)
+    return changes
+
+
+def test_batched_lease_renewals_make_the_writes_of_one_heartbeat_after_another() -> None:
+    batched, sequential = _heartbeat_history(HollowNodePool), _heartbeat_history(_OneHeartbeatAfterAnother)
+    heartbeat_posts = [c for c in batched if c[2] == "nodes" and c[0] > 100]
+    assert len(heartbeat_posts) >= 6, "status posts between the renewals of one heartbeat"
+    assert ("DELETED" in {kind for _, kind, _, _ in batched}) and len(batched) > 200
+    assert batched == sequential

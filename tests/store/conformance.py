@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import pytest
 
 from kubetaint.api.errors import StatusError
-from kubetaint.store.interface import JSON, Store, Watch, WatchEvent
+from kubetaint.store.interface import JSON, Store, Watch, WatchEvent, update_many
 
 UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 WAIT = 15.0
@@ -198,6 +198,44 @@ class Conformance:
             "please apply your changes to the latest version and try again"
         )
         assert store.get("pods", "default", "a")["metadata"]["labels"] == {"x": "1"}
+
+    def test_update_many_writes_like_one_update_after_another(self, open_store: OpenStore) -> None:
+        store = open_store()
+        a, b, c = (store.create("pods", pod(n)) for n in ("a", "b", "c"))
+        events: list[WatchEvent] = []
+        store.subscribe(events.append)
+        stored, err = update_many(store, "pods", [relabelled(a, x="1"), {**b}, relabelled(c, x="3")])
+        assert err is None
+        assert [o["metadata"]["labels"] for o in stored] == [{"x": "1"}, {}, {"x": "3"}]
+        assert stored[1] == b, "a no-op update keeps the stored object"
+        assert rv(stored[2]) > rv(stored[0]) > rv(c)
+        assert [store.get("pods", "default", n) for n in ("a", "c")] == [stored[0], stored[2]]
+        eventually(lambda: len(events) >= 2, "the two events")
+        assert [(e.type, e.object["metadata"]["name"], e.resource_version) for e in events] == [
+            ("MODIFIED", "a", rv(stored[0])),
+            ("MODIFIED", "c", rv(stored[2])),
+        ]
+
+    @pytest.mark.parametrize(
+        ("breaking", "code"),
+        [
+            pytest.param(
+                lambda o: edited(o, resourceVersion="1"), 409, id="a stale resourceVersion conflicts"
+            ),
+            pytest.param(lambda o: edited(o, name="missing"), 404, id="a missing object is not found"),
+        ],
+    )
+    def test_update_many_stops_at_the_first_failure(
+        self, open_store: OpenStore, breaking: Callable[[JSON], JSON], code: int
+    ) -> None:
+        store = open_store()
+        a, b, c = (store.create("pods", pod(n)) for n in ("a", "b", "c"))
+        store.update("pods", relabelled(b, y="0"))
+        stored, err = update_many(store, "pods", [relabelled(a, x="1"), breaking(b), relabelled(c, x="3")])
+        assert err is not None and err.code == code
+        assert [o["metadata"]["name"] for o in stored] == ["a"]
+        assert store.get("pods", "default", "a")["metadata"]["labels"] == {"x": "1"}
+        assert store.get("pods", "default", "c") == c, "nothing after the failure is written"
 
     def test_update_without_resource_version_is_unconditional(self, open_store: OpenStore) -> None:
         store = open_store()

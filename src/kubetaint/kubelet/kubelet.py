@@ -177,11 +177,31 @@ class HollowKubelet:
         The status is read and posted only when the report frequency has passed or the kubelet's
         own view changed since its last post (faults post at once, so this is rare)."""
         self.renew_lease()
-        now = self.clock.now()
-        if now - self.last_status_post >= self.settings.node_status_report_frequency or (
-            self._posted != self.desired_conditions()
-        ):
+        if self.status_due():
             self.post_status()
+
+    def status_due(self) -> bool:
+        """Whether the heartbeat posts the node status after renewing the lease."""
+        now = self.clock.now()
+        return now - self.last_status_post >= self.settings.node_status_report_frequency or (
+            self._posted != self.desired_conditions()
+        )
+
+    def lease_renewal(self) -> JSON | None:
+        """The heartbeat's lease update when it can be written in a batch with other kubelets'
+        (None: `heartbeat()` must run instead, or nothing is renewed while stopped)."""
+        if self.stopped or not self.registered:
+            return None
+        return self.lease.renewal(self.clock.now())
+
+    def lease_written(self, stored: JSON | None, err: StatusError | None = None) -> None:
+        """The outcome of a batched `lease_renewal` (as `renew_lease` records it)."""
+        now = self.clock.now()
+        if stored is not None:
+            self.lease.renewed(stored)
+            self.last_lease_renew = now
+        elif err is not None and self.lease.failed(err, now):
+            self.last_lease_renew = now
 
     # pods -------------------------------------------------------------------------------------
 

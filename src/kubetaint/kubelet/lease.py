@@ -34,25 +34,46 @@ class NodeLease:
         self.duration_seconds = duration_seconds
         self._lease: JSON | None = None
 
-    def renew(self, now: float) -> bool:
+    def renewal(self, now: float) -> JSON | None:
+        """The update that renews the lease last written (None when it must be read first):
+        `renew` writes it; a pool writes many at once and reports back with `renewed`/`failed`."""
+        lease = self._lease
+        if lease is None:
+            return None
+        return self._renewed_copy(lease, _micro_time(now))
+
+    def _renewed_copy(self, lease: JSON, renew: str) -> JSON:
+        spec = {
+            **(lease.get("spec") or {}),
+            "holderIdentity": self.name,
+            "leaseDurationSeconds": self.duration_seconds,
+            "renewTime": renew,
+        }
+        return {**lease, "spec": spec}
+
+    def renewed(self, stored: JSON) -> None:
+        self._lease = stored
+
+    def failed(self, err: StatusError, now: float) -> bool:
+        """The `renewal` write failed: as `renew` does after a failed first attempt, read the lease
+        again (or create it) and retry once. True when that succeeded."""
+        log.info("node %s: lease renewal failed: %s", self.name, err.message)
+        self._lease = None
+        return self.renew(now, attempts=1)
+
+    def renew(self, now: float, attempts: int = 2) -> bool:
         """Set renewTime to `now`; True when the write succeeded."""
         renew = _micro_time(now)
         lease = self._lease
-        for _ in range(2):
+        for _ in range(attempts):
             if lease is None:
                 try:
                     lease = self.store.get(LEASE_RESOURCE, LEASE_NAMESPACE, self.name)
                 except StatusError:
                     self._lease = self._create(renew)
                     return self._lease is not None
-            spec = {
-                **(lease.get("spec") or {}),
-                "holderIdentity": self.name,
-                "leaseDurationSeconds": self.duration_seconds,
-                "renewTime": renew,
-            }
             try:
-                self._lease = self.store.update(LEASE_RESOURCE, {**lease, "spec": spec})
+                self._lease = self.store.update(LEASE_RESOURCE, self._renewed_copy(lease, renew))
                 return True
             except StatusError as err:
                 log.info("node %s: lease renewal failed: %s", self.name, err.message)

@@ -12,9 +12,10 @@ from typing import Any
 
 from kubetaint.clock.base import Clock, Handle
 from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
+from kubetaint.kubelet.lease import LEASE_RESOURCE
 from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import Store
+from kubetaint.store.interface import JSON, Store, update_many
 
 FAULTS = (
     "stop",
@@ -137,8 +138,32 @@ class HollowNodePool:
         if group is None:
             return
         group.handle = self.clock.call_later(self.settings.lease_renew_interval, lambda: self._beat(phase))
+        # Every member's heartbeat in turn; consecutive lease renewals are written as one batch
+        # (the same writes in the same order), cut short by any other write.
+        batch: list[tuple[HollowKubelet, JSON]] = []
         for kubelet in list(group.members.values()):
-            kubelet.heartbeat()
+            renewal = kubelet.lease_renewal()
+            if renewal is None:
+                self._write_renewals(batch)
+                kubelet.heartbeat()
+                continue
+            batch.append((kubelet, renewal))
+            if kubelet.status_due():
+                self._write_renewals(batch)
+                kubelet.post_status()
+        self._write_renewals(batch)
+
+    def _write_renewals(self, batch: list[tuple[HollowKubelet, JSON]]) -> None:
+        """Write the batched lease renewals (a failed one retried by its kubelet before the rest)."""
+        while batch:
+            stored, err = update_many(self.store, LEASE_RESOURCE, [renewal for _, renewal in batch])
+            for (kubelet, _), lease in zip(batch, stored, strict=False):
+                kubelet.lease_written(lease)
+            if err is None:
+                break
+            batch[len(stored)][0].lease_written(None, err)
+            del batch[: len(stored) + 1]
+        batch.clear()
 
     # pod routing ---------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ Given a clock (`graceful_clock`), pod deletes are graceful as kube-apiserver's (
 
 from __future__ import annotations
 
+import builtins
 import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -22,7 +23,7 @@ from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
 from kubetaint.registry.graceful import delete_pod
-from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key
+from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions
 
 #: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
@@ -149,6 +150,29 @@ class Registry:
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
         return self.store.update(resource, admitted, dry_run=dry_run)
+
+    def update_many(
+        self, resource: str, objects: builtins.list[JSON]
+    ) -> tuple[builtins.list[JSON], StatusError | None]:
+        """`kubetaint.store.interface.update_many` with admission and validation of each object
+        first (against the store as it is before the batch: the objects must be distinct). An
+        object that fails them ends the batch there, after the ones before it are stored."""
+        admitted: builtins.list[JSON] = []
+        refused: StatusError | None = None
+        for given in objects:
+            obj = with_type_meta(resource, given)
+            if resource == "pods":
+                obj = default_pod_requests(obj)
+            namespace, name = object_key(obj)
+            try:
+                old = self.store.get(resource, namespace, name)
+                attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", False)
+                admitted.append(self._admit(attrs, old))
+            except StatusError as err:
+                refused = err
+                break
+        stored, failure = update_many(self.store, resource, admitted)
+        return stored, failure if failure is not None else refused
 
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         """The `status` subresource: only status (and metadata) changes; spec stays as stored."""

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from kubetaint.api.errors import StatusError
+
 JSON = dict[str, Any]
 EventType = Literal["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]
 
@@ -121,6 +123,27 @@ class Store(Protocol):
     def current_resource_version(self) -> int: ...
 
     def close(self) -> None: ...
+
+
+def update_many(store: Store, resource: str, objects: list[JSON]) -> tuple[list[JSON], StatusError | None]:
+    """Update distinct objects of `resource` in order, as consecutive `update` calls would: each
+    its own resourceVersion and watch event. Stops at the first failing update: returns the stored
+    objects of the updates before it and its error (None when all succeeded).
+
+    A store (or a client such as the Registry) may implement `update_many` with this contract to
+    commit the batch at once (the memory store takes its lock and dispatches once); any other
+    store gets one `update` after another."""
+    batch = getattr(store, "update_many", None)
+    if batch is not None:
+        result: tuple[list[JSON], StatusError | None] = batch(resource, objects)
+        return result
+    stored: list[JSON] = []
+    for obj in objects:
+        try:
+            stored.append(store.update(resource, obj))
+        except StatusError as err:
+            return stored, err
+    return stored, None
 
 
 class StoreError(Exception):

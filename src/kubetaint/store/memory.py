@@ -155,6 +155,43 @@ class MemoryStore:
         self._dispatcher.dispatch()
         return stored
 
+    def update_many(
+        self, resource: str, objects: builtins.list[JSON]
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
+        """`kubetaint.store.interface.update_many`: the updates committed under one lock hold, their
+        events dispatched together afterwards (in commit order, as one update after another)."""
+        stored_objects: list[JSON] = []
+        events: list[WatchEvent] = []
+        failure: errors.StatusError | None = None
+        with self._lock:
+            spaces = self._objects.get(resource, {})
+            for obj in objects:
+                namespace, name = object_key(obj)
+                bucket = spaces.get(namespace, {})
+                old = bucket.get(name)
+                if old is None:
+                    failure = errors.not_found(resource, name)
+                    break
+                try:
+                    stored = prepare_update(resource, obj, old)
+                except errors.StatusError as err:
+                    failure = err
+                    break
+                if stored is None:
+                    stored_objects.append(old)
+                    continue
+                self._rv += 1
+                stored["metadata"]["resourceVersion"] = str(self._rv)
+                bucket[name] = stored
+                self._index(resource, old, stored)
+                event = WatchEvent("MODIFIED", resource, stored, self._rv, old)
+                self._history.append(event)
+                events.append(event)
+                stored_objects.append(stored)
+            self._dispatcher.enqueue_many(events)
+        self._dispatcher.dispatch()
+        return stored_objects, failure
+
     def delete(
         self,
         resource: str,

@@ -139,6 +139,10 @@ class Dispatcher:
         with self._lock:
             self._pending.append(event)
 
+    def enqueue_many(self, events: list[WatchEvent]) -> None:
+        with self._lock:
+            self._pending.extend(events)
+
     def _route(self, resource: str) -> list[Handler]:
         route = self._routes.get(resource)
         if route is None:

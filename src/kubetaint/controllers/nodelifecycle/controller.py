@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle
+from kubetaint.controllers.nodelifecycle.disruption import ZoneDisruption
 from kubetaint.controllers.nodelifecycle.health import (
     LEASES,
     NODE_LEASE_NAMESPACE,
@@ -28,6 +28,7 @@ from kubetaint.controllers.nodelifecycle.health import (
 )
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
+from kubetaint.controllers.nodelifecycle.resting import QuietNode, RestingNodes
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
 from kubetaint.controllers.nodelifecycle.tainting import ZoneTainters
 from kubetaint.controllers.nodelifecycle.taints import (
@@ -40,10 +41,8 @@ from kubetaint.controllers.nodelifecycle.taints import (
 from kubetaint.controllers.nodelifecycle.workers import NodeEventWorkers, guard
 from kubetaint.controllers.nodelifecycle.zones import (
     ZoneState,
-    compute_zone_state,
     get_zone_key,
     is_excluded_from_disruption_checks,
-    zone_qps,
 )
 from kubetaint.core.conditions import (
     NOT_READY_TAINT_TEMPLATE,
@@ -58,23 +57,6 @@ from kubetaint.store.interface import JSON, Store
 log = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
-class QuietNode:
-    """A node whose last health pass changed nothing: while its object and lease stay the same,
-    the next pass has the same effects, so it can be replayed cheaply."""
-
-    node: JSON
-    lease: JSON | None
-    ready: Mapping[str, Any]
-    status: str
-    zone: str
-    counted: bool  # not excluded from disruption checks
-    no_execute_taints: bool  # carries the unreachable or not-ready NoExecute taint
-    #: for a not-Ready node: carries the taint its status calls for (markNodeForTainting's test)
-    wanted_taint: bool
-    uid: str
-
-
 CONTROLLER_NAME = "node-lifecycle-controller"
 EVENT_COMPONENT = "node-controller"
 NODE_HEALTH_UPDATE_RETRY = 5
@@ -86,7 +68,7 @@ def _name(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
 
 
-class NodeLifecycleController:
+class NodeLifecycleController(ZoneDisruption):
     """Node health, condition taints and rate-limited NoExecute tainting.
 
     `start()` starts the informers (shared ones may be passed in), the health loop and the
@@ -118,6 +100,9 @@ class NodeLifecycleController:
         self.nodes_to_retry: set[str] = set()
         #: node name → what a pass that changed nothing saw.
         self._quiet: dict[str, QuietNode] = {}
+        #: idle nodes the passes leave out until something about them changes (see .resting)
+        self.resting = RestingNodes()
+        self.resting_enabled = True
         self._zones: dict[str, tuple[JSON, str]] = {}
         self._last_result: HealthResult | None = None
         self.workers = NodeEventWorkers(
@@ -163,6 +148,14 @@ class NodeLifecycleController:
                 on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
             )
         )
+        lease_changed = self.resting.lease_changed
+        self.leases.add_handlers(
+            EventHandlers(
+                on_add=lambda lease: lease_changed.add(_name(lease)),
+                on_update=lambda _old, lease: lease_changed.add(_name(lease)),
+                on_delete=lambda lease: lease_changed.add(_name(lease)),
+            )
+        )
         self.leases.start()
         self.nodes.start()
         self.pods.start()
@@ -198,9 +191,16 @@ class NodeLifecycleController:
             log.exception("Error monitoring node health")
 
     def monitor_node_health(self) -> None:
-        """One monitorNodeHealth pass over every node (in name order)."""
+        """One monitorNodeHealth pass over every node (in name order); resting nodes are only
+        counted in their zones (see `kubetaint.controllers.nodelifecycle.resting`)."""
+        resting = self.resting
+        if not self.resting_enabled or self._needs_full_classification():
+            resting.clear()
         named = self._named_nodes()
         nodes = [node for _, node in named]
+        now = self._clock.now()
+        visits = self._wake_resting(named, now) if resting else named
+        resting_counts = dict(resting.counts)
         added, deleted, new_zone_nodes = self._classify_nodes(named)
         for node in new_zone_nodes:
             self._add_zone_for(node)
@@ -222,20 +222,63 @@ class NodeLifecycleController:
             self._zones.pop(name, None)
             self._quiet.pop(name, None)
         zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
-        now = self._clock.now()
         idle = self._idle_check(now)
-        for name, node in named:
+        enabled, healths, grace = (
+            self.resting_enabled,
+            self.health.healths,
+            self.settings.node_monitor_grace_period,
+        )
+        for name, node in visits:
             quiet = idle(name, node)
             if quiet is not None:  # exactly _update_node's quiet case, whose other effects are no-ops
                 if quiet.counted:
                     zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
-                continue
-            try:
-                self._update_node(name, node, zone_conditions, now)
-            except Exception:
-                log.exception("node lifecycle controller: failed to update the health of node %s", name)
-        self.handle_disruption(zone_conditions, nodes)
+            else:
+                try:
+                    self._update_node(name, node, zone_conditions, now)
+                except Exception:
+                    log.exception("node lifecycle controller: failed to update the health of node %s", name)
+                    continue
+                if enabled:
+                    quiet = idle(name, node)  # idle from now on while nothing changes
+            if quiet is not None and enabled:
+                deadline = healths[name].probe_timestamp + grace
+                resting.rest(name, deadline, quiet.zone if quiet.counted else None)
+        self.handle_disruption(zone_conditions, nodes, resting_counts)
         self.tainters.arm()
+
+    def _needs_full_classification(self) -> bool:
+        """Whether classifyNodes must look at every node (see _classify_nodes)."""
+        return (
+            self._by_name is None
+            or self._membership_dirty
+            or not self._zones_registered <= self.zone_states.keys()
+        )
+
+    def _wake_resting(self, named: list[tuple[str, JSON]], now: float) -> list[tuple[str, JSON]]:
+        """Wake the resting nodes that changed or ran out of grace; (name, node) of the nodes to visit.
+
+        A resting node whose lease was renewed gets what its visit would do (_update_node's quiet
+        case: the lease is observed, and it stays quiet while within its grace period) without it."""
+        resting = self.resting
+        resting.wake_changed_nodes()
+        lease_of, observe = self.leases.get, self.health.observe_lease
+        healths, grace = self.health.healths, self.settings.node_monitor_grace_period
+        for name in resting.take_lease_changes():
+            quiet, lease = self._quiet.get(name), lease_of(NODE_LEASE_NAMESPACE, name)
+            if quiet is None or lease is None:
+                resting.wake(name)
+                continue
+            observe(name, lease, now)
+            health = healths.get(name)
+            if health is None or health.lease is None or now > health.probe_timestamp + grace:
+                resting.wake(name)  # the visit sees the lease again: observe_lease changes nothing twice
+                continue
+            quiet.lease = lease
+            resting.rest(name, health.probe_timestamp + grace, quiet.zone if quiet.counted else None)
+        resting.wake_expired(now)
+        deadlines = resting.deadlines
+        return [pair for pair in named if pair[0] not in deadlines]
 
     def _node_added(self, node: JSON) -> None:
         name = _name(node)
@@ -250,6 +293,7 @@ class NodeLifecycleController:
         if self._by_name is not None:
             self._by_name[name] = node
         self._changed.add(name)
+        self.resting.node_changed.add(name)
 
     def _node_deleted(self, node: JSON) -> None:
         if self._by_name is not None:
@@ -500,68 +544,6 @@ class NodeLifecycleController:
             log.error("Failed to remove taints from node %s: %s", name, err.message)
             return False
         return self._tainter(node).remove(name)
-
-    # zones ---------------------------------------------------------------------------------------
-
-    def handle_disruption(
-        self, zone_conditions: Mapping[str, list[Mapping[str, Any] | None]], nodes: list[JSON]
-    ) -> None:
-        """Zone states and limiters; the all-zones-fully-disrupted stop and its exit."""
-        threshold = self.settings.unhealthy_zone_threshold
-        new_states: dict[str, ZoneState] = {}
-        all_are_full = True
-        for zone in sorted(zone_conditions):
-            _, state = compute_zone_state(zone_conditions[zone], threshold)
-            if state != ZoneState.FULL_DISRUPTION:
-                all_are_full = False
-            new_states[zone] = state
-            self.zone_states.setdefault(zone, ZoneState.INITIAL)
-        all_were_full = True
-        for zone in sorted(self.zone_states):
-            if zone not in zone_conditions:
-                del self.zone_states[zone]
-                continue
-            if self.zone_states[zone] != ZoneState.FULL_DISRUPTION:
-                all_were_full = False
-                break
-        if all_are_full and all_were_full:
-            return
-        if all_are_full:
-            log.info("Controller detected that all Nodes are not-Ready. Entering master disruption mode")
-            for node in nodes:
-                self._guard(self.mark_node_as_reachable, node)
-            for zone in self.zone_states:
-                self.tainters.swap_limiter(zone, 0)
-            for zone in self.zone_states:
-                self.zone_states[zone] = ZoneState.FULL_DISRUPTION
-            return
-        if all_were_full:
-            log.info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
-            self.health.reset_probes([_name(n) for n in nodes], self._clock.now())
-            for zone in sorted(self.zone_states):
-                self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), new_states.get(zone))
-                self.zone_states[zone] = new_states.get(zone, ZoneState.INITIAL)
-            return
-        for zone in sorted(self.zone_states):
-            state = new_states.get(zone, ZoneState.INITIAL)
-            if self.zone_states[zone] == state:
-                continue
-            log.info("Controller detected that zone %r is now in state %s", zone, state)
-            self._set_limiter_in_zone(zone, len(zone_conditions.get(zone, [])), state)
-            self.zone_states[zone] = state
-
-    def _set_limiter_in_zone(self, zone: str, size: int, state: ZoneState | None) -> None:
-        if state is None:
-            return
-        qps = zone_qps(
-            state,
-            size,
-            self.settings.node_eviction_rate,
-            self.settings.secondary_node_eviction_rate,
-            self.settings.large_cluster_size_threshold,
-        )
-        if qps is not None:
-            self.tainters.swap_limiter(zone, qps)
 
     # NoExecute tainting ------------------------------------------------------------------------
 

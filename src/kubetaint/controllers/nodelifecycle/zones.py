@@ -59,7 +59,11 @@ def compute_zone_state(
     FullDisruption when none is ready; PartialDisruption when more than 2 are not ready and their
     share (float32) reaches the threshold."""
     ready = sum(1 for c in ready_conditions if c is not None and c.get("status") == "True")
-    not_ready = len(ready_conditions) - ready
+    return zone_state(ready, len(ready_conditions) - ready, unhealthy_zone_threshold)
+
+
+def zone_state(ready: int, not_ready: int, unhealthy_zone_threshold: float) -> tuple[int, ZoneState]:
+    """ComputeZoneState from the counts of ready and not-ready nodes."""
     if ready == 0 and not_ready > 0:
         return not_ready, ZoneState.FULL_DISRUPTION
     if not_ready > 2 and float32(not_ready / (not_ready + ready)) >= float32(unhealthy_zone_threshold):
