@@ -117,3 +117,14 @@ def test_settings_a_component_rejects_are_control_plane_errors(
         cp.start()
     assert err.value.key_path is key_path
     assert fragment in str(err.value)
+
+
+def test_system_namespaces_are_active_as_kube_apiserver_leaves_them() -> None:
+    cp = plane()
+    cp.ensure_system_namespaces()
+    default = cp.store.get("namespaces", "", "default")
+    assert default["status"] == {"phase": "Active"}
+    assert default["spec"] == {"finalizers": ["kubernetes"]}
+    assert default["metadata"]["labels"] == {"kubernetes.io/metadata.name": "default"}
+    names = {n["metadata"]["name"] for n in cp.store.list("namespaces").items}
+    assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= names

@@ -243,7 +243,13 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     if res.plural == "namespaces":
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         assert isinstance(spec, dict)
-        return {**obj, "spec": {"finalizers": ["kubernetes"], **spec}, "status": {"phase": "Active"}}
+        meta, name = _meta(obj), _meta(obj).get("name")
+        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else None
+        if isinstance(name, str) and name and (labels is not None or "labels" not in meta):
+            # the NamespaceDefaultLabelName label always matches the name
+            meta = {**meta, "labels": {**(labels or {}), "kubernetes.io/metadata.name": name}}
+        spec = {"finalizers": ["kubernetes"], **spec}
+        return {**obj, "metadata": meta, "spec": spec, "status": {"phase": "Active"}}
     return obj
 
 

@@ -127,9 +127,15 @@ class ControlPlane:
         try:
             self.store.get("namespaces", "", name)
         except StatusError:
-            self.store.create(
-                "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
-            )
+            # as kube-apiserver's system namespaces controller leaves them (kubectl shows Active)
+            namespace = {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
+                "spec": {"finalizers": ["kubernetes"]},
+                "status": {"phase": "Active"},
+            }
+            self.store.create("namespaces", namespace)
 
     def start(self) -> None:
         """Build and start the controllers, list every informer once, then start the kubelets."""
