@@ -84,14 +84,37 @@ def _parse(raw: str | int | float) -> Fraction:
     return -number if match["sign"] == "-" else number
 
 
+#: milli_value and value of the quantity strings seen (pure functions of an immutable text: 150,000
+#: pods of a few templates parse the same few strings again and again).
+_MILLI_VALUES: dict[str, int] = {}
+_VALUES: dict[str, int] = {}
+_REMEMBERED_LIMIT = 1 << 12
+
+
 def milli_value(raw: str | int | float) -> int:
     """Upstream Quantity.MilliValue: thousandths, rounded up (away from zero for positives)."""
-    return math.ceil(parse_quantity(raw) * 1000)
+    if type(raw) is not str:
+        return math.ceil(parse_quantity(raw) * 1000)
+    found = _MILLI_VALUES.get(raw)
+    if found is None:
+        found = math.ceil(parse_quantity(raw) * 1000)
+        if len(_MILLI_VALUES) >= _REMEMBERED_LIMIT:
+            _MILLI_VALUES.clear()
+        _MILLI_VALUES[raw] = found
+    return found
 
 
 def value(raw: str | int | float) -> int:
     """Upstream Quantity.Value: the integer value, rounded up."""
-    return math.ceil(parse_quantity(raw))
+    if type(raw) is not str:
+        return math.ceil(parse_quantity(raw))
+    found = _VALUES.get(raw)
+    if found is None:
+        found = math.ceil(parse_quantity(raw))
+        if len(_VALUES) >= _REMEMBERED_LIMIT:
+            _VALUES.clear()
+        _VALUES[raw] = found
+    return found
 
 
 _BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")

@@ -17,7 +17,7 @@ from kubetaint.core.matching import NO_EXECUTE, NO_SCHEDULE, find_matching_untol
 from kubetaint.core.matching import tolerations_tolerate_taint as _tolerate
 from kubetaint.core.nodeaffinity import required_node_affinity_matches
 from kubetaint.core.qos import pod_qos_class
-from kubetaint.kubelet.resources import pod_priority, pod_requests
+from kubetaint.kubelet.resources import RequestsOf, pod_priority, pod_requests
 
 #: kubelettypes.IsCriticalPodBasedOnPriority: scheduling.SystemCriticalPriority.
 SYSTEM_CRITICAL_PRIORITY = 2_000_000_000
@@ -89,19 +89,22 @@ def _insufficient(name: str, requested: int, used: int, capacity: int) -> AdmitR
 
 
 def _fits_resources(
-    pod: Mapping[str, Any], node: Mapping[str, Any], others: Sequence[Mapping[str, Any]]
+    pod: Mapping[str, Any],
+    node: Mapping[str, Any],
+    others: Sequence[Mapping[str, Any]],
+    requests_of: RequestsOf = pod_requests,
 ) -> AdmitResult:
     """noderesources.Fits with all failures; the first (pods, cpu, memory, storage, scalars) wins."""
     allocatable = _allocatable(node)
     allowed_pods = allocatable.get("pods", 0)
     if len(others) + 1 > allowed_pods:
         return _insufficient("pods", 1, len(others), allowed_pods)
-    request = pod_requests(pod)
+    request = requests_of(pod)
     if not any(request.values()):
         return ADMIT
     used: dict[str, int] = {}
     for other in others:
-        for name, amount in pod_requests(other).items():
+        for name, amount in requests_of(other).items():
             used[name] = used.get(name, 0) + amount
     ordered = ["cpu", "memory", "ephemeral-storage"]
     ordered += sorted(name for name in request if name not in ordered and name != "pods")
@@ -127,8 +130,10 @@ def predicate_admit(
     others: Sequence[Mapping[str, Any]],
     *,
     enable_comparison: bool = False,
+    requests_of: RequestsOf = pod_requests,
 ) -> AdmitResult:
-    """predicateAdmitHandler.Admit for a pod bound to `node` with the node's admitted `others`."""
+    """predicateAdmitHandler.Admit for a pod bound to `node` with the node's admitted `others`
+    (`requests_of` sums a pod's requests: a kubelet passes a memo of its stored pods')."""
     labels = (node.get("metadata") or {}).get("labels") or {}
     pod_os = ((pod.get("metadata") or {}).get("labels") or {}).get("kubernetes.io/os")
     if pod_os is not None and pod_os != labels.get("kubernetes.io/os", "linux"):
@@ -143,7 +148,7 @@ def predicate_admit(
         return AdmitResult(
             False, "PodOSNotSupported", "Failed to admit pod as the OS field doesn't match node OS"
         )
-    fit = _fits_resources(pod, node, others)
+    fit = _fits_resources(pod, node, others, requests_of)
     if not fit.admit:
         return fit
     if not required_node_affinity_matches(pod, node):
@@ -169,9 +174,10 @@ def admit(
     pressure_conditions: Sequence[str] = (),
     *,
     enable_comparison: bool = False,
+    requests_of: RequestsOf = pod_requests,
 ) -> AdmitResult:
     """The kubelet's admit handlers in registration order: eviction manager, then predicates."""
     result = eviction_admit(pod, pressure_conditions)
     if not result.admit:
         return result
-    return predicate_admit(pod, node, others, enable_comparison=enable_comparison)
+    return predicate_admit(pod, node, others, enable_comparison=enable_comparison, requests_of=requests_of)

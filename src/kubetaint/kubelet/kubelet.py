@@ -29,6 +29,7 @@ from kubetaint.kubelet.node_status import (
     initial_node,
     merge_conditions,
 )
+from kubetaint.kubelet.resources import StoredPodRequests
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.interface import JSON, Store
 
@@ -89,6 +90,7 @@ class HollowKubelet:
         self._pending_handle: Handle | None = None
         self._finalisers: dict[tuple[str, str], Handle] = {}
         self._ip_counter = 0
+        self._requests = StoredPodRequests()  # requests of the stored pods admission sums
 
     # events ---------------------------------------------------------------------------------
 
@@ -270,17 +272,38 @@ class HollowKubelet:
                 result.append(pod)
         return result
 
+    def _admitted_pods(self) -> list[JSON]:
+        """The pods of running_pods(), unordered: each admitted key read back, instead of listing
+        the node's pods (its admitted pods are those keys still stored with the admitted uid,
+        still bound here and not terminal)."""
+        result = []
+        for (namespace, name), uid in self._admitted.items():
+            try:
+                pod = self.store.get("pods", namespace, name)
+            except StatusError:
+                continue
+            if (
+                pod["metadata"].get("uid") == uid
+                and (pod.get("spec") or {}).get("nodeName") == self.name
+                and (pod.get("status") or {}).get("phase") not in _TERMINAL
+            ):
+                result.append(pod)
+        return result
+
     def _admit(self, pod: JSON, key: tuple[str, str]) -> None:
         node = self._node()
         if node is None:
             return
-        others = [p for p in self.running_pods() if p["metadata"].get("uid") != pod["metadata"].get("uid")]
+        # Admission only counts and sums the others, so their order does not matter.
+        uid = pod["metadata"].get("uid")
+        others = [p for p in self._admitted_pods() if p["metadata"].get("uid") != uid]
         result = admit(
             pod,
             node,
             others,
             self.pressure_conditions(),
             enable_comparison=self.settings.enable_comparison_operators,
+            requests_of=self._requests,
         )
         if result.admit:
             status = pods.running_status(pod, self._host_ip(), self._pod_ip(pod), self.clock.now())

@@ -6,7 +6,7 @@ plus overhead).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubetaint.api.quantity import QuantityError, milli_value, value
@@ -44,6 +44,34 @@ def pod_requests(pod: Mapping[str, Any]) -> dict[str, int]:
     for name, raw in (spec.get("overhead") or {}).items():
         total[name] = total.get(name, 0) + _amount(name, raw)
     return total
+
+
+class StoredPodRequests:
+    """pod_requests of stored pods, remembered by the identity of their spec.
+
+    Stored objects are read-only (the store contract), so a stored spec always sums to the same
+    requests: a kubelet admitting a pod sums every running pod on its node, and those are the
+    same stored objects admission after admission. Only objects read from a store may be passed:
+    `spec` is held so its id cannot be reused while remembered."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._limit = limit
+        self._entries: dict[int, tuple[Any, dict[str, int]]] = {}
+
+    def __call__(self, pod: Mapping[str, Any]) -> dict[str, int]:
+        spec = pod.get("spec")
+        entry = self._entries.get(id(spec))
+        if entry is not None and entry[0] is spec:
+            return entry[1]
+        totals = pod_requests(pod)
+        if len(self._entries) >= self._limit:
+            self._entries.clear()
+        self._entries[id(spec)] = (spec, totals)
+        return totals
+
+
+#: How admission sums a pod's requests (`pod_requests`, or a `StoredPodRequests`).
+RequestsOf = Callable[[Mapping[str, Any]], dict[str, int]]
 
 
 def memory_request(pod: Mapping[str, Any]) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.core.heap import collector_paused, full_collections_deferred
+from kubetaint.core.heap import collector_paused, freeze_survivors, full_collections_deferred, thaw
 from kubetaint.sim.cluster import Cluster, _describe, _fresh, _status_text
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of, resolve_kind
@@ -51,6 +51,8 @@ class Simulation:
         with collector_paused():  # millions of long-lived acyclic objects: nothing to collect
             self.cluster.load()
             self.cluster.begin()
+            freeze_survivors()  # until the first run: see run_until
+        self._frozen = True
         for event in self.scenario.events:
             self.clock.call_at(self.cluster.start + event.at, self._runner(event), priority=EVENT_PRIORITY)
 
@@ -71,18 +73,26 @@ class Simulation:
     def run_until(self, t: float | str, progress: Callable[[float], None] | None = None) -> None:
         """Run everything due up to `t` seconds after the start (a number or a Go duration)."""
         target = self.cluster.start + _seconds(t, "t")
-        with full_collections_deferred():
-            if progress is None:
-                self.clock.run_until(target)
-                return
-            while True:
-                due = self.clock.next_time()
-                if due is None or due > target:
-                    break
-                self.clock.step()
-                progress(self.now)
+        try:
+            with full_collections_deferred():
+                self._run_to(target, progress)
+        finally:
+            if self._frozen:  # the loaded objects go back to the collector (oldest generation)
+                self._frozen = False
+                thaw()
+
+    def _run_to(self, target: float, progress: Callable[[float], None] | None) -> None:
+        if progress is None:
             self.clock.run_until(target)
+            return
+        while True:
+            due = self.clock.next_time()
+            if due is None or due > target:
+                break
+            self.clock.step()
             progress(self.now)
+        self.clock.run_until(target)
+        progress(self.now)
 
     def run(self, progress: Callable[[float], None] | None = None) -> JSON:
         """Run to the scenario's end and return the timeline document."""

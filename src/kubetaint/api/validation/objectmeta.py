@@ -43,35 +43,29 @@ def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[f.Fi
     return errs
 
 
-#: Results by the content they depend on (all of it immutable): a lease renewal or a pod status
-#: update carries the same metadata values again and again.
+#: Results of the label, annotation and generation checks by the content they depend on (all of
+#: it immutable): the pods of one template, a lease renewal or a pod status update carry the same
+#: labels again and again. Names differ from object to object, so they are checked every time (the
+#: name checks remember their own results, see names.remembered).
 _REMEMBERED: dict[Hashable, tuple[f.FieldError, ...]] = {}
 _REMEMBERED_LIMIT = 1 << 16
 
 
-def _content_key(meta: Mapping[str, Any], namespaced: bool, name_fn: NameFunc, path: str) -> Hashable:
-    """Everything validate_object_meta reads, as a hashable value; TypeError unless every part
-    is a string or absent (so equal keys can never stand for differently printed values)."""
+def _content_key(meta: Mapping[str, Any], path: str) -> Hashable:
+    """Everything _validate_meta_content reads, as a hashable value; TypeError unless every label
+    and annotation is a string (so equal keys can never stand for differently printed values)."""
     generation = meta.get("generation")
     labels = meta.get("labels")
     annotations = meta.get("annotations")
-    for text in (meta.get("name"), meta.get("generateName"), meta.get("namespace")):
-        if text is not None and type(text) is not str:
-            raise TypeError("not a string")
     for mapping in (labels, annotations):
         if isinstance(mapping, Mapping) and not all(
             type(k) is str and type(v) is str for k, v in mapping.items()
         ):
             raise TypeError("not a string")
     key = (
-        meta.get("name"),
-        meta.get("generateName"),
-        meta.get("namespace"),
         generation if type(generation) is int and generation < 0 else None,
         tuple(labels.items()) if isinstance(labels, Mapping) else None,
         tuple(annotations.items()) if isinstance(annotations, Mapping) else None,
-        namespaced,
-        name_fn,
         path,
     )
     hash(key)
@@ -81,29 +75,31 @@ def _content_key(meta: Mapping[str, Any], namespaced: bool, name_fn: NameFunc, p
 def validate_object_meta(
     meta: Mapping[str, Any], *, namespaced: bool, name_fn: NameFunc, path: str = "metadata"
 ) -> list[f.FieldError]:
-    """ValidateObjectMetaAccessor for a create (remembered by content)."""
-    try:
-        key = _content_key(meta, namespaced, name_fn, path)
-    except TypeError:
-        return _validate_object_meta(meta, namespaced=namespaced, name_fn=name_fn, path=path)
-    found = _REMEMBERED.get(key)
-    if found is None:
-        if len(_REMEMBERED) >= _REMEMBERED_LIMIT:
-            _REMEMBERED.clear()
-        found = _REMEMBERED[key] = tuple(
-            _validate_object_meta(meta, namespaced=namespaced, name_fn=name_fn, path=path)
-        )
-    return list(found)
-
-
-def _validate_object_meta(
-    meta: Mapping[str, Any], *, namespaced: bool, name_fn: NameFunc, path: str = "metadata"
-) -> list[f.FieldError]:
-    """ValidateObjectMetaAccessor for a create.
+    """ValidateObjectMetaAccessor for a create: the name checks, then the content checks
+    (remembered by content).
 
     Like kube-apiserver, a namespaced object without a namespace gets the request's namespace
     (so it is not reported), and a generateName stands in for the name that would be generated.
     """
+    errs = _validate_names(meta, namespaced=namespaced, name_fn=name_fn, path=path)
+    try:
+        key = _content_key(meta, path)
+    except TypeError:
+        errs.extend(_validate_meta_content(meta, path))
+        return errs
+    found = _REMEMBERED.get(key)
+    if found is None:
+        if len(_REMEMBERED) >= _REMEMBERED_LIMIT:
+            _REMEMBERED.clear()
+        found = _REMEMBERED[key] = tuple(_validate_meta_content(meta, path))
+    errs.extend(found)
+    return errs
+
+
+def _validate_names(
+    meta: Mapping[str, Any], *, namespaced: bool, name_fn: NameFunc, path: str
+) -> list[f.FieldError]:
+    """generateName, name and namespace."""
     errs: list[f.FieldError] = []
     generate_name = str(meta.get("generateName") or "")
     name = str(meta.get("name") or "")
@@ -125,6 +121,12 @@ def _validate_object_meta(
             )
     elif namespace:
         errs.append(f.forbidden(f.child(path, "namespace"), "not allowed on this type"))
+    return errs
+
+
+def _validate_meta_content(meta: Mapping[str, Any], path: str) -> list[f.FieldError]:
+    """generation, labels and annotations."""
+    errs: list[f.FieldError] = []
     generation = meta.get("generation")
     if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
         errs.append(f.invalid(f.child(path, "generation"), generation, IS_NEGATIVE_ERROR))

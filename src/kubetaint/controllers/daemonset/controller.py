@@ -87,7 +87,7 @@ class DaemonSetController:
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
         for pod in (old, new):
-            ref = podutil.controller_of(pod) if pod is not None else None
+            ref = podutil.controller_ref_of(pod) if pod is not None else None
             if pod is not None and ref is not None and ref.get("kind") == "DaemonSet":
                 self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
 

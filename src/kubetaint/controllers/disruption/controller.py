@@ -96,6 +96,8 @@ class DisruptionController:
         self._enqueue_for(pod)
 
     def _enqueue_for(self, pod: JSON) -> None:
+        if not len(self.pdbs):  # no budget to look up (the common case: one check per pod event)
+            return
         namespace = podutil.key_of(pod)[0]
         labels = (pod.get("metadata") or {}).get("labels") or {}
         for pdb in self.pdbs.items():

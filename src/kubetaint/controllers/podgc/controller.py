@@ -69,7 +69,7 @@ class PodGCController:
         self._node_of: dict[Key, str] = {}
         self._node_queue: dict[str, float] = {}  # node name -> when it is ready to be checked
         self.pods.add_handlers(
-            EventHandlers(on_add=self._index, on_update=lambda _o, p: self._index(p), on_delete=self._unindex)
+            EventHandlers(on_add=self._index, on_update=self._reindex, on_delete=self._unindex)
         )
 
     def start(self) -> None:
@@ -109,6 +109,24 @@ class PodGCController:
         if node:
             self._node_of[key] = node
             self._by_node.setdefault(node, set()).add(key)
+
+    def _reindex(self, old: JSON, new: JSON) -> None:
+        """_index(new), skipped when nothing it records changed (an owner or label update)."""
+        if (
+            podutil.key_of(old) == podutil.key_of(new)
+            and podutil.is_terminal(old) == podutil.is_terminal(new)
+            and bool((old.get("metadata") or {}).get("deletionTimestamp"))
+            == bool((new.get("metadata") or {}).get("deletionTimestamp"))
+            and (old.get("spec") or {}).get("nodeName") == (new.get("spec") or {}).get("nodeName")
+            and podutil.key_of(old) in self._indexed_keys(old)
+        ):
+            return
+        self._index(new)
+
+    def _indexed_keys(self, pod: JSON) -> set[Key]:
+        """The keys indexed on the pod's node (empty for an unbound pod, which _index leaves out)."""
+        node = str((pod.get("spec") or {}).get("nodeName") or "")
+        return self._by_node.get(node, set()) if node else set()
 
     def _pods(self, keys: set[Key]) -> list[JSON]:
         result = []

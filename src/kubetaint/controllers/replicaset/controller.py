@@ -87,7 +87,7 @@ class ReplicaSetController:
         for pod in (old, new):
             if pod is None:
                 continue
-            ref = podutil.controller_of(pod)
+            ref = podutil.controller_ref_of(pod)
             if ref is not None:
                 self.views.mark(str(ref.get("uid") or ""), podutil.key_of(pod))
                 if ref.get("kind") == "ReplicaSet":

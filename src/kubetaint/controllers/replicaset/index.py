@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kubetaint.api.selectors import LabelSelector
-from kubetaint.controllers.replicaset.podutil import controller_of, key_of
+from kubetaint.controllers.replicaset.podutil import controller_ref_of, key_of
 from kubetaint.store.informer import EventHandlers, Informer
 
 JSON = dict[str, Any]
@@ -52,7 +52,7 @@ class PodOwnerIndex:
     def _index(self, pod: JSON) -> None:
         key = key_of(pod)
         self._unindex(key)
-        ref = controller_of(pod)
+        ref = controller_ref_of(pod)
         if ref is not None:
             owner = str(ref.get("uid") or "")
             self.owned.setdefault(owner, set()).add(key)

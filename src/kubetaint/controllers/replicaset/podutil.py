@@ -24,7 +24,12 @@ _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
 
 def key_of(obj: Mapping[str, Any]) -> tuple[str, str]:
     meta = obj.get("metadata") or {}
-    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
+    namespace, name = meta.get("namespace"), meta.get("name")
+    # strings as they are (the usual case, asked millions of times), anything else as str() made it
+    return (
+        namespace if type(namespace) is str else str(namespace or ""),
+        name if type(name) is str else str(name or ""),
+    )
 
 
 def controller_of(obj: Mapping[str, Any]) -> JSON | None:
@@ -32,6 +37,14 @@ def controller_of(obj: Mapping[str, Any]) -> JSON | None:
     for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
         if ref.get("controller"):
             return dict(ref)
+    return None
+
+
+def controller_ref_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """controller_of without the copy, for reading only (informer handlers ask for every event)."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref  # type: ignore[no-any-return]
     return None
 
 
