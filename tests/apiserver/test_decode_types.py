@@ -80,3 +80,30 @@ def test_a_pod_created_with_limits_only_requests_its_limits_and_is_guaranteed(cl
     stored = created.json()
     assert stored["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "1", "memory": "1Gi"}
     assert stored["status"]["qosClass"] == "Guaranteed"
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        pytest.param(
+            "application/strategic-merge-patch+json", '{"spec": -415}', id="a strategic merge patch"
+        ),
+        pytest.param("application/merge-patch+json", '{"spec": "x"}', id="a JSON merge patch"),
+        pytest.param(
+            "application/json-patch+json",
+            '[{"op": "replace", "path": "/spec", "value": 3}]',
+            id="a JSON patch",
+        ),
+    ],
+)
+def test_a_patch_whose_result_cannot_be_decoded_is_400_and_stores_nothing(
+    client: TestClient, content_type: str, body: str
+) -> None:
+    client.post("/api/v1/namespaces/default/pods", json=POD)
+    before = client.get("/api/v1/namespaces/default/pods/p").json()
+    response = client.patch(
+        "/api/v1/namespaces/default/pods/p", content=body, headers={"Content-Type": content_type}
+    )
+    assert response.status_code == 400
+    assert "cannot be handled as a Pod: json: cannot unmarshal" in response.json()["message"]
+    assert client.get("/api/v1/namespaces/default/pods/p").json() == before

@@ -15,7 +15,7 @@ from kubetaint.api import errors
 from kubetaint.apiserver import fieldvalidation, scale
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
-from kubetaint.apiserver.registry import Registry, Target, grace_period, invalid
+from kubetaint.apiserver.registry import Registry, Target, check_decodable, grace_period, invalid
 from kubetaint.apiserver.resources import lookup
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import (
@@ -214,7 +214,10 @@ class Handlers:
             meta["namespace"] = old_meta.get("namespace")
         if not caller_rv:
             meta["resourceVersion"] = old_meta.get("resourceVersion")
-        return self.registry.update(target, {**patched, "metadata": meta}, old, is_dry_run)
+        patched = {**patched, "metadata": meta}
+        if patched.get("apiVersion") and patched.get("kind"):
+            check_decodable(patched)  # the patched object is decoded into its Go type: 400 when it cannot be
+        return self.registry.update(target, patched, old, is_dry_run)
 
     async def delete(self, target: Target, request: Request) -> Response:
         options = await _delete_options(request)

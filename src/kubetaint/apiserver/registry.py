@@ -58,7 +58,7 @@ def invalid(kind: str, name: str, causes: list[FieldCause]) -> errors.StatusErro
     )
 
 
-def _check_decodable(obj: JSON) -> None:
+def check_decodable(obj: JSON) -> None:
     """kube-apiserver decodes a body into its Go type before anything else: a field of the wrong
     JSON type is a 400 with the decoder's message (`Pod in version "v1" cannot be handled as a
     Pod: json: cannot unmarshal number into Go struct field Pod.spec of type v1.PodSpec`)."""
@@ -102,7 +102,7 @@ class Registry:
         if kind is not None:
             return obj
         typed = {**obj, "kind": res.kind, "apiVersion": res.api_version}
-        _check_decodable(typed)
+        check_decodable(typed)
         return typed
 
     def check_namespace(self, target: Target, obj: JSON) -> JSON:

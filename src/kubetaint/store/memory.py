@@ -223,11 +223,9 @@ class MemoryStore:
         if resource != "pods":
             return
         if old is not None:
-            node = (old.get("spec") or {}).get("nodeName") or ""
-            self._pods_by_node.get(node, {}).pop(object_key(old), None)
+            self._pods_by_node.get(_node_name(old), {}).pop(object_key(old), None)
         if new is not None:
-            node = (new.get("spec") or {}).get("nodeName") or ""
-            self._pods_by_node.setdefault(node, {})[object_key(new)] = new
+            self._pods_by_node.setdefault(_node_name(new), {})[object_key(new)] = new
 
     # watch -------------------------------------------------------------------------------
 
@@ -280,3 +278,10 @@ class MemoryStore:
 
     def close(self) -> None:
         self._dispatcher.clear()
+
+
+def _node_name(pod: JSON) -> str:
+    """spec.nodeName, "" for anything else (a store must not fail after committing a write)."""
+    spec = pod.get("spec")
+    node = spec.get("nodeName") if isinstance(spec, dict) else None
+    return node if isinstance(node, str) else ""
