@@ -80,10 +80,12 @@ def test_rows_carry_kube_apiserver_keys(
     store.close()
 
 
-def test_the_file_is_in_wal_mode_with_full_sync(tmp_path: Path) -> None:
+def test_the_file_is_in_wal_mode_and_a_returned_write_has_been_synced(tmp_path: Path) -> None:
     store = open_sqlite(tmp_path)
     assert store._db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    assert store._db.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
+    assert store._db.execute("PRAGMA synchronous").fetchone() == (1,)  # NORMAL: the syncer fsyncs
+    created = store.create("pods", pod("a"))
+    assert store._syncer.durable == store._syncer.committed == rv(created)
     store.close()
 
 

@@ -13,11 +13,12 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
 from kubetaint.apiserver import discovery, openapi, openapi_v2
+from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.hooks import NoHooks, WriteHooks
 from kubetaint.apiserver.noderestriction import NodeRestriction
@@ -69,7 +70,8 @@ class ApiServer:
         self, store: Store, clock: Clock, hooks: WriteHooks, rng: random.Random, bookmark_interval: float
     ) -> None:
         self.handlers = Handlers(Registry(store, hooks, rng, clock), clock)
-        self.watcher = WatchStreamer(store, clock, bookmark_interval)
+        self.durable = DurabilityBarrier(store)
+        self.watcher = WatchStreamer(store, clock, bookmark_interval, self.durable)
 
     async def resource(self, request: Request) -> Response:
         path = request.url.path.strip("/").split("/")
@@ -84,9 +86,16 @@ class ApiServer:
             target = parse_target(group, version, rest)
             if target is None:
                 return status_response(not_found_path())
-            return await self._dispatch(target, request)
+            response = await self._dispatch(target, request)
+        except errors.StatusError as exc:
+            response = status_response(exc)
+        if isinstance(response, StreamingResponse):
+            return response  # a watch: each batch of events waits for the barrier itself
+        try:
+            await self.durable.wait()  # answer only once what the answer reflects is on disk
         except errors.StatusError as exc:
             return status_response(exc)
+        return response
 
     def _discovery(self, request: Request, group: str, version: str) -> Response:
         if request.method != "GET":

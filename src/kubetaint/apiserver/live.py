@@ -3,7 +3,8 @@
 One asyncio loop runs everything: HTTP handlers write through the engine hooks, informer
 handlers run inside those writes and schedule work on the clock, whose timers are the loop's
 (RealClock) or a `LoopVirtualClock` that moves only when asked. Hence no locks: every store
-write happens on the loop's thread.
+write happens on the loop's thread. With the SQLite store those writes do not wait for the
+disk; what leaves the server waits for it instead (`apiserver.durability`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane import ControlPlane
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
-from kubetaint.store.interface import JSON, Store
+from kubetaint.store.interface import JSON, DeferredDurability, Store
 
 CONTROL_PLANE_NODE = "control-plane"
 CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
@@ -154,6 +155,10 @@ async def serve_forever(cluster: LiveCluster, sock: socket.socket, **config: Any
             **config,
         )
     )
+    if isinstance(cluster.store, DeferredDurability):
+        # Every write on this loop returns once committed; responses and watch events wait for
+        # the fsync (apiserver.durability), so the loop serves on while the disk syncs.
+        cluster.store.defer_durability()
     try:
         await server.serve(sockets=[sock])
     finally:

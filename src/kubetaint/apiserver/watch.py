@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from kubetaint.api import errors
+from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.registry import Target
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import JSON, dumps, negotiate, parse_bool, parse_int
@@ -31,10 +32,17 @@ BOOKMARK_INTERVAL = 60.0
 class WatchStreamer:
     """Serves `?watch=true` requests from a store."""
 
-    def __init__(self, store: Store, clock: Clock, bookmark_interval: float = BOOKMARK_INTERVAL) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        bookmark_interval: float = BOOKMARK_INTERVAL,
+        durable: DurabilityBarrier | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.bookmark_interval = bookmark_interval
+        self.durable = durable or DurabilityBarrier(store)
 
     def respond(self, target: Target, request: Request) -> Response:
         params = request.query_params
@@ -81,6 +89,7 @@ class WatchStreamer:
                 wake.clear()
                 events = stream.drain()
                 if events:
+                    await self.durable.wait()  # no event a power loss could take back
                     for event in events:
                         last_rv = max(last_rv, event.resource_version)
                         yield encoder.event(event)
@@ -96,7 +105,10 @@ class WatchStreamer:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(wake.wait(), timeout=max(pause, 0.0))
                 else:
-                    for event in await asyncio.to_thread(stream.wait, min(max(pause, 0.0), 1.0)):
+                    polled = await asyncio.to_thread(stream.wait, min(max(pause, 0.0), 1.0))
+                    if polled:
+                        await self.durable.wait()
+                    for event in polled:
                         last_rv = max(last_rv, event.resource_version)
                         yield encoder.event(event)
         finally:

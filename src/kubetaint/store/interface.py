@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from kubetaint.api.errors import StatusError
 
@@ -144,6 +144,24 @@ def update_many(store: Store, resource: str, objects: list[JSON]) -> tuple[list[
         except StatusError as err:
             return stored, err
     return stored, None
+
+
+@runtime_checkable
+class DeferredDurability(Protocol):
+    """Optional, for stores that fsync (SQLite): let one thread (an event loop) write without
+    waiting for the disk, and learn when its writes are durable, before acknowledging them.
+    Stores without it make every write durable (or never) before it returns."""
+
+    def defer_durability(self) -> None:
+        """Writes by the calling thread return once committed (visible in the process, not yet
+        synced). That thread must not acknowledge them before `when_durable`."""
+        ...
+
+    def when_durable(self, callback: Callable[[BaseException | None], None]) -> bool:
+        """True when every committed write is durable already (the callback is not called);
+        otherwise `callback(None)` runs, in another thread, once they are, or `callback(error)`
+        when they cannot be."""
+        ...
 
 
 class StoreError(Exception):

@@ -2,13 +2,19 @@
 
 Same semantics as the memory store (see `kubetaint.store.interface`), made durable the way
 kube-apiserver's etcd storage is: one transaction per write (counter row bumped, object row
-written, change logged), acknowledged only after COMMIT has fsynced the WAL. Nothing is cached
-that could go stale: every read goes to the file (per-thread read connections see the latest
-commit; WAL lets them run while a write is in progress).
+written, change logged), acknowledged only after the WAL holding it has been fsynced
+(`sqlite_sync.WalSyncer`, one fsync for every commit made meanwhile). Nothing is cached that
+could go stale: every read goes to the file (per-thread read connections see the latest commit;
+WAL lets them run while a write is in progress).
 
 Threads: any thread may call any method. Writes are serialised on one connection; writers that
-arrive while a commit is fsyncing share the next commit (`sqlite_commit.GroupCommitter`), each in
-its own savepoint. Subscribers run after commit, in commit order (`watch.Dispatcher`).
+arrive while a commit is in progress share the next commit (`sqlite_commit.GroupCommitter`), each
+in its own savepoint. Subscribers run after commit, in commit order (`watch.Dispatcher`).
+
+A write returns once durable, except on a thread that called `defer_durability()` (the API
+server's event loop): there it returns once committed (visible to every reader, safe from the
+process dying), and the thread must not acknowledge it to anyone outside the process before
+`when_durable` says it has been synced. The loop keeps serving while the disk syncs.
 """
 
 from __future__ import annotations
@@ -48,10 +54,12 @@ from kubetaint.store.mutation import (
 )
 from kubetaint.store.sqlite_commit import GroupCommitter, Operation
 from kubetaint.store.sqlite_schema import DB_FILE, DataDirLock, connect, open_database
+from kubetaint.store.sqlite_sync import DurableCallback, WalSyncer
 from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
 
 _NEXT_RV = "UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value"
 _GET = "SELECT json FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
+_GET_RV = "SELECT rv, json FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
 _INSERT = "INSERT INTO objects (resource, namespace, name, key, rv, node, json) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _UPDATE = "UPDATE objects SET rv = ?, node = ?, json = ? WHERE resource = ? AND namespace = ? AND name = ?"
 _DELETE = "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
@@ -94,11 +102,20 @@ class SqliteStore:
         self._compacted = int(
             self._db.execute("SELECT value FROM meta WHERE key = 'compacted_rv'").fetchone()[0]
         )
-        self._committer = GroupCommitter(self._db, self.path, self._before_commit, self._dispatcher.enqueue)
+        self._syncer = WalSyncer(self.path)
+        self._deferred: frozenset[int] = frozenset()
+        self._committer = GroupCommitter(
+            self._db, self.path, self._before_commit, self._dispatcher.enqueue, self._syncer.commit
+        )
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
+        #: Decoded objects by key, with the resourceVersion they were decoded at: a row read at
+        #: that same version reuses the object instead of parsing its JSON again (a version is
+        #: one committed write, so the object cannot differ). kube-apiserver's watch cache keeps
+        #: every object decoded the same way. Objects handed out are read-only (interface).
+        self._decoded: dict[tuple[str, str, str], tuple[int, JSON]] = {}
 
     # connections -------------------------------------------------------------------------
 
@@ -117,11 +134,29 @@ class SqliteStore:
     # reads -------------------------------------------------------------------------------
 
     def get(self, resource: str, namespace: str, name: str) -> JSON:
-        row = self._reader().execute(_GET, (resource, namespace, name)).fetchone()
+        row = self._reader().execute(_GET_RV, (resource, namespace, name)).fetchone()
         if row is None:
             raise errors.not_found(resource, name)
-        loaded: JSON = json.loads(row[0])
-        return loaded
+        return self._decode((resource, namespace, name), row[0], row[1])
+
+    def _decode(self, key: tuple[str, str, str], rv: int, text: str) -> JSON:
+        """The object stored under `key` at `rv`, parsed from `text` unless decoded before."""
+        known = self._decoded.get(key)
+        if known is not None and known[0] == rv:
+            return known[1]
+        obj: JSON = json.loads(text)
+        if known is None or known[0] < rv:  # a reader on an older snapshot keeps the newer one
+            self._decoded[key] = (rv, obj)
+        return obj
+
+    def _remember(self, resource: str, obj: JSON) -> JSON:
+        """Keep a committed write's object for later reads."""
+        namespace, name = object_key(obj)
+        rv = int(obj["metadata"]["resourceVersion"])
+        known = self._decoded.get((resource, namespace, name))
+        if known is None or known[0] < rv:
+            self._decoded[(resource, namespace, name)] = (rv, obj)
+        return obj
 
     def current_resource_version(self) -> int:
         return int(self._reader().execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
@@ -146,8 +181,8 @@ class SqliteStore:
             list_rv = int(conn.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
             matched: list[JSON] = []
             more = False
-            for text in self._scan(conn, resource, namespace, node, start):
-                obj: JSON = json.loads(text)
+            for ns, name, rv, text in self._scan(conn, resource, namespace, node, start):
+                obj = self._decode((resource, ns, name), rv, text)
                 if not labels.empty and not labels.matches(obj["metadata"].get("labels")):
                     continue
                 if not fields.empty and not fields.matches(obj):
@@ -168,7 +203,7 @@ class SqliteStore:
         namespace: str,
         node: str | None,
         start: tuple[str, str] | None,
-    ) -> Iterator[str]:
+    ) -> Iterator[tuple[str, str, int, str]]:
         where = ["resource = ?"]
         params: list[Any] = [resource]
         source = "objects INDEXED BY objects_in_key_order"
@@ -183,9 +218,8 @@ class SqliteStore:
             where.append("(namespace || '/', name) > (?, ?)")
             params.extend(key_order(start))
         order = "name" if namespace else "namespace || '/', name"  # one namespace: by name, no sort
-        sql = f"SELECT json FROM {source} WHERE {' AND '.join(where)} ORDER BY {order}"
-        for (text,) in conn.execute(sql, params):
-            yield text
+        sql = f"SELECT namespace, name, rv, json FROM {source} WHERE {' AND '.join(where)} ORDER BY {order}"
+        yield from conn.execute(sql, params)
 
     # writes ------------------------------------------------------------------------------
 
@@ -206,7 +240,7 @@ class SqliteStore:
             db.execute(_LOG, (rv, resource, "ADDED", text, None))
             return stored, WatchEvent("ADDED", resource, stored, rv)
 
-        return self._write(operation)
+        return self._write(operation) if dry_run else self._remember(resource, self._write(operation))
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         namespace, name = object_key(obj)
@@ -228,7 +262,7 @@ class SqliteStore:
             db.execute(_LOG, (rv, resource, "MODIFIED", text, row[0]))
             return stored, WatchEvent("MODIFIED", resource, stored, rv, old)
 
-        return self._write(operation)
+        return self._write(operation) if dry_run else self._remember(resource, self._write(operation))
 
     def delete(
         self,
@@ -255,13 +289,31 @@ class SqliteStore:
             db.execute(_LOG, (rv, resource, "DELETED", _dumps(gone), row[0]))
             return gone, WatchEvent("DELETED", resource, gone, rv, old)
 
-        return self._write(operation)
+        gone = self._write(operation)
+        if not dry_run:
+            self._decoded.pop((resource, namespace, name), None)
+        return gone
 
     def _write(self, operation: Operation) -> JSON:
-        """Commit `operation` (possibly together with concurrent writers), then tell subscribers."""
+        """Commit `operation` (possibly together with concurrent writers), wait until it is durable
+        (unless this thread defers that), then tell subscribers."""
         result = self._committer.run(operation)
+        if threading.get_ident() not in self._deferred:
+            self._syncer.wait()
         self._dispatcher.dispatch()
         return result
+
+    # durability --------------------------------------------------------------------------
+
+    def defer_durability(self) -> None:
+        """Writes made by the calling thread from now on return once committed, without waiting
+        for the fsync; the caller acknowledges them only after `when_durable`."""
+        self._deferred = self._deferred | {threading.get_ident()}
+
+    def when_durable(self, callback: DurableCallback) -> bool:
+        """True when every committed write is durable already; otherwise `callback(error)` runs,
+        in another thread, once they are (error: None, or why they cannot be)."""
+        return self._syncer.when_durable(callback)
 
     def _before_commit(self, db: sqlite3.Connection, rv: int) -> Callable[[], None] | None:
         """Compact the change log in the committing transaction when due."""
@@ -346,6 +398,7 @@ class SqliteStore:
             if self._closed:
                 return
             self._closed = self._committer.closed = True
+            self._syncer.close()
             self._dispatcher.clear()
             with self._readers_lock:
                 for conn in self._readers:

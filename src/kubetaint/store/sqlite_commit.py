@@ -1,9 +1,9 @@
-"""Group commit for the SQLite store: writers that arrive while a COMMIT is being fsynced are
-committed together by the next one, so N concurrent writers cost about two fsyncs instead of N.
+"""Group commit for the SQLite store: writers that arrive while a COMMIT is in progress are
+committed together by the next one.
 
-Each write still runs in its own savepoint (it succeeds or fails alone, with its own error) and is
-acknowledged only after the COMMIT that contains it returned: nothing unsynced is ever reported
-as written. A lone writer gets exactly one transaction, as before.
+Each write still runs in its own savepoint (it succeeds or fails alone, with its own error).
+COMMIT writes the WAL without fsyncing it; `committed(rv)` hands the batch to the store's
+`sqlite_sync.WalSyncer`, which makes it durable before anyone acknowledges it.
 """
 
 from __future__ import annotations
@@ -45,11 +45,13 @@ class GroupCommitter:
         path: Path,
         before_commit: BeforeCommit,
         publish: Callable[[WatchEvent], None],
+        committed: Callable[[int], None] = lambda rv: None,
     ) -> None:
         self._db = db
         self._path = path
         self._before_commit = before_commit
         self._publish = publish
+        self._committed = committed
         self._queue: deque[_Pending] = deque()
         self._queue_lock = threading.Lock()
         self.lock = threading.Lock()
@@ -107,7 +109,9 @@ class GroupCommitter:
                 if pending.event is not None:
                     last_rv = pending.event.resource_version
             after = self._before_commit(db, last_rv) if last_rv else None
-            db.execute("COMMIT")  # synchronous=FULL: returns once the WAL is fsynced
+            db.execute("COMMIT")  # the WAL frames are written; `committed` has them synced
+            if last_rv:
+                self._committed(last_rv)
             return after
         except sqlite3.Error as err:
             if db.in_transaction:
