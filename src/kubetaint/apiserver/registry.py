@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api import errors
+from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.quantity import QuantityError
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
@@ -258,16 +259,16 @@ def propagation_policy(options: JSON) -> str | None:
     policy = options.get("propagationPolicy")
     if policy is not None and options.get("orphanDependents") is not None:
         message = "orphanDependents and deletionPropagation cannot be both set"
-        raise _invalid_delete_options(f"propagationPolicy: Invalid value: {_go_quote(policy)}: {message}")
+        raise _invalid_delete_options(f"propagationPolicy: Invalid value: {_shown(policy)}: {message}")
     if policy is not None and policy not in POLICIES:
         supported = '"Foreground", "Background", "Orphan", "nil"'
-        detail = f"Unsupported value: {_go_quote(policy)}: supported values: {supported}"
+        detail = f"Unsupported value: {_shown(policy)}: supported values: {supported}"
         raise _invalid_delete_options(f"propagationPolicy: {detail}")
     return propagation_from_options(options)
 
 
-def _go_quote(value: Any) -> str:
-    return f'"{value}"' if isinstance(value, str) else str(value)
+def _shown(value: object) -> str:
+    return go_quote(value) if isinstance(value, str) else str(value)
 
 
 def _invalid_delete_options(detail: str) -> errors.StatusError:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubetaint.api.goquote import go_quote
+
 #: Nanoseconds per unit, as in Go's unitMap (both micro signs are accepted).
 _UNITS_NS = {
     "ns": 1,
@@ -24,22 +26,6 @@ _MAX_NS = 1 << 63
 
 class DurationError(ValueError):
     """A string Go's time.ParseDuration rejects; the message is Go's."""
-
-
-def go_quote(text: str) -> str:
-    """strconv.Quote for the strings durations contain (printable text; escapes otherwise)."""
-    out = ['"']
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch.isprintable():
-            out.append(ch)
-        elif ord(ch) < 0x80:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(f"\\u{ord(ch):04x}")
-    out.append('"')
-    return "".join(out)
 
 
 def _invalid(orig: str) -> DurationError:

@@ -15,6 +15,7 @@ from typing import Any
 
 from kubetaint.api.content import parse_int64
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
+from kubetaint.api.goquote import go_quote
 
 JSONDict = dict[str, Any]
 TaintFilter = Callable[[Mapping[str, Any]], bool]
@@ -51,13 +52,13 @@ def compare_numeric_values(toleration_value: str, taint_value: str, operator: st
         tol = parse_int64(toleration_value)
     except ValueError as exc:
         raise ComparisonError(
-            f"failed to parse toleration value {_go_quote(toleration_value)} as int64: {exc}"
+            f"failed to parse toleration value {go_quote(toleration_value)} as int64: {exc}"
         ) from None
     try:
         taint = parse_int64(taint_value)
     except ValueError as exc:
         raise ComparisonError(
-            f"failed to parse taint value {_go_quote(taint_value)} as int64: {exc}"
+            f"failed to parse taint value {go_quote(taint_value)} as int64: {exc}"
         ) from None
     if operator == "Lt":
         return taint < tol
@@ -217,9 +218,3 @@ def add_or_update_toleration(tolerations: list[JSONDict], toleration: JSONDict) 
     if not replaced:
         result.append(dict(toleration))
     return result
-
-
-def _go_quote(value: str) -> str:
-    """Go's %q for the ASCII strings that appear in these messages."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'

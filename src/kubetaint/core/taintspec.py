@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation.names import is_qualified_name, is_valid_label_value
 from kubetaint.core.matching import TAINT_EFFECTS, match_taint, taint_to_string
 
@@ -186,7 +187,7 @@ def reorganize_taints(
             new_taints = [t for t in new_taints if _s(t, "key") != _s(removal, "key")]
         deleted = len(new_taints) != before
         if not deleted:
-            errors.append(f"taint {_go_quote(taint_to_string(removal))} not found")
+            errors.append(f"taint {go_quote(taint_to_string(removal))} not found")
     if errors:
         raise ValueError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
     if (added and deleted) or overwrite:
@@ -237,7 +238,3 @@ def prepare_taint_command(
     check_conflicts(to_add, to_remove)
     validate_taint_flags(resources, all_nodes=all_nodes, selector=selector)
     return TaintCommand(resources, to_add, to_remove)
-
-
-def _go_quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

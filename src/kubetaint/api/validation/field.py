@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kubetaint.api.goquote import go_quote
+
 INVALID = "Invalid value"
 REQUIRED = "Required value"
 NOT_SUPPORTED = "Unsupported value"
@@ -68,30 +70,6 @@ class FieldError:
 
     def __str__(self) -> str:
         return f"{self.field}: {self.message}"
-
-
-def go_quote(value: str) -> str:
-    """Go's strconv.Quote / `%q`: printable characters kept, others escaped."""
-    out = ['"']
-    for ch in value:
-        code = ord(ch)
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[ch])
-        elif ch.isprintable() or ch == " ":
-            out.append(ch)
-        elif code < 0x80:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_SIMPLE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
 def render_value(value: Any) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.names import name_is_dns_label, name_is_dns_subdomain
@@ -236,7 +237,7 @@ def _int_or_percent(value: Any, path: str) -> list[f.FieldError]:
     if isinstance(value, int):
         shown = f.GoValue(value, f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}')
         return [f.invalid(path, shown, IS_NEGATIVE_ERROR)] if value < 0 else []
-    shown = f.GoValue(value, f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{f.go_quote(value)}}}")
+    shown = f.GoValue(value, f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}")
     digits = value[:-1]
     if not value.endswith("%") or not digits.isdigit():
         msg = (
@@ -299,7 +300,7 @@ def _selector_and_template(kind: str, spec: Obj, allow_comparison: bool) -> list
 
 
 def _go_string_map(labels: Mapping[str, Any]) -> str:
-    items = ", ".join(f"{f.go_quote(k)}:{f.go_quote(str(v))}" for k, v in sorted(labels.items()))
+    items = ", ".join(f"{go_quote(k)}:{go_quote(str(v))}" for k, v in sorted(labels.items()))
     return f"map[string]string{{{items}}}"
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubetaint.api.validation.field import FieldError, go_quote
+from kubetaint.api.goquote import go_quote
+from kubetaint.api.validation.field import FieldError
 
 
 def qualified_kind(kind: str, group: str = "") -> str:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubetaint.api.content import is_decimal_integer
+from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import is_valid_label_value
 from kubetaint.api.validation.objectmeta import validate_label_name
@@ -42,10 +43,10 @@ def validate_taint_effect(effect: str, allow_empty: bool, path: str) -> list[f.F
 def taint_go_repr(taint: Mapping[str, Any]) -> f.GoValue:
     """The `%#v` of core.Taint that upstream prints for a duplicate taint."""
     time_added = taint.get("timeAdded")
-    added = "(*v1.Time)(nil)" if time_added is None else f"time.Date({f.go_quote(str(time_added))})"
+    added = "(*v1.Time)(nil)" if time_added is None else f"time.Date({go_quote(str(time_added))})"
     rendered = (
-        f"core.Taint{{Key:{f.go_quote(_s(taint, 'key'))}, Value:{f.go_quote(_s(taint, 'value'))}, "
-        f"Effect:{f.go_quote(_s(taint, 'effect'))}, TimeAdded:{added}}}"
+        f"core.Taint{{Key:{go_quote(_s(taint, 'key'))}, Value:{go_quote(_s(taint, 'value'))}, "
+        f"Effect:{go_quote(_s(taint, 'effect'))}, TimeAdded:{added}}}"
     )
     return f.GoValue(dict(taint), rendered)
 
