@@ -9,11 +9,7 @@ to 1. Everything else is compared after those fields are "munged" back to the ol
 difference is one Forbidden error on `spec` carrying upstream's list of updatable fields and a
 short diff of what changed.
 
-Upstream compares with apimachinery's semantic equality on the decoded Go structs, where an
-absent field equals its zero value, nil equals an empty slice or map, and quantities compare by
-value. The JSON analogue here drops null, "", false, 0, [] and {} members and compares resource
-quantities by value. (Go tells a nil pointer from a pointer to a zero value; the JSON analogue
-cannot, so e.g. `securityContext: {}` added on update is accepted: lenient, never stricter.)
+Equality is apimachinery's semantic equality (kubetaint.api.semantic).
 For a gated pod upstream also allows nodeSelector additions and node-affinity narrowing; those
 two fields are set aside for gated pods without the narrowing checks.
 """
@@ -24,7 +20,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubetaint.api.quantity import QuantityError, parse_quantity
+from kubetaint.api.semantic import semantic
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.taints import validate_only_added_tolerations
 
@@ -174,34 +170,8 @@ def _immutable_changes(
     if new_spec == old_spec:
         return []
     changes: list[tuple[str, Any, Any]] = []
-    _compare(_semantic(old_spec), _semantic(_munged(new_spec, old_spec)), "spec", changes)
+    _compare(semantic(old_spec), semantic(_munged(new_spec, old_spec)), "spec", changes)
     return changes
-
-
-def _semantic(value: Any) -> Any:
-    """JSON with zero values dropped and quantities under `resources` made comparable."""
-    if isinstance(value, Mapping):
-        out = {}
-        for k, raw in value.items():
-            v = _quantities(raw) if k in ("requests", "limits") else _semantic(raw)
-            if v not in (None, "", False, 0, [], {}):
-                out[k] = v
-        return out
-    if isinstance(value, list):
-        return [_semantic(v) for v in value]
-    return value
-
-
-def _quantities(value: Any) -> Any:
-    if not isinstance(value, Mapping):
-        return _semantic(value)
-    out: dict[str, Any] = {}
-    for name, raw in value.items():
-        try:
-            out[name] = parse_quantity(raw)
-        except (QuantityError, TypeError, ValueError):
-            out[name] = raw
-    return out
 
 
 def _compare(old: Any, new: Any, path: str, changes: list[tuple[str, Any, Any]]) -> None:

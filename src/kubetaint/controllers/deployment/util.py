@@ -14,6 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubetaint.api.semantic import semantic
+
 JSON = dict[str, Any]
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
@@ -244,17 +246,6 @@ def _append_history(history: str, old_revision: str) -> str | None:
 
 
 # templates and orderings -----------------------------------------------------------------
-
-
-def semantic(value: Any) -> Any:
-    """The value as apiequality.Semantic compares typed objects: nulls, empty objects and empty
-    lists equal absent fields (kubectl sends `creationTimestamp: null` and `resources: {}`)."""
-    if isinstance(value, Mapping):
-        out = {k: semantic(v) for k, v in value.items()}
-        return {k: v for k, v in out.items() if v is not None and v not in ({}, [])}
-    if isinstance(value, list):
-        return [semantic(v) for v in value]
-    return value
 
 
 def without_hash(template: Mapping[str, Any]) -> JSON:
