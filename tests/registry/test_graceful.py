@@ -84,7 +84,7 @@ def test_a_pending_deletion_is_left_alone_unless_shortened(requested: int | None
 
 def _registry() -> tuple[Registry, VirtualClock]:
     clock = VirtualClock(start=NOW)
-    return Registry(MemoryStore(clock), rng=random.Random(1), graceful_clock=clock), clock
+    return Registry(MemoryStore(clock), rng=random.Random(1), clock=clock, graceful_pod_deletion=True), clock
 
 
 def test_the_registry_marks_a_bound_pod_and_keeps_it() -> None:
@@ -115,7 +115,7 @@ def test_a_dry_run_delete_marks_nothing() -> None:
     assert "deletionTimestamp" not in registry.get("pods", "default", "p")["metadata"]
 
 
-def test_without_a_clock_the_registry_deletes_at_once() -> None:
+def test_without_graceful_deletion_the_registry_deletes_at_once() -> None:
     clock = VirtualClock(start=NOW)
     registry = Registry(MemoryStore(clock), rng=random.Random(1))
     registry.store.create("pods", pod())
@@ -160,3 +160,8 @@ def test_a_pod_on_a_stopped_node_stays_terminating() -> None:
     cp.fleet.fault([node], "recover")
     clock.advance(30)
     assert cp.store.list("pods", namespace="default").items == []
+
+
+def test_graceful_deletion_without_a_clock_is_a_configuration_error() -> None:
+    with pytest.raises(ValueError, match="needs a clock"):
+        Registry(MemoryStore(VirtualClock()), graceful_pod_deletion=True)

@@ -72,8 +72,8 @@ class ControlPlane:
             admission=admission_chain(store, self.settings.admission, self.feature_gates),
             validator=api_validator(self.feature_gates),
             rng=random.Random(root.getrandbits(64)),
-            graceful_clock=clock if graceful_deletion else None,
             clock=clock,
+            graceful_pod_deletion=graceful_deletion,
         )
         self.informers: dict[str, Informer] = {}
         scheduler_rng = random.Random(root.getrandbits(64))

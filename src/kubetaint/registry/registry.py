@@ -2,7 +2,8 @@
 
 Mirrors the generic registry store's Create/Update/Delete flow: BeforeCreate (generateName), the
 mutating admission chain, object validation, the validating admission chain, then storage.
-Given a clock (`graceful_clock`), pod deletes are graceful as kube-apiserver's (registry.graceful).
+With `graceful_pod_deletion` (and a clock), pod deletes are graceful as kube-apiserver's
+(registry.graceful).
 """
 
 from __future__ import annotations
@@ -95,14 +96,16 @@ class Registry:
         admission: AdmissionChain | None = None,
         validator: Validator | None = None,
         rng: random.Random | None = None,
-        graceful_clock: Clock | None = None,
         clock: Clock | None = None,
+        graceful_pod_deletion: bool = False,
     ) -> None:
+        if graceful_pod_deletion and clock is None:
+            raise ValueError("graceful pod deletion needs a clock")
         self.store = store
-        #: Stamps deletionTimestamp on objects whose delete waits for finalizers.
-        self.clock = clock or graceful_clock
-        #: With a clock, pods are deleted gracefully (registry.graceful); without, at once.
-        self.graceful_clock = graceful_clock
+        #: Stamps deletionTimestamp (objects waiting for finalizers, pods deleted gracefully).
+        self.clock = clock
+        #: True: pods are deleted gracefully (registry.graceful); False: at once (the simulator).
+        self.graceful_pod_deletion = graceful_pod_deletion
         self.admission = admission
         self.validator = validator if validator is not None else api_validator()
         self._rng = rng or random.Random(0)
@@ -204,10 +207,10 @@ class Registry:
                 self.admission.validate(attrs, self._lookup)
             except AdmissionError as err:
                 raise StatusError.from_status(err.status) from None
-        if resource == "pods" and self.graceful_clock is not None:
+        if resource == "pods" and self.graceful_pod_deletion and self.clock is not None:
             return delete_pod(
                 self.store,
-                self.graceful_clock,
+                self.clock,
                 namespace,
                 name,
                 grace_period_seconds=grace_period_seconds,
