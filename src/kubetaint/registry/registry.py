@@ -24,6 +24,7 @@ from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
 from kubetaint.registry.graceful import delete_pod
+from kubetaint.registry.renewal import RENEWABLE, RenewalTrust
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions
 
@@ -44,22 +45,28 @@ def resource_info(resource: str) -> resources.Resource | None:
     return resources.by_plural(plural, group)
 
 
-def api_validator(feature_gates: FeatureGates | None = None) -> Validator:
+class APIValidator:
     """kube-apiserver's validation as a registry Validator (422 Status with causes)."""
 
-    def check(resource: str, obj: JSON, old: JSON | None) -> None:
+    def __init__(self, feature_gates: FeatureGates | None = None) -> None:
+        self.feature_gates = feature_gates
+
+    def __call__(self, resource: str, obj: JSON, old: JSON | None) -> None:
         info = resource_info(resource)
         if info is None:
             return
         try:
-            errs = validate(obj, old=old, feature_gates=feature_gates)
+            errs = validate(obj, old=old, feature_gates=self.feature_gates)
         except ValueError:
             return  # a kind validation does not model: nothing to check, as for unknown fields
         if errs:
             name = str((obj.get("metadata") or {}).get("name") or "")
             raise StatusError.from_status(invalid_status(info.kind, name, errs, info.group))
 
-    return check
+
+def api_validator(feature_gates: FeatureGates | None = None) -> Validator:
+    """kube-apiserver's validation as a registry Validator (422 Status with causes)."""
+    return APIValidator(feature_gates)
 
 
 class StoreLookup:
@@ -110,6 +117,7 @@ class Registry:
         self.validator = validator if validator is not None else api_validator()
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
+        self._renewals = RenewalTrust()
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -152,30 +160,52 @@ class Registry:
         if resource != "pods" and should_delete_during_update(admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
-        return self.store.update(resource, admitted, dry_run=dry_run)
+        stored = self.store.update(resource, admitted, dry_run=dry_run)
+        if not dry_run:
+            self._renewals.remember(resource, stored)
+        return stored
 
     def update_many(
         self, resource: str, objects: builtins.list[JSON]
     ) -> tuple[builtins.list[JSON], StatusError | None]:
         """`kubetaint.store.interface.update_many` with admission and validation of each object
         first (against the store as it is before the batch: the objects must be distinct). An
-        object that fails them ends the batch there, after the ones before it are stored."""
+        object that fails them ends the batch there, after the ones before it are stored.
+
+        Lease renewals of leases this registry stored skip checks that cannot fail
+        (`kubetaint.registry.renewal`)."""
         admitted: builtins.list[JSON] = []
         refused: StatusError | None = None
+        renewals = self._renewals if self._trusts_renewals(resource) else None
+        keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
             if resource == "pods":
                 obj = default_pod_requests(obj)
-            namespace, name = object_key(obj)
+            key = namespace, name = object_key(obj)
+            keys.append(key)
             try:
                 old = self.store.get(resource, namespace, name)
+                if renewals is not None and renewals.renews_valid(resource, key, obj, old):
+                    admitted.append(obj)
+                    continue
                 attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", False)
                 admitted.append(self._admit(attrs, old))
             except StatusError as err:
                 refused = err
                 break
         stored, failure = update_many(self.store, resource, admitted)
+        self._renewals.remember_all(resource, keys, stored)
         return stored, failure if failure is not None else refused
+
+    def _trusts_renewals(self, resource: str) -> bool:
+        """Whether a lease renewal's admission and validation are known to pass when the lease
+        passed them: no admission plugin acts on leases and validation is kube-apiserver's."""
+        if resource != RENEWABLE:
+            return False
+        if self.admission is not None and self.admission.acts_on(plain_resource(resource)):
+            return False
+        return self.validator is None or type(self.validator) is APIValidator
 
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         """The `status` subresource: only status (and metadata) changes; spec stays as stored."""

@@ -34,6 +34,7 @@ from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
 __all__ = ["GENERATION_RESOURCES", "MemoryStore"]
 
 _NODE_INDEX = "spec.nodeName"
+_EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
 
 
 class MemoryStore:
@@ -163,11 +164,12 @@ class MemoryStore:
         stored_objects: list[JSON] = []
         events: list[WatchEvent] = []
         failure: errors.StatusError | None = None
+        indexed = resource == "pods"
         with self._lock:
             spaces = self._objects.get(resource, {})
             for obj in objects:
                 namespace, name = object_key(obj)
-                bucket = spaces.get(namespace, {})
+                bucket = spaces.get(namespace, _EMPTY)
                 old = bucket.get(name)
                 if old is None:
                     failure = errors.not_found(resource, name)
@@ -180,14 +182,15 @@ class MemoryStore:
                 if stored is None:
                     stored_objects.append(old)
                     continue
-                self._rv += 1
-                stored["metadata"]["resourceVersion"] = str(self._rv)
+                self._rv = rv = self._rv + 1
+                stored["metadata"]["resourceVersion"] = str(rv)
                 bucket[name] = stored
-                self._index(resource, old, stored)
-                event = WatchEvent("MODIFIED", resource, stored, self._rv, old)
-                self._history.append(event)
+                if indexed:
+                    self._index(resource, old, stored)
+                event = WatchEvent("MODIFIED", resource, stored, rv, old)
                 events.append(event)
                 stored_objects.append(stored)
+            self._history.extend(events)
             self._dispatcher.enqueue_many(events)
         self._dispatcher.dispatch()
         return stored_objects, failure
