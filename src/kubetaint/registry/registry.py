@@ -24,7 +24,7 @@ from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
 from kubetaint.registry.graceful import delete_pod
-from kubetaint.registry.renewal import RENEWABLE, RenewalTrust
+from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions
 
@@ -117,7 +117,7 @@ class Registry:
         self.validator = validator if validator is not None else api_validator()
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
-        self._renewals = RenewalTrust()
+        self._heartbeats = HeartbeatTrust()
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -155,14 +155,18 @@ class Registry:
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         obj = keep_deletion_fields(obj, old)
-        attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
-        admitted = self._admit(attrs, old)
+        key = (namespace, name)
+        if self._trusts_heartbeats(resource) and self._heartbeats.beats_valid(resource, key, obj, old):
+            admitted = obj
+        else:
+            attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
+            admitted = self._admit(attrs, old)
         if resource != "pods" and should_delete_during_update(admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
         stored = self.store.update(resource, admitted, dry_run=dry_run)
         if not dry_run:
-            self._renewals.remember(resource, stored)
+            self._heartbeats.remember(resource, key, stored)
         return stored
 
     def update_many(
@@ -172,11 +176,11 @@ class Registry:
         first (against the store as it is before the batch: the objects must be distinct). An
         object that fails them ends the batch there, after the ones before it are stored.
 
-        Lease renewals of leases this registry stored skip checks that cannot fail
-        (`kubetaint.registry.renewal`)."""
+        Heartbeats (lease renewals) on objects this registry stored skip checks that cannot
+        fail (`kubetaint.registry.heartbeats`)."""
         admitted: builtins.list[JSON] = []
         refused: StatusError | None = None
-        renewals = self._renewals if self._trusts_renewals(resource) else None
+        heartbeats = self._heartbeats if self._trusts_heartbeats(resource) else None
         keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
@@ -186,7 +190,7 @@ class Registry:
             keys.append(key)
             try:
                 old = self.store.get(resource, namespace, name)
-                if renewals is not None and renewals.renews_valid(resource, key, obj, old):
+                if heartbeats is not None and heartbeats.beats_valid(resource, key, obj, old):
                     admitted.append(obj)
                     continue
                 attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", False)
@@ -195,17 +199,25 @@ class Registry:
                 refused = err
                 break
         stored, failure = update_many(self.store, resource, admitted)
-        self._renewals.remember_all(resource, keys, stored)
+        self._heartbeats.remember_all(resource, keys, stored)
         return stored, failure if failure is not None else refused
 
-    def _trusts_renewals(self, resource: str) -> bool:
-        """Whether a lease renewal's admission and validation are known to pass when the lease
-        passed them: no admission plugin acts on leases and validation is kube-apiserver's."""
-        if resource != RENEWABLE:
+    def _trusts_heartbeats(self, resource: str) -> bool:
+        """Whether a heartbeat write's admission and validation are known to pass when the
+        object it changes passed them: no admission plugin acts on updates of `resource` and
+        validation is kube-apiserver's (which never reads the heartbeat field)."""
+        if resource not in HEARTBEAT_FIELDS:
             return False
-        if self.admission is not None and self.admission.acts_on(plain_resource(resource)):
+        if self.validator is not None and type(self.validator) is not APIValidator:
             return False
-        return self.validator is None or type(self.validator) is APIValidator
+        admission = self.admission
+        if admission is None:
+            return True
+        plain = plain_resource(resource)
+        return not any(
+            (plugin.resources is None or plain in plugin.resources) and plugin.handles(UPDATE)
+            for plugin in admission.plugins
+        )
 
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         """The `status` subresource: only status (and metadata) changes; spec stays as stored."""

@@ -1,7 +1,8 @@
-"""Lease renewals through the registry's fast path (kubetaint.registry.renewal) store exactly what
-the generic admission-and-validation path stores: the same objects, resourceVersions and watch
-events, every renewal seen by watchers; anything that is not a plain renewal of a lease the
-registry validated itself still goes through validation."""
+"""Heartbeat writes (lease renewals, node status posts) through the registry's fast path
+(kubetaint.registry.heartbeats) store exactly what the generic admission-and-validation path
+stores: the same objects, resourceVersions and watch events, every renewal seen by watchers;
+anything that is not a plain heartbeat on an object the registry validated itself still goes
+through admission and validation."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from typing import Any
 import pytest
 
 from kubetaint.admission import AdmissionChain
+from kubetaint.admission.attributes import UPDATE
+from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.api.errors import StatusError
 from kubetaint.api.validation import validate
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
+from kubetaint.registry.heartbeats import HeartbeatTrust, is_heartbeat
 from kubetaint.registry.registry import APIValidator, api_validator
-from kubetaint.registry.renewal import RenewalTrust, is_renewal
 from kubetaint.store.interface import JSON, WatchEvent, update_many
 from kubetaint.store.memory import MemoryStore
 
@@ -220,8 +223,8 @@ def test_a_batch_stops_at_a_refused_renewal_after_storing_the_ones_before(valida
         ),
         pytest.param(
             lambda old: {**old, "spec": {k: v for k, v in old["spec"].items() if k != "renewTime"}},
-            True,
-            id="dropping renewTime is a renewal (validation never reads it)",
+            False,
+            id="dropping renewTime is not (left to the generic path)",
         ),
         pytest.param(
             lambda old: {**renewed(old, stamp(5)), "metadata": dict(old["metadata"])},
@@ -243,44 +246,139 @@ def test_a_batch_stops_at_a_refused_renewal_after_storing_the_ones_before(valida
         pytest.param(lambda old: {**old, "spec": None}, False, id="a spec that is not an object is not"),
     ],
 )
-def test_is_renewal(make_new: Any, expected: bool) -> None:
+def test_is_heartbeat_for_leases(make_new: Any, expected: bool) -> None:
     registry = make_registry()
     old = registry.create(LEASES, lease("a"))
-    assert is_renewal(make_new(old), old) is expected
+    assert is_heartbeat(LEASES, make_new(old), old) is expected
+    assert is_heartbeat("configmaps", make_new(old), old) is False
 
 
-def test_trust_is_by_identity_and_only_for_leases() -> None:
-    trust = RenewalTrust()
+def test_trust_is_by_identity_and_per_resource() -> None:
+    trust = HeartbeatTrust()
+    key = (NAMESPACE, "a")
     stored = {**lease("a"), "metadata": {**lease("a")["metadata"], "uid": "u", "resourceVersion": "1"}}
-    trust.remember("pods", stored)
-    assert not trust.renews_valid(LEASES, (NAMESPACE, "a"), renewed(stored, stamp(1)), stored)
-    trust.remember(LEASES, stored)
-    assert trust.renews_valid(LEASES, (NAMESPACE, "a"), renewed(stored, stamp(1)), stored)
+    trust.remember("pods", key, stored)
+    assert not trust.beats_valid(LEASES, key, renewed(stored, stamp(1)), stored)
+    trust.remember(LEASES, key, stored)
+    assert trust.beats_valid(LEASES, key, renewed(stored, stamp(1)), stored)
+    assert not trust.beats_valid("nodes", key, renewed(stored, stamp(1)), stored)
     twin = {**stored}
-    assert not trust.renews_valid(LEASES, (NAMESPACE, "a"), renewed(twin, stamp(1)), twin)
-    assert len(trust) == 1
+    assert not trust.beats_valid(LEASES, key, renewed(twin, stamp(1)), twin)
+    trust.remember_all(LEASES, [(NAMESPACE, "b"), (NAMESPACE, "c")], [twin])
+    assert trust.beats_valid(LEASES, (NAMESPACE, "b"), renewed(twin, stamp(1)), twin)
+    assert len(trust) == 2
 
 
-class LeaseAdmission(AdmissionChain):
-    """A chain with (as far as the registry can tell) a plugin that acts on leases."""
+class LeaseUpdates(AdmissionPlugin):
+    """A plugin that may change lease updates (none of kubetaint's does)."""
 
-    def acts_on(self, resource: str) -> bool:
-        return resource == "leases" or super().acts_on(resource)
+    name = "LeaseUpdates"
+    operations = frozenset({UPDATE})
+    mutating = True
+    resources = frozenset({"leases"})
+
+
+class NodeCreates(AdmissionPlugin):
+    name = "NodeCreates"
+    operations = frozenset({"CREATE"})
+    mutating = True
+    resources = frozenset({"nodes"})
+
+
+class AnyUpdates(AdmissionPlugin):
+    name = "AnyUpdates"
+    operations = frozenset({UPDATE})
+    validating = True
 
 
 @pytest.mark.parametrize(
-    "validator, admission_acts, trusted",
+    "validator, plugins, trusted",
     [
-        pytest.param(APIValidator(), False, True, id="kube-apiserver validation and no lease plugin trust"),
-        pytest.param(None, False, True, id="no validation at all trusts"),
-        pytest.param(generic_validator(), False, False, id="another validator does not"),
-        pytest.param(APIValidator(), True, False, id="an admission plugin acting on leases does not"),
+        pytest.param(APIValidator(), [], True, id="kube-apiserver validation and no plugins trust"),
+        pytest.param(None, [], True, id="no validation at all trusts"),
+        pytest.param(generic_validator(), [], False, id="another validator does not"),
+        pytest.param(APIValidator(), [LeaseUpdates()], False, id="a plugin acting on lease updates does not"),
+        pytest.param(APIValidator(), [NodeCreates()], True, id="a plugin acting on node creates only trusts"),
+        pytest.param(APIValidator(), [AnyUpdates()], False, id="a plugin acting on every update does not"),
     ],
 )
-def test_when_the_registry_trusts_renewals(validator: Any, admission_acts: bool, trusted: bool) -> None:
+def test_when_the_registry_trusts_lease_renewals(
+    validator: Any, plugins: list[AdmissionPlugin], trusted: bool
+) -> None:
     registry = make_registry()
     registry.validator = validator
-    if admission_acts:
-        registry.admission = LeaseAdmission()
-    assert registry._trusts_renewals(LEASES) is trusted
-    assert registry._trusts_renewals("pods") is False
+    assert registry.admission is not None
+    registry.admission.plugins = plugins
+    assert registry._trusts_heartbeats(LEASES) is trusted
+    assert registry._trusts_heartbeats("pods") is False
+
+
+def test_kubetaints_own_chain_trusts_heartbeats_on_leases_and_nodes() -> None:
+    registry = make_registry()
+    assert registry._trusts_heartbeats(LEASES) and registry._trusts_heartbeats("nodes")
+
+
+# node status posts ------------------------------------------------------------------------
+
+
+def node(name: str) -> JSON:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "spec": {},
+        "status": {
+            "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+            "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+            "conditions": [],
+        },
+    }
+
+
+def posted(stored: JSON, beat: int, **status: Any) -> JSON:
+    """What a kubelet posts: the stored node (its own metadata) with new conditions."""
+    conditions = [{"type": "Ready", "status": "True", "lastHeartbeatTime": stamp(beat)}]
+    return {**stored, "status": {**stored["status"], **status, "conditions": conditions}}
+
+
+def run_posts(registry: Registry, names: list[str], rounds: int) -> tuple[list[JSON], list[WatchEvent]]:
+    events: list[WatchEvent] = []
+    registry.subscribe(events.append, "nodes")
+    current = [registry.create("nodes", node(name)) for name in names]
+    for r in range(1, rounds + 1):
+        current = [registry.update("nodes", posted(obj, r)) for obj in current]
+    return current, events
+
+
+def test_fast_and_generic_status_posts_store_the_same_objects_versions_and_events(
+    validated: list[str],
+) -> None:
+    fast_final, fast_events = run_posts(make_registry(), ["n1", "n2"], rounds=3)
+    assert validated == ["n1", "n2"] * 2, "the creates and the first posts only"
+    slow_final, slow_events = run_posts(make_registry(generic_validator()), ["n1", "n2"], rounds=3)
+    assert dump(fast_final) == dump(slow_final)
+    assert [(e.type, e.resource_version, dump(e.object)) for e in fast_events] == [
+        (e.type, e.resource_version, dump(e.object)) for e in slow_events
+    ]
+    assert fast_final[0]["spec"]["taints"] == [
+        {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+    ], "admission ran on create"
+
+
+def test_a_status_post_that_changes_more_than_conditions_is_validated(validated: list[str]) -> None:
+    registry = make_registry()
+    stored = registry.update("nodes", posted(registry.create("nodes", node("n1")), 1))
+    validated.clear()
+    with pytest.raises(StatusError) as err:
+        registry.update("nodes", posted(stored, 2, capacity={"cpu": "-1"}))
+    assert err.value.code == 422 and validated == ["n1"]
+    assert registry.get("nodes", "", "n1") is stored
+
+
+def test_a_node_changed_behind_the_registrys_back_is_validated_when_posted(validated: list[str]) -> None:
+    registry = make_registry()
+    stored = registry.update("nodes", posted(registry.create("nodes", node("n1")), 1))
+    behind = registry.store.update("nodes", {**stored, "metadata": {**stored["metadata"], "labels": {}}})
+    validated.clear()
+    registry.update("nodes", posted(behind, 2))
+    assert validated == ["n1"]
