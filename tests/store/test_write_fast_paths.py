@@ -1,6 +1,6 @@
-"""The shortcuts on the store's write path give what the general code gives: prepare_update of an
-update carrying the stored object's own metadata, the selector-less watch filter, batch dispatch,
-the WatchEvent constructor and object_key."""
+"""The shortcuts on the store's write path give what the general code gives: prepare_update and
+MemoryStore.update_many for updates carrying the stored object's own metadata, the selector-less
+watch filter, batch dispatch, the WatchEvent constructor and object_key."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
+from kubetaint.clock import VirtualClock
 from kubetaint.store.interface import JSON, WatchEvent, object_key
+from kubetaint.store.memory import MemoryStore
 from kubetaint.store.mutation import prepare_update
 from kubetaint.store.watch import Dispatcher, WatchFilter
 
@@ -217,3 +219,60 @@ def test_watch_events_stay_frozen_dataclasses() -> None:
 def test_object_key(obj: JSON, key: tuple[str, str]) -> None:
     assert object_key(obj) == key
     assert all(type(part) is str for part in object_key(obj))
+
+
+def memory_store() -> MemoryStore:
+    counter = iter(range(1000))
+    return MemoryStore(VirtualClock(), uid_factory=lambda: f"uid-{next(counter)}")
+
+
+def configmap(name: str) -> JSON:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "ns"},
+        "data": {},
+    }
+
+
+def pod_with_generation(name: str) -> JSON:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "ns"},
+        "spec": {"n": 0},
+    }
+
+
+@pytest.mark.parametrize(
+    "resource, build, change",
+    [
+        pytest.param(
+            "configmaps", configmap, lambda o, i: {**o, "data": {"i": str(i)}}, id="new data, no generation"
+        ),
+        pytest.param("configmaps", configmap, lambda o, i: {**o}, id="unchanged copies are no-ops"),
+        pytest.param(
+            "pods",
+            pod_with_generation,
+            lambda o, i: {**o, "spec": {"n": i}},
+            id="spec changes bump generation",
+        ),
+    ],
+)
+def test_batched_updates_with_the_stored_metadata_store_what_copies_of_it_store(
+    resource: str, build: Any, change: Any
+) -> None:
+    def run(share: bool) -> tuple[str, list[tuple[str, int, str]]]:
+        store = memory_store()
+        seen: list[tuple[str, int, str]] = []
+        store.subscribe(lambda e: seen.append((e.type, e.resource_version, json.dumps(e.object))))
+        current = [store.create(resource, build(n)) for n in ("a", "b", "c")]
+        for i in range(1, 4):
+            batch = [change(obj, i) for obj in current]
+            if not share:
+                batch = [{**obj, "metadata": dict(obj["metadata"])} for obj in batch]
+            current, err = store.update_many(resource, batch)
+            assert err is None
+        return json.dumps(current), seen
+
+    assert run(share=True) == run(share=False)
