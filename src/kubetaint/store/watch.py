@@ -33,10 +33,6 @@ class WatchFilter:
             return False
         return self.fields.empty or self.fields.matches(obj)
 
-    def _in_namespace(self, obj: JSON | None) -> bool:
-        meta = (obj.get("metadata") if obj is not None else None) or {}
-        return bool(meta.get("namespace", "") == self.namespace)
-
     def translate(self, event: WatchEvent) -> WatchEvent | None:
         """The event this watcher sees, or None."""
         if event.resource != self.resource:
@@ -44,10 +40,12 @@ class WatchFilter:
         if event.type == "BOOKMARK":
             return event
         if self._namespace_only and (event.type != "MODIFIED" or event.old_object is not None):
-            if not self.namespace:
+            namespace = self.namespace
+            if not namespace:
                 return event  # every object matches, before and after
-            now = self._in_namespace(event.object)
-            if event.type != "MODIFIED" or now == self._in_namespace(event.old_object):
+            now = (event.object.get("metadata") or {}).get("namespace", "") == namespace
+            old = event.old_object
+            if old is None or now == ((old.get("metadata") or {}).get("namespace", "") == namespace):
                 return event if now else None
         now = self.matches(event.object)
         before = self.matches(event.old_object) if event.type == "MODIFIED" else now
