@@ -382,3 +382,16 @@ def test_a_node_changed_behind_the_registrys_back_is_validated_when_posted(valid
     validated.clear()
     registry.update("nodes", posted(behind, 2))
     assert validated == ["n1"]
+
+
+def test_deleting_forgets_and_a_recreated_lease_is_validated_again(validated: list[str]) -> None:
+    registry = make_registry()
+    stored = registry.create(LEASES, lease("a"))
+    update_many(registry, LEASES, [renewed(stored, stamp(1))])
+    assert len(registry._heartbeats) == 1
+    registry.delete(LEASES, NAMESPACE, "a")
+    assert len(registry._heartbeats) == 0
+    again = registry.create(LEASES, lease("a"))
+    validated.clear()
+    update_many(registry, LEASES, [renewed(again, stamp(2))])
+    assert validated == ["a"]

@@ -64,6 +64,12 @@ class HeartbeatTrust:
         if valid is not None:
             valid.update(zip(keys, stored, strict=False))
 
+    def forget(self, resource: str, key: tuple[str, str]) -> None:
+        """The object under `key` is being deleted: nothing to remember about it any more."""
+        valid = self._valid.get(resource)
+        if valid is not None:
+            valid.pop(key, None)
+
     def beats_valid(self, resource: str, key: tuple[str, str], obj: JSON, old: JSON) -> bool:
         """Whether `obj` (stored under `key`) is a heartbeat on `old`, an object this registry
         validated."""

@@ -243,6 +243,7 @@ class Registry:
         """Delete, or (finalizers pending, e.g. `orphan` / `foregroundDeletion` for the
         propagation policy) mark for deletion and return the marked object."""
         old = self.store.get(resource, namespace, name)
+        self._heartbeats.forget(resource, (namespace, name))  # its entry would only keep it alive
         if self.admission is not None:
             attrs = Attributes(DELETE, plain_resource(resource), None, old, namespace, name, "", dry_run)
             try:
