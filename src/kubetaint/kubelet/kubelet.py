@@ -75,9 +75,12 @@ class HollowKubelet:
         self._recorder = recorder
         self.registered = False
         self.stopped = False
-        self.ready = True
+        self._ready = True
+        #: Active pressure conditions; change them through the fault methods (which forget the
+        #: desired conditions remembered for heartbeats).
         self.pressures: dict[str, bool] = {}
-        self.network_unavailable = False
+        self._network_unavailable = False
+        self._desired: dict[str, str] | None = None  # desired_conditions(), until a fault changes it
         self.memory_available = "0"
         self.last_status_post = float("-inf")
         self.last_lease_renew: float | None = None
@@ -131,10 +134,33 @@ class HollowKubelet:
         if self.lease.renew(self.clock.now()):
             self.last_lease_renew = self.clock.now()
 
+    @property
+    def ready(self) -> bool:
+        return self._ready
+
+    @ready.setter
+    def ready(self, value: bool) -> None:
+        self._ready = value
+        self._desired = None
+
+    @property
+    def network_unavailable(self) -> bool:
+        return self._network_unavailable
+
+    @network_unavailable.setter
+    def network_unavailable(self, value: bool) -> None:
+        self._network_unavailable = value
+        self._desired = None
+
     def desired_conditions(self) -> dict[str, str]:
-        return desired_condition_status(
-            self.ready, self.pressures, self.network_unavailable, self.config.report_network_condition
-        )
+        """The statuses of the conditions this kubelet owns (shared and read-only: remembered
+        until a fault changes them, as every heartbeat asks)."""
+        desired = self._desired
+        if desired is None:
+            desired = self._desired = desired_condition_status(
+                self.ready, self.pressures, self.network_unavailable, self.config.report_network_condition
+            )
+        return desired
 
     def pressure_conditions(self) -> list[str]:
         return [c for c in ("MemoryPressure", "DiskPressure", "PIDPressure") if self.pressures.get(c)]
@@ -185,9 +211,11 @@ class HollowKubelet:
     def status_due(self) -> bool:
         """Whether the heartbeat posts the node status after renewing the lease."""
         now = self.clock.now()
-        return now - self.last_status_post >= self.settings.node_status_report_frequency or (
-            self._posted != self.desired_conditions()
-        )
+        if now - self.last_status_post >= self.settings.node_status_report_frequency:
+            return True
+        posted = self._posted
+        desired = self.desired_conditions()
+        return posted is not desired and posted != desired
 
     def lease_renewal(self) -> JSON | None:
         """The heartbeat's lease update when it can be written in a batch with other kubelets'
@@ -421,6 +449,7 @@ class HollowKubelet:
         if handle is not None:
             handle.cancel()
         self.pressures[condition] = True
+        self._desired = None
         self.post_status(force=True)
 
     def memory_pressure(self, available: str = "0") -> None:
@@ -458,4 +487,5 @@ class HollowKubelet:
     def _clear(self, condition: str) -> None:
         self._relief.pop(condition, None)
         self.pressures[condition] = False
+        self._desired = None
         self.post_status(force=True)

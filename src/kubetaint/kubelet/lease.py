@@ -43,8 +43,19 @@ class NodeLease:
         return self._renewed_copy(lease, _micro_time(now))
 
     def _renewed_copy(self, lease: JSON, renew: str) -> JSON:
+        spec: JSON = lease.get("spec") or {}
+        held = spec.get("holderIdentity")
+        duration = spec.get("leaseDurationSeconds")
+        if (
+            type(held) is str
+            and held == self.name
+            and type(duration) is int
+            and duration == self.duration_seconds
+        ):
+            # the usual renewal of our own lease: only renewTime moves (same keys, same order)
+            return {**lease, "spec": {**spec, "renewTime": renew}}
         spec = {
-            **(lease.get("spec") or {}),
+            **spec,
             "holderIdentity": self.name,
             "leaseDurationSeconds": self.duration_seconds,
             "renewTime": renew,

@@ -24,6 +24,7 @@ from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
 from kubetaint.registry.graceful import delete_pod
+from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions
 
@@ -44,22 +45,28 @@ def resource_info(resource: str) -> resources.Resource | None:
     return resources.by_plural(plural, group)
 
 
-def api_validator(feature_gates: FeatureGates | None = None) -> Validator:
+class APIValidator:
     """kube-apiserver's validation as a registry Validator (422 Status with causes)."""
 
-    def check(resource: str, obj: JSON, old: JSON | None) -> None:
+    def __init__(self, feature_gates: FeatureGates | None = None) -> None:
+        self.feature_gates = feature_gates
+
+    def __call__(self, resource: str, obj: JSON, old: JSON | None) -> None:
         info = resource_info(resource)
         if info is None:
             return
         try:
-            errs = validate(obj, old=old, feature_gates=feature_gates)
+            errs = validate(obj, old=old, feature_gates=self.feature_gates)
         except ValueError:
             return  # a kind validation does not model: nothing to check, as for unknown fields
         if errs:
             name = str((obj.get("metadata") or {}).get("name") or "")
             raise StatusError.from_status(invalid_status(info.kind, name, errs, info.group))
 
-    return check
+
+def api_validator(feature_gates: FeatureGates | None = None) -> Validator:
+    """kube-apiserver's validation as a registry Validator (422 Status with causes)."""
+    return APIValidator(feature_gates)
 
 
 class StoreLookup:
@@ -110,6 +117,7 @@ class Registry:
         self.validator = validator if validator is not None else api_validator()
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
+        self._heartbeats = HeartbeatTrust()
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -147,35 +155,69 @@ class Registry:
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         obj = keep_deletion_fields(obj, old)
-        attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
-        admitted = self._admit(attrs, old)
+        key = (namespace, name)
+        if self._trusts_heartbeats(resource) and self._heartbeats.beats_valid(resource, key, obj, old):
+            admitted = obj
+        else:
+            attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
+            admitted = self._admit(attrs, old)
         if resource != "pods" and should_delete_during_update(admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
-        return self.store.update(resource, admitted, dry_run=dry_run)
+        stored = self.store.update(resource, admitted, dry_run=dry_run)
+        if not dry_run:
+            self._heartbeats.remember(resource, key, stored)
+        return stored
 
     def update_many(
         self, resource: str, objects: builtins.list[JSON]
     ) -> tuple[builtins.list[JSON], StatusError | None]:
         """`kubetaint.store.interface.update_many` with admission and validation of each object
         first (against the store as it is before the batch: the objects must be distinct). An
-        object that fails them ends the batch there, after the ones before it are stored."""
+        object that fails them ends the batch there, after the ones before it are stored.
+
+        Heartbeats (lease renewals) on objects this registry stored skip checks that cannot
+        fail (`kubetaint.registry.heartbeats`)."""
         admitted: builtins.list[JSON] = []
         refused: StatusError | None = None
+        heartbeats = self._heartbeats if self._trusts_heartbeats(resource) else None
+        keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
             if resource == "pods":
                 obj = default_pod_requests(obj)
-            namespace, name = object_key(obj)
+            key = namespace, name = object_key(obj)
+            keys.append(key)
             try:
                 old = self.store.get(resource, namespace, name)
+                if heartbeats is not None and heartbeats.beats_valid(resource, key, obj, old):
+                    admitted.append(obj)
+                    continue
                 attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", False)
                 admitted.append(self._admit(attrs, old))
             except StatusError as err:
                 refused = err
                 break
         stored, failure = update_many(self.store, resource, admitted)
+        self._heartbeats.remember_all(resource, keys, stored)
         return stored, failure if failure is not None else refused
+
+    def _trusts_heartbeats(self, resource: str) -> bool:
+        """Whether a heartbeat write's admission and validation are known to pass when the
+        object it changes passed them: no admission plugin acts on updates of `resource` and
+        validation is kube-apiserver's (which never reads the heartbeat field)."""
+        if resource not in HEARTBEAT_FIELDS:
+            return False
+        if self.validator is not None and type(self.validator) is not APIValidator:
+            return False
+        admission = self.admission
+        if admission is None:
+            return True
+        plain = plain_resource(resource)
+        return not any(
+            (plugin.resources is None or plain in plugin.resources) and plugin.handles(UPDATE)
+            for plugin in admission.plugins
+        )
 
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         """The `status` subresource: only status (and metadata) changes; spec stays as stored."""
@@ -201,6 +243,7 @@ class Registry:
         """Delete, or (finalizers pending, e.g. `orphan` / `foregroundDeletion` for the
         propagation policy) mark for deletion and return the marked object."""
         old = self.store.get(resource, namespace, name)
+        self._heartbeats.forget(resource, (namespace, name))  # its entry would only keep it alive
         if self.admission is not None:
             attrs = Attributes(DELETE, plain_resource(resource), None, old, namespace, name, "", dry_run)
             try:

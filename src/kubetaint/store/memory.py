@@ -34,6 +34,7 @@ from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
 __all__ = ["GENERATION_RESOURCES", "MemoryStore"]
 
 _NODE_INDEX = "spec.nodeName"
+_EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
 
 
 class MemoryStore:
@@ -163,31 +164,44 @@ class MemoryStore:
         stored_objects: list[JSON] = []
         events: list[WatchEvent] = []
         failure: errors.StatusError | None = None
+        indexed = resource == "pods"
         with self._lock:
             spaces = self._objects.get(resource, {})
             for obj in objects:
                 namespace, name = object_key(obj)
-                bucket = spaces.get(namespace, {})
+                bucket = spaces.get(namespace, _EMPTY)
                 old = bucket.get(name)
                 if old is None:
                     failure = errors.not_found(resource, name)
                     break
-                try:
-                    stored = prepare_update(resource, obj, old)
-                except errors.StatusError as err:
-                    failure = err
-                    break
-                if stored is None:
-                    stored_objects.append(old)
-                    continue
-                self._rv += 1
-                stored["metadata"]["resourceVersion"] = str(self._rv)
+                old_meta: JSON = old["metadata"]
+                if obj.get("metadata") is old_meta and _plain_system_fields(old_meta):
+                    # prepare_update's result for an update carrying the stored metadata, with
+                    # the new resourceVersion written in the same copy
+                    if obj == old:
+                        stored_objects.append(old)
+                        continue
+                    self._rv = rv = self._rv + 1
+                    stored = {**obj, "metadata": {**old_meta, "resourceVersion": str(rv)}}
+                else:
+                    try:
+                        prepared = prepare_update(resource, obj, old)
+                    except errors.StatusError as err:
+                        failure = err
+                        break
+                    if prepared is None:
+                        stored_objects.append(old)
+                        continue
+                    stored = prepared
+                    self._rv = rv = self._rv + 1
+                    stored["metadata"]["resourceVersion"] = str(rv)
                 bucket[name] = stored
-                self._index(resource, old, stored)
-                event = WatchEvent("MODIFIED", resource, stored, self._rv, old)
-                self._history.append(event)
+                if indexed:
+                    self._index(resource, old, stored)
+                event = WatchEvent("MODIFIED", resource, stored, rv, old)
                 events.append(event)
                 stored_objects.append(stored)
+            self._history.extend(events)
             self._dispatcher.enqueue_many(events)
         self._dispatcher.dispatch()
         return stored_objects, failure
@@ -278,6 +292,17 @@ class MemoryStore:
 
     def close(self) -> None:
         self._dispatcher.clear()
+
+
+def _plain_system_fields(meta: JSON) -> bool:
+    """Whether prepare_update would take the metadata as it is, resourceVersion aside (uid,
+    creationTimestamp and resourceVersion present, no generation to bump)."""
+    return (
+        "uid" in meta
+        and "creationTimestamp" in meta
+        and "resourceVersion" in meta
+        and "generation" not in meta
+    )
 
 
 def _node_name(pod: JSON) -> str:

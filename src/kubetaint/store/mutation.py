@@ -44,9 +44,16 @@ def prepare_update(resource: str, obj: JSON, old: JSON) -> JSON | None:
     replaces), or None when the update changes nothing (upstream then keeps the resourceVersion).
 
     Raises Conflict when the body's uid or resourceVersion does not match `old`'s."""
+    old_meta: JSON = old["metadata"]
+    if (
+        obj.get("metadata") is old_meta
+        and "uid" in old_meta
+        and "creationTimestamp" in old_meta
+        and "resourceVersion" in old_meta
+    ):
+        return _prepare_unchanged_meta(obj, old)
     _, name = object_key(obj)
     meta = dict(obj.get("metadata") or {})
-    old_meta = old["metadata"]
     uid = meta.get("uid")
     if uid and uid != old_meta.get("uid"):
         detail = f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
@@ -62,6 +69,20 @@ def prepare_update(resource: str, obj: JSON, old: JSON) -> JSON | None:
     meta["resourceVersion"] = old_meta.get("resourceVersion")
     stored = {**obj, "metadata": meta}
     return None if stored == old else stored
+
+
+def _prepare_unchanged_meta(obj: JSON, old: JSON) -> JSON | None:
+    """`prepare_update` of an update that carries the stored object's own metadata (a copy of the
+    stored object with other fields changed, as a lease renewal is): its uid and resourceVersion
+    preconditions hold and the system fields prepare_update sets (uid, creationTimestamp,
+    resourceVersion) are old's already, so only generation can move."""
+    if obj == old:
+        return None
+    old_meta = old["metadata"]
+    meta = dict(old_meta)
+    if "generation" in old_meta and obj.get("spec") != old.get("spec"):
+        meta["generation"] = old_meta["generation"] + 1
+    return {**obj, "metadata": meta}
 
 
 def check_delete_preconditions(

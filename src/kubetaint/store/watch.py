@@ -20,6 +20,8 @@ class WatchFilter:
         self.namespace = namespace
         self.labels = labels
         self.fields = fields
+        # Without selectors only the namespace decides (a cheaper test for the common watcher).
+        self._namespace_only = labels.empty and fields.empty
 
     def matches(self, obj: JSON | None) -> bool:
         if obj is None:
@@ -37,6 +39,14 @@ class WatchFilter:
             return None
         if event.type == "BOOKMARK":
             return event
+        if self._namespace_only and (event.type != "MODIFIED" or event.old_object is not None):
+            namespace = self.namespace
+            if not namespace:
+                return event  # every object matches, before and after
+            now = (event.object.get("metadata") or {}).get("namespace", "") == namespace
+            old = event.old_object
+            if old is None or now == ((old.get("metadata") or {}).get("namespace", "") == namespace):
+                return event if now else None
         now = self.matches(event.object)
         before = self.matches(event.old_object) if event.type == "MODIFIED" else now
         if event.type == "MODIFIED" and now != before:
@@ -146,7 +156,10 @@ class Dispatcher:
     def _route(self, resource: str) -> list[Handler]:
         route = self._routes.get(resource)
         if route is None:
-            route = self._routes[resource] = [h for h, wanted in self._handlers if wanted in (None, resource)]
+            with self._lock:
+                route = self._routes[resource] = [
+                    h for h, wanted in self._handlers if wanted in (None, resource)
+                ]
         return route
 
     def dispatch(self) -> None:
@@ -154,18 +167,26 @@ class Dispatcher:
             if self._dispatching:
                 return
             self._dispatching = True
+        # Everything pending is taken at once (events handlers cause queue up behind it, so the
+        # order is the commit order still); routes are looked up per event, so a handler that
+        # unsubscribes another stops its deliveries from the next event on.
+        batch: deque[WatchEvent] = deque()
         try:
             while True:
                 with self._lock:
                     if not self._pending:
                         self._dispatching = False
                         return
-                    event = self._pending.popleft()
-                    handlers = self._route(event.resource)
-                for handler in handlers:
-                    handler(event)
+                    batch, self._pending = self._pending, batch
+                route = self._route
+                while batch:
+                    event = batch.popleft()
+                    for handler in route(event.resource):
+                        handler(event)
         except BaseException:
             with self._lock:
+                batch.extend(self._pending)  # what the failing handler left undelivered goes first
+                self._pending = batch
                 self._dispatching = False
             raise
 

@@ -1,0 +1,80 @@
+"""Heartbeat writes the registry need not admit and validate again.
+
+Every 10 s each kubelet renews its node Lease (the lease it last wrote with spec.renewTime
+moved), and every few minutes it posts its node status (the node it read with
+status.conditions' heartbeat times moved). kube-apiserver admits and validates every such update.
+Here, when the object being replaced is the very object this registry admitted, validated and
+stored (identity, not equality: nobody wrote it since) and the update carries that object's own
+metadata and differs from it only in the heartbeat field, the outcome is known:
+
+- no admission plugin acts on updates of the resource (the registry checks its chain);
+- kube-apiserver's validation never reads the heartbeat field: ValidateLease
+  (pkg/apis/coordination/validation) checks the metadata, leaseDurationSeconds,
+  leaseTransitions, strategy and preferredHolder, not renewTime; ValidateNode checks the
+  metadata, taints and status quantities, not conditions. The rest is what passed before.
+
+So the write is stored as the generic path would store it, with its own resourceVersion and
+watch event; only checks that cannot fail are skipped.
+"""
+
+from __future__ import annotations
+
+from kubetaint.store.interface import JSON
+
+#: resource -> (part, field): the one field a heartbeat write changes.
+HEARTBEAT_FIELDS: dict[str, tuple[str, str]] = {
+    "leases.coordination.k8s.io": ("spec", "renewTime"),
+    "nodes": ("status", "conditions"),
+}
+
+
+def is_heartbeat(resource: str, obj: JSON, old: JSON) -> bool:
+    """Whether `obj` is `old` with only the heartbeat field of `resource` set (or changed),
+    carrying old's own metadata object (so its preconditions are old's)."""
+    part_field = HEARTBEAT_FIELDS.get(resource)
+    if part_field is None:
+        return False
+    part, field = part_field
+    old_meta = old.get("metadata")
+    if old_meta is None or obj.get("metadata") is not old_meta:
+        return False
+    new_part, old_part = obj.get(part), old.get(part)
+    if type(new_part) is not dict or type(old_part) is not dict or field not in new_part:
+        return False
+    # compared in C: the part with old's field replaced, then the object with old's part replaced
+    return {**old_part, field: new_part[field]} == new_part and {**old, part: new_part} == obj
+
+
+class HeartbeatTrust:
+    """The heartbeat objects a registry admitted, validated and stored, as the store returned them."""
+
+    def __init__(self) -> None:
+        self._valid: dict[str, dict[tuple[str, str], JSON]] = {r: {} for r in HEARTBEAT_FIELDS}
+
+    def remember(self, resource: str, key: tuple[str, str], stored: JSON) -> None:
+        """`stored` (the store's result of a write under `key`) passed admission and validation."""
+        valid = self._valid.get(resource)
+        if valid is not None:
+            valid[key] = stored
+
+    def remember_all(self, resource: str, keys: list[tuple[str, str]], stored: list[JSON]) -> None:
+        """`stored` (the store's results of a batch, as far as it got) passed admission and
+        validation; `keys` are the batch's (namespace, name) pairs, in order."""
+        valid = self._valid.get(resource)
+        if valid is not None:
+            valid.update(zip(keys, stored, strict=False))
+
+    def forget(self, resource: str, key: tuple[str, str]) -> None:
+        """The object under `key` is being deleted: nothing to remember about it any more."""
+        valid = self._valid.get(resource)
+        if valid is not None:
+            valid.pop(key, None)
+
+    def beats_valid(self, resource: str, key: tuple[str, str], obj: JSON, old: JSON) -> bool:
+        """Whether `obj` (stored under `key`) is a heartbeat on `old`, an object this registry
+        validated."""
+        valid = self._valid.get(resource)
+        return valid is not None and valid.get(key) is old and is_heartbeat(resource, obj, old)
+
+    def __len__(self) -> int:
+        return sum(len(valid) for valid in self._valid.values())
