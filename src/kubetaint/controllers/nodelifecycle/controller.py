@@ -14,6 +14,7 @@ At an instant shared by a health pass and a tainting pass, the health pass runs 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -101,7 +102,7 @@ class NodeLifecycleController(ZoneDisruption):
         #: node name → what a pass that changed nothing saw.
         self._quiet: dict[str, QuietNode] = {}
         #: idle nodes the passes leave out until something about them changes (see .resting)
-        self.resting = RestingNodes()
+        self.resting = RestingNodes(self.health)
         self.resting_enabled = True
         self._zones: dict[str, tuple[JSON, str]] = {}
         self._last_result: HealthResult | None = None
@@ -111,6 +112,9 @@ class NodeLifecycleController(ZoneDisruption):
         self._monitor_handle: Handle | None = None
         #: node names in name order, re-sorted only when a node is added or deleted
         self._sorted_names: list[str] | None = None
+        self._positions: dict[str, int] = {}
+        #: the nodes the last pass visited and left awake (visited again by the next one)
+        self._awake: set[str] = set()
         #: name → node, kept by the node informer's handlers once started (None before: the
         #: informer is read directly), the names whose object changed since the last pass, and
         #: whether a node was added or deleted since then
@@ -148,11 +152,11 @@ class NodeLifecycleController(ZoneDisruption):
                 on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
             )
         )
-        lease_changed = self.resting.lease_changed
+        lease_changed, lease_updated = self.resting.lease_changed, self.resting.lease_updated
         self.leases.add_handlers(
             EventHandlers(
                 on_add=lambda lease: lease_changed.add(_name(lease)),
-                on_update=lambda _old, lease: lease_changed.add(_name(lease)),
+                on_update=lambda _old, lease: lease_updated(_name(lease), lease),
                 on_delete=lambda lease: lease_changed.add(_name(lease)),
             )
         )
@@ -194,13 +198,22 @@ class NodeLifecycleController(ZoneDisruption):
         """One monitorNodeHealth pass over every node (in name order); resting nodes are only
         counted in their zones (see `kubetaint.controllers.nodelifecycle.resting`)."""
         resting = self.resting
-        if not self.resting_enabled or self._needs_full_classification():
-            resting.clear()
-        named = self._named_nodes()
-        nodes = [node for _, node in named]
         now = self._clock.now()
-        visits = self._wake_resting(named, now) if resting else named
-        resting_counts = dict(resting.counts)
+        resting.begin_pass(now)
+        by_name = self._by_name
+        named: list[tuple[str, JSON]] | None = None
+        if by_name is None or not self.resting_enabled or self._needs_full_classification():
+            resting.clear()
+            resting.take_woken()
+            named = self._named_nodes()
+            visits = named
+            listed = [node for _, node in named]
+            start_nodes: Callable[[], list[JSON]] = lambda: listed  # noqa: E731
+        else:
+            visits = self._wake_resting(now, by_name)
+            order, snapshot = self._name_order()[0], dict(by_name)
+            start_nodes = lambda: [snapshot[name] for name in order]  # noqa: E731
+        resting_counts = resting.zone_counts()
         added, deleted, new_zone_nodes = self._classify_nodes(named)
         for node in new_zone_nodes:
             self._add_zone_for(node)
@@ -222,12 +235,20 @@ class NodeLifecycleController(ZoneDisruption):
             self._zones.pop(name, None)
             self._quiet.pop(name, None)
         zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
-        idle = self._idle_check(now)
-        enabled, healths, grace = (
-            self.resting_enabled,
-            self.health.healths,
-            self.settings.node_monitor_grace_period,
-        )
+        self._awake = self._visit(visits, zone_conditions, now)
+        self.handle_disruption(zone_conditions, start_nodes, resting_counts)
+        self.tainters.arm()
+
+    def _visit(
+        self,
+        visits: list[tuple[str, JSON]],
+        zone_conditions: dict[str, list[Mapping[str, Any] | None]],
+        now: float,
+    ) -> set[str]:
+        """The node loop of the pass; the visited nodes that stay awake."""
+        idle, resting, awake = self._idle_check(now), self.resting, set()
+        enabled, healths = self.resting_enabled, self.health.healths
+        grace = self.settings.node_monitor_grace_period
         for name, node in visits:
             quiet = idle(name, node)
             if quiet is not None:  # exactly _update_node's quiet case, whose other effects are no-ops
@@ -238,14 +259,41 @@ class NodeLifecycleController(ZoneDisruption):
                     self._update_node(name, node, zone_conditions, now)
                 except Exception:
                     log.exception("node lifecycle controller: failed to update the health of node %s", name)
+                    awake.add(name)
                     continue
                 if enabled:
                     quiet = idle(name, node)  # idle from now on while nothing changes
+                    if quiet is None:
+                        unready = self._unready_deadline(name, node, now)
+                        if unready is not None:
+                            zone = unready[1]
+                            resting.rest(name, unready[0], zone.zone if zone.counted else None, False)
+                            continue
             if quiet is not None and enabled:
                 deadline = healths[name].probe_timestamp + grace
                 resting.rest(name, deadline, quiet.zone if quiet.counted else None)
-        self.handle_disruption(zone_conditions, nodes, resting_counts)
-        self.tainters.arm()
+            else:
+                awake.add(name)
+        return awake
+
+    def _unready_deadline(self, name: str, node: JSON, now: float) -> tuple[float, QuietNode] | None:
+        """For a quiet not-Ready node whose visits only retry a no-op Add (see .resting): until when
+        it may rest (math.inf: an Unknown node has no deadline) and its QuietNode."""
+        quiet = self._quiet.get(name)
+        if quiet is None or quiet.node is not node or quiet.status == "True" or not quiet.wanted_taint:
+            return None
+        lease = self.leases.get(NODE_LEASE_NAMESPACE, name)
+        if quiet.lease is not lease or name in self.nodes_to_retry:
+            return None
+        queue = self.tainters.queues.get(quiet.zone)
+        if queue is None or name not in queue.queue.values:
+            return None
+        has_lease = lease is not None
+        if quiet.status == "Unknown":
+            return (math.inf, quiet) if self.health.keeps_lease(name, has_lease) else None
+        if not self.health.still_quiet(name, has_lease, now):
+            return None
+        return self.health.healths[name].probe_timestamp + self.settings.node_monitor_grace_period, quiet
 
     def _needs_full_classification(self) -> bool:
         """Whether classifyNodes must look at every node (see _classify_nodes)."""
@@ -255,30 +303,17 @@ class NodeLifecycleController(ZoneDisruption):
             or not self._zones_registered <= self.zone_states.keys()
         )
 
-    def _wake_resting(self, named: list[tuple[str, JSON]], now: float) -> list[tuple[str, JSON]]:
-        """Wake the resting nodes that changed or ran out of grace; (name, node) of the nodes to visit.
-
-        A resting node whose lease was renewed gets what its visit would do (_update_node's quiet
-        case: the lease is observed, and it stays quiet while within its grace period) without it."""
+    def _wake_resting(self, now: float, by_name: dict[str, JSON]) -> list[tuple[str, JSON]]:
+        """Wake the resting nodes that changed or ran out of grace; (name, node) of the nodes to
+        visit in name order: those the last pass left awake and those woken now."""
         resting = self.resting
         resting.wake_changed_nodes()
-        lease_of, observe = self.leases.get, self.health.observe_lease
-        healths, grace = self.health.healths, self.settings.node_monitor_grace_period
-        for name in resting.take_lease_changes():
-            quiet, lease = self._quiet.get(name), lease_of(NODE_LEASE_NAMESPACE, name)
-            if quiet is None or lease is None:
-                resting.wake(name)
-                continue
-            observe(name, lease, now)
-            health = healths.get(name)
-            if health is None or health.lease is None or now > health.probe_timestamp + grace:
-                resting.wake(name)  # the visit sees the lease again: observe_lease changes nothing twice
-                continue
-            quiet.lease = lease
-            resting.rest(name, health.probe_timestamp + grace, quiet.zone if quiet.counted else None)
-        resting.wake_expired(now)
-        deadlines = resting.deadlines
-        return [pair for pair in named if pair[0] not in deadlines]
+        resting.wake_expired(now, self.settings.node_monitor_grace_period)
+        awake = self._awake
+        awake.update(resting.take_woken())
+        position = self._name_order()[1]
+        names = sorted((name for name in awake if name in position), key=position.__getitem__)
+        return [(name, by_name[name]) for name in names]
 
     def _node_added(self, node: JSON) -> None:
         name = _name(node)
@@ -309,11 +344,18 @@ class NodeLifecycleController(ZoneDisruption):
             get = self.nodes.get
             names = sorted(_name(n) for n in self.nodes.items())
             return [(name, node) for name in names if (node := get("", name)) is not None]
-        if self._sorted_names is None:
-            self._sorted_names = sorted(by_name)
-        return [(name, by_name[name]) for name in self._sorted_names]
+        return [(name, by_name[name]) for name in self._name_order()[0]]
 
-    def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
+    def _name_order(self) -> tuple[list[str], dict[str, int]]:
+        """The started controller's node names in name order, and each name's position."""
+        if self._sorted_names is None:
+            self._sorted_names = sorted(self._by_name or {})
+            self._positions = {name: i for i, name in enumerate(self._sorted_names)}
+        return self._sorted_names, self._positions
+
+    def _classify_nodes(
+        self, named: list[tuple[str, JSON]] | None
+    ) -> tuple[list[JSON], list[JSON], list[JSON]]:
         """classifyNodes: (added, deleted, known nodes of a zone without state).
 
         While no node was added or deleted and no zone state was dropped since the last pass,
@@ -330,6 +372,7 @@ class NodeLifecycleController(ZoneDisruption):
                 if name in known and name in current and self._zone_of(name, current[name]) not in states
             ]
             return [], [], new_zone
+        assert named is not None, "a full classification lists every node"
         added = [n for name, n in named if name not in known]
         new_zone = [n for name, n in named if name in known and self._zone_of(name, n) not in states]
         deleted: list[JSON] = []

@@ -52,7 +52,7 @@ class HealthResult:
 _PARSED: dict[str, float] = {}
 
 
-def _renew_time(lease: Mapping[str, Any] | None) -> float | None:
+def renew_time(lease: Mapping[str, Any] | None) -> float | None:
     text = ((lease or {}).get("spec") or {}).get("renewTime")
     if not text:
         return None
@@ -117,8 +117,8 @@ class NodeHealthTracker:
         saved_lease = health.lease if health is not None else None
         health = self._observe_status(health, status, current, now)
         observed_lease = self._leases.get(NODE_LEASE_NAMESPACE, name)
-        renewed = _renew_time(observed_lease)
-        saved_renew = _renew_time(saved_lease)
+        renewed = renew_time(observed_lease)
+        saved_renew = renew_time(saved_lease)
         if observed_lease is not None and (
             saved_lease is None or (saved_renew is not None and renewed is not None and saved_renew < renewed)
         ):
@@ -140,13 +140,21 @@ class NodeHealthTracker:
 
     def observe_lease(self, name: str, lease: Mapping[str, Any] | None, now: float) -> None:
         """The lease step of try_update alone (for a node whose object did not change)."""
-        health = self.healths.get(name)
-        if health is None or lease is None:
-            return
-        renewed, saved = _renew_time(lease), _renew_time(health.lease)
-        if health.lease is None or (saved is not None and renewed is not None and saved < renewed):
+        if self.would_observe(name, lease):
+            health = self.healths[name]
             health.lease = lease
             health.probe_timestamp = now
+
+    def would_observe(self, name: str, lease: Mapping[str, Any] | None) -> bool:
+        """Whether observing `lease` now counts as a renewal (a later renewTime than the saved
+        lease's, or no saved lease)."""
+        health = self.healths.get(name)
+        if health is None or lease is None:
+            return False
+        if health.lease is None:
+            return True
+        renewed, saved = renew_time(lease), renew_time(health.lease)
+        return saved is not None and renewed is not None and saved < renewed
 
     def keeps_lease(self, name: str, has_lease: bool) -> bool:
         """Whether an unchanged lease will not count as renewed (the saved one is there)."""

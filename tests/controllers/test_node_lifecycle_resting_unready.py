@@ -1,0 +1,290 @@
+"""Resting not-Ready nodes and lazily applied lease renewals
+(kubetaint.controllers.nodelifecycle.resting).
+
+A not-Ready node that already carries the NoExecute taint its status calls for, and whose name is
+still in its zone queue's set, rests: its visits would only count it and retry a no-op Add. A
+resting Ready node's lease renewals are noted and applied when its old deadline fires. Both must
+give exactly what passes visiting every node give: the same writes in the same order (with the same
+resourceVersions), taints at the same instants, events, probe timestamps and zone states."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.health import NodeHealth, NodeHealthTracker
+from kubetaint.controllers.nodelifecycle.resting import RestingNodes
+from kubetaint.controllers.tainteviction import TaintEvictionController
+from kubetaint.store.informer import Informer
+
+from .builders import DEFAULT_TOLERATIONS, Cluster, Kubelets, lease, pod
+
+JSON = dict[str, Any]
+LEASES = "leases.coordination.k8s.io"
+ZONE_A = ":\x00:a"
+
+
+class VisitingEveryNode(NodeLifecycleController):
+    """Looks at every node on every pass."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.resting_enabled = False
+
+
+def _stopped_zone_run(
+    controller_class: type[NodeLifecycleController], offset: float, rate: float
+) -> dict[str, Any]:
+    """Zone a (12 nodes) stops and is tainted at `rate` nodes/s; some of its nodes come back,
+    tainted ones and not yet tainted ones; a node of zone b goes NotReady and back."""
+    c = Cluster()
+    kubelets = Kubelets(c, offset=offset)
+    for zone, count in (("a", 12), ("b", 8), ("c", 4)):
+        for i in range(count):
+            kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
+    for i in range(4):
+        c.create("pods", pod(f"web-{i}", f"a-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
+    controller = controller_class(c.store, c.clock, NodeLifecycleSettings(node_eviction_rate=rate))
+    controller.start()
+    TaintEvictionController(c.store, c.clock).start()
+    c.run_until(31)
+    kubelets.stop(*(f"a-{i:02d}" for i in range(12)))
+    c.run_until(97)
+    kubelets.set_condition("b-01", "Ready", "False")
+    c.run_until(160)
+    kubelets.restart("a-00", "a-01", "a-10", "a-11")  # tainted early / maybe not yet tainted
+    c.run_until(205)
+    kubelets.set_condition("b-01", "Ready", "True")
+    kubelets.stop("b-02")
+    c.run_until(290)
+    kubelets.restart("a-05")
+    c.run_until(400)
+    controller.resting.settle_renewals()
+    healths = {
+        name: (health.probe_timestamp, health.ready_transition_timestamp)
+        for name, health in sorted(controller.health.healths.items())
+    }
+    return {
+        "changes": c.changes,
+        "taints": c.taint_log,
+        "events": c.event_log(),
+        "healths": healths,
+        "zones": dict(controller.zone_states),
+        "retry": sorted(controller.nodes_to_retry),
+        "nodes": c.store.list("nodes").items,
+        "queued": {zone: sorted(q.queue.values) for zone, q in sorted(controller.zone_tainters.items())},
+    }
+
+
+@pytest.mark.parametrize(
+    ("offset", "rate"),
+    [
+        pytest.param(2.0, 0.1, id="a slow tainter leaves stopped nodes untainted and re-queued for long"),
+        pytest.param(0.0, 0.1, id="leases renewed at the instants of the passes with a slow tainter"),
+        pytest.param(7.5, 1.0, id="a fast tainter taints the whole stopped zone within a few passes"),
+        pytest.param(2.0, 0.05, id="a very slow tainter: the restarted nodes were never tainted"),
+    ],
+)
+def test_resting_stopped_nodes_are_tainted_and_untainted_exactly_as_when_visited(
+    offset: float, rate: float
+) -> None:
+    resting = _stopped_zone_run(NodeLifecycleController, offset, rate)
+    visiting = _stopped_zone_run(VisitingEveryNode, offset, rate)
+    assert any(change.startswith("+node.kubernetes.io/unreachable") for _, _, change in resting["taints"])
+    assert any(change.startswith("-node.kubernetes.io/unreachable") for _, _, change in resting["taints"])
+    for key in ("changes", "taints", "events", "healths", "zones", "retry", "nodes", "queued"):
+        assert resting[key] == visiting[key], key
+
+
+def _stopped_zone(rate: float) -> tuple[Cluster, Kubelets, NodeLifecycleController]:
+    c = Cluster()
+    kubelets = Kubelets(c, offset=2.0)
+    for zone, count in (("a", 6), ("b", 6)):
+        for i in range(count):
+            kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
+    controller = NodeLifecycleController(c.store, c.clock, NodeLifecycleSettings(node_eviction_rate=rate))
+    controller.start()
+    c.run_until(31)
+    kubelets.stop(*(f"a-{i:02d}" for i in range(6)))
+    return c, kubelets, controller
+
+
+def test_a_tainted_unknown_node_rests_without_deadline_and_counts_as_not_ready() -> None:
+    c, _, controller = _stopped_zone(rate=1.0)
+    c.run_until(150)
+    tainted = [name for _, name in c.no_execute_added()]
+    assert sorted(tainted) == [f"a-{i:02d}" for i in range(6)]
+    for name in tainted:
+        assert controller.resting.deadlines[name] == (math.inf, ZONE_A, False)
+    assert controller.resting.unready_counts == {ZONE_A: 6}
+    assert controller.zone_states[ZONE_A] == "FullDisruption"
+
+
+def test_an_untainted_unknown_node_stays_awake_while_its_visits_requeue_it() -> None:
+    c, _, controller = _stopped_zone(rate=0.02)  # one taint per 50 s
+    c.run_until(130)
+    tainted = {name for _, name in c.no_execute_added()}
+    untainted = {f"a-{i:02d}" for i in range(6)} - tainted
+    assert tainted and untainted
+    for name in untainted:
+        assert name not in controller.resting, name
+    for name in tainted:
+        assert controller.resting.deadlines[name][2] is False, name
+
+
+def test_a_restarted_tainted_node_wakes_and_is_untainted_at_the_next_pass() -> None:
+    c, kubelets, controller = _stopped_zone(rate=1.0)
+    c.run_until(150)
+    kubelets.restart("a-03")  # at 150: Ready posted, lease renewed
+    c.run_until(160)
+    removed = [t for t, change in c.taints_of("a-03", "NoExecute") if change.startswith("-")]
+    # the pass grid runs from the start in 5 s steps: 150 is a pass instant and the restart came
+    # after that pass, so the next pass (155) removes the taint
+    assert removed == [155.0]
+    assert controller.resting.deadlines["a-03"][2] is True, "Ready again, resting as such"
+
+
+# lazily applied renewals ------------------------------------------------------------------------
+
+GRACE = 25.0
+STEP = st.one_of(
+    st.tuples(st.just("renew"), st.one_of(st.none(), st.integers(0, 120).map(float))),
+    st.tuples(st.just("pass"), st.none()),
+    st.tuples(st.just("wake"), st.none()),
+)
+
+
+def _tracker(c: Cluster) -> NodeHealthTracker:
+    settings_ = NodeLifecycleSettings(node_monitor_grace_period=GRACE)
+    return NodeHealthTracker(c.store, c.clock, settings_, Informer(c.store, LEASES))
+
+
+def _lease(renew: float | None) -> JSON:
+    result = lease("n", renew or 0.0)
+    if renew is None:
+        del result["spec"]["renewTime"]
+    return result
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(STEP, max_size=40))
+def test_noted_renewals_give_the_probe_times_and_leases_of_observing_at_every_pass(
+    steps: list[tuple[str, float | None]],
+) -> None:
+    c = Cluster()
+    eager, lazy = _tracker(c), _tracker(c)
+    first = _lease(0.0)
+    for tracker in (eager, lazy):
+        tracker.healths["n"] = NodeHealth(0.0, 0.0, None, first)
+    resting = RestingNodes(lazy)
+    resting.rest("n", GRACE, "z")
+    current, now, woken_by_change = first, 0.0, False
+    for kind, value in steps:
+        if kind == "renew":
+            current = _lease(value)
+            resting.lease_updated("n", current)
+        elif kind == "wake":
+            was_resting = "n" in resting
+            resting.wake("n")  # its node object changed
+            woken_by_change = woken_by_change or was_resting
+        else:
+            now += 5.0
+            eager.observe_lease("n", current, now)
+            expired = now > eager.healths["n"].probe_timestamp + GRACE
+            was_resting = "n" in resting
+            resting.begin_pass(now)
+            resting.wake_expired(now, GRACE)
+            if "n" in resting:
+                assert not expired, "a resting node is within its grace period"
+            else:
+                assert expired or woken_by_change or not was_resting, "woken only when expired"
+                lazy.observe_lease("n", current, now)  # the visit
+                if not now > lazy.healths["n"].probe_timestamp + GRACE:
+                    resting.rest("n", lazy.healths["n"].probe_timestamp + GRACE, "z")
+            woken_by_change = False
+    resting.settle_renewals()
+    assert lazy.healths["n"].probe_timestamp == eager.healths["n"].probe_timestamp
+    assert lazy.healths["n"].lease is eager.healths["n"].lease
+
+
+@pytest.mark.parametrize(
+    ("renewals", "probe", "saved"),
+    [
+        pytest.param([10.0], 5.0, 10.0, id="one renewal is seen by the next pass"),
+        pytest.param([10.0, 20.0], 5.0, 20.0, id="two renewals before one pass: the later one counts"),
+        pytest.param([-1.0], 0.0, 0.0, id="an earlier renewTime is not a renewal"),
+        pytest.param([20.0, 10.0], 5.0, 10.0, id="a pass sees only the lease of its instant"),
+    ],
+)
+def test_renewals_noted_before_one_pass_are_observed_at_that_pass(
+    renewals: list[float], probe: float, saved: float
+) -> None:
+    c = Cluster()
+    tracker = _tracker(c)
+    tracker.healths["n"] = NodeHealth(0.0, 0.0, None, _lease(0.0))
+    resting = RestingNodes(tracker)
+    resting.rest("n", GRACE, "z")
+    for renew in renewals:
+        resting.lease_updated("n", _lease(renew))
+    resting.begin_pass(5.0)
+    resting.settle_renewals()
+    health = tracker.healths["n"]
+    assert health.probe_timestamp == probe
+    assert (
+        health.lease is not None and health.lease["spec"]["renewTime"] == _lease(saved)["spec"]["renewTime"]
+    )
+
+
+def test_a_renewal_its_pass_has_not_seen_yet_is_left_waiting() -> None:
+    c = Cluster()
+    tracker = _tracker(c)
+    tracker.healths["n"] = NodeHealth(0.0, 0.0, None, _lease(0.0))
+    resting = RestingNodes(tracker)
+    resting.rest("n", GRACE, "z")
+    resting.lease_updated("n", _lease(10.0))
+    resting.settle_renewals()
+    assert tracker.healths["n"].probe_timestamp == 0.0 and "n" in resting.renewals
+    resting.wake("n")  # woken before that pass: the visit will see the lease itself
+    assert tracker.healths["n"].probe_timestamp == 0.0 and not resting.renewals
+
+
+@pytest.mark.parametrize(
+    ("ready", "event", "woken"),
+    [
+        pytest.param(True, "update", False, id="a renewal of a resting Ready node is only noted"),
+        pytest.param(False, "update", True, id="any lease update wakes a resting not-Ready node"),
+        pytest.param(True, "delete", True, id="a deleted lease wakes a resting Ready node"),
+    ],
+)
+def test_lease_events_wake_or_are_noted(ready: bool, event: str, woken: bool) -> None:
+    c = Cluster()
+    tracker = _tracker(c)
+    tracker.healths["n"] = NodeHealth(0.0, 0.0, None, _lease(0.0))
+    resting = RestingNodes(tracker)
+    resting.rest("n", GRACE if ready else math.inf, "z", ready)
+    if event == "update":
+        resting.lease_updated("n", _lease(10.0))
+    else:
+        resting.lease_changed.add("n")
+    resting.begin_pass(5.0)
+    resting.wake_changed_nodes()
+    resting.wake_expired(5.0, GRACE)
+    assert ("n" not in resting) == woken
+
+
+def test_zone_counts_add_resting_ready_and_not_ready_nodes() -> None:
+    r = RestingNodes()
+    r.rest("a", 50.0, "z")
+    r.rest("b", math.inf, "z", False)
+    r.rest("c", math.inf, "y", False)
+    r.rest("d", math.inf, None, False)  # excluded from disruption checks
+    assert r.zone_counts() == {"z": (1, 2), "y": (0, 1)}
+    r.rest("b", 60.0, "z")  # Ready again
+    assert r.zone_counts() == {"z": (2, 2), "y": (0, 1)}
+    r.wake_expired(1e9, GRACE)
+    assert sorted(r.deadlines) == ["c", "d"], "a node without deadline never expires"
