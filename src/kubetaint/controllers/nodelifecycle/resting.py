@@ -205,14 +205,14 @@ class RestingNodes:
         noted = renewals.get(name)
         newer = renew_time(lease)
         if noted is not None:
-            older = noted[2]
-            if newer is not None and older is not None and older < newer:
-                # the later renewal supersedes the noted one: observing both in turn would end
-                # where observing this one alone ends
+            del renewals[name]
+            if noted[1].time is not None:
+                self._settle(name, noted)  # a pass has seen it
+            elif newer is not None and noted[2] is not None and noted[2] < newer:
+                # the next pass sees only this later lease, which it counts as renewed as it
+                # would have counted the noted one
                 renewals[name] = (lease, self._next_pass, newer)
                 return
-            del renewals[name]
-            self._settle(name, noted)
         if health.would_observe(name, lease):
             renewals[name] = (lease, self._next_pass, newer)
 
@@ -240,10 +240,11 @@ class RestingNodes:
                 if renewal is not None and renewal[1].time is not None:
                     del renewals[name]
                     self._settle(name, renewal)
-                    health = healths.get(name)
-                    if health is not None and not now > health.probe_timestamp + grace:
-                        renewed = health.probe_timestamp + grace
-                        deadlines[name] = (renewed, entry[1], entry[2])
-                        self._due_at(renewed, name)
-                        continue
+                # the probe time may have moved since the node was laid to rest
+                health = healths.get(name)
+                if health is not None and not now > health.probe_timestamp + grace:
+                    renewed = health.probe_timestamp + grace
+                    deadlines[name] = (renewed, entry[1], entry[2])
+                    self._due_at(renewed, name)
+                    continue
                 self.wake(name)
