@@ -38,10 +38,11 @@ class VisitingEveryNode(NodeLifecycleController):
 
 
 def _stopped_zone_run(
-    controller_class: type[NodeLifecycleController], offset: float, rate: float
+    controller_class: type[NodeLifecycleController], offset: float, rate: float, recreate: bool = False
 ) -> dict[str, Any]:
     """Zone a (12 nodes) stops and is tainted at `rate` nodes/s; some of its nodes come back,
-    tainted ones and not yet tainted ones; a node of zone b goes NotReady and back."""
+    tainted ones and not yet tainted ones; a node of zone b goes NotReady and back; with
+    `recreate`, a healthy node of zone c is deleted and registered again."""
     c = Cluster()
     kubelets = Kubelets(c, offset=offset)
     for zone, count in (("a", 12), ("b", 8), ("c", 4)):
@@ -56,6 +57,13 @@ def _stopped_zone_run(
     kubelets.stop(*(f"a-{i:02d}" for i in range(12)))
     c.run_until(97)
     kubelets.set_condition("b-01", "Ready", "False")
+    if recreate:
+        c.run_until(123)
+        kubelets.stop("c-03")
+        c.delete_node("c-03")
+        c.run_until(141)
+        c.store.delete(LEASES, "kube-node-lease", "c-03")
+        kubelets.add_node("c-03", zone="c")
     c.run_until(160)
     kubelets.restart("a-00", "a-01", "a-10", "a-11")  # tainted early / maybe not yet tainted
     c.run_until(205)
@@ -82,19 +90,23 @@ def _stopped_zone_run(
 
 
 @pytest.mark.parametrize(
-    ("offset", "rate"),
+    ("offset", "rate", "recreate"),
     [
-        pytest.param(2.0, 0.1, id="a slow tainter leaves stopped nodes untainted and re-queued for long"),
-        pytest.param(0.0, 0.1, id="leases renewed at the instants of the passes with a slow tainter"),
-        pytest.param(7.5, 1.0, id="a fast tainter taints the whole stopped zone within a few passes"),
-        pytest.param(2.0, 0.05, id="a very slow tainter: the restarted nodes were never tainted"),
+        pytest.param(
+            2.0, 0.1, False, id="a slow tainter leaves stopped nodes untainted and re-queued for long"
+        ),
+        pytest.param(0.0, 0.1, False, id="leases renewed at the instants of the passes with a slow tainter"),
+        pytest.param(7.5, 1.0, False, id="a fast tainter taints the whole stopped zone within a few passes"),
+        pytest.param(2.0, 0.05, False, id="a very slow tainter: the restarted nodes were never tainted"),
+        pytest.param(2.0, 0.1, True, id="a resting node deleted and registered again"),
+        pytest.param(0.0, 0.1, True, id="a node deleted at a pass instant and registered again"),
     ],
 )
 def test_resting_stopped_nodes_are_tainted_and_untainted_exactly_as_when_visited(
-    offset: float, rate: float
+    offset: float, rate: float, recreate: bool
 ) -> None:
-    resting = _stopped_zone_run(NodeLifecycleController, offset, rate)
-    visiting = _stopped_zone_run(VisitingEveryNode, offset, rate)
+    resting = _stopped_zone_run(NodeLifecycleController, offset, rate, recreate)
+    visiting = _stopped_zone_run(VisitingEveryNode, offset, rate, recreate)
     assert any(change.startswith("+node.kubernetes.io/unreachable") for _, _, change in resting["taints"])
     assert any(change.startswith("-node.kubernetes.io/unreachable") for _, _, change in resting["taints"])
     for key in ("changes", "taints", "events", "healths", "zones", "retry", "nodes", "queued"):
@@ -288,3 +300,38 @@ def test_zone_counts_add_resting_ready_and_not_ready_nodes() -> None:
     assert r.zone_counts() == {"z": (2, 2), "y": (0, 1)}
     r.wake_expired(1e9, GRACE)
     assert sorted(r.deadlines) == ["c", "d"], "a node without deadline never expires"
+
+
+def _deleted_and_restored_run(controller_class: type[NodeLifecycleController], offset: float) -> JSON:
+    """A stopped node is deleted with its lease while a renewal of it waits to be applied, then
+    restored with the very same status: its probe time is the one the passes before the deletion
+    left, so it goes Unknown at the same instant."""
+    c = Cluster()
+    kubelets = Kubelets(c, offset=offset)
+    for i in range(4):
+        kubelets.add_node(f"a-{i:02d}", zone="a")
+    controller = controller_class(c.store, c.clock)
+    controller.start()
+    c.run_until(33)  # after the renewal at 32 (offset 2) or 30 (offset 0)
+    kubelets.stop("a-01")
+    saved = c.node("a-01")
+    c.delete_node("a-01")
+    c.store.delete(LEASES, "kube-node-lease", "a-01")
+    c.run_until(43)
+    meta = {k: v for k, v in saved["metadata"].items() if k not in ("resourceVersion", "uid")}
+    c.create("nodes", {**saved, "metadata": meta})
+    c.run_until(150)
+    return {"changes": c.changes, "nodes": c.store.list("nodes").items, "events": c.event_log()}
+
+
+@pytest.mark.parametrize(
+    "offset",
+    [
+        pytest.param(2.0, id="the renewal before the deletion is noted for the next pass"),
+        pytest.param(0.0, id="the renewal before the deletion came at a pass instant"),
+    ],
+)
+def test_a_deleted_node_drops_the_renewals_no_pass_saw(offset: float) -> None:
+    resting = _deleted_and_restored_run(NodeLifecycleController, offset)
+    visiting = _deleted_and_restored_run(VisitingEveryNode, offset)
+    assert resting == visiting

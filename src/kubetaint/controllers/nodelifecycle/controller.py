@@ -331,6 +331,8 @@ class NodeLifecycleController(ZoneDisruption):
         self.resting.node_changed.add(name)
 
     def _node_deleted(self, node: JSON) -> None:
+        # renewals seen by passes before the deletion count, the others never will be seen
+        self.resting.wake(_name(node))
         if self._by_name is not None:
             self._by_name.pop(_name(node), None)
         self._membership_dirty = True

@@ -152,7 +152,12 @@ class RestingNodes:
         dropped: the node is visited by then and the visit sees the lease itself."""
         lease, mark, _ = renewal
         if mark.time is not None and self._health is not None:
-            self._health.observe_lease(name, lease, mark.time)
+            # what observe_lease would do: a noted lease was a renewal against the saved one, which
+            # only settling changes while the node rests
+            health = self._health.healths.get(name)
+            if health is not None:
+                health.lease = lease
+                health.probe_timestamp = mark.time
 
     def settle_renewals(self) -> None:
         """Apply every noted renewal whose pass has begun (health records are then as a pass
@@ -206,9 +211,13 @@ class RestingNodes:
         newer = renew_time(lease)
         if noted is not None:
             del renewals[name]
+            later = newer is not None and noted[2] is not None and noted[2] < newer
             if noted[1].time is not None:
-                self._settle(name, noted)  # a pass has seen it
-            elif newer is not None and noted[2] is not None and noted[2] < newer:
+                self._settle(name, noted)  # a pass has seen it: it is the saved lease now
+                if later:
+                    renewals[name] = (lease, self._next_pass, newer)
+                return
+            if later:
                 # the next pass sees only this later lease, which it counts as renewed as it
                 # would have counted the noted one
                 renewals[name] = (lease, self._next_pass, newer)
