@@ -249,7 +249,26 @@ class NodeLifecycleController(ZoneDisruption):
         idle, resting, awake = self._idle_check(now), self.resting, set()
         enabled, healths = self.resting_enabled, self.health.healths
         grace = self.settings.node_monitor_grace_period
+        quiet_of, lease_of, keeps_lease = self._quiet.get, self.leases.get, self.health.keeps_lease
+        queue_of, clock, retry = self.tainters.queue, self._clock, self.nodes_to_retry
         for name, node in visits:
+            quiet = quiet_of(name)
+            if (
+                quiet is not None
+                and quiet.node is node
+                and quiet.status == "Unknown"
+                and not quiet.wanted_taint
+            ):
+                lease = lease_of(NODE_LEASE_NAMESPACE, name)
+                if quiet.lease is lease and keeps_lease(name, lease is not None):
+                    # _update_node's quiet case for an untainted Unknown node (it never rests):
+                    # markNodeForTainting re-queues it (Remove, then Add) at every pass
+                    if quiet.counted:
+                        zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
+                    queue_of(quiet.zone).requeue(name, quiet.uid, to_nanos(clock.now()))
+                    retry.discard(name)
+                    awake.add(name)
+                    continue
             quiet = idle(name, node)
             if quiet is not None:  # exactly _update_node's quiet case, whose other effects are no-ops
                 if quiet.counted:
