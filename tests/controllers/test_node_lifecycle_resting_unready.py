@@ -137,16 +137,20 @@ def test_a_tainted_unknown_node_rests_without_deadline_and_counts_as_not_ready()
     assert controller.zone_states[ZONE_A] == "FullDisruption"
 
 
-def test_an_untainted_unknown_node_stays_awake_while_its_visits_requeue_it() -> None:
+def test_an_untainted_unknown_node_rests_and_each_pass_requeues_it() -> None:
     c, _, controller = _stopped_zone(rate=0.02)  # one taint per 50 s
     c.run_until(130)
     tainted = {name for _, name in c.no_execute_added()}
     untainted = {f"a-{i:02d}" for i in range(6)} - tainted
     assert tainted and untainted
+    queue = controller.zone_tainters[ZONE_A].queue
     for name in untainted:
-        assert name not in controller.resting, name
+        assert controller.resting.deadlines[name] == (math.inf, ZONE_A, False), name
+        assert controller.resting.requeues[name][0] == ZONE_A
+        # re-queued by the last pass (130 s after the start), as its visit would have
+        assert queue.heap[queue._positions[name]].added_at == round(c.at(130) * 1e9)
     for name in tainted:
-        assert controller.resting.deadlines[name][2] is False, name
+        assert controller.resting.deadlines[name][2] is False and name not in controller.resting.requeues
 
 
 def test_a_restarted_tainted_node_wakes_and_is_untainted_at_the_next_pass() -> None:
@@ -334,4 +338,46 @@ def _deleted_and_restored_run(controller_class: type[NodeLifecycleController], o
 def test_a_deleted_node_drops_the_renewals_no_pass_saw(offset: float) -> None:
     resting = _deleted_and_restored_run(NodeLifecycleController, offset)
     visiting = _deleted_and_restored_run(VisitingEveryNode, offset)
+    assert resting == visiting
+
+
+def _queue_history(controller_class: type[NodeLifecycleController], restarted: list[str]) -> list[Any]:
+    """The zone a queue (heap order, times, set) one second after every pass, while its stopped
+    nodes wait to be tainted at 0.01 nodes/s and the `restarted` ones come back and stop again."""
+    c = Cluster()
+    kubelets = Kubelets(c, offset=2.0)
+    for i in range(10):
+        kubelets.add_node(f"a-{i:02d}", zone="a")
+    for i in range(10):
+        kubelets.add_node(f"b-{i:02d}", zone="b")
+    controller = controller_class(c.store, c.clock, NodeLifecycleSettings(node_eviction_rate=0.01))
+    controller.start()
+    history: list[Any] = []
+    for second in range(1, 400, 5):
+        if second == 31:
+            kubelets.stop(*(f"a-{i:02d}" for i in range(10)))
+        if second == 156:
+            kubelets.restart(*restarted)
+        if second == 221:
+            kubelets.stop(*restarted)
+        c.run_until(second)
+        queue = controller.zone_tainters.get(ZONE_A)
+        if queue is not None:
+            heap = [(v.value, v.added_at, v.process_at) for v in queue.queue.heap]
+            history.append((second, heap, sorted(queue.queue.values)))
+    return history
+
+
+@pytest.mark.parametrize(
+    "restarted",
+    [
+        pytest.param(["a-05"], id="a node in the middle of the name order leaves the queue and comes back"),
+        pytest.param(["a-00", "a-09"], id="the first and the last name leave the queue and come back"),
+        pytest.param(["a-02", "a-03", "a-07"], id="several nodes between re-queued ones leave and come back"),
+    ],
+)
+def test_re_queued_resting_nodes_keep_the_heap_order_of_visits_in_name_order(restarted: list[str]) -> None:
+    resting = _queue_history(NodeLifecycleController, restarted)
+    visiting = _queue_history(VisitingEveryNode, restarted)
+    assert any(len(entry[1]) > 3 for entry in resting)
     assert resting == visiting

@@ -235,7 +235,7 @@ class NodeLifecycleController(ZoneDisruption):
             self._zones.pop(name, None)
             self._quiet.pop(name, None)
         zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
-        self._awake = self._visit(visits, zone_conditions, now)
+        self._awake = self._visit(visits, zone_conditions, now, self._requeue_order(named is None))
         self.handle_disruption(zone_conditions, start_nodes, resting_counts)
         self.tainters.arm()
 
@@ -244,14 +244,19 @@ class NodeLifecycleController(ZoneDisruption):
         visits: list[tuple[str, JSON]],
         zone_conditions: dict[str, list[Mapping[str, Any] | None]],
         now: float,
+        requeues: list[str],
     ) -> set[str]:
-        """The node loop of the pass; the visited nodes that stay awake."""
+        """The node loop of the pass; the visited nodes that stay awake. The resting nodes in
+        `requeues` (name order) are re-queued where their visits would come."""
         idle, resting, awake = self._idle_check(now), self.resting, set()
+        position, k, left = self._positions, 0, len(requeues)
         enabled, healths = self.resting_enabled, self.health.healths
         grace = self.settings.node_monitor_grace_period
         quiet_of, lease_of, keeps_lease = self._quiet.get, self.leases.get, self.health.keeps_lease
         queue_of, clock, retry = self.tainters.queue, self._clock, self.nodes_to_retry
         for name, node in visits:
+            if k < left and position[requeues[k]] < position[name]:
+                k = self._requeue_until(requeues, k, position[name])
             quiet = quiet_of(name)
             if (
                 quiet is not None
@@ -267,7 +272,12 @@ class NodeLifecycleController(ZoneDisruption):
                         zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
                     queue_of(quiet.zone).requeue(name, quiet.uid, to_nanos(clock.now()))
                     retry.discard(name)
-                    awake.add(name)
+                    if enabled:
+                        resting.rest_requeued(
+                            name, quiet.zone if quiet.counted else None, quiet.zone, quiet.uid
+                        )
+                    else:
+                        awake.add(name)
                     continue
             quiet = idle(name, node)
             if quiet is not None:  # exactly _update_node's quiet case, whose other effects are no-ops
@@ -293,7 +303,35 @@ class NodeLifecycleController(ZoneDisruption):
                 resting.rest(name, deadline, quiet.zone if quiet.counted else None)
             else:
                 awake.add(name)
+        if k < left:
+            self._requeue_until(requeues, k, len(position))
         return awake
+
+    def _requeue_order(self, started: bool) -> list[str]:
+        """The resting nodes to re-queue this pass, in name order."""
+        requeues = self.resting.requeues
+        if not started or not requeues:
+            return []
+        position = self._name_order()[1]
+        return sorted((name for name in requeues if name in position), key=position.__getitem__)
+
+    def _requeue_until(self, names: list[str], k: int, end: int) -> int:
+        """Re-queue names[k:] up to (not including) name position `end`; the next index."""
+        requeues, position, queue_of, clock = (
+            self.resting.requeues,
+            self._positions,
+            self.tainters.queue,
+            self._clock,
+        )
+        left = len(names)
+        while k < left:
+            name = names[k]
+            if position[name] >= end:
+                break
+            zone, uid = requeues[name]
+            queue_of(zone).requeue(name, uid, to_nanos(clock.now()))
+            k += 1
+        return k
 
     def _unready_deadline(self, name: str, node: JSON, now: float) -> tuple[float, QuietNode] | None:
         """For a quiet not-Ready node whose visits only retry a no-op Add (see .resting): until when

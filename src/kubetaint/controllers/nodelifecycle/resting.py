@@ -10,7 +10,11 @@ A node *rests* once a pass finds that the next visit would change nothing but it
   whose name is still in its zone queue's set (upstream's RateLimitedTimedQueue.Try takes a value
   out of the heap but keeps it in the set until Remove), not to retry: a visit only counts it not
   Ready and retries `zoneNoExecuteTainter.Add`, a no-op while the name stays in the set. Only a
-  visit of that very node (or a full-disruption transition, which wakes every node) calls Remove.
+  visit of that very node (or a full-disruption transition, which wakes every node) calls Remove;
+- a quiet Unknown node without the unreachable taint, not to retry: a visit only counts it not
+  Ready and re-queues it (markNodeForTainting's Remove, then Add, which moves it in the heap), so
+  it rests in `requeues` and each pass re-queues it at the point of the name-ordered node loop
+  where its visit would have.
 
 Later passes count a resting node without looking at it until
 
@@ -94,6 +98,8 @@ class RestingNodes:
         self._next_pass = PassMark()
         #: names woken since the last `take_woken`
         self._woken: list[str] = []
+        #: resting untainted Unknown nodes → (zone key, uid): each pass still re-queues them
+        self.requeues: dict[str, tuple[str, str]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.deadlines
@@ -109,6 +115,7 @@ class RestingNodes:
     def rest(self, name: str, deadline: float, zone: str | None, ready: bool = True) -> None:
         """`name` is idle until `deadline` (inclusive; math.inf: no deadline) unless woken;
         counted in `zone` (None: not counted) as Ready or not."""
+        self.requeues.pop(name, None)
         previous = self.deadlines.get(name)
         if previous is not None:
             if previous == (deadline, zone, ready):
@@ -129,7 +136,14 @@ class RestingNodes:
         else:
             due.append(name)
 
+    def rest_requeued(self, name: str, zone: str | None, queue_zone: str, uid: str) -> None:
+        """`name` is an untainted Unknown node: it rests without deadline, but every pass re-queues
+        it in `queue_zone`'s queue (markNodeForTainting's Remove then Add) as its visit would."""
+        self.rest(name, math.inf, zone, False)
+        self.requeues[name] = (queue_zone, uid)
+
     def wake(self, name: str) -> None:
+        self.requeues.pop(name, None)
         entry = self.deadlines.pop(name, None)
         if entry is not None:
             self._uncount(entry[1], entry[2])
@@ -174,6 +188,7 @@ class RestingNodes:
             self._settle(name, renewal)
         self._woken.extend(self.deadlines)
         self.renewals.clear()
+        self.requeues.clear()
         self.deadlines.clear()
         self.counts.clear()
         self.unready_counts.clear()
