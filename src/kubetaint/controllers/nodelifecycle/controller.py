@@ -152,11 +152,11 @@ class NodeLifecycleController(ZoneDisruption):
                 on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
             )
         )
-        lease_changed, lease_updated = self.resting.lease_changed, self.resting.lease_updated
+        lease_changed = self.resting.lease_changed
         self.leases.add_handlers(
             EventHandlers(
                 on_add=lambda lease: lease_changed.add(_name(lease)),
-                on_update=lambda _old, lease: lease_updated(_name(lease), lease),
+                on_update=self.resting.lease_handler(),
                 on_delete=lambda lease: lease_changed.add(_name(lease)),
             )
         )
@@ -244,7 +244,7 @@ class NodeLifecycleController(ZoneDisruption):
         visits: list[tuple[str, JSON]],
         zone_conditions: dict[str, list[Mapping[str, Any] | None]],
         now: float,
-        requeues: list[str],
+        requeues: list[tuple[int, str]],
     ) -> set[str]:
         """The node loop of the pass; the visited nodes that stay awake. The resting nodes in
         `requeues` (name order) are re-queued where their visits would come."""
@@ -255,7 +255,7 @@ class NodeLifecycleController(ZoneDisruption):
         quiet_of, lease_of, keeps_lease = self._quiet.get, self.leases.get, self.health.keeps_lease
         queue_of, clock, retry = self.tainters.queue, self._clock, self.nodes_to_retry
         for name, node in visits:
-            if k < left and position[requeues[k]] < position[name]:
+            if k < left and requeues[k][0] < position[name]:
                 k = self._requeue_until(requeues, k, position[name])
             quiet = quiet_of(name)
             if (
@@ -307,29 +307,27 @@ class NodeLifecycleController(ZoneDisruption):
             self._requeue_until(requeues, k, len(position))
         return awake
 
-    def _requeue_order(self, started: bool) -> list[str]:
-        """The resting nodes to re-queue this pass, in name order."""
+    def _requeue_order(self, started: bool) -> list[tuple[int, str]]:
+        """(name position, name) of the resting nodes to re-queue this pass, in name order."""
         requeues = self.resting.requeues
         if not started or not requeues:
             return []
         position = self._name_order()[1]
-        return sorted((name for name in requeues if name in position), key=position.__getitem__)
+        return sorted((position[name], name) for name in requeues if name in position)
 
-    def _requeue_until(self, names: list[str], k: int, end: int) -> int:
-        """Re-queue names[k:] up to (not including) name position `end`; the next index."""
-        requeues, position, queue_of, clock = (
-            self.resting.requeues,
-            self._positions,
-            self.tainters.queue,
-            self._clock,
-        )
-        left = len(names)
+    def _requeue_until(self, order: list[tuple[int, str]], k: int, end: int) -> int:
+        """Re-queue the nodes of order[k:] (name position, name) placed before name position
+        `end`; the index of the first one left."""
+        requeues, clock, queues = self.resting.requeues, self._clock, self.tainters.queues
+        queue_of = self.tainters.queue
+        left = len(order)
         while k < left:
-            name = names[k]
-            if position[name] >= end:
+            at, name = order[k]
+            if at >= end:
                 break
             zone, uid = requeues[name]
-            queue_of(zone).requeue(name, uid, to_nanos(clock.now()))
+            queue = queues.get(zone) or queue_of(zone)
+            queue.requeue(name, uid, to_nanos(clock.now()))
             k += 1
         return k
 

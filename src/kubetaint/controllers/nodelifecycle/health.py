@@ -49,7 +49,8 @@ class HealthResult:
     wrote: bool = False
 
 
-_PARSED: dict[str, float] = {}
+#: renewTime text → clock seconds (thousands of leases share one renewTime)
+RENEW_TIMES: dict[str, float] = {}
 
 
 def renew_time(lease: Mapping[str, Any] | None) -> float | None:
@@ -57,11 +58,11 @@ def renew_time(lease: Mapping[str, Any] | None) -> float | None:
     if not text:
         return None
     # thousands of leases carry the same renewTime (renewed at one instant): parse each once
-    parsed = _PARSED.get(text)
+    parsed = RENEW_TIMES.get(text)
     if parsed is None:
-        if len(_PARSED) >= 4096:
-            _PARSED.clear()
-        parsed = _PARSED[text] = parse_time(text)
+        if len(RENEW_TIMES) >= 4096:
+            RENEW_TIMES.clear()
+        parsed = RENEW_TIMES[text] = parse_time(text)
     return parsed
 
 

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker, renew_time
+from kubetaint.controllers.nodelifecycle.health import RENEW_TIMES, NodeHealthTracker, renew_time
 
 JSON = dict[str, Any]
 
@@ -214,31 +214,49 @@ class RestingNodes:
     def lease_updated(self, name: str, lease: JSON) -> None:
         """Lease informer update: note a renewal of a resting Ready node (see the module doc);
         a not-Ready resting node wakes at the next pass."""
-        entry = self.deadlines.get(name)
-        if entry is None:
-            return  # a visited node sees its lease at the visit
+        self.lease_handler()(None, lease)
+
+    def lease_handler(self) -> Callable[[JSON | None, JSON], None]:
+        """`lease_updated` as an informer on_update handler: ~1.2 M renewals an hour at 5,000
+        nodes, so everything is inlined (renew_time and _settle included)."""
+        deadlines, renewals, lease_changed = self.deadlines, self.renewals, self.lease_changed
         health = self._health
-        if not entry[2] or health is None:
-            self.lease_changed.add(name)
-            return
-        renewals = self.renewals
-        noted = renewals.get(name)
-        newer = renew_time(lease)
-        if noted is not None:
-            del renewals[name]
-            later = newer is not None and noted[2] is not None and noted[2] < newer
-            if noted[1].time is not None:
-                self._settle(name, noted)  # a pass has seen it: it is the saved lease now
+        healths = health.healths if health is not None else {}
+        would_observe = health.would_observe if health is not None else None
+        parsed = RENEW_TIMES
+
+        def on_update(_old: JSON | None, lease: JSON) -> None:
+            name = (lease.get("metadata") or {}).get("name") or ""
+            entry = deadlines.get(name)
+            if entry is None:
+                return  # a visited node sees its lease at the visit
+            if not entry[2] or would_observe is None:
+                lease_changed.add(name)
+                return
+            text = (lease.get("spec") or {}).get("renewTime")
+            newer = (parsed.get(text) or renew_time(lease)) if text else None
+            noted = renewals.pop(name, None)
+            if noted is not None:
+                later = newer is not None and noted[2] is not None and noted[2] < newer
+                seen_at = noted[1].time
+                if seen_at is not None:
+                    # a pass has seen the noted lease: it is the saved lease now (what _settle does)
+                    saved = healths.get(name)
+                    if saved is not None:
+                        saved.lease = noted[0]
+                        saved.probe_timestamp = seen_at
+                    if later:
+                        renewals[name] = (lease, self._next_pass, newer)
+                    return
                 if later:
+                    # the next pass sees only this later lease, which it counts as renewed as it
+                    # would have counted the noted one
                     renewals[name] = (lease, self._next_pass, newer)
-                return
-            if later:
-                # the next pass sees only this later lease, which it counts as renewed as it
-                # would have counted the noted one
+                    return
+            if would_observe(name, lease):
                 renewals[name] = (lease, self._next_pass, newer)
-                return
-        if health.would_observe(name, lease):
-            renewals[name] = (lease, self._next_pass, newer)
+
+        return on_update
 
     def wake_changed_nodes(self) -> None:
         for name in self.node_changed:
