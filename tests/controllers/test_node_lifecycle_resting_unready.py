@@ -381,3 +381,77 @@ def test_re_queued_resting_nodes_keep_the_heap_order_of_visits_in_name_order(res
     visiting = _queue_history(VisitingEveryNode, restarted)
     assert any(len(entry[1]) > 3 for entry in resting)
     assert resting == visiting
+
+
+ACTIONS = st.lists(
+    st.tuples(
+        st.integers(1, 40),  # seconds after the previous action
+        st.sampled_from(["stop", "restart", "not-ready", "ready", "drop-lease"]),
+        st.integers(0, 7),  # node
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+def _random_run(controller_class: type[NodeLifecycleController], actions: list[tuple[int, str, int]]) -> Any:
+    c = Cluster()
+    kubelets = Kubelets(c, offset=3.0)
+    names = [f"{'ab'[i % 2]}-{i:02d}" for i in range(8)]
+    for i, name in enumerate(names):
+        kubelets.add_node(name, zone="ab"[i % 2])
+    controller = controller_class(c.store, c.clock, NodeLifecycleSettings(node_eviction_rate=0.05))
+    controller.start()
+    t = 20.0
+    for delay, action, index in actions:
+        t += delay
+        c.run_until(t)
+        name = names[index]
+        if action == "stop":
+            kubelets.stop(name)
+        elif action == "restart":
+            if c.get(LEASES, name, "kube-node-lease") is None:
+                c.create(LEASES, lease(name, c.clock.now()))  # the kubelet creates it again
+            kubelets.restart(name)
+        elif action in ("not-ready", "ready"):
+            kubelets.set_condition(name, "Ready", "False" if action == "not-ready" else "True")
+        elif c.get(LEASES, name, "kube-node-lease") is not None:
+            kubelets.stop(name)
+            c.store.delete(LEASES, "kube-node-lease", name)
+    c.run_until(t + 200)
+    controller.resting.settle_renewals()
+    healths = {n: (h.probe_timestamp, h.lease) for n, h in sorted(controller.health.healths.items())}
+    return (c.changes, c.taint_log, c.event_log(), healths, dict(controller.zone_states))
+
+
+@settings(max_examples=25, deadline=None)
+@given(ACTIONS)
+def test_resting_matches_visiting_every_node_through_random_outages(
+    actions: list[tuple[int, str, int]],
+) -> None:
+    assert _random_run(NodeLifecycleController, actions) == _random_run(VisitingEveryNode, actions)
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [
+        pytest.param(
+            [(1, "not-ready", 0), (2, "stop", 0)],
+            id="a status change and a renewal before one pass: the visit itself observes the renewal",
+        ),
+        pytest.param(
+            [(13, "drop-lease", 0)],
+            id="a renewal and then the lease deleted before the pass that would have seen the renewal",
+        ),
+        pytest.param(
+            [(13, "drop-lease", 0), (30, "restart", 0)],
+            id="a deleted lease created again by the restarted kubelet",
+        ),
+        pytest.param(
+            [(3, "stop", 1), (2, "stop", 3), (60, "restart", 1), (1, "not-ready", 3)],
+            id="two nodes of a zone stop, one comes back and the other reports NotReady",
+        ),
+    ],
+)
+def test_resting_matches_visiting_every_node_in_these_outages(actions: list[tuple[int, str, int]]) -> None:
+    assert _random_run(NodeLifecycleController, actions) == _random_run(VisitingEveryNode, actions)

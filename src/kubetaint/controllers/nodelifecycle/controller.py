@@ -152,12 +152,12 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                 on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
             )
         )
-        lease_changed = self.resting.lease_changed
+        lease_replaced = self.resting.lease_replaced
         self.leases.add_handlers(
             EventHandlers(
-                on_add=lambda lease: lease_changed.add(_name(lease)),
+                on_add=lambda lease: lease_replaced(_name(lease)),
                 on_update=self.resting.lease_handler(),
-                on_delete=lambda lease: lease_changed.add(_name(lease)),
+                on_delete=lambda lease: lease_replaced(_name(lease)),
             )
         )
         self.leases.start()
@@ -203,7 +203,7 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
         by_name = self._by_name
         named: list[tuple[str, JSON]] | None = None
         if by_name is None or not self.resting_enabled or self._needs_full_classification():
-            resting.clear()
+            resting.clear(before_visit=True)
             resting.take_woken()
             named = self._named_nodes()
             visits = named

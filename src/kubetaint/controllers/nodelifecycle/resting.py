@@ -96,6 +96,8 @@ class RestingNodes:
         #: lease's renewTime)
         self.renewals: dict[str, tuple[JSON, PassMark, float | None]] = {}
         self._next_pass = PassMark()
+        #: the pass begun last (its visits see the leases noted for it themselves)
+        self._seen_now: PassMark | None = None
         #: names woken since the last `take_woken`
         self._woken: list[str] = []
         #: resting untainted Unknown nodes → (zone key, uid): each pass still re-queues them
@@ -110,6 +112,7 @@ class RestingNodes:
     def begin_pass(self, now: float) -> None:
         """A pass begins at `now`: the renewals noted since the last one are seen at `now`."""
         self._next_pass.time = now
+        self._seen_now = self._next_pass
         self._next_pass = PassMark()
 
     def rest(self, name: str, deadline: float, zone: str | None, ready: bool = True) -> None:
@@ -142,7 +145,8 @@ class RestingNodes:
         self.rest(name, math.inf, zone, False)
         self.requeues[name] = (queue_zone, uid)
 
-    def wake(self, name: str) -> None:
+    def wake(self, name: str, before_visit: bool = False) -> None:
+        """`name` wakes; `before_visit`: at the start of a pass that visits it."""
         self.requeues.pop(name, None)
         entry = self.deadlines.pop(name, None)
         if entry is not None:
@@ -150,7 +154,7 @@ class RestingNodes:
             self._woken.append(name)
             renewal = self.renewals.pop(name, None)
             if renewal is not None:
-                self._settle(name, renewal)
+                self._settle(name, renewal, before_visit)
 
     def _uncount(self, zone: str | None, ready: bool) -> None:
         if zone is not None:
@@ -161,10 +165,16 @@ class RestingNodes:
             else:
                 del counts[zone]
 
-    def _settle(self, name: str, renewal: tuple[JSON, PassMark, float | None]) -> None:
-        """Apply a noted renewal if its pass has begun; a renewal its pass has yet to see is
-        dropped: the node is visited by then and the visit sees the lease itself."""
+    def _settle(
+        self, name: str, renewal: tuple[JSON, PassMark, float | None], before_visit: bool = False
+    ) -> None:
+        """Apply a noted renewal if its pass has begun. A renewal its pass has yet to see is
+        dropped (the node is visited by then and the visit sees the lease itself, or the lease is
+        gone), and so is one for the pass about to visit the node (`before_visit`): the visit
+        observes it, after a changed status may have refreshed the health record."""
         lease, mark, _ = renewal
+        if before_visit and mark is self._seen_now:
+            return
         if mark.time is not None and self._health is not None:
             # what observe_lease would do: a noted lease was a renewal against the saved one, which
             # only settling changes while the node rests
@@ -176,16 +186,16 @@ class RestingNodes:
     def settle_renewals(self) -> None:
         """Apply every noted renewal whose pass has begun (health records are then as a pass
         visiting every node leaves them)."""
-        waiting = {name: r for name, r in self.renewals.items() if r[1].time is None}
-        for name, renewal in self.renewals.items():
-            if renewal[1].time is not None:
-                self._settle(name, renewal)
-        self.renewals = waiting
-
-    def clear(self) -> None:
-        """Every node wakes (and pending signals are moot: all of them will be visited)."""
-        for name, renewal in self.renewals.items():
+        seen = [(name, r) for name, r in self.renewals.items() if r[1].time is not None]
+        for name, renewal in seen:
+            del self.renewals[name]  # in place: the lease handler holds this dict
             self._settle(name, renewal)
+
+    def clear(self, before_visit: bool = False) -> None:
+        """Every node wakes (and pending signals are moot: all of them will be visited);
+        `before_visit`: at the start of a pass that visits them."""
+        for name, renewal in self.renewals.items():
+            self._settle(name, renewal, before_visit)
         self._woken.extend(self.deadlines)
         self.renewals.clear()
         self.requeues.clear()
@@ -258,12 +268,21 @@ class RestingNodes:
 
         return on_update
 
+    def lease_replaced(self, name: str) -> None:
+        """Lease informer add or delete: the node wakes at the next pass, which sees no noted
+        lease (the renewals earlier passes saw stand)."""
+        renewal = self.renewals.pop(name, None)
+        if renewal is not None:
+            self._settle(name, renewal)
+        self.lease_changed.add(name)
+
     def wake_changed_nodes(self) -> None:
+        """At the start of a pass: wake the nodes whose object or lease changed."""
         for name in self.node_changed:
-            self.wake(name)
+            self.wake(name, True)
         self.node_changed.clear()
         for name in self.lease_changed:
-            self.wake(name)
+            self.wake(name, True)
         self.lease_changed.clear()
 
     def wake_expired(self, now: float, grace: float) -> None:
@@ -289,4 +308,4 @@ class RestingNodes:
                     deadlines[name] = (renewed, entry[1], entry[2])
                     self._due_at(renewed, name)
                     continue
-                self.wake(name)
+                self.wake(name, True)
