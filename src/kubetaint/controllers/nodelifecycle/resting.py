@@ -27,9 +27,14 @@ Later passes count a resting node without looking at it until
 
 A lease *renewal* of a resting Ready node only moves its probe timestamp (tryUpdateNodeHealth sets
 it to the time of the first pass that sees the later renewTime) and so its deadline. The renewal is
-noted with the pass that will see it (`Renewal`) and applied lazily: when the node's old deadline
-fires, when it wakes, or when everything is settled. Applying a noted renewal is exactly the
-observation that pass would have made (`NodeHealthTracker.observe_lease` at its time).
+noted with the pass that will see it (`PassMark`, timed when that pass begins) and applied lazily:
+when the node's old deadline fires (which then moves to the renewed one), when the next renewal
+arrives, when the node wakes, or when everything is settled. Applying a noted renewal is exactly
+the observation its pass made of the unchanged node (`NodeHealthTracker.observe_lease` at its
+time); only the latest lease before a pass counts, as a pass sees only the lease of its instant.
+A renewal is dropped instead when no pass will see it (its lease is deleted or replaced first) or
+when the pass that would see it visits the node: the visit observes the lease itself, after a
+changed status may have refreshed the health record.
 
 A woken node is visited by the full pass code, so leaving a node out is the only shortcut.
 """
