@@ -93,7 +93,6 @@ class NodeHealthTracker:
         meta = node.get("metadata") or {}
         name = str(meta.get("name") or "")
         created_text = str(meta.get("creationTimestamp") or format_time(now))
-        created = parse_time(created_text)
         status: JSON = dict(node.get("status") or {})
         copy: JSON = {**node, "status": status}
         health = self.healths.get(name)
@@ -109,6 +108,7 @@ class NodeHealthTracker:
             if health is not None:
                 health = replace(health, status=status)
             else:
+                created = parse_time(created_text)
                 health = NodeHealth(created, created, status)
         else:
             observed = dict(current)
