@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
-from kubetaint.controllers.nodelifecycle.health import NodeHealth, NodeHealthTracker
+from kubetaint.controllers.nodelifecycle.health import NodeHealth, NodeHealthTracker, renewed_after
 from kubetaint.controllers.nodelifecycle.resting import RestingNodes
 from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.store.informer import Informer
@@ -455,3 +455,36 @@ def test_resting_matches_visiting_every_node_through_random_outages(
 )
 def test_resting_matches_visiting_every_node_in_these_outages(actions: list[tuple[int, str, int]]) -> None:
     assert _random_run(NodeLifecycleController, actions) == _random_run(VisitingEveryNode, actions)
+
+
+@pytest.mark.parametrize(
+    ("newer", "older", "expected"),
+    [
+        pytest.param(
+            "2026-01-01T00:00:01.000000Z", "2026-01-01T00:00:00.999999Z", True, id="a microsecond later"
+        ),
+        pytest.param("2026-01-01T00:00:01.000000Z", "2026-01-01T00:00:01.000000Z", False, id="the same time"),
+        pytest.param(
+            "2025-12-31T23:59:59.000000Z", "2026-01-01T00:00:00.000000Z", False, id="an earlier time"
+        ),
+        pytest.param("2026-01-01T00:00:01.000000Z", None, False, id="no saved renewTime"),
+        pytest.param(None, "2026-01-01T00:00:01.000000Z", False, id="no observed renewTime"),
+        pytest.param(
+            "2026-01-01T00:00:01Z", "2026-01-01T00:00:00.500000Z", True, id="whole seconds against micro"
+        ),
+        pytest.param(
+            "2026-01-01T00:00:01Z", "2026-01-01T00:00:01.000000Z", False, id="one instant written two ways"
+        ),
+        pytest.param(
+            "2026-01-01T01:00:00.500000+01:00",
+            "2026-01-01T00:00:00.400000Z",
+            True,
+            id="an offset time is compared as a time, not as text",
+        ),
+        pytest.param(
+            "2026-01-01T00:00:00.5Z", "2026-01-01T00:00:00.400000Z", True, id="shorter fractions are parsed"
+        ),
+    ],
+)
+def test_renew_times_compare_as_times(newer: str | None, older: str | None, expected: bool) -> None:
+    assert renewed_after(newer, older) is expected

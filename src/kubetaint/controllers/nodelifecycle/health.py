@@ -53,10 +53,24 @@ class HealthResult:
 RENEW_TIMES: dict[str, float] = {}
 
 
-def renew_time(lease: Mapping[str, Any] | None) -> float | None:
-    text = ((lease or {}).get("spec") or {}).get("renewTime")
-    if not text:
-        return None
+def renew_text(lease: Mapping[str, Any] | None) -> str | None:
+    """A lease's spec.renewTime as written (None when absent or empty)."""
+    return ((lease or {}).get("spec") or {}).get("renewTime") or None
+
+
+def renewed_after(newer: str | None, older: str | None) -> bool:
+    """Whether renewTime `older` is before `newer` (False when either is missing). Two MicroTimes
+    in the canonical form (`2006-01-02T15:04:05.000000Z`, what kubelets write) compare as text,
+    which orders them as times; anything else is parsed."""
+    if not newer or not older:
+        return False
+    if len(newer) == len(older) == 27 and newer[26] == older[26] == "Z" and newer[19] == older[19] == ".":
+        return older < newer
+    parsed_older, parsed_newer = _parsed(older), _parsed(newer)
+    return parsed_older < parsed_newer
+
+
+def _parsed(text: str) -> float:
     # thousands of leases carry the same renewTime (renewed at one instant): parse each once
     parsed = RENEW_TIMES.get(text)
     if parsed is None:
@@ -118,10 +132,8 @@ class NodeHealthTracker:
         saved_lease = health.lease if health is not None else None
         health = self._observe_status(health, status, current, now)
         observed_lease = self._leases.get(NODE_LEASE_NAMESPACE, name)
-        renewed = renew_time(observed_lease)
-        saved_renew = renew_time(saved_lease)
         if observed_lease is not None and (
-            saved_lease is None or (saved_renew is not None and renewed is not None and saved_renew < renewed)
+            saved_lease is None or renewed_after(renew_text(observed_lease), renew_text(saved_lease))
         ):
             health.lease = observed_lease
             health.probe_timestamp = now
@@ -154,8 +166,7 @@ class NodeHealthTracker:
             return False
         if health.lease is None:
             return True
-        renewed, saved = renew_time(lease), renew_time(health.lease)
-        return saved is not None and renewed is not None and saved < renewed
+        return renewed_after(renew_text(lease), renew_text(health.lease))
 
     def keeps_lease(self, name: str, has_lease: bool) -> bool:
         """Whether an unchanged lease will not count as renewed (the saved one is there)."""

@@ -47,7 +47,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kubetaint.controllers.nodelifecycle.health import RENEW_TIMES, NodeHealthTracker, renew_time
+from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker, renewed_after
 
 JSON = dict[str, Any]
 
@@ -99,7 +99,7 @@ class RestingNodes:
         self.lease_changed: set[str] = set()
         #: resting Ready node → (its latest renewed lease, the pass that sees it first, the
         #: lease's renewTime)
-        self.renewals: dict[str, tuple[JSON, PassMark, float | None]] = {}
+        self.renewals: dict[str, tuple[JSON, PassMark, str | None]] = {}
         self._next_pass = PassMark()
         #: the pass begun last (its visits see the leases noted for it themselves)
         self._seen_now: PassMark | None = None
@@ -171,7 +171,7 @@ class RestingNodes:
                 del counts[zone]
 
     def _settle(
-        self, name: str, renewal: tuple[JSON, PassMark, float | None], before_visit: bool = False
+        self, name: str, renewal: tuple[JSON, PassMark, str | None], before_visit: bool = False
     ) -> None:
         """Apply a noted renewal if its pass has begun. A renewal its pass has yet to see is
         dropped (the node is visited by then and the visit sees the lease itself, or the lease is
@@ -233,12 +233,11 @@ class RestingNodes:
 
     def lease_handler(self) -> Callable[[JSON | None, JSON], None]:
         """`lease_updated` as an informer on_update handler: ~1.2 M renewals an hour at 5,000
-        nodes, so everything is inlined (renew_time and _settle included)."""
+        nodes, so everything but renewed_after is inlined (_settle included)."""
         deadlines, renewals, lease_changed = self.deadlines, self.renewals, self.lease_changed
         health = self._health
         healths = health.healths if health is not None else {}
         would_observe = health.would_observe if health is not None else None
-        parsed = RENEW_TIMES
 
         def on_update(_old: JSON | None, lease: JSON) -> None:
             name = (lease.get("metadata") or {}).get("name") or ""
@@ -248,11 +247,10 @@ class RestingNodes:
             if not entry[2] or would_observe is None:
                 lease_changed.add(name)
                 return
-            text = (lease.get("spec") or {}).get("renewTime")
-            newer = (parsed.get(text) or renew_time(lease)) if text else None
+            newer = (lease.get("spec") or {}).get("renewTime") or None
             noted = renewals.pop(name, None)
             if noted is not None:
-                later = newer is not None and noted[2] is not None and noted[2] < newer
+                later = renewed_after(newer, noted[2])
                 seen_at = noted[1].time
                 if seen_at is not None:
                     # a pass has seen the noted lease: it is the saved lease now (what _settle does)
