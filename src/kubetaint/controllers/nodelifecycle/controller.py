@@ -26,6 +26,7 @@ from kubetaint.controllers.nodelifecycle.health import (
     HealthResult,
     NodeHealthTracker,
 )
+from kubetaint.controllers.nodelifecycle.node_loop import NodeLoop
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.controllers.nodelifecycle.resting import QuietNode, RestingNodes
@@ -68,7 +69,7 @@ def _name(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
 
 
-class NodeLifecycleController(ZoneDisruption):
+class NodeLifecycleController(NodeLoop, ZoneDisruption):
     """Node health, condition taints and rate-limited NoExecute tainting.
 
     `start()` starts the informers (shared ones may be passed in), the health loop and the
@@ -101,7 +102,7 @@ class NodeLifecycleController(ZoneDisruption):
         #: node name → what a pass that changed nothing saw.
         self._quiet: dict[str, QuietNode] = {}
         #: idle nodes the passes leave out until something about them changes (see .resting)
-        self.resting = RestingNodes()
+        self.resting = RestingNodes(self.health)
         self.resting_enabled = True
         self._zones: dict[str, tuple[JSON, str]] = {}
         self._last_result: HealthResult | None = None
@@ -111,6 +112,9 @@ class NodeLifecycleController(ZoneDisruption):
         self._monitor_handle: Handle | None = None
         #: node names in name order, re-sorted only when a node is added or deleted
         self._sorted_names: list[str] | None = None
+        self._positions: dict[str, int] = {}
+        #: the nodes the last pass visited and left awake (visited again by the next one)
+        self._awake: set[str] = set()
         #: name → node, kept by the node informer's handlers once started (None before: the
         #: informer is read directly), the names whose object changed since the last pass, and
         #: whether a node was added or deleted since then
@@ -148,12 +152,12 @@ class NodeLifecycleController(ZoneDisruption):
                 on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
             )
         )
-        lease_changed = self.resting.lease_changed
+        lease_replaced = self.resting.lease_replaced
         self.leases.add_handlers(
             EventHandlers(
-                on_add=lambda lease: lease_changed.add(_name(lease)),
-                on_update=lambda _old, lease: lease_changed.add(_name(lease)),
-                on_delete=lambda lease: lease_changed.add(_name(lease)),
+                on_add=lambda lease: lease_replaced(_name(lease)),
+                on_update=self.resting.lease_handler(),
+                on_delete=lambda lease: lease_replaced(_name(lease)),
             )
         )
         self.leases.start()
@@ -194,13 +198,22 @@ class NodeLifecycleController(ZoneDisruption):
         """One monitorNodeHealth pass over every node (in name order); resting nodes are only
         counted in their zones (see `kubetaint.controllers.nodelifecycle.resting`)."""
         resting = self.resting
-        if not self.resting_enabled or self._needs_full_classification():
-            resting.clear()
-        named = self._named_nodes()
-        nodes = [node for _, node in named]
         now = self._clock.now()
-        visits = self._wake_resting(named, now) if resting else named
-        resting_counts = dict(resting.counts)
+        resting.begin_pass(now)
+        by_name = self._by_name
+        named: list[tuple[str, JSON]] | None = None
+        if by_name is None or not self.resting_enabled or self._needs_full_classification():
+            resting.clear(before_visit=True)
+            resting.take_woken()
+            named = self._named_nodes()
+            visits = named
+            listed = [node for _, node in named]
+            start_nodes: Callable[[], list[JSON]] = lambda: listed  # noqa: E731
+        else:
+            visits = self._wake_resting(now, by_name)
+            order, snapshot = self._name_order()[0], dict(by_name)
+            start_nodes = lambda: [snapshot[name] for name in order]  # noqa: E731
+        resting_counts = resting.zone_counts()
         added, deleted, new_zone_nodes = self._classify_nodes(named)
         for node in new_zone_nodes:
             self._add_zone_for(node)
@@ -222,29 +235,8 @@ class NodeLifecycleController(ZoneDisruption):
             self._zones.pop(name, None)
             self._quiet.pop(name, None)
         zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
-        idle = self._idle_check(now)
-        enabled, healths, grace = (
-            self.resting_enabled,
-            self.health.healths,
-            self.settings.node_monitor_grace_period,
-        )
-        for name, node in visits:
-            quiet = idle(name, node)
-            if quiet is not None:  # exactly _update_node's quiet case, whose other effects are no-ops
-                if quiet.counted:
-                    zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
-            else:
-                try:
-                    self._update_node(name, node, zone_conditions, now)
-                except Exception:
-                    log.exception("node lifecycle controller: failed to update the health of node %s", name)
-                    continue
-                if enabled:
-                    quiet = idle(name, node)  # idle from now on while nothing changes
-            if quiet is not None and enabled:
-                deadline = healths[name].probe_timestamp + grace
-                resting.rest(name, deadline, quiet.zone if quiet.counted else None)
-        self.handle_disruption(zone_conditions, nodes, resting_counts)
+        self._awake = self._visit(visits, zone_conditions, now, self._requeue_order(named is None))
+        self.handle_disruption(zone_conditions, start_nodes, resting_counts)
         self.tainters.arm()
 
     def _needs_full_classification(self) -> bool:
@@ -254,31 +246,6 @@ class NodeLifecycleController(ZoneDisruption):
             or self._membership_dirty
             or not self._zones_registered <= self.zone_states.keys()
         )
-
-    def _wake_resting(self, named: list[tuple[str, JSON]], now: float) -> list[tuple[str, JSON]]:
-        """Wake the resting nodes that changed or ran out of grace; (name, node) of the nodes to visit.
-
-        A resting node whose lease was renewed gets what its visit would do (_update_node's quiet
-        case: the lease is observed, and it stays quiet while within its grace period) without it."""
-        resting = self.resting
-        resting.wake_changed_nodes()
-        lease_of, observe = self.leases.get, self.health.observe_lease
-        healths, grace = self.health.healths, self.settings.node_monitor_grace_period
-        for name in resting.take_lease_changes():
-            quiet, lease = self._quiet.get(name), lease_of(NODE_LEASE_NAMESPACE, name)
-            if quiet is None or lease is None:
-                resting.wake(name)
-                continue
-            observe(name, lease, now)
-            health = healths.get(name)
-            if health is None or health.lease is None or now > health.probe_timestamp + grace:
-                resting.wake(name)  # the visit sees the lease again: observe_lease changes nothing twice
-                continue
-            quiet.lease = lease
-            resting.rest(name, health.probe_timestamp + grace, quiet.zone if quiet.counted else None)
-        resting.wake_expired(now)
-        deadlines = resting.deadlines
-        return [pair for pair in named if pair[0] not in deadlines]
 
     def _node_added(self, node: JSON) -> None:
         name = _name(node)
@@ -296,6 +263,8 @@ class NodeLifecycleController(ZoneDisruption):
         self.resting.node_changed.add(name)
 
     def _node_deleted(self, node: JSON) -> None:
+        # renewals seen by passes before the deletion count, the others never will be seen
+        self.resting.wake(_name(node))
         if self._by_name is not None:
             self._by_name.pop(_name(node), None)
         self._membership_dirty = True
@@ -309,11 +278,18 @@ class NodeLifecycleController(ZoneDisruption):
             get = self.nodes.get
             names = sorted(_name(n) for n in self.nodes.items())
             return [(name, node) for name in names if (node := get("", name)) is not None]
-        if self._sorted_names is None:
-            self._sorted_names = sorted(by_name)
-        return [(name, by_name[name]) for name in self._sorted_names]
+        return [(name, by_name[name]) for name in self._name_order()[0]]
 
-    def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
+    def _name_order(self) -> tuple[list[str], dict[str, int]]:
+        """The started controller's node names in name order, and each name's position."""
+        if self._sorted_names is None:
+            self._sorted_names = sorted(self._by_name or {})
+            self._positions = {name: i for i, name in enumerate(self._sorted_names)}
+        return self._sorted_names, self._positions
+
+    def _classify_nodes(
+        self, named: list[tuple[str, JSON]] | None
+    ) -> tuple[list[JSON], list[JSON], list[JSON]]:
         """classifyNodes: (added, deleted, known nodes of a zone without state).
 
         While no node was added or deleted and no zone state was dropped since the last pass,
@@ -330,6 +306,7 @@ class NodeLifecycleController(ZoneDisruption):
                 if name in known and name in current and self._zone_of(name, current[name]) not in states
             ]
             return [], [], new_zone
+        assert named is not None, "a full classification lists every node"
         added = [n for name, n in named if name not in known]
         new_zone = [n for name, n in named if name in known and self._zone_of(name, n) not in states]
         deleted: list[JSON] = []
@@ -351,103 +328,6 @@ class NodeLifecycleController(ZoneDisruption):
         if zone not in self.zone_states:
             self.zone_states[zone] = ZoneState.INITIAL
             self.tainters.new_zone(zone)
-
-    def _update_node(
-        self, name: str, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]], now: float
-    ) -> None:
-        """One node of monitorNodeHealth. A node whose object and lease are the same as in a pass
-        that changed nothing takes a shortcut with exactly the same effects."""
-        lease = self.leases.get(NODE_LEASE_NAMESPACE, name)
-        quiet = self._quiet.get(name)
-        if quiet is not None and quiet.node is node and self._still_quiet(name, quiet, lease, now):
-            quiet.lease = lease
-            if quiet.counted:
-                zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
-            if quiet.status != "True":
-                # markNodeForTainting with what is known of this unchanged node
-                queue = self.tainters.queue(quiet.zone)
-                if quiet.wanted_taint:
-                    queue.add(name, quiet.uid, to_nanos(self._clock.now()))
-                else:
-                    queue.requeue(name, quiet.uid, to_nanos(self._clock.now()))
-            elif quiet.no_execute_taints:
-                self.mark_node_as_reachable(node)
-            else:
-                queue = self.tainters.queue(quiet.zone)
-                if name in queue.queue.values:  # Remove of a value not in the set changes nothing
-                    queue.remove(name)
-            self.nodes_to_retry.discard(name)
-            return
-        self._quiet.pop(name, None)
-        self._full_update_node(node, zone_conditions)
-        result = self._last_result
-        if result is not None and self._is_quiet(name, result):
-            assert result.current_ready is not None
-            taints = (node.get("spec") or {}).get("taints") or []
-            status = str(result.current_ready.get("status"))
-            unreachable = taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
-            not_ready = taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
-            self._quiet[name] = QuietNode(
-                node,
-                lease,
-                result.current_ready,
-                status,
-                get_zone_key(node),
-                not is_excluded_from_disruption_checks(node),
-                unreachable or not_ready,
-                not_ready if status == "False" else unreachable,
-                str((node.get("metadata") or {}).get("uid") or ""),
-            )
-
-    def _idle_check(self, now: float) -> Callable[[str, JSON], QuietNode | None]:
-        """A test for the commonest node of a pass: quiet, Ready, untainted, with the same object
-        and lease as last time, within its grace period, in no tainting queue and not to retry.
-        For such a node _update_node only re-counts its Ready condition (its queue removal and
-        retry discard change nothing), so the pass may do just that."""
-        quiet_of, lease_of = self._quiet.get, self.leases.get
-        healths, retry = self.health.healths, self.nodes_to_retry
-        grace = self.settings.node_monitor_grace_period
-        queues = self.tainters.queues
-
-        def idle(name: str, node: JSON) -> QuietNode | None:
-            quiet = quiet_of(name)
-            if quiet is None or quiet.node is not node or quiet.status != "True" or quiet.no_execute_taints:
-                return None
-            lease = lease_of(NODE_LEASE_NAMESPACE, name)
-            health = healths.get(name)
-            if quiet.lease is not lease or health is None or (lease is not None and health.lease is None):
-                return None
-            if now > health.probe_timestamp + grace or name in retry:
-                return None
-            queue = queues.get(quiet.zone)
-            return quiet if queue is not None and name not in queue.queue.values else None
-
-        return idle
-
-    def _still_quiet(self, name: str, quiet: QuietNode, lease: JSON | None, now: float) -> bool:
-        has_lease = lease is not None
-        if quiet.status == "Unknown":
-            # nothing changes while nothing is renewed (the conditions are Unknown already)
-            return quiet.lease is lease and self.health.keeps_lease(name, has_lease)
-        if quiet.lease is not lease:
-            if lease is None:
-                return False
-            self.health.observe_lease(name, lease, now)
-        return self.health.still_quiet(name, has_lease, now)
-
-    def _is_quiet(self, name: str, result: HealthResult) -> bool:
-        current = result.current_ready
-        if result.wrote or current is None or result.observed_ready != current:
-            return False
-        status = current.get("status")
-        if status == "True":
-            return True
-        taints = (result.node.get("spec") or {}).get("taints") or []
-        if name in self.nodes_to_retry:
-            return False
-        if status == "Unknown":
-            return not taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
-        return status == "False" and not taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
 
     def _full_update_node(
         self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]

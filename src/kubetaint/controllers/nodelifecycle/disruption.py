@@ -42,19 +42,21 @@ class ZoneDisruption:
     def handle_disruption(
         self,
         zone_conditions: Mapping[str, list[Mapping[str, Any] | None]],
-        nodes: list[JSON],
-        ready_elsewhere: Mapping[str, int] | None = None,
+        nodes: Callable[[], list[JSON]],
+        elsewhere: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         """Zone states and limiters; the all-zones-fully-disrupted stop and its exit.
-        `ready_elsewhere` counts, per zone, Ready nodes not listed in `zone_conditions`."""
+        `nodes` gives the nodes listed at the start of the pass (only asked for on entering or
+        leaving full disruption); `elsewhere` counts, per zone, the (Ready, all) nodes not listed
+        in `zone_conditions`."""
         threshold = self.settings.unhealthy_zone_threshold
         sizes: dict[str, tuple[int, int]] = {}  # zone -> (ready, all)
         for zone, conditions in zone_conditions.items():
             ready = sum(1 for c in conditions if c is not None and c.get("status") == "True")
             sizes[zone] = (ready, len(conditions))
-        for zone, count in (ready_elsewhere or {}).items():
+        for zone, (ready_there, size_there) in (elsewhere or {}).items():
             ready, size = sizes.get(zone, (0, 0))
-            sizes[zone] = (ready + count, size + count)
+            sizes[zone] = (ready + ready_there, size + size_there)
         new_states: dict[str, ZoneState] = {}
         all_are_full = True
         for zone in sorted(sizes):
@@ -77,7 +79,7 @@ class ZoneDisruption:
         if all_are_full:
             log.info("Controller detected that all Nodes are not-Ready. Entering master disruption mode")
             self.resting.clear()  # every node is looked at again from the next pass
-            for node in nodes:
+            for node in nodes():
                 self._guard(self.mark_node_as_reachable, node)
             for zone in self.zone_states:
                 self.tainters.swap_limiter(zone, 0)
@@ -87,7 +89,7 @@ class ZoneDisruption:
         if all_were_full:
             log.info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
             self.resting.clear()
-            self.health.reset_probes([_name(n) for n in nodes], self._clock.now())
+            self.health.reset_probes([_name(n) for n in nodes()], self._clock.now())
             for zone in sorted(self.zone_states):
                 self._set_limiter_in_zone(zone, sizes.get(zone, (0, 0))[1], new_states.get(zone))
                 self.zone_states[zone] = new_states.get(zone, ZoneState.INITIAL)

@@ -49,19 +49,34 @@ class HealthResult:
     wrote: bool = False
 
 
-_PARSED: dict[str, float] = {}
+#: renewTime text → clock seconds (thousands of leases share one renewTime)
+RENEW_TIMES: dict[str, float] = {}
 
 
-def _renew_time(lease: Mapping[str, Any] | None) -> float | None:
-    text = ((lease or {}).get("spec") or {}).get("renewTime")
-    if not text:
-        return None
+def renew_text(lease: Mapping[str, Any] | None) -> str | None:
+    """A lease's spec.renewTime as written (None when absent or empty)."""
+    return ((lease or {}).get("spec") or {}).get("renewTime") or None
+
+
+def renewed_after(newer: str | None, older: str | None) -> bool:
+    """Whether renewTime `older` is before `newer` (False when either is missing). Two MicroTimes
+    in the canonical form (`2006-01-02T15:04:05.000000Z`, what kubelets write) compare as text,
+    which orders them as times; anything else is parsed."""
+    if not newer or not older:
+        return False
+    if len(newer) == len(older) == 27 and newer[26] == older[26] == "Z" and newer[19] == older[19] == ".":
+        return older < newer
+    parsed_older, parsed_newer = _parsed(older), _parsed(newer)
+    return parsed_older < parsed_newer
+
+
+def _parsed(text: str) -> float:
     # thousands of leases carry the same renewTime (renewed at one instant): parse each once
-    parsed = _PARSED.get(text)
+    parsed = RENEW_TIMES.get(text)
     if parsed is None:
-        if len(_PARSED) >= 4096:
-            _PARSED.clear()
-        parsed = _PARSED[text] = parse_time(text)
+        if len(RENEW_TIMES) >= 4096:
+            RENEW_TIMES.clear()
+        parsed = RENEW_TIMES[text] = parse_time(text)
     return parsed
 
 
@@ -92,7 +107,6 @@ class NodeHealthTracker:
         meta = node.get("metadata") or {}
         name = str(meta.get("name") or "")
         created_text = str(meta.get("creationTimestamp") or format_time(now))
-        created = parse_time(created_text)
         status: JSON = dict(node.get("status") or {})
         copy: JSON = {**node, "status": status}
         health = self.healths.get(name)
@@ -108,6 +122,7 @@ class NodeHealthTracker:
             if health is not None:
                 health = replace(health, status=status)
             else:
+                created = parse_time(created_text)
                 health = NodeHealth(created, created, status)
         else:
             observed = dict(current)
@@ -117,10 +132,8 @@ class NodeHealthTracker:
         saved_lease = health.lease if health is not None else None
         health = self._observe_status(health, status, current, now)
         observed_lease = self._leases.get(NODE_LEASE_NAMESPACE, name)
-        renewed = _renew_time(observed_lease)
-        saved_renew = _renew_time(saved_lease)
         if observed_lease is not None and (
-            saved_lease is None or (saved_renew is not None and renewed is not None and saved_renew < renewed)
+            saved_lease is None or renewed_after(renew_text(observed_lease), renew_text(saved_lease))
         ):
             health.lease = observed_lease
             health.probe_timestamp = now
@@ -140,13 +153,20 @@ class NodeHealthTracker:
 
     def observe_lease(self, name: str, lease: Mapping[str, Any] | None, now: float) -> None:
         """The lease step of try_update alone (for a node whose object did not change)."""
-        health = self.healths.get(name)
-        if health is None or lease is None:
-            return
-        renewed, saved = _renew_time(lease), _renew_time(health.lease)
-        if health.lease is None or (saved is not None and renewed is not None and saved < renewed):
+        if self.would_observe(name, lease):
+            health = self.healths[name]
             health.lease = lease
             health.probe_timestamp = now
+
+    def would_observe(self, name: str, lease: Mapping[str, Any] | None) -> bool:
+        """Whether observing `lease` now counts as a renewal (a later renewTime than the saved
+        lease's, or no saved lease)."""
+        health = self.healths.get(name)
+        if health is None or lease is None:
+            return False
+        if health.lease is None:
+            return True
+        return renewed_after(renew_text(lease), renew_text(health.lease))
 
     def keeps_lease(self, name: str, has_lease: bool) -> bool:
         """Whether an unchanged lease will not count as renewed (the saved one is there)."""

@@ -189,20 +189,43 @@ class RateLimitedTimedQueue:
         heap = q.heap
         n = len(heap) - 1
         if n != i:
-            q._swap(i, n)
-            if not q._down(i, n):
-                q._up(i)
-        # heap[n] is the removed entry; the new one takes its slot and sifts up (Push)
+            # Swap(i, n), then down(i, n) or else up(i), moving a hole instead of swapping (each
+            # comparison is against the moved entry either way)
+            moved = heap[n]
+            key = moved.process_at
+            j = i
+            while True:
+                child = 2 * j + 1
+                if child >= n:
+                    break
+                right = child + 1
+                if right < n and heap[right].process_at < heap[child].process_at:
+                    child = right
+                below = heap[child]
+                if not below.process_at < key:
+                    break
+                heap[j] = below
+                positions[below.value] = j
+                j = child
+            if j == i:
+                while j > 0:
+                    parent = (j - 1) // 2
+                    above = heap[parent]
+                    if not key < above.process_at:
+                        break
+                    heap[j] = above
+                    positions[above.value] = j
+                    j = parent
+            heap[j] = moved
+            positions[moved.value] = j
+        # the removed entry's slot n is the one the new entry is pushed into: it sifts up (Push)
         fresh = TimedValue(value, uid, now, now)
-        heap[n] = fresh
         del positions[value]
-        positions[value] = n
-        key = now
         j = n
         while j > 0:
             parent = (j - 1) // 2
             above = heap[parent]
-            if not key < above.process_at:
+            if not now < above.process_at:
                 break
             heap[j] = above
             positions[above.value] = j

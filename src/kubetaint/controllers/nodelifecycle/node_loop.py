@@ -1,0 +1,282 @@
+"""The node loop of monitorNodeHealth with its shortcuts, as a part of the node lifecycle
+controller (mirrors the per-node body of monitorNodeHealth in
+pkg/controller/nodelifecycle/node_lifecycle_controller.go).
+
+A node whose object and lease are the same as in a pass that changed nothing is *quiet*: its visit
+is replayed from what that pass saw (`QuietNode`), with exactly the effects of the full visit. Nodes
+whose replay would change nothing but their zone's count rest (see `.resting`) and are not visited;
+untainted Unknown nodes rest too, but each pass re-queues them (markNodeForTainting's Remove, then
+Add) where their visits would come in the name-ordered loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kubetaint.clock.base import Clock
+from kubetaint.controllers.nodelifecycle.health import (
+    NODE_LEASE_NAMESPACE,
+    HealthResult,
+    NodeHealthTracker,
+)
+from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
+from kubetaint.controllers.nodelifecycle.resting import QuietNode, RestingNodes
+from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.tainting import ZoneTainters
+from kubetaint.controllers.nodelifecycle.zones import get_zone_key, is_excluded_from_disruption_checks
+from kubetaint.core.conditions import NOT_READY_TAINT_TEMPLATE, UNREACHABLE_TAINT_TEMPLATE, taint_exists
+from kubetaint.store.informer import Informer
+from kubetaint.store.interface import JSON
+
+log = logging.getLogger("kubetaint.controllers.nodelifecycle.controller")
+
+
+class NodeLoop:
+    """The node-loop half of NodeLifecycleController (which provides these attributes)."""
+
+    settings: NodeLifecycleSettings
+    leases: Informer
+    health: NodeHealthTracker
+    tainters: ZoneTainters
+    resting: RestingNodes
+    resting_enabled: bool
+    nodes_to_retry: set[str]
+    _clock: Clock
+    _quiet: dict[str, QuietNode]
+    _positions: dict[str, int]
+    _awake: set[str]
+    _last_result: HealthResult | None
+
+    def _name_order(self) -> tuple[list[str], dict[str, int]]:
+        raise NotImplementedError
+
+    def _full_update_node(
+        self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]
+    ) -> None:
+        raise NotImplementedError
+
+    def mark_node_as_reachable(self, node: Mapping[str, Any]) -> bool:
+        raise NotImplementedError
+
+    def _visit(
+        self,
+        visits: list[tuple[str, JSON]],
+        zone_conditions: dict[str, list[Mapping[str, Any] | None]],
+        now: float,
+        requeues: list[tuple[int, str]],
+    ) -> set[str]:
+        """The node loop of the pass; the visited nodes that stay awake. The resting nodes in
+        `requeues` (name order) are re-queued where their visits would come."""
+        idle, resting, awake = self._idle_check(now), self.resting, set()
+        position, k, left = self._positions, 0, len(requeues)
+        enabled, healths = self.resting_enabled, self.health.healths
+        grace = self.settings.node_monitor_grace_period
+        quiet_of, lease_of, keeps_lease = self._quiet.get, self.leases.get, self.health.keeps_lease
+        queue_of, clock, retry = self.tainters.queue, self._clock, self.nodes_to_retry
+        for name, node in visits:
+            if k < left and requeues[k][0] < position[name]:
+                k = self._requeue_until(requeues, k, position[name])
+            quiet = quiet_of(name)
+            if (
+                quiet is not None
+                and quiet.node is node
+                and quiet.status == "Unknown"
+                and not quiet.wanted_taint
+            ):
+                lease = lease_of(NODE_LEASE_NAMESPACE, name)
+                if quiet.lease is lease and keeps_lease(name, lease is not None):
+                    # _update_node's quiet case for an untainted Unknown node: markNodeForTainting
+                    # re-queues it (Remove, then Add); later passes do just that (see .resting)
+                    if quiet.counted:
+                        zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
+                    queue_of(quiet.zone).requeue(name, quiet.uid, to_nanos(clock.now()))
+                    retry.discard(name)
+                    if enabled:
+                        resting.rest_requeued(
+                            name, quiet.zone if quiet.counted else None, quiet.zone, quiet.uid
+                        )
+                    else:
+                        awake.add(name)
+                    continue
+            quiet = idle(name, node)
+            if quiet is not None:  # exactly _update_node's quiet case, whose other effects are no-ops
+                if quiet.counted:
+                    zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
+            else:
+                try:
+                    self._update_node(name, node, zone_conditions, now)
+                except Exception:
+                    log.exception("node lifecycle controller: failed to update the health of node %s", name)
+                    awake.add(name)
+                    continue
+                if enabled:
+                    quiet = idle(name, node)  # idle from now on while nothing changes
+                    if quiet is None:
+                        unready = self._unready_deadline(name, node, now)
+                        if unready is not None:
+                            zone = unready[1]
+                            resting.rest(name, unready[0], zone.zone if zone.counted else None, False)
+                            continue
+            if quiet is not None and enabled:
+                deadline = healths[name].probe_timestamp + grace
+                resting.rest(name, deadline, quiet.zone if quiet.counted else None)
+            else:
+                awake.add(name)
+        if k < left:
+            self._requeue_until(requeues, k, len(position))
+        return awake
+
+    def _requeue_order(self, started: bool) -> list[tuple[int, str]]:
+        """(name position, name) of the resting nodes to re-queue this pass, in name order."""
+        requeues = self.resting.requeues
+        if not started or not requeues:
+            return []
+        position = self._name_order()[1]
+        return sorted((position[name], name) for name in requeues if name in position)
+
+    def _requeue_until(self, order: list[tuple[int, str]], k: int, end: int) -> int:
+        """Re-queue the nodes of order[k:] (name position, name) placed before name position
+        `end`; the index of the first one left."""
+        requeues, clock, queues = self.resting.requeues, self._clock, self.tainters.queues
+        queue_of = self.tainters.queue
+        left = len(order)
+        while k < left:
+            at, name = order[k]
+            if at >= end:
+                break
+            zone, uid = requeues[name]
+            queue = queues.get(zone) or queue_of(zone)
+            queue.requeue(name, uid, to_nanos(clock.now()))
+            k += 1
+        return k
+
+    def _unready_deadline(self, name: str, node: JSON, now: float) -> tuple[float, QuietNode] | None:
+        """For a quiet not-Ready node whose visits only retry a no-op Add (see .resting): until when
+        it may rest (math.inf: an Unknown node has no deadline) and its QuietNode."""
+        quiet = self._quiet.get(name)
+        if quiet is None or quiet.node is not node or quiet.status == "True" or not quiet.wanted_taint:
+            return None
+        lease = self.leases.get(NODE_LEASE_NAMESPACE, name)
+        if quiet.lease is not lease or name in self.nodes_to_retry:
+            return None
+        queue = self.tainters.queues.get(quiet.zone)
+        if queue is None or name not in queue.queue.values:
+            return None
+        has_lease = lease is not None
+        if quiet.status == "Unknown":
+            return (math.inf, quiet) if self.health.keeps_lease(name, has_lease) else None
+        if not self.health.still_quiet(name, has_lease, now):
+            return None
+        return self.health.healths[name].probe_timestamp + self.settings.node_monitor_grace_period, quiet
+
+    def _wake_resting(self, now: float, by_name: dict[str, JSON]) -> list[tuple[str, JSON]]:
+        """Wake the resting nodes that changed or ran out of grace; (name, node) of the nodes to
+        visit in name order: those the last pass left awake and those woken now."""
+        resting = self.resting
+        resting.wake_changed_nodes()
+        resting.wake_expired(now, self.settings.node_monitor_grace_period)
+        awake = self._awake
+        awake.update(resting.take_woken())
+        position = self._name_order()[1]
+        names = sorted((name for name in awake if name in position), key=position.__getitem__)
+        return [(name, by_name[name]) for name in names]
+
+    def _update_node(
+        self, name: str, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]], now: float
+    ) -> None:
+        """One node of monitorNodeHealth. A node whose object and lease are the same as in a pass
+        that changed nothing takes a shortcut with exactly the same effects."""
+        lease = self.leases.get(NODE_LEASE_NAMESPACE, name)
+        quiet = self._quiet.get(name)
+        if quiet is not None and quiet.node is node and self._still_quiet(name, quiet, lease, now):
+            quiet.lease = lease
+            if quiet.counted:
+                zone_conditions.setdefault(quiet.zone, []).append(quiet.ready)
+            if quiet.status != "True":
+                # markNodeForTainting with what is known of this unchanged node
+                queue = self.tainters.queue(quiet.zone)
+                if quiet.wanted_taint:
+                    queue.add(name, quiet.uid, to_nanos(self._clock.now()))
+                else:
+                    queue.requeue(name, quiet.uid, to_nanos(self._clock.now()))
+            elif quiet.no_execute_taints:
+                self.mark_node_as_reachable(node)
+            else:
+                queue = self.tainters.queue(quiet.zone)
+                if name in queue.queue.values:  # Remove of a value not in the set changes nothing
+                    queue.remove(name)
+            self.nodes_to_retry.discard(name)
+            return
+        self._quiet.pop(name, None)
+        self._full_update_node(node, zone_conditions)
+        result = self._last_result
+        if result is not None and self._is_quiet(name, result):
+            assert result.current_ready is not None
+            taints = (node.get("spec") or {}).get("taints") or []
+            status = str(result.current_ready.get("status"))
+            unreachable = taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
+            not_ready = taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
+            self._quiet[name] = QuietNode(
+                node,
+                lease,
+                result.current_ready,
+                status,
+                get_zone_key(node),
+                not is_excluded_from_disruption_checks(node),
+                unreachable or not_ready,
+                not_ready if status == "False" else unreachable,
+                str((node.get("metadata") or {}).get("uid") or ""),
+            )
+
+    def _idle_check(self, now: float) -> Callable[[str, JSON], QuietNode | None]:
+        """A test for the commonest node of a pass: quiet, Ready, untainted, with the same object
+        and lease as last time, within its grace period, in no tainting queue and not to retry.
+        For such a node _update_node only re-counts its Ready condition (its queue removal and
+        retry discard change nothing), so the pass may do just that."""
+        quiet_of, lease_of = self._quiet.get, self.leases.get
+        healths, retry = self.health.healths, self.nodes_to_retry
+        grace = self.settings.node_monitor_grace_period
+        queues = self.tainters.queues
+
+        def idle(name: str, node: JSON) -> QuietNode | None:
+            quiet = quiet_of(name)
+            if quiet is None or quiet.node is not node or quiet.status != "True" or quiet.no_execute_taints:
+                return None
+            lease = lease_of(NODE_LEASE_NAMESPACE, name)
+            health = healths.get(name)
+            if quiet.lease is not lease or health is None or (lease is not None and health.lease is None):
+                return None
+            if now > health.probe_timestamp + grace or name in retry:
+                return None
+            queue = queues.get(quiet.zone)
+            return quiet if queue is not None and name not in queue.queue.values else None
+
+        return idle
+
+    def _still_quiet(self, name: str, quiet: QuietNode, lease: JSON | None, now: float) -> bool:
+        has_lease = lease is not None
+        if quiet.status == "Unknown":
+            # nothing changes while nothing is renewed (the conditions are Unknown already)
+            return quiet.lease is lease and self.health.keeps_lease(name, has_lease)
+        if quiet.lease is not lease:
+            if lease is None:
+                return False
+            self.health.observe_lease(name, lease, now)
+        return self.health.still_quiet(name, has_lease, now)
+
+    def _is_quiet(self, name: str, result: HealthResult) -> bool:
+        current = result.current_ready
+        if result.wrote or current is None or result.observed_ready != current:
+            return False
+        status = current.get("status")
+        if status == "True":
+            return True
+        taints = (result.node.get("spec") or {}).get("taints") or []
+        if name in self.nodes_to_retry:
+            return False
+        if status == "Unknown":
+            return not taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
+        return status == "False" and not taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
