@@ -6,7 +6,11 @@ index that ClaimPods filters).
 Orphans are also indexed by each (namespace, label key, label value) they carry: a selector with
 an equality (or `in`) requirement finds its adoption candidates from the smallest of those posting
 lists instead of scanning every orphan in the namespace. Results always come in key order, the
-order a full scan would give.
+order a full scan would give. A controller that never adopts (the DaemonSet controller) indexes
+owned pods only (`orphans=False`).
+
+`version(uid)` counts the changes to an owner's pods, so a caller may keep what it derived from
+them until the next change.
 """
 
 from __future__ import annotations
@@ -27,9 +31,17 @@ _NONE: frozenset[Key] = frozenset()
 class PodOwnerIndex:
     """pods by controller UID (`owned`) and orphans by namespace; `on_change(old, new)` after each event."""
 
-    def __init__(self, informer: Informer, on_change: Callable[[JSON | None, JSON | None], None]) -> None:
+    def __init__(
+        self,
+        informer: Informer,
+        on_change: Callable[[JSON | None, JSON | None], None],
+        *,
+        orphans: bool = True,
+    ) -> None:
         self.informer = informer
         self._on_change = on_change
+        self._track_orphans = orphans
+        self._versions: dict[str, int] = {}
         self.owned: dict[str, set[Key]] = {}
         self.orphans: dict[str, set[Key]] = {}
         self._orphan_labels: dict[LabelKey, set[Key]] = {}
@@ -44,6 +56,7 @@ class PodOwnerIndex:
         owner = self._owner_of.pop(key)
         if owner is not None:
             _discard(self.owned, owner, key)
+            self._versions[owner] = self._versions.get(owner, 0) + 1
             return
         _discard(self.orphans, key[0], key)
         for label in self._labels_of.pop(key, ()):
@@ -57,6 +70,9 @@ class PodOwnerIndex:
             owner = str(ref.get("uid") or "")
             self.owned.setdefault(owner, set()).add(key)
             self._owner_of[key] = owner
+            self._versions[owner] = self._versions.get(owner, 0) + 1
+            return
+        if not self._track_orphans:
             return
         self.orphans.setdefault(key[0], set()).add(key)
         self._owner_of[key] = None
@@ -78,6 +94,10 @@ class PodOwnerIndex:
     def _delete(self, pod: JSON) -> None:
         self._unindex(key_of(pod))
         self._on_change(pod, None)
+
+    def version(self, uid: str) -> int:
+        """Changes so far to the pods `uid` owns (a pod added, changed or removed)."""
+        return self._versions.get(uid, 0)
 
     def pods_owned_by(self, uid: str) -> list[JSON]:
         return self._get(self.owned.get(uid, _NONE))
