@@ -26,6 +26,7 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 LabelKey = tuple[str, str, str]  # (namespace, label key, label value)
 _NONE: frozenset[Key] = frozenset()
+_ABSENT = object()
 
 
 class PodOwnerIndex:
@@ -50,13 +51,16 @@ class PodOwnerIndex:
         self._labels_of: dict[Key, tuple[LabelKey, ...]] = {}
         informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
 
+    def _bump(self, owner: str) -> None:
+        self._versions[owner] = self._versions.get(owner, 0) + 1
+
     def _unindex(self, key: Key) -> None:
         if key not in self._owner_of:
             return
         owner = self._owner_of.pop(key)
         if owner is not None:
             _discard(self.owned, owner, key)
-            self._versions[owner] = self._versions.get(owner, 0) + 1
+            self._bump(owner)
             return
         _discard(self.orphans, key[0], key)
         for label in self._labels_of.pop(key, ()):
@@ -64,24 +68,34 @@ class PodOwnerIndex:
 
     def _index(self, pod: JSON) -> None:
         key = key_of(pod)
-        self._unindex(key)
         ref = controller_ref_of(pod)
-        if ref is not None:
-            owner = str(ref.get("uid") or "")
+        owner = None if ref is None else str(ref.get("uid") or "")
+        if owner is not None and self._owner_of.get(key, _ABSENT) == owner:
+            self._bump(owner)  # still owned by the same owner (a status change): nothing moves
+            return
+        tags = self._orphan_tags(key, pod) if owner is None and self._track_orphans else ()
+        orphaned = owner is None and key in self._owner_of and self._owner_of[key] is None
+        if orphaned and self._labels_of.get(key, ()) == tags:
+            return  # an orphan still, with the same labels
+        self._unindex(key)
+        if owner is not None:
             self.owned.setdefault(owner, set()).add(key)
             self._owner_of[key] = owner
-            self._versions[owner] = self._versions.get(owner, 0) + 1
+            self._bump(owner)
             return
         if not self._track_orphans:
             return
         self.orphans.setdefault(key[0], set()).add(key)
         self._owner_of[key] = None
-        labels = (pod.get("metadata") or {}).get("labels") or {}
-        tags = tuple((key[0], str(k), str(v)) for k, v in labels.items())
         for tag in tags:
             self._orphan_labels.setdefault(tag, set()).add(key)
         if tags:
             self._labels_of[key] = tags
+
+    @staticmethod
+    def _orphan_tags(key: Key, pod: JSON) -> tuple[LabelKey, ...]:
+        labels = (pod.get("metadata") or {}).get("labels") or {}
+        return tuple((key[0], str(k), str(v)) for k, v in labels.items())
 
     def _add(self, pod: JSON) -> None:
         self._index(pod)
