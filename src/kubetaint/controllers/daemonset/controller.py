@@ -17,6 +17,7 @@ from typing import Any
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.daemonset.placement import (
+    PlacementMemo,
     daemon_pod_spec,
     node_name_affinity,
     node_should_run_daemon_pod,
@@ -67,16 +68,23 @@ class DaemonSetController:
         self.recorder = recorder or EventRecorder(store, clock, "daemonset-controller")
         self.enable_comparison = enable_comparison_operators
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
-        self.index = PodOwnerIndex(self.pods, self._pod_changed)
+        # the DaemonSet controller never adopts: owned pods only
+        self.index = PodOwnerIndex(self.pods, self._pod_changed, orphans=False)
+        # per DaemonSet uid: the owner index version its pods by node were built at, and them
+        self._by_node: dict[str, tuple[int, dict[str, list[JSON]]]] = {}
+        # per DaemonSet uid: where its pods should run, per node
+        self._placement: dict[str, PlacementMemo] = {}
+        self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
         self.daemonsets.add_handlers(
             EventHandlers(
                 on_add=lambda ds: self.queue.add(podutil.key_of(ds)),
                 on_update=lambda _o, ds: self.queue.add(podutil.key_of(ds)),
+                on_delete=self._forget,
             )
         )
         self.nodes.add_handlers(
-            EventHandlers(on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_added)
+            EventHandlers(on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_deleted)
         )
 
     def start(self) -> None:
@@ -91,7 +99,35 @@ class DaemonSetController:
             if pod is not None and ref is not None and ref.get("kind") == "DaemonSet":
                 self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
 
+    def _forget(self, ds: JSON) -> None:
+        uid = str((ds.get("metadata") or {}).get("uid") or "")
+        self._by_node.pop(uid, None)
+        self._placement.pop(uid, None)
+
+    def _should_run(self, node: JSON, ds: JSON) -> tuple[bool, bool]:
+        """node_should_run_daemon_pod, remembered while the node and the template stay the same."""
+        uid = str(ds["metadata"].get("uid") or "")
+        memo = self._placement.get(uid)
+        if memo is None:
+            memo = self._placement[uid] = PlacementMemo()
+        return memo.should_run(node, ds, enable_comparison=self.enable_comparison)
+
+    def _sorted_nodes(self) -> list[JSON]:
+        """The nodes by name (the order is kept until a node is added or deleted)."""
+        if self._node_keys is None:
+            keys = [podutil.key_of(n) for n in self.nodes.items()]
+            self._node_keys = sorted(keys, key=lambda key: key[1])
+        nodes = [self.nodes.get(*key) for key in self._node_keys]
+        return [n for n in nodes if n is not None]
+
+    def _node_deleted(self, node: JSON) -> None:
+        name = str((node.get("metadata") or {}).get("name") or "")
+        for memo in self._placement.values():
+            memo.forget(name)
+        self._node_added(node)
+
     def _node_added(self, node: JSON) -> None:
+        self._node_keys = None
         for ds in self.daemonsets.items():
             self.queue.add(podutil.key_of(ds))
 
@@ -122,18 +158,25 @@ class DaemonSetController:
         self.update_status(current, self._pods_by_node(current))
 
     def _pods_by_node(self, ds: JSON) -> dict[str, list[JSON]]:
+        """The DaemonSet's pods by target node (in key order); READ-ONLY, kept until one of its
+        pods changes."""
         uid = str(ds["metadata"].get("uid") or "")
+        version = self.index.version(uid)
+        cached = self._by_node.get(uid)
+        if cached is not None and cached[0] == version:
+            return cached[1]
         result: dict[str, list[JSON]] = {}
         for pod in self.index.pods_owned_by(uid):
             node = target_node_name(pod)
             if node is not None:
                 result.setdefault(node, []).append(pod)
+        self._by_node[uid] = (version, result)
         return result
 
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         to_create: list[str] = []
         to_delete: list[JSON] = []
-        for node in sorted(self.nodes.items(), key=lambda n: str(n["metadata"]["name"])):
+        for node in self._sorted_nodes():
             create, delete = self.pods_should_be_on_node(
                 node, ds, by_node.get(str(node["metadata"]["name"]), [])
             )
@@ -147,9 +190,7 @@ class DaemonSetController:
     def pods_should_be_on_node(self, node: JSON, ds: JSON, pods: list[JSON]) -> tuple[list[str], list[JSON]]:
         """podsShouldBeOnNode: the nodes needing a pod and the pods to delete on this node."""
         node_name = str(node["metadata"]["name"])
-        should_run, should_continue = node_should_run_daemon_pod(
-            node, ds, enable_comparison=self.enable_comparison
-        )
+        should_run, should_continue = self._should_run(node, ds)
         live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
         if should_run and not pods:
             return [node_name], []
@@ -219,7 +260,7 @@ class DaemonSetController:
         revision = compute_hash(spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount"))
         desired = current = misscheduled = ready = available = updated = 0
         for node in self.nodes.items():
-            should_run, _ = node_should_run_daemon_pod(node, ds, enable_comparison=self.enable_comparison)
+            should_run, _ = self._should_run(node, ds)
             scheduled = [
                 p
                 for p in by_node.get(str(node["metadata"]["name"]), [])

@@ -44,7 +44,35 @@ def node_should_run_daemon_pod(
     node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
 ) -> tuple[bool, bool]:
     """(shouldRun, shouldContinueRunning) for the DaemonSet on the node."""
-    spec = _daemon_spec_for_placement(ds)
+    return _should_run(node, _daemon_spec_for_placement(ds), enable_comparison)
+
+
+class PlacementMemo:
+    """node_should_run_daemon_pod remembered per node: a sync asks for every node (twice), and
+    between syncs most nodes and the DaemonSet stay the very same (read-only) objects. An entry
+    holds the node object and the placement spec it was computed for (the spec is rebuilt when
+    the template changes, even in place), so any change to either computes it afresh."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[Mapping[str, Any], JSON, bool, tuple[bool, bool]]] = {}
+
+    def should_run(
+        self, node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
+    ) -> tuple[bool, bool]:
+        spec = _daemon_spec_for_placement(ds)
+        name = str((node.get("metadata") or {}).get("name") or "")
+        entry = self._entries.get(name)
+        if entry is not None and entry[0] is node and entry[1] is spec and entry[2] == enable_comparison:
+            return entry[3]
+        result = _should_run(node, spec, enable_comparison)
+        self._entries[name] = (node, spec, enable_comparison, result)
+        return result
+
+    def forget(self, name: str) -> None:
+        self._entries.pop(name, None)
+
+
+def _should_run(node: Mapping[str, Any], spec: JSON, enable_comparison: bool) -> tuple[bool, bool]:
     node_name = str((node.get("metadata") or {}).get("name") or "")
     if spec.get("nodeName") and spec["nodeName"] != node_name:
         return False, False

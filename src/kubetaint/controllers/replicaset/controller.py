@@ -84,20 +84,28 @@ class ReplicaSetController:
         return self.index.owned_pod(uid, key)
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
-        for pod in (old, new):
-            if pod is None:
-                continue
-            ref = podutil.controller_ref_of(pod)
-            if ref is not None:
-                self.views.mark(str(ref.get("uid") or ""), podutil.key_of(pod))
-                if ref.get("kind") == "ReplicaSet":
-                    self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
-                continue
-            # An orphan: every ReplicaSet in the namespace whose selector matches may adopt it.
-            namespace = podutil.key_of(pod)[0]
-            labels = (pod.get("metadata") or {}).get("labels") or {}
-            for rs in self.owners.matching(namespace, labels):
-                self.queue.add(podutil.key_of(rs))
+        old_ref = None if old is None else podutil.controller_ref_of(old)
+        if old is not None:
+            self._pod_seen(old, old_ref)
+        if new is None:
+            return
+        new_ref = podutil.controller_ref_of(new)
+        if old is not None and _same_claim(old, old_ref, new, new_ref):
+            return  # the same marks and keys again: nothing new
+        self._pod_seen(new, new_ref)
+
+    def _pod_seen(self, pod: JSON, ref: Mapping[str, Any] | None) -> None:
+        """Mark the owner's view and queue the owner; an orphan queues every ReplicaSet of its
+        namespace whose selector matches it (any of them may adopt it)."""
+        key = podutil.key_of(pod)
+        if ref is not None:
+            self.views.mark(str(ref.get("uid") or ""), key)
+            if ref.get("kind") == "ReplicaSet":
+                self.queue.add((key[0], str(ref.get("name"))))
+            return
+        labels = (pod.get("metadata") or {}).get("labels") or {}
+        for rs in self.owners.matching(key[0], labels):
+            self.queue.add(podutil.key_of(rs))
 
     # sync ----------------------------------------------------------------------------------------
 
@@ -251,6 +259,19 @@ class ReplicaSetController:
         want = int(spec.get("replicas", 1))
         if min_ready > 0 and status["readyReplicas"] == want and status["availableReplicas"] != want:
             self.queue.add_after(podutil.key_of(rs), float(min_ready))
+
+
+def _same_claim(
+    old: JSON, old_ref: Mapping[str, Any] | None, new: JSON, new_ref: Mapping[str, Any] | None
+) -> bool:
+    """Whether `_pod_seen` of the new pod would repeat that of the old one (the same key, owner
+    reference, or for an orphan the same labels), so that it can only mark and queue again what
+    is marked and queued already."""
+    if old_ref is not None or new_ref is not None:
+        return old_ref == new_ref
+    old_labels = (old.get("metadata") or {}).get("labels") or {}
+    new_labels = (new.get("metadata") or {}).get("labels") or {}
+    return bool(old_labels == new_labels)
 
 
 def _uid(obj: Mapping[str, Any]) -> str:

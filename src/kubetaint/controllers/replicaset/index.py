@@ -6,7 +6,11 @@ index that ClaimPods filters).
 Orphans are also indexed by each (namespace, label key, label value) they carry: a selector with
 an equality (or `in`) requirement finds its adoption candidates from the smallest of those posting
 lists instead of scanning every orphan in the namespace. Results always come in key order, the
-order a full scan would give.
+order a full scan would give. A controller that never adopts (the DaemonSet controller) indexes
+owned pods only (`orphans=False`).
+
+`version(uid)` counts the changes to an owner's pods, so a caller may keep what it derived from
+them until the next change.
 """
 
 from __future__ import annotations
@@ -22,14 +26,23 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 LabelKey = tuple[str, str, str]  # (namespace, label key, label value)
 _NONE: frozenset[Key] = frozenset()
+_ABSENT = object()
 
 
 class PodOwnerIndex:
     """pods by controller UID (`owned`) and orphans by namespace; `on_change(old, new)` after each event."""
 
-    def __init__(self, informer: Informer, on_change: Callable[[JSON | None, JSON | None], None]) -> None:
+    def __init__(
+        self,
+        informer: Informer,
+        on_change: Callable[[JSON | None, JSON | None], None],
+        *,
+        orphans: bool = True,
+    ) -> None:
         self.informer = informer
         self._on_change = on_change
+        self._track_orphans = orphans
+        self._versions: dict[str, int] = {}
         self.owned: dict[str, set[Key]] = {}
         self.orphans: dict[str, set[Key]] = {}
         self._orphan_labels: dict[LabelKey, set[Key]] = {}
@@ -38,12 +51,16 @@ class PodOwnerIndex:
         self._labels_of: dict[Key, tuple[LabelKey, ...]] = {}
         informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
 
+    def _bump(self, owner: str) -> None:
+        self._versions[owner] = self._versions.get(owner, 0) + 1
+
     def _unindex(self, key: Key) -> None:
         if key not in self._owner_of:
             return
         owner = self._owner_of.pop(key)
         if owner is not None:
             _discard(self.owned, owner, key)
+            self._bump(owner)
             return
         _discard(self.orphans, key[0], key)
         for label in self._labels_of.pop(key, ()):
@@ -51,21 +68,34 @@ class PodOwnerIndex:
 
     def _index(self, pod: JSON) -> None:
         key = key_of(pod)
-        self._unindex(key)
         ref = controller_ref_of(pod)
-        if ref is not None:
-            owner = str(ref.get("uid") or "")
+        owner = None if ref is None else str(ref.get("uid") or "")
+        if owner is not None and self._owner_of.get(key, _ABSENT) == owner:
+            self._bump(owner)  # still owned by the same owner (a status change): nothing moves
+            return
+        tags = self._orphan_tags(key, pod) if owner is None and self._track_orphans else ()
+        orphaned = owner is None and key in self._owner_of and self._owner_of[key] is None
+        if orphaned and self._labels_of.get(key, ()) == tags:
+            return  # an orphan still, with the same labels
+        self._unindex(key)
+        if owner is not None:
             self.owned.setdefault(owner, set()).add(key)
             self._owner_of[key] = owner
+            self._bump(owner)
+            return
+        if not self._track_orphans:
             return
         self.orphans.setdefault(key[0], set()).add(key)
         self._owner_of[key] = None
-        labels = (pod.get("metadata") or {}).get("labels") or {}
-        tags = tuple((key[0], str(k), str(v)) for k, v in labels.items())
         for tag in tags:
             self._orphan_labels.setdefault(tag, set()).add(key)
         if tags:
             self._labels_of[key] = tags
+
+    @staticmethod
+    def _orphan_tags(key: Key, pod: JSON) -> tuple[LabelKey, ...]:
+        labels = (pod.get("metadata") or {}).get("labels") or {}
+        return tuple((key[0], str(k), str(v)) for k, v in labels.items())
 
     def _add(self, pod: JSON) -> None:
         self._index(pod)
@@ -78,6 +108,10 @@ class PodOwnerIndex:
     def _delete(self, pod: JSON) -> None:
         self._unindex(key_of(pod))
         self._on_change(pod, None)
+
+    def version(self, uid: str) -> int:
+        """Changes so far to the pods `uid` owns (a pod added, changed or removed)."""
+        return self._versions.get(uid, 0)
 
     def pods_owned_by(self, uid: str) -> list[JSON]:
         return self._get(self.owned.get(uid, _NONE))

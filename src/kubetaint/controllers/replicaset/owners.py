@@ -113,13 +113,25 @@ class OwnerSelectorIndex:
 
     def matching(self, namespace: str, labels: Mapping[str, str]) -> list[JSON]:
         """Owners in `namespace` whose selector matches `labels`, in informer cache order."""
-        candidates: set[Key] = set(self._unanchored.get(namespace, ()))
+        unanchored = self._unanchored.get(namespace)
+        candidates: set[Key] | None = set(unanchored) if unanchored else None
+        only: set[Key] | None = None  # the one posting list found, while it is the only one
         for label_key, value in labels.items():
-            found = self._by_anchor.get((namespace, label_key, str(value)))
-            if found:
-                candidates |= found
+            found = self._by_anchor.get((namespace, label_key, value if type(value) is str else str(value)))
+            if not found:
+                continue
+            if candidates is None and only is None:
+                only = found  # usually the only one: used as it is, without a copy
+                continue
+            if candidates is None:
+                candidates = set(only or ())
+            candidates |= found
+        keys = candidates if candidates is not None else only
+        if not keys:
+            return []
+        ordered = sorted(keys, key=self._order.__getitem__) if len(keys) > 1 else list(keys)
         result: list[JSON] = []
-        for key in sorted(candidates, key=self._order.__getitem__):
+        for key in ordered:
             owner = self.informer.get(*key)
             if owner is not None and self.selectors.matching(owner).matches(labels):
                 result.append(owner)

@@ -77,8 +77,11 @@ def ready_condition(pod: Mapping[str, Any]) -> JSON | None:
 
 
 def is_ready(pod: Mapping[str, Any]) -> bool:
-    cond = ready_condition(pod)
-    return cond is not None and cond.get("status") == "True"
+    # ready_condition without its copy: asked for every pod a view or a ranking looks at
+    for cond in (pod.get("status") or {}).get("conditions") or ():
+        if cond.get("type") == "Ready":
+            return bool(cond.get("status") == "True")
+    return False
 
 
 def ready_since(pod: Mapping[str, Any]) -> float | None:

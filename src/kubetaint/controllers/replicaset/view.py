@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.controllers.replicaset import podutil
@@ -22,8 +22,7 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 
 
-@dataclass(frozen=True)
-class PodFacts:
+class PodFacts(NamedTuple):  # a tuple: built for every pod event a view sees
     pod: JSON
     matches: bool  # the selector matches its labels
     active: bool
@@ -37,7 +36,7 @@ def pod_facts(pod: JSON, selector: LabelSelector, template_labels: Mapping[str, 
         pod,
         selector.matches(labels),
         podutil.is_active(pod),
-        all(labels.get(k) == v for k, v in template_labels.items()),
+        labels == template_labels or all(labels.get(k) == v for k, v in template_labels.items()),
         podutil.is_ready(pod),
     )
 
