@@ -9,9 +9,10 @@ With `graceful_pod_deletion` (and a clock), pod deletes are graceful as kube-api
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from kubetaint.admission import CREATE, DELETE, UPDATE, AdmissionChain, AdmissionError, Attributes
@@ -23,6 +24,7 @@ from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
+from kubetaint.registry.bulk import BulkCreateMemo, pod_key
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions
@@ -110,6 +112,7 @@ class Registry:
         self.validator = validator if validator is not None else api_validator()
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
+        self._bulk: BulkCreateMemo | None = None
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -135,10 +138,41 @@ class Registry:
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = self._before_create(resource, obj)
+        if self._bulk is not None and resource == "pods" and not dry_run:
+            return self._create_pod_in_bulk(self._bulk, obj)
         namespace, name = object_key(obj)
         attrs = Attributes(CREATE, plain_resource(resource), obj, None, namespace, name, "", dry_run)
         admitted = self._admit(attrs, None)
         return self.store.create(resource, admitted, dry_run=dry_run)
+
+    @contextlib.contextmanager
+    def bulk_creates(self) -> Iterator[None]:
+        """Within the block, pods created from one template share their admission result
+        (registry.bulk); everything stored is what creating them one by one stores."""
+        if self._bulk is not None or self.admission is None:
+            yield
+            return
+        self._bulk = BulkCreateMemo(self.store)
+        try:
+            yield
+        finally:
+            self._bulk = None
+
+    def _create_pod_in_bulk(self, bulk: BulkCreateMemo, obj: JSON) -> JSON:
+        key = pod_key(obj)
+        admitted = bulk.admitted(key, obj) if key is not None else None
+        if admitted is None:
+            namespace, name = object_key(obj)
+            attrs = Attributes(CREATE, "pods", obj, None, namespace, name, "", False)
+            admitted = self._admit(attrs, None)
+            if key is not None:
+                bulk.remember(key, obj, admitted)
+        elif self.validator is not None:
+            # admission (and its validating phase) passed for this key; validation reads names
+            self.validator("pods", admitted, None)
+        created = self.store.create("pods", admitted)
+        bulk.stored(created)
+        return created
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)
