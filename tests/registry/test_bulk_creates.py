@@ -335,3 +335,22 @@ def test_pod_admission_never_reads_the_node_name_nor_pods(fields: JSON, nodes: t
         results.append(json.dumps({**admitted, "spec": spec}))
     assert results[0] == results[1]
     assert lookup.read <= {"namespaces", "priorityclasses", "runtimeclasses"}
+
+
+def test_a_validator_of_the_host_still_sees_every_pod_created_in_bulk() -> None:
+    seen: list[str] = []
+
+    def validator(resource: str, obj: JSON, old: JSON | None) -> None:
+        seen.append(obj["metadata"]["name"])
+        if obj["metadata"]["name"] == "p3":
+            raise StatusError(422, "Invalid", "p3 refused")
+
+    registry = make_registry()
+    create_all(registry, SETUP)
+    registry.validator = validator
+    seen.clear()
+    with registry.bulk_creates():
+        outcomes = create_all(registry, [("pods", pod(f"p{i}", node=f"node-{i}")) for i in range(5)])
+    assert seen == [f"p{i}" for i in range(5)]
+    assert outcomes[3] == "422 p3 refused []"
+    assert len(registry.store.list("pods").items) == 4

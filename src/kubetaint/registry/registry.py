@@ -19,7 +19,7 @@ from kubetaint.admission import CREATE, DELETE, UPDATE, AdmissionChain, Admissio
 from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
-from kubetaint.api.validation import invalid_status, validate
+from kubetaint.api.validation import FieldError, invalid_status, validate, validate_pod_create_like
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
@@ -46,22 +46,41 @@ def resource_info(resource: str) -> resources.Resource | None:
     return resources.by_plural(plural, group)
 
 
-def api_validator(feature_gates: FeatureGates | None = None) -> Validator:
+class ApiValidator:
     """kube-apiserver's validation as a registry Validator (422 Status with causes)."""
 
-    def check(resource: str, obj: JSON, old: JSON | None) -> None:
+    def __init__(self, feature_gates: FeatureGates | None = None) -> None:
+        self.feature_gates = feature_gates
+
+    def __call__(self, resource: str, obj: JSON, old: JSON | None) -> None:
         info = resource_info(resource)
         if info is None:
             return
         try:
-            errs = validate(obj, old=old, feature_gates=feature_gates)
+            errs = validate(obj, old=old, feature_gates=self.feature_gates)
         except ValueError:
             return  # a kind validation does not model: nothing to check, as for unknown fields
+        self._raise(info, obj, errs)
+
+    def check_pod_like(self, obj: JSON) -> None:
+        """Validate creating the Pod `obj`, whose spec is, but for nodeName's value, that of a pod
+        this validator accepted on create (validation.validate_pod_create_like)."""
+        info = resource_info("pods")
+        if info is None or (obj.get("apiVersion"), obj.get("kind")) != ("v1", "Pod"):
+            self("pods", obj, None)  # validated as whatever kind it claims, as the first one was
+            return
+        self._raise(info, obj, validate_pod_create_like(obj, feature_gates=self.feature_gates))
+
+    @staticmethod
+    def _raise(info: resources.Resource, obj: JSON, errs: builtins.list[FieldError]) -> None:
         if errs:
             name = str((obj.get("metadata") or {}).get("name") or "")
             raise StatusError.from_status(invalid_status(info.kind, name, errs, info.group))
 
-    return check
+
+def api_validator(feature_gates: FeatureGates | None = None) -> Validator:
+    """kube-apiserver's validation as a registry Validator (an ApiValidator)."""
+    return ApiValidator(feature_gates)
 
 
 class StoreLookup:
@@ -167,8 +186,10 @@ class Registry:
             admitted = self._admit(attrs, None)
             if key is not None:
                 bulk.remember(key, obj, admitted)
+        elif isinstance(self.validator, ApiValidator):
+            # admission (with its validating phase) and validation passed for this key's first pod
+            self.validator.check_pod_like(admitted)
         elif self.validator is not None:
-            # admission (and its validating phase) passed for this key; validation reads names
             self.validator("pods", admitted, None)
         created = self.store.create("pods", admitted)
         bulk.stored(created)
