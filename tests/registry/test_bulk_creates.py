@@ -266,10 +266,8 @@ def test_a_gap_in_resource_versions_drops_every_entry() -> None:
     create_all(registry, SETUP)
     memo = BulkCreateMemo(registry.store)
     obj = pod("p")
-    key = pod_key(obj)
-    assert key is not None
-    memo.remember(key, obj, {**obj, "spec": {**obj["spec"], "priority": 0}})
-    assert memo.admitted(key, pod("q")) is not None
+    memo.remember(obj, {**obj, "spec": {**obj["spec"], "priority": 0}})
+    assert memo.admitted(pod("q")) is not None
     memo.stored({"metadata": {"resourceVersion": str(registry.store.current_resource_version() + 2)}})
     assert len(memo) == 0
 
@@ -354,3 +352,31 @@ def test_a_validator_of_the_host_still_sees_every_pod_created_in_bulk() -> None:
     assert seen == [f"p{i}" for i in range(5)]
     assert outcomes[3] == "422 p3 refused []"
     assert len(registry.store.list("pods").items) == 4
+
+
+def shared_pod(name: str, node: str, containers: list[JSON], namespace: str = "default", **spec: Any) -> JSON:
+    """A pod whose containers are the given list itself (pods stamped from one template)."""
+    obj = pod(name, node=node, namespace=namespace, **spec)
+    obj["spec"] = {"containers": containers, "nodeName": node, **spec}
+    return obj
+
+
+def test_pods_sharing_their_spec_values_are_admitted_as_pods_with_copies() -> None:
+    containers = copy.deepcopy(TEMPLATE["containers"])
+    steps = [
+        ("pods", shared_pod("s0", "node-0", containers)),
+        ("pods", shared_pod("s1", "node-1", containers)),
+        ("pods", shared_pod("s2", "node-2", containers, namespace="team")),
+        ("pods", shared_pod("s3", "node-3", containers, priorityClassName="high")),
+        ("pods", pod("c0", node="node-4")),
+        ("pods", shared_pod("s4", "Node_5", containers)),
+        ("pods", shared_pod("s5", "node-6", containers)),
+    ]
+    registry = make_registry()
+    with registry.bulk_creates():
+        got = create_all(registry, [*SETUP, *steps])
+        bulk = registry._bulk
+        assert bulk is not None and len(bulk._by_identity) == 3
+    expected = create_all(make_registry(), [*SETUP, *steps])
+    assert got == expected
+    assert '"nodeName": "node-6"' in got[-1] and '"priority": 1000' in got[-4]

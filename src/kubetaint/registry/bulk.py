@@ -28,24 +28,43 @@ LIMIT = 1 << 12
 _ANY_NODE = "\x00node"
 
 Key = tuple[str, str, str]
+IdentityKey = tuple[str, tuple[tuple[str, int], ...], str]
+
+
+def _plain(obj: Mapping[str, Any]) -> bool:
+    """A plain dict pod with plain dict metadata, spec and (if any) status."""
+    status = obj.get("status")
+    return (
+        type(obj) is dict
+        and type(obj.get("spec")) is dict
+        and type(obj.get("metadata")) is dict
+        and (status is None or type(status) is dict)
+    )
+
+
+def _rest(obj: Mapping[str, Any]) -> str:
+    return repr({k: v for k, v in obj.items() if k not in ("metadata", "spec")})
 
 
 def pod_key(obj: Mapping[str, Any]) -> Key | None:
     """What pod admission reads of `obj` (a create request after defaulting), or None when the
-    pod is not a plain dict with a plain dict spec and status (then it takes the full path)."""
-    spec = obj.get("spec")
-    status = obj.get("status")
-    meta = obj.get("metadata")
-    if type(obj) is not dict or type(spec) is not dict or type(meta) is not dict:
+    pod is not plain JSON (then it takes the full path)."""
+    if not _plain(obj):
         return None
-    if status is not None and type(status) is not dict:
-        return None
+    spec = obj["spec"]
     masked = spec
     if "nodeName" in spec:
         masked = spec.copy()
         masked["nodeName"] = _ANY_NODE  # keeps its position: key order shows in the stored pod
-    rest = {k: v for k, v in obj.items() if k not in ("metadata", "spec")}
-    return str(meta.get("namespace") or ""), repr(masked), repr(rest)
+    return str(obj["metadata"].get("namespace") or ""), repr(masked), _rest(obj)
+
+
+def _identity_key(obj: JSON) -> IdentityKey:
+    """pod_key with the spec's values (nodeName's aside) by identity: pods stamped from one
+    template carry the very same objects, which cost nothing to compare."""
+    spec = obj["spec"]
+    values = tuple([(k, 0 if k == "nodeName" else id(v)) for k, v in spec.items()])
+    return str(obj["metadata"].get("namespace") or ""), values, _rest(obj)
 
 
 class _Admitted:
@@ -59,23 +78,33 @@ class _Admitted:
 
 
 class BulkCreateMemo:
-    """Pod admission results by `pod_key`, valid while the store takes no other write."""
+    """Pod admission results by `pod_key`, valid while the store takes no other write.
+
+    The objects given meanwhile must not change (as stored objects, which they become parts of):
+    entries are also found by the identities of a remembered pod's spec values, held by the
+    entry so that no other object can take their ids."""
 
     def __init__(self, store: Store, limit: int = LIMIT) -> None:
         self._store = store
         self._limit = limit
         self._entries: dict[Key, _Admitted] = {}
+        self._by_identity: dict[IdentityKey, tuple[JSON, _Admitted]] = {}
         self._resource_version = store.current_resource_version()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def admitted(self, key: Key, obj: JSON) -> JSON | None:
-        """`obj` as admission would return it, when a pod of `key` was admitted since the last
+    def admitted(self, obj: JSON) -> JSON | None:
+        """`obj` as admission would return it, when a pod of its key was admitted since the last
         write that was not one of these creates; else None."""
-        if not self._current():
+        if not _plain(obj) or not self._current():
             return None
-        entry = self._entries.get(key)
+        held = self._by_identity.get(_identity_key(obj))
+        if held is not None:
+            entry: _Admitted | None = held[1]
+        else:
+            key = pod_key(obj)
+            entry = self._entries.get(key) if key is not None else None
         if entry is None:
             return None
         if not entry.changed:
@@ -85,10 +114,11 @@ class BulkCreateMemo:
             spec["nodeName"] = obj["spec"]["nodeName"]
         return {**obj, "spec": spec}
 
-    def remember(self, key: Key, obj: JSON, admitted: JSON) -> None:
+    def remember(self, obj: JSON, admitted: JSON) -> None:
         """Record admission's result for `obj` (just computed, with the store as it is now),
         when it has the shape `admitted` reproduces: only the spec replaced, nodeName kept."""
-        if not self._current():
+        key = pod_key(obj)
+        if key is None or not self._current():
             return
         spec, admitted_spec = obj["spec"], admitted.get("spec")
         if type(admitted_spec) is not dict or list(admitted) != list(obj):
@@ -100,8 +130,9 @@ class BulkCreateMemo:
         ):
             return
         if len(self._entries) >= self._limit:
-            self._entries.clear()
-        self._entries[key] = _Admitted(admitted_spec, admitted_spec is not spec)
+            self._clear()
+        entry = self._entries[key] = _Admitted(admitted_spec, admitted_spec is not spec)
+        self._by_identity[_identity_key(obj)] = (spec, entry)
 
     def stored(self, created: Mapping[str, Any]) -> None:
         """A pod create was committed as `created`. The entries stay valid when it was the only
@@ -111,7 +142,7 @@ class BulkCreateMemo:
         except (KeyError, TypeError, ValueError):
             resource_version = -1
         if resource_version != self._resource_version + 1:
-            self._entries.clear()
+            self._clear()
         self._resource_version = resource_version
 
     def _current(self) -> bool:
@@ -121,6 +152,10 @@ class BulkCreateMemo:
         current = self._store.current_resource_version()
         if current == self._resource_version:
             return True
-        self._entries.clear()
+        self._clear()
         self._resource_version = current
         return False
+
+    def _clear(self) -> None:
+        self._entries.clear()
+        self._by_identity.clear()

@@ -24,7 +24,7 @@ from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
-from kubetaint.registry.bulk import BulkCreateMemo, pod_key
+from kubetaint.registry.bulk import BulkCreateMemo
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions
@@ -178,14 +178,12 @@ class Registry:
             self._bulk = None
 
     def _create_pod_in_bulk(self, bulk: BulkCreateMemo, obj: JSON) -> JSON:
-        key = pod_key(obj)
-        admitted = bulk.admitted(key, obj) if key is not None else None
+        admitted = bulk.admitted(obj)
         if admitted is None:
             namespace, name = object_key(obj)
             attrs = Attributes(CREATE, "pods", obj, None, namespace, name, "", False)
             admitted = self._admit(attrs, None)
-            if key is not None:
-                bulk.remember(key, obj, admitted)
+            bulk.remember(obj, admitted)
         elif isinstance(self.validator, ApiValidator):
             # admission (with its validating phase) and validation passed for this key's first pod
             self.validator.check_pod_like(admitted)
