@@ -81,14 +81,14 @@ class BulkCreateMemo:
     """Pod admission results by `pod_key`, valid while the store takes no other write.
 
     The objects given meanwhile must not change (as stored objects, which they become parts of):
-    entries are also found by the identities of a remembered pod's spec values, held by the
+    entries are also found by the identities of a remembered pod's spec values, held with the
     entry so that no other object can take their ids."""
 
     def __init__(self, store: Store, limit: int = LIMIT) -> None:
         self._store = store
         self._limit = limit
         self._entries: dict[Key, _Admitted] = {}
-        self._by_identity: dict[IdentityKey, tuple[JSON, _Admitted]] = {}
+        self._by_identity: dict[IdentityKey, tuple[tuple[Any, ...], _Admitted]] = {}
         self._resource_version = store.current_resource_version()
 
     def __len__(self) -> int:
@@ -132,7 +132,7 @@ class BulkCreateMemo:
         if len(self._entries) >= self._limit:
             self._clear()
         entry = self._entries[key] = _Admitted(admitted_spec, admitted_spec is not spec)
-        self._by_identity[_identity_key(obj)] = (spec, entry)
+        self._by_identity[_identity_key(obj)] = (tuple(spec.values()), entry)
 
     def stored(self, created: Mapping[str, Any]) -> None:
         """A pod create was committed as `created`. The entries stay valid when it was the only

@@ -146,13 +146,14 @@ class _SpecFacts:
         "priority",
         "requests",
         "scheduling_gates",
-        "spec",
         "tol_sig",
         "tolerations",
+        "values",
     )
 
     def __init__(self, pod: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
-        self.spec = spec  # held: the ids in its _SPEC_FACTS key stay its values' while it lives
+        # held: the ids in its _SPEC_FACTS key stay these values' while it lives
+        self.values = tuple(spec.values())
         priority = spec.get("priority")
         self.priority: int = int(priority) if isinstance(priority, int) else 0
         self.preemption_policy: str = spec.get("preemptionPolicy") or "PreemptLowerPriority"
