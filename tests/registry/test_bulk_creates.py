@@ -1,6 +1,7 @@
-"""Pods created in bulk share their admission result with earlier pods of the same template
-(registry.bulk). Whatever the mix of pods and other writes, everything stored (objects, key order,
-uids, resourceVersions) and every rejection must be what creating them one by one gives."""
+"""Pods share their admission result with earlier pods of the same template (registry.bulk),
+looking up again what admission looked up, or in bulk (loading a scenario) checking only that
+nothing else was written. Whatever the mix of pods and other writes, everything stored (objects,
+key order, uids, resourceVersions) and every rejection must be what admitting each afresh gives."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from kubetaint.admission import CREATE, AdmissionChain, AdmissionSettings, Attri
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry, StoreLookup, api_validator
-from kubetaint.registry.bulk import BulkCreateMemo, pod_key
+from kubetaint.registry.bulk import PodAdmissionMemo, pod_key
 from kubetaint.sim.cluster import seeded_uids
 from kubetaint.store.memory import MemoryStore
 
@@ -32,15 +33,25 @@ ALL_POD_PLUGINS = [
 ]
 
 
-def make_registry() -> Registry:
+class NeverRemembers(PodAdmissionMemo):
+    """The reference: every pod admitted afresh."""
+
+    def admitted(self, obj: JSON, validator: object) -> JSON | None:
+        return None
+
+
+def make_registry(afresh: bool = False) -> Registry:
     store = MemoryStore(VirtualClock(), uid_factory=seeded_uids(random.Random(3)))
     settings = AdmissionSettings.from_dict({"enableAdmissionPlugins": ALL_POD_PLUGINS})
-    return Registry(
+    registry = Registry(
         store,
         admission=AdmissionChain(settings, StoreLookup(store)),
         validator=api_validator(),
         rng=random.Random(7),
     )
+    if afresh:
+        registry._pod_memo = NeverRemembers(store, StoreLookup(store))
+    return registry
 
 
 def namespace(name: str, **annotations: str) -> JSON:
@@ -110,8 +121,11 @@ def create_all(registry: Registry, steps: Sequence[tuple[str, JSON]]) -> list[st
 
 
 def one_by_one_and_in_bulk(steps: Sequence[tuple[str, JSON]]) -> tuple[list[str], list[str]]:
-    plain, bulk = make_registry(), make_registry()
-    expected = create_all(plain, [*SETUP, *steps])
+    """The outcomes admitting every pod afresh, and (checked equal to them) remembering outside
+    bulk; then the outcomes in bulk."""
+    afresh, remembering, bulk = make_registry(afresh=True), make_registry(), make_registry()
+    expected = create_all(afresh, [*SETUP, *steps])
+    assert create_all(remembering, [*SETUP, *steps]) == expected
     with bulk.bulk_creates():
         got = create_all(bulk, [*SETUP, *steps])
     return expected, got
@@ -187,10 +201,11 @@ def test_other_writes_between_pods_are_seen_by_later_pods(
         assert expect_changed in got[-1] and expect_changed not in got[len(SETUP)]
 
 
-def test_a_namespace_changed_behind_the_registry_is_seen_by_later_pods() -> None:
+@pytest.mark.parametrize("mode", ["remembering", "bulk"])
+def test_a_namespace_changed_behind_the_registry_is_seen_by_later_pods(mode: str) -> None:
     outcomes: dict[str, list[str]] = {}
-    for mode in ("plain", "bulk"):
-        registry = make_registry()
+    for name in ("afresh", mode):
+        registry = make_registry(afresh=name == "afresh")
         create_all(registry, SETUP)
 
         def run(registry: Registry) -> list[str]:
@@ -202,13 +217,13 @@ def test_a_namespace_changed_behind_the_registry_is_seen_by_later_pods() -> None
             )
             return first + create_all(registry, [("pods", pod("a2", namespace="team"))])
 
-        if mode == "bulk":
+        if name == "bulk":
             with registry.bulk_creates():
-                outcomes[mode] = run(registry)
+                outcomes[name] = run(registry)
         else:
-            outcomes[mode] = run(registry)
-    assert outcomes["bulk"] == outcomes["plain"]
-    assert '"key": "other"' in outcomes["bulk"][1] and '"key": "other"' not in outcomes["bulk"][0]
+            outcomes[name] = run(registry)
+    assert outcomes[mode] == outcomes["afresh"]
+    assert '"key": "other"' in outcomes[mode][1] and '"key": "other"' not in outcomes[mode][0]
 
 
 def test_an_invalid_pod_among_thousands_of_identical_ones_is_reported_precisely() -> None:
@@ -229,13 +244,13 @@ def test_pods_of_one_template_hit_one_entry_and_dry_runs_stay_out() -> None:
     registry = make_registry()
     create_all(registry, SETUP)
     with registry.bulk_creates():
-        bulk = registry._bulk
-        assert bulk is not None
+        memo = registry._pod_memo
+        assert memo.in_bulk
         for i in range(20):
             registry.create("pods", pod(f"p{i}", node=f"node-{i}"))
         registry.create("pods", pod("dry", node="node-1"), dry_run=True)
-        assert len(bulk) == 1
-    assert registry._bulk is None
+        assert len(memo) == 1
+    assert not memo.in_bulk
     names = {p["metadata"]["name"] for p in registry.store.list("pods").items}
     assert names == {f"p{i}" for i in range(20)}
 
@@ -264,10 +279,11 @@ def test_keys_tell_json_types_apart_and_ignore_only_the_node_name() -> None:
 def test_a_gap_in_resource_versions_drops_every_entry() -> None:
     registry = make_registry()
     create_all(registry, SETUP)
-    memo = BulkCreateMemo(registry.store)
+    memo = PodAdmissionMemo(registry.store, StoreLookup(registry.store))
+    memo.start_bulk()
     obj = pod("p")
-    memo.remember(obj, {**obj, "spec": {**obj["spec"], "priority": 0}})
-    assert memo.admitted(pod("q")) is not None
+    memo.remember(obj, {**obj, "spec": {**obj["spec"], "priority": 0}}, [], None)
+    assert memo.admitted(pod("q"), None) is not None
     memo.stored({"metadata": {"resourceVersion": str(registry.store.current_resource_version() + 2)}})
     assert len(memo) == 0
 
@@ -375,8 +391,47 @@ def test_pods_sharing_their_spec_values_are_admitted_as_pods_with_copies() -> No
     registry = make_registry()
     with registry.bulk_creates():
         got = create_all(registry, [*SETUP, *steps])
-        bulk = registry._bulk
-        assert bulk is not None and len(bulk._by_identity) == 3
-    expected = create_all(make_registry(), [*SETUP, *steps])
+        assert len(registry._pod_memo._by_identity) == 3
+    expected = create_all(make_registry(afresh=True), [*SETUP, *steps])
     assert got == expected
     assert '"nodeName": "node-6"' in got[-1] and '"priority": 1000' in got[-4]
+
+
+class CopyingLookup(StoreLookup):
+    """A lookup returning equal copies, as a store that decodes every read (SQLite, etcd) does."""
+
+    def get(self, resource: str, namespace: str, name: str) -> Mapping[str, Any] | None:
+        found = super().get(resource, namespace, name)
+        return copy.deepcopy(found) if found is not None else None
+
+    def list(self, resource: str) -> Sequence[Mapping[str, Any]]:
+        return copy.deepcopy(list(super().list(resource)))
+
+
+@pytest.mark.parametrize(
+    "copying", [False, True], ids=["a store returning its objects", "a store returning copies"]
+)
+def test_outside_bulk_admission_runs_once_per_template_while_look_ups_agree(copying: bool) -> None:
+    registry = make_registry()
+    if copying:
+        registry._lookup = CopyingLookup(registry.store)
+        registry._pod_memo = PodAdmissionMemo(registry.store, registry._lookup)
+    create_all(registry, SETUP)
+    chain = registry.admission
+    assert chain is not None
+    calls: list[str] = []
+    mutate = chain.mutate
+
+    def counting(attrs: Attributes, lookup: Any = None) -> Mapping[str, Any] | None:
+        calls.append(attrs.name)
+        return mutate(attrs, lookup)
+
+    chain.mutate = counting  # type: ignore[method-assign]
+    create_all(registry, [("pods", pod(f"p{i}", node=f"node-{i}", namespace="team")) for i in range(5)])
+    assert calls == ["p0"]
+    registry.store.create("priorityclasses.scheduling.k8s.io", priority_class("base", 7, default=True))
+    outcomes = create_all(
+        registry, [("pods", pod(f"q{i}", node=f"node-{i}", namespace="team")) for i in range(3)]
+    )
+    assert calls == ["p0", "q0"]
+    assert all('"priority": 7' in o for o in outcomes)

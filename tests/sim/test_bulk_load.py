@@ -1,18 +1,16 @@
 """Loading a scenario creates its pods in bulk (registry.bulk_creates): the objects stored are
-those of creating them one by one, and a bad pod among thousands of good ones of the same
+those of admitting each afresh, and a bad pod among thousands of good ones of the same
 template is still reported with its file:line, its name and the field."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kubetaint.registry import Registry
+from kubetaint.registry.bulk import PodAdmissionMemo
 from kubetaint.sim.api import ScenarioError, Simulation
 
 HEAD = """apiVersion: kubetaint.dev/v1alpha1
@@ -84,9 +82,9 @@ def test_a_bad_pod_among_thousands_is_named_with_its_line_and_field(
     ), str(err.value)
 
 
-@contextlib.contextmanager
-def one_by_one(self: Registry) -> Iterator[None]:
-    yield
+def afresh(self: PodAdmissionMemo, obj: Any, validator: object) -> None:
+    """The reference: every pod admitted afresh."""
+    return None
 
 
 def stored(sim: Simulation) -> str:
@@ -121,7 +119,7 @@ def mixed_scenario() -> str:
 def test_bulk_loading_stores_what_loading_one_by_one_stores(monkeypatch: pytest.MonkeyPatch) -> None:
     text = mixed_scenario()
     in_bulk = Simulation(text)
-    monkeypatch.setattr(Registry, "bulk_creates", one_by_one)
+    monkeypatch.setattr(PodAdmissionMemo, "admitted", afresh)
     plain = Simulation(text)
     assert stored(in_bulk) == stored(plain)
     assert len(in_bulk.objects("Pod")) == 70
@@ -132,7 +130,7 @@ def test_bulk_loaded_pods_run_like_pods_loaded_one_by_one(monkeypatch: pytest.Mo
         "spec:\n", "spec:\n  until: 10m\n  events:\n  - {at: 1m, node: n-1, fault: stop}\n", 1
     )
     in_bulk: Any = Simulation(text).run()
-    monkeypatch.setattr(Registry, "bulk_creates", one_by_one)
+    monkeypatch.setattr(PodAdmissionMemo, "admitted", afresh)
     plain: Any = Simulation(text).run()
     assert json.dumps(in_bulk) == json.dumps(plain)
     assert in_bulk["summary"] != {}

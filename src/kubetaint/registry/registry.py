@@ -15,7 +15,15 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from kubetaint.admission import CREATE, DELETE, UPDATE, AdmissionChain, AdmissionError, Attributes
+from kubetaint.admission import (
+    CREATE,
+    DELETE,
+    UPDATE,
+    AdmissionChain,
+    AdmissionError,
+    Attributes,
+    ObjectLookup,
+)
 from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
@@ -24,7 +32,7 @@ from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
-from kubetaint.registry.bulk import BulkCreateMemo
+from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions
@@ -131,7 +139,8 @@ class Registry:
         self.validator = validator if validator is not None else api_validator()
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
-        self._bulk: BulkCreateMemo | None = None
+        #: Admission results of pods stamped from one template (registry.bulk).
+        self._pod_memo = PodAdmissionMemo(store, self._lookup)
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -157,8 +166,13 @@ class Registry:
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = self._before_create(resource, obj)
-        if self._bulk is not None and resource == "pods" and not dry_run:
-            return self._create_pod_in_bulk(self._bulk, obj)
+        if (
+            resource == "pods"
+            and not dry_run
+            and self.admission is not None
+            and self.admission.acts_on("pods")
+        ):
+            return self._create_pod(obj)
         namespace, name = object_key(obj)
         attrs = Attributes(CREATE, plain_resource(resource), obj, None, namespace, name, "", dry_run)
         admitted = self._admit(attrs, None)
@@ -166,31 +180,36 @@ class Registry:
 
     @contextlib.contextmanager
     def bulk_creates(self) -> Iterator[None]:
-        """Within the block, pods created from one template share their admission result
-        (registry.bulk); everything stored is what creating them one by one stores."""
-        if self._bulk is not None or self.admission is None:
+        """Within the block, pods created from one template share their admission result without
+        repeating its look-ups while nothing else is written (registry.bulk); everything stored
+        is what creating them one by one stores."""
+        if self._pod_memo.in_bulk:
             yield
             return
-        self._bulk = BulkCreateMemo(self.store)
+        self._pod_memo.start_bulk()
         try:
             yield
         finally:
-            self._bulk = None
+            self._pod_memo.end_bulk()
 
-    def _create_pod_in_bulk(self, bulk: BulkCreateMemo, obj: JSON) -> JSON:
-        admitted = bulk.admitted(obj)
+    def _create_pod(self, obj: JSON) -> JSON:
+        """Create a pod, admitted as an earlier pod of the same template was when admission
+        would look up the same (registry.bulk), else afresh."""
+        memo = self._pod_memo
+        admitted = memo.admitted(obj, self.validator)
         if admitted is None:
             namespace, name = object_key(obj)
             attrs = Attributes(CREATE, "pods", obj, None, namespace, name, "", False)
-            admitted = self._admit(attrs, None)
-            bulk.remember(obj, admitted)
+            recording = RecordingLookup(self._lookup)
+            admitted = self._admit(attrs, None, recording)
+            memo.remember(obj, admitted, recording.calls, self.validator)
         elif isinstance(self.validator, ApiValidator):
             # admission (with its validating phase) and validation passed for this key's first pod
             self.validator.check_pod_like(admitted)
         elif self.validator is not None:
             self.validator("pods", admitted, None)
         created = self.store.create("pods", admitted)
-        bulk.stored(created)
+        memo.stored(created)
         return created
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
@@ -296,7 +315,8 @@ class Registry:
             meta["namespace"] = "default"
         return {**obj, "metadata": meta}
 
-    def _admit(self, attrs: Attributes, old: JSON | None) -> JSON:
+    def _admit(self, attrs: Attributes, old: JSON | None, lookup: ObjectLookup | None = None) -> JSON:
+        lookup = lookup if lookup is not None else self._lookup
         obj = dict(attrs.object or {})
         # a chain without a plugin for this resource would return the object and accept it
         admission = (
@@ -304,11 +324,11 @@ class Registry:
         )
         try:
             if admission is not None:
-                obj = dict(admission.mutate(attrs, self._lookup) or obj)
+                obj = dict(admission.mutate(attrs, lookup) or obj)
             if self.validator is not None:
                 self.validator(attrs.resource, obj, old)
             if admission is not None:
-                admission.validate(attrs.with_object(obj), self._lookup)
+                admission.validate(attrs.with_object(obj), lookup)
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
         return obj
