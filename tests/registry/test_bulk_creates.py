@@ -435,3 +435,16 @@ def test_outside_bulk_admission_runs_once_per_template_while_look_ups_agree(copy
     )
     assert calls == ["p0", "q0"]
     assert all('"priority": 7' in o for o in outcomes)
+
+
+def test_outside_bulk_a_spec_list_changed_in_place_is_admitted_and_validated_afresh() -> None:
+    """Python API callers may reuse and change their own lists between creates."""
+    registry = make_registry()
+    create_all(registry, SETUP)
+    tolerations: list[JSON] = [{"key": "a", "operator": "Exists"}]
+    first = pod("p0", tolerations=tolerations)
+    registry.create("pods", first)
+    tolerations.append({"key": "b", "operator": "Exists", "value": "x"})  # invalid with Exists
+    with pytest.raises(StatusError) as err:
+        registry.create("pods", {**first, "metadata": {**first["metadata"], "name": "p1"}})
+    assert "spec.tolerations[1].operator" in str(err.value.causes)

@@ -119,9 +119,9 @@ class _Admitted:
 class PodAdmissionMemo:
     """Pod admission results by `pod_key`.
 
-    Objects given to it must not change afterwards (as stored objects, which they become parts
-    of): entries are also found by the identities of a remembered pod's spec values, held with
-    the entry so that no other object can take their ids."""
+    In bulk, where the objects given do not change meanwhile (a scenario's own copy being
+    loaded), entries are also found by the identities of a remembered pod's spec values, held
+    with the entry so that no other object can take their ids."""
 
     def __init__(self, store: Store, lookup: ObjectLookup, limit: int = LIMIT) -> None:
         self._store = store
@@ -147,13 +147,14 @@ class PodAdmissionMemo:
 
     def end_bulk(self) -> None:
         self._bulk_resource_version = None
+        self._by_identity.clear()  # only a bulk's objects are known not to change meanwhile
 
     def admitted(self, obj: JSON, validator: object) -> JSON | None:
         """`obj` as admission would return it, when a pod of its key was admitted, with equal
         look-up results, and accepted by `validator`; else None."""
         if not _plain(obj):
             return None
-        held = self._by_identity.get(_identity_key(obj))
+        held = self._by_identity.get(_identity_key(obj)) if self._bulk_resource_version is not None else None
         if held is not None:
             entry: _Admitted | None = held[1]
         else:
@@ -194,7 +195,8 @@ class PodAdmissionMemo:
             self._clear()
         entry = _Admitted(admitted_spec, admitted_spec is not spec, tuple(calls), validator)
         self._entries[key] = entry
-        self._by_identity[_identity_key(obj)] = (tuple(spec.values()), entry)
+        if self._bulk_resource_version is not None:
+            self._by_identity[_identity_key(obj)] = (tuple(spec.values()), entry)
 
     def stored(self, created: Mapping[str, Any]) -> None:
         """A pod create was committed as `created`. In bulk, the entries stay when it was the
