@@ -1,5 +1,9 @@
 """The virtual clock runs callbacks in (time, priority, order) and only moves when asked."""
 
+from datetime import UTC, datetime
+
+import pytest
+
 from kubetaint.clock import VirtualClock, format_micro_time, format_time, parse_time
 
 
@@ -40,3 +44,17 @@ def test_time_formats_round_trip() -> None:
     assert format_micro_time(1767225600.25) == "2026-01-01T00:00:00.250000Z"
     assert parse_time("2026-01-01T00:00:00Z") == 1767225600.0
     assert parse_time(format_micro_time(1767225600.25)) == 1767225600.25
+
+
+@pytest.mark.parametrize(
+    "seconds",
+    [
+        pytest.param([0.0, 0.5, 1.0, 0.2], id="the same second twice after another second"),
+        pytest.param([-0.5, -1.0, -0.5, 1767225600.0], id="seconds before the epoch"),
+        pytest.param([1767225600.9, 1767225601.0, 1767225600.1], id="going back a second"),
+    ],
+)
+def test_format_time_with_remembered_seconds_formats_every_time_right(seconds: list[float]) -> None:
+    for value in seconds:
+        expected = datetime.fromtimestamp(int(value // 1), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert format_time(value) == expected

@@ -6,6 +6,7 @@ RFC 3339 with microseconds (`MicroTime`, used by Leases and Events).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Protocol
@@ -39,7 +40,13 @@ class Clock(Protocol):
 
 def format_time(seconds: float) -> str:
     """metav1.Time: RFC 3339 in UTC with whole seconds (`2026-01-01T00:00:00Z`)."""
-    return datetime.fromtimestamp(int(seconds // 1), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _format_second(int(seconds // 1))
+
+
+@functools.lru_cache(maxsize=256)
+def _format_second(whole: int) -> str:
+    # remembered: every object created in one instant of a virtual clock has the same timestamp
+    return datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def format_micro_time(seconds: float) -> str:

@@ -9,20 +9,30 @@ With `graceful_pod_deletion` (and a clock), pod deletes are graceful as kube-api
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from kubetaint.admission import CREATE, DELETE, UPDATE, AdmissionChain, AdmissionError, Attributes
+from kubetaint.admission import (
+    CREATE,
+    DELETE,
+    UPDATE,
+    AdmissionChain,
+    AdmissionError,
+    Attributes,
+    ObjectLookup,
+)
 from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
-from kubetaint.api.validation import invalid_status, validate
+from kubetaint.api.validation import FieldError, invalid_status, validate, validate_pod_create_like
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
+from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
@@ -59,6 +69,19 @@ class APIValidator:
             errs = validate(obj, old=old, feature_gates=self.feature_gates)
         except ValueError:
             return  # a kind validation does not model: nothing to check, as for unknown fields
+        self._raise(info, obj, errs)
+
+    def check_pod_like(self, obj: JSON) -> None:
+        """Validate creating the Pod `obj`, whose spec is, but for nodeName's value, that of a pod
+        this validator accepted on create (validation.validate_pod_create_like)."""
+        info = resource_info("pods")
+        if info is None or (obj.get("apiVersion"), obj.get("kind")) != ("v1", "Pod"):
+            self("pods", obj, None)  # validated as whatever kind it claims, as the first one was
+            return
+        self._raise(info, obj, validate_pod_create_like(obj, feature_gates=self.feature_gates))
+
+    @staticmethod
+    def _raise(info: resources.Resource, obj: JSON, errs: builtins.list[FieldError]) -> None:
         if errs:
             name = str((obj.get("metadata") or {}).get("name") or "")
             raise StatusError.from_status(invalid_status(info.kind, name, errs, info.group))
@@ -118,6 +141,8 @@ class Registry:
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
         self._heartbeats = HeartbeatTrust()
+        #: Admission results of pods stamped from one template (registry.bulk).
+        self._pod_memo = PodAdmissionMemo(store, self._lookup)
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -143,10 +168,51 @@ class Registry:
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = self._before_create(resource, obj)
+        if (
+            resource == "pods"
+            and not dry_run
+            and self.admission is not None
+            and self.admission.acts_on("pods")
+        ):
+            return self._create_pod(obj)
         namespace, name = object_key(obj)
         attrs = Attributes(CREATE, plain_resource(resource), obj, None, namespace, name, "", dry_run)
         admitted = self._admit(attrs, None)
         return self.store.create(resource, admitted, dry_run=dry_run)
+
+    @contextlib.contextmanager
+    def bulk_creates(self) -> Iterator[None]:
+        """Within the block, pods created from one template share their admission result without
+        repeating its look-ups while nothing else is written (registry.bulk); everything stored
+        is what creating them one by one stores."""
+        if self._pod_memo.in_bulk:
+            yield
+            return
+        self._pod_memo.start_bulk()
+        try:
+            yield
+        finally:
+            self._pod_memo.end_bulk()
+
+    def _create_pod(self, obj: JSON) -> JSON:
+        """Create a pod, admitted as an earlier pod of the same template was when admission
+        would look up the same (registry.bulk), else afresh."""
+        memo = self._pod_memo
+        admitted = memo.admitted(obj, self.validator)
+        if admitted is None:
+            namespace, name = object_key(obj)
+            attrs = Attributes(CREATE, "pods", obj, None, namespace, name, "", False)
+            recording = RecordingLookup(self._lookup)
+            admitted = self._admit(attrs, None, recording)
+            memo.remember(obj, admitted, recording.calls, self.validator)
+        elif isinstance(self.validator, APIValidator):
+            # admission (with its validating phase) and validation passed for this key's first pod
+            self.validator.check_pod_like(admitted)
+        elif self.validator is not None:
+            self.validator("pods", admitted, None)
+        created = self.store.create("pods", admitted)
+        memo.stored(created)
+        return created
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)
@@ -286,7 +352,8 @@ class Registry:
             meta["namespace"] = "default"
         return {**obj, "metadata": meta}
 
-    def _admit(self, attrs: Attributes, old: JSON | None) -> JSON:
+    def _admit(self, attrs: Attributes, old: JSON | None, lookup: ObjectLookup | None = None) -> JSON:
+        lookup = lookup if lookup is not None else self._lookup
         obj = dict(attrs.object or {})
         # a chain without a plugin for this resource would return the object and accept it
         admission = (
@@ -294,11 +361,11 @@ class Registry:
         )
         try:
             if admission is not None:
-                obj = dict(admission.mutate(attrs, self._lookup) or obj)
+                obj = dict(admission.mutate(attrs, lookup) or obj)
             if self.validator is not None:
                 self.validator(attrs.resource, obj, old)
             if admission is not None:
-                admission.validate(attrs.with_object(obj), self._lookup)
+                admission.validate(attrs.with_object(obj), lookup)
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
         return obj

@@ -86,24 +86,18 @@ class PodInfo:
         self.name: str = meta.get("name") or ""
         self.node_name: str = spec.get("nodeName") or ""
         self.nominated_node_name: str = status.get("nominatedNodeName") or ""
-        priority = spec.get("priority")
-        self.priority: int = int(priority) if isinstance(priority, int) else 0
-        self.preemption_policy: str = spec.get("preemptionPolicy") or "PreemptLowerPriority"
-        self.tolerations: list[dict[str, Any]] = list(spec.get("tolerations") or ())
-        self.tol_sig = _toleration_signature(self.tolerations)
-        self.requests: Resources = pod_requests(pod)
-        self.nonzero: Resources = pod_requests(pod, non_missing=True)
-        self.host_ports = _host_ports(spec)
-        self.scheduling_gates: tuple[str, ...] = tuple(
-            str(g.get("name", "")) for g in spec.get("schedulingGates") or ()
-        )
-        self.affinity: Mapping[str, Any] = ((spec.get("affinity") or {}).get("nodeAffinity")) or {}
-        self.has_required_affinity = bool(spec.get("nodeSelector")) or bool(
-            self.affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-        )
-        self.preferred_terms: list[dict[str, Any]] = list(
-            self.affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
-        )
+        facts = _spec_facts(pod, spec)
+        self.priority: int = facts.priority
+        self.preemption_policy: str = facts.preemption_policy
+        self.tolerations: list[dict[str, Any]] = facts.tolerations
+        self.tol_sig = facts.tol_sig
+        self.requests: Resources = facts.requests
+        self.nonzero: Resources = facts.nonzero
+        self.host_ports = facts.host_ports
+        self.scheduling_gates: tuple[str, ...] = facts.scheduling_gates
+        self.affinity: Mapping[str, Any] = facts.affinity
+        self.has_required_affinity = facts.has_required_affinity
+        self.preferred_terms: list[dict[str, Any]] = facts.preferred_terms
         self.start_time = _start_time(pod, status.get("startTime") or meta.get("creationTimestamp"))
 
     @classmethod
@@ -137,6 +131,69 @@ class PodInfo:
 
     def __repr__(self) -> str:
         return f"PodInfo({self.namespace}/{self.name})"
+
+
+class _SpecFacts:
+    """What PodInfo derives from a pod's spec apart from nodeName (never changed once made)."""
+
+    __slots__ = (
+        "affinity",
+        "has_required_affinity",
+        "host_ports",
+        "nonzero",
+        "preemption_policy",
+        "preferred_terms",
+        "priority",
+        "requests",
+        "scheduling_gates",
+        "tol_sig",
+        "tolerations",
+        "values",
+    )
+
+    def __init__(self, pod: Mapping[str, Any], spec: Mapping[str, Any]) -> None:
+        # held: the ids in its _SPEC_FACTS key stay these values' while it lives
+        self.values = tuple(spec.values())
+        priority = spec.get("priority")
+        self.priority: int = int(priority) if isinstance(priority, int) else 0
+        self.preemption_policy: str = spec.get("preemptionPolicy") or "PreemptLowerPriority"
+        self.tolerations: list[dict[str, Any]] = list(spec.get("tolerations") or ())
+        self.tol_sig = _toleration_signature(self.tolerations)
+        self.requests: Resources = pod_requests(pod)
+        self.nonzero: Resources = pod_requests(pod, non_missing=True)
+        self.host_ports = _host_ports(spec)
+        self.scheduling_gates: tuple[str, ...] = tuple(
+            str(g.get("name", "")) for g in spec.get("schedulingGates") or ()
+        )
+        self.affinity: Mapping[str, Any] = ((spec.get("affinity") or {}).get("nodeAffinity")) or {}
+        self.has_required_affinity = bool(spec.get("nodeSelector")) or bool(
+            self.affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        )
+        self.preferred_terms: list[dict[str, Any]] = list(
+            self.affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
+        )
+
+
+#: Spec facts by the identities of a spec's values other than nodeName. Pods stamped from one
+#: template by the registry's bulk creates share every such value (the very same objects), and
+#: pods reach the scheduler as stored objects, which are read-only: equal identities mean equal
+#: values, so equal facts (pod_requests reads the pod itself only to name it in an error, and an
+#: error leaves nothing here).
+_SPEC_FACTS: dict[tuple[tuple[str, int], ...], _SpecFacts] = {}
+_SPEC_FACTS_LIMIT = 1 << 12
+
+
+def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
+    if type(spec) is not dict:
+        return _SpecFacts(pod, spec)
+    key = tuple([(k, id(v)) for k, v in spec.items() if k != "nodeName"])
+    facts = _SPEC_FACTS.get(key)
+    if facts is None:
+        facts = _SpecFacts(pod, spec)
+        if len(_SPEC_FACTS) >= _SPEC_FACTS_LIMIT:
+            _SPEC_FACTS.clear()
+        _SPEC_FACTS[key] = facts
+    return facts
 
 
 #: parse_time of the start times seen (pods started in the same second share one text).

@@ -130,7 +130,7 @@ def _load_scenario(scenario: str | Path | Mapping[str, Any]) -> Scenario:
         raise ScenarioError(str(err)) from None
 
 
-_ATOMS = (str, int, float, bool, type(None))
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def copy_document(document: dict[str, Any]) -> dict[str, Any]:
@@ -138,23 +138,25 @@ def copy_document(document: dict[str, Any]) -> dict[str, Any]:
     copied by hand (a part shared in the input stays shared in the copy, as deepcopy keeps it),
     strings, numbers, booleans and None are kept, anything else goes to copy.deepcopy."""
     memo: dict[int, Any] = {}
+    atoms = _ATOMS
 
     def copied(value: Any) -> Any:
         kind = type(value)
-        if kind in _ATOMS:
+        if kind in atoms:
             return value
         if kind is dict:
             found = memo.get(id(value))
             if found is None:
                 found = memo[id(value)] = {}
                 for key, item in value.items():
-                    found[key if type(key) in _ATOMS else copy.deepcopy(key, memo)] = copied(item)
+                    copied_key = key if type(key) in atoms else copy.deepcopy(key, memo)
+                    found[copied_key] = item if type(item) in atoms else copied(item)  # atoms: no call
             return found
         if kind is list:
             found = memo.get(id(value))
             if found is None:
                 found = memo[id(value)] = []
-                found.extend(copied(item) for item in value)
+                found.extend([item if type(item) in atoms else copied(item) for item in value])
             return found
         return copy.deepcopy(value, memo)
 

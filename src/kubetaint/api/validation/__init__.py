@@ -12,7 +12,7 @@ from typing import Any
 
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.api.validation.field import FieldError
-from kubetaint.api.validation.kinds import VALIDATORS
+from kubetaint.api.validation.kinds import VALIDATORS, validate_pod_like_clean
 from kubetaint.api.validation.status import invalid_message, invalid_status, kubectl_invalid_message
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "kubectl_invalid_message",
     "supported_kinds",
     "validate",
+    "validate_pod_create_like",
 ]
 
 
@@ -58,3 +59,12 @@ def validate(
         api_version = obj.get("apiVersion") or ""
         raise ValueError(f'no kind "{kind}" is registered for version "{api_version}"')
     return validator(obj, old, comparison_operators_enabled(feature_gates))
+
+
+def validate_pod_create_like(
+    obj: Mapping[str, Any], *, feature_gates: FeatureGates | None = None
+) -> list[FieldError]:
+    """`validate(obj)` for a Pod (a plain dict) whose spec equals, but for nodeName's value, the
+    spec of a Pod that `validate` accepted on create with the same feature gates: the checks that
+    cannot tell the two specs apart are not run again."""
+    return validate_pod_like_clean(obj, comparison_operators_enabled(feature_gates))

@@ -81,6 +81,20 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     return errs
 
 
+def validate_pod_like_clean(obj: Obj, allow_comparison: bool) -> list[f.FieldError]:
+    """validate_pod for creating `obj` whose spec is, but for nodeName's value, the spec of a pod
+    validate_pod accepted on create with the same gate (the caller knows it: pods stamped from
+    one template). As for _clean_spec_key, only nodeName's own check can then fail in the spec
+    checks; the metadata checks and the create rules (which read nodeName) run as ever."""
+    spec = _m(obj, "spec")
+    if not _node_name_is_valid(spec):
+        return validate_pod(obj, None, allow_comparison)
+    errs = _meta(obj, namespaced=True)
+    errs.extend(validate_pod_create_rules(spec))
+    STORED_PARTS.put(spec, ("pod-update", allow_comparison), [])  # as _pod_spec_errors does
+    return errs
+
+
 #: Pod spec contents (nodeName left out) found clean, see _clean_spec_key.
 _CLEAN_SPECS: set[tuple[str, bool]] = set()
 _CLEAN_SPECS_LIMIT = 1 << 12

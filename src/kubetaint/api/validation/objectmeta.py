@@ -51,21 +51,28 @@ _REMEMBERED: dict[Hashable, tuple[f.FieldError, ...]] = {}
 _REMEMBERED_LIMIT = 1 << 16
 
 
+def _string_items(mapping: Any) -> tuple[tuple[str, str], ...] | None:
+    """The items of a labels/annotations mapping (None when absent); TypeError unless every key
+    and value is a string."""
+    if mapping is None:
+        return None
+    if type(mapping) is not dict and not isinstance(mapping, Mapping):
+        return None
+    items = tuple(mapping.items())
+    for k, v in items:
+        if type(k) is not str or type(v) is not str:
+            raise TypeError("not a string")
+    return items
+
+
 def _content_key(meta: Mapping[str, Any], path: str) -> Hashable:
     """Everything _validate_meta_content reads, as a hashable value; TypeError unless every label
     and annotation is a string (so equal keys can never stand for differently printed values)."""
     generation = meta.get("generation")
-    labels = meta.get("labels")
-    annotations = meta.get("annotations")
-    for mapping in (labels, annotations):
-        if isinstance(mapping, Mapping) and not all(
-            type(k) is str and type(v) is str for k, v in mapping.items()
-        ):
-            raise TypeError("not a string")
     key = (
         generation if type(generation) is int and generation < 0 else None,
-        tuple(labels.items()) if isinstance(labels, Mapping) else None,
-        tuple(annotations.items()) if isinstance(annotations, Mapping) else None,
+        _string_items(meta.get("labels")),
+        _string_items(meta.get("annotations")),
         path,
     )
     hash(key)

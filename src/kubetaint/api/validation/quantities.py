@@ -78,8 +78,27 @@ def validate_quantity_value(name: str, raw: Any, path: str) -> list[f.FieldError
     return errs
 
 
+#: validate_resource_list results by content: every node of a group reports the same capacity.
+_RESOURCE_LISTS: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[f.FieldError, ...]] = {}
+_RESOURCE_LISTS_LIMIT = 1 << 10
+
+
 def validate_resource_list(resources: Mapping[str, Any], path: str) -> list[f.FieldError]:
-    """Node capacity/allocatable: each quantity at `<path>.<name>` (upstream uses Child, not Key)."""
+    """Node capacity/allocatable: each quantity at `<path>.<name>` (upstream uses Child, not Key);
+    remembered by content when every name and quantity is a string."""
+    items = tuple(resources.items())
+    if not all(type(k) is str and type(v) is str for k, v in items):
+        return _validate_resource_list(resources, path)
+    key = (path, items)
+    found = _RESOURCE_LISTS.get(key)
+    if found is None:
+        if len(_RESOURCE_LISTS) >= _RESOURCE_LISTS_LIMIT:
+            _RESOURCE_LISTS.clear()
+        found = _RESOURCE_LISTS[key] = tuple(_validate_resource_list(resources, path))
+    return list(found)
+
+
+def _validate_resource_list(resources: Mapping[str, Any], path: str) -> list[f.FieldError]:
     errs: list[f.FieldError] = []
     for name in sorted(resources):
         errs.extend(validate_quantity_value(name, resources[name], f.child(path, name)))

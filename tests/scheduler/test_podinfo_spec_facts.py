@@ -1,0 +1,102 @@
+"""PodInfo takes what it derives from a spec (requests, tolerations, affinity, ...) from the first
+pod whose spec values are the very same objects, nodeName aside (pods stamped from one template);
+every PodInfo must equal one derived afresh, and a bad pod still names itself."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from kubetaint.scheduler import podinfo
+from kubetaint.scheduler.podinfo import PodInfo, make_pod_info
+from kubetaint.scheduler.resources import InputError
+
+JSON = dict[str, Any]
+FACTS = [s for s in PodInfo.__slots__ if s not in ("pod", "key", "name", "namespace")]
+SHARED: JSON = {
+    "containers": [
+        {"name": "app", "image": "app", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
+    ],
+    "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}],
+    "priority": 7,
+    "preemptionPolicy": "Never",
+}
+
+
+def stamped(name: str, node: str | None, **spec: Any) -> JSON:
+    """A pod whose spec shares SHARED's values (the same objects), with its own nodeName."""
+    body: JSON = {**SHARED, **spec}
+    if node is not None:
+        body["nodeName"] = node
+    return {
+        "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+        "spec": body,
+        "status": {"nominatedNodeName": f"nom-{name}"},
+    }
+
+
+def afresh(pod: JSON) -> PodInfo:
+    podinfo._SPEC_FACTS.clear()
+    return PodInfo(copy.deepcopy(pod))
+
+
+def facts(pi: PodInfo) -> dict[str, Any]:
+    return {name: getattr(pi, name) for name in [*FACTS, "key", "name", "namespace"]}
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        pytest.param(stamped("b", "node-2"), id="another node"),
+        pytest.param(stamped("b", None), id="no node name"),
+        pytest.param(stamped("b", "node-2", priority=8), id="another priority"),
+        pytest.param(stamped("b", "node-2", tolerations=[]), id="no tolerations"),
+        pytest.param(stamped("b", "node-2", nodeSelector={"a": "b"}), id="a node selector"),
+        pytest.param(
+            stamped("b", "node-2", containers=copy.deepcopy(SHARED["containers"])),
+            id="equal containers, not shared",
+        ),
+        pytest.param(
+            stamped("b", "node-2", containers=[{"name": "c", "ports": [{"hostPort": 80}]}]), id="a host port"
+        ),
+        pytest.param(stamped("b", "node-2", schedulingGates=[{"name": "g"}]), id="a scheduling gate"),
+        pytest.param(stamped("b", "node-2", overhead={"cpu": "1"}), id="an overhead"),
+    ],
+)
+def test_a_pod_after_one_of_the_same_template_gets_what_deriving_afresh_gives(second: JSON) -> None:
+    podinfo._SPEC_FACTS.clear()
+    first = PodInfo(stamped("a", "node-1"))
+    assert facts(first) == facts(afresh(stamped("a", "node-1")))
+    podinfo._SPEC_FACTS.clear()
+    PodInfo(stamped("a", "node-1"))
+    assert facts(PodInfo(second)) == facts(afresh(second))
+
+
+def test_pods_of_one_template_share_their_derived_facts() -> None:
+    podinfo._SPEC_FACTS.clear()
+    a, b = PodInfo(stamped("a", "node-1")), PodInfo(stamped("b", "node-2"))
+    assert a.requests is b.requests and a.tolerations is b.tolerations
+    assert (a.node_name, b.node_name) == ("node-1", "node-2")
+    assert (a.nominated_node_name, b.nominated_node_name) == ("nom-a", "nom-b")
+    assert len(podinfo._SPEC_FACTS) == 1
+
+
+def test_a_bad_quantity_is_reported_for_each_pod_that_has_it() -> None:
+    podinfo._SPEC_FACTS.clear()
+    bad = [{"name": "app", "image": "app", "resources": {"requests": {"cpu": "lots"}}}]
+    for name in ("x", "y"):
+        with pytest.raises(InputError) as err:
+            make_pod_info(stamped(name, "node-1", containers=bad))
+        assert f"default/{name}" in str(err.value) or name in str(err.value)
+    assert len(podinfo._SPEC_FACTS) == 0
+
+
+def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    podinfo._SPEC_FACTS.clear()
+    monkeypatch.setattr(podinfo, "_SPEC_FACTS_LIMIT", 2)
+    for priority in range(5):
+        pi = PodInfo(stamped("a", "n", priority=1000 + priority))
+        assert pi.priority == 1000 + priority
+    assert len(podinfo._SPEC_FACTS) <= 2
