@@ -49,10 +49,14 @@ def plain_resource(resource: str) -> str:
 
 @functools.lru_cache(maxsize=256)
 def resource_info(resource: str) -> resources.Resource | None:
-    """The resource-table row of a store resource name (`pods`, `deployments.apps`); remembered
-    (the table is a constant tuple and every write asks)."""
-    plural, _, group = resource.partition(".")
-    return resources.by_plural(plural, group)
+    """The resource-table row of a store resource name (`pods`, `deployments.apps`) or of the
+    plain plural admission keys on (`deployments`: the core group's first, else any group's);
+    remembered (the table is a constant tuple and every write asks)."""
+    plural, dot, group = resource.partition(".")
+    found = resources.by_plural(plural, group)
+    if found is None and not dot:
+        found = resources.by_plural(plural)
+    return found
 
 
 class APIValidator:
