@@ -208,28 +208,13 @@ class RateLimitedTimedQueue:
                 positions[below.value] = j
                 j = child
             if j == i:
-                while j > 0:
-                    parent = (j - 1) // 2
-                    above = heap[parent]
-                    if not key < above.process_at:
-                        break
-                    heap[j] = above
-                    positions[above.value] = j
-                    j = parent
+                j = _hole_up(heap, positions, j, key)
             heap[j] = moved
             positions[moved.value] = j
         # the removed entry's slot n is the one the new entry is pushed into: it sifts up (Push)
         fresh = TimedValue(value, uid, now, now)
         del positions[value]
-        j = n
-        while j > 0:
-            parent = (j - 1) // 2
-            above = heap[parent]
-            if not now < above.process_at:
-                break
-            heap[j] = above
-            positions[above.value] = j
-            j = parent
+        j = _hole_up(heap, positions, n, now)
         heap[j] = fresh
         positions[value] = j
         return True
@@ -265,3 +250,17 @@ class RateLimitedTimedQueue:
         if not self.queue.heap:
             return None
         return self.limiter.next_accept(now)
+
+
+def _hole_up(heap: list[TimedValue], positions: dict[str, int], j: int, key: int) -> int:
+    """Move the hole at `j` up past every parent that an entry processed at `key` sorts before
+    (container/heap's up(), moving the hole instead of swapping); the slot where it stops."""
+    while j > 0:
+        parent = (j - 1) // 2
+        above = heap[parent]
+        if not key < above.process_at:
+            break
+        heap[j] = above
+        positions[above.value] = j
+        j = parent
+    return j
