@@ -77,28 +77,10 @@ class PodInfo:
     )
 
     def __init__(self, pod: Mapping[str, Any]) -> None:
-        meta = pod.get("metadata") or {}
         spec = pod.get("spec") or {}
-        status = pod.get("status") or {}
-        self.pod: Mapping[str, Any] = pod
-        self.key = pod_key(pod)
-        self.namespace: str = meta.get("namespace") or "default"
-        self.name: str = meta.get("name") or ""
         self.node_name: str = spec.get("nodeName") or ""
-        self.nominated_node_name: str = status.get("nominatedNodeName") or ""
-        facts = _spec_facts(pod, spec)
-        self.priority: int = facts.priority
-        self.preemption_policy: str = facts.preemption_policy
-        self.tolerations: list[dict[str, Any]] = facts.tolerations
-        self.tol_sig = facts.tol_sig
-        self.requests: Resources = facts.requests
-        self.nonzero: Resources = facts.nonzero
-        self.host_ports = facts.host_ports
-        self.scheduling_gates: tuple[str, ...] = facts.scheduling_gates
-        self.affinity: Mapping[str, Any] = facts.affinity
-        self.has_required_affinity = facts.has_required_affinity
-        self.preferred_terms: list[dict[str, Any]] = facts.preferred_terms
-        self.start_time = _start_time(pod, status.get("startTime") or meta.get("creationTimestamp"))
+        self._take_facts(_spec_facts(pod, spec))
+        self._read_pod(pod)
 
     @classmethod
     def refreshed(cls, prior: PodInfo, pod: Mapping[str, Any]) -> PodInfo:
@@ -106,28 +88,36 @@ class PodInfo:
         everything derived from the spec is taken over (the values are never changed in place),
         the rest (name, status) is read afresh."""
         fresh = cls.__new__(cls)
-        # slot by slot, spelled out (a loop over __slots__ with getattr/setattr costs 3x as much)
-        fresh.affinity = prior.affinity
-        fresh.has_required_affinity = prior.has_required_affinity
-        fresh.host_ports = prior.host_ports
         fresh.node_name = prior.node_name
-        fresh.nonzero = prior.nonzero
-        fresh.preemption_policy = prior.preemption_policy
-        fresh.preferred_terms = prior.preferred_terms
-        fresh.priority = prior.priority
-        fresh.requests = prior.requests
-        fresh.scheduling_gates = prior.scheduling_gates
-        fresh.tol_sig = prior.tol_sig
-        fresh.tolerations = prior.tolerations
+        fresh._take_facts(prior)
+        fresh._read_pod(pod)
+        return fresh
+
+    def _take_facts(self, facts: _SpecFacts | PodInfo) -> None:
+        """The spec-derived facts, from a _SpecFacts or another PodInfo of the same spec (copied
+        into slots: the scheduler's hot loops read them as plain attributes)."""
+        self.priority: int = facts.priority
+        self.preemption_policy: str = facts.preemption_policy
+        self.tolerations: list[dict[str, Any]] = facts.tolerations
+        self.tol_sig: tuple[tuple[str, str, str, str], ...] = facts.tol_sig
+        self.requests: Resources = facts.requests
+        self.nonzero: Resources = facts.nonzero
+        self.host_ports: tuple[HostPort, ...] = facts.host_ports
+        self.scheduling_gates: tuple[str, ...] = facts.scheduling_gates
+        self.affinity: Mapping[str, Any] = facts.affinity
+        self.has_required_affinity: bool = facts.has_required_affinity
+        self.preferred_terms: list[dict[str, Any]] = facts.preferred_terms
+
+    def _read_pod(self, pod: Mapping[str, Any]) -> None:
+        """What does not come from the spec: identity, nomination and start time."""
         meta = pod.get("metadata") or {}
         status = pod.get("status") or {}
-        fresh.pod = pod
-        fresh.key = pod_key(pod)
-        fresh.namespace = meta.get("namespace") or "default"
-        fresh.name = meta.get("name") or ""
-        fresh.nominated_node_name = status.get("nominatedNodeName") or ""
-        fresh.start_time = _start_time(pod, status.get("startTime") or meta.get("creationTimestamp"))
-        return fresh
+        self.pod: Mapping[str, Any] = pod
+        self.key = pod_key(pod)
+        self.namespace: str = meta.get("namespace") or "default"
+        self.name: str = meta.get("name") or ""
+        self.nominated_node_name: str = status.get("nominatedNodeName") or ""
+        self.start_time = _start_time(pod, status.get("startTime") or meta.get("creationTimestamp"))
 
     def __repr__(self) -> str:
         return f"PodInfo({self.namespace}/{self.name})"
