@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
+from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import SYSTEM_NAMESPACES, ControlPlane, ControlPlaneError
 from kubetaint.sim.kinds import kind_of
@@ -106,6 +107,7 @@ class Cluster:
         kind = kind_of(obj)
         meta = obj.get("metadata") or {}
         namespace = str(meta.get("namespace") or "default")
+        check_decodable(obj, where)
         if kind.namespaced:
             self.plane.ensure_namespace(namespace)
         try:
@@ -138,6 +140,18 @@ def _fresh(obj: Mapping[str, Any]) -> JSON:
         if k not in ("resourceVersion", "uid", "creationTimestamp")
     }
     return {**obj, "metadata": meta}
+
+
+def check_decodable(obj: Mapping[str, Any], where: str) -> None:
+    """kube-apiserver decodes a request body into its Go type before admission and validation: a
+    field of the wrong JSON type (a string status, a number for tolerations) is refused with the
+    decoder's message, as `kubectl create` would show it."""
+    if model_for(str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")) is None:
+        return
+    try:
+        decode(obj)
+    except DecodeError as exc:
+        raise ScenarioError(f"{where}{_describe(obj)}: {exc}") from None
 
 
 def _describe(obj: Mapping[str, Any]) -> str:

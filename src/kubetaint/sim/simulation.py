@@ -15,7 +15,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.core.heap import collector_paused, freeze_survivors, full_collections_deferred, thaw
-from kubetaint.sim.cluster import Cluster, _describe, _fresh, _status_text
+from kubetaint.sim.cluster import Cluster, _describe, _fresh, _status_text, check_decodable
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of, resolve_kind
 from kubetaint.sim.kubectl import Kubectl, KubectlError
@@ -127,7 +127,10 @@ class Simulation:
         if "status" not in obj and "status" in existing:
             merged["status"] = existing["status"]
         try:
+            check_decodable(obj, "")
             return self.cluster.registry.update(kind.resource, merged)
+        except ScenarioError as err:
+            raise SimulationError(str(err)) from None
         except StatusError as err:
             raise SimulationError(f"{_describe(obj)}: {_status_text(err)}") from None
 
