@@ -28,6 +28,7 @@ from kubetaint.kubelet.node_status import (
     desired_condition_status,
     initial_node,
     merge_conditions,
+    reconcile_existing_node,
 )
 from kubetaint.kubelet.resources import StoredPodRequests
 from kubetaint.store.events import EventRecorder
@@ -111,15 +112,29 @@ class HollowKubelet:
 
     def register(self) -> None:
         """registerWithAPIServer: create the Node (or adopt an existing one), then lease and status."""
+        initial = initial_node(self.config)
         try:
-            self.store.create("nodes", initial_node(self.config))
+            self.store.create("nodes", initial)
         except StatusError as err:
             if err.code != 409:
                 log.warning("node %s: registration failed: %s", self.name, err.message)
                 return
+            self._reconcile_existing(initial)
         self.registered = True
         self.renew_lease()
         self.post_status(force=True)
+
+    def _reconcile_existing(self, initial: JSON) -> None:
+        """tryRegisterWithAPIServer on AlreadyExists: the existing Node gets the kubelet's default
+        labels and, when it has none, its capacity and allocatable (one write, as PatchNodeStatus)."""
+        existing = self._node()
+        reconciled = None if existing is None else reconcile_existing_node(initial, existing)
+        if reconciled is None:
+            return
+        try:
+            self.store.update("nodes", reconciled)
+        except StatusError as err:
+            log.info("node %s: reconciling the existing node failed: %s", self.name, err.message)
 
     def _node(self) -> JSON | None:
         try:

@@ -2,7 +2,8 @@
 
 Mirrors pkg/kubelet/nodestatus/setters.go (ReadyCondition, MemoryPressureCondition,
 DiskPressureCondition, PIDPressureCondition: reasons, messages, transition-time rules) and
-kubelet_node_status.go (initialNode labels). NetworkUnavailable is owned upstream by the route
+kubelet_node_status.go (initialNode labels; updateDefaultLabels and updateDefaultResources, which
+reconcile a Node that already exists at registration). NetworkUnavailable is owned upstream by the route
 controller or the CNI; a hollow node reports it with the route controller's reasons.
 """
 
@@ -181,3 +182,44 @@ def initial_node(config: NodeConfig) -> JSON:
             },
         },
     }
+
+
+#: The labels a kubelet keeps at its own value on a Node that already exists (updateDefaultLabels).
+DEFAULT_LABELS = (
+    "kubernetes.io/hostname",
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "failure-domain.beta.kubernetes.io/zone",
+    "failure-domain.beta.kubernetes.io/region",
+    "node.kubernetes.io/instance-type",
+    "beta.kubernetes.io/instance-type",
+    "kubernetes.io/os",
+    "kubernetes.io/arch",
+    "node.kubernetes.io/windows-build",
+    "beta.kubernetes.io/os",
+    "beta.kubernetes.io/arch",
+)
+
+
+def reconcile_existing_node(initial: Mapping[str, Any], existing: JSON) -> JSON | None:
+    """The existing Node as a registering kubelet leaves it (None when nothing changes):
+    default labels set to the kubelet's values (an empty value removes the label), and capacity
+    and allocatable taken from the kubelet when the Node has none."""
+    initial_labels: Mapping[str, str] = (initial.get("metadata") or {}).get("labels") or {}
+    meta = existing.get("metadata") or {}
+    labels = dict(meta.get("labels") or {})
+    for label in DEFAULT_LABELS:
+        if label not in initial_labels:
+            continue
+        if labels.get(label, "") != initial_labels[label]:
+            labels[label] = initial_labels[label]
+        if labels.get(label) == "":
+            del labels[label]
+    status = dict(existing.get("status") or {})
+    initial_status = initial.get("status") or {}
+    for key in ("capacity", "allocatable"):
+        if not status.get(key) and initial_status.get(key):
+            status[key] = dict(initial_status[key])
+    if labels == (meta.get("labels") or {}) and status == (existing.get("status") or {}):
+        return None
+    return {**existing, "metadata": {**meta, "labels": labels}, "status": status}

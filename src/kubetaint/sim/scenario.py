@@ -130,6 +130,14 @@ def _load_scenario(scenario: str | Path | Mapping[str, Any]) -> Scenario:
         raise ScenarioError(str(err)) from None
 
 
+def _is_list(obj: Any) -> bool:
+    """A v1 List or a typed list (PodList, NodeList, ...): what kubectl reads as several objects."""
+    if not isinstance(obj, Mapping):
+        return False
+    kind = obj.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and "items" in obj
+
+
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -272,10 +280,21 @@ class _Parser:
         if not isinstance(raw, list):
             raise self.fail(["spec", "objects"], "expected a list of manifests")
         for i, obj in enumerate(raw):
-            path: list[str | int] = ["spec", "objects", i]
-            self._check_manifest(path, obj)
-            scenario.objects.append(obj)
-            scenario.object_where.append(self.source.where(path))
+            self._add_object(scenario, ["spec", "objects", i], obj)
+
+    def _add_object(self, scenario: Scenario, path: list[str | int], obj: Any) -> None:
+        """One manifest; a List (`kubectl get ... -o yaml` saved as is) adds its items in order,
+        as `kubectl apply -f` flattens it, nested Lists included."""
+        if _is_list(obj):
+            items = obj.get("items")
+            if not isinstance(items, list):
+                raise self.fail([*path, "items"], f"{obj.get('kind')}: expected a list of objects")
+            for j, item in enumerate(items):
+                self._add_object(scenario, [*path, "items", j], item)
+            return
+        self._check_manifest(path, obj)
+        scenario.objects.append(obj)
+        scenario.object_where.append(self.source.where(path))
 
     def _check_manifest(self, path: list[str | int], obj: Any) -> None:
         if not isinstance(obj, Mapping):
