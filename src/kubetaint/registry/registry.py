@@ -307,7 +307,10 @@ class Registry:
         its type meta (so with_type_meta would not copy it); else None."""
         keys: builtins.list[tuple[str, str]] = []
         for obj in objects:
-            key = object_key(obj)
+            meta = obj.get("metadata")
+            if type(meta) is not dict:
+                return None
+            key = (meta.get("namespace") or "", meta.get("name") or "")  # object_key, as stored
             if trusted.get(key) is not obj or not obj.get("apiVersion") or not obj.get("kind"):
                 return None
             keys.append(key)
