@@ -239,6 +239,13 @@ class HollowKubelet:
             return None
         return self.lease.renewal(self.clock.now())
 
+    def renewable_lease(self) -> JSON | None:
+        """The lease the heartbeat renews when only its renewTime moves (`NodeLease.renewable`):
+        a pool writes many such renewals at once; None: `lease_renewal` says what to write."""
+        if self.stopped or not self.registered:
+            return None
+        return self.lease.renewable()
+
     def lease_written(self, stored: JSON | None, err: StatusError | None = None) -> None:
         """The outcome of a batched `lease_renewal` (as `renew_lease` records it)."""
         now = self.clock.now()

@@ -16,11 +16,13 @@ from kubetaint.store.interface import JSON, Store
 
 LEASE_RESOURCE = "leases.coordination.k8s.io"
 LEASE_NAMESPACE = "kube-node-lease"
+#: the field a renewal moves (kubetaint.store.fieldwrite path)
+RENEW_TIME = ("spec", "renewTime")
 log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=8)
-def _micro_time(now: float) -> str:
+def micro_time(now: float) -> str:
     """format_micro_time, cached: a pool renews thousands of leases at the same instant."""
     return format_micro_time(now)
 
@@ -33,6 +35,15 @@ class NodeLease:
         self.name = node_name
         self.duration_seconds = duration_seconds
         self._lease: JSON | None = None
+        #: `_lease` is ours (holder and duration as this kubelet writes them): renewing it moves
+        #: only spec.renewTime
+        self._plain = False
+
+    def renewable(self) -> JSON | None:
+        """The lease last written when renewing it moves only its spec.renewTime (a pool then
+        writes many through `fieldwrite.update_field_many` and reports back with
+        `renewed_in_place`), else None (`renewal` then says what to write)."""
+        return self._lease if self._plain else None
 
     def renewal(self, now: float) -> JSON | None:
         """The update that renews the lease last written (None when it must be read first):
@@ -40,18 +51,26 @@ class NodeLease:
         lease = self._lease
         if lease is None:
             return None
-        return self._renewed_copy(lease, _micro_time(now))
+        return self._renewed_copy(lease, micro_time(now))
 
-    def _renewed_copy(self, lease: JSON, renew: str) -> JSON:
-        spec: JSON = lease.get("spec") or {}
+    def _is_plain(self, lease: JSON | None) -> bool:
+        """Whether renewing `lease` moves only its renewTime: a spec object with this node as the
+        holder and this kubelet's duration."""
+        spec = lease.get("spec") if lease is not None else None
+        if type(spec) is not dict:
+            return False
         held = spec.get("holderIdentity")
         duration = spec.get("leaseDurationSeconds")
-        if (
+        return (
             type(held) is str
             and held == self.name
             and type(duration) is int
             and duration == self.duration_seconds
-        ):
+        )
+
+    def _renewed_copy(self, lease: JSON, renew: str) -> JSON:
+        spec: JSON = lease.get("spec") or {}
+        if self._is_plain(lease):
             # the usual renewal of our own lease: only renewTime moves (same keys, same order)
             return {**lease, "spec": {**spec, "renewTime": renew}}
         spec = {
@@ -62,33 +81,40 @@ class NodeLease:
         }
         return {**lease, "spec": spec}
 
-    def renewed(self, stored: JSON) -> None:
+    def renewed(self, stored: JSON | None) -> None:
+        """`stored` is the lease as last written (None: unknown, read it before the next renewal)."""
+        self._lease = stored
+        self._plain = self._is_plain(stored)
+
+    def renewed_in_place(self, stored: JSON) -> None:
+        """`stored` is the result of renewing the `renewable` lease (so it is plain still)."""
         self._lease = stored
 
     def failed(self, err: StatusError, now: float) -> bool:
         """The `renewal` write failed: as `renew` does after a failed first attempt, read the lease
         again (or create it) and retry once. True when that succeeded."""
         log.info("node %s: lease renewal failed: %s", self.name, err.message)
-        self._lease = None
+        self.renewed(None)
         return self.renew(now, attempts=1)
 
     def renew(self, now: float, attempts: int = 2) -> bool:
         """Set renewTime to `now`; True when the write succeeded."""
-        renew = _micro_time(now)
+        renew = micro_time(now)
         lease = self._lease
         for _ in range(attempts):
             if lease is None:
                 try:
                     lease = self.store.get(LEASE_RESOURCE, LEASE_NAMESPACE, self.name)
                 except StatusError:
-                    self._lease = self._create(renew)
+                    self.renewed(self._create(renew))
                     return self._lease is not None
             try:
-                self._lease = self.store.update(LEASE_RESOURCE, self._renewed_copy(lease, renew))
+                self.renewed(self.store.update(LEASE_RESOURCE, self._renewed_copy(lease, renew)))
                 return True
             except StatusError as err:
                 log.info("node %s: lease renewal failed: %s", self.name, err.message)
-                self._lease = lease = None
+                self.renewed(None)
+                lease = None
         return False
 
     def _create(self, renew: str) -> JSON | None:

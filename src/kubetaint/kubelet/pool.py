@@ -7,13 +7,15 @@ Mirrors kubemark's hollow-node fleet. Fault names are DESIGN.md's scenario `faul
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubetaint.clock.base import Clock, Handle
 from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
-from kubetaint.kubelet.lease import LEASE_RESOURCE
+from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
+from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store, update_many
 
@@ -37,6 +39,59 @@ class _PhaseGroup:
     def __init__(self) -> None:
         self.members: dict[str, HollowKubelet] = {}
         self.handle: Handle | None = None
+
+
+class _Renewals:
+    """The lease renewals of a heartbeat round not yet written: either renewals of the leases
+    last written that move only renewTime to one instant (written with
+    `fieldwrite.update_field_many`) or other renewal updates (`update_many`)."""
+
+    __slots__ = ("_kubelets", "_leases", "_now", "_renew", "_store", "_updates")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._kubelets: list[HollowKubelet] = []
+        self._leases: list[JSON] = []  # leases to renew, or (with _updates) renewal updates
+        self._updates = False
+        self._now = math.nan
+        self._renew = ""
+
+    def add_renewable(self, kubelet: HollowKubelet, lease: JSON, now: float) -> None:
+        if now != self._now or self._updates:
+            self.flush()
+            self._now, self._renew = now, micro_time(now)
+        self._kubelets.append(kubelet)
+        self._leases.append(lease)
+
+    def add_update(self, kubelet: HollowKubelet, renewal: JSON) -> None:
+        if not self._updates:
+            self.flush()
+            self._updates = True
+        self._kubelets.append(kubelet)
+        self._leases.append(renewal)
+
+    def flush(self) -> None:
+        """Write what is pending: a failed renewal is retried by its kubelet before the rest."""
+        kubelets, objects = self._kubelets, self._leases
+        while objects:
+            if self._updates:
+                stored, err = update_many(self._store, LEASE_RESOURCE, objects)
+                for kubelet, lease in zip(kubelets, stored, strict=False):
+                    kubelet.lease_written(lease)
+            else:
+                stored, err = update_field_many(self._store, LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
+                now = self._now
+                for kubelet, lease in zip(kubelets, stored, strict=False):
+                    kubelet.lease.renewed_in_place(lease)
+                    kubelet.last_lease_renew = now
+            if err is None:
+                break
+            done = len(stored)
+            kubelets[done].lease_written(None, err)
+            del kubelets[: done + 1], objects[: done + 1]
+        kubelets.clear()
+        objects.clear()
+        self._updates = False
 
 
 class HollowNodePool:
@@ -138,32 +193,26 @@ class HollowNodePool:
         if group is None:
             return
         group.handle = self.clock.call_later(self.settings.lease_renew_interval, lambda: self._beat(phase))
-        # Every member's heartbeat in turn; consecutive lease renewals are written as one batch
-        # (the same writes in the same order), cut short by any other write.
-        batch: list[tuple[HollowKubelet, JSON]] = []
+        # Every member's heartbeat in turn. Consecutive renewals that move only renewTime (to
+        # the same instant) are written as one field-write batch, consecutive other renewals as
+        # one update batch: the same writes in the same order, a batch cut short by any other.
+        renewals = _Renewals(self.store)
+        now_of = self.clock.now
         for kubelet in list(group.members.values()):
-            renewal = kubelet.lease_renewal()
-            if renewal is None:
-                self._write_renewals(batch)
-                kubelet.heartbeat()
-                continue
-            batch.append((kubelet, renewal))
+            lease = kubelet.renewable_lease()
+            if lease is not None:
+                renewals.add_renewable(kubelet, lease, now_of())
+            else:
+                renewal = kubelet.lease_renewal()
+                if renewal is None:
+                    renewals.flush()
+                    kubelet.heartbeat()
+                    continue
+                renewals.add_update(kubelet, renewal)
             if kubelet.status_due():
-                self._write_renewals(batch)
+                renewals.flush()
                 kubelet.post_status()
-        self._write_renewals(batch)
-
-    def _write_renewals(self, batch: list[tuple[HollowKubelet, JSON]]) -> None:
-        """Write the batched lease renewals (a failed one retried by its kubelet before the rest)."""
-        while batch:
-            stored, err = update_many(self.store, LEASE_RESOURCE, [renewal for _, renewal in batch])
-            for (kubelet, _), lease in zip(batch, stored, strict=False):
-                kubelet.lease_written(lease)
-            if err is None:
-                break
-            batch[len(stored)][0].lease_written(None, err)
-            del batch[: len(stored) + 1]
-        batch.clear()
+        renewals.flush()
 
     # pod routing ---------------------------------------------------------------------------------
 

@@ -64,6 +64,11 @@ class HeartbeatTrust:
         if valid is not None:
             valid.update(zip(keys, stored, strict=False))
 
+    def trusted(self, resource: str) -> dict[tuple[str, str], JSON] | None:
+        """(namespace, name) -> the object this registry validated and stored there last, for a
+        heartbeat resource (read-only for the caller)."""
+        return self._valid.get(resource)
+
     def forget(self, resource: str, key: tuple[str, str]) -> None:
         """The object under `key` is being deleted: nothing to remember about it any more."""
         valid = self._valid.get(resource)

@@ -11,12 +11,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
-from kubetaint.store.interface import JSON, Store, WatchEvent, object_key
+from kubetaint.store.interface import JSON, EventType, Store, WatchEvent, object_key
 from kubetaint.store.watch import WatchFilter
 
 OnAdd = Callable[[JSON], None]
 OnUpdate = Callable[[JSON, JSON], None]
 OnDelete = Callable[[JSON], None]
+#: Takes the (old, new) pairs of consecutive updates at once, in order.
+OnUpdateMany = Callable[[list[tuple[JSON, JSON]]], None]
 
 
 @dataclass
@@ -24,6 +26,9 @@ class EventHandlers:
     on_add: OnAdd | None = None
     on_update: OnUpdate | None = None
     on_delete: OnDelete | None = None
+    #: Optional: a group of updates (store.watch.Dispatcher groups) in one call instead of one
+    #: on_update call each; must do exactly what those calls would.
+    on_update_many: OnUpdateMany | None = None
 
 
 class Informer:
@@ -64,7 +69,8 @@ class Informer:
         if self._unsubscribe is not None:
             return
         namespace, labels, fields = self._selectors
-        self._unsubscribe = self._store.subscribe(self._on_event, self.resource)
+        # the informer itself is the handler: callable per event, with deliver_many for groups
+        self._unsubscribe = self._store.subscribe(self, self.resource)
         listed = self._store.list(
             self.resource, namespace=namespace, label_selector=labels, field_selector=fields
         )
@@ -80,7 +86,8 @@ class Informer:
             self._unsubscribe()
             self._unsubscribe = None
 
-    def _on_event(self, event: WatchEvent) -> None:
+    def __call__(self, event: WatchEvent) -> None:
+        """The store's handler: one committed change."""
         if event.resource_version <= self._synced_rv:
             return
         seen = self._filter.translate(event)
@@ -101,6 +108,57 @@ class Informer:
                     handlers.on_add(seen.object)
             elif handlers.on_update is not None:
                 handlers.on_update(old, seen.object)
+
+    _on_event = __call__
+
+    def deliver_many(self, events: list[WatchEvent]) -> None:
+        """The store's handler for a group of changes (store.watch.Dispatcher): the cache follows
+        them all, then each handler set is told in order, a group of plain updates through
+        on_update_many when it has one. (A handler may so find the cache ahead of the change it
+        is told about, as with client-go, whose handlers lag behind the indexer.)"""
+        synced, translate, cache = self._synced_rv, self._filter.translate, self._cache
+        changes: list[tuple[EventType, JSON | None, JSON]] = []
+        pairs: list[tuple[JSON, JSON]] = []
+        for event in events:
+            if event.resource_version <= synced:
+                continue
+            seen = translate(event)
+            if seen is None or seen.type == "BOOKMARK":
+                continue
+            obj = seen.object
+            key = object_key(obj)
+            old = cache.get(key)
+            if seen.type == "DELETED":
+                cache.pop(key, None)
+                changes.append(("DELETED", old, obj))
+                continue
+            cache[key] = obj
+            if old is None:
+                changes.append(("ADDED", None, obj))
+            else:
+                changes.append(("MODIFIED", old, obj))
+                pairs.append((old, obj))
+        if not changes:
+            return
+        only_updates = len(pairs) == len(changes)
+        for handlers in self._handlers:
+            if only_updates and handlers.on_update_many is not None:
+                handlers.on_update_many(pairs)
+            else:
+                self._tell(handlers, changes)
+
+    @staticmethod
+    def _tell(handlers: EventHandlers, changes: list[tuple[EventType, JSON | None, JSON]]) -> None:
+        """Each change through the handler method `__call__` would have used."""
+        for kind, old, obj in changes:
+            if kind == "DELETED":
+                if handlers.on_delete is not None:
+                    handlers.on_delete(old if old is not None else obj)
+            elif old is None:
+                if handlers.on_add is not None:
+                    handlers.on_add(obj)
+            elif handlers.on_update is not None:
+                handlers.on_update(old, obj)
 
     # cache reads ---------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
+from kubetaint.store.fieldwrite import FieldPath, with_field
 from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
@@ -168,43 +169,149 @@ class MemoryStore:
         with self._lock:
             spaces = self._objects.get(resource, {})
             for obj in objects:
-                namespace, name = object_key(obj)
-                bucket = spaces.get(namespace, _EMPTY)
-                old = bucket.get(name)
-                if old is None:
-                    failure = errors.not_found(resource, name)
+                try:
+                    stored, event = self._update_in(resource, spaces, obj, indexed)
+                except errors.StatusError as err:
+                    failure = err
                     break
-                old_meta: JSON = old["metadata"]
-                if obj.get("metadata") is old_meta and _plain_system_fields(old_meta):
-                    # prepare_update's result for an update carrying the stored metadata, with
-                    # the new resourceVersion written in the same copy
-                    if obj == old:
-                        stored_objects.append(old)
-                        continue
-                    self._rv = rv = self._rv + 1
-                    stored = {**obj, "metadata": {**old_meta, "resourceVersion": str(rv)}}
-                else:
-                    try:
-                        prepared = prepare_update(resource, obj, old)
-                    except errors.StatusError as err:
-                        failure = err
-                        break
-                    if prepared is None:
-                        stored_objects.append(old)
-                        continue
-                    stored = prepared
-                    self._rv = rv = self._rv + 1
-                    stored["metadata"]["resourceVersion"] = str(rv)
-                bucket[name] = stored
-                if indexed:
-                    self._index(resource, old, stored)
-                event = WatchEvent("MODIFIED", resource, stored, rv, old)
-                events.append(event)
                 stored_objects.append(stored)
+                if event is not None:
+                    events.append(event)
             self._history.extend(events)
             self._dispatcher.enqueue_many(events)
         self._dispatcher.dispatch()
         return stored_objects, failure
+
+    def _update_in(
+        self, resource: str, spaces: dict[str, dict[str, JSON]], obj: JSON, indexed: bool
+    ) -> tuple[JSON, WatchEvent | None]:
+        """One update of a batch (lock held): the stored object and its event (None: a no-op)."""
+        namespace, name = object_key(obj)
+        bucket = spaces.get(namespace, _EMPTY)
+        old = bucket.get(name)
+        if old is None:
+            raise errors.not_found(resource, name)
+        old_meta: JSON = old["metadata"]
+        if obj.get("metadata") is old_meta and _plain_system_fields(old_meta):
+            # prepare_update's result for an update carrying the stored metadata, with the new
+            # resourceVersion written in the same copy
+            if obj == old:
+                return old, None
+            self._rv = rv = self._rv + 1
+            stored = {**obj, "metadata": {**old_meta, "resourceVersion": str(rv)}}
+        else:
+            prepared = prepare_update(resource, obj, old)
+            if prepared is None:
+                return old, None
+            stored = prepared
+            self._rv = rv = self._rv + 1
+            stored["metadata"]["resourceVersion"] = str(rv)
+        bucket[name] = stored
+        if indexed:
+            self._index(resource, old, stored)
+        return stored, WatchEvent("MODIFIED", resource, stored, rv, old)
+
+    def update_field_many(
+        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
+        """`kubetaint.store.fieldwrite.update_field_many`. An object that is still the one stored
+        under its key (identity: nobody wrote it since) needs no precondition check nor comparison:
+        it is stored with the field set and a new resourceVersion; any other takes `update_many`'s
+        way. The batch's events are dispatched as one group (`Dispatcher.enqueue_group`)."""
+        result = self._update_field_many(resource, objects, path, value, only_current=False)
+        if result is None:  # never without only_current
+            raise RuntimeError("update_field_many wrote nothing")
+        return result
+
+    def update_field_many_if_current(
+        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None] | None:
+        """`update_field_many` when every object is the one stored under its key (without a
+        generation to bump); otherwise nothing is written and the result is None."""
+        return self._update_field_many(resource, objects, path, value, only_current=True)
+
+    def _update_field_many(
+        self,
+        resource: str,
+        objects: builtins.list[JSON],
+        path: FieldPath,
+        value: object,
+        *,
+        only_current: bool,
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None] | None:
+        part, field = path
+        if part == "metadata":
+            raise ValueError("update_field_many sets a field outside metadata")
+        stored_objects: list[JSON] = []
+        events: list[WatchEvent] = []
+        failure: errors.StatusError | None = None
+        indexed = resource == "pods"
+        with self._lock:
+            spaces = self._objects.get(resource, {})
+            rv = self._rv
+            for obj in objects:
+                meta = obj.get("metadata")
+                current = obj.get(part)
+                if type(meta) is dict and type(current) is dict:
+                    namespace = meta.get("namespace") or ""
+                    name = meta.get("name") or ""
+                    bucket = spaces.get(namespace) if type(namespace) is str else None
+                    if (
+                        bucket is not None
+                        and type(name) is str
+                        and bucket.get(name) is obj
+                        and "generation" not in meta
+                        and "uid" in meta
+                        and "creationTimestamp" in meta
+                        and "resourceVersion" in meta
+                    ):
+                        if field in current and current[field] == value:
+                            stored_objects.append(obj)  # unchanged: no write, as update's no-op
+                            continue
+                        rv += 1
+                        stored = {
+                            **obj,
+                            part: {**current, field: value},
+                            "metadata": {**meta, "resourceVersion": str(rv)},
+                        }
+                        bucket[name] = stored
+                        if indexed:
+                            self._index(resource, obj, stored)
+                        events.append(WatchEvent("MODIFIED", resource, stored, rv, obj))
+                        stored_objects.append(stored)
+                        continue
+                if only_current:
+                    self._undo(resource, events)
+                    return None
+                self._rv = rv
+                try:
+                    written, event = self._update_in(resource, spaces, with_field(obj, path, value), indexed)
+                except errors.StatusError as err:
+                    failure = err
+                    break
+                finally:
+                    rv = self._rv
+                stored_objects.append(written)
+                if event is not None:
+                    events.append(event)
+            self._rv = rv
+            if events:
+                self._history.extend(events)
+                self._dispatcher.enqueue_group(events)
+        self._dispatcher.dispatch()
+        return stored_objects, failure
+
+    def _undo(self, resource: str, events: builtins.list[WatchEvent]) -> None:
+        """Put back the objects the uncommitted `events` replaced (lock held, nothing dispatched;
+        the resourceVersion counter was not advanced)."""
+        spaces = self._objects.get(resource, {})
+        for event in reversed(events):
+            old = event.old_object
+            if old is None:
+                continue  # never: every event of update_field_many replaced an object
+            namespace, name = object_key(old)
+            spaces[namespace][name] = old
+            self._index(resource, event.object, old)
 
     def delete(
         self,

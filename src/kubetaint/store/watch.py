@@ -129,19 +129,37 @@ class BufferedWatch:
         return self._stopped
 
 
+#: A handler's optional way to take a group of events at once (see `Dispatcher.enqueue_group`).
+GroupHandler = Callable[[list[WatchEvent]], None]
+
+
+def group_handler(handler: Handler) -> GroupHandler | None:
+    """The `deliver_many` of a handler that takes groups of events (an object with both
+    `__call__` and `deliver_many`, such as an Informer), else None."""
+    deliver_many: GroupHandler | None = getattr(handler, "deliver_many", None)
+    return deliver_many
+
+
 class Dispatcher:
     """Delivers committed changes to subscribed handlers in commit order.
 
     A backend calls `enqueue` while it still holds its write lock (so the queue is in commit
     order) and `dispatch` after releasing it. Whichever thread finds the dispatcher idle delivers
     everything queued, including events that handlers themselves cause by writing (re-entrant
-    writes queue up behind the current event instead of nesting)."""
+    writes queue up behind the current event instead of nesting).
+
+    A *group* (`enqueue_group`: consecutive events of one resource, e.g. a batch of lease
+    renewals) is delivered handler by handler: a handler with `deliver_many` (`group_handler`)
+    takes the whole group in one call, any other gets its events one by one. Every handler still
+    sees every event in commit order; only the interleaving between handlers differs, which no
+    handler can rely on (each watcher of a real API server has its own stream)."""
 
     def __init__(self) -> None:
         self._handlers: list[tuple[Handler, str | None]] = []
         # per resource, the handlers that see its changes, in subscription order (rebuilt lazily)
         self._routes: dict[str, list[Handler]] = {}
-        self._pending: deque[WatchEvent] = deque()
+        self._group_routes: dict[str, list[tuple[Handler, GroupHandler | None]]] = {}
+        self._pending: deque[WatchEvent | list[WatchEvent]] = deque()
         self._dispatching = False
         self._lock = threading.Lock()
 
@@ -153,6 +171,13 @@ class Dispatcher:
         with self._lock:
             self._pending.extend(events)
 
+    def enqueue_group(self, events: list[WatchEvent]) -> None:
+        """Queue consecutive events of one resource to be delivered as a group (the list is the
+        dispatcher's from now on)."""
+        if events:
+            with self._lock:
+                self._pending.append(events)
+
     def _route(self, resource: str) -> list[Handler]:
         route = self._routes.get(resource)
         if route is None:
@@ -162,15 +187,21 @@ class Dispatcher:
                 ]
         return route
 
+    def _group_route(self, resource: str) -> list[tuple[Handler, GroupHandler | None]]:
+        route = self._group_routes.get(resource)
+        if route is None:
+            route = self._group_routes[resource] = [(h, group_handler(h)) for h in self._route(resource)]
+        return route
+
     def dispatch(self) -> None:
         with self._lock:
             if self._dispatching:
                 return
             self._dispatching = True
         # Everything pending is taken at once (events handlers cause queue up behind it, so the
-        # order is the commit order still); routes are looked up per event, so a handler that
-        # unsubscribes another stops its deliveries from the next event on.
-        batch: deque[WatchEvent] = deque()
+        # order is the commit order still); routes are looked up per queued event or group, so a
+        # handler that unsubscribes another stops its deliveries from the next one on.
+        batch: deque[WatchEvent | list[WatchEvent]] = deque()
         try:
             while True:
                 with self._lock:
@@ -180,7 +211,11 @@ class Dispatcher:
                     batch, self._pending = self._pending, batch
                 route = self._route
                 while batch:
-                    event = batch.popleft()
+                    item = batch.popleft()
+                    if type(item) is list:
+                        self._deliver_group(item)
+                        continue
+                    event: WatchEvent = item  # type: ignore[assignment]
                     for handler in route(event.resource):
                         handler(event)
         except BaseException:
@@ -190,18 +225,28 @@ class Dispatcher:
                 self._dispatching = False
             raise
 
+    def _deliver_group(self, events: list[WatchEvent]) -> None:
+        for handler, deliver_many in self._group_route(events[0].resource):
+            if deliver_many is not None:
+                deliver_many(events)
+            else:
+                for event in events:
+                    handler(event)
+
     def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
         """Deliver every change (of `resource` only, when given) to `handler`."""
         entry = (handler, resource)
         with self._lock:
             self._handlers.append(entry)
             self._routes = {}
+            self._group_routes = {}
 
         def unsubscribe() -> None:
             with self._lock:
                 if entry in self._handlers:
                     self._handlers.remove(entry)
                     self._routes = {}
+                    self._group_routes = {}
 
         return unsubscribe
 
@@ -209,3 +254,4 @@ class Dispatcher:
         with self._lock:
             self._handlers.clear()
             self._routes = {}
+            self._group_routes = {}

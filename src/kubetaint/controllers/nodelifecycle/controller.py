@@ -157,6 +157,7 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
             EventHandlers(
                 on_add=lambda lease: lease_replaced(_name(lease)),
                 on_update=self.resting.lease_handler(),
+                on_update_many=self.resting.lease_group_handler(),
                 on_delete=lambda lease: lease_replaced(_name(lease)),
             )
         )

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,44 +232,62 @@ class RestingNodes:
         self.lease_handler()(None, lease)
 
     def lease_handler(self) -> Callable[[JSON | None, JSON], None]:
-        """`lease_updated` as an informer on_update handler: ~1.2 M renewals an hour at 5,000
-        nodes, so everything but renewed_after is inlined (_settle included)."""
+        """`lease_updated` as an informer on_update handler (one `lease_group_handler` call)."""
+        many = self.lease_group_handler()
+        return lambda old, lease: many([(old, lease)])
+
+    def lease_group_handler(self) -> Callable[[Sequence[tuple[JSON | None, JSON]]], None]:
+        """`lease_updated` for each (old, new) pair of a group of lease updates, in order, as an
+        informer on_update_many handler: ~1.2 M renewals an hour at 5,000 nodes, so everything
+        is inlined (_settle included) and a pair's renewTimes are compared once per group when
+        they are the group's usual ones."""
         deadlines, renewals, lease_changed = self.deadlines, self.renewals, self.lease_changed
         health = self._health
         healths = health.healths if health is not None else {}
         would_observe = health.would_observe if health is not None else None
 
-        def on_update(_old: JSON | None, lease: JSON) -> None:
-            name = (lease.get("metadata") or {}).get("name") or ""
-            entry = deadlines.get(name)
-            if entry is None:
-                return  # a visited node sees its lease at the visit
-            if not entry[2] or would_observe is None:
-                lease_changed.add(name)
-                return
-            newer = (lease.get("spec") or {}).get("renewTime") or None
-            noted = renewals.pop(name, None)
-            if noted is not None:
-                later = renewed_after(newer, noted[2])
-                seen_at = noted[1].time
-                if seen_at is not None:
-                    # a pass has seen the noted lease: it is the saved lease now (what _settle does)
-                    saved = healths.get(name)
-                    if saved is not None:
-                        saved.lease = noted[0]
-                        saved.probe_timestamp = seen_at
+        def on_update_many(pairs: Sequence[tuple[JSON | None, JSON]]) -> None:
+            next_pass = self._next_pass  # no pass begins while handlers run
+            # the last comparison of renewTimes: a group shares them (texts of one instant)
+            last_newer: str | None = None
+            last_older: str | None = None
+            last_later = False
+            for _old, lease in pairs:
+                name = (lease.get("metadata") or {}).get("name") or ""
+                entry = deadlines.get(name)
+                if entry is None:
+                    continue  # a visited node sees its lease at the visit
+                if not entry[2] or would_observe is None:
+                    lease_changed.add(name)
+                    continue
+                newer = (lease.get("spec") or {}).get("renewTime") or None
+                noted = renewals.pop(name, None)
+                if noted is not None:
+                    older = noted[2]
+                    if newer is last_newer and older is last_older:
+                        later = last_later
+                    else:
+                        later = last_later = renewed_after(newer, older)
+                        last_newer, last_older = newer, older
+                    seen_at = noted[1].time
+                    if seen_at is not None:
+                        # a pass has seen the noted lease: it is the saved lease now (_settle)
+                        saved = healths.get(name)
+                        if saved is not None:
+                            saved.lease = noted[0]
+                            saved.probe_timestamp = seen_at
+                        if later:
+                            renewals[name] = (lease, next_pass, newer)
+                        continue
                     if later:
-                        renewals[name] = (lease, self._next_pass, newer)
-                    return
-                if later:
-                    # the next pass sees only this later lease, which it counts as renewed as it
-                    # would have counted the noted one
-                    renewals[name] = (lease, self._next_pass, newer)
-                    return
-            if would_observe(name, lease):
-                renewals[name] = (lease, self._next_pass, newer)
+                        # the next pass sees only this later lease, which it counts as renewed as
+                        # it would have counted the noted one
+                        renewals[name] = (lease, next_pass, newer)
+                        continue
+                if would_observe(name, lease):
+                    renewals[name] = (lease, next_pass, newer)
 
-        return on_update
+        return on_update_many
 
     def lease_replaced(self, name: str) -> None:
         """Lease informer add or delete: the node wakes at the next pass, which sees no noted

@@ -1,0 +1,89 @@
+"""RestingNodes' group lease handler (an informer's on_update_many for a batch of renewals) notes
+exactly what its per-update handler notes when given the same renewals one by one: the same
+noted renewals, the same health records after every pass, the same nodes to wake."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubetaint.clock import format_micro_time
+from kubetaint.controllers.nodelifecycle import NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.health import NodeHealth, NodeHealthTracker
+from kubetaint.controllers.nodelifecycle.resting import RestingNodes
+from kubetaint.store.informer import Informer
+
+from .builders import Cluster
+
+GRACE = 25.0
+NAMES = ["a", "b", "c", "d"]
+JSON = dict[str, Any]
+
+
+def lease(name: str, renew: str | None) -> JSON:
+    spec: JSON = {"holderIdentity": name, "leaseDurationSeconds": 40}
+    if renew is not None:
+        spec["renewTime"] = renew
+    return {"metadata": {"name": name, "namespace": "kube-node-lease"}, "spec": spec}
+
+
+#: a round renews some nodes at one instant (one shared text, as a pool's batch), or a pass
+ROUND = st.one_of(
+    st.tuples(
+        st.just("renew"),
+        st.lists(st.sampled_from([*NAMES, "unknown"]), max_size=6),
+        st.one_of(st.none(), st.integers(0, 60)),
+    ),
+    st.tuples(st.just("pass"), st.just([]), st.none()),
+    st.tuples(st.just("wake"), st.lists(st.sampled_from(NAMES), max_size=2), st.none()),
+)
+
+
+def run(rounds: list[tuple[str, list[str], int | None]], grouped: bool) -> tuple[Any, ...]:
+    c = Cluster()
+    tracker = NodeHealthTracker(
+        c.store, c.clock, NodeLifecycleSettings(node_monitor_grace_period=GRACE), Informer(c.store, "leases")
+    )
+    first = format_micro_time(0.0)
+    for name in NAMES:
+        tracker.healths[name] = NodeHealth(0.0, 0.0, None, lease(name, first))
+    resting = RestingNodes(tracker)
+    for name in NAMES:
+        resting.rest(name, GRACE, "z", ready=name != "d")
+    one, many = resting.lease_handler(), resting.lease_group_handler()
+    now = 0.0
+    texts: dict[int, str] = {}  # one text object per instant, as micro_time's cache gives
+    for kind, names, value in rounds:
+        if kind == "renew":
+            text = None if value is None else texts.setdefault(value, format_micro_time(float(value)))
+            pairs = [(lease(n, first), lease(n, text)) for n in names]
+            if grouped:
+                many(pairs)
+            else:
+                for old, new in pairs:
+                    one(old, new)
+        elif kind == "wake":
+            for name in names:
+                resting.wake(name)
+        else:
+            now += 5.0
+            resting.begin_pass(now)
+            resting.wake_changed_nodes()
+            resting.wake_expired(now, GRACE)
+    noted = {n: (r[0]["spec"].get("renewTime"), r[1].time, r[2]) for n, r in resting.renewals.items()}
+    resting.settle_renewals()
+    healths = {
+        n: (h.probe_timestamp, (h.lease or {}).get("spec", {}).get("renewTime"))
+        for n, h in tracker.healths.items()
+    }
+    return noted, healths, sorted(resting.lease_changed), sorted(resting.deadlines), resting.take_woken()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ROUND, max_size=30))
+def test_a_group_of_renewals_is_noted_as_the_same_renewals_one_by_one(
+    rounds: list[tuple[str, list[str], int | None]],
+) -> None:
+    assert run(rounds, grouped=True) == run(rounds, grouped=False)

@@ -1,0 +1,111 @@
+"""A pool's heartbeat rounds write the same store history whether its store takes field writes
+(renewals told that only renewTime moves) or only updates (SQLite, etcd, remote stores): the
+same writes, resourceVersions and objects in the same order, through stops, recoveries, leases
+deleted or taken over by someone else, and status posts in between."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kubelet.builders import node_config
+from kubetaint.admission import AdmissionChain
+from kubetaint.clock import VirtualClock
+from kubetaint.kubelet import HollowNodePool
+from kubetaint.kubelet.lease import LEASE_NAMESPACE, LEASE_RESOURCE
+from kubetaint.registry import Registry
+from kubetaint.store.fieldwrite import with_field
+from kubetaint.store.interface import JSON, Store, WatchEvent
+from kubetaint.store.memory import MemoryStore
+
+
+class UpdatesOnly:
+    """A store without field writes: renewals reach it as updates."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("update_field_many"):
+            raise AttributeError(name)
+        return getattr(self._store, name)
+
+
+def take_over(store: Store, name: str) -> None:
+    lease = store.get(LEASE_RESOURCE, LEASE_NAMESPACE, name)
+    store.update(LEASE_RESOURCE, with_field(lease, ("spec", "holderIdentity"), "someone-else"))
+
+
+def delete_lease(store: Store, name: str) -> None:
+    store.delete(LEASE_RESOURCE, LEASE_NAMESPACE, name)
+
+
+def touch_lease(store: Store, name: str) -> None:
+    lease = store.get(LEASE_RESOURCE, LEASE_NAMESPACE, name)
+    store.update(LEASE_RESOURCE, {**lease, "metadata": {**lease["metadata"], "labels": {"x": "y"}}})
+
+
+#: at each listed second: an action on the pool or the store behind it
+Action = Callable[[HollowNodePool, Store], None]
+SCRIPTS = [
+    pytest.param({}, id="plain heartbeats"),
+    pytest.param(
+        {15: lambda p, s: p.fault(["n2"], "stop"), 55: lambda p, s: p.fault(["n2"], "recover")},
+        id="a node stops and recovers",
+    ),
+    pytest.param({15: lambda p, s: take_over(s, "n2")}, id="someone else takes a lease over"),
+    pytest.param({15: lambda p, s: delete_lease(s, "n3")}, id="a lease is deleted"),
+    pytest.param(
+        {15: lambda p, s: touch_lease(s, "n1"), 25: lambda p, s: touch_lease(s, "n4")},
+        id="leases are changed in between: conflicts",
+    ),
+    pytest.param({15: lambda p, s: p.fault(["n2", "n3"], "not-ready")}, id="status posts cut batches"),
+]
+
+
+def history(
+    script: dict[int, Action], registry: bool, field_writes: bool, told: list[int] | None = None
+) -> list[tuple[Any, ...]]:
+    """Every event of the run; `told` gets the size of each field write the store took."""
+    clock = VirtualClock()
+    counter = itertools.count()
+    memory = MemoryStore(clock, uid_factory=lambda: f"uid-{next(counter):05d}")
+    if told is not None:
+        for method in ("update_field_many", "update_field_many_if_current"):
+            real = getattr(memory, method)
+
+            def spy(resource: str, objects: list[JSON], *args: Any, real: Any = real) -> Any:
+                result = real(resource, objects, *args)
+                if result is not None:
+                    told.append(len(objects))
+                return result
+
+            setattr(memory, method, spy)
+    store: Store = Registry(memory, admission=AdmissionChain()) if registry else memory
+    if not field_writes:
+        store = UpdatesOnly(store)  # type: ignore[assignment]
+    seen: list[WatchEvent] = []
+    memory.subscribe(seen.append)
+    pool = HollowNodePool(store, clock, [node_config(f"n{i}") for i in range(1, 6)])
+    pool.start()
+    for second in range(1, 120):
+        action = script.get(second)
+        if action is not None:
+            action(pool, memory)
+        clock.advance(1)
+    return [(e.type, e.resource, e.resource_version, json.dumps(e.object)) for e in seen]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("registry", [True, False], ids=["through a registry", "straight to the store"])
+def test_field_writes_and_updates_write_the_same_history(script: dict[int, Action], registry: bool) -> None:
+    told: list[int] = []
+    fast = history(script, registry, field_writes=True, told=told)
+    assert fast == history(script, registry, field_writes=False)
+    assert sum(told) >= 4 * 10 and max(told) >= 4, "the store was told of most renewals, in batches"
+    renewals = [e for e in fast if e[0] == "MODIFIED" and e[1] == LEASE_RESOURCE]
+    assert len(renewals) >= 5 * 10, "every round renews"

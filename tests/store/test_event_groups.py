@@ -1,0 +1,256 @@
+"""Event groups (Dispatcher.enqueue_group, Informer.deliver_many, EventHandlers.on_update_many):
+every handler sees every event of a group in commit order, a handler that takes groups gets
+the whole group in one call, and an informer fed a group ends with the cache and the handler
+calls one event at a time gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubetaint.clock import VirtualClock
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import JSON, WatchEvent
+from kubetaint.store.memory import MemoryStore
+from kubetaint.store.watch import Dispatcher, group_handler
+
+LEASES = "leases.coordination.k8s.io"
+NS = "kube-node-lease"
+
+
+def numbered(n: int, resource: str = LEASES) -> WatchEvent:
+    return WatchEvent("MODIFIED", resource, {"n": n}, n, {})
+
+
+class Grouping:
+    """A handler that takes groups (and single events)."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[int]] = []
+
+    def __call__(self, event: WatchEvent) -> None:
+        self.calls.append([event.resource_version])
+
+    def deliver_many(self, events: list[WatchEvent]) -> None:
+        self.calls.append([e.resource_version for e in events])
+
+
+def test_a_group_goes_whole_to_grouping_handlers_and_event_by_event_to_others() -> None:
+    dispatcher = Dispatcher()
+    grouping = Grouping()
+    plain: list[int] = []
+    dispatcher.subscribe(grouping, LEASES)
+    dispatcher.subscribe(lambda e: plain.append(e.resource_version), LEASES)
+    dispatcher.enqueue(numbered(1))
+    dispatcher.enqueue_group([numbered(2), numbered(3), numbered(4)])
+    dispatcher.enqueue(numbered(5))
+    dispatcher.dispatch()
+    assert grouping.calls == [[1], [2, 3, 4], [5]]
+    assert plain == [1, 2, 3, 4, 5]
+
+
+def test_a_group_reaches_only_the_handlers_of_its_resource_and_the_catch_all_ones() -> None:
+    dispatcher = Dispatcher()
+    pods, everything = Grouping(), Grouping()
+    dispatcher.subscribe(pods, "pods")
+    dispatcher.subscribe(everything)
+    dispatcher.enqueue_group([numbered(1), numbered(2)])
+    dispatcher.enqueue_group([])
+    dispatcher.dispatch()
+    assert pods.calls == [] and everything.calls == [[1, 2]]
+
+
+def test_events_handlers_cause_during_a_group_come_after_it() -> None:
+    dispatcher = Dispatcher()
+    delivered: list[int] = []
+
+    def handler(ev: WatchEvent) -> None:
+        delivered.append(ev.resource_version)
+        if ev.resource_version == 1:
+            dispatcher.enqueue(numbered(10))
+
+    dispatcher.subscribe(handler, LEASES)
+    dispatcher.enqueue_group([numbered(1), numbered(2)])
+    dispatcher.enqueue(numbered(3))
+    dispatcher.dispatch()
+    assert delivered == [1, 2, 3, 10]
+
+
+def test_a_handler_subscribed_later_gets_groups_from_then_on() -> None:
+    dispatcher = Dispatcher()
+    first, second = Grouping(), Grouping()
+    dispatcher.subscribe(first, LEASES)
+    dispatcher.enqueue_group([numbered(1)])
+    dispatcher.dispatch()
+    unsubscribe = dispatcher.subscribe(second, LEASES)
+    dispatcher.enqueue_group([numbered(2)])
+    dispatcher.dispatch()
+    unsubscribe()
+    dispatcher.enqueue_group([numbered(3)])
+    dispatcher.dispatch()
+    assert first.calls == [[1], [2], [3]] and second.calls == [[2]]
+
+
+def test_a_failing_handler_leaves_what_is_queued_after_the_group_for_the_next_dispatch() -> None:
+    dispatcher = Dispatcher()
+    delivered: list[int] = []
+
+    def handler(ev: WatchEvent) -> None:
+        delivered.append(ev.resource_version)
+        if ev.resource_version == 2 and delivered.count(2) == 1:
+            raise RuntimeError("boom")
+
+    dispatcher.subscribe(handler, LEASES)
+    dispatcher.enqueue_group([numbered(1), numbered(2)])
+    dispatcher.enqueue(numbered(3))
+    with pytest.raises(RuntimeError):
+        dispatcher.dispatch()
+    dispatcher.dispatch()
+    assert delivered == [1, 2, 3]
+
+
+def test_group_handler_finds_deliver_many() -> None:
+    grouping = Grouping()
+    assert group_handler(grouping) == grouping.deliver_many
+    assert group_handler(lambda e: None) is None
+
+
+# informers ---------------------------------------------------------------------------------
+
+
+def lease(name: str, namespace: str = NS, **labels: str) -> JSON:
+    return {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": name, "namespace": namespace, "uid": f"u-{name}", "labels": labels},
+        "spec": {"renewTime": "t0"},
+    }
+
+
+def version(obj: JSON, rv: int, **spec: Any) -> JSON:
+    return {
+        **obj,
+        "metadata": {**obj["metadata"], "resourceVersion": str(rv)},
+        "spec": {**obj["spec"], **spec},
+    }
+
+
+def recorded(informer: Informer, grouped: bool) -> list[tuple[str, Any, ...]]:
+    calls: list[tuple[Any, ...]] = []
+    names = lambda obj: obj["metadata"]["name"] + "@" + obj["metadata"].get("resourceVersion", "")  # noqa: E731
+    handlers = EventHandlers(
+        on_add=lambda obj: calls.append(("add", names(obj))),
+        on_update=lambda old, new: calls.append(("update", names(old), names(new))),
+        on_delete=lambda obj: calls.append(("delete", names(obj))),
+    )
+    if grouped:
+        handlers.on_update_many = lambda pairs: calls.append(
+            ("updates", [(names(old), names(new)) for old, new in pairs])
+        )
+    informer.add_handlers(handlers)
+    informer.add_handlers(EventHandlers(on_update=lambda old, new: calls.append(("second", names(new)))))
+    return calls
+
+
+a, b, c = lease("a"), lease("b"), lease("c")
+elsewhere = lease("x", namespace="other")
+GROUPS = [
+    pytest.param(
+        [WatchEvent("MODIFIED", LEASES, version(a, 5, renewTime="t1"), 5, version(a, 1))], id="one update"
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(b, 6), 6, version(b, 2)),
+            WatchEvent("MODIFIED", LEASES, version(a, 7), 7, version(a, 5)),
+        ],
+        id="several updates",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(c, 6), 6, version(c, 3)),
+        ],
+        id="an update of an object the cache lacks is an add",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("DELETED", LEASES, version(b, 6), 6, version(b, 2)),
+        ],
+        id="a delete in the group",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(elsewhere, 5), 5, version(elsewhere, 4)),
+            WatchEvent("MODIFIED", LEASES, version(a, 6), 6, version(a, 1)),
+        ],
+        id="a change in another namespace is unseen",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 2), 2, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(b, 5), 5, version(b, 2)),
+        ],
+        id="a change the listing covered is skipped",
+    ),
+    pytest.param(
+        [WatchEvent("MODIFIED", LEASES, version(elsewhere, 5), 5, version(elsewhere, 4))],
+        id="nothing seen",
+    ),
+]
+
+
+def fed_informer(events: list[WatchEvent], grouped: bool, as_group: bool) -> tuple[Any, ...]:
+    store = MemoryStore(VirtualClock())
+    store.create(LEASES, lease("a"))
+    store.create(LEASES, lease("b"))
+    store.create(LEASES, lease("x", namespace="other"))
+    informer = Informer(store, LEASES, namespace=NS)
+    calls = recorded(informer, grouped)
+    informer.start()
+    calls.clear()
+    if as_group:
+        informer.deliver_many(events)
+    else:
+        for event in events:
+            informer(event)
+    cache = sorted((k, v["metadata"]["resourceVersion"]) for k, v in informer._cache.items())
+    flat: list[tuple[Any, ...]] = []
+    for call in calls:
+        if call[0] == "updates":
+            flat.extend(("update", old, new) for old, new in call[1])
+        else:
+            flat.append(call)
+    return cache, sorted(flat, key=lambda call: call[0] == "second")  # each handler set in order
+
+
+@pytest.mark.parametrize("events", GROUPS)
+@pytest.mark.parametrize("grouped", [True, False], ids=["with on_update_many", "without"])
+def test_an_informer_fed_a_group_ends_as_fed_event_by_event(events: list[WatchEvent], grouped: bool) -> None:
+    assert fed_informer(events, grouped, as_group=True) == fed_informer(events, grouped, as_group=False)
+
+
+def test_on_update_many_gets_a_group_of_plain_updates_in_one_call() -> None:
+    store = MemoryStore(VirtualClock())
+    leases = [store.create(LEASES, lease(n)) for n in "abc"]
+    informer = Informer(store, LEASES, namespace=NS)
+    calls = recorded(informer, grouped=True)
+    informer.start()
+    calls.clear()
+    renewed, err = store.update_field_many(LEASES, leases, ("spec", "renewTime"), "t1")
+    assert err is None
+    assert calls[0] == ("updates", [("a@1", "a@4"), ("b@2", "b@5"), ("c@3", "c@6")])
+    assert [call[0] for call in calls[1:]] == ["second"] * 3
+    assert [informer.get(NS, n) for n in "abc"] == renewed
+
+
+def test_an_informer_is_its_own_store_handler_and_stops() -> None:
+    store = MemoryStore(VirtualClock())
+    informer = Informer(store, LEASES, namespace=NS)
+    informer.start()
+    store.create(LEASES, lease("a"))
+    informer.stop()
+    store.create(LEASES, lease("b"))
+    assert len(informer) == 1 and informer.get(NS, "a") is not None

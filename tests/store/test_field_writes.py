@@ -1,0 +1,226 @@
+"""Field writes (kubetaint.store.fieldwrite, MemoryStore.update_field_many and its `_if_current`
+variant) store exactly what `update_many` of the `with_field` copies stores: the same returned
+objects, errors, resourceVersions, watch events, history and final state, whatever the batch
+holds (current objects, stale ones, missing ones, no-ops, generations, duplicates)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock import VirtualClock
+from kubetaint.store.fieldwrite import update_field_many, with_field
+from kubetaint.store.interface import JSON, WatchEvent, update_many
+from kubetaint.store.memory import MemoryStore
+
+LEASES = "leases.coordination.k8s.io"
+NS = "kube-node-lease"
+RENEW = ("spec", "renewTime")
+
+
+def memory_store() -> MemoryStore:
+    counter = iter(range(1000))
+    return MemoryStore(VirtualClock(), uid_factory=lambda: f"uid-{next(counter)}")
+
+
+def lease(name: str, renew: str = "t0") -> JSON:
+    return {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": name, "namespace": NS},
+        "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": renew},
+    }
+
+
+class GenericOnly:
+    """A store without field writes (as SQLite, etcd and remote stores are): fieldwrite falls
+    back to update_many of copies."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        if name in {"update_field_many", "update_field_many_if_current"}:
+            raise AttributeError(name)
+        return getattr(self._store, name)
+
+
+#: A scenario: (store after set-up, the objects of the batch) from a fresh store.
+Setup = Callable[[MemoryStore], list[JSON]]
+
+
+def current(store: MemoryStore) -> list[JSON]:
+    return [store.create(LEASES, lease(n)) for n in "abc"]
+
+
+def unchanged_value(store: MemoryStore) -> list[JSON]:
+    a, b = (store.create(LEASES, lease(n, renew="t1")) for n in "ab")
+    return [a, b]
+
+
+def changed_in_between(store: MemoryStore) -> list[JSON]:
+    a, b, c = current(store)
+    store.update(LEASES, with_field(b, ("spec", "holderIdentity"), "someone-else"))
+    return [a, b, c]
+
+
+def missing(store: MemoryStore) -> list[JSON]:
+    a, b, c = current(store)
+    store.delete(LEASES, NS, "b")
+    return [a, b, c]
+
+
+def recreated(store: MemoryStore) -> list[JSON]:
+    a, b, c = current(store)
+    store.delete(LEASES, NS, "b")
+    store.create(LEASES, lease("b"))
+    return [a, b, c]
+
+
+def duplicated(store: MemoryStore) -> list[JSON]:
+    a, b, _ = current(store)
+    return [a, b, a]
+
+
+def spec_not_an_object(store: MemoryStore) -> list[JSON]:
+    a, b, c = current(store)
+    nulled = store.update(LEASES, {**b, "spec": None})
+    return [a, nulled, c]
+
+
+def no_spec(store: MemoryStore) -> list[JSON]:
+    plain = {k: v for k, v in lease("x").items() if k != "spec"}
+    return [store.create(LEASES, plain), *current(store)]
+
+
+def with_generation(store: MemoryStore) -> list[JSON]:
+    pods = [
+        store.create("pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": n}, "spec": {}})
+        for n in "pq"
+    ]
+    return [{**pod, "metadata": {**pod["metadata"], "generation": 1}} for pod in pods]
+
+
+def copied_metadata(store: MemoryStore) -> list[JSON]:
+    a, b, c = current(store)
+    return [a, {**b, "metadata": dict(b["metadata"])}, c]
+
+
+SCENARIOS = [
+    pytest.param(current, LEASES, id="every object is the stored one"),
+    pytest.param(unchanged_value, LEASES, id="the field holds the value already: no write"),
+    pytest.param(changed_in_between, LEASES, id="one was changed by someone else in between: conflict"),
+    pytest.param(missing, LEASES, id="one was deleted: not found"),
+    pytest.param(recreated, LEASES, id="one was deleted and created again: conflict"),
+    pytest.param(duplicated, LEASES, id="the same object twice: the second conflicts"),
+    pytest.param(spec_not_an_object, LEASES, id="a part that is not an object is replaced"),
+    pytest.param(no_spec, LEASES, id="a missing part is added"),
+    pytest.param(with_generation, "pods", id="objects carrying a generation (spec change bumps it)"),
+    pytest.param(copied_metadata, LEASES, id="an equal copy, not the stored object"),
+]
+
+
+def run(setup: Setup, resource: str, write: str) -> tuple[str, str, list[tuple[Any, ...]], str, str]:
+    """Set up a fresh store, write the batch one way; everything observable afterwards."""
+    store = memory_store()
+    objects = setup(store)
+    start = store.current_resource_version()
+    seen: list[WatchEvent] = []
+    store.subscribe(seen.append)
+    watch = store.watch(resource, resource_version=str(start))
+    path = ("spec", "n") if resource == "pods" else RENEW
+    result: tuple[list[JSON], StatusError | None]
+    if write == "fast":
+        result = store.update_field_many(resource, objects, path, "t1")
+    elif write == "fieldwrite":
+        result = update_field_many(store, resource, objects, path, "t1")
+    elif write == "fallback":
+        result = update_field_many(GenericOnly(store), resource, objects, path, "t1")  # type: ignore[arg-type]
+    else:
+        result = update_many(store, resource, [with_field(obj, path, "t1") for obj in objects])
+    stored, err = result
+    error = "" if err is None else f"{err.code} {err.reason} {err.message}"
+    events = [(e.type, e.resource_version, dumps(e.object), dumps(e.old_object)) for e in seen]
+    replay = [(e.type, e.resource_version, dumps(e.object)) for e in watch.drain()]
+    state = dumps(store.list(resource).items)
+    return dumps(stored), error, events, dumps(replay), state
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value)  # key order included
+
+
+@pytest.mark.parametrize("setup, resource", SCENARIOS)
+@pytest.mark.parametrize("write", ["fast", "fieldwrite", "fallback"])
+def test_a_field_write_stores_what_updates_of_copies_store(setup: Setup, resource: str, write: str) -> None:
+    assert run(setup, resource, write) == run(setup, resource, "generic")
+
+
+def test_the_renewed_objects_keep_their_keys_in_order_and_share_the_rest() -> None:
+    store = memory_store()
+    owned = lease("a")
+    owned["metadata"]["ownerReferences"] = [{"kind": "Node", "name": "a"}]
+    a = store.create(LEASES, owned)
+    (renewed,), err = store.update_field_many(LEASES, [a], RENEW, "t9")
+    assert err is None
+    assert list(renewed) == list(a) and list(renewed["spec"]) == list(a["spec"])
+    assert list(renewed["metadata"]) == list(a["metadata"])
+    assert renewed["metadata"]["ownerReferences"] is a["metadata"]["ownerReferences"]
+    assert renewed["spec"]["renewTime"] == "t9" and a["spec"]["renewTime"] == "t0", "old untouched"
+    assert renewed["metadata"]["resourceVersion"] == str(store.current_resource_version())
+
+
+@pytest.mark.parametrize("setup, resource", SCENARIOS)
+def test_if_current_writes_all_or_nothing(setup: Setup, resource: str) -> None:
+    store = memory_store()
+    objects = setup(store)
+    before = (store.current_resource_version(), dumps(store.list(resource).items))
+    seen: list[WatchEvent] = []
+    store.subscribe(seen.append)
+    path = ("spec", "n") if resource == "pods" else RENEW
+    result = store.update_field_many_if_current(resource, objects, path, "t1")
+    if result is None:
+        assert (store.current_resource_version(), dumps(store.list(resource).items)) == before
+        assert seen == [] and store.watch(resource, resource_version=str(before[0])).drain() == []
+        # refused: stale, missing or recreated objects, a duplicate, a part that is not an
+        # object, a generation to bump, a copy of the stored object
+        assert setup not in (current, unchanged_value)
+    else:
+        assert setup in (current, unchanged_value)
+        assert dumps(result[0]) == run(setup, resource, "generic")[0]
+
+
+def test_a_field_write_never_sets_metadata() -> None:
+    store = memory_store()
+    a = store.create(LEASES, lease("a"))
+    with pytest.raises(ValueError):
+        update_field_many(store, LEASES, [a], ("metadata", "name"), "b")
+    with pytest.raises(ValueError):
+        store.update_field_many(LEASES, [a], ("metadata", "name"), "b")
+    assert store.get(LEASES, NS, "a") is a
+
+
+@pytest.mark.parametrize(
+    "obj, expected",
+    [
+        pytest.param(
+            {"a": 1, "spec": {"x": 1, "renewTime": "t0"}},
+            {"a": 1, "spec": {"x": 1, "renewTime": "t1"}},
+            id="the field moves in place",
+        ),
+        pytest.param(
+            {"spec": {"x": 1}, "a": 1},
+            {"spec": {"x": 1, "renewTime": "t1"}, "a": 1},
+            id="a new field goes last",
+        ),
+        pytest.param({"a": 1}, {"a": 1, "spec": {"renewTime": "t1"}}, id="a missing part is added"),
+        pytest.param({"spec": None}, {"spec": {"renewTime": "t1"}}, id="a null part is replaced"),
+        pytest.param({"spec": [1]}, {"spec": {"renewTime": "t1"}}, id="a list part is replaced"),
+    ],
+)
+def test_with_field(obj: JSON, expected: JSON) -> None:
+    assert dumps(with_field(obj, RENEW, "t1")) == dumps(expected)
