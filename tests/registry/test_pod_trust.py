@@ -16,6 +16,7 @@ from kubetaint.admission import AdmissionChain, AdmissionSettings
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
+from kubetaint.registry.binding import bind
 from kubetaint.registry.podtrust import chain_keeps_stored_specs
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -264,3 +265,30 @@ def test_a_namespace_whitelist_changed_after_create_still_refuses_a_metadata_upd
     refused = run(fast=True)
     assert refused == run(fast=False)
     assert "conflict with its namespace whitelist" in refused
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        pytest.param("node-2", id="a pod bound to a valid node name stays trusted"),
+        pytest.param("Node_2", id="a pod bound to an invalid node name is refused on its next update"),
+    ],
+)
+def test_binding_keeps_the_trust_only_for_a_valid_node_name(node: str) -> None:
+    def run(fast: bool) -> tuple[list[str], bool]:
+        registry = make_registry(fast=fast)
+        registry.create("pods", {**bare_pod(), "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+        bound = bind(registry, "default", "web-1", node)
+        trusted = registry._pods.keeps_spec(("default", "web-1"), adopt(bound), bound, registry._pod_config())
+        results: list[str] = []
+        for update in (adopt, lambda p: {**p, "status": {**p["status"], "phase": "Running"}}):
+            current = registry.get("pods", "default", "web-1")
+            try:
+                results.append(json.dumps(registry.update("pods", update(current)), sort_keys=True))
+            except StatusError as err:
+                results.append(f"{err.code} {err.message}")
+        return results, trusted
+
+    fast_results, trusted = run(fast=True)
+    assert fast_results == run(fast=False)[0]
+    assert trusted is (node == "node-2")

@@ -38,6 +38,7 @@ from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSecond
 from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.admission.priority import Priority
 from kubetaint.admission.runtimeclass import RuntimeClass
+from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.store.interface import JSON, Store
 
 Key = tuple[str, str]
@@ -92,6 +93,21 @@ class PodTrust:
             self._stored[key] = stored
         else:
             self._stored.pop(key, None)
+
+    def remember_binding(
+        self, key: Key, pod: JSON, stored: JSON, node: str, config: tuple[object, object]
+    ) -> None:
+        """`stored` is the store's result of binding `pod` (under `key`) to `node` without
+        binding annotations (registry.binding): its spec is pod's with spec.nodeName set and its
+        metadata fields are pod's own. When `pod` is trusted and `node` passes the one spec check
+        that reads nodeName (a DNS subdomain; binding itself only requires a name, as upstream),
+        `stored` passes what `pod` passed: no admission plugin of a trusted chain reads nodeName."""
+        if self._stored.get(key) is not pod:
+            return
+        self._stored.pop(key)
+        trusted_config = self._config is not None and _same_config(self._config, config)
+        if trusted_config and not name_is_dns_subdomain(node):
+            self.remember(key, stored, config)
 
     def forget(self, key: Key) -> None:
         """The pod under `key` is being deleted (or was written by other means)."""

@@ -283,6 +283,15 @@ class Registry:
             return (None, None)
         return (validator, admission)
 
+    def trust_binding(self, key: tuple[str, str], pod: JSON, stored: JSON, node: str) -> None:
+        """`stored` is the store's result of binding the pod `pod` under `key` to `node` (without
+        binding annotations): trusted as `pod` was (registry.podtrust)."""
+        config = self._pod_config()
+        if config[0] is None:
+            self._pods.forget(key)
+        else:
+            self._pods.remember_binding(key, pod, stored, node, config)
+
     def _remember_pod(self, key: tuple[str, str], stored: JSON) -> None:
         config = self._pod_config()
         if config[0] is None:
