@@ -56,4 +56,6 @@ def bind(registry: Registry, namespace: str, name: str, node: str) -> JSON:
             registry.admission.validate(attrs, StoreLookup(registry.store))
         except AdmissionError as err:
             raise errors.StatusError.from_status(err.status) from None
-    return registry.store.update("pods", bound_pod(pod, node))
+    stored = registry.store.update("pods", bound_pod(pod, node))
+    registry.trust_binding((namespace, name), pod, stored, node)
+    return stored

@@ -27,7 +27,13 @@ from kubetaint.admission import (
 from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
-from kubetaint.api.validation import FieldError, invalid_status, validate, validate_pod_create_like
+from kubetaint.api.validation import (
+    FieldError,
+    invalid_status,
+    validate,
+    validate_pod_create_like,
+    validate_pod_keeping_spec,
+)
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
@@ -35,6 +41,7 @@ from kubetaint.core.names import generate_name
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
+from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions
@@ -84,6 +91,13 @@ class APIValidator:
             self("pods", obj, None)  # validated as whatever kind it claims, as the first one was
             return
         self._raise(info, obj, validate_pod_create_like(obj, feature_gates=self.feature_gates))
+
+    def check_pod_keeping_spec(self, obj: JSON, old: JSON) -> None:
+        """Validate the update of the v1 Pod `old`, which this validator accepted, to `obj`, which
+        carries old's spec object (validation.validate_pod_keeping_spec)."""
+        info = resource_info("pods")
+        if info is not None:
+            self._raise(info, obj, validate_pod_keeping_spec(obj, old))
 
     @staticmethod
     def _raise(info: resources.Resource, obj: JSON, errs: builtins.list[FieldError]) -> None:
@@ -148,6 +162,8 @@ class Registry:
         self._heartbeats = HeartbeatTrust()
         #: Admission results of pods stamped from one template (registry.bulk).
         self._pod_memo = PodAdmissionMemo(store, self._lookup)
+        #: Pods this registry admitted, validated and stored (registry.podtrust).
+        self._pods = PodTrust(store)
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -183,7 +199,10 @@ class Registry:
         namespace, name = object_key(obj)
         attrs = Attributes(CREATE, plain_resource(resource), obj, None, namespace, name, "", dry_run)
         admitted = self._admit(attrs, None)
-        return self.store.create(resource, admitted, dry_run=dry_run)
+        created = self.store.create(resource, admitted, dry_run=dry_run)
+        if resource == "pods" and not dry_run:
+            self._remember_pod((namespace, name), created)
+        return created
 
     @contextlib.contextmanager
     def bulk_creates(self) -> Iterator[None]:
@@ -217,16 +236,19 @@ class Registry:
             self.validator("pods", admitted, None)
         created = self.store.create("pods", admitted)
         memo.stored(created)
+        self._remember_pod(object_key(created), created)
         return created
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)
-        if resource == "pods":
-            obj = default_pod_requests(obj)
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
-        obj = keep_deletion_fields(obj, old)
         key = (namespace, name)
+        if resource == "pods":
+            if not dry_run and self._pods.keeps_spec(key, obj, old, self._pod_config()):
+                return self._update_pod_keeping_spec(key, obj, old)
+            obj = default_pod_requests(obj)
+        obj = keep_deletion_fields(obj, old)
         if self._trusts_heartbeats(resource) and self._heartbeats.beats_valid(resource, key, obj, old):
             admitted = obj
         else:
@@ -238,7 +260,45 @@ class Registry:
         stored = self.store.update(resource, admitted, dry_run=dry_run)
         if not dry_run:
             self._heartbeats.remember(resource, key, stored)
+            if resource == "pods":
+                self._remember_pod(key, stored)
         return stored
+
+    def _update_pod_keeping_spec(self, key: tuple[str, str], obj: JSON, old: JSON) -> JSON:
+        """`update` of a pod this registry stored by an object carrying its spec object: the
+        admission chain would return the object as it is and only the metadata checks can fail
+        (registry.podtrust); the rest is the generic path's."""
+        obj = keep_deletion_fields(obj, old)  # default_pod_requests: old's spec is defaulted already
+        validator = self.validator
+        assert isinstance(validator, APIValidator)  # _pod_config checked it
+        validator.check_pod_keeping_spec(obj, old)
+        stored = self.store.update("pods", obj)
+        self._pods.remember(key, stored, self._pod_config())
+        return stored
+
+    def _pod_config(self) -> tuple[object, object]:
+        """What pod trust depends on: the validator and the admission chain, or (None, None)
+        when pod updates keeping the spec must take the generic path."""
+        validator, admission = self.validator, self.admission
+        if type(validator) is not APIValidator or not chain_keeps_stored_specs(admission):
+            return (None, None)
+        return (validator, admission)
+
+    def trust_binding(self, key: tuple[str, str], pod: JSON, stored: JSON, node: str) -> None:
+        """`stored` is the store's result of binding the pod `pod` under `key` to `node` (without
+        binding annotations): trusted as `pod` was (registry.podtrust)."""
+        config = self._pod_config()
+        if config[0] is None:
+            self._pods.forget(key)
+        else:
+            self._pods.remember_binding(key, pod, stored, node, config)
+
+    def _remember_pod(self, key: tuple[str, str], stored: JSON) -> None:
+        config = self._pod_config()
+        if config[0] is None:
+            self._pods.forget(key)
+        else:
+            self._pods.remember(key, stored, config)
 
     def update_many(
         self, resource: str, objects: builtins.list[JSON]
@@ -358,6 +418,8 @@ class Registry:
         propagation policy) mark for deletion and return the marked object."""
         old = self.store.get(resource, namespace, name)
         self._heartbeats.forget(resource, (namespace, name))  # its entry would only keep it alive
+        if resource == "pods":
+            self._pods.forget((namespace, name))
         if self.admission is not None:
             attrs = Attributes(DELETE, plain_resource(resource), None, old, namespace, name, "", dry_run)
             try:

@@ -11,6 +11,7 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
+from typing import ClassVar
 
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
@@ -40,6 +41,10 @@ _EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
 
 class MemoryStore:
     """Objects in dicts, one global resourceVersion counter, bounded change history."""
+
+    #: `get` returns the very object a write stored (and returned) until the next write of that
+    #: key, so a caller may tell "nobody wrote it since" by identity (registry.podtrust).
+    returns_stored_objects: ClassVar[bool] = True
 
     def __init__(
         self,

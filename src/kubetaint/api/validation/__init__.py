@@ -12,7 +12,7 @@ from typing import Any
 
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.api.validation.field import FieldError
-from kubetaint.api.validation.kinds import VALIDATORS, validate_pod_like_clean
+from kubetaint.api.validation.kinds import VALIDATORS, validate_pod_keeping_spec, validate_pod_like_clean
 from kubetaint.api.validation.status import invalid_message, invalid_status, kubectl_invalid_message
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "supported_kinds",
     "validate",
     "validate_pod_create_like",
+    "validate_pod_keeping_spec",
 ]
 
 

@@ -81,6 +81,29 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     return errs
 
 
+#: The metadata fields validate_object_meta reads (names, then generation, labels, annotations).
+_CHECKED_META_FIELDS = ("name", "generateName", "namespace", "generation", "labels", "annotations")
+
+
+def validate_pod_keeping_spec(obj: Obj, old: Obj) -> list[f.FieldError]:
+    """validate_pod(obj, old, gate) for an update whose spec IS old's spec object, where `old` is a
+    pod validate_pod accepted (created, or updated from an earlier pod) with the same gate.
+
+    The spec part cannot fail: old's spec S passed the spec checks with old's gate A, and
+    ValidatePodUpdate now checks S with A' = the gate or S's own Lt/Gt tolerations, which is
+    never stricter where S needs it (an Lt/Gt toleration passed only with A true, and then
+    A' is true too; without one the gate is never read); the update rules of S against S (same
+    containers, images already required and unpadded, the same tolerations and scheduling
+    gates, no immutable change) hold for any spec the spec checks accept. The metadata checks
+    read only _CHECKED_META_FIELDS: when each is old's own value (identity) they give old's
+    result, no error; otherwise they run as ever."""
+    meta, old_meta = _m(obj, "metadata"), _m(old, "metadata")
+    for name in _CHECKED_META_FIELDS:
+        if meta.get(name) is not old_meta.get(name):
+            return _meta(obj, namespaced=True)
+    return []
+
+
 def validate_pod_like_clean(obj: Obj, allow_comparison: bool) -> list[f.FieldError]:
     """validate_pod for creating `obj` whose spec is, but for nodeName's value, the spec of a pod
     validate_pod accepted on create with the same gate (the caller knows it: pods stamped from

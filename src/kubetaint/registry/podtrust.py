@@ -1,0 +1,135 @@
+"""Pod updates that keep the stored spec: the checks that cannot fail are not run again.
+
+Most pod writes change metadata or status only: the ReplicaSet controller adopting a bare pod
+(ownerReferences), a kubelet posting status, the node lifecycle controller marking pods not
+ready. kube-apiserver admits and validates each as a full update (ValidatePodUpdate,
+pkg/apis/core/validation/validation.go; the admission chain's Admit and Validate on UPDATE).
+When the update carries the stored spec itself (identity, not equality: stored objects are
+read-only) and the stored pod is the very object this registry admitted, validated and stored
+(nobody wrote it since), the outcome of most of that work is known:
+
+- Admission: of the plugins kubetaint implements, only Priority and DefaultTolerationSeconds
+  act on pod updates without reading anything but the spec; ExtendedResourceToleration and
+  PodTolerationRestriction do too, but the latter reads the namespace (which can change) and the
+  former may rewrite tolerations a later plugin merged, so a chain holding either is never
+  trusted. On an update keeping old's spec, Priority's Admit keeps the old priority fields,
+  present or absent alike: no change. DefaultTolerationSeconds adds a toleration only when the
+  spec does not tolerate not-ready / unreachable NoExecute, and the stored spec is the output of
+  a chain that ran DefaultTolerationSeconds (create and update alike; the later plugins of the
+  chain only add tolerations or drop ones a kept superset covers): no change. No plugin of such
+  a chain validates pod updates (Priority validates PriorityClasses only). So the admitted
+  object is the object itself.
+- Validation: `kubetaint.api.validation.validate_pod_keeping_spec` (the spec passed before; the
+  metadata fields it reads are checked again unless they are old's own).
+- Storage is the ordinary `Store.update`: preconditions (a stale resourceVersion, another uid),
+  the new resourceVersion and the watch event are the store's as ever.
+
+Only a store that returns its stored objects themselves (`returns_stored_objects`, the
+in-memory store) can tell "nobody wrote it since" by identity; with any other the generic path
+runs every time and nothing is remembered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kubetaint.admission import UPDATE, AdmissionChain
+from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSeconds
+from kubetaint.admission.plugin import AdmissionPlugin
+from kubetaint.admission.priority import Priority
+from kubetaint.admission.runtimeclass import RuntimeClass
+from kubetaint.api.validation.names import name_is_dns_subdomain
+from kubetaint.store.interface import JSON, Store
+
+Key = tuple[str, str]
+
+#: Plugins whose Admit on a pod update keeping the stored spec is known to change nothing
+#: (above); the chain may hold these and plugins that never act on pods.
+SPEC_ONLY_UPDATE_PLUGINS: frozenset[type[AdmissionPlugin]] = frozenset({Priority, DefaultTolerationSeconds})
+#: Plugins acting on pod creation only whose changes keep DefaultTolerationSeconds' result
+#: (RuntimeClass merges tolerations: it only adds, or drops one a kept superset covers).
+CREATE_ONLY_PLUGINS: frozenset[type[AdmissionPlugin]] = frozenset({RuntimeClass})
+
+
+def chain_keeps_stored_specs(admission: AdmissionChain | None) -> bool:
+    """Whether `admission` admits every pod update keeping the stored spec of a pod it admitted
+    as it is (see the module docstring): each plugin acting on pods is a known one."""
+    if admission is None:
+        return True
+    return _known_pod_plugins(admission.plugins)
+
+
+def _known_pod_plugins(plugins: Sequence[AdmissionPlugin]) -> bool:
+    for plugin in plugins:
+        if plugin.resources is not None and "pods" not in plugin.resources:
+            continue
+        kind = type(plugin)
+        if kind in SPEC_ONLY_UPDATE_PLUGINS:
+            continue
+        if kind in CREATE_ONLY_PLUGINS and not plugin.handles(UPDATE):
+            continue
+        return False
+    return True
+
+
+class PodTrust:
+    """The pods a registry admitted, validated and stored, as the store returned them, for the
+    configuration (validator, admission chain) they passed."""
+
+    def __init__(self, store: Store) -> None:
+        self.enabled = bool(getattr(store, "returns_stored_objects", False))
+        self._stored: dict[Key, JSON] = {}
+        self._config: tuple[object, object] | None = None
+
+    def remember(self, key: Key, stored: JSON, config: tuple[object, object]) -> None:
+        """`stored` (the store's result of a pod write under `key`) passed admission and
+        validation as `config` (the registry's validator and admission chain) does them."""
+        if not self.enabled:
+            return
+        if self._config is None or not _same_config(self._config, config):
+            self._stored.clear()
+            self._config = config
+        if stored.get("kind") == "Pod" and stored.get("apiVersion") == "v1":
+            self._stored[key] = stored
+        else:
+            self._stored.pop(key, None)
+
+    def remember_binding(
+        self, key: Key, pod: JSON, stored: JSON, node: str, config: tuple[object, object]
+    ) -> None:
+        """`stored` is the store's result of binding `pod` (under `key`) to `node` without
+        binding annotations (registry.binding): its spec is pod's with spec.nodeName set and its
+        metadata fields are pod's own. When `pod` is trusted and `node` passes the one spec check
+        that reads nodeName (a DNS subdomain; binding itself only requires a name, as upstream),
+        `stored` passes what `pod` passed: no admission plugin of a trusted chain reads nodeName."""
+        if self._stored.get(key) is not pod:
+            return
+        self._stored.pop(key)
+        trusted_config = self._config is not None and _same_config(self._config, config)
+        if trusted_config and not name_is_dns_subdomain(node):
+            self.remember(key, stored, config)
+
+    def forget(self, key: Key) -> None:
+        """The pod under `key` is being deleted (or was written by other means)."""
+        self._stored.pop(key, None)
+
+    def keeps_spec(self, key: Key, obj: JSON, old: JSON, config: tuple[object, object]) -> bool:
+        """Whether `obj`, an update of `old` (stored under `key`), carries old's spec object,
+        claims to be a v1 Pod, and `old` is the very object remembered under `config`."""
+        config_now = self._config
+        return (
+            config_now is not None
+            and self._stored.get(key) is old
+            and type(obj) is dict
+            and obj.get("spec") is old.get("spec") is not None
+            and obj.get("kind") == "Pod"
+            and obj.get("apiVersion") == "v1"
+            and _same_config(config_now, config)
+        )
+
+    def __len__(self) -> int:
+        return len(self._stored)
+
+
+def _same_config(a: tuple[object, object], b: tuple[object, object]) -> bool:
+    return a[0] is b[0] and a[1] is b[1]

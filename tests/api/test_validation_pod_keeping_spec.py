@@ -1,0 +1,105 @@
+"""validate_pod_keeping_spec: for an update carrying the spec object of a pod validate accepted
+(with the same feature gates), it reports exactly what validate(obj, old=old) reports."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubetaint.api.validation import validate, validate_pod_keeping_spec
+
+JSON = dict[str, Any]
+COMPARISON = {"TaintTolerationComparisonOperators": True}
+
+
+def base_pod(operator: str = "Equal", **spec: Any) -> JSON:
+    toleration = {"key": "k", "operator": operator, "value": "5", "effect": "NoSchedule"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "app-0",
+            "namespace": "default",
+            "generateName": "app-",
+            "generation": 1,
+            "labels": {"app": "a"},
+            "annotations": {"note": "x"},
+        },
+        "spec": {
+            "containers": [{"name": "app", "image": "app"}],
+            "tolerations": [toleration],
+            "activeDeadlineSeconds": 30,
+            "schedulingGates": [{"name": "wait"}],
+            **spec,
+        },
+    }
+
+
+#: Values each metadata field may take in an update: old's own (kept by identity), valid and
+#: invalid ones, values equal to old's but of another type, absence.
+FIELD_VALUES: dict[str, list[Any]] = {
+    "name": ["app-0", "app-1", "App_0", "a" * 254],
+    "generateName": ["app-", "App_", "", None],
+    "namespace": ["default", "Bad_NS", "", None],
+    "generation": [1, 1.0, True, -1, -1.0, "-1", None],
+    "labels": [{"app": "a"}, {"app": "-a-"}, {"bad key!": "v"}, {"app": 1}, {"app": None}, {}, None],
+    "annotations": [{"note": "x"}, {"Bad/Key/Three": "x"}, {"note": "x" * (257 * 1024)}, {"n": 5}, None],
+    "ownerReferences": [[{"kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": True}], [{}], None],
+}
+KEEP = object()
+
+
+@st.composite
+def updates(draw: st.DrawFn) -> tuple[JSON, JSON, dict[str, bool]]:
+    gates = draw(st.sampled_from([{}, COMPARISON]))
+    operator = "Lt" if gates else draw(st.sampled_from(["Equal", "Exists"]))
+    old = base_pod(operator)
+    if operator == "Exists":
+        del old["spec"]["tolerations"][0]["value"]
+    assert validate(old, feature_gates=gates) == []
+    meta = dict(old["metadata"])
+    for name, values in FIELD_VALUES.items():
+        value = draw(st.sampled_from([KEEP, *values]))
+        if value is KEEP:
+            continue
+        if value is None:
+            meta.pop(name, None)
+        else:
+            meta[name] = copy.deepcopy(value)
+    return {**old, "metadata": meta}, old, gates
+
+
+@settings(max_examples=300, deadline=None)
+@given(updates())
+def test_reports_what_validate_reports(case: tuple[JSON, JSON, dict[str, bool]]) -> None:
+    new, old, gates = case
+    assert validate_pod_keeping_spec(new, old) == validate(new, old=old, feature_gates=gates)
+
+
+@pytest.mark.parametrize(
+    ("gates_on_create", "gates_on_update"),
+    [
+        pytest.param(COMPARISON, COMPARISON, id="an Lt toleration accepted with the gate on stays accepted"),
+        pytest.param({}, {}, id="a pod without comparison tolerations ignores the gate"),
+    ],
+)
+def test_the_spec_part_stays_clean(
+    gates_on_create: dict[str, bool], gates_on_update: dict[str, bool]
+) -> None:
+    old = base_pod("Lt" if gates_on_create else "Equal")
+    assert validate(old, feature_gates=gates_on_create) == []
+    new = {**old, "metadata": {**old["metadata"], "ownerReferences": [{"kind": "ReplicaSet"}]}}
+    assert validate_pod_keeping_spec(new, old) == []
+    assert validate(new, old=old, feature_gates=gates_on_update) == []
+
+
+def test_equal_but_not_identical_metadata_is_checked_afresh() -> None:
+    old = base_pod()
+    new = {**old, "metadata": copy.deepcopy(old["metadata"]) | {"generation": -1}}
+    errors = validate_pod_keeping_spec(new, old)
+    assert [e.field for e in errors] == ["metadata.generation"]
+    assert errors == validate(new, old=old)

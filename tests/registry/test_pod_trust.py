@@ -1,0 +1,294 @@
+"""Pod updates keeping the stored spec (kubetaint.registry.podtrust) store exactly what the
+generic admission-and-validation path stores: the same objects, resourceVersions, watch events
+and refusals with the same messages; anything else (another spec object, a pod written behind
+the registry, a chain holding a plugin that may act on such an update) takes the generic path."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kubetaint.admission import AdmissionChain, AdmissionSettings
+from kubetaint.api.errors import StatusError
+from kubetaint.clock import VirtualClock
+from kubetaint.registry import Registry
+from kubetaint.registry.binding import bind
+from kubetaint.registry.podtrust import chain_keeps_stored_specs
+from kubetaint.store.interface import JSON, WatchEvent
+from kubetaint.store.memory import MemoryStore
+
+Update = Callable[[JSON], JSON]
+
+
+class IdentityBlindStore(MemoryStore):
+    """The in-memory store, but not claiming `returns_stored_objects`: the registry over it
+    always takes the generic path (the reference every fast result is compared with)."""
+
+    returns_stored_objects = False
+
+
+def counting_uids() -> Any:
+    counter = itertools.count()
+    return lambda: f"uid-{next(counter)}"
+
+
+def make_registry(*, fast: bool, plugins: list[str] | None = None, **settings: Any) -> Registry:
+    store_type = MemoryStore if fast else IdentityBlindStore
+    store = store_type(VirtualClock(), uid_factory=counting_uids())
+    admission_settings = AdmissionSettings(**settings)
+    if plugins is not None:
+        admission_settings = AdmissionSettings(enable_admission_plugins=plugins, **settings)
+    registry = Registry(store, admission=AdmissionChain(admission_settings), clock=VirtualClock())
+    registry.create("namespaces", {"metadata": {"name": "default"}})
+    return registry
+
+
+def bare_pod(name: str = "web-1", **spec: Any) -> JSON:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}], "nodeName": "node-1", **spec},
+    }
+
+
+def with_meta(pod: JSON, **fields: Any) -> JSON:
+    """The stored pod with metadata fields set (None removes one), spec and status kept."""
+    meta = {**pod["metadata"], **fields}
+    return {**pod, "metadata": {k: v for k, v in meta.items() if v is not None}}
+
+
+OWNER = {
+    "apiVersion": "apps/v1",
+    "kind": "ReplicaSet",
+    "name": "web",
+    "uid": "rs-uid",
+    "controller": True,
+    "blockOwnerDeletion": True,
+}
+
+
+def adopt(pod: JSON) -> JSON:
+    return with_meta(pod, ownerReferences=[OWNER])
+
+
+UPDATES: list[Any] = [
+    pytest.param(adopt, id="adopting a bare pod adds a controller ownerReference"),
+    pytest.param(
+        lambda p: with_meta(p, ownerReferences=[{"kind": "ReplicaSet", "controller": True}]),
+        id="an ownerReference without name or uid is stored as the generic path stores it",
+    ),
+    pytest.param(lambda p: with_meta(p, ownerReferences=None), id="releasing a pod removes its references"),
+    pytest.param(lambda p: with_meta(p, labels={"app": "web", "tier": "front"}), id="a valid label is added"),
+    pytest.param(lambda p: with_meta(p, labels={"app": "-bad-"}), id="an invalid label value is refused"),
+    pytest.param(
+        lambda p: with_meta(p, labels={"bad key!": "x"}),
+        id="an invalid label key is refused with its message",
+    ),
+    pytest.param(
+        lambda p: with_meta(p, annotations={"Bad/Key/Three": "x"}), id="an invalid annotation key is refused"
+    ),
+    pytest.param(
+        lambda p: with_meta(p, annotations={"note": "x" * (300 * 1024)}),
+        id="annotations over 256 KiB are refused",
+    ),
+    pytest.param(lambda p: with_meta(p, generation=-1), id="a negative generation is refused"),
+    pytest.param(lambda p: with_meta(p, generateName="Bad_Prefix-"), id="an invalid generateName is refused"),
+    pytest.param(lambda p: with_meta(p, resourceVersion="1"), id="a stale resourceVersion is a conflict"),
+    pytest.param(lambda p: with_meta(p, uid="someone-else"), id="another uid is a conflict"),
+    pytest.param(
+        lambda p: with_meta(p, resourceVersion=None, uid=None),
+        id="an update without preconditions keeps the stored uid and resourceVersion rules",
+    ),
+    pytest.param(
+        lambda p: with_meta(p, creationTimestamp="1999-01-01T00:00:00Z"),
+        id="a changed creationTimestamp is reset to the stored one",
+    ),
+    pytest.param(
+        lambda p: {**p, "status": {"phase": "Running"}}, id="a status change keeping the spec object"
+    ),
+    pytest.param(dict, id="an update changing nothing keeps the resourceVersion"),
+    pytest.param(
+        lambda p: {**p, "spec": {**p["spec"], "nodeName": "node-2"}},
+        id="a changed immutable spec field (another spec object) is refused by the generic path",
+    ),
+    pytest.param(
+        lambda p: {**adopt(p), "spec": {**p["spec"], "activeDeadlineSeconds": 30}},
+        id="a spec change allowed on update goes through admission and validation",
+    ),
+    pytest.param(
+        lambda p: {**adopt(p), "kind": "Node"},
+        id="an update claiming another kind is validated as that kind",
+    ),
+]
+
+
+def outcome(registry: Registry, update: Update, rounds: int = 2) -> tuple[list[str], list[str]]:
+    """Create a pod, apply `update` to the stored pod `rounds` times; the results (stored objects
+    or error messages) and every pod watch event, as JSON text."""
+    events: list[WatchEvent] = []
+    registry.subscribe(events.append, "pods")
+    results: list[str] = []
+    current = registry.create("pods", bare_pod())
+    for _ in range(rounds):
+        try:
+            current = registry.update("pods", update(current))
+            results.append(json.dumps(current, sort_keys=True))
+        except StatusError as err:
+            results.append(f"{err.code} {err.reason} {err.message}")
+        current = registry.get("pods", "default", "web-1")
+    seen = [json.dumps([e.type, e.resource_version, e.object], sort_keys=True) for e in events]
+    return results, seen
+
+
+@pytest.mark.parametrize("update", UPDATES)
+def test_an_update_keeping_the_spec_stores_what_the_generic_path_stores(update: Update) -> None:
+    assert outcome(make_registry(fast=True), update) == outcome(make_registry(fast=False), update)
+
+
+@pytest.mark.parametrize("update", UPDATES)
+def test_the_same_holds_for_a_pod_being_deleted_gracefully(update: Update) -> None:
+    def run(registry: Registry) -> tuple[list[str], list[str]]:
+        registry.graceful_pod_deletion = True
+        registry.create("pods", bare_pod("other"))
+        registry.create("pods", bare_pod())
+        registry.delete("pods", "default", "web-1", grace_period_seconds=30)
+        current = registry.get("pods", "default", "web-1")
+        try:
+            stored = registry.update("pods", update(current))
+            return [json.dumps(stored, sort_keys=True)], []
+        except StatusError as err:
+            return [f"{err.code} {err.message}"], []
+
+    assert run(make_registry(fast=True)) == run(make_registry(fast=False))
+
+
+def test_adoption_takes_the_fast_path_and_each_result_is_trusted_in_turn() -> None:
+    registry = make_registry(fast=True)
+    current = registry.create("pods", bare_pod())
+    config = registry._pod_config()
+    for update in (adopt, lambda p: {**p, "status": {"phase": "Running"}}, adopt):
+        body = update(current)
+        assert registry._pods.keeps_spec(("default", "web-1"), body, current, config)
+        current = registry.update("pods", body)
+    assert current["metadata"]["ownerReferences"] == [OWNER]
+    assert current["status"] == {"phase": "Running"}
+
+
+def test_a_pod_written_behind_the_registry_is_not_trusted() -> None:
+    registry = make_registry(fast=True)
+    created = registry.create("pods", bare_pod())
+    behind = registry.store.update("pods", {**created, "status": {"phase": "Pending"}})
+    assert not registry._pods.keeps_spec(("default", "web-1"), adopt(behind), behind, registry._pod_config())
+    assert registry.update("pods", adopt(behind))["metadata"]["ownerReferences"] == [OWNER]
+
+
+def test_a_fresh_copy_of_the_spec_is_not_trusted() -> None:
+    registry = make_registry(fast=True)
+    created = registry.create("pods", bare_pod())
+    copied = {**adopt(created), "spec": json.loads(json.dumps(created["spec"]))}
+    assert not registry._pods.keeps_spec(("default", "web-1"), copied, created, registry._pod_config())
+
+
+def test_a_deleted_and_recreated_pod_is_trusted_only_as_recreated() -> None:
+    registry = make_registry(fast=True)
+    first = registry.create("pods", bare_pod())
+    registry.delete("pods", "default", "web-1")
+    assert len(registry._pods) == 0
+    second = registry.create("pods", bare_pod())
+    config = registry._pod_config()
+    assert not registry._pods.keeps_spec(("default", "web-1"), adopt(first), first, config)
+    assert registry._pods.keeps_spec(("default", "web-1"), adopt(second), second, config)
+
+
+def test_a_registry_whose_validator_changed_forgets_what_it_trusted() -> None:
+    registry = make_registry(fast=True)
+    created = registry.create("pods", bare_pod())
+    registry.validator = type(registry.validator)()
+    assert not registry._pods.keeps_spec(
+        ("default", "web-1"), adopt(created), created, registry._pod_config()
+    )
+    registry.update("pods", adopt(created))  # validated afresh, then trusted under the new validator
+    assert len(registry._pods) == 1
+
+
+def test_dry_runs_are_not_remembered() -> None:
+    registry = make_registry(fast=True)
+    created = registry.create("pods", bare_pod())
+    registry.create("pods", bare_pod("dry"), dry_run=True)
+    dry = registry.update("pods", adopt(created), dry_run=True)
+    assert dry["metadata"]["ownerReferences"] == [OWNER]
+    assert registry.get("pods", "default", "web-1") is created
+    assert registry._pods.keeps_spec(("default", "web-1"), adopt(created), created, registry._pod_config())
+
+
+def test_a_store_not_returning_its_objects_remembers_nothing() -> None:
+    registry = make_registry(fast=False)
+    created = registry.create("pods", bare_pod())
+    registry.update("pods", adopt(created))
+    assert len(registry._pods) == 0
+
+
+@pytest.mark.parametrize(
+    ("plugins", "trusted"),
+    [
+        pytest.param(None, True, id="the default chain keeps stored specs"),
+        pytest.param(["PodTolerationRestriction"], False, id="PodTolerationRestriction reads the namespace"),
+        pytest.param(
+            ["ExtendedResourceToleration"], False, id="ExtendedResourceToleration rewrites tolerations"
+        ),
+    ],
+)
+def test_which_chains_are_trusted(plugins: list[str] | None, trusted: bool) -> None:
+    settings = AdmissionSettings() if plugins is None else AdmissionSettings(enable_admission_plugins=plugins)
+    assert chain_keeps_stored_specs(AdmissionChain(settings)) is trusted
+    assert chain_keeps_stored_specs(None)
+
+
+def test_a_namespace_whitelist_changed_after_create_still_refuses_a_metadata_update() -> None:
+    whitelist = "scheduler.alpha.kubernetes.io/tolerationsWhitelist"
+
+    def run(fast: bool) -> str:
+        registry = make_registry(fast=fast, plugins=["PodTolerationRestriction"])
+        created = registry.create("pods", bare_pod(tolerations=[{"key": "a", "operator": "Exists"}]))
+        ns = registry.get("namespaces", "", "default")
+        annotated = {**ns, "metadata": {**ns["metadata"], "annotations": {whitelist: '[{"key": "b"}]'}}}
+        registry.update("namespaces", annotated)
+        with pytest.raises(StatusError) as caught:
+            registry.update("pods", adopt(created))
+        return f"{caught.value.code} {caught.value.message}"
+
+    refused = run(fast=True)
+    assert refused == run(fast=False)
+    assert "conflict with its namespace whitelist" in refused
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        pytest.param("node-2", id="a pod bound to a valid node name stays trusted"),
+        pytest.param("Node_2", id="a pod bound to an invalid node name is refused on its next update"),
+    ],
+)
+def test_binding_keeps_the_trust_only_for_a_valid_node_name(node: str) -> None:
+    def run(fast: bool) -> tuple[list[str], bool]:
+        registry = make_registry(fast=fast)
+        registry.create("pods", {**bare_pod(), "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+        bound = bind(registry, "default", "web-1", node)
+        trusted = registry._pods.keeps_spec(("default", "web-1"), adopt(bound), bound, registry._pod_config())
+        results: list[str] = []
+        for update in (adopt, lambda p: {**p, "status": {**p["status"], "phase": "Running"}}):
+            current = registry.get("pods", "default", "web-1")
+            try:
+                results.append(json.dumps(registry.update("pods", update(current)), sort_keys=True))
+            except StatusError as err:
+                results.append(f"{err.code} {err.message}")
+        return results, trusted
+
+    fast_results, trusted = run(fast=True)
+    assert fast_results == run(fast=False)[0]
+    assert trusted is (node == "node-2")
