@@ -113,8 +113,7 @@ def test_owner_references(refs: list[JSON], expected: str | None) -> None:
             {"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "u"},
             [
                 "metadata.ownerReferences: Invalid value: "
-                'v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"e", UID:"u", '
-                "Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: "
+                '{"apiVersion":"v1","kind":"Event","name":"e","uid":"u"}: '
                 "/v1, Kind=Event is disallowed from being an owner"
             ],
             id="the banned owner message names the group-version-kind",
@@ -130,6 +129,17 @@ def test_owner_reference_messages(reference: JSON, expected: list[str]) -> None:
     assert messages(pod(ownerReferences=[reference])) == expected
 
 
+def test_two_controllers_show_every_reference_as_json() -> None:
+    refs = [ref("A", "1", True), {**ref("B", "2", True), "blockOwnerDeletion": False}]
+    assert messages(pod(ownerReferences=refs)) == [
+        "metadata.ownerReferences: Invalid value: "
+        '[{"apiVersion":"customresourceVersion","kind":"A","name":"name","uid":"1","controller":true},'
+        '{"apiVersion":"customresourceVersion","kind":"B","name":"name","uid":"2","controller":true,'
+        '"blockOwnerDeletion":false}]: '
+        'Only one reference can have Controller set to true. Found "true" in references for A/name and B/name'
+    ]
+
+
 @pytest.mark.parametrize(
     ("finalizers", "expected"),
     [
@@ -138,7 +148,7 @@ def test_owner_reference_messages(reference: JSON, expected: list[str]) -> None:
             ["orphan", "foregroundDeletion"],
             [
                 "metadata.finalizers: Invalid value: "
-                '[]string{"orphan", "foregroundDeletion"}: '
+                '["orphan","foregroundDeletion"]: '
                 "finalizer orphan and foregroundDeletion cannot be both set"
             ],
             id="orphan and foregroundDeletion conflict",

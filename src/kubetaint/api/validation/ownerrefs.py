@@ -4,10 +4,15 @@ staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go).
 
 Paths are upstream's: an owner reference's errors name `metadata.ownerReferences.<field>`, without
 the index (upstream passes the list's path to every reference).
+
+Bad values that are structs or lists show as their JSON, as current field.Error.ErrorBody renders
+them (objectmeta_test's `Invalid value: "1970-01-01T00:16:40Z"` for a metav1.Time is that form;
+older releases printed `%#v`). A detail built with `%#v` (ValidateNoNewFinalizers') keeps it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,18 +25,10 @@ BANNED_OWNERS = frozenset({("", "v1", "Event")})
 #: metav1.FinalizerOrphanDependents and metav1.FinalizerDeleteDependents.
 FINALIZER_ORPHAN_DEPENDENTS = "orphan"
 FINALIZER_DELETE_DEPENDENTS = "foregroundDeletion"
-#: The fields of metav1.OwnerReference in declaration order, as Go's %#v prints them.
-_REF_FIELDS = (
-    ("APIVersion", "apiVersion", "str"),
-    ("Kind", "kind", "str"),
-    ("Name", "name", "str"),
-    ("UID", "uid", "str"),
-    ("Controller", "controller", "bool"),
-    ("BlockOwnerDeletion", "blockOwnerDeletion", "bool"),
-)
-#: %#v prints a non-nil pointer as its address, which differs from run to run upstream; a fixed
-#: stand-in keeps kubetaint's output reproducible.
-POINTER_STAND_IN = "0xc000000000"
+#: The fields of metav1.OwnerReference in declaration order (their JSON names), and those
+#: marked omitempty.
+_REF_FIELDS = ("apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion")
+_REF_OPTIONAL = frozenset({"controller", "blockOwnerDeletion"})
 
 
 def group_version_kind(api_version: str, kind: str) -> tuple[str, str, str]:
@@ -53,16 +50,26 @@ def _text(ref: Mapping[str, Any], name: str) -> str:
     return "" if value is None else str(value)
 
 
-def go_owner_reference(ref: Mapping[str, Any]) -> str:
-    """`%#v` of a metav1.OwnerReference."""
-    parts = []
-    for go_name, json_name, kind in _REF_FIELDS:
-        if kind == "str":
-            parts.append(f"{go_name}:{go_quote(_text(ref, json_name))}")
+def go_json(value: Any) -> str:
+    """encoding/json's compact form of a JSON value (HTML characters escaped as Go does)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for ch, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(ch, escaped)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def json_owner_reference(ref: Mapping[str, Any]) -> str:
+    """A metav1.OwnerReference as upstream's field errors show a struct: its JSON."""
+    fields = []
+    for name in _REF_FIELDS:
+        value = ref.get(name)
+        if name in _REF_OPTIONAL:
+            if value is None:
+                continue
+            fields.append(f'"{name}":{"true" if value is True else "false"}')
         else:
-            shown = "nil" if ref.get(json_name) is None else POINTER_STAND_IN
-            parts.append(f"{go_name}:(*bool)({shown})")
-    return "v1.OwnerReference{" + ", ".join(parts) + "}"
+            fields.append(f'"{name}":{go_json(_text(ref, name))}')
+    return "{" + ",".join(fields) + "}"
 
 
 def go_string_slice(values: Sequence[str]) -> str:
@@ -85,7 +92,7 @@ def validate_owner_reference(ref: Mapping[str, Any], path: str) -> list[f.FieldE
             errs.append(f.invalid(f.child(path, name), value, "must not be empty"))
     if gvk in BANNED_OWNERS:
         shown = f"{gvk[0]}/{gvk[1]}, Kind={gvk[2]}"  # schema.GroupVersionKind.String()
-        whole = f.GoValue(dict(ref), go_owner_reference(ref))
+        whole = f.GoValue(dict(ref), json_owner_reference(ref))
         errs.append(f.invalid(path, whole, f"{shown} is disallowed from being an owner"))
     return errs
 
@@ -104,10 +111,8 @@ def validate_owner_references(refs: Sequence[Any], path: str) -> list[f.FieldErr
                     'Only one reference can have Controller set to true. Found "true" in references for '
                     f"{first_controller} and {current}"
                 )
-                shown = "[]v1.OwnerReference{" + ", ".join(
-                    go_owner_reference(r if isinstance(r, Mapping) else {}) for r in refs
-                )
-                errs.append(f.invalid(path, f.GoValue(list(refs), shown + "}"), detail))
+                shown = ",".join(json_owner_reference(r if isinstance(r, Mapping) else {}) for r in refs)
+                errs.append(f.invalid(path, f.GoValue(list(refs), f"[{shown}]"), detail))
             else:
                 first_controller = current
     return errs
@@ -123,7 +128,7 @@ def validate_finalizers(finalizers: Sequence[Any], path: str) -> list[f.FieldErr
         detail = (
             f"finalizer {FINALIZER_ORPHAN_DEPENDENTS} and {FINALIZER_DELETE_DEPENDENTS} cannot be both set"
         )
-        errs.append(f.invalid(path, f.GoValue(names, go_string_slice(names)), detail))
+        errs.append(f.invalid(path, f.GoValue(names, go_json(names)), detail))
     return errs
 
 
