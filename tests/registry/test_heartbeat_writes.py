@@ -395,3 +395,25 @@ def test_deleting_forgets_and_a_recreated_lease_is_validated_again(validated: li
     validated.clear()
     update_many(registry, LEASES, [renewed(again, stamp(2))])
     assert validated == ["a"]
+
+
+NODE_OWNER = {"apiVersion": "v1", "kind": "Node", "name": "a", "uid": "node-uid"}
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        pytest.param({"ownerReferences": [NODE_OWNER]}, id="a kubelet's lease, owned by its Node"),
+        pytest.param({"finalizers": ["example.com/keep"]}, id="a lease with a finalizer"),
+        pytest.param(
+            {"ownerReferences": [NODE_OWNER], "labels": {"k": "v"}, "annotations": {"a": "b"}},
+            id="a lease with owners, labels and annotations",
+        ),
+    ],
+)
+def test_a_heartbeat_carrying_the_stored_metadata_cannot_fail_the_metadata_update_rules(meta: JSON) -> None:
+    registry = make_registry()
+    stored = registry.create(LEASES, {**lease("a"), "metadata": {**lease("a")["metadata"], **meta}})
+    being_deleted = {**stored, "metadata": {**stored["metadata"], "deletionTimestamp": stamp(0)}}
+    for old in (stored, being_deleted):
+        assert validate(renewed(old, stamp(1)), old=old) == []

@@ -83,6 +83,35 @@ UPDATES: list[Any] = [
         id="an ownerReference without name or uid is stored as the generic path stores it",
     ),
     pytest.param(lambda p: with_meta(p, ownerReferences=None), id="releasing a pod removes its references"),
+    pytest.param(
+        lambda p: with_meta(p, ownerReferences=[OWNER, {**OWNER, "name": "other", "uid": "u2"}]),
+        id="a second controller reference is refused",
+    ),
+    pytest.param(
+        lambda p: with_meta(p, ownerReferences=[{**OWNER, "apiVersion": "v1", "kind": "Event"}]),
+        id="an Event owner is refused",
+    ),
+    pytest.param(lambda p: with_meta(p, finalizers=["example.com/keep"]), id="a finalizer is added"),
+    pytest.param(
+        lambda p: with_meta(p, finalizers=["orphan", "foregroundDeletion"]),
+        id="conflicting finalizers are refused",
+    ),
+    pytest.param(
+        lambda p: with_meta(p, deletionTimestamp="2030-01-01T00:00:00Z"),
+        id="setting a deletionTimestamp by update is refused (or kept, when being deleted)",
+    ),
+    pytest.param(
+        lambda p: with_meta(p, deletionGracePeriodSeconds=5),
+        id="changing the deletion grace period is refused",
+    ),
+    pytest.param(
+        lambda p: with_meta(p, uid="someone-else", labels={"app": "-bad-"}),
+        id="another uid is a conflict before any validation error",
+    ),
+    pytest.param(
+        lambda p: with_meta(p, resourceVersion="1", ownerReferences=[{}]),
+        id="a stale resourceVersion is a conflict before any validation error",
+    ),
     pytest.param(lambda p: with_meta(p, labels={"app": "web", "tier": "front"}), id="a valid label is added"),
     pytest.param(lambda p: with_meta(p, labels={"app": "-bad-"}), id="an invalid label value is refused"),
     pytest.param(
@@ -292,3 +321,28 @@ def test_binding_keeps_the_trust_only_for_a_valid_node_name(node: str) -> None:
     fast_results, trusted = run(fast=True)
     assert fast_results == run(fast=False)[0]
     assert trusted is (node == "node-2")
+
+
+@pytest.mark.parametrize("fast", [pytest.param(True, id="fast path"), pytest.param(False, id="generic path")])
+def test_kubectl_replace_with_another_uid_is_a_conflict_not_invalid(fast: bool) -> None:
+    registry = make_registry(fast=fast)
+    created = registry.create("pods", bare_pod())
+    with pytest.raises(StatusError) as info:
+        registry.update("pods", with_meta(created, uid="other", ownerReferences=[{}]))
+    assert info.value.code == 409
+    assert "Precondition failed: UID in precondition: other, UID in object meta: uid-" in info.value.message
+
+
+def test_a_new_finalizer_on_a_pod_being_deleted_is_forbidden() -> None:
+    registry = make_registry(fast=True)
+    registry.graceful_pod_deletion = True
+    registry.create("pods", bare_pod())
+    registry.delete("pods", "default", "web-1", grace_period_seconds=30)
+    current = registry.get("pods", "default", "web-1")
+    with pytest.raises(StatusError) as info:
+        registry.update("pods", with_meta(current, finalizers=["example.com/keep"]))
+    assert info.value.code == 422
+    assert info.value.message == (
+        'Pod "web-1" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the '
+        'object is being deleted, found new finalizers []string{"example.com/keep"}'
+    )

@@ -29,7 +29,7 @@ from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import Store
-from kubetaint.store.mutation import check_delete_preconditions
+from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
 JSON = dict[str, Any]
 
@@ -186,6 +186,7 @@ class Registry:
             if "status" in old:
                 obj["status"] = old["status"]
         obj = {**obj, "kind": old.get("kind", res.kind), "apiVersion": old.get("apiVersion", res.api_version)}
+        check_update_preconditions(res.store_resource, obj, old)  # 409 before any 422, as upstream
         obj = keep_deletion_fields(obj, old)
         admitted = self._admit_and_validate("UPDATE", target, obj, old, dry_run)
         if res.plural != "pods" and should_delete_during_update(admitted, old):

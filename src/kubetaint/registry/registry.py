@@ -44,7 +44,7 @@ from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
-from kubetaint.store.mutation import check_delete_preconditions
+from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
 #: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
 Validator = Callable[[str, JSON, JSON | None], None]
@@ -243,6 +243,7 @@ class Registry:
         obj = with_type_meta(resource, obj)
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
+        check_update_preconditions(resource, obj, old)  # 409 before any 422, as upstream
         key = (namespace, name)
         if resource == "pods":
             if not dry_run and self._pods.keeps_spec(key, obj, old, self._pod_config()):
@@ -321,6 +322,7 @@ class Registry:
             keys.append(key)
             try:
                 old = self.store.get(resource, namespace, name)
+                check_update_preconditions(resource, obj, old)
                 if heartbeats is not None and heartbeats.beats_valid(resource, key, obj, old):
                     admitted.append(obj)
                     continue
@@ -397,6 +399,7 @@ class Registry:
         """The `status` subresource: only status (and metadata) changes; spec stays as stored."""
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
+        check_update_preconditions(resource, obj, old)
         merged = {**obj, "spec": old["spec"]} if "spec" in old else dict(obj)
         attrs = Attributes(UPDATE, plain_resource(resource), merged, old, namespace, name, "status", dry_run)
         admitted = self._admit(attrs, old)

@@ -52,15 +52,8 @@ def prepare_update(resource: str, obj: JSON, old: JSON) -> JSON | None:
         and "resourceVersion" in old_meta
     ):
         return _prepare_unchanged_meta(obj, old)
-    _, name = object_key(obj)
+    check_update_preconditions(resource, obj, old)
     meta = dict(obj.get("metadata") or {})
-    uid = meta.get("uid")
-    if uid and uid != old_meta.get("uid"):
-        detail = f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
-        raise errors.conflict(resource, name, detail)
-    precondition = meta.get("resourceVersion")
-    if precondition and precondition != old_meta.get("resourceVersion"):
-        raise errors.conflict(resource, name, errors.OBJECT_MODIFIED)
     meta["uid"] = old_meta.get("uid")
     meta["creationTimestamp"] = old_meta.get("creationTimestamp")
     if "generation" in old_meta:
@@ -69,6 +62,21 @@ def prepare_update(resource: str, obj: JSON, old: JSON) -> JSON | None:
     meta["resourceVersion"] = old_meta.get("resourceVersion")
     stored = {**obj, "metadata": meta}
     return None if stored == old else stored
+
+
+def check_update_preconditions(resource: str, obj: JSON, old: JSON) -> None:
+    """Raise Conflict when the body's uid (the update's precondition, rest.DefaultUpdatedObjectInfo)
+    or resourceVersion does not match `old`'s. kube-apiserver checks both before admission's
+    validation and rest.BeforeUpdate's, so a registry calls this before validating."""
+    meta = obj.get("metadata") or {}
+    old_meta = old["metadata"]
+    uid = meta.get("uid")
+    if uid and uid != old_meta.get("uid"):
+        detail = f"Precondition failed: UID in precondition: {uid}, UID in object meta: {old_meta.get('uid')}"
+        raise errors.conflict(resource, object_key(obj)[1], detail)
+    precondition = meta.get("resourceVersion")
+    if precondition and precondition != old_meta.get("resourceVersion"):
+        raise errors.conflict(resource, object_key(obj)[1], errors.OBJECT_MODIFIED)
 
 
 def _prepare_unchanged_meta(obj: JSON, old: JSON) -> JSON | None:

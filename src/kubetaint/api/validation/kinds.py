@@ -11,8 +11,14 @@ from typing import Any
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
+from kubetaint.api.validation.metaupdate import validate_object_meta_update
 from kubetaint.api.validation.names import name_is_dns_label, name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR, validate_labels, validate_object_meta
+from kubetaint.api.validation.objectmeta import (
+    IS_NEGATIVE_ERROR,
+    owner_reference_errors,
+    validate_labels,
+    validate_object_meta,
+)
 from kubetaint.api.validation.podspec import (
     validate_containers_only_for_pod,
     validate_pod_create_rules,
@@ -36,14 +42,19 @@ def _m(obj: Obj, name: str) -> Obj:
     return value if isinstance(value, Mapping) else {}
 
 
-def _meta(obj: Obj, *, namespaced: bool, dns_label: bool = False) -> list[f.FieldError]:
+def _meta(obj: Obj, old: Obj | None, *, namespaced: bool, dns_label: bool = False) -> list[f.FieldError]:
+    """The metadata errors of creating `obj` (of updating `old` to it when given)."""
     name_fn = name_is_dns_label if dns_label else name_is_dns_subdomain
-    return validate_object_meta(_m(obj, "metadata"), namespaced=namespaced, name_fn=name_fn)
+    if old is None:
+        return validate_object_meta(_m(obj, "metadata"), namespaced=namespaced, name_fn=name_fn)
+    return validate_object_meta_update(
+        _m(obj, "metadata"), _m(old, "metadata"), namespaced=namespaced, name_fn=name_fn
+    )
 
 
 def validate_node(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateNode: metadata, taints, then status capacity and allocatable quantities."""
-    errs = _meta(obj, namespaced=False)
+    errs = _meta(obj, old, namespaced=False)
     taints = _m(obj, "spec").get("taints")
     if isinstance(taints, list):
         errs.extend(validate_node_taints([t if isinstance(t, Mapping) else {} for t in taints]))
@@ -68,7 +79,7 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     """validatePodMetadataAndSpec plus the create or update rules."""
     allow = _allow_comparison(allow_comparison, old)
     spec = _m(obj, "spec")
-    errs = _meta(obj, namespaced=True)
+    errs = _meta(obj, old, namespaced=True)
     if old is None:
         errs.extend(_pod_spec_errors(spec, allow))
         errs.extend(validate_pod_create_rules(spec))
@@ -81,8 +92,22 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     return errs
 
 
-#: The metadata fields validate_object_meta reads (names, then generation, labels, annotations).
-_CHECKED_META_FIELDS = ("name", "generateName", "namespace", "generation", "labels", "annotations")
+#: The metadata fields validate_object_meta_update reads: the names, generation, labels,
+#: annotations, owner references and finalizers, and the fields an update may not change.
+_CHECKED_META_FIELDS = (
+    "name",
+    "generateName",
+    "namespace",
+    "generation",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+)
 
 
 def validate_pod_keeping_spec(obj: Obj, old: Obj) -> list[f.FieldError]:
@@ -95,13 +120,19 @@ def validate_pod_keeping_spec(obj: Obj, old: Obj) -> list[f.FieldError]:
     A' is true too; without one the gate is never read); the update rules of S against S (same
     containers, images already required and unpadded, the same tolerations and scheduling
     gates, no immutable change) hold for any spec the spec checks accept. The metadata checks
-    read only _CHECKED_META_FIELDS: when each is old's own value (identity) they give old's
-    result, no error; otherwise they run as ever."""
+    read only _CHECKED_META_FIELDS: when each is old's own value (identity), the create checks
+    see what old passed and nothing changed, so no error; when only ownerReferences differs (an
+    adoption), only its checks can fail; otherwise they all run as ever."""
     meta, old_meta = _m(obj, "metadata"), _m(old, "metadata")
+    owners_changed = False
     for name in _CHECKED_META_FIELDS:
         if meta.get(name) is not old_meta.get(name):
-            return _meta(obj, namespaced=True)
-    return []
+            if name != "ownerReferences":
+                return _meta(obj, old, namespaced=True)
+            owners_changed = True
+    # only the owner references differ (an adoption or a release): every other check sees
+    # what old passed, and the update rules compare identical values
+    return owner_reference_errors(meta) if owners_changed else []
 
 
 def validate_pod_like_clean(obj: Obj, allow_comparison: bool) -> list[f.FieldError]:
@@ -112,7 +143,7 @@ def validate_pod_like_clean(obj: Obj, allow_comparison: bool) -> list[f.FieldErr
     spec = _m(obj, "spec")
     if not _node_name_is_valid(spec):
         return validate_pod(obj, None, allow_comparison)
-    errs = _meta(obj, namespaced=True)
+    errs = _meta(obj, None, namespaced=True)
     errs.extend(validate_pod_create_rules(spec))
     STORED_PARTS.put(spec, ("pod-update", allow_comparison), [])  # as _pod_spec_errors does
     return errs
@@ -171,12 +202,12 @@ def _pod_update_errors(spec: Obj, old_spec: Obj, allow: bool) -> list[f.FieldErr
 
 def validate_namespace(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateNamespace: a DNS-label name, cluster scoped."""
-    return _meta(obj, namespaced=False, dns_label=True)
+    return _meta(obj, old, namespaced=False, dns_label=True)
 
 
 def validate_priority_class(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidatePriorityClass: reserved `system-` names and the user-definable maximum."""
-    errs = _meta(obj, namespaced=False)
+    errs = _meta(obj, old, namespaced=False)
     name = str(_m(obj, "metadata").get("name") or "")
     value = obj.get("value", 0)
     if name.startswith("system-"):
@@ -207,7 +238,7 @@ def _system_class_error(name: str, value: Any) -> str:
 
 def validate_runtime_class(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateRuntimeClass: handler is a DNS label; scheduling node selector and tolerations."""
-    errs = _meta(obj, namespaced=False)
+    errs = _meta(obj, old, namespaced=False)
     handler = str(obj.get("handler") or "")
     errs.extend(f.invalid("handler", handler, msg) for msg in name_is_dns_label(handler))
     scheduling = _m(obj, "scheduling")
@@ -222,7 +253,7 @@ def validate_runtime_class(obj: Obj, old: Obj | None, allow_comparison: bool) ->
 
 def validate_lease(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateLease: positive duration, non-negative transitions."""
-    errs = _meta(obj, namespaced=True)
+    errs = _meta(obj, old, namespaced=True)
     spec = _m(obj, "spec")
     duration = spec.get("leaseDurationSeconds")
     if isinstance(duration, int) and duration <= 0:
@@ -247,12 +278,12 @@ def validate_binding(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[
 
 def validate_namespaced_meta(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """Kinds whose checks kubetaint keeps to metadata (Events, Evictions)."""
-    return _meta(obj, namespaced=True)
+    return _meta(obj, old, namespaced=True)
 
 
 def validate_pdb(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidatePodDisruptionBudgetSpec: at most one of minAvailable/maxUnavailable, each int or percent."""
-    errs = _meta(obj, namespaced=True)
+    errs = _meta(obj, old, namespaced=True)
     spec = _m(obj, "spec")
     if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
         errs.append(
@@ -289,7 +320,7 @@ def _int_or_percent(value: Any, path: str) -> list[f.FieldError]:
 
 def _workload(kind: str, *, replicas: bool) -> KindValidator:
     def validate(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
-        errs = _meta(obj, namespaced=True)
+        errs = _meta(obj, old, namespaced=True)
         spec = _m(obj, "spec")
         count = spec.get("replicas")
         if replicas and isinstance(count, int) and not isinstance(count, bool) and count < 0:

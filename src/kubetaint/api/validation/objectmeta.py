@@ -8,6 +8,7 @@ from typing import Any
 
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import is_qualified_name, is_valid_label_value, name_is_dns_label
+from kubetaint.api.validation.ownerrefs import validate_finalizers, validate_owner_references
 
 NameFunc = Callable[[str, bool], list[str]]
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)
@@ -43,9 +44,10 @@ def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[f.Fi
     return errs
 
 
-#: Results of the label, annotation and generation checks by the content they depend on (all of
-#: it immutable): the pods of one template, a lease renewal or a pod status update carry the same
-#: labels again and again. Names differ from object to object, so they are checked every time (the
+#: Results of the generation, label, annotation, owner reference and finalizer checks by the
+#: content they depend on (all of it immutable): the pods of one template (or adopted by one
+#: ReplicaSet), a lease renewal or a pod status update carry the same labels and owners again
+#: and again. Names differ from object to object, so they are checked every time (the
 #: name checks remember their own results, see names.remembered).
 _REMEMBERED: dict[Hashable, tuple[f.FieldError, ...]] = {}
 _REMEMBERED_LIMIT = 1 << 16
@@ -65,14 +67,44 @@ def _string_items(mapping: Any) -> tuple[tuple[str, str], ...] | None:
     return items
 
 
+def _owner_items(refs: Any) -> tuple[tuple[tuple[str, Any], ...], ...] | None:
+    """The items of each owner reference (None when absent); TypeError unless the list holds
+    dicts of strings and booleans only (so `True` and `1` can never share a key)."""
+    if refs is None:
+        return None
+    if type(refs) is not list:
+        raise TypeError("not a list")
+    out = []
+    for ref in refs:
+        if type(ref) is not dict:
+            raise TypeError("not a dict")
+        items = tuple(ref.items())
+        for k, v in items:
+            if type(k) is not str or (type(v) is not str and type(v) is not bool and v is not None):
+                raise TypeError("not a string")
+        out.append(items)
+    return tuple(out)
+
+
+def _finalizer_items(finalizers: Any) -> tuple[str, ...] | None:
+    if finalizers is None:
+        return None
+    if type(finalizers) is not list or any(type(v) is not str for v in finalizers):
+        raise TypeError("not a list of strings")
+    return tuple(finalizers)
+
+
 def _content_key(meta: Mapping[str, Any], path: str) -> Hashable:
-    """Everything _validate_meta_content reads, as a hashable value; TypeError unless every label
-    and annotation is a string (so equal keys can never stand for differently printed values)."""
+    """Everything _validate_meta_content reads, as a hashable value; TypeError unless every label,
+    annotation, owner reference field and finalizer is a string (or an owner reference's boolean),
+    so equal keys can never stand for differently printed values."""
     generation = meta.get("generation")
     key = (
         generation if type(generation) is int and generation < 0 else None,
         _string_items(meta.get("labels")),
         _string_items(meta.get("annotations")),
+        _owner_items(meta.get("ownerReferences")),
+        _finalizer_items(meta.get("finalizers")),
         path,
     )
     hash(key)
@@ -101,6 +133,31 @@ def validate_object_meta(
         found = _REMEMBERED[key] = tuple(_validate_meta_content(meta, path))
     errs.extend(found)
     return errs
+
+
+#: validate_owner_references' results by the references' content (_owner_items): the pods one
+#: ReplicaSet adopts all gain the same references.
+_REMEMBERED_OWNERS: dict[Hashable, tuple[f.FieldError, ...]] = {}
+
+
+def owner_reference_errors(meta: Mapping[str, Any], path: str = "metadata") -> list[f.FieldError]:
+    """The errors of `meta`'s owner references alone, as validate_object_meta reports them
+    (remembered by content)."""
+    refs = meta.get("ownerReferences")
+    if not isinstance(refs, list):
+        return []
+    try:
+        key = (_owner_items(refs), path)
+    except TypeError:
+        return validate_owner_references(refs, f.child(path, "ownerReferences"))
+    found = _REMEMBERED_OWNERS.get(key)
+    if found is None:
+        if len(_REMEMBERED_OWNERS) >= _REMEMBERED_LIMIT:
+            _REMEMBERED_OWNERS.clear()
+        found = _REMEMBERED_OWNERS[key] = tuple(
+            validate_owner_references(refs, f.child(path, "ownerReferences"))
+        )
+    return list(found)
 
 
 def _validate_names(
@@ -132,7 +189,8 @@ def _validate_names(
 
 
 def _validate_meta_content(meta: Mapping[str, Any], path: str) -> list[f.FieldError]:
-    """generation, labels and annotations."""
+    """generation, labels, annotations, owner references and finalizers (managedFields are not
+    modelled)."""
     errs: list[f.FieldError] = []
     generation = meta.get("generation")
     if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
@@ -143,4 +201,10 @@ def _validate_meta_content(meta: Mapping[str, Any], path: str) -> list[f.FieldEr
     annotations = meta.get("annotations")
     if isinstance(annotations, Mapping):
         errs.extend(validate_annotations(annotations, f.child(path, "annotations")))
+    refs = meta.get("ownerReferences")
+    if isinstance(refs, list):
+        errs.extend(validate_owner_references(refs, f.child(path, "ownerReferences")))
+    finalizers = meta.get("finalizers")
+    if isinstance(finalizers, list):
+        errs.extend(validate_finalizers(finalizers, f.child(path, "finalizers")))
     return errs
