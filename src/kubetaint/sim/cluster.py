@@ -14,9 +14,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import SYSTEM_NAMESPACES, ControlPlane, ControlPlaneError
+from kubetaint.sim.decoding import DecodeMemo, check_decodable
+from kubetaint.sim.decoding import describe as _describe
 from kubetaint.sim.kinds import kind_of
 from kubetaint.sim.nodes import load_groups
 from kubetaint.sim.scenario import Scenario, ScenarioError
@@ -25,7 +26,7 @@ from kubetaint.store.informer import Informer
 from kubetaint.store.interface import JSON, StoreOptions
 from kubetaint.store.memory import MemoryStore
 
-__all__ = ["SYSTEM_NAMESPACES", "Cluster", "seeded_uids"]
+__all__ = ["SYSTEM_NAMESPACES", "Cluster", "check_decodable", "seeded_uids"]
 
 
 #: The bits uuid.UUID(version=4) overwrites (variant and version) and what it sets them to.
@@ -96,18 +97,26 @@ class Cluster:
         objects = sorted(
             enumerate(self.scenario.objects), key=lambda item: (kind_of(item[1]).load_rank, item[0])
         )
-        with self.registry.bulk_creates():  # pods of one template share their admission
+        # pods of one template share their admission and their decoding verdict
+        decoding = DecodeMemo()
+        with self.registry.bulk_creates():
             for index, obj in objects:
                 where = self.scenario.object_where[index] if self.scenario.object_where else ""
-                self.create_object(obj, where)
+                self.create_object(obj, where, decoding)
         load_groups(self.fleet, self.scenario.node_groups)
 
-    def create_object(self, obj: Mapping[str, Any], where: str = "") -> JSON:
-        """Create one manifest through the registry; ScenarioError names the object and field."""
+    def create_object(
+        self, obj: Mapping[str, Any], where: str = "", decoding: DecodeMemo | None = None
+    ) -> JSON:
+        """Create one manifest through the registry; ScenarioError names the object and field.
+        `decoding` shares decode verdicts between objects that do not change meanwhile."""
         kind = kind_of(obj)
         meta = obj.get("metadata") or {}
         namespace = str(meta.get("namespace") or "default")
-        check_decodable(obj, where)
+        if decoding is not None:
+            decoding.check(obj, where)
+        else:
+            check_decodable(obj, where)
         if kind.namespaced:
             self.plane.ensure_namespace(namespace)
         try:
@@ -140,25 +149,6 @@ def _fresh(obj: Mapping[str, Any]) -> JSON:
         if k not in ("resourceVersion", "uid", "creationTimestamp")
     }
     return {**obj, "metadata": meta}
-
-
-def check_decodable(obj: Mapping[str, Any], where: str) -> None:
-    """kube-apiserver decodes a request body into its Go type before admission and validation: a
-    field of the wrong JSON type (a string status, a number for tolerations) is refused with the
-    decoder's message, as `kubectl create` would show it."""
-    if model_for(str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")) is None:
-        return
-    try:
-        decode(obj)
-    except DecodeError as exc:
-        raise ScenarioError(f"{where}{_describe(obj)}: {exc}") from None
-
-
-def _describe(obj: Mapping[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
-    name = meta.get("name") or meta.get("generateName") or ""
-    namespace = meta.get("namespace")
-    return f"{obj.get('kind')} {namespace}/{name}" if namespace else f"{obj.get('kind')} {name}"
 
 
 def _status_text(err: StatusError) -> str:
