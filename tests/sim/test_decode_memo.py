@@ -61,6 +61,8 @@ FOLLOWERS = [
     pytest.param(pod("\ud800", "\udfff"), id="lone surrogates are kept in the key"),
     pytest.param(pod("q", "n\u00e9"), id="a non-ASCII string"),
     pytest.param({**pod("q"), 1: "x"}, id="a non-string key is decoded afresh"),
+    pytest.param(pod("q", tolerations={"list": {"key": "k"}}), id="a map where a list belongs"),
+    pytest.param(pod("q", nodeSelector=["list", "a"]), id="a list where a map belongs"),
     pytest.param(pod("q", ("n",)), id="a value of no JSON type is decoded afresh"),
 ]
 
@@ -92,6 +94,9 @@ def test_shapes_differ_in_types_and_keys_not_in_ascii_strings() -> None:
     assert memo.shape(pod(priority=1)) != memo.shape(pod(priority=2))
     assert memo.shape(pod("\u00e9")) != memo.shape(pod("\u00e8"))
     assert memo.shape({"a": "x"}) != memo.shape({"b": "x"})
+    assert memo.shape({"list": "x"}) != memo.shape(["x"])
+    assert memo.shape({}) != memo.shape([]) != memo.shape(None)
+    assert memo.shape({"str": "x"}) != memo.shape("x")
 
 
 def test_a_list_shape_is_held_with_its_list() -> None:

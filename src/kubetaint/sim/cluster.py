@@ -18,7 +18,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import SYSTEM_NAMESPACES, ControlPlane, ControlPlaneError
 from kubetaint.sim.decoding import DecodeMemo, check_decodable
 from kubetaint.sim.decoding import describe as _describe
-from kubetaint.sim.kinds import kind_of
+from kubetaint.sim.kinds import Kind, kind_of
 from kubetaint.sim.nodes import load_groups
 from kubetaint.sim.scenario import Scenario, ScenarioError
 from kubetaint.sim.timeline import TimelineRecorder
@@ -94,31 +94,44 @@ class Cluster:
             self.store.create(
                 "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
             )
-        objects = sorted(
-            enumerate(self.scenario.objects), key=lambda item: (kind_of(item[1]).load_rank, item[0])
-        )
-        # pods of one template share their admission and their decoding verdict
+        objects = self.scenario.objects
+        kinds = [kind_of(obj) for obj in objects]
+        ranks = [kind.load_rank for kind in kinds]
+        wheres = self.scenario.object_where
+        # pods of one template share their admission and their decoding verdict; a namespace
+        # ensured once exists for the rest of the load (nothing is deleted meanwhile)
         decoding = DecodeMemo()
+        namespaces: set[str] = set()
         with self.registry.bulk_creates():
-            for index, obj in objects:
-                where = self.scenario.object_where[index] if self.scenario.object_where else ""
-                self.create_object(obj, where, decoding)
+            for index in sorted(range(len(objects)), key=ranks.__getitem__):  # stable: file order
+                where = wheres[index] if wheres else ""
+                self._create(objects[index], kinds[index], where, decoding, namespaces)
         load_groups(self.fleet, self.scenario.node_groups)
 
-    def create_object(
-        self, obj: Mapping[str, Any], where: str = "", decoding: DecodeMemo | None = None
+    def create_object(self, obj: Mapping[str, Any], where: str = "") -> JSON:
+        """Create one manifest through the registry; ScenarioError names the object and field."""
+        return self._create(obj, kind_of(obj), where, None, None)
+
+    def _create(
+        self,
+        obj: Mapping[str, Any],
+        kind: Kind,
+        where: str,
+        decoding: DecodeMemo | None,
+        namespaces: set[str] | None,
     ) -> JSON:
-        """Create one manifest through the registry; ScenarioError names the object and field.
-        `decoding` shares decode verdicts between objects that do not change meanwhile."""
-        kind = kind_of(obj)
-        meta = obj.get("metadata") or {}
-        namespace = str(meta.get("namespace") or "default")
+        """create_object of a manifest of `kind`, with the decode verdicts of `decoding` and the
+        namespaces known to exist (`namespaces`) when given."""
         if decoding is not None:
             decoding.check(obj, where)
         else:
             check_decodable(obj, where)
         if kind.namespaced:
-            self.plane.ensure_namespace(namespace)
+            namespace = str((obj.get("metadata") or {}).get("namespace") or "default")
+            if namespaces is None or namespace not in namespaces:
+                self.plane.ensure_namespace(namespace)
+                if namespaces is not None:
+                    namespaces.add(namespace)
         try:
             created = self.registry.create(kind.resource, _fresh(obj))
         except StatusError as err:

@@ -25,7 +25,7 @@ from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.sim.scenario import ScenarioError
 
 #: Stands for every ASCII string value in a shape.
-_ANY_STRING = ("str",)
+_ANY_STRING: Hashable = (str,)
 #: Shapes kept before the memo starts afresh.
 LIMIT = 1 << 12
 
@@ -78,24 +78,29 @@ class DecodeMemo:
             self._decoded.add(key)
 
     def shape(self, value: Any) -> Hashable:
-        """What decoding `value` depends on; raises _UnshapedError for anything but plain JSON."""
+        """What decoding `value` depends on; raises _UnshapedError for anything but plain JSON.
+        Every shape is a tuple led by the type of its value (no two types' shapes are equal)."""
         kind = type(value)
         if kind is str:
-            return _ANY_STRING if value.isascii() else ("s", value)
+            return _ANY_STRING if value.isascii() else (str, value)
         if kind is dict:
-            parts: list[Hashable] = []
+            parts: list[Hashable] = [dict]
             for key, item in value.items():
                 if type(key) is not str:
                     raise _UnshapedError
                 parts.append(key)
-                parts.append(self.shape(item))
+                # strings inline: they are most of a manifest's values
+                if type(item) is str and item.isascii():
+                    parts.append(_ANY_STRING)
+                else:
+                    parts.append(self.shape(item))
             return tuple(parts)
         if kind is list:
             held = self._lists.get(id(value))
             if held is None:
                 if len(self._lists) >= self._limit:
                     self._lists.clear()
-                held = self._lists[id(value)] = (value, ("list", *[self.shape(item) for item in value]))
+                held = self._lists[id(value)] = (value, (list, *[self.shape(item) for item in value]))
             return held[1]
         if kind is int or kind is bool or value is None:
             return kind, value
