@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubetaint.api.models import MODELS
 from kubetaint.sim.decoding import DecodeMemo, check_decodable
 from kubetaint.sim.scenario import ScenarioError
 
@@ -181,3 +182,58 @@ def test_any_metadata_and_status_get_the_fresh_verdict(metadata: Any, status: An
     memo.check(template, "")
     for obj in ({**template, "metadata": metadata}, {**template, "status": status}):
         assert verdict(memo.check, obj) == fresh(obj)
+
+
+# the premise: the models check JSON types (and integer ranges) only ------------------------------
+
+#: Schema nodes that check a JSON type and nothing about a string's contents.
+TYPE_ONLY_NODES = {
+    "model",
+    "model-fields",
+    "model-field",
+    "default",
+    "nullable",
+    "str",
+    "int",
+    "bool",
+    "float",
+    "list",
+    "dict",
+    "union",
+    "any",
+    "definitions",
+    "definition-ref",
+}
+
+
+def schema_nodes(schema: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("type"), str):
+                found.append(node)
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return found
+
+
+@pytest.mark.parametrize(("api_version", "kind"), sorted(MODELS))
+def test_a_model_checks_json_types_and_integer_ranges_only(api_version: str, kind: str) -> None:
+    """What DecodeMemo's key leaves out (ASCII string contents) must not decide a decode: no
+    pattern, length, enum, literal or validator function anywhere in a model's schema."""
+    nodes = schema_nodes(MODELS[api_version, kind].__pydantic_core_schema__)
+    assert {node["type"] for node in nodes} <= TYPE_ONLY_NODES
+    for node in nodes:
+        if node["type"] in ("str", "float", "bool", "any"):
+            assert set(node) == {"type"}, node
+        if node["type"] == "int":
+            assert set(node) <= {"type", "ge", "le", "metadata"}, node
+        if node["type"] == "model":
+            assert not node.get("custom_init") and not node.get("root_model"), node
+            # strict: a string never turns into a number or a boolean (whichever string it is)
+            assert node["config"].get("strict") is True, node["cls"]
+        if node["type"] == "dict":
+            assert node.get("keys_schema", {"type": "str"}) == {"type": "str"}, node
