@@ -49,7 +49,11 @@ def _plain(obj: Mapping[str, Any]) -> bool:
 
 
 def _rest(obj: Mapping[str, Any]) -> str:
-    return repr({k: v for k, v in obj.items() if k not in ("metadata", "spec")})
+    """The repr of a pod's top-level fields but metadata and spec (in their order)."""
+    rest = dict(obj)
+    rest.pop("metadata", None)
+    rest.pop("spec", None)
+    return repr(rest)
 
 
 def pod_key(obj: Mapping[str, Any]) -> Key | None:

@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import SYSTEM_NAMESPACES, ControlPlane, ControlPlaneError
-from kubetaint.sim.kinds import kind_of
+from kubetaint.sim.decoding import DecodeMemo, check_decodable
+from kubetaint.sim.decoding import describe as _describe
+from kubetaint.sim.kinds import Kind, kind_of
 from kubetaint.sim.nodes import load_groups
 from kubetaint.sim.scenario import Scenario, ScenarioError
 from kubetaint.sim.timeline import TimelineRecorder
@@ -25,7 +26,7 @@ from kubetaint.store.informer import Informer
 from kubetaint.store.interface import JSON, StoreOptions
 from kubetaint.store.memory import MemoryStore
 
-__all__ = ["SYSTEM_NAMESPACES", "Cluster", "seeded_uids"]
+__all__ = ["SYSTEM_NAMESPACES", "Cluster", "check_decodable", "seeded_uids"]
 
 
 #: The bits uuid.UUID(version=4) overwrites (variant and version) and what it sets them to.
@@ -93,23 +94,44 @@ class Cluster:
             self.store.create(
                 "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
             )
-        objects = sorted(
-            enumerate(self.scenario.objects), key=lambda item: (kind_of(item[1]).load_rank, item[0])
-        )
-        with self.registry.bulk_creates():  # pods of one template share their admission
-            for index, obj in objects:
-                where = self.scenario.object_where[index] if self.scenario.object_where else ""
-                self.create_object(obj, where)
+        objects = self.scenario.objects
+        kinds = [kind_of(obj) for obj in objects]
+        ranks = [kind.load_rank for kind in kinds]
+        wheres = self.scenario.object_where
+        # pods of one template share their admission and their decoding verdict; a namespace
+        # ensured once exists for the rest of the load (nothing is deleted meanwhile)
+        decoding = DecodeMemo()
+        namespaces: set[str] = set()
+        with self.registry.bulk_creates():
+            for index in sorted(range(len(objects)), key=ranks.__getitem__):  # stable: file order
+                where = wheres[index] if wheres else ""
+                self._create(objects[index], kinds[index], where, decoding, namespaces)
         load_groups(self.fleet, self.scenario.node_groups)
 
     def create_object(self, obj: Mapping[str, Any], where: str = "") -> JSON:
         """Create one manifest through the registry; ScenarioError names the object and field."""
-        kind = kind_of(obj)
-        meta = obj.get("metadata") or {}
-        namespace = str(meta.get("namespace") or "default")
-        check_decodable(obj, where)
+        return self._create(obj, kind_of(obj), where, None, None)
+
+    def _create(
+        self,
+        obj: Mapping[str, Any],
+        kind: Kind,
+        where: str,
+        decoding: DecodeMemo | None,
+        namespaces: set[str] | None,
+    ) -> JSON:
+        """create_object of a manifest of `kind`, with the decode verdicts of `decoding` and the
+        namespaces known to exist (`namespaces`) when given."""
+        if decoding is not None:
+            decoding.check(obj, where)
+        else:
+            check_decodable(obj, where)
         if kind.namespaced:
-            self.plane.ensure_namespace(namespace)
+            namespace = str((obj.get("metadata") or {}).get("namespace") or "default")
+            if namespaces is None or namespace not in namespaces:
+                self.plane.ensure_namespace(namespace)
+                if namespaces is not None:
+                    namespaces.add(namespace)
         try:
             created = self.registry.create(kind.resource, _fresh(obj))
         except StatusError as err:
@@ -140,25 +162,6 @@ def _fresh(obj: Mapping[str, Any]) -> JSON:
         if k not in ("resourceVersion", "uid", "creationTimestamp")
     }
     return {**obj, "metadata": meta}
-
-
-def check_decodable(obj: Mapping[str, Any], where: str) -> None:
-    """kube-apiserver decodes a request body into its Go type before admission and validation: a
-    field of the wrong JSON type (a string status, a number for tolerations) is refused with the
-    decoder's message, as `kubectl create` would show it."""
-    if model_for(str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")) is None:
-        return
-    try:
-        decode(obj)
-    except DecodeError as exc:
-        raise ScenarioError(f"{where}{_describe(obj)}: {exc}") from None
-
-
-def _describe(obj: Mapping[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
-    name = meta.get("name") or meta.get("generateName") or ""
-    namespace = meta.get("namespace")
-    return f"{obj.get('kind')} {namespace}/{name}" if namespace else f"{obj.get('kind')} {name}"
 
 
 def _status_text(err: StatusError) -> str:

@@ -15,7 +15,9 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.core.heap import collector_paused, freeze_survivors, full_collections_deferred, thaw
-from kubetaint.sim.cluster import Cluster, _describe, _fresh, _status_text, check_decodable
+from kubetaint.sim.cluster import Cluster, _fresh, _status_text
+from kubetaint.sim.decoding import check_decodable
+from kubetaint.sim.decoding import describe as _describe
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of, resolve_kind
 from kubetaint.sim.kubectl import Kubectl, KubectlError
@@ -41,14 +43,17 @@ class Simulation:
         seed: int | None = None,
         until: float | str | None = None,
     ) -> None:
-        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-        if until is not None:
-            self.scenario.until = _seconds(until, "until")
-        self.cluster = Cluster(self.scenario, seed=seed)
-        self.seed = self.cluster.seed
-        self.clock = self.cluster.clock
-        self.kubectl_runner = Kubectl(self.cluster.registry, self.clock)
-        with collector_paused():  # millions of long-lived acyclic objects: nothing to collect
+        # millions of long-lived acyclic objects: nothing to collect, from parsing the scenario
+        # (which, collected on its own, would leave its objects to a first young collection
+        # right after) until they are frozen
+        with collector_paused():
+            self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+            if until is not None:
+                self.scenario.until = _seconds(until, "until")
+            self.cluster = Cluster(self.scenario, seed=seed)
+            self.seed = self.cluster.seed
+            self.clock = self.cluster.clock
+            self.kubectl_runner = Kubectl(self.cluster.registry, self.clock)
             self.cluster.load()
             self.cluster.begin()
             freeze_survivors()  # until the first run: see run_until

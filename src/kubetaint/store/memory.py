@@ -83,18 +83,31 @@ class MemoryStore:
     ) -> ListResult:
         labels = parse_label_selector(label_selector)
         fields = parse_field_selector(field_selector, resource)
+        node_name = fields.exact_value(_NODE_INDEX)
+        # the node index holds under a name only pods whose spec.nodeName is that string: a
+        # selector of that one term is met by every such pod whose nodeName is a plain str
+        by_node_only = (
+            resource == "pods"
+            and bool(node_name)
+            and len(fields.terms) == 1
+            and fields.terms[0][1] in ("=", "==")
+        )
         with self._lock:
             list_rv = self._rv
             start = decode_continue(continue_token) if continue_token else None
             matched: list[JSON] = []
             more = False
-            for key, obj in self._candidates(resource, namespace, fields.exact_value(_NODE_INDEX)):
+            for key, obj in self._candidates(resource, namespace, node_name):
                 if start is not None and key_order(key) <= key_order(start):
                     continue
                 meta = obj["metadata"]
                 if not labels.empty and not labels.matches(meta.get("labels")):
                     continue
-                if not fields.empty and not fields.matches(obj):
+                if (
+                    not fields.empty
+                    and not (by_node_only and type(obj["spec"]["nodeName"]) is str)
+                    and not fields.matches(obj)
+                ):
                     continue
                 if limit and len(matched) >= limit:
                     more = True
