@@ -105,3 +105,36 @@ def test_updating_an_object_into_the_wrong_shape_is_refused_and_leaves_it_as_it_
         f"Pod p: {PREFIX} number into Go struct field PodSpec.spec.tolerations of type []v1.Toleration"
     )
     assert sim.objects("pods") == before
+
+
+KEY_PREFIX = 'Pod in version "v1" cannot be handled as a Pod: json: object key'
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        pytest.param(
+            f"  - {{apiVersion: v1, kind: Pod, metadata: {{name: p}}, 1: x, spec: {{{CONTAINERS}}}}}\n",
+            f"{KEY_PREFIX} 1 in Pod is not a string",
+            id="a number key at the top of an object",
+        ),
+        pytest.param(
+            f"  - {{apiVersion: v1, kind: Pod, metadata: {{name: p}}, spec: {{{CONTAINERS}, 2: y}}}}\n",
+            f"{KEY_PREFIX} 2 in Pod.spec is not a string",
+            id="a number key inside the spec",
+        ),
+        pytest.param(
+            "  - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: i, 3: z}]}}\n",
+            f"{KEY_PREFIX} 3 in Pod.spec.containers[0] is not a string",
+            id="a number key inside a list item",
+        ),
+    ],
+)
+def test_a_key_that_is_not_a_string_is_refused_not_a_traceback(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(HEAD + line, encoding="utf-8")
+    with pytest.raises(ScenarioError) as err:
+        simulate(path)
+    assert str(err.value) == f"{path}:9: Pod p: {message}"

@@ -125,6 +125,8 @@ def decode_error(cls: type[K8sModel], exc: ValidationError) -> DecodeError:
     """Go's `json: cannot unmarshal <json> into Go struct field <Struct>.<path> of type <type>`."""
     error = exc.errors()[0]
     loc = list(error["loc"])
+    if error["type"] == "invalid_key":
+        return _key_error(cls, loc)
     model: Any = cls
     struct = _go_struct_name(cls)
     annotation: Any = None
@@ -154,6 +156,22 @@ def decode_error(cls: type[K8sModel], exc: ValidationError) -> DecodeError:
         kind = f"number {value}"  # Go names the literal that does not fit an integer
     message = f"json: cannot unmarshal {kind} into Go struct field {struct}.{dotted} of type {target}"
     return DecodeError(message, ".".join(display))
+
+
+def _key_error(cls: type[K8sModel], loc: list[Any]) -> DecodeError:
+    """A mapping key that is not a string (YAML `1: x`): JSON has no such key, so there is no Go
+    message to mirror; name the key and where it is."""
+    *parents, key = loc
+    display: list[str] = []
+    for part in parents:
+        if isinstance(part, int) and display:
+            display[-1] += f"[{part}]"
+        else:
+            display.append(str(part))
+    where = ".".join(display)
+    place = f"{_go_struct_name(cls)}.{where}" if where else _go_struct_name(cls)
+    message = f"json: object key {key!r} in {place} is not a string"
+    return DecodeError(message, ".".join([*display, str(key)]))
 
 
 def _field(model: type[K8sModel], alias: str) -> Any:
