@@ -82,8 +82,7 @@ class _Renewals:
                 stored, err = update_field_many(self._store, LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
                 now = self._now
                 for kubelet, lease in zip(kubelets, stored, strict=False):
-                    kubelet.lease.renewed_in_place(lease)
-                    kubelet.last_lease_renew = now
+                    kubelet.lease_renewed_in_place(lease, now)
             if err is None:
                 break
             done = len(stored)
@@ -197,11 +196,17 @@ class HollowNodePool:
         # the same instant) are written as one field-write batch, consecutive other renewals as
         # one update batch: the same writes in the same order, a batch cut short by any other.
         renewals = _Renewals(self.store)
+        add_renewable = renewals.add_renewable
         now_of = self.clock.now
         for kubelet in list(group.members.values()):
+            now = now_of()
+            lease = kubelet.quiet_renewal(now)
+            if lease is not None:  # the usual heartbeat: a renewal and nothing else
+                add_renewable(kubelet, lease, now)
+                continue
             lease = kubelet.renewable_lease()
             if lease is not None:
-                renewals.add_renewable(kubelet, lease, now_of())
+                add_renewable(kubelet, lease, now)
             else:
                 renewal = kubelet.lease_renewal()
                 if renewal is None:
