@@ -258,12 +258,7 @@ class HollowKubelet:
         posted = self._posted
         if posted is None or posted is not self._desired:
             return None
-        return self.lease.renewable()
-
-    def lease_renewed_in_place(self, stored: JSON, now: float) -> None:
-        """The outcome of a batched renewal of the `renewable_lease` (at `now`)."""
-        self.lease.renewed_in_place(stored)
-        self.last_lease_renew = now
+        return self.lease.renewable_lease
 
     def lease_written(self, stored: JSON | None, err: StatusError | None = None) -> None:
         """The outcome of a batched `lease_renewal` (as `renew_lease` records it)."""

@@ -82,7 +82,8 @@ class _Renewals:
                 stored, err = update_field_many(self._store, LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
                 now = self._now
                 for kubelet, lease in zip(kubelets, stored, strict=False):
-                    kubelet.lease_renewed_in_place(lease, now)
+                    kubelet.lease.renewed_in_place(lease)
+                    kubelet.last_lease_renew = now
             if err is None:
                 break
             done = len(stored)
