@@ -78,8 +78,8 @@ def history(
         for method in ("update_field_many", "update_field_many_if_current"):
             real = getattr(memory, method)
 
-            def spy(resource: str, objects: list[JSON], *args: Any, real: Any = real) -> Any:
-                result = real(resource, objects, *args)
+            def spy(resource: str, objects: list[JSON], *args: Any, real: Any = real, **kw: Any) -> Any:
+                result = real(resource, objects, *args, **kw)
                 if result is not None:
                     told.append(len(objects))
                 return result
@@ -109,3 +109,45 @@ def test_field_writes_and_updates_write_the_same_history(script: dict[int, Actio
     assert sum(told) >= 4 * 10 and max(told) >= 4, "the store was told of most renewals, in batches"
     renewals = [e for e in fast if e[0] == "MODIFIED" and e[1] == LEASE_RESOURCE]
     assert len(renewals) >= 5 * 10, "every round renews"
+
+
+QUIET_SCRIPTS = [
+    *SCRIPTS,
+    pytest.param(
+        {
+            15: lambda p, s: p.fault(["n1"], "memory-pressure", available="100Mi"),
+            35: lambda p, s: p.fault(["n1"], "relieve"),
+            45: lambda p, s: p.fault(["n4"], "network-unavailable"),
+        },
+        id="conditions change: the status is due",
+    ),
+    pytest.param(
+        {
+            15: lambda p, s: setattr(p["n2"], "ready", False),
+            16: lambda p, s: setattr(p["n3"], "ready", False),
+        },
+        id="the kubelet's view changes without a post: the status is due at the next heartbeat",
+    ),
+]
+
+
+@pytest.mark.parametrize("script", QUIET_SCRIPTS)
+def test_a_quiet_renewal_is_the_renewable_lease_of_a_heartbeat_without_status(
+    script: dict[int, Action],
+) -> None:
+    clock = VirtualClock()
+    store = MemoryStore(clock)
+    pool = HollowNodePool(store, clock, [node_config(f"n{i}") for i in range(1, 6)])
+    pool.start()
+    quiet = 0
+    for second in range(1, 400):
+        action = script.get(second)
+        if action is not None:
+            action(pool, store)
+        for kubelet in pool.kubelets.values():
+            lease = kubelet.quiet_renewal(clock.now())
+            if lease is not None:
+                quiet += 1
+                assert lease is kubelet.renewable_lease() and not kubelet.status_due()
+        clock.advance(1)
+    assert quiet > 5 * 300, "most heartbeats are quiet renewals"

@@ -269,6 +269,31 @@ def test_trust_is_by_identity_and_per_resource() -> None:
     assert len(trust) == 2
 
 
+@pytest.mark.parametrize(
+    "strip",
+    [
+        pytest.param(("apiVersion",), id="without apiVersion"),
+        pytest.param(("kind",), id="without kind"),
+        pytest.param(("apiVersion", "kind"), id="without either"),
+    ],
+)
+def test_only_objects_with_their_type_meta_are_trusted(strip: tuple[str, ...]) -> None:
+    """A field write trusts the objects `trusted` holds as they are (with_type_meta would
+    copy one without type meta, so it is not the stored object any more)."""
+    trust = HeartbeatTrust()
+    key = (NAMESPACE, "a")
+    typed = {**lease("a"), "metadata": {**lease("a")["metadata"], "uid": "u", "resourceVersion": "1"}}
+    untyped = {k: v for k, v in typed.items() if k not in strip}
+    trust.remember(LEASES, key, typed)
+    trust.remember(LEASES, key, untyped)  # replaces the typed one: nothing trusted under key
+    assert trust.trusted(LEASES) == {}
+    trust.remember_all(LEASES, [key, (NAMESPACE, "b")], [typed, untyped])
+    assert trust.trusted(LEASES) == {key: typed}
+    trust.remember_all(LEASES, [key], [untyped])
+    assert trust.trusted(LEASES) == {}
+    assert not trust.beats_valid(LEASES, key, renewed(untyped, stamp(1)), untyped)
+
+
 class LeaseUpdates(AdmissionPlugin):
     """A plugin that may change lease updates (none of kubetaint's does)."""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubetaint.clock import VirtualClock
 from kubetaint.store.informer import EventHandlers, Informer
@@ -199,15 +201,72 @@ GROUPS = [
         [WatchEvent("MODIFIED", LEASES, version(elsewhere, 5), 5, version(elsewhere, 4))],
         id="nothing seen",
     ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(lease("x"), 6), 6, version(elsewhere, 3)),
+            WatchEvent("MODIFIED", LEASES, version(b, 7), 7, version(b, 2)),
+        ],
+        id="an object moving into the namespace is an add",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(lease("b", namespace="other"), 6), 6, version(b, 2)),
+            WatchEvent("MODIFIED", LEASES, version(a, 7), 7, version(a, 5)),
+        ],
+        id="an object moving out of the namespace is a delete",
+    ),
+    pytest.param(
+        [
+            WatchEvent("ADDED", LEASES, version(c, 5), 5),
+            WatchEvent("MODIFIED", LEASES, version(a, 6), 6, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(c, 7), 7, version(c, 5)),
+        ],
+        id="an add first, then updates",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(lease("a", x="y"), 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(b, 6), 6, version(lease("b", x="y"), 2)),
+        ],
+        id="labels gained and lost (a selector's adds and deletes)",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("BOOKMARK", LEASES, {"metadata": {"resourceVersion": "6"}}, 6),
+            WatchEvent("MODIFIED", LEASES, version(b, 7), 7, version(b, 2)),
+        ],
+        id="a bookmark in the group is unseen",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, None),
+            WatchEvent("MODIFIED", LEASES, version(b, 6), 6, version(b, 2)),
+        ],
+        id="an update without its old object",
+    ),
+]
+
+#: informer settings: a namespace (the node lifecycle controller's lease informer), none, a
+#: label selector (every event translated)
+INFORMERS = [
+    pytest.param({"namespace": NS}, id="one namespace"),
+    pytest.param({}, id="every namespace"),
+    pytest.param({"label_selector": "x=y"}, id="a label selector"),
+    pytest.param({"namespace": NS, "label_selector": "x!=z"}, id="a namespace and a label selector"),
 ]
 
 
-def fed_informer(events: list[WatchEvent], grouped: bool, as_group: bool) -> tuple[Any, ...]:
+def fed_informer(
+    events: list[WatchEvent], grouped: bool, as_group: bool, config: dict[str, str] | None = None
+) -> tuple[Any, ...]:
     store = MemoryStore(VirtualClock())
     store.create(LEASES, lease("a"))
-    store.create(LEASES, lease("b"))
+    store.create(LEASES, lease("b", x="y"))
     store.create(LEASES, lease("x", namespace="other"))
-    informer = Informer(store, LEASES, namespace=NS)
+    informer = Informer(store, LEASES, **(config if config is not None else {"namespace": NS}))
     calls = recorded(informer, grouped)
     informer.start()
     calls.clear()
@@ -226,10 +285,49 @@ def fed_informer(events: list[WatchEvent], grouped: bool, as_group: bool) -> tup
     return cache, sorted(flat, key=lambda call: call[0] == "second")  # each handler set in order
 
 
+@pytest.mark.parametrize("config", INFORMERS)
 @pytest.mark.parametrize("events", GROUPS)
 @pytest.mark.parametrize("grouped", [True, False], ids=["with on_update_many", "without"])
-def test_an_informer_fed_a_group_ends_as_fed_event_by_event(events: list[WatchEvent], grouped: bool) -> None:
-    assert fed_informer(events, grouped, as_group=True) == fed_informer(events, grouped, as_group=False)
+def test_an_informer_fed_a_group_ends_as_fed_event_by_event(
+    events: list[WatchEvent], grouped: bool, config: dict[str, str]
+) -> None:
+    assert fed_informer(events, grouped, True, config) == fed_informer(events, grouped, False, config)
+
+
+NAMES = st.sampled_from(["a", "b", "c", "x"])
+SPACES = st.sampled_from([NS, "other"])
+LABELS = st.sampled_from([{}, {"x": "y"}])
+
+
+@st.composite
+def event_groups(draw: st.DrawFn) -> list[WatchEvent]:
+    """Events of one resource with rising resourceVersions (some at or below the listing's)."""
+    events: list[WatchEvent] = []
+    rv = draw(st.integers(1, 3))
+    for _ in range(draw(st.integers(0, 8))):
+        rv += 1
+        kind = draw(st.sampled_from(["MODIFIED", "MODIFIED", "MODIFIED", "ADDED", "DELETED", "BOOKMARK"]))
+        if kind == "BOOKMARK":
+            events.append(WatchEvent("BOOKMARK", LEASES, {"metadata": {"resourceVersion": str(rv)}}, rv))
+            continue
+        name = draw(NAMES)
+        new = version(lease(name, namespace=draw(SPACES), **draw(LABELS)), rv)
+        old = version(lease(name, namespace=draw(SPACES), **draw(LABELS)), rv - 1)
+        if kind == "MODIFIED":
+            events.append(WatchEvent("MODIFIED", LEASES, new, rv, draw(st.sampled_from([old, None]))))
+        elif kind == "ADDED":
+            events.append(WatchEvent("ADDED", LEASES, new, rv))
+        else:
+            events.append(WatchEvent("DELETED", LEASES, new, rv, old))
+    return events
+
+
+@settings(max_examples=150, deadline=None)
+@given(events=event_groups(), grouped=st.booleans(), which=st.sampled_from([p.values[0] for p in INFORMERS]))
+def test_any_group_ends_as_fed_event_by_event(
+    events: list[WatchEvent], grouped: bool, which: dict[str, str]
+) -> None:
+    assert fed_informer(events, grouped, True, which) == fed_informer(events, grouped, False, which)
 
 
 def test_on_update_many_gets_a_group_of_plain_updates_in_one_call() -> None:

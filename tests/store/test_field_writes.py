@@ -224,3 +224,67 @@ def test_a_field_write_never_sets_metadata() -> None:
 )
 def test_with_field(obj: JSON, expected: JSON) -> None:
     assert dumps(with_field(obj, RENEW, "t1")) == dumps(expected)
+
+
+def vouch_all(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
+    """What a registry that stored `objects` holds: each under its (namespace, name)."""
+    return {(o["metadata"].get("namespace") or "", o["metadata"].get("name") or ""): o for o in objects}
+
+
+def vouch_all_but_the_second(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
+    vouched = vouch_all(objects)
+    second = objects[1]["metadata"]
+    vouched[second.get("namespace") or "", second["name"]] = dict(objects[1])  # an equal copy
+    return vouched
+
+
+def vouch_none(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
+    return {}
+
+
+VOUCHERS = [
+    pytest.param(vouch_all, id="every object vouched for"),
+    pytest.param(vouch_all_but_the_second, id="the second vouched for as an equal copy only"),
+    pytest.param(vouch_none, id="nothing vouched for"),
+]
+
+
+@pytest.mark.parametrize("vouch", VOUCHERS)
+@pytest.mark.parametrize("setup, resource", SCENARIOS)
+def test_if_current_with_vouched_writes_as_without_only_when_every_object_is_vouched_for(
+    setup: Setup, resource: str, vouch: Callable[[list[JSON]], dict[tuple[str, str], JSON]]
+) -> None:
+    store = memory_store()
+    objects = setup(store)
+    vouched = vouch(objects)
+    before_vouched = dict(vouched)
+    before = (store.current_resource_version(), dumps(store.list(resource).items))
+    seen: list[WatchEvent] = []
+    store.subscribe(seen.append)
+    path = ("spec", "n") if resource == "pods" else RENEW
+    result = store.update_field_many_if_current(resource, objects, path, "t1", vouched=vouched)
+    all_vouched = vouch is vouch_all and len(vouch_all(objects)) == len(objects)
+    if result is None:
+        assert (store.current_resource_version(), dumps(store.list(resource).items)) == before
+        assert seen == []
+        assert vouched == before_vouched and all(vouched[k] is v for k, v in before_vouched.items())
+        assert not (all_vouched and setup in (current, unchanged_value))
+    else:
+        assert all_vouched, "written although an object was not vouched for"
+        assert dumps(result[0]) == run(setup, resource, "generic")[0]
+        # the vouched entries are the stored results now
+        for written in result[0]:
+            meta = written["metadata"]
+            assert vouched[meta.get("namespace") or "", meta["name"]] is written
+            assert store.get(resource, meta.get("namespace") or "", meta["name"]) is written
+
+
+def test_a_refused_vouched_batch_puts_back_what_it_had_written_in_vouched() -> None:
+    store = memory_store()
+    a, b, c = current(store)
+    vouched = vouch_all([a, b, c])
+    del vouched[NS, "c"]  # the last one fails after two were written in place
+    assert store.update_field_many_if_current(LEASES, [a, b, c], RENEW, "t1", vouched=vouched) is None
+    assert vouched[NS, "a"] is a and vouched[NS, "b"] is b and (NS, "c") not in vouched
+    assert [store.get(LEASES, NS, n) for n in "abc"] == [a, b, c]
+    assert store.get(LEASES, NS, "a") is a

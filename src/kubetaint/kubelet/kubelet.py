@@ -246,6 +246,20 @@ class HollowKubelet:
             return None
         return self.lease.renewable()
 
+    def quiet_renewal(self, now: float) -> JSON | None:
+        """The lease the heartbeat at `now` renews when that is all it does: `renewable_lease`
+        when the node status is plainly not due (`status_due` is False: the report frequency
+        has not passed and the conditions last posted are the ones desired, by identity). None
+        says nothing: ask `renewable_lease` and `status_due`."""
+        if self.stopped or not self.registered:
+            return None
+        if now - self.last_status_post >= self.settings.node_status_report_frequency:
+            return None
+        posted = self._posted
+        if posted is None or posted is not self._desired:
+            return None
+        return self.lease.renewable_lease
+
     def lease_written(self, stored: JSON | None, err: StatusError | None = None) -> None:
         """The outcome of a batched `lease_renewal` (as `renew_lease` records it)."""
         now = self.clock.now()

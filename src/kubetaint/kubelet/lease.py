@@ -38,6 +38,8 @@ class NodeLease:
         #: `_lease` is ours (holder and duration as this kubelet writes them): renewing it moves
         #: only spec.renewTime
         self._plain = False
+        #: `renewable()`, kept as an attribute: a pool asks every 10 s for each of thousands of nodes
+        self.renewable_lease: JSON | None = None
 
     def renewable(self) -> JSON | None:
         """The lease last written when renewing it moves only its spec.renewTime (a pool then
@@ -85,10 +87,11 @@ class NodeLease:
         """`stored` is the lease as last written (None: unknown, read it before the next renewal)."""
         self._lease = stored
         self._plain = self._is_plain(stored)
+        self.renewable_lease = stored if self._plain else None
 
     def renewed_in_place(self, stored: JSON) -> None:
         """`stored` is the result of renewing the `renewable` lease (so it is plain still)."""
-        self._lease = stored
+        self._lease = self.renewable_lease = stored
 
     def failed(self, err: StatusError, now: float) -> bool:
         """The `renewal` write failed: as `renew` does after a failed first attempt, read the lease

@@ -197,11 +197,17 @@ class HollowNodePool:
         # the same instant) are written as one field-write batch, consecutive other renewals as
         # one update batch: the same writes in the same order, a batch cut short by any other.
         renewals = _Renewals(self.store)
+        add_renewable = renewals.add_renewable
         now_of = self.clock.now
         for kubelet in list(group.members.values()):
+            now = now_of()
+            lease = kubelet.quiet_renewal(now)
+            if lease is not None:  # the usual heartbeat: a renewal and nothing else
+                add_renewable(kubelet, lease, now)
+                continue
             lease = kubelet.renewable_lease()
             if lease is not None:
-                renewals.add_renewable(kubelet, lease, now_of())
+                add_renewable(kubelet, lease, now)
             else:
                 renewal = kubelet.lease_renewal()
                 if renewal is None:

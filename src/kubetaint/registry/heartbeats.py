@@ -46,7 +46,8 @@ def is_heartbeat(resource: str, obj: JSON, old: JSON) -> bool:
 
 
 class HeartbeatTrust:
-    """The heartbeat objects a registry admitted, validated and stored, as the store returned them."""
+    """The heartbeat objects a registry admitted, validated and stored, as the store returned them,
+    with their type meta (apiVersion and kind: `with_type_meta` would not copy them)."""
 
     def __init__(self) -> None:
         self._valid: dict[str, dict[tuple[str, str], JSON]] = {r: {} for r in HEARTBEAT_FIELDS}
@@ -55,18 +56,28 @@ class HeartbeatTrust:
         """`stored` (the store's result of a write under `key`) passed admission and validation."""
         valid = self._valid.get(resource)
         if valid is not None:
-            valid[key] = stored
+            if _typed(stored):
+                valid[key] = stored
+            else:
+                valid.pop(key, None)
 
     def remember_all(self, resource: str, keys: list[tuple[str, str]], stored: list[JSON]) -> None:
         """`stored` (the store's results of a batch, as far as it got) passed admission and
         validation; `keys` are the batch's (namespace, name) pairs, in order."""
         valid = self._valid.get(resource)
         if valid is not None:
-            valid.update(zip(keys, stored, strict=False))
+            for key, obj in zip(keys, stored, strict=False):
+                if _typed(obj):
+                    valid[key] = obj
+                else:
+                    valid.pop(key, None)
 
     def trusted(self, resource: str) -> dict[tuple[str, str], JSON] | None:
         """(namespace, name) -> the object this registry validated and stored there last, for a
-        heartbeat resource (read-only for the caller)."""
+        heartbeat resource. Read-only for the caller, except for a store's field write that checks
+        each object against it and puts the results in (`MemoryStore.update_field_many_if_current`'s
+        `vouched`): copies of trusted objects with only the heartbeat field and resourceVersion
+        changed, which pass what those passed and keep their type meta."""
         return self._valid.get(resource)
 
     def forget(self, resource: str, key: tuple[str, str]) -> None:
@@ -83,3 +94,8 @@ class HeartbeatTrust:
 
     def __len__(self) -> int:
         return sum(len(valid) for valid in self._valid.values())
+
+
+def _typed(obj: JSON) -> bool:
+    """Whether `obj` carries its type meta (an admission plugin may have dropped it)."""
+    return bool(obj.get("apiVersion")) and bool(obj.get("kind"))

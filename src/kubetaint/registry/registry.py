@@ -342,9 +342,10 @@ class Registry:
         `update_many` of the `with_field` copies.
 
         When the field is the resource's heartbeat field, its checks cannot fail
-        (`kubetaint.registry.heartbeats`) and every object is the one this registry stored and
-        the store still holds (the store checks identity: `update_field_many_if_current`), the store is told
-        what changes; otherwise the copies take `update_many`'s way."""
+        (`kubetaint.registry.heartbeats`) and every object is the one this registry stored (with
+        its type meta) and the store still holds, the store is told what changes: it checks both
+        identities in its own pass and records the results as trusted
+        (`update_field_many_if_current`'s `vouched`); otherwise the copies take `update_many`'s way."""
         trusted = self._heartbeats.trusted(resource)
         fast = getattr(self.store, "update_field_many_if_current", None)
         if (
@@ -353,30 +354,10 @@ class Registry:
             and HEARTBEAT_FIELDS[resource] == path
             and self._trusts_heartbeats(resource)
         ):
-            keys = self._trusted_keys(trusted, objects)
-            if keys is not None:
-                result: FieldWriteResult | None = fast(resource, objects, path, value)
-                if result is not None:
-                    self._heartbeats.remember_all(resource, keys, result[0])
-                    return result
+            result: FieldWriteResult | None = fast(resource, objects, path, value, vouched=trusted)
+            if result is not None:
+                return result
         return self.update_many(resource, [with_field(obj, path, value) for obj in objects])
-
-    @staticmethod
-    def _trusted_keys(
-        trusted: dict[tuple[str, str], JSON], objects: builtins.list[JSON]
-    ) -> builtins.list[tuple[str, str]] | None:
-        """The objects' keys when each is the object this registry stored under its key, with
-        its type meta (so with_type_meta would not copy it); else None."""
-        keys: builtins.list[tuple[str, str]] = []
-        for obj in objects:
-            meta = obj.get("metadata")
-            if type(meta) is not dict:
-                return None
-            key = (meta.get("namespace") or "", meta.get("name") or "")  # object_key, as stored
-            if trusted.get(key) is not obj or not obj.get("apiVersion") or not obj.get("kind"):
-                return None
-            keys.append(key)
-        return keys
 
     def _trusts_heartbeats(self, resource: str) -> bool:
         """Whether a heartbeat write's admission and validation are known to pass when the

@@ -116,36 +116,81 @@ class Informer:
         them all, then each handler set is told in order, a group of plain updates through
         on_update_many when it has one. (A handler may so find the cache ahead of the change it
         is told about, as with client-go, whose handlers lag behind the indexer.)"""
+        pairs, changes = self._follow(events)
+        if changes is None:
+            if not pairs:
+                return
+            for handlers in self._handlers:
+                if handlers.on_update_many is not None:
+                    handlers.on_update_many(pairs)
+                else:
+                    for old, obj in pairs:
+                        if handlers.on_update is not None:
+                            handlers.on_update(old, obj)
+            return
+        for handlers in self._handlers:
+            self._tell(handlers, changes)
+
+    def _follow(
+        self, events: list[WatchEvent]
+    ) -> tuple[list[tuple[JSON, JSON]], list[tuple[EventType, JSON | None, JSON]] | None]:
+        """Apply a group of changes to the cache: the (old, new) pairs of its updates and, unless
+        it held only updates (then None), every change in order.
+
+        An update of an object in and out of the watched namespace (what `WatchFilter.translate`
+        decides from the namespaces alone when there is no selector) is taken as it is; every
+        other event is translated."""
         synced, translate, cache = self._synced_rv, self._filter.translate, self._cache
-        changes: list[tuple[EventType, JSON | None, JSON]] = []
+        plain = self._filter.namespace_only
+        namespace = self._filter.namespace
         pairs: list[tuple[JSON, JSON]] = []
+        changes: list[tuple[EventType, JSON | None, JSON]] | None = None
         for event in events:
             if event.resource_version <= synced:
                 continue
-            seen = translate(event)
-            if seen is None or seen.type == "BOOKMARK":
-                continue
-            obj = seen.object
-            key = object_key(obj)
+            before = event.old_object
+            if plain and before is not None and event.type == "MODIFIED":
+                obj = event.object
+                meta = obj.get("metadata") or {}
+                space, name = meta.get("namespace") or "", meta.get("name") or ""
+                key = (space, name) if type(space) is str and type(name) is str else object_key(obj)
+                if namespace:
+                    inside = meta.get("namespace", "") == namespace
+                    if inside != ((before.get("metadata") or {}).get("namespace", "") == namespace):
+                        seen = translate(event)  # moved in or out: an ADDED or DELETED
+                        if seen is None:
+                            continue
+                        kind: EventType = seen.type
+                        key = object_key(obj)
+                    elif not inside:
+                        continue
+                    else:
+                        kind = "MODIFIED"
+                else:
+                    kind = "MODIFIED"
+            else:
+                seen = translate(event)
+                if seen is None or seen.type == "BOOKMARK":
+                    continue
+                obj, kind = seen.object, seen.type
+                key = object_key(obj)
             old = cache.get(key)
-            if seen.type == "DELETED":
+            if kind == "DELETED":
                 cache.pop(key, None)
+                if changes is None:
+                    changes = [("MODIFIED", o, n) for o, n in pairs]
                 changes.append(("DELETED", old, obj))
                 continue
             cache[key] = obj
             if old is None:
+                if changes is None:
+                    changes = [("MODIFIED", o, n) for o, n in pairs]
                 changes.append(("ADDED", None, obj))
-            else:
+                continue
+            pairs.append((old, obj))
+            if changes is not None:
                 changes.append(("MODIFIED", old, obj))
-                pairs.append((old, obj))
-        if not changes:
-            return
-        only_updates = len(pairs) == len(changes)
-        for handlers in self._handlers:
-            if only_updates and handlers.on_update_many is not None:
-                handlers.on_update_many(pairs)
-            else:
-                self._tell(handlers, changes)
+        return pairs, changes
 
     @staticmethod
     def _tell(handlers: EventHandlers, changes: list[tuple[EventType, JSON | None, JSON]]) -> None:

@@ -242,11 +242,19 @@ class MemoryStore:
         return result
 
     def update_field_many_if_current(
-        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
+        self,
+        resource: str,
+        objects: builtins.list[JSON],
+        path: FieldPath,
+        value: object,
+        *,
+        vouched: dict[tuple[str, str], JSON] | None = None,
     ) -> tuple[builtins.list[JSON], errors.StatusError | None] | None:
         """`update_field_many` when every object is the one stored under its key (without a
-        generation to bump); otherwise nothing is written and the result is None."""
-        return self._update_field_many(resource, objects, path, value, only_current=True)
+        generation to bump) and, with `vouched`, also the one `vouched` holds under its
+        (namespace, name): then `vouched` gets the results under their keys. Otherwise nothing
+        is written (`vouched` is left as it was) and the result is None."""
+        return self._update_field_many(resource, objects, path, value, only_current=True, vouched=vouched)
 
     def _update_field_many(
         self,
@@ -256,6 +264,7 @@ class MemoryStore:
         value: object,
         *,
         only_current: bool,
+        vouched: dict[tuple[str, str], JSON] | None = None,
     ) -> tuple[builtins.list[JSON], errors.StatusError | None] | None:
         part, field = path
         if part == "metadata":
@@ -264,6 +273,8 @@ class MemoryStore:
         events: list[WatchEvent] = []
         failure: errors.StatusError | None = None
         indexed = resource == "pods"
+        copy = dict.copy  # dict.copy then setting existing keys: prepare_update's result, same key order
+        append_stored, append_event = stored_objects.append, events.append
         with self._lock:
             spaces = self._objects.get(resource, {})
             rv = self._rv
@@ -278,28 +289,31 @@ class MemoryStore:
                         bucket is not None
                         and type(name) is str
                         and bucket.get(name) is obj
+                        and (vouched is None or vouched.get((namespace, name)) is obj)
                         and "generation" not in meta
                         and "uid" in meta
                         and "creationTimestamp" in meta
                         and "resourceVersion" in meta
                     ):
                         if field in current and current[field] == value:
-                            stored_objects.append(obj)  # unchanged: no write, as update's no-op
+                            append_stored(obj)  # unchanged: no write, as update's no-op
                             continue
                         rv += 1
-                        stored = {
-                            **obj,
-                            part: {**current, field: value},
-                            "metadata": {**meta, "resourceVersion": str(rv)},
-                        }
+                        stored = copy(obj)
+                        changed = stored[part] = copy(current)
+                        changed[field] = value
+                        new_meta = stored["metadata"] = copy(meta)
+                        new_meta["resourceVersion"] = str(rv)
                         bucket[name] = stored
+                        if vouched is not None:
+                            vouched[namespace, name] = stored
                         if indexed:
                             self._index(resource, obj, stored)
-                        events.append(WatchEvent("MODIFIED", resource, stored, rv, obj))
-                        stored_objects.append(stored)
+                        append_event(WatchEvent("MODIFIED", resource, stored, rv, obj))
+                        append_stored(stored)
                         continue
                 if only_current:
-                    self._undo(resource, events)
+                    self._undo(resource, events, vouched)
                     return None
                 self._rv = rv
                 try:
@@ -309,9 +323,9 @@ class MemoryStore:
                     break
                 finally:
                     rv = self._rv
-                stored_objects.append(written)
+                append_stored(written)
                 if event is not None:
-                    events.append(event)
+                    append_event(event)
             self._rv = rv
             if events:
                 self._history.extend(events)
@@ -319,9 +333,14 @@ class MemoryStore:
         self._dispatcher.dispatch()
         return stored_objects, failure
 
-    def _undo(self, resource: str, events: builtins.list[WatchEvent]) -> None:
-        """Put back the objects the uncommitted `events` replaced (lock held, nothing dispatched;
-        the resourceVersion counter was not advanced)."""
+    def _undo(
+        self,
+        resource: str,
+        events: builtins.list[WatchEvent],
+        vouched: dict[tuple[str, str], JSON] | None,
+    ) -> None:
+        """Put back the objects the uncommitted `events` replaced, in the store and in `vouched`
+        (lock held, nothing dispatched; the resourceVersion counter was not advanced)."""
         spaces = self._objects.get(resource, {})
         for event in reversed(events):
             old = event.old_object
@@ -329,6 +348,8 @@ class MemoryStore:
                 continue  # never: every event of update_field_many replaced an object
             namespace, name = object_key(old)
             spaces[namespace][name] = old
+            if vouched is not None:
+                vouched[namespace, name] = old  # it held `old` (checked before writing)
             self._index(resource, event.object, old)
 
     def delete(

@@ -23,6 +23,11 @@ class WatchFilter:
         # Without selectors only the namespace decides (a cheaper test for the common watcher).
         self._namespace_only = labels.empty and fields.empty
 
+    @property
+    def namespace_only(self) -> bool:
+        """Whether only the namespace decides what matches (no label or field selector)."""
+        return self._namespace_only
+
     def matches(self, obj: JSON | None) -> bool:
         if obj is None:
             return False
