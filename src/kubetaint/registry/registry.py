@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import functools
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kubetaint.admission import (
@@ -24,16 +23,7 @@ from kubetaint.admission import (
     Attributes,
     ObjectLookup,
 )
-from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
-from kubetaint.api.features import FeatureGates
-from kubetaint.api.validation import (
-    FieldError,
-    invalid_status,
-    validate,
-    validate_pod_create_like,
-    validate_pod_keeping_spec,
-)
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
@@ -42,97 +32,28 @@ from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
+from kubetaint.registry.validator import (
+    APIValidator,
+    StoreLookup,
+    Validator,
+    api_validator,
+    plain_resource,
+    resource_info,
+)
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
-#: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
-Validator = Callable[[str, JSON, JSON | None], None]
-
-
-def plain_resource(resource: str) -> str:
-    """`deployments.apps` → `deployments` (admission plugins key on the plural alone)."""
-    return resource.partition(".")[0]
-
-
-@functools.lru_cache(maxsize=256)
-def resource_info(resource: str) -> resources.Resource | None:
-    """The resource-table row of a store resource name (`pods`, `deployments.apps`) or of the
-    plain plural admission keys on (`deployments`: the core group's first, else any group's);
-    remembered (the table is a constant tuple and every write asks)."""
-    plural, dot, group = resource.partition(".")
-    found = resources.by_plural(plural, group)
-    if found is None and not dot:
-        found = resources.by_plural(plural)
-    return found
-
-
-class APIValidator:
-    """kube-apiserver's validation as a registry Validator (422 Status with causes)."""
-
-    def __init__(self, feature_gates: FeatureGates | None = None) -> None:
-        self.feature_gates = feature_gates
-
-    def __call__(self, resource: str, obj: JSON, old: JSON | None) -> None:
-        info = resource_info(resource)
-        if info is None:
-            return
-        try:
-            errs = validate(obj, old=old, feature_gates=self.feature_gates)
-        except ValueError:
-            return  # a kind validation does not model: nothing to check, as for unknown fields
-        self._raise(info, obj, errs)
-
-    def check_pod_like(self, obj: JSON) -> None:
-        """Validate creating the Pod `obj`, whose spec is, but for nodeName's value, that of a pod
-        this validator accepted on create (validation.validate_pod_create_like)."""
-        info = resource_info("pods")
-        if info is None or (obj.get("apiVersion"), obj.get("kind")) != ("v1", "Pod"):
-            self("pods", obj, None)  # validated as whatever kind it claims, as the first one was
-            return
-        self._raise(info, obj, validate_pod_create_like(obj, feature_gates=self.feature_gates))
-
-    def check_pod_keeping_spec(self, obj: JSON, old: JSON) -> None:
-        """Validate the update of the v1 Pod `old`, which this validator accepted, to `obj`, which
-        carries old's spec object (validation.validate_pod_keeping_spec)."""
-        info = resource_info("pods")
-        if info is not None:
-            self._raise(info, obj, validate_pod_keeping_spec(obj, old))
-
-    @staticmethod
-    def _raise(info: resources.Resource, obj: JSON, errs: builtins.list[FieldError]) -> None:
-        if errs:
-            name = str((obj.get("metadata") or {}).get("name") or "")
-            raise StatusError.from_status(invalid_status(info.kind, name, errs, info.group))
-
-
-def api_validator(feature_gates: FeatureGates | None = None) -> Validator:
-    """kube-apiserver's validation as a registry Validator (422 Status with causes)."""
-    return APIValidator(feature_gates)
-
-
-class StoreLookup:
-    """An admission `ObjectLookup` reading a Store (plain plurals mapped to stored resources)."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-
-    def _qualified(self, resource: str) -> str:
-        return {
-            "priorityclasses": "priorityclasses.scheduling.k8s.io",
-            "runtimeclasses": "runtimeclasses.node.k8s.io",
-        }.get(resource, resource)
-
-    def get(self, resource: str, namespace: str, name: str) -> Mapping[str, Any] | None:
-        try:
-            return self._store.get(self._qualified(resource), namespace, name)
-        except StatusError as err:
-            if err.code == 404:
-                return None
-            raise
-
-    def list(self, resource: str) -> Sequence[Mapping[str, Any]]:
-        return self._store.list(self._qualified(resource)).items
+__all__ = [
+    "APIValidator",
+    "Registry",
+    "StoreLookup",
+    "Validator",
+    "api_validator",
+    "plain_resource",
+    "resource_info",
+    "with_type_meta",
+]
 
 
 class Registry:
