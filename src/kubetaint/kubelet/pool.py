@@ -14,6 +14,7 @@ from kubetaint.clock.base import Clock, Handle
 from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
 from kubetaint.kubelet.lease import LEASE_RESOURCE
 from kubetaint.kubelet.node_status import NodeConfig
+from kubetaint.kubelet.running import delivers_synchronously
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store, update_many
 
@@ -59,6 +60,9 @@ class HollowNodePool:
         self._groups: dict[float, _PhaseGroup] = {}
         self._phase_of: dict[str, float] = {}
         self.started = False
+        #: Kubelets keep the pods routed to them instead of reading them back: every pod change
+        #: reaches the informer before its write returns (see `kubelet.running`).
+        self._views = False
         for config in configs:
             self.add_node(config)
 
@@ -69,6 +73,7 @@ class HollowNodePool:
         kubelet = HollowKubelet(self.store, self.clock, config, self.settings)
         self.kubelets[config.name] = kubelet
         if self.started:
+            kubelet.use_pod_view(self._views)  # its pods are listed at start, then routed here
             self._start_kubelet(kubelet)
         return kubelet
 
@@ -87,6 +92,11 @@ class HollowNodePool:
         self.started = True
         for kubelet in self.kubelets.values():
             self._start_kubelet(kubelet)
+        # Every pod is routed to its kubelet now (the informer's replay or first list) and its
+        # every later change: the views start empty here and stay complete.
+        self._views = delivers_synchronously(self.store)
+        for kubelet in self.kubelets.values():
+            kubelet.use_pod_view(self._views)
         self._informer.add_handlers(
             EventHandlers(on_add=self._on_pod, on_update=self._on_pod_update, on_delete=self._on_pod_delete)
         )
@@ -103,6 +113,9 @@ class HollowNodePool:
         if self._owns_informer:
             self._informer.stop()
         self.started = False
+        self._views = False  # changes may go unobserved from now on
+        for kubelet in self.kubelets.values():
+            kubelet.use_pod_view(False)
 
     def _start_kubelet(self, kubelet: HollowKubelet) -> None:
         kubelet.register()
@@ -174,9 +187,14 @@ class HollowNodePool:
     def _on_pod(self, pod: dict[str, Any]) -> None:
         kubelet = self._route(pod)
         if kubelet is not None:
-            kubelet.enqueue_pod(pod)
+            kubelet.observe_pod(pod)
 
     def _on_pod_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        moved_from = self._route(old)
+        if moved_from is not None and moved_from is not self._route(new):
+            # spec.nodeName never changes once set; were it to, the old node's kubelet would no
+            # longer see the pod's changes: it reads the store from now on
+            moved_from.use_pod_view(False)
         self._on_pod(new)
 
     def _on_pod_delete(self, pod: dict[str, Any]) -> None:

@@ -40,6 +40,11 @@ _EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
 class MemoryStore:
     """Objects in dicts, one global resourceVersion counter, bounded change history."""
 
+    #: Every write runs the subscribers before it returns (in the writer's thread; a write made
+    #: inside a subscriber is delivered when that subscriber returns), so outside subscribers
+    #: they have seen every committed change: see kubetaint.kubelet.running.
+    delivers_synchronously = True
+
     def __init__(
         self,
         clock: Clock,
