@@ -61,6 +61,9 @@ class Cache:
         self.taint_set: IntArray = np.zeros(0, np.int64)
         self.unschedulable: BoolArray = np.zeros(0, np.bool_)
         self.valid: BoolArray = np.zeros(0, np.bool_)
+        #: Per slot, bumped whenever its allocatable, requested or pod count may change (so what
+        #: was computed from them may be remembered until then: resource_allocation.SlotScores).
+        self.slot_version: IntArray = np.zeros(0, np.int64)
         self.taint_sets: list[list[dict[str, Any]]] = []
         self._taint_ids: dict[TaintKey, int] = {}
         self._zones: dict[str, list[str]] = {}
@@ -89,7 +92,14 @@ class Cache:
         ncol = len(self.columns)
         self.alloc = np.vstack([self.alloc, np.zeros((extra, ncol), np.int64)])
         self.req = np.vstack([self.req, np.zeros((extra, ncol), np.int64)])
-        for name in ("pod_count", "allowed_pods", "nonzero_cpu", "nonzero_memory", "taint_set"):
+        for name in (
+            "pod_count",
+            "allowed_pods",
+            "nonzero_cpu",
+            "nonzero_memory",
+            "taint_set",
+            "slot_version",
+        ):
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros(extra, np.int64)]))
         self.unschedulable = np.concatenate([self.unschedulable, np.zeros(extra, np.bool_)])
         self.valid = np.concatenate([self.valid, np.zeros(extra, np.bool_)])
@@ -116,6 +126,7 @@ class Cache:
         self.allowed_pods[s] = ni.allowed_pods
         self.taint_set[s] = ni.taint_set
         self.unschedulable[s] = ni.unschedulable
+        self.slot_version[s] += 1
 
     def _sync_pods(self, ni: NodeInfo) -> None:
         s = ni.slot
@@ -130,6 +141,7 @@ class Cache:
         self.pod_count[s] = len(ni.pods)
         self.nonzero_cpu[s] = ni.nonzero_cpu
         self.nonzero_memory[s] = ni.nonzero_memory
+        self.slot_version[s] += 1
         self.generation += 1
 
     # ---- nodes -------------------------------------------------------------------------------
