@@ -61,8 +61,8 @@ class Cache:
         self.taint_set: IntArray = np.zeros(0, np.int64)
         self.unschedulable: BoolArray = np.zeros(0, np.bool_)
         self.valid: BoolArray = np.zeros(0, np.bool_)
-        #: Per slot, bumped whenever its allocatable, requested or pod count may change (so what
-        #: was computed from them may be remembered until then: resource_allocation.SlotScores).
+        #: Per slot, bumped whenever its allocatable or requested columns may change (so what is
+        #: computed from them may be remembered until then: plugins.slot_scores.SlotScores).
         self.slot_version: IntArray = np.zeros(0, np.int64)
         self.taint_sets: list[list[dict[str, Any]]] = []
         self._taint_ids: dict[TaintKey, int] = {}
@@ -116,7 +116,8 @@ class Cache:
             self.taint_sets.append(list(taints))
         return tid
 
-    def _sync_node(self, ni: NodeInfo) -> None:
+    def _sync_node(self, ni: NodeInfo, resized: bool = True) -> None:
+        """Copy the node's columns into its slot (`resized`: its allocatable may have changed)."""
         s = ni.slot
         self.alloc[s, :] = 0
         for name, amount in ni.allocatable.items():
@@ -126,7 +127,8 @@ class Cache:
         self.allowed_pods[s] = ni.allowed_pods
         self.taint_set[s] = ni.taint_set
         self.unschedulable[s] = ni.unschedulable
-        self.slot_version[s] += 1
+        if resized:
+            self.slot_version[s] += 1
 
     def _sync_pods(self, ni: NodeInfo) -> None:
         s = ni.slot
@@ -171,9 +173,10 @@ class Cache:
         if ni is None:
             return self.add_node(node)
         old_zone = zone_key(ni.labels)
+        old_allocatable = ni.allocatable
         ni.set_node(node)
         ni.taint_set = self.intern_taints(ni.taints)
-        self._sync_node(ni)
+        self._sync_node(ni, ni.allocatable != old_allocatable)
         new_zone = zone_key(ni.labels)
         if new_zone != old_zone:
             self._zone_remove(old_zone, name)

@@ -140,17 +140,25 @@ class NodeLoop:
     def _requeue_until(self, order: list[tuple[int, str]], k: int, end: int) -> int:
         """Re-queue the nodes of order[k:] (name position, name) placed before name position
         `end`; the index of the first one left."""
-        requeues, clock, queues = self.resting.requeues, self._clock, self.tainters.queues
-        queue_of = self.tainters.queue
-        left = len(order)
+        requeues, left = self.resting.requeues, len(order)
+        # Each zone's re-queues in order, zone after zone: the zones' queues are independent, and
+        # each zone's queue is made (if new) where its first re-queue would have made it.
+        by_zone: dict[str, list[tuple[str, str]]] = {}
         while k < left:
             at, name = order[k]
             if at >= end:
                 break
             zone, uid = requeues[name]
-            queue = queues.get(zone) or queue_of(zone)
-            queue.requeue(name, uid, to_nanos(clock.now()))
+            items = by_zone.get(zone)
+            if items is None:
+                items = by_zone[zone] = []
+            items.append((name, uid))
             k += 1
+        if by_zone:
+            now = to_nanos(self._clock.now())  # one instant: the pass runs at one clock reading
+            queue_of = self.tainters.queue
+            for zone, items in by_zone.items():
+                queue_of(zone).requeue_many(items, now)
         return k
 
     def _unready_deadline(self, name: str, node: JSON, now: float) -> tuple[float, QuietNode] | None:

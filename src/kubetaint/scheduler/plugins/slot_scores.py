@@ -21,7 +21,7 @@ from kubetaint.scheduler.status import MAX_NODE_SCORE
 ResourceSpec = tuple[str, int]
 _BASIC = (CPU, MEMORY, EPHEMERAL_STORAGE)
 #: Up to this many stale slots are scored one by one; more go through the vectorised scorer.
-ONE_BY_ONE = 8
+ONE_BY_ONE = 16
 #: Amounts at or past this go through the vectorised scorer (int64 products, exact floats).
 _EXACT_LIMIT = 1 << 53
 _LIMIT = 64
