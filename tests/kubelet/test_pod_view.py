@@ -17,7 +17,7 @@ from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.kubelet import HollowNodePool
 from kubetaint.kubelet.admission import PodUsage, predicate_admit
-from kubetaint.kubelet.resources import pod_requests
+from kubetaint.kubelet.resources import StoredPodRequests, pod_requests
 from kubetaint.kubelet.running import RunningPods, delivers_synchronously
 from kubetaint.store.memory import MemoryStore
 
@@ -285,3 +285,16 @@ def test_admission_on_a_usage_decides_as_on_the_pods(others: list[str], asked: s
     plain = predicate_admit(new, node, running)
     assert predicate_admit(new, node, PodUsage(len(running), used)) == plain
     assert plain.reason == reason
+
+
+def test_pods_sharing_their_containers_share_their_remembered_requests() -> None:
+    memo = StoredPodRequests()
+    containers = [container(cpu="250m", memory="64Mi")]
+    first = pod("a", "n1", containers=containers)
+    second = pod("b", "n1", containers=containers)
+    assert memo(first) is memo(second), "one template's pods are summed once"
+    with_overhead = {**second, "spec": {**second["spec"], "overhead": {"cpu": "50m"}}}
+    assert memo(with_overhead) == {"cpu": 300, "memory": 64 * 1024 * 1024}
+    with_init = {**second, "spec": {**second["spec"], "initContainers": [container(cpu="2")]}}
+    assert memo(with_init) == pod_requests(with_init) == {"cpu": 2000, "memory": 64 * 1024 * 1024}
+    assert memo(first) == pod_requests(first)
