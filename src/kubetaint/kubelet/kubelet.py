@@ -242,9 +242,20 @@ class HollowKubelet:
         self._admitted.use_view(enabled)
 
     def observe_pod(self, pod: JSON) -> None:
-        """A stored pod bound here was added or changed: remember it, and look at it soon."""
+        """A stored pod bound here was added or changed: remember it, and look at it soon, unless
+        its sync would change nothing (running as admitted: a later change is observed itself)."""
         meta = pod.get("metadata") or {}
-        self._admitted.observe((str(meta.get("namespace") or ""), str(meta.get("name") or "")), pod)
+        key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        self._admitted.observe(key, pod)
+        admitted_uid = self._admitted.get(key)
+        if (
+            self._admitted.view is not None
+            and admitted_uid is not None
+            and admitted_uid == meta.get("uid")
+            and not meta.get("deletionTimestamp")
+            and (pod.get("status") or {}).get("phase") not in _TERMINAL
+        ):
+            return
         self.enqueue_pod(pod)
 
     def enqueue_pod(self, pod: Mapping[str, Any]) -> None:
