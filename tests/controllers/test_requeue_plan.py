@@ -87,3 +87,28 @@ def test_an_unchanged_resting_set_reuses_the_plan() -> None:
     requeues["node-00"] = ("zone-a", "u")
     assert plan.begin(requeues, position) == 0
     assert plan._zones is not made
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(NAMES), st.tuples(st.sampled_from(ZONES), st.sampled_from(["u1", "u2"])), min_size=1
+    ),
+    st.lists(st.tuples(st.sets(st.sampled_from(NAMES), max_size=3), st.integers(0, len(NAMES))), max_size=6),
+)
+def test_a_plan_that_only_loses_nodes_requeues_as_a_plan_made_afresh(
+    requeues: dict[str, tuple[str, str]], passes: list[tuple[set[str], int]]
+) -> None:
+    kept = RequeuePlan()
+    position = {name: i for i, name in enumerate(NAMES)}
+    planned: dict[str, RateLimitedTimedQueue] = {}
+    afresh_queues: dict[str, RateLimitedTimedQueue] = {}
+    for t, (gone, middle) in enumerate(passes):
+        requeues = {name: v for name, v in requeues.items() if name not in gone}
+        afresh = RequeuePlan()
+        assert kept.begin(requeues, position) == afresh.begin(requeues, position)
+        for end in (middle, END):
+            nxt = kept.until(end, _queue_of(planned), lambda t=t: t)
+            assert nxt == afresh.until(end, _queue_of(afresh_queues), lambda t=t: t)
+        assert _state(planned) == _state(afresh_queues)
+        assert kept._made_from == requeues

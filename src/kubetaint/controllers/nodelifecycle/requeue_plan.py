@@ -21,12 +21,13 @@ END = 1 << 62
 
 
 class _ZoneRequeues:
-    __slots__ = ("at", "items", "next", "zone")
+    __slots__ = ("at", "items", "names", "next", "zone")
 
     def __init__(self, zone: str) -> None:
         self.zone = zone
         self.at: list[int] = []  # loop positions, ascending
         self.items: list[tuple[str, str]] = []  # (name, uid) at those positions
+        self.names: list[str] = []  # the names of the items
         self.next = 0  # the first not re-queued yet this pass
 
 
@@ -37,12 +38,19 @@ class RequeuePlan:
         self._made_from: dict[str, tuple[str, str]] = {}
         self._position: dict[str, int] | None = None
         self._zones: list[_ZoneRequeues] = []
+        self._by_zone: dict[str, _ZoneRequeues] = {}
 
     def begin(self, requeues: dict[str, tuple[str, str]], position: dict[str, int]) -> int:
         """Start a pass re-queueing `requeues` (name -> (zone, uid)) at the names' `position`s;
         the position of the first re-queue (END: none)."""
-        if position is not self._position or requeues != self._made_from:
+        made_from = self._made_from
+        if position is not self._position:
             self._make(requeues, position)
+        elif requeues != made_from:
+            if len(requeues) < len(made_from) and requeues.items() <= made_from.items():
+                self._drop(made_from.keys() - requeues.keys())  # a node tainted, or woken
+            else:
+                self._make(requeues, position)
         first = END
         for zone in self._zones:
             zone.next = 0
@@ -59,9 +67,18 @@ class RequeuePlan:
                 plan = by_zone[zone] = _ZoneRequeues(zone)
             plan.at.append(at)
             plan.items.append((name, uid))
+            plan.names.append(name)
         self._zones = list(by_zone.values())
+        self._by_zone = by_zone
         self._made_from = dict(requeues)
         self._position = position
+
+    def _drop(self, names: set[str]) -> None:
+        """The plan without `names` (each keeps its place in the others' order)."""
+        for name in names:
+            zone = self._by_zone[self._made_from.pop(name)[0]]
+            i = zone.names.index(name)
+            del zone.at[i], zone.items[i], zone.names[i]
 
     def until(
         self, end: int, queue_of: Callable[[str], RateLimitedTimedQueue], now: Callable[[], int]
