@@ -41,7 +41,10 @@ class _PhaseGroup:
 
 
 class HollowNodePool:
-    """Hollow kubelets for many nodes sharing one pod informer and phase-grouped heartbeat timers."""
+    """Hollow kubelets for many nodes sharing one pod informer and phase-grouped heartbeat timers.
+
+    A `pod_informer` given (unfiltered, over the same store) is started before `start()`, as the
+    control plane starts its informers before its kubelets; without one the pool makes its own."""
 
     def __init__(
         self,
@@ -90,13 +93,12 @@ class HollowNodePool:
         if self.started:
             return
         self.started = True
-        for kubelet in self.kubelets.values():
-            self._start_kubelet(kubelet)
-        # Every pod is routed to its kubelet now (the informer's replay or first list) and its
-        # every later change: the views start empty here and stay complete.
+        # Each kubelet's view starts from its listing of the pods bound to it (resync_pods), then
+        # sees every change through the pod informer (running already, or started below).
         self._views = delivers_synchronously(self.store)
         for kubelet in self.kubelets.values():
             kubelet.use_pod_view(self._views)
+            self._start_kubelet(kubelet)
         self._informer.add_handlers(
             EventHandlers(on_add=self._on_pod, on_update=self._on_pod_update, on_delete=self._on_pod_delete)
         )
