@@ -69,3 +69,40 @@ def test_requeue_of_many_equal_times_matches_in_name_order() -> None:
             _apply(plain, "requeue", name, t, False)
         assert _state(fused) == _state(plain)
     assert {v.process_at for v in fused.queue.heap} == {15}
+
+
+BATCHES = st.lists(
+    st.tuples(
+        st.sampled_from(["batch", "add", "remove", "pop", "retry"]),
+        st.lists(st.sampled_from(NAMES), max_size=14),
+        st.integers(0, 6),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=BATCHES)
+def test_requeue_many_is_requeue_after_requeue(ops: list[tuple[str, list[str], int]]) -> None:
+    batched, plain = RateLimitedTimedQueue(0.1), RateLimitedTimedQueue(0.1)
+    for op, names, t in ops:
+        if op == "batch":  # names may repeat, be queued, processed (in the set only) or unknown
+            batched.requeue_many([(name, f"uid-{name}-{t}") for name in names], t)
+            for name in names:
+                plain.remove(name)
+                plain.add(name, f"uid-{name}-{t}", t)
+        else:
+            for name in names[:1]:
+                assert _apply(batched, op, name, t, True) == _apply(plain, op, name, t, False)
+        assert _state(batched) == _state(plain)
+
+
+def test_a_head_handed_out_is_not_changed_by_later_requeues() -> None:
+    q = RateLimitedTimedQueue(0.1)
+    for t, name in enumerate(NAMES[:3]):
+        q.add(name, "old", t)
+    head = q.queue.head()
+    assert head is not None
+    q.requeue_many([(name, "new") for name in NAMES[:3]], 9)
+    assert (head.value, head.uid, head.added_at, head.process_at) == (NAMES[0], "old", 0, 0)
+    assert [v.uid for v in q.queue.heap] == ["new"] * 3

@@ -196,8 +196,12 @@ def test_admission_reads_back_the_pods_running_pods_lists() -> None:
     store.delete("pods", "default", "c")
     store.create("pods", pod("c", "n1", containers=[container(cpu="100m")]))  # a new uid
     expected = sorted(p["metadata"]["uid"] for p in kubelet.running_pods())
-    assert sorted(p["metadata"]["uid"] for p in kubelet._admitted_pods()) == expected
+    assert sorted(p["metadata"]["uid"] for p in kubelet._admitted.pods(store)) == expected
     assert len(expected) == 2
+    view = kubelet._admitted.view
+    assert view is not None, "a pool over the memory store keeps the pods routed to its kubelets"
+    assert sorted(view.objects[key]["metadata"]["uid"] for key in view.member_keys()) == expected
+    assert view.used() == {"cpu": 200}
 
 
 def test_a_kubelet_refuses_the_pod_that_does_not_fit_beside_its_admitted_pods() -> None:

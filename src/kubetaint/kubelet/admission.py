@@ -38,6 +38,27 @@ class AdmitResult:
 ADMIT = AdmitResult(True)
 
 
+@dataclass(frozen=True)
+class PodUsage:
+    """What admission needs of a node's admitted pods: how many, and their summed requests
+    (a kubelet keeping a running tally passes this instead of the pods themselves)."""
+
+    count: int
+    used: Mapping[str, int]
+
+
+#: The admitted pods other than the one being admitted: the pods, or their `PodUsage`.
+Others = Sequence[Mapping[str, Any]] | PodUsage
+
+
+def _summed_requests(others: Sequence[Mapping[str, Any]], requests_of: RequestsOf) -> dict[str, int]:
+    used: dict[str, int] = {}
+    for other in others:
+        for name, amount in requests_of(other).items():
+            used[name] = used.get(name, 0) + amount
+    return used
+
+
 def is_static_pod(pod: Mapping[str, Any]) -> bool:
     annotations = (pod.get("metadata") or {}).get("annotations") or {}
     return str(annotations.get("kubernetes.io/config.source", "api")) != "api"
@@ -91,21 +112,19 @@ def _insufficient(name: str, requested: int, used: int, capacity: int) -> AdmitR
 def _fits_resources(
     pod: Mapping[str, Any],
     node: Mapping[str, Any],
-    others: Sequence[Mapping[str, Any]],
+    others: Others,
     requests_of: RequestsOf = pod_requests,
 ) -> AdmitResult:
     """noderesources.Fits with all failures; the first (pods, cpu, memory, storage, scalars) wins."""
     allocatable = _allocatable(node)
     allowed_pods = allocatable.get("pods", 0)
-    if len(others) + 1 > allowed_pods:
-        return _insufficient("pods", 1, len(others), allowed_pods)
+    count = others.count if isinstance(others, PodUsage) else len(others)
+    if count + 1 > allowed_pods:
+        return _insufficient("pods", 1, count, allowed_pods)
     request = requests_of(pod)
     if not any(request.values()):
         return ADMIT
-    used: dict[str, int] = {}
-    for other in others:
-        for name, amount in requests_of(other).items():
-            used[name] = used.get(name, 0) + amount
+    used = others.used if isinstance(others, PodUsage) else _summed_requests(others, requests_of)
     ordered = ["cpu", "memory", "ephemeral-storage"]
     ordered += sorted(name for name in request if name not in ordered and name != "pods")
     for name in ordered:
@@ -127,7 +146,7 @@ def _predicate_failure(name: str, desc: str) -> AdmitResult:
 def predicate_admit(
     pod: Mapping[str, Any],
     node: Mapping[str, Any],
-    others: Sequence[Mapping[str, Any]],
+    others: Others,
     *,
     enable_comparison: bool = False,
     requests_of: RequestsOf = pod_requests,
@@ -170,7 +189,7 @@ def predicate_admit(
 def admit(
     pod: Mapping[str, Any],
     node: Mapping[str, Any],
-    others: Sequence[Mapping[str, Any]],
+    others: Others,
     pressure_conditions: Sequence[str] = (),
     *,
     enable_comparison: bool = False,

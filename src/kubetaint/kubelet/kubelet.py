@@ -31,6 +31,7 @@ from kubetaint.kubelet.node_status import (
     reconcile_existing_node,
 )
 from kubetaint.kubelet.resources import StoredPodRequests
+from kubetaint.kubelet.running import AdmittedPods
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.interface import JSON, Store
 
@@ -89,12 +90,12 @@ class HollowKubelet:
         self._posted: dict[str, str] | None = None  # owned condition statuses last posted
         self._relief: dict[str, Handle] = {}
         self._eviction_timer: Handle | None = None
-        self._admitted: dict[tuple[str, str], str] = {}  # key -> uid of pods running here
         self._pending: set[tuple[str, str]] = set()
         self._pending_handle: Handle | None = None
         self._finalisers: dict[tuple[str, str], Handle] = {}
         self._ip_counter = 0
         self._requests = StoredPodRequests()  # requests of the stored pods admission sums
+        self._admitted = AdmittedPods(config.name, self._requests)  # key -> uid of pods running here
 
     # events ---------------------------------------------------------------------------------
 
@@ -271,6 +272,28 @@ class HollowKubelet:
 
     # pods -------------------------------------------------------------------------------------
 
+    def use_pod_view(self, enabled: bool) -> None:
+        """Keep the pods bound here from `observe_pod`/`forget_pod` instead of reading them back:
+        only where every later change of them is observed before its write returns (the pool's)."""
+        self._admitted.use_view(enabled)
+
+    def observe_pod(self, pod: JSON) -> None:
+        """A stored pod bound here was added or changed: remember it, and look at it soon, unless
+        its sync would change nothing (running as admitted: a later change is observed itself)."""
+        meta = pod.get("metadata") or {}
+        key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        self._admitted.observe(key, pod)
+        admitted_uid = self._admitted.get(key)
+        if (
+            self._admitted.view is not None
+            and admitted_uid is not None
+            and admitted_uid == meta.get("uid")
+            and not meta.get("deletionTimestamp")
+            and (pod.get("status") or {}).get("phase") not in _TERMINAL
+        ):
+            return
+        self.enqueue_pod(pod)
+
     def enqueue_pod(self, pod: Mapping[str, Any]) -> None:
         """Record that a pod bound here changed; the work runs from the clock (never in handlers)."""
         meta = pod.get("metadata") or {}
@@ -281,8 +304,9 @@ class HollowKubelet:
     def forget_pod(self, pod: Mapping[str, Any]) -> None:
         meta = pod.get("metadata") or {}
         key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        self._admitted.deleted(key)
         if self._admitted.get(key) == meta.get("uid"):
-            del self._admitted[key]
+            self._admitted.drop(key)
         handle = self._finalisers.pop(key, None)
         if handle is not None:
             handle.cancel()
@@ -291,12 +315,7 @@ class HollowKubelet:
         self._pending_handle = None
         if self.stopped or not self.registered:
             return  # picked up again by recover()
-        batch: list[JSON] = []
-        for namespace, name in self._pending:
-            try:
-                batch.append(self.store.get("pods", namespace, name))
-            except StatusError:
-                self._admitted.pop((namespace, name), None)
+        batch = self._admitted.read(self.store, self._pending)
         self._pending.clear()
         # HandlePodAdditions admits in creation order.
         batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
@@ -313,12 +332,12 @@ class HollowKubelet:
             return
         phase = (pod.get("status") or {}).get("phase")
         if phase in _TERMINAL:
-            self._admitted.pop(key, None)
+            self._admitted.drop(key)
             return
         if self._admitted.get(key) == uid:
             return
         if phase == "Running":  # bound and running before this kubelet started (a snapshot)
-            self._admitted[key] = str(uid)
+            self._admitted.set(key, str(uid))
             return
         self._admit(pod, key)
 
@@ -336,35 +355,14 @@ class HollowKubelet:
                 result.append(pod)
         return result
 
-    def _admitted_pods(self) -> list[JSON]:
-        """The pods of running_pods(), unordered: each admitted key read back, instead of listing
-        the node's pods (its admitted pods are those keys still stored with the admitted uid,
-        still bound here and not terminal)."""
-        result = []
-        for (namespace, name), uid in self._admitted.items():
-            try:
-                pod = self.store.get("pods", namespace, name)
-            except StatusError:
-                continue
-            if (
-                pod["metadata"].get("uid") == uid
-                and (pod.get("spec") or {}).get("nodeName") == self.name
-                and (pod.get("status") or {}).get("phase") not in _TERMINAL
-            ):
-                result.append(pod)
-        return result
-
     def _admit(self, pod: JSON, key: tuple[str, str]) -> None:
         node = self._node()
         if node is None:
             return
-        # Admission only counts and sums the others, so their order does not matter.
-        uid = pod["metadata"].get("uid")
-        others = [p for p in self._admitted_pods() if p["metadata"].get("uid") != uid]
         result = admit(
             pod,
             node,
-            others,
+            self._admitted.others(self.store, key, pod["metadata"].get("uid")),
             self.pressure_conditions(),
             enable_comparison=self.settings.enable_comparison_operators,
             requests_of=self._requests,
@@ -372,7 +370,7 @@ class HollowKubelet:
         if result.admit:
             status = pods.running_status(pod, self._host_ip(), self._pod_ip(pod), self.clock.now())
             if self._write_status(pod, status):
-                self._admitted[key] = str(pod["metadata"].get("uid"))
+                self._admitted.set(key, str(pod["metadata"].get("uid")))
             return
         if self._write_status(pod, pods.rejected_status(pod, result.reason, result.message)):
             self._event(pod, "Warning", result.reason, result.message)
@@ -415,12 +413,12 @@ class HollowKubelet:
             return
         with contextlib.suppress(StatusError):
             self.store.delete("pods", key[0], key[1], uid=uid or None, grace_period_seconds=0)
-        self._admitted.pop(key, None)
+        self._admitted.drop(key)
 
     def resync_pods(self) -> None:
         """Look at every pod bound here again (after a restart or a recovery)."""
         for pod in self.store.list("pods", field_selector=f"spec.nodeName={self.name}").items:
-            self.enqueue_pod(pod)
+            self.observe_pod(pod)
 
     # node-pressure eviction ---------------------------------------------------------------------
 
@@ -453,7 +451,7 @@ class HollowKubelet:
         if not self._write_status(pod, pods.evicted_status(pod, message, self.clock.now())):
             return False
         meta = pod["metadata"]
-        self._admitted.pop((str(meta.get("namespace") or ""), str(meta["name"])), None)
+        self._admitted.drop((str(meta.get("namespace") or ""), str(meta["name"])))
         self._event(pod, "Warning", "Evicted", message)
         return True
 

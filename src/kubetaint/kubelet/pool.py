@@ -15,6 +15,7 @@ from kubetaint.clock.base import Clock, Handle
 from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
 from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
+from kubetaint.kubelet.running import delivers_synchronously
 from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store, update_many
@@ -95,7 +96,10 @@ class _Renewals:
 
 
 class HollowNodePool:
-    """Hollow kubelets for many nodes sharing one pod informer and phase-grouped heartbeat timers."""
+    """Hollow kubelets for many nodes sharing one pod informer and phase-grouped heartbeat timers.
+
+    A `pod_informer` given (unfiltered, over the same store) is started before `start()`, as the
+    control plane starts its informers before its kubelets; without one the pool makes its own."""
 
     def __init__(
         self,
@@ -114,6 +118,9 @@ class HollowNodePool:
         self._groups: dict[float, _PhaseGroup] = {}
         self._phase_of: dict[str, float] = {}
         self.started = False
+        #: Kubelets keep the pods routed to them instead of reading them back: every pod change
+        #: reaches the informer before its write returns (see `kubelet.running`).
+        self._views = False
         for config in configs:
             self.add_node(config)
 
@@ -124,6 +131,7 @@ class HollowNodePool:
         kubelet = HollowKubelet(self.store, self.clock, config, self.settings)
         self.kubelets[config.name] = kubelet
         if self.started:
+            kubelet.use_pod_view(self._views)  # its pods are listed at start, then routed here
             self._start_kubelet(kubelet)
         return kubelet
 
@@ -140,7 +148,11 @@ class HollowNodePool:
         if self.started:
             return
         self.started = True
+        # Each kubelet's view starts from its listing of the pods bound to it (resync_pods), then
+        # sees every change through the pod informer (running already, or started below).
+        self._views = delivers_synchronously(self.store)
         for kubelet in self.kubelets.values():
+            kubelet.use_pod_view(self._views)
             self._start_kubelet(kubelet)
         self._informer.add_handlers(
             EventHandlers(on_add=self._on_pod, on_update=self._on_pod_update, on_delete=self._on_pod_delete)
@@ -158,6 +170,9 @@ class HollowNodePool:
         if self._owns_informer:
             self._informer.stop()
         self.started = False
+        self._views = False  # changes may go unobserved from now on
+        for kubelet in self.kubelets.values():
+            kubelet.use_pod_view(False)
 
     def _start_kubelet(self, kubelet: HollowKubelet) -> None:
         kubelet.register()
@@ -229,9 +244,14 @@ class HollowNodePool:
     def _on_pod(self, pod: dict[str, Any]) -> None:
         kubelet = self._route(pod)
         if kubelet is not None:
-            kubelet.enqueue_pod(pod)
+            kubelet.observe_pod(pod)
 
     def _on_pod_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        moved_from = self._route(old)
+        if moved_from is not None and moved_from is not self._route(new):
+            # spec.nodeName never changes once set; were it to, the old node's kubelet would no
+            # longer see the pod's changes: it reads the store from now on
+            moved_from.use_pod_view(False)
         self._on_pod(new)
 
     def _on_pod_delete(self, pod: dict[str, Any]) -> None:

@@ -47,26 +47,32 @@ def pod_requests(pod: Mapping[str, Any]) -> dict[str, int]:
 
 
 class StoredPodRequests:
-    """pod_requests of stored pods, remembered by the identity of their spec.
+    """pod_requests of stored pods, remembered by the identity of what they are summed from (the
+    containers, the init containers and the overhead).
 
-    Stored objects are read-only (the store contract), so a stored spec always sums to the same
-    requests: a kubelet admitting a pod sums every running pod on its node, and those are the
-    same stored objects admission after admission. Only objects read from a store may be passed:
-    `spec` is held so its id cannot be reused while remembered."""
+    Stored objects are read-only (the store contract), so those always sum to the same requests:
+    a kubelet admitting a pod sums every running pod on its node, and those are the same stored
+    objects admission after admission; pods stamped from one template share them outright. Only
+    objects read from a store may be passed: the parts are held so their ids cannot be reused
+    while remembered."""
 
     def __init__(self, limit: int = 1024) -> None:
         self._limit = limit
-        self._entries: dict[int, tuple[Any, dict[str, int]]] = {}
+        self._entries: dict[tuple[int, int, int], tuple[tuple[Any, Any, Any], dict[str, int]]] = {}
 
     def __call__(self, pod: Mapping[str, Any]) -> dict[str, int]:
-        spec = pod.get("spec")
-        entry = self._entries.get(id(spec))
-        if entry is not None and entry[0] is spec:
-            return entry[1]
+        spec = pod.get("spec") or {}
+        parts = (spec.get("containers"), spec.get("initContainers"), spec.get("overhead"))
+        key = (id(parts[0]), id(parts[1]), id(parts[2]))
+        entry = self._entries.get(key)
+        if entry is not None:
+            held = entry[0]
+            if held[0] is parts[0] and held[1] is parts[1] and held[2] is parts[2]:
+                return entry[1]
         totals = pod_requests(pod)
         if len(self._entries) >= self._limit:
             self._entries.clear()
-        self._entries[id(spec)] = (spec, totals)
+        self._entries[key] = (parts, totals)
         return totals
 
 

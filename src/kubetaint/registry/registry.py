@@ -103,6 +103,11 @@ class Registry:
     def current_resource_version(self) -> int:
         return self.store.current_resource_version()
 
+    @property
+    def delivers_synchronously(self) -> bool:
+        """The store's (see MemoryStore.delivers_synchronously): the registry adds no delay."""
+        return bool(getattr(self.store, "delivers_synchronously", False))
+
     def close(self) -> None:
         self.store.close()
 

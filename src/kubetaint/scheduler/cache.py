@@ -61,6 +61,9 @@ class Cache:
         self.taint_set: IntArray = np.zeros(0, np.int64)
         self.unschedulable: BoolArray = np.zeros(0, np.bool_)
         self.valid: BoolArray = np.zeros(0, np.bool_)
+        #: Per slot, bumped whenever its allocatable or requested columns may change (so what is
+        #: computed from them may be remembered until then: plugins.slot_scores.SlotScores).
+        self.slot_version: IntArray = np.zeros(0, np.int64)
         self.taint_sets: list[list[dict[str, Any]]] = []
         self._taint_ids: dict[TaintKey, int] = {}
         self._zones: dict[str, list[str]] = {}
@@ -89,7 +92,14 @@ class Cache:
         ncol = len(self.columns)
         self.alloc = np.vstack([self.alloc, np.zeros((extra, ncol), np.int64)])
         self.req = np.vstack([self.req, np.zeros((extra, ncol), np.int64)])
-        for name in ("pod_count", "allowed_pods", "nonzero_cpu", "nonzero_memory", "taint_set"):
+        for name in (
+            "pod_count",
+            "allowed_pods",
+            "nonzero_cpu",
+            "nonzero_memory",
+            "taint_set",
+            "slot_version",
+        ):
             setattr(self, name, np.concatenate([getattr(self, name), np.zeros(extra, np.int64)]))
         self.unschedulable = np.concatenate([self.unschedulable, np.zeros(extra, np.bool_)])
         self.valid = np.concatenate([self.valid, np.zeros(extra, np.bool_)])
@@ -106,7 +116,8 @@ class Cache:
             self.taint_sets.append(list(taints))
         return tid
 
-    def _sync_node(self, ni: NodeInfo) -> None:
+    def _sync_node(self, ni: NodeInfo, resized: bool = True) -> None:
+        """Copy the node's columns into its slot (`resized`: its allocatable may have changed)."""
         s = ni.slot
         self.alloc[s, :] = 0
         for name, amount in ni.allocatable.items():
@@ -116,6 +127,8 @@ class Cache:
         self.allowed_pods[s] = ni.allowed_pods
         self.taint_set[s] = ni.taint_set
         self.unschedulable[s] = ni.unschedulable
+        if resized:
+            self.slot_version[s] += 1
 
     def _sync_pods(self, ni: NodeInfo) -> None:
         s = ni.slot
@@ -130,6 +143,7 @@ class Cache:
         self.pod_count[s] = len(ni.pods)
         self.nonzero_cpu[s] = ni.nonzero_cpu
         self.nonzero_memory[s] = ni.nonzero_memory
+        self.slot_version[s] += 1
         self.generation += 1
 
     # ---- nodes -------------------------------------------------------------------------------
@@ -159,9 +173,10 @@ class Cache:
         if ni is None:
             return self.add_node(node)
         old_zone = zone_key(ni.labels)
+        old_allocatable = ni.allocatable
         ni.set_node(node)
         ni.taint_set = self.intern_taints(ni.taints)
-        self._sync_node(ni)
+        self._sync_node(ni, ni.allocatable != old_allocatable)
         new_zone = zone_key(ni.labels)
         if new_zone != old_zone:
             self._zone_remove(old_zone, name)

@@ -170,12 +170,17 @@ class Framework:
         return SUCCESS
 
     def run_score(
-        self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo], cache: Cache | None = None
+        self,
+        state: CycleState,
+        pi: PodInfo,
+        nodes: Sequence[NodeInfo],
+        cache: Cache | None = None,
+        slots: IntArray | None = None,
     ) -> tuple[dict[str, IntArray], IntArray]:
-        """RunScorePlugins + NormalizeScore: per-plugin normalised scores and the weighted totals."""
+        """RunScorePlugins + NormalizeScore: per-plugin normalised scores and the weighted totals
+        (`slots`: the nodes' cache slots, when the caller has them)."""
         total: IntArray = np.zeros(len(nodes), np.int64)
         per_plugin: dict[str, IntArray] = {}
-        slots: IntArray | None = None
         for pl in self.score_plugins:
             if pl.name in state.skip_score:
                 continue

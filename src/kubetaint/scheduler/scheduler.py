@@ -8,6 +8,7 @@ nominatedNodeName, delete the preemption victims. Nothing here does I/O.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -320,9 +321,10 @@ class Scheduler:
                 absent_status=status, pre_filter_msg=status.message(), unschedulable_plugins={status.plugin}
             )
             return None, evaluation, FitError(n, diagnosis)
+        slots: IntArray | None = None  # the feasible nodes' cache slots, when known already
         feasible = self._nominated_first(fw, state, pi)
         if feasible is None:
-            feasible = self._find_feasible(fw, state, pi, nodes, evaluation)
+            feasible, slots = self._find_feasible(fw, state, pi, nodes, evaluation)
         evaluation.feasible = feasible
         if not feasible:
             diagnosis = Diagnosis()
@@ -334,7 +336,7 @@ class Scheduler:
         if len(feasible) == 1:
             return feasible[0].name, evaluation, None
         fw.run_pre_score(state, pi, feasible)
-        per_plugin, total = fw.run_score(state, pi, feasible, self.cache)
+        per_plugin, total = fw.run_score(state, pi, feasible, self.cache, slots)
         evaluation.plugin_scores, evaluation.total_scores = per_plugin, total
         return feasible[self.select_host(total)].name, evaluation, None
 
@@ -355,16 +357,19 @@ class Scheduler:
 
     def _find_feasible(
         self, fw: Framework, state: CycleState, pi: PodInfo, nodes: list[NodeInfo], evaluation: Evaluation
-    ) -> list[NodeInfo]:
-        """findNodesThatPassFilters, sequential: from nextStartNodeIndex until enough nodes fit."""
+    ) -> tuple[list[NodeInfo], IntArray | None]:
+        """findNodesThatPassFilters, sequential: from nextStartNodeIndex until enough nodes fit.
+        Also the feasible nodes' cache slots when the filters ran vectorised (else None)."""
         n = len(nodes)
         pct = fw.percentage_of_nodes_to_score
         k = num_feasible_nodes_to_find(self.global_percentage if pct is None else pct, n)
         if not fw.score_plugins:
             k = 1
         start = self.next_start_node_index % n
+        slots: IntArray | None = None
         if fw.batch_filter:
-            mask = fw.run_filter_batch(state, pi, self.cache)[self.cache.order()]
+            order = self.cache.order()
+            mask = fw.run_filter_batch(state, pi, self.cache)[order]
             rotated = np.concatenate((mask[start:], mask[:start])) if start else mask
             hits = np.flatnonzero(rotated)
             if len(hits) >= k:
@@ -372,7 +377,9 @@ class Scheduler:
                 processed = int(hits[-1]) + 1
             else:
                 processed = n
-            feasible = [nodes[(int(h) + start) % n] for h in hits]
+            at = (hits + start) % n  # positions in node-tree order
+            feasible = _nodes_at(nodes, at.tolist())
+            slots = order[at]
         else:
             feasible = []
             processed = 0
@@ -385,4 +392,11 @@ class Scheduler:
                         break
         self.next_start_node_index = (start + processed) % n
         evaluation.processed = processed
-        return feasible
+        return feasible, slots
+
+
+def _nodes_at(nodes: list[NodeInfo], positions: list[int]) -> list[NodeInfo]:
+    """[nodes[i] for i in positions], picked in C."""
+    if len(positions) > 1:
+        return list(operator.itemgetter(*positions)(nodes))
+    return [nodes[i] for i in positions]

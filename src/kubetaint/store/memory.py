@@ -45,6 +45,10 @@ class MemoryStore:
     #: `get` returns the very object a write stored (and returned) until the next write of that
     #: key, so a caller may tell "nobody wrote it since" by identity (registry.podtrust).
     returns_stored_objects: ClassVar[bool] = True
+    #: Every write runs the subscribers before it returns (in the writer's thread; a write made
+    #: inside a subscriber is delivered when that subscriber returns), so outside subscribers
+    #: they have seen every committed change: see kubetaint.kubelet.running.
+    delivers_synchronously = True
 
     def __init__(
         self,

@@ -29,6 +29,7 @@ from kubetaint.controllers.nodelifecycle.health import (
 from kubetaint.controllers.nodelifecycle.node_loop import NodeLoop
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
+from kubetaint.controllers.nodelifecycle.requeue_plan import RequeuePlan
 from kubetaint.controllers.nodelifecycle.resting import QuietNode, RestingNodes
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
 from kubetaint.controllers.nodelifecycle.tainting import ZoneTainters
@@ -115,6 +116,7 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
         self._positions: dict[str, int] = {}
         #: the nodes the last pass visited and left awake (visited again by the next one)
         self._awake: set[str] = set()
+        self._requeue_plan = RequeuePlan()
         #: name → node, kept by the node informer's handlers once started (None before: the
         #: informer is read directly), the names whose object changed since the last pass, and
         #: whether a node was added or deleted since then
@@ -236,7 +238,7 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
             self._zones.pop(name, None)
             self._quiet.pop(name, None)
         zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
-        self._awake = self._visit(visits, zone_conditions, now, self._requeue_order(named is None))
+        self._awake = self._visit(visits, zone_conditions, now, named is None)
         self.handle_disruption(zone_conditions, start_nodes, resting_counts)
         self.tainters.arm()
 

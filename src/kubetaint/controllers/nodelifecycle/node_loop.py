@@ -23,6 +23,7 @@ from kubetaint.controllers.nodelifecycle.health import (
     NodeHealthTracker,
 )
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
+from kubetaint.controllers.nodelifecycle.requeue_plan import END, RequeuePlan
 from kubetaint.controllers.nodelifecycle.resting import QuietNode, RestingNodes
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
 from kubetaint.controllers.nodelifecycle.tainting import ZoneTainters
@@ -48,6 +49,7 @@ class NodeLoop:
     _quiet: dict[str, QuietNode]
     _positions: dict[str, int]
     _awake: set[str]
+    _requeue_plan: RequeuePlan
     _last_result: HealthResult | None
 
     def _name_order(self) -> tuple[list[str], dict[str, int]]:
@@ -66,19 +68,20 @@ class NodeLoop:
         visits: list[tuple[str, JSON]],
         zone_conditions: dict[str, list[Mapping[str, Any] | None]],
         now: float,
-        requeues: list[tuple[int, str]],
+        started: bool,
     ) -> set[str]:
-        """The node loop of the pass; the visited nodes that stay awake. The resting nodes in
-        `requeues` (name order) are re-queued where their visits would come."""
+        """The node loop of the pass; the visited nodes that stay awake. The resting nodes to
+        re-queue (of a `started` controller) are re-queued where their visits would come."""
         idle, resting, awake = self._idle_check(now), self.resting, set()
-        position, k, left = self._positions, 0, len(requeues)
+        next_requeue = self._begin_requeues(started)
+        position = self._positions
         enabled, healths = self.resting_enabled, self.health.healths
         grace = self.settings.node_monitor_grace_period
         quiet_of, lease_of, keeps_lease = self._quiet.get, self.leases.get, self.health.keeps_lease
         queue_of, clock, retry = self.tainters.queue, self._clock, self.nodes_to_retry
         for name, node in visits:
-            if k < left and requeues[k][0] < position[name]:
-                k = self._requeue_until(requeues, k, position[name])
+            if next_requeue != END and next_requeue < position[name]:
+                next_requeue = self._requeue_until(position[name])
             quiet = quiet_of(name)
             if (
                 quiet is not None
@@ -125,33 +128,22 @@ class NodeLoop:
                 resting.rest(name, deadline, quiet.zone if quiet.counted else None)
             else:
                 awake.add(name)
-        if k < left:
-            self._requeue_until(requeues, k, len(position))
+        if next_requeue < END:
+            self._requeue_until(END)
         return awake
 
-    def _requeue_order(self, started: bool) -> list[tuple[int, str]]:
-        """(name position, name) of the resting nodes to re-queue this pass, in name order."""
+    def _begin_requeues(self, started: bool) -> int:
+        """Plan this pass's re-queues of the resting nodes; the loop position of the first."""
         requeues = self.resting.requeues
         if not started or not requeues:
-            return []
-        position = self._name_order()[1]
-        return sorted((position[name], name) for name in requeues if name in position)
+            return END
+        return self._requeue_plan.begin(requeues, self._name_order()[1])
 
-    def _requeue_until(self, order: list[tuple[int, str]], k: int, end: int) -> int:
-        """Re-queue the nodes of order[k:] (name position, name) placed before name position
-        `end`; the index of the first one left."""
-        requeues, clock, queues = self.resting.requeues, self._clock, self.tainters.queues
-        queue_of = self.tainters.queue
-        left = len(order)
-        while k < left:
-            at, name = order[k]
-            if at >= end:
-                break
-            zone, uid = requeues[name]
-            queue = queues.get(zone) or queue_of(zone)
-            queue.requeue(name, uid, to_nanos(clock.now()))
-            k += 1
-        return k
+    def _requeue_until(self, end: int) -> int:
+        """Re-queue the planned nodes placed before name position `end` (see RequeuePlan); the
+        position of the next one."""
+        clock = self._clock
+        return self._requeue_plan.until(end, self.tainters.queue, lambda: to_nanos(clock.now()))
 
     def _unready_deadline(self, name: str, node: JSON, now: float) -> tuple[float, QuietNode] | None:
         """For a quiet not-Ready node whose visits only retry a no-op Add (see .resting): until when

@@ -9,7 +9,7 @@ Times are integer nanoseconds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from kubetaint.controllers.nodelifecycle.rate_limiter import (
@@ -177,47 +177,54 @@ class RateLimitedTimedQueue:
         return self.queue.add(TimedValue(value, uid, now, now))
 
     def requeue(self, value: str, uid: str, now: int) -> bool:
-        """remove(value) then add(value, uid, now), with the very same heap moves: the slot the
-        removed entry leaves last is the one the new entry is pushed into, so it goes there
-        directly. (markNodeForTainting does this for every untainted not-Ready node each pass.)"""
-        q = self.queue
-        positions = q._positions
-        i = positions.get(value)
-        if i is None:
-            q.remove(value)
-            return self.add(value, uid, now)
-        heap = q.heap
-        n = len(heap) - 1
-        if n != i:
-            # Swap(i, n), then down(i, n) or else up(i), moving a hole instead of swapping (each
-            # comparison is against the moved entry either way)
-            moved = heap[n]
-            key = moved.process_at
-            j = i
-            while True:
-                child = 2 * j + 1
-                if child >= n:
-                    break
-                right = child + 1
-                if right < n and heap[right].process_at < heap[child].process_at:
-                    child = right
-                below = heap[child]
-                if not below.process_at < key:
-                    break
-                heap[j] = below
-                positions[below.value] = j
-                j = child
-            if j == i:
-                j = _hole_up(heap, positions, j, key)
-            heap[j] = moved
-            positions[moved.value] = j
-        # the removed entry's slot n is the one the new entry is pushed into: it sifts up (Push)
-        fresh = TimedValue(value, uid, now, now)
-        del positions[value]
-        j = _hole_up(heap, positions, n, now)
-        heap[j] = fresh
-        positions[value] = j
+        """remove(value) then add(value, uid, now). (markNodeForTainting does this for every
+        untainted not-Ready node each pass.)"""
+        self.requeue_many(((value, uid),), now)
         return True
+
+    def requeue_many(self, items: Iterable[tuple[str, str]], now: int) -> None:
+        """requeue(value, uid, now) for each (value, uid) in turn, with the very same heap moves:
+        the slot the removed entry leaves last is the one the new entry is pushed into, so it
+        goes there directly, and the removed entry (the heap's own, never handed out: head()
+        copies) is reused as the new one."""
+        q = self.queue
+        positions, heap = q._positions, q.heap
+        for value, uid in items:
+            i = positions.get(value)
+            if i is None:
+                q.remove(value)
+                self.add(value, uid, now)
+                continue
+            entry = heap[i]
+            n = len(heap) - 1
+            if n != i:
+                # Swap(i, n), then down(i, n) or else up(i), moving a hole instead of swapping
+                # (each comparison is against the moved entry either way)
+                moved = heap[n]
+                key = moved.process_at
+                j = i
+                while True:
+                    child = 2 * j + 1
+                    if child >= n:
+                        break
+                    right = child + 1
+                    if right < n and heap[right].process_at < heap[child].process_at:
+                        child = right
+                    below = heap[child]
+                    if not below.process_at < key:
+                        break
+                    heap[j] = below
+                    positions[below.value] = j
+                    j = child
+                if j == i:
+                    j = _hole_up(heap, positions, j, key)
+                heap[j] = moved
+                positions[moved.value] = j
+            # the removed entry's slot n is the one the new entry is pushed into: it sifts up (Push)
+            entry.uid, entry.added_at, entry.process_at = uid, now, now
+            j = _hole_up(heap, positions, n, now)
+            heap[j] = entry
+            positions[value] = j
 
     def remove(self, value: str) -> bool:
         return self.queue.remove(value)

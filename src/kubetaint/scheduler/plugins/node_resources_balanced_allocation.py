@@ -18,6 +18,7 @@ from kubetaint.scheduler.plugins.resource_allocation import (
     parse_resources,
     pod_request_list,
 )
+from kubetaint.scheduler.plugins.slot_scores import SlotScores, balanced_one
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import SUCCESS, Code, Status
 
@@ -29,6 +30,7 @@ class NodeResourcesBalancedAllocation(Plugin):
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
         self.resources = parse_resources(dict(args or {}), DEFAULT_RESOURCES)
+        self._slot_scores = SlotScores(self._batch_scores, balanced_one, self.resources, True)
 
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
         req = pod_request_list(pi.requests, self.resources)
@@ -47,5 +49,8 @@ class NodeResourcesBalancedAllocation(Plugin):
         return int(balanced(alloc, req)[0])
 
     def score_batch(self, state: CycleState, pi: PodInfo, cache: Cache, slots: IntArray) -> IntArray:
-        alloc, req = inputs_from_cache(cache, slots, self.resources, self._pod_req(state, pi), True)
+        return self._slot_scores.scores(cache, slots, self._pod_req(state, pi))
+
+    def _batch_scores(self, cache: Cache, slots: IntArray, pod_req: list[int]) -> IntArray:
+        alloc, req = inputs_from_cache(cache, slots, self.resources, pod_req, True)
         return balanced(alloc, req)

@@ -23,6 +23,12 @@ from kubetaint.scheduler.plugins.resource_allocation import (
     pod_request_list,
     requested_to_capacity_ratio,
 )
+from kubetaint.scheduler.plugins.slot_scores import (
+    OneScorer,
+    SlotScores,
+    least_allocated_one,
+    most_allocated_one,
+)
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, node_allocatable
 from kubetaint.scheduler.status import SUCCESS, Code, Status
@@ -60,6 +66,13 @@ class NodeResourcesFit(Plugin):
         self.shape = [(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in shape]
         self.ignored = frozenset(args.get("ignoredResources") or ())
         self.ignored_groups = frozenset(args.get("ignoredResourceGroups") or ())
+        weights = [w for _, w in self.resources]
+        one: OneScorer | None = None
+        if self.strategy == LEAST_ALLOCATED:
+            one = lambda alloc, req: least_allocated_one(alloc, req, weights)  # noqa: E731
+        elif self.strategy == MOST_ALLOCATED:
+            one = lambda alloc, req: most_allocated_one(alloc, req, weights)  # noqa: E731
+        self._slot_scores = SlotScores(self._batch_scores, one, self.resources, False)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -139,5 +152,8 @@ class NodeResourcesFit(Plugin):
         return int(self._strategy(alloc, req)[0])
 
     def score_batch(self, state: CycleState, pi: PodInfo, cache: Cache, slots: IntArray) -> IntArray:
-        alloc, req = inputs_from_cache(cache, slots, self.resources, self._pod_req(state, pi), False)
+        return self._slot_scores.scores(cache, slots, self._pod_req(state, pi))
+
+    def _batch_scores(self, cache: Cache, slots: IntArray, pod_req: list[int]) -> IntArray:
+        alloc, req = inputs_from_cache(cache, slots, self.resources, pod_req, False)
         return self._strategy(alloc, req)

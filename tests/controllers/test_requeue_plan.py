@@ -1,0 +1,114 @@
+"""RequeuePlan (the node loop's re-queues of resting untainted Unknown nodes) against re-queueing
+each node in name order where its visit would come, one `requeue` at a time: pass after pass,
+with the resting set and the node names changing or not between passes, the zones' queues end
+exactly alike (heap, positions, set) and the same queues are made in the same order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
+from kubetaint.controllers.nodelifecycle.requeue_plan import END, RequeuePlan
+
+NAMES = [f"node-{i:02d}" for i in range(16)]
+ZONES = ["zone-a", "zone-b", "zone-c"]
+
+
+def _state(queues: dict[str, RateLimitedTimedQueue]) -> object:
+    return [
+        (
+            zone,
+            [(v.value, v.uid, v.added_at, v.process_at) for v in q.queue.heap],
+            sorted(q.queue.values),
+            dict(q.queue._positions),
+        )
+        for zone, q in queues.items()
+    ]
+
+
+def _queue_of(queues: dict[str, RateLimitedTimedQueue]) -> Any:
+    def queue_of(zone: str) -> RateLimitedTimedQueue:
+        if zone not in queues:
+            queues[zone] = RateLimitedTimedQueue(0.1)
+        return queues[zone]
+
+    return queue_of
+
+
+_pass = st.tuples(
+    st.dictionaries(st.sampled_from(NAMES), st.tuples(st.sampled_from(ZONES), st.sampled_from(["u1", "u2"]))),
+    st.lists(st.integers(0, len(NAMES)), max_size=6).map(sorted),  # the visits' positions
+    st.booleans(),  # the node names changed (a new position dict)
+    st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(ZONES)), max_size=3),  # other adds
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_pass, min_size=1, max_size=6))
+def test_a_plan_requeues_as_one_requeue_after_another(passes: list[Any]) -> None:
+    planned: dict[str, RateLimitedTimedQueue] = {}
+    plain: dict[str, RateLimitedTimedQueue] = {}
+    plan = RequeuePlan()
+    position = {name: i for i, name in enumerate(NAMES)}
+    for t, (requeues, visits, renamed, adds) in enumerate(passes):
+        if renamed:
+            position = dict(position)
+        for name, zone in adds:  # what visited nodes do to the queues between re-queues
+            for queues in (planned, plain):
+                _queue_of(queues)(zone).add(name, "v", t)
+        now = 1000 + t
+        order = sorted((position[name], name) for name in requeues)
+        k = 0
+        next_at = plan.begin(requeues, position)
+        assert next_at == (order[0][0] if order else END)
+        for end in [*visits, END]:
+            while k < len(order) and order[k][0] < end:
+                zone, uid = requeues[order[k][1]]
+                _queue_of(plain)(zone).requeue(order[k][1], uid, now)
+                k += 1
+            if next_at < end:
+                next_at = plan.until(end, _queue_of(planned), lambda now=now: now)
+            assert next_at == (order[k][0] if k < len(order) else END)
+            assert _state(planned) == _state(plain)
+        assert list(planned) == list(plain), "queues made in the same order"
+
+
+def test_an_unchanged_resting_set_reuses_the_plan() -> None:
+    plan = RequeuePlan()
+    position = {name: i for i, name in enumerate(NAMES)}
+    requeues = {"node-03": ("zone-a", "u"), "node-01": ("zone-b", "u")}
+    assert plan.begin(requeues, position) == 1
+    made = plan._zones
+    assert plan.begin(dict(requeues), position) == 1
+    assert plan._zones is made
+    requeues["node-00"] = ("zone-a", "u")
+    assert plan.begin(requeues, position) == 0
+    assert plan._zones is not made
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(NAMES), st.tuples(st.sampled_from(ZONES), st.sampled_from(["u1", "u2"])), min_size=1
+    ),
+    st.lists(st.tuples(st.sets(st.sampled_from(NAMES), max_size=3), st.integers(0, len(NAMES))), max_size=6),
+)
+def test_a_plan_that_only_loses_nodes_requeues_as_a_plan_made_afresh(
+    requeues: dict[str, tuple[str, str]], passes: list[tuple[set[str], int]]
+) -> None:
+    kept = RequeuePlan()
+    position = {name: i for i, name in enumerate(NAMES)}
+    planned: dict[str, RateLimitedTimedQueue] = {}
+    afresh_queues: dict[str, RateLimitedTimedQueue] = {}
+    for t, (gone, middle) in enumerate(passes):
+        requeues = {name: v for name, v in requeues.items() if name not in gone}
+        afresh = RequeuePlan()
+        assert kept.begin(requeues, position) == afresh.begin(requeues, position)
+        for end in (middle, END):
+            nxt = kept.until(end, _queue_of(planned), lambda t=t: t)
+            assert nxt == afresh.until(end, _queue_of(afresh_queues), lambda t=t: t)
+        assert _state(planned) == _state(afresh_queues)
+        assert kept._made_from == requeues
