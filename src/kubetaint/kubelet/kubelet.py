@@ -10,7 +10,6 @@ timers of its own except while under memory pressure: `HollowNodePool` drives `h
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,8 +17,9 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, parse_time
-from kubetaint.kubelet import eviction, pods
-from kubetaint.kubelet.admission import admit, is_critical_pod
+from kubetaint.kubelet import pods
+from kubetaint.kubelet.admission import admit
+from kubetaint.kubelet.faults import KubeletFaults
 from kubetaint.kubelet.lease import NodeLease
 from kubetaint.kubelet.node_status import (
     CONDITION_EVENTS,
@@ -58,8 +58,8 @@ class KubeletSettings:
     enable_comparison_operators: bool = False
 
 
-class HollowKubelet:
-    """The kubelet of one hollow node."""
+class HollowKubelet(KubeletFaults):
+    """The kubelet of one hollow node (faults and node-pressure eviction: `KubeletFaults`)."""
 
     def __init__(
         self,
@@ -419,107 +419,3 @@ class HollowKubelet:
         """Look at every pod bound here again (after a restart or a recovery)."""
         for pod in self.store.list("pods", field_selector=f"spec.nodeName={self.name}").items:
             self.observe_pod(pod)
-
-    # node-pressure eviction ---------------------------------------------------------------------
-
-    def _start_eviction_loop(self) -> None:
-        if self._eviction_timer is None:
-            self._eviction_timer = self.clock.call_soon(self._eviction_pass)
-
-    def _eviction_pass(self) -> None:
-        """synchronize(): while the memory threshold is met, evict the top-ranked pod (one per pass)."""
-        self._eviction_timer = None
-        if not self.pressures.get("MemoryPressure") or "MemoryPressure" in self._relief:
-            return
-        self._eviction_timer = self.clock.call_later(
-            self.settings.eviction_monitoring_period, self._eviction_pass
-        )
-        if self.stopped:
-            return
-        candidates = [p for p in self.running_pods() if not p["metadata"].get("deletionTimestamp")]
-        node = self._node()
-        if node is not None:
-            self._event(node, "Warning", "EvictionThresholdMet", "Attempting to reclaim memory")
-        for pod in eviction.rank_memory_pressure(candidates):
-            if is_critical_pod(pod):
-                continue  # evictPod refuses critical pods; the next ranked pod is tried
-            if self._evict(dict(pod)):
-                return
-
-    def _evict(self, pod: JSON) -> bool:
-        message = eviction.memory_eviction_message(pod, self.memory_available)
-        if not self._write_status(pod, pods.evicted_status(pod, message, self.clock.now())):
-            return False
-        meta = pod["metadata"]
-        self._admitted.drop((str(meta.get("namespace") or ""), str(meta["name"])))
-        self._event(pod, "Warning", "Evicted", message)
-        return True
-
-    # faults -------------------------------------------------------------------------------------
-
-    def stop(self) -> None:
-        """Heartbeats stop: no lease renewals, no status posts, pods left as they are."""
-        self.stopped = True
-
-    def not_ready(self) -> None:
-        """The runtime goes down: Ready=False (KubeletNotReady), posted at once; leases continue."""
-        self.ready = False
-        self.post_status(force=True)
-
-    def recover(self) -> None:
-        """Undo stop and not-ready: renew, post Ready=True at once, and look at every pod again."""
-        was_stopped = self.stopped
-        self.stopped = False
-        self.ready = True
-        self.renew_lease()
-        self.post_status(force=True)
-        if was_stopped:
-            self.resync_pods()
-            if self.pressures.get("MemoryPressure"):
-                self._start_eviction_loop()
-
-    def _set_pressure(self, condition: str) -> None:
-        handle = self._relief.pop(condition, None)
-        if handle is not None:
-            handle.cancel()
-        self.pressures[condition] = True
-        self._desired = None
-        self.post_status(force=True)
-
-    def memory_pressure(self, available: str = "0") -> None:
-        """memory.available falls below the hard threshold: MemoryPressure, evictions every 10 s."""
-        self.memory_available = available
-        self._set_pressure("MemoryPressure")
-        self._start_eviction_loop()
-
-    def disk_pressure(self) -> None:
-        self._set_pressure("DiskPressure")
-
-    def pid_pressure(self) -> None:
-        self._set_pressure("PIDPressure")
-
-    def network_unavailable_fault(self) -> None:
-        self.network_unavailable = True
-        self.post_status(force=True)
-
-    def relieve(self) -> None:
-        """Signals recover: evictions stop now; pressure conditions clear after the
-        evictionPressureTransitionPeriod (5 m); the network comes back at once."""
-        if self.network_unavailable:
-            self.network_unavailable = False
-            self.post_status(force=True)
-        for condition, active in list(self.pressures.items()):
-            if active and condition not in self._relief:
-                delay = self.settings.eviction_pressure_transition_period
-                self._relief[condition] = self.clock.call_later(
-                    delay, functools.partial(self._clear, condition)
-                )
-        if self._eviction_timer is not None:
-            self._eviction_timer.cancel()
-            self._eviction_timer = None
-
-    def _clear(self, condition: str) -> None:
-        self._relief.pop(condition, None)
-        self.pressures[condition] = False
-        self._desired = None
-        self.post_status(force=True)
