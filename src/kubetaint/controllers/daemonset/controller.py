@@ -94,6 +94,8 @@ class DaemonSetController:
     # event intake --------------------------------------------------------------------------------
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
+        if old is not None and new is not None and _same_refs(old, new):
+            new = None  # the same owner references object: it would queue the same key again
         for pod in (old, new):
             ref = podutil.controller_ref_of(pod) if pod is not None else None
             if pod is not None and ref is not None and ref.get("kind") == "DaemonSet":
@@ -294,6 +296,14 @@ class DaemonSetController:
             self.store.update(RESOURCE, {**ds, "status": status})
         if min_ready > 0 and ready != available:
             self.queue.add_after(podutil.key_of(ds), float(min_ready))
+
+
+def _same_refs(old: JSON, new: JSON) -> bool:
+    """Whether the pods share their (read-only) ownerReferences object."""
+    return bool(
+        (old.get("metadata") or {}).get("ownerReferences")
+        is (new.get("metadata") or {}).get("ownerReferences")
+    )
 
 
 def _creation_and_phase(pod: JSON) -> tuple[str, int, str]:

@@ -1,0 +1,268 @@
+"""The ReplicaSet controller's event memos change nothing: the owners `OwnerSelectorIndex.matching`
+remembers per label set are those it works out afresh after any history of owner writes (in place
+updates of selectors included), and a pod event keeping the very ownerReferences and labels
+objects (a status write) is handled exactly as the full handling of its old and new pod."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controllers.workload_builders import make_env, pod, replicaset
+from kubetaint.controllers.daemonset.controller import DaemonSetController
+from kubetaint.controllers.replicaset import ReplicaSetController, podutil
+from kubetaint.controllers.replicaset import owners as owners_module
+from kubetaint.controllers.replicaset.controller import _same_marks
+from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
+from kubetaint.store.informer import Informer
+
+JSON = dict[str, Any]
+NAMESPACES = ["default", "team"]
+LABELS = [{}, {"app": "a"}, {"app": "b"}, {"app": "a", "tier": "x"}, {"tier": "x", "app": "a"}]
+SELECTORS: list[JSON | None] = [
+    {"matchLabels": {"app": "a"}},
+    {"matchLabels": {"app": "b"}},
+    {"matchLabels": {"app": "a", "tier": "x"}},
+    {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a", "b"]}]},
+    {"matchExpressions": [{"key": "tier", "operator": "Exists"}]},
+    {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["a"]}]},
+    {"matchExpressions": [{"key": "app", "operator": "Bogus"}]},
+    {},
+    None,
+]
+
+owner_writes = st.lists(
+    st.tuples(
+        st.sampled_from(["create", "update", "status", "delete"]),
+        st.integers(0, 3),
+        st.sampled_from(NAMESPACES),
+        st.integers(0, len(SELECTORS) - 1),
+    ),
+    max_size=25,
+)
+
+
+def _keys(owners: list[JSON]) -> list[tuple[str, str]]:
+    return [podutil.key_of(o) for o in owners]
+
+
+def _assert_memo_equals_fresh(owners: OwnerSelectorIndex) -> None:
+    for namespace in NAMESPACES:
+        for labels in LABELS:
+            remembered = owners.matching(namespace, labels)
+            assert _keys(remembered) == _keys(owners.matching_uncached(namespace, labels))
+            # the objects are the informer's current ones, not those seen when remembered
+            assert all(o is owners.informer.get(*podutil.key_of(o)) for o in remembered)
+
+
+def _write_owner(store: Any, informer: Informer, op: str, i: int, namespace: str, selector: int) -> None:
+    name = f"rs{i}"
+    existing = informer.get(namespace, name)
+    if op == "delete":
+        if existing is not None:
+            store.delete("replicasets.apps", namespace, name)
+        return
+    if existing is None:
+        body = replicaset(name, 1)
+        body["metadata"]["namespace"] = namespace
+        body["spec"]["selector"] = copy.deepcopy(SELECTORS[selector])
+        store.create("replicasets.apps", body)
+    elif op == "status":  # the selector object kept: the memo survives
+        store.update("replicasets.apps", {**existing, "status": {"replicas": i}})
+    else:  # an in-place update, with an equal or another selector (a new object either way)
+        spec = {**existing["spec"], "selector": copy.deepcopy(SELECTORS[selector])}
+        store.update("replicasets.apps", {**existing, "spec": spec})
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=owner_writes)
+def test_remembered_owners_equal_those_worked_out_afresh_after_any_owner_history(
+    history: list[tuple[str, int, str, int]],
+) -> None:
+    _, store, _ = make_env()
+    informer = Informer(store, "replicasets.apps")
+    owners = OwnerSelectorIndex(informer)
+    informer.start()
+    for op, i, namespace, selector in history:
+        _assert_memo_equals_fresh(owners)  # remembered now, checked after the write
+        _write_owner(store, informer, op, i, namespace, selector)
+    _assert_memo_equals_fresh(owners)
+
+
+def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(owners_module, "MATCH_MEMO_SIZE", 2)
+    _, store, _ = make_env()
+    informer = Informer(store, "replicasets.apps")
+    owners = OwnerSelectorIndex(informer)
+    informer.start()
+    store.create("replicasets.apps", replicaset("rs", 1, {"app": "a"}))
+    for labels in LABELS * 2:
+        assert _keys(owners.matching("default", labels)) == _keys(owners.matching_uncached("default", labels))
+        assert len(owners._matched) <= 2
+
+
+def test_an_unhashable_label_value_is_matched_without_the_memo() -> None:
+    _, store, _ = make_env()
+    informer = Informer(store, "replicasets.apps")
+    owners = OwnerSelectorIndex(informer)
+    informer.start()
+    store.create("replicasets.apps", replicaset("rs", 1, {"app": "a"}))
+    labels: Any = {"app": "a", "odd": ["x"]}
+    assert _keys(owners.matching("default", labels)) == [("default", "rs")]
+    assert owners._matched == {}
+
+
+@pytest.mark.parametrize(
+    ("change", "same"),
+    [
+        pytest.param(lambda p: {**p, "status": {"phase": "Running"}}, True, id="a status write keeps both"),
+        pytest.param(
+            lambda p: {**p, "metadata": {**p["metadata"], "resourceVersion": "9"}},
+            True,
+            id="a metadata copy keeping the objects keeps both",
+        ),
+        pytest.param(
+            lambda p: {**p, "metadata": {**p["metadata"], "labels": dict(p["metadata"]["labels"])}},
+            False,
+            id="equal labels in a new object are looked at",
+        ),
+        pytest.param(
+            lambda p: {**p, "metadata": {**p["metadata"], "ownerReferences": []}},
+            False,
+            id="new owner references are looked at",
+        ),
+    ],
+)
+def test_same_marks_table(change: Any, same: bool) -> None:
+    old = pod("p", labels={"app": "a"})
+    assert _same_marks(old, change(old)) is same
+
+
+class _Recorder(ReplicaSetController):
+    """What one pod event queues and marks, through the handler and through the full handling."""
+
+    def effects(self, old: JSON, new: JSON) -> tuple[list[Any], list[Any]]:
+        def full() -> None:
+            for one in (old, new):
+                self._pod_seen(one, podutil.controller_ref_of(one))
+
+        return self._effects(lambda: self._pod_changed(old, new)), self._effects(full)
+
+    def _effects(self, action: Any) -> list[Any]:
+        self.queue._queued.clear()
+        for view in self.views._views.values():
+            view.dirty.clear()
+        action()
+        return [list(self.queue._queued), {uid: set(v.dirty) for uid, v in self.views._views.items()}]
+
+
+@settings(max_examples=40, deadline=None)
+@given(owner=st.sampled_from([None, "a", "b", "gone"]), labels=st.sampled_from(range(len(LABELS))))
+def test_a_status_write_queues_and_marks_what_the_full_handling_does(owner: str | None, labels: int) -> None:
+    clock, store, rng = make_env()
+    controller = _Recorder(store, clock, rng)
+    controller.start()
+    uids = {}
+    for name, selected in (("a", {"app": "a"}), ("b", {"tier": "x"})):
+        uids[name] = store.create("replicasets.apps", replicaset(name, 0, selected))["metadata"]["uid"]
+    clock.run_until(clock.now() + 1)
+    for name in ("a", "b"):
+        controller.sync(("default", name))
+    old = pod("p", labels=LABELS[labels])
+    if owner is not None:
+        ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": owner, "controller": True}
+        old["metadata"]["ownerReferences"] = [{**ref, "uid": uids.get(owner, "uid-gone")}]
+    new = {**old, "status": {"phase": "Running"}}
+    shortcut, full = controller.effects(old, new)
+    assert shortcut == full
+
+
+class _Reindexing(PodOwnerIndex):
+    """The generic path: every update re-indexes the new pod."""
+
+    def _update(self, old: JSON, new: JSON) -> None:
+        self._index(new)
+        self._on_change(old, new)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    history=st.lists(
+        st.tuples(
+            st.integers(0, 3), st.sampled_from([None, "u1", "u2"]), st.sampled_from(["write", "status"])
+        ),
+        max_size=25,
+    ),
+    orphans=st.booleans(),
+)
+def test_status_writes_leave_the_owner_index_as_reindexing_does(
+    history: list[tuple[int, str | None, str]], orphans: bool
+) -> None:
+    _, store, _ = make_env()
+    informer = Informer(store, "pods")
+    kept = PodOwnerIndex(informer, lambda _old, _new: None, orphans=orphans)
+    versions: list[dict[str, int]] = []
+    reindexed = _Reindexing(informer, lambda _old, _new: None, orphans=orphans)
+    informer.start()
+    for i, owner, action in history:
+        name = f"p{i}"
+        current = informer.get("default", name)
+        if current is not None and action == "status":
+            store.update("pods", {**current, "status": {"phase": "Running", "message": str(len(versions))}})
+        else:
+            body = pod(name, labels=LABELS[i % len(LABELS)])
+            if owner is not None:
+                body["metadata"]["ownerReferences"] = [
+                    {"kind": "ReplicaSet", "uid": owner, "controller": True}
+                ]
+            if current is None:
+                store.create("pods", body)
+            else:
+                store.update("pods", {**current, "metadata": {**current["metadata"], **body["metadata"]}})
+        versions.append(dict(kept._versions))
+        assert kept._versions == reindexed._versions
+        assert kept._owner_of == reindexed._owner_of
+        assert kept.owned == reindexed.owned and kept.orphans == reindexed.orphans
+        assert kept._orphan_labels == reindexed._orphan_labels and kept._labels_of == reindexed._labels_of
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    old_kind=st.sampled_from([None, "DaemonSet", "ReplicaSet"]),
+    new_kind=st.sampled_from([None, "DaemonSet", "ReplicaSet"]),
+    share=st.booleans(),
+)
+def test_the_daemonset_handler_queues_what_handling_old_and_new_in_full_does(
+    old_kind: str | None, new_kind: str | None, share: bool
+) -> None:
+    clock, store, rng = make_env()
+    controller = DaemonSetController(store, clock, rng)
+
+    def with_owner(kind: str | None, name: str) -> JSON:
+        made = pod("p", labels={"app": "agent"})
+        if kind is not None:
+            made["metadata"]["ownerReferences"] = [
+                {"kind": kind, "name": name, "uid": name, "controller": True}
+            ]
+        return made
+
+    old = with_owner(old_kind, "ds-old")
+    new = {**old, "status": {"phase": "Running"}} if share else with_owner(new_kind, "ds-new")
+
+    def queued(action: Any) -> list[Any]:
+        controller.queue._queued.clear()
+        action()
+        return list(controller.queue._queued)
+
+    def full() -> None:
+        for one in (old, new):
+            ref = podutil.controller_ref_of(one)
+            if ref is not None and ref.get("kind") == "DaemonSet":
+                controller.queue.add(("default", str(ref.get("name"))))
+
+    assert queued(lambda: controller._pod_changed(old, new)) == queued(full)
