@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from controllers.workload_builders import make_env, pod, replicaset
 from kubetaint.controllers.daemonset.controller import DaemonSetController
+from kubetaint.controllers.podgc.controller import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController, podutil
 from kubetaint.controllers.replicaset import owners as owners_module
 from kubetaint.controllers.replicaset.controller import _same_marks
@@ -266,3 +267,65 @@ def test_the_daemonset_handler_queues_what_handling_old_and_new_in_full_does(
                 controller.queue.add(("default", str(ref.get("name"))))
 
     assert queued(lambda: controller._pod_changed(old, new)) == queued(full)
+
+
+class _PodGCReindexing(PodGCController):
+    """The generic path: every update indexes the new pod afresh."""
+
+    def _reindex(self, _old: JSON, new: JSON) -> None:
+        self._index(new)
+
+
+def _podgc_state(gc: PodGCController) -> tuple[Any, ...]:
+    return (
+        set(gc._terminated),
+        set(gc._terminating),
+        dict(gc._node_of),
+        {n: set(k) for n, k in gc._by_node.items()},
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    history=st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from([None, "n1", "n2"]),
+            st.sampled_from([None, "Pending", "Running", "Succeeded", "Failed"]),
+            st.booleans(),
+            st.sampled_from(["write", "labels", "delete"]),
+        ),
+        max_size=30,
+    )
+)
+def test_podgc_reindexing_shortcut_leaves_the_indexes_as_indexing_afresh_does(
+    history: list[tuple[int, str | None, str | None, bool, str]],
+) -> None:
+    clock, store, _ = make_env()
+    informer = Informer(store, "pods")
+    kept = PodGCController(store, clock, pod_informer=informer)
+    fresh = _PodGCReindexing(store, clock, pod_informer=informer)
+    informer.start()
+    for i, node_name, phase, deleting, action in history:
+        name = f"p{i}"
+        current = informer.get("default", name)
+        if action == "delete":
+            if current is not None:
+                store.delete("pods", "default", name)
+        elif current is not None and action == "labels":
+            store.update("pods", {**current, "metadata": {**current["metadata"], "labels": {"v": str(i)}}})
+        else:
+            body = copy.deepcopy(current) if current is not None else pod(name)
+            body["spec"] = {**body["spec"], "nodeName": node_name} if node_name else body["spec"]
+            if not node_name:
+                body["spec"].pop("nodeName", None)
+            body["status"] = {"phase": phase} if phase else {}
+            if deleting:
+                body["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+            else:
+                body["metadata"].pop("deletionTimestamp", None)
+            if current is None:
+                store.create("pods", body)
+            else:
+                store.update("pods", body)
+        assert _podgc_state(kept) == _podgc_state(fresh)
