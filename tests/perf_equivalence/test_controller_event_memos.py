@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controllers.workload_builders import make_env, pod, replicaset
+from controllers.workload_builders import daemonset, make_env, node, pod, replicaset
 from kubetaint.controllers.daemonset.controller import DaemonSetController
+from kubetaint.controllers.daemonset.placement import PlacementMemo, node_should_run_daemon_pod
 from kubetaint.controllers.podgc.controller import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController, podutil
 from kubetaint.controllers.replicaset import owners as owners_module
@@ -329,3 +330,69 @@ def test_podgc_reindexing_shortcut_leaves_the_indexes_as_indexing_afresh_does(
             else:
                 store.update("pods", body)
         assert _podgc_state(kept) == _podgc_state(fresh)
+
+
+node_histories = st.lists(
+    st.tuples(
+        st.sampled_from(["status", "taint", "untaint", "label", "unlabel", "template"]),
+        st.sampled_from(["n0", "n1"]),
+    ),
+    max_size=20,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=node_histories, pass_per_write=st.booleans())
+def test_the_placement_memo_answers_as_the_placement_function_after_any_node_history(
+    history: list[tuple[str, str]], pass_per_write: bool
+) -> None:
+    ds = daemonset("agent", nodeSelector={"role": "edge"})
+    nodes = {name: node(name, labels={"role": "edge"}) for name in ("n0", "n1")}
+    memo = PlacementMemo()
+    for action, name in history:
+        current = nodes[name]
+        meta = current["metadata"]
+        if action == "status":  # labels and spec objects kept: the remembered answer stands
+            nodes[name] = {**current, "status": {"conditions": []}}
+        elif action in ("taint", "untaint"):
+            nodes[name] = {**current, "spec": {"taints": [NO_SCHEDULE_TAINT]} if action == "taint" else {}}
+        elif action in ("label", "unlabel"):
+            labels = {**meta["labels"], "role": "edge" if action == "label" else "core"}
+            nodes[name] = {**current, "metadata": {**meta, "labels": labels}}
+        else:  # the template changed in place (noticed on the next pass)
+            ds["spec"]["template"]["spec"]["tolerations"] = [{"operator": "Exists"}]
+        placement = memo.placement(ds) if pass_per_write else None
+        for n in nodes.values():
+            got = placement(n) if placement is not None else memo.should_run(n, ds)
+            assert got == node_should_run_daemon_pod(n, ds)
+
+
+NO_SCHEDULE_TAINT = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
+
+
+@pytest.mark.parametrize(
+    "pods",
+    [
+        pytest.param([], id="no pod on the node"),
+        pytest.param([{"phase": "Running"}], id="one running pod"),
+        pytest.param([{"phase": "Running"}, {"phase": "Pending"}], id="two pods: the newer is extra"),
+        pytest.param([{"phase": "Succeeded"}], id="a succeeded pod"),
+    ],
+)
+@pytest.mark.parametrize("taints", [[], [NO_SCHEDULE_TAINT]], ids=["untainted", "tainted NoSchedule"])
+def test_pods_should_be_on_node_with_a_given_placement_equals_asking(
+    pods: list[JSON], taints: list[JSON]
+) -> None:
+    clock, store, rng = make_env()
+    controller = DaemonSetController(store, clock, rng)
+    ds = store.create("daemonsets.apps", daemonset("agent"))
+    n = node("n0", taints=taints)
+    bodies = []
+    for i, status in enumerate(pods):
+        body = pod(f"p{i}")
+        body["metadata"]["creationTimestamp"] = f"2024-01-01T00:00:0{i}Z"
+        bodies.append({**body, "status": status})
+    given_placement = controller.pods_should_be_on_node(
+        n, ds, bodies, placement=controller._placement_pass(ds)(n)
+    )
+    assert given_placement == controller.pods_should_be_on_node(n, ds, bodies)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.selectors import label_selector_from_dict
@@ -106,13 +106,20 @@ class DaemonSetController:
         self._by_node.pop(uid, None)
         self._placement.pop(uid, None)
 
-    def _should_run(self, node: JSON, ds: JSON) -> tuple[bool, bool]:
-        """node_should_run_daemon_pod, remembered while the node and the template stay the same."""
+    def _memo(self, ds: JSON) -> PlacementMemo:
         uid = str(ds["metadata"].get("uid") or "")
         memo = self._placement.get(uid)
         if memo is None:
             memo = self._placement[uid] = PlacementMemo()
-        return memo.should_run(node, ds, enable_comparison=self.enable_comparison)
+        return memo
+
+    def _should_run(self, node: JSON, ds: JSON) -> tuple[bool, bool]:
+        """node_should_run_daemon_pod, remembered while the node and the template stay the same."""
+        return self._memo(ds).should_run(node, ds, enable_comparison=self.enable_comparison)
+
+    def _placement_pass(self, ds: JSON) -> Callable[[Mapping[str, Any]], tuple[bool, bool]]:
+        """`_should_run` for one pass over the nodes."""
+        return self._memo(ds).placement(ds, enable_comparison=self.enable_comparison)
 
     def _sorted_nodes(self) -> list[JSON]:
         """The nodes by name (the order is kept until a node is added or deleted)."""
@@ -178,9 +185,10 @@ class DaemonSetController:
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         to_create: list[str] = []
         to_delete: list[JSON] = []
+        placement = self._placement_pass(ds)
         for node in self._sorted_nodes():
             create, delete = self.pods_should_be_on_node(
-                node, ds, by_node.get(str(node["metadata"]["name"]), [])
+                node, ds, by_node.get(str(node["metadata"]["name"]), []), placement=placement(node)
             )
             to_create.extend(create)
             to_delete.extend(delete)
@@ -189,10 +197,13 @@ class DaemonSetController:
         for pod in to_delete[:BURST_REPLICAS]:
             self._delete_pod(ds, pod)
 
-    def pods_should_be_on_node(self, node: JSON, ds: JSON, pods: list[JSON]) -> tuple[list[str], list[JSON]]:
-        """podsShouldBeOnNode: the nodes needing a pod and the pods to delete on this node."""
+    def pods_should_be_on_node(
+        self, node: JSON, ds: JSON, pods: list[JSON], *, placement: tuple[bool, bool] | None = None
+    ) -> tuple[list[str], list[JSON]]:
+        """podsShouldBeOnNode: the nodes needing a pod and the pods to delete on this node
+        (`placement`: `_should_run(node, ds)` when the caller has it)."""
         node_name = str(node["metadata"]["name"])
-        should_run, should_continue = self._should_run(node, ds)
+        should_run, should_continue = placement if placement is not None else self._should_run(node, ds)
         live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
         if should_run and not pods:
             return [node_name], []
@@ -261,8 +272,9 @@ class DaemonSetController:
         now = self.clock.now()
         revision = compute_hash(spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount"))
         desired = current = misscheduled = ready = available = updated = 0
+        placement = self._placement_pass(ds)
         for node in self.nodes.items():
-            should_run, _ = self._should_run(node, ds)
+            should_run, _ = placement(node)
             scheduled = [
                 p
                 for p in by_node.get(str(node["metadata"]["name"]), [])
