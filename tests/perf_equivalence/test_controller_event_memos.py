@@ -14,7 +14,11 @@ from hypothesis import strategies as st
 
 from controllers.workload_builders import daemonset, make_env, node, pod, replicaset
 from kubetaint.controllers.daemonset.controller import DaemonSetController
-from kubetaint.controllers.daemonset.placement import PlacementMemo, node_should_run_daemon_pod
+from kubetaint.controllers.daemonset.placement import (
+    PlacementMemo,
+    node_should_run_daemon_pod,
+    target_node_name,
+)
 from kubetaint.controllers.podgc.controller import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController, podutil
 from kubetaint.controllers.replicaset import owners as owners_module
@@ -396,3 +400,75 @@ def test_pods_should_be_on_node_with_a_given_placement_equals_asking(
         n, ds, bodies, placement=controller._placement_pass(ds)(n)
     )
     assert given_placement == controller.pods_should_be_on_node(n, ds, bodies)
+
+
+def _fresh_pods_by_node(controller: DaemonSetController, uid: str) -> dict[str, list[JSON]]:
+    result: dict[str, list[JSON]] = {}
+    for p in sorted(controller.pods.items(), key=podutil.key_of):
+        ref = podutil.controller_ref_of(p)
+        target = target_node_name(p)
+        if ref is not None and ref.get("uid") == uid and target is not None:
+            result.setdefault(target, []).append(p)
+    return result
+
+
+def _pinned(body: JSON, node_name: str) -> JSON:
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}
+    affinity = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
+    }
+    return {**body, "spec": {**body["spec"], "affinity": affinity}}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    history=st.lists(
+        st.tuples(
+            st.integers(0, 4),
+            st.sampled_from(["create", "bind", "status", "repin", "release", "other-owner", "delete"]),
+            st.sampled_from(["n0", "n1", "n2"]),
+            st.booleans(),
+        ),
+        max_size=30,
+    )
+)
+def test_pods_by_node_kept_from_marked_events_equal_a_full_regrouping(
+    history: list[tuple[int, str, str, bool]],
+) -> None:
+    clock, store, rng = make_env()
+    controller = DaemonSetController(store, clock, rng)
+    controller.start()
+    ds = store.create("daemonsets.apps", daemonset("agent"))
+    uid = ds["metadata"]["uid"]
+    ref = {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "uid": uid, "controller": True}
+    controller._pods_by_node(ds)  # kept from now on
+    for i, action, node_name, look in history:
+        name = f"p{i}"
+        current = controller.pods.get("kube-system", name)
+        if current is None and action == "create":
+            body = _pinned(pod(name), node_name)
+            body["metadata"] = {**body["metadata"], "namespace": "kube-system", "ownerReferences": [ref]}
+            store.create("pods", body)
+        elif current is not None and action == "delete":
+            store.delete("pods", "kube-system", name)
+        elif current is not None and action == "bind":
+            store.update("pods", {**current, "spec": {**current["spec"], "nodeName": node_name}})
+        elif current is not None and action == "status":
+            store.update("pods", {**current, "status": {"phase": "Running", "message": str(len(history))}})
+        elif current is not None and action == "repin":
+            store.update("pods", _pinned(current, node_name))
+        elif current is not None and action in ("release", "other-owner"):
+            refs = [] if action == "release" else [{**ref, "uid": "someone-else"}]
+            store.update("pods", {**current, "metadata": {**current["metadata"], "ownerReferences": refs}})
+        if look:  # regrouped now, or after several writes
+            kept = controller._pods_by_node(ds)
+            fresh = _fresh_pods_by_node(controller, uid)
+            assert kept == fresh
+            assert {n: [id(p) for p in ps] for n, ps in kept.items()} == {
+                n: [id(p) for p in ps] for n, ps in fresh.items()
+            }
+    kept = controller._pods_by_node(ds)
+    fresh = _fresh_pods_by_node(controller, uid)
+    assert {n: [id(p) for p in ps] for n, ps in kept.items()} == {
+        n: [id(p) for p in ps] for n, ps in fresh.items()
+    }

@@ -16,12 +16,12 @@ from typing import Any
 
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
+from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
     daemon_pod_spec,
     node_name_affinity,
     node_should_run_daemon_pod,
-    target_node_name,
 )
 from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.replicaset import podutil
@@ -68,10 +68,10 @@ class DaemonSetController:
         self.recorder = recorder or EventRecorder(store, clock, "daemonset-controller")
         self.enable_comparison = enable_comparison_operators
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
+        # per DaemonSet uid: its pods by node (before the index: a running informer replays at once)
+        self._by_node: dict[str, PodsByNode] = {}
         # the DaemonSet controller never adopts: owned pods only
         self.index = PodOwnerIndex(self.pods, self._pod_changed, orphans=False)
-        # per DaemonSet uid: the owner index version its pods by node were built at, and them
-        self._by_node: dict[str, tuple[int, dict[str, list[JSON]]]] = {}
         # per DaemonSet uid: where its pods should run, per node
         self._placement: dict[str, PlacementMemo] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
@@ -94,12 +94,23 @@ class DaemonSetController:
     # event intake --------------------------------------------------------------------------------
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
+        self._mark(old)
+        if new is not old:
+            self._mark(new)
         if old is not None and new is not None and _same_refs(old, new):
             new = None  # the same owner references object: it would queue the same key again
         for pod in (old, new):
             ref = podutil.controller_ref_of(pod) if pod is not None else None
             if pod is not None and ref is not None and ref.get("kind") == "DaemonSet":
                 self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
+
+    def _mark(self, pod: JSON | None) -> None:
+        """Note a changed pod for its owner's pods by node (the index files it under the uid)."""
+        ref = podutil.controller_ref_of(pod) if pod is not None else None
+        if pod is not None and ref is not None:
+            grouped = self._by_node.get(str(ref.get("uid") or ""))
+            if grouped is not None:
+                grouped.dirty.add(podutil.key_of(pod))
 
     def _forget(self, ds: JSON) -> None:
         uid = str((ds.get("metadata") or {}).get("uid") or "")
@@ -168,19 +179,16 @@ class DaemonSetController:
 
     def _pods_by_node(self, ds: JSON) -> dict[str, list[JSON]]:
         """The DaemonSet's pods by target node (in key order); READ-ONLY, kept until one of its
-        pods changes."""
+        pods changes, then regrouped for the changed pods only."""
         uid = str(ds["metadata"].get("uid") or "")
         version = self.index.version(uid)
-        cached = self._by_node.get(uid)
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        result: dict[str, list[JSON]] = {}
-        for pod in self.index.pods_owned_by(uid):
-            node = target_node_name(pod)
-            if node is not None:
-                result.setdefault(node, []).append(pod)
-        self._by_node[uid] = (version, result)
-        return result
+        grouped = self._by_node.get(uid)
+        if grouped is None:
+            grouped = PodsByNode(version, self.index.pods_owned_by(uid), podutil.key_of)
+            self._by_node[uid] = grouped
+        elif grouped.version != version or grouped.dirty:
+            grouped.refresh(version, lambda key: self.index.owned_pod(uid, key))
+        return grouped.result
 
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         to_create: list[str] = []
