@@ -94,23 +94,20 @@ class DaemonSetController:
     # event intake --------------------------------------------------------------------------------
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
-        self._mark(old)
-        if new is not old:
-            self._mark(new)
-        if old is not None and new is not None and _same_refs(old, new):
-            new = None  # the same owner references object: it would queue the same key again
+        """Queue the DaemonSet owning the old or new pod, and note the pod for its owner's pods
+        by node (any controller kind: the index files pods under the controller's uid)."""
+        same = old is not None and new is not None and _same_refs(old, new)
         for pod in (old, new):
             ref = podutil.controller_ref_of(pod) if pod is not None else None
-            if pod is not None and ref is not None and ref.get("kind") == "DaemonSet":
-                self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
-
-    def _mark(self, pod: JSON | None) -> None:
-        """Note a changed pod for its owner's pods by node (the index files it under the uid)."""
-        ref = podutil.controller_ref_of(pod) if pod is not None else None
-        if pod is not None and ref is not None:
+            if pod is None or ref is None:
+                continue
             grouped = self._by_node.get(str(ref.get("uid") or ""))
             if grouped is not None:
                 grouped.dirty.add(podutil.key_of(pod))
+            if ref.get("kind") == "DaemonSet":
+                self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
+            if same:
+                break  # the same owner references object (and key): the same marks and key again
 
     def _forget(self, ds: JSON) -> None:
         uid = str((ds.get("metadata") or {}).get("uid") or "")
