@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
+from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
     daemon_pod_spec,
     node_name_affinity,
     node_should_run_daemon_pod,
-    target_node_name,
 )
 from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.replicaset import podutil
@@ -68,10 +68,10 @@ class DaemonSetController:
         self.recorder = recorder or EventRecorder(store, clock, "daemonset-controller")
         self.enable_comparison = enable_comparison_operators
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
+        # per DaemonSet uid: its pods by node (before the index: a running informer replays at once)
+        self._by_node: dict[str, PodsByNode] = {}
         # the DaemonSet controller never adopts: owned pods only
         self.index = PodOwnerIndex(self.pods, self._pod_changed, orphans=False)
-        # per DaemonSet uid: the owner index version its pods by node were built at, and them
-        self._by_node: dict[str, tuple[int, dict[str, list[JSON]]]] = {}
         # per DaemonSet uid: where its pods should run, per node
         self._placement: dict[str, PlacementMemo] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
@@ -94,23 +94,40 @@ class DaemonSetController:
     # event intake --------------------------------------------------------------------------------
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
+        """Queue the DaemonSet owning the old or new pod, and note the pod for its owner's pods
+        by node (any controller kind: the index files pods under the controller's uid)."""
+        same = old is not None and new is not None and _same_refs(old, new)
         for pod in (old, new):
             ref = podutil.controller_ref_of(pod) if pod is not None else None
-            if pod is not None and ref is not None and ref.get("kind") == "DaemonSet":
+            if pod is None or ref is None:
+                continue
+            grouped = self._by_node.get(str(ref.get("uid") or ""))
+            if grouped is not None:
+                grouped.dirty.add(podutil.key_of(pod))
+            if ref.get("kind") == "DaemonSet":
                 self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
+            if same:
+                break  # the same owner references object (and key): the same marks and key again
 
     def _forget(self, ds: JSON) -> None:
         uid = str((ds.get("metadata") or {}).get("uid") or "")
         self._by_node.pop(uid, None)
         self._placement.pop(uid, None)
 
-    def _should_run(self, node: JSON, ds: JSON) -> tuple[bool, bool]:
-        """node_should_run_daemon_pod, remembered while the node and the template stay the same."""
+    def _memo(self, ds: JSON) -> PlacementMemo:
         uid = str(ds["metadata"].get("uid") or "")
         memo = self._placement.get(uid)
         if memo is None:
             memo = self._placement[uid] = PlacementMemo()
-        return memo.should_run(node, ds, enable_comparison=self.enable_comparison)
+        return memo
+
+    def _should_run(self, node: JSON, ds: JSON) -> tuple[bool, bool]:
+        """node_should_run_daemon_pod, remembered while the node and the template stay the same."""
+        return self._memo(ds).should_run(node, ds, enable_comparison=self.enable_comparison)
+
+    def _placement_pass(self, ds: JSON) -> Callable[[Mapping[str, Any]], tuple[bool, bool]]:
+        """`_should_run` for one pass over the nodes."""
+        return self._memo(ds).placement(ds, enable_comparison=self.enable_comparison)
 
     def _sorted_nodes(self) -> list[JSON]:
         """The nodes by name (the order is kept until a node is added or deleted)."""
@@ -159,26 +176,24 @@ class DaemonSetController:
 
     def _pods_by_node(self, ds: JSON) -> dict[str, list[JSON]]:
         """The DaemonSet's pods by target node (in key order); READ-ONLY, kept until one of its
-        pods changes."""
+        pods changes, then regrouped for the changed pods only."""
         uid = str(ds["metadata"].get("uid") or "")
         version = self.index.version(uid)
-        cached = self._by_node.get(uid)
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        result: dict[str, list[JSON]] = {}
-        for pod in self.index.pods_owned_by(uid):
-            node = target_node_name(pod)
-            if node is not None:
-                result.setdefault(node, []).append(pod)
-        self._by_node[uid] = (version, result)
-        return result
+        grouped = self._by_node.get(uid)
+        if grouped is None:
+            grouped = PodsByNode(version, self.index.pods_owned_by(uid), podutil.key_of)
+            self._by_node[uid] = grouped
+        elif grouped.version != version or grouped.dirty:
+            grouped.refresh(version, lambda key: self.index.owned_pod(uid, key))
+        return grouped.result
 
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         to_create: list[str] = []
         to_delete: list[JSON] = []
+        placement = self._placement_pass(ds)
         for node in self._sorted_nodes():
             create, delete = self.pods_should_be_on_node(
-                node, ds, by_node.get(str(node["metadata"]["name"]), [])
+                node, ds, by_node.get(str(node["metadata"]["name"]), []), placement=placement(node)
             )
             to_create.extend(create)
             to_delete.extend(delete)
@@ -187,10 +202,13 @@ class DaemonSetController:
         for pod in to_delete[:BURST_REPLICAS]:
             self._delete_pod(ds, pod)
 
-    def pods_should_be_on_node(self, node: JSON, ds: JSON, pods: list[JSON]) -> tuple[list[str], list[JSON]]:
-        """podsShouldBeOnNode: the nodes needing a pod and the pods to delete on this node."""
+    def pods_should_be_on_node(
+        self, node: JSON, ds: JSON, pods: list[JSON], *, placement: tuple[bool, bool] | None = None
+    ) -> tuple[list[str], list[JSON]]:
+        """podsShouldBeOnNode: the nodes needing a pod and the pods to delete on this node
+        (`placement`: `_should_run(node, ds)` when the caller has it)."""
         node_name = str(node["metadata"]["name"])
-        should_run, should_continue = self._should_run(node, ds)
+        should_run, should_continue = placement if placement is not None else self._should_run(node, ds)
         live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
         if should_run and not pods:
             return [node_name], []
@@ -259,8 +277,9 @@ class DaemonSetController:
         now = self.clock.now()
         revision = compute_hash(spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount"))
         desired = current = misscheduled = ready = available = updated = 0
+        placement = self._placement_pass(ds)
         for node in self.nodes.items():
-            should_run, _ = self._should_run(node, ds)
+            should_run, _ = placement(node)
             scheduled = [
                 p
                 for p in by_node.get(str(node["metadata"]["name"]), [])
@@ -294,6 +313,14 @@ class DaemonSetController:
             self.store.update(RESOURCE, {**ds, "status": status})
         if min_ready > 0 and ready != available:
             self.queue.add_after(podutil.key_of(ds), float(min_ready))
+
+
+def _same_refs(old: JSON, new: JSON) -> bool:
+    """Whether the pods share their (read-only) ownerReferences object."""
+    return bool(
+        (old.get("metadata") or {}).get("ownerReferences")
+        is (new.get("metadata") or {}).get("ownerReferences")
+    )
 
 
 def _creation_and_phase(pod: JSON) -> tuple[str, int, str]:

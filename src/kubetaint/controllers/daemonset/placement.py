@@ -9,7 +9,7 @@ NodeShouldRunDaemonPod and predicates; util.GetTargetNodeName; ReplaceDaemonSetP
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.core.daemonset import add_or_update_daemon_pod_tolerations
@@ -49,23 +49,44 @@ def node_should_run_daemon_pod(
 
 class PlacementMemo:
     """node_should_run_daemon_pod remembered per node: a sync asks for every node (twice), and
-    between syncs most nodes and the DaemonSet stay the very same (read-only) objects. An entry
-    holds the node object and the placement spec it was computed for (the spec is rebuilt when
-    the template changes, even in place), so any change to either computes it afresh."""
+    between syncs most nodes and the DaemonSet stay the same (read-only) objects. An entry holds
+    what the answer reads of the node (its labels and spec objects: a status write keeps both)
+    and the placement spec it was computed for (the spec is rebuilt when the template changes,
+    even in place), so any change to either computes it afresh."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[Mapping[str, Any], JSON, bool, tuple[bool, bool]]] = {}
+        self._entries: dict[str, tuple[Any, Any, JSON, bool, tuple[bool, bool]]] = {}
 
     def should_run(
         self, node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
     ) -> tuple[bool, bool]:
+        return self.should_run_for(node, _daemon_spec_for_placement(ds), enable_comparison)
+
+    def placement(
+        self, ds: Mapping[str, Any], *, enable_comparison: bool = False
+    ) -> Callable[[Mapping[str, Any]], tuple[bool, bool]]:
+        """`should_run` for one pass over the nodes: the placement spec is worked out once (the
+        DaemonSet does not change during the pass)."""
         spec = _daemon_spec_for_placement(ds)
-        name = str((node.get("metadata") or {}).get("name") or "")
+        return lambda node: self.should_run_for(node, spec, enable_comparison)
+
+    def should_run_for(
+        self, node: Mapping[str, Any], spec: JSON, enable_comparison: bool
+    ) -> tuple[bool, bool]:
+        meta = node.get("metadata") or {}
+        name = str(meta.get("name") or "")
+        labels, node_spec = meta.get("labels"), node.get("spec")
         entry = self._entries.get(name)
-        if entry is not None and entry[0] is node and entry[1] is spec and entry[2] == enable_comparison:
-            return entry[3]
+        if (
+            entry is not None
+            and entry[0] is labels
+            and entry[1] is node_spec
+            and entry[2] is spec
+            and entry[3] == enable_comparison
+        ):
+            return entry[4]
         result = _should_run(node, spec, enable_comparison)
-        self._entries[name] = (node, spec, enable_comparison, result)
+        self._entries[name] = (labels, node_spec, spec, enable_comparison, result)
         return result
 
     def forget(self, name: str) -> None:

@@ -111,6 +111,8 @@ class GarbageCollector:
     # graph changes (processGraphChanges) -----------------------------------------------------
 
     def _examine(self, resource: str, old: JSON | None, obj: JSON, *, refs_changed: bool) -> None:
+        if not (refs_changed and self.synced) and not being_deleted(obj):
+            return  # the usual update: the same references, not being deleted
         uid = uid_of(obj)
         if refs_changed and self.synced:
             if any(str(r["uid"]) not in self.graph.present for r in followed_refs(obj)):

@@ -110,23 +110,17 @@ class PodGCController:
             self._node_of[key] = node
             self._by_node.setdefault(node, set()).add(key)
 
-    def _reindex(self, old: JSON, new: JSON) -> None:
-        """_index(new), skipped when nothing it records changed (an owner or label update)."""
+    def _reindex(self, _old: JSON, new: JSON) -> None:
+        """_index(new), skipped when the indexes already hold what it would record for the pod
+        (an owner, label or status change keeping its phase class, deletion and node)."""
+        key = podutil.key_of(new)
         if (
-            podutil.key_of(old) == podutil.key_of(new)
-            and podutil.is_terminal(old) == podutil.is_terminal(new)
-            and bool((old.get("metadata") or {}).get("deletionTimestamp"))
-            == bool((new.get("metadata") or {}).get("deletionTimestamp"))
-            and (old.get("spec") or {}).get("nodeName") == (new.get("spec") or {}).get("nodeName")
-            and podutil.key_of(old) in self._indexed_keys(old)
+            self._node_of.get(key, "") == str((new.get("spec") or {}).get("nodeName") or "")
+            and (key in self._terminated) == podutil.is_terminal(new)
+            and (key in self._terminating) == bool((new.get("metadata") or {}).get("deletionTimestamp"))
         ):
-            return
+            return  # _node_of[key] == node implies key in _by_node[node]: both change together
         self._index(new)
-
-    def _indexed_keys(self, pod: JSON) -> set[Key]:
-        """The keys indexed on the pod's node (empty for an unbound pod, which _index leaves out)."""
-        node = str((pod.get("spec") or {}).get("nodeName") or "")
-        return self._by_node.get(node, set()) if node else set()
 
     def _pods(self, keys: set[Key]) -> list[JSON]:
         result = []

@@ -87,8 +87,8 @@ class ReplicaSetController:
         old_ref = None if old is None else podutil.controller_ref_of(old)
         if old is not None:
             self._pod_seen(old, old_ref)
-        if new is None:
-            return
+        if new is None or (old is not None and _same_marks(old, new)):
+            return  # _same_claim would hold: the owner references and labels are the same objects
         new_ref = podutil.controller_ref_of(new)
         if old is not None and _same_claim(old, old_ref, new, new_ref):
             return  # the same marks and keys again: nothing new
@@ -272,6 +272,14 @@ def _same_claim(
     old_labels = (old.get("metadata") or {}).get("labels") or {}
     new_labels = (new.get("metadata") or {}).get("labels") or {}
     return bool(old_labels == new_labels)
+
+
+def _same_marks(old: JSON, new: JSON) -> bool:
+    """Whether the pods share their ownerReferences and labels objects (read-only, so equal)."""
+    old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
+    return old_meta.get("ownerReferences") is new_meta.get("ownerReferences") and (
+        old_meta.get("labels") is new_meta.get("labels")
+    )
 
 
 def _uid(obj: Mapping[str, Any]) -> str:

@@ -102,8 +102,26 @@ class PodOwnerIndex:
         self._on_change(None, pod)
 
     def _update(self, old: JSON, new: JSON) -> None:
-        self._index(new)
+        unmoved, owner = self._unmoved_owner(old, new)
+        if not unmoved:
+            self._index(new)
+        elif owner is not None:
+            self._bump(owner)  # what `_index` does for a pod its owner keeps
         self._on_change(old, new)
+
+    def _unmoved_owner(self, old: JSON, new: JSON) -> tuple[bool, str | None]:
+        """For an indexed pod whose owner references and labels are the very objects it had (a
+        status, binding or other change not touching what is indexed): (True, its owner UID or
+        None for an orphan); nothing moves. (False, None) when `_index` has to look."""
+        old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
+        if old_meta.get("ownerReferences") is not new_meta.get("ownerReferences") or (
+            old_meta.get("labels") is not new_meta.get("labels")
+        ):
+            return False, None
+        key = key_of(new)
+        if key != key_of(old) or key not in self._owner_of:
+            return False, None
+        return True, self._owner_of[key]
 
     def _delete(self, pod: JSON) -> None:
         self._unindex(key_of(pod))

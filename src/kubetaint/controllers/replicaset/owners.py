@@ -5,6 +5,10 @@ the informer cache's order, found through an index).
 
 An owner whose selector has an equality (or `in`) requirement is indexed under that requirement's
 (namespace, key, value) pairs; the others are checked for every pod of their namespace.
+
+`matching` remembers which owners it found per (namespace, label set): many pods carry the same
+labels (one template's), and the answer depends only on the owners' selectors and their order, so
+it is forgotten whenever an owner is added, deleted or changes its selector.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 #: What a nil or unparsable selector becomes: it matches no pod (`!x` and `x` together).
 NOTHING = LabelSelector((("", "!", ()), ("", "exists", ())))
+#: Label sets remembered by `matching` before the memo starts afresh (bounds its memory).
+MATCH_MEMO_SIZE = 4096
 
 
 class SelectorCache:
@@ -64,20 +70,27 @@ class OwnerSelectorIndex:
         self._anchors: dict[Key, tuple[tuple[str, str, str], ...]] = {}
         self._by_anchor: dict[tuple[str, str, str], set[Key]] = {}
         self._unanchored: dict[str, set[Key]] = {}
+        # (namespace, label items) -> the keys of the owners matching them, in informer order
+        self._matched: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[Key, ...]] = {}
         informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
 
     def _add(self, owner: JSON) -> None:
         key = key_of(owner)
         self._order[key] = next(self._tick)
+        self._matched.clear()
         self._index(key, owner)
 
-    def _update(self, _old: JSON, owner: JSON) -> None:
+    def _update(self, old: JSON, owner: JSON) -> None:
         key = key_of(owner)
+        before = self.selectors.matching(old)
         self._unindex(key)
         self._index(key, owner)
+        if self.selectors.matching(owner) is not before:
+            self._matched.clear()  # a new selector (an equal one is the very same cached object)
 
     def _delete(self, owner: JSON) -> None:
         key = key_of(owner)
+        self._matched.clear()
         self._unindex(key)
         self._order.pop(key, None)
         self.selectors.forget(key)
@@ -113,6 +126,26 @@ class OwnerSelectorIndex:
 
     def matching(self, namespace: str, labels: Mapping[str, str]) -> list[JSON]:
         """Owners in `namespace` whose selector matches `labels`, in informer cache order."""
+        try:
+            memo_key = (namespace, tuple(labels.items()))
+            keys = self._matched.get(memo_key)
+        except TypeError:  # an unhashable label value (never stored): no memo
+            return self.matching_uncached(namespace, labels)
+        if keys is None:
+            found = self.matching_uncached(namespace, labels)
+            if len(self._matched) >= MATCH_MEMO_SIZE:
+                self._matched.clear()
+            self._matched[memo_key] = tuple(key_of(owner) for owner in found)
+            return found
+        result: list[JSON] = []
+        for key in keys:
+            owner = self.informer.get(*key)
+            if owner is not None:
+                result.append(owner)
+        return result
+
+    def matching_uncached(self, namespace: str, labels: Mapping[str, str]) -> list[JSON]:
+        """`matching` worked out from the index (what the memo remembers)."""
         unanchored = self._unanchored.get(namespace)
         candidates: set[Key] | None = set(unanchored) if unanchored else None
         only: set[Key] | None = None  # the one posting list found, while it is the only one
