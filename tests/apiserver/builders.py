@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -101,3 +103,21 @@ def make_store(clock: VirtualClock | None = None, history_size: int | None = Non
 
 def make_app(store: MemoryStore, clock: VirtualClock, hooks: WriteHooks | None = None) -> Starlette:
     return create_app(store, clock, hooks, rng=random.Random(7), bookmark_interval=0.05)
+
+
+def kubectl_env(server_url: str, home: Path) -> dict[str, str]:
+    """The environment for running the real kubectl against `server_url`: a kubeconfig, HOME and
+    a fresh KUBECACHEDIR, all under `home`."""
+    kubeconfig = home / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\n"
+        f"clusters:\n- name: local\n  cluster: {{server: {server_url}}}\n"
+        "contexts:\n- name: local\n  context: {cluster: local, user: local}\n"
+        "users:\n- name: local\n  user: {}\ncurrent-context: local\n"
+    )
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "KUBECONFIG": str(kubeconfig),
+        "KUBECACHEDIR": str(home / "cache"),
+    }

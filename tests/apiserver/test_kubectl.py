@@ -4,7 +4,6 @@ per test (kubectl-wire.md §0, §1, §3.5, §4)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from kubetaint.apiserver.server import BackgroundServer
 from kubetaint.clock import VirtualClock
 from kubetaint.store.memory import MemoryStore
 
-from .builders import make_app, make_store, namespace, node, pod
+from .builders import kubectl_env, make_app, make_store, namespace, node, pod
 
 KUBECTL = shutil.which("kubectl")
 pytestmark = [
@@ -70,19 +69,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
     store.create("nodes", node("n2", ready="False"))
     clock.advance(3 * 3600 + 5 * 60)
     with BackgroundServer(make_app(store, clock)) as server:
-        kubeconfig = tmp_path / "kubeconfig"
-        kubeconfig.write_text(
-            "apiVersion: v1\nkind: Config\n"
-            f"clusters:\n- name: local\n  cluster: {{server: {server.url}}}\n"
-            "contexts:\n- name: local\n  context: {cluster: local, user: local}\n"
-            "users:\n- name: local\n  user: {}\ncurrent-context: local\n"
-        )
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(tmp_path),
-            "KUBECONFIG": str(kubeconfig),
-            "KUBECACHEDIR": str(tmp_path / "cache"),
-        }
+        env = kubectl_env(server.url, tmp_path)
         (tmp_path / "pod.yaml").write_text(POD_YAML)
         yield Cluster(store, clock, env, tmp_path)
 

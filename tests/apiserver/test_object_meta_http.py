@@ -5,7 +5,6 @@ any validation error, and the update rules of metadata give 422 with upstream's 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import ControlPlane
 from kubetaint.store.memory import MemoryStore
 
+from .builders import kubectl_env
 from .test_kubectl import KUBECTL, Cluster
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -54,19 +54,7 @@ def engine_cluster(plane: ControlPlane, tmp_path: Path) -> Iterator[Cluster]:
     """kubectl against the server on the shared engine (admission and validation as served)."""
     app = create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))
     with BackgroundServer(app) as server:
-        kubeconfig = tmp_path / "kubeconfig"
-        kubeconfig.write_text(
-            "apiVersion: v1\nkind: Config\n"
-            f"clusters:\n- name: local\n  cluster: {{server: {server.url}}}\n"
-            "contexts:\n- name: local\n  context: {cluster: local, user: local}\n"
-            "users:\n- name: local\n  user: {}\ncurrent-context: local\n"
-        )
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": str(tmp_path),
-            "KUBECONFIG": str(kubeconfig),
-            "KUBECACHEDIR": str(tmp_path / "cache"),
-        }
+        env = kubectl_env(server.url, tmp_path)
         assert isinstance(plane.store, MemoryStore)
         yield Cluster(plane.store, plane.clock, env, tmp_path)
 
