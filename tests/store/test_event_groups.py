@@ -247,6 +247,57 @@ GROUPS = [
         ],
         id="an update without its old object",
     ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(b, 6), 6, version(b, 2)),
+            WatchEvent("MODIFIED", LEASES, version(c, 7), 7, version(c, 3)),
+            WatchEvent("MODIFIED", LEASES, version(a, 8), 8, version(a, 5)),
+        ],
+        id="updates after one of an object the cache lacks",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(b, 3), 3, version(b, 2)),
+            WatchEvent("MODIFIED", LEASES, version(a, 6), 6, version(a, 5)),
+        ],
+        id="a change the listing covered between updates",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(b, 6), 6, None),
+            WatchEvent("MODIFIED", LEASES, version(a, 7), 7, version(a, 5)),
+        ],
+        id="an update without its old object between updates",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("MODIFIED", LEASES, version(b, 6), 6, version(lease("b", namespace="other"), 2)),
+            WatchEvent("MODIFIED", LEASES, version(a, 7), 7, version(a, 5)),
+        ],
+        id="an object moving back into the namespace between updates",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent(
+                "MODIFIED", LEASES, {"metadata": {"name": "b", "resourceVersion": "6"}}, 6, version(b, 2)
+            ),
+            WatchEvent("MODIFIED", LEASES, version(a, 7), 7, version(a, 5)),
+        ],
+        id="an update of an object without a namespace between updates",
+    ),
+    pytest.param(
+        [
+            WatchEvent("MODIFIED", LEASES, version(a, 5), 5, version(a, 1)),
+            WatchEvent("DELETED", LEASES, version(a, 6), 6, version(a, 5)),
+            WatchEvent("MODIFIED", LEASES, version(b, 7), 7, version(b, 2)),
+        ],
+        id="updates on both sides of a delete",
+    ),
 ]
 
 #: informer settings: a namespace (the node lifecycle controller's lease informer), none, a

@@ -140,12 +140,48 @@ class Informer:
         An update of an object in and out of the watched namespace (what `WatchFilter.translate`
         decides from the namespaces alone when there is no selector) is taken as it is; every
         other event is translated."""
+        pairs: list[tuple[JSON, JSON]] = []
+        start = self._follow_updates(events, pairs) if self._filter.namespace_only else 0
+        if start == len(events):
+            return pairs, None
+        return self._follow_from(events, start, pairs)
+
+    def _follow_updates(self, events: list[WatchEvent], pairs: list[tuple[JSON, JSON]]) -> int:
+        """The usual group (lease renewals): apply its leading run of updates of cached objects
+        that stay in the watched namespace, each of which `_follow_from` would take as it is,
+        adding their (old, new) pairs; returns how many events that run holds."""
+        synced, cache, append = self._synced_rv, self._cache, pairs.append
+        namespace = self._filter.namespace
+        done = 0
+        for event in events:
+            before = event.old_object
+            obj = event.object
+            meta = obj.get("metadata")
+            if before is None or event.type != "MODIFIED" or type(meta) is not dict:
+                break
+            space, name = meta.get("namespace"), meta.get("name")
+            if type(space) is not str or type(name) is not str or event.resource_version <= synced:
+                break
+            if namespace and (space != namespace or (before.get("metadata") or {}).get("namespace") != space):
+                break
+            key = (space, name)
+            old = cache.get(key)
+            if old is None:
+                break
+            cache[key] = obj
+            append((old, obj))
+            done += 1
+        return done
+
+    def _follow_from(
+        self, events: list[WatchEvent], start: int, pairs: list[tuple[JSON, JSON]]
+    ) -> tuple[list[tuple[JSON, JSON]], list[tuple[EventType, JSON | None, JSON]] | None]:
+        """`_follow` from `events[start]` on, after `pairs` (the leading updates already applied)."""
         synced, translate, cache = self._synced_rv, self._filter.translate, self._cache
         plain = self._filter.namespace_only
         namespace = self._filter.namespace
-        pairs: list[tuple[JSON, JSON]] = []
         changes: list[tuple[EventType, JSON | None, JSON]] | None = None
-        for event in events:
+        for event in events[start:] if start else events:
             if event.resource_version <= synced:
                 continue
             before = event.old_object

@@ -27,9 +27,11 @@ NODE_LEASE_NAMESPACE = "kube-node-lease"
 LEASES = "leases.coordination.k8s.io"
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeHealth:
-    """nodeHealthData: local times (clock seconds) plus the last status and lease seen."""
+    """nodeHealthData: local times (clock seconds) plus the last status and lease seen (slots:
+    lease renewals move `lease` and `probe_timestamp` of a record ~1.2 M times an hour at 5,000
+    nodes)."""
 
     probe_timestamp: float
     ready_transition_timestamp: float
