@@ -146,7 +146,8 @@ class Cluster:
             return
         self.started = True
         self.timeline.record_creates = False
-        self.store.subscribe(self.timeline.on_change)
+        for resource in self.timeline.RESOURCES:  # not the ~10^6 lease renewals of a long run
+            self.store.subscribe(self.timeline.on_change, resource)
         try:
             self.plane.start()
         except ControlPlaneError as err:

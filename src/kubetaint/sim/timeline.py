@@ -57,6 +57,9 @@ class TimelineRecorder:
         for listener in self.listeners:
             listener(record)
 
+    #: The resources whose changes make records (`on_change` ignores every other one).
+    RESOURCES = ("pods", "events", "nodes")
+
     def on_change(self, event: WatchEvent) -> None:
         resource = event.resource
         if resource == "pods":
