@@ -63,9 +63,10 @@ class Informer:
         `replay=False` skips that replay: only for a caller that has already told its handlers
         about every cached object, so the adds would change nothing."""
         self._handlers.append(handlers)
-        if replay and self._unsubscribe is not None and handlers.on_add is not None:
+        on_add = handlers.on_add
+        if replay and self._unsubscribe is not None and on_add is not None:
             for obj in list(self._cache.values()):
-                handlers.on_add(obj)
+                on_add(obj)
 
     def start(self) -> None:
         """List the current state (delivering adds) and subscribe to later changes."""
