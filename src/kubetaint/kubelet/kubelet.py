@@ -415,7 +415,10 @@ class HollowKubelet(KubeletFaults):
             self.store.delete("pods", key[0], key[1], uid=uid or None, grace_period_seconds=0)
         self._admitted.drop(key)
 
-    def resync_pods(self) -> None:
-        """Look at every pod bound here again (after a restart or a recovery)."""
-        for pod in self.store.list("pods", field_selector=f"spec.nodeName={self.name}").items:
+    def resync_pods(self, bound: list[JSON] | None = None) -> None:
+        """Look at every pod bound here again (after a restart or a recovery): those the store
+        lists by spec.nodeName, or `bound` when the caller has just read exactly that list."""
+        if bound is None:
+            bound = self.store.list("pods", field_selector=f"spec.nodeName={self.name}").items
+        for pod in bound:
             self.observe_pod(pod)

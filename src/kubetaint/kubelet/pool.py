@@ -18,7 +18,8 @@ from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.kubelet.running import delivers_synchronously
 from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import JSON, Store, update_many
+from kubetaint.store.interface import JSON, Store, object_key, update_many
+from kubetaint.store.mutation import key_order
 
 FAULTS = (
     "stop",
@@ -151,14 +152,40 @@ class HollowNodePool:
         # Each kubelet's view starts from its listing of the pods bound to it (resync_pods), then
         # sees every change through the pod informer (running already, or started below).
         self._views = delivers_synchronously(self.store)
+        from_cache = self._cache_is_store()
+        bound = self._bound_pods() if from_cache else {}
         for kubelet in self.kubelets.values():
             kubelet.use_pod_view(self._views)
-            self._start_kubelet(kubelet)
+            self._start_kubelet(kubelet, bound.get(kubelet.name, []) if from_cache else None)
         self._informer.add_handlers(
-            EventHandlers(on_add=self._on_pod, on_update=self._on_pod_update, on_delete=self._on_pod_delete)
+            EventHandlers(on_add=self._on_pod, on_update=self._on_pod_update, on_delete=self._on_pod_delete),
+            replay=not from_cache,
         )
         if self._owns_informer:
             self._informer.start()
+
+    def _cache_is_store(self) -> bool:
+        """Whether the pod informer's cache holds exactly the stored pods (the very objects): a
+        running, unfiltered informer over a store that delivers synchronously. Then `start`
+        resyncs each kubelet from the cache grouped by node in one pass (what listing the store
+        by spec.nodeName returns, in its order: registering nodes writes no pod) and skips the
+        informer's replay of its cache: it would route to each kubelet the pods it has just
+        observed, and observing a pod again, nothing else in between, changes nothing."""
+        informer = self._informer
+        return self._views and not self._owns_informer and informer.started and informer.unfiltered
+
+    def _bound_pods(self) -> dict[str, list[JSON]]:
+        """The cached pods bound to this pool's nodes, by node, each list in the store's key order."""
+        kubelets = self.kubelets
+        bound: dict[str, list[JSON]] = {}
+        for pod in self._informer.items():
+            spec = pod.get("spec")
+            node = spec.get("nodeName") if isinstance(spec, dict) else None
+            if isinstance(node, str) and node in kubelets:
+                bound.setdefault(node, []).append(pod)
+        for pods in bound.values():
+            pods.sort(key=lambda pod: key_order(object_key(pod)))
+        return bound
 
     def shutdown(self) -> None:
         """Cancel every timer (the hollow nodes simply vanish, as after `kill`)."""
@@ -174,10 +201,10 @@ class HollowNodePool:
         for kubelet in self.kubelets.values():
             kubelet.use_pod_view(False)
 
-    def _start_kubelet(self, kubelet: HollowKubelet) -> None:
+    def _start_kubelet(self, kubelet: HollowKubelet, bound: list[JSON] | None = None) -> None:
         kubelet.register()
         self._join_group(kubelet)
-        kubelet.resync_pods()
+        kubelet.resync_pods(bound)
 
     def _join_group(self, kubelet: HollowKubelet) -> None:
         interval = self.settings.lease_renew_interval

@@ -57,12 +57,16 @@ class Informer:
         self._unsubscribe: Callable[[], None] | None = None
         self._synced_rv = 0
 
-    def add_handlers(self, handlers: EventHandlers) -> None:
-        """Register handlers; when already started, replays the cache as adds (like client-go)."""
+    def add_handlers(self, handlers: EventHandlers, *, replay: bool = True) -> None:
+        """Register handlers; when already started, replays the cache as adds (like client-go).
+
+        `replay=False` skips that replay: only for a caller that has already told its handlers
+        about every cached object, so the adds would change nothing."""
         self._handlers.append(handlers)
-        if self._unsubscribe is not None and handlers.on_add is not None:
+        on_add = handlers.on_add
+        if replay and self._unsubscribe is not None and on_add is not None:
             for obj in list(self._cache.values()):
-                handlers.on_add(obj)
+                on_add(obj)
 
     def start(self) -> None:
         """List the current state (delivering adds) and subscribe to later changes."""
@@ -80,6 +84,17 @@ class Informer:
             for handlers in self._handlers:
                 if handlers.on_add is not None:
                     handlers.on_add(obj)
+
+    @property
+    def started(self) -> bool:
+        """Whether the cache is listed and following the store (until `stop`)."""
+        return self._unsubscribe is not None
+
+    @property
+    def unfiltered(self) -> bool:
+        """Whether the cache holds every object of the resource (no namespace or selector)."""
+        namespace, labels, fields = self._selectors
+        return not namespace and not labels and not fields
 
     def stop(self) -> None:
         if self._unsubscribe is not None:

@@ -69,7 +69,7 @@ class PodGCController:
         self._node_of: dict[Key, str] = {}
         self._node_queue: dict[str, float] = {}  # node name -> when it is ready to be checked
         self.pods.add_handlers(
-            EventHandlers(on_add=self._index, on_update=self._reindex, on_delete=self._unindex)
+            EventHandlers(on_add=self._add, on_update=self._reindex, on_delete=self._unindex)
         )
 
     def start(self) -> None:
@@ -98,9 +98,19 @@ class PodGCController:
                 if not members:
                     del self._by_node[node]
 
+    def _add(self, pod: JSON) -> None:
+        """_index of a pod the informer adds: usually unknown here (its delete unindexed it, or it
+        is new), then there is nothing to unindex first (the replay of 150,000 pods at start)."""
+        key = podutil.key_of(pod)
+        if key in self._node_of or key in self._terminated or key in self._terminating:
+            self._unindex(pod)
+        self._record(key, pod)
+
     def _index(self, pod: JSON) -> None:
         self._unindex(pod)
-        key = podutil.key_of(pod)
+        self._record(podutil.key_of(pod), pod)
+
+    def _record(self, key: Key, pod: JSON) -> None:
         if podutil.is_terminal(pod):
             self._terminated.add(key)
         if (pod.get("metadata") or {}).get("deletionTimestamp"):
