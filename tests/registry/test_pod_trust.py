@@ -245,6 +245,25 @@ def test_a_registry_whose_validator_changed_forgets_what_it_trusted() -> None:
     assert len(registry._pods) == 1
 
 
+def test_an_update_is_trusted_under_the_validator_that_checked_it_not_one_swapped_in_meanwhile() -> None:
+    registry = make_registry(fast=True)
+    created = registry.create("pods", bare_pod())
+    checked_by = registry.validator
+    swapped_in = type(registry.validator)()
+
+    def swap_validator(event: WatchEvent) -> None:
+        registry.validator = swapped_in  # e.g. reconfigured by a watcher while the write is delivered
+
+    registry.store.subscribe(swap_validator, "pods")
+    adopted = registry.update("pods", adopt(created))
+    assert registry.validator is swapped_in
+    assert registry._pods._config is not None and registry._pods._config[0] is checked_by
+    # under the new validator the adopted pod is not trusted: its next update is validated afresh
+    assert not registry._pods.keeps_spec(
+        ("default", "web-1"), adopt(adopted), adopted, registry._pod_config()
+    )
+
+
 def test_dry_runs_are_not_remembered() -> None:
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())

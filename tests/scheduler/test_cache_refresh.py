@@ -5,13 +5,15 @@ same per-node columns."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 import pytest
 
+from kubetaint.registry.binding import bound_pod
 from kubetaint.scheduler.cache import Cache
-from kubetaint.scheduler.podinfo import pod_key
+from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key, same_spec_facts
 
 from .builders import node, pod
 
@@ -104,3 +106,67 @@ def test_moving_to_another_node_with_the_same_spec_object_moves_the_totals() -> 
     assert int(cache.req[cache.nodes["n1"].slot, 0]) == before_n1 + 250
     assert int(cache.req[cache.nodes["n2"].slot, 0]) == 0
     assert np.all(cache.pod_count[[cache.nodes["n1"].slot, cache.nodes["n2"].slot]] == [4, 0])
+
+
+def _assumed_then_bound(bind: Any) -> tuple[Cache, JSON]:
+    """A cache holding the pods of _cache_with_pods and an unbound pod assumed on n1, then told
+    of its binding `bind(unbound)`."""
+    cache, _ = _cache_with_pods()
+    unbound = pod("e", cpu="300m", memory="1Gi", extra_requests={"example.com/gpu": "2"})
+    cache.assume_pod(make_pod_info(unbound), "n1")
+    bound = bind(unbound)
+    cache.update_pod(bound)
+    return cache, bound
+
+
+def _binding(p: JSON) -> JSON:
+    """The bound pod as the pods/binding subresource stores it (the spec's values kept)."""
+    return bound_pod(p, "n1")
+
+
+@pytest.mark.parametrize(
+    "bind",
+    [
+        pytest.param(_binding, id="the binding keeps every spec value but nodeName"),
+        pytest.param(
+            lambda p: {**bound_pod(p, "n1"), "status": {"phase": "Pending"}},
+            id="the binding arrives with a new status",
+        ),
+    ],
+)
+def test_binding_an_assumed_pod_matches_remove_then_add(bind: Any) -> None:
+    shortcut, bound = _assumed_then_bound(bind)
+    reference, _ = _assumed_then_bound(lambda p: json.loads(json.dumps(bind(p))))  # copies: the full path
+    assert _state(shortcut) == _state(reference)
+    key = pod_key(bound)
+    info, fresh = shortcut.pod_info(key), reference.pod_info(key)
+    assert info is not None and fresh is not None and info.pod is bound
+    assert key not in shortcut.assumed and key not in reference.assumed
+    assert {s: getattr(info, s) for s in PodInfo.__slots__ if s != "pod"} == {
+        s: getattr(fresh, s) for s in PodInfo.__slots__ if s != "pod"
+    }
+    assert info.node_name == "n1"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "same"),
+    [
+        pytest.param({"a": 1}, None, False, id="no new spec"),
+        pytest.param(None, None, False, id="no spec at all"),
+        pytest.param({"a": (x := [1])}, {"a": x, "nodeName": "n"}, True, id="nodeName added"),
+        pytest.param({"a": x, "nodeName": "m"}, {"nodeName": "n", "a": x}, True, id="nodeName changed"),
+        pytest.param({"a": x}, {"a": [1], "nodeName": "n"}, False, id="an equal copy of a value"),
+        pytest.param({"a": x}, {"a": x, "b": None}, False, id="a key added"),
+        pytest.param({"a": x, "b": None}, {"a": x, "nodeName": "n"}, False, id="a key dropped for nodeName"),
+        pytest.param({"a": None}, {"b": None}, False, id="another key with the same value"),
+    ],
+)
+def test_specs_share_their_facts_only_holding_the_very_same_values(old: Any, new: Any, same: bool) -> None:
+    assert same_spec_facts(old, new) is same
+
+
+def test_a_binding_to_another_node_than_assumed_moves_the_pod() -> None:
+    shortcut, bound = _assumed_then_bound(lambda p: bound_pod(p, "n2"))
+    reference, _ = _assumed_then_bound(lambda p: json.loads(json.dumps(bound_pod(p, "n2"))))
+    assert _state(shortcut) == _state(reference)
+    assert shortcut.pod_nodes[pod_key(bound)] == "n2"

@@ -12,6 +12,14 @@ from nodeName's value equal (by repr, which tells every JSON value and type apar
 admitted before, while every look-up that admission made then returns an equal result now, is
 admitted exactly like it: its spec becomes that pod's admitted spec with its own nodeName.
 
+A DaemonSet's pods differ besides in their node-name affinity (ReplaceDaemonSetPodNodeNameNodeAffinity:
+the required node affinity is exactly one term holding exactly `metadata.name In [node]`). No
+admission plugin reads or writes spec.affinity, and validation reads of that value only what
+upstream's validateNodeFieldSelectorRequirement does: ValidateNodeName (a DNS subdomain; the
+requirement's key, operator and value count are in the key). So that value is masked in keys as
+nodeName is, when it is a string; a pod found by such a key is taken over only when its own value
+is a valid node name (else it is admitted and validated afresh), and gets its own affinity object.
+
 The look-ups are made again for each pod, except inside `Registry.bulk_creates`, where the
 store's resourceVersion shows that nothing but these pod creates was written since (a scenario
 being loaded). Object validation still runs on every pod; rejections are never remembered (each
@@ -24,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubetaint.admission.lookup import ObjectLookup
+from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.store.interface import JSON, Store
 
 #: Entries kept before the memo starts afresh (distinct pod templates).
@@ -56,6 +65,52 @@ def _rest(obj: Mapping[str, Any]) -> str:
     return repr(rest)
 
 
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_NODE_FIELD_KEYS = ["key", "operator", "values"]
+
+
+def affinity_node(spec: Mapping[str, Any]) -> str | None:
+    """The node of `spec`'s node-name affinity: its required node affinity is exactly one term
+    holding exactly one field requirement `metadata.name In [node]`, node a string (what the
+    DaemonSet controller gives each of its pods); else None. Plain JSON only."""
+    affinity = spec.get("affinity")
+    if type(affinity) is not dict:
+        return None
+    node_affinity = affinity.get("nodeAffinity")
+    if type(node_affinity) is not dict:
+        return None
+    required = node_affinity.get(_REQUIRED)
+    if type(required) is not dict:
+        return None
+    terms = required.get("nodeSelectorTerms")
+    if type(terms) is not list or len(terms) != 1:
+        return None
+    term = terms[0]
+    if type(term) is not dict or len(term) != 1:
+        return None
+    fields = term.get("matchFields")
+    if type(fields) is not list or len(fields) != 1:
+        return None
+    req = fields[0]
+    if type(req) is not dict or list(req) != _NODE_FIELD_KEYS:
+        return None
+    values = req["values"]
+    if req["key"] != "metadata.name" or req["operator"] != "In" or type(values) is not list:
+        return None
+    if len(values) != 1 or type(values[0]) is not str:
+        return None
+    return values[0]
+
+
+def _masked_affinity(affinity: JSON) -> JSON:
+    """`affinity` (of a spec affinity_node reads) with the node as _ANY_NODE, every other key
+    kept in place."""
+    node_affinity = affinity["nodeAffinity"]
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [_ANY_NODE]}]}
+    required = {**node_affinity[_REQUIRED], "nodeSelectorTerms": [term]}
+    return {**affinity, "nodeAffinity": {**node_affinity, _REQUIRED: required}}
+
+
 def pod_key(obj: Mapping[str, Any]) -> Key | None:
     """What pod admission reads of `obj` (a create request after defaulting), or None when the
     pod is not plain JSON (then it takes the full path)."""
@@ -66,6 +121,9 @@ def pod_key(obj: Mapping[str, Any]) -> Key | None:
     if "nodeName" in spec:
         masked = spec.copy()
         masked["nodeName"] = _ANY_NODE  # keeps its position: key order shows in the stored pod
+    if "affinity" in spec and affinity_node(spec) is not None:
+        masked = masked.copy() if masked is not spec else spec.copy()
+        masked["affinity"] = _masked_affinity(spec["affinity"])
     return str(obj["metadata"].get("namespace") or ""), repr(masked), _rest(obj)
 
 
@@ -109,15 +167,19 @@ def _same_results(lookup: ObjectLookup, calls: Sequence[Call]) -> bool:
 
 class _Admitted:
     """The admitted spec of the first pod of a key, whether admission replaced it, what
-    admission looked up for it, and the validator that accepted it."""
+    admission looked up for it, the validator that accepted it, and whether its key masks a
+    node-name affinity (each pod then keeps its own)."""
 
-    __slots__ = ("calls", "changed", "spec", "validator")
+    __slots__ = ("calls", "changed", "own_affinity", "spec", "validator")
 
-    def __init__(self, spec: JSON, changed: bool, calls: tuple[Call, ...], validator: object) -> None:
+    def __init__(
+        self, spec: JSON, changed: bool, calls: tuple[Call, ...], validator: object, own_affinity: bool
+    ) -> None:
         self.spec = spec
         self.changed = changed
         self.calls = calls
         self.validator = validator
+        self.own_affinity = own_affinity
 
 
 class PodAdmissionMemo:
@@ -166,6 +228,10 @@ class PodAdmissionMemo:
             entry = self._entries.get(key) if key is not None else None
         if entry is None or entry.validator is not validator:
             return None
+        if entry.own_affinity:
+            node = affinity_node(obj["spec"])
+            if node is None or name_is_dns_subdomain(node):  # the one check that reads it failed
+                return None
         if self._bulk_resource_version is not None:
             if not self._in_sync():
                 return None
@@ -176,6 +242,8 @@ class PodAdmissionMemo:
         spec = entry.spec.copy()
         if "nodeName" in spec:
             spec["nodeName"] = obj["spec"]["nodeName"]
+        if entry.own_affinity:
+            spec["affinity"] = obj["spec"]["affinity"]
         return {**obj, "spec": spec}
 
     def remember(self, obj: JSON, admitted: JSON, calls: Sequence[Call], validator: object) -> None:
@@ -195,9 +263,12 @@ class PodAdmissionMemo:
             admitted_spec.get("nodeName") is not spec.get("nodeName")
         ):
             return
+        own_affinity = "affinity" in spec and affinity_node(spec) is not None
+        if own_affinity and admitted_spec.get("affinity") is not spec["affinity"]:
+            return
         if len(self._entries) >= self._limit:
             self._clear()
-        entry = _Admitted(admitted_spec, admitted_spec is not spec, tuple(calls), validator)
+        entry = _Admitted(admitted_spec, admitted_spec is not spec, tuple(calls), validator, own_affinity)
         self._entries[key] = entry
         if self._bulk_resource_version is not None:
             self._by_identity[_identity_key(obj)] = (tuple(spec.values()), entry)

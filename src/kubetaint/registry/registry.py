@@ -172,8 +172,10 @@ class Registry:
         check_update_preconditions(resource, obj, old)  # 409 before any 422, as upstream
         key = (namespace, name)
         if resource == "pods":
-            if not dry_run and self._pods.keeps_spec(key, obj, old, self._pod_config()):
-                return self._update_pod_keeping_spec(key, obj, old)
+            if not dry_run:
+                config = self._pod_config()  # once: the trust check and the result's record share it
+                if self._pods.keeps_spec(key, obj, old, config):
+                    return self._update_pod_keeping_spec(key, obj, old, config)
             obj = default_pod_requests(obj)
         obj = keep_deletion_fields(obj, old)
         if self._trusts_heartbeats(resource) and self._heartbeats.beats_valid(resource, key, obj, old):
@@ -191,16 +193,18 @@ class Registry:
                 self._remember_pod(key, stored)
         return stored
 
-    def _update_pod_keeping_spec(self, key: tuple[str, str], obj: JSON, old: JSON) -> JSON:
+    def _update_pod_keeping_spec(
+        self, key: tuple[str, str], obj: JSON, old: JSON, config: tuple[object, object]
+    ) -> JSON:
         """`update` of a pod this registry stored by an object carrying its spec object: the
         admission chain would return the object as it is and only the metadata checks can fail
         (registry.podtrust); the rest is the generic path's."""
         obj = keep_deletion_fields(obj, old)  # default_pod_requests: old's spec is defaulted already
-        validator = self.validator
+        validator = config[0]
         assert isinstance(validator, APIValidator)  # _pod_config checked it
         validator.check_pod_keeping_spec(obj, old)
         stored = self.store.update("pods", obj)
-        self._pods.remember(key, stored, self._pod_config())
+        self._pods.remember(key, stored, config)
         return stored
 
     def _pod_config(self) -> tuple[object, object]:

@@ -63,7 +63,9 @@ class APIValidator:
 
     def check_pod_like(self, obj: JSON) -> None:
         """Validate creating the Pod `obj`, whose spec is, but for nodeName's value, that of a pod
-        this validator accepted on create (validation.validate_pod_create_like)."""
+        this validator accepted on create (validation.validate_pod_create_like). The spec may also
+        differ in a node-name affinity's value when the caller checked it is a valid node name,
+        the one check upstream makes of it (registry.bulk): the spec checks are not run again."""
         info = resource_info("pods")
         if info is None or (obj.get("apiVersion"), obj.get("kind")) != ("v1", "Pod"):
             self("pods", obj, None)  # validated as whatever kind it claims, as the first one was

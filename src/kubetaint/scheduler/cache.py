@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kubetaint.scheduler.nodeinfo import NodeInfo
-from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
+from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key, same_spec_facts
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 
 IntArray = npt.NDArray[np.int64]
@@ -280,12 +280,17 @@ class Cache:
         if not node_name:
             return None
         prior = self.pod_info(pod_key(pod))
-        if prior is not None and prior.pod.get("spec") is pod.get("spec") and prior.pod is not pod:
-            pi = PodInfo.refreshed(prior, pod)  # e.g. a status or owner change: same spec object
+        if (
+            prior is not None
+            and prior.pod is not pod
+            and same_spec_facts(prior.pod.get("spec"), pod.get("spec"))
+        ):
+            # a status or owner change (same spec object), or the binding of an assumed pod
+            pi = PodInfo.refreshed(prior, pod)
             ni = self.nodes.get(node_name)
             if ni is not None and ni.slot >= 0 and self.pod_nodes.get(pi.key) == node_name:
-                # Same node, same spec: removing and re-adding would restore every total (the
-                # spec-derived amounts are the prior's); only the pod moves to the end.
+                # Same node, same spec facts: removing and re-adding would restore every total
+                # (the spec-derived amounts are the prior's); only the pod moves to the end.
                 self.assumed.discard(pi.key)
                 del ni.pods[pi.key]
                 ni.pods[pi.key] = pi

@@ -84,11 +84,11 @@ class PodInfo:
 
     @classmethod
     def refreshed(cls, prior: PodInfo, pod: Mapping[str, Any]) -> PodInfo:
-        """The PodInfo of `pod`, a newer version of `prior.pod` with the very same spec object:
-        everything derived from the spec is taken over (the values are never changed in place),
-        the rest (name, status) is read afresh."""
+        """The PodInfo of `pod`, a newer version of `prior.pod` whose spec has the same facts
+        (`same_spec_facts`): everything derived from the spec but nodeName is taken over (the
+        values are never changed in place), the rest (node, name, status) is read afresh."""
         fresh = cls.__new__(cls)
-        fresh.node_name = prior.node_name
+        fresh.node_name = (pod.get("spec") or {}).get("nodeName") or ""
         fresh._take_facts(prior)
         fresh._read_pod(pod)
         return fresh
@@ -162,6 +162,24 @@ class _SpecFacts:
         self.preferred_terms: list[dict[str, Any]] = list(
             self.affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
         )
+
+
+def same_spec_facts(old: Any, new: Any) -> bool:
+    """Whether PodInfo derives the same facts (nodeName aside) from the specs `old` and `new`:
+    the very same object, or plain dicts holding the very same values under the same keys but
+    nodeName (a binding: bound_pod copies the spec and sets nodeName). Stored specs are
+    read-only, so identical values mean equal facts, as for _SPEC_FACTS."""
+    if old is new:
+        return old is not None
+    if type(old) is not dict or type(new) is not dict:
+        return False
+    if len(old) - ("nodeName" in old) != len(new) - ("nodeName" in new):
+        return False
+    missing = _MISSING
+    return all(key == "nodeName" or old.get(key, missing) is value for key, value in new.items())
+
+
+_MISSING = object()
 
 
 #: Spec facts by the identities of a spec's values other than nodeName. Pods stamped from one
