@@ -109,6 +109,12 @@ VARIANTS = [
         ),
         id="two terms",
     ),
+    pytest.param(
+        daemon_pod(
+            "v", "node-9", base={"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{}]}}
+        ),
+        id="an invalid preferred term beside the node-name term",
+    ),
     pytest.param(daemon_pod("v", "node-9", priorityClassName="high"), id="a priority class"),
     pytest.param(daemon_pod("v", "node-9", namespace="strict"), id="a namespace refusing every toleration"),
     pytest.param(daemon_pod("v", "node-9", activeDeadlineSeconds=0), id="an invalid spec field"),

@@ -1,6 +1,7 @@
 """Pod spec and pod template checks kubetaint's kinds need
 (mirrors pkg/apis/core/validation/validation.go: ValidatePodSpec, validateContainers,
-validateContainerCommon, ValidatePodTemplateSpec, ValidatePodCreate; ValidatePodUpdate is in podupdate.py)."""
+validateContainerCommon, ValidatePodTemplateSpec, ValidatePodCreate; validateAffinity is in affinity.py,
+ValidatePodUpdate in podupdate.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubetaint.api.validation import field as f
+from kubetaint.api.validation.affinity import validate_affinity
 from kubetaint.api.validation.names import is_dns1123_label, name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import validate_annotations, validate_labels
 from kubetaint.api.validation.quantities import validate_resource_requirements
@@ -76,6 +78,8 @@ def validate_pod_spec(spec: Mapping[str, Any], path: str, *, allow_comparison: b
     node_selector = spec.get("nodeSelector")
     if isinstance(node_selector, Mapping):
         errs.extend(validate_labels(node_selector, f.child(path, "nodeSelector")))
+    # upstream: securityContext and imagePullSecrets (not checked here), then affinity
+    errs.extend(validate_affinity(spec.get("affinity"), f.child(path, "affinity")))
     node_name = str(spec.get("nodeName") or "")
     if node_name:
         errs.extend(
