@@ -1,4 +1,5 @@
-"""Fixtures: a memory store on a virtual clock behind the app, reached through TestClient."""
+"""Fixtures: a memory store on a virtual clock behind the app, reached through TestClient; and a
+control plane whose engine (admission, validation) serves the app (`plane`, `engine_client`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
+from kubetaint.apiserver.app import create_app
+from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.clock import VirtualClock
+from kubetaint.controlplane import ControlPlane
 from kubetaint.store.memory import MemoryStore
 
 from .builders import make_app, make_store, namespace
@@ -28,4 +32,19 @@ def store(clock: VirtualClock) -> MemoryStore:
 @pytest.fixture
 def client(store: MemoryStore, clock: VirtualClock) -> Iterator[TestClient]:
     with TestClient(make_app(store, clock), raise_server_exceptions=True) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def plane() -> ControlPlane:
+    clock = VirtualClock()
+    cp = ControlPlane(MemoryStore(clock), clock, seed=3)
+    cp.ensure_system_namespaces()
+    return cp
+
+
+@pytest.fixture
+def engine_client(plane: ControlPlane) -> Iterator[TestClient]:
+    app = create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))
+    with TestClient(app, raise_server_exceptions=True) as test_client:
         yield test_client

@@ -3,38 +3,17 @@ admission rejections, pods/binding and pods/eviction with PodDisruptionBudgets (
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
-from kubetaint.apiserver.app import create_app
-from kubetaint.apiserver.engine import EngineHooks
-from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import ControlPlane
 
 from .builders import node, pod
 
 PODS = "/api/v1/namespaces/default/pods"
 PDBS = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
-
-
-@pytest.fixture
-def plane() -> ControlPlane:
-    from kubetaint.store.memory import MemoryStore
-
-    clock = VirtualClock()
-    cp = ControlPlane(MemoryStore(clock), clock, seed=3)
-    cp.ensure_system_namespaces()
-    return cp
-
-
-@pytest.fixture
-def engine_client(plane: ControlPlane) -> Iterator[TestClient]:
-    app = create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))
-    with TestClient(app, raise_server_exceptions=True) as client:
-        yield client
 
 
 def _pdb(name: str, allowed: int, current: int, desired: int) -> dict[str, Any]:

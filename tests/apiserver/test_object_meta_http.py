@@ -15,7 +15,6 @@ from starlette.testclient import TestClient
 from kubetaint.apiserver.app import create_app
 from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.server import BackgroundServer
-from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import ControlPlane
 from kubetaint.store.memory import MemoryStore
 
@@ -35,21 +34,6 @@ def pod_body(**meta: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def plane() -> ControlPlane:
-    clock = VirtualClock()
-    cp = ControlPlane(MemoryStore(clock), clock, seed=3)
-    cp.ensure_system_namespaces()
-    return cp
-
-
-@pytest.fixture
-def client(plane: ControlPlane) -> Iterator[TestClient]:
-    app = create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))
-    with TestClient(app, raise_server_exceptions=True) as test_client:
-        yield test_client
-
-
-@pytest.fixture
 def engine_cluster(plane: ControlPlane, tmp_path: Path) -> Iterator[Cluster]:
     """kubectl against the server on the shared engine (admission and validation as served)."""
     app = create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))
@@ -59,9 +43,9 @@ def engine_cluster(plane: ControlPlane, tmp_path: Path) -> Iterator[Cluster]:
         yield Cluster(plane.store, plane.clock, env, tmp_path)
 
 
-def test_create_with_an_owner_reference_lacking_its_uid_is_invalid(client: TestClient) -> None:
+def test_create_with_an_owner_reference_lacking_its_uid_is_invalid(engine_client: TestClient) -> None:
     owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs"}
-    response = client.post(PODS, json=pod_body(ownerReferences=[owner]))
+    response = engine_client.post(PODS, json=pod_body(ownerReferences=[owner]))
     assert response.status_code == 422
     body = response.json()
     assert (
@@ -77,11 +61,11 @@ def test_create_with_an_owner_reference_lacking_its_uid_is_invalid(client: TestC
     ]
 
 
-def test_replace_with_another_uid_is_a_conflict_even_when_invalid(client: TestClient) -> None:
-    created = client.post(PODS, json=pod_body()).json()
+def test_replace_with_another_uid_is_a_conflict_even_when_invalid(engine_client: TestClient) -> None:
+    created = engine_client.post(PODS, json=pod_body()).json()
     uid = created["metadata"]["uid"]
     changed = {**created, "metadata": {**created["metadata"], "uid": "other", "finalizers": ["bad name!"]}}
-    response = client.put(f"{PODS}/p", json=changed)
+    response = engine_client.put(f"{PODS}/p", json=changed)
     assert response.status_code == 409
     assert response.json()["message"] == (
         'Operation cannot be fulfilled on pods "p": Precondition failed: '
@@ -89,10 +73,10 @@ def test_replace_with_another_uid_is_a_conflict_even_when_invalid(client: TestCl
     )
 
 
-def test_replace_setting_a_deletion_grace_period_is_invalid(client: TestClient) -> None:
-    created = client.post(PODS, json=pod_body()).json()
+def test_replace_setting_a_deletion_grace_period_is_invalid(engine_client: TestClient) -> None:
+    created = engine_client.post(PODS, json=pod_body()).json()
     changed = {**created, "metadata": {**created["metadata"], "deletionGracePeriodSeconds": 5}}
-    response = client.put(f"{PODS}/p", json=changed)
+    response = engine_client.put(f"{PODS}/p", json=changed)
     assert response.status_code == 422
     assert response.json()["details"]["causes"] == [
         {
@@ -103,12 +87,12 @@ def test_replace_setting_a_deletion_grace_period_is_invalid(client: TestClient) 
     ]
 
 
-def test_replace_without_system_fields_takes_them_from_the_stored_pod(client: TestClient) -> None:
-    created = client.post(PODS, json=pod_body()).json()
+def test_replace_without_system_fields_takes_them_from_the_stored_pod(engine_client: TestClient) -> None:
+    created = engine_client.post(PODS, json=pod_body()).json()
     meta = {
         k: v for k, v in created["metadata"].items() if k not in ("uid", "creationTimestamp", "generation")
     }
-    response = client.put(f"{PODS}/p", json={**created, "metadata": {**meta, "labels": {"a": "b"}}})
+    response = engine_client.put(f"{PODS}/p", json={**created, "metadata": {**meta, "labels": {"a": "b"}}})
     assert response.status_code == 200
     stored = response.json()["metadata"]
     assert stored["uid"] == created["metadata"]["uid"]
