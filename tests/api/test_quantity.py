@@ -175,3 +175,11 @@ def test_format_round_trips(mantissa: int, decimals: int, suffix: str) -> None:
         assert parse_quantity(text) == exact
     else:
         assert abs(parse_quantity(text) - exact) < Fraction(1, 10**9)
+
+
+@pytest.mark.parametrize(("number", "boolean"), [(1, True), (0, False)])
+def test_a_boolean_is_malformed_even_after_its_equal_number_was_parsed(number: int, boolean: bool) -> None:
+    # True == 1 and hash(True) == hash(1): a cache of parsed values must not answer for a boolean
+    assert parse_quantity(number) == number
+    with pytest.raises(QuantityError, match="quantities must match the regular expression"):
+        parse_quantity(boolean)

@@ -46,6 +46,8 @@ _CACHE: dict[str | int | float, Fraction] = {}
 
 def parse_quantity(raw: str | int | float) -> Fraction:
     """The exact value of a quantity; raises QuantityError with upstream's message when malformed."""
+    if raw is True or raw is False:  # equal (and hash-equal) to 1 and 0: never from the cache
+        raise QuantityError(QUANTITY_FORMAT_ERROR)
     cached = _CACHE.get(raw)
     if cached is not None:
         return cached
