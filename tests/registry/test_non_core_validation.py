@@ -135,3 +135,29 @@ def test_resource_info_resolves_plain_plurals_and_store_names(name: str, kind: s
 
 def test_a_plural_named_with_an_unknown_group_is_not_guessed() -> None:
     assert resource_info("deployments.example.com") is None
+
+
+@pytest.mark.parametrize(
+    ("resource", "obj"),
+    [
+        pytest.param(
+            "nodes",
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "namespace": "x"}},
+            id="a node carrying a namespace",
+        ),
+        pytest.param(
+            "priorityclasses.scheduling.k8s.io",
+            {**_priority_class(5), "metadata": {"name": "p", "namespace": "default"}},
+            id="a priority class carrying a namespace",
+        ),
+    ],
+)
+def test_a_cluster_scoped_object_created_with_a_namespace_is_stored_without_it(
+    resource: str, obj: dict[str, Any]
+) -> None:
+    # rest.BeforeCreate drops the namespace of a cluster-scoped object before validation, as the
+    # HTTP path does: the validator's "not allowed on this type" is never reached through a create
+    registry = Registry(MemoryStore(VirtualClock()))
+    created = registry.create(resource, obj)
+    assert "namespace" not in created["metadata"]
+    assert "namespace" in obj["metadata"]  # the caller's object is left as it was

@@ -372,8 +372,11 @@ class Registry:
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = generate_name(str(meta["generateName"]), self._rng)
         info = resource_info(resource)
-        if (info is None or info.namespaced) and not meta.get("namespace"):
-            meta["namespace"] = "default"
+        if info is None or info.namespaced:
+            if not meta.get("namespace"):
+                meta["namespace"] = "default"
+        elif "namespace" in meta:
+            del meta["namespace"]  # BeforeCreate: a cluster-scoped object's namespace is dropped
         return {**obj, "metadata": meta}
 
     def _admit(self, attrs: Attributes, old: JSON | None, lookup: ObjectLookup | None = None) -> JSON:
