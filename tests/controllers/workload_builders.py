@@ -136,3 +136,19 @@ def pods_of(store: MemoryStore, namespace: str = "default") -> list[JSON]:
 
 def events(store: MemoryStore, reason: str | None = None) -> list[JSON]:
     return [e for e in store.list("events").items if reason is None or e["reason"] == reason]
+
+
+def daemon_pods_by_node_by_scan(pods: Any, uid: str) -> dict[str, list[JSON]]:
+    """The DaemonSet controller's pods-by-node grouping worked out from scratch (every pod in the
+    informer `pods`, in key order, controlled by `uid` and pinned to a node): what its
+    event-maintained grouping must always equal."""
+    from kubetaint.controllers.daemonset.placement import target_node_name
+    from kubetaint.controllers.replicaset import podutil
+
+    result: dict[str, list[JSON]] = {}
+    for p in sorted(pods.items(), key=podutil.key_of):
+        ref = podutil.controller_ref_of(p)
+        target = target_node_name(p)
+        if ref is not None and ref.get("uid") == uid and target is not None:
+            result.setdefault(target, []).append(p)
+    return result

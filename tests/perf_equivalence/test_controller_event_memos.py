@@ -12,12 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controllers.workload_builders import daemonset, make_env, node, pod, replicaset
+from controllers.workload_builders import (
+    daemon_pods_by_node_by_scan,
+    daemonset,
+    make_env,
+    node,
+    pod,
+    replicaset,
+)
 from kubetaint.controllers.daemonset.controller import DaemonSetController
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
     node_should_run_daemon_pod,
-    target_node_name,
 )
 from kubetaint.controllers.podgc.controller import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController, podutil
@@ -402,16 +408,6 @@ def test_pods_should_be_on_node_with_a_given_placement_equals_asking(
     assert given_placement == controller.pods_should_be_on_node(n, ds, bodies)
 
 
-def _fresh_pods_by_node(controller: DaemonSetController, uid: str) -> dict[str, list[JSON]]:
-    result: dict[str, list[JSON]] = {}
-    for p in sorted(controller.pods.items(), key=podutil.key_of):
-        ref = podutil.controller_ref_of(p)
-        target = target_node_name(p)
-        if ref is not None and ref.get("uid") == uid and target is not None:
-            result.setdefault(target, []).append(p)
-    return result
-
-
 def _pinned(body: JSON, node_name: str) -> JSON:
     term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}
     affinity = {
@@ -462,13 +458,13 @@ def test_pods_by_node_kept_from_marked_events_equal_a_full_regrouping(
             store.update("pods", {**current, "metadata": {**current["metadata"], "ownerReferences": refs}})
         if look:  # regrouped now, or after several writes
             kept = controller._pods_by_node(ds)
-            fresh = _fresh_pods_by_node(controller, uid)
+            fresh = daemon_pods_by_node_by_scan(controller.pods, uid)
             assert kept == fresh
             assert {n: [id(p) for p in ps] for n, ps in kept.items()} == {
                 n: [id(p) for p in ps] for n, ps in fresh.items()
             }
     kept = controller._pods_by_node(ds)
-    fresh = _fresh_pods_by_node(controller, uid)
+    fresh = daemon_pods_by_node_by_scan(controller.pods, uid)
     assert {n: [id(p) for p in ps] for n, ps in kept.items()} == {
         n: [id(p) for p in ps] for n, ps in fresh.items()
     }

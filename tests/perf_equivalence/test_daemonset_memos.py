@@ -11,12 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controllers.workload_builders import daemonset, make_env, node, pod
+from controllers.workload_builders import daemon_pods_by_node_by_scan, daemonset, make_env, node, pod
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
     node_should_run_daemon_pod,
-    target_node_name,
 )
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
@@ -27,17 +26,6 @@ NS = "kube-system"
 NO_SCHEDULE = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
 NO_EXECUTE = {"key": "dedicated", "value": "x", "effect": "NoExecute"}
 TOLERATE = {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}
-
-
-def _fresh_by_node(controller: DaemonSetController, ds: JSON) -> dict[str, list[JSON]]:
-    result: dict[str, list[JSON]] = {}
-    uid = ds["metadata"]["uid"]
-    for p in sorted(controller.pods.items(), key=podutil.key_of):
-        ref = podutil.controller_ref_of(p)
-        target = target_node_name(p)
-        if ref is not None and ref.get("uid") == uid and target is not None:
-            result.setdefault(target, []).append(p)
-    return result
 
 
 @pytest.mark.parametrize(
@@ -112,7 +100,9 @@ def test_pods_by_node_and_node_order_equal_a_fresh_computation(writes: list[tupl
                     store.delete("pods", NS, victim["metadata"]["name"])
         ds = controller.daemonsets.get(NS, "agent")
         assert ds is not None
-        assert controller._pods_by_node(ds) == _fresh_by_node(controller, ds)
+        assert controller._pods_by_node(ds) == daemon_pods_by_node_by_scan(
+            controller.pods, ds["metadata"]["uid"]
+        )
         names = [n["metadata"]["name"] for n in controller._sorted_nodes()]
         assert names == sorted(n["metadata"]["name"] for n in controller.nodes.items())
         for n in controller.nodes.items():
