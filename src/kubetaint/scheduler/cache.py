@@ -69,6 +69,7 @@ class Cache:
         self._zones: dict[str, list[str]] = {}
         self._order: IntArray | None = None
         self._order_nodes: list[NodeInfo] = []
+        self._order_positions: dict[str, int] | None = None
         self.pod_nodes: dict[str, str] = {}
         self.assumed: set[str] = set()
         self._orphans: dict[str, dict[str, PodInfo]] = {}
@@ -219,6 +220,7 @@ class Cache:
                     ordered.append(self.nodes[names[i]])
         self._order_nodes = ordered
         self._order = np.array([ni.slot for ni in ordered], np.int64)
+        self._order_positions = None
 
     def order(self) -> IntArray:
         """Slots in snapshot (node tree) order."""
@@ -232,6 +234,14 @@ class Cache:
         if self._order is None:
             self._rebuild_order()
         return self._order_nodes
+
+    def order_positions(self) -> dict[str, int]:
+        """Each node's position in snapshot (node tree) order, by name."""
+        if self._order is None:
+            self._rebuild_order()
+        if self._order_positions is None:
+            self._order_positions = {ni.name: i for i, ni in enumerate(self._order_nodes)}
+        return self._order_positions
 
     def __len__(self) -> int:
         return len(self.nodes)

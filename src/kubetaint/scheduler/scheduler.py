@@ -40,6 +40,9 @@ from kubetaint.scheduler.status import Code
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+#: A pod pinned to at most this many nodes (a DaemonSet pod's node affinity) has just those nodes
+#: filtered one by one instead of every node at once: the same verdicts, found faster.
+PINNED_NODES_TO_FILTER_ONE_BY_ONE = 16
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -118,6 +121,8 @@ class Scheduler:
             on_active=on_active,
         )
         self.next_start_node_index = 0
+        #: (an attribute so that tests may compare with the vectorised search)
+        self.pinned_nodes_to_filter_one_by_one = PINNED_NODES_TO_FILTER_ONE_BY_ONE
         self._pdbs: dict[str, Mapping[str, Any]] = {}
 
     # ---- profiles and listers ----------------------------------------------------------------
@@ -367,7 +372,11 @@ class Scheduler:
             k = 1
         start = self.next_start_node_index % n
         slots: IntArray | None = None
-        if fw.batch_filter:
+        pinned = fw.pinned_node_names(state, pi) if fw.batch_filter else None
+        if pinned is not None and len(pinned) <= self.pinned_nodes_to_filter_one_by_one:
+            feasible, processed = self._pinned_feasible(fw, state, pi, nodes, pinned, start=start, k=k)
+            slots = np.fromiter((ni.slot for ni in feasible), np.int64, len(feasible))
+        elif fw.batch_filter:
             order = self.cache.order()
             mask = fw.run_filter_batch(state, pi, self.cache)[order]
             rotated = np.concatenate((mask[start:], mask[:start])) if start else mask
@@ -393,6 +402,32 @@ class Scheduler:
         self.next_start_node_index = (start + processed) % n
         evaluation.processed = processed
         return feasible, slots
+
+    def _pinned_feasible(
+        self,
+        fw: Framework,
+        state: CycleState,
+        pi: PodInfo,
+        nodes: list[NodeInfo],
+        pinned: frozenset[str],
+        *,
+        start: int,
+        k: int,
+    ) -> tuple[list[NodeInfo], int]:
+        """The vectorised search's outcome for a pod that only the `pinned` nodes can pass (every
+        other node fails a filter): those nodes filtered one by one, in the order the search
+        meets them from `start`; (the feasible nodes found, how many nodes the search went through)."""
+        n = len(nodes)
+        position = self.cache.order_positions()
+        offsets = sorted((at - start) % n for name in pinned if (at := position.get(name)) is not None)
+        feasible: list[NodeInfo] = []
+        for offset in offsets:
+            ni = nodes[(start + offset) % n]
+            if fw.run_filter(state, pi, ni).is_success():
+                feasible.append(ni)
+                if len(feasible) >= k:
+                    return feasible, offset + 1
+        return feasible, n
 
 
 def _nodes_at(nodes: list[NodeInfo], positions: list[int]) -> list[NodeInfo]:
