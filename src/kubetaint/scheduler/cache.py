@@ -118,13 +118,15 @@ class Cache:
         return tid
 
     def _sync_node(self, ni: NodeInfo, resized: bool = True) -> None:
-        """Copy the node's columns into its slot (`resized`: its allocatable may have changed)."""
+        """Copy the node's columns into its slot (`resized`: its allocatable may have changed;
+        when not, its allocatable columns are left as they are)."""
         s = ni.slot
-        self.alloc[s, :] = 0
-        for name, amount in ni.allocatable.items():
-            if name != PODS:
-                col = self.column(name)  # may widen self.alloc: index the array after it
-                self.alloc[s, col] = amount
+        if resized:  # (else the row holds these very amounts already)
+            self.alloc[s, :] = 0
+            for name, amount in ni.allocatable.items():
+                if name != PODS:
+                    col = self.column(name)  # may widen self.alloc: index the array after it
+                    self.alloc[s, col] = amount
         self.allowed_pods[s] = ni.allowed_pods
         self.taint_set[s] = ni.taint_set
         self.unschedulable[s] = ni.unschedulable
@@ -177,7 +179,7 @@ class Cache:
         old_allocatable = ni.allocatable
         ni.set_node(node)
         ni.taint_set = self.intern_taints(ni.taints)
-        self._sync_node(ni, ni.allocatable != old_allocatable)
+        self._sync_node(ni, ni.allocatable is not old_allocatable and ni.allocatable != old_allocatable)
         new_zone = zone_key(ni.labels)
         if new_zone != old_zone:
             self._zone_remove(old_zone, name)
