@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import make_pod_info
-from kubetaint.scheduler.scheduler import PINNED_NODES_TO_FILTER_ONE_BY_ONE, Evaluation, Scheduler
+from kubetaint.scheduler.scheduler import PINNED_NODES_TO_FILTER_ONE_BY_ONE, Evaluation, NodesAt, Scheduler
 from scheduler.builders import node, pod, scheduler, taint, toleration
 
 ZONE = "topology.kubernetes.io/zone"
@@ -158,3 +159,24 @@ def test_cycles_of_pinned_and_free_pods_decide_alike(
             )
         outcomes.append(got)
     assert outcomes[0] == outcomes[1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    size=st.integers(1, 12),
+    picks=st.lists(st.integers(0, 11), max_size=12),
+    cut=st.tuples(st.integers(-14, 14), st.integers(-14, 14)),
+)
+def test_nodes_at_reads_as_the_list_of_those_nodes(size: int, picks: list[int], cut: tuple[int, int]) -> None:
+    """The feasible nodes of a vectorised search, picked when read, read as the plain list."""
+    nodes = [NodeInfo(node(f"n{i}"), slot=i) for i in range(size)]
+    positions = [p % size for p in picks]
+    lazy, plain = NodesAt(nodes, np.array(positions, np.int64)), [nodes[p] for p in positions]
+    assert len(lazy) == len(plain)
+    assert bool(lazy) == bool(plain)
+    assert [lazy[i] for i in range(-len(plain), len(plain))] == [
+        plain[i] for i in range(-len(plain), len(plain))
+    ]
+    assert lazy[cut[0] : cut[1]] == plain[cut[0] : cut[1]]
+    assert list(lazy) == plain
+    assert list(lazy) == plain, "read twice"

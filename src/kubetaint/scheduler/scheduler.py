@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import operator
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -59,7 +59,7 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
 class Evaluation:
     """What one cycle looked at: the feasible nodes it scored and their scores."""
 
-    feasible: list[NodeInfo] = field(default_factory=list)
+    feasible: Sequence[NodeInfo] = field(default_factory=list)
     plugin_scores: dict[str, IntArray] = field(default_factory=dict)
     total_scores: IntArray | None = None
     processed: int = 0
@@ -327,7 +327,7 @@ class Scheduler:
             )
             return None, evaluation, FitError(n, diagnosis)
         slots: IntArray | None = None  # the feasible nodes' cache slots, when known already
-        feasible = self._nominated_first(fw, state, pi)
+        feasible: Sequence[NodeInfo] | None = self._nominated_first(fw, state, pi)
         if feasible is None:
             feasible, slots = self._find_feasible(fw, state, pi, nodes, evaluation)
         evaluation.feasible = feasible
@@ -362,7 +362,7 @@ class Scheduler:
 
     def _find_feasible(
         self, fw: Framework, state: CycleState, pi: PodInfo, nodes: list[NodeInfo], evaluation: Evaluation
-    ) -> tuple[list[NodeInfo], IntArray | None]:
+    ) -> tuple[Sequence[NodeInfo], IntArray | None]:
         """findNodesThatPassFilters, sequential: from nextStartNodeIndex until enough nodes fit.
         Also the feasible nodes' cache slots when the filters ran vectorised (else None)."""
         n = len(nodes)
@@ -372,6 +372,7 @@ class Scheduler:
             k = 1
         start = self.next_start_node_index % n
         slots: IntArray | None = None
+        feasible: Sequence[NodeInfo]
         pinned = fw.pinned_node_names(state, pi) if fw.batch_filter else None
         if pinned is not None and len(pinned) <= self.pinned_nodes_to_filter_one_by_one:
             feasible, processed = self._pinned_feasible(fw, state, pi, nodes, pinned, start=start, k=k)
@@ -387,18 +388,19 @@ class Scheduler:
             else:
                 processed = n
             at = (hits + start) % n  # positions in node-tree order
-            feasible = _nodes_at(nodes, at.tolist())
+            feasible = NodesAt(nodes, at)
             slots = order[at]
         else:
-            feasible = []
+            found: list[NodeInfo] = []
             processed = 0
             for i in range(n):
                 ni = nodes[(start + i) % n]
                 processed += 1
                 if fw.run_filter(state, pi, ni).is_success():
-                    feasible.append(ni)
-                    if len(feasible) >= k:
+                    found.append(ni)
+                    if len(found) >= k:
                         break
+            feasible = found
         self.next_start_node_index = (start + processed) % n
         evaluation.processed = processed
         return feasible, slots
@@ -428,6 +430,40 @@ class Scheduler:
                 if len(feasible) >= k:
                     return feasible, offset + 1
         return feasible, n
+
+
+class NodesAt(Sequence[NodeInfo]):
+    """The nodes at some positions of the node list, each picked when read: a cycle that scores
+    its feasible nodes vectorised reads just the chosen one (or, explaining, all of them)."""
+
+    __slots__ = ("_nodes", "_picked", "_positions")
+
+    def __init__(self, nodes: list[NodeInfo], positions: IntArray) -> None:
+        self._nodes = nodes
+        self._positions = positions
+        self._picked: list[NodeInfo] | None = None
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | list[NodeInfo]:
+        if isinstance(index, slice):
+            return self._list()[index]
+        return self._nodes[int(self._positions[index])]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self._list())
+
+    def _list(self) -> list[NodeInfo]:
+        if self._picked is None:
+            self._picked = _nodes_at(self._nodes, self._positions.tolist())
+        return self._picked
 
 
 def _nodes_at(nodes: list[NodeInfo], positions: list[int]) -> list[NodeInfo]:
