@@ -307,7 +307,7 @@ def test_pods_sharing_their_containers_share_their_remembered_requests() -> None
 def _run_sorted_or_not(steps: list[Step], always_sort: bool) -> tuple[list[tuple[Any, ...]], list[Any]]:
     with pytest.MonkeyPatch.context() as mp:
         if always_sort:
-            mp.setattr(HollowKubelet, "_order_free", staticmethod(lambda batch: False))
+            mp.setattr(HollowKubelet, "_order_free", staticmethod(lambda pod: False))
         clock, store, pool = _pool(MemoryStore)
         pool.start()
         for step in [*steps, Run(10.0)]:  # pods created between runs reach a kubelet in one batch
@@ -354,5 +354,4 @@ def test_a_batch_of_only_running_and_finished_pods_is_synced_alike_unsorted(step
     ],
 )
 def test_which_pods_need_the_creation_order(pod_: JSON, order_free: bool) -> None:
-    assert HollowKubelet._order_free([pod_]) is order_free
-    assert HollowKubelet._order_free([_bound("b", "u2", "1"), pod_, _bound("c", "u3", "1")]) is order_free
+    assert HollowKubelet._order_free(pod_) is order_free

@@ -38,8 +38,6 @@ from kubetaint.store.interface import JSON, Store
 log = logging.getLogger(__name__)
 
 _TERMINAL = ("Succeeded", "Failed")
-#: Phases whose sync only records or drops the admitted pod.
-_SETTLED = ("Running", *_TERMINAL)
 
 
 @dataclass
@@ -322,23 +320,20 @@ class HollowKubelet(KubeletFaults):
         # HandlePodAdditions admits in creation order. Only admissions (which count the pods
         # admitted before) and finalisations (timers) depend on it: a batch of only running and
         # terminal pods, each just recorded or dropped under its own key, needs no sorting.
-        if not self._order_free(batch):
+        if not all(map(self._order_free, batch)):
             batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
         for pod in batch:
             if (pod.get("spec") or {}).get("nodeName") == self.name:
                 self._sync_pod(pod)
 
     @staticmethod
-    def _order_free(batch: list[JSON]) -> bool:
-        """Whether `_sync_pod` of every pod of `batch` neither admits it nor schedules its
-        finalisation (each is running or finished, and not deleted)."""
-        for pod in batch:
-            if (
-                pod["metadata"].get("deletionTimestamp")
-                or (pod.get("status") or {}).get("phase") not in _SETTLED
-            ):
-                return False
-        return True
+    def _order_free(pod: JSON) -> bool:
+        """Whether `_sync_pod` of this pod neither admits it nor schedules its finalisation."""
+        return not pod["metadata"].get("deletionTimestamp") and (pod.get("status") or {}).get("phase") in (
+            "Running",
+            "Succeeded",
+            "Failed",
+        )
 
     def _sync_pod(self, pod: JSON) -> None:
         meta = pod["metadata"]
