@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubelet.builders import container, make_store, node_config, pod
@@ -17,7 +17,6 @@ from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.kubelet import HollowNodePool
 from kubetaint.kubelet.admission import PodUsage, predicate_admit
-from kubetaint.kubelet.kubelet import HollowKubelet
 from kubetaint.kubelet.resources import StoredPodRequests, pod_requests
 from kubetaint.kubelet.running import RunningPods, delivers_synchronously
 from kubetaint.store.memory import MemoryStore
@@ -299,59 +298,3 @@ def test_pods_sharing_their_containers_share_their_remembered_requests() -> None
     with_init = {**second, "spec": {**second["spec"], "initContainers": [container(cpu="2")]}}
     assert memo(with_init) == pod_requests(with_init) == {"cpu": 2000, "memory": 64 * 1024 * 1024}
     assert memo(first) == pod_requests(first)
-
-
-# the batch order ---------------------------------------------------------------------------------
-
-
-def _run_sorted_or_not(steps: list[Step], always_sort: bool) -> tuple[list[tuple[Any, ...]], list[Any]]:
-    with pytest.MonkeyPatch.context() as mp:
-        if always_sort:
-            mp.setattr(HollowKubelet, "_order_free", staticmethod(lambda pod: False))
-        clock, store, pool = _pool(MemoryStore)
-        pool.start()
-        for step in [*steps, Run(10.0)]:  # pods created between runs reach a kubelet in one batch
-            _apply(store, pool, clock, step)
-        pool.shutdown()  # a restart resyncs every bound pod in one batch per node
-        pool.start()
-        clock.run_pending()
-        tallies = [
-            (
-                name,
-                sorted(k._admitted.uids.items()),
-                sorted((k._admitted.view or RunningPods(name, pod_requests)).used().items()),
-            )
-            for name, k in sorted(pool.kubelets.items())
-        ]
-        return _outcome(store), tallies
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(_steps, max_size=25))
-@example([Create(name, "n1", "600m") for name in "fedcba"])  # one batch, room for one of them
-def test_a_batch_of_only_running_and_finished_pods_is_synced_alike_unsorted(steps: list[Step]) -> None:
-    """_process_pending sorts a batch by creation only when some pod in it is to be admitted or
-    finalised: any other batch gives the same writes, admitted uids and tally unsorted."""
-    assert _run_sorted_or_not(steps, always_sort=False) == _run_sorted_or_not(steps, always_sort=True)
-
-
-@pytest.mark.parametrize(
-    ("pod_", "order_free"),
-    [
-        pytest.param(_bound("a", "u1", "1"), True, id="a running pod is only recorded"),
-        pytest.param(_bound("a", "u1", "1", phase="Failed"), True, id="a failed pod is only dropped"),
-        pytest.param(_bound("a", "u1", "1", phase="Succeeded"), True, id="a succeeded pod is only dropped"),
-        pytest.param(_bound("a", "u1", "1", phase="Pending"), False, id="a pending pod is admitted in order"),
-        pytest.param(pod("a", "n1"), False, id="a pod without a phase is admitted in order"),
-        pytest.param(
-            {
-                **_bound("a", "u1", "1"),
-                "metadata": {"name": "a", "deletionTimestamp": "2024-01-01T00:00:00Z"},
-            },
-            False,
-            id="a deleted pod is finalised in order",
-        ),
-    ],
-)
-def test_which_pods_need_the_creation_order(pod_: JSON, order_free: bool) -> None:
-    assert HollowKubelet._order_free(pod_) is order_free

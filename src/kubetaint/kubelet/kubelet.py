@@ -317,23 +317,11 @@ class HollowKubelet(KubeletFaults):
             return  # picked up again by recover()
         batch = self._admitted.read(self.store, self._pending)
         self._pending.clear()
-        # HandlePodAdditions admits in creation order. Only admissions (which count the pods
-        # admitted before) and finalisations (timers) depend on it: a batch of only running and
-        # terminal pods, each just recorded or dropped under its own key, needs no sorting.
-        if not all(map(self._order_free, batch)):
-            batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
+        # HandlePodAdditions admits in creation order.
+        batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
         for pod in batch:
             if (pod.get("spec") or {}).get("nodeName") == self.name:
                 self._sync_pod(pod)
-
-    @staticmethod
-    def _order_free(pod: JSON) -> bool:
-        """Whether `_sync_pod` of this pod neither admits it nor schedules its finalisation."""
-        return not pod["metadata"].get("deletionTimestamp") and (pod.get("status") or {}).get("phase") in (
-            "Running",
-            "Succeeded",
-            "Failed",
-        )
 
     def _sync_pod(self, pod: JSON) -> None:
         meta = pod["metadata"]
