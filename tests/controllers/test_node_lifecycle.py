@@ -259,29 +259,6 @@ def test_pod_bound_to_a_not_ready_node_is_marked_not_ready_at_once() -> None:
     assert c.event_log("NodeNotReady")[-1] == ("2026-01-01T00:01:40Z", "Node is not ready")
 
 
-def test_pods_bound_as_a_node_turns_not_ready_and_back_follow_its_latest_health() -> None:
-    """Newly bound pods are judged by the node's health as it is when they are processed (the
-    Ready condition is remembered per health status only)."""
-    env = Env()
-    healthy_cluster(env, ("a", 1), ("b", 1))
-    c = env.cluster
-    env.start(with_eviction=False)
-    ready_of: dict[str, str] = {}
-    for at, action in ((20, None), (100, "stop"), (300, "restart")):
-        if action == "stop":
-            env.kubelets.stop("a-00")
-        elif action == "restart":
-            env.kubelets.restart("a-00")
-        c.run_until(at)
-        name = f"bound-at-{at}"
-        c.create("pods", pod(name, "a-00", ready=True))
-        c.run_until(at)
-        bound = c.pod(name)
-        assert bound is not None
-        ready_of[name] = bound["status"]["conditions"][0]["status"]
-    assert ready_of == {"bound-at-20": "True", "bound-at-100": "False", "bound-at-300": "True"}
-
-
 # ---------------------------------------------------------------------------------------------
 # NoSchedule taints from conditions
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from kubetaint.clock.base import Clock, Handle
@@ -54,8 +54,6 @@ class NodeEventWorkers:
         self._node_worker: Handle | None = None
         self._pod_worker: Handle | None = None
         self.running = False
-        #: node name → (the health status last looked at, its Ready condition)
-        self._ready_by_node: dict[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]] = {}
 
     def stop(self) -> None:
         self.running = False
@@ -117,20 +115,10 @@ class NodeEventWorkers:
             return
         node_name = str((pod.get("spec") or {}).get("nodeName") or "")
         health = self._health.get(node_name)
-        if health is None:
+        if health is None or self._nodes.get("", node_name) is None:
             return
-        # (only a not-Ready node has an effect: its lookup in the lister waits until then)
-        ready = self._ready_of(node_name, health.status)
-        if ready is None or ready.get("status") == "True" or self._nodes.get("", node_name) is None:
+        ready = get_status_condition(health.status, "Ready")
+        if ready is None:
             return
-        mark_pods_not_ready(self._store, self._clock, self._recorder, [pod], node_name)
-
-    def _ready_of(self, node_name: str, status: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-        """The Ready condition of a node's health status (found once per status object: the
-        pods bound at start-up come node after node, thousands of times over)."""
-        known = self._ready_by_node.get(node_name)
-        if known is not None and known[0] is status:
-            return known[1]
-        ready = get_status_condition(status, "Ready")
-        self._ready_by_node[node_name] = (status, ready)
-        return ready
+        if ready.get("status") != "True":
+            mark_pods_not_ready(self._store, self._clock, self._recorder, [pod], node_name)
