@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kubetaint.controllers.tainteviction import TaintEvictionController
@@ -596,3 +596,46 @@ def test_deletion_time_is_the_smallest_toleration_after_the_taint(
             deadline = None
     c.run_until(taint_at + 10_000)
     assert c.deletions() == ([] if deadline is None else [(float(deadline), "p")])
+
+
+# ---------------------------------------------------------------------------------------------
+# a node whose NoExecute taints are gone, while no timer is pending anywhere, has its pods'
+# cancellations skipped unlisted (each would find no work): the same deletions and events as
+# listing them every time
+
+_STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("taint"), st.sampled_from(["n1", "n2"]), st.sampled_from(["a", "b", ""])),
+        st.tuples(st.just("pod"), st.sampled_from(["n1", "n2"]), st.sampled_from([None, 0, 5, 50])),
+        st.tuples(st.just("run"), st.just(""), st.sampled_from([1, 10, 100])),
+    ),
+    max_size=20,
+)
+
+
+def _history(steps: list[tuple[str, str, object]], skip: bool) -> tuple[object, ...]:
+    c = Cluster()
+    for name in ("n1", "n2"):
+        c.create("nodes", node(name))
+    controller = TaintEvictionController(c.store, c.clock)
+    controller.skip_needless_listing = skip
+    controller.start()
+    c.run_until(c.t)
+    for i, (kind, name, arg) in enumerate(steps):
+        if kind == "taint":
+            c.set_node_taints(name, [taint(str(arg), "v", "NoExecute")] if arg else [])
+        elif kind == "pod":
+            seconds = arg if isinstance(arg, int) else None
+            c.create("pods", pod(f"p{i}", name, tolerations=[toleration("a", "v", seconds=seconds)]))
+        c.run_until(c.t + (arg if kind == "run" and isinstance(arg, int) else 0))
+    c.run_until(c.t + 200)
+    return tuple(c.deletions()), tuple(c.event_log()), len(controller.queue)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_STEPS)
+@example([("pod", "n1", 50), ("taint", "n1", "a"), ("run", "", 10), ("taint", "n1", ""), ("taint", "n2", "")])
+def test_untainted_nodes_skip_listing_only_when_nothing_could_be_cancelled(
+    steps: list[tuple[str, str, object]],
+) -> None:
+    assert _history(steps, skip=True) == _history(steps, skip=False)

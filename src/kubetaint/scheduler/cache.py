@@ -69,6 +69,7 @@ class Cache:
         self._zones: dict[str, list[str]] = {}
         self._order: IntArray | None = None
         self._order_nodes: list[NodeInfo] = []
+        self._order_positions: dict[str, int] | None = None
         self.pod_nodes: dict[str, str] = {}
         self.assumed: set[str] = set()
         self._orphans: dict[str, dict[str, PodInfo]] = {}
@@ -117,13 +118,15 @@ class Cache:
         return tid
 
     def _sync_node(self, ni: NodeInfo, resized: bool = True) -> None:
-        """Copy the node's columns into its slot (`resized`: its allocatable may have changed)."""
+        """Copy the node's columns into its slot (`resized`: its allocatable may have changed;
+        when not, its allocatable columns are left as they are)."""
         s = ni.slot
-        self.alloc[s, :] = 0
-        for name, amount in ni.allocatable.items():
-            if name != PODS:
-                col = self.column(name)  # may widen self.alloc: index the array after it
-                self.alloc[s, col] = amount
+        if resized:  # (else the row holds these very amounts already)
+            self.alloc[s, :] = 0
+            for name, amount in ni.allocatable.items():
+                if name != PODS:
+                    col = self.column(name)  # may widen self.alloc: index the array after it
+                    self.alloc[s, col] = amount
         self.allowed_pods[s] = ni.allowed_pods
         self.taint_set[s] = ni.taint_set
         self.unschedulable[s] = ni.unschedulable
@@ -176,7 +179,7 @@ class Cache:
         old_allocatable = ni.allocatable
         ni.set_node(node)
         ni.taint_set = self.intern_taints(ni.taints)
-        self._sync_node(ni, ni.allocatable != old_allocatable)
+        self._sync_node(ni, ni.allocatable is not old_allocatable and ni.allocatable != old_allocatable)
         new_zone = zone_key(ni.labels)
         if new_zone != old_zone:
             self._zone_remove(old_zone, name)
@@ -219,6 +222,7 @@ class Cache:
                     ordered.append(self.nodes[names[i]])
         self._order_nodes = ordered
         self._order = np.array([ni.slot for ni in ordered], np.int64)
+        self._order_positions = None
 
     def order(self) -> IntArray:
         """Slots in snapshot (node tree) order."""
@@ -232,6 +236,14 @@ class Cache:
         if self._order is None:
             self._rebuild_order()
         return self._order_nodes
+
+    def order_positions(self) -> dict[str, int]:
+        """Each node's position in snapshot (node tree) order, by name."""
+        if self._order is None:
+            self._rebuild_order()
+        if self._order_positions is None:
+            self._order_positions = {ni.name: i for i, ni in enumerate(self._order_nodes)}
+        return self._order_positions
 
     def __len__(self) -> int:
         return len(self.nodes)

@@ -148,6 +148,19 @@ class Framework:
             out.append(pl.filter(state, pi, ni).with_plugin(pl.name))
         return out
 
+    def pinned_node_names(self, state: CycleState, pi: PodInfo) -> frozenset[str] | None:
+        """The node names outside which a filter plugin of this cycle rejects every node (what
+        upstream's PreFilterResult.NodeNames says), or None when no plugin pins the pod."""
+        skip = state.skip_filter
+        for pl in self.filter_plugins:
+            pinned = getattr(pl, "pinned_node_names", None)
+            if pinned is None or pl.name in skip:
+                continue
+            names: frozenset[str] | None = pinned(state, pi)
+            if names is not None:
+                return names
+        return None
+
     def run_filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
         """A pass mask over cache slots: the AND of every filter plugin's vectorised verdict."""
         mask: BoolArray = cache.valid.copy()

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.scheduler.podinfo import HostPort, PodInfo
-from kubetaint.scheduler.resources import CPU, MEMORY, PODS, Resources, node_allocatable
+from kubetaint.scheduler.resources import CPU, MEMORY, PODS, Resources, allocatable_source, node_allocatable
 
 Taint = dict[str, Any]
 
@@ -16,6 +16,7 @@ class NodeInfo:
     """One node's scheduling state. `requested` sums pod requests, `nonzero_*` the scoring requests."""
 
     __slots__ = (
+        "_allocatable_source",
         "allocatable",
         "allowed_pods",
         "labels",
@@ -40,6 +41,7 @@ class NodeInfo:
         self.nonzero_cpu = 0
         self.nonzero_memory = 0
         self.used_ports: dict[HostPort, int] = {}
+        self._allocatable_source: Mapping[str, Any] | None = None
         self.set_node(node)
 
     def set_node(self, node: Mapping[str, Any]) -> None:
@@ -50,7 +52,12 @@ class NodeInfo:
         self.labels: Mapping[str, str] = meta.get("labels") or {}
         self.taints: list[Taint] = list(spec.get("taints") or ())
         self.unschedulable = bool(spec.get("unschedulable"))
-        self.allocatable: Resources = node_allocatable(node)
+        # a status update mostly carries the very quantities parsed last time: keep their parse
+        source = allocatable_source(node)
+        known = self._allocatable_source
+        if known is None or (source is not known and source != known):
+            self.allocatable: Resources = node_allocatable(node)
+            self._allocatable_source = source
         self.allowed_pods = self.allocatable.get(PODS, 0)
 
     def add_pod(self, pi: PodInfo) -> None:

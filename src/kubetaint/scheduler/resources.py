@@ -103,6 +103,13 @@ def pod_requests(pod: Mapping[str, Any], *, non_missing: bool = False) -> Resour
     return {k: v for k, v in total.items() if v != 0 or k in (CPU, MEMORY)}
 
 
+def allocatable_source(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The quantities node_allocatable parses: status.allocatable, else status.capacity."""
+    status = node.get("status") or {}
+    source: Mapping[str, Any] = status.get("allocatable") or status.get("capacity") or {}
+    return source
+
+
 def node_allocatable(node: Mapping[str, Any]) -> Resources:
     """status.allocatable (kubetaint falls back to status.capacity when allocatable is absent)."""
     status = node.get("status") or {}

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import operator
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from kubetaint.scheduler.status import Code
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+#: A pod pinned to at most this many nodes (a DaemonSet pod's node affinity) has just those nodes
+#: filtered one by one instead of every node at once: the same verdicts, found faster.
+PINNED_NODES_TO_FILTER_ONE_BY_ONE = 16
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -56,7 +59,7 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
 class Evaluation:
     """What one cycle looked at: the feasible nodes it scored and their scores."""
 
-    feasible: list[NodeInfo] = field(default_factory=list)
+    feasible: Sequence[NodeInfo] = field(default_factory=list)
     plugin_scores: dict[str, IntArray] = field(default_factory=dict)
     total_scores: IntArray | None = None
     processed: int = 0
@@ -118,6 +121,8 @@ class Scheduler:
             on_active=on_active,
         )
         self.next_start_node_index = 0
+        #: (an attribute so that tests may compare with the vectorised search)
+        self.pinned_nodes_to_filter_one_by_one = PINNED_NODES_TO_FILTER_ONE_BY_ONE
         self._pdbs: dict[str, Mapping[str, Any]] = {}
 
     # ---- profiles and listers ----------------------------------------------------------------
@@ -322,7 +327,7 @@ class Scheduler:
             )
             return None, evaluation, FitError(n, diagnosis)
         slots: IntArray | None = None  # the feasible nodes' cache slots, when known already
-        feasible = self._nominated_first(fw, state, pi)
+        feasible: Sequence[NodeInfo] | None = self._nominated_first(fw, state, pi)
         if feasible is None:
             feasible, slots = self._find_feasible(fw, state, pi, nodes, evaluation)
         evaluation.feasible = feasible
@@ -357,7 +362,7 @@ class Scheduler:
 
     def _find_feasible(
         self, fw: Framework, state: CycleState, pi: PodInfo, nodes: list[NodeInfo], evaluation: Evaluation
-    ) -> tuple[list[NodeInfo], IntArray | None]:
+    ) -> tuple[Sequence[NodeInfo], IntArray | None]:
         """findNodesThatPassFilters, sequential: from nextStartNodeIndex until enough nodes fit.
         Also the feasible nodes' cache slots when the filters ran vectorised (else None)."""
         n = len(nodes)
@@ -367,7 +372,12 @@ class Scheduler:
             k = 1
         start = self.next_start_node_index % n
         slots: IntArray | None = None
-        if fw.batch_filter:
+        feasible: Sequence[NodeInfo]
+        pinned = fw.pinned_node_names(state, pi) if fw.batch_filter else None
+        if pinned is not None and len(pinned) <= self.pinned_nodes_to_filter_one_by_one:
+            feasible, processed = self._pinned_feasible(fw, state, pi, nodes, pinned, start=start, k=k)
+            slots = np.fromiter((ni.slot for ni in feasible), np.int64, len(feasible))
+        elif fw.batch_filter:
             order = self.cache.order()
             mask = fw.run_filter_batch(state, pi, self.cache)[order]
             rotated = np.concatenate((mask[start:], mask[:start])) if start else mask
@@ -378,21 +388,82 @@ class Scheduler:
             else:
                 processed = n
             at = (hits + start) % n  # positions in node-tree order
-            feasible = _nodes_at(nodes, at.tolist())
+            feasible = NodesAt(nodes, at)
             slots = order[at]
         else:
-            feasible = []
+            found: list[NodeInfo] = []
             processed = 0
             for i in range(n):
                 ni = nodes[(start + i) % n]
                 processed += 1
                 if fw.run_filter(state, pi, ni).is_success():
-                    feasible.append(ni)
-                    if len(feasible) >= k:
+                    found.append(ni)
+                    if len(found) >= k:
                         break
+            feasible = found
         self.next_start_node_index = (start + processed) % n
         evaluation.processed = processed
         return feasible, slots
+
+    def _pinned_feasible(
+        self,
+        fw: Framework,
+        state: CycleState,
+        pi: PodInfo,
+        nodes: list[NodeInfo],
+        pinned: frozenset[str],
+        *,
+        start: int,
+        k: int,
+    ) -> tuple[list[NodeInfo], int]:
+        """The vectorised search's outcome for a pod that only the `pinned` nodes can pass (every
+        other node fails a filter): those nodes filtered one by one, in the order the search
+        meets them from `start`; (the feasible nodes found, how many nodes the search went through)."""
+        n = len(nodes)
+        position = self.cache.order_positions()
+        offsets = sorted((at - start) % n for name in pinned if (at := position.get(name)) is not None)
+        feasible: list[NodeInfo] = []
+        for offset in offsets:
+            ni = nodes[(start + offset) % n]
+            if fw.run_filter(state, pi, ni).is_success():
+                feasible.append(ni)
+                if len(feasible) >= k:
+                    return feasible, offset + 1
+        return feasible, n
+
+
+class NodesAt(Sequence[NodeInfo]):
+    """The nodes at some positions of the node list, each picked when read: a cycle that scores
+    its feasible nodes vectorised reads just the chosen one (or, explaining, all of them)."""
+
+    __slots__ = ("_nodes", "_picked", "_positions")
+
+    def __init__(self, nodes: list[NodeInfo], positions: IntArray) -> None:
+        self._nodes = nodes
+        self._positions = positions
+        self._picked: list[NodeInfo] | None = None
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> NodeInfo | list[NodeInfo]:
+        if isinstance(index, slice):
+            return self._list()[index]
+        return self._nodes[int(self._positions[index])]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self._list())
+
+    def _list(self) -> list[NodeInfo]:
+        if self._picked is None:
+            self._picked = _nodes_at(self._nodes, self._positions.tolist())
+        return self._picked
 
 
 def _nodes_at(nodes: list[NodeInfo], positions: list[int]) -> list[NodeInfo]:

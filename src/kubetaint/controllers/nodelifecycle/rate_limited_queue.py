@@ -25,7 +25,7 @@ NODE_EVICTION_PERIOD = 0.1
 EVICTION_RATE_LIMITER_BURST = 1
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TimedValue:
     value: str
     uid: str
@@ -203,26 +203,29 @@ class RateLimitedTimedQueue:
                 moved = heap[n]
                 key = moved.process_at
                 j = i
-                while True:
-                    child = 2 * j + 1
-                    if child >= n:
-                        break
-                    right = child + 1
-                    if right < n and heap[right].process_at < heap[child].process_at:
-                        child = right
+                child = 2 * j + 1
+                while child < n:
                     below = heap[child]
+                    right = child + 1
+                    if right < n:
+                        other = heap[right]
+                        if other.process_at < below.process_at:
+                            below, child = other, right
                     if not below.process_at < key:
                         break
                     heap[j] = below
                     positions[below.value] = j
                     j = child
-                if j == i:
+                    child = 2 * j + 1
+                if j == i and j > 0 and key < heap[(j - 1) >> 1].process_at:
                     j = _hole_up(heap, positions, j, key)
                 heap[j] = moved
                 positions[moved.value] = j
             # the removed entry's slot n is the one the new entry is pushed into: it sifts up (Push)
             entry.uid, entry.added_at, entry.process_at = uid, now, now
-            j = _hole_up(heap, positions, n, now)
+            j = n
+            if n > 0 and now < heap[(n - 1) >> 1].process_at:
+                j = _hole_up(heap, positions, n, now)
             heap[j] = entry
             positions[value] = j
 

@@ -315,23 +315,31 @@ class RestingNodes:
         """Wake the nodes whose deadline is before `now` (their grace period has run out); a
         Ready node with a noted renewal is given its renewed deadline instead, when that one
         has not passed."""
-        times, deadlines, renewals = self._times, self.deadlines, self.renewals
+        times, deadlines, renewals, due = self._times, self.deadlines, self.renewals, self._due
         healths = self._health.healths if self._health is not None else {}
+        # (_settle and _due_at inlined: a pass re-arms every resting node whose deadline came)
         while times and times[0] < now:
             deadline = heapq.heappop(times)
-            for name in self._due.pop(deadline):
+            for name in due.pop(deadline):
                 entry = deadlines.get(name)
                 if entry is None or entry[0] != deadline:
                     continue  # woken or moved since
+                health = healths.get(name)
                 renewal = renewals.get(name)
                 if renewal is not None and renewal[1].time is not None:
                     del renewals[name]
-                    self._settle(name, renewal)
+                    if health is not None:  # what _settle does with a renewal whose pass began
+                        health.lease = renewal[0]
+                        health.probe_timestamp = renewal[1].time
                 # the probe time may have moved since the node was laid to rest
-                health = healths.get(name)
                 if health is not None and not now > health.probe_timestamp + grace:
                     renewed = health.probe_timestamp + grace
                     deadlines[name] = (renewed, entry[1], entry[2])
-                    self._due_at(renewed, name)
+                    bucket = due.get(renewed)
+                    if bucket is None:
+                        due[renewed] = [name]
+                        heapq.heappush(times, renewed)
+                    else:
+                        bucket.append(name)
                     continue
                 self.wake(name, True)

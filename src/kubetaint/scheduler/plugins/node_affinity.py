@@ -93,6 +93,12 @@ class NodeAffinity(Plugin):
             return SUCCESS
         return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
 
+    def pinned_node_names(self, state: CycleState, pi: PodInfo) -> frozenset[str] | None:
+        """The only nodes the required terms can match (each term pins metadata.name), else None."""
+        if (state.data.get(_REQUIRED) or self._matcher(pi)) is None:
+            return None
+        return self._pinned_names(pi)
+
     def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
         matcher = state.data.get(_REQUIRED) or self._matcher(pi)
         if matcher is None:
