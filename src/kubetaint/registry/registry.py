@@ -213,9 +213,10 @@ class Registry:
 
         Pod updates keeping the stored spec (registry.podtrust) of distinct pods are checked as
         `update` checks them and stored by one `update_many` of the store per run of them: the
-        same writes in the same order, each its own resourceVersion and watch event, delivered
-        one by one in commit order as after consecutive `update` calls (once the run is stored:
-        watchers only record work, none writes these pods while told of them)."""
+        same writes in the same order, each its own resourceVersion and watch event, in commit
+        order, once the run is stored (watchers only record work: none writes these pods while
+        told of them). A store with `update_group` (the in-memory store) delivers a run's events
+        as one group (handler by handler, `Dispatcher.enqueue_group`), as lease renewals are."""
         results: builtins.list[JSON | StatusError] = []
         config = self._pod_config() if resource == "pods" else (None, None)
         run: builtins.list[tuple[int, tuple[str, str], JSON]] = []  # (place in results, key, object)
@@ -269,8 +270,14 @@ class Registry:
     ) -> None:
         """Store a run of checked pod updates (`update_each`), each result in its place; a
         failing write takes its error, the ones after it are stored still."""
+        update_group = getattr(self.store, "update_group", None)
         while run:
-            stored, failure = update_many(self.store, "pods", [obj for _, _, obj in run])
+            objects = [obj for _, _, obj in run]
+            stored, failure = (
+                update_group("pods", objects)
+                if update_group is not None
+                else update_many(self.store, "pods", objects)
+            )
             for (place, key, _), result in zip(run, stored, strict=False):
                 self._pods.remember(key, result, config)
                 results[place] = result

@@ -184,6 +184,18 @@ class MemoryStore:
     ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
         """`kubetaint.store.interface.update_many`: the updates committed under one lock hold, their
         events dispatched together afterwards (in commit order, as one update after another)."""
+        return self._update_many(resource, objects, grouped=False)
+
+    def update_group(
+        self, resource: str, objects: builtins.list[JSON]
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
+        """`update_many` whose events are dispatched as one group (`Dispatcher.enqueue_group`:
+        handler by handler, each seeing them all in commit order)."""
+        return self._update_many(resource, objects, grouped=True)
+
+    def _update_many(
+        self, resource: str, objects: builtins.list[JSON], *, grouped: bool
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
         stored_objects: list[JSON] = []
         events: list[WatchEvent] = []
         failure: errors.StatusError | None = None
@@ -200,7 +212,10 @@ class MemoryStore:
                 if event is not None:
                     events.append(event)
             self._history.extend(events)
-            self._dispatcher.enqueue_many(events)
+            if grouped:
+                self._dispatcher.enqueue_group(events)
+            else:
+                self._dispatcher.enqueue_many(events)
         self._dispatcher.dispatch()
         return stored_objects, failure
 
