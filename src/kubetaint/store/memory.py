@@ -401,6 +401,12 @@ class MemoryStore:
     def _index(self, resource: str, old: JSON | None, new: JSON | None) -> None:
         if resource != "pods":
             return
+        if old is not None and new is not None:  # an update (the same key)
+            node = _node_name(new)
+            bucket = self._pods_by_node.get(node)
+            if bucket is not None and node == _node_name(old):  # the same node: replaced in place
+                bucket[object_key(new)] = new  # (list sorts each node's pods)
+                return
         if old is not None:
             self._pods_by_node.get(_node_name(old), {}).pop(object_key(old), None)
         if new is not None:
