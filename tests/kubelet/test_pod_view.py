@@ -198,6 +198,42 @@ def test_a_pod_moved_off_its_node_turns_the_old_nodes_view_off() -> None:
     assert pool.kubelets["n2"]._admitted.view is not None
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(
+            lambda p: {**p, "metadata": {**p["metadata"], "ownerReferences": [{"kind": "ReplicaSet"}]}},
+            id="an adoption keeping the spec object",
+        ),
+        pytest.param(
+            lambda p: {**p, "status": {"phase": "Running"}}, id="a status change keeping the spec object"
+        ),
+        pytest.param(lambda p: {**p, "spec": dict(p["spec"])}, id="an equal copy of the spec"),
+        pytest.param(lambda p: {**p, "spec": {**p["spec"], "nodeName": "n2"}}, id="a move to another node"),
+    ],
+)
+def test_a_pod_update_reaches_the_kubelets_the_full_routing_reaches(change: Any) -> None:
+    """The shortcut for an update keeping the spec object (the same node, so the same kubelet)
+    leaves each kubelet's pending work and view as routing old and new pods afresh does."""
+
+    def run(shortcut: bool) -> list[Any]:
+        _, _, pool = _pool(MemoryStore)
+        pool.start()
+        old = pod("a", "n1")
+        old["metadata"]["uid"] = "u1"
+        new = change(old)
+        if not shortcut:  # the same contents, another spec object: the full routing
+            new = {**new, "spec": dict(new["spec"])} if new["spec"] is old["spec"] else new
+        pool._on_pod(old)
+        pool._on_pod_update(old, new)
+        return [
+            (name, sorted(k._pending), k._admitted.view is None, k._admitted.get(("default", "a")))
+            for name, k in sorted(pool.kubelets.items())
+        ]
+
+    assert run(True) == run(False)
+
+
 # the tally alone ---------------------------------------------------------------------------------
 
 

@@ -5,12 +5,14 @@ calls one event at a time gives."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, WatchEvent
@@ -403,3 +405,49 @@ def test_an_informer_is_its_own_store_handler_and_stops() -> None:
     informer.stop()
     store.create(LEASES, lease("b"))
     assert len(informer) == 1 and informer.get(NS, "a") is not None
+
+
+def _pods_store() -> MemoryStore:
+    counter = iter(range(100))
+    store = MemoryStore(VirtualClock(), uid_factory=lambda: f"uid-{next(counter)}")
+    for name in ("a", "b", "c"):
+        store.create("pods", {"metadata": {"name": name, "namespace": "default"}, "spec": {}})
+    return store
+
+
+def _bodies(store: MemoryStore, names: list[str]) -> list[JSON]:
+    """Relabelled copies of the stored pods (a bare body for a name not stored)."""
+    bodies = []
+    for name in names:
+        try:
+            pod = store.get("pods", "default", name)
+        except StatusError:
+            pod = {"metadata": {"name": name, "namespace": "default"}, "spec": {}}
+        bodies.append({**pod, "metadata": {**pod["metadata"], "labels": {"x": name}}})
+    return bodies
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        pytest.param(["a", "b", "c"], id="three updates"),
+        pytest.param(["a", "missing", "c"], id="a missing object ends the batch there"),
+        pytest.param(["b", "b"], id="the same object twice: the second is a conflict"),
+        pytest.param([], id="no update"),
+    ],
+)
+def test_update_group_writes_what_update_many_writes_and_delivers_it_as_one_group(names: list[str]) -> None:
+    outcomes = []
+    for method in ("update_many", "update_group"):
+        store = _pods_store()
+        grouping = Grouping()
+        plain: list[int] = []
+        store.subscribe(grouping, "pods")
+        store.subscribe(lambda e, seen=plain: seen.append(e.resource_version), "pods")
+        stored, failure = getattr(store, method)("pods", _bodies(store, names))
+        listed = [json.dumps(o, sort_keys=True) for o in store.list("pods").items]
+        code = None if failure is None else failure.code
+        outcomes.append((stored, code, plain, listed, store.current_resource_version()))
+        expected = [[rv] for rv in plain] if method == "update_many" else ([plain] if plain else [])
+        assert grouping.calls == expected
+    assert outcomes[0] == outcomes[1]

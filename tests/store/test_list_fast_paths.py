@@ -127,3 +127,44 @@ def test_any_pods_list_by_node_as_the_selector_tests_them(
 ) -> None:
     store = store_of([pod(f"p{i}", ns, node, phase) for i, (ns, node, phase) in enumerate(specs)])
     assert store.list("pods", field_selector=selector).items == generic(store, selector)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["create", "update", "update_many", "delete"]),
+            st.integers(0, 4),
+            st.sampled_from(NODES),
+            st.sampled_from(["Running", "X"]),
+        ),
+        max_size=20,
+    ),
+    st.sampled_from(SELECTORS),
+)
+def test_the_node_index_follows_creates_updates_and_deletes(
+    steps: list[tuple[str, int, Any, str]], selector: str
+) -> None:
+    """Updates on the same node replace the pod in its node's bucket, moves re-file it: every
+    node's listing is still what testing every pod lists, and the index holds each pod once."""
+    store = store_of([])
+    for op, i, node, phase in steps:
+        name = f"p{i}"
+        exists = name in store._objects.get("pods", {}).get("default", {})
+        if op == "create" and not exists:
+            store.create("pods", pod(name, "default", node, phase))
+        elif op in ("update", "update_many") and exists:
+            current = store.get("pods", "default", name)
+            body = {**pod(name, "default", node, phase), "metadata": current["metadata"]}
+            if op == "update":
+                store.update("pods", body)
+            else:
+                store.update_group("pods", [body]) if i % 2 else store.update_many("pods", [body])
+        elif op == "delete" and exists:
+            store.delete("pods", "default", name)
+        assert store.list("pods", field_selector=selector).items == generic(store, selector)
+        filed = [key for bucket in store._pods_by_node.values() for key in bucket]
+        assert sorted(filed) == sorted(("default", p["metadata"]["name"]) for p in store.list("pods").items)
+        for bucket in store._pods_by_node.values():
+            for key, obj in bucket.items():
+                assert store.get("pods", *key) is obj

@@ -274,6 +274,9 @@ class HollowNodePool:
             kubelet.observe_pod(pod)
 
     def _on_pod_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        if old.get("spec") is new.get("spec"):  # the same spec object (a metadata or status
+            self._on_pod(new)  # change): the same nodeName, so the same kubelet
+            return
         moved_from = self._route(old)
         if moved_from is not None and moved_from is not self._route(new):
             # spec.nodeName never changes once set; were it to, the old node's kubelet would no

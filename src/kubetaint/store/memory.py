@@ -184,6 +184,18 @@ class MemoryStore:
     ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
         """`kubetaint.store.interface.update_many`: the updates committed under one lock hold, their
         events dispatched together afterwards (in commit order, as one update after another)."""
+        return self._update_many(resource, objects, grouped=False)
+
+    def update_group(
+        self, resource: str, objects: builtins.list[JSON]
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
+        """`update_many` whose events are dispatched as one group (`Dispatcher.enqueue_group`:
+        handler by handler, each seeing them all in commit order)."""
+        return self._update_many(resource, objects, grouped=True)
+
+    def _update_many(
+        self, resource: str, objects: builtins.list[JSON], *, grouped: bool
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
         stored_objects: list[JSON] = []
         events: list[WatchEvent] = []
         failure: errors.StatusError | None = None
@@ -200,7 +212,10 @@ class MemoryStore:
                 if event is not None:
                     events.append(event)
             self._history.extend(events)
-            self._dispatcher.enqueue_many(events)
+            if grouped:
+                self._dispatcher.enqueue_group(events)
+            else:
+                self._dispatcher.enqueue_many(events)
         self._dispatcher.dispatch()
         return stored_objects, failure
 
@@ -386,6 +401,12 @@ class MemoryStore:
     def _index(self, resource: str, old: JSON | None, new: JSON | None) -> None:
         if resource != "pods":
             return
+        if old is not None and new is not None:  # an update (the same key)
+            node = _node_name(new)
+            bucket = self._pods_by_node.get(node)
+            if bucket is not None and node == _node_name(old):  # the same node: replaced in place
+                bucket[object_key(new)] = new  # (list sorts each node's pods)
+                return
         if old is not None:
             self._pods_by_node.get(_node_name(old), {}).pop(object_key(old), None)
         if new is not None:

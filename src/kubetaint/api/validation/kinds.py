@@ -319,14 +319,22 @@ def _int_or_percent(value: Any, path: str) -> list[f.FieldError]:
 
 
 def _workload(kind: str, *, replicas: bool) -> KindValidator:
-    def validate(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
-        errs = _meta(obj, old, namespaced=True)
-        spec = _m(obj, "spec")
+    def spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
+        errs: list[f.FieldError] = []
         count = spec.get("replicas")
         if replicas and isinstance(count, int) and not isinstance(count, bool) and count < 0:
             errs.append(f.invalid("spec.replicas", count, IS_NEGATIVE_ERROR))
-        allow = _allow_comparison(allow_comparison, old, template=True)
         errs.extend(_selector_and_template(kind, spec, allow))
+        return errs
+
+    def validate(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+        errs = _meta(obj, old, namespaced=True)
+        spec = _m(obj, "spec")
+        allow = _allow_comparison(allow_comparison, old, template=True)
+        if stored_part(obj, old, "spec") is not None:  # the stored spec itself (a status update)
+            errs.extend(STORED_PARTS.errors(spec, (kind, allow), lambda: spec_errors(spec, allow)))
+        else:
+            errs.extend(spec_errors(spec, allow))
         return errs
 
     validate.__doc__ = f"Validate{kind}Spec: selector, template labels, template pod spec."

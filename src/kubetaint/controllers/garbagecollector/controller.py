@@ -93,8 +93,8 @@ class GarbageCollector:
                 self._examine(resource, None, obj, refs_changed=True)
 
         def on_update(old: JSON, new: JSON) -> None:
-            changed = self.graph.update(resource, old, new)
-            self._examine(resource, old, new, refs_changed=changed)
+            refs = self.graph.update_refs(resource, old, new)
+            self._examine(resource, old, new, refs_changed=refs is not None, refs=refs)
 
         return EventHandlers(on_add=on_add, on_update=on_update, on_delete=self._on_delete)
 
@@ -110,15 +110,25 @@ class GarbageCollector:
 
     # graph changes (processGraphChanges) -----------------------------------------------------
 
-    def _examine(self, resource: str, old: JSON | None, obj: JSON, *, refs_changed: bool) -> None:
+    def _examine(
+        self,
+        resource: str,
+        old: JSON | None,
+        obj: JSON,
+        *,
+        refs_changed: bool,
+        refs: tuple[list[JSON], list[JSON]] | None = None,
+    ) -> None:
+        """`refs`, when given: the followed references of `old` and of `obj`."""
         if not (refs_changed and self.synced) and not being_deleted(obj):
             return  # the usual update: the same references, not being deleted
         uid = uid_of(obj)
         if refs_changed and self.synced:
-            if any(str(r["uid"]) not in self.graph.present for r in followed_refs(obj)):
+            present = self.graph.present
+            if any(str(r["uid"]) not in present for r in (followed_refs(obj) if refs is None else refs[1])):
                 self.attempt_to_delete.add(_item(identity_of(resource, obj), uid))
             if old is not None:
-                self._owners_lost_dependent(old, obj)
+                self._owners_lost_dependent(old, obj, refs)
         if not being_deleted(obj):
             return
         if has_finalizer(obj, FINALIZER_ORPHAN):
@@ -135,10 +145,20 @@ class GarbageCollector:
         self._enqueue_dependents(uid)
         self._owners_lost_dependent(obj, None)
 
-    def _owners_lost_dependent(self, old: JSON, new: JSON | None) -> None:
-        """An owner waiting in the foreground looks again when a dependent goes or lets go."""
-        kept = {str(r["uid"]) for r in followed_refs(new)} if new is not None else set()
-        for ref in followed_refs(old):
+    def _owners_lost_dependent(
+        self, old: JSON, new: JSON | None, refs: tuple[list[JSON], list[JSON]] | None = None
+    ) -> None:
+        """An owner waiting in the foreground looks again when a dependent goes or lets go
+        (`refs`, when given: the followed references of `old` and of `new`)."""
+        if not self.foreground:
+            return  # no owner waits
+        old_refs = followed_refs(old) if refs is None else refs[0]
+        if not old_refs:
+            return  # no owner to lose
+        kept: set[str] = set()
+        if new is not None:
+            kept = {str(r["uid"]) for r in (followed_refs(new) if refs is None else refs[1])}
+        for ref in old_refs:
             owner = str(ref["uid"])
             if owner in self.foreground and owner not in kept:
                 ident = self.graph.present.get(owner)

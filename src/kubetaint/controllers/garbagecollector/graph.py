@@ -83,14 +83,22 @@ class DependencyGraph:
 
     def update(self, resource: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         """Refresh the edges; True when the owner references changed."""
+        return self.update_refs(resource, old, new) is not None
+
+    def update_refs(
+        self, resource: str, old: Mapping[str, Any], new: Mapping[str, Any]
+    ) -> tuple[list[JSON], list[JSON]] | None:
+        """`update`: None when the owner references did not change, else the followed references
+        of `old` and of `new` (read-only)."""
         old_refs = (old.get("metadata") or {}).get("ownerReferences")
         new_refs = (new.get("metadata") or {}).get("ownerReferences")
         if old_refs is new_refs or old_refs == new_refs:
-            return False
+            return None
         uid = uid_of(new)
-        self._unlink(uid, followed_refs(old))
-        self._link(uid, identity_of(resource, new), followed_refs(new))
-        return True
+        old_followed, new_followed = followed_refs(old), followed_refs(new)
+        self._unlink(uid, old_followed)
+        self._link(uid, identity_of(resource, new), new_followed)
+        return old_followed, new_followed
 
     def remove(self, obj: Mapping[str, Any]) -> None:
         uid = uid_of(obj)

@@ -163,28 +163,38 @@ class ReplicaSetController:
         if not candidates:
             return []
         ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
-        adopted: list[JSON] = []
+        only_ref = [ref]  # the references of each adopted pod that had none (read-only, shared)
+        patched: list[JSON] = []
         for pod in candidates:
             meta = pod.get("metadata") or {}
             if meta.get("deletionTimestamp") or not selector.matches(meta.get("labels")):
                 continue
-            result = self._patch_owner(pod, ref)
-            if result is not None:
+            patched.append(_with_controller(pod, ref, only_ref))
+        return self._write_owners(patched)
+
+    def _write_owners(self, patched: list[JSON]) -> list[JSON]:
+        """AdoptPod of each pod in turn (one update each, in order; a failure is logged and the
+        others go on): the stored pods. A store with `update_each` (the Registry) takes them
+        in one call."""
+        update_each = getattr(self.store, "update_each", None)
+        if update_each is None:
+            return [stored for pod in patched if (stored := self._write_owner(pod)) is not None]
+        adopted: list[JSON] = []
+        for pod, result in zip(patched, update_each("pods", patched), strict=True):
+            if isinstance(result, StatusError):
+                _log_owner_failure(pod, result)
+            else:
                 adopted.append(result)
         return adopted
 
     def _patch_owner(self, pod: JSON, ref: JSON | None) -> JSON | None:
-        meta = pod["metadata"]
-        refs = [r for r in meta.get("ownerReferences") or [] if not r.get("controller")]
-        if ref is not None:
-            refs.append(ref)
-        new_meta = {**meta, "ownerReferences": refs}
-        if not refs:
-            del new_meta["ownerReferences"]
+        return self._write_owner(_with_controller(pod, ref, None if ref is None else [ref]))
+
+    def _write_owner(self, pod: JSON) -> JSON | None:
         try:
-            return self.store.update("pods", {**pod, "metadata": new_meta})
+            return self.store.update("pods", pod)
         except StatusError as err:
-            log.info("replicaset: could not update owner of pod %s: %s", meta.get("name"), err.message)
+            _log_owner_failure(pod, err)
             return None
 
     def manage_replicas(self, rs: JSON, active: list[JSON]) -> None:
@@ -259,6 +269,23 @@ class ReplicaSetController:
         want = int(spec.get("replicas", 1))
         if min_ready > 0 and status["readyReplicas"] == want and status["availableReplicas"] != want:
             self.queue.add_after(podutil.key_of(rs), float(min_ready))
+
+
+def _with_controller(pod: JSON, ref: JSON | None, only_ref: list[JSON] | None) -> JSON:
+    """`pod` with its controller reference replaced by `ref` (removed for None); `only_ref` is
+    the reference list `[ref]` to use when the pod has no other references."""
+    meta = pod["metadata"]
+    kept = [r for r in meta.get("ownerReferences") or [] if not r.get("controller")]
+    refs = [*kept, ref] if kept and ref is not None else kept or only_ref or []
+    new_meta = {**meta, "ownerReferences": refs}
+    if not refs:
+        del new_meta["ownerReferences"]
+    return {**pod, "metadata": new_meta}
+
+
+def _log_owner_failure(pod: JSON, err: StatusError) -> None:
+    name = (pod.get("metadata") or {}).get("name")
+    log.info("replicaset: could not update owner of pod %s: %s", name, err.message)
 
 
 def _same_claim(

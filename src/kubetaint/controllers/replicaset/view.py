@@ -105,7 +105,11 @@ class OwnedPodViews:
     def view(self, uid: str, selector: LabelSelector, template_labels: Mapping[str, str]) -> OwnedPodsView:
         """The up-to-date view of `uid`'s pods under `selector` and `template_labels`."""
         view = self._views.get(uid)
-        if view is None or view.selector != selector or view.template_labels != template_labels:
+        if (
+            view is None
+            or (view.selector is not selector and view.selector != selector)  # parsed once per owner
+            or view.template_labels != template_labels
+        ):
             view = OwnedPodsView(selector, dict(template_labels))
             for pod in self._owned_pods(uid):
                 view.put(podutil.key_of(pod), pod)
