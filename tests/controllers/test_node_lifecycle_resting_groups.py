@@ -1,6 +1,7 @@
-"""RestingNodes' group lease handler (an informer's on_update_many for a batch of renewals) notes
-exactly what its per-update handler notes when given the same renewals one by one: the same
-noted renewals, the same health records after every pass, the same nodes to wake."""
+"""RestingNodes' group lease handlers (an informer's on_update_many for a batch of renewals, and its
+on_field_updates for a field-write group of them) note exactly what its per-update handler notes
+when given the same renewals one by one: the same noted renewals, the same health records after
+every pass, the same nodes to wake."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ ROUND = st.one_of(
 )
 
 
-def run(rounds: list[tuple[str, list[str], int | None]], grouped: bool) -> tuple[Any, ...]:
+def run(rounds: list[tuple[str, list[str], int | None]], grouped: str) -> tuple[Any, ...]:
+    """`grouped`: "one" (on_update each), "many" (on_update_many) or "field" (on_field_updates)."""
     c = Cluster()
     tracker = NodeHealthTracker(
         c.store, c.clock, NodeLifecycleSettings(node_monitor_grace_period=GRACE), Informer(c.store, "leases")
@@ -52,15 +54,18 @@ def run(rounds: list[tuple[str, list[str], int | None]], grouped: bool) -> tuple
     resting = RestingNodes(tracker)
     for name in NAMES:
         resting.rest(name, GRACE, "z", ready=name != "d")
-    one, many = resting.lease_handler(), resting.lease_group_handler()
+    one, many, field = resting.lease_handler(), resting.lease_group_handler(), resting.lease_field_handler()
     now = 0.0
     texts: dict[int, str] = {}  # one text object per instant, as micro_time's cache gives
     for kind, names, value in rounds:
         if kind == "renew":
             text = None if value is None else texts.setdefault(value, format_micro_time(float(value)))
             pairs = [(lease(n, first), lease(n, text)) for n in names]
-            if grouped:
+            if grouped == "many":
                 many(pairs)
+            elif grouped == "field":
+                keys = [("kube-node-lease", n) for n in names]
+                field(keys, [old for old, _ in pairs], [new for _, new in pairs], ("spec", "renewTime"), text)
             else:
                 for old, new in pairs:
                     one(old, new)
@@ -86,4 +91,28 @@ def run(rounds: list[tuple[str, list[str], int | None]], grouped: bool) -> tuple
 def test_a_group_of_renewals_is_noted_as_the_same_renewals_one_by_one(
     rounds: list[tuple[str, list[str], int | None]],
 ) -> None:
-    assert run(rounds, grouped=True) == run(rounds, grouped=False)
+    assert run(rounds, grouped="many") == run(rounds, grouped="one")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ROUND, max_size=30))
+def test_a_field_write_group_of_renewals_is_noted_as_the_same_renewals_one_by_one(
+    rounds: list[tuple[str, list[str], int | None]],
+) -> None:
+    assert run(rounds, grouped="field") == run(rounds, grouped="one")
+
+
+def test_a_field_group_of_another_field_is_noted_from_its_leases() -> None:
+    c = Cluster()
+    tracker = NodeHealthTracker(
+        c.store, c.clock, NodeLifecycleSettings(node_monitor_grace_period=GRACE), Informer(c.store, "leases")
+    )
+    tracker.healths["a"] = NodeHealth(0.0, 0.0, None, lease("a", format_micro_time(0.0)))
+    resting = RestingNodes(tracker)
+    resting.rest("a", GRACE, "z")
+    renewed = lease("a", format_micro_time(9.0))
+    # the group says it set holderIdentity: the renewTime noted is the lease's own
+    resting.lease_field_handler()(
+        [("kube-node-lease", "a")], [lease("a", None)], [renewed], ("spec", "holderIdentity"), "a"
+    )
+    assert resting.renewals["a"][0] is renewed and resting.renewals["a"][2] == format_micro_time(9.0)

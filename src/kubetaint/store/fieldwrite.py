@@ -6,13 +6,14 @@ spec.renewTime, ~1.2 M times in a simulated hour at 5,000 nodes).
 each update with the object's own metadata (so its resourceVersion is the precondition), its own
 resourceVersion and watch event, in order, stopping at the first failure. A store (or a client
 such as the Registry) that implements `update_field_many` itself is told what changes instead of
-finding out by comparing; any other store gets the generic updates.
+finding out by comparing; any other store gets the generic updates. A MemoryStore delivers the
+updates of current objects as a `FieldWriteGroup` (an informer follows it from its lists).
 """
 
 from __future__ import annotations
 
 from kubetaint.api.errors import StatusError
-from kubetaint.store.interface import JSON, Store, update_many
+from kubetaint.store.interface import JSON, Store, WatchEvent, update_many
 
 FieldWriteResult = tuple[list[JSON], StatusError | None]
 #: (part, field): `obj[part][field]`, e.g. ("spec", "renewTime")
@@ -42,3 +43,60 @@ def update_field_many(
         result: FieldWriteResult = fast(resource, objects, path, value)
         return result
     return update_many(store, resource, [with_field(obj, path, value) for obj in objects])
+
+
+class FieldWriteGroup:
+    """The committed updates of one field write whose objects were all current (a store's fast
+    lane, e.g. a round of lease renewals): `olds[i]` was replaced by `news[i]` under `keys[i]`
+    ((namespace, name)) at resourceVersion `first_rv + i`, each a MODIFIED event of `resource`;
+    `news[i]` is `olds[i]` with `[part][field]` (`path`) set to `value` and a new resourceVersion.
+
+    The events are built only for whoever asks (`events`, `tail`): a dispatcher hands the group
+    whole to a handler with `deliver_field_group` (an Informer follows it from the three lists)
+    and the events, in order, to any other; a store's bounded history needs only its tail."""
+
+    __slots__ = ("_events", "_tail", "first_rv", "keys", "news", "olds", "path", "resource", "value")
+
+    def __init__(
+        self,
+        resource: str,
+        keys: list[tuple[str, str]],
+        olds: list[JSON],
+        news: list[JSON],
+        first_rv: int,
+        *,
+        path: FieldPath,
+        value: object,
+    ) -> None:
+        self.resource = resource
+        self.path = path
+        self.value = value
+        self.keys = keys
+        self.olds = olds
+        self.news = news
+        self.first_rv = first_rv
+        self._events: list[WatchEvent] | None = None
+        self._tail: list[WatchEvent] = []  # the events of the last len(_tail) updates
+
+    def __len__(self) -> int:
+        return len(self.news)
+
+    def _build(self, start: int, stop: int) -> list[WatchEvent]:
+        resource, olds, news, rv = self.resource, self.olds, self.news, self.first_rv
+        return [WatchEvent("MODIFIED", resource, news[i], rv + i, olds[i]) for i in range(start, stop)]
+
+    def tail(self, count: int | None) -> list[WatchEvent]:
+        """The events of the last `count` updates (None: all of them), in order."""
+        size = len(self.news)
+        count = size if count is None else max(0, min(count, size))
+        tail = self._tail
+        if count > len(tail):
+            tail = self._tail = self._build(size - count, size - len(tail)) + tail
+        return tail[len(tail) - count :] if count < len(tail) else tail
+
+    def events(self) -> list[WatchEvent]:
+        """Every update's event, in commit order (built once; read-only)."""
+        events = self._events
+        if events is None:
+            events = self._events = self.tail(None)
+        return events

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
+from kubetaint.store.fieldwrite import FieldPath, FieldWriteGroup
 from kubetaint.store.interface import JSON, EventType, Store, WatchEvent, object_key
 from kubetaint.store.watch import WatchFilter
 
@@ -19,6 +21,10 @@ OnUpdate = Callable[[JSON, JSON], None]
 OnDelete = Callable[[JSON], None]
 #: Takes the (old, new) pairs of consecutive updates at once, in order.
 OnUpdateMany = Callable[[list[tuple[JSON, JSON]]], None]
+#: Takes consecutive updates that each set one field to one value at once: (keys, olds, news,
+#: (part, field), value), `news[i]` being `olds[i]` with `[part][field]` set to value, metadata
+#: kept (so its (namespace, name) `keys[i]`) but for the resourceVersion.
+OnFieldUpdates = Callable[[list[tuple[str, str]], list[JSON], list[JSON], FieldPath, object], None]
 
 
 @dataclass
@@ -29,6 +35,9 @@ class EventHandlers:
     #: Optional: a group of updates (store.watch.Dispatcher groups) in one call instead of one
     #: on_update call each; must do exactly what those calls would.
     on_update_many: OnUpdateMany | None = None
+    #: Optional: a field-write group (store.fieldwrite.FieldWriteGroup) in one call instead of
+    #: on_update_many (or on_update) calls; must do exactly what those calls would.
+    on_field_updates: OnFieldUpdates | None = None
 
 
 class Informer:
@@ -133,18 +142,53 @@ class Informer:
         is told about, as with client-go, whose handlers lag behind the indexer.)"""
         pairs, changes = self._follow(events)
         if changes is None:
-            if not pairs:
-                return
-            for handlers in self._handlers:
-                if handlers.on_update_many is not None:
-                    handlers.on_update_many(pairs)
-                else:
-                    for old, obj in pairs:
-                        if handlers.on_update is not None:
-                            handlers.on_update(old, obj)
+            if pairs:
+                self._tell_updates(pairs)
             return
         for handlers in self._handlers:
             self._tell(handlers, changes)
+
+    def deliver_field_group(self, group: FieldWriteGroup) -> None:
+        """The store's handler for a field-write group (store.watch.Dispatcher): `deliver_many` of
+        its events. The usual group (lease renewals: updates of cached objects that stay in the
+        watched namespace, none before the listing) is followed from the group's lists at once,
+        as `_follow_updates` would take its events one by one; any other takes the events."""
+        if self._filter.namespace_only and group.first_rv > self._synced_rv:
+            # every object cached: each in the watched namespace, and there still (a field write
+            # keeps the metadata), so each event is an update `_follow_updates` takes as it is
+            cache, keys = self._cache, group.keys
+            cached = list(map(cache.get, keys))
+            if None not in cached:
+                olds = cast(list[JSON], cached)
+                news = group.news
+                cache.update(zip(keys, news, strict=True))
+                self._tell_field_updates(keys, olds, news, group)
+                return
+        self.deliver_many(group.events())
+
+    def _tell_field_updates(
+        self, keys: list[tuple[str, str]], olds: list[JSON], news: list[JSON], group: FieldWriteGroup
+    ) -> None:
+        """Each handler set in order about a field-write group's updates (olds: as cached)."""
+        pairs: list[tuple[JSON, JSON]] | None = None
+        for handlers in self._handlers:
+            if handlers.on_field_updates is not None:
+                handlers.on_field_updates(keys, olds, news, group.path, group.value)
+                continue
+            if pairs is None:
+                pairs = list(zip(olds, news, strict=True))
+            self._tell_updates(pairs, handlers)
+
+    def _tell_updates(self, pairs: list[tuple[JSON, JSON]], only: EventHandlers | None = None) -> None:
+        """Each handler set in order (or `only` that one) about a group of plain updates
+        (on_update_many if it has one)."""
+        for handlers in self._handlers if only is None else (only,):
+            if handlers.on_update_many is not None:
+                handlers.on_update_many(pairs)
+            else:
+                for old, obj in pairs:
+                    if handlers.on_update is not None:
+                        handlers.on_update(old, obj)
 
     def _follow(
         self, events: list[WatchEvent]

@@ -16,7 +16,7 @@ from typing import ClassVar
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
-from kubetaint.store.fieldwrite import FieldPath, with_field
+from kubetaint.store.fieldwrite import FieldPath, FieldWriteGroup, with_field
 from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
@@ -254,7 +254,10 @@ class MemoryStore:
         """`kubetaint.store.fieldwrite.update_field_many`. An object that is still the one stored
         under its key (identity: nobody wrote it since) needs no precondition check nor comparison:
         it is stored with the field set and a new resourceVersion; any other takes `update_many`'s
-        way. The batch's events are dispatched as one group (`Dispatcher.enqueue_group`)."""
+        way. The batch's events are dispatched as one group: a `FieldWriteGroup` whose events are
+        built only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
+        keeps only its last `history_size`) while every write is of a current object, else a list
+        (`Dispatcher.enqueue_group`)."""
         result = self._update_field_many(resource, objects, path, value, only_current=False)
         if result is None:  # never without only_current
             raise RuntimeError("update_field_many wrote nothing")
@@ -289,14 +292,24 @@ class MemoryStore:
         if part == "metadata":
             raise ValueError("update_field_many sets a field outside metadata")
         stored_objects: list[JSON] = []
-        events: list[WatchEvent] = []
+        # the writes of current objects, in order (a FieldWriteGroup) until one takes update_many's
+        # way: from then on the events are built as they are written
+        keys: list[tuple[str, str]] = []
+        olds: list[JSON] = []
+        news: list[JSON] = []
+        events: list[WatchEvent] | None = None
         failure: errors.StatusError | None = None
         indexed = resource == "pods"
         copy = dict.copy  # dict.copy then setting existing keys: prepare_update's result, same key order
-        append_stored, append_event = stored_objects.append, events.append
+        append_stored, append_key, append_old, append_new = (
+            stored_objects.append,
+            keys.append,
+            olds.append,
+            news.append,
+        )
         with self._lock:
             spaces = self._objects.get(resource, {})
-            rv = self._rv
+            first_rv = rv = self._rv
             for obj in objects:
                 meta = obj.get("metadata")
                 current = obj.get(part)
@@ -304,11 +317,12 @@ class MemoryStore:
                     namespace = meta.get("namespace") or ""
                     name = meta.get("name") or ""
                     bucket = spaces.get(namespace) if type(namespace) is str else None
+                    key = (namespace, name)
                     if (
                         bucket is not None
                         and type(name) is str
                         and bucket.get(name) is obj
-                        and (vouched is None or vouched.get((namespace, name)) is obj)
+                        and (vouched is None or vouched.get(key) is obj)
                         and "generation" not in meta
                         and "uid" in meta
                         and "creationTimestamp" in meta
@@ -325,15 +339,24 @@ class MemoryStore:
                         new_meta["resourceVersion"] = str(rv)
                         bucket[name] = stored
                         if vouched is not None:
-                            vouched[namespace, name] = stored
+                            vouched[key] = stored
                         if indexed:
                             self._index(resource, obj, stored)
-                        append_event(WatchEvent("MODIFIED", resource, stored, rv, obj))
+                        if events is None:
+                            append_key(key)
+                            append_old(obj)
+                            append_new(stored)
+                        else:
+                            events.append(WatchEvent("MODIFIED", resource, stored, rv, obj))
                         append_stored(stored)
                         continue
                 if only_current:
-                    self._undo(resource, events, vouched)
+                    self._undo(resource, olds, news, vouched)
                     return None
+                if events is None:
+                    events = FieldWriteGroup(
+                        resource, keys, olds, news, first_rv + 1, path=path, value=value
+                    ).events()
                 self._rv = rv
                 try:
                     written, event = self._update_in(resource, spaces, with_field(obj, path, value), indexed)
@@ -344,9 +367,14 @@ class MemoryStore:
                     rv = self._rv
                 append_stored(written)
                 if event is not None:
-                    append_event(event)
+                    events.append(event)
             self._rv = rv
-            if events:
+            if events is None:
+                if news:
+                    group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
+                    self._history.extend(group.tail(self._history.maxlen))
+                    self._dispatcher.enqueue_field_group(group)
+            elif events:
                 self._history.extend(events)
                 self._dispatcher.enqueue_group(events)
         self._dispatcher.dispatch()
@@ -355,21 +383,20 @@ class MemoryStore:
     def _undo(
         self,
         resource: str,
-        events: builtins.list[WatchEvent],
+        olds: builtins.list[JSON],
+        news: builtins.list[JSON],
         vouched: dict[tuple[str, str], JSON] | None,
     ) -> None:
-        """Put back the objects the uncommitted `events` replaced, in the store and in `vouched`
-        (lock held, nothing dispatched; the resourceVersion counter was not advanced)."""
+        """Put back the objects `olds` that the uncommitted writes of `news` replaced, in the store
+        and in `vouched` (lock held, nothing dispatched; the resourceVersion counter was not
+        advanced)."""
         spaces = self._objects.get(resource, {})
-        for event in reversed(events):
-            old = event.old_object
-            if old is None:
-                continue  # never: every event of update_field_many replaced an object
+        for old, new in zip(reversed(olds), reversed(news), strict=True):
             namespace, name = object_key(old)
             spaces[namespace][name] = old
             if vouched is not None:
                 vouched[namespace, name] = old  # it held `old` (checked before writing)
-            self._index(resource, event.object, old)
+            self._index(resource, new, old)
 
     def delete(
         self,

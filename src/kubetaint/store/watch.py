@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Callable
 
 from kubetaint.api.selectors import FieldSelector, LabelSelector
+from kubetaint.store.fieldwrite import FieldWriteGroup
 from kubetaint.store.interface import JSON, EventType, Handler, WatchEvent
 
 
@@ -136,6 +137,8 @@ class BufferedWatch:
 
 #: A handler's optional way to take a group of events at once (see `Dispatcher.enqueue_group`).
 GroupHandler = Callable[[list[WatchEvent]], None]
+#: A handler's optional way to take a field-write group whole (see `Dispatcher.enqueue_field_group`).
+FieldGroupHandler = Callable[[FieldWriteGroup], None]
 
 
 def group_handler(handler: Handler) -> GroupHandler | None:
@@ -157,14 +160,16 @@ class Dispatcher:
     renewals) is delivered handler by handler: a handler with `deliver_many` (`group_handler`)
     takes the whole group in one call, any other gets its events one by one. Every handler still
     sees every event in commit order; only the interleaving between handlers differs, which no
-    handler can rely on (each watcher of a real API server has its own stream)."""
+    handler can rely on (each watcher of a real API server has its own stream). A field-write group
+    (`enqueue_field_group`) is a group whose events are built only for the handlers that need
+    them: one with `deliver_field_group` (an Informer) takes the `FieldWriteGroup` itself."""
 
     def __init__(self) -> None:
         self._handlers: list[tuple[Handler, str | None]] = []
         # per resource, the handlers that see its changes, in subscription order (rebuilt lazily)
         self._routes: dict[str, list[Handler]] = {}
         self._group_routes: dict[str, list[tuple[Handler, GroupHandler | None]]] = {}
-        self._pending: deque[WatchEvent | list[WatchEvent]] = deque()
+        self._pending: deque[WatchEvent | list[WatchEvent] | FieldWriteGroup] = deque()
         self._dispatching = False
         self._lock = threading.Lock()
 
@@ -182,6 +187,12 @@ class Dispatcher:
         if events:
             with self._lock:
                 self._pending.append(events)
+
+    def enqueue_field_group(self, group: FieldWriteGroup) -> None:
+        """Queue the events of a field write to be delivered as a group (see the class doc)."""
+        if len(group):
+            with self._lock:
+                self._pending.append(group)
 
     def _route(self, resource: str) -> list[Handler]:
         route = self._routes.get(resource)
@@ -206,7 +217,7 @@ class Dispatcher:
         # Everything pending is taken at once (events handlers cause queue up behind it, so the
         # order is the commit order still); routes are looked up per queued event or group, so a
         # handler that unsubscribes another stops its deliveries from the next one on.
-        batch: deque[WatchEvent | list[WatchEvent]] = deque()
+        batch: deque[WatchEvent | list[WatchEvent] | FieldWriteGroup] = deque()
         try:
             while True:
                 with self._lock:
@@ -219,6 +230,9 @@ class Dispatcher:
                     item = batch.popleft()
                     if type(item) is list:
                         self._deliver_group(item)
+                        continue
+                    if type(item) is FieldWriteGroup:
+                        self._deliver_field_group(item)
                         continue
                     event: WatchEvent = item  # type: ignore[assignment]
                     for handler in route(event.resource):
@@ -236,6 +250,17 @@ class Dispatcher:
                 deliver_many(events)
             else:
                 for event in events:
+                    handler(event)
+
+    def _deliver_field_group(self, group: FieldWriteGroup) -> None:
+        for handler, deliver_many in self._group_route(group.resource):
+            deliver_field_group: FieldGroupHandler | None = getattr(handler, "deliver_field_group", None)
+            if deliver_field_group is not None:
+                deliver_field_group(group)
+            elif deliver_many is not None:
+                deliver_many(group.events())
+            else:
+                for event in group.events():
                     handler(event)
 
     def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:

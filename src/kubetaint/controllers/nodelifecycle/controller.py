@@ -160,6 +160,7 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                 on_add=lambda lease: lease_replaced(_name(lease)),
                 on_update=self.resting.lease_handler(),
                 on_update_many=self.resting.lease_group_handler(),
+                on_field_updates=self.resting.lease_field_handler(),
                 on_delete=lambda lease: lease_replaced(_name(lease)),
             )
         )

@@ -1,0 +1,273 @@
+"""Field-write groups (store.fieldwrite.FieldWriteGroup): a MemoryStore field write of current
+objects queues its updates as one group whose events are built only for whoever needs them.
+Every observer sees what the generic updates (`update_many` of `with_field` copies) show it:
+plain subscribers and group subscribers the same events, a bounded history the same tail (and
+the same "too old" answers), an informer (Informer.deliver_field_group) the same cache and the
+same handler calls as when fed the events (Informer.deliver_many)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock import VirtualClock
+from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, update_many
+from kubetaint.store.memory import MemoryStore
+
+LEASES = "leases.coordination.k8s.io"
+NS = "kube-node-lease"
+RENEW = ("spec", "renewTime")
+
+
+def memory_store(history: int = 1000) -> MemoryStore:
+    counter = iter(range(10_000))
+    return MemoryStore(
+        VirtualClock(), options=StoreOptions(history_size=history), uid_factory=lambda: f"uid-{next(counter)}"
+    )
+
+
+def lease(name: str, namespace: str = NS, renew: str = "t0") -> JSON:
+    return {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"n": name}},
+        "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": renew},
+    }
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value)
+
+
+# FieldWriteGroup on its own ------------------------------------------------------------------
+
+
+def group_of(size: int) -> FieldWriteGroup:
+    olds = [{"n": i} for i in range(size)]
+    news = [{"n": i, "x": 1} for i in range(size)]
+    return FieldWriteGroup(LEASES, [(NS, str(i)) for i in range(size)], olds, news, 7, path=RENEW, value="v")
+
+
+def described(events: list[WatchEvent]) -> list[tuple[Any, ...]]:
+    return [(e.type, e.resource, e.resource_version, e.object, e.old_object) for e in events]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 12), st.lists(st.one_of(st.none(), st.integers(-2, 15)), max_size=5))
+def test_a_groups_tails_and_events_are_the_updates_in_order(size: int, asks: list[int | None]) -> None:
+    group = group_of(size)
+    expected = [("MODIFIED", LEASES, 7 + i, {"n": i, "x": 1}, {"n": i}) for i in range(size)]
+    for count in asks:  # any order of asks: each answer is the same slice
+        want = expected if count is None else expected[len(expected) - max(0, min(count, size)) :]
+        assert described(group.tail(count)) == want
+    assert described(group.events()) == expected
+    assert group.events() is group.events(), "built once"
+    assert len(group) == size
+
+
+def test_the_events_reuse_a_tail_built_before() -> None:
+    group = group_of(5)
+    tail = group.tail(2)
+    assert group.events()[3:] == tail and all(a is b for a, b in zip(group.events()[3:], tail, strict=True))
+
+
+# a MemoryStore's field write against the generic updates ------------------------------------
+
+
+class Grouping:
+    """A subscriber that takes groups: what it is given, call by call."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[tuple[Any, ...]]] = []
+
+    def __call__(self, event: WatchEvent) -> None:
+        self.calls.append(seen([event]))
+
+    def deliver_many(self, events: list[WatchEvent]) -> None:
+        self.calls.append(seen(events))
+
+
+def seen(events: list[WatchEvent]) -> list[tuple[Any, ...]]:
+    return [(e.type, e.resource_version, dumps(e.object), dumps(e.old_object)) for e in events]
+
+
+def recording_informer(store: MemoryStore, log: list[Any], **selectors: Any) -> Informer:
+    informer = Informer(store, LEASES, **selectors)
+    name = dumps(selectors)
+    informer.add_handlers(
+        EventHandlers(
+            on_add=lambda o: log.append((name, 0, "add", dumps(o))),
+            on_update=lambda o, n: log.append((name, 0, "update", dumps(o), dumps(n))),
+            on_delete=lambda o: log.append((name, 0, "delete", dumps(o))),
+        )
+    )
+
+    def many(pairs: list[tuple[JSON, JSON]], handlers: int = 1) -> None:
+        # one record per update: the generic updates come one by one, not as a group
+        log.extend((name, handlers, "many", dumps(o), dumps(n)) for o, n in pairs)
+
+    def field(keys: list[tuple[str, str]], olds: list[JSON], news: list[JSON], path: Any, value: Any) -> None:
+        assert keys == [(n["metadata"]["namespace"], n["metadata"]["name"]) for n in news]
+        assert all(with_field(o, path, value)["spec"] == n["spec"] for o, n in zip(olds, news, strict=True))
+        many(list(zip(olds, news, strict=True)), 2)
+
+    informer.add_handlers(EventHandlers(on_update_many=many))
+    # told what on_update_many is told, through on_field_updates when the group is a field write
+    informer.add_handlers(EventHandlers(on_update_many=lambda pairs: many(pairs, 2), on_field_updates=field))
+    return informer
+
+
+#: set-ups: the leases written (by name) after creating these (name, namespace) leases and
+#: running the steps
+SETUPS = [
+    pytest.param(["a", "b", "c"], [], id="every lease current"),
+    pytest.param(["a", "b", "c"], ["touch b"], id="one changed in between: the rest after it by events"),
+    pytest.param(["a", "b", "c"], ["delete c"], id="the last one deleted: not found"),
+    pytest.param(["a", "b", "o"], [], id="one in another namespace"),
+    pytest.param(["a", "b", "c"], ["renew b"], id="one holds the value already: no write"),
+    pytest.param([], [], id="nothing to write"),
+]
+
+
+def run(names: list[str], steps: list[str], write: str, history: int) -> tuple[Any, ...]:
+    store = memory_store(history)
+    stored = {n: store.create(LEASES, lease(n, "other" if n == "o" else NS)) for n in ["a", "b", "c", "o"]}
+    log: list[Any] = []
+    informers = [
+        recording_informer(store, log),
+        recording_informer(store, log, namespace=NS),
+        recording_informer(store, log, namespace="other"),
+        recording_informer(store, log, label_selector="n!=c"),
+    ]
+    for informer in informers:
+        informer.start()
+        if write == "events":  # the group's events go to the informer (deliver_many)
+            vars(informer)["deliver_field_group"] = None
+    grouping, plain = Grouping(), Grouping()
+    store.subscribe(grouping, LEASES)
+    store.subscribe(plain.__call__)
+    start = store.current_resource_version()
+    for step in steps:
+        verb, name = step.split()
+        if verb == "touch":
+            store.update(LEASES, with_field(stored[name], ("spec", "holderIdentity"), "x"))
+        elif verb == "renew":
+            stored[name] = store.update(LEASES, with_field(stored[name], RENEW, "t1"))
+        else:
+            store.delete(LEASES, NS, name)
+    objects = [stored[n] for n in names]
+    result: tuple[list[JSON], StatusError | None]
+    if write in ("fast", "events"):
+        result = store.update_field_many(LEASES, objects, RENEW, "t1")
+    else:
+        result = update_many(store, LEASES, [with_field(o, RENEW, "t1") for o in objects])
+    written, err = result
+    replays = []
+    for since in range(start - 2, store.current_resource_version() + 1):
+        try:
+            replays.append(seen(store.watch(LEASES, resource_version=str(since)).drain()))
+        except StatusError as expired:
+            replays.append([expired.code, expired.message])
+    caches = [dumps(sorted(informer.items(), key=dumps)) for informer in informers]
+    # each handler set's calls in order (a group goes to one handler set after the other)
+    log.sort(key=lambda record: (record[0], record[1]))
+    return (
+        dumps(written),
+        None if err is None else err.message,
+        log,
+        [call for calls in grouping.calls for call in calls],
+        plain.calls,
+        replays,
+        caches,
+        dumps(store.list(LEASES).items),
+    )
+
+
+@pytest.mark.parametrize("history", [1000, 3, 1, 0])
+@pytest.mark.parametrize("names, steps", SETUPS)
+def test_every_observer_of_a_field_write_sees_what_it_sees_of_the_generic_updates(
+    names: list[str], steps: list[str], history: int
+) -> None:
+    fast, events, generic = (run(names, steps, write, history) for write in ("fast", "events", "generic"))
+    assert fast == events
+    # one by one, a handler set with on_update_many but no on_update is told nothing of updates
+    assert fast[:2] + fast[3:] == generic[:2] + generic[3:]
+
+
+def test_a_field_write_of_current_objects_is_one_group_an_informer_takes_whole() -> None:
+    store = memory_store()
+    leases = [store.create(LEASES, lease(n)) for n in "abc"]
+    informer = Informer(store, LEASES, namespace=NS)
+    told: list[Any] = []
+    informer.add_handlers(EventHandlers(on_field_updates=lambda *args: told.append(args)))
+    informer.start()
+    written, err = store.update_field_many(LEASES, leases, RENEW, "t1")
+    assert err is None
+    ((keys, olds, news, path, value),) = told
+    assert keys == [(NS, n) for n in "abc"] and path == RENEW and value == "t1"
+    assert all(a is b for a, b in zip(olds, leases, strict=True))
+    assert all(a is b for a, b in zip(news, written, strict=True))
+    assert [informer.get(NS, n) for n in "abc"] == written
+
+
+# Informer.deliver_field_group against deliver_many of the same events -------------------------
+
+
+def informer_run(case: str, via_group: bool) -> tuple[Any, ...]:
+    store = memory_store()
+    leases = [store.create(LEASES, lease(n)) for n in "abc"]
+    selectors: dict[str, Any] = {"namespace": NS}
+    if case == "label selector":
+        selectors = {"label_selector": "n!=b"}
+    elif case == "another namespace":
+        selectors = {"namespace": "other"}
+    elif case == "every namespace":
+        selectors = {}
+    informer = Informer(store, LEASES, **selectors)
+    log: list[Any] = []
+    informer.add_handlers(
+        EventHandlers(
+            on_add=lambda o: log.append(("add", dumps(o))),
+            on_update=lambda o, n: log.append(("update", dumps(o), dumps(n))),
+        )
+    )
+    informer.start()
+    rv = store.current_resource_version()
+    news = [
+        with_field({**o, "metadata": {**o["metadata"], "resourceVersion": str(rv + i + 1)}}, RENEW, "t1")
+        for i, o in enumerate(leases)
+    ]
+    first = rv + 1
+    if case == "listed after the first":
+        first = rv - 1  # the informer's listing holds the first updates already
+        informer._synced_rv = rv  # as if it had listed at rv (the cache holds the old objects still)
+    if case == "one not cached":
+        informer._cache.pop((NS, "b"))
+    group = FieldWriteGroup(LEASES, [(NS, n) for n in "abc"], leases, news, first, path=RENEW, value="t1")
+    if via_group:
+        informer.deliver_field_group(group)
+    else:
+        informer.deliver_many(group.events())
+    return log, dumps(sorted(informer.items(), key=dumps))
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "every one cached",
+        "one not cached",
+        "listed after the first",
+        "label selector",
+        "another namespace",
+        "every namespace",
+    ],
+)
+def test_an_informer_follows_a_field_group_as_its_events(case: str) -> None:
+    assert informer_run(case, via_group=True) == informer_run(case, via_group=False)
