@@ -84,17 +84,7 @@ class DecodeMemo:
         if kind is str:
             return _ANY_STRING if value.isascii() else (str, value)
         if kind is dict:
-            parts: list[Hashable] = [dict]
-            for key, item in value.items():
-                if type(key) is not str:
-                    raise _UnshapedError
-                parts.append(key)
-                # strings inline: they are most of a manifest's values
-                if type(item) is str and item.isascii():
-                    parts.append(_ANY_STRING)
-                else:
-                    parts.append(self.shape(item))
-            return tuple(parts)
+            return self._dict_shape(value)
         if kind is list:
             held = self._lists.get(id(value))
             if held is None:
@@ -107,3 +97,23 @@ class DecodeMemo:
         if kind is float:
             return kind, repr(value)
         raise _UnshapedError
+
+    def _dict_shape(self, value: dict[Any, Any]) -> Hashable:
+        """`shape` of a dict: strings, dicts and known lists inline (most of a manifest)."""
+        parts: list[Hashable] = [dict]
+        append = parts.append
+        lists = self._lists
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _UnshapedError
+            append(key)
+            kind = type(item)
+            if kind is str:
+                append(_ANY_STRING if item.isascii() else (str, item))
+            elif kind is dict:
+                append(self._dict_shape(item))
+            elif kind is list and id(item) in lists:
+                append(lists[id(item)][1])
+            else:
+                append(self.shape(item))
+        return tuple(parts)
