@@ -41,7 +41,7 @@ def seeded_uids(rng: random.Random) -> Callable[[], str]:
         # str(uuid.UUID(int=..., version=4)) spelled out: the variant and version bits set, then
         # 8-4-4-4-12 hex digits (a uid per object: 150,000 of them for a large scenario)
         value = rng.getrandbits(128) & _UUID_KEEP | _UUID_V4
-        h = f"{value:032x}"
+        h = value.to_bytes(16).hex()  # f"{value:032x}", a little faster
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     return factory
