@@ -237,3 +237,23 @@ def test_a_model_checks_json_types_and_integer_ranges_only(api_version: str, kin
             assert node["config"].get("strict") is True, node["cls"]
         if node["type"] == "dict":
             assert node.get("keys_schema", {"type": "str"}) == {"type": "str"}, node
+
+
+def test_list_numbers_are_never_given_twice_across_the_limit() -> None:
+    # limit 1: every new list starts the list memo afresh in the middle of an object; a number
+    # given again would let the refused pod below share the accepted one's key
+    memo = DecodeMemo(limit=1)
+    accepted = pod(tolerations=[{"key": "k", "tolerationSeconds": 3}])
+    refused = pod(tolerations=[{"key": "k", "tolerationSeconds": "3"}])
+    assert verdict(memo.check, accepted) is None
+    assert fresh(refused) is not None
+    assert verdict(memo.check, refused) == fresh(refused)
+
+
+def test_a_flat_shape_reads_back_one_way_only() -> None:
+    memo = DecodeMemo()
+    # a key that looks like a value, a dict ending early, a list against a dict of the same items
+    assert memo.shape({"a": {"b": "x"}, "c": "y"}) != memo.shape({"a": {"b": "x", "c": "y"}})
+    assert memo.shape({"a": {}, "b": {}}) != memo.shape({"a": {"b": {}}})
+    assert memo.shape({"a": ["x", "y"]}) != memo.shape({"a": ["x"], "y": "x"})
+    assert memo.shape([{"a": "x"}, {"b": "y"}]) != memo.shape([{"a": "x", "b": "y"}])

@@ -8,6 +8,7 @@ Mirrors kubemark's hollow-node fleet. Fault names are DESIGN.md's scenario `faul
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -18,8 +19,10 @@ from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.kubelet.running import delivers_synchronously
 from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import JSON, Store, object_key, update_many
-from kubetaint.store.mutation import key_order
+from kubetaint.store.interface import JSON, Store, update_many
+
+#: key_order of a `HollowNodePool._bound_pods` entry (namespace + "/", name, pod).
+_ORDER = operator.itemgetter(0, 1)
 
 FAULTS = (
     "stop",
@@ -177,14 +180,20 @@ class HollowNodePool:
     def _bound_pods(self) -> dict[str, list[JSON]]:
         """The cached pods bound to this pool's nodes, by node, each list in the store's key order."""
         kubelets = self.kubelets
-        bound: dict[str, list[JSON]] = {}
-        for pod in self._informer.items():
+        # each pod with key_order of its cache key (its object_key), sorted on that alone
+        grouped: dict[str, list[tuple[str, str, JSON]]] = {}
+        for key, pod in self._informer.keyed_items():
             spec = pod.get("spec")
             node = spec.get("nodeName") if isinstance(spec, dict) else None
             if isinstance(node, str) and node in kubelets:
-                bound.setdefault(node, []).append(pod)
-        for pods in bound.values():
-            pods.sort(key=lambda pod: key_order(object_key(pod)))
+                group = grouped.get(node)
+                if group is None:
+                    group = grouped[node] = []
+                group.append((key[0] + "/", key[1], pod))
+        bound: dict[str, list[JSON]] = {}
+        for node, group in grouped.items():
+            group.sort(key=_ORDER)  # keys are unique: pods are never compared
+            bound[node] = [entry[2] for entry in group]
         return bound
 
     def shutdown(self) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 
 from kubetaint.admission.lookup import ObjectLookup
 from kubetaint.api.validation.names import name_is_dns_subdomain
+from kubetaint.core.defaults import default_pod_requests
 from kubetaint.store.interface import JSON, Store
 
 #: Entries kept before the memo starts afresh (distinct pod templates).
@@ -197,6 +198,9 @@ class PodAdmissionMemo:
         self._by_identity: dict[IdentityKey, tuple[tuple[Any, ...], _Admitted]] = {}
         #: In bulk: the store's resourceVersion after the last write seen (else None).
         self._bulk_resource_version: int | None = None
+        #: In bulk: the (containers, initContainers) values found to need no request defaulting,
+        #: by their ids (held, so no other object takes those ids meanwhile).
+        self._undefaulted: dict[tuple[int, int], tuple[Any, Any]] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -214,6 +218,25 @@ class PodAdmissionMemo:
     def end_bulk(self) -> None:
         self._bulk_resource_version = None
         self._by_identity.clear()  # only a bulk's objects are known not to change meanwhile
+        self._undefaulted.clear()
+
+    def default_requests(self, pod: JSON) -> JSON:
+        """`default_pod_requests(pod)`. In bulk, whose objects do not change meanwhile, a spec
+        whose container lists are the very lists of one that needed no defaulting needs none
+        either (defaulting reads nothing else of the pod): the pod is returned as it is."""
+        spec = pod.get("spec")
+        if self._bulk_resource_version is None or type(spec) is not dict:
+            return default_pod_requests(pod)
+        lists = (spec.get("containers"), spec.get("initContainers"))
+        key = (id(lists[0]), id(lists[1]))
+        if key in self._undefaulted:
+            return pod
+        defaulted = default_pod_requests(pod)
+        if defaulted is pod:
+            if len(self._undefaulted) >= self._limit:
+                self._undefaulted.clear()
+            self._undefaulted[key] = lists
+        return defaulted
 
     def admitted(self, obj: JSON, validator: object) -> JSON | None:
         """`obj` as admission would return it, when a pod of its key was admitted, with equal

@@ -18,7 +18,7 @@ the memo so that no other object can take its id.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from kubetaint.api.models import DecodeError, decode, model_for
@@ -26,6 +26,9 @@ from kubetaint.sim.scenario import ScenarioError
 
 #: Stands for every ASCII string value in a shape.
 _ANY_STRING: Hashable = (str,)
+#: Open and close a dict in a flat shape (equal to no other token).
+_DICT: Hashable = (dict,)
+_END: Hashable = (dict, None)
 #: Shapes kept before the memo starts afresh.
 LIMIT = 1 << 12
 
@@ -54,21 +57,33 @@ def check_decodable(obj: Mapping[str, Any], where: str) -> None:
 
 
 class DecodeMemo:
-    """`check_decodable` for the objects of one load, which must not change meanwhile."""
+    """`check_decodable` for the objects of one load, which must not change meanwhile.
+
+    A shape is one flat tuple of tokens (a single hash per object, no nested tuples to hash
+    again): a dict is `_DICT`, then each key (a string) and its value's tokens, then `_END`; a
+    list is one token `(list, n)`, n numbering the distinct flat shapes of its items (worked out
+    once per list, by identity); any other value one token led by its type. Keys are the only
+    string tokens, so a flat shape reads back one way only."""
 
     def __init__(self, limit: int = LIMIT) -> None:
         self._limit = limit
         self._decoded: set[Hashable] = set()
-        #: id(list) -> (the list, its shape)
+        #: id(list) -> (the list, its token)
         self._lists: dict[int, tuple[list[Any], Hashable]] = {}
+        #: the flat shape of a list's items -> its number
+        self._numbers: dict[tuple[Hashable, ...], int] = {}
+        self._next_number = 0
 
     def check(self, obj: Mapping[str, Any], where: str) -> None:
-        try:
-            # apiVersion and kind pick the model: they are part of the key as they are
-            api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
-            key = (api_version, kind, self.shape(obj)) if type(obj) is dict else None
-        except (_UnshapedError, RecursionError):  # RecursionError: a manifest that contains itself
-            key = None
+        key: tuple[Hashable, ...] | None = None
+        if type(obj) is dict:
+            # apiVersion and kind pick the model: they lead the key as they are
+            parts: list[Hashable] = [str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")]
+            try:
+                self._walk_dict(obj, parts.append)
+                key = tuple(parts)
+            except (_UnshapedError, RecursionError):  # RecursionError: a manifest that contains itself
+                key = None
         if key is not None and key in self._decoded:
             return
         check_decodable(obj, where)
@@ -79,31 +94,65 @@ class DecodeMemo:
 
     def shape(self, value: Any) -> Hashable:
         """What decoding `value` depends on; raises _UnshapedError for anything but plain JSON.
-        Every shape is a tuple led by the type of its value (no two types' shapes are equal)."""
+        A list's shape is its token (held with the list), any other value's its flat tokens."""
+        if type(value) is list:
+            return self._list_token(value)
+        parts: list[Hashable] = []
+        self._walk(value, parts.append)
+        return tuple(parts)
+
+    def _walk(self, value: Any, append: Callable[[Hashable], None]) -> None:
         kind = type(value)
-        if kind is str:
-            return _ANY_STRING if value.isascii() else (str, value)
         if kind is dict:
-            parts: list[Hashable] = [dict]
-            for key, item in value.items():
-                if type(key) is not str:
-                    raise _UnshapedError
-                parts.append(key)
-                # strings inline: they are most of a manifest's values
-                if type(item) is str and item.isascii():
-                    parts.append(_ANY_STRING)
-                else:
-                    parts.append(self.shape(item))
-            return tuple(parts)
-        if kind is list:
-            held = self._lists.get(id(value))
-            if held is None:
-                if len(self._lists) >= self._limit:
-                    self._lists.clear()
-                held = self._lists[id(value)] = (value, (list, *[self.shape(item) for item in value]))
-            return held[1]
-        if kind is int or kind is bool or value is None:
-            return kind, value
-        if kind is float:
-            return kind, repr(value)
-        raise _UnshapedError
+            self._walk_dict(value, append)
+        elif kind is str:
+            append(_ANY_STRING if value.isascii() else (str, value))
+        elif kind is list:
+            append(self._list_token(value))
+        else:
+            append(_atom(value))
+
+    def _walk_dict(self, value: dict[Any, Any], append: Callable[[Hashable], None]) -> None:
+        append(_DICT)
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _UnshapedError
+            append(key)
+            kind = type(item)
+            # strings inline: they are most of a manifest's values
+            if kind is str:
+                append(_ANY_STRING if item.isascii() else (str, item))
+            elif kind is dict:
+                self._walk_dict(item, append)
+            elif kind is list:
+                append(self._list_token(item))
+            else:
+                append(_atom(item))
+        append(_END)
+
+    def _list_token(self, value: list[Any]) -> Hashable:
+        held = self._lists.get(id(value))
+        if held is None:
+            parts: list[Hashable] = []
+            for item in value:
+                self._walk(item, parts.append)
+            if len(self._lists) >= self._limit:
+                self._lists.clear()
+                self._numbers.clear()  # numbers are never given twice: keys holding old ones stay right
+            flat = tuple(parts)
+            number = self._numbers.get(flat)
+            if number is None:
+                number = self._numbers[flat] = self._next_number
+                self._next_number += 1
+            held = self._lists[id(value)] = (value, (list, number))
+        return held[1]
+
+
+def _atom(value: Any) -> Hashable:
+    """The token of a number, boolean or null (led by its type); _UnshapedError for the rest."""
+    kind = type(value)
+    if kind is int or kind is bool or value is None:
+        return kind, value
+    if kind is float:
+        return kind, repr(value)
+    raise _UnshapedError

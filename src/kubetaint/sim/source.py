@@ -44,6 +44,8 @@ class Source:
 
     def where(self, path: Sequence[str | int]) -> str:
         """`file:line: ` (or `file: ` when no line is known) for messages."""
+        if self.root is None:  # a document given as data: no line for any path
+            return f"{self.name}: "
         line = self.line(path)
         return f"{self.name}:{line}: " if line is not None else f"{self.name}: "
 

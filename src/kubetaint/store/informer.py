@@ -88,11 +88,22 @@ class Informer:
             self.resource, namespace=namespace, label_selector=labels, field_selector=fields
         )
         self._synced_rv = int(listed.resource_version)
+        cache, every = self._cache, self._handlers
+        count, adds = -1, []
         for obj in listed.items:
-            self._cache[object_key(obj)] = obj
-            for handlers in self._handlers:
-                if handlers.on_add is not None:
-                    handlers.on_add(obj)
+            cache[object_key(obj)] = obj
+            if len(every) != count:  # a handler set added by a handler gets the later adds too
+                count = len(every)
+                adds = [h.on_add for h in every if h.on_add is not None]
+            for on_add in adds:
+                on_add(obj)
+            if len(every) != count:  # added while obj was delivered: a loop over `every` tells them too
+                added = count
+                while added < len(every):
+                    late = every[added].on_add
+                    if late is not None:
+                        late(obj)
+                    added += 1
 
     @property
     def started(self) -> bool:
@@ -307,6 +318,10 @@ class Informer:
 
     def items(self) -> Iterator[JSON]:
         return iter(list(self._cache.values()))
+
+    def keyed_items(self) -> list[tuple[tuple[str, str], JSON]]:
+        """The cached objects with their keys (object_key of each), in cache order."""
+        return list(self._cache.items())
 
     def __len__(self) -> int:
         return len(self._cache)

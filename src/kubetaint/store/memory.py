@@ -144,18 +144,25 @@ class MemoryStore:
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         stored = prepare_create(resource, obj, self._clock, self._uid)
-        namespace, name = object_key(stored)
+        key = object_key(stored)
+        name = key[1]
         with self._lock:
-            bucket = self._objects.setdefault(resource, {}).setdefault(namespace, {})
+            bucket = self._objects.setdefault(resource, {}).setdefault(key[0], {})
             if name in bucket:
                 raise errors.already_exists(resource, name)
             if dry_run:
                 return stored
-            self._rv += 1
-            stored["metadata"]["resourceVersion"] = str(self._rv)
+            self._rv = rv = self._rv + 1
+            stored["metadata"]["resourceVersion"] = str(rv)
             bucket[name] = stored
-            self._index(resource, None, stored)
-            self._commit(WatchEvent("ADDED", resource, stored, self._rv))
+            if resource == "pods":  # _index(resource, None, stored) with the key at hand
+                by_node = self._pods_by_node.get(node := _node_name(stored))
+                if by_node is None:
+                    by_node = self._pods_by_node[node] = {}
+                by_node[key] = stored
+            event = WatchEvent("ADDED", resource, stored, rv)
+            self._history.append(event)  # _commit
+            self._dispatcher.enqueue(event)
         self._dispatcher.dispatch()
         return stored
 

@@ -213,6 +213,11 @@ class Dispatcher:
         with self._lock:
             if self._dispatching:
                 return
+            if not self._handlers:
+                # what delivering would do: every route is empty (a store being loaded before
+                # anything subscribes: 150,000 creates)
+                self._pending.clear()
+                return
             self._dispatching = True
         # Everything pending is taken at once (events handlers cause queue up behind it, so the
         # order is the commit order still); routes are looked up per queued event or group, so a

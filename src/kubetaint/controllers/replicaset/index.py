@@ -95,11 +95,46 @@ class PodOwnerIndex:
     @staticmethod
     def _orphan_tags(key: Key, pod: JSON) -> tuple[LabelKey, ...]:
         labels = (pod.get("metadata") or {}).get("labels") or {}
-        return tuple((key[0], str(k), str(v)) for k, v in labels.items())
+        namespace = key[0]
+        return tuple([(namespace, str(k), str(v)) for k, v in labels.items()])
 
     def _add(self, pod: JSON) -> None:
-        self._index(pod)
+        key = key_of(pod)
+        if key in self._owner_of:
+            self._index(pod)
+        else:
+            self._index_new(key, pod)
         self._on_change(None, pod)
+
+    def _index_new(self, key: Key, pod: JSON) -> None:
+        """`_index` of a pod whose key is not indexed (an informer's listing or replay: every
+        pod once): nothing to compare or unindex first."""
+        ref = controller_ref_of(pod)
+        if ref is not None:
+            owner = str(ref.get("uid") or "")
+            owned = self.owned.get(owner)
+            if owned is None:
+                owned = self.owned[owner] = set()
+            owned.add(key)
+            self._owner_of[key] = owner
+            self._bump(owner)
+            return
+        if not self._track_orphans:
+            return
+        tags = self._orphan_tags(key, pod)  # first, as in _index: what it raises leaves no trace
+        orphans = self.orphans.get(key[0])
+        if orphans is None:
+            orphans = self.orphans[key[0]] = set()
+        orphans.add(key)
+        self._owner_of[key] = None
+        if tags:
+            by_label = self._orphan_labels
+            for tag in tags:
+                members = by_label.get(tag)
+                if members is None:
+                    members = by_label[tag] = set()
+                members.add(key)
+            self._labels_of[key] = tags
 
     def _update(self, old: JSON, new: JSON) -> None:
         unmoved, owner = self._unmoved_owner(old, new)
