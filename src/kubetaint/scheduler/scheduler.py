@@ -404,7 +404,7 @@ class Scheduler:
         n = len(candidates)
         if n == 0:  # PreFilterResult named no existing node: nothing searched, the index stays
             evaluation.processed = 0
-            return [], None
+            return [], np.zeros(0, np.int64)
         pct = fw.percentage_of_nodes_to_score
         k = num_feasible_nodes_to_find(self.global_percentage if pct is None else pct, n)
         if not fw.score_plugins:
