@@ -197,17 +197,25 @@ def with_fakes(s: Scheduler, pre: list[FakePreFilter], filters: Sequence[Any] = 
 # ---- schedule_one_test.go TestSchedulerSchedulePod, the PreFilterResult cases ---------------------
 
 
+NO_SCORE = {"profiles": [{"plugins": {"score": {"disabled": [{"name": "*"}]}}}]}
+
+
 @pytest.mark.parametrize(
-    ("nodes", "pre", "fail_on", "want_node", "want_message", "want_plugins"),
+    ("nodes", "pre", "fail_on", "scored", "want_nodes", "want_message", "want_plugins"),
     [
         pytest.param(
             ["node1", "node2", "node3"],
-            [FakePreFilter("FakePreFilter", {"node2"})],
+            [
+                FakePreFilter("FakePreFilter1", None),
+                FakePreFilter("FakePreFilter2", {"node2"}),
+                FakePreFilter("FakePreFilter3", {"node1", "node2"}),
+            ],
             [],
-            "node2",
+            True,
+            {"node2"},
             None,
             None,
-            id="test prefilter plugin returning a node subset: the pod goes there",
+            id="test prefilter plugin returning node",
         ),
         pytest.param(
             ["node1", "node2", "node3"],
@@ -217,48 +225,53 @@ def with_fakes(s: Scheduler, pre: list[FakePreFilter], filters: Sequence[Any] = 
                 FakePreFilter("FakePreFilter3", {"node1"}),
             ],
             [],
+            True,
             None,
             "0/3 nodes are available: node(s) didn't satisfy plugin(s) [FakePreFilter2 FakePreFilter3]"
             " simultaneously.",
             {"FakePreFilter2", "FakePreFilter3"},
-            id="test prefilter plugin returning non-intersecting nodenames",
+            id="test prefilter plugin returning non-intersecting nodes",
         ),
         pytest.param(
             ["node1"],
-            [FakePreFilter("FakePreFilter", set())],
+            [FakePreFilter("FakePreFilter1", None), FakePreFilter("FakePreFilter2", set())],
             [],
+            True,
             None,
-            "0/1 nodes are available: node(s) didn't satisfy plugin FakePreFilter.",
-            {"FakePreFilter"},
+            "0/1 nodes are available: node(s) didn't satisfy plugin FakePreFilter2.",
+            {"FakePreFilter2"},
             id="test prefilter plugin returning empty node set",
         ),
         pytest.param(
-            ["node1", "node2", "node3"],
+            ["node1", "node2"],
             [FakePreFilter("FakePreFilter", {"node2"})],
             ["node2"],
+            True,
             None,
-            "0/3 nodes are available: 1 injecting failure for pod test-prefilter,"
-            " 2 node(s) didn't satisfy plugin(s) [FakePreFilter].",
+            "0/2 nodes are available: 1 injecting failure for pod test-prefilter,"
+            " 1 node(s) didn't satisfy plugin(s) [FakePreFilter].",
             {"FakePreFilter", "FakeFilter"},
             id="test some nodes are filtered out by prefilter plugin and other are filtered out by filter plugin",
         ),
         pytest.param(
-            ["1"],
-            [FakePreFilter("FakePreFilter", {"invalid-node"})],
+            ["node1", "node2", "node3"],
+            [FakePreFilter("FakePreFilter", {"node1", "node2"})],
             [],
+            False,
+            {"node1", "node2"},
             None,
-            "0/1 nodes are available: 1 node(s) didn't satisfy plugin(s) [FakePreFilter].",
-            {"FakePreFilter"},
-            id="test prefilter plugin returned an invalid node",
+            None,
+            id="test no score plugin, prefilter plugin returning 2 nodes",
         ),
         pytest.param(
-            ["node1", "node2"],
-            [FakePreFilter("FakePreFilter", {"node2", "node3"})],
+            ["1", "2"],
+            [FakePreFilter("FakePreFilter", {"invalid-node"})],
             [],
-            "node2",
+            True,
             None,
-            None,
-            id="test prefilter plugin returning a non-existing node with an existing one",
+            "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [FakePreFilter].",
+            {"FakePreFilter"},
+            id="test prefilter plugin returned an invalid node",
         ),
     ],
 )
@@ -266,20 +279,23 @@ def test_schedule_pod_with_pre_filter_results(
     nodes: list[str],
     pre: list[FakePreFilter],
     fail_on: list[str],
-    want_node: str | None,
+    scored: bool,
+    want_nodes: set[str] | None,
     want_message: str | None,
     want_plugins: set[str] | None,
 ) -> None:
-    s = scheduler([node(n) for n in nodes])
+    s = scheduler([node(n) for n in nodes], config=None if scored else NO_SCORE)
     fw = with_fakes(s, pre, [FailOn(*fail_on)] if fail_on else [])
-    chosen, _, fit_error = s.schedule_pod(fw, CycleState(), make_pod_info(pod("test-prefilter")))
-    assert chosen == want_node
+    chosen, evaluation, fit_error = s.schedule_pod(fw, CycleState(), make_pod_info(pod("test-prefilter")))
     if want_message is None:
         assert fit_error is None
+        assert want_nodes is not None and chosen in want_nodes
+        if not scored:  # without score plugins one feasible node is enough
+            assert evaluation.processed == 1
     else:
-        assert fit_error is not None
+        assert chosen is None and fit_error is not None
         assert fit_error.error() == want_message
-        assert fit_error.diagnosis.unschedulable_plugins - {""} == want_plugins
+        assert fit_error.diagnosis.unschedulable_plugins == want_plugins
 
 
 # ---- a DaemonSet-like pod in a larger cluster -----------------------------------------------------
@@ -404,3 +420,44 @@ def test_explain_reports_the_absent_nodes_status_for_the_nodes_a_pinned_pod_does
         "n1": {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reason": "Insufficient cpu"},
         "n2": absent,
     }
+
+
+@pytest.mark.parametrize(
+    ("nominated", "pinned_to", "want"),
+    [
+        pytest.param(
+            "n120", None, 101, id="a failed nominated node the search does not reach counts as gone through"
+        ),
+        pytest.param("n050", None, 101, id="a failed nominated node the search reaches counts once"),
+        pytest.param(
+            "n120",
+            ("n007",),
+            2,
+            id="a pinned pod's failed nominated node outside its names counts as gone through",
+        ),
+    ],
+)
+def test_next_start_node_index_after_a_failed_nominated_node(
+    nominated: str, pinned_to: tuple[str, ...] | None, want: int
+) -> None:
+    s = scheduler([node(f"n{i:03d}", cpu="100m" if f"n{i:03d}" == nominated else "4") for i in range(150)])
+    p = pod("p", cpu="1") if pinned_to is None else pinned("p", *pinned_to, cpu="1")
+    p["status"] = {"nominatedNodeName": nominated}
+    s.add_pod(p)
+    (result,) = s.run()
+    assert result.node is not None and result.node != nominated
+    assert s.next_start_node_index == want
+
+
+def test_fit_error_keeps_the_status_of_a_failed_nominated_node_outside_the_pinned_names() -> None:
+    s = scheduler([node(f"n{i}", cpu="100m") for i in range(4)])
+    p = pinned("p", "n1", cpu="1")
+    p["status"] = {"nominatedNodeName": "n3"}
+    s.add_pod(p)
+    (result,) = s.run()
+    assert result.fit_error is not None
+    # the nominated node keeps its own status; the other unnamed nodes have the absent-nodes one
+    assert result.fit_error.error().startswith(
+        "0/4 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector,"
+        " 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+    )

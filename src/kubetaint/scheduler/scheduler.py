@@ -334,7 +334,8 @@ class Scheduler:
                 diagnosis.unschedulable_plugins.add(status.plugin)
             return None, evaluation, FitError(n, diagnosis)
         slots: IntArray | None = None  # the feasible nodes' cache slots, when known already
-        feasible: Sequence[NodeInfo] | None = self._nominated_first(fw, state, pi)
+        nominated, nominated_failed = self._nominated_first(fw, state, pi)
+        feasible: Sequence[NodeInfo] | None = nominated
         searched: list[NodeInfo] | None = None  # the nodes PreFilterResult narrowed the search to
         absent: Status | None = None
         if pre.node_names is not None:
@@ -344,10 +345,15 @@ class Scheduler:
                 f"node(s) didn't satisfy plugin(s) {go_list(sorted(pre.plugins_with_nodes))}",
             )
         if feasible is None:
-            feasible, slots = self._find_feasible(fw, state, pi, nodes, evaluation, searched=searched)
+            feasible, slots = self._find_feasible(
+                fw, state, pi, nodes, evaluation, searched=searched, nominated_failed=nominated_failed
+            )
         evaluation.feasible = feasible
         if not feasible:
             diagnosis = Diagnosis(absent_status=absent, unschedulable_plugins=set(pre.plugins_with_nodes))
+            if nominated_failed is not None:  # kept when the search does not reach that node
+                diagnosis.node_to_status[nominated_failed[0]] = nominated_failed[1]
+                diagnosis.unschedulable_plugins.add(nominated_failed[1].plugin)
             for ni in nodes if searched is None else searched:
                 st = fw.run_filter(state, pi, ni)
                 diagnosis.node_to_status[ni.name] = st
@@ -367,13 +373,20 @@ class Scheduler:
             return int(ties[0])
         return int(ties[self.rng.randrange(len(ties))])
 
-    def _nominated_first(self, fw: Framework, state: CycleState, pi: PodInfo) -> list[NodeInfo] | None:
+    def _nominated_first(
+        self, fw: Framework, state: CycleState, pi: PodInfo
+    ) -> tuple[list[NodeInfo] | None, tuple[str, Status] | None]:
+        """evaluateNominatedNode: ([the nominated node] when it passes the filters, else None;
+        (its name, status) when it exists and fails them, as the cycle's diagnosis records it)."""
         if not pi.nominated_node_name:
-            return None
+            return None, None
         ni = self.cache.nodes.get(pi.nominated_node_name)
-        if ni is not None and fw.run_filter(state, pi, ni).is_success():
-            return [ni]
-        return None
+        if ni is None:
+            return None, None
+        status = fw.run_filter(state, pi, ni)
+        if status.is_success():
+            return [ni], None
+        return None, (ni.name, status)
 
     def _narrowed(self, names: frozenset[str]) -> list[NodeInfo]:
         """The named nodes that exist, in node-tree order. (Upstream ranges over the NodeNames set,
@@ -394,15 +407,20 @@ class Scheduler:
         evaluation: Evaluation,
         *,
         searched: list[NodeInfo] | None = None,
+        nominated_failed: tuple[str, Status] | None = None,
     ) -> tuple[Sequence[NodeInfo], IntArray | None]:
         """findNodesThatPassFilters, sequential, over `searched` (the nodes PreFilterResult left, in
         node-tree order) or else every node: from nextStartNodeIndex (modulo the searched count)
         until enough nodes fit; nextStartNodeIndex then moves on by the nodes gone through, modulo
         the count of all nodes. Also the feasible nodes' cache slots when the filters ran
-        vectorised (else None)."""
+        vectorised (else None).
+
+        A nominated node that failed the filters before the search counts among the nodes gone
+        through when the search does not reach it (upstream counts the statuses recorded)."""
         candidates = nodes if searched is None else searched
         n = len(candidates)
-        if n == 0:  # PreFilterResult named no existing node: nothing searched, the index stays
+        if n == 0:  # PreFilterResult named no existing node: nothing searched
+            self._advance(0 if nominated_failed is None else 1, len(nodes))
             evaluation.processed = 0
             return [], np.zeros(0, np.int64)
         pct = fw.percentage_of_nodes_to_score
@@ -443,9 +461,22 @@ class Scheduler:
             feasible = found
             if fw.batch_filter:
                 slots = np.fromiter((ni.slot for ni in found), np.int64, len(found))
-        self.next_start_node_index = (self.next_start_node_index + processed) % len(nodes)
+        extra = 0
+        if nominated_failed is not None:
+            pos = self._position(nominated_failed[0], searched)
+            extra = int(pos is None or (pos - start) % n >= processed)
+        self._advance(processed + extra, len(nodes))
         evaluation.processed = processed
         return feasible, slots
+
+    def _advance(self, processed: int, num_all_nodes: int) -> None:
+        self.next_start_node_index = (self.next_start_node_index + processed) % num_all_nodes
+
+    def _position(self, name: str, searched: list[NodeInfo] | None) -> int | None:
+        """The node's index in the list searched (node-tree order or the narrowed list)."""
+        if searched is None:
+            return self.cache.order_positions().get(name)
+        return next((i for i, ni in enumerate(searched) if ni.name == name), None)
 
 
 class NodesAt(Sequence[NodeInfo]):
