@@ -1,8 +1,8 @@
 """The search for feasible nodes of a pod pinned to a few nodes by name (a DaemonSet pod's required
-node affinity): filtering just those nodes one by one must reach exactly what the vectorised
-search over every node reaches — the same feasible nodes in the same order, the same scored
-slots, the same number of nodes gone through and the same nextStartNodeIndex afterwards, the same
-chosen node and the same FitError when none fits."""
+node affinity, which NodeAffinity's PreFilterResult narrows the search to): filtering the narrowed
+nodes one by one must reach exactly what the vectorised search over them reaches — the same
+feasible nodes in the same order, the same scored slots, the same number of nodes gone through and
+the same nextStartNodeIndex afterwards, the same chosen node and the same FitError when none fits."""
 
 from __future__ import annotations
 
@@ -57,9 +57,11 @@ def search(
     s.pinned_nodes_to_filter_one_by_one = PINNED_NODES_TO_FILTER_ONE_BY_ONE if one_by_one else -1
     fw = next(iter(s.profiles.values()))
     state, pi, evaluation = CycleState(), make_pod_info(pod_), Evaluation()
-    assert fw.run_pre_filter(state, pi, s.cache.node_list()).is_success()
+    pre = fw.run_pre_filter_plugins(state, pi, s.cache.node_list())
+    assert pre.status.is_success() and pre.node_names is not None
     s.next_start_node_index = start
-    feasible, slots = s._find_feasible(fw, state, pi, s.cache.node_list(), evaluation)
+    searched = s._narrowed(pre.node_names)
+    feasible, slots = s._find_feasible(fw, state, pi, s.cache.node_list(), evaluation, searched=searched)
     return (
         [ni.name for ni in feasible],
         None if slots is None else [int(x) for x in slots],
@@ -98,13 +100,30 @@ def test_one_by_one_search_of_pinned_nodes_equals_the_vectorised_search(
     ("kinds", "targets", "start", "feasible", "next_start"),
     [
         pytest.param(
-            [0] * 5, ["n003"], 4, ["n003"], 4, id="one plain node pinned: found, whole ring gone through"
+            [0] * 5, ["n003"], 4, ["n003"], 0, id="one plain node pinned: found, the index moves on by one"
         ),
-        pytest.param([0, 1, 0, 2, 0], ["n001", "n003"], 0, [], 0, id="pinned to a tainted and a full node"),
         pytest.param(
-            [0] * 6, ["n005", "n001", "n004"], 3, ["n004", "n005", "n001"], 3, id="met in ring order"
+            [0, 1, 0, 2, 0],
+            ["n001", "n003"],
+            0,
+            [],
+            2,
+            id="pinned to a tainted and a full node: both counted",
         ),
-        pytest.param([0] * 4, ["n009"], 2, [], 2, id="pinned to a node that does not exist"),
+        pytest.param(
+            [0] * 6,
+            ["n005", "n001", "n004"],
+            4,
+            ["n004", "n005", "n001"],
+            1,
+            id="narrowed nodes in node-tree order, from the index modulo their count",
+        ),
+        pytest.param(
+            [0] * 4, ["n009"], 2, [], 2, id="pinned to a node that does not exist: nothing searched"
+        ),
+        pytest.param(
+            [0] * 4, ["n009", "n002"], 3, ["n002"], 0, id="names of missing nodes are dropped from the search"
+        ),
     ],
 )
 def test_pinned_search_table(
@@ -121,9 +140,10 @@ def test_pinned_search_table(
 
 
 def test_without_score_plugins_the_first_pinned_fit_stops_the_search() -> None:
+    # narrowed to [n002, n006]; 5 % 2 = 1 starts at n006, which fits: one node gone through
     s = scheduler(cluster([0] * 8, 1), config=NO_SCORE)
     names, _, processed, after = search(s, pinned("p", ["n002", "n006"]), 5, True)
-    assert (names, processed, after) == (["n006"], 2, 7)
+    assert (names, processed, after) == (["n006"], 1, 6)
 
 
 @settings(max_examples=25, deadline=None)

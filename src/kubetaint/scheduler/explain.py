@@ -17,7 +17,7 @@ from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.clock.virtual import VirtualClock
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
 from kubetaint.scheduler.cache import IntArray
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.framework import CycleState, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
@@ -26,7 +26,7 @@ from kubetaint.scheduler.plugins.node_unschedulable import UNSCHEDULABLE_TAINT
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info
 from kubetaint.scheduler.resources import InputError, object_ref, quantity
 from kubetaint.scheduler.scheduler import Scheduler
-from kubetaint.scheduler.status import Status
+from kubetaint.scheduler.status import Code, Status
 
 JSON = dict[str, Any]
 
@@ -172,10 +172,21 @@ def _explain(
 def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
     fw = scheduler.framework_for(pi)
     report_state = CycleState()
-    pre = fw.run_pre_filter(report_state, pi, scheduler.cache.node_list())
+    pre = fw.run_pre_filter_plugins(report_state, pi, scheduler.cache.node_list())
     verdicts: dict[str, Status] = {}
     for ni in scheduler.cache.node_list():
-        verdicts[ni.name] = pre if not pre.is_success() else fw.run_filter(report_state, pi, ni)
+        if not pre.status.is_success():
+            verdicts[ni.name] = pre.status
+        elif pre.node_names is not None and ni.name not in pre.node_names:
+            # findNodesThatFitPod filters only the PreFilterResult's nodes; the others have the
+            # absent-nodes status, as in the message (attributed here to the narrowing plugins)
+            verdicts[ni.name] = Status(
+                Code.UnschedulableAndUnresolvable,
+                f"node(s) didn't satisfy plugin(s) {go_list(sorted(pre.plugins_with_nodes))}",
+                plugin=", ".join(sorted(pre.plugins_with_nodes)),
+            )
+        else:
+            verdicts[ni.name] = fw.run_filter(report_state, pi, ni)
     state = CycleState()
     node, evaluation, fit_error = scheduler.schedule_pod(fw, state, pi)
     scores: dict[str, JSON] = {}

@@ -81,6 +81,21 @@ class PostFilterResult:
     victims: list[Mapping[str, Any]] = field(default_factory=list)
 
 
+@dataclass
+class PreFilterOutcome:
+    """What RunPreFilterPlugins returns: the merged PreFilterResult node names (None: all nodes),
+    the status, and the plugins whose PreFilterResult narrowed the nodes."""
+
+    node_names: frozenset[str] | None
+    status: Status
+    plugins_with_nodes: set[str]
+
+
+def go_list(items: Sequence[str]) -> str:
+    """A Go `%v` of a []string: "[a b]"."""
+    return "[" + " ".join(items) + "]"
+
+
 def implements(plugin: object, point: str) -> bool:
     return callable(getattr(plugin, EXTENSION_POINTS[point], None))
 
@@ -119,14 +134,44 @@ class Framework:
 
     # ---- filter ------------------------------------------------------------------------------
     def run_pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
+        """RunPreFilterPlugins' status alone."""
+        return self.run_pre_filter_plugins(state, pi, nodes).status
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]
+    ) -> PreFilterOutcome:
+        """RunPreFilterPlugins: Skip marks the plugin's Filter skipped; UnschedulableAndUnresolvable
+        stops at once; Unschedulable is remembered while the other plugins still run (so that
+        preemption has their state). The plugins' PreFilterResult node names are intersected; an
+        empty intersection rejects the pod. `plugins_with_nodes` names the plugins that narrowed."""
+        names: frozenset[str] | None = None
+        with_nodes: set[str] = set()
+        result = SUCCESS
         for pl in self.pre_filter_plugins:
             status: Status = pl.pre_filter(state, pi, nodes)
             if status.code == Code.Skip:
                 state.skip_filter.add(pl.name)
                 continue
+            if status.code == Code.Unschedulable:
+                result = status.with_plugin(pl.name)
+                continue
             if not status.is_success():
-                return status.with_plugin(pl.name)
-        return SUCCESS
+                return PreFilterOutcome(None, status.with_plugin(pl.name), set())
+            narrowed = getattr(pl, "pre_filter_result", None)
+            plugin_names: frozenset[str] | None = narrowed(state, pi) if narrowed is not None else None
+            if plugin_names is None:
+                continue
+            with_nodes.add(pl.name)
+            names = plugin_names if names is None else names & plugin_names
+            if not names:
+                listed = sorted(with_nodes)
+                msg = (
+                    f"node(s) didn't satisfy plugin {listed[0]}"
+                    if len(listed) == 1
+                    else f"node(s) didn't satisfy plugin(s) {go_list(listed)} simultaneously"
+                )
+                return PreFilterOutcome(names, Status(Code.UnschedulableAndUnresolvable, msg), with_nodes)
+        return PreFilterOutcome(names, result, with_nodes)
 
     def run_filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
         """RunFilterPlugins: the first non-success in plugin order, with the plugin's name."""
@@ -147,19 +192,6 @@ class Framework:
                 continue
             out.append(pl.filter(state, pi, ni).with_plugin(pl.name))
         return out
-
-    def pinned_node_names(self, state: CycleState, pi: PodInfo) -> frozenset[str] | None:
-        """The node names outside which a filter plugin of this cycle rejects every node (what
-        upstream's PreFilterResult.NodeNames says), or None when no plugin pins the pod."""
-        skip = state.skip_filter
-        for pl in self.filter_plugins:
-            pinned = getattr(pl, "pinned_node_names", None)
-            if pinned is None or pl.name in skip:
-                continue
-            names: frozenset[str] | None = pinned(state, pi)
-            if names is not None:
-                return names
-        return None
 
     def run_filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
         """A pass mask over cache slots: the AND of every filter plugin's vectorised verdict."""

@@ -31,17 +31,17 @@ from kubetaint.scheduler.events import (
     pod_change_actions,
 )
 from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
-from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult
+from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
 from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from kubetaint.scheduler.registry import new_in_tree_registry
-from kubetaint.scheduler.status import Code
+from kubetaint.scheduler.status import Code, Status
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
-#: A pod pinned to at most this many nodes (a DaemonSet pod's node affinity) has just those nodes
-#: filtered one by one instead of every node at once: the same verdicts, found faster.
+#: A search PreFilterResult narrowed to at most this many nodes (a DaemonSet pod's node affinity)
+#: filters them one by one instead of vectorised over every node: the same verdicts, found faster.
 PINNED_NODES_TO_FILTER_ONE_BY_ONE = 16
 
 
@@ -302,7 +302,9 @@ class Scheduler:
             return None
         result: PostFilterResult | None = None
         for pl in fw.post_filter_plugins:
-            post, status = pl.post_filter(state, pi, fit_error.diagnosis.node_to_status)
+            post, status = pl.post_filter(
+                state, pi, fit_error.diagnosis.node_to_status, fit_error.diagnosis.absent_status
+            )
             if status.reasons:
                 fit_error.diagnosis.post_filter_msg = status.message()
             if post is not None:
@@ -320,20 +322,39 @@ class Scheduler:
         n = len(nodes)
         if n == 0:
             return None, evaluation, FitError(0, Diagnosis())
-        status = fw.run_pre_filter(state, pi, nodes)
+        pre = fw.run_pre_filter_plugins(state, pi, nodes)
+        status = pre.status
         if not status.is_success():
             diagnosis = Diagnosis(
-                absent_status=status, pre_filter_msg=status.message(), unschedulable_plugins={status.plugin}
+                absent_status=status,
+                pre_filter_msg=status.message(),
+                unschedulable_plugins=set(pre.plugins_with_nodes),
             )
+            if status.plugin:
+                diagnosis.unschedulable_plugins.add(status.plugin)
             return None, evaluation, FitError(n, diagnosis)
         slots: IntArray | None = None  # the feasible nodes' cache slots, when known already
-        feasible: Sequence[NodeInfo] | None = self._nominated_first(fw, state, pi)
+        nominated, nominated_failed = self._nominated_first(fw, state, pi)
+        feasible: Sequence[NodeInfo] | None = nominated
+        searched: list[NodeInfo] | None = None  # the nodes PreFilterResult narrowed the search to
+        absent: Status | None = None
+        if pre.node_names is not None:
+            searched = self._narrowed(pre.node_names)
+            absent = Status(
+                Code.UnschedulableAndUnresolvable,
+                f"node(s) didn't satisfy plugin(s) {go_list(sorted(pre.plugins_with_nodes))}",
+            )
         if feasible is None:
-            feasible, slots = self._find_feasible(fw, state, pi, nodes, evaluation)
+            feasible, slots = self._find_feasible(
+                fw, state, pi, nodes, evaluation, searched=searched, nominated_failed=nominated_failed
+            )
         evaluation.feasible = feasible
         if not feasible:
-            diagnosis = Diagnosis()
-            for ni in nodes:
+            diagnosis = Diagnosis(absent_status=absent, unschedulable_plugins=set(pre.plugins_with_nodes))
+            if nominated_failed is not None:  # kept when the search does not reach that node
+                diagnosis.node_to_status[nominated_failed[0]] = nominated_failed[1]
+                diagnosis.unschedulable_plugins.add(nominated_failed[1].plugin)
+            for ni in nodes if searched is None else searched:
                 st = fw.run_filter(state, pi, ni)
                 diagnosis.node_to_status[ni.name] = st
                 diagnosis.unschedulable_plugins.add(st.plugin)
@@ -352,20 +373,56 @@ class Scheduler:
             return int(ties[0])
         return int(ties[self.rng.randrange(len(ties))])
 
-    def _nominated_first(self, fw: Framework, state: CycleState, pi: PodInfo) -> list[NodeInfo] | None:
+    def _nominated_first(
+        self, fw: Framework, state: CycleState, pi: PodInfo
+    ) -> tuple[list[NodeInfo] | None, tuple[str, Status] | None]:
+        """evaluateNominatedNode: ([the nominated node] when it passes the filters, else None;
+        (its name, status) when it exists and fails them, as the cycle's diagnosis records it)."""
         if not pi.nominated_node_name:
-            return None
+            return None, None
         ni = self.cache.nodes.get(pi.nominated_node_name)
-        if ni is not None and fw.run_filter(state, pi, ni).is_success():
-            return [ni]
-        return None
+        if ni is None:
+            return None, None
+        status = fw.run_filter(state, pi, ni)
+        if status.is_success():
+            return [ni], None
+        return None, (ni.name, status)
+
+    def _narrowed(self, names: frozenset[str]) -> list[NodeInfo]:
+        """The named nodes that exist, in node-tree order. (Upstream ranges over the NodeNames set,
+        in Go's random map order; we keep the order the search over every node would meet them in,
+        so that the same inputs always check the same nodes.)"""
+        nodes = self.cache.nodes
+        position = self.cache.order_positions()
+        found = [ni for name in names if (ni := nodes.get(name)) is not None and name in position]
+        found.sort(key=lambda ni: position[ni.name])
+        return found
 
     def _find_feasible(
-        self, fw: Framework, state: CycleState, pi: PodInfo, nodes: list[NodeInfo], evaluation: Evaluation
+        self,
+        fw: Framework,
+        state: CycleState,
+        pi: PodInfo,
+        nodes: list[NodeInfo],
+        evaluation: Evaluation,
+        *,
+        searched: list[NodeInfo] | None = None,
+        nominated_failed: tuple[str, Status] | None = None,
     ) -> tuple[Sequence[NodeInfo], IntArray | None]:
-        """findNodesThatPassFilters, sequential: from nextStartNodeIndex until enough nodes fit.
-        Also the feasible nodes' cache slots when the filters ran vectorised (else None)."""
-        n = len(nodes)
+        """findNodesThatPassFilters, sequential, over `searched` (the nodes PreFilterResult left, in
+        node-tree order) or else every node: from nextStartNodeIndex (modulo the searched count)
+        until enough nodes fit; nextStartNodeIndex then moves on by the nodes gone through, modulo
+        the count of all nodes. Also the feasible nodes' cache slots when the filters ran
+        vectorised (else None).
+
+        A nominated node that failed the filters before the search counts among the nodes gone
+        through when the search does not reach it (upstream counts the statuses recorded)."""
+        candidates = nodes if searched is None else searched
+        n = len(candidates)
+        if n == 0:  # PreFilterResult named no existing node: nothing searched
+            self._advance(0 if nominated_failed is None else 1, len(nodes))
+            evaluation.processed = 0
+            return [], np.zeros(0, np.int64)
         pct = fw.percentage_of_nodes_to_score
         k = num_feasible_nodes_to_find(self.global_percentage if pct is None else pct, n)
         if not fw.score_plugins:
@@ -373,12 +430,13 @@ class Scheduler:
         start = self.next_start_node_index % n
         slots: IntArray | None = None
         feasible: Sequence[NodeInfo]
-        pinned = fw.pinned_node_names(state, pi) if fw.batch_filter else None
-        if pinned is not None and len(pinned) <= self.pinned_nodes_to_filter_one_by_one:
-            feasible, processed = self._pinned_feasible(fw, state, pi, nodes, pinned, start=start, k=k)
-            slots = np.fromiter((ni.slot for ni in feasible), np.int64, len(feasible))
-        elif fw.batch_filter:
-            order = self.cache.order()
+        one_by_one = searched is not None and n <= self.pinned_nodes_to_filter_one_by_one
+        if fw.batch_filter and not one_by_one:
+            order = (
+                self.cache.order()
+                if searched is None
+                else np.fromiter((ni.slot for ni in searched), np.int64, n)
+            )
             mask = fw.run_filter_batch(state, pi, self.cache)[order]
             rotated = np.concatenate((mask[start:], mask[:start])) if start else mask
             hits = np.flatnonzero(rotated)
@@ -387,49 +445,38 @@ class Scheduler:
                 processed = int(hits[-1]) + 1
             else:
                 processed = n
-            at = (hits + start) % n  # positions in node-tree order
-            feasible = NodesAt(nodes, at)
+            at = (hits + start) % n  # positions in the searched list
+            feasible = NodesAt(candidates, at)
             slots = order[at]
         else:
             found: list[NodeInfo] = []
             processed = 0
             for i in range(n):
-                ni = nodes[(start + i) % n]
+                ni = candidates[(start + i) % n]
                 processed += 1
                 if fw.run_filter(state, pi, ni).is_success():
                     found.append(ni)
                     if len(found) >= k:
                         break
             feasible = found
-        self.next_start_node_index = (start + processed) % n
+            if fw.batch_filter:
+                slots = np.fromiter((ni.slot for ni in found), np.int64, len(found))
+        extra = 0
+        if nominated_failed is not None:
+            pos = self._position(nominated_failed[0], searched)
+            extra = int(pos is None or (pos - start) % n >= processed)
+        self._advance(processed + extra, len(nodes))
         evaluation.processed = processed
         return feasible, slots
 
-    def _pinned_feasible(
-        self,
-        fw: Framework,
-        state: CycleState,
-        pi: PodInfo,
-        nodes: list[NodeInfo],
-        pinned: frozenset[str],
-        *,
-        start: int,
-        k: int,
-    ) -> tuple[list[NodeInfo], int]:
-        """The vectorised search's outcome for a pod that only the `pinned` nodes can pass (every
-        other node fails a filter): those nodes filtered one by one, in the order the search
-        meets them from `start`; (the feasible nodes found, how many nodes the search went through)."""
-        n = len(nodes)
-        position = self.cache.order_positions()
-        offsets = sorted((at - start) % n for name in pinned if (at := position.get(name)) is not None)
-        feasible: list[NodeInfo] = []
-        for offset in offsets:
-            ni = nodes[(start + offset) % n]
-            if fw.run_filter(state, pi, ni).is_success():
-                feasible.append(ni)
-                if len(feasible) >= k:
-                    return feasible, offset + 1
-        return feasible, n
+    def _advance(self, processed: int, num_all_nodes: int) -> None:
+        self.next_start_node_index = (self.next_start_node_index + processed) % num_all_nodes
+
+    def _position(self, name: str, searched: list[NodeInfo] | None) -> int | None:
+        """The node's index in the list searched (node-tree order or the narrowed list)."""
+        if searched is None:
+            return self.cache.order_positions().get(name)
+        return next((i for i, ni in enumerate(searched) if ni.name == name), None)
 
 
 class NodesAt(Sequence[NodeInfo]):

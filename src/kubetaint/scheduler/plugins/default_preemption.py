@@ -93,9 +93,13 @@ class DefaultPreemption(Plugin):
         self.handle: PreemptionHandle | None = None
 
     def post_filter(
-        self, state: CycleState, pi: PodInfo, node_to_status: Mapping[str, Status]
+        self,
+        state: CycleState,
+        pi: PodInfo,
+        node_to_status: Mapping[str, Status],
+        absent_status: Status | None = None,
     ) -> tuple[PostFilterResult | None, Status]:
-        result, status = self.preempt(state, pi, node_to_status)
+        result, status = self.preempt(state, pi, node_to_status, absent_status)
         if status.reasons:
             return result, Status(status.code, "preemption: " + status.message())
         return result, status
@@ -104,22 +108,27 @@ class DefaultPreemption(Plugin):
         return min(max(n * self.min_pct // 100, self.min_abs), n)
 
     def preempt(
-        self, state: CycleState, pi: PodInfo, node_to_status: Mapping[str, Status]
+        self,
+        state: CycleState,
+        pi: PodInfo,
+        node_to_status: Mapping[str, Status],
+        absent_status: Status | None = None,
     ) -> tuple[PostFilterResult | None, Status]:
+        """Preempt. `node_to_status` holds the nodes given a status explicitly; every other node has
+        `absent_status` (NodeToStatus's absent-nodes status; by default UnschedulableAndUnresolvable,
+        as NewDefaultNodeToStatus says). Only nodes whose status is Unschedulable may be helped by
+        removing pods (NodesForStatusCode(Unschedulable))."""
         handle = self.handle
         assert handle is not None, "DefaultPreemption needs a handle"
         if pi.preemption_policy == "Never":
             return None, Status(Code.Unschedulable, NEVER)
         all_nodes = handle.cache.node_list()
-        potential = [
-            ni
-            for ni in all_nodes
-            if node_to_status.get(ni.name, Status()).code != Code.UnschedulableAndUnresolvable
-        ]
+        absent = absent_status if absent_status is not None else Status(Code.UnschedulableAndUnresolvable)
+        potential = [ni for ni in all_nodes if node_to_status.get(ni.name, absent).code == Code.Unschedulable]
         statuses: dict[str, Status] = {
             ni.name: Status(Code.UnschedulableAndUnresolvable, NOT_HELPFUL)
             for ni in all_nodes
-            if node_to_status.get(ni.name, Status()).code == Code.UnschedulableAndUnresolvable
+            if node_to_status.get(ni.name, absent).code != Code.Unschedulable
         }
         candidates: list[Candidate] = []
         if potential:

@@ -24,8 +24,10 @@ from kubetaint.scheduler.resources import object_ref
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
 _REQUIRED = "NodeAffinity/required"
 _PREFERRED = "NodeAffinity/preferred"
+_NODE_NAMES = "NodeAffinity/nodeNames"
 
 
 def required_matcher(pi: PodInfo) -> Matcher | None:
@@ -85,19 +87,24 @@ class NodeAffinity(Plugin):
         if matcher is None:
             return Status(Code.Skip)
         state.data[_REQUIRED] = matcher
+        names = self._pinned_names(pi)
+        if names is not None:
+            if not names:  # every term names nodes, and none is named by all its requirements
+                return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_CONFLICT)
+            state.data[_NODE_NAMES] = names
         return SUCCESS
+
+    def pre_filter_result(self, state: CycleState, pi: PodInfo) -> frozenset[str] | None:
+        """PreFilterResult.NodeNames of this cycle's PreFilter: the only nodes the required terms
+        can match (each term pins `metadata.name`), or None for all nodes."""
+        names: frozenset[str] | None = state.data.get(_NODE_NAMES)
+        return names
 
     def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
         matcher = state.data.get(_REQUIRED) or self._matcher(pi)
         if matcher is None or matcher(ni.name, ni.labels):
             return SUCCESS
         return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_POD)
-
-    def pinned_node_names(self, state: CycleState, pi: PodInfo) -> frozenset[str] | None:
-        """The only nodes the required terms can match (each term pins metadata.name), else None."""
-        if (state.data.get(_REQUIRED) or self._matcher(pi)) is None:
-            return None
-        return self._pinned_names(pi)
 
     def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
         matcher = state.data.get(_REQUIRED) or self._matcher(pi)

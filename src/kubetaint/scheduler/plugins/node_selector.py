@@ -131,26 +131,28 @@ def compile_required(pod: Mapping[str, Any], ref: str) -> Matcher | None:
 
 
 def required_node_names(pod: Mapping[str, Any]) -> frozenset[str] | None:
-    """The only node names the required terms can match, when every term pins `metadata.name`
-    with an `In` field requirement (as DaemonSet pods do); None when some term does not.
+    """NodeAffinity PreFilter's PreFilterResult.NodeNames: within a required term, the intersection of
+    its `metadata.name In` field requirements; across terms, their union. None (all nodes) when there
+    are no required terms or some term has no such requirement; an empty set when the terms conflict.
 
-    A node outside the set fails the required matcher whatever its labels, so a filter may test
-    just these nodes and reach the same verdicts (the matcher still decides for the named ones)."""
+    A node outside the set fails the required matcher whatever its labels, so the scheduler filters
+    just these nodes (the matcher still decides for the named ones)."""
     affinity = (((pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity")) or {}
     required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-    if required is None:
+    terms = (required or {}).get("nodeSelectorTerms") or ()
+    if not terms:
         return None
     names: set[str] = set()
-    for term in required.get("nodeSelectorTerms") or ():
-        pinned = [
-            r
-            for r in term.get("matchFields") or ()
-            if r.get("key") == "metadata.name" and r.get("operator") == "In"
-        ]
-        if not pinned:
-            return None
-        names.update(str(v) for v in pinned[0].get("values") or ())
-    return frozenset(names) if required.get("nodeSelectorTerms") else None
+    for term in terms:
+        term_names: set[str] | None = None
+        for r in term.get("matchFields") or ():
+            if r.get("key") == "metadata.name" and r.get("operator") == "In":
+                values = {str(v) for v in r.get("values") or ()}
+                term_names = values if term_names is None else term_names & values
+        if term_names is None:
+            return None  # terms are ORed: this one may match any node
+        names |= term_names
+    return frozenset(names)
 
 
 def compile_preferred(pod: Mapping[str, Any], ref: str) -> list[tuple[int, Matcher]]:
