@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubetaint.sim.cluster import seeded_uids
+from kubetaint.sim.cluster import SeededUidStream, seeded_uids
 
 
 class Bits(random.Random):
@@ -45,3 +45,34 @@ def test_uids_match_uuid4_for_any_bits(values: list[int]) -> None:
 def test_the_same_seed_gives_the_same_uids() -> None:
     a, b = seeded_uids(random.Random(9)), seeded_uids(random.Random(9))
     assert [a() for _ in range(5)] == [b() for _ in range(5)]
+
+
+@pytest.mark.parametrize(
+    ("seed", "batch", "count"),
+    [
+        pytest.param(9, 1, 5, id="a batch of one uid draws as each call did"),
+        pytest.param(9, 7, 50, id="batches not dividing the count cross their boundaries in order"),
+        pytest.param(2**63 + 11, 1024, 3000, id="the default batch over a 64-bit seed"),
+        pytest.param(0, 3, 3, id="exactly one batch used up"),
+    ],
+)
+def test_the_stream_gives_the_uids_of_one_draw_per_uid(seed: int, batch: int, count: int) -> None:
+    one_by_one = seeded_uids(random.Random(seed))
+    stream = SeededUidStream(seed, batch)
+    assert [stream() for _ in range(count)] == [one_by_one() for _ in range(count)]
+
+
+@given(st.integers(min_value=0, max_value=(1 << 64) - 1), st.integers(1, 40), st.integers(1, 120))
+def test_the_stream_equals_seeded_uids_for_any_seed_and_batch(seed: int, batch: int, count: int) -> None:
+    one_by_one = seeded_uids(random.Random(seed))
+    stream = SeededUidStream(seed, batch)
+    assert [stream() for _ in range(count)] == [one_by_one() for _ in range(count)]
+
+
+def test_a_wide_draw_is_the_narrow_draws_lowest_first() -> None:
+    # the CPython fact the stream rests on
+    wide = random.Random(5).getrandbits(128 * 4)
+    narrow = random.Random(5)
+    assert [(wide >> (128 * i)) & ((1 << 128) - 1) for i in range(4)] == [
+        narrow.getrandbits(128) for _ in range(4)
+    ]

@@ -26,7 +26,7 @@ from kubetaint.store.informer import Informer
 from kubetaint.store.interface import JSON, StoreOptions
 from kubetaint.store.memory import MemoryStore
 
-__all__ = ["SYSTEM_NAMESPACES", "Cluster", "check_decodable", "seeded_uids"]
+__all__ = ["SYSTEM_NAMESPACES", "Cluster", "SeededUidStream", "check_decodable", "seeded_uids"]
 
 
 #: The bits uuid.UUID(version=4) overwrites (variant and version) and what it sets them to.
@@ -47,6 +47,40 @@ def seeded_uids(rng: random.Random) -> Callable[[], str]:
     return factory
 
 
+class SeededUidStream:
+    """`seeded_uids(random.Random(seed))`'s uids, drawn from the generator `batch` at a time.
+
+    The stream owns its generator (made from `seed`, used for nothing else), so drawing ahead
+    changes no value and no order: CPython's getrandbits(128 * n) is made of the same 32-bit
+    words, in the same order, as n calls of getrandbits(128), the first call's words lowest. One
+    draw and one pass of string slicing per batch replace a draw and a conversion per uid."""
+
+    def __init__(self, seed: int, batch: int = 1024) -> None:
+        self._rng = random.Random(seed)
+        self._batch = batch
+        bits = 128 * batch
+        self._keep = int.from_bytes(_UUID_KEEP.to_bytes(16) * batch)
+        self._set = int.from_bytes(_UUID_V4.to_bytes(16) * batch)
+        self._bits = bits
+        #: The uids drawn and not yet given, the next one last.
+        self._pending: list[str] = []
+
+    def __call__(self) -> str:
+        pending = self._pending
+        if not pending:
+            self._refill()
+        return pending.pop()
+
+    def _refill(self) -> None:
+        value = self._rng.getrandbits(self._bits) & self._keep | self._set
+        # big-endian hex: the last drawn uid's digits first, the first's last (popped first)
+        h = value.to_bytes(self._bits // 8).hex()
+        self._pending[:] = [
+            f"{h[o : o + 8]}-{h[o + 8 : o + 12]}-{h[o + 12 : o + 16]}-{h[o + 16 : o + 20]}-{h[o + 20 : e]}"
+            for o, e in zip(range(0, 32 * self._batch, 32), range(32, 32 * self._batch + 1, 32), strict=True)
+        ]
+
+
 def _scenario_error(err: ControlPlaneError) -> ScenarioError:
     return ScenarioError(f"spec.settings.{err}" if err.key_path else f"spec.settings: {err}")
 
@@ -64,7 +98,7 @@ class Cluster:
         self.store = MemoryStore(
             self.clock,
             options=StoreOptions(history_size=1000),
-            uid_factory=seeded_uids(random.Random(root.getrandbits(64))),
+            uid_factory=SeededUidStream(root.getrandbits(64)),
         )
         try:
             self.plane = ControlPlane(

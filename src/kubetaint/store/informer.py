@@ -25,6 +25,8 @@ OnUpdateMany = Callable[[list[tuple[JSON, JSON]]], None]
 #: (part, field), value), `news[i]` being `olds[i]` with `[part][field]` set to value, metadata
 #: kept (so its (namespace, name) `keys[i]`) but for the resourceVersion.
 OnFieldUpdates = Callable[[list[tuple[str, str]], list[JSON], list[JSON], FieldPath, object], None]
+#: Takes the replay of a started informer's cache at once: (cache key, object) pairs in cache order.
+OnReplay = Callable[[list[tuple[tuple[str, str], JSON]]], None]
 
 
 @dataclass
@@ -38,6 +40,9 @@ class EventHandlers:
     #: Optional: a field-write group (store.fieldwrite.FieldWriteGroup) in one call instead of
     #: on_update_many (or on_update) calls; must do exactly what those calls would.
     on_field_updates: OnFieldUpdates | None = None
+    #: Optional: `add_handlers`' replay of the cache in one call, each object with its cache key
+    #: (its object_key), instead of one on_add call each; must do exactly what those calls would.
+    on_replay: OnReplay | None = None
 
 
 class Informer:
@@ -74,6 +79,9 @@ class Informer:
         self._handlers.append(handlers)
         on_add = handlers.on_add
         if replay and self._unsubscribe is not None and on_add is not None:
+            if handlers.on_replay is not None:
+                handlers.on_replay(list(self._cache.items()))
+                return
             for obj in list(self._cache.values()):
                 on_add(obj)
 

@@ -72,7 +72,12 @@ class DisruptionController:
             )
         )
         self.pods.add_handlers(
-            EventHandlers(on_add=self._pod_added, on_update=self._pod_updated, on_delete=self._pod_deleted)
+            EventHandlers(
+                on_add=self._pod_added,
+                on_update=self._pod_updated,
+                on_delete=self._pod_deleted,
+                on_replay=self._pods_replayed,
+            )
         )
 
     def start(self) -> None:
@@ -85,6 +90,16 @@ class DisruptionController:
         namespace, name = podutil.key_of(pod)
         self._by_namespace.setdefault(namespace, set()).add(name)
         self._enqueue_for(pod)
+
+    def _pods_replayed(self, items: list[tuple[tuple[str, str], JSON]]) -> None:
+        """_pod_added of each replayed pod, its (namespace, name) the cache key."""
+        by_namespace, enqueue_for = self._by_namespace, self._enqueue_for
+        for (namespace, name), pod in items:
+            names = by_namespace.get(namespace)
+            if names is None:
+                names = by_namespace[namespace] = set()
+            names.add(name)
+            enqueue_for(pod)
 
     def _pod_updated(self, old: JSON, new: JSON) -> None:
         self._enqueue_for(old)

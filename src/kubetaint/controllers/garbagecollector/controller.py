@@ -96,7 +96,17 @@ class GarbageCollector:
             refs = self.graph.update_refs(resource, old, new)
             self._examine(resource, old, new, refs_changed=refs is not None, refs=refs)
 
-        return EventHandlers(on_add=on_add, on_update=on_update, on_delete=self._on_delete)
+        def on_replay(items: list[tuple[tuple[str, str], JSON]]) -> None:
+            # on_add of each, the identity from the informer's cache key (the object's key)
+            graph, examine = self.graph, self._examine
+            for key, obj in items:
+                refs = graph.add_keyed(resource, key, obj)
+                if refs or (obj.get("metadata") or {}).get("deletionTimestamp"):
+                    examine(resource, None, obj, refs_changed=True)
+
+        return EventHandlers(
+            on_add=on_add, on_update=on_update, on_delete=self._on_delete, on_replay=on_replay
+        )
 
     def start(self) -> None:
         # Once the informers have listed (they start after the controllers): the graph rebuild

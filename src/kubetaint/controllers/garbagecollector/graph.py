@@ -81,6 +81,17 @@ class DependencyGraph:
             self._link(uid, ident, refs)
         return refs
 
+    def add_keyed(self, resource: str, key: tuple[str, str], obj: Mapping[str, Any]) -> list[JSON]:
+        """`add` of an object whose (namespace, name) as strings is `key` (an informer's cache key)."""
+        uid = (obj.get("metadata") or {}).get("uid")
+        uid = uid if type(uid) is str else str(uid or "")
+        ident = (resource, key[0], key[1])
+        self.present[uid] = ident
+        refs = followed_refs(obj)
+        if refs:
+            self._link(uid, ident, refs)
+        return refs
+
     def update(self, resource: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         """Refresh the edges; True when the owner references changed."""
         return self.update_refs(resource, old, new) is not None

@@ -69,7 +69,9 @@ class PodGCController:
         self._node_of: dict[Key, str] = {}
         self._node_queue: dict[str, float] = {}  # node name -> when it is ready to be checked
         self.pods.add_handlers(
-            EventHandlers(on_add=self._add, on_update=self._reindex, on_delete=self._unindex)
+            EventHandlers(
+                on_add=self._add, on_update=self._reindex, on_delete=self._unindex, on_replay=self._replay
+            )
         )
 
     def start(self) -> None:
@@ -105,6 +107,19 @@ class PodGCController:
         if key in self._node_of or key in self._terminated or key in self._terminating:
             self._unindex(pod)
         self._record(key, pod)
+
+    def _replay(self, items: list[tuple[Key, JSON]]) -> None:
+        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand."""
+        node_of, terminated, terminating, record = (
+            self._node_of,
+            self._terminated,
+            self._terminating,
+            self._record,
+        )
+        for key, pod in items:
+            if key in node_of or key in terminated or key in terminating:
+                self._unindex(pod)
+            record(key, pod)
 
     def _index(self, pod: JSON) -> None:
         self._unindex(pod)

@@ -49,7 +49,11 @@ class PodOwnerIndex:
         # key -> the owner UID it is indexed under, or None for an orphan (with its labels)
         self._owner_of: dict[Key, str | None] = {}
         self._labels_of: dict[Key, tuple[LabelKey, ...]] = {}
-        informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
+        informer.add_handlers(
+            EventHandlers(
+                on_add=self._add, on_update=self._update, on_delete=self._delete, on_replay=self._replay
+            )
+        )
 
     def _bump(self, owner: str) -> None:
         self._versions[owner] = self._versions.get(owner, 0) + 1
@@ -105,6 +109,16 @@ class PodOwnerIndex:
         else:
             self._index_new(key, pod)
         self._on_change(None, pod)
+
+    def _replay(self, items: list[tuple[Key, JSON]]) -> None:
+        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand."""
+        owner_of, on_change = self._owner_of, self._on_change
+        for key, pod in items:
+            if key in owner_of:
+                self._index(pod)
+            else:
+                self._index_new(key, pod)
+            on_change(None, pod)
 
     def _index_new(self, key: Key, pod: JSON) -> None:
         """`_index` of a pod whose key is not indexed (an informer's listing or replay: every
