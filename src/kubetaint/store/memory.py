@@ -270,8 +270,8 @@ class MemoryStore:
         it is stored with the field set and a new resourceVersion; any other takes `update_many`'s
         way. The batch's events are dispatched as one group: a `FieldWriteGroup` whose events are
         built only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
-        holds the group itself, `fieldwrite.add_to_history`) while every write is of a current object, else a list
-        (`Dispatcher.enqueue_group`)."""
+        holds the group itself, `fieldwrite.add_to_history`) while every write is of a current
+        object, else a list (`Dispatcher.enqueue_group`)."""
         result = self._update_field_many(resource, objects, path, value, only_current=False)
         if result is None:  # never without only_current
             raise RuntimeError("update_field_many wrote nothing")
