@@ -42,15 +42,25 @@ ROUND = st.one_of(
 )
 
 
-def run(rounds: list[tuple[str, list[str], int | None]], grouped: str) -> tuple[Any, ...]:
-    """`grouped`: "one" (on_update each), "many" (on_update_many) or "field" (on_field_updates)."""
+class AskedTracker(NodeHealthTracker):
+    """A tracker of another class: RestingNodes asks its would_observe instead of inlining it."""
+
+
+def run(
+    rounds: list[tuple[str, list[str], int | None]],
+    grouped: str,
+    tracker_class: type[NodeHealthTracker] = NodeHealthTracker,
+    unsaved: tuple[str, ...] = (),
+) -> tuple[Any, ...]:
+    """`grouped`: "one" (on_update each), "many" (on_update_many) or "field" (on_field_updates);
+    `unsaved`: nodes whose health record holds no lease yet."""
     c = Cluster()
-    tracker = NodeHealthTracker(
+    tracker = tracker_class(
         c.store, c.clock, NodeLifecycleSettings(node_monitor_grace_period=GRACE), Informer(c.store, "leases")
     )
     first = format_micro_time(0.0)
     for name in NAMES:
-        tracker.healths[name] = NodeHealth(0.0, 0.0, None, lease(name, first))
+        tracker.healths[name] = NodeHealth(0.0, 0.0, None, None if name in unsaved else lease(name, first))
     resting = RestingNodes(tracker)
     for name in NAMES:
         resting.rest(name, GRACE, "z", ready=name != "d")
@@ -100,6 +110,19 @@ def test_a_field_write_group_of_renewals_is_noted_as_the_same_renewals_one_by_on
     rounds: list[tuple[str, list[str], int | None]],
 ) -> None:
     assert run(rounds, grouped="field") == run(rounds, grouped="one")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(ROUND, max_size=30),
+    st.sampled_from(["one", "many", "field"]),
+    st.lists(st.sampled_from(NAMES), max_size=2, unique=True),
+)
+def test_renewals_are_noted_alike_whether_the_tracker_is_asked_or_inlined(
+    rounds: list[tuple[str, list[str], int | None]], grouped: str, unsaved: list[str]
+) -> None:
+    inlined = run(rounds, grouped, NodeHealthTracker, tuple(unsaved))
+    assert inlined == run(rounds, grouped, AskedTracker, tuple(unsaved))
 
 
 def test_a_field_group_of_another_field_is_noted_from_its_leases() -> None:

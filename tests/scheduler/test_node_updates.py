@@ -117,3 +117,68 @@ def test_a_malformed_quantity_is_refused_after_good_ones(bad: dict[str, str]) ->
         ni.set_node(_node("n1", bad, "allocatable", False))
     with pytest.raises(InputError):  # and again: a refused parse is not remembered
         ni.set_node(_node("n1", bad, "allocatable", False))
+
+
+# a status post that moves only heartbeat times (the very spec, labels and quantities objects) ---
+
+#: a step: (node, what the update changes) — "beat" re-posts the node with new heartbeat times
+#: (sharing every other part), "taint", "label", "resize", "cordon" change that part
+_steps = st.lists(
+    st.tuples(
+        st.sampled_from(NAMES), st.sampled_from(["beat", "beat", "taint", "label", "resize", "cordon"])
+    ),
+    min_size=1,
+    max_size=20,
+)
+
+
+def _changed(previous: JSON, change: str, number: int) -> JSON:
+    """`previous` with `change` made, sharing every part it leaves alone (as a stored update does)."""
+    meta = {**previous["metadata"], "resourceVersion": str(number)}
+    spec, status = previous["spec"], previous["status"]
+    if change == "beat":
+        conditions = [{"type": "Ready", "status": "True", "lastHeartbeatTime": f"t{number}"}]
+        status = {**status, "conditions": conditions}
+    elif change == "taint":
+        spec = {**spec, "taints": [{"key": f"k{number % 2}", "effect": "NoSchedule"}]}
+    elif change == "label":
+        meta["labels"] = {"topology.kubernetes.io/zone": f"z{number % 2}"}
+    elif change == "resize":
+        status = {**status, "allocatable": {"cpu": str(2 + number % 2), "pods": "110"}}
+    else:
+        spec = {**spec, "unschedulable": not spec.get("unschedulable")}
+    return {**previous, "metadata": meta, "spec": spec, "status": status}
+
+
+def _state(cache: Cache) -> tuple[Any, ...]:
+    infos = {
+        name: (ni.node, ni.name, ni.labels, ni.taints, ni.unschedulable, ni.allocatable, ni.allowed_pods)
+        for name, ni in cache.nodes.items()
+    }
+    return (
+        infos,
+        {name: _columns(cache, name) for name in cache.nodes},
+        [ni.name for ni in cache.node_list()],
+        cache.generation,
+        cache.slot_version.tolist(),
+        cache.taint_set.tolist(),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(_steps)
+def test_a_heartbeat_only_post_leaves_the_cache_as_an_update_of_copied_parts(steps: list[Any]) -> None:
+    import copy
+
+    shared, copied = Cache(), Cache()  # the second is given deep copies: never the same objects
+    latest: dict[str, JSON] = {}
+    for name in NAMES:
+        latest[name] = node(name, labels={"topology.kubernetes.io/zone": "z0"})
+        shared.update_node(latest[name])
+        copied.update_node(copy.deepcopy(latest[name]))
+    for number, (name, change) in enumerate(steps):
+        latest[name] = _changed(latest[name], change, number)
+        shared.update_node(latest[name])
+        copied.update_node(copy.deepcopy(latest[name]))
+        assert shared.nodes[name].node is latest[name]
+    assert _state(shared) == _state(copied)

@@ -271,3 +271,87 @@ def informer_run(case: str, via_group: bool) -> tuple[Any, ...]:
 )
 def test_an_informer_follows_a_field_group_as_its_events(case: str) -> None:
     assert informer_run(case, via_group=True) == informer_run(case, via_group=False)
+
+
+# a bounded history holding field-write groups lazily -----------------------------------------
+
+#: a step: ("renew", names) a field write of those leases as last written, ("touch", name) a
+#: plain update, ("delete", name), ("create", name)
+history_steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("renew"), st.lists(st.sampled_from("abcd"), max_size=4, unique=True)),
+        st.tuples(st.sampled_from(["touch", "delete", "create"]), st.sampled_from("abcd")),
+    ),
+    max_size=12,
+)
+
+
+def history_run(steps: list[tuple[str, Any]], history: int, fast: bool) -> tuple[Any, ...]:
+    store = memory_store(history)
+    stored = {n: store.create(LEASES, lease(n)) for n in "abc"}
+    known = dict(stored)  # as last written, deleted ones too (a renewal of one is not found)
+    outcomes: list[Any] = []
+    for number, (verb, arg) in enumerate(steps):
+        value = f"t{number}"
+        if verb == "renew":
+            objects = [known[n] for n in arg if n in known]
+            if fast:
+                written, err = store.update_field_many(LEASES, objects, RENEW, value)
+            else:
+                written, err = update_many(store, LEASES, [with_field(o, RENEW, value) for o in objects])
+            stored.update((o["metadata"]["name"], o) for o in written)
+            known.update(stored)
+            outcomes.append((dumps(written), None if err is None else err.message))
+        elif verb == "touch" and arg in stored:
+            stored[arg] = known[arg] = store.update(
+                LEASES, with_field(stored[arg], ("spec", "holderIdentity"), value)
+            )
+        elif verb == "delete" and arg in stored:
+            store.delete(LEASES, NS, arg)
+            del stored[arg]
+        elif verb == "create" and arg not in stored:
+            stored[arg] = known[arg] = store.create(LEASES, lease(arg))
+    replays: list[Any] = []
+    for since in range(0, store.current_resource_version() + 2):
+        try:
+            replays.append(seen(store.watch(LEASES, resource_version=str(since)).drain()))
+        except StatusError as expired:
+            replays.append([expired.code, expired.message])
+    return outcomes, replays
+
+
+@settings(max_examples=150, deadline=None)
+@given(history_steps, st.sampled_from([0, 1, 2, 3, 5, 8, 1000]))
+def test_a_history_of_field_writes_replays_and_expires_as_one_of_their_events(
+    steps: list[tuple[str, Any]], history: int
+) -> None:
+    assert history_run(steps, history, fast=True) == history_run(steps, history, fast=False)
+
+
+@pytest.mark.parametrize(
+    "bound, sizes, expected_runs",
+    [
+        pytest.param(10, [3, 4], [3, 4], id="every update fits: one reference per update"),
+        pytest.param(5, [3, 4], [1, 4], id="the bound drops the oldest updates first"),
+        pytest.param(3, [2, 6], [3], id="a group larger than the bound keeps only its last ones"),
+        pytest.param(0, [2], [], id="no history: nothing kept"),
+    ],
+)
+def test_a_group_stands_in_the_history_once_per_update_it_keeps(
+    bound: int, sizes: list[int], expected_runs: list[int]
+) -> None:
+    from collections import deque
+    from itertools import groupby
+
+    from kubetaint.store.fieldwrite import HistoryEntry, add_to_history, history_events
+
+    history: deque[HistoryEntry] = deque(maxlen=bound)
+    groups = [group_of(size) for size in sizes]
+    for group in groups:
+        add_to_history(history, group)
+    assert [len(list(run)) for _, run in groupby(history, key=id)] == expected_runs
+    kept = [event for group in groups for event in group.events()][-bound:] if bound else []
+    assert described(list(history_events(history))) == described(kept)
+    assert described(list(history_events(history, 9))) == described(
+        [e for e in kept if e.resource_version > 9]
+    )

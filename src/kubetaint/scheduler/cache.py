@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key, same_spec_facts
-from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, allocatable_source
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -175,6 +175,12 @@ class Cache:
         ni = self.nodes.get(name)
         if ni is None:
             return self.add_node(node)
+        if _same_scheduling_parts(ni, node):
+            # what the generic update leaves: the same taints (interned alike), flags, labels
+            # (zone), allocatable (kept parse) and slot columns; only the object is new
+            ni.node = node
+            self.generation += 1
+            return ni
         old_zone = zone_key(ni.labels)
         old_allocatable = ni.allocatable
         ni.set_node(node)
@@ -329,3 +335,22 @@ class Cache:
             return None
         ni = self.nodes.get(node_name)
         return ni.pods.get(key) if ni is not None else self._orphans.get(node_name, {}).get(key)
+
+
+def _same_scheduling_parts(ni: NodeInfo, node: Mapping[str, Any]) -> bool:
+    """Whether `node` carries the very spec, labels and allocatable source (status.allocatable,
+    else capacity) objects `ni` was set from, as a kubelet's status post that moves only
+    condition heartbeat times does: then `NodeInfo.set_node` would set nothing but `node`."""
+    known = ni.node
+    if node.get("spec") is not known.get("spec"):
+        return False
+    meta, known_meta = node.get("metadata"), known.get("metadata")
+    if type(meta) is not dict or type(known_meta) is not dict:
+        return False
+    labels = meta.get("labels")
+    return (
+        labels is known_meta.get("labels")
+        and labels is not None
+        and meta.get("name") == ni.name
+        and allocatable_source(node) is ni.allocatable_source
+    )

@@ -91,23 +91,50 @@ def node_change_actions(old: Mapping[str, Any], new: Mapping[str, Any]) -> Actio
         bits |= _TAINT
     o_status, n_status = old.get("status") or {}, new.get("status") or {}
     if o_status is not n_status:
-        if o_status.get("allocatable") != n_status.get("allocatable") or o_status.get(
-            "capacity"
-        ) != n_status.get("capacity"):
+        if _differ(o_status.get("allocatable"), n_status.get("allocatable")) or _differ(
+            o_status.get("capacity"), n_status.get("capacity")
+        ):
             bits |= _ALLOCATABLE
-        if _conditions(o_status) != _conditions(n_status):
+        if _conditions_differ(o_status.get("conditions") or (), n_status.get("conditions") or ()):
             bits |= _CONDITION
     o_meta, n_meta = old.get("metadata") or {}, new.get("metadata") or {}
     if o_meta is not n_meta:
-        if (o_meta.get("labels") or {}) != (n_meta.get("labels") or {}):
+        if _differ(o_meta.get("labels") or {}, n_meta.get("labels") or {}):
             bits |= _LABEL
-        if (o_meta.get("annotations") or {}) != (n_meta.get("annotations") or {}):
+        if _differ(o_meta.get("annotations") or {}, n_meta.get("annotations") or {}):
             bits |= _ANNOTATION
     return ActionType(bits) if bits else _NO_ACTION
 
 
 def _conditions(status: Mapping[str, Any]) -> dict[str, Any]:
     return {c.get("type"): c.get("status") for c in status.get("conditions") or ()}
+
+
+def _differ(old: object, new: object) -> bool:
+    """`old != new`, answered at once for the very same dict (which equals itself: a dict
+    compares its values by identity first)."""
+    if old is new and type(old) is dict:
+        return False
+    return old != new
+
+
+def _conditions_differ(old: Any, new: Any) -> bool:
+    """Whether the conditions' type → status maps differ (`_conditions` of each compared). Lists
+    of the same string types with the same statuses in the same order (a status post that moves
+    only heartbeat times) make the same maps: told without building them."""
+    if type(old) is list and type(new) is list and len(old) == len(new):
+        for o, n in zip(old, new, strict=True):
+            if type(o) is not dict or type(n) is not dict:
+                break
+            o_type = o.get("type")
+            if type(o_type) is not str or o_type != n.get("type"):
+                break
+            o_status, n_status = o.get("status"), n.get("status")
+            if o_status is not n_status and o_status != n_status:
+                break
+        else:
+            return False
+    return _conditions({"conditions": old}) != _conditions({"conditions": new})
 
 
 def pod_change_actions(old: Mapping[str, Any], new: Mapping[str, Any]) -> ActionType:

@@ -44,6 +44,11 @@ class NodeInfo:
         self._allocatable_source: Mapping[str, Any] | None = None
         self.set_node(node)
 
+    @property
+    def allocatable_source(self) -> Mapping[str, Any] | None:
+        """The quantities `allocatable` was parsed from (resources.allocatable_source of a node set)."""
+        return self._allocatable_source
+
     def set_node(self, node: Mapping[str, Any]) -> None:
         meta = node.get("metadata") or {}
         spec = node.get("spec") or {}

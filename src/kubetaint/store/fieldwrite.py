@@ -12,6 +12,10 @@ updates of current objects as a `FieldWriteGroup` (an informer follows it from i
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable, Iterator
+from itertools import repeat
+
 from kubetaint.api.errors import StatusError
 from kubetaint.store.interface import JSON, Store, WatchEvent, update_many
 
@@ -100,3 +104,40 @@ class FieldWriteGroup:
         if events is None:
             events = self._events = self.tail(None)
         return events
+
+
+#: A bounded history's entry: an event, or one of a field-write group's updates. A group stands in
+#: its history as `len(group)` references to itself, in a row (the bound drops the oldest first):
+#: a run of `k` references to a group holds the events of its last `k` updates, built only when
+#: read (`history_events`).
+HistoryEntry = WatchEvent | FieldWriteGroup
+
+
+def add_to_history(history: deque[HistoryEntry], group: FieldWriteGroup) -> None:
+    """Record `group`'s updates at the end of `history` (as extending it by `group.events()`
+    would, without building them)."""
+    count = len(group.news)
+    bound = history.maxlen
+    history.extend(repeat(group, count if bound is None else min(count, bound)))
+
+
+def history_events(history: Iterable[HistoryEntry], since: int = -1) -> Iterator[WatchEvent]:
+    """The events `history` holds (see `HistoryEntry`) after resourceVersion `since`, oldest first."""
+    entries = list(history)
+    size = len(entries)
+    i = 0
+    while i < size:
+        entry = entries[i]
+        if isinstance(entry, FieldWriteGroup):
+            end = i + 1
+            while end < size and entries[end] is entry:
+                end += 1
+            # the run's updates after `since`: the group's last ones
+            wanted = min(end - i, entry.first_rv + len(entry.news) - 1 - since)
+            if wanted > 0:
+                yield from entry.tail(wanted)
+            i = end
+        else:
+            if entry.resource_version > since:
+                yield entry
+            i += 1

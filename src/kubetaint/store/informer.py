@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import cast
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteGroup
@@ -176,9 +175,12 @@ class Informer:
             # every object cached: each in the watched namespace, and there still (a field write
             # keeps the metadata), so each event is an update `_follow_updates` takes as it is
             cache, keys = self._cache, group.keys
-            cached = list(map(cache.get, keys))
-            if None not in cached:
-                olds = cast(list[JSON], cached)
+            try:
+                # (a missing key stops it: the cached objects themselves are not looked at)
+                olds: list[JSON] | None = list(map(cache.__getitem__, keys))
+            except KeyError:
+                olds = None
+            if olds is not None:
                 news = group.news
                 cache.update(zip(keys, news, strict=True))
                 self._tell_field_updates(keys, olds, news, group)

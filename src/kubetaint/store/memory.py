@@ -16,7 +16,14 @@ from typing import ClassVar
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
-from kubetaint.store.fieldwrite import FieldPath, FieldWriteGroup, with_field
+from kubetaint.store.fieldwrite import (
+    FieldPath,
+    FieldWriteGroup,
+    HistoryEntry,
+    add_to_history,
+    history_events,
+    with_field,
+)
 from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
@@ -63,7 +70,7 @@ class MemoryStore:
         self._objects: dict[str, dict[str, dict[str, JSON]]] = {}  # resource -> ns -> name -> obj
         self._pods_by_node: dict[str, dict[tuple[str, str], JSON]] = {}
         self._rv = 0
-        self._history: deque[WatchEvent] = deque(maxlen=self._options.history_size)
+        self._history: deque[HistoryEntry] = deque(maxlen=self._options.history_size)
         self._dispatcher = Dispatcher()
         self._lock = threading.RLock()
 
@@ -263,8 +270,8 @@ class MemoryStore:
         it is stored with the field set and a new resourceVersion; any other takes `update_many`'s
         way. The batch's events are dispatched as one group: a `FieldWriteGroup` whose events are
         built only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
-        keeps only its last `history_size`) while every write is of a current object, else a list
-        (`Dispatcher.enqueue_group`)."""
+        holds the group itself, `fieldwrite.add_to_history`) while every write is of a current
+        object, else a list (`Dispatcher.enqueue_group`)."""
         result = self._update_field_many(resource, objects, path, value, only_current=False)
         if result is None:  # never without only_current
             raise RuntimeError("update_field_many wrote nothing")
@@ -379,7 +386,7 @@ class MemoryStore:
             if events is None:
                 if news:
                     group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
-                    self._history.extend(group.tail(self._history.maxlen))
+                    add_to_history(self._history, group)  # its events built only when read
                     self._dispatcher.enqueue_field_group(group)
             elif events:
                 self._history.extend(events)
@@ -484,15 +491,15 @@ class MemoryStore:
                 if watch_filter.matches(obj)
             ]
         since = parse_resource_version(str(resource_version))
-        oldest = self._history[0].resource_version if self._history else self._rv + 1
+        first = next(history_events(self._history), None)
+        oldest = first.resource_version if first is not None else self._rv + 1
         if since < oldest - 1 and since < self._rv:
             raise too_old(since, oldest - 1)
         replay: list[WatchEvent] = []
-        for event in self._history:
-            if event.resource_version > since:
-                seen = watch_filter.translate(event)
-                if seen is not None:
-                    replay.append(seen)
+        for event in history_events(self._history, since):
+            seen = watch_filter.translate(event)
+            if seen is not None:
+                replay.append(seen)
         return replay
 
     def close(self) -> None:

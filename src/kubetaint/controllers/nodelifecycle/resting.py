@@ -49,7 +49,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
-from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker, renewed_after
+from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker, renew_text, renewed_after
 
 JSON = dict[str, Any]
 #: the field a lease renewal sets (kubetaint.kubelet.lease.RENEW_TIME)
@@ -288,6 +288,9 @@ class RestingNodes:
         health = self._health
         healths = health.healths if health is not None else {}
         would_observe = health.would_observe if health is not None else None
+        # NodeHealthTracker.would_observe is inlined below (renewTimes compared through the same
+        # memo as the noted ones); a tracker of another class is asked itself
+        plain_tracker = type(health) is NodeHealthTracker
 
         def note(names: Iterable[str], leases: Iterable[JSON], newers: Iterable[str | None]) -> None:
             next_pass = self._next_pass  # no pass begins while handlers run
@@ -330,7 +333,24 @@ class RestingNodes:
                         renewals[name] = (lease, next_pass, newer)
                         continue
                     del renewals[name]
-                if would_observe(name, lease):
+                if not plain_tracker:
+                    if would_observe(name, lease):
+                        renewals[name] = (lease, next_pass, newer)
+                    continue
+                saved = healths.get(name)
+                if saved is None or lease is None:
+                    continue
+                saved_lease = saved.lease
+                if saved_lease is None:
+                    renewals[name] = (lease, next_pass, newer)
+                    continue
+                older = renew_text(saved_lease)
+                if newer is last_newer and older is last_older:
+                    later = last_later
+                else:
+                    later = last_later = renewed_after(newer, older)
+                    last_newer, last_older = newer, older
+                if later:
                     renewals[name] = (lease, next_pass, newer)
 
         return note
