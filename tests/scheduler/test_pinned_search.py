@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from kubetaint.scheduler.framework import CycleState
 from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.nodes_at import NodesAt
 from kubetaint.scheduler.podinfo import make_pod_info
-from kubetaint.scheduler.scheduler import PINNED_NODES_TO_FILTER_ONE_BY_ONE, Evaluation, NodesAt, Scheduler
+from kubetaint.scheduler.scheduler import PINNED_NODES_TO_FILTER_ONE_BY_ONE, Evaluation, Scheduler
 from scheduler.builders import node, pod, scheduler, taint, toleration
 
 ZONE = "topology.kubernetes.io/zone"

@@ -8,11 +8,10 @@ nominatedNodeName, delete the preemption victims. Nothing here does I/O.
 
 from __future__ import annotations
 
-import operator
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +32,7 @@ from kubetaint.scheduler.events import (
 from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
 from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.nodes_at import NodesAt
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
 from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from kubetaint.scheduler.registry import new_in_tree_registry
@@ -477,44 +477,3 @@ class Scheduler:
         if searched is None:
             return self.cache.order_positions().get(name)
         return next((i for i, ni in enumerate(searched) if ni.name == name), None)
-
-
-class NodesAt(Sequence[NodeInfo]):
-    """The nodes at some positions of the node list, each picked when read: a cycle that scores
-    its feasible nodes vectorised reads just the chosen one (or, explaining, all of them)."""
-
-    __slots__ = ("_nodes", "_picked", "_positions")
-
-    def __init__(self, nodes: list[NodeInfo], positions: IntArray) -> None:
-        self._nodes = nodes
-        self._positions = positions
-        self._picked: list[NodeInfo] | None = None
-
-    def __len__(self) -> int:
-        return len(self._positions)
-
-    @overload
-    def __getitem__(self, index: int) -> NodeInfo: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[NodeInfo]: ...
-
-    def __getitem__(self, index: int | slice) -> NodeInfo | list[NodeInfo]:
-        if isinstance(index, slice):
-            return self._list()[index]
-        return self._nodes[int(self._positions[index])]
-
-    def __iter__(self) -> Iterator[NodeInfo]:
-        return iter(self._list())
-
-    def _list(self) -> list[NodeInfo]:
-        if self._picked is None:
-            self._picked = _nodes_at(self._nodes, self._positions.tolist())
-        return self._picked
-
-
-def _nodes_at(nodes: list[NodeInfo], positions: list[int]) -> list[NodeInfo]:
-    """[nodes[i] for i in positions], picked in C."""
-    if len(positions) > 1:
-        return list(operator.itemgetter(*positions)(nodes))
-    return [nodes[i] for i in positions]
