@@ -286,12 +286,13 @@ class Cache:
             self.assumed.discard(key)
             self._detach(key)
 
-    def add_pod(self, pod: Mapping[str, Any]) -> PodInfo | None:
-        """An assigned pod was observed (confirms an assumed one). Unassigned pods are ignored."""
+    def add_pod(self, pod: Mapping[str, Any], key: str | None = None) -> PodInfo | None:
+        """An assigned pod was observed (confirms an assumed one). Unassigned pods are ignored.
+        `key`: the pod's pod_key when the caller has it already."""
         node_name = (pod.get("spec") or {}).get("nodeName")
         if not node_name:
             return None
-        prior = self.pod_info(pod_key(pod))
+        prior = self.pod_info(pod_key(pod) if key is None else key)
         if (
             prior is not None
             and prior.pod is not pod
@@ -315,8 +316,8 @@ class Cache:
         self._attach(pi, node_name)
         return pi
 
-    def update_pod(self, pod: Mapping[str, Any]) -> PodInfo | None:
-        return self.add_pod(pod) if (pod.get("spec") or {}).get("nodeName") else None
+    def update_pod(self, pod: Mapping[str, Any], key: str | None = None) -> PodInfo | None:
+        return self.add_pod(pod, key) if (pod.get("spec") or {}).get("nodeName") else None
 
     def remove_pod(self, pod: Mapping[str, Any] | str) -> PodInfo | None:
         key = pod if isinstance(pod, str) else pod_key(pod)
