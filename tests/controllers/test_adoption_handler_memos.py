@@ -1,21 +1,28 @@
 """The identity memos of the pod handlers adoptions run through change nothing:
 `OwnerSelectorIndex.matching_keys` answers what `matching` works out afresh after any history of
-owner writes, however often the very same labels object is asked about, and the garbage
-collector's graph follows the same references, with the same edges, as `followed_refs` of each
-object finds when many pods share one ownerReferences list."""
+owner writes, however often the very same labels object is asked about; the garbage collector's
+graph follows the same references, with the same edges, as `followed_refs` of each object finds
+when many pods share one ownerReferences list; a ReplicaSet's owned-pod view fed pods that keep
+their labels and status objects counts what a view built afresh counts; and the DaemonSet
+controller's remembered template hash is compute_hash's."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controllers.workload_builders import make_env, replicaset
+from controllers.workload_builders import daemonset, make_env, replicaset
+from kubetaint.api.selectors import label_selector_from_dict
+from kubetaint.controllers.daemonset.controller import DaemonSetController
+from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.garbagecollector.graph import DependencyGraph, followed_refs
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
+from kubetaint.controllers.replicaset.view import OwnedPodsView
 from kubetaint.store.informer import Informer
 
 JSON = dict[str, Any]
@@ -164,3 +171,89 @@ def test_update_refs_with_shared_reference_lists_follows_what_followed_refs_find
             expected.setdefault(str(ref["uid"]), set()).add(f"p-p{i}")
     for owner, dependents in _edges(graph).items():
         assert {uid for uid, _ in dependents} == expected.get(owner, set())
+
+
+# the ReplicaSet controller's owned-pod views ------------------------------------------------------
+
+VIEW_LABELS: list[dict[str, str]] = [{"app": "a"}, {"app": "a", "tier": "x"}, {"app": "b"}]
+VIEW_STATUSES: list[JSON] = [
+    {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
+    {"phase": "Running", "conditions": [{"type": "Ready", "status": "False"}]},
+    {"phase": "Succeeded"},
+    {},
+]
+
+
+def _view_pod(name: str, labels: int, status: int, deleting: bool, refs: int) -> JSON:
+    meta: JSON = {"name": name, "namespace": "default", "labels": VIEW_LABELS[labels]}
+    meta["ownerReferences"] = [{"uid": f"o{refs}"}]
+    if deleting:
+        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    return {"metadata": meta, "status": VIEW_STATUSES[status]}
+
+
+def _counts(view: OwnedPodsView) -> tuple[int, int, int, int, int]:
+    return (view.unmatched, view.active, view.active_matched, view.labeled, view.ready)
+
+
+view_steps = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "c"]),
+        st.sampled_from(["new", "metadata only", "deletion only", "gone"]),
+        st.integers(0, len(VIEW_LABELS) - 1),
+        st.integers(0, len(VIEW_STATUSES) - 1),
+        st.booleans(),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=view_steps)
+def test_a_view_fed_owner_only_changes_counts_what_a_view_built_afresh_counts(
+    steps: list[tuple[str, str, int, int, bool]],
+) -> None:
+    selector = label_selector_from_dict({"matchLabels": {"app": "a"}})
+    assert selector is not None
+    template_labels = {"app": "a", "tier": "x"}
+    view = OwnedPodsView(selector, dict(template_labels))
+    current: dict[tuple[str, str], JSON] = {}
+    for i, (name, change, labels, status, deleting) in enumerate(steps):
+        key = ("default", name)
+        prior = current.get(key)
+        if change == "gone":
+            current.pop(key, None)
+        elif change == "metadata only" and prior is not None:  # the same labels and status objects
+            current[key] = {**prior, "metadata": {**prior["metadata"], "ownerReferences": [{"uid": f"n{i}"}]}}
+        elif change == "deletion only" and prior is not None:  # the same objects, being deleted now
+            current[key] = {**prior, "metadata": {**prior["metadata"], "deletionTimestamp": f"t{i}"}}
+        else:
+            current[key] = _view_pod(name, labels, status, deleting, i)
+        view.put(key, current.get(key))
+        fresh = OwnedPodsView(selector, dict(template_labels))
+        for k, pod in current.items():
+            fresh.put(k, pod)
+        assert _counts(view) == _counts(fresh)
+        assert view.facts == fresh.facts
+
+
+# the DaemonSet controller's template hash -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        pytest.param([None, None, 0, 0, 1, None], id="changing collision counts are hashed with each count"),
+        pytest.param([1, True, 1], id="a boolean count is not taken for the equal integer"),
+    ],
+)
+def test_the_remembered_template_hash_is_compute_hash_of_the_template_and_count(counts: list[Any]) -> None:
+    clock, store, rng = make_env()
+    controller = DaemonSetController(store, clock, rng)
+    ds = daemonset("ds", {"app": "d"})
+    template = ds["spec"]["template"]
+    for count in counts:
+        assert controller._template_hash(template, count) == compute_hash(template, count)
+    other = {**template, "metadata": {"labels": {"app": "e"}}}
+    assert controller._template_hash(other, None) == compute_hash(other, None)
+    assert compute_hash(other, None) != compute_hash(template, None)
