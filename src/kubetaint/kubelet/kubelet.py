@@ -282,22 +282,27 @@ class HollowKubelet(KubeletFaults):
         its sync would change nothing (running as admitted: a later change is observed itself)."""
         meta = pod.get("metadata") or {}
         key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-        self._admitted.observe(key, pod)
-        admitted_uid = self._admitted.get(key)
-        if (
-            self._admitted.view is not None
-            and admitted_uid is not None
-            and admitted_uid == meta.get("uid")
-            and not meta.get("deletionTimestamp")
-            and (pod.get("status") or {}).get("phase") not in _TERMINAL
-        ):
-            return
-        self.enqueue_pod(pod)
+        admitted = self._admitted
+        admitted_uid = admitted.get(key)
+        view = admitted.view
+        if view is not None:
+            view.observe(key, pod, admitted_uid)  # what admitted.observe(key, pod) does
+            if (
+                admitted_uid is not None
+                and admitted_uid == meta.get("uid")
+                and not meta.get("deletionTimestamp")
+                and (pod.get("status") or {}).get("phase") not in _TERMINAL
+            ):
+                return
+        self._enqueue_key(key)
 
     def enqueue_pod(self, pod: Mapping[str, Any]) -> None:
         """Record that a pod bound here changed; the work runs from the clock (never in handlers)."""
         meta = pod.get("metadata") or {}
-        self._pending.add((str(meta.get("namespace") or ""), str(meta.get("name") or "")))
+        self._enqueue_key((str(meta.get("namespace") or ""), str(meta.get("name") or "")))
+
+    def _enqueue_key(self, key: tuple[str, str]) -> None:
+        self._pending.add(key)
         if self._pending_handle is None:
             self._pending_handle = self.clock.call_soon(self._process_pending)
 

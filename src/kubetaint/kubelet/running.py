@@ -126,7 +126,15 @@ class RunningPods:
 
     def observe(self, key: Key, pod: JSON, admitted_uid: str | None) -> None:
         """A pod bound here was added or changed (`admitted_uid`: the kubelet's uid for the key)."""
-        self.objects[key] = pod
+        objects = self.objects
+        prior = objects.get(key)
+        objects[key] = pod
+        if prior is not None and _same_tally_inputs(prior, pod):
+            member = self._members.get(key)
+            if member is None if admitted_uid is None else member is not None and member[0] == admitted_uid:
+                # refresh would find what it found for `prior` (members are refreshed with their
+                # object): leave a non-member out, or keep the member with the same requests
+                return
         self.refresh(key, admitted_uid)
 
     def deleted(self, key: Key) -> None:
@@ -189,3 +197,13 @@ class RunningPods:
     def used(self) -> dict[str, int]:
         """The summed requests of the admitted pods (names no longer requested may remain at 0)."""
         return dict(self._used)
+
+
+def _same_tally_inputs(prior: JSON, pod: JSON) -> bool:
+    """Whether `refresh` reads the same from `pod` as from `prior`: the very same spec and status
+    objects (read-only: nodeName, phase and the requests are the same) and the same uid."""
+    return (
+        prior.get("spec") is pod.get("spec")
+        and prior.get("status") is pod.get("status")
+        and prior["metadata"].get("uid") == pod["metadata"].get("uid")
+    )

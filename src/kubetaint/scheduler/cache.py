@@ -292,12 +292,21 @@ class Cache:
             self.assumed.discard(key)
             self._detach(key)
 
-    def add_pod(self, pod: Mapping[str, Any]) -> PodInfo | None:
-        """An assigned pod was observed (confirms an assumed one). Unassigned pods are ignored."""
+    def add_pod(self, pod: Mapping[str, Any], key: str | None = None) -> PodInfo | None:
+        """An assigned pod was observed (confirms an assumed one). Unassigned pods are ignored.
+        `key`: pod_key(pod), when the caller has it already."""
         node_name = (pod.get("spec") or {}).get("nodeName")
         if not node_name:
             return None
-        prior = self.pod_info(pod_key(pod))
+        if key is None:
+            key = pod_key(pod)
+        # pod_info(key), keeping the node it found
+        prior_node = self.pod_nodes.get(key)
+        prior: PodInfo | None = None
+        ni: NodeInfo | None = None
+        if prior_node is not None:
+            ni = self.nodes.get(prior_node)
+            prior = ni.pods.get(key) if ni is not None else self._orphans.get(prior_node, {}).get(key)
         if (
             prior is not None
             and prior.pod is not pod
@@ -305,8 +314,8 @@ class Cache:
         ):
             # a status or owner change (same spec object), or the binding of an assumed pod
             pi = PodInfo.refreshed(prior, pod)
-            ni = self.nodes.get(node_name)
-            if ni is not None and ni.slot >= 0 and self.pod_nodes.get(pi.key) == node_name:
+            # (pi.key is key, both pod_key(pod): prior_node is pod_nodes[pi.key] and ni its node)
+            if prior_node == node_name and ni is not None and ni.slot >= 0:
                 # Same node, same spec facts: removing and re-adding would restore every total
                 # (the spec-derived amounts are the prior's); only the pod moves to the end.
                 self.assumed.discard(pi.key)
@@ -321,8 +330,8 @@ class Cache:
         self._attach(pi, node_name)
         return pi
 
-    def update_pod(self, pod: Mapping[str, Any]) -> PodInfo | None:
-        return self.add_pod(pod) if (pod.get("spec") or {}).get("nodeName") else None
+    def update_pod(self, pod: Mapping[str, Any], key: str | None = None) -> PodInfo | None:
+        return self.add_pod(pod, key) if (pod.get("spec") or {}).get("nodeName") else None
 
     def remove_pod(self, pod: Mapping[str, Any] | str) -> PodInfo | None:
         key = pod if isinstance(pod, str) else pod_key(pod)

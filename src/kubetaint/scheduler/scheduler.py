@@ -168,7 +168,7 @@ class Scheduler:
         key = pod_key(pod)
         if (pod.get("spec") or {}).get("nodeName"):
             self.queue.done(key)
-            self.cache.update_pod(pod)
+            self.cache.update_pod(pod, key)
             return
         if not self.responsible_for(pod):
             return

@@ -76,6 +76,7 @@ class DaemonSetController:
         self._placement: dict[str, PlacementMemo] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
+        self._hash_memo: tuple[JSON, int | None, str] | None = None  # (template, collisionCount, hash)
         self.daemonsets.add_handlers(
             EventHandlers(
                 on_add=lambda ds: self.queue.add(podutil.key_of(ds)),
@@ -254,7 +255,7 @@ class DaemonSetController:
         template = (ds.get("spec") or {}).get("template") or {}
         meta = dict(template.get("metadata") or {})
         labels = dict(meta.get("labels") or {})
-        labels["controller-revision-hash"] = compute_hash(
+        labels["controller-revision-hash"] = self._template_hash(
             template, (ds.get("status") or {}).get("collisionCount")
         )
         labels["pod-template-generation"] = str(ds["metadata"].get("generation", 1))
@@ -262,6 +263,21 @@ class DaemonSetController:
         spec = daemon_pod_spec(ds)
         spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)
         return {"metadata": meta, "spec": spec}
+
+    def _template_hash(self, template: JSON, collision_count: int | None) -> str:
+        """compute_hash(template, collision_count), remembered for the last very same template
+        object (stored templates are read-only: the same object hashes the same) and count."""
+        memo = self._hash_memo
+        if (
+            memo is not None
+            and memo[0] is template
+            and type(memo[1]) is type(collision_count)
+            and memo[1] == collision_count
+        ):
+            return memo[2]
+        result = compute_hash(template, collision_count)
+        self._hash_memo = (template, collision_count, result)
+        return result
 
     def _create_pod(self, ds: JSON, node_name: str) -> None:
         template = self.pod_template(ds, node_name)
@@ -275,7 +291,9 @@ class DaemonSetController:
         spec = ds.get("spec") or {}
         min_ready = int(spec.get("minReadySeconds") or 0)
         now = self.clock.now()
-        revision = compute_hash(spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount"))
+        revision = self._template_hash(
+            spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount")
+        )
         desired = current = misscheduled = ready = available = updated = 0
         placement = self._placement_pass(ds)
         for node in self.nodes.items():

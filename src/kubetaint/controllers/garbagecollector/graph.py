@@ -69,6 +69,9 @@ class DependencyGraph:
     def __init__(self) -> None:
         self.present: dict[str, Identity] = {}
         self._dependents: dict[str, dict[str, Identity]] = {}
+        # update_refs' last (ownerReferences list, its followed references): a controller that
+        # adopts gives each adopted pod the very same list (read-only, so the same references)
+        self._last_followed: tuple[object, list[JSON]] | None = None
 
     def add(self, resource: str, obj: Mapping[str, Any]) -> list[JSON]:
         """Record `obj`; returns its followed owner references."""
@@ -106,10 +109,22 @@ class DependencyGraph:
         if old_refs is new_refs or old_refs == new_refs:
             return None
         uid = uid_of(new)
-        old_followed, new_followed = followed_refs(old), followed_refs(new)
+        old_followed, new_followed = self._followed(old, old_refs), self._followed(new, new_refs)
         self._unlink(uid, old_followed)
         self._link(uid, identity_of(resource, new), new_followed)
         return old_followed, new_followed
+
+    def _followed(self, obj: Mapping[str, Any], refs: object) -> list[JSON]:
+        """followed_refs(obj), whose ownerReferences are `refs` (read-only: callers never change
+        the list returned), remembered for the last non-empty `refs` object."""
+        if not refs:
+            return []
+        last = self._last_followed
+        if last is not None and last[0] is refs:
+            return last[1]
+        followed = followed_refs(obj)
+        self._last_followed = (refs, followed)
+        return followed
 
     def remove(self, obj: Mapping[str, Any]) -> None:
         uid = uid_of(obj)

@@ -32,6 +32,7 @@ Key = tuple[str, str]
 RESOURCE = "replicasets.apps"
 #: burstReplicas: creations or deletions per sync.
 BURST_REPLICAS = 500
+_NO_LABELS: Mapping[str, str] = {}  # shared: the same object for every pod without labels
 log = logging.getLogger(__name__)
 
 
@@ -103,9 +104,9 @@ class ReplicaSetController:
             if ref.get("kind") == "ReplicaSet":
                 self.queue.add((key[0], str(ref.get("name"))))
             return
-        labels = (pod.get("metadata") or {}).get("labels") or {}
-        for rs in self.owners.matching(key[0], labels):
-            self.queue.add(podutil.key_of(rs))
+        labels = (pod.get("metadata") or {}).get("labels") or _NO_LABELS
+        for rs_key in self.owners.matching_keys(key[0], labels):
+            self.queue.add(rs_key)
 
     # sync ----------------------------------------------------------------------------------------
 

@@ -83,9 +83,12 @@ class PodOwnerIndex:
             return  # an orphan still, with the same labels
         self._unindex(key)
         if owner is not None:
-            self.owned.setdefault(owner, set()).add(key)
+            owned = self.owned.get(owner)
+            if owned is None:  # (setdefault would build a set for every call)
+                owned = self.owned[owner] = set()
+            owned.add(key)
             self._owner_of[key] = owner
-            self._bump(owner)
+            self._versions[owner] = self._versions.get(owner, 0) + 1  # _bump
             return
         if not self._track_orphans:
             return

@@ -72,12 +72,14 @@ class OwnerSelectorIndex:
         self._unanchored: dict[str, set[Key]] = {}
         # (namespace, label items) -> the keys of the owners matching them, in informer order
         self._matched: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[Key, ...]] = {}
+        # matching_keys' last answer: (namespace, the very labels object, the owner keys)
+        self._last: tuple[str, Mapping[str, str], tuple[Key, ...]] | None = None
         informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
 
     def _add(self, owner: JSON) -> None:
         key = key_of(owner)
         self._order[key] = next(self._tick)
-        self._matched.clear()
+        self._forget_matches()
         self._index(key, owner)
 
     def _update(self, old: JSON, owner: JSON) -> None:
@@ -86,14 +88,18 @@ class OwnerSelectorIndex:
         self._unindex(key)
         self._index(key, owner)
         if self.selectors.matching(owner) is not before:
-            self._matched.clear()  # a new selector (an equal one is the very same cached object)
+            self._forget_matches()  # a new selector (an equal one is the very same cached object)
 
     def _delete(self, owner: JSON) -> None:
         key = key_of(owner)
-        self._matched.clear()
+        self._forget_matches()
         self._unindex(key)
         self._order.pop(key, None)
         self.selectors.forget(key)
+
+    def _forget_matches(self) -> None:
+        self._matched.clear()
+        self._last = None
 
     def _index(self, key: Key, owner: JSON) -> None:
         selector = self.selectors.matching(owner)
@@ -143,6 +149,19 @@ class OwnerSelectorIndex:
             if owner is not None:
                 result.append(owner)
         return result
+
+    def matching_keys(self, namespace: str, labels: Mapping[str, str]) -> list[Key]:
+        """The keys of `matching(namespace, labels)`, in its order (for a caller that only queues
+        the owners). The last answer is kept for the very same labels object (stored labels are
+        read-only, so the same object means the same labels: one template's pods share theirs)
+        until an owner is added, deleted or changes its selector, as `matching`'s memo is."""
+        last = self._last
+        if last is not None and last[1] is labels and last[0] == namespace:
+            get = self.informer.get
+            return [key for key in last[2] if get(*key) is not None]
+        keys = [key_of(owner) for owner in self.matching(namespace, labels)]
+        self._last = (namespace, labels, tuple(keys))
+        return keys
 
     def matching_uncached(self, namespace: str, labels: Mapping[str, str]) -> list[JSON]:
         """`matching` worked out from the index (what the memo remembers)."""

@@ -41,6 +41,17 @@ def pod_facts(pod: JSON, selector: LabelSelector, template_labels: Mapping[str, 
     )
 
 
+def _same_fact_inputs(old: JSON, new: JSON) -> bool:
+    """Whether pod_facts reads the same from `new` as from `old`: the very same labels and status
+    objects (read-only, so the same labels, phase and conditions) and the same deletionTimestamp."""
+    old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
+    return (
+        old.get("status") is new.get("status")
+        and old_meta.get("labels") is new_meta.get("labels")
+        and old_meta.get("deletionTimestamp") == new_meta.get("deletionTimestamp")
+    )
+
+
 @dataclass
 class OwnedPodsView:
     """The facts about one owner's pods, as of its last refresh."""
@@ -69,6 +80,11 @@ class OwnedPodsView:
         if old is not None:
             if old.pod is pod:
                 self.facts[key] = old
+                return
+            if pod is not None and _same_fact_inputs(old.pod, pod):
+                # pod_facts would find the same facts (an owner or other metadata change): the
+                # counts stay, only the pod is the new one
+                self.facts[key] = PodFacts(pod, old.matches, old.active, old.labeled, old.ready)
                 return
             self._count(old, -1)
         if pod is not None:
