@@ -26,23 +26,13 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-#: Net growth in collector-tracked objects between two young collections while a simulation runs.
-#: A simulated hour at 5,000 nodes allocates and frees ~10^8 short-lived dicts (lease versions, watch
-#: events, copies); at the default 700 the collector ran ~9,000 young and ~900 middle collections there,
-#: ~2 s of CPU traversing objects that reference counting frees anyway. The engine makes next to no
-#: cycles, so collections this rare free the same garbage; a cycle made while running waits at most
-#: this many allocations (tens of MB at worst) for its collection.
-RUN_YOUNG_THRESHOLD = 1_000_000
-
-
 @contextmanager
 def full_collections_deferred() -> Iterator[None]:
-    """Inside the block young collections are rare (`RUN_YOUNG_THRESHOLD`) and full collections,
-    which would traverse every long-lived object (the cluster's state, rewritten as it runs), wait
-    until the block ends; the thresholds are restored after. Cycles still go: by the next young or
-    middle collection, or the first full one after the block."""
+    """Inside the block only the young generations are collected: short-lived cycles still go at
+    once, while the full collections that would traverse every long-lived object (the cluster's
+    state, rewritten as it runs) wait until the block ends (the thresholds are restored after)."""
     young, middle, old = gc.get_threshold()
-    gc.set_threshold(max(young, RUN_YOUNG_THRESHOLD), middle, 1 << 30)
+    gc.set_threshold(young, middle, 1 << 30)
     try:
         yield
     finally:
