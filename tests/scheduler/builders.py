@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from kubetaint.clock.virtual import VirtualClock
+from kubetaint.scheduler.cache import Cache
 from kubetaint.scheduler.scheduler import Scheduler
 
 
@@ -99,3 +100,45 @@ def scheduler(
     for p in pods:
         s.add_pod(p)
     return s
+
+
+def cache_with_pods() -> tuple[Cache, list[dict[str, Any]]]:
+    """A cache of two 8-CPU nodes holding four bound pods (one with an extended resource)."""
+    cache = Cache()
+    cache.add_node(node("n1", cpu="8"))
+    cache.add_node(node("n2", cpu="8"))
+    pods = [
+        pod("a", cpu="500m", memory="1Gi", node_name="n1"),
+        pod("b", cpu="1", node_name="n1", extra_requests={"example.com/gpu": "1"}),
+        pod("c", memory="2Gi", node_name="n1"),
+        pod("d", cpu="250m", node_name="n2"),
+    ]
+    for p in pods:
+        cache.add_pod(p)
+    return cache, pods
+
+
+def cache_state(cache: Cache) -> Any:
+    """Everything a cache knows, comparable with ==: per node its pods (key, pod, node name) in
+    order, requested totals, non-zero requests and ports; the slot columns; the pod-to-node map;
+    the assumed pods; the pods of unknown nodes; the generation."""
+    nodes = {
+        name: (
+            [(key, pi.pod, pi.node_name) for key, pi in ni.pods.items()],
+            dict(ni.requested),
+            ni.nonzero_cpu,
+            ni.nonzero_memory,
+            dict(ni.used_ports),
+        )
+        for name, ni in cache.nodes.items()
+    }
+    slots = [ni.slot for ni in cache.nodes.values()]
+    return (
+        nodes,
+        cache.req[slots].tolist(),
+        cache.pod_count[slots].tolist(),
+        dict(cache.pod_nodes),
+        set(cache.assumed),
+        {name: list(pods) for name, pods in cache._orphans.items()},
+        cache.generation,
+    )

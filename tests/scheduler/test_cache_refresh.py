@@ -15,42 +15,9 @@ from kubetaint.registry.binding import bound_pod
 from kubetaint.scheduler.cache import Cache
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key, same_spec_facts
 
-from .builders import node, pod
+from .builders import cache_state, cache_with_pods, pod
 
 JSON = dict[str, Any]
-
-
-def _cache_with_pods() -> tuple[Cache, list[JSON]]:
-    cache = Cache()
-    cache.add_node(node("n1", cpu="8"))
-    cache.add_node(node("n2", cpu="8"))
-    pods = [
-        pod("a", cpu="500m", memory="1Gi", node_name="n1"),
-        pod("b", cpu="1", node_name="n1", extra_requests={"example.com/gpu": "1"}),
-        pod("c", memory="2Gi", node_name="n1"),
-        pod("d", cpu="250m", node_name="n2"),
-    ]
-    for p in pods:
-        cache.add_pod(p)
-    return cache, pods
-
-
-def _state(cache: Cache) -> Any:
-    nodes = {
-        name: (
-            [
-                (key, pi.pod["metadata"].get("labels"), pi.pod["metadata"].get("ownerReferences"))
-                for key, pi in ni.pods.items()
-            ],
-            dict(ni.requested),
-            ni.nonzero_cpu,
-            ni.nonzero_memory,
-            dict(ni.used_ports),
-        )
-        for name, ni in cache.nodes.items()
-    }
-    slots = [ni.slot for ni in cache.nodes.values()]
-    return nodes, cache.req[slots].tolist(), cache.pod_count[slots].tolist(), dict(cache.pod_nodes)
 
 
 def _owner_change(p: JSON) -> JSON:
@@ -76,28 +43,28 @@ def _status_change(p: JSON) -> JSON:
 )
 @pytest.mark.parametrize("index", [0, 1, 2, 3], ids=["first", "with an extended resource", "last", "alone"])
 def test_update_keeping_the_spec_matches_remove_then_add(change: Any, index: int) -> None:
-    shortcut, pods = _cache_with_pods()
-    reference, _ = _cache_with_pods()
+    shortcut, pods = cache_with_pods()
+    reference, _ = cache_with_pods()
     updated = change(pods[index])
     assert updated["spec"] is pods[index]["spec"]
     shortcut.update_pod(updated)
     fresh_spec = {**updated, "spec": dict(updated["spec"])}  # a new spec object: the full path
     reference.remove_pod(pods[index])
     reference.add_pod(fresh_spec)
-    assert _state(shortcut) == _state(reference)
+    assert cache_state(shortcut) == cache_state(reference)
     info = shortcut.pod_info(pod_key(updated))
     assert info is not None and info.pod is updated
 
 
 def test_update_of_an_assumed_pod_confirms_it() -> None:
-    cache, pods = _cache_with_pods()
+    cache, pods = cache_with_pods()
     cache.assumed.add(pod_key(pods[0]))
     cache.update_pod(_owner_change(pods[0]))
     assert pod_key(pods[0]) not in cache.assumed
 
 
 def test_moving_to_another_node_with_the_same_spec_object_moves_the_totals() -> None:
-    cache, pods = _cache_with_pods()
+    cache, pods = cache_with_pods()
     moved = {**pods[3], "metadata": dict(pods[3]["metadata"])}
     moved["spec"]["nodeName"] = "n1"  # a test-only edit of the shared spec: the node differs
     before_n1 = int(cache.req[cache.nodes["n1"].slot, 0])
@@ -109,9 +76,9 @@ def test_moving_to_another_node_with_the_same_spec_object_moves_the_totals() -> 
 
 
 def _assumed_then_bound(bind: Any) -> tuple[Cache, JSON]:
-    """A cache holding the pods of _cache_with_pods and an unbound pod assumed on n1, then told
+    """A cache holding the pods of cache_with_pods and an unbound pod assumed on n1, then told
     of its binding `bind(unbound)`."""
-    cache, _ = _cache_with_pods()
+    cache, _ = cache_with_pods()
     unbound = pod("e", cpu="300m", memory="1Gi", extra_requests={"example.com/gpu": "2"})
     cache.assume_pod(make_pod_info(unbound), "n1")
     bound = bind(unbound)
@@ -137,7 +104,7 @@ def _binding(p: JSON) -> JSON:
 def test_binding_an_assumed_pod_matches_remove_then_add(bind: Any) -> None:
     shortcut, bound = _assumed_then_bound(bind)
     reference, _ = _assumed_then_bound(lambda p: json.loads(json.dumps(bind(p))))  # copies: the full path
-    assert _state(shortcut) == _state(reference)
+    assert cache_state(shortcut) == cache_state(reference)
     key = pod_key(bound)
     info, fresh = shortcut.pod_info(key), reference.pod_info(key)
     assert info is not None and fresh is not None and info.pod is bound
@@ -168,5 +135,5 @@ def test_specs_share_their_facts_only_holding_the_very_same_values(old: Any, new
 def test_a_binding_to_another_node_than_assumed_moves_the_pod() -> None:
     shortcut, bound = _assumed_then_bound(lambda p: bound_pod(p, "n2"))
     reference, _ = _assumed_then_bound(lambda p: json.loads(json.dumps(bound_pod(p, "n2"))))
-    assert _state(shortcut) == _state(reference)
+    assert cache_state(shortcut) == cache_state(reference)
     assert shortcut.pod_nodes[pod_key(bound)] == "n2"

@@ -14,41 +14,9 @@ from kubetaint.registry.binding import bound_pod
 from kubetaint.scheduler.cache import Cache
 from kubetaint.scheduler.podinfo import make_pod_info, pod_key
 
-from .builders import node, pod
+from .builders import cache_state, cache_with_pods, node, pod
 
 JSON = dict[str, Any]
-
-
-def _cache() -> tuple[Cache, list[JSON]]:
-    cache = Cache()
-    cache.add_node(node("n1", cpu="8"))
-    cache.add_node(node("n2", cpu="8"))
-    pods = [
-        pod("a", cpu="500m", memory="1Gi", node_name="n1"),
-        pod("b", cpu="1", node_name="n1", extra_requests={"example.com/gpu": "1"}),
-        pod("d", cpu="250m", node_name="n2"),
-    ]
-    for p in pods:
-        cache.add_pod(p)
-    return cache, pods
-
-
-def _state(cache: Cache) -> Any:
-    nodes = {
-        name: ([(k, pi.pod, pi.node_name) for k, pi in ni.pods.items()], dict(ni.requested))
-        for name, ni in cache.nodes.items()
-    }
-    slots = [ni.slot for ni in cache.nodes.values()]
-    orphans = {n: list(p) for n, p in cache._orphans.items()}
-    return (
-        nodes,
-        cache.req[slots].tolist(),
-        cache.pod_count[slots].tolist(),
-        dict(cache.pod_nodes),
-        set(cache.assumed),
-        orphans,
-        cache.generation,
-    )
 
 
 def _owner(p: JSON) -> JSON:
@@ -109,13 +77,13 @@ def _new_pod(_cache: Cache, _pods: list[JSON]) -> JSON:
     ],
 )
 def test_an_update_given_the_key_leaves_what_an_update_working_it_out_leaves(setup: Setup) -> None:
-    given, given_pods = _cache()
-    worked_out, worked_pods = _cache()
+    given, given_pods = cache_with_pods()
+    worked_out, worked_pods = cache_with_pods()
     pod_given = setup(given, given_pods)
     pod_worked = setup(worked_out, worked_pods)
     result_given = given.update_pod(pod_given, pod_key(pod_given))
     result_worked = worked_out.update_pod(pod_worked)
-    assert _state(given) == _state(worked_out)
+    assert cache_state(given) == cache_state(worked_out)
     assert (result_given is None) == (result_worked is None)
     if result_given is not None and result_worked is not None:
         assert (result_given.key, result_given.pod, result_given.node_name) == (
