@@ -8,14 +8,13 @@ controller's remembered template hash is compute_hash's."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controllers.workload_builders import daemonset, make_env, replicaset
+from controllers.workload_builders import daemonset, make_env, replicaset, write_owner
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.controllers.daemonset.controller import DaemonSetController
 from kubetaint.controllers.deployment.hashing import compute_hash
@@ -53,25 +52,6 @@ steps = st.lists(
 )
 
 
-def _write_owner(store: Any, informer: Informer, op: str, i: int, namespace: str, selector: int) -> None:
-    name = f"rs{i}"
-    existing = informer.get(namespace, name)
-    if op == "delete":
-        if existing is not None:
-            store.delete("replicasets.apps", namespace, name)
-        return
-    if existing is None:
-        body = replicaset(name, 1)
-        body["metadata"]["namespace"] = namespace
-        body["spec"]["selector"] = copy.deepcopy(SELECTORS[selector])
-        store.create("replicasets.apps", body)
-    elif op == "status":
-        store.update("replicasets.apps", {**existing, "status": {"replicas": i}})
-    else:
-        spec = {**existing["spec"], "selector": copy.deepcopy(SELECTORS[selector])}
-        store.update("replicasets.apps", {**existing, "spec": spec})
-
-
 def _fresh_keys(owners: OwnerSelectorIndex, namespace: str, labels: dict[str, str]) -> list[tuple[str, str]]:
     return [podutil.key_of(o) for o in owners.matching_uncached(namespace, labels)]
 
@@ -91,7 +71,7 @@ def test_matching_keys_of_the_same_labels_object_equal_a_fresh_match_after_any_o
             assert owners.matching_keys(namespace, labels) == _fresh_keys(owners, namespace, labels)
             assert owners.matching_keys(namespace, labels) == _fresh_keys(owners, namespace, labels)
         else:
-            _write_owner(store, informer, op, i, namespace, selector)
+            write_owner(store, informer, op, i, namespace, SELECTORS[selector])
         for ns in NAMESPACES:
             for labels in LABELS:
                 assert owners.matching_keys(ns, labels) == _fresh_keys(owners, ns, labels)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 from typing import Any
 
 from kubetaint.clock import VirtualClock
+from kubetaint.store.informer import Informer
 from kubetaint.store.memory import MemoryStore
 
 JSON = dict[str, Any]
@@ -152,3 +154,27 @@ def daemon_pods_by_node_by_scan(pods: Any, uid: str) -> dict[str, list[JSON]]:
         if ref is not None and ref.get("uid") == uid and target is not None:
             result.setdefault(target, []).append(p)
     return result
+
+
+def write_owner(
+    store: Any, informer: Informer, op: str, i: int, namespace: str, selector: dict[str, Any] | None
+) -> None:
+    """One step of an owner history for ReplicaSet `rs{i}` in `namespace`: "delete" it (if there);
+    create it with `selector` when missing; "status" writes its status (the selector object kept);
+    any other op updates it in place with a copy of `selector` (a new object, equal or not)."""
+    name = f"rs{i}"
+    existing = informer.get(namespace, name)
+    if op == "delete":
+        if existing is not None:
+            store.delete("replicasets.apps", namespace, name)
+        return
+    if existing is None:
+        body = replicaset(name, 1)
+        body["metadata"]["namespace"] = namespace
+        body["spec"]["selector"] = copy.deepcopy(selector)
+        store.create("replicasets.apps", body)
+    elif op == "status":
+        store.update("replicasets.apps", {**existing, "status": {"replicas": i}})
+    else:
+        spec = {**existing["spec"], "selector": copy.deepcopy(selector)}
+        store.update("replicasets.apps", {**existing, "spec": spec})

@@ -19,6 +19,7 @@ from controllers.workload_builders import (
     node,
     pod,
     replicaset,
+    write_owner,
 )
 from kubetaint.controllers.daemonset.controller import DaemonSetController
 from kubetaint.controllers.daemonset.placement import (
@@ -72,25 +73,6 @@ def _assert_memo_equals_fresh(owners: OwnerSelectorIndex) -> None:
             assert all(o is owners.informer.get(*podutil.key_of(o)) for o in remembered)
 
 
-def _write_owner(store: Any, informer: Informer, op: str, i: int, namespace: str, selector: int) -> None:
-    name = f"rs{i}"
-    existing = informer.get(namespace, name)
-    if op == "delete":
-        if existing is not None:
-            store.delete("replicasets.apps", namespace, name)
-        return
-    if existing is None:
-        body = replicaset(name, 1)
-        body["metadata"]["namespace"] = namespace
-        body["spec"]["selector"] = copy.deepcopy(SELECTORS[selector])
-        store.create("replicasets.apps", body)
-    elif op == "status":  # the selector object kept: the memo survives
-        store.update("replicasets.apps", {**existing, "status": {"replicas": i}})
-    else:  # an in-place update, with an equal or another selector (a new object either way)
-        spec = {**existing["spec"], "selector": copy.deepcopy(SELECTORS[selector])}
-        store.update("replicasets.apps", {**existing, "spec": spec})
-
-
 @settings(max_examples=80, deadline=None)
 @given(history=owner_writes)
 def test_remembered_owners_equal_those_worked_out_afresh_after_any_owner_history(
@@ -102,7 +84,7 @@ def test_remembered_owners_equal_those_worked_out_afresh_after_any_owner_history
     informer.start()
     for op, i, namespace, selector in history:
         _assert_memo_equals_fresh(owners)  # remembered now, checked after the write
-        _write_owner(store, informer, op, i, namespace, selector)
+        write_owner(store, informer, op, i, namespace, SELECTORS[selector])
     _assert_memo_equals_fresh(owners)
 
 
