@@ -5,7 +5,6 @@ and the collector controls."""
 from __future__ import annotations
 
 import copy
-import gc
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,6 @@ from kubetaint.api.validation import validate
 from kubetaint.api.validation.memo import PartMemo, stored_part
 from kubetaint.api.validation.names import is_qualified_name
 from kubetaint.clock import VirtualClock
-from kubetaint.core.heap import collector_paused, full_collections_deferred
 from kubetaint.scheduler.plugins.node_selector import compile_required, required_node_names
 from kubetaint.store.interface import WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -263,25 +261,3 @@ def test_pinned_names_give_the_verdicts_of_the_full_matcher() -> None:
     full = np.array([matcher(n, labels) for n, labels in nodes])
     pinned = np.array([n in names and matcher(n, labels) for n, labels in nodes])
     assert (full == pinned).all() and full.sum() == 2
-
-
-# collector ---------------------------------------------------------------------------------------
-
-
-def test_collector_controls_restore_the_previous_state() -> None:
-    assert gc.isenabled()
-    with collector_paused():
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with collector_paused():
-            pass
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-    thresholds = gc.get_threshold()
-    with full_collections_deferred():
-        assert gc.get_threshold()[:2] == thresholds[:2]
-        assert gc.get_threshold()[2] > 1_000_000
-    assert gc.get_threshold() == thresholds

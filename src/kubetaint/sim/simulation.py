@@ -78,13 +78,13 @@ class Simulation:
     def run_until(self, t: float | str, progress: Callable[[float], None] | None = None) -> None:
         """Run everything due up to `t` seconds after the start (a number or a Go duration)."""
         target = self.cluster.start + _seconds(t, "t")
-        try:
-            with full_collections_deferred():
+        with full_collections_deferred():  # thawed inside, so that the survivors are promoted on exit
+            try:
                 self._run_to(target, progress)
-        finally:
-            if self._frozen:  # the loaded objects go back to the collector (oldest generation)
-                self._frozen = False
-                thaw()
+            finally:
+                if self._frozen:  # the loaded objects go back to the collector (oldest generation)
+                    self._frozen = False
+                    thaw()
 
     def _run_to(self, target: float, progress: Callable[[float], None] | None) -> None:
         if progress is None:

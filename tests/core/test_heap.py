@@ -1,0 +1,117 @@
+"""The collector controls in kubetaint.core.heap: what is paused, deferred and promoted, and that
+the previous collector state always comes back."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from kubetaint import Simulation
+from kubetaint.core.heap import collector_paused, full_collections_deferred, promote_survivors
+
+
+class Node:
+    """A small tracked object that can sit in a reference cycle and be watched by a weakref."""
+
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+@pytest.fixture(autouse=True)
+def collector_state() -> Iterator[None]:
+    """Each test starts from and leaves the interpreter's own collector state."""
+    thresholds, enabled = gc.get_threshold(), gc.isenabled()
+    assert gc.get_freeze_count() == 0
+    yield
+    gc.set_threshold(*thresholds)
+    gc.unfreeze()
+    if enabled:
+        gc.enable()
+
+
+def in_generation(obj: object, generation: int) -> bool:
+    return any(candidate is obj for candidate in gc.get_objects(generation))
+
+
+def test_pausing_disables_the_collector_and_restores_it() -> None:
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_pausing_leaves_a_disabled_collector_disabled() -> None:
+    gc.disable()
+    with collector_paused():
+        pass
+    assert not gc.isenabled()
+
+
+def test_deferring_keeps_young_collections_and_stops_the_older_ones() -> None:
+    young, middle, old = gc.get_threshold()
+    with full_collections_deferred():
+        inside = gc.get_threshold()
+    assert inside[0] == young
+    assert inside[1] > 1_000_000 and inside[2] > 1_000_000
+    assert gc.get_threshold() == (young, middle, old)
+
+
+def test_deferring_restores_the_thresholds_when_the_block_raises() -> None:
+    thresholds = gc.get_threshold()
+    with pytest.raises(RuntimeError), full_collections_deferred():
+        raise RuntimeError("boom")
+    assert gc.get_threshold() == thresholds
+
+
+def test_a_short_lived_cycle_is_still_collected_while_deferring() -> None:
+    with full_collections_deferred():
+        first, second = Node(), Node()
+        first.other, second.other = second, first
+        watched = weakref.ref(first)
+        del first, second
+        gc.collect(0)
+        assert watched() is None
+
+
+def test_survivors_of_a_deferred_block_end_in_the_oldest_generation() -> None:
+    with full_collections_deferred():
+        survivor = Node()
+        assert not in_generation(survivor, 2)
+    assert in_generation(survivor, 2)
+    assert gc.get_freeze_count() == 0
+
+
+def test_promotion_leaves_objects_someone_else_froze_frozen() -> None:
+    frozen = Node()
+    gc.freeze()
+    held = gc.get_freeze_count()
+    with full_collections_deferred():
+        young = Node()
+    assert gc.get_freeze_count() == held
+    assert not in_generation(frozen, 2)
+    assert not in_generation(young, 2)
+
+
+def test_promoting_empties_the_young_generations() -> None:
+    keep = [Node() for _ in range(10)]
+    promote_survivors()
+    assert all(in_generation(node, 2) for node in keep)
+
+
+def test_a_simulation_run_thaws_what_loading_froze_and_promotes_it() -> None:
+    sim = Simulation(
+        {
+            "apiVersion": "kubetaint.dev/v1alpha1",
+            "kind": "Scenario",
+            "metadata": {"name": "heap"},
+            "spec": {"seed": 1, "until": "20s", "nodeGroups": [{"name": "node", "count": 2}]},
+        }
+    )
+    assert gc.get_freeze_count() > 0  # the loaded cluster is out of the collector's reach
+    loaded = sim.objects("Node")[0]
+    assert not in_generation(loaded, 2)
+    sim.run_until("10s")
+    assert gc.get_freeze_count() == 0
+    assert in_generation(loaded, 2)
