@@ -141,9 +141,17 @@ def is_qualified_name(value: str) -> list[str]:
     return errs
 
 
-@_memo
 def is_valid_label_value(value: str) -> list[str]:
-    """validation.IsValidLabelValue."""
+    """validation.IsValidLabelValue. A valid value (many are an object's own, as a node's
+    hostname label) is told by one match."""
+    if len(value) <= LABEL_VALUE_MAX_LENGTH and _LABEL_VALUE_RE.fullmatch(value):
+        return []  # what _label_value_errors finds: neither too long nor off the pattern
+    return _label_value_errors(value)
+
+
+@_memo
+def _label_value_errors(value: str) -> list[str]:
+    """validation.IsValidLabelValue's messages (remembered)."""
     errs = []
     if len(value) > LABEL_VALUE_MAX_LENGTH:
         errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
@@ -160,10 +168,15 @@ def _mask_trailing_dash(name: str) -> str:
 
 
 def name_is_dns_subdomain(name: str, prefix: bool = False) -> list[str]:
-    """apimachinery NameIsDNSSubdomain."""
+    """apimachinery NameIsDNSSubdomain. A valid name (most of them, each object's own: a
+    remembered result would seldom be asked for again) is told by one match."""
+    if not prefix and len(name) <= DNS1123_SUBDOMAIN_MAX_LENGTH and _DNS1123_SUBDOMAIN_RE.fullmatch(name):
+        return []  # what is_dns1123_subdomain finds: neither too long nor off the pattern
     return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
 
 
 def name_is_dns_label(name: str, prefix: bool = False) -> list[str]:
-    """apimachinery NameIsDNSLabel (also ValidateNamespaceName)."""
+    """apimachinery NameIsDNSLabel (also ValidateNamespaceName); a valid name by one match."""
+    if not prefix and len(name) <= DNS1123_LABEL_MAX_LENGTH and _DNS1123_LABEL_RE.fullmatch(name):
+        return []  # what is_dns1123_label finds: neither too long nor off the pattern
     return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
