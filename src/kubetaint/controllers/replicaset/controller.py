@@ -100,7 +100,8 @@ class ReplicaSetController:
         """`_pod_changed` of each update of a group in turn. An orphan taking owner references
         and keeping its labels object (an adoption) shares with the pods before it what depends
         only on the (read-only) labels or reference list objects: the owners matching those
-        labels (no owner changes while a pod group is told) and the controller reference."""
+        labels (or equal ones: no owner changes while a pod group is told) and the controller
+        reference."""
         add, mark = self.queue.add, self.views.mark
         last_labels: object = None
         last_space = ""
@@ -120,7 +121,7 @@ class ReplicaSetController:
             key = podutil.key_of(old)
             # _pod_seen(old, None): an orphan queues the owners its labels match
             labels = old_meta.get("labels") or _NO_LABELS
-            if labels is not last_labels or key[0] != last_space:
+            if key[0] != last_space or (labels is not last_labels and labels != last_labels):
                 owner_keys = self.owners.matching_keys(key[0], labels)
                 last_labels, last_space = labels, key[0]
             for owner_key in owner_keys:
