@@ -139,9 +139,10 @@ def _run(history: list[tuple[int, str, int, int]], group: list[tuple[int, str, i
             on_changes = index._on_changes
             assert on_changes is not None
 
-            def record(pairs: list[tuple[JSON, JSON]], tell: Any = on_changes) -> None:
+            def record(pairs: list[tuple[JSON, JSON]], keys: list[Any], tell: Any = on_changes) -> None:
                 told.append(len(pairs))
-                tell(pairs)
+                assert keys == [podutil.key_of(new) for _, new in pairs]
+                tell(pairs, keys)
 
             index._on_changes = record
         before = env.store.current_resource_version()

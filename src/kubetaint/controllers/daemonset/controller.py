@@ -111,16 +111,17 @@ class DaemonSetController:
             if same:
                 break  # the same owner references object (and key): the same marks and key again
 
-    def _pods_changed(self, pairs: list[tuple[JSON, JSON]]) -> None:
+    def _pods_changed(self, pairs: list[tuple[JSON, JSON]], keys: list[Key]) -> None:
         """`_pod_changed` of each update of a group in turn. A pod that had no owner references
         (an adopted orphan: only its new controller reference marks and queues) shares with the
         pods before it what depends only on the (read-only) reference list object: its
-        controller's pods by node and DaemonSet name (none changes while a pod group is told)."""
+        controller's pods by node and DaemonSet name (none changes while a pod group is told).
+        `keys[i]`: key_of of the new pod of `pairs[i]`."""
         add = self.queue.add
         last_refs: object = _UNSET
         grouped: PodsByNode | None = None
         owner_name: str | None = None  # the owning DaemonSet's name
-        for old, new in pairs:
+        for (old, new), key in zip(pairs, keys, strict=True):
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if type(old_meta) is not dict or type(new_meta) is not dict or old_meta.get("ownerReferences"):
                 self._pod_changed(old, new)
@@ -136,7 +137,6 @@ class DaemonSetController:
                     owner_name = str(ref.get("name")) if ref.get("kind") == "DaemonSet" else None
             if grouped is None and owner_name is None:
                 continue
-            key = podutil.key_of(new)
             if grouped is not None:
                 grouped.dirty.add(key)
             if owner_name is not None:

@@ -96,19 +96,20 @@ class ReplicaSetController:
             return  # the same marks and keys again: nothing new
         self._pod_seen(new, new_ref)
 
-    def _pods_changed(self, pairs: list[tuple[JSON, JSON]]) -> None:
+    def _pods_changed(self, pairs: list[tuple[JSON, JSON]], keys: list[Key]) -> None:
         """`_pod_changed` of each update of a group in turn. An orphan taking owner references
         and keeping its labels object (an adoption) shares with the pods before it what depends
         only on the (read-only) labels or reference list objects: the owners matching those
         labels (or equal ones: no owner changes while a pod group is told) and the controller
-        reference."""
+        reference. `keys[i]`: key_of of the new pod of `pairs[i]` (the old one's too when it has
+        the very namespace and name objects)."""
         add, mark = self.queue.add, self.views.mark
         last_labels: object = None
         last_space = ""
         owner_keys: list[Key] = []
         last_refs: object = _UNSET
         ref: Mapping[str, Any] | None = None
-        for old, new in pairs:
+        for (old, new), new_key in zip(pairs, keys, strict=True):
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if (
                 type(old_meta) is not dict
@@ -118,7 +119,12 @@ class ReplicaSetController:
             ):
                 self._pod_changed(old, new)
                 continue
-            key = podutil.key_of(old)
+            key = (
+                new_key
+                if old_meta.get("name") is new_meta.get("name")
+                and old_meta.get("namespace") is new_meta.get("namespace")
+                else podutil.key_of(old)
+            )
             # _pod_seen(old, None): an orphan queues the owners its labels match
             labels = old_meta.get("labels") or _NO_LABELS
             if key[0] != last_space or (labels is not last_labels and labels != last_labels):
@@ -131,7 +137,6 @@ class ReplicaSetController:
                 last_refs, ref = refs, podutil.controller_ref_of(new)
             if ref is None:
                 continue  # _same_marks or _same_claim: no controller and the same labels again
-            new_key = podutil.key_of(new)
             mark(str(ref.get("uid") or ""), new_key)
             if ref.get("kind") == "ReplicaSet":
                 add((new_key[0], str(ref.get("name"))))

@@ -38,10 +38,11 @@ class PodOwnerIndex:
         on_change: Callable[[JSON | None, JSON | None], None],
         *,
         orphans: bool = True,
-        on_changes: Callable[[list[tuple[JSON, JSON]]], None] | None = None,
+        on_changes: Callable[[list[tuple[JSON, JSON]], list[Key]], None] | None = None,
     ) -> None:
-        """`on_changes(pairs)`, optional: `on_change(old, new)` of each update of a group at once,
-        after the group is indexed (so the callbacks must only record work, never read the index)."""
+        """`on_changes(pairs, keys)`, optional: `on_change(old, new)` of each update of a group at
+        once, after the group is indexed (so the callbacks must only record work, never read the
+        index); `keys[i]` is key_of of the new pod of `pairs[i]`."""
         self.informer = informer
         self._on_change = on_change
         self._on_changes = on_changes
@@ -187,7 +188,10 @@ class PodOwnerIndex:
         owner_of, owned_sets, versions = self._owner_of, self.owned, self._versions
         last_refs: object = _ABSENT
         owner: str | None = None
+        keys: list[Key] = []
         for old, new in pairs:
+            key = key_of(new)
+            keys.append(key)
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if type(old_meta) is not dict or type(new_meta) is not dict:
                 self._reindex(old, new)
@@ -204,7 +208,6 @@ class PodOwnerIndex:
                 self._index(new)
                 continue
             # `_index` of an owned pod, its owner known
-            key = key_of(new)
             if owner_of.get(key, _ABSENT) != owner:
                 self._unindex(key)
                 owned = owned_sets.get(owner)
@@ -213,7 +216,7 @@ class PodOwnerIndex:
                 owned.add(key)
                 owner_of[key] = owner
             versions[owner] = versions.get(owner, 0) + 1
-        on_changes(pairs)
+        on_changes(pairs, keys)
 
     def _unmoved_owner(self, old: JSON, new: JSON) -> tuple[bool, str | None]:
         """For an indexed pod whose owner references and labels are the very objects it had (a
