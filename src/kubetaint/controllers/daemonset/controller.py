@@ -36,6 +36,7 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 RESOURCE = "daemonsets.apps"
 BURST_REPLICAS = 250
+_UNSET = object()
 #: failedPodsBackoff: 1 s initial, doubling, at most 15 minutes.
 FAILED_BACKOFF_INITIAL = 1.0
 FAILED_BACKOFF_MAX = 900.0
@@ -71,7 +72,7 @@ class DaemonSetController:
         # per DaemonSet uid: its pods by node (before the index: a running informer replays at once)
         self._by_node: dict[str, PodsByNode] = {}
         # the DaemonSet controller never adopts: owned pods only
-        self.index = PodOwnerIndex(self.pods, self._pod_changed, orphans=False)
+        self.index = PodOwnerIndex(self.pods, self._pod_changed, orphans=False, on_changes=self._pods_changed)
         # per DaemonSet uid: where its pods should run, per node
         self._placement: dict[str, PlacementMemo] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
@@ -109,6 +110,37 @@ class DaemonSetController:
                 self.queue.add((podutil.key_of(pod)[0], str(ref.get("name"))))
             if same:
                 break  # the same owner references object (and key): the same marks and key again
+
+    def _pods_changed(self, pairs: list[tuple[JSON, JSON]], keys: list[Key]) -> None:
+        """`_pod_changed` of each update of a group in turn. A pod that had no owner references
+        (an adopted orphan: only its new controller reference marks and queues) shares with the
+        pods before it what depends only on the (read-only) reference list object: its
+        controller's pods by node and DaemonSet name (none changes while a pod group is told).
+        `keys[i]`: key_of of the new pod of `pairs[i]`."""
+        add = self.queue.add
+        last_refs: object = _UNSET
+        grouped: PodsByNode | None = None
+        owner_name: str | None = None  # the owning DaemonSet's name
+        for (old, new), key in zip(pairs, keys, strict=True):
+            old_meta, new_meta = old.get("metadata"), new.get("metadata")
+            if type(old_meta) is not dict or type(new_meta) is not dict or old_meta.get("ownerReferences"):
+                self._pod_changed(old, new)
+                continue
+            refs = new_meta.get("ownerReferences")
+            if refs is not last_refs:
+                last_refs = refs
+                ref = podutil.controller_ref_of(new)
+                if ref is None:
+                    grouped, owner_name = None, None
+                else:
+                    grouped = self._by_node.get(str(ref.get("uid") or ""))
+                    owner_name = str(ref.get("name")) if ref.get("kind") == "DaemonSet" else None
+            if grouped is None and owner_name is None:
+                continue
+            if grouped is not None:
+                grouped.dirty.add(key)
+            if owner_name is not None:
+                add((key[0], owner_name))
 
     def _forget(self, ds: JSON) -> None:
         uid = str((ds.get("metadata") or {}).get("uid") or "")

@@ -33,6 +33,7 @@ RESOURCE = "replicasets.apps"
 #: burstReplicas: creations or deletions per sync.
 BURST_REPLICAS = 500
 _NO_LABELS: Mapping[str, str] = {}  # shared: the same object for every pod without labels
+_UNSET = object()
 log = logging.getLogger(__name__)
 
 
@@ -63,7 +64,7 @@ class ReplicaSetController:
         # Views first: an informer that is already running replays its pods into the index at once,
         # and each replayed pod marks the views.
         self.views = OwnedPodViews(self._pods_owned_by, self._owned_pod)
-        self.index = PodOwnerIndex(self.pods, self._pod_changed)
+        self.index = PodOwnerIndex(self.pods, self._pod_changed, on_changes=self._pods_changed)
         self.replicasets.add_handlers(
             EventHandlers(
                 on_add=lambda rs: self.queue.add(podutil.key_of(rs)),
@@ -94,6 +95,51 @@ class ReplicaSetController:
         if old is not None and _same_claim(old, old_ref, new, new_ref):
             return  # the same marks and keys again: nothing new
         self._pod_seen(new, new_ref)
+
+    def _pods_changed(self, pairs: list[tuple[JSON, JSON]], keys: list[Key]) -> None:
+        """`_pod_changed` of each update of a group in turn. An orphan taking owner references
+        and keeping its labels object (an adoption) shares with the pods before it what depends
+        only on the (read-only) labels or reference list objects: the owners matching those
+        labels (or equal ones: no owner changes while a pod group is told) and the controller
+        reference. `keys[i]`: key_of of the new pod of `pairs[i]` (the old one's too when it has
+        the very namespace and name objects)."""
+        add, mark = self.queue.add, self.views.mark
+        last_labels: object = None
+        last_space = ""
+        owner_keys: list[Key] = []
+        last_refs: object = _UNSET
+        ref: Mapping[str, Any] | None = None
+        for (old, new), new_key in zip(pairs, keys, strict=True):
+            old_meta, new_meta = old.get("metadata"), new.get("metadata")
+            if (
+                type(old_meta) is not dict
+                or type(new_meta) is not dict
+                or old_meta.get("ownerReferences")
+                or old_meta.get("labels") is not new_meta.get("labels")
+            ):
+                self._pod_changed(old, new)
+                continue
+            key = (
+                new_key
+                if old_meta.get("name") is new_meta.get("name")
+                and old_meta.get("namespace") is new_meta.get("namespace")
+                else podutil.key_of(old)
+            )
+            # _pod_seen(old, None): an orphan queues the owners its labels match
+            labels = old_meta.get("labels") or _NO_LABELS
+            if key[0] != last_space or (labels is not last_labels and labels != last_labels):
+                owner_keys = self.owners.matching_keys(key[0], labels)
+                last_labels, last_space = labels, key[0]
+            for owner_key in owner_keys:
+                add(owner_key)
+            refs = new_meta.get("ownerReferences")
+            if refs is not last_refs:
+                last_refs, ref = refs, podutil.controller_ref_of(new)
+            if ref is None:
+                continue  # _same_marks or _same_claim: no controller and the same labels again
+            mark(str(ref.get("uid") or ""), new_key)
+            if ref.get("kind") == "ReplicaSet":
+                add((new_key[0], str(ref.get("name"))))
 
     def _pod_seen(self, pod: JSON, ref: Mapping[str, Any] | None) -> None:
         """Mark the owner's view and queue the owner; an orphan queues every ReplicaSet of its

@@ -38,9 +38,14 @@ class PodOwnerIndex:
         on_change: Callable[[JSON | None, JSON | None], None],
         *,
         orphans: bool = True,
+        on_changes: Callable[[list[tuple[JSON, JSON]], list[Key]], None] | None = None,
     ) -> None:
+        """`on_changes(pairs, keys)`, optional: `on_change(old, new)` of each update of a group at
+        once, after the group is indexed (so the callbacks must only record work, never read the
+        index); `keys[i]` is key_of of the new pod of `pairs[i]`."""
         self.informer = informer
         self._on_change = on_change
+        self._on_changes = on_changes
         self._track_orphans = orphans
         self._versions: dict[str, int] = {}
         self.owned: dict[str, set[Key]] = {}
@@ -51,7 +56,11 @@ class PodOwnerIndex:
         self._labels_of: dict[Key, tuple[LabelKey, ...]] = {}
         informer.add_handlers(
             EventHandlers(
-                on_add=self._add, on_update=self._update, on_delete=self._delete, on_replay=self._replay
+                on_add=self._add,
+                on_update=self._update,
+                on_delete=self._delete,
+                on_replay=self._replay,
+                on_update_many=self._update_many,
             )
         )
 
@@ -154,12 +163,60 @@ class PodOwnerIndex:
             self._labels_of[key] = tags
 
     def _update(self, old: JSON, new: JSON) -> None:
+        self._reindex(old, new)
+        self._on_change(old, new)
+
+    def _reindex(self, old: JSON, new: JSON) -> None:
         unmoved, owner = self._unmoved_owner(old, new)
         if not unmoved:
             self._index(new)
         elif owner is not None:
             self._bump(owner)  # what `_index` does for a pod its owner keeps
-        self._on_change(old, new)
+
+    def _update_many(self, pairs: list[tuple[JSON, JSON]]) -> None:
+        """`_update` of each pair in turn. With `on_changes`, every pod is indexed first and the
+        changes are told at once (the same calls: the callbacks never read the index).
+
+        A group of pods taking one owner reference list (an adoption: a ReplicaSet's
+        `update_each`) finds the controller reference once for the list: `_index` would find
+        the same in each pod's (read-only) copy of it."""
+        on_changes = self._on_changes
+        if on_changes is None:
+            for old, new in pairs:
+                self._update(old, new)
+            return
+        owner_of, owned_sets, versions = self._owner_of, self.owned, self._versions
+        last_refs: object = _ABSENT
+        owner: str | None = None
+        keys: list[Key] = []
+        for old, new in pairs:
+            key = key_of(new)
+            keys.append(key)
+            old_meta, new_meta = old.get("metadata"), new.get("metadata")
+            if type(old_meta) is not dict or type(new_meta) is not dict:
+                self._reindex(old, new)
+                continue
+            refs = new_meta.get("ownerReferences")
+            if refs is old_meta.get("ownerReferences") and new_meta.get("labels") is old_meta.get("labels"):
+                self._reindex(old, new)  # nothing indexed changed (a status or binding change)
+                continue
+            if refs is not last_refs:
+                last_refs = refs
+                ref = controller_ref_of(new)
+                owner = None if ref is None else str(ref.get("uid") or "")
+            if owner is None:
+                self._index(new)
+                continue
+            # `_index` of an owned pod, its owner known
+            if owner_of.get(key, _ABSENT) != owner:
+                self._unindex(key)
+                owned = owned_sets.get(owner)
+                if owned is None:
+                    owned = owned_sets[owner] = set()
+                owned.add(key)
+                owner_of[key] = owner
+            versions[owner] = versions.get(owner, 0) + 1
+        on_changes(pairs, keys)
 
     def _unmoved_owner(self, old: JSON, new: JSON) -> tuple[bool, str | None]:
         """For an indexed pod whose owner references and labels are the very objects it had (a
