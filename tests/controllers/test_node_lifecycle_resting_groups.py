@@ -139,3 +139,48 @@ def test_a_field_group_of_another_field_is_noted_from_its_leases() -> None:
         [("kube-node-lease", "a")], [lease("a", None)], [renewed], ("spec", "holderIdentity"), "a"
     )
     assert resting.renewals["a"][0] is renewed and resting.renewals["a"][2] == format_micro_time(9.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ROUND, max_size=30), st.sampled_from(["one", "field"]))
+def test_a_noted_renewal_that_leaves_the_renewals_is_never_changed_again(
+    rounds: list[tuple[str, list[str], int | None]], grouped: str
+) -> None:
+    # a re-noted renewal updates its record in place: a record settled, dropped or replaced must
+    # keep what it held when it left (wake and settle read it after taking it out)
+    c = Cluster()
+    tracker = NodeHealthTracker(
+        c.store, c.clock, NodeLifecycleSettings(node_monitor_grace_period=GRACE), Informer(c.store, "leases")
+    )
+    first = format_micro_time(0.0)
+    for name in NAMES:
+        tracker.healths[name] = NodeHealth(0.0, 0.0, None, lease(name, first))
+    resting = RestingNodes(tracker)
+    for name in NAMES:
+        resting.rest(name, GRACE, "z")
+    one, field = resting.lease_handler(), resting.lease_field_handler()
+    left: list[tuple[list[Any], list[Any]]] = []  # (record, its contents after the round it left)
+    now = 0.0
+    for kind, names, value in rounds:
+        before = dict(resting.renewals)
+        if kind == "renew":
+            text = None if value is None else format_micro_time(float(value))
+            news = [lease(n, text) for n in names]
+            if grouped == "field":
+                field([("kube-node-lease", n) for n in names], news, news, ("spec", "renewTime"), text)
+            else:
+                for new in news:
+                    one(None, new)
+        elif kind == "wake":
+            for name in names:
+                resting.wake(name)
+        else:
+            now += 5.0
+            resting.begin_pass(now)
+            resting.wake_changed_nodes()
+            resting.wake_expired(now, GRACE)
+        for name, record in before.items():
+            if resting.renewals.get(name) is not record:
+                left.append((record, list(record)))
+    for record, contents in left:
+        assert record == contents

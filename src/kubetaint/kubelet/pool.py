@@ -51,20 +51,28 @@ class _Renewals:
     last written that move only renewTime to one instant (written with
     `fieldwrite.update_field_many`) or other renewal updates (`update_many`)."""
 
-    __slots__ = ("_kubelets", "_leases", "_now", "_renew", "_store", "_updates")
+    __slots__ = ("_kubelets", "_leases", "_renew", "_store", "_updates", "now")
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._kubelets: list[HollowKubelet] = []
         self._leases: list[JSON] = []  # leases to renew, or (with _updates) renewal updates
         self._updates = False
-        self._now = math.nan
+        #: the instant the pending leases are renewed to: a renewable lease of a kubelet at this
+        #: instant joins them as it is (`pending`); NaN (equal to nothing) while renewal updates
+        #: are pending
+        self.now = math.nan
         self._renew = ""
 
+    def pending(self) -> tuple[list[HollowKubelet], list[JSON]]:
+        """The pending kubelets and leases, in order: a renewable lease of a kubelet at `now` may be
+        appended to them (with its kubelet) instead of `add_renewable`."""
+        return self._kubelets, self._leases
+
     def add_renewable(self, kubelet: HollowKubelet, lease: JSON, now: float) -> None:
-        if now != self._now or self._updates:
+        if now != self.now:  # (never equal while updates are pending)
             self.flush()
-            self._now, self._renew = now, micro_time(now)
+            self.now, self._renew = now, micro_time(now)
         self._kubelets.append(kubelet)
         self._leases.append(lease)
 
@@ -72,6 +80,7 @@ class _Renewals:
         if not self._updates:
             self.flush()
             self._updates = True
+            self.now = math.nan
         self._kubelets.append(kubelet)
         self._leases.append(renewal)
 
@@ -85,7 +94,7 @@ class _Renewals:
                     kubelet.lease_written(lease)
             else:
                 stored, err = update_field_many(self._store, LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
-                now = self._now
+                now = self.now
                 for kubelet, lease in zip(kubelets, stored, strict=False):
                     kubelet.lease.renewed_in_place(lease)
                     kubelet.last_lease_renew = now
@@ -249,12 +258,18 @@ class HollowNodePool:
         # one update batch: the same writes in the same order, a batch cut short by any other.
         renewals = _Renewals(self.store)
         add_renewable = renewals.add_renewable
+        pending_kubelets, pending_leases = renewals.pending()
+        add_kubelet, add_lease = pending_kubelets.append, pending_leases.append
         now_of = self.clock.now
         for kubelet in list(group.members.values()):
             now = now_of()
             lease = kubelet.quiet_renewal(now)
             if lease is not None:  # the usual heartbeat: a renewal and nothing else
-                add_renewable(kubelet, lease, now)
+                if now == renewals.now:  # (add_renewable's way when the instant is the same)
+                    add_kubelet(kubelet)
+                    add_lease(lease)
+                else:
+                    add_renewable(kubelet, lease, now)
                 continue
             lease = kubelet.renewable_lease()
             if lease is not None:

@@ -74,6 +74,12 @@ class QuietNode:
     uid: str
 
 
+#: A noted renewal: [lease, PassMark of the pass that sees it first, the lease's renewTime or None].
+#: A list, so that a renewal of a node whose renewal is noted already updates it in place; a
+#: record taken out of `RestingNodes.renewals` is never changed again.
+NotedRenewal = list[Any]
+
+
 class PassMark:
     """A monitorNodeHealth pass that lease renewals wait for: `time` is set when it begins."""
 
@@ -102,9 +108,9 @@ class RestingNodes:
         self._due: dict[float, list[str]] = {}
         self.node_changed: set[str] = set()
         self.lease_changed: set[str] = set()
-        #: resting Ready node → (its latest renewed lease, the pass that sees it first, the
-        #: lease's renewTime)
-        self.renewals: dict[str, tuple[JSON, PassMark, str | None]] = {}
+        #: resting Ready node → its noted renewal: [its latest renewed lease, the pass that sees
+        #: it first, the lease's renewTime] (`NotedRenewal`, updated in place when re-noted)
+        self.renewals: dict[str, NotedRenewal] = {}
         self._next_pass = PassMark()
         #: the pass begun last (its visits see the leases noted for it themselves)
         self._seen_now: PassMark | None = None
@@ -175,9 +181,7 @@ class RestingNodes:
             else:
                 del counts[zone]
 
-    def _settle(
-        self, name: str, renewal: tuple[JSON, PassMark, str | None], before_visit: bool = False
-    ) -> None:
+    def _settle(self, name: str, renewal: NotedRenewal, before_visit: bool = False) -> None:
         """Apply a noted renewal if its pass has begun. A renewal its pass has yet to see is
         dropped (the node is visited by then and the visit sees the lease itself, or the lease is
         gone), and so is one for the pass about to visit the node (`before_visit`): the visit
@@ -322,27 +326,27 @@ class RestingNodes:
                         if saved is not None:
                             saved.lease = noted[0]
                             saved.probe_timestamp = seen_at
-                        if later:
-                            renewals[name] = (lease, next_pass, newer)
-                        else:
-                            del renewals[name]
-                        continue
                     if later:
-                        # the next pass sees only this later lease, which it counts as renewed as
-                        # it would have counted the noted one
-                        renewals[name] = (lease, next_pass, newer)
+                        # (when no pass has seen the noted lease, the next pass sees only this
+                        # later one, which it counts as renewed as it would have counted the
+                        # noted one) noted in the same record: none made per renewal
+                        noted[0] = lease
+                        noted[1] = next_pass
+                        noted[2] = newer
                         continue
                     del renewals[name]
+                    if seen_at is not None:
+                        continue
                 if not plain_tracker:
                     if would_observe(name, lease):
-                        renewals[name] = (lease, next_pass, newer)
+                        renewals[name] = [lease, next_pass, newer]
                     continue
                 saved = healths.get(name)
                 if saved is None or lease is None:
                     continue
                 saved_lease = saved.lease
                 if saved_lease is None:
-                    renewals[name] = (lease, next_pass, newer)
+                    renewals[name] = [lease, next_pass, newer]
                     continue
                 older = renew_text(saved_lease)
                 if newer is last_newer and older is last_older:
@@ -351,7 +355,7 @@ class RestingNodes:
                     later = last_later = renewed_after(newer, older)
                     last_newer, last_older = newer, older
                 if later:
-                    renewals[name] = (lease, next_pass, newer)
+                    renewals[name] = [lease, next_pass, newer]
 
         return note
 
