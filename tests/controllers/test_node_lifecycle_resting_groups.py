@@ -46,6 +46,20 @@ class AskedTracker(NodeHealthTracker):
     """A tracker of another class: RestingNodes asks its would_observe instead of inlining it."""
 
 
+def other_step(resting: RestingNodes, kind: str, names: list[str], now: float) -> float:
+    """A round that is not a renewal: wake the named nodes, or begin the next pass 5 s later
+    (waking what it wakes); the time after the round."""
+    if kind == "wake":
+        for name in names:
+            resting.wake(name)
+        return now
+    now += 5.0
+    resting.begin_pass(now)
+    resting.wake_changed_nodes()
+    resting.wake_expired(now, GRACE)
+    return now
+
+
 def run(
     rounds: list[tuple[str, list[str], int | None]],
     grouped: str,
@@ -79,14 +93,8 @@ def run(
             else:
                 for old, new in pairs:
                     one(old, new)
-        elif kind == "wake":
-            for name in names:
-                resting.wake(name)
         else:
-            now += 5.0
-            resting.begin_pass(now)
-            resting.wake_changed_nodes()
-            resting.wake_expired(now, GRACE)
+            now = other_step(resting, kind, names, now)
     noted = {n: (r[0]["spec"].get("renewTime"), r[1].time, r[2]) for n, r in resting.renewals.items()}
     resting.settle_renewals()
     healths = {
@@ -171,14 +179,8 @@ def test_a_noted_renewal_that_leaves_the_renewals_is_never_changed_again(
             else:
                 for new in news:
                     one(None, new)
-        elif kind == "wake":
-            for name in names:
-                resting.wake(name)
         else:
-            now += 5.0
-            resting.begin_pass(now)
-            resting.wake_changed_nodes()
-            resting.wake_expired(now, GRACE)
+            now = other_step(resting, kind, names, now)
         for name, record in before.items():
             if resting.renewals.get(name) is not record:
                 left.append((record, list(record)))

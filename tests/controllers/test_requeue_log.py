@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, UniqueQueue
 
+from .test_requeue_law import _state
+
 NAMES = [f"node-{i:02d}" for i in range(10)]
 
 
@@ -20,15 +22,6 @@ def _queues() -> tuple[RateLimitedTimedQueue, RateLimitedTimedQueue]:
     lazy, eager = RateLimitedTimedQueue(0.1), RateLimitedTimedQueue(0.1)
     eager.queue = UniqueQueue(lazy=False)
     return lazy, eager
-
-
-def _state(q: RateLimitedTimedQueue) -> object:
-    u = q.queue
-    return (
-        [(v.value, v.uid, v.added_at, v.process_at) for v in u.heap],
-        sorted(u.values),
-        dict(u._positions),
-    )
 
 
 def _head(q: RateLimitedTimedQueue) -> object:
