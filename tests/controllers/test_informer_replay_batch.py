@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controllers.workload_builders import owner_index_state
 from kubetaint.clock import VirtualClock
 from kubetaint.controllers.disruption.controller import DisruptionController
 from kubetaint.controllers.garbagecollector.controller import GarbageCollector
@@ -97,18 +98,6 @@ def _informers(pods: list[JSON]) -> tuple[Store, Informer, Informer]:
     return store, fast, generic
 
 
-def _index_state(index: PodOwnerIndex, calls: list[Any]) -> tuple[Any, ...]:
-    return (
-        index.owned,
-        index.orphans,
-        index._orphan_labels,
-        index._owner_of,
-        index._labels_of,
-        index._versions,
-        calls,
-    )
-
-
 def _podgc_state(gc: PodGCController) -> tuple[Any, ...]:
     return (gc._terminated, gc._terminating, gc._by_node, list(gc._node_of.items()))
 
@@ -134,7 +123,7 @@ def _compare(pods: list[JSON]) -> None:
         for informer in (fast, generic):
             calls: list[Any] = []
             index = PodOwnerIndex(informer, _recorder(calls), orphans=orphans)
-            states.append(_index_state(index, calls))
+            states.append((owner_index_state(index), calls))
         assert states[0] == states[1]
     clock = VirtualClock()
     podgcs = [

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controllers.workload_builders import owner_index_state
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.store.informer import EventHandlers, Informer
 
@@ -32,17 +33,6 @@ class FakeInformer(Informer):
 
     def add_handlers(self, handlers: EventHandlers, *, replay: bool = True) -> None:
         self.handlers.append(handlers)
-
-
-def state(index: PodOwnerIndex) -> tuple[Any, ...]:
-    return (
-        index.owned,
-        index.orphans,
-        index._orphan_labels,
-        index._owner_of,
-        index._labels_of,
-        index._versions,
-    )
 
 
 def pod(name: str, namespace: str, labels: Any, owner: str | None) -> JSON:
@@ -75,7 +65,7 @@ def run(kind: type[PodOwnerIndex], steps: list[tuple[str, JSON]], orphans: bool)
             assert handlers.on_update is not None
             handlers.on_update(old, obj)
             current[key] = obj
-    return state(index), calls
+    return owner_index_state(index), calls
 
 
 TABLE = [
@@ -116,7 +106,7 @@ def test_labels_that_are_no_mapping_fail_alike_and_leave_no_trace(orphans: bool)
             outcome = "ok"
         except AttributeError:
             outcome = "AttributeError"
-        outcomes.append((outcome, state(index)))
+        outcomes.append((outcome, owner_index_state(index)))
     assert outcomes[0] == outcomes[1]
 
 

@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 from kubetaint.clock import VirtualClock
+from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.store.informer import Informer
 from kubetaint.store.memory import MemoryStore
 
@@ -178,3 +179,16 @@ def write_owner(
     else:
         spec = {**existing["spec"], "selector": copy.deepcopy(selector)}
         store.update("replicasets.apps", {**existing, "spec": spec})
+
+
+def owner_index_state(index: PodOwnerIndex, *, versions: bool = True) -> tuple[Any, ...]:
+    """Everything a PodOwnerIndex holds, as plain values to compare two indexes by (`versions`:
+    with the owners' version counters, which only an index fed the same events can share)."""
+    state: tuple[Any, ...] = (
+        {owner: set(keys) for owner, keys in index.owned.items()},
+        {owner: set(keys) for owner, keys in index.orphans.items()},
+        {labels: set(keys) for labels, keys in index._orphan_labels.items()},
+        dict(index._owner_of),
+        dict(index._labels_of),
+    )
+    return (*state, dict(index._versions)) if versions else state

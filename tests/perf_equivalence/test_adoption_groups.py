@@ -14,11 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controllers.workload_builders import daemonset, make_env, pod, replicaset
+from controllers.workload_builders import daemonset, make_env, owner_index_state, pod, replicaset
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.replicaset import ReplicaSetController, podutil
-from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.store.informer import Informer
 
 JSON = dict[str, Any]
@@ -73,24 +72,13 @@ class Env:
 
     def state(self) -> tuple[Any, ...]:
         return (
-            _index_state(self.rs.index),
-            _index_state(self.ds.index),
+            owner_index_state(self.rs.index),
+            owner_index_state(self.ds.index),
             list(self.rs.queue._queued),
             list(self.ds.queue._queued),
             {uid: set(view.dirty) for uid, view in self.rs.views._views.items()},
             {uid: set(grouped.dirty) for uid, grouped in self.ds._by_node.items()},
         )
-
-
-def _index_state(index: PodOwnerIndex) -> tuple[Any, ...]:
-    return (
-        {k: set(v) for k, v in index.owned.items()},
-        {k: set(v) for k, v in index.orphans.items()},
-        {k: set(v) for k, v in index._orphan_labels.items()},
-        dict(index._owner_of),
-        dict(index._labels_of),
-        dict(index._versions),
-    )
 
 
 def _changed(env: Env, current: JSON, change: str, labels: int, shared: dict[str, list[JSON]]) -> JSON:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controllers.workload_builders import make_env, pod, replicaset
+from controllers.workload_builders import make_env, owner_index_state, pod, replicaset
 from kubetaint.controllers.replicaset import ReplicaSetController, podutil
 from kubetaint.controllers.replicaset.controller import _same_claim
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
@@ -21,16 +21,6 @@ from kubetaint.store.informer import Informer
 JSON = dict[str, Any]
 OWNERS = [None, "uid-a", "uid-b"]
 LABELS = [{}, {"app": "a"}, {"app": "b"}, {"app": "a", "tier": "x"}]
-
-
-def _state(index: PodOwnerIndex) -> tuple[Any, ...]:
-    return (
-        {k: set(v) for k, v in index.owned.items()},
-        {k: set(v) for k, v in index.orphans.items()},
-        {k: set(v) for k, v in index._orphan_labels.items()},
-        dict(index._owner_of),
-        {k: set(v) for k, v in index._labels_of.items()},
-    )
 
 
 def _ref(uid: str) -> JSON:
@@ -77,7 +67,7 @@ def test_an_index_after_any_history_equals_a_fresh_index_of_the_final_pods(
     fresh_informer = Informer(store, "pods")
     fresh = PodOwnerIndex(fresh_informer, lambda _old, _new: None, orphans=orphans)
     fresh_informer.start()
-    assert _state(kept) == _state(fresh)
+    assert owner_index_state(kept, versions=False) == owner_index_state(fresh, versions=False)
 
 
 @pytest.mark.parametrize(
