@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controllers.workload_builders import daemonset, make_env, replicaset, write_owner
+from controllers.workload_builders import daemonset, make_env, owner_selector_index, replicaset, write_owner
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.controllers.daemonset.controller import DaemonSetController
 from kubetaint.controllers.deployment.hashing import compute_hash
@@ -22,7 +22,6 @@ from kubetaint.controllers.garbagecollector.graph import DependencyGraph, follow
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.view import OwnedPodsView
-from kubetaint.store.informer import Informer
 
 JSON = dict[str, Any]
 NAMESPACES = ["default", "team"]
@@ -61,10 +60,7 @@ def _fresh_keys(owners: OwnerSelectorIndex, namespace: str, labels: dict[str, st
 def test_matching_keys_of_the_same_labels_object_equal_a_fresh_match_after_any_owner_history(
     history: list[tuple[str, int, str, int]],
 ) -> None:
-    _, store, _ = make_env()
-    informer = Informer(store, "replicasets.apps")
-    owners = OwnerSelectorIndex(informer)
-    informer.start()
+    store, informer, owners = owner_selector_index()
     for op, i, namespace, selector in history:
         if op == "ask":
             labels = LABELS[i]
@@ -78,10 +74,7 @@ def test_matching_keys_of_the_same_labels_object_equal_a_fresh_match_after_any_o
 
 
 def test_an_equal_labels_object_in_another_namespace_is_not_taken_for_the_last_one() -> None:
-    _, store, _ = make_env()
-    informer = Informer(store, "replicasets.apps")
-    owners = OwnerSelectorIndex(informer)
-    informer.start()
+    store, _, owners = owner_selector_index()
     store.create("replicasets.apps", replicaset("rs", 1, {"app": "a"}))
     labels = {"app": "a"}
     assert owners.matching_keys("default", labels) == [("default", "rs")]
@@ -90,10 +83,7 @@ def test_an_equal_labels_object_in_another_namespace_is_not_taken_for_the_last_o
 
 
 def test_a_deleted_owner_leaves_the_remembered_keys() -> None:
-    _, store, _ = make_env()
-    informer = Informer(store, "replicasets.apps")
-    owners = OwnerSelectorIndex(informer)
-    informer.start()
+    store, _, owners = owner_selector_index()
     store.create("replicasets.apps", replicaset("rs", 1, {"app": "a"}))
     labels = {"app": "a"}
     assert owners.matching_keys("default", labels) == [("default", "rs")]

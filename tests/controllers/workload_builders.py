@@ -9,6 +9,7 @@ from typing import Any
 
 from kubetaint.clock import VirtualClock
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.store.informer import Informer
 from kubetaint.store.memory import MemoryStore
 
@@ -192,3 +193,12 @@ def owner_index_state(index: PodOwnerIndex, *, versions: bool = True) -> tuple[A
         dict(index._labels_of),
     )
     return (*state, dict(index._versions)) if versions else state
+
+
+def owner_selector_index() -> tuple[MemoryStore, Informer, OwnerSelectorIndex]:
+    """A fresh store with a started ReplicaSet informer and the owner index over it."""
+    _, store, _ = make_env()
+    informer = Informer(store, "replicasets.apps")
+    owners = OwnerSelectorIndex(informer)
+    informer.start()
+    return store, informer, owners

@@ -17,6 +17,7 @@ from controllers.workload_builders import (
     daemonset,
     make_env,
     node,
+    owner_selector_index,
     pod,
     replicaset,
     write_owner,
@@ -78,10 +79,7 @@ def _assert_memo_equals_fresh(owners: OwnerSelectorIndex) -> None:
 def test_remembered_owners_equal_those_worked_out_afresh_after_any_owner_history(
     history: list[tuple[str, int, str, int]],
 ) -> None:
-    _, store, _ = make_env()
-    informer = Informer(store, "replicasets.apps")
-    owners = OwnerSelectorIndex(informer)
-    informer.start()
+    store, informer, owners = owner_selector_index()
     for op, i, namespace, selector in history:
         _assert_memo_equals_fresh(owners)  # remembered now, checked after the write
         write_owner(store, informer, op, i, namespace, SELECTORS[selector])
@@ -90,10 +88,7 @@ def test_remembered_owners_equal_those_worked_out_afresh_after_any_owner_history
 
 def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(owners_module, "MATCH_MEMO_SIZE", 2)
-    _, store, _ = make_env()
-    informer = Informer(store, "replicasets.apps")
-    owners = OwnerSelectorIndex(informer)
-    informer.start()
+    store, _, owners = owner_selector_index()
     store.create("replicasets.apps", replicaset("rs", 1, {"app": "a"}))
     for labels in LABELS * 2:
         assert _keys(owners.matching("default", labels)) == _keys(owners.matching_uncached("default", labels))
@@ -101,10 +96,7 @@ def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_an_unhashable_label_value_is_matched_without_the_memo() -> None:
-    _, store, _ = make_env()
-    informer = Informer(store, "replicasets.apps")
-    owners = OwnerSelectorIndex(informer)
-    informer.start()
+    store, _, owners = owner_selector_index()
     store.create("replicasets.apps", replicaset("rs", 1, {"app": "a"}))
     labels: Any = {"app": "a", "odd": ["x"]}
     assert _keys(owners.matching("default", labels)) == [("default", "rs")]
