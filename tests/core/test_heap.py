@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from kubetaint import Simulation
-from kubetaint.core.heap import collector_paused, full_collections_deferred, promote_survivors
+from kubetaint.core.heap import DEFERRED_YOUNG, collections_deferred, collector_paused, promote_survivors
 
 
 class Node:
@@ -49,34 +49,66 @@ def test_pausing_leaves_a_disabled_collector_disabled() -> None:
     assert not gc.isenabled()
 
 
-def test_deferring_keeps_young_collections_and_stops_the_older_ones() -> None:
-    young, middle, old = gc.get_threshold()
-    with full_collections_deferred():
+def test_deferring_waits_for_many_young_objects_and_stops_the_older_collections() -> None:
+    thresholds = gc.get_threshold()
+    with collections_deferred():
         inside = gc.get_threshold()
-    assert inside[0] == young
+    assert inside[0] == DEFERRED_YOUNG
     assert inside[1] > 1_000_000 and inside[2] > 1_000_000
-    assert gc.get_threshold() == (young, middle, old)
+    assert gc.get_threshold() == thresholds
+
+
+def test_deferring_takes_a_young_threshold_of_its_own() -> None:
+    with collections_deferred(young=1234):
+        assert gc.get_threshold()[0] == 1234
+
+
+def test_a_zero_young_threshold_stays_zero_while_deferring() -> None:
+    gc.set_threshold(0)
+    with collections_deferred():
+        assert gc.get_threshold()[0] == 0
+
+
+def make_cycle() -> weakref.ref[Node]:
+    first, second = Node(), Node()
+    first.other, second.other = second, first
+    return weakref.ref(first)
+
+
+def test_finding_cyclic_garbage_brings_the_young_threshold_back() -> None:
+    young = gc.get_threshold()[0]
+    with collections_deferred():
+        watched = make_cycle()
+        gc.collect(0)
+        assert watched() is None
+        assert gc.get_threshold()[0] == young  # cycles exist: collected as often as before
+        assert gc.get_threshold()[1] > 1_000_000  # the older collections stay deferred
+    assert not any(getattr(callback, "__name__", "") == "on_collection" for callback in gc.callbacks)
+
+
+def test_a_collection_that_finds_nothing_keeps_the_deferral() -> None:
+    gc.collect()
+    with collections_deferred():
+        gc.collect(0)
+        assert gc.get_threshold()[0] == DEFERRED_YOUNG
 
 
 def test_deferring_restores_the_thresholds_when_the_block_raises() -> None:
     thresholds = gc.get_threshold()
-    with pytest.raises(RuntimeError), full_collections_deferred():
+    with pytest.raises(RuntimeError), collections_deferred():
         raise RuntimeError("boom")
     assert gc.get_threshold() == thresholds
 
 
-def test_a_short_lived_cycle_is_still_collected_while_deferring() -> None:
-    with full_collections_deferred():
-        first, second = Node(), Node()
-        first.other, second.other = second, first
-        watched = weakref.ref(first)
-        del first, second
+def test_a_cycle_made_while_deferring_is_collected_when_asked() -> None:
+    with collections_deferred():
+        watched = make_cycle()
         gc.collect(0)
         assert watched() is None
 
 
 def test_survivors_of_a_deferred_block_end_in_the_oldest_generation() -> None:
-    with full_collections_deferred():
+    with collections_deferred():
         survivor = Node()
         assert not in_generation(survivor, 2)
     assert in_generation(survivor, 2)
@@ -87,7 +119,7 @@ def test_promotion_leaves_objects_someone_else_froze_frozen() -> None:
     frozen = Node()
     gc.freeze()
     held = gc.get_freeze_count()
-    with full_collections_deferred():
+    with collections_deferred():
         young = Node()
     assert gc.get_freeze_count() == held
     assert not in_generation(frozen, 2)

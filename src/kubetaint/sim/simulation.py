@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.core.heap import collector_paused, freeze_survivors, full_collections_deferred, thaw
+from kubetaint.core.heap import collections_deferred, collector_paused, freeze_survivors, thaw
 from kubetaint.sim.cluster import Cluster, _fresh, _status_text
 from kubetaint.sim.decoding import check_decodable
 from kubetaint.sim.decoding import describe as _describe
@@ -78,7 +78,7 @@ class Simulation:
     def run_until(self, t: float | str, progress: Callable[[float], None] | None = None) -> None:
         """Run everything due up to `t` seconds after the start (a number or a Go duration)."""
         target = self.cluster.start + _seconds(t, "t")
-        with full_collections_deferred():  # thawed inside, so that the survivors are promoted on exit
+        with collections_deferred():  # thawed inside, so that the survivors are promoted on exit
             try:
                 self._run_to(target, progress)
             finally:
