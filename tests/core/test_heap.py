@@ -147,3 +147,22 @@ def test_a_simulation_run_thaws_what_loading_froze_and_promotes_it() -> None:
     sim.run_until("10s")
     assert gc.get_freeze_count() == 0
     assert in_generation(loaded, 2)
+
+
+def test_leaving_the_block_sets_off_no_collection_of_what_it_left() -> None:
+    """More young objects than the restored threshold are promoted, not collected, on exit."""
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        with collections_deferred():
+            kept = [[index] for index in range(20_000)]  # far over the default 700
+        after = [[index] for index in range(100)]  # allocations that would trigger it
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == []
+    assert in_generation(kept[0], 2) and not in_generation(after[0], 2)

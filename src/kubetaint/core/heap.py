@@ -53,8 +53,10 @@ def collections_deferred(young: int | None = None) -> Iterator[None]:
         yield
     finally:
         gc.callbacks.remove(on_collection)
-        gc.set_threshold(*previous)
+        # promoted first: the young count goes back to 0 before the default threshold is back, so
+        # no allocation in between can set off a young collection of everything the block left
         promote_survivors()
+        gc.set_threshold(*previous)
 
 
 DEFERRED_YOUNG = 5_000_000  # new container objects between young collections while deferring
