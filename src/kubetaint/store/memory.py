@@ -305,7 +305,8 @@ class MemoryStore:
         part, field = path
         if part == "metadata":
             raise ValueError("update_field_many sets a field outside metadata")
-        stored_objects: list[JSON] = []
+        # the results; None while they are `news` (every object so far current and changed)
+        stored_objects: list[JSON] | None = None
         # the writes of current objects, in order (a FieldWriteGroup) until one takes update_many's
         # way: from then on the events are built as they are written
         keys: list[tuple[str, str]] = []
@@ -315,22 +316,22 @@ class MemoryStore:
         failure: errors.StatusError | None = None
         indexed = resource == "pods"
         copy = dict.copy  # dict.copy then setting existing keys: prepare_update's result, same key order
-        append_stored, append_key, append_old, append_new = (
-            stored_objects.append,
-            keys.append,
-            olds.append,
-            news.append,
-        )
+        append_key, append_old, append_new = keys.append, olds.append, news.append
         with self._lock:
             spaces = self._objects.get(resource, {})
             first_rv = rv = self._rv
+            # the bucket of the last namespace looked up (the objects of a batch share one)
+            last_namespace: object = None
+            bucket: dict[str, JSON] | None = None
             for obj in objects:
                 meta = obj.get("metadata")
                 current = obj.get(part)
                 if type(meta) is dict and type(current) is dict:
                     namespace = meta.get("namespace") or ""
                     name = meta.get("name") or ""
-                    bucket = spaces.get(namespace) if type(namespace) is str else None
+                    if namespace is not last_namespace:
+                        bucket = spaces.get(namespace) if type(namespace) is str else None
+                        last_namespace = namespace
                     key = (namespace, name)
                     if (
                         bucket is not None
@@ -343,7 +344,10 @@ class MemoryStore:
                         and "resourceVersion" in meta
                     ):
                         if field in current and current[field] == value:
-                            append_stored(obj)  # unchanged: no write, as update's no-op
+                            # unchanged: no write, as update's no-op
+                            if stored_objects is None:
+                                stored_objects = news.copy()
+                            stored_objects.append(obj)
                             continue
                         rv += 1
                         stored = copy(obj)
@@ -360,9 +364,12 @@ class MemoryStore:
                             append_key(key)
                             append_old(obj)
                             append_new(stored)
+                            if stored_objects is not None:
+                                stored_objects.append(stored)
                         else:
                             events.append(WatchEvent("MODIFIED", resource, stored, rv, obj))
-                        append_stored(stored)
+                            assert stored_objects is not None  # set when events were
+                            stored_objects.append(stored)
                         continue
                 if only_current:
                     self._undo(resource, olds, news, vouched)
@@ -371,6 +378,8 @@ class MemoryStore:
                     events = FieldWriteGroup(
                         resource, keys, olds, news, first_rv + 1, path=path, value=value
                     ).events()
+                if stored_objects is None:
+                    stored_objects = news.copy()
                 self._rv = rv
                 try:
                     written, event = self._update_in(resource, spaces, with_field(obj, path, value), indexed)
@@ -379,7 +388,7 @@ class MemoryStore:
                     break
                 finally:
                     rv = self._rv
-                append_stored(written)
+                stored_objects.append(written)
                 if event is not None:
                     events.append(event)
             self._rv = rv
@@ -392,7 +401,7 @@ class MemoryStore:
                 self._history.extend(events)
                 self._dispatcher.enqueue_group(events)
         self._dispatcher.dispatch()
-        return stored_objects, failure
+        return (news.copy() if stored_objects is None else stored_objects), failure
 
     def _undo(
         self,
