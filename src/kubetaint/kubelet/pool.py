@@ -170,7 +170,12 @@ class HollowNodePool:
             kubelet.use_pod_view(self._views)
             self._start_kubelet(kubelet, bound.get(kubelet.name, []) if from_cache else None)
         self._informer.add_handlers(
-            EventHandlers(on_add=self._on_pod, on_update=self._on_pod_update, on_delete=self._on_pod_delete),
+            EventHandlers(
+                on_add=self._on_pod,
+                on_update=self._on_pod_update,
+                on_delete=self._on_pod_delete,
+                on_update_many=self._on_pod_updates,
+            ),
             replay=not from_cache,
         )
         if self._owns_informer:
@@ -307,6 +312,22 @@ class HollowNodePool:
             # longer see the pod's changes: it reads the store from now on
             moved_from.use_pod_view(False)
         self._on_pod(new)
+
+    def _on_pod_updates(self, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        """`_on_pod_update` of each (old, new) pair in turn (an informer's update group): a pod
+        keeping its very spec object (the usual pair: an owner or status change) is observed by
+        the kubelet of its node directly."""
+        kubelets = self.kubelets
+        for old, new in pairs:
+            spec = new.get("spec")
+            if spec is old.get("spec") and isinstance(spec, dict):
+                node = spec.get("nodeName")  # _route(new)
+                if node:
+                    kubelet = kubelets.get(node)
+                    if kubelet is not None:
+                        kubelet.observe_pod(new)
+                continue
+            self._on_pod_update(old, new)
 
     def _on_pod_delete(self, pod: dict[str, Any]) -> None:
         kubelet = self._route(pod)

@@ -10,6 +10,7 @@ byEvictionAndCreationTimestamp). Indexes kept from the pod informer keep a pass 
 from __future__ import annotations
 
 import logging
+from itertools import repeat
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -185,10 +186,11 @@ class PodGCController:
 
     def gc_orphaned(self) -> None:
         now = self.clock.now()
-        for node in self._by_node:
-            if self.nodes.get("", node) is None:
-                when = now + self.quarantine
-                self._node_queue[node] = min(self._node_queue.get(node, when), when)
+        # the nodes of the index the node informer has not cached (its key of a node: ("", name));
+        # the order they are queued in does not matter (the queue is read sorted)
+        for _, node in set(zip(repeat(""), self._by_node)) - self.nodes.keys():
+            when = now + self.quarantine
+            self._node_queue[node] = min(self._node_queue.get(node, when), when)
         deleted: list[str] = []
         for node, when in sorted(self._node_queue.items()):
             if when > now:
