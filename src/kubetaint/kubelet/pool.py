@@ -21,8 +21,14 @@ from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store, update_many
 
-#: key_order of a `HollowNodePool._bound_pods` entry (namespace + "/", name, pod).
-_ORDER = operator.itemgetter(0, 1)
+#: The cache key of a `HollowNodePool._bound_pods` entry (key, pod) ...
+_KEY = operator.itemgetter(0)
+
+
+def _key_order(entry: tuple[tuple[str, str], JSON]) -> tuple[str, str]:
+    """... and its key_order (namespace + "/", name): the store's order across namespaces."""
+    return entry[0][0] + "/", entry[0][1]
+
 
 FAULTS = (
     "stop",
@@ -194,8 +200,10 @@ class HollowNodePool:
     def _bound_pods(self) -> dict[str, list[JSON]]:
         """The cached pods bound to this pool's nodes, by node, each list in the store's key order."""
         kubelets = self.kubelets
-        # each pod with key_order of its cache key (its object_key), sorted on that alone
-        grouped: dict[str, list[tuple[str, str, JSON]]] = {}
+        # each pod with its cache key (its object_key), sorted on that key alone
+        grouped: dict[str, list[tuple[tuple[str, str], JSON]]] = {}
+        space: str | None = None
+        mixed = False  # pods of more than one namespace
         for key, pod in self._informer.keyed_items():
             spec = pod.get("spec")
             node = spec.get("nodeName") if isinstance(spec, dict) else None
@@ -203,11 +211,18 @@ class HollowNodePool:
                 group = grouped.get(node)
                 if group is None:
                     group = grouped[node] = []
-                group.append((key[0] + "/", key[1], pod))
+                group.append((key, pod))
+                if key[0] != space:
+                    if space is None:
+                        space = key[0]
+                    else:
+                        mixed = True
         bound: dict[str, list[JSON]] = {}
+        # one namespace: the key tuples sort in key order; else key_order's (namespace + "/", name)
+        order = _KEY if not mixed else _key_order
         for node, group in grouped.items():
-            group.sort(key=_ORDER)  # keys are unique: pods are never compared
-            bound[node] = [entry[2] for entry in group]
+            group.sort(key=order)  # keys are unique: pods are never compared
+            bound[node] = [entry[1] for entry in group]
         return bound
 
     def shutdown(self) -> None:
