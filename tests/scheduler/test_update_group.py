@@ -129,3 +129,45 @@ def test_a_group_matches_update_pod_of_each_pair(steps: list[tuple[str, str]]) -
 )
 def test_any_group_matches_update_pod_of_each_pair(steps: list[tuple[str, str]]) -> None:
     _compare(steps)
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        pytest.param("cached", id="the pod cached on its node"),
+        pytest.param("assumed here", id="the pod assumed on its node"),
+        pytest.param("assumed elsewhere", id="the pod assumed on another node"),
+        pytest.param("unknown node", id="the pod bound to a node the cache does not know"),
+        pytest.param("not cached", id="the pod not cached at all"),
+        pytest.param("same object", id="the very object cached again"),
+    ],
+)
+def test_refresh_kept_spec_matches_add_pod(setup: str) -> None:
+    from kubetaint.scheduler.cache import Cache
+    from kubetaint.scheduler.podinfo import make_pod_info, pod_key
+
+    def build() -> tuple[Cache, JSON]:
+        cache = Cache()
+        cache.add_node(node("n1", cpu="8"))
+        cache.add_node(node("n2", cpu="8"))
+        cache.add_pod(pod("other", cpu="1", node_name="n1"))
+        bound = pod("p", cpu="500m", node_name="missing" if setup == "unknown node" else "n1")
+        if setup in ("cached", "unknown node", "same object"):
+            cache.add_pod(bound)
+        elif setup.startswith("assumed"):
+            cache.assume_pod(make_pod_info(bound), "n2" if setup == "assumed elsewhere" else "n1")
+        cache.add_pod(pod("later", cpu="1", node_name="n1"))
+        return cache, bound
+
+    fast, bound = build()
+    generic, _ = build()
+    new = bound if setup == "same object" else _owner(bound)
+    node_name = new["spec"]["nodeName"]
+    # both caches hold `bound` itself where they hold it: the very spec object is kept
+    generic_bound = generic.pod_info(pod_key(bound))
+    if generic_bound is not None:
+        generic_bound.pod = fast.pod_info(pod_key(bound)).pod  # type: ignore[union-attr]
+    fast.refresh_kept_spec(new, pod_key(new), node_name)
+    generic.add_pod(new, pod_key(new))
+    assert cache_state(fast) == cache_state(generic)
+    assert fast.assumed == generic.assumed

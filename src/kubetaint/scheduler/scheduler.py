@@ -169,14 +169,16 @@ class Scheduler:
 
         The usual pair of a group, a bound pod keeping its very spec object (an owner, label or
         status change: a ReplicaSet's adoptions), takes update_pod's bound-pod steps directly."""
-        done, add_pod = self.queue.done, self.cache.add_pod
+        done, refresh = self.queue.done, self.cache.refresh_kept_spec
         for old, new in pairs:
             spec = new.get("spec")
-            if spec is old.get("spec") and isinstance(spec, dict) and spec.get("nodeName"):
-                key = pod_key(new)
-                done(key)
-                add_pod(new, key)  # what cache.update_pod does for a bound pod
-                continue
+            if spec is old.get("spec") and isinstance(spec, dict):
+                node_name = spec.get("nodeName")
+                if node_name:
+                    key = pod_key(new)
+                    done(key)
+                    refresh(new, key, node_name)  # what cache.update_pod does for a bound pod
+                    continue
             self.update_pod(new, old)
 
     def update_pod(self, pod: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
