@@ -100,3 +100,38 @@ def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> No
         pi = PodInfo(stamped("a", "n", priority=1000 + priority))
         assert pi.priority == 1000 + priority
     assert len(podinfo._SPEC_FACTS) <= 2
+
+
+def _with_node_first(name: str, node: str) -> JSON:
+    pod = stamped(name, None)
+    pod["spec"] = {"nodeName": node, **pod["spec"]}
+    return pod
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "shared"),
+    [
+        pytest.param(stamped("a", None), stamped("b", "node-1"), True, id="a pending pod and a bound one"),
+        pytest.param(
+            stamped("a", "node-1"), _with_node_first("b", "node-2"), True, id="nodeName first or last"
+        ),
+        pytest.param(
+            stamped("a", "node-1"),
+            stamped("b", "node-1", nodeSelector={"x": "y"}),
+            False,
+            id="one more spec field",
+        ),
+        pytest.param(
+            stamped("a", "node-1"),
+            {**stamped("b", "node-1"), "spec": dict(reversed(list(stamped("b", "node-1")["spec"].items())))},
+            False,
+            id="the same values in another order (memoised apart, derived alike)",
+        ),
+    ],
+)
+def test_the_memo_key_leaves_out_nodename_only(first: JSON, second: JSON, shared: bool) -> None:
+    podinfo._SPEC_FACTS.clear()
+    a, b = PodInfo(first), PodInfo(second)
+    assert (a.requests is b.requests) is shared
+    assert len(podinfo._SPEC_FACTS) == (1 if shared else 2)
+    assert facts(b) == facts(afresh(second))

@@ -58,6 +58,7 @@ class SchedulerHost:
                 on_add=self.scheduler.add_pod,
                 on_update=lambda old, new: self.scheduler.update_pod(new, old),
                 on_delete=self.scheduler.remove_pod,
+                on_update_many=self.scheduler.update_pods,
             )
         )
         pdbs.add_handlers(

@@ -425,5 +425,13 @@ class HollowKubelet(KubeletFaults):
         lists by spec.nodeName, or `bound` when the caller has just read exactly that list."""
         if bound is None:
             bound = self.store.list("pods", field_selector=f"spec.nodeName={self.name}").items
+        view = self._admitted.view
+        if view is not None and not self._admitted.uids and bound:
+            # observe_pod of each when none is admitted here (a start): each is remembered and
+            # looked at soon
+            self._pending.update(view.observe_unadmitted(bound))
+            if self._pending_handle is None:
+                self._pending_handle = self.clock.call_soon(self._process_pending)
+            return
         for pod in bound:
             self.observe_pod(pod)

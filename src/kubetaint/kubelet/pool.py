@@ -21,8 +21,14 @@ from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store, update_many
 
-#: key_order of a `HollowNodePool._bound_pods` entry (namespace + "/", name, pod).
-_ORDER = operator.itemgetter(0, 1)
+#: The cache key of a `HollowNodePool._bound_pods` entry (key, pod) ...
+_KEY = operator.itemgetter(0)
+
+
+def _key_order(entry: tuple[tuple[str, str], JSON]) -> tuple[str, str]:
+    """... and its key_order (namespace + "/", name): the store's order across namespaces."""
+    return entry[0][0] + "/", entry[0][1]
+
 
 FAULTS = (
     "stop",
@@ -170,7 +176,12 @@ class HollowNodePool:
             kubelet.use_pod_view(self._views)
             self._start_kubelet(kubelet, bound.get(kubelet.name, []) if from_cache else None)
         self._informer.add_handlers(
-            EventHandlers(on_add=self._on_pod, on_update=self._on_pod_update, on_delete=self._on_pod_delete),
+            EventHandlers(
+                on_add=self._on_pod,
+                on_update=self._on_pod_update,
+                on_delete=self._on_pod_delete,
+                on_update_many=self._on_pod_updates,
+            ),
             replay=not from_cache,
         )
         if self._owns_informer:
@@ -189,8 +200,10 @@ class HollowNodePool:
     def _bound_pods(self) -> dict[str, list[JSON]]:
         """The cached pods bound to this pool's nodes, by node, each list in the store's key order."""
         kubelets = self.kubelets
-        # each pod with key_order of its cache key (its object_key), sorted on that alone
-        grouped: dict[str, list[tuple[str, str, JSON]]] = {}
+        # each pod with its cache key (its object_key), sorted on that key alone
+        grouped: dict[str, list[tuple[tuple[str, str], JSON]]] = {}
+        space: str | None = None
+        mixed = False  # pods of more than one namespace
         for key, pod in self._informer.keyed_items():
             spec = pod.get("spec")
             node = spec.get("nodeName") if isinstance(spec, dict) else None
@@ -198,11 +211,18 @@ class HollowNodePool:
                 group = grouped.get(node)
                 if group is None:
                     group = grouped[node] = []
-                group.append((key[0] + "/", key[1], pod))
+                group.append((key, pod))
+                if key[0] != space:
+                    if space is None:
+                        space = key[0]
+                    else:
+                        mixed = True
         bound: dict[str, list[JSON]] = {}
+        # one namespace: the key tuples sort in key order; else key_order's (namespace + "/", name)
+        order = _KEY if not mixed else _key_order
         for node, group in grouped.items():
-            group.sort(key=_ORDER)  # keys are unique: pods are never compared
-            bound[node] = [entry[2] for entry in group]
+            group.sort(key=order)  # keys are unique: pods are never compared
+            bound[node] = [entry[1] for entry in group]
         return bound
 
     def shutdown(self) -> None:
@@ -307,6 +327,22 @@ class HollowNodePool:
             # longer see the pod's changes: it reads the store from now on
             moved_from.use_pod_view(False)
         self._on_pod(new)
+
+    def _on_pod_updates(self, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        """`_on_pod_update` of each (old, new) pair in turn (an informer's update group): a pod
+        keeping its very spec object (the usual pair: an owner or status change) is observed by
+        the kubelet of its node directly."""
+        kubelets = self.kubelets
+        for old, new in pairs:
+            spec = new.get("spec")
+            if spec is old.get("spec") and isinstance(spec, dict):
+                node = spec.get("nodeName")  # _route(new)
+                if node:
+                    kubelet = kubelets.get(node)
+                    if kubelet is not None:
+                        kubelet.observe_pod(new)
+                continue
+            self._on_pod_update(old, new)
 
     def _on_pod_delete(self, pod: dict[str, Any]) -> None:
         kubelet = self._route(pod)

@@ -137,6 +137,20 @@ class RunningPods:
                 return
         self.refresh(key, admitted_uid)
 
+    def observe_unadmitted(self, pods: list[JSON]) -> list[Key]:
+        """`observe(key, pod, None)` of each pod (none admitted here), with its key
+        ((namespace, name) as the kubelet makes it) returned in order."""
+        objects, members = self.objects, self._members
+        keys: list[Key] = []
+        for pod in pods:
+            meta = pod.get("metadata") or {}
+            key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+            objects[key] = pod
+            if members:
+                self._leave(key)  # what refresh(key, None) does; a non-member stays out
+            keys.append(key)
+        return keys
+
     def deleted(self, key: Key) -> None:
         self.objects.pop(key, None)
         self._leave(key)

@@ -330,6 +330,24 @@ class Cache:
         self._attach(pi, node_name)
         return pi
 
+    def refresh_kept_spec(self, pod: Mapping[str, Any], key: str, node_name: str) -> PodInfo | None:
+        """`add_pod(pod, key)` of a pod bound to `node_name` whose spec is the very spec object of
+        the cached version (an owner, label or status change: a ReplicaSet's adoption): when that
+        version is cached on the node, as add_pod's same-node refresh; else add_pod itself."""
+        ni = self.nodes.get(node_name) if self.pod_nodes.get(key) == node_name else None
+        if ni is not None and ni.slot >= 0:
+            pods = ni.pods
+            prior = pods.get(key)
+            if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
+                # (same_spec_facts holds: the same spec object, not None since bound)
+                pi = PodInfo.refreshed(prior, pod)
+                self.assumed.discard(key)
+                del pods[key]
+                pods[key] = pi
+                self.generation += 2
+                return pi
+        return self.add_pod(pod, key)
+
     def update_pod(self, pod: Mapping[str, Any], key: str | None = None) -> PodInfo | None:
         return self.add_pod(pod, key) if (pod.get("spec") or {}).get("nodeName") else None
 

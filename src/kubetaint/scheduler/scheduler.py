@@ -164,6 +164,23 @@ class Scheduler:
         elif self.responsible_for(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp"):
             self.queue.add(make_pod_info(pod))
 
+    def update_pods(self, pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> None:
+        """`update_pod(new, old)` of each (old, new) pair in turn (an informer's update group).
+
+        The usual pair of a group, a bound pod keeping its very spec object (an owner, label or
+        status change: a ReplicaSet's adoptions), takes update_pod's bound-pod steps directly."""
+        done, refresh = self.queue.done, self.cache.refresh_kept_spec
+        for old, new in pairs:
+            spec = new.get("spec")
+            if spec is old.get("spec") and isinstance(spec, dict):
+                node_name = spec.get("nodeName")
+                if node_name:
+                    key = pod_key(new)
+                    done(key)
+                    refresh(new, key, node_name)  # what cache.update_pod does for a bound pod
+                    continue
+            self.update_pod(new, old)
+
     def update_pod(self, pod: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
         key = pod_key(pod)
         if (pod.get("spec") or {}).get("nodeName"):

@@ -7,7 +7,7 @@ work (enqueue, schedule on the clock) and never block. Cached objects are read-o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, KeysView
 from dataclasses import dataclass
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
@@ -325,6 +325,10 @@ class Informer:
 
     def get(self, namespace: str, name: str) -> JSON | None:
         return self._cache.get((namespace, name))
+
+    def keys(self) -> KeysView[tuple[str, str]]:
+        """A live view of the cache keys ((namespace, name) of each cached object)."""
+        return self._cache.keys()
 
     def items(self) -> Iterator[JSON]:
         return iter(list(self._cache.values()))

@@ -10,6 +10,7 @@ byEvictionAndCreationTimestamp). Indexes kept from the pod informer keep a pass 
 from __future__ import annotations
 
 import logging
+from itertools import repeat
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -32,6 +33,7 @@ ORPHAN_CONDITION = {
     "message": "PodGC: node no longer exists",
 }
 log = logging.getLogger(__name__)
+_TERMINAL = ("Succeeded", "Failed")  # podutil.is_terminal's phases
 
 
 def _is_node_ready(node: JSON) -> bool:
@@ -116,10 +118,28 @@ class PodGCController:
             self._terminating,
             self._record,
         )
+        by_node = self._by_node
         for key, pod in items:
             if key in node_of or key in terminated or key in terminating:
                 self._unindex(pod)
-            record(key, pod)
+                record(key, pod)
+                continue
+            # `_record(key, pod)` of the usual pod (a plain dict, bound, not terminating), inlined
+            meta, spec, status = pod.get("metadata"), pod.get("spec"), pod.get("status")
+            if type(meta) is not dict or type(spec) is not dict or type(status) is not dict:
+                record(key, pod)
+                continue
+            node = spec.get("nodeName")
+            if type(node) is not str or not node or meta.get("deletionTimestamp"):
+                record(key, pod)
+                continue
+            if status.get("phase") in _TERMINAL:
+                terminated.add(key)
+            node_of[key] = node
+            members = by_node.get(node)
+            if members is None:
+                members = by_node[node] = set()
+            members.add(key)
 
     def _index(self, pod: JSON) -> None:
         self._unindex(pod)
@@ -185,10 +205,11 @@ class PodGCController:
 
     def gc_orphaned(self) -> None:
         now = self.clock.now()
-        for node in self._by_node:
-            if self.nodes.get("", node) is None:
-                when = now + self.quarantine
-                self._node_queue[node] = min(self._node_queue.get(node, when), when)
+        # the nodes of the index the node informer has not cached (its key of a node: ("", name));
+        # the order they are queued in does not matter (the queue is read sorted)
+        for _, node in set(zip(repeat(""), self._by_node)) - self.nodes.keys():
+            when = now + self.quarantine
+            self._node_queue[node] = min(self._node_queue.get(node, when), when)
         deleted: list[str] = []
         for node, when in sorted(self._node_queue.items()):
             if when > now:

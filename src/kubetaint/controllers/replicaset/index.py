@@ -79,6 +79,24 @@ class PodOwnerIndex:
         for label in self._labels_of.pop(key, ()):
             _discard(self._orphan_labels, label, key)
 
+    def _unindex_orphan(self, key: Key) -> None:
+        """`_unindex` of a key indexed as an orphan (`_owner_of[key]` is None)."""
+        del self._owner_of[key]
+        orphans = self.orphans.get(key[0])
+        if orphans is not None:
+            orphans.discard(key)
+            if not orphans:
+                del self.orphans[key[0]]
+        tags = self._labels_of.pop(key, ())
+        if tags:
+            by_label = self._orphan_labels
+            for label in tags:
+                members = by_label.get(label)
+                if members is not None:
+                    members.discard(key)
+                    if not members:
+                        del by_label[label]
+
     def _index(self, pod: JSON) -> None:
         key = key_of(pod)
         ref = controller_ref_of(pod)
@@ -208,8 +226,12 @@ class PodOwnerIndex:
                 self._index(new)
                 continue
             # `_index` of an owned pod, its owner known
-            if owner_of.get(key, _ABSENT) != owner:
-                self._unindex(key)
+            prior = owner_of.get(key, _ABSENT)
+            if prior != owner:
+                if prior is None:
+                    self._unindex_orphan(key)  # the usual case: an orphan adopted
+                else:
+                    self._unindex(key)
                 owned = owned_sets.get(owner)
                 if owned is None:
                     owned = owned_sets[owner] = set()
