@@ -316,13 +316,7 @@ class Cache:
             pi = PodInfo.refreshed(prior, pod)
             # (pi.key is key, both pod_key(pod): prior_node is pod_nodes[pi.key] and ni its node)
             if prior_node == node_name and ni is not None and ni.slot >= 0:
-                # Same node, same spec facts: removing and re-adding would restore every total
-                # (the spec-derived amounts are the prior's); only the pod moves to the end.
-                self.assumed.discard(pi.key)
-                del ni.pods[pi.key]
-                ni.pods[pi.key] = pi
-                self.generation += 2
-                return pi
+                return self._refresh_in_place(ni, pi)
         else:
             pi = make_pod_info(pod)
         self.assumed.discard(pi.key)
@@ -336,17 +330,21 @@ class Cache:
         version is cached on the node, as add_pod's same-node refresh; else add_pod itself."""
         ni = self.nodes.get(node_name) if self.pod_nodes.get(key) == node_name else None
         if ni is not None and ni.slot >= 0:
-            pods = ni.pods
-            prior = pods.get(key)
+            prior = ni.pods.get(key)
             if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
                 # (same_spec_facts holds: the same spec object, not None since bound)
-                pi = PodInfo.refreshed(prior, pod)
-                self.assumed.discard(key)
-                del pods[key]
-                pods[key] = pi
-                self.generation += 2
-                return pi
+                return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod))
         return self.add_pod(pod, key)
+
+    def _refresh_in_place(self, ni: NodeInfo, pi: PodInfo) -> PodInfo:
+        """Replace the cached version of `pi`'s pod on `ni` (its node, same spec facts): removing
+        and re-adding would restore every total (the spec-derived amounts are the prior's), so
+        only the pod moves to the end, as a remove and add would leave it."""
+        self.assumed.discard(pi.key)
+        del ni.pods[pi.key]
+        ni.pods[pi.key] = pi
+        self.generation += 2
+        return pi
 
     def update_pod(self, pod: Mapping[str, Any], key: str | None = None) -> PodInfo | None:
         return self.add_pod(pod, key) if (pod.get("spec") or {}).get("nodeName") else None

@@ -32,7 +32,6 @@ ORPHAN_CONDITION = {
     "message": "PodGC: node no longer exists",
 }
 log = logging.getLogger(__name__)
-_TERMINAL = ("Succeeded", "Failed")  # podutil.is_terminal's phases
 
 
 def _is_node_ready(node: JSON) -> bool:
@@ -117,28 +116,10 @@ class PodGCController:
             self._terminating,
             self._record,
         )
-        by_node = self._by_node
         for key, pod in items:
             if key in node_of or key in terminated or key in terminating:
                 self._unindex(pod)
-                record(key, pod)
-                continue
-            # `_record(key, pod)` of the usual pod (a plain dict, bound, not terminating), inlined
-            meta, spec, status = pod.get("metadata"), pod.get("spec"), pod.get("status")
-            if type(meta) is not dict or type(spec) is not dict or type(status) is not dict:
-                record(key, pod)
-                continue
-            node = spec.get("nodeName")
-            if type(node) is not str or not node or meta.get("deletionTimestamp"):
-                record(key, pod)
-                continue
-            if status.get("phase") in _TERMINAL:
-                terminated.add(key)
-            node_of[key] = node
-            members = by_node.get(node)
-            if members is None:
-                members = by_node[node] = set()
-            members.add(key)
+            record(key, pod)
 
     def _index(self, pod: JSON) -> None:
         self._unindex(pod)
