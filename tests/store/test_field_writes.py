@@ -136,6 +136,23 @@ def unchanged_after_an_equal_copy(store: MemoryStore) -> list[JSON]:
     return [a, {**b, "metadata": dict(b["metadata"])}, d, c, e]
 
 
+def generation_mid_run(store: MemoryStore) -> list[JSON]:
+    a, b, c = current(store)
+    g = store.create(LEASES, {**lease("g"), "metadata": {"name": "g", "namespace": NS, "generation": 3}})
+    return [a, b, g, c]
+
+
+def long_run_then_a_stale_one(store: MemoryStore) -> list[JSON]:
+    objects = [store.create(LEASES, lease(f"n{i:02}")) for i in range(40)]
+    store.update(LEASES, with_field(objects[30], ("spec", "holderIdentity"), "someone-else"))
+    return objects
+
+
+def first_in_an_unknown_namespace(store: MemoryStore) -> list[JSON]:
+    a, b, c = current(store)
+    return [{**a, "metadata": {**a["metadata"], "namespace": "empty"}}, b, c]
+
+
 SCENARIOS = [
     pytest.param(current, LEASES, id="every object is the stored one"),
     pytest.param(unchanged_value, LEASES, id="the field holds the value already: no write"),
@@ -153,6 +170,9 @@ SCENARIOS = [
     pytest.param(
         unchanged_after_an_equal_copy, LEASES, id="a no-op and current objects after an equal copy's update"
     ),
+    pytest.param(generation_mid_run, LEASES, id="a lease carrying a generation after two plain ones"),
+    pytest.param(long_run_then_a_stale_one, LEASES, id="forty current leases, the thirty-first stale"),
+    pytest.param(first_in_an_unknown_namespace, LEASES, id="the first in a namespace holding nothing"),
 ]
 
 

@@ -49,6 +49,70 @@ def update_field_many(
     return update_many(store, resource, [with_field(obj, path, value) for obj in objects])
 
 
+#: Stands for a field an object does not have (equal to no value).
+_ABSENT = object()
+
+
+def write_vouched_run(
+    spaces: dict[str, dict[str, JSON]],
+    vouched: dict[tuple[str, str], JSON],
+    objects: list[JSON],
+    *,
+    path: FieldPath,
+    value: object,
+    first_rv: int,
+    written: tuple[list[tuple[str, str]], list[JSON], list[JSON]],
+) -> None:
+    """A store's field write of the run of `objects`, from the first, that are plainly current:
+    each held by `vouched` under its (namespace, name) and by its store bucket (`spaces`:
+    namespace -> name -> object) under its name, in the first object's namespace, without a
+    generation to bump, its field differing from `value`. Each is replaced in both by a copy with
+    the field set and resourceVersion `first_rv` + 1, + 2, ...; its key, old and new object are
+    appended to `written` (keys, olds, news). The run stops before the first other object, which
+    the store's general loop takes.
+
+    The store's own checks of such an object (metadata a dict with uid, creationTimestamp and
+    resourceVersion) hold for every object it stores, so only identity is looked at: a lease
+    renewal round is ~3,300 of these."""
+    keys, olds, news = written
+    try:
+        namespace = objects[0]["metadata"].get("namespace") or ""
+        bucket = spaces[namespace]
+    except (IndexError, KeyError, TypeError, AttributeError):
+        return
+    if type(namespace) is not str:
+        return
+    part, field = path
+    copy, absent = dict.copy, _ABSENT
+    current_of, vouched_of = bucket.get, vouched.get
+    append_key, append_old, append_new = keys.append, olds.append, news.append
+    texts = map(str, range(first_rv + 1, first_rv + 1 + len(objects)))
+    try:
+        for obj, rv_text in zip(objects, texts, strict=True):
+            meta = obj["metadata"]
+            name = meta["name"]
+            key = (namespace, name)
+            if vouched_of(key) is not obj or current_of(name) is not obj or "generation" in meta:
+                return
+            current = obj[part]
+            if current.get(field, absent) == value:
+                return  # unchanged: the general loop's no-op
+            changed = copy(current)  # (a TypeError unless a dict)
+            changed[field] = value
+            new_meta = copy(meta)
+            new_meta["resourceVersion"] = rv_text
+            stored = copy(obj)
+            stored[part] = changed
+            stored["metadata"] = new_meta
+            bucket[name] = stored
+            vouched[key] = stored
+            append_key(key)
+            append_old(obj)
+            append_new(stored)
+    except (KeyError, TypeError, AttributeError):
+        return  # an object of another shape: the general loop takes it
+
+
 class FieldWriteGroup:
     """The committed updates of one field write whose objects were all current (a store's fast
     lane, e.g. a round of lease renewals): `olds[i]` was replaced by `news[i]` under `keys[i]`

@@ -10,7 +10,8 @@ import builtins
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from typing import ClassVar
 
 from kubetaint.api import errors
@@ -23,6 +24,7 @@ from kubetaint.store.fieldwrite import (
     add_to_history,
     history_events,
     with_field,
+    write_vouched_run,
 )
 from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
 from kubetaint.store.mutation import (
@@ -319,11 +321,26 @@ class MemoryStore:
         append_key, append_old, append_new = keys.append, olds.append, news.append
         with self._lock:
             spaces = self._objects.get(resource, {})
-            first_rv = rv = self._rv
+            first_rv = self._rv
+            remaining: Iterable[JSON] = objects
+            if vouched is not None and not indexed and objects:
+                # the usual renewal round: its plainly current prefix in one tight loop
+                write_vouched_run(
+                    spaces,
+                    vouched,
+                    objects,
+                    path=path,
+                    value=value,
+                    first_rv=first_rv,
+                    written=(keys, olds, news),
+                )
+                if news:
+                    remaining = islice(objects, len(news), None)
+            rv = first_rv + len(news)
             # the bucket of the last namespace looked up (the objects of a batch share one)
             last_namespace: object = None
             bucket: dict[str, JSON] | None = None
-            for obj in objects:
+            for obj in remaining:
                 meta = obj.get("metadata")
                 current = obj.get(part)
                 if type(meta) is dict and type(current) is dict:
