@@ -1,7 +1,8 @@
 """RestingNodes' group lease handlers (an informer's on_update_many for a batch of renewals, and its
 on_field_updates for a field-write group of them) note exactly what its per-update handler notes
 when given the same renewals one by one: the same noted renewals, the same health records after
-every pass, the same nodes to wake."""
+every pass, the same nodes to wake. That holds too when a heartbeat group's renewals are noted as
+one record (`.grouped_renewals`), whatever wakes, passes and other renewals come between."""
 
 from __future__ import annotations
 
@@ -40,6 +41,24 @@ ROUND = st.one_of(
     st.tuples(st.just("pass"), st.just([]), st.none()),
     st.tuples(st.just("wake"), st.lists(st.sampled_from(NAMES), max_size=2), st.none()),
 )
+#: a heartbeat group renews the same nodes in the same order, later each time, passes between
+
+
+@st.composite
+def heartbeats(draw: st.DrawFn) -> list[tuple[str, list[str], int | None]]:
+    names = draw(st.sampled_from([["a", "b", "c"], ["a", "b", "c", "d"], ["b", "c"]]))
+    renew = draw(st.integers(0, 20))
+    rounds: list[tuple[str, list[str], int | None]] = []
+    for _ in range(draw(st.integers(1, 8))):
+        rounds.append(("renew", names, renew))
+        rounds.extend([("pass", [], None)] * draw(st.integers(0, 3)))
+        renew += draw(st.sampled_from([10, 10, 10, 0, 3]))
+    return rounds
+
+
+ROUNDS = st.lists(st.one_of(ROUND.map(lambda r: [r]), heartbeats(), heartbeats()), max_size=8).map(
+    lambda blocks: [r for block in blocks for r in block]
+)
 
 
 class AskedTracker(NodeHealthTracker):
@@ -65,9 +84,11 @@ def run(
     grouped: str,
     tracker_class: type[NodeHealthTracker] = NodeHealthTracker,
     unsaved: tuple[str, ...] = (),
+    group_at_least: int = 16,
 ) -> tuple[Any, ...]:
     """`grouped`: "one" (on_update each), "many" (on_update_many) or "field" (on_field_updates);
-    `unsaved`: nodes whose health record holds no lease yet."""
+    `unsaved`: nodes whose health record holds no lease yet; `group_at_least`: the smallest field
+    group noted as one record."""
     c = Cluster()
     tracker = tracker_class(
         c.store, c.clock, NodeLifecycleSettings(node_monitor_grace_period=GRACE), Informer(c.store, "leases")
@@ -75,7 +96,7 @@ def run(
     first = format_micro_time(0.0)
     for name in NAMES:
         tracker.healths[name] = NodeHealth(0.0, 0.0, None, None if name in unsaved else lease(name, first))
-    resting = RestingNodes(tracker)
+    resting = RestingNodes(tracker, group_at_least=group_at_least)
     for name in NAMES:
         resting.rest(name, GRACE, "z", ready=name != "d")
     one, many, field = resting.lease_handler(), resting.lease_group_handler(), resting.lease_field_handler()
@@ -95,7 +116,10 @@ def run(
                     one(old, new)
         else:
             now = other_step(resting, kind, names, now)
-    noted = {n: (r[0]["spec"].get("renewTime"), r[1].time, r[2]) for n, r in resting.renewals.items()}
+    noted = {
+        n: (lease["spec"].get("renewTime"), mark.time, newer)
+        for n, (lease, mark, newer) in resting.noted_renewals().items()
+    }
     resting.settle_renewals()
     healths = {
         n: (h.probe_timestamp, (h.lease or {}).get("spec", {}).get("renewTime"))
@@ -118,6 +142,14 @@ def test_a_field_write_group_of_renewals_is_noted_as_the_same_renewals_one_by_on
     rounds: list[tuple[str, list[str], int | None]],
 ) -> None:
     assert run(rounds, grouped="field") == run(rounds, grouped="one")
+
+
+@settings(max_examples=300, deadline=None)
+@given(ROUNDS, st.sampled_from([1, 2, 3]))
+def test_a_heartbeat_group_noted_as_one_record_is_noted_as_its_renewals_one_by_one(
+    rounds: list[tuple[str, list[str], int | None]], group_at_least: int
+) -> None:
+    assert run(rounds, grouped="field", group_at_least=group_at_least) == run(rounds, grouped="one")
 
 
 @settings(max_examples=150, deadline=None)

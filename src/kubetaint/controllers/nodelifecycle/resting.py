@@ -49,6 +49,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
+from kubetaint.controllers.nodelifecycle.grouped_renewals import GroupNote, RenewalGroups
 from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker, renew_text, renewed_after
 
 JSON = dict[str, Any]
@@ -89,12 +90,14 @@ class PassMark:
         self.time: float | None = None
 
 
-class RestingNodes:
+class RestingNodes(RenewalGroups):
     """Resting node names with their deadlines, per-zone counts, wake-up signals and the noted
     lease renewals (applied through `health`, which may be None when nothing is noted)."""
 
-    def __init__(self, health: NodeHealthTracker | None = None) -> None:
+    def __init__(self, health: NodeHealthTracker | None = None, group_at_least: int = 16) -> None:
         self._health = health
+        #: heartbeat groups of at least this many renewals are noted as one record (`grouped`)
+        self._group_at_least = group_at_least
         #: name → (deadline, zone key when the node counts in its zone's disruption state else
         #: None, Ready). A Ready node's deadline may be earlier than its real one while a renewal
         #: waits in `renewals`: it is moved when it fires.
@@ -111,6 +114,9 @@ class RestingNodes:
         #: resting Ready node → its noted renewal: [its latest renewed lease, the pass that sees
         #: it first, the lease's renewTime] (`NotedRenewal`, updated in place when re-noted)
         self.renewals: dict[str, NotedRenewal] = {}
+        #: resting Ready nodes whose noted renewal (or settled one) a group record holds instead
+        #: (`.grouped_renewals`); a node is in at most one of `renewals` and `grouped`
+        self.grouped: dict[str, GroupNote] = {}
         self._next_pass = PassMark()
         #: the pass begun last (its visits see the leases noted for it themselves)
         self._seen_now: PassMark | None = None
@@ -135,6 +141,8 @@ class RestingNodes:
         """`name` is idle until `deadline` (inclusive; math.inf: no deadline) unless woken;
         counted in `zone` (None: not counted) as Ready or not."""
         self.requeues.pop(name, None)
+        if name in self.grouped:
+            self._ungroup(name)
         previous = self.deadlines.get(name)
         if previous is not None:
             if previous == (deadline, zone, ready):
@@ -169,6 +177,8 @@ class RestingNodes:
             self._uncount(entry[1], entry[2])
             self._woken.append(name)
             renewal = self.renewals.pop(name, None)
+            if renewal is None and self.grouped:
+                renewal = self._take_grouped(name)
             if renewal is not None:
                 self._settle(name, renewal, before_visit)
 
@@ -200,6 +210,7 @@ class RestingNodes:
     def settle_renewals(self) -> None:
         """Apply every noted renewal whose pass has begun (health records are then as a pass
         visiting every node leaves them)."""
+        self._ungroup_all()
         seen = [(name, r) for name, r in self.renewals.items() if r[1].time is not None]
         for name, renewal in seen:
             del self.renewals[name]  # in place: the lease handler holds this dict
@@ -208,6 +219,7 @@ class RestingNodes:
     def clear(self, before_visit: bool = False) -> None:
         """Every node wakes (and pending signals are moot: all of them will be visited);
         `before_visit`: at the start of a pass that visits them."""
+        self._ungroup_all()
         for name, renewal in self.renewals.items():
             self._settle(name, renewal, before_visit)
         self._woken.extend(self.deadlines)
@@ -268,6 +280,10 @@ class RestingNodes:
         metadata.name) and that text, without reading the leases."""
         many = self.lease_group_handler()
         note = self._renewals_noter()
+        health = self._health
+        # (groups only where note inlines the tracker: its records are what grouping reproduces)
+        at_least = self._group_at_least if type(health) is NodeHealthTracker else math.inf
+        note_group, group_noted = self._note_group, self._group_noted
 
         def on_field_updates(
             keys: list[tuple[str, str]],
@@ -279,7 +295,13 @@ class RestingNodes:
             if path != RENEW_TIME or type(value) is not str:
                 many(list(zip(olds, news, strict=True)))
                 return
-            note(list(map(_second, keys)), news, repeat(value or None))
+            names = list(map(_second, keys))
+            if value and len(names) >= at_least:
+                if not note_group(names, news, value):
+                    note(names, news, repeat(value))
+                    group_noted(names, news)
+                return
+            note(names, news, repeat(value or None))
 
         return on_field_updates
 
@@ -289,6 +311,7 @@ class RestingNodes:
         (_settle included) and a lease's renewTimes are compared once per group when they are the
         group's usual ones."""
         deadlines, renewals, lease_changed = self.deadlines, self.renewals, self.lease_changed
+        grouped, ungroup = self.grouped, self._ungroup
         health = self._health
         healths = health.healths if health is not None else {}
         would_observe = health.would_observe if health is not None else None
@@ -309,6 +332,8 @@ class RestingNodes:
                 if not entry[2] or would_observe is None:
                     lease_changed.add(name)
                     continue
+                if grouped and name in grouped:
+                    ungroup(name)  # noted node by node from now on
                 # replaced in place when re-noted (cheaper than pop and insert; nothing reads
                 # the renewals in order)
                 noted = renewals.get(name)
@@ -363,6 +388,8 @@ class RestingNodes:
         """Lease informer add or delete: the node wakes at the next pass, which sees no noted
         lease (the renewals earlier passes saw stand)."""
         renewal = self.renewals.pop(name, None)
+        if renewal is None and self.grouped:
+            renewal = self._take_grouped(name)
         if renewal is not None:
             self._settle(name, renewal)
         self.lease_changed.add(name)
@@ -381,6 +408,7 @@ class RestingNodes:
         Ready node with a noted renewal is given its renewed deadline instead, when that one
         has not passed."""
         times, deadlines, renewals, due = self._times, self.deadlines, self.renewals, self._due
+        grouped = self.grouped
         healths = self._health.healths if self._health is not None else {}
         # (_settle and _due_at inlined: a pass re-arms every resting node whose deadline came)
         while times and times[0] < now:
@@ -390,7 +418,12 @@ class RestingNodes:
                 if entry is None or entry[0] != deadline:
                     continue  # woken or moved since
                 health = healths.get(name)
-                renewal = renewals.get(name)
+                record = grouped.get(name) if grouped else None
+                if record is not None:
+                    self._settle_grouped(name, record, health)
+                    renewal = None
+                else:
+                    renewal = renewals.get(name)
                 if renewal is not None and renewal[1].time is not None:
                     del renewals[name]
                     if health is not None:  # what _settle does with a renewal whose pass began
