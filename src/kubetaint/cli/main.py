@@ -7,6 +7,7 @@ import importlib
 import click
 
 from kubetaint import __version__
+from kubetaint.cli.exiting import mark_console
 
 # (command name, module, attribute): subcommands register here; missing ones are skipped so a
 # partially built tree still has a working CLI.
@@ -45,4 +46,5 @@ _register()
 
 def main() -> None:
     """Console-script entry point."""
+    mark_console()
     cli(prog_name="kubetaint")

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from kubetaint.cli.exiting import exit_now
 from kubetaint.clock.wall import wall_monotonic
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.report_html import render_html
@@ -98,3 +99,4 @@ def simulate_command(scenario: str, output: str, until: str | None, seed: int | 
         click.echo(render_html(doc), nl=False)
     else:
         click.echo(render_table(doc), nl=False)
+    exit_now()  # (a large run's objects are not torn down one by one)

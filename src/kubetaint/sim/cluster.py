@@ -21,6 +21,7 @@ from kubetaint.sim.decoding import describe as _describe
 from kubetaint.sim.kinds import Kind, kind_of
 from kubetaint.sim.nodes import load_groups
 from kubetaint.sim.scenario import Scenario, ScenarioError
+from kubetaint.sim.source import Where
 from kubetaint.sim.timeline import TimelineRecorder
 from kubetaint.store.informer import Informer
 from kubetaint.store.interface import JSON, StoreOptions
@@ -142,7 +143,7 @@ class Cluster:
                 self._create(objects[index], kinds[index], where, decoding, namespaces)
         load_groups(self.fleet, self.scenario.node_groups)
 
-    def create_object(self, obj: Mapping[str, Any], where: str = "") -> JSON:
+    def create_object(self, obj: Mapping[str, Any], where: str | Where = "") -> JSON:
         """Create one manifest through the registry; ScenarioError names the object and field."""
         return self._create(obj, kind_of(obj), where, None, None)
 
@@ -150,7 +151,7 @@ class Cluster:
         self,
         obj: Mapping[str, Any],
         kind: Kind,
-        where: str,
+        where: str | Where,
         decoding: DecodeMemo | None,
         namespaces: set[str] | None,
     ) -> JSON:

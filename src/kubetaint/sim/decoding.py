@@ -23,6 +23,7 @@ from typing import Any
 
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.sim.scenario import ScenarioError
+from kubetaint.sim.source import Where
 
 #: Stands for every ASCII string value in a shape.
 _ANY_STRING: Hashable = (str,)
@@ -44,7 +45,7 @@ def describe(obj: Mapping[str, Any]) -> str:
     return f"{obj.get('kind')} {namespace}/{name}" if namespace else f"{obj.get('kind')} {name}"
 
 
-def check_decodable(obj: Mapping[str, Any], where: str) -> None:
+def check_decodable(obj: Mapping[str, Any], where: str | Where) -> None:
     """kube-apiserver decodes a request body into its Go type before admission and validation: a
     field of the wrong JSON type (a string status, a number for tolerations) is refused with the
     decoder's message, as `kubectl create` would show it."""
@@ -74,7 +75,7 @@ class DecodeMemo:
         self._numbers: dict[tuple[Hashable, ...], int] = {}
         self._next_number = 0
 
-    def check(self, obj: Mapping[str, Any], where: str) -> None:
+    def check(self, obj: Mapping[str, Any], where: str | Where) -> None:
         key: tuple[Hashable, ...] | None = None
         if type(obj) is dict:
             # apiVersion and kind pick the model: they lead the key as they are

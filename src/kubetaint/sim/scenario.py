@@ -20,7 +20,7 @@ from kubetaint.core.heap import collector_paused
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.settings import SettingsError, SimSettings, parse_settings
-from kubetaint.sim.source import Source, SourceError, load_text
+from kubetaint.sim.source import Source, SourceError, Where, load_text
 
 API_VERSION = "kubetaint.dev/v1alpha1"
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -65,7 +65,7 @@ class ScenarioEvent:
     verb: str
     args: Any
     index: int
-    where: str = ""
+    where: str | Where = ""
     targets: dict[str, Any] = field(default_factory=dict)
 
 
@@ -79,7 +79,7 @@ class Scenario:
     raw_settings: dict[str, Any] = field(default_factory=dict)
     node_groups: list[NodeGroup] = field(default_factory=list)
     objects: list[dict[str, Any]] = field(default_factory=list)
-    object_where: list[str] = field(default_factory=list)
+    object_where: list[str | Where] = field(default_factory=list)
     events: list[ScenarioEvent] = field(default_factory=list)
     source: Source | None = None
 
@@ -320,7 +320,7 @@ class _Parser:
             return
         self._check_manifest(path, obj)
         scenario.objects.append(obj)
-        scenario.object_where.append(self.source.where(path))
+        scenario.object_where.append(self.source.where_later(path))
 
     def _check_manifest(self, path: list[str | int], obj: Any) -> None:
         if not isinstance(obj, Mapping):
@@ -360,7 +360,7 @@ class _Parser:
                     path, f"exactly one of {', '.join(EVENT_VERBS)} is required, got {len(verbs)}"
                 )
             verb = verbs[0]
-            event = ScenarioEvent(at, verb, item[verb], i, self.source.where([*path, verb]))
+            event = ScenarioEvent(at, verb, item[verb], i, self.source.where_later([*path, verb]))
             if verb == "kubectl":
                 event.args = self._kubectl([*path, "kubectl"], item["kubectl"], nodes)
             elif verb == "apply":
