@@ -3,12 +3,20 @@ zone fails at 60 s, 1 simulated hour. Reports wall time and peak RSS.
 
     PYTHONPATH=src python benchmarks/bench_sim.py            # 1,000 nodes / 30,000 pods
     PYTHONPATH=src python benchmarks/bench_sim.py --nodes 5000 --pods 150000
+    PYTHONPATH=src python benchmarks/bench_sim.py --file json   # the scenario read from a file
+
+With --file json|yaml the scenario is first written to a temporary file (not timed) and the
+simulation reads it from there, as `kubetaint simulate FILE` does: the load then includes parsing
+the text.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
+import tempfile
 import time
 from typing import Any
 
@@ -77,15 +85,36 @@ def scenario(nodes: int, pods: int, until: str) -> dict[str, Any]:
     }
 
 
+def write_scenario(doc: dict[str, Any], form: str) -> str:
+    """`doc` written to a temporary file in `form` (json or yaml, block style); its path."""
+    handle, path = tempfile.mkstemp(suffix=f".{form}", prefix="bench-sim-")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        if form == "json":
+            json.dump(doc, out, indent=2)
+        else:
+            import yaml
+
+            yaml.dump(doc, out, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False)
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--pods", type=int, default=30000)
     parser.add_argument("--until", default="1h")
+    parser.add_argument(
+        "--file", choices=["json", "yaml"], help="read the scenario from a file of this format"
+    )
     args = parser.parse_args()
     doc = scenario(args.nodes, args.pods, args.until)
+    source: dict[str, Any] | str = write_scenario(doc, args.file) if args.file else doc
     started = time.perf_counter()
-    sim = Simulation(doc)
+    try:
+        sim = Simulation(source)
+    finally:
+        if isinstance(source, str):
+            os.unlink(source)
     loaded = time.perf_counter()
     result = sim.run()
     finished = time.perf_counter()
@@ -93,7 +122,8 @@ def main() -> None:
     rss_mb = usage.ru_maxrss / 1024
     cpu = usage.ru_utime + usage.ru_stime  # the wall time on a busy machine overstates the cost
     print(
-        f"nodes={args.nodes} pods={args.pods} until={args.until}: load {loaded - started:.1f}s, "
+        f"nodes={args.nodes} pods={args.pods} until={args.until}"
+        f"{' from ' + args.file + ' file' if args.file else ''}: load {loaded - started:.1f}s, "
         f"run {finished - loaded:.1f}s, total {finished - started:.1f}s wall ({cpu:.1f}s CPU), "
         f"peak RSS {rss_mb:.0f} MB; "
         f"summary {result['summary']}, {len(result['timeline'])} records"
