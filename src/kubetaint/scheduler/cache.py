@@ -313,12 +313,12 @@ class Cache:
             and same_spec_facts(prior.pod.get("spec"), pod.get("spec"))
         ):
             # a status or owner change (same spec object), or the binding of an assumed pod
-            pi = PodInfo.refreshed(prior, pod)
+            pi = PodInfo.refreshed(prior, pod, key)
             # (pi.key is key, both pod_key(pod): prior_node is pod_nodes[pi.key] and ni its node)
             if prior_node == node_name and ni is not None and ni.slot >= 0:
                 return self._refresh_in_place(ni, pi)
         else:
-            pi = make_pod_info(pod)
+            pi = make_pod_info(pod, key)
         self.assumed.discard(pi.key)
         self._detach(pi.key)
         self._attach(pi, node_name)
@@ -333,7 +333,7 @@ class Cache:
             prior = ni.pods.get(key)
             if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
                 # (same_spec_facts holds: the same spec object, not None since bound)
-                return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod))
+                return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
         return self.add_pod(pod, key)
 
     def _refresh_in_place(self, ni: NodeInfo, pi: PodInfo) -> PodInfo:
