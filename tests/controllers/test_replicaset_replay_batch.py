@@ -2,12 +2,15 @@
 `on_adds`, `ReplicaSetController._pods_added`): pods sharing their owner reference list share its
 controller reference, orphans with equal labels share the owners matching them. It must queue
 the same owners in the same order and mark the same views as `_pod_changed(None, pod)` of each
-pod in turn; a PodOwnerIndex must index the same and tell the same changes with `on_adds` as
+pod in turn (and the DaemonSet controller's `_pods_added`, which shares the controller
+reference of pods sharing their reference list, likewise); a PodOwnerIndex must index the same and tell the same changes with `on_adds` as
 without; the pod garbage collector's replay must index what `_add` of each pod indexes, also
-over pods indexed before."""
+over pods indexed before; the garbage collector's graph must add a replay as `add_keyed` of each
+object and hand over the same objects to examine, each right after adding it."""
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -18,9 +21,13 @@ from hypothesis import strategies as st
 from controllers.test_informer_replay_batch import pod
 from controllers.workload_builders import owner_index_state, replicaset
 from kubetaint.clock import VirtualClock
+from kubetaint.controllers.daemonset.bynode import PodsByNode
+from kubetaint.controllers.daemonset.controller import DaemonSetController
+from kubetaint.controllers.garbagecollector.graph import DependencyGraph
 from kubetaint.controllers.podgc.controller import PodGCController
 from kubetaint.controllers.replicaset.controller import ReplicaSetController
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.podutil import key_of
 from kubetaint.store.informer import Informer
 from kubetaint.store.interface import JSON, object_key
 from kubetaint.store.memory import MemoryStore
@@ -183,3 +190,135 @@ def test_podgc_replays_over_indexed_pods_as_adds_do(first: list[JSON], second: l
             gcs[1]._add(p)
     states = [(gc._terminated, gc._terminating, gc._by_node, list(gc._node_of.items())) for gc in gcs]
     assert states[0] == states[1]
+
+
+def _daemon_owned(obj: JSON, kind: str) -> JSON:
+    """`obj` with its owner references naming `kind` (a DaemonSet's pods, or another's)."""
+    refs = obj["metadata"].get("ownerReferences")
+    if refs:
+        obj["metadata"]["ownerReferences"] = [{**ref, "kind": kind} for ref in refs]
+    return obj
+
+
+def _daemonset_told(pods: list[JSON], shared_refs: bool) -> None:
+    store = MemoryStore(VirtualClock())
+    for obj in pods:
+        store.create("pods", obj)
+    informer = Informer(store, "pods")
+    informer.start()
+    items = list(informer.keyed_items())
+    if shared_refs:  # one owner's adopted pods: the very same reference list
+        lists: dict[str, Any] = {}
+        for _, obj in items:
+            refs = obj["metadata"].get("ownerReferences")
+            if refs is not None:
+                obj["metadata"]["ownerReferences"] = lists.setdefault(repr(refs), refs)
+    told = []
+    for batched in (True, False):
+        controller = DaemonSetController(
+            store,
+            VirtualClock(),
+            random.Random(1),
+            pod_informer=informer,
+            node_informer=Informer(store, "nodes"),
+            ds_informer=Informer(store, "daemonsets.apps"),
+        )
+        for uid in ("rs-x-uid", "ds-b-uid"):  # owners whose pods by node are kept
+            controller._by_node[uid] = PodsByNode(0, [], key_of)
+        added: list[Key] = []
+        controller.queue.add = added.append  # type: ignore[method-assign]
+        if batched:
+            controller._pods_added(items)
+        else:
+            for _, obj in items:
+                controller._pod_changed(None, obj)
+        told.append((added, {uid: grouped.dirty for uid, grouped in controller._by_node.items()}))
+    assert told[0] == told[1]
+
+
+DAEMON_TABLE = [
+    pytest.param([], id="no pods"),
+    pytest.param([pod("a"), pod("b", node="n1"), pod("c")], id="bare pods: nothing queued or marked"),
+    pytest.param(
+        [
+            _daemon_owned(pod("a", owner="ds-a", node="n1"), "DaemonSet"),
+            _daemon_owned(pod("b", owner="ds-b", node="n2"), "DaemonSet"),
+            pod("c"),
+            _daemon_owned(pod("d", owner="ds-a", node="n2"), "DaemonSet"),
+        ],
+        id="daemon pods of two owners between bare ones",
+    ),
+    pytest.param(
+        [pod("a", owner="rs-x"), _daemon_owned(pod("b", owner="ds-b"), "DaemonSet"), pod("c", owner="rs-x")],
+        id="a ReplicaSet's pods are marked, not queued",
+    ),
+]
+
+
+@pytest.mark.parametrize("pods", DAEMON_TABLE)
+@pytest.mark.parametrize("shared_refs", [False, True], ids=["own references", "shared references"])
+def test_a_daemonset_told_a_replay_queues_and_marks_what_each_change_does(
+    pods: list[JSON], shared_refs: bool
+) -> None:
+    _daemonset_told(copy.deepcopy(pods), shared_refs)
+
+
+def test_a_daemonset_pod_with_odd_metadata_takes_the_generic_way() -> None:
+    store = MemoryStore(VirtualClock())
+    controller = DaemonSetController(store, VirtualClock(), random.Random(1))
+    odd: JSON = {"apiVersion": "v1", "kind": "Pod", "metadata": None, "spec": {}}
+    seen: list[Any] = []
+    controller._pod_changed = lambda old, new: seen.append((old, new))  # type: ignore[method-assign]
+    controller._pods_added([(("", ""), odd)])
+    assert seen == [(None, odd)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(PODS, st.booleans(), st.lists(st.booleans(), min_size=10, max_size=10))
+def test_any_daemonset_told_replay_queues_and_marks_what_each_change_does(
+    pods: list[JSON], shared: bool, daemon: list[bool]
+) -> None:
+    pods = [_daemon_owned(p, "DaemonSet") if daemon[i] else p for i, p in enumerate(pods)]
+    _daemonset_told(pods, shared)
+
+
+def _gc_pod(name: str, refs: Any, deleting: bool) -> JSON:
+    meta: JSON = {"name": name, "namespace": "default", "uid": f"uid-{name}"}
+    if refs is not None:
+        meta["ownerReferences"] = refs
+    if deleting:
+        meta["deletionTimestamp"] = "2030-01-01T00:00:00Z"
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta}
+
+
+_RS_REF = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "rs-uid", "controller": True}
+_UNFOLLOWED = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": "w-uid"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "c", "d"]),
+            st.sampled_from([None, [], [_RS_REF], [_UNFOLLOWED], [{**_RS_REF, "uid": ""}]]),
+            st.booleans(),
+        ),
+        max_size=8,
+    )
+)
+def test_the_graph_adds_a_replay_as_add_keyed_of_each(specs: list[tuple[str, Any, bool]]) -> None:
+    """add_each_keyed yields, right after adding it, each object add_keyed finds followed
+    references for or that is being deleted (what the replay examines), and builds the same graph."""
+    pods = [_gc_pod(*spec) for spec in specs]
+    items = [(object_key(p), p) for p in pods]
+    each, one_by_one = DependencyGraph(), DependencyGraph()
+    yielded = []
+    for obj, refs in each.add_each_keyed("pods", items):
+        yielded.append((obj, refs, dict(each.present)))
+    expected = []
+    for key, obj in items:
+        refs = one_by_one.add_keyed("pods", key, obj)
+        if refs or obj["metadata"].get("deletionTimestamp"):
+            expected.append((obj, refs, dict(one_by_one.present)))
+    assert yielded == expected
+    assert (each.present, each._dependents) == (one_by_one.present, one_by_one._dependents)

@@ -261,8 +261,11 @@ class Cache:
     def _attach(self, pi: PodInfo, node_name: str) -> None:
         self.pod_nodes[pi.key] = node_name
         ni = self.nodes.get(node_name)
-        if ni is None:
-            self._orphans.setdefault(node_name, {})[pi.key] = pi
+        if ni is None:  # a pod listed before its node (a start): kept until the node is added
+            waiting = self._orphans.get(node_name)
+            if waiting is None:  # (setdefault would build a dict for every call)
+                waiting = self._orphans[node_name] = {}
+            waiting[pi.key] = pi
             return
         ni.add_pod(pi)
         self._sync_pods(ni)

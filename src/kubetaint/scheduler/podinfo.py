@@ -198,12 +198,11 @@ def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
     if type(spec) is not dict:
         return _SpecFacts(pod, spec)
     # the names and the value identities but nodeName's, in order (built at C speed)
-    names = tuple(spec)
-    ids = tuple(map(id, spec.values()))
+    rest = spec
     if "nodeName" in spec:
-        at = names.index("nodeName")
-        names, ids = names[:at] + names[at + 1 :], ids[:at] + ids[at + 1 :]
-    key = (names, ids)
+        rest = spec.copy()
+        del rest["nodeName"]
+    key = (tuple(rest), tuple(map(id, rest.values())))
     facts = _SPEC_FACTS.get(key)
     if facts is None:
         facts = _SpecFacts(pod, spec)
