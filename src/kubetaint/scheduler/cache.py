@@ -163,8 +163,7 @@ class Cache:
         self.slot_nodes[slot] = ni
         self.valid[slot] = True
         self._sync_node(ni)
-        for pi in self._orphans.pop(name, {}).values():
-            ni.add_pod(pi)
+        ni.add_pods(self._orphans.pop(name, {}).values())  # the pods listed before the node
         self._sync_pods(ni)
         self._zones.setdefault(zone_key(ni.labels), []).append(name)
         self._order = None
