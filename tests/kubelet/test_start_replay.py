@@ -15,6 +15,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.clock.base import Handle
 from kubetaint.kubelet import HollowNodePool
 from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import object_key
 from kubetaint.store.memory import MemoryStore
 
 JSON = dict[str, Any]
@@ -87,9 +88,11 @@ def _assert_bound_pods_are_the_store_lists(pool: HollowNodePool, store: MemorySt
     bound = pool._bound_pods()
     for name in NODES:
         listed = store.list("pods", field_selector=f"spec.nodeName={name}").items
-        grouped = bound.get(name, [])
+        pairs = bound.get(name, [])
+        grouped = [p for _, p in pairs]
         assert [p["metadata"]["name"] for p in grouped] == [p["metadata"]["name"] for p in listed]
         assert all(a is b for a, b in zip(grouped, listed, strict=True)), "the very stored objects"
+        assert [key for key, _ in pairs] == [object_key(p) for p in listed], "each with its own key"
 
 
 MIXES = [

@@ -420,18 +420,31 @@ class HollowKubelet(KubeletFaults):
             self.store.delete("pods", key[0], key[1], uid=uid or None, grace_period_seconds=0)
         self._admitted.drop(key)
 
-    def resync_pods(self, bound: list[JSON] | None = None) -> None:
+    def resync_pods(
+        self, bound: list[JSON] | None = None, *, keyed: list[tuple[tuple[str, str], JSON]] | None = None
+    ) -> None:
         """Look at every pod bound here again (after a restart or a recovery): those the store
-        lists by spec.nodeName, or `bound` when the caller has just read exactly that list."""
+        lists by spec.nodeName, or `bound` when the caller has just read exactly that list, or
+        `keyed`: that list as (key, pod) pairs, each key the pod's (namespace, name)."""
+        view = self._admitted.view
+        if keyed is not None:
+            if view is not None and not self._admitted.uids:
+                if keyed:
+                    self._pending.update(view.observe_unadmitted_keyed(keyed))
+                    self._process_soon()
+                return
+            bound = [pod for _, pod in keyed]
         if bound is None:
             bound = self.store.list("pods", field_selector=f"spec.nodeName={self.name}").items
-        view = self._admitted.view
         if view is not None and not self._admitted.uids and bound:
             # observe_pod of each when none is admitted here (a start): each is remembered and
             # looked at soon
             self._pending.update(view.observe_unadmitted(bound))
-            if self._pending_handle is None:
-                self._pending_handle = self.clock.call_soon(self._process_pending)
+            self._process_soon()
             return
         for pod in bound:
             self.observe_pod(pod)
+
+    def _process_soon(self) -> None:
+        if self._pending_handle is None:
+            self._pending_handle = self.clock.call_soon(self._process_pending)

@@ -197,8 +197,9 @@ class HollowNodePool:
         informer = self._informer
         return self._views and not self._owns_informer and informer.started and informer.unfiltered
 
-    def _bound_pods(self) -> dict[str, list[JSON]]:
-        """The cached pods bound to this pool's nodes, by node, each list in the store's key order."""
+    def _bound_pods(self) -> dict[str, list[tuple[tuple[str, str], JSON]]]:
+        """The cached pods bound to this pool's nodes, by node, each list in the store's key order,
+        each pod with its cache key (its object_key: the kubelet's (namespace, name) of it)."""
         kubelets = self.kubelets
         # each pod with its cache key (its object_key), sorted on that key alone
         grouped: dict[str, list[tuple[tuple[str, str], JSON]]] = {}
@@ -217,13 +218,11 @@ class HollowNodePool:
                         space = key[0]
                     else:
                         mixed = True
-        bound: dict[str, list[JSON]] = {}
         # one namespace: the key tuples sort in key order; else key_order's (namespace + "/", name)
         order = _KEY if not mixed else _key_order
-        for node, group in grouped.items():
+        for group in grouped.values():
             group.sort(key=order)  # keys are unique: pods are never compared
-            bound[node] = [entry[1] for entry in group]
-        return bound
+        return grouped
 
     def shutdown(self) -> None:
         """Cancel every timer (the hollow nodes simply vanish, as after `kill`)."""
@@ -239,10 +238,14 @@ class HollowNodePool:
         for kubelet in self.kubelets.values():
             kubelet.use_pod_view(False)
 
-    def _start_kubelet(self, kubelet: HollowKubelet, bound: list[JSON] | None = None) -> None:
+    def _start_kubelet(
+        self, kubelet: HollowKubelet, bound: list[tuple[tuple[str, str], JSON]] | None = None
+    ) -> None:
+        """Register, join the heartbeats, and resync from `bound` (the pods bound to the node with
+        their keys, see _bound_pods) or, without it, from the store's listing."""
         kubelet.register()
         self._join_group(kubelet)
-        kubelet.resync_pods(bound)
+        kubelet.resync_pods(keyed=bound)
 
     def _join_group(self, kubelet: HollowKubelet) -> None:
         interval = self.settings.lease_renew_interval

@@ -151,6 +151,18 @@ class RunningPods:
             keys.append(key)
         return keys
 
+    def observe_unadmitted_keyed(self, pairs: list[tuple[Key, JSON]]) -> list[Key]:
+        """`observe_unadmitted` of the pods of `pairs`, each with its key as observe_unadmitted
+        makes it ((namespace, name), both strings): the keys returned in order."""
+        objects = self.objects
+        if self._members:
+            for key, pod in pairs:
+                objects[key] = pod
+                self._leave(key)  # what refresh(key, None) does; a non-member stays out
+        else:
+            objects.update(pairs)
+        return [key for key, _ in pairs]
+
     def deleted(self, key: Key) -> None:
         self.objects.pop(key, None)
         self._leave(key)

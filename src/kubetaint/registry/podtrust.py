@@ -32,6 +32,7 @@ runs every time and nothing is remembered.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from kubetaint.admission import UPDATE, AdmissionChain
 from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSeconds
@@ -56,7 +57,17 @@ def chain_keeps_stored_specs(admission: AdmissionChain | None) -> bool:
     as it is (see the module docstring): each plugin acting on pods is a known one."""
     if admission is None:
         return True
-    return _known_pod_plugins(admission.plugins)
+    plugins = admission.plugins
+    if plugins == _last_answer[0]:  # the very plugins (compared by identity first): the same answer
+        return bool(_last_answer[1])
+    known = _known_pod_plugins(plugins)
+    _last_answer[:] = [list(plugins), known]
+    return known
+
+
+#: chain_keeps_stored_specs' last answer: [a copy of the plugin list it was for, the answer] (every
+#: pod a registry stores asks; a plugin's kind, resources and operations never change).
+_last_answer: list[Any] = [None, False]
 
 
 def _known_pod_plugins(plugins: Sequence[AdmissionPlugin]) -> bool:

@@ -163,8 +163,7 @@ class Cache:
         self.slot_nodes[slot] = ni
         self.valid[slot] = True
         self._sync_node(ni)
-        for pi in self._orphans.pop(name, {}).values():
-            ni.add_pod(pi)
+        ni.add_pods(self._orphans.pop(name, {}).values())  # the pods listed before the node
         self._sync_pods(ni)
         self._zones.setdefault(zone_key(ni.labels), []).append(name)
         self._order = None
@@ -261,8 +260,11 @@ class Cache:
     def _attach(self, pi: PodInfo, node_name: str) -> None:
         self.pod_nodes[pi.key] = node_name
         ni = self.nodes.get(node_name)
-        if ni is None:
-            self._orphans.setdefault(node_name, {})[pi.key] = pi
+        if ni is None:  # a pod listed before its node (a start): kept until the node is added
+            waiting = self._orphans.get(node_name)
+            if waiting is None:  # (setdefault would build a dict for every call)
+                waiting = self._orphans[node_name] = {}
+            waiting[pi.key] = pi
             return
         ni.add_pod(pi)
         self._sync_pods(ni)
@@ -313,12 +315,12 @@ class Cache:
             and same_spec_facts(prior.pod.get("spec"), pod.get("spec"))
         ):
             # a status or owner change (same spec object), or the binding of an assumed pod
-            pi = PodInfo.refreshed(prior, pod)
+            pi = PodInfo.refreshed(prior, pod, key)
             # (pi.key is key, both pod_key(pod): prior_node is pod_nodes[pi.key] and ni its node)
             if prior_node == node_name and ni is not None and ni.slot >= 0:
                 return self._refresh_in_place(ni, pi)
         else:
-            pi = make_pod_info(pod)
+            pi = make_pod_info(pod, key)
         self.assumed.discard(pi.key)
         self._detach(pi.key)
         self._attach(pi, node_name)
@@ -333,7 +335,7 @@ class Cache:
             prior = ni.pods.get(key)
             if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
                 # (same_spec_facts holds: the same spec object, not None since bound)
-                return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod))
+                return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
         return self.add_pod(pod, key)
 
     def _refresh_in_place(self, ni: NodeInfo, pi: PodInfo) -> PodInfo:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kubetaint.scheduler.podinfo import HostPort, PodInfo
@@ -75,6 +75,31 @@ class NodeInfo:
         ports = self.used_ports
         for port in pi.host_ports:
             ports[port] = ports.get(port, 0) + 1
+
+    def add_pods(self, pis: Iterable[PodInfo]) -> None:
+        """`add_pod` of each pod in turn. Pods sharing their requests, nonzero and host ports
+        objects (one template's spec facts, never changed) are summed once per group: integer
+        totals, and every resource name and port first met in the same order (a group is met
+        first at its first pod)."""
+        pods = self.pods
+        groups: dict[tuple[int, int, int], list[Any]] = {}  # ids -> [requests, nonzero, ports, count]
+        for pi in pis:
+            pods[pi.key] = pi
+            ids = (id(pi.requests), id(pi.nonzero), id(pi.host_ports))
+            group = groups.get(ids)
+            if group is None:
+                groups[ids] = [pi.requests, pi.nonzero, pi.host_ports, 1]
+            else:
+                group[3] += 1
+        req = self.requested
+        ports = self.used_ports
+        for requests, nonzero, host_ports, count in groups.values():
+            for name, amount in requests.items():
+                req[name] = req.get(name, 0) + amount * count
+            self.nonzero_cpu += nonzero.get(CPU, 0) * count
+            self.nonzero_memory += nonzero.get(MEMORY, 0) * count
+            for port in host_ports:
+                ports[port] = ports.get(port, 0) + count
 
     def remove_pod(self, pi: PodInfo) -> bool:
         old = self.pods.pop(pi.key, None)

@@ -76,21 +76,23 @@ class PodInfo:
         "tolerations",
     )
 
-    def __init__(self, pod: Mapping[str, Any]) -> None:
+    def __init__(self, pod: Mapping[str, Any], key: str | None = None) -> None:
+        """`key`: pod_key(pod), when the caller has it already."""
         spec = pod.get("spec") or {}
         self.node_name: str = spec.get("nodeName") or ""
         self._take_facts(_spec_facts(pod, spec))
-        self._read_pod(pod)
+        self._read_pod(pod, key)
 
     @classmethod
-    def refreshed(cls, prior: PodInfo, pod: Mapping[str, Any]) -> PodInfo:
+    def refreshed(cls, prior: PodInfo, pod: Mapping[str, Any], key: str | None = None) -> PodInfo:
         """The PodInfo of `pod`, a newer version of `prior.pod` whose spec has the same facts
         (`same_spec_facts`): everything derived from the spec but nodeName is taken over (the
-        values are never changed in place), the rest (node, name, status) is read afresh."""
+        values are never changed in place), the rest (node, name, status) is read afresh
+        (`key`: pod_key(pod), when the caller has it already)."""
         fresh = cls.__new__(cls)
         fresh.node_name = (pod.get("spec") or {}).get("nodeName") or ""
         fresh._take_facts(prior)
-        fresh._read_pod(pod)
+        fresh._read_pod(pod, key)
         return fresh
 
     def _take_facts(self, facts: _SpecFacts | PodInfo) -> None:
@@ -108,12 +110,13 @@ class PodInfo:
         self.has_required_affinity: bool = facts.has_required_affinity
         self.preferred_terms: list[dict[str, Any]] = facts.preferred_terms
 
-    def _read_pod(self, pod: Mapping[str, Any]) -> None:
-        """What does not come from the spec: identity, nomination and start time."""
+    def _read_pod(self, pod: Mapping[str, Any], key: str | None = None) -> None:
+        """What does not come from the spec: identity (`key`: pod_key(pod) when given),
+        nomination and start time."""
         meta = pod.get("metadata") or {}
         status = pod.get("status") or {}
         self.pod: Mapping[str, Any] = pod
-        self.key = pod_key(pod)
+        self.key = pod_key(pod) if key is None else key
         self.namespace: str = meta.get("namespace") or "default"
         self.name: str = meta.get("name") or ""
         self.nominated_node_name: str = status.get("nominatedNodeName") or ""
@@ -195,12 +198,11 @@ def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
     if type(spec) is not dict:
         return _SpecFacts(pod, spec)
     # the names and the value identities but nodeName's, in order (built at C speed)
-    names = tuple(spec)
-    ids = tuple(map(id, spec.values()))
+    rest = spec
     if "nodeName" in spec:
-        at = names.index("nodeName")
-        names, ids = names[:at] + names[at + 1 :], ids[:at] + ids[at + 1 :]
-    key = (names, ids)
+        rest = spec.copy()
+        del rest["nodeName"]
+    key = (tuple(rest), tuple(map(id, rest.values())))
     facts = _SPEC_FACTS.get(key)
     if facts is None:
         facts = _SpecFacts(pod, spec)
@@ -230,10 +232,11 @@ def _start_time(pod: Mapping[str, Any], started: Any) -> float:
     return seconds
 
 
-def make_pod_info(pod: Mapping[str, Any]) -> PodInfo:
-    """PodInfo for a pod dict; bad quantities raise InputError naming the field."""
+def make_pod_info(pod: Mapping[str, Any], key: str | None = None) -> PodInfo:
+    """PodInfo for a pod dict (`key`: its pod_key, when the caller has it already); bad
+    quantities raise InputError naming the field."""
     try:
-        return PodInfo(pod)
+        return PodInfo(pod, key)
     except QuantityError as exc:  # pragma: no cover - quantity() already wraps these
         raise InputError(object_ref(pod), "spec", str(exc)) from None
 

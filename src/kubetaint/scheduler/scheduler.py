@@ -159,8 +159,9 @@ class Scheduler:
 
     def add_pod(self, pod: Mapping[str, Any]) -> None:
         if (pod.get("spec") or {}).get("nodeName"):
-            self.cache.add_pod(pod)
-            self.queue.done(pod_key(pod))
+            key = pod_key(pod)
+            self.cache.add_pod(pod, key)
+            self.queue.done(key)
         elif self.responsible_for(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp"):
             self.queue.add(make_pod_info(pod))
 

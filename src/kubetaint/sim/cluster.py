@@ -199,7 +199,7 @@ def _fresh(obj: Mapping[str, Any]) -> JSON:
     copied then). A plain manifest without any is the request as it is: the registry changes
     nothing it is given (it copies what it sets)."""
     meta_in = obj.get("metadata")
-    if type(obj) is dict and type(meta_in) is dict and not any(k in meta_in for k in _SERVER_SET):
+    if type(obj) is dict and type(meta_in) is dict and meta_in.keys().isdisjoint(_SERVER_SET):
         return obj
     meta = {
         k: v

@@ -204,6 +204,10 @@ def parse_scenario(source: Source) -> Scenario:
 class _Parser:
     def __init__(self, source: Source) -> None:
         self.source = source
+        #: A document given as data has no lines: every object's `where` is this one string
+        #: (shared, not one string per object of a 150,000-object scenario); a text's objects
+        #: get theirs worked out when a message shows it (`Source.where_later`).
+        self._dataless_where = source.where([]) if source.text is None else None
 
     def fail(self, path: Sequence[str | int], message: str) -> ScenarioError:
         dotted = _dotted(path)
@@ -320,7 +324,8 @@ class _Parser:
             return
         self._check_manifest(path, obj)
         scenario.objects.append(obj)
-        scenario.object_where.append(self.source.where_later(path))
+        where = self._dataless_where
+        scenario.object_where.append(where if where is not None else self.source.where_later(path))
 
     def _check_manifest(self, path: list[str | int], obj: Any) -> None:
         if not isinstance(obj, Mapping):

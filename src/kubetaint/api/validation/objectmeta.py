@@ -21,14 +21,31 @@ def validate_label_name(name: str, path: str) -> list[f.FieldError]:
 
 
 def validate_labels(labels: Mapping[str, Any], path: str) -> list[f.FieldError]:
-    """metav1validation.ValidateLabels (keys in sorted order; Go's map order is random)."""
+    """metav1validation.ValidateLabels (keys in sorted order; Go's map order is random). Each
+    label's errors depend on its key, its value's text and the path only: remembered per label
+    (a node's labels are its group's but for its hostname)."""
     errs: list[f.FieldError] = []
     for key in sorted(labels):
         value = labels[key]
-        errs.extend(validate_label_name(key, path))
         text = "" if value is None else str(value)
-        errs.extend(f.invalid(path, text, msg) for msg in is_valid_label_value(text))
+        memo_key = (key, text, path)
+        found = _LABEL_ERRORS.get(memo_key) if type(key) is str else None
+        if found is None:
+            found = (
+                *validate_label_name(key, path),
+                *(f.invalid(path, text, msg) for msg in is_valid_label_value(text)),
+            )
+            if type(key) is str:
+                if len(_LABEL_ERRORS) >= _LABEL_ERRORS_LIMIT:
+                    _LABEL_ERRORS.clear()
+                _LABEL_ERRORS[memo_key] = found
+        errs.extend(found)
     return errs
+
+
+#: validate_labels' errors of one label by (key, value text, path) (FieldErrors are frozen).
+_LABEL_ERRORS: dict[tuple[str, str, str], tuple[f.FieldError, ...]] = {}
+_LABEL_ERRORS_LIMIT = 1 << 16
 
 
 def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[f.FieldError]:

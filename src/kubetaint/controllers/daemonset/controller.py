@@ -72,7 +72,13 @@ class DaemonSetController:
         # per DaemonSet uid: its pods by node (before the index: a running informer replays at once)
         self._by_node: dict[str, PodsByNode] = {}
         # the DaemonSet controller never adopts: owned pods only
-        self.index = PodOwnerIndex(self.pods, self._pod_changed, orphans=False, on_changes=self._pods_changed)
+        self.index = PodOwnerIndex(
+            self.pods,
+            self._pod_changed,
+            orphans=False,
+            on_changes=self._pods_changed,
+            on_adds=self._pods_added,
+        )
         # per DaemonSet uid: where its pods should run, per node
         self._placement: dict[str, PlacementMemo] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
@@ -137,6 +143,34 @@ class DaemonSetController:
                     owner_name = str(ref.get("name")) if ref.get("kind") == "DaemonSet" else None
             if grouped is None and owner_name is None:
                 continue
+            if grouped is not None:
+                grouped.dirty.add(key)
+            if owner_name is not None:
+                add((key[0], owner_name))
+
+    def _pods_added(self, items: list[tuple[Key, JSON]]) -> None:
+        """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod)).
+        Pods sharing their owner reference list object (or having none: bare pods) share what
+        depends only on it: their controller's pods by node and DaemonSet name (none changes
+        while a replay is told)."""
+        add = self.queue.add
+        last_refs: object = _UNSET
+        grouped: PodsByNode | None = None
+        owner_name: str | None = None  # the owning DaemonSet's name
+        for key, pod in items:
+            meta = pod.get("metadata")
+            if type(meta) is not dict:
+                self._pod_changed(None, pod)
+                continue
+            refs = meta.get("ownerReferences")
+            if refs is not last_refs:
+                last_refs = refs
+                ref = podutil.controller_ref_of(pod)
+                if ref is None:
+                    grouped, owner_name = None, None
+                else:
+                    grouped = self._by_node.get(str(ref.get("uid") or ""))
+                    owner_name = str(ref.get("name")) if ref.get("kind") == "DaemonSet" else None
             if grouped is not None:
                 grouped.dirty.add(key)
             if owner_name is not None:

@@ -98,11 +98,9 @@ class GarbageCollector:
 
         def on_replay(items: list[tuple[tuple[str, str], JSON]]) -> None:
             # on_add of each, the identity from the informer's cache key (the object's key)
-            graph, examine = self.graph, self._examine
-            for key, obj in items:
-                refs = graph.add_keyed(resource, key, obj)
-                if refs or (obj.get("metadata") or {}).get("deletionTimestamp"):
-                    examine(resource, None, obj, refs_changed=True)
+            examine = self._examine
+            for obj, _ in self.graph.add_each_keyed(resource, items):
+                examine(resource, None, obj, refs_changed=True)
 
         return EventHandlers(
             on_add=on_add, on_update=on_update, on_delete=self._on_delete, on_replay=on_replay

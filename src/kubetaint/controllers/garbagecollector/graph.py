@@ -95,6 +95,29 @@ class DependencyGraph:
             self._link(uid, ident, refs)
         return refs
 
+    def add_each_keyed(
+        self, resource: str, items: Sequence[tuple[tuple[str, str], JSON]]
+    ) -> Iterator[tuple[JSON, list[JSON]]]:
+        """`add_keyed` of each (key, object) in turn (an informer's replay), yielding right after
+        adding it each object that has followed owner references or is being deleted, with
+        those references (what the replay handler examines, in the same order)."""
+        present = self.present
+        for key, obj in items:
+            meta = obj.get("metadata") or {}
+            uid = meta.get("uid")
+            uid = uid if type(uid) is str else str(uid or "")
+            ident = (resource, key[0], key[1])
+            present[uid] = ident
+            if not meta.get("ownerReferences"):  # followed_refs finds none
+                if meta.get("deletionTimestamp"):
+                    yield obj, []
+                continue
+            refs = followed_refs(obj)
+            if refs:
+                self._link(uid, ident, refs)
+            if refs or meta.get("deletionTimestamp"):
+                yield obj, refs
+
     def update(self, resource: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         """Refresh the edges; True when the owner references changed."""
         return self.update_refs(resource, old, new) is not None

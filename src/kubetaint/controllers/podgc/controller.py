@@ -109,13 +109,19 @@ class PodGCController:
         self._record(key, pod)
 
     def _replay(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand."""
+        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand. With
+        nothing indexed yet (the replay at start), there is nothing to unindex first: the
+        informer's keys are distinct, so no replayed pod finds an earlier one's entries."""
         node_of, terminated, terminating, record = (
             self._node_of,
             self._terminated,
             self._terminating,
             self._record,
         )
+        if not node_of and not terminated and not terminating:
+            for key, pod in items:
+                record(key, pod)
+            return
         for key, pod in items:
             if key in node_of or key in terminated or key in terminating:
                 self._unindex(pod)
@@ -133,7 +139,10 @@ class PodGCController:
         node = str((pod.get("spec") or {}).get("nodeName") or "")
         if node:
             self._node_of[key] = node
-            self._by_node.setdefault(node, set()).add(key)
+            members = self._by_node.get(node)
+            if members is None:  # (setdefault would build a set for every call)
+                members = self._by_node[node] = set()
+            members.add(key)
 
     def _reindex(self, _old: JSON, new: JSON) -> None:
         """_index(new), skipped when the indexes already hold what it would record for the pod

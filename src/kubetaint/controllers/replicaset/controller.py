@@ -64,7 +64,9 @@ class ReplicaSetController:
         # Views first: an informer that is already running replays its pods into the index at once,
         # and each replayed pod marks the views.
         self.views = OwnedPodViews(self._pods_owned_by, self._owned_pod)
-        self.index = PodOwnerIndex(self.pods, self._pod_changed, on_changes=self._pods_changed)
+        self.index = PodOwnerIndex(
+            self.pods, self._pod_changed, on_changes=self._pods_changed, on_adds=self._pods_added
+        )
         self.replicasets.add_handlers(
             EventHandlers(
                 on_add=lambda rs: self.queue.add(podutil.key_of(rs)),
@@ -140,6 +142,37 @@ class ReplicaSetController:
             mark(str(ref.get("uid") or ""), new_key)
             if ref.get("kind") == "ReplicaSet":
                 add((new_key[0], str(ref.get("name"))))
+
+    def _pods_added(self, items: list[tuple[Key, JSON]]) -> None:
+        """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod)).
+        Pods sharing their owner reference list object share its controller reference; orphans
+        with equal labels in one namespace (one template's) share the owners matching them (no
+        owner changes while a replay is told)."""
+        add, mark = self.queue.add, self.views.mark
+        last_refs: object = _UNSET
+        ref: Mapping[str, Any] | None = None
+        last_labels: object = None
+        last_space = ""
+        owner_keys: list[Key] = []
+        for key, pod in items:
+            meta = pod.get("metadata")
+            if type(meta) is not dict:
+                self._pod_changed(None, pod)
+                continue
+            refs = meta.get("ownerReferences")
+            if refs is not last_refs:
+                last_refs, ref = refs, podutil.controller_ref_of(pod)
+            if ref is not None:  # _pod_seen of an owned pod
+                mark(str(ref.get("uid") or ""), key)
+                if ref.get("kind") == "ReplicaSet":
+                    add((key[0], str(ref.get("name"))))
+                continue
+            labels = meta.get("labels") or _NO_LABELS
+            if key[0] != last_space or (labels is not last_labels and labels != last_labels):
+                owner_keys = self.owners.matching_keys(key[0], labels)
+                last_labels, last_space = labels, key[0]
+            for owner_key in owner_keys:
+                add(owner_key)
 
     def _pod_seen(self, pod: JSON, ref: Mapping[str, Any] | None) -> None:
         """Mark the owner's view and queue the owner; an orphan queues every ReplicaSet of its

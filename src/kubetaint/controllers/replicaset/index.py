@@ -39,13 +39,17 @@ class PodOwnerIndex:
         *,
         orphans: bool = True,
         on_changes: Callable[[list[tuple[JSON, JSON]], list[Key]], None] | None = None,
+        on_adds: Callable[[list[tuple[Key, JSON]]], None] | None = None,
     ) -> None:
         """`on_changes(pairs, keys)`, optional: `on_change(old, new)` of each update of a group at
         once, after the group is indexed (so the callbacks must only record work, never read the
-        index); `keys[i]` is key_of of the new pod of `pairs[i]`."""
+        index); `keys[i]` is key_of of the new pod of `pairs[i]`. `on_adds(items)`, optional, the
+        same for a replay: `on_change(None, pod)` of each (key, pod) of `items` (key: key_of(pod))
+        at once, after every pod is indexed."""
         self.informer = informer
         self._on_change = on_change
         self._on_changes = on_changes
+        self._on_adds = on_adds
         self._track_orphans = orphans
         self._versions: dict[str, int] = {}
         self.owned: dict[str, set[Key]] = {}
@@ -141,14 +145,18 @@ class PodOwnerIndex:
         self._on_change(None, pod)
 
     def _replay(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand."""
-        owner_of, on_change = self._owner_of, self._on_change
+        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand (the
+        changes told at once with `on_adds`)."""
+        owner_of, on_change, on_adds = self._owner_of, self._on_change, self._on_adds
         for key, pod in items:
             if key in owner_of:
                 self._index(pod)
             else:
                 self._index_new(key, pod)
-            on_change(None, pod)
+            if on_adds is None:
+                on_change(None, pod)
+        if on_adds is not None:
+            on_adds(items)
 
     def _index_new(self, key: Key, pod: JSON) -> None:
         """`_index` of a pod whose key is not indexed (an informer's listing or replay: every
