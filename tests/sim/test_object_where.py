@@ -42,7 +42,8 @@ def _namespace(name: str) -> dict[str, Any]:
 
 
 def test_a_text_names_each_object_by_its_line() -> None:
-    assert load_scenario(TEXT).object_where == ["<scenario>:6: ", "<scenario>:12: "]
+    # (worked out when shown: str() of each)
+    assert [str(where) for where in load_scenario(TEXT).object_where] == ["<scenario>:6: ", "<scenario>:12: "]
 
 
 @pytest.mark.parametrize("count", [1, 3], ids=["one object", "several objects"])
