@@ -63,7 +63,7 @@ class ReplicaSetController:
         self.owners = OwnerSelectorIndex(self.replicasets)
         # Views first: an informer that is already running replays its pods into the index at once,
         # and each replayed pod marks the views.
-        self.views = OwnedPodViews(self._pods_owned_by, self._owned_pod)
+        self.views = OwnedPodViews(self._pods_owned_by, self._owned_pod, self._owned_pod_lookup)
         self.index = PodOwnerIndex(self.pods, self._pod_changed, on_changes=self._pods_changed)
         self.replicasets.add_handlers(
             EventHandlers(
@@ -84,6 +84,9 @@ class ReplicaSetController:
 
     def _owned_pod(self, uid: str, key: Key) -> JSON | None:
         return self.index.owned_pod(uid, key)
+
+    def _owned_pod_lookup(self, uid: str) -> Callable[[Key], JSON | None]:
+        return self.index.owned_pod_lookup(uid)
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
         old_ref = None if old is None else podutil.controller_ref_of(old)
@@ -109,6 +112,10 @@ class ReplicaSetController:
         owner_keys: list[Key] = []
         last_refs: object = _UNSET
         ref: Mapping[str, Any] | None = None
+        # what the pods before this one queued (`add` of a queued key does nothing: nothing
+        # leaves the queue while a group is told), and the controller reference's parts
+        queued_owners = False
+        ref_uid, ref_owner = "", None
         for (old, new), new_key in zip(pairs, keys, strict=True):
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if (
@@ -130,16 +137,22 @@ class ReplicaSetController:
             if key[0] != last_space or (labels is not last_labels and labels != last_labels):
                 owner_keys = self.owners.matching_keys(key[0], labels)
                 last_labels, last_space = labels, key[0]
-            for owner_key in owner_keys:
-                add(owner_key)
+                queued_owners = False
+            if not queued_owners:
+                for owner_key in owner_keys:
+                    add(owner_key)
+                queued_owners = True
             refs = new_meta.get("ownerReferences")
             if refs is not last_refs:
                 last_refs, ref = refs, podutil.controller_ref_of(new)
+                if ref is not None:
+                    ref_uid = str(ref.get("uid") or "")
+                    ref_owner = str(ref.get("name")) if ref.get("kind") == "ReplicaSet" else None
             if ref is None:
                 continue  # _same_marks or _same_claim: no controller and the same labels again
-            mark(str(ref.get("uid") or ""), new_key)
-            if ref.get("kind") == "ReplicaSet":
-                add((new_key[0], str(ref.get("name"))))
+            mark(ref_uid, new_key)
+            if ref_owner is not None:
+                add((new_key[0], ref_owner))
 
     def _pod_seen(self, pod: JSON, ref: Mapping[str, Any] | None) -> None:
         """Mark the owner's view and queue the owner; an orphan queues every ReplicaSet of its
@@ -164,7 +177,8 @@ class ReplicaSetController:
         if selector is None:
             return
         uid = _uid(rs)
-        view = self.views.view(uid, selector, _template_labels(rs))
+        template_labels = _template_labels(rs)
+        view = self.views.view(uid, selector, template_labels)
         deleting = bool((rs.get("metadata") or {}).get("deletionTimestamp"))
         active: list[JSON] | None = None
         if view.unmatched:  # some owned pod may have to be released: the full claim
@@ -189,7 +203,9 @@ class ReplicaSetController:
                 ),
             )
         current = self.replicasets.get(*key) or rs
-        self._update_status(current, self.views.view(uid, selector, _template_labels(current)))
+        if current is not rs:
+            template_labels = _template_labels(current)
+        self._update_status(current, self.views.view(uid, selector, template_labels))
 
     def claim_pods(self, rs: JSON, selector: LabelSelector) -> list[JSON]:
         """ClaimPods: keep owned matching pods, release owned non-matching ones, adopt matching orphans."""
@@ -205,6 +221,8 @@ class ReplicaSetController:
         return claimed + self._adopt_orphans(rs, selector)
 
     def _adopt_orphans(self, rs: JSON, selector: LabelSelector) -> list[JSON]:
+        if not self.index.orphans:
+            return []  # no orphan in any namespace: no candidate
         namespace = podutil.key_of(rs)[0]
         candidates = self.index.orphan_candidates(namespace, selector)
         if not candidates:
@@ -298,15 +316,16 @@ class ReplicaSetController:
         """updateReplicaSetStatus; requeue to see pods become available."""
         spec = rs.get("spec") or {}
         min_ready = int(spec.get("minReadySeconds") or 0)
-        status = {
-            **(rs.get("status") or {}),
-            "replicas": replicas,
-            "fullyLabeledReplicas": labeled,
-            "readyReplicas": ready,
-            "availableReplicas": available,
-            "observedGeneration": (rs.get("metadata") or {}).get("generation", 1),
-        }
-        if status != rs.get("status"):
+        generation = (rs.get("metadata") or {}).get("generation", 1)
+        if not _status_holds(rs.get("status"), (replicas, labeled, ready, available), generation):
+            status = {
+                **(rs.get("status") or {}),
+                "replicas": replicas,
+                "fullyLabeledReplicas": labeled,
+                "readyReplicas": ready,
+                "availableReplicas": available,
+                "observedGeneration": generation,
+            }
             try:
                 self.store.update(RESOURCE, {**rs, "status": status})
             except StatusError as err:
@@ -314,8 +333,23 @@ class ReplicaSetController:
                     raise  # retried by the queue with the latest object
                 return
         want = int(spec.get("replicas", 1))
-        if min_ready > 0 and status["readyReplicas"] == want and status["availableReplicas"] != want:
+        if min_ready > 0 and ready == want and available != want:
             self.queue.add_after(podutil.key_of(rs), float(min_ready))
+
+
+def _status_holds(status: object, counts: tuple[int, int, int, int], generation: object) -> bool:
+    """Whether the status `_write_status` would write for `counts` (replicas, fully labeled,
+    ready, available) equals `status` (a dict holding each count and observedGeneration,
+    equal): then it writes nothing."""
+    replicas, labeled, ready, available = counts
+    return (
+        type(status) is dict
+        and status.get("replicas", _UNSET) == replicas
+        and status.get("fullyLabeledReplicas", _UNSET) == labeled
+        and status.get("readyReplicas", _UNSET) == ready
+        and status.get("availableReplicas", _UNSET) == available
+        and status.get("observedGeneration", _UNSET) == generation
+    )
 
 
 def _with_controller(pod: JSON, ref: JSON | None, only_ref: list[JSON] | None) -> JSON:

@@ -94,6 +94,8 @@ class OwnedPodsView:
 
     def refresh(self, current: Callable[[Key], JSON | None]) -> None:
         """Apply the changes marked since the last refresh (`current(key)`: the owned pod or None)."""
+        if not self.dirty:
+            return
         dirty, self.dirty = self.dirty, set()
         for key in dirty:
             self.put(key, current(key))
@@ -105,9 +107,17 @@ class OwnedPodsView:
 class OwnedPodViews:
     """One view per owner UID, rebuilt when its selector or template labels change."""
 
-    def __init__(self, owned_pods: Callable[[str], list[JSON]], owned_pod: Callable[[str, Key], JSON | None]):
+    def __init__(
+        self,
+        owned_pods: Callable[[str], list[JSON]],
+        owned_pod: Callable[[str, Key], JSON | None],
+        owned_pod_lookup: Callable[[str], Callable[[Key], JSON | None]] | None = None,
+    ):
+        """`owned_pod_lookup(uid)`, optional: a function doing `owned_pod(uid, key)` for one
+        refresh (while nothing is written)."""
         self._owned_pods = owned_pods
         self._owned_pod = owned_pod
+        self._owned_pod_lookup = owned_pod_lookup
         self._views: dict[str, OwnedPodsView] = {}
 
     def mark(self, uid: str, key: Key) -> None:
@@ -131,5 +141,7 @@ class OwnedPodViews:
                 view.put(podutil.key_of(pod), pod)
             self._views[uid] = view
             return view
-        view.refresh(lambda key: self._owned_pod(uid, key))
+        if view.dirty:
+            lookup = self._owned_pod_lookup
+            view.refresh(lookup(uid) if lookup is not None else lambda key: self._owned_pod(uid, key))
         return view
