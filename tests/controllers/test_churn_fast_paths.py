@@ -34,6 +34,8 @@ from kubetaint.controllers.replicaset.controller import _status_holds
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.view import OwnedPodViews
+from kubetaint.controllers.tainteviction.controller import TaintEvictionController
+from kubetaint.core.eviction import pod_update_needs_processing
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Informer
 
@@ -314,3 +316,29 @@ def test_views_refreshed_through_the_owned_pod_lookup_equal_views_refreshed_key_
             else:
                 meta.pop("ownerReferences", None)
             store.update("pods", {**current, "metadata": meta, "status": status})
+
+
+SPECS = [
+    pytest.param(None, id="no spec"),
+    pytest.param({}, id="an empty spec"),
+    pytest.param({"nodeName": "n1"}, id="a bound spec"),
+    pytest.param(
+        {"nodeName": "n1", "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute"}]},
+        id="a bound spec with a NoExecute toleration",
+    ),
+]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_an_update_keeping_the_spec_object_queues_nothing_for_taint_eviction(spec: JSON | None) -> None:
+    clock, store, _ = make_env()
+    controller = TaintEvictionController(store, clock)
+    controller._running = True
+    old: JSON = {"metadata": {"name": "p", "namespace": "default"}, "spec": spec}
+    new: JSON = {"metadata": {"name": "p", "namespace": "default", "labels": {"a": "b"}}, "spec": spec}
+    assert not pod_update_needs_processing(old, new)  # the general filter agrees
+    controller.pod_updated(old, new)
+    assert not controller._pod_updates
+    moved = {**new, "spec": {**(spec or {}), "nodeName": "n2"}}
+    controller.pod_updated(old, moved)
+    assert list(controller._pod_updates) == [("default", "p", "n2")]
