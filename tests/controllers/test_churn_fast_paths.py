@@ -30,10 +30,10 @@ from kubetaint.controllers.daemonset.controller import (
     scheduled_counts_generic,
 )
 from kubetaint.controllers.replicaset import podutil
-from kubetaint.controllers.replicaset.controller import _status_holds
+from kubetaint.controllers.replicaset.controller import ReplicaSetController, _status_holds, _with_controller
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
-from kubetaint.controllers.replicaset.view import OwnedPodViews
+from kubetaint.controllers.replicaset.view import OwnedPodsView, OwnedPodViews, pod_facts
 from kubetaint.controllers.tainteviction.controller import TaintEvictionController
 from kubetaint.core.eviction import pod_update_needs_processing
 from kubetaint.store.events import EventRecorder
@@ -342,3 +342,99 @@ def test_an_update_keeping_the_spec_object_queues_nothing_for_taint_eviction(spe
     moved = {**new, "spec": {**(spec or {}), "nodeName": "n2"}}
     controller.pod_updated(old, moved)
     assert list(controller._pod_updates) == [("default", "p", "n2")]
+
+
+def _with_controller_generic(pod_obj: JSON, ref: JSON | None, only_ref: list[JSON] | None) -> JSON:
+    """The general rule: other references kept, the controller reference replaced (or removed)."""
+    meta = pod_obj["metadata"]
+    kept = [r for r in meta.get("ownerReferences") or [] if not r.get("controller")]
+    refs = [*kept, ref] if kept and ref is not None else kept or only_ref or []
+    new_meta = {**meta, "ownerReferences": refs}
+    if not refs:
+        del new_meta["ownerReferences"]
+    return {**pod_obj, "metadata": new_meta}
+
+
+CONTROLLER = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u1", "controller": True}
+OTHER = {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}
+OLD_CONTROLLER = {**CONTROLLER, "uid": "u0"}
+
+
+@pytest.mark.parametrize(
+    "refs",
+    [
+        pytest.param(None, id="no references"),
+        pytest.param([], id="an empty reference list"),
+        pytest.param([OTHER], id="another owner"),
+        pytest.param([OLD_CONTROLLER], id="another controller"),
+        pytest.param([OTHER, OLD_CONTROLLER], id="another owner and another controller"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("ref", "only_ref"),
+    [
+        pytest.param(CONTROLLER, [CONTROLLER], id="adopting"),
+        pytest.param(None, None, id="releasing"),
+        pytest.param(CONTROLLER, [], id="adopting with an empty list to share"),
+    ],
+)
+def test_with_controller_is_the_general_rule(
+    refs: list[JSON] | None, ref: JSON | None, only_ref: Any
+) -> None:
+    extra = {} if refs is None else {"ownerReferences": refs}
+    given_pod = pod("p", **extra)
+    assert _with_controller(given_pod, ref, only_ref) == _with_controller_generic(given_pod, ref, only_ref)
+
+
+label_values = st.sampled_from(["a", "b", "c"])
+pod_labels = st.fixed_dictionaries({}, optional={"app": label_values, "tier": st.sampled_from(["x", "y"])})
+selector_dicts = st.sampled_from(
+    [
+        {"matchLabels": {"app": "a"}},
+        {"matchExpressions": [{"key": "app", "operator": "In", "values": ["a", "b"]}]},
+        {"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]},
+        {},
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    labels=pod_labels,
+    template_labels=pod_labels,
+    selector=selector_dicts,
+    phase=st.sampled_from(["Running", "Failed"]),
+)
+def test_a_views_pod_facts_are_pod_facts(
+    labels: dict[str, str], template_labels: dict[str, str], selector: JSON, phase: str
+) -> None:
+    parsed = label_selector_from_dict(selector)
+    assert parsed is not None
+    view = OwnedPodsView(parsed, dict(template_labels))
+    for _ in range(2):  # the second time with the template's answer remembered
+        subject = pod("p", labels=dict(labels), phase=phase)
+        assert view._pod_facts(subject) == pod_facts(subject, parsed, template_labels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    orphans=st.lists(st.sampled_from([0, 1, 2, 3]), max_size=10),
+    selector=selector_dicts,
+)
+def test_adoption_takes_exactly_the_matching_orphans_when_labels_objects_repeat(
+    orphans: list[int], selector: JSON
+) -> None:
+    shared: list[dict[str, str]] = [{"app": "a"}, {"app": "b"}, {"app": "a", "tier": "x"}, {}]
+    clock, store, rng = make_env()
+    controller = ReplicaSetController(store, clock, rng)
+    controller.start()
+    body = replicaset("rs", len(orphans), {"app": "a"})
+    body["spec"]["selector"] = selector
+    rs = store.create("replicasets.apps", body)
+    for i, which in enumerate(orphans):
+        store.create("pods", pod(f"p{i:02d}", labels=shared[which]))
+    parsed = label_selector_from_dict(selector)
+    assert parsed is not None
+    expected = [f"p{i:02d}" for i, which in enumerate(orphans) if parsed.matches(shared[which])]
+    adopted = controller._adopt_orphans(rs, parsed)
+    assert [p["metadata"]["name"] for p in adopted] == expected

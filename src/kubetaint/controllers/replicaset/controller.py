@@ -230,11 +230,17 @@ class ReplicaSetController:
         ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
         only_ref = [ref]  # the references of each adopted pod that had none (read-only, shared)
         patched: list[JSON] = []
+        last_labels: object = _UNSET  # the labels matched last and the answer (equal labels: equal)
+        last_match = False
         for pod in candidates:
             meta = pod.get("metadata") or {}
-            if meta.get("deletionTimestamp") or not selector.matches(meta.get("labels")):
+            if meta.get("deletionTimestamp"):
                 continue
-            patched.append(_with_controller(pod, ref, only_ref))
+            labels = meta.get("labels")
+            if labels is not last_labels and labels != last_labels:
+                last_labels, last_match = labels, selector.matches(labels)
+            if last_match:
+                patched.append(_with_controller(pod, ref, only_ref))
         return self._write_owners(patched)
 
     def _write_owners(self, patched: list[JSON]) -> list[JSON]:
@@ -356,6 +362,8 @@ def _with_controller(pod: JSON, ref: JSON | None, only_ref: list[JSON] | None) -
     """`pod` with its controller reference replaced by `ref` (removed for None); `only_ref` is
     the reference list `[ref]` to use when the pod has no other references."""
     meta = pod["metadata"]
+    if only_ref and not meta.get("ownerReferences"):
+        return {**pod, "metadata": {**meta, "ownerReferences": only_ref}}  # no other reference kept
     kept = [r for r in meta.get("ownerReferences") or [] if not r.get("controller")]
     refs = [*kept, ref] if kept and ref is not None else kept or only_ref or []
     new_meta = {**meta, "ownerReferences": refs}
