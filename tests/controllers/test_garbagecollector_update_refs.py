@@ -150,13 +150,34 @@ def test_a_group_of_updates_does_what_updating_each_in_turn_does(
     for gc in (one_by_one, grouped):  # the old objects' edges, as their adds left them
         for old, _ in pairs:
             gc.graph.add("pods", old)
-    handlers = one_by_one._handlers("pods")
-    assert handlers.on_update is not None
-    for old, new in pairs:
-        handlers.on_update(old, new)
+    for old, new in pairs:  # the general steps of an update, one pair after another
+        refs = one_by_one.graph.update_refs("pods", old, new)
+        one_by_one._examine("pods", old, new, refs_changed=refs is not None, refs=refs)
     many = grouped._handlers("pods").on_update_many
     assert many is not None
     many(pairs)
     assert grouped.graph._dependents == one_by_one.graph._dependents
     assert grouped.graph.present == one_by_one.graph.present
     assert _queued(grouped) == _queued(one_by_one)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    change=st.tuples(st.integers(0, len(LISTS) - 1), st.integers(0, len(LISTS) - 1), st.booleans()),
+    state=st.sampled_from(STATES),
+)
+def test_the_update_handler_does_what_the_general_steps_do(
+    change: tuple[int, int, bool], state: tuple[set[str], set[str], bool]
+) -> None:
+    present, foreground, synced = state
+    old, new = _group_pod(0, *change)
+    handled, general = _collector(present, foreground, synced), _collector(present, foreground, synced)
+    for gc in (handled, general):
+        gc.graph.add("pods", old)
+    on_update = handled._handlers("pods").on_update
+    assert on_update is not None
+    on_update(old, new)
+    refs = general.graph.update_refs("pods", old, new)
+    general._examine("pods", old, new, refs_changed=refs is not None, refs=refs)
+    assert handled.graph._dependents == general.graph._dependents
+    assert _queued(handled) == _queued(general)

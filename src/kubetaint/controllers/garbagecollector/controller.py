@@ -96,6 +96,14 @@ class GarbageCollector:
                 self._examine(resource, None, obj, refs_changed=True)
 
         def on_update(old: JSON, new: JSON) -> None:
+            old_meta, new_meta = old.get("metadata"), new.get("metadata")
+            if (
+                type(old_meta) is dict
+                and type(new_meta) is dict
+                and old_meta.get("ownerReferences") is new_meta.get("ownerReferences")
+                and not new_meta.get("deletionTimestamp")
+            ):
+                return  # the very reference list, not being deleted: no edge moves, nothing to examine
             refs = self.graph.update_refs(resource, old, new)
             self._examine(resource, old, new, refs_changed=refs is not None, refs=refs)
 
