@@ -9,6 +9,8 @@ import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubetaint.clock import VirtualClock
 from kubetaint.controllers.garbagecollector.controller import GarbageCollector
@@ -114,3 +116,68 @@ def test_a_dependent_letting_go_of_an_owner_in_the_foreground_queues_the_owner()
     refs = gc.graph.update_refs("pods", old, new)
     gc._examine("pods", old, new, refs_changed=True, refs=refs)
     assert ("replicasets.apps", "default", "a", "a-uid") in gc.attempt_to_delete._queued
+
+
+# groups of updates (an informer's update group): on_update_many does what on_update of each does
+LISTS = [None, [], [ref("a", controller=True)], [ref("b", controller=True)], [ref("cm", kind="ConfigMap")]]
+SHARED_LISTS = [lst if lst is None else list(lst) for lst in LISTS]  # each the very object, reused
+
+
+def _group_pod(index: int, old_list: int, new_list: int, deleting: bool) -> tuple[JSON, JSON]:
+    name = f"p{index}"
+    old = pod(SHARED_LISTS[old_list], name=name, uid=f"{name}-uid")
+    extra = {"deletionTimestamp": "2026-01-01T00:00:00Z"} if deleting else {}
+    new = pod(SHARED_LISTS[new_list], name=name, uid=f"{name}-uid", **extra)
+    return old, new
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    group=st.lists(
+        st.tuples(st.integers(0, len(LISTS) - 1), st.integers(0, len(LISTS) - 1), st.booleans()),
+        max_size=12,
+    ),
+    state=st.sampled_from(STATES),
+)
+def test_a_group_of_updates_does_what_updating_each_in_turn_does(
+    group: list[tuple[int, int, bool]], state: tuple[set[str], set[str], bool]
+) -> None:
+    present, foreground, synced = state
+    pairs = [
+        _group_pod(i, old_list, new_list, deleting) for i, (old_list, new_list, deleting) in enumerate(group)
+    ]
+    one_by_one, grouped = _collector(present, foreground, synced), _collector(present, foreground, synced)
+    for gc in (one_by_one, grouped):  # the old objects' edges, as their adds left them
+        for old, _ in pairs:
+            gc.graph.add("pods", old)
+    for old, new in pairs:  # the general steps of an update, one pair after another
+        refs = one_by_one.graph.update_refs("pods", old, new)
+        one_by_one._examine("pods", old, new, refs_changed=refs is not None, refs=refs)
+    many = grouped._handlers("pods").on_update_many
+    assert many is not None
+    many(pairs)
+    assert grouped.graph._dependents == one_by_one.graph._dependents
+    assert grouped.graph.present == one_by_one.graph.present
+    assert _queued(grouped) == _queued(one_by_one)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    change=st.tuples(st.integers(0, len(LISTS) - 1), st.integers(0, len(LISTS) - 1), st.booleans()),
+    state=st.sampled_from(STATES),
+)
+def test_the_update_handler_does_what_the_general_steps_do(
+    change: tuple[int, int, bool], state: tuple[set[str], set[str], bool]
+) -> None:
+    present, foreground, synced = state
+    old, new = _group_pod(0, *change)
+    handled, general = _collector(present, foreground, synced), _collector(present, foreground, synced)
+    for gc in (handled, general):
+        gc.graph.add("pods", old)
+    on_update = handled._handlers("pods").on_update
+    assert on_update is not None
+    on_update(old, new)
+    refs = general.graph.update_refs("pods", old, new)
+    general._examine("pods", old, new, refs_changed=refs is not None, refs=refs)
+    assert handled.graph._dependents == general.graph._dependents
+    assert _queued(handled) == _queued(general)

@@ -17,7 +17,7 @@ from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
-from kubetaint.registry.podtrust import chain_keeps_stored_specs
+from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -365,3 +365,36 @@ def test_a_new_finalizer_on_a_pod_being_deleted_is_forbidden() -> None:
         'Pod "web-1" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the '
         'object is being deleted, found new finalizers []string{"example.com/keep"}'
     )
+
+
+def _trusted_object(kind: str, version: str, n: int) -> JSON:
+    return {"apiVersion": version, "kind": kind, "metadata": {"name": f"p{n}", "namespace": "default"}}
+
+
+TRUST_STEPS = [
+    pytest.param([("Pod", "v1", 0), ("Pod", "v1", 1)], id="two pods"),
+    pytest.param([("Pod", "v1", 0), ("Node", "v1", 0)], id="a pod then another kind under its key"),
+    pytest.param([("Pod", "v2", 1), ("Pod", "v1", 2)], id="another version, then a pod"),
+    pytest.param([], id="nothing"),
+]
+
+
+@pytest.mark.parametrize("steps", TRUST_STEPS)
+@pytest.mark.parametrize("same_config", [True, False], ids=["the remembered configuration", "another one"])
+def test_remembering_a_run_at_once_remembers_what_remembering_each_does(
+    steps: list[tuple[str, str, int]], same_config: bool
+) -> None:
+    store = MemoryStore(VirtualClock())
+    first, second = (object(), object()), (object(), object())
+    one_by_one, at_once = PodTrust(store), PodTrust(store)
+    earlier = _trusted_object("Pod", "v1", 9)
+    for trust in (one_by_one, at_once):
+        trust.remember(("default", "p9"), earlier, first)
+        trust.remember(("default", "p1"), earlier, first)
+    config = first if same_config else second
+    items = [(("default", f"p{n}"), _trusted_object(kind, version, n)) for kind, version, n in steps]
+    for key, obj in items:
+        one_by_one.remember(key, obj, config)
+    at_once.remember_all(items, config)
+    assert at_once._stored == one_by_one._stored
+    assert at_once._config == one_by_one._config

@@ -31,7 +31,7 @@ runs every time and nothing is remembered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kubetaint.admission import UPDATE, AdmissionChain
@@ -104,6 +104,22 @@ class PodTrust:
             self._stored[key] = stored
         else:
             self._stored.pop(key, None)
+
+    def remember_all(self, items: Iterable[tuple[Key, JSON]], config: tuple[object, object]) -> None:
+        """`remember(key, stored, config)` of each (key, stored) in turn."""
+        if not self.enabled:
+            return
+        fresh = self._config is None or not _same_config(self._config, config)
+        known = self._stored
+        for key, stored in items:
+            if fresh:  # as the first `remember` would (none: nothing changes)
+                known.clear()
+                self._config = config
+                fresh = False
+            if stored.get("kind") == "Pod" and stored.get("apiVersion") == "v1":
+                known[key] = stored
+            else:
+                known.pop(key, None)
 
     def remember_binding(
         self, key: Key, pod: JSON, stored: JSON, node: str, config: tuple[object, object]

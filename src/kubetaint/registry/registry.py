@@ -278,8 +278,8 @@ class Registry:
                 if update_group is not None
                 else update_many(self.store, "pods", objects)
             )
-            for (place, key, _), result in zip(run, stored, strict=False):
-                self._pods.remember(key, result, config)
+            self._pods.remember_all(zip([key for _, key, _ in run], stored, strict=False), config)
+            for (place, _, _), result in zip(run, stored, strict=False):
                 results[place] = result
             if failure is None:
                 break

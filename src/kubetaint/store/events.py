@@ -59,6 +59,7 @@ class EventRecorder:
         }
         if not involved_ref["namespace"]:
             del involved_ref["namespace"]
+        stamp_text = format_time(now)
         event: JSON = {
             "apiVersion": "v1",
             "kind": "Event",
@@ -67,8 +68,8 @@ class EventRecorder:
             "reason": reason,
             "message": message,
             "source": {"component": self.component, **({"host": self.host} if self.host else {})},
-            "firstTimestamp": format_time(now),
-            "lastTimestamp": format_time(now),
+            "firstTimestamp": stamp_text,
+            "lastTimestamp": stamp_text,
             "count": 1,
             "type": event_type,
             "eventTime": None,

@@ -259,9 +259,11 @@ class DaemonSetController:
         to_delete: list[JSON] = []
         placement = self._placement_pass(ds)
         for node in self._sorted_nodes():
-            create, delete = self.pods_should_be_on_node(
-                node, ds, by_node.get(str(node["metadata"]["name"]), []), placement=placement(node)
-            )
+            pods = by_node.get(str(node["metadata"]["name"]), [])
+            verdict = placement(node)
+            if verdict[1] and len(pods) == 1 and _keeps_running(pods[0]):
+                continue  # podsShouldBeOnNode: its one pod stays, nothing to create or delete
+            create, delete = self.pods_should_be_on_node(node, ds, pods, placement=verdict)
             to_create.extend(create)
             to_delete.extend(delete)
         for name in to_create[:BURST_REPLICAS]:
@@ -373,13 +375,10 @@ class DaemonSetController:
                 desired += 1
                 if scheduled:
                     current += 1
-                    oldest = sorted(scheduled, key=_creation_and_phase)[0]
-                    ready += podutil.is_ready(oldest)
-                    available += podutil.is_available(oldest, min_ready, now)
-                    hashes = {
-                        (p["metadata"].get("labels") or {}).get("controller-revision-hash") for p in scheduled
-                    }
-                    updated += revision in hashes
+                    is_ready, is_available, is_updated = scheduled_counts(scheduled, revision, min_ready, now)
+                    ready += is_ready
+                    available += is_available
+                    updated += is_updated
             elif scheduled:
                 misscheduled += 1
         status = {
@@ -397,6 +396,40 @@ class DaemonSetController:
             self.store.update(RESOURCE, {**ds, "status": status})
         if min_ready > 0 and ready != available:
             self.queue.add_after(podutil.key_of(ds), float(min_ready))
+
+
+def scheduled_counts(
+    scheduled: list[JSON], revision: str, min_ready: int, now: float
+) -> tuple[bool, bool, bool]:
+    """updateDaemonSetStatus for a node's scheduled pods (at least one): whether the oldest is
+    ready, whether it is available, and whether any pod has the current revision hash."""
+    if len(scheduled) == 1:  # the usual node: what sorting and collecting one pod finds
+        oldest = scheduled[0]
+        return (
+            podutil.is_ready(oldest),
+            podutil.is_available(oldest, min_ready, now),
+            revision == (oldest["metadata"].get("labels") or {}).get("controller-revision-hash"),
+        )
+    return scheduled_counts_generic(scheduled, revision, min_ready, now)
+
+
+def scheduled_counts_generic(
+    scheduled: list[JSON], revision: str, min_ready: int, now: float
+) -> tuple[bool, bool, bool]:
+    """`scheduled_counts` for any number of pods."""
+    oldest = sorted(scheduled, key=_creation_and_phase)[0]
+    hashes = {(p["metadata"].get("labels") or {}).get("controller-revision-hash") for p in scheduled}
+    return podutil.is_ready(oldest), podutil.is_available(oldest, min_ready, now), revision in hashes
+
+
+def _keeps_running(pod: JSON) -> bool:
+    """Whether podsShouldBeOnNode, where the DaemonSet should continue running and `pod` is the
+    node's only pod, neither creates nor deletes: the pod is being deleted (not live) or not
+    terminal (the one running pod, kept)."""
+    return bool(pod["metadata"].get("deletionTimestamp")) or (pod.get("status") or {}).get("phase") not in (
+        "Failed",
+        "Succeeded",
+    )
 
 
 def _same_refs(old: JSON, new: JSON) -> bool:

@@ -62,6 +62,9 @@ class Client(Protocol):
     ) -> JSON: ...
 
 
+_NO_REFS = object()
+
+
 def _item(ident: Identity, uid: str) -> Item:
     return (*ident, uid)
 
@@ -93,6 +96,14 @@ class GarbageCollector:
                 self._examine(resource, None, obj, refs_changed=True)
 
         def on_update(old: JSON, new: JSON) -> None:
+            old_meta, new_meta = old.get("metadata"), new.get("metadata")
+            if (
+                type(old_meta) is dict
+                and type(new_meta) is dict
+                and old_meta.get("ownerReferences") is new_meta.get("ownerReferences")
+                and not new_meta.get("deletionTimestamp")
+            ):
+                return  # the very reference list, not being deleted: no edge moves, nothing to examine
             refs = self.graph.update_refs(resource, old, new)
             self._examine(resource, old, new, refs_changed=refs is not None, refs=refs)
 
@@ -102,8 +113,42 @@ class GarbageCollector:
             for obj, _ in self.graph.add_each_keyed(resource, items):
                 examine(resource, None, obj, refs_changed=True)
 
+        def on_update_many(pairs: list[tuple[JSON, JSON]]) -> None:
+            # on_update of each pair in turn; two kinds of pair not being deleted need no look:
+            # one keeping its ownerReferences object (no edge moves, nothing to examine), and
+            # an orphan taking the very list the orphan before took when none of its owners is
+            # absent (an adoption: only the edges to add)
+            graph = self.graph
+            adopted: object = _NO_REFS  # the list the last orphan examined took, its owners present
+            followed: list[JSON] = []
+            for old, new in pairs:
+                old_meta, new_meta = old.get("metadata"), new.get("metadata")
+                if (
+                    type(old_meta) is dict
+                    and type(new_meta) is dict
+                    and not new_meta.get("deletionTimestamp")
+                ):
+                    refs, old_refs = new_meta.get("ownerReferences"), old_meta.get("ownerReferences")
+                    if refs is old_refs:
+                        continue
+                    if not old_refs and refs is adopted:
+                        graph.link_followed(resource, new, followed)
+                        continue
+                    on_update(old, new)
+                    if not old_refs and refs:
+                        followed = graph.followed_of(new)
+                        present = graph.present
+                        dangling = self.synced and any(str(r["uid"]) not in present for r in followed)
+                        adopted = refs if followed and not dangling else _NO_REFS
+                    continue
+                on_update(old, new)
+
         return EventHandlers(
-            on_add=on_add, on_update=on_update, on_delete=self._on_delete, on_replay=on_replay
+            on_add=on_add,
+            on_update=on_update,
+            on_delete=self._on_delete,
+            on_replay=on_replay,
+            on_update_many=on_update_many,
         )
 
     def start(self) -> None:

@@ -137,6 +137,15 @@ class DependencyGraph:
         self._link(uid, identity_of(resource, new), new_followed)
         return old_followed, new_followed
 
+    def link_followed(self, resource: str, obj: Mapping[str, Any], followed: list[JSON]) -> None:
+        """`update_refs` of an update to `obj` from an object without owner references, when
+        `followed` is followed_refs(obj) (non-empty): its edges are added."""
+        self._link(uid_of(obj), identity_of(resource, obj), followed)
+
+    def followed_of(self, obj: Mapping[str, Any]) -> list[JSON]:
+        """followed_refs(obj) for reading only (remembered for its ownerReferences object)."""
+        return self._followed(obj, (obj.get("metadata") or {}).get("ownerReferences"))
+
     def _followed(self, obj: Mapping[str, Any], refs: object) -> list[JSON]:
         """followed_refs(obj), whose ownerReferences are `refs` (read-only: callers never change
         the list returned), remembered for the last non-empty `refs` object."""

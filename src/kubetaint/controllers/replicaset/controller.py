@@ -63,7 +63,7 @@ class ReplicaSetController:
         self.owners = OwnerSelectorIndex(self.replicasets)
         # Views first: an informer that is already running replays its pods into the index at once,
         # and each replayed pod marks the views.
-        self.views = OwnedPodViews(self._pods_owned_by, self._owned_pod)
+        self.views = OwnedPodViews(self._pods_owned_by, self._owned_pod, self._owned_pod_lookup)
         self.index = PodOwnerIndex(
             self.pods, self._pod_changed, on_changes=self._pods_changed, on_adds=self._pods_added
         )
@@ -86,6 +86,9 @@ class ReplicaSetController:
 
     def _owned_pod(self, uid: str, key: Key) -> JSON | None:
         return self.index.owned_pod(uid, key)
+
+    def _owned_pod_lookup(self, uid: str) -> Callable[[Key], JSON | None]:
+        return self.index.owned_pod_lookup(uid)
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
         old_ref = None if old is None else podutil.controller_ref_of(old)
@@ -111,6 +114,10 @@ class ReplicaSetController:
         owner_keys: list[Key] = []
         last_refs: object = _UNSET
         ref: Mapping[str, Any] | None = None
+        # what the pods before this one queued (`add` of a queued key does nothing: nothing
+        # leaves the queue while a group is told), and the controller reference's parts
+        queued_owners = False
+        ref_uid, ref_owner = "", None
         for (old, new), new_key in zip(pairs, keys, strict=True):
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if (
@@ -132,16 +139,22 @@ class ReplicaSetController:
             if key[0] != last_space or (labels is not last_labels and labels != last_labels):
                 owner_keys = self.owners.matching_keys(key[0], labels)
                 last_labels, last_space = labels, key[0]
-            for owner_key in owner_keys:
-                add(owner_key)
+                queued_owners = False
+            if not queued_owners:
+                for owner_key in owner_keys:
+                    add(owner_key)
+                queued_owners = True
             refs = new_meta.get("ownerReferences")
             if refs is not last_refs:
                 last_refs, ref = refs, podutil.controller_ref_of(new)
+                if ref is not None:
+                    ref_uid = str(ref.get("uid") or "")
+                    ref_owner = str(ref.get("name")) if ref.get("kind") == "ReplicaSet" else None
             if ref is None:
                 continue  # _same_marks or _same_claim: no controller and the same labels again
-            mark(str(ref.get("uid") or ""), new_key)
-            if ref.get("kind") == "ReplicaSet":
-                add((new_key[0], str(ref.get("name"))))
+            mark(ref_uid, new_key)
+            if ref_owner is not None:
+                add((new_key[0], ref_owner))
 
     def _pods_added(self, items: list[tuple[Key, JSON]]) -> None:
         """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod)).
@@ -197,7 +210,8 @@ class ReplicaSetController:
         if selector is None:
             return
         uid = _uid(rs)
-        view = self.views.view(uid, selector, _template_labels(rs))
+        template_labels = _template_labels(rs)
+        view = self.views.view(uid, selector, template_labels)
         deleting = bool((rs.get("metadata") or {}).get("deletionTimestamp"))
         active: list[JSON] | None = None
         if view.unmatched:  # some owned pod may have to be released: the full claim
@@ -222,7 +236,9 @@ class ReplicaSetController:
                 ),
             )
         current = self.replicasets.get(*key) or rs
-        self._update_status(current, self.views.view(uid, selector, _template_labels(current)))
+        if current is not rs:
+            template_labels = _template_labels(current)
+        self._update_status(current, self.views.view(uid, selector, template_labels))
 
     def claim_pods(self, rs: JSON, selector: LabelSelector) -> list[JSON]:
         """ClaimPods: keep owned matching pods, release owned non-matching ones, adopt matching orphans."""
@@ -238,6 +254,8 @@ class ReplicaSetController:
         return claimed + self._adopt_orphans(rs, selector)
 
     def _adopt_orphans(self, rs: JSON, selector: LabelSelector) -> list[JSON]:
+        if not self.index.orphans:
+            return []  # no orphan in any namespace: no candidate
         namespace = podutil.key_of(rs)[0]
         candidates = self.index.orphan_candidates(namespace, selector)
         if not candidates:
@@ -245,11 +263,17 @@ class ReplicaSetController:
         ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
         only_ref = [ref]  # the references of each adopted pod that had none (read-only, shared)
         patched: list[JSON] = []
+        last_labels: object = _UNSET  # the labels matched last and the answer (equal labels: equal)
+        last_match = False
         for pod in candidates:
             meta = pod.get("metadata") or {}
-            if meta.get("deletionTimestamp") or not selector.matches(meta.get("labels")):
+            if meta.get("deletionTimestamp"):
                 continue
-            patched.append(_with_controller(pod, ref, only_ref))
+            labels = meta.get("labels")
+            if labels is not last_labels and labels != last_labels:
+                last_labels, last_match = labels, selector.matches(labels)
+            if last_match:
+                patched.append(_with_controller(pod, ref, only_ref))
         return self._write_owners(patched)
 
     def _write_owners(self, patched: list[JSON]) -> list[JSON]:
@@ -331,15 +355,16 @@ class ReplicaSetController:
         """updateReplicaSetStatus; requeue to see pods become available."""
         spec = rs.get("spec") or {}
         min_ready = int(spec.get("minReadySeconds") or 0)
-        status = {
-            **(rs.get("status") or {}),
-            "replicas": replicas,
-            "fullyLabeledReplicas": labeled,
-            "readyReplicas": ready,
-            "availableReplicas": available,
-            "observedGeneration": (rs.get("metadata") or {}).get("generation", 1),
-        }
-        if status != rs.get("status"):
+        generation = (rs.get("metadata") or {}).get("generation", 1)
+        if not _status_holds(rs.get("status"), (replicas, labeled, ready, available), generation):
+            status = {
+                **(rs.get("status") or {}),
+                "replicas": replicas,
+                "fullyLabeledReplicas": labeled,
+                "readyReplicas": ready,
+                "availableReplicas": available,
+                "observedGeneration": generation,
+            }
             try:
                 self.store.update(RESOURCE, {**rs, "status": status})
             except StatusError as err:
@@ -347,14 +372,31 @@ class ReplicaSetController:
                     raise  # retried by the queue with the latest object
                 return
         want = int(spec.get("replicas", 1))
-        if min_ready > 0 and status["readyReplicas"] == want and status["availableReplicas"] != want:
+        if min_ready > 0 and ready == want and available != want:
             self.queue.add_after(podutil.key_of(rs), float(min_ready))
+
+
+def _status_holds(status: object, counts: tuple[int, int, int, int], generation: object) -> bool:
+    """Whether the status `_write_status` would write for `counts` (replicas, fully labeled,
+    ready, available) equals `status` (a dict holding each count and observedGeneration,
+    equal): then it writes nothing."""
+    replicas, labeled, ready, available = counts
+    return (
+        type(status) is dict
+        and status.get("replicas", _UNSET) == replicas
+        and status.get("fullyLabeledReplicas", _UNSET) == labeled
+        and status.get("readyReplicas", _UNSET) == ready
+        and status.get("availableReplicas", _UNSET) == available
+        and status.get("observedGeneration", _UNSET) == generation
+    )
 
 
 def _with_controller(pod: JSON, ref: JSON | None, only_ref: list[JSON] | None) -> JSON:
     """`pod` with its controller reference replaced by `ref` (removed for None); `only_ref` is
     the reference list `[ref]` to use when the pod has no other references."""
     meta = pod["metadata"]
+    if only_ref and not meta.get("ownerReferences"):
+        return {**pod, "metadata": {**meta, "ownerReferences": only_ref}}  # no other reference kept
     kept = [r for r in meta.get("ownerReferences") or [] if not r.get("controller")]
     refs = [*kept, ref] if kept and ref is not None else kept or only_ref or []
     new_meta = {**meta, "ownerReferences": refs}

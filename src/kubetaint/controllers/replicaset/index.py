@@ -277,6 +277,13 @@ class PodOwnerIndex:
         """The pod under `key` when `uid` owns it, else None."""
         return self.informer.get(*key) if key in self.owned.get(uid, _NONE) else None
 
+    def owned_pod_lookup(self, uid: str) -> Callable[[Key], JSON | None]:
+        """`owned_pod(uid, key)` as a function of the key, for lookups between two changes to
+        the index (it reads the owner's key set as it is now)."""
+        owned = self.owned.get(uid, _NONE)
+        get = self.informer.get
+        return lambda key: get(*key) if key in owned else None
+
     def orphans_in(self, namespace: str) -> list[JSON]:
         return self._get(self.orphans.get(namespace, _NONE))
 

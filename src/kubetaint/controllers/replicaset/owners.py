@@ -84,6 +84,10 @@ class OwnerSelectorIndex:
 
     def _update(self, old: JSON, owner: JSON) -> None:
         key = key_of(owner)
+        if _same_selector_object(old, owner) and key_of(old) == key:
+            # the very selector object (read-only) under the same key: re-indexing would file
+            # the owner where it is, under the very parsed selector (a status write)
+            return
         before = self.selectors.matching(old)
         self._unindex(key)
         self._index(key, owner)
@@ -188,3 +192,12 @@ class OwnerSelectorIndex:
             if owner is not None and self.selectors.matching(owner).matches(labels):
                 result.append(owner)
         return result
+
+
+def _same_selector_object(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether both owners carry the very same spec.selector object (never absent)."""
+    old_spec, new_spec = old.get("spec"), new.get("spec")
+    if type(old_spec) is not dict or type(new_spec) is not dict:
+        return False
+    selector = new_spec.get("selector")
+    return selector is not None and selector is old_spec.get("selector")

@@ -65,6 +65,8 @@ class OwnedPodsView:
     active_matched: int = 0  # owned active pods the selector matches
     labeled: int = 0  # owned active pods with the template labels
     ready: int = 0  # owned active ready pods
+    #: whether the selector matches the template labels (worked out at first need)
+    template_matches: bool | None = None
 
     def _count(self, facts: PodFacts, sign: int) -> None:
         self.unmatched += sign * (not facts.matches)
@@ -88,12 +90,26 @@ class OwnedPodsView:
                 return
             self._count(old, -1)
         if pod is not None:
-            facts = pod_facts(pod, self.selector, self.template_labels)
+            facts = self._pod_facts(pod)
             self.facts[key] = facts
             self._count(facts, +1)
 
+    def _pod_facts(self, pod: JSON) -> PodFacts:
+        """pod_facts(pod, selector, template_labels); a pod carrying labels equal to the
+        template's (the usual pod) is matched as the template labels are, worked out once."""
+        labels = (pod.get("metadata") or {}).get("labels") or {}
+        template_labels = self.template_labels
+        if labels != template_labels:
+            return pod_facts(pod, self.selector, template_labels)
+        matches = self.template_matches
+        if matches is None:
+            matches = self.template_matches = self.selector.matches(template_labels)
+        return PodFacts(pod, matches, podutil.is_active(pod), True, podutil.is_ready(pod))
+
     def refresh(self, current: Callable[[Key], JSON | None]) -> None:
         """Apply the changes marked since the last refresh (`current(key)`: the owned pod or None)."""
+        if not self.dirty:
+            return
         dirty, self.dirty = self.dirty, set()
         for key in dirty:
             self.put(key, current(key))
@@ -105,9 +121,17 @@ class OwnedPodsView:
 class OwnedPodViews:
     """One view per owner UID, rebuilt when its selector or template labels change."""
 
-    def __init__(self, owned_pods: Callable[[str], list[JSON]], owned_pod: Callable[[str, Key], JSON | None]):
+    def __init__(
+        self,
+        owned_pods: Callable[[str], list[JSON]],
+        owned_pod: Callable[[str, Key], JSON | None],
+        owned_pod_lookup: Callable[[str], Callable[[Key], JSON | None]] | None = None,
+    ):
+        """`owned_pod_lookup(uid)`, optional: a function doing `owned_pod(uid, key)` for one
+        refresh (while nothing is written)."""
         self._owned_pods = owned_pods
         self._owned_pod = owned_pod
+        self._owned_pod_lookup = owned_pod_lookup
         self._views: dict[str, OwnedPodsView] = {}
 
     def mark(self, uid: str, key: Key) -> None:
@@ -131,5 +155,7 @@ class OwnedPodViews:
                 view.put(podutil.key_of(pod), pod)
             self._views[uid] = view
             return view
-        view.refresh(lambda key: self._owned_pod(uid, key))
+        if view.dirty:
+            lookup = self._owned_pod_lookup
+            view.refresh(lookup(uid) if lookup is not None else lambda key: self._owned_pod(uid, key))
         return view

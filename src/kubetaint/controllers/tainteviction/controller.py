@@ -121,6 +121,8 @@ class TaintEvictionController:
 
     def pod_updated(self, old: JSON | None, new: JSON | None) -> None:
         """PodUpdated: queue (namespace, name, nodeName) unless tolerations and node are unchanged."""
+        if old is not None and new is not None and old.get("spec") is new.get("spec"):
+            return  # the very spec object (read-only): the same tolerations and nodeName
         if not self._running or not pod_update_needs_processing(old, new):
             return
         pod = new if new is not None else old
