@@ -135,12 +135,7 @@ class DaemonSetController:
             refs = new_meta.get("ownerReferences")
             if refs is not last_refs:
                 last_refs = refs
-                ref = podutil.controller_ref_of(new)
-                if ref is None:
-                    grouped, owner_name = None, None
-                else:
-                    grouped = self._by_node.get(str(ref.get("uid") or ""))
-                    owner_name = str(ref.get("name")) if ref.get("kind") == "DaemonSet" else None
+                grouped, owner_name = self._controller_of(new)
             if grouped is None and owner_name is None:
                 continue
             if grouped is not None:
@@ -165,16 +160,20 @@ class DaemonSetController:
             refs = meta.get("ownerReferences")
             if refs is not last_refs:
                 last_refs = refs
-                ref = podutil.controller_ref_of(pod)
-                if ref is None:
-                    grouped, owner_name = None, None
-                else:
-                    grouped = self._by_node.get(str(ref.get("uid") or ""))
-                    owner_name = str(ref.get("name")) if ref.get("kind") == "DaemonSet" else None
+                grouped, owner_name = self._controller_of(pod)
             if grouped is not None:
                 grouped.dirty.add(key)
             if owner_name is not None:
                 add((key[0], owner_name))
+
+    def _controller_of(self, pod: JSON) -> tuple[PodsByNode | None, str | None]:
+        """The pods by node of `pod`'s controller and, when that is a DaemonSet, its name (what the
+        group handlers share between pods holding one owner reference list)."""
+        ref = podutil.controller_ref_of(pod)
+        if ref is None:
+            return None, None
+        grouped = self._by_node.get(str(ref.get("uid") or ""))
+        return grouped, str(ref.get("name")) if ref.get("kind") == "DaemonSet" else None
 
     def _forget(self, ds: JSON) -> None:
         uid = str((ds.get("metadata") or {}).get("uid") or "")
