@@ -20,6 +20,7 @@ from kubetaint.core.heap import collector_paused
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.settings import SettingsError, SimSettings, parse_settings
+from kubetaint.sim.sharing import PartSharing
 from kubetaint.sim.source import Source, SourceError, Where, load_text
 
 API_VERSION = "kubetaint.dev/v1alpha1"
@@ -208,6 +209,9 @@ class _Parser:
         #: (shared, not one string per object of a 150,000-object scenario); a text's objects
         #: get theirs worked out when a message shows it (`Source.where_later`).
         self._dataless_where = source.where([]) if source.text is None else None
+        #: A parsed text's pods get their equal spec parts shared, as a document given as data
+        #: shares its templates' (sim.sharing).
+        self._sharing = PartSharing() if source.text is not None else None
 
     def fail(self, path: Sequence[str | int], message: str) -> ScenarioError:
         dotted = _dotted(path)
@@ -323,6 +327,8 @@ class _Parser:
                 self._add_object(scenario, [*path, "items", j], item)
             return
         self._check_manifest(path, obj)
+        if self._sharing is not None:
+            self._sharing.share(obj)
         scenario.objects.append(obj)
         where = self._dataless_where
         scenario.object_where.append(where if where is not None else self.source.where_later(path))

@@ -46,6 +46,7 @@ __all__ = ["GENERATION_RESOURCES", "MemoryStore"]
 
 _NODE_INDEX = "spec.nodeName"
 _EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
+_NO_SPACES: dict[str, dict[str, JSON]] = {}  # read-only stand-in for a resource never written
 
 
 class MemoryStore:
@@ -130,6 +131,18 @@ class MemoryStore:
         if more and matched:
             token = encode_continue(object_key(matched[-1]), list_rv)
         return ListResult(matched, str(list_rv), token)
+
+    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
+        """`list(resource)` unfiltered, each object with its key (its object_key), and the
+        listing's resourceVersion: what an unfiltered informer's start takes (no key worked out
+        again per object, no selector asked about each)."""
+        with self._lock:
+            spaces = self._objects.get(resource, _NO_SPACES)
+            keyed: builtins.list[tuple[tuple[str, str], JSON]] = []
+            for ns in sorted(spaces, key=namespace_order):
+                names = spaces[ns]
+                keyed.extend([((ns, name), names[name]) for name in sorted(names)])
+            return keyed, self._rv
 
     def _candidates(
         self, resource: str, namespace: str, node_name: str | None
