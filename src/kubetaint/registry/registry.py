@@ -31,6 +31,7 @@ from kubetaint.core.names import generate_name
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
+from kubetaint.registry.podbatch import create_pods
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.registry.validator import (
     APIValidator,
@@ -147,6 +148,13 @@ class Registry:
     def _create_pod(self, obj: JSON) -> JSON:
         """Create a pod, admitted as an earlier pod of the same template was when admission
         would look up the same (registry.bulk), else afresh."""
+        created = self.store.create("pods", self._admitted_pod(obj))
+        self._pod_memo.stored(created)
+        self._remember_pod(object_key(created), created)
+        return created
+
+    def _admitted_pod(self, obj: JSON) -> JSON:
+        """The pod create request `obj` (after `_before_create`) admitted and validated."""
         memo = self._pod_memo
         admitted = memo.admitted(obj, self.validator)
         if admitted is None:
@@ -160,10 +168,12 @@ class Registry:
             self.validator.check_pod_like(admitted)
         elif self.validator is not None:
             self.validator("pods", admitted, None)
-        created = self.store.create("pods", admitted)
-        memo.stored(created)
-        self._remember_pod(object_key(created), created)
-        return created
+        return admitted
+
+    def create_pods(self, objects: builtins.list[JSON]) -> tuple[builtins.list[JSON], StatusError | None]:
+        """`create("pods", obj)` of each object in turn, stopping at the first that fails: the
+        pods created and that failure (None: every one was). See `registry.podbatch`."""
+        return create_pods(self, objects)
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)

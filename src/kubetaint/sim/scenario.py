@@ -133,9 +133,14 @@ def _load_scenario(scenario: str | Path | Mapping[str, Any]) -> Scenario:
         raise ScenarioError(str(err)) from None
 
 
+def _is_mapping(value: Any) -> bool:
+    """isinstance(value, Mapping), a plain dict (nearly every value) told without the ABC check."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _is_list(obj: Any) -> bool:
     """A v1 List or a typed list (PodList, NodeList, ...): what kubectl reads as several objects."""
-    if not isinstance(obj, Mapping):
+    if not _is_mapping(obj):
         return False
     kind = obj.get("kind")
     return isinstance(kind, str) and kind.endswith("List") and "items" in obj
@@ -334,14 +339,14 @@ class _Parser:
         scenario.object_where.append(where if where is not None else self.source.where_later(path))
 
     def _check_manifest(self, path: list[str | int], obj: Any) -> None:
-        if not isinstance(obj, Mapping):
+        if not _is_mapping(obj):
             raise self.fail(path, "expected a Kubernetes object")
         try:
             kind_of(obj)
         except KindError as err:
             raise self.fail(path, str(err)) from None
         meta = obj.get("metadata")
-        if not isinstance(meta, Mapping) or not (meta.get("name") or meta.get("generateName")):
+        if not _is_mapping(meta) or not (meta.get("name") or meta.get("generateName")):
             raise self.fail(
                 [*path, "metadata", "name"],
                 f"{obj.get('kind')}: Required value: name or generateName is required",

@@ -188,6 +188,49 @@ class MemoryStore:
         self._dispatcher.dispatch()
         return stored
 
+    def create_many(
+        self, resource: str, objects: builtins.list[JSON]
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
+        """`create` of each object in turn, stopping at the first that fails: the objects stored
+        and that failure (None: every one was). As `update_many`, the creates are committed under
+        one lock hold and their events dispatched together afterwards, in commit order (a bulk
+        load: the same writes, uids, resourceVersions and events as one create after another)."""
+        stored_objects: builtins.list[JSON] = []
+        events: builtins.list[WatchEvent] = []
+        failure: errors.StatusError | None = None
+        clock, uid, indexed = self._clock, self._uid, resource == "pods"
+        with self._lock:
+            spaces = self._objects.setdefault(resource, {})
+            by_node_index = self._pods_by_node
+            for obj in objects:
+                try:
+                    stored = prepare_create(resource, obj, clock, uid)
+                except errors.StatusError as err:
+                    failure = err
+                    break
+                key = object_key(stored)
+                bucket = spaces.get(key[0])
+                if bucket is None:
+                    bucket = spaces[key[0]] = {}
+                name = key[1]
+                if name in bucket:
+                    failure = errors.already_exists(resource, name)
+                    break
+                self._rv = rv = self._rv + 1
+                stored["metadata"]["resourceVersion"] = str(rv)
+                bucket[name] = stored
+                if indexed:  # as `create`
+                    by_node = by_node_index.get(node := _node_name(stored))
+                    if by_node is None:
+                        by_node = by_node_index[node] = {}
+                    by_node[key] = stored
+                stored_objects.append(stored)
+                events.append(WatchEvent("ADDED", resource, stored, rv))
+            self._history.extend(events)  # _commit of each
+            self._dispatcher.enqueue_many(events)
+        self._dispatcher.dispatch()
+        return stored_objects, failure
+
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         namespace, name = object_key(obj)
         with self._lock:
