@@ -127,8 +127,10 @@ class Registry:
         attrs = Attributes(CREATE, plain_resource(resource), obj, None, namespace, name, "", dry_run)
         admitted = self._admit(attrs, None)
         created = self.store.create(resource, admitted, dry_run=dry_run)
-        if resource == "pods" and not dry_run:
+        if not dry_run and resource == "pods":
             self._remember_pod((namespace, name), created)
+        elif not dry_run:  # admitted, validated and stored: a later heartbeat on it needs no checks
+            self._heartbeats.remember(resource, (namespace, name), created)
         return created
 
     @contextlib.contextmanager
@@ -171,8 +173,7 @@ class Registry:
         return admitted
 
     def create_pods(self, objects: builtins.list[JSON]) -> tuple[builtins.list[JSON], StatusError | None]:
-        """`create("pods", obj)` of each object in turn, stopping at the first that fails: the
-        pods created and that failure (None: every one was). See `registry.podbatch`."""
+        """`create("pods", obj)` of each in turn up to a failure: `registry.podbatch`."""
         return create_pods(self, objects)
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
