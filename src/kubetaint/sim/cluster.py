@@ -172,14 +172,14 @@ class Cluster:
         requests, manifests = run
         if not requests:
             return
-        created, failure = self.registry.create_pods(requests)
-        if failure is not None:
-            obj, where = manifests[len(created)]
+        try:
+            created, failure = self.registry.create_pods(requests)
+            if failure is not None:
+                obj, where = manifests[len(created)]
+                raise ScenarioError(f"{where}{_describe(obj)}: {_status_text(failure)}") from None
+        finally:
             requests.clear()
             manifests.clear()
-            raise ScenarioError(f"{where}{_describe(obj)}: {_status_text(failure)}") from None
-        requests.clear()
-        manifests.clear()
 
     def create_object(self, obj: Mapping[str, Any], where: str | Where = "") -> JSON:
         """Create one manifest through the registry; ScenarioError names the object and field."""
