@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubetaint.admission import AdmissionChain, AdmissionSettings
+from kubetaint.admission import CREATE, AdmissionChain, AdmissionSettings, Attributes, ObjectLookup
+from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry, StoreLookup, api_validator
@@ -229,3 +230,64 @@ def test_create_many_is_create_after_create(keys: list[tuple[str, str, int]], re
 def history(store: MemoryStore) -> list[tuple[str, str, int, str]]:
     """The store's change history (what a watch from a resourceVersion replays)."""
     return [(e.type, e.resource, e.resource_version, json.dumps(e.object)) for e in store._history]
+
+
+class PodCounter(AdmissionPlugin):
+    """A plugin of another kind that reads pods: it labels each pod with how many are stored."""
+
+    name = "PodCounter"
+    operations = frozenset({CREATE})
+    mutating = True
+    resources = frozenset({"pods"})
+
+    def admit(self, attrs: Attributes, lookup: ObjectLookup) -> JSON:
+        obj = dict(attrs.object or {})
+        meta = dict(obj.get("metadata") or {})
+        meta["labels"] = {**(meta.get("labels") or {}), "seen": str(len(lookup.list("pods")))}
+        return {**obj, "metadata": meta}
+
+
+def counting_registry(store: MemoryStore) -> Registry:
+    registry = make_registry(store)
+    assert registry.admission is not None
+    registry.admission.plugins.append(PodCounter())
+    return registry
+
+
+def counting_validator(store: MemoryStore) -> Any:
+    """A validator of another kind that reads pods: it refuses the fourth pod."""
+    check = api_validator()
+
+    def validator(resource: str, obj: JSON, old: JSON | None) -> None:
+        if resource == "pods" and len(store.list("pods").items) >= 3:
+            raise StatusError(422, "Invalid", f"too many pods for {obj['metadata']['name']}")
+        check(resource, obj, old)
+
+    return validator
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        pytest.param(counting_registry, id="an admission plugin that reads pods"),
+        pytest.param(
+            lambda store: Registry(
+                store,
+                admission=make_registry(store).admission,
+                validator=counting_validator(store),
+                rng=random.Random(7),
+            ),
+            id="a validator that reads pods",
+        ),
+    ],
+)
+def test_pods_are_created_one_by_one_when_a_check_may_read_pods(build: Any) -> None:
+    pods = [pod(f"p{i}", node=f"node-{i}") for i in range(6)]
+    reference, batched = build(make_store()), build(make_store())
+    with reference.bulk_creates():
+        expected, expected_err = one_by_one(reference, copy.deepcopy(pods))
+    with batched.bulk_creates():
+        got, got_err = batched.create_pods(copy.deepcopy(pods))
+    assert (json.dumps(got), outcome(got_err)) == (json.dumps(expected), expected_err)
+    assert state(batched) == state(reference)
+    assert len(expected) >= 3
