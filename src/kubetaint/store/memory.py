@@ -27,6 +27,7 @@ from kubetaint.store.fieldwrite import (
     write_vouched_run,
 )
 from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
+from kubetaint.store.memorybulk import BulkLoad, pod_node_name
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
     check_delete_preconditions,
@@ -46,10 +47,9 @@ __all__ = ["GENERATION_RESOURCES", "MemoryStore"]
 
 _NODE_INDEX = "spec.nodeName"
 _EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
-_NO_SPACES: dict[str, dict[str, JSON]] = {}  # read-only stand-in for a resource never written
 
 
-class MemoryStore:
+class MemoryStore(BulkLoad):
     """Objects in dicts, one global resourceVersion counter, bounded change history."""
 
     #: `get` returns the very object a write stored (and returned) until the next write of that
@@ -132,18 +132,6 @@ class MemoryStore:
             token = encode_continue(object_key(matched[-1]), list_rv)
         return ListResult(matched, str(list_rv), token)
 
-    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
-        """`list(resource)` unfiltered, each object with its key (its object_key), and the
-        listing's resourceVersion: what an unfiltered informer's start takes (no key worked out
-        again per object, no selector asked about each)."""
-        with self._lock:
-            spaces = self._objects.get(resource, _NO_SPACES)
-            keyed: builtins.list[tuple[tuple[str, str], JSON]] = []
-            for ns in sorted(spaces, key=namespace_order):
-                names = spaces[ns]
-                keyed.extend([((ns, name), names[name]) for name in sorted(names)])
-            return keyed, self._rv
-
     def _candidates(
         self, resource: str, namespace: str, node_name: str | None
     ) -> Iterator[tuple[tuple[str, str], JSON]]:
@@ -187,49 +175,6 @@ class MemoryStore:
             self._dispatcher.enqueue(event)
         self._dispatcher.dispatch()
         return stored
-
-    def create_many(
-        self, resource: str, objects: builtins.list[JSON]
-    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
-        """`create` of each object in turn, stopping at the first that fails: the objects stored
-        and that failure (None: every one was). As `update_many`, the creates are committed under
-        one lock hold and their events dispatched together afterwards, in commit order (a bulk
-        load: the same writes, uids, resourceVersions and events as one create after another)."""
-        stored_objects: builtins.list[JSON] = []
-        events: builtins.list[WatchEvent] = []
-        failure: errors.StatusError | None = None
-        clock, uid, indexed = self._clock, self._uid, resource == "pods"
-        with self._lock:
-            spaces = self._objects.setdefault(resource, {})
-            by_node_index = self._pods_by_node
-            for obj in objects:
-                try:
-                    stored = prepare_create(resource, obj, clock, uid)
-                except errors.StatusError as err:
-                    failure = err
-                    break
-                key = object_key(stored)
-                bucket = spaces.get(key[0])
-                if bucket is None:
-                    bucket = spaces[key[0]] = {}
-                name = key[1]
-                if name in bucket:
-                    failure = errors.already_exists(resource, name)
-                    break
-                self._rv = rv = self._rv + 1
-                stored["metadata"]["resourceVersion"] = str(rv)
-                bucket[name] = stored
-                if indexed:  # as `create`
-                    by_node = by_node_index.get(node := _node_name(stored))
-                    if by_node is None:
-                        by_node = by_node_index[node] = {}
-                    by_node[key] = stored
-                stored_objects.append(stored)
-                events.append(WatchEvent("ADDED", resource, stored, rv))
-            self._history.extend(events)  # _commit of each
-            self._dispatcher.enqueue_many(events)
-        self._dispatcher.dispatch()
-        return stored_objects, failure
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         namespace, name = object_key(obj)
@@ -599,8 +544,5 @@ def _plain_system_fields(meta: JSON) -> bool:
     )
 
 
-def _node_name(pod: JSON) -> str:
-    """spec.nodeName, "" for anything else (a store must not fail after committing a write)."""
-    spec = pod.get("spec")
-    node = spec.get("nodeName") if isinstance(spec, dict) else None
-    return node if isinstance(node, str) else ""
+#: spec.nodeName, "" for anything else (a store must not fail after committing a write).
+_node_name = pod_node_name
