@@ -41,8 +41,9 @@ LIMIT = 1 << 12
 #: Stands for every nodeName value in a key (never read by admission, see the module docstring).
 _ANY_NODE = "\x00node"
 
-Key = tuple[str, str, str]
-IdentityKey = tuple[str, tuple[tuple[str, int], ...], str]
+Rest = tuple[tuple[str | tuple[str], str | tuple[str]], ...]
+Key = tuple[str, str, Rest]
+IdentityKey = tuple[str, tuple[tuple[str, int], ...], Rest]
 #: A look-up admission made: ("get", (resource, namespace, name), result) or ("list", (resource,), result).
 Call = tuple[str, tuple[str, ...], Any]
 
@@ -58,12 +59,20 @@ def _plain(obj: Mapping[str, Any]) -> bool:
     )
 
 
-def _rest(obj: Mapping[str, Any]) -> str:
-    """The repr of a pod's top-level fields but metadata and spec (in their order)."""
-    rest = dict(obj)
-    rest.pop("metadata", None)
-    rest.pop("spec", None)
-    return repr(rest)
+def _rest(obj: Mapping[str, Any]) -> Rest:
+    """A pod's top-level fields but metadata and spec, in their order: each key and value as it
+    is when a string, else as its repr in a 1-tuple (never equal to a string). Equal for two pods
+    only when the repr of those fields is (a dict of them, as keys compared before)."""
+    return tuple(
+        [
+            (k if type(k) is str else (repr(k),), v if type(v) is str else (repr(v),))
+            for k, v in obj.items()
+            if k not in _NOT_REST
+        ]
+    )
+
+
+_NOT_REST = frozenset({"metadata", "spec"})
 
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"

@@ -31,6 +31,7 @@ from kubetaint.core.names import generate_name
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
+from kubetaint.registry.podbatch import create_pods
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.registry.validator import (
     APIValidator,
@@ -126,8 +127,10 @@ class Registry:
         attrs = Attributes(CREATE, plain_resource(resource), obj, None, namespace, name, "", dry_run)
         admitted = self._admit(attrs, None)
         created = self.store.create(resource, admitted, dry_run=dry_run)
-        if resource == "pods" and not dry_run:
+        if not dry_run and resource == "pods":
             self._remember_pod((namespace, name), created)
+        elif not dry_run:  # admitted, validated and stored: a later heartbeat on it needs no checks
+            self._heartbeats.remember(resource, (namespace, name), created)
         return created
 
     @contextlib.contextmanager
@@ -147,6 +150,13 @@ class Registry:
     def _create_pod(self, obj: JSON) -> JSON:
         """Create a pod, admitted as an earlier pod of the same template was when admission
         would look up the same (registry.bulk), else afresh."""
+        created = self.store.create("pods", self._admitted_pod(obj))
+        self._pod_memo.stored(created)
+        self._remember_pod(object_key(created), created)
+        return created
+
+    def _admitted_pod(self, obj: JSON) -> JSON:
+        """The pod create request `obj` (after `_before_create`) admitted and validated."""
         memo = self._pod_memo
         admitted = memo.admitted(obj, self.validator)
         if admitted is None:
@@ -160,10 +170,11 @@ class Registry:
             self.validator.check_pod_like(admitted)
         elif self.validator is not None:
             self.validator("pods", admitted, None)
-        created = self.store.create("pods", admitted)
-        memo.stored(created)
-        self._remember_pod(object_key(created), created)
-        return created
+        return admitted
+
+    def create_pods(self, objects: builtins.list[JSON]) -> tuple[builtins.list[JSON], StatusError | None]:
+        """`create("pods", obj)` of each in turn up to a failure: `registry.podbatch`."""
+        return create_pods(self, objects)
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)

@@ -137,11 +137,49 @@ class Cluster:
         # ensured once exists for the rest of the load (nothing is deleted meanwhile)
         decoding = DecodeMemo()
         namespaces: set[str] = set()
+        # consecutive pods are created as one run (Registry.create_pods): each still decoded,
+        # and its namespace ensured, in turn; the run is stored before any other write and before
+        # a decoding refusal is raised, so every write and message is one create's after another
+        run: _PodRun = ([], [])
         with self.registry.bulk_creates():
             for index in sorted(range(len(objects)), key=ranks.__getitem__):  # stable: file order
                 where = wheres[index] if wheres else ""
-                self._create(objects[index], kinds[index], where, decoding, namespaces)
+                obj, kind = objects[index], kinds[index]
+                if kind.resource != "pods":
+                    self._create_run(run)
+                    self._create(obj, kind, where, decoding, namespaces)
+                    continue
+                try:
+                    decoding.check(obj, where)
+                except ScenarioError:
+                    self._create_run(run)
+                    raise
+                namespace = str((obj.get("metadata") or {}).get("namespace") or "default")
+                if namespace not in namespaces:
+                    self._create_run(run)
+                    self.plane.ensure_namespace(namespace)
+                    namespaces.add(namespace)
+                run[0].append(_fresh(obj))
+                run[1].append((obj, where))
+                if len(run[0]) >= _RUN_LIMIT:
+                    self._create_run(run)
+            self._create_run(run)
         load_groups(self.fleet, self.scenario.node_groups)
+
+    def _create_run(self, run: _PodRun) -> None:
+        """Create the pending pods of `run` (create requests, and each manifest with its place)
+        and empty it; ScenarioError names the first that fails, as `_create` would."""
+        requests, manifests = run
+        if not requests:
+            return
+        try:
+            created, failure = self.registry.create_pods(requests)
+            if failure is not None:
+                obj, where = manifests[len(created)]
+                raise ScenarioError(f"{where}{_describe(obj)}: {_status_text(failure)}") from None
+        finally:
+            requests.clear()
+            manifests.clear()
 
     def create_object(self, obj: Mapping[str, Any], where: str | Where = "") -> JSON:
         """Create one manifest through the registry; ScenarioError names the object and field."""
@@ -189,6 +227,11 @@ class Cluster:
             raise _scenario_error(err) from None
         self.timeline.record_creates = True
 
+
+#: Pods loaded by one Registry.create_pods call at most.
+_RUN_LIMIT = 4096
+#: A run of pods to create: their create requests, and each manifest with its place.
+_PodRun = tuple[list[JSON], list[tuple[Mapping[str, Any], "str | Where"]]]
 
 #: Metadata the server sets: a manifest's own values are dropped from a create request.
 _SERVER_SET = ("resourceVersion", "uid", "creationTimestamp")

@@ -61,6 +61,11 @@ class KindError(ValueError):
 
 def kind_of(obj: Mapping[str, Any]) -> Kind:
     """The Kind of a manifest; KindError naming apiVersion and kind otherwise."""
+    kind_name = obj.get("kind")
+    if type(kind_name) is str:  # the usual manifest: its kind and apiVersion strings known
+        known = _BY_KIND.get(kind_name)
+        if known is not None and known.api_version == obj.get("apiVersion"):
+            return known
     kind_name = str(obj.get("kind") or "")
     api_version = str(obj.get("apiVersion") or "")
     if not kind_name:

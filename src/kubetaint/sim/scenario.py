@@ -20,6 +20,7 @@ from kubetaint.core.heap import collector_paused
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.settings import SettingsError, SimSettings, parse_settings
+from kubetaint.sim.sharing import PartSharing
 from kubetaint.sim.source import Source, SourceError, Where, load_text
 
 API_VERSION = "kubetaint.dev/v1alpha1"
@@ -132,9 +133,14 @@ def _load_scenario(scenario: str | Path | Mapping[str, Any]) -> Scenario:
         raise ScenarioError(str(err)) from None
 
 
+def _is_mapping(value: Any) -> bool:
+    """isinstance(value, Mapping), a plain dict (nearly every value) told without the ABC check."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _is_list(obj: Any) -> bool:
     """A v1 List or a typed list (PodList, NodeList, ...): what kubectl reads as several objects."""
-    if not isinstance(obj, Mapping):
+    if not _is_mapping(obj):
         return False
     kind = obj.get("kind")
     return isinstance(kind, str) and kind.endswith("List") and "items" in obj
@@ -208,6 +214,9 @@ class _Parser:
         #: (shared, not one string per object of a 150,000-object scenario); a text's objects
         #: get theirs worked out when a message shows it (`Source.where_later`).
         self._dataless_where = source.where([]) if source.text is None else None
+        #: A parsed text's pods get their equal spec parts shared, as a document given as data
+        #: shares its templates' (sim.sharing).
+        self._sharing = PartSharing() if source.text is not None else None
 
     def fail(self, path: Sequence[str | int], message: str) -> ScenarioError:
         dotted = _dotted(path)
@@ -323,19 +332,21 @@ class _Parser:
                 self._add_object(scenario, [*path, "items", j], item)
             return
         self._check_manifest(path, obj)
+        if self._sharing is not None:
+            self._sharing.share(obj)
         scenario.objects.append(obj)
         where = self._dataless_where
         scenario.object_where.append(where if where is not None else self.source.where_later(path))
 
     def _check_manifest(self, path: list[str | int], obj: Any) -> None:
-        if not isinstance(obj, Mapping):
+        if not _is_mapping(obj):
             raise self.fail(path, "expected a Kubernetes object")
         try:
             kind_of(obj)
         except KindError as err:
             raise self.fail(path, str(err)) from None
         meta = obj.get("metadata")
-        if not isinstance(meta, Mapping) or not (meta.get("name") or meta.get("generateName")):
+        if not _is_mapping(meta) or not (meta.get("name") or meta.get("generateName")):
             raise self.fail(
                 [*path, "metadata", "name"],
                 f"{obj.get('kind')}: Required value: name or generateName is required",

@@ -88,17 +88,13 @@ class Informer:
         """List the current state (delivering adds) and subscribe to later changes."""
         if self._unsubscribe is not None:
             return
-        namespace, labels, fields = self._selectors
         # the informer itself is the handler: callable per event, with deliver_many for groups
         self._unsubscribe = self._store.subscribe(self, self.resource)
-        listed = self._store.list(
-            self.resource, namespace=namespace, label_selector=labels, field_selector=fields
-        )
-        self._synced_rv = int(listed.resource_version)
+        keyed, self._synced_rv = self._listing()
         cache, every = self._cache, self._handlers
         count, adds = -1, []
-        for obj in listed.items:
-            cache[object_key(obj)] = obj
+        for key, obj in keyed:
+            cache[key] = obj
             if len(every) != count:  # a handler set added by a handler gets the later adds too
                 count = len(every)
                 adds = [h.on_add for h in every if h.on_add is not None]
@@ -111,6 +107,20 @@ class Informer:
                     if late is not None:
                         late(obj)
                     added += 1
+
+    def _listing(self) -> tuple[list[tuple[tuple[str, str], JSON]], int]:
+        """The store's listing for this informer, each object with its cache key (object_key),
+        and its resourceVersion: from the store's `list_keyed` when it has one and the informer
+        is unfiltered (the keys the store holds them by), else from `list`."""
+        namespace, labels, fields = self._selectors
+        list_keyed = getattr(self._store, "list_keyed", None)
+        if list_keyed is not None and not namespace and not labels and not fields:
+            keyed: tuple[list[tuple[tuple[str, str], JSON]], int] = list_keyed(self.resource)
+            return keyed
+        listed = self._store.list(
+            self.resource, namespace=namespace, label_selector=labels, field_selector=fields
+        )
+        return [(object_key(obj), obj) for obj in listed.items], int(listed.resource_version)
 
     @property
     def started(self) -> bool:

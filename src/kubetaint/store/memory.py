@@ -27,6 +27,7 @@ from kubetaint.store.fieldwrite import (
     write_vouched_run,
 )
 from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
+from kubetaint.store.memorybulk import BulkLoad, pod_node_name
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
     check_delete_preconditions,
@@ -48,7 +49,7 @@ _NODE_INDEX = "spec.nodeName"
 _EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
 
 
-class MemoryStore:
+class MemoryStore(BulkLoad):
     """Objects in dicts, one global resourceVersion counter, bounded change history."""
 
     #: `get` returns the very object a write stored (and returned) until the next write of that
@@ -543,8 +544,5 @@ def _plain_system_fields(meta: JSON) -> bool:
     )
 
 
-def _node_name(pod: JSON) -> str:
-    """spec.nodeName, "" for anything else (a store must not fail after committing a write)."""
-    spec = pod.get("spec")
-    node = spec.get("nodeName") if isinstance(spec, dict) else None
-    return node if isinstance(node, str) else ""
+#: spec.nodeName, "" for anything else (a store must not fail after committing a write).
+_node_name = pod_node_name

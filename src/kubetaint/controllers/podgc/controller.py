@@ -32,6 +32,8 @@ ORPHAN_CONDITION = {
     "message": "PodGC: node no longer exists",
 }
 log = logging.getLogger(__name__)
+#: The phases podutil.is_terminal tells (inlined in a replay).
+_TERMINAL = ("Succeeded", "Failed")
 
 
 def _is_node_ready(node: JSON) -> bool:
@@ -119,13 +121,33 @@ class PodGCController:
             self._record,
         )
         if not node_of and not terminated and not terminating:
-            for key, pod in items:
-                record(key, pod)
+            self._record_fresh(items)
             return
         for key, pod in items:
             if key in node_of or key in terminated or key in terminating:
                 self._unindex(pod)
             record(key, pod)
+
+    def _record_fresh(self, items: list[tuple[Key, JSON]]) -> None:
+        """`_record` of each replayed (key, pod), inlined (the replay into empty indexes)."""
+        terminated, terminating, node_of, by_node = (
+            self._terminated,
+            self._terminating,
+            self._node_of,
+            self._by_node,
+        )
+        for key, pod in items:
+            if (pod.get("status") or {}).get("phase") in _TERMINAL:  # podutil.is_terminal
+                terminated.add(key)
+            if (pod.get("metadata") or {}).get("deletionTimestamp"):
+                terminating.add(key)
+            node = str((pod.get("spec") or {}).get("nodeName") or "")
+            if node:
+                node_of[key] = node
+                members = by_node.get(node)
+                if members is None:
+                    members = by_node[node] = set()
+                members.add(key)
 
     def _index(self, pod: JSON) -> None:
         self._unindex(pod)

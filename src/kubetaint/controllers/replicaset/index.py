@@ -148,6 +148,10 @@ class PodOwnerIndex:
         """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand (the
         changes told at once with `on_adds`)."""
         owner_of, on_change, on_adds = self._owner_of, self._on_change, self._on_adds
+        if not owner_of and on_adds is not None:
+            self._index_fresh(items)
+            on_adds(items)
+            return
         for key, pod in items:
             if key in owner_of:
                 self._index(pod)
@@ -157,6 +161,50 @@ class PodOwnerIndex:
                 on_change(None, pod)
         if on_adds is not None:
             on_adds(items)
+
+    def _index_fresh(self, items: list[tuple[Key, JSON]]) -> None:
+        """`_index_new` of each (key, pod) of a replay into an empty index (no key indexed: the
+        replay at start), inlined: the informer's keys are distinct, so every key is new."""
+        owner_of, owned, versions = self._owner_of, self.owned, self._versions
+        track, orphans, by_label, labels_of = (
+            self._track_orphans,
+            self.orphans,
+            self._orphan_labels,
+            self._labels_of,
+        )
+        for key, pod in items:
+            meta = pod.get("metadata") or {}
+            ref = None
+            for candidate in meta.get("ownerReferences") or ():  # controller_ref_of
+                if candidate.get("controller"):
+                    ref = candidate
+                    break
+            if ref is not None:
+                owner = str(ref.get("uid") or "")
+                members = owned.get(owner)
+                if members is None:
+                    members = owned[owner] = set()
+                members.add(key)
+                owner_of[key] = owner
+                versions[owner] = versions.get(owner, 0) + 1  # _bump
+                continue
+            if not track:
+                continue
+            namespace = key[0]
+            # _orphan_tags, first: what it raises leaves no trace
+            tags = tuple([(namespace, str(k), str(v)) for k, v in (meta.get("labels") or {}).items()])
+            in_namespace = orphans.get(namespace)
+            if in_namespace is None:
+                in_namespace = orphans[namespace] = set()
+            in_namespace.add(key)
+            owner_of[key] = None
+            if tags:
+                for tag in tags:
+                    members = by_label.get(tag)
+                    if members is None:
+                        members = by_label[tag] = set()
+                    members.add(key)
+                labels_of[key] = tags
 
     def _index_new(self, key: Key, pod: JSON) -> None:
         """`_index` of a pod whose key is not indexed (an informer's listing or replay: every

@@ -1,0 +1,98 @@
+"""`Registry.create_pods`: a run of pod creates (a scenario's pods being loaded) stored at once.
+
+With pod admission and a store with `create_many` (the in-memory store), the pods are admitted and
+validated one after another exactly as `Registry.create` does it, then stored by one
+`create_many`: the same writes in the same order, each its own uid, resourceVersion and event
+(delivered once all are stored, as `update_many`'s are). The pod admission plugins kubetaint
+implements (Priority, DefaultTolerationSeconds, PodTolerationRestriction, ExtendedResourceToleration,
+RuntimeClass) look up Namespaces, PriorityClasses and RuntimeClasses, never pods, and
+kube-apiserver's validation (`APIValidator`) reads no store: so admitting a pod before the ones
+ahead of it are stored changes nothing. A pod the store refuses (a name taken) is reported before
+a later pod that admission refused, as one create after another would report it. Otherwise
+(another store, no pod admission, an admission plugin or validator of another kind, which might
+read pods) each pod takes `Registry.create`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kubetaint.admission import AdmissionChain
+from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSeconds
+from kubetaint.admission.extendedresourcetoleration import ExtendedResourceToleration
+from kubetaint.admission.plugin import AdmissionPlugin
+from kubetaint.admission.podtolerationrestriction.admission import PodTolerationRestriction
+from kubetaint.admission.priority import Priority
+from kubetaint.admission.runtimeclass import RuntimeClass
+from kubetaint.api.errors import StatusError
+from kubetaint.registry.validator import APIValidator
+from kubetaint.store.interface import JSON, object_key
+
+if TYPE_CHECKING:
+    from kubetaint.registry.registry import Registry
+
+
+def create_pods(registry: Registry, objects: list[JSON]) -> tuple[list[JSON], StatusError | None]:
+    """The pods created (in order) and the failure that stopped the run (None: none did)."""
+    create_many = getattr(registry.store, "create_many", None)
+    admission = registry.admission
+    if (
+        create_many is None
+        or admission is None
+        or not admission.acts_on("pods")
+        or not _reads_no_pods(admission)
+        or (registry.validator is not None and type(registry.validator) is not APIValidator)
+    ):
+        return create_each(registry, objects)
+    admitted: list[JSON] = []
+    refused: StatusError | None = None
+    for obj in objects:
+        try:
+            # Registry.create's steps for a pod, but the store write (the registry's own steps)
+            admitted.append(registry._admitted_pod(registry._before_create("pods", obj)))
+        except StatusError as err:
+            refused = err
+            break
+    stored: list[JSON]
+    stored, failure = create_many("pods", admitted)
+    _remember(registry, stored)
+    return stored, failure if failure is not None else refused
+
+
+#: The pod admission plugins known to look up no pod.
+POD_LOOKUP_FREE_PLUGINS: frozenset[type[AdmissionPlugin]] = frozenset(
+    {Priority, DefaultTolerationSeconds, PodTolerationRestriction, ExtendedResourceToleration, RuntimeClass}
+)
+
+
+def _reads_no_pods(admission: AdmissionChain) -> bool:
+    """Whether every plugin of `admission` that acts on pods is one known to look up no pod."""
+    return all(
+        (plugin.resources is not None and "pods" not in plugin.resources)
+        or type(plugin) in POD_LOOKUP_FREE_PLUGINS
+        for plugin in admission.plugins
+    )
+
+
+def _remember(registry: Registry, stored: list[JSON]) -> None:
+    """What `Registry._create_pod` records after each store write, for each pod of the run."""
+    memo = registry._pod_memo
+    for created in stored:
+        memo.stored(created)
+    config = registry._pod_config()
+    if config[0] is None:
+        for created in stored:
+            registry._pods.forget(object_key(created))
+    else:
+        registry._pods.remember_all([(object_key(created), created) for created in stored], config)
+
+
+def create_each(registry: Registry, objects: list[JSON]) -> tuple[list[JSON], StatusError | None]:
+    """`Registry.create` of each pod in turn, stopping at the first failure."""
+    created: list[JSON] = []
+    for obj in objects:
+        try:
+            created.append(registry.create("pods", obj))
+        except StatusError as err:
+            return created, err
+    return created, None

@@ -1,0 +1,50 @@
+"""Equal parts of the pods of a scenario text made one shared object (bookkeeping only).
+
+A scenario given as data keeps what its author shared shared (`copy_document` copies a shared
+part once), so the pods stamped from one template carry the very same container lists: the load's
+memos find them by identity (`sim.decoding.DecodeMemo`, `registry.bulk.PodAdmissionMemo`, the
+request defaulting memo) and the store holds one copy. A text parsed from JSON has a fresh object
+for every value. `PartSharing` gives the pods of a parsed text what the data form gives: each list
+or object value of a Pod's `spec` equal to one met before (by repr, which tells every value and
+type a YAML or JSON parser makes apart, dict key order included) is replaced by that one.
+
+Nothing reads an object's identity but those memos, and the parsed document is the scenario's
+own (no caller holds it): the objects stored and every message stay the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Distinct parts kept before the table starts afresh.
+LIMIT = 1 << 12
+
+
+class PartSharing:
+    """Shares equal list and object values of Pod specs across the objects given to `share`."""
+
+    def __init__(self, limit: int = LIMIT) -> None:
+        self._limit = limit
+        self._parts: dict[tuple[type, str], Any] = {}
+
+    def share(self, obj: Any) -> None:
+        """Replace each list or dict value of `obj`'s spec (a plain-dict Pod's) by an equal one
+        met before, else remember it."""
+        if type(obj) is not dict or obj.get("kind") != "Pod":
+            return
+        spec = obj.get("spec")
+        if type(spec) is not dict:
+            return
+        parts = self._parts
+        for key, value in spec.items():
+            kind = type(value)
+            if kind is not list and kind is not dict:
+                continue
+            part_key = (kind, repr(value))
+            known = parts.get(part_key)
+            if known is None:
+                if len(parts) >= self._limit:
+                    parts.clear()
+                parts[part_key] = value
+            elif known is not value:
+                spec[key] = known  # (a value replaced: the keys stay as they are)
