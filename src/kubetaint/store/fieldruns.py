@@ -71,7 +71,7 @@ class FieldRuns:
         if not self._by_first or not olds:
             return None
         run = self._by_first.get(id(olds[0]))
-        if run is None or not _same_objects(run.news, olds):
+        if run is None or (run.news is not olds and not _same_objects(run.news, olds)):
             return None
         return run
 
