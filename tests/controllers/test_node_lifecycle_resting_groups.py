@@ -86,7 +86,8 @@ def run(
     unsaved: tuple[str, ...] = (),
     group_at_least: int = 16,
 ) -> tuple[Any, ...]:
-    """`grouped`: "one" (on_update each), "many" (on_update_many) or "field" (on_field_updates);
+    """`grouped`: "one" (on_update each), "many" (on_update_many) or "field" (on_field_updates;
+    "field, keys kept": with the same keys list each time the same names are renewed);
     `unsaved`: nodes whose health record holds no lease yet; `group_at_least`: the smallest field
     group noted as one record."""
     c = Cluster()
@@ -102,14 +103,17 @@ def run(
     one, many, field = resting.lease_handler(), resting.lease_group_handler(), resting.lease_field_handler()
     now = 0.0
     texts: dict[int, str] = {}  # one text object per instant, as micro_time's cache gives
+    kept_keys: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     for kind, names, value in rounds:
         if kind == "renew":
             text = None if value is None else texts.setdefault(value, format_micro_time(float(value)))
             pairs = [(lease(n, first), lease(n, text)) for n in names]
             if grouped == "many":
                 many(pairs)
-            elif grouped == "field":
+            elif grouped in ("field", "field, keys kept"):
                 keys = [("kube-node-lease", n) for n in names]
+                if grouped == "field, keys kept":  # one list per group, as an informer's run hands it
+                    keys = kept_keys.setdefault(tuple(names), keys)
                 field(keys, [old for old, _ in pairs], [new for _, new in pairs], ("spec", "renewTime"), text)
             else:
                 for old, new in pairs:
@@ -150,6 +154,15 @@ def test_a_heartbeat_group_noted_as_one_record_is_noted_as_its_renewals_one_by_o
     rounds: list[tuple[str, list[str], int | None]], group_at_least: int
 ) -> None:
     assert run(rounds, grouped="field", group_at_least=group_at_least) == run(rounds, grouped="one")
+
+
+@settings(max_examples=300, deadline=None)
+@given(ROUNDS, st.sampled_from([1, 2, 3]))
+def test_a_heartbeat_group_handed_the_same_keys_list_each_round_is_noted_as_its_renewals_one_by_one(
+    rounds: list[tuple[str, list[str], int | None]], group_at_least: int
+) -> None:
+    kept = run(rounds, grouped="field, keys kept", group_at_least=group_at_least)
+    assert kept == run(rounds, grouped="one")
 
 
 @settings(max_examples=150, deadline=None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import repeat
+from operator import is_
 
 from kubetaint.api.errors import StatusError
 from kubetaint.store.interface import JSON, Store, WatchEvent, update_many
@@ -61,15 +62,15 @@ def write_vouched_run(
     path: FieldPath,
     value: object,
     first_rv: int,
-    written: tuple[list[tuple[str, str]], list[JSON], list[JSON]],
+    written: tuple[list[tuple[str, str]] | None, list[JSON] | None, list[JSON]],
 ) -> None:
     """A store's field write of the run of `objects`, from the first, that are plainly current:
     each held by `vouched` under its (namespace, name) and by its store bucket (`spaces`:
     namespace -> name -> object) under its name, in the first object's namespace, without a
     generation to bump, its field differing from `value`. Each is replaced in both by a copy with
     the field set and resourceVersion `first_rv` + 1, + 2, ...; its key, old and new object are
-    appended to `written` (keys, olds, news). The run stops before the first other object, which
-    the store's general loop takes.
+    appended to `written` (keys, olds, news; keys and olds may be None: not kept). The run stops
+    before the first other object, which the store's general loop takes.
 
     The store's own checks of such an object (metadata a dict with uid, creationTimestamp and
     resourceVersion) hold for every object it stores, so only identity is looked at: a lease
@@ -85,7 +86,9 @@ def write_vouched_run(
     part, field = path
     copy, absent = dict.copy, _ABSENT
     current_of, vouched_of = bucket.get, vouched.get
-    append_key, append_old, append_new = keys.append, olds.append, news.append
+    append_new = news.append
+    append_key = keys.append if keys is not None else _drop
+    append_old = olds.append if olds is not None else _drop
     texts = map(str, range(first_rv + 1, first_rv + 1 + len(objects)))
     try:
         for obj, rv_text in zip(objects, texts, strict=True):
@@ -111,6 +114,48 @@ def write_vouched_run(
             append_new(stored)
     except (KeyError, TypeError, AttributeError):
         return  # an object of another shape: the general loop takes it
+
+
+def _drop(_: object) -> None:
+    """Keep nothing (a list write_vouched_run need not fill)."""
+
+
+class RepeatedRounds:
+    """The keys and new objects of a store's recent large field-write groups, so that a round
+    rewriting exactly the objects of one of them (a heartbeat group renewing the leases it renewed
+    last, in the same order) takes that group's lists as its own keys and old objects: built once
+    instead of every round, and each old object let go with the list that held it as new."""
+
+    AT_LEAST = 16  # smaller groups are not remembered
+    KEEP = 8  # groups remembered at most (each holds objects that may since have been replaced)
+
+    __slots__ = ("_by_first",)
+
+    def __init__(self) -> None:
+        #: id of a group's first new object -> (its keys, its news)
+        self._by_first: dict[int, tuple[list[tuple[str, str]], list[JSON]]] = {}
+
+    def take(self, objects: list[JSON]) -> tuple[list[tuple[str, str]], list[JSON]] | None:
+        """The (keys, news) of the remembered group whose news are exactly `objects` (the same
+        objects in the same order), forgotten here; None when there is none."""
+        if not objects or not self._by_first:
+            return None
+        entry = self._by_first.pop(id(objects[0]), None)
+        if entry is None:
+            return None
+        news = entry[1]
+        if news is not objects and (len(news) != len(objects) or not all(map(is_, news, objects))):
+            self._by_first[id(news[0])] = entry  # (another round of the same first object)
+            return None
+        return entry
+
+    def remember(self, keys: list[tuple[str, str]], news: list[JSON]) -> None:
+        if len(news) < self.AT_LEAST:
+            return
+        by_first = self._by_first
+        by_first[id(news[0])] = (keys, news)
+        if len(by_first) > self.KEEP:
+            del by_first[next(iter(by_first))]
 
 
 class FieldWriteGroup:

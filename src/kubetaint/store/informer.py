@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, KeysView
 from dataclasses import dataclass
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
+from kubetaint.store.fieldruns import FieldRuns
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteGroup
 from kubetaint.store.interface import JSON, EventType, Store, WatchEvent, object_key
 from kubetaint.store.watch import WatchFilter
@@ -66,6 +67,9 @@ class Informer:
         )
         self._selectors = (namespace, label_selector, field_selector)
         self._cache: dict[tuple[str, str], JSON] = {}
+        #: field-write groups rewriting the same objects round after round: their newest objects
+        #: stand for their keys' cache entries (`fieldruns`)
+        self._runs = FieldRuns(self._cache)
         self._handlers: list[EventHandlers] = []
         self._unsubscribe: Callable[[], None] | None = None
         self._synced_rv = 0
@@ -77,6 +81,7 @@ class Informer:
         about every cached object, so the adds would change nothing."""
         self._handlers.append(handlers)
         on_add = handlers.on_add
+        self._runs.settle()
         if replay and self._unsubscribe is not None and on_add is not None:
             if handlers.on_replay is not None:
                 handlers.on_replay(list(self._cache.items()))
@@ -134,6 +139,7 @@ class Informer:
         return not namespace and not labels and not fields
 
     def stop(self) -> None:
+        self._runs.settle()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -142,6 +148,7 @@ class Informer:
         """The store's handler: one committed change."""
         if event.resource_version <= self._synced_rv:
             return
+        self._runs.settle()
         seen = self._filter.translate(event)
         if seen is None or seen.type == "BOOKMARK":
             return
@@ -168,6 +175,7 @@ class Informer:
         them all, then each handler set is told in order, a group of plain updates through
         on_update_many when it has one. (A handler may so find the cache ahead of the change it
         is told about, as with client-go, whose handlers lag behind the indexer.)"""
+        self._runs.settle()
         pairs, changes = self._follow(events)
         if changes is None:
             if pairs:
@@ -182,18 +190,27 @@ class Informer:
         watched namespace, none before the listing) is followed from the group's lists at once,
         as `_follow_updates` would take its events one by one; any other takes the events."""
         if self._filter.namespace_only and group.first_rv > self._synced_rv:
+            runs = self._runs
+            run = runs.rewritten_by(group.olds)
+            if run is not None:  # the next round of a run: its objects are the group's olds
+                olds = run.news
+                runs.advance(run, group.news)
+                self._tell_field_updates(run.keys, olds, group.news, group)
+                return
+            runs.settle_any_of(group.keys)
             # every object cached: each in the watched namespace, and there still (a field write
             # keeps the metadata), so each event is an update `_follow_updates` takes as it is
             cache, keys = self._cache, group.keys
             try:
                 # (a missing key stops it: the cached objects themselves are not looked at)
-                olds: list[JSON] | None = list(map(cache.__getitem__, keys))
+                olds_cached: list[JSON] | None = list(map(cache.__getitem__, keys))
             except KeyError:
-                olds = None
-            if olds is not None:
+                olds_cached = None
+            if olds_cached is not None:
                 news = group.news
-                cache.update(zip(keys, news, strict=True))
-                self._tell_field_updates(keys, olds, news, group)
+                if not runs.start(keys, olds_cached, news):
+                    cache.update(zip(keys, news, strict=True))
+                self._tell_field_updates(keys, olds_cached, news, group)
                 return
         self.deliver_many(group.events())
 
@@ -334,17 +351,24 @@ class Informer:
     # cache reads ---------------------------------------------------------------------------
 
     def get(self, namespace: str, name: str) -> JSON | None:
-        return self._cache.get((namespace, name))
+        key = (namespace, name)
+        if self._runs:
+            held = self._runs.get(key)
+            if held is not None:
+                return held
+        return self._cache.get(key)
 
     def keys(self) -> KeysView[tuple[str, str]]:
         """A live view of the cache keys ((namespace, name) of each cached object)."""
         return self._cache.keys()
 
     def items(self) -> Iterator[JSON]:
+        self._runs.settle()
         return iter(list(self._cache.values()))
 
     def keyed_items(self) -> list[tuple[tuple[str, str], JSON]]:
         """The cached objects with their keys (object_key of each), in cache order."""
+        self._runs.settle()
         return list(self._cache.items())
 
     def __len__(self) -> int:

@@ -21,6 +21,7 @@ from kubetaint.store.fieldwrite import (
     FieldPath,
     FieldWriteGroup,
     HistoryEntry,
+    RepeatedRounds,
     add_to_history,
     history_events,
     with_field,
@@ -76,6 +77,7 @@ class MemoryStore(BulkLoad):
         self._history: deque[HistoryEntry] = deque(maxlen=self._options.history_size)
         self._dispatcher = Dispatcher()
         self._lock = threading.RLock()
+        self._repeated = RepeatedRounds()  # vouched field writes repeating the objects of a recent one
 
     # reads -------------------------------------------------------------------------------
 
@@ -325,7 +327,10 @@ class MemoryStore(BulkLoad):
             first_rv = self._rv
             remaining: Iterable[JSON] = objects
             if vouched is not None and not indexed and objects:
-                # the usual renewal round: its plainly current prefix in one tight loop
+                # the usual renewal round: its plainly current prefix in one tight loop; a round
+                # rewriting exactly the objects of a recent one takes its keys and news as its own
+                # keys and olds (RepeatedRounds)
+                repeated = self._repeated.take(objects)
                 write_vouched_run(
                     spaces,
                     vouched,
@@ -333,10 +338,16 @@ class MemoryStore(BulkLoad):
                     path=path,
                     value=value,
                     first_rv=first_rv,
-                    written=(keys, olds, news),
+                    written=(keys, olds, news) if repeated is None else (None, None, news),
                 )
                 if news:
                     remaining = islice(objects, len(news), None)
+                if repeated is not None:
+                    done = len(news)
+                    if done == len(objects):  # (so nothing more is appended to them)
+                        keys, olds = repeated
+                    else:
+                        keys[:], olds[:] = repeated[0][:done], repeated[1][:done]
             rv = first_rv + len(news)
             # the bucket of the last namespace looked up (the objects of a batch share one)
             last_namespace: object = None
@@ -414,6 +425,8 @@ class MemoryStore(BulkLoad):
                 if news:
                     group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
                     add_to_history(self._history, group)  # its events built only when read
+                    if vouched is not None:
+                        self._repeated.remember(keys, news)
                     self._dispatcher.enqueue_field_group(group)
             elif events:
                 self._history.extend(events)

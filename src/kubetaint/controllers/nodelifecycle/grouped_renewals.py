@@ -63,6 +63,22 @@ class GroupNote:
         """Every one of `names`, in this order, and nothing else stands under this record."""
         return self.members == len(self.names) and names == self.names
 
+    def seen_copy(self) -> GroupNote:
+        """This record as it stands, to be some later one's `prev` (members: none; no prev)."""
+        copy = GroupNote(self.names, self.index, self.leases, self.mark, self.newer, prev=None)
+        copy.members = 0
+        return copy
+
+    def renew(self, leases: list[JSON], mark: PassMark, newer: str, prev: GroupNote | None) -> None:
+        """The whole group's next renewals noted in this record itself: every member stands
+        under it still, so none has to be moved to a new one."""
+        self.leases = leases
+        self.mark = mark
+        self.newer = newer
+        self.prev = prev
+        self.members = len(self.names)
+        self._settled = None  # (no member stands under the twin of what it was: it was whole)
+
     def settled(self) -> GroupNote:
         """The settled record of this one's leases (one per record)."""
         settled = self._settled
@@ -150,13 +166,12 @@ class RenewalGroups:
         if mark is None:
             prev = None  # nothing noted: the health records hold the leases already
         elif mark.time is not None:
-            prev = record  # seen: the health records take it (a later renewal of it, not yet seen)
-            record.prev = None  # (superseded by it)
+            # seen: the health records take it (a later renewal of it, not yet seen)
+            prev = record.seen_copy()
         else:
             prev = record.prev  # not seen: dropped for the later one, as note replaces it
-        noted = GroupNote(names, record.index, leases, self._next_pass, newer, prev=prev)
-        record.members = 0
-        grouped.update(zip(names, repeat(noted)))
+        # (the record itself takes the new state: each member stands under it already)
+        record.renew(leases, self._next_pass, newer, prev)
         return True
 
     def _group_noted(self, names: list[str], leases: list[JSON]) -> None:

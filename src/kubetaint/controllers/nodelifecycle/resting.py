@@ -284,6 +284,8 @@ class RestingNodes(RenewalGroups):
         # (groups only where note inlines the tracker: its records are what grouping reproduces)
         at_least = self._group_at_least if type(health) is NodeHealthTracker else math.inf
         note_group, group_noted = self._note_group, self._group_noted
+        # the names of the last keys list seen: an informer hands a run's one list round after round
+        last: list[Any] = [None, []]
 
         def on_field_updates(
             keys: list[tuple[str, str]],
@@ -295,7 +297,11 @@ class RestingNodes(RenewalGroups):
             if path != RENEW_TIME or type(value) is not str:
                 many(list(zip(olds, news, strict=True)))
                 return
-            names = list(map(_second, keys))
+            if keys is last[0]:
+                names: list[str] = last[1]
+            else:
+                names = list(map(_second, keys))
+                last[:] = [keys, names] if len(names) >= at_least else [None, []]
             if value and len(names) >= at_least:
                 if not note_group(names, news, value):
                     note(names, news, repeat(value))
