@@ -1,7 +1,8 @@
 """The in-memory store: the simulator's backend and the reference for the others.
 
 Semantics are kube-apiserver storage's (see `kubetaint.store.interface`). Pods are indexed by
-`spec.nodeName`, so `list("pods", field_selector="spec.nodeName=n")` costs O(pods on n).
+`spec.nodeName`, so `list("pods", field_selector="spec.nodeName=n")` costs O(pods on n). The bulk
+load (`.memorybulk`) and field writes (`.memoryfields`) are mixed in from their own modules.
 """
 
 from __future__ import annotations
@@ -10,25 +11,20 @@ import builtins
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from collections.abc import Callable, Iterator
 from typing import ClassVar
 
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
 from kubetaint.store.fieldwrite import (
-    FieldPath,
-    FieldWriteGroup,
     HistoryEntry,
     RepeatedRounds,
-    add_to_history,
     history_events,
-    with_field,
-    write_vouched_run,
 )
 from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
 from kubetaint.store.memorybulk import BulkLoad, pod_node_name
+from kubetaint.store.memoryfields import FieldWrites
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
     check_delete_preconditions,
@@ -50,7 +46,7 @@ _NODE_INDEX = "spec.nodeName"
 _EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
 
 
-class MemoryStore(BulkLoad):
+class MemoryStore(BulkLoad, FieldWrites):
     """Objects in dicts, one global resourceVersion counter, bounded change history."""
 
     #: `get` returns the very object a write stored (and returned) until the next write of that
@@ -266,191 +262,6 @@ class MemoryStore(BulkLoad):
         if indexed:
             self._index(resource, old, stored)
         return stored, WatchEvent("MODIFIED", resource, stored, rv, old)
-
-    def update_field_many(
-        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
-    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
-        """`kubetaint.store.fieldwrite.update_field_many`. An object that is still the one stored
-        under its key (identity: nobody wrote it since) needs no precondition check nor comparison:
-        it is stored with the field set and a new resourceVersion; any other takes `update_many`'s
-        way. The batch's events are dispatched as one group: a `FieldWriteGroup` whose events are
-        built only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
-        holds the group itself, `fieldwrite.add_to_history`) while every write is of a current
-        object, else a list (`Dispatcher.enqueue_group`)."""
-        result = self._update_field_many(resource, objects, path, value, only_current=False)
-        if result is None:  # never without only_current
-            raise RuntimeError("update_field_many wrote nothing")
-        return result
-
-    def update_field_many_if_current(
-        self,
-        resource: str,
-        objects: builtins.list[JSON],
-        path: FieldPath,
-        value: object,
-        *,
-        vouched: dict[tuple[str, str], JSON] | None = None,
-    ) -> tuple[builtins.list[JSON], errors.StatusError | None] | None:
-        """`update_field_many` when every object is the one stored under its key (without a
-        generation to bump) and, with `vouched`, also the one `vouched` holds under its
-        (namespace, name): then `vouched` gets the results under their keys. Otherwise nothing
-        is written (`vouched` is left as it was) and the result is None."""
-        return self._update_field_many(resource, objects, path, value, only_current=True, vouched=vouched)
-
-    def _update_field_many(
-        self,
-        resource: str,
-        objects: builtins.list[JSON],
-        path: FieldPath,
-        value: object,
-        *,
-        only_current: bool,
-        vouched: dict[tuple[str, str], JSON] | None = None,
-    ) -> tuple[builtins.list[JSON], errors.StatusError | None] | None:
-        part, field = path
-        if part == "metadata":
-            raise ValueError("update_field_many sets a field outside metadata")
-        # the results; None while they are `news` (every object so far current and changed)
-        stored_objects: list[JSON] | None = None
-        # the writes of current objects, in order (a FieldWriteGroup) until one takes update_many's
-        # way: from then on the events are built as they are written
-        keys: list[tuple[str, str]] = []
-        olds: list[JSON] = []
-        news: list[JSON] = []
-        events: list[WatchEvent] | None = None
-        failure: errors.StatusError | None = None
-        indexed = resource == "pods"
-        copy = dict.copy  # dict.copy then setting existing keys: prepare_update's result, same key order
-        append_key, append_old, append_new = keys.append, olds.append, news.append
-        with self._lock:
-            spaces = self._objects.get(resource, {})
-            first_rv = self._rv
-            remaining: Iterable[JSON] = objects
-            if vouched is not None and not indexed and objects:
-                # the usual renewal round: its plainly current prefix in one tight loop; a round
-                # rewriting exactly the objects of a recent one takes its keys and news as its own
-                # keys and olds (RepeatedRounds)
-                repeated = self._repeated.take(objects)
-                write_vouched_run(
-                    spaces,
-                    vouched,
-                    objects,
-                    path=path,
-                    value=value,
-                    first_rv=first_rv,
-                    written=(keys, olds, news) if repeated is None else (None, None, news),
-                )
-                if news:
-                    remaining = islice(objects, len(news), None)
-                if repeated is not None:
-                    done = len(news)
-                    if done == len(objects):  # (so nothing more is appended to them)
-                        keys, olds = repeated
-                    else:
-                        keys[:], olds[:] = repeated[0][:done], repeated[1][:done]
-            rv = first_rv + len(news)
-            # the bucket of the last namespace looked up (the objects of a batch share one)
-            last_namespace: object = None
-            bucket: dict[str, JSON] | None = None
-            for obj in remaining:
-                meta = obj.get("metadata")
-                current = obj.get(part)
-                if type(meta) is dict and type(current) is dict:
-                    namespace = meta.get("namespace") or ""
-                    name = meta.get("name") or ""
-                    if namespace is not last_namespace:
-                        bucket = spaces.get(namespace) if type(namespace) is str else None
-                        last_namespace = namespace
-                    key = (namespace, name)
-                    if (
-                        bucket is not None
-                        and type(name) is str
-                        and bucket.get(name) is obj
-                        and (vouched is None or vouched.get(key) is obj)
-                        and "generation" not in meta
-                        and "uid" in meta
-                        and "creationTimestamp" in meta
-                        and "resourceVersion" in meta
-                    ):
-                        if field in current and current[field] == value:
-                            # unchanged: no write, as update's no-op
-                            if stored_objects is None:
-                                stored_objects = news.copy()
-                            stored_objects.append(obj)
-                            continue
-                        rv += 1
-                        stored = copy(obj)
-                        changed = stored[part] = copy(current)
-                        changed[field] = value
-                        new_meta = stored["metadata"] = copy(meta)
-                        new_meta["resourceVersion"] = str(rv)
-                        bucket[name] = stored
-                        if vouched is not None:
-                            vouched[key] = stored
-                        if indexed:
-                            self._index(resource, obj, stored)
-                        if events is None:
-                            append_key(key)
-                            append_old(obj)
-                            append_new(stored)
-                            if stored_objects is not None:
-                                stored_objects.append(stored)
-                        else:
-                            events.append(WatchEvent("MODIFIED", resource, stored, rv, obj))
-                            assert stored_objects is not None  # set when events were
-                            stored_objects.append(stored)
-                        continue
-                if only_current:
-                    self._undo(resource, olds, news, vouched)
-                    return None
-                if events is None:
-                    events = FieldWriteGroup(
-                        resource, keys, olds, news, first_rv + 1, path=path, value=value
-                    ).events()
-                if stored_objects is None:
-                    stored_objects = news.copy()
-                self._rv = rv
-                try:
-                    written, event = self._update_in(resource, spaces, with_field(obj, path, value), indexed)
-                except errors.StatusError as err:
-                    failure = err
-                    break
-                finally:
-                    rv = self._rv
-                stored_objects.append(written)
-                if event is not None:
-                    events.append(event)
-            self._rv = rv
-            if events is None:
-                if news:
-                    group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
-                    add_to_history(self._history, group)  # its events built only when read
-                    if vouched is not None:
-                        self._repeated.remember(keys, news)
-                    self._dispatcher.enqueue_field_group(group)
-            elif events:
-                self._history.extend(events)
-                self._dispatcher.enqueue_group(events)
-        self._dispatcher.dispatch()
-        return (news.copy() if stored_objects is None else stored_objects), failure
-
-    def _undo(
-        self,
-        resource: str,
-        olds: builtins.list[JSON],
-        news: builtins.list[JSON],
-        vouched: dict[tuple[str, str], JSON] | None,
-    ) -> None:
-        """Put back the objects `olds` that the uncommitted writes of `news` replaced, in the store
-        and in `vouched` (lock held, nothing dispatched; the resourceVersion counter was not
-        advanced)."""
-        spaces = self._objects.get(resource, {})
-        for old, new in zip(reversed(olds), reversed(news), strict=True):
-            namespace, name = object_key(old)
-            spaces[namespace][name] = old
-            if vouched is not None:
-                vouched[namespace, name] = old  # it held `old` (checked before writing)
-            self._index(resource, new, old)
 
     def delete(
         self,

@@ -1,0 +1,230 @@
+"""MemoryStore's field writes (mixed into `kubetaint.store.memory.MemoryStore`): `update_field_many`
+and `update_field_many_if_current`, the store's side of `kubetaint.store.fieldwrite` (a round of
+node lease renewals is one call). Each stores exactly what `update_many` of `with_field` copies
+stores, with the same resourceVersions, events and history; the updates of current objects are
+delivered as one `FieldWriteGroup`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterable
+from itertools import islice
+
+from kubetaint.api import errors
+from kubetaint.store.fieldwrite import (
+    FieldPath,
+    FieldWriteGroup,
+    HistoryEntry,
+    RepeatedRounds,
+    add_to_history,
+    with_field,
+    write_vouched_run,
+)
+from kubetaint.store.interface import JSON, WatchEvent, object_key
+from kubetaint.store.watch import Dispatcher
+
+
+class FieldWrites:
+    """Field writes over a MemoryStore's state (the attributes and methods below are its)."""
+
+    _objects: dict[str, dict[str, dict[str, JSON]]]
+    _rv: int
+    _history: deque[HistoryEntry]
+    _dispatcher: Dispatcher
+    _lock: threading.RLock
+    _repeated: RepeatedRounds
+
+    def _update_in(
+        self, resource: str, spaces: dict[str, dict[str, JSON]], obj: JSON, indexed: bool
+    ) -> tuple[JSON, WatchEvent | None]:
+        raise NotImplementedError
+
+    def _index(self, resource: str, old: JSON | None, new: JSON | None) -> None:
+        raise NotImplementedError
+
+    def update_field_many(
+        self, resource: str, objects: list[JSON], path: FieldPath, value: object
+    ) -> tuple[list[JSON], errors.StatusError | None]:
+        """`kubetaint.store.fieldwrite.update_field_many`. An object that is still the one stored
+        under its key (identity: nobody wrote it since) needs no precondition check nor comparison:
+        it is stored with the field set and a new resourceVersion; any other takes `update_many`'s
+        way. The batch's events are dispatched as one group: a `FieldWriteGroup` whose events are
+        built only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
+        holds the group itself, `fieldwrite.add_to_history`) while every write is of a current
+        object, else a list (`Dispatcher.enqueue_group`)."""
+        result = self._update_field_many(resource, objects, path, value, only_current=False)
+        if result is None:  # never without only_current
+            raise RuntimeError("update_field_many wrote nothing")
+        return result
+
+    def update_field_many_if_current(
+        self,
+        resource: str,
+        objects: list[JSON],
+        path: FieldPath,
+        value: object,
+        *,
+        vouched: dict[tuple[str, str], JSON] | None = None,
+    ) -> tuple[list[JSON], errors.StatusError | None] | None:
+        """`update_field_many` when every object is the one stored under its key (without a
+        generation to bump) and, with `vouched`, also the one `vouched` holds under its
+        (namespace, name): then `vouched` gets the results under their keys. Otherwise nothing
+        is written (`vouched` is left as it was) and the result is None."""
+        return self._update_field_many(resource, objects, path, value, only_current=True, vouched=vouched)
+
+    def _update_field_many(
+        self,
+        resource: str,
+        objects: list[JSON],
+        path: FieldPath,
+        value: object,
+        *,
+        only_current: bool,
+        vouched: dict[tuple[str, str], JSON] | None = None,
+    ) -> tuple[list[JSON], errors.StatusError | None] | None:
+        part, field = path
+        if part == "metadata":
+            raise ValueError("update_field_many sets a field outside metadata")
+        # the results; None while they are `news` (every object so far current and changed)
+        stored_objects: list[JSON] | None = None
+        # the writes of current objects, in order (a FieldWriteGroup) until one takes update_many's
+        # way: from then on the events are built as they are written
+        keys: list[tuple[str, str]] = []
+        olds: list[JSON] = []
+        news: list[JSON] = []
+        events: list[WatchEvent] | None = None
+        failure: errors.StatusError | None = None
+        indexed = resource == "pods"
+        copy = dict.copy  # dict.copy then setting existing keys: prepare_update's result, same key order
+        append_key, append_old, append_new = keys.append, olds.append, news.append
+        with self._lock:
+            spaces = self._objects.get(resource, {})
+            first_rv = self._rv
+            remaining: Iterable[JSON] = objects
+            if vouched is not None and not indexed and objects:
+                # the usual renewal round: its plainly current prefix in one tight loop; a round
+                # rewriting exactly the objects of a recent one takes its keys and news as its own
+                # keys and olds (RepeatedRounds)
+                repeated = self._repeated.take(objects)
+                write_vouched_run(
+                    spaces,
+                    vouched,
+                    objects,
+                    path=path,
+                    value=value,
+                    first_rv=first_rv,
+                    written=(keys, olds, news) if repeated is None else (None, None, news),
+                )
+                if news:
+                    remaining = islice(objects, len(news), None)
+                if repeated is not None:
+                    done = len(news)
+                    if done == len(objects):  # (so nothing more is appended to them)
+                        keys, olds = repeated
+                    else:
+                        keys[:], olds[:] = repeated[0][:done], repeated[1][:done]
+            rv = first_rv + len(news)
+            # the bucket of the last namespace looked up (the objects of a batch share one)
+            last_namespace: object = None
+            bucket: dict[str, JSON] | None = None
+            for obj in remaining:
+                meta = obj.get("metadata")
+                current = obj.get(part)
+                if type(meta) is dict and type(current) is dict:
+                    namespace = meta.get("namespace") or ""
+                    name = meta.get("name") or ""
+                    if namespace is not last_namespace:
+                        bucket = spaces.get(namespace) if type(namespace) is str else None
+                        last_namespace = namespace
+                    key = (namespace, name)
+                    if (
+                        bucket is not None
+                        and type(name) is str
+                        and bucket.get(name) is obj
+                        and (vouched is None or vouched.get(key) is obj)
+                        and "generation" not in meta
+                        and "uid" in meta
+                        and "creationTimestamp" in meta
+                        and "resourceVersion" in meta
+                    ):
+                        if field in current and current[field] == value:
+                            # unchanged: no write, as update's no-op
+                            if stored_objects is None:
+                                stored_objects = news.copy()
+                            stored_objects.append(obj)
+                            continue
+                        rv += 1
+                        stored = copy(obj)
+                        changed = stored[part] = copy(current)
+                        changed[field] = value
+                        new_meta = stored["metadata"] = copy(meta)
+                        new_meta["resourceVersion"] = str(rv)
+                        bucket[name] = stored
+                        if vouched is not None:
+                            vouched[key] = stored
+                        if indexed:
+                            self._index(resource, obj, stored)
+                        if events is None:
+                            append_key(key)
+                            append_old(obj)
+                            append_new(stored)
+                            if stored_objects is not None:
+                                stored_objects.append(stored)
+                        else:
+                            events.append(WatchEvent("MODIFIED", resource, stored, rv, obj))
+                            assert stored_objects is not None  # set when events were
+                            stored_objects.append(stored)
+                        continue
+                if only_current:
+                    self._undo(resource, olds, news, vouched)
+                    return None
+                if events is None:
+                    events = FieldWriteGroup(
+                        resource, keys, olds, news, first_rv + 1, path=path, value=value
+                    ).events()
+                if stored_objects is None:
+                    stored_objects = news.copy()
+                self._rv = rv
+                try:
+                    written, event = self._update_in(resource, spaces, with_field(obj, path, value), indexed)
+                except errors.StatusError as err:
+                    failure = err
+                    break
+                finally:
+                    rv = self._rv
+                stored_objects.append(written)
+                if event is not None:
+                    events.append(event)
+            self._rv = rv
+            if events is None:
+                if news:
+                    group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
+                    add_to_history(self._history, group)  # its events built only when read
+                    if vouched is not None:
+                        self._repeated.remember(keys, news)
+                    self._dispatcher.enqueue_field_group(group)
+            elif events:
+                self._history.extend(events)
+                self._dispatcher.enqueue_group(events)
+        self._dispatcher.dispatch()
+        return (news.copy() if stored_objects is None else stored_objects), failure
+
+    def _undo(
+        self,
+        resource: str,
+        olds: list[JSON],
+        news: list[JSON],
+        vouched: dict[tuple[str, str], JSON] | None,
+    ) -> None:
+        """Put back the objects `olds` that the uncommitted writes of `news` replaced, in the store
+        and in `vouched` (lock held, nothing dispatched; the resourceVersion counter was not
+        advanced)."""
+        spaces = self._objects.get(resource, {})
+        for old, new in zip(reversed(olds), reversed(news), strict=True):
+            namespace, name = object_key(old)
+            spaces[namespace][name] = old
+            if vouched is not None:
+                vouched[namespace, name] = old  # it held `old` (checked before writing)
+            self._index(resource, new, old)
