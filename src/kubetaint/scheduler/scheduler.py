@@ -17,7 +17,7 @@ import numpy as np
 
 from kubetaint.api.features import FeatureGates
 from kubetaint.clock.base import Clock
-from kubetaint.scheduler.cache import Cache, IntArray
+from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.config import DEFAULT_SCHEDULER_NAME, build_framework, load_profiles
 from kubetaint.scheduler.events import (
     ASSIGNED_POD,
@@ -29,6 +29,7 @@ from kubetaint.scheduler.events import (
     node_change_actions,
     pod_change_actions,
 )
+from kubetaint.scheduler.filter_memo import FilterMemo
 from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
 from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
@@ -124,6 +125,10 @@ class Scheduler:
         #: (an attribute so that tests may compare with the vectorised search)
         self.pinned_nodes_to_filter_one_by_one = PINNED_NODES_TO_FILTER_ONE_BY_ONE
         self._pdbs: dict[str, Mapping[str, Any]] = {}
+        #: Whether the search over every node takes its filter verdicts from a FilterMemo (an
+        #: attribute so that tests may compare with the vectorised filters run afresh).
+        self.filter_memo = True
+        self._filter_memos: dict[int, FilterMemo] = {}
 
     # ---- profiles and listers ----------------------------------------------------------------
     def framework_for(self, pi: PodInfo) -> Framework:
@@ -386,7 +391,7 @@ class Scheduler:
 
     def select_host(self, total: IntArray) -> int:
         """A uniformly random index among the maximal totals (upstream's reservoir sampling)."""
-        ties = np.flatnonzero(total == total.max())
+        ties = np.flatnonzero(total == np.maximum.reduce(total))
         if len(ties) == 1:
             return int(ties[0])
         return int(ties[self.rng.randrange(len(ties))])
@@ -450,20 +455,17 @@ class Scheduler:
         feasible: Sequence[NodeInfo]
         one_by_one = searched is not None and n <= self.pinned_nodes_to_filter_one_by_one
         if fw.batch_filter and not one_by_one:
-            order = (
-                self.cache.order()
-                if searched is None
-                else np.fromiter((ni.slot for ni in searched), np.int64, n)
-            )
-            mask = fw.run_filter_batch(state, pi, self.cache)[order]
-            rotated = np.concatenate((mask[start:], mask[:start])) if start else mask
-            hits = np.flatnonzero(rotated)
-            if len(hits) >= k:
-                hits = hits[:k]
-                processed = int(hits[-1]) + 1
+            if searched is None:
+                order = self.cache.order()
+                mask = (
+                    self._filter_memo(fw).ordered_mask(state, pi, self.cache)
+                    if self.filter_memo
+                    else fw.run_filter_batch(state, pi, self.cache)[order]
+                )
             else:
-                processed = n
-            at = (hits + start) % n  # positions in the searched list
+                order = np.fromiter((ni.slot for ni in searched), np.int64, n)
+                mask = fw.run_filter_batch(state, pi, self.cache)[order]
+            at, processed = _first_hits(mask, start, k)  # positions in the searched list
             feasible = NodesAt(candidates, at)
             slots = order[at]
         else:
@@ -487,6 +489,12 @@ class Scheduler:
         evaluation.processed = processed
         return feasible, slots
 
+    def _filter_memo(self, fw: Framework) -> FilterMemo:
+        memo = self._filter_memos.get(id(fw))
+        if memo is None or memo.fw is not fw:
+            memo = self._filter_memos[id(fw)] = FilterMemo(fw)
+        return memo
+
     def _advance(self, processed: int, num_all_nodes: int) -> None:
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all_nodes
 
@@ -495,3 +503,22 @@ class Scheduler:
         if searched is None:
             return self.cache.order_positions().get(name)
         return next((i for i, ni in enumerate(searched) if ni.name == name), None)
+
+
+def _first_hits(mask: BoolArray, start: int, k: int) -> tuple[IntArray, int]:
+    """The positions of the first `k` true entries of `mask` met going round from `start`, and
+    how many entries were gone through to find them (all of them when fewer are true)."""
+    n = len(mask)
+    hits = np.flatnonzero(mask[start:] if start else mask)
+    if len(hits) >= k:
+        hits = hits[:k]
+        return hits + start if start else hits, int(hits[-1]) + 1
+    if not start:
+        return hits, n
+    wrapped = np.flatnonzero(mask[:start])
+    need = k - len(hits)
+    processed = n
+    if len(wrapped) >= need:
+        wrapped = wrapped[:need]
+        processed = n - start + int(wrapped[-1]) + 1
+    return np.concatenate((hits + start, wrapped)), processed
