@@ -1,5 +1,6 @@
-"""Scheduler.update_pods (an informer's update group in one call) must leave the scheduler exactly
-as update_pod of each pair in turn does: the same cache (pods, order, totals, generation) and the
+"""Scheduler.update_pods (an informer's update group in one call), and Scheduler.on_pod_update (the
+informer's handler of one update), must leave the scheduler exactly as update_pod of each pair in
+turn does: the same cache (pods, order, totals, generation) and the
 same queue, for any mix of owner, label and status changes of bound pods (the fast lane), specs
 replaced (a binding), unbound pods and pods of nodes the cache does not know."""
 
@@ -91,10 +92,13 @@ def _compare(steps: list[tuple[str, str]]) -> None:
     pods = _pods()  # both schedulers hold the very same objects, as informer handlers would
     grouped, one_by_one = _scheduler(pods), _scheduler(pods)
     pairs = _pairs(steps, {p["metadata"]["name"]: p for p in pods})
+    handled = _scheduler(pods)  # told by the informer handler one pair at a time
     grouped.update_pods(pairs)
     for old, new in pairs:
         one_by_one.update_pod(new, old)
+        handled.on_pod_update(old, new)
     assert _state(grouped) == _state(one_by_one)
+    assert _state(handled) == _state(one_by_one)
     for name, ni in grouped.cache.nodes.items():  # the same objects, not just equal ones
         assert [pi.pod for pi in ni.pods.values()] == [
             pi.pod for pi in one_by_one.cache.nodes[name].pods.values()

@@ -152,6 +152,8 @@ class Scheduler:
         if old is None and known is not None:
             old = known.node
         self.cache.update_node(node)
+        if not self.queue.has_unschedulable():
+            return  # no pod the event could move (a status post of thousands of nodes)
         if old is None:
             self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
             return
@@ -186,6 +188,19 @@ class Scheduler:
                     refresh(new, key, node_name)  # what cache.update_pod does for a bound pod
                     continue
             self.update_pod(new, old)
+
+    def on_pod_update(self, old: Mapping[str, Any], pod: Mapping[str, Any]) -> None:
+        """An informer's on_update: `update_pod(pod, old)`; a bound pod keeping its very spec
+        object (a status, owner or label change) takes update_pod's bound-pod steps directly."""
+        spec = pod.get("spec")
+        if spec is old.get("spec") and type(spec) is dict:
+            node_name = spec.get("nodeName")
+            if node_name:
+                key = pod_key(pod)
+                self.queue.done(key)
+                self.cache.refresh_kept_spec(pod, key, node_name)  # what cache.update_pod does
+                return
+        self.update_pod(pod, old)
 
     def update_pod(self, pod: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
         key = pod_key(pod)
