@@ -177,17 +177,21 @@ class Scheduler:
 
         The usual pair of a group, a bound pod keeping its very spec object (an owner, label or
         status change: a ReplicaSet's adoptions), takes update_pod's bound-pod steps directly."""
-        done, refresh = self.queue.done, self.cache.refresh_kept_spec
+        queue = self.queue
+        done, refresh = queue.done, self.cache.refresh_kept_spec
+        idle = not queue.pods and not queue.where  # then done(key) of any key changes nothing
         for old, new in pairs:
             spec = new.get("spec")
             if spec is old.get("spec") and isinstance(spec, dict):
                 node_name = spec.get("nodeName")
                 if node_name:
                     key = pod_key(new)
-                    done(key)
+                    if not idle:
+                        done(key)
                     refresh(new, key, node_name)  # what cache.update_pod does for a bound pod
                     continue
             self.update_pod(new, old)
+            idle = not queue.pods and not queue.where
 
     def on_pod_update(self, old: Mapping[str, Any], pod: Mapping[str, Any]) -> None:
         """An informer's on_update: `update_pod(pod, old)`; a bound pod keeping its very spec
