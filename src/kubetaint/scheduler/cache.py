@@ -385,6 +385,27 @@ class Cache:
                 return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
         return self.add_pod(pod, key)
 
+    def refresh_kept_specs(self, items: list[tuple[Mapping[str, Any], str, str]]) -> None:
+        """`refresh_kept_spec(pod, key, node_name)` of each item in turn (an informer's update
+        group: a ReplicaSet's adoptions), the usual item's steps taken inline."""
+        nodes, pod_nodes, assumed = self.nodes, self.pod_nodes, self.assumed
+        refreshed = PodInfo.refreshed
+        for pod, key, node_name in items:
+            ni = nodes.get(node_name) if pod_nodes.get(key) == node_name else None
+            if ni is not None and ni.slot >= 0:
+                pods = ni.pods
+                prior = pods.get(key)
+                if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
+                    # _refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
+                    pi = refreshed(prior, pod, key)
+                    if assumed:
+                        assumed.discard(key)
+                    del pods[key]
+                    pods[key] = pi
+                    self.generation += 2
+                    continue
+            self.add_pod(pod, key)
+
     def _refresh_in_place(self, ni: NodeInfo, pi: PodInfo) -> PodInfo:
         """Replace the cached version of `pi`'s pod on `ni` (its node, same spec facts): removing
         and re-adding would restore every total (the spec-derived amounts are the prior's), so

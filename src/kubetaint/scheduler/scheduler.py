@@ -178,8 +178,9 @@ class Scheduler:
         The usual pair of a group, a bound pod keeping its very spec object (an owner, label or
         status change: a ReplicaSet's adoptions), takes update_pod's bound-pod steps directly."""
         queue = self.queue
-        done, refresh = queue.done, self.cache.refresh_kept_spec
+        done, refresh = queue.done, self.cache.refresh_kept_specs
         idle = not queue.pods and not queue.where  # then done(key) of any key changes nothing
+        kept: list[tuple[Mapping[str, Any], str, str]] = []  # refreshes not yet made, in order
         for old, new in pairs:
             spec = new.get("spec")
             if spec is old.get("spec") and isinstance(spec, dict):
@@ -188,10 +189,15 @@ class Scheduler:
                     key = pod_key(new)
                     if not idle:
                         done(key)
-                    refresh(new, key, node_name)  # what cache.update_pod does for a bound pod
+                    kept.append((new, key, node_name))  # what cache.update_pod does for a bound pod
                     continue
+            if kept:  # (the queue and the cache are apart: only the cache's order matters)
+                refresh(kept)
+                kept = []
             self.update_pod(new, old)
             idle = not queue.pods and not queue.where
+        if kept:
+            refresh(kept)
 
     def on_pod_update(self, old: Mapping[str, Any], pod: Mapping[str, Any]) -> None:
         """An informer's on_update: `update_pod(pod, old)`; a bound pod keeping its very spec
