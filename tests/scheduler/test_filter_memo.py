@@ -212,12 +212,13 @@ def test_the_change_log_lists_changed_slots_until_it_is_cleared() -> None:
     cache.add_pod(pod("a", cpu="1", node_name="n2"))
     cache.update_node(node("n1", taints=[taint("k")]))
     slots = [cache.nodes["n2"].slot, cache.nodes["n1"].slot]
-    assert cache.changes_since(seen) == slots
+    assert cache.changes_since(seen, 10) == slots
+    assert cache.changes_since(seen, 1) is None  # more changes than asked for
     assert cache.epoch == epoch  # no reshaping
     cache.add_node(node("n3"))
     assert cache.epoch != epoch
     seen = cache.changes_seen()
     for _ in range(CHANGE_LOG_LIMIT):
         cache.add_pod(pod("b", cpu="1", node_name="n1"))
-    assert cache.changes_since(seen) is None  # cleared meanwhile: readers start afresh
-    assert cache.changes_since(cache.changes_seen()) == []
+    assert cache.changes_since(seen, CHANGE_LOG_LIMIT) is None  # cleared meanwhile: readers start afresh
+    assert cache.changes_since(cache.changes_seen(), 0) == []

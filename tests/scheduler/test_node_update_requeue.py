@@ -1,6 +1,6 @@
 """Scheduler.update_node works out which scheduling properties of the node changed (and asks the
-queue to move the pods that event may help) only while some pod waits in unschedulablePods:
-without one, the event could move nothing. Through any mix of node updates (taints, cordons,
+queue to move the pods that event may help) only while some pod is queued: without one, the
+event could move nothing. Through any mix of node updates (taints, cordons,
 allocatable, labels, condition and heartbeat-only status posts), pods too big for any node, pods
 that fit and scheduling cycles, it must leave the queue and decide exactly as working the event
 out on every update does."""
@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kubetaint.scheduler.events import NODE, ActionType, ClusterEvent, node_change_actions
+from kubetaint.scheduler.queue import BACKOFF, UNSCHEDULABLE
 from kubetaint.scheduler.scheduler import Scheduler
 from scheduler.builders import node, pod, scheduler, taint
 
@@ -103,13 +104,13 @@ def test_node_updates_requeue_as_when_every_update_is_worked_out(ops: list[Any])
         assert _queue(fast) == _queue(reference)
 
 
-def test_without_an_unschedulable_pod_no_event_is_worked_out() -> None:
+def test_without_a_queued_pod_no_event_is_worked_out() -> None:
     s = scheduler([_node(0, 0, 0)])
-    assert not s.queue.has_unschedulable()
+    assert not s.queue.where
     s.update_node(_node(0, 1, 5))  # tainted: the cache follows
     assert s.cache.nodes["n0"].taints == [taint("dedicated", "x")]
     s.add_pod(pod("big", cpu="6"))
     assert [r.node for r in s.run()] == [None]
-    assert s.queue.has_unschedulable()
+    assert s.queue.where == {"uid-big": UNSCHEDULABLE}
     s.update_node(_node(0, 2, 6))  # big now: the pod moves out of unschedulablePods
-    assert not s.queue.has_unschedulable()
+    assert s.queue.where == {"uid-big": BACKOFF}

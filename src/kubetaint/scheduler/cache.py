@@ -101,11 +101,11 @@ class Cache:
         """The change log's position now (to pass to `changes_since` later)."""
         return self.changed_base + len(self.changed_slots)
 
-    def changes_since(self, seen: int) -> list[int] | None:
+    def changes_since(self, seen: int, limit: int) -> list[int] | None:
         """The slots changed since the log position `seen` (repeats possible), or None when the
-        log no longer reaches back that far."""
+        log no longer reaches back that far or holds more than `limit` changes since."""
         at = seen - self.changed_base
-        if at < 0:
+        if at < 0 or len(self.changed_slots) - at > limit:
             return None
         return self.changed_slots[at:]
 

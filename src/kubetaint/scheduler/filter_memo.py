@@ -39,8 +39,12 @@ SPEC_ONLY_FILTERS: tuple[type, ...] = (
     NodePorts,
     NodeResourcesFit,
 )
-#: More changed nodes than this are filtered vectorised over every node instead.
-MAX_CHANGED = 64
+#: More changes than this (repeats counted) are not looked through: every node is filtered
+#: vectorised instead.
+MAX_CHANGES = 256
+#: More changed nodes than this are filtered vectorised over every node instead (one node's
+#: filters cost about what the vectorised filters over a few hundred nodes do).
+MAX_CHANGED_NODES = 16
 #: Remembered masks per framework (cleared beyond).
 LIMIT = 64
 
@@ -78,12 +82,13 @@ class FilterMemo:
         key = (id(cache), id(pi.facts), pi.node_name, frozenset(state.skip_filter))
         entry = self._entries.get(key)
         if entry is not None and entry.cache is cache and entry.epoch == cache.epoch:
-            changed = cache.changes_since(entry.seen)
-            if changed is not None and len(changed) <= MAX_CHANGED:
-                if changed:
+            changed = cache.changes_since(entry.seen, MAX_CHANGES)
+            slots = set(changed) if changed is not None else None
+            if slots is not None and len(slots) <= MAX_CHANGED_NODES:
+                if slots:
                     mask = entry.mask
                     nodes, position, run_filter = cache.slot_nodes, cache.slot_position, fw.run_filter
-                    for slot in set(changed):
+                    for slot in slots:
                         ni = nodes[slot]
                         assert ni is not None  # a slot emptied reshapes the cache
                         mask[position(slot)] = run_filter(state, pi, ni).is_success()

@@ -251,10 +251,6 @@ class SchedulingQueue:
                     return True
         return False
 
-    def has_unschedulable(self) -> bool:
-        """Whether a pod waits in unschedulablePods (else `move_on_event` moves none)."""
-        return bool(self.where) and UNSCHEDULABLE in self.where.values()
-
     def move_on_event(
         self, event: ClusterEvent, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
     ) -> int:

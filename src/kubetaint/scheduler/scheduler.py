@@ -152,8 +152,8 @@ class Scheduler:
         if old is None and known is not None:
             old = known.node
         self.cache.update_node(node)
-        if not self.queue.has_unschedulable():
-            return  # no pod the event could move (a status post of thousands of nodes)
+        if not self.queue.where:
+            return  # no pod queued, none the event could move (a status post of thousands of nodes)
         if old is None:
             self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
             return

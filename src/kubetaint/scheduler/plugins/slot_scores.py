@@ -132,8 +132,8 @@ class SlotScores:
             and entry.columns == len(cache.columns)
         ):
             if entry.seen != cache.changes_seen():
-                changed = cache.changes_since(entry.seen)
-                if changed is not None and len(changed) <= MAX_CHANGED:
+                changed = cache.changes_since(entry.seen, MAX_CHANGED)
+                if changed is not None:
                     stale = np.array(sorted(set(changed)), np.int64)
                     entry.known[stale] = self._fresh(cache, stale, pod_req)
                     entry.seen = cache.changes_seen()
