@@ -3,7 +3,7 @@ filters run afresh for every pod: through nodes coming, changing (taints, cordon
 allocatable) and going, bound pods coming and going and pods of a few templates scheduled one
 after another, two schedulers fed the same events — one remembering, one not — must decide
 exactly alike (node, messages, nodes gone through, nextStartNodeIndex) and end with the same
-cache. Also the search's wrap-around (`_first_hits`) against rotating the mask, and the cache's
+cache. Also the search's wrap-around (`first_hits`) against rotating the mask, and the cache's
 change log."""
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from kubetaint.scheduler.cache import CHANGE_LOG_LIMIT, Cache
 from kubetaint.scheduler.filter_memo import FilterMemo, memo_applies
 from kubetaint.scheduler.framework import CycleState
 from kubetaint.scheduler.podinfo import make_pod_info
-from kubetaint.scheduler.scheduler import Scheduler, _first_hits
+from kubetaint.scheduler.scheduler import Scheduler
+from kubetaint.scheduler.search import first_hits
 from scheduler.builders import node, pod, scheduler, taint, toleration
 
 JSON = dict[str, Any]
@@ -180,17 +181,17 @@ def test_a_plugin_not_known_to_the_memo_filters_afresh() -> None:
         pytest.param([1, 1, 0, 1], 3, 3, id="exactly enough after wrapping"),
     ],
 )
-def test_first_hits_equal_rotating_the_mask(mask: list[int], start: int, k: int) -> None:
-    _check_first_hits(np.array(mask, np.bool_), start, k)
+def testfirst_hits_equal_rotating_the_mask(mask: list[int], start: int, k: int) -> None:
+    _checkfirst_hits(np.array(mask, np.bool_), start, k)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=30), st.integers(0, 40), st.integers(1, 35))
-def test_first_hits_equal_rotating_any_mask(mask: list[bool], start: int, k: int) -> None:
-    _check_first_hits(np.array(mask, np.bool_), start % len(mask), k)
+def testfirst_hits_equal_rotating_any_mask(mask: list[bool], start: int, k: int) -> None:
+    _checkfirst_hits(np.array(mask, np.bool_), start % len(mask), k)
 
 
-def _check_first_hits(mask: Any, start: int, k: int) -> None:
+def _checkfirst_hits(mask: Any, start: int, k: int) -> None:
     """The search as it was written first: rotate, find every hit, keep k."""
     n = len(mask)
     rotated = np.concatenate((mask[start:], mask[:start])) if start else mask
@@ -200,7 +201,7 @@ def _check_first_hits(mask: Any, start: int, k: int) -> None:
         processed = int(hits[-1]) + 1
     else:
         processed = n
-    at, got = _first_hits(mask, start, k)
+    at, got = first_hits(mask, start, k)
     assert (at.tolist(), got) == (((hits + start) % n).tolist(), processed)
 
 

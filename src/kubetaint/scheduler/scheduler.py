@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from kubetaint.api.features import FeatureGates
 from kubetaint.clock.base import Clock
-from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
+from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.config import DEFAULT_SCHEDULER_NAME, build_framework, load_profiles
 from kubetaint.scheduler.events import (
     ASSIGNED_POD,
@@ -37,54 +36,21 @@ from kubetaint.scheduler.nodes_at import NodesAt
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
 from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from kubetaint.scheduler.registry import new_in_tree_registry
+from kubetaint.scheduler.result import Evaluation, ScheduleResult
+from kubetaint.scheduler.search import first_hits, num_feasible_nodes_to_find
 from kubetaint.scheduler.status import Code, Status
 
-MIN_FEASIBLE_NODES_TO_FIND = 100
-MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+__all__ = [
+    "PINNED_NODES_TO_FILTER_ONE_BY_ONE",
+    "Evaluation",
+    "ScheduleResult",
+    "Scheduler",
+    "num_feasible_nodes_to_find",
+]
+
 #: A search PreFilterResult narrowed to at most this many nodes (a DaemonSet pod's node affinity)
 #: filters them one by one instead of vectorised over every node: the same verdicts, found faster.
 PINNED_NODES_TO_FILTER_ONE_BY_ONE = 16
-
-
-def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
-    """numFeasibleNodesToFind with the adaptive percentage (0 = 50 - n/125, at least 5)."""
-    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
-        return num_all_nodes
-    pct = percentage
-    if pct == 0:
-        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
-    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
-
-
-@dataclass
-class Evaluation:
-    """What one cycle looked at: the feasible nodes it scored and their scores."""
-
-    feasible: Sequence[NodeInfo] = field(default_factory=list)
-    plugin_scores: dict[str, IntArray] = field(default_factory=dict)
-    total_scores: IntArray | None = None
-    processed: int = 0
-
-
-@dataclass
-class ScheduleResult:
-    """The outcome of one cycle, for the host to apply."""
-
-    pod: Mapping[str, Any]
-    node: str | None = None
-    reason: str = "Scheduled"
-    event_type: str = "Normal"
-    message: str = ""
-    condition: dict[str, str] | None = None
-    nominated_node: str | None = None
-    victims: list[Mapping[str, Any]] = field(default_factory=list)
-    victim_events: list[dict[str, str]] = field(default_factory=list)
-    fit_error: FitError | None = None
-    evaluation: Evaluation | None = None
-
-    @property
-    def scheduled(self) -> bool:
-        return self.node is not None
 
 
 class Scheduler:
@@ -490,7 +456,7 @@ class Scheduler:
             else:
                 order = np.fromiter((ni.slot for ni in searched), np.int64, n)
                 mask = fw.run_filter_batch(state, pi, self.cache)[order]
-            at, processed = _first_hits(mask, start, k)  # positions in the searched list
+            at, processed = first_hits(mask, start, k)  # positions in the searched list
             feasible = NodesAt(candidates, at)
             slots = order[at]
         else:
@@ -528,22 +494,3 @@ class Scheduler:
         if searched is None:
             return self.cache.order_positions().get(name)
         return next((i for i, ni in enumerate(searched) if ni.name == name), None)
-
-
-def _first_hits(mask: BoolArray, start: int, k: int) -> tuple[IntArray, int]:
-    """The positions of the first `k` true entries of `mask` met going round from `start`, and
-    how many entries were gone through to find them (all of them when fewer are true)."""
-    n = len(mask)
-    hits = np.flatnonzero(mask[start:] if start else mask)
-    if len(hits) >= k:
-        hits = hits[:k]
-        return hits + start if start else hits, int(hits[-1]) + 1
-    if not start:
-        return hits, n
-    wrapped = np.flatnonzero(mask[:start])
-    need = k - len(hits)
-    processed = n
-    if len(wrapped) >= need:
-        wrapped = wrapped[:need]
-        processed = n - start + int(wrapped[-1]) + 1
-    return np.concatenate((hits + start, wrapped)), processed
