@@ -56,7 +56,7 @@ class SchedulerHost:
         pods.add_handlers(
             EventHandlers(
                 on_add=self.scheduler.add_pod,
-                on_update=lambda old, new: self.scheduler.update_pod(new, old),
+                on_update=self.scheduler.on_pod_update,
                 on_delete=self.scheduler.remove_pod,
                 on_update_many=self.scheduler.update_pods,
             )

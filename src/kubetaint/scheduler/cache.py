@@ -21,6 +21,8 @@ from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 TaintKey = tuple[tuple[str, str, str], ...]
+#: The change log is cleared (its readers then start afresh) when it reaches this length.
+CHANGE_LOG_LIMIT = 1 << 16
 
 LABEL_ZONE = "topology.kubernetes.io/zone"
 LABEL_REGION = "topology.kubernetes.io/region"
@@ -74,6 +76,46 @@ class Cache:
         self.assumed: set[str] = set()
         self._orphans: dict[str, dict[str, PodInfo]] = {}
         self.generation = 0
+        #: Bumped whenever the node set, the node order or the columns change shape; between two
+        #: bumps `changes_since` a remembered `changes_seen()` lists every slot whose node or pods
+        #: changed since (scheduler.filter_memo.FilterMemo).
+        self.epoch = 0
+        self.changed_slots: list[int] = []
+        self.changed_base = 0
+        self._slot_positions: dict[int, int] | None = None
+
+    # ---- change log --------------------------------------------------------------------------
+    def _reshape(self) -> None:
+        """The node set, order or columns changed: what was derived from them is void."""
+        self._order = None
+        self.epoch += 1
+
+    def _changed(self, slot: int) -> None:
+        changed = self.changed_slots
+        if len(changed) >= CHANGE_LOG_LIMIT:  # nobody read it for long: start afresh
+            self.changed_base += len(changed)
+            changed.clear()
+        changed.append(slot)
+
+    def changes_seen(self) -> int:
+        """The change log's position now (to pass to `changes_since` later)."""
+        return self.changed_base + len(self.changed_slots)
+
+    def changes_since(self, seen: int, limit: int) -> list[int] | None:
+        """The slots changed since the log position `seen` (repeats possible), or None when the
+        log no longer reaches back that far or holds more than `limit` changes since."""
+        at = seen - self.changed_base
+        if at < 0 or len(self.changed_slots) - at > limit:
+            return None
+        return self.changed_slots[at:]
+
+    def slot_position(self, slot: int) -> int:
+        """The slot's position in snapshot (node tree) order (the slot of a node in the cache)."""
+        if self._order is None:
+            self._rebuild_order()
+        if self._slot_positions is None:
+            self._slot_positions = {ni.slot: i for i, ni in enumerate(self._order_nodes)}
+        return self._slot_positions[slot]
 
     # ---- columns and slots -------------------------------------------------------------------
     def column(self, resource: str) -> int:
@@ -82,6 +124,7 @@ class Cache:
         if col is None:
             col = len(self.columns)
             self.columns[resource] = col
+            self._reshape()
             pad = np.zeros((self._capacity, 1), np.int64)
             self.alloc = np.hstack([self.alloc, pad])
             self.req = np.hstack([self.req, pad.copy()])
@@ -107,6 +150,7 @@ class Cache:
         self._free.extend(range(new - 1, self._capacity - 1, -1))
         self.slot_nodes.extend([None] * extra)
         self._capacity = new
+        self._reshape()
 
     def intern_taints(self, taints: list[dict[str, Any]]) -> int:
         key = _taint_key(taints)
@@ -132,6 +176,7 @@ class Cache:
         self.unschedulable[s] = ni.unschedulable
         if resized:
             self.slot_version[s] += 1
+        self._changed(s)
 
     def _sync_pods(self, ni: NodeInfo) -> None:
         s = ni.slot
@@ -148,6 +193,7 @@ class Cache:
         self.nonzero_memory[s] = ni.nonzero_memory
         self.slot_version[s] += 1
         self.generation += 1
+        self._changed(s)
 
     # ---- nodes -------------------------------------------------------------------------------
     def add_node(self, node: Mapping[str, Any]) -> NodeInfo:
@@ -166,7 +212,7 @@ class Cache:
         ni.add_pods(self._orphans.pop(name, {}).values())  # the pods listed before the node
         self._sync_pods(ni)
         self._zones.setdefault(zone_key(ni.labels), []).append(name)
-        self._order = None
+        self._reshape()
         return ni
 
     def update_node(self, node: Mapping[str, Any]) -> NodeInfo:
@@ -189,7 +235,7 @@ class Cache:
         if new_zone != old_zone:
             self._zone_remove(old_zone, name)
             self._zones.setdefault(new_zone, []).append(name)
-            self._order = None
+            self._reshape()
         self.generation += 1
         return ni
 
@@ -206,7 +252,7 @@ class Cache:
         self.slot_nodes[ni.slot] = None
         self._free.append(ni.slot)
         self._zone_remove(zone_key(ni.labels), name)
-        self._order = None
+        self._reshape()
         self.generation += 1
 
     def _zone_remove(self, zone: str, name: str) -> None:
@@ -228,6 +274,7 @@ class Cache:
         self._order_nodes = ordered
         self._order = np.array([ni.slot for ni in ordered], np.int64)
         self._order_positions = None
+        self._slot_positions = None
 
     def order(self) -> IntArray:
         """Slots in snapshot (node tree) order."""
@@ -337,6 +384,27 @@ class Cache:
                 # (same_spec_facts holds: the same spec object, not None since bound)
                 return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
         return self.add_pod(pod, key)
+
+    def refresh_kept_specs(self, items: list[tuple[Mapping[str, Any], str, str]]) -> None:
+        """`refresh_kept_spec(pod, key, node_name)` of each item in turn (an informer's update
+        group: a ReplicaSet's adoptions), the usual item's steps taken inline."""
+        nodes, pod_nodes, assumed = self.nodes, self.pod_nodes, self.assumed
+        refreshed = PodInfo.refreshed
+        for pod, key, node_name in items:
+            ni = nodes.get(node_name) if pod_nodes.get(key) == node_name else None
+            if ni is not None and ni.slot >= 0:
+                pods = ni.pods
+                prior = pods.get(key)
+                if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
+                    # _refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
+                    pi = refreshed(prior, pod, key)
+                    if assumed:
+                        assumed.discard(key)
+                    del pods[key]
+                    pods[key] = pi
+                    self.generation += 2
+                    continue
+            self.add_pod(pod, key)
 
     def _refresh_in_place(self, ni: NodeInfo, pi: PodInfo) -> PodInfo:
         """Replace the cached version of `pi`'s pod on `ni` (its node, same spec facts): removing

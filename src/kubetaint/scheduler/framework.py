@@ -23,6 +23,8 @@ from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 if TYPE_CHECKING:
     from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 
+_min, _max = np.minimum.reduce, np.maximum.reduce
+
 #: Extension points, in upstream getExtensionPoints order, with the method that implements each.
 EXTENSION_POINTS: dict[str, str] = {
     "preFilter": "pre_filter",
@@ -237,7 +239,8 @@ class Framework:
                 raw = np.fromiter((pl.score(state, pi, ni) for ni in nodes), np.int64, len(nodes))
             normalize = getattr(pl, "normalize_score", None)
             scores: IntArray = normalize(state, pi, raw) if normalize is not None else raw
-            if len(scores) and (scores.min() < 0 or scores.max() > MAX_NODE_SCORE):
+            # (the ufuncs' own reductions: ndarray.min/max add two Python-level calls each)
+            if len(scores) and (_min(scores) < 0 or _max(scores) > MAX_NODE_SCORE):
                 raise ValueError(
                     f"plugin {pl.name!r} returns an invalid score {int(scores.max())}, "
                     f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
@@ -249,7 +252,7 @@ class Framework:
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: IntArray) -> IntArray:
     """helper.DefaultNormalizeScore with Go integer division."""
-    max_count = int(scores.max()) if len(scores) else 0
+    max_count = int(_max(scores)) if len(scores) else 0
     if max_count <= 0:
         if reverse:
             return np.full(len(scores), max_priority, np.int64)

@@ -57,6 +57,7 @@ class PodInfo:
 
     __slots__ = (
         "affinity",
+        "facts",
         "has_required_affinity",
         "host_ports",
         "key",
@@ -97,7 +98,9 @@ class PodInfo:
 
     def _take_facts(self, facts: _SpecFacts | PodInfo) -> None:
         """The spec-derived facts, from a _SpecFacts or another PodInfo of the same spec (copied
-        into slots: the scheduler's hot loops read them as plain attributes)."""
+        into slots: the scheduler's hot loops read them as plain attributes). `facts`: the
+        _SpecFacts they come from (shared by the pods of one template)."""
+        self.facts: _SpecFacts = facts if isinstance(facts, _SpecFacts) else facts.facts
         self.priority: int = facts.priority
         self.preemption_policy: str = facts.preemption_policy
         self.tolerations: list[dict[str, Any]] = facts.tolerations
@@ -165,6 +168,29 @@ class _SpecFacts:
         self.preferred_terms: list[dict[str, Any]] = list(
             self.affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
         )
+
+    #: what is derived, compared by __eq__ (`values` only holds the ids of the key alive)
+    _DERIVED = (
+        "affinity",
+        "has_required_affinity",
+        "host_ports",
+        "nonzero",
+        "preemption_policy",
+        "preferred_terms",
+        "priority",
+        "requests",
+        "scheduling_gates",
+        "tol_sig",
+        "tolerations",
+    )
+
+    def __eq__(self, other: object) -> bool:
+        """Equal facts: what is derived is equal (two specs with equal values give equal facts)."""
+        if not isinstance(other, _SpecFacts):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._DERIVED)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def same_spec_facts(old: Any, new: Any) -> bool:

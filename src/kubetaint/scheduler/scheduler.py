@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from kubetaint.scheduler.events import (
     node_change_actions,
     pod_change_actions,
 )
+from kubetaint.scheduler.filter_memo import FilterMemo
 from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
 from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
@@ -36,54 +36,21 @@ from kubetaint.scheduler.nodes_at import NodesAt
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
 from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from kubetaint.scheduler.registry import new_in_tree_registry
+from kubetaint.scheduler.result import Evaluation, ScheduleResult
+from kubetaint.scheduler.search import first_hits, num_feasible_nodes_to_find
 from kubetaint.scheduler.status import Code, Status
 
-MIN_FEASIBLE_NODES_TO_FIND = 100
-MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+__all__ = [
+    "PINNED_NODES_TO_FILTER_ONE_BY_ONE",
+    "Evaluation",
+    "ScheduleResult",
+    "Scheduler",
+    "num_feasible_nodes_to_find",
+]
+
 #: A search PreFilterResult narrowed to at most this many nodes (a DaemonSet pod's node affinity)
 #: filters them one by one instead of vectorised over every node: the same verdicts, found faster.
 PINNED_NODES_TO_FILTER_ONE_BY_ONE = 16
-
-
-def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
-    """numFeasibleNodesToFind with the adaptive percentage (0 = 50 - n/125, at least 5)."""
-    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
-        return num_all_nodes
-    pct = percentage
-    if pct == 0:
-        pct = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
-    return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
-
-
-@dataclass
-class Evaluation:
-    """What one cycle looked at: the feasible nodes it scored and their scores."""
-
-    feasible: Sequence[NodeInfo] = field(default_factory=list)
-    plugin_scores: dict[str, IntArray] = field(default_factory=dict)
-    total_scores: IntArray | None = None
-    processed: int = 0
-
-
-@dataclass
-class ScheduleResult:
-    """The outcome of one cycle, for the host to apply."""
-
-    pod: Mapping[str, Any]
-    node: str | None = None
-    reason: str = "Scheduled"
-    event_type: str = "Normal"
-    message: str = ""
-    condition: dict[str, str] | None = None
-    nominated_node: str | None = None
-    victims: list[Mapping[str, Any]] = field(default_factory=list)
-    victim_events: list[dict[str, str]] = field(default_factory=list)
-    fit_error: FitError | None = None
-    evaluation: Evaluation | None = None
-
-    @property
-    def scheduled(self) -> bool:
-        return self.node is not None
 
 
 class Scheduler:
@@ -124,6 +91,10 @@ class Scheduler:
         #: (an attribute so that tests may compare with the vectorised search)
         self.pinned_nodes_to_filter_one_by_one = PINNED_NODES_TO_FILTER_ONE_BY_ONE
         self._pdbs: dict[str, Mapping[str, Any]] = {}
+        #: Whether the search over every node takes its filter verdicts from a FilterMemo (an
+        #: attribute so that tests may compare with the vectorised filters run afresh).
+        self.filter_memo = True
+        self._filter_memos: dict[int, FilterMemo] = {}
 
     # ---- profiles and listers ----------------------------------------------------------------
     def framework_for(self, pi: PodInfo) -> Framework:
@@ -147,6 +118,8 @@ class Scheduler:
         if old is None and known is not None:
             old = known.node
         self.cache.update_node(node)
+        if not self.queue.where:
+            return  # no pod queued, none the event could move (a status post of thousands of nodes)
         if old is None:
             self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
             return
@@ -170,17 +143,40 @@ class Scheduler:
 
         The usual pair of a group, a bound pod keeping its very spec object (an owner, label or
         status change: a ReplicaSet's adoptions), takes update_pod's bound-pod steps directly."""
-        done, refresh = self.queue.done, self.cache.refresh_kept_spec
+        queue = self.queue
+        done, refresh = queue.done, self.cache.refresh_kept_specs
+        idle = not queue.pods and not queue.where  # then done(key) of any key changes nothing
+        kept: list[tuple[Mapping[str, Any], str, str]] = []  # refreshes not yet made, in order
         for old, new in pairs:
             spec = new.get("spec")
             if spec is old.get("spec") and isinstance(spec, dict):
                 node_name = spec.get("nodeName")
                 if node_name:
                     key = pod_key(new)
-                    done(key)
-                    refresh(new, key, node_name)  # what cache.update_pod does for a bound pod
+                    if not idle:
+                        done(key)
+                    kept.append((new, key, node_name))  # what cache.update_pod does for a bound pod
                     continue
+            if kept:  # (the queue and the cache are apart: only the cache's order matters)
+                refresh(kept)
+                kept = []
             self.update_pod(new, old)
+            idle = not queue.pods and not queue.where
+        if kept:
+            refresh(kept)
+
+    def on_pod_update(self, old: Mapping[str, Any], pod: Mapping[str, Any]) -> None:
+        """An informer's on_update: `update_pod(pod, old)`; a bound pod keeping its very spec
+        object (a status, owner or label change) takes update_pod's bound-pod steps directly."""
+        spec = pod.get("spec")
+        if spec is old.get("spec") and type(spec) is dict:
+            node_name = spec.get("nodeName")
+            if node_name:
+                key = pod_key(pod)
+                self.queue.done(key)
+                self.cache.refresh_kept_spec(pod, key, node_name)  # what cache.update_pod does
+                return
+        self.update_pod(pod, old)
 
     def update_pod(self, pod: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
         key = pod_key(pod)
@@ -386,7 +382,7 @@ class Scheduler:
 
     def select_host(self, total: IntArray) -> int:
         """A uniformly random index among the maximal totals (upstream's reservoir sampling)."""
-        ties = np.flatnonzero(total == total.max())
+        ties = np.flatnonzero(total == np.maximum.reduce(total))
         if len(ties) == 1:
             return int(ties[0])
         return int(ties[self.rng.randrange(len(ties))])
@@ -450,20 +446,17 @@ class Scheduler:
         feasible: Sequence[NodeInfo]
         one_by_one = searched is not None and n <= self.pinned_nodes_to_filter_one_by_one
         if fw.batch_filter and not one_by_one:
-            order = (
-                self.cache.order()
-                if searched is None
-                else np.fromiter((ni.slot for ni in searched), np.int64, n)
-            )
-            mask = fw.run_filter_batch(state, pi, self.cache)[order]
-            rotated = np.concatenate((mask[start:], mask[:start])) if start else mask
-            hits = np.flatnonzero(rotated)
-            if len(hits) >= k:
-                hits = hits[:k]
-                processed = int(hits[-1]) + 1
+            if searched is None:
+                order = self.cache.order()
+                mask = (
+                    self._filter_memo(fw).ordered_mask(state, pi, self.cache)
+                    if self.filter_memo
+                    else fw.run_filter_batch(state, pi, self.cache)[order]
+                )
             else:
-                processed = n
-            at = (hits + start) % n  # positions in the searched list
+                order = np.fromiter((ni.slot for ni in searched), np.int64, n)
+                mask = fw.run_filter_batch(state, pi, self.cache)[order]
+            at, processed = first_hits(mask, start, k)  # positions in the searched list
             feasible = NodesAt(candidates, at)
             slots = order[at]
         else:
@@ -486,6 +479,12 @@ class Scheduler:
         self._advance(processed + extra, len(nodes))
         evaluation.processed = processed
         return feasible, slots
+
+    def _filter_memo(self, fw: Framework) -> FilterMemo:
+        memo = self._filter_memos.get(id(fw))
+        if memo is None or memo.fw is not fw:
+            memo = self._filter_memos[id(fw)] = FilterMemo(fw)
+        return memo
 
     def _advance(self, processed: int, num_all_nodes: int) -> None:
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all_nodes

@@ -2,10 +2,11 @@
 
 The pods of one template request the same amounts, and a node's NodeResourcesFit and
 NodeResourcesBalancedAllocation scores depend only on those amounts and on the node's allocatable
-and requested columns. So each plugin remembers, per requested-amounts vector, every slot's score
-and the slot's `Cache.slot_version` it was computed at; a cycle recomputes only the slots whose
-version moved since (usually the node the previous pod was assumed on), one by one with Python's
-integers and floats (`one`, exactly the vectorised scorer's arithmetic) when they are few.
+and requested columns. So each plugin remembers, per requested-amounts vector, every node's score
+with the cache's change-log position (`Cache.changes_seen`) it holds for; a cycle first scores
+again the slots changed since (usually the node the previous pod was assumed on), one by one with
+Python's integers and floats (`one`, exactly the vectorised scorer's arithmetic) when they are
+few, then reads the scores of its nodes.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ ONE_BY_ONE = 16
 #: Amounts at or past this go through the vectorised scorer (int64 products, exact floats).
 _EXACT_LIMIT = 1 << 53
 _LIMIT = 64
+#: More changed slots than this since the last ask: every node is scored afresh.
+MAX_CHANGED = 256
 
 #: (cache, slots, pod amounts) -> raw scores of those slots.
 BatchScorer = Callable[[Cache, IntArray, list[int]], IntArray]
@@ -45,13 +48,14 @@ def row_inputs(
             alloc.append(0)
             req.append(0)
             continue
+        # (ndarray.item gives the Python int without making a numpy scalar first)
         if not use_requested and name == CPU:
-            used = int(cache.nonzero_cpu[slot])
+            used = cache.nonzero_cpu.item(slot)
         elif not use_requested and name == MEMORY:
-            used = int(cache.nonzero_memory[slot])
+            used = cache.nonzero_memory.item(slot)
         else:
-            used = int(cache.req[slot, col])
-        a, r = int(cache.alloc[slot, col]), used + pod_req[i]
+            used = cache.req.item(slot, col)
+        a, r = cache.alloc.item(slot, col), used + pod_req[i]
         if not (-_EXACT_LIMIT < a < _EXACT_LIMIT and -_EXACT_LIMIT < r < _EXACT_LIMIT):
             return None
         alloc.append(a)
@@ -100,8 +104,9 @@ def balanced_one(alloc: list[int], req: list[int]) -> int:
 
 
 class SlotScores:
-    """One plugin's remembered raw scores: per requested-amounts vector, every slot's score and
-    the slot version it holds for."""
+    """One plugin's remembered raw scores: per requested-amounts vector, every node's score, kept
+    current from the cache's change log (the slots whose node or pods changed are scored again
+    when next asked; a reshaped cache or a long change list scores every node afresh)."""
 
     def __init__(
         self,
@@ -114,35 +119,42 @@ class SlotScores:
         self._one = one
         self._resources = tuple(resources)
         self._use_requested = use_requested
-        self._entries: dict[tuple[int, ...], tuple[Cache, int, IntArray, IntArray]] = {}
+        self._entries: dict[tuple[int, ...], _Remembered] = {}
 
     def scores(self, cache: Cache, slots: IntArray, pod_req: list[int]) -> IntArray:
         """The raw scores of `slots`, exactly as `batch` computes them now."""
         key = tuple(pod_req)
-        version = cache.slot_version
         entry = self._entries.get(key)
         if (
-            entry is None
-            or entry[0] is not cache
-            or entry[1] != len(cache.columns)
-            or len(entry[2]) != len(version)
+            entry is not None
+            and entry.cache is cache
+            and entry.epoch == cache.epoch
+            and entry.columns == len(cache.columns)
         ):
+            if entry.seen != cache.changes_seen():
+                changed = cache.changes_since(entry.seen, MAX_CHANGED)
+                if changed is not None:
+                    stale = np.array(sorted(set(changed)), np.int64)
+                    entry.known[stale] = self._fresh(cache, stale, pod_req)
+                    entry.seen = cache.changes_seen()
+                else:
+                    entry = None
+        else:
+            entry = None
+        if entry is None:
             if len(self._entries) >= _LIMIT:
                 self._entries.clear()
-            entry = (
-                cache,
-                len(cache.columns),
-                np.zeros(len(version), np.int64),
-                np.full(len(version), -1, np.int64),
-            )
-            self._entries[key] = entry
-        _, _, known, seen = entry
-        stale = slots[seen[slots] != version[slots]]
-        if len(stale):
-            known[stale] = self._fresh(cache, stale, pod_req)
-            seen[stale] = version[stale]
-        out: IntArray = known[slots]
+            entry = self._entries[key] = self._afresh(cache, pod_req)
+        out: IntArray = entry.known[slots]
         return out
+
+    def _afresh(self, cache: Cache, pod_req: list[int]) -> _Remembered:
+        """Every node's score now."""
+        valid = np.flatnonzero(cache.valid)
+        known = np.zeros(len(cache.valid), np.int64)
+        if len(valid):
+            known[valid] = self._batch(cache, valid, pod_req)
+        return _Remembered(cache, known, cache.epoch, len(cache.columns), cache.changes_seen())
 
     def _fresh(self, cache: Cache, stale: IntArray, pod_req: list[int]) -> IntArray | list[int]:
         one = self._one
@@ -156,3 +168,17 @@ class SlotScores:
             else:
                 return fresh
         return self._batch(cache, stale, pod_req)
+
+
+class _Remembered:
+    """Every slot's score for one requested-amounts vector, as of the cache's change-log
+    position `seen` within its `epoch` (and with `columns` resource columns)."""
+
+    __slots__ = ("cache", "columns", "epoch", "known", "seen")
+
+    def __init__(self, cache: Cache, known: IntArray, epoch: int, columns: int, seen: int) -> None:
+        self.cache = cache
+        self.known = known
+        self.epoch = epoch
+        self.columns = columns
+        self.seen = seen

@@ -126,6 +126,8 @@ class TaintToleration(Plugin):
             if len(self._score_cache) > 4096:
                 self._score_cache.clear()
             self._score_cache[key] = known
+        if not known.any():  # no taint set has a PreferNoSchedule taint the pod minds (the usual)
+            return np.zeros(len(slots), np.int64)
         raw: IntArray = known[cache.taint_set[slots]]
         return raw
 

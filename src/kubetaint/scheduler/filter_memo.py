@@ -1,0 +1,102 @@
+"""Filter verdicts remembered per pod template, in node-tree order, for the sequential search of
+findNodesThatPassFilters (pkg/scheduler/schedule_one.go): bookkeeping only, the same verdicts.
+
+The in-tree filter plugins judge a node by the pod's spec (requests, tolerations, node
+affinity and selector, host ports, nodeName: the PodInfo's spec facts, shared by the pods of one
+template) and by the node's own state (its NodeInfo and cache columns). The vectorised filters
+go over every node for each pod; the replacement pods of one ReplicaSet ask the same question
+again and again while only a few nodes changed in between (the one the previous pod was
+assumed on, a node whose pods were evicted). So the pass mask of a pod's (spec facts, skipped
+plugins) is remembered with the cache's change-log position and epoch, and brought up to date
+by running the filters (one by one, `Framework.run_filter`) on the nodes changed since. A
+reshaped cache (node added or removed, node order or columns changed), a long change list or a
+framework with a filter plugin not known here takes the vectorised filters afresh.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kubetaint.scheduler.framework import CycleState, Framework
+from kubetaint.scheduler.plugins.node_affinity import NodeAffinity
+from kubetaint.scheduler.plugins.node_name import NodeName
+from kubetaint.scheduler.plugins.node_ports import NodePorts
+from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
+from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
+from kubetaint.scheduler.podinfo import PodInfo
+
+if TYPE_CHECKING:
+    from kubetaint.scheduler.cache import BoolArray, Cache
+
+#: Filter plugins whose verdicts depend only on the pod's spec facts and the node's NodeInfo
+#: and cache columns (whose every change the cache logs).
+SPEC_ONLY_FILTERS: tuple[type, ...] = (
+    NodeUnschedulable,
+    NodeName,
+    TaintToleration,
+    NodeAffinity,
+    NodePorts,
+    NodeResourcesFit,
+)
+#: More changes than this (repeats counted) are not looked through: every node is filtered
+#: vectorised instead.
+MAX_CHANGES = 256
+#: More changed nodes than this are filtered vectorised over every node instead (one node's
+#: filters cost about what the vectorised filters over a few hundred nodes do).
+MAX_CHANGED_NODES = 16
+#: Remembered masks per framework (cleared beyond).
+LIMIT = 64
+
+
+def memo_applies(fw: Framework) -> bool:
+    """Whether every filter plugin of `fw` is one whose verdicts may be remembered."""
+    return all(type(pl) in SPEC_ONLY_FILTERS for pl in fw.filter_plugins)
+
+
+class _Entry:
+    __slots__ = ("cache", "epoch", "facts", "mask", "seen")
+
+    def __init__(self, cache: Cache, facts: object, mask: BoolArray) -> None:
+        self.cache = cache
+        self.facts = facts  # held: the key holds its id
+        self.epoch = cache.epoch
+        self.seen = cache.changes_seen()
+        self.mask = mask
+
+
+class FilterMemo:
+    """One framework's remembered pass masks in node-tree order."""
+
+    def __init__(self, fw: Framework) -> None:
+        self.fw = fw
+        self.applies = memo_applies(fw)
+        self._entries: dict[tuple[Any, ...], _Entry] = {}
+
+    def ordered_mask(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
+        """`fw.run_filter_batch(state, pi, cache)[cache.order()]`, from memory when it can be.
+        The array is shared: read-only to the caller."""
+        fw = self.fw
+        if not self.applies:
+            return fw.run_filter_batch(state, pi, cache)[cache.order()]
+        key = (id(cache), id(pi.facts), pi.node_name, frozenset(state.skip_filter))
+        entry = self._entries.get(key)
+        if entry is not None and entry.cache is cache and entry.epoch == cache.epoch:
+            changed = cache.changes_since(entry.seen, MAX_CHANGES)
+            slots = set(changed) if changed is not None else None
+            if slots is not None and len(slots) <= MAX_CHANGED_NODES:
+                if slots:
+                    mask = entry.mask
+                    nodes, position, run_filter = cache.slot_nodes, cache.slot_position, fw.run_filter
+                    for slot in slots:
+                        ni = nodes[slot]
+                        assert ni is not None  # a slot emptied reshapes the cache
+                        mask[position(slot)] = run_filter(state, pi, ni).is_success()
+                    entry.seen = cache.changes_seen()
+                return entry.mask
+        order = cache.order()  # (may reshape: taken before the entry records the epoch)
+        mask = fw.run_filter_batch(state, pi, cache)[order]
+        if len(self._entries) >= LIMIT:
+            self._entries.clear()
+        self._entries[key] = _Entry(cache, pi.facts, mask)
+        return mask
