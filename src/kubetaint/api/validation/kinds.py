@@ -110,7 +110,9 @@ _CHECKED_META_FIELDS = (
 )
 
 
-def validate_pod_keeping_spec(obj: Obj, old: Obj) -> list[f.FieldError]:
+def validate_pod_keeping_spec(
+    obj: Obj, old: Obj, owner_errors: Callable[[Obj], list[f.FieldError]] = owner_reference_errors
+) -> list[f.FieldError]:
     """validate_pod(obj, old, gate) for an update whose spec IS old's spec object, where `old` is a
     pod validate_pod accepted (created, or updated from an earlier pod) with the same gate.
 
@@ -122,7 +124,8 @@ def validate_pod_keeping_spec(obj: Obj, old: Obj) -> list[f.FieldError]:
     gates, no immutable change) hold for any spec the spec checks accept. The metadata checks
     read only _CHECKED_META_FIELDS: when each is old's own value (identity), the create checks
     see what old passed and nothing changed, so no error; when only ownerReferences differs (an
-    adoption), only its checks can fail; otherwise they all run as ever."""
+    adoption), only its checks can fail; otherwise they all run as ever. `owner_errors`:
+    owner_reference_errors or what answers as it does (a caller's memo)."""
     meta, old_meta = _m(obj, "metadata"), _m(old, "metadata")
     owners_changed = False
     for name in _CHECKED_META_FIELDS:
@@ -132,7 +135,7 @@ def validate_pod_keeping_spec(obj: Obj, old: Obj) -> list[f.FieldError]:
             owners_changed = True
     # only the owner references differ (an adoption or a release): every other check sees
     # what old passed, and the update rules compare identical values
-    return owner_reference_errors(meta) if owners_changed else []
+    return owner_errors(meta) if owners_changed else []
 
 
 def validate_pod_like_clean(obj: Obj, allow_comparison: bool) -> list[f.FieldError]:
