@@ -258,8 +258,13 @@ class DaemonSetController:
         to_delete: list[JSON] = []
         placement = self._placement_pass(ds)
         for node in self._sorted_nodes():
-            pods = by_node.get(str(node["metadata"]["name"]), [])
+            name = str(node["metadata"]["name"])
+            pods = by_node.get(name)
             verdict = placement(node)
+            if not pods:  # podsShouldBeOnNode of a node without pods: create when it should run
+                if verdict[0]:
+                    to_create.append(name)
+                continue
             if verdict[1] and len(pods) == 1 and _keeps_running(pods[0]):
                 continue  # podsShouldBeOnNode: its one pod stays, nothing to create or delete
             create, delete = self.pods_should_be_on_node(node, ds, pods, placement=verdict)
@@ -365,11 +370,12 @@ class DaemonSetController:
         placement = self._placement_pass(ds)
         for node in self.nodes.items():
             should_run, _ = placement(node)
-            scheduled = [
-                p
-                for p in by_node.get(str(node["metadata"]["name"]), [])
-                if (p.get("spec") or {}).get("nodeName")
-            ]
+            pods = by_node.get(str(node["metadata"]["name"]))
+            if not pods:  # nothing scheduled there: desired when it should run, nothing else
+                if should_run:
+                    desired += 1
+                continue
+            scheduled = [p for p in pods if (p.get("spec") or {}).get("nodeName")]
             if should_run:
                 desired += 1
                 if scheduled:

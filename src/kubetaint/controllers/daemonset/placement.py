@@ -9,6 +9,7 @@ NodeShouldRunDaemonPod and predicates; util.GetTargetNodeName; ReplaceDaemonSetP
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -68,7 +69,8 @@ class PlacementMemo:
         """`should_run` for one pass over the nodes: the placement spec is worked out once (the
         DaemonSet does not change during the pass)."""
         spec = _daemon_spec_for_placement(ds)
-        return lambda node: self.should_run_for(node, spec, enable_comparison)
+        # (a partial, not a lambda: a sync asks twice for every node)
+        return functools.partial(self.should_run_for, spec=spec, enable_comparison=enable_comparison)
 
     def should_run_for(
         self, node: Mapping[str, Any], spec: JSON, enable_comparison: bool
