@@ -3,7 +3,8 @@
 node without pods where the DaemonSet should run), and `update_status` counts what counting every
 node's scheduled pods counts, for any mix of nodes (placed, tainted NoSchedule or NoExecute,
 selected out) and pods (none, one or two per node, scheduled or not, running, failed or being
-deleted)."""
+deleted); and the pod template's spec is daemon_pod_spec's with the node affinity, whatever
+the template became since (even in place)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ from hypothesis import strategies as st
 from controllers.workload_builders import daemonset, make_env, node, owner_ref, pod
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.daemonset.controller import scheduled_counts
-from kubetaint.controllers.daemonset.placement import node_name_affinity, node_should_run_daemon_pod
+from kubetaint.controllers.daemonset.placement import (
+    daemon_pod_spec,
+    node_name_affinity,
+    node_should_run_daemon_pod,
+)
 
 JSON = dict[str, Any]
 NS = "kube-system"
@@ -159,3 +164,36 @@ def test_node_passes_decide_and_count_as_every_node_asked_in_full(
 )
 def test_node_passes_in_cases(nodes: list[str], pods: list[list[str]]) -> None:
     _check(nodes, pods)
+
+
+def _reference_template_spec(ds: JSON, node_name: str) -> JSON:
+    spec = daemon_pod_spec(ds)
+    spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)
+    return spec
+
+
+TEMPLATE_CHANGES = [
+    pytest.param(None, id="the template as made"),
+    pytest.param(("hostNetwork", True), id="host network: one toleration more"),
+    pytest.param(
+        (
+            "tolerations",
+            [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}],
+        ),
+        id="a default toleration of its own, replaced",
+    ),
+    pytest.param(("tolerations", [{"key": "k", "operator": "Exists"}]), id="a toleration of its own, kept"),
+]
+
+
+@pytest.mark.parametrize("change", TEMPLATE_CHANGES)
+def test_pod_template_spec_is_daemon_pod_spec_with_the_node_affinity(change: Any) -> None:
+    controller, ds, _, _ = _setup(["plain"])
+    first = controller.pod_template(ds, "n0")["spec"]
+    assert first == _reference_template_spec(ds, "n0")
+    if change is not None:  # changed in place, on purpose: the remembered spec must notice
+        ds["spec"]["template"]["spec"][change[0]] = change[1]
+    for name in ("n0", "n1"):
+        made = controller.pod_template(ds, name)["spec"]
+        assert made == _reference_template_spec(ds, name)
+    assert made is not controller.pod_template(ds, "n1")["spec"]  # each pod its own spec dict

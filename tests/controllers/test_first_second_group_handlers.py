@@ -2,7 +2,8 @@
 call per pair does: Pod GC's `_reindex_many` leaves the indexes `_reindex` of each pair leaves
 (and a recount of the pods finds), whatever mix of adoptions, label, phase, node and deletion
 changes a group holds; the disruption controller's `_pods_updated` queues what `_pod_updated` of
-each pair queues, with and without budgets."""
+each pair queues, with and without budgets; and a ReplicaSet's owned-pod view refreshed from the
+keys marked since counts what a view built afresh counts."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controllers.workload_builders import make_env, pod
+from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.podgc import PodGCController
+from kubetaint.controllers.replicaset.view import OwnedPodsView
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -166,3 +169,65 @@ def test_disruption_queues_for_a_group_what_each_update_queues(with_budget: bool
     for o, n in pairs:
         generic._pod_updated(o, n)
     assert list(fast.queue._queued) == list(generic.queue._queued) == queued
+
+
+# a ReplicaSet's owned-pod view refreshed from marks ---------------------------------------------------
+
+VIEW_LABELS = [{"app": "a"}, {"app": "a", "tier": "x"}, {"app": "b"}]
+VIEW_STATUSES = [
+    {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
+    {"phase": "Pending"},
+    {"phase": "Failed"},
+]
+
+
+def _counts(view: OwnedPodsView) -> tuple[int, int, int, int, int]:
+    return (view.unmatched, view.active, view.active_matched, view.labeled, view.ready)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    batches=st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from(NAMES),
+                st.sampled_from(["new", "owner only", "gone"]),
+                st.integers(0, len(VIEW_LABELS) - 1),
+                st.integers(0, len(VIEW_STATUSES) - 1),
+            ),
+            max_size=6,
+        ),
+        max_size=6,
+    )
+)
+def test_a_view_refreshed_from_marks_counts_what_a_view_built_afresh_counts(
+    batches: list[list[tuple[str, str, int, int]]],
+) -> None:
+    selector = label_selector_from_dict({"matchLabels": {"app": "a"}})
+    assert selector is not None
+    template_labels = {"app": "a", "tier": "x"}
+    view = OwnedPodsView(selector, dict(template_labels))
+    current: dict[Key, JSON] = {}
+    for i, batch in enumerate(batches):
+        for name, change, labels, status in batch:
+            key = ("default", name)
+            prior = current.get(key)
+            if change == "gone":
+                current.pop(key, None)
+            elif change == "owner only" and prior is not None:  # an adoption: labels and status kept
+                current[key] = {
+                    **prior,
+                    "metadata": {**prior["metadata"], "ownerReferences": [{"uid": f"u{i}"}]},
+                }
+            else:
+                current[key] = {
+                    "metadata": {"name": name, "namespace": "default", "labels": dict(VIEW_LABELS[labels])},
+                    "status": VIEW_STATUSES[status],
+                }
+            view.dirty.add(key)
+        view.refresh(current.get)
+        fresh = OwnedPodsView(selector, dict(template_labels))
+        for key, obj in current.items():
+            fresh.put(key, obj)
+        assert _counts(view) == _counts(fresh)
+        assert view.facts == fresh.facts

@@ -19,7 +19,7 @@ from kubetaint.clock.base import Clock
 from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
-    daemon_pod_spec,
+    daemon_pod_spec_copy,
     node_name_affinity,
     node_should_run_daemon_pod,
 )
@@ -332,7 +332,7 @@ class DaemonSetController:
         )
         labels["pod-template-generation"] = str(ds["metadata"].get("generation", 1))
         meta["labels"] = labels
-        spec = daemon_pod_spec(ds)
+        spec = daemon_pod_spec_copy(ds)
         spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)
         return {"metadata": meta, "spec": spec}
 

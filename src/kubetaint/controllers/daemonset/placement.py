@@ -41,6 +41,12 @@ def _daemon_spec_for_placement(ds: Mapping[str, Any]) -> JSON:
     return spec
 
 
+def daemon_pod_spec_copy(ds: Mapping[str, Any]) -> JSON:
+    """daemon_pod_spec(ds): a new dict whose values are the remembered spec's (read-only: the
+    template's own and the DaemonSet tolerations list, shared by every pod made from it)."""
+    return dict(_daemon_spec_for_placement(ds))
+
+
 def node_should_run_daemon_pod(
     node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
 ) -> tuple[bool, bool]:
