@@ -18,6 +18,7 @@ from controllers.workload_builders import daemonset, make_env, node, owner_ref, 
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.daemonset.controller import scheduled_counts
 from kubetaint.controllers.daemonset.placement import (
+    PlacementMemo,
     daemon_pod_spec,
     node_name_affinity,
     node_should_run_daemon_pod,
@@ -197,3 +198,37 @@ def test_pod_template_spec_is_daemon_pod_spec_with_the_node_affinity(change: Any
         made = controller.pod_template(ds, name)["spec"]
         assert made == _reference_template_spec(ds, name)
     assert made is not controller.pod_template(ds, "n1")["spec"]  # each pod its own spec dict
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    passes=st.lists(
+        st.lists(
+            st.tuples(
+                st.integers(0, 3), st.sampled_from([*NODE_KINDS, "same", "taints only", "untaint only"])
+            ),
+            max_size=5,
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    comparison=st.booleans(),
+)
+def test_placement_verdicts_of_a_pass_are_each_nodes_own(
+    passes: list[list[tuple[int, str]]], comparison: bool
+) -> None:
+    """Passes over nodes that change between them (or stay the very objects) answer what
+    node_should_run_daemon_pod answers for each node."""
+    memo = PlacementMemo()
+    ds = daemonset("agent")
+    nodes = {i: node(f"n{i}") for i in range(4)}
+    for changes in passes:
+        for i, kind in changes:
+            if kind in ("taints only", "untaint only"):  # the very metadata (labels), a new spec
+                spec = NODE_KINDS["no-schedule"] if kind == "taints only" else {}
+                nodes[i] = {**nodes[i], "spec": dict(spec)}
+            elif kind != "same":
+                nodes[i] = node(f"n{i}", **NODE_KINDS[kind])
+        listed = list(nodes.values())
+        expected = [node_should_run_daemon_pod(n, ds, enable_comparison=comparison) for n in listed]
+        assert memo.verdicts(listed, ds, enable_comparison=comparison) == expected
