@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from kubetaint.api import errors
 from kubetaint.api.errors import StatusError
+from kubetaint.api.validation.objectmeta import owner_reference_errors
+from kubetaint.registry.podtrust import OwnerErrorsOfRun
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 from registry.test_pod_trust import (
@@ -95,6 +97,18 @@ def _shared_adoption() -> Update:
     return lambda p: with_meta(p, ownerReferences=refs)
 
 
+def _taking(refs: list[JSON]) -> Update:
+    """An update setting the very list `refs` (shared by every update made with it)."""
+    return lambda p: with_meta(p, ownerReferences=refs)
+
+
+BAD_REFS: list[JSON] = [
+    {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "", "uid": "", "controller": True}
+]
+TWO_CONTROLLERS: list[JSON] = [OWNER, {**OWNER, "name": "other", "uid": "other-uid"}]
+GOOD_REFS: list[JSON] = [OWNER]
+
+
 PLANS = [
     pytest.param([("web-0", adopt), ("web-1", adopt), ("web-2", adopt)], id="three adoptions in a row"),
     pytest.param(
@@ -130,6 +144,22 @@ PLANS = [
         id="an update of a missing pod is not found, the next is made",
     ),
     pytest.param([], id="nothing to update"),
+    pytest.param(
+        [(name, _taking(BAD_REFS)) for name in ("web-0", "web-1", "web-2")],
+        id="adoptions sharing one invalid reference list are each refused with its errors",
+    ),
+    pytest.param(
+        [("web-0", _taking(GOOD_REFS)), ("web-1", _taking(TWO_CONTROLLERS)), ("web-2", _taking(GOOD_REFS))],
+        id="shared lists alternating, valid and invalid, each checked for its own contents",
+    ),
+    pytest.param(
+        [
+            ("web-0", _taking(BAD_REFS)),
+            ("web-1", lambda p: {**p, "spec": {**p["spec"], "activeDeadlineSeconds": 3}}),
+            ("web-2", _taking(BAD_REFS)),
+        ],
+        id="one invalid shared list on both sides of a generic update",
+    ),
 ]
 
 
@@ -165,3 +195,16 @@ def test_other_resources_take_update_one_by_one() -> None:
     )
     assert isinstance(results[0], dict) and results[0]["metadata"]["labels"] == {"a": "b"}
     assert isinstance(results[1], StatusError) and results[1].code == 409
+
+
+REF_LISTS = [GOOD_REFS, BAD_REFS, TWO_CONTROLLERS, [], None]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(range(len(REF_LISTS))), max_size=8))
+def test_a_runs_owner_errors_memo_answers_as_owner_reference_errors(picks: list[int]) -> None:
+    memo = OwnerErrorsOfRun()
+    for i in picks:
+        meta = {"name": "p", "ownerReferences": REF_LISTS[i]}
+        assert memo(meta) == owner_reference_errors(meta)
+        assert memo(meta) == owner_reference_errors(meta)

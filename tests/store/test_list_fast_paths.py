@@ -133,7 +133,7 @@ def test_any_pods_list_by_node_as_the_selector_tests_them(
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["create", "update", "update_many", "delete"]),
+            st.sampled_from(["create", "update", "update_many", "keep_spec", "delete"]),
             st.integers(0, 4),
             st.sampled_from(NODES),
             st.sampled_from(["Running", "X"]),
@@ -145,8 +145,9 @@ def test_any_pods_list_by_node_as_the_selector_tests_them(
 def test_the_node_index_follows_creates_updates_and_deletes(
     steps: list[tuple[str, int, Any, str]], selector: str
 ) -> None:
-    """Updates on the same node replace the pod in its node's bucket, moves re-file it: every
-    node's listing is still what testing every pod lists, and the index holds each pod once."""
+    """Updates on the same node replace the pod in its node's bucket (also those keeping the very
+    spec object, with new metadata: an adoption), moves re-file it: every node's listing is still
+    what testing every pod lists, and the index holds each pod once."""
     store = store_of([])
     for op, i, node, phase in steps:
         name = f"p{i}"
@@ -160,6 +161,11 @@ def test_the_node_index_follows_creates_updates_and_deletes(
                 store.update("pods", body)
             else:
                 store.update_group("pods", [body]) if i % 2 else store.update_many("pods", [body])
+        elif op == "keep_spec" and exists:
+            current = store.get("pods", "default", name)
+            meta = {**current["metadata"], "ownerReferences": [{"kind": "ReplicaSet", "name": node or "x"}]}
+            body = {**current, "metadata": meta, "status": {"phase": phase}}
+            store.update_group("pods", [body]) if i % 2 else store.update_many("pods", [body])
         elif op == "delete" and exists:
             store.delete("pods", "default", name)
         assert store.list("pods", field_selector=selector).items == generic(store, selector)

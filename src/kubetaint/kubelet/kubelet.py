@@ -281,9 +281,13 @@ class HollowKubelet(KubeletFaults):
         """A stored pod bound here was added or changed: remember it, and look at it soon, unless
         its sync would change nothing (running as admitted: a later change is observed itself)."""
         meta = pod.get("metadata") or {}
-        key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        space, name = meta.get("namespace"), meta.get("name")
+        if type(space) is str and type(name) is str:  # as stored: what str(x or "") makes of it
+            key = (space, name)
+        else:
+            key = (str(space or ""), str(name or ""))
         admitted = self._admitted
-        admitted_uid = admitted.get(key)
+        admitted_uid = admitted.uids.get(key)  # admitted.get(key)
         view = admitted.view
         if view is not None:
             view.observe(key, pod, admitted_uid)  # what admitted.observe(key, pod) does
@@ -294,7 +298,9 @@ class HollowKubelet(KubeletFaults):
                 and (pod.get("status") or {}).get("phase") not in _TERMINAL
             ):
                 return
-        self._enqueue_key(key)
+        self._pending.add(key)  # _enqueue_key(key)
+        if self._pending_handle is None:
+            self._pending_handle = self.clock.call_soon(self._process_pending)
 
     def enqueue_pod(self, pod: Mapping[str, Any]) -> None:
         """Record that a pod bound here changed; the work runs from the clock (never in handlers)."""

@@ -31,7 +31,7 @@ runs every time and nothing is remembered.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubetaint.admission import UPDATE, AdmissionChain
@@ -39,7 +39,9 @@ from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSecond
 from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.admission.priority import Priority
 from kubetaint.admission.runtimeclass import RuntimeClass
+from kubetaint.api.validation import FieldError
 from kubetaint.api.validation.names import name_is_dns_subdomain
+from kubetaint.api.validation.objectmeta import owner_reference_errors
 from kubetaint.store.interface import JSON, Store
 
 Key = tuple[str, str]
@@ -160,3 +162,26 @@ class PodTrust:
 
 def _same_config(a: tuple[object, object], b: tuple[object, object]) -> bool:
     return a[0] is b[0] and a[1] is b[1]
+
+
+class OwnerErrorsOfRun:
+    """owner_reference_errors for the pod updates of one run that are checked before any of them
+    is stored (Registry.update_each), remembered for the last owner reference list object: the
+    run's objects are the caller's, handed over at once, and nothing else runs between those
+    checks, so the very list has the very contents it had (an adoption run shares one list).
+    A new run takes a new memo."""
+
+    def __init__(self) -> None:
+        self._refs: object = _NOTHING
+        self._errors: tuple[FieldError, ...] = ()
+
+    def __call__(self, meta: Mapping[str, Any]) -> list[FieldError]:
+        refs = meta.get("ownerReferences")
+        if refs is not self._refs:
+            errors = owner_reference_errors(meta)
+            self._refs, self._errors = refs, tuple(errors)
+            return errors
+        return list(self._errors)
+
+
+_NOTHING = object()

@@ -32,7 +32,7 @@ from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podbatch import create_pods
-from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
+from kubetaint.registry.podtrust import OwnerErrorsOfRun, PodTrust, chain_keeps_stored_specs
 from kubetaint.registry.validator import (
     APIValidator,
     StoreLookup,
@@ -232,10 +232,11 @@ class Registry:
         config = self._pod_config() if resource == "pods" else (None, None)
         run: builtins.list[tuple[int, tuple[str, str], JSON]] = []  # (place in results, key, object)
         run_keys: set[tuple[str, str]] = set()
+        owner_errors = OwnerErrorsOfRun()
         for obj in objects:
             if config[0] is not None:
                 try:
-                    checked = self._checked_keeping_spec(obj, config, run_keys)
+                    checked = self._checked_keeping_spec(obj, config, run_keys, owner_errors)
                 except StatusError as err:
                     results.append(err)
                     continue
@@ -246,6 +247,7 @@ class Registry:
                     continue
             self._store_pod_run(run, results, config)
             run_keys.clear()
+            owner_errors = OwnerErrorsOfRun()
             try:
                 results.append(self.update(resource, obj))
             except StatusError as err:
@@ -254,11 +256,15 @@ class Registry:
         return results
 
     def _checked_keeping_spec(
-        self, obj: JSON, config: tuple[object, object], run_keys: set[tuple[str, str]]
+        self,
+        obj: JSON,
+        config: tuple[object, object],
+        run_keys: set[tuple[str, str]],
+        owner_errors: OwnerErrorsOfRun,
     ) -> tuple[tuple[str, str], JSON] | None:
         """`update`'s checks of a pod update keeping the stored spec: (key, the object to store),
         None when `update` would take another way (or the pod is in the run already); raises
-        what `update` raises before storing."""
+        what `update` raises before storing (`owner_errors`: the run's memo)."""
         obj = with_type_meta("pods", obj)
         namespace, name = key = object_key(obj)
         if key in run_keys:
@@ -270,7 +276,7 @@ class Registry:
         obj = keep_deletion_fields(obj, old)
         validator = config[0]
         assert isinstance(validator, APIValidator)  # _pod_config checked it
-        validator.check_pod_keeping_spec(obj, old)
+        validator.check_pod_keeping_spec(obj, old, owner_errors)
         return key, obj
 
     def _store_pod_run(

@@ -72,12 +72,23 @@ class APIValidator:
             return
         self._raise(info, obj, validate_pod_create_like(obj, feature_gates=self.feature_gates))
 
-    def check_pod_keeping_spec(self, obj: JSON, old: JSON) -> None:
+    def check_pod_keeping_spec(
+        self,
+        obj: JSON,
+        old: JSON,
+        owner_errors: Callable[[Mapping[str, Any]], builtins.list[FieldError]] | None = None,
+    ) -> None:
         """Validate the update of the v1 Pod `old`, which this validator accepted, to `obj`, which
-        carries old's spec object (validation.validate_pod_keeping_spec)."""
+        carries old's spec object (validation.validate_pod_keeping_spec; `owner_errors`: what
+        answers as owner_reference_errors does, a caller's memo)."""
         info = resource_info("pods")
         if info is not None:
-            self._raise(info, obj, validate_pod_keeping_spec(obj, old))
+            errs = (
+                validate_pod_keeping_spec(obj, old)
+                if owner_errors is None
+                else validate_pod_keeping_spec(obj, old, owner_errors)
+            )
+            self._raise(info, obj, errs)
 
     @staticmethod
     def _raise(info: resources.Resource, obj: JSON, errs: builtins.list[FieldError]) -> None:

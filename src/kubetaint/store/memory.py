@@ -260,7 +260,13 @@ class MemoryStore(BulkLoad, FieldWrites):
             stored["metadata"]["resourceVersion"] = str(rv)
         bucket[name] = stored
         if indexed:
-            self._index(resource, old, stored)
+            by_node = (
+                self._pods_by_node.get(_node_name(stored)) if stored.get("spec") is old.get("spec") else None
+            )
+            if by_node is not None:  # old's spec object: its node, so `_index` replaces it in place
+                by_node[(namespace, name)] = stored
+            else:
+                self._index(resource, old, stored)
         return stored, WatchEvent("MODIFIED", resource, stored, rv, old)
 
     def delete(

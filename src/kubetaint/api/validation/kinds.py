@@ -6,6 +6,7 @@ ValidateLease in pkg/apis/coordination/validation; the apps/v1 workloads in pkg/
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import is_not
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
@@ -108,9 +109,13 @@ _CHECKED_META_FIELDS = (
     "deletionTimestamp",
     "deletionGracePeriodSeconds",
 )
+#: _CHECKED_META_FIELDS but ownerReferences.
+_OTHER_META_FIELDS = tuple(name for name in _CHECKED_META_FIELDS if name != "ownerReferences")
 
 
-def validate_pod_keeping_spec(obj: Obj, old: Obj) -> list[f.FieldError]:
+def validate_pod_keeping_spec(
+    obj: Obj, old: Obj, owner_errors: Callable[[Obj], list[f.FieldError]] = owner_reference_errors
+) -> list[f.FieldError]:
     """validate_pod(obj, old, gate) for an update whose spec IS old's spec object, where `old` is a
     pod validate_pod accepted (created, or updated from an earlier pod) with the same gate.
 
@@ -122,17 +127,17 @@ def validate_pod_keeping_spec(obj: Obj, old: Obj) -> list[f.FieldError]:
     gates, no immutable change) hold for any spec the spec checks accept. The metadata checks
     read only _CHECKED_META_FIELDS: when each is old's own value (identity), the create checks
     see what old passed and nothing changed, so no error; when only ownerReferences differs (an
-    adoption), only its checks can fail; otherwise they all run as ever."""
+    adoption), only its checks can fail; otherwise they all run as ever. `owner_errors`:
+    owner_reference_errors or what answers as it does (a caller's memo)."""
     meta, old_meta = _m(obj, "metadata"), _m(old, "metadata")
-    owners_changed = False
-    for name in _CHECKED_META_FIELDS:
-        if meta.get(name) is not old_meta.get(name):
-            if name != "ownerReferences":
-                return _meta(obj, old, namespaced=True)
-            owners_changed = True
-    # only the owner references differ (an adoption or a release): every other check sees
+    # (compared in one pass of map: every pod update keeping its spec asks)
+    if any(map(is_not, map(meta.get, _OTHER_META_FIELDS), map(old_meta.get, _OTHER_META_FIELDS))):
+        return _meta(obj, old, namespaced=True)
+    # at most the owner references differ (an adoption or a release): every other check sees
     # what old passed, and the update rules compare identical values
-    return owner_reference_errors(meta) if owners_changed else []
+    if meta.get("ownerReferences") is not old_meta.get("ownerReferences"):
+        return owner_errors(meta)
+    return []
 
 
 def validate_pod_like_clean(obj: Obj, allow_comparison: bool) -> list[f.FieldError]:

@@ -19,7 +19,7 @@ from kubetaint.clock.base import Clock
 from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
-    daemon_pod_spec,
+    daemon_pod_spec_copy,
     node_name_affinity,
     node_should_run_daemon_pod,
 )
@@ -256,12 +256,22 @@ class DaemonSetController:
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         to_create: list[str] = []
         to_delete: list[JSON] = []
-        placement = self._placement_pass(ds)
-        for node in self._sorted_nodes():
-            pods = by_node.get(str(node["metadata"]["name"]), [])
-            verdict = placement(node)
-            if verdict[1] and len(pods) == 1 and _keeps_running(pods[0]):
-                continue  # podsShouldBeOnNode: its one pod stays, nothing to create or delete
+        nodes = self._sorted_nodes()
+        verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        for node, verdict in zip(nodes, verdicts, strict=True):
+            name = str(node["metadata"]["name"])
+            pods = by_node.get(name)
+            if not pods:  # podsShouldBeOnNode of a node without pods: create when it should run
+                if verdict[0]:
+                    to_create.append(name)
+                continue
+            if verdict[1] and len(pods) == 1:
+                pod = pods[0]  # _keeps_running(pod), inline: most nodes have their one pod
+                if (
+                    pod["metadata"].get("deletionTimestamp")
+                    or (pod.get("status") or {}).get("phase") not in _FINISHED
+                ):
+                    continue  # podsShouldBeOnNode: its one pod stays, nothing to create or delete
             create, delete = self.pods_should_be_on_node(node, ds, pods, placement=verdict)
             to_create.extend(create)
             to_delete.extend(delete)
@@ -327,7 +337,7 @@ class DaemonSetController:
         )
         labels["pod-template-generation"] = str(ds["metadata"].get("generation", 1))
         meta["labels"] = labels
-        spec = daemon_pod_spec(ds)
+        spec = daemon_pod_spec_copy(ds)
         spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)
         return {"metadata": meta, "spec": spec}
 
@@ -362,14 +372,15 @@ class DaemonSetController:
             spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount")
         )
         desired = current = misscheduled = ready = available = updated = 0
-        placement = self._placement_pass(ds)
-        for node in self.nodes.items():
-            should_run, _ = placement(node)
-            scheduled = [
-                p
-                for p in by_node.get(str(node["metadata"]["name"]), [])
-                if (p.get("spec") or {}).get("nodeName")
-            ]
+        nodes = list(self.nodes.items())
+        verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        for node, (should_run, _) in zip(nodes, verdicts, strict=True):
+            pods = by_node.get(str(node["metadata"]["name"]))
+            if not pods:  # nothing scheduled there: desired when it should run, nothing else
+                if should_run:
+                    desired += 1
+                continue
+            scheduled = [p for p in pods if (p.get("spec") or {}).get("nodeName")]
             if should_run:
                 desired += 1
                 if scheduled:
@@ -421,13 +432,16 @@ def scheduled_counts_generic(
     return podutil.is_ready(oldest), podutil.is_available(oldest, min_ready, now), revision in hashes
 
 
+_FINISHED = ("Failed", "Succeeded")
+
+
 def _keeps_running(pod: JSON) -> bool:
     """Whether podsShouldBeOnNode, where the DaemonSet should continue running and `pod` is the
     node's only pod, neither creates nor deletes: the pod is being deleted (not live) or not
     terminal (the one running pod, kept)."""
-    return bool(pod["metadata"].get("deletionTimestamp")) or (pod.get("status") or {}).get("phase") not in (
-        "Failed",
-        "Succeeded",
+    return (
+        bool(pod["metadata"].get("deletionTimestamp"))
+        or (pod.get("status") or {}).get("phase") not in _FINISHED
     )
 
 

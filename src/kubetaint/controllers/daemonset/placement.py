@@ -9,7 +9,8 @@ NodeShouldRunDaemonPod and predicates; util.GetTargetNodeName; ReplaceDaemonSetP
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kubetaint.core.daemonset import add_or_update_daemon_pod_tolerations
@@ -40,6 +41,12 @@ def _daemon_spec_for_placement(ds: Mapping[str, Any]) -> JSON:
     return spec
 
 
+def daemon_pod_spec_copy(ds: Mapping[str, Any]) -> JSON:
+    """daemon_pod_spec(ds): a new dict whose values are the remembered spec's (read-only: the
+    template's own and the DaemonSet tolerations list, shared by every pod made from it)."""
+    return dict(_daemon_spec_for_placement(ds))
+
+
 def node_should_run_daemon_pod(
     node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
 ) -> tuple[bool, bool]:
@@ -68,7 +75,31 @@ class PlacementMemo:
         """`should_run` for one pass over the nodes: the placement spec is worked out once (the
         DaemonSet does not change during the pass)."""
         spec = _daemon_spec_for_placement(ds)
-        return lambda node: self.should_run_for(node, spec, enable_comparison)
+        # (a partial, not a lambda: a sync asks twice for every node)
+        return functools.partial(self.should_run_for, spec=spec, enable_comparison=enable_comparison)
+
+    def verdicts(
+        self, nodes: Sequence[Mapping[str, Any]], ds: Mapping[str, Any], *, enable_comparison: bool = False
+    ) -> list[tuple[bool, bool]]:
+        """`should_run(node, ds)` of each node in turn (a pass over the nodes: the placement spec
+        is worked out once, the remembered answers looked up in one loop)."""
+        spec = _daemon_spec_for_placement(ds)
+        entries, should_run_for = self._entries, self.should_run_for
+        answers: list[tuple[bool, bool]] = []
+        for node in nodes:
+            meta = node.get("metadata") or {}
+            entry = entries.get(str(meta.get("name") or ""))
+            if (
+                entry is not None
+                and entry[0] is meta.get("labels")
+                and entry[1] is node.get("spec")
+                and entry[2] is spec
+                and entry[3] == enable_comparison
+            ):
+                answers.append(entry[4])
+            else:
+                answers.append(should_run_for(node, spec, enable_comparison))
+        return answers
 
     def should_run_for(
         self, node: Mapping[str, Any], spec: JSON, enable_comparison: bool

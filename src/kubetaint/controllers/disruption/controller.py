@@ -77,6 +77,7 @@ class DisruptionController:
                 on_update=self._pod_updated,
                 on_delete=self._pod_deleted,
                 on_replay=self._pods_replayed,
+                on_update_many=self._pods_updated,
             )
         )
 
@@ -104,6 +105,14 @@ class DisruptionController:
     def _pod_updated(self, old: JSON, new: JSON) -> None:
         self._enqueue_for(old)
         self._enqueue_for(new)
+
+    def _pods_updated(self, pairs: list[tuple[JSON, JSON]]) -> None:
+        """`_pod_updated` of each (old, new) pair in turn (an informer's update group); with no
+        budget at all each would look up nothing (nothing changes while a group is told)."""
+        if not len(self.pdbs):
+            return
+        for old, new in pairs:
+            self._pod_updated(old, new)
 
     def _pod_deleted(self, pod: JSON) -> None:
         namespace, name = podutil.key_of(pod)

@@ -72,7 +72,11 @@ class PodGCController:
         self._node_queue: dict[str, float] = {}  # node name -> when it is ready to be checked
         self.pods.add_handlers(
             EventHandlers(
-                on_add=self._add, on_update=self._reindex, on_delete=self._unindex, on_replay=self._replay
+                on_add=self._add,
+                on_update=self._reindex,
+                on_delete=self._unindex,
+                on_replay=self._replay,
+                on_update_many=self._reindex_many,
             )
         )
 
@@ -177,6 +181,27 @@ class PodGCController:
         ):
             return  # _node_of[key] == node implies key in _by_node[node]: both change together
         self._index(new)
+
+    def _reindex_many(self, pairs: list[tuple[JSON, JSON]]) -> None:
+        """`_reindex` of each (old, new) pair in turn (an informer's update group). The indexes
+        hold what `_record` made of the last object told for each key, so a new pod keeping old's
+        spec and status objects (read-only: the same nodeName and phase), its deletionTimestamp
+        and its key (an owner or label change: an adoption) finds them as `_reindex` wants them:
+        nothing to do."""
+        reindex = self._reindex
+        for old, new in pairs:
+            old_meta, new_meta = old.get("metadata"), new.get("metadata")
+            if (
+                old.get("spec") is new.get("spec")
+                and old.get("status") is new.get("status")
+                and type(old_meta) is dict
+                and type(new_meta) is dict
+                and old_meta.get("deletionTimestamp") is new_meta.get("deletionTimestamp")
+                and old_meta.get("name") is new_meta.get("name")
+                and old_meta.get("namespace") is new_meta.get("namespace")
+            ):
+                continue
+            reindex(old, new)
 
     def _pods(self, keys: set[Key]) -> list[JSON]:
         result = []

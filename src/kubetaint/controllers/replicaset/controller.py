@@ -108,16 +108,19 @@ class ReplicaSetController:
         labels (or equal ones: no owner changes while a pod group is told) and the controller
         reference. `keys[i]`: key_of of the new pod of `pairs[i]` (the old one's too when it has
         the very namespace and name objects)."""
-        add, mark = self.queue.add, self.views.mark
+        add, views = self.queue.add, self.views
         last_labels: object = None
         last_space = ""
         owner_keys: list[Key] = []
         last_refs: object = _UNSET
         ref: Mapping[str, Any] | None = None
         # what the pods before this one queued (`add` of a queued key does nothing: nothing
-        # leaves the queue while a group is told), and the controller reference's parts
+        # leaves the queue while a group is told), and the controller reference's parts: the
+        # marks of its owner's view (`mark` of its uid), its ReplicaSet's name and key queued last
         queued_owners = False
-        ref_uid, ref_owner = "", None
+        ref_owner: str | None = None
+        marks: set[Key] | None = None
+        last_owner_key: Key | None = None
         for (old, new), new_key in zip(pairs, keys, strict=True):
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if (
@@ -148,13 +151,18 @@ class ReplicaSetController:
             if refs is not last_refs:
                 last_refs, ref = refs, podutil.controller_ref_of(new)
                 if ref is not None:
-                    ref_uid = str(ref.get("uid") or "")
+                    marks = views.marks_of(str(ref.get("uid") or ""))
                     ref_owner = str(ref.get("name")) if ref.get("kind") == "ReplicaSet" else None
+                    last_owner_key = None
             if ref is None:
                 continue  # _same_marks or _same_claim: no controller and the same labels again
-            mark(ref_uid, new_key)
-            if ref_owner is not None:
-                add((new_key[0], ref_owner))
+            if marks is not None:
+                marks.add(new_key)  # views.mark(uid, new_key)
+            if ref_owner is not None and (
+                last_owner_key is None or last_owner_key[0] != new_key[0]
+            ):  # else queued just before
+                last_owner_key = (new_key[0], ref_owner)
+                add(last_owner_key)
 
     def _pods_added(self, items: list[tuple[Key, JSON]]) -> None:
         """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod)).

@@ -264,12 +264,14 @@ class PodOwnerIndex:
         owner: str | None = None
         keys: list[Key] = []
         for old, new in pairs:
-            key = key_of(new)
-            keys.append(key)
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if type(old_meta) is not dict or type(new_meta) is not dict:
+                keys.append(key_of(new))
                 self._reindex(old, new)
                 continue
+            space, name = new_meta.get("namespace"), new_meta.get("name")
+            key = (space, name) if type(space) is str and type(name) is str else key_of(new)  # key_of(new)
+            keys.append(key)
             refs = new_meta.get("ownerReferences")
             if refs is old_meta.get("ownerReferences") and new_meta.get("labels") is old_meta.get("labels"):
                 self._reindex(old, new)  # nothing indexed changed (a status or binding change)
@@ -286,7 +288,7 @@ class PodOwnerIndex:
             if prior != owner:
                 if prior is None:
                     self._unindex_orphan(key)  # the usual case: an orphan adopted
-                else:
+                elif prior is not _ABSENT:  # (`_unindex` of a key not indexed does nothing)
                     self._unindex(key)
                 owned = owned_sets.get(owner)
                 if owned is None:

@@ -111,8 +111,15 @@ class OwnedPodsView:
         if not self.dirty:
             return
         dirty, self.dirty = self.dirty, set()
+        facts, put = self.facts, self.put
         for key in dirty:
-            self.put(key, current(key))
+            pod = current(key)
+            if pod is not None and key not in facts:  # `put` of a pod not counted yet (an adoption)
+                new = self._pod_facts(pod)
+                facts[key] = new
+                self._count(new, +1)
+            else:
+                put(key, pod)
 
     def sorted_facts(self) -> list[PodFacts]:
         return [self.facts[key] for key in sorted(self.facts)]
@@ -138,6 +145,12 @@ class OwnedPodViews:
         view = self._views.get(uid)
         if view is not None:
             view.dirty.add(key)
+
+    def marks_of(self, uid: str) -> set[Key] | None:
+        """The set `mark(uid, key)` adds keys to until the view's next refresh (None: no view,
+        `mark` does nothing)."""
+        view = self._views.get(uid)
+        return None if view is None else view.dirty
 
     def forget(self, uid: str) -> None:
         self._views.pop(uid, None)
