@@ -170,19 +170,7 @@ class _SpecFacts:
         )
 
     #: what is derived, compared by __eq__ (`values` only holds the ids of the key alive)
-    _DERIVED = (
-        "affinity",
-        "has_required_affinity",
-        "host_ports",
-        "nonzero",
-        "preemption_policy",
-        "preferred_terms",
-        "priority",
-        "requests",
-        "scheduling_gates",
-        "tol_sig",
-        "tolerations",
-    )
+    _DERIVED: tuple[str, ...] = tuple(name for name in __slots__ if name != "values")
 
     def __eq__(self, other: object) -> bool:
         """Equal facts: what is derived is equal (two specs with equal values give equal facts)."""
