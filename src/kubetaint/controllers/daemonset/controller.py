@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from kubetaint.api.selectors import label_selector_from_dict
@@ -119,45 +119,43 @@ class DaemonSetController:
 
     def _pods_changed(self, pairs: list[tuple[JSON, JSON]], keys: list[Key]) -> None:
         """`_pod_changed` of each update of a group in turn. A pod that had no owner references
-        (an adopted orphan: only its new controller reference marks and queues) shares with the
-        pods before it what depends only on the (read-only) reference list object: its
-        controller's pods by node and DaemonSet name (none changes while a pod group is told).
-        `keys[i]`: key_of of the new pod of `pairs[i]`."""
-        add = self.queue.add
-        last_refs: object = _UNSET
-        grouped: PodsByNode | None = None
-        owner_name: str | None = None  # the owning DaemonSet's name
+        (an adopted orphan: only its new controller reference marks and queues) is marked by
+        `_mark_owned` with the pods around it. `keys[i]`: key_of of the new pod of `pairs[i]`."""
+        self._mark_owned(self._adopted_orphans(pairs, keys))
+
+    def _adopted_orphans(self, pairs: list[tuple[JSON, JSON]], keys: list[Key]) -> Iterator[tuple[Key, JSON]]:
+        """(key, new pod) of each update whose old pod had no owner references, in turn; any other
+        update is told to `_pod_changed` where it comes."""
         for (old, new), key in zip(pairs, keys, strict=True):
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if type(old_meta) is not dict or type(new_meta) is not dict or old_meta.get("ownerReferences"):
                 self._pod_changed(old, new)
                 continue
-            refs = new_meta.get("ownerReferences")
-            if refs is not last_refs:
-                last_refs = refs
-                grouped, owner_name = self._controller_of(new)
-            if grouped is None and owner_name is None:
-                continue
-            if grouped is not None:
-                grouped.dirty.add(key)
-            if owner_name is not None:
-                add((key[0], owner_name))
+            yield key, new
 
     def _pods_added(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod)).
-        Pods sharing their owner reference list object (or having none: bare pods) share what
-        depends only on it: their controller's pods by node and DaemonSet name (none changes
-        while a replay is told)."""
+        """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod))."""
+        self._mark_owned(self._with_metadata(items))
+
+    def _with_metadata(self, items: list[tuple[Key, JSON]]) -> Iterator[tuple[Key, JSON]]:
+        """Each (key, pod) whose metadata is an object; any other is told to `_pod_changed`."""
+        for key, pod in items:
+            if type(pod.get("metadata")) is not dict:
+                self._pod_changed(None, pod)
+                continue
+            yield key, pod
+
+    def _mark_owned(self, entries: Iterable[tuple[Key, JSON]]) -> None:
+        """Mark each (key, pod) in its controller's pods by node and queue its DaemonSet, as
+        `_pod_changed` does for a new pod. Pods sharing their owner reference list object (or
+        having none: bare pods) share what depends only on it: their controller's pods by node and
+        DaemonSet name (none changes while a group or replay is told)."""
         add = self.queue.add
         last_refs: object = _UNSET
         grouped: PodsByNode | None = None
         owner_name: str | None = None  # the owning DaemonSet's name
-        for key, pod in items:
-            meta = pod.get("metadata")
-            if type(meta) is not dict:
-                self._pod_changed(None, pod)
-                continue
-            refs = meta.get("ownerReferences")
+        for key, pod in entries:
+            refs = pod["metadata"].get("ownerReferences")
             if refs is not last_refs:
                 last_refs = refs
                 grouped, owner_name = self._controller_of(pod)
