@@ -61,7 +61,11 @@ def load_yaml_json(raw: bytes) -> Any:
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) if not isinstance(exc, RecursionError) else _DEPTH_TEXT
+    # Too deep a document trips Python's recursion limit or, from PyYAML 6.0.4, the scanner's
+    # own nesting limit: either way the answer is the apiserver's depth message.
+    if isinstance(exc, RecursionError) or "exceeded maximum nesting depth" in str(exc):
+        return _DEPTH_TEXT
+    return " ".join(str(exc).split())
 
 
 _DEPTH_TEXT = f"exceeded max depth of {MAX_BODY_DEPTH} nested objects"
