@@ -1,9 +1,8 @@
 """Pod spec affinity checks, node affinity part
 (mirrors pkg/apis/core/validation/validation.go: validateAffinity, validateNodeAffinity,
 ValidateNodeSelector, ValidateNodeSelectorTerm, ValidateNodeSelectorRequirement,
-ValidateNodeFieldSelectorRequirement, ValidatePreferredSchedulingTerms).
-
-Pod (anti-)affinity terms are not checked yet (they need metav1 ValidateLabelSelector).
+ValidateNodeFieldSelectorRequirement, ValidatePreferredSchedulingTerms); pod affinity and
+anti-affinity terms are checked in podaffinity.py.
 
 registry/bulk.py relies on this: of a `metadata.name` field requirement's values, only
 ValidateNodeName (a DNS subdomain) is read; the key, operator and value count are checked apart.
@@ -17,6 +16,7 @@ from typing import Any
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import validate_label_name
+from kubetaint.api.validation.podaffinity import validate_pod_affinity
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
@@ -32,14 +32,22 @@ def _items(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def validate_affinity(affinity: Any, path: str) -> list[f.FieldError]:
-    """validateAffinity (node affinity; pod affinity and anti-affinity are not checked yet)."""
+def validate_affinity(affinity: Any, path: str, *, allow_invalid_values: bool = False) -> list[f.FieldError]:
+    """validateAffinity: node affinity, pod affinity, pod anti-affinity. `allow_invalid_values`
+    is upstream's AllowInvalidLabelValueInSelector (old invalid data kept on update)."""
     if not isinstance(affinity, Mapping):
         return []
+    errs: list[f.FieldError] = []
     node_affinity = affinity.get("nodeAffinity")
-    if not isinstance(node_affinity, Mapping):
-        return []
-    return validate_node_affinity(node_affinity, f.child(path, "nodeAffinity"))
+    if isinstance(node_affinity, Mapping):
+        errs.extend(validate_node_affinity(node_affinity, f.child(path, "nodeAffinity")))
+    for name in ("podAffinity", "podAntiAffinity"):
+        terms = affinity.get(name)
+        if isinstance(terms, Mapping):
+            errs.extend(
+                validate_pod_affinity(terms, f.child(path, name), allow_invalid_values=allow_invalid_values)
+            )
+    return errs
 
 
 def validate_node_affinity(node_affinity: Mapping[str, Any], path: str) -> list[f.FieldError]:

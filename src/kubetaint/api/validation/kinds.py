@@ -11,6 +11,7 @@ from typing import Any
 
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
+from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
 from kubetaint.api.validation.names import name_is_dns_label, name_is_dns_subdomain
@@ -24,18 +25,19 @@ from kubetaint.api.validation.podspec import (
     validate_containers_only_for_pod,
     validate_pod_create_rules,
     validate_pod_spec,
-    validate_pod_template,
 )
 from kubetaint.api.validation.podupdate import validate_pod_update_rules
 from kubetaint.api.validation.quantities import validate_resource_list
-from kubetaint.api.validation.selectors import selector_matches
 from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations
+from kubetaint.api.validation.workloads import selector_and_template
 
 Obj = Mapping[str, Any]
 KindValidator = Callable[[Obj, "Obj | None", bool], list[f.FieldError]]
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
 SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
+#: policy.UnhealthyPodEvictionPolicyType values, sorted as upstream lists them
+UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
 
 
 def _m(obj: Obj, name: str) -> Obj:
@@ -287,7 +289,8 @@ def validate_namespaced_meta(obj: Obj, old: Obj | None, allow_comparison: bool) 
 
 
 def validate_pdb(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
-    """ValidatePodDisruptionBudgetSpec: at most one of minAvailable/maxUnavailable, each int or percent."""
+    """ValidatePodDisruptionBudgetSpec: at most one of minAvailable/maxUnavailable, each int or
+    percent, the selector (old invalid label values kept on update), the unhealthy pod policy."""
     errs = _meta(obj, old, namespaced=True)
     spec = _m(obj, "spec")
     if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
@@ -301,6 +304,16 @@ def validate_pdb(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     for name in ("minAvailable", "maxUnavailable"):
         if spec.get(name) is not None:
             errs.extend(_int_or_percent(spec[name], f.child("spec", name)))
+    old_selector = _m(old, "spec").get("selector") if old is not None else None
+    allow_invalid = has_invalid_label_value(old_selector)
+    errs.extend(
+        validate_label_selector(spec.get("selector"), "spec.selector", allow_invalid_values=allow_invalid)
+    )
+    policy = spec.get("unhealthyPodEvictionPolicy")
+    if policy is not None and policy not in UNHEALTHY_POD_EVICTION_POLICIES:
+        errs.append(
+            f.not_supported("spec.unhealthyPodEvictionPolicy", policy, UNHEALTHY_POD_EVICTION_POLICIES)
+        )
     return errs
 
 
@@ -329,7 +342,7 @@ def _workload(kind: str, *, replicas: bool) -> KindValidator:
         count = spec.get("replicas")
         if replicas and isinstance(count, int) and not isinstance(count, bool) and count < 0:
             errs.append(f.invalid("spec.replicas", count, IS_NEGATIVE_ERROR))
-        errs.extend(_selector_and_template(kind, spec, allow))
+        errs.extend(selector_and_template(kind, spec, allow))
         return errs
 
     def validate(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
@@ -344,45 +357,6 @@ def _workload(kind: str, *, replicas: bool) -> KindValidator:
 
     validate.__doc__ = f"Validate{kind}Spec: selector, template labels, template pod spec."
     return validate
-
-
-def _selector_and_template(kind: str, spec: Obj, allow_comparison: bool) -> list[f.FieldError]:
-    errs: list[f.FieldError] = []
-    selector = spec.get("selector")
-    if not isinstance(selector, Mapping):
-        errs.append(f.required("spec.selector"))
-        selector = {}
-    elif not selector.get("matchLabels") and not selector.get("matchExpressions"):
-        shown = f.GoValue(
-            dict(selector),
-            "&v1.LabelSelector{MatchLabels:map[string]string(nil), "
-            "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
-        )
-        errs.append(f.invalid("spec.selector", shown, f"empty selector is invalid for {kind.lower()}"))
-    template = spec.get("template")
-    if not isinstance(template, Mapping):
-        errs.append(f.required("spec.template"))
-        return errs
-    labels = _m(_m(template, "metadata"), "labels")
-    if selector and not selector_matches(selector, labels):
-        shown = f.GoValue(dict(labels), _go_string_map(labels))
-        errs.append(
-            f.invalid("spec.template.metadata.labels", shown, "`selector` does not match template `labels`")
-        )
-    errs.extend(validate_pod_template(template, "spec.template", allow_comparison=allow_comparison))
-    template_spec = _m(template, "spec")
-    restart = template_spec.get("restartPolicy") or "Always"
-    if restart != "Always":
-        errs.append(f.not_supported("spec.template.spec.restartPolicy", restart, ("Always",)))
-    if template_spec.get("activeDeadlineSeconds") is not None:
-        detail = f"activeDeadlineSeconds in {kind} is not Supported"
-        errs.append(f.forbidden("spec.template.spec.activeDeadlineSeconds", detail))
-    return errs
-
-
-def _go_string_map(labels: Mapping[str, Any]) -> str:
-    items = ", ".join(f"{go_quote(k)}:{go_quote(str(v))}" for k, v in sorted(labels.items()))
-    return f"map[string]string{{{items}}}"
 
 
 #: (apiVersion group, kind) -> validator; group "" is the core group.

@@ -1,0 +1,136 @@
+"""Pod affinity and anti-affinity checks (mirrors pkg/apis/core/validation/validation.go:
+validatePodAffinity, validatePodAntiAffinity, validatePodAffinityTerms, validatePodAffinityTerm,
+validateWeightedPodAffinityTerms, ValidatePodAffinityTermSelector,
+validateMatchLabelKeysAndMismatchLabelKeys, validateLabelKeys).
+
+Upstream's pod strategy first merges a pod's matchLabelKeys/mismatchLabelKeys into its
+labelSelector (MatchLabelKeysInPodAffinity); kubetaint stores terms as given (its scheduler has
+no InterPodAffinity plugin), so the "exists in both matchLabelKeys and labelSelector" check sees
+the selector as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.api.validation import field as f
+from kubetaint.api.validation.labelselector import validate_label_selector
+from kubetaint.api.validation.names import name_is_dns_label
+from kubetaint.api.validation.objectmeta import validate_label_name
+
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def validate_pod_affinity(
+    affinity: Mapping[str, Any], path: str, *, allow_invalid_values: bool
+) -> list[f.FieldError]:
+    """validatePodAffinity / validatePodAntiAffinity (the same checks): required terms, then
+    weighted preferred terms."""
+    errs: list[f.FieldError] = []
+    required = affinity.get(_REQUIRED)
+    if isinstance(required, list):
+        required_path = f.child(path, _REQUIRED)
+        for i, term in enumerate(required):
+            errs.extend(
+                validate_pod_affinity_term(_mapping(term), f.index(required_path, i), allow_invalid_values)
+            )
+    preferred = affinity.get(_PREFERRED)
+    if isinstance(preferred, list):
+        errs.extend(_weighted_terms(preferred, f.child(path, _PREFERRED), allow_invalid_values))
+    return errs
+
+
+def _weighted_terms(terms: list[Any], path: str, allow_invalid_values: bool) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    for j, item in enumerate(terms):
+        weighted = _mapping(item)
+        weight = weighted.get("weight")
+        weight = weight if isinstance(weight, int) and not isinstance(weight, bool) else 0
+        if weight <= 0 or weight > 100:
+            errs.append(f.invalid(f.child(f.index(path, j), "weight"), weight, "must be in the range 1-100"))
+        term_path = f.child(f.index(path, j), "podAffinityTerm")
+        errs.extend(
+            validate_pod_affinity_term(
+                _mapping(weighted.get("podAffinityTerm")), term_path, allow_invalid_values
+            )
+        )
+    return errs
+
+
+def validate_pod_affinity_term(
+    term: Mapping[str, Any], path: str, allow_invalid_values: bool
+) -> list[f.FieldError]:
+    """validatePodAffinityTerm: both selectors, the namespaces, the label keys, the topology key."""
+    errs = validate_label_selector(
+        term.get("labelSelector"), f.child(path, "labelSelector"), allow_invalid_values=allow_invalid_values
+    )
+    errs.extend(
+        validate_label_selector(
+            term.get("namespaceSelector"),
+            f.child(path, "namespaceSelector"),
+            allow_invalid_values=allow_invalid_values,
+        )
+    )
+    for name in _list(term.get("namespaces")):
+        text = str(name)
+        # (upstream names the field "namespace", singular)
+        errs.extend(f.invalid(f.child(path, "namespace"), text, msg) for msg in name_is_dns_label(text))
+    errs.extend(_label_keys_errors(term, path))
+    topology_key = str(term.get("topologyKey") or "")
+    if not topology_key:
+        errs.append(f.required(f.child(path, "topologyKey"), "can not be empty"))
+    errs.extend(validate_label_name(topology_key, f.child(path, "topologyKey")))
+    return errs
+
+
+def _label_keys_errors(term: Mapping[str, Any], path: str) -> list[f.FieldError]:
+    """validateMatchLabelKeysAndMismatchLabelKeys."""
+    selector = term.get("labelSelector")
+    has_selector = isinstance(selector, Mapping)
+    match_keys = [str(k) for k in _list(term.get("matchLabelKeys"))]
+    mismatch_keys = [str(k) for k in _list(term.get("mismatchLabelKeys"))]
+    errs = _label_keys(f.child(path, "matchLabelKeys"), match_keys, has_selector)
+    errs.extend(_label_keys(f.child(path, "mismatchLabelKeys"), mismatch_keys, has_selector))
+    if isinstance(selector, Mapping):
+        index_of = {key: i for i, key in enumerate(match_keys)}
+        seen = {str(k) for k in _mapping(selector.get("matchLabels"))}
+        for expression in _list(selector.get("matchExpressions")):
+            key = str(_mapping(expression).get("key") or "")
+            if key in index_of and key in seen:
+                # upstream indexes the term's own path here, not matchLabelKeys
+                errs.append(
+                    f.invalid(
+                        f.index(path, index_of[key]), key, "exists in both matchLabelKeys and labelSelector"
+                    )
+                )
+            seen.add(key)
+    mismatch = set(mismatch_keys)
+    match_path = f.child(path, "matchLabelKeys")
+    for i, key in enumerate(match_keys):
+        if key in mismatch:
+            errs.append(
+                f.invalid(f.index(match_path, i), key, "exists in both matchLabelKeys and mismatchLabelKeys")
+            )
+    return errs
+
+
+def _label_keys(path: str, keys: list[str], has_selector: bool) -> list[f.FieldError]:
+    """validateLabelKeys: label names, and only alongside a labelSelector."""
+    if not keys:
+        return []
+    if not has_selector:
+        return [f.forbidden(path, "must not be specified when labelSelector is not set")]
+    errs: list[f.FieldError] = []
+    for i, key in enumerate(keys):
+        errs.extend(validate_label_name(key, f.index(path, i)))
+    return errs
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
