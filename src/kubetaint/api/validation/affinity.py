@@ -16,7 +16,7 @@ from typing import Any
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import validate_label_name
-from kubetaint.api.validation.podaffinity import validate_pod_affinity
+from kubetaint.api.validation.podaffinity import validate_pod_affinity, weight_errors
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
@@ -146,10 +146,7 @@ def validate_preferred_scheduling_terms(terms: list[Any], path: str) -> list[f.F
     errs: list[f.FieldError] = []
     for i, item in enumerate(terms):
         term = _mapping(item)
-        weight = term.get("weight")
-        weight = weight if isinstance(weight, int) and not isinstance(weight, bool) else 0
-        if weight <= 0 or weight > 100:
-            errs.append(f.invalid(f.child(f.index(path, i), "weight"), weight, "must be in the range 1-100"))
+        errs.extend(weight_errors(term, f.index(path, i)))
         errs.extend(
             validate_node_selector_term(
                 _mapping(term.get("preference")), f.child(f.index(path, i), "preference")

@@ -46,10 +46,7 @@ def _weighted_terms(terms: list[Any], path: str, allow_invalid_values: bool) -> 
     errs: list[f.FieldError] = []
     for j, item in enumerate(terms):
         weighted = _mapping(item)
-        weight = weighted.get("weight")
-        weight = weight if isinstance(weight, int) and not isinstance(weight, bool) else 0
-        if weight <= 0 or weight > 100:
-            errs.append(f.invalid(f.child(f.index(path, j), "weight"), weight, "must be in the range 1-100"))
+        errs.extend(weight_errors(weighted, f.index(path, j)))
         term_path = f.child(f.index(path, j), "podAffinityTerm")
         errs.extend(
             validate_pod_affinity_term(
@@ -83,6 +80,15 @@ def validate_pod_affinity_term(
         errs.append(f.required(f.child(path, "topologyKey"), "can not be empty"))
     errs.extend(validate_label_name(topology_key, f.child(path, "topologyKey")))
     return errs
+
+
+def weight_errors(term: Mapping[str, Any], path: str) -> list[f.FieldError]:
+    """A preferred term's weight (absent: 0) must be in 1..100 (node and pod affinity alike)."""
+    weight = term.get("weight")
+    weight = weight if isinstance(weight, int) and not isinstance(weight, bool) else 0
+    if 0 < weight <= 100:
+        return []
+    return [f.invalid(f.child(path, "weight"), weight, "must be in the range 1-100")]
 
 
 def _label_keys_errors(term: Mapping[str, Any], path: str) -> list[f.FieldError]:
