@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubetaint.core.matching import taint_to_string
+from kubetaint.sim.jsontext import dumps_indented
 from kubetaint.store.interface import JSON, WatchEvent
 
 #: Event reasons kept in the timeline (upstream spellings). Others are dropped to keep it readable.
@@ -186,5 +187,6 @@ def document(
 def dumps(doc: Mapping[str, Any], *, indent: int | None = 2) -> str:
     """Byte-stable JSON: keys in the (deterministic) order they were built, fixed separators,
     Python's shortest round-trip float repr."""
-    separators = (",", ": ") if indent else (",", ":")
-    return json.dumps(doc, indent=indent, ensure_ascii=False, separators=separators)
+    if indent:
+        return dumps_indented(doc, indent)  # json.dumps(doc, indent=indent, ensure_ascii=False)
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))

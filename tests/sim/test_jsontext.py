@@ -1,0 +1,82 @@
+"""The indented JSON writer: the same text as json.dumps(indent=N, ensure_ascii=False), for any
+JSON value and for the values it leaves to json."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kubetaint.sim.jsontext import dumps_indented
+
+
+def _expected(doc: Any, indent: int = 2) -> str:
+    return json.dumps(doc, indent=indent, ensure_ascii=False)
+
+
+_SCALAR = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+_JSON = st.recursive(
+    _SCALAR,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@given(_JSON, st.integers(min_value=1, max_value=4))
+def test_any_json_value_is_written_as_json_writes_it(doc: Any, indent: int) -> None:
+    assert dumps_indented(doc, indent) == _expected(doc, indent)
+
+
+CASES = [
+    pytest.param({}, id="an empty object"),
+    pytest.param([], id="an empty array"),
+    pytest.param({"a": {}, "b": [], "c": [[]], "d": [{}]}, id="empty containers inside"),
+    pytest.param({"t": 3600.0, "x": 1e-05, "y": -0.0, "z": 10**30}, id="floats and a big integer"),
+    pytest.param({"s": 'quote " backslash \\ newline \n tab \t é 雪 \u2028'}, id="strings needing escapes"),
+    pytest.param({"a": {"b": {"c": [1, {"d": [True, False, None]}]}}}, id="deep nesting"),
+    pytest.param({"nan": math.nan}, id="NaN left to json"),
+    pytest.param({"inf": [math.inf, -math.inf]}, id="infinities left to json"),
+    pytest.param({1: "one", None: "null", 2.5: "x", False: "f"}, id="non-string keys left to json"),
+    pytest.param(OrderedDict([("b", 1), ("a", 2)]), id="a dict subclass left to json"),
+    pytest.param({"tuple": (1, 2)}, id="a tuple left to json (written as a list)"),
+]
+
+
+@pytest.mark.parametrize("doc", CASES)
+def test_documents_match_json(doc: Any) -> None:
+    assert dumps_indented(doc) == _expected(doc)
+
+
+def test_values_json_rejects_raise_as_json_raises() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dumps_indented({"x": object()})
+
+
+def test_a_timeline_document_round_trips() -> None:
+    doc = {
+        "scenario": "s",
+        "seed": 1,
+        "end": 60.0,
+        "timeline": [{"t": 0.0, "reason": "Scheduled", "kind": "Pod", "name": "web", "node": "n-1"}],
+        "summary": {"scheduled": 1},
+        "final": {
+            "nodes": [{"metadata": {"name": "n-1", "labels": {"zone": "a"}}, "spec": {"taints": []}}],
+            "pods": [],
+        },
+    }
+    text = dumps_indented(doc)
+    assert text == _expected(doc)
+    assert json.loads(text) == doc
