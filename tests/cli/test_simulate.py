@@ -61,3 +61,78 @@ def test_invalid_scenario_is_one_line_and_exit_1(tmp_path: Path) -> None:
 def test_bad_until_is_a_usage_error() -> None:
     code, _, err = run(str(EXAMPLES / "toleration-seconds.yaml"), "--until", "later")
     assert code == 2 and "--until" in err
+
+
+def _snapshot_file(tmp_path: Path, captured: str | None, form: str = "json") -> Path:
+    """A snapshot (as `kubetaint snapshot` writes it) or, without a capture time, a saved v1 List:
+    node n1 NoExecute-tainted 400 s before the capture, a pod there tolerating it for 600 s."""
+    from kubetaint.sim.snapshot import SnapshotInfo, build_snapshot
+
+    taint = {"key": "old", "value": "x", "effect": "NoExecute", "timeAdded": "2026-01-01T00:03:20Z"}
+    objects: list[dict[str, object]] = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "n1"},
+            "spec": {"taints": [taint]},
+            "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "default"},
+            "spec": {
+                "nodeName": "n1",
+                "containers": [{"name": "c", "image": "i"}],
+                "tolerations": [
+                    {"key": "old", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 600}
+                ],
+            },
+            "status": {"phase": "Running"},
+        },
+    ]
+    if captured is None:
+        doc: dict[str, object] = {"apiVersion": "v1", "kind": "List", "items": objects}
+    else:
+        doc = build_snapshot(objects, SnapshotInfo(captured_at=captured))
+    path = tmp_path / f"snap.{form}"
+    if form == "json":
+        path.write_text(json.dumps(doc))
+    else:
+        import yaml
+
+        path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def _eviction_time(out: str) -> float:
+    doc = json.loads(out)
+    marks = [r["t"] for r in doc["timeline"] if r["reason"] == "TaintManagerEviction" and r["name"] == "p"]
+    assert len(marks) == 1, doc["timeline"]
+    return float(marks[0])
+
+
+def test_a_snapshot_continues_its_in_flight_evictions(tmp_path: Path) -> None:
+    """As whatif runs a snapshot: 400 s of the 600 s toleration had passed at the capture."""
+    code, out, err = run(str(_snapshot_file(tmp_path, "2026-01-01T00:10:00Z")), "-o", "json", "--until", "1h")
+    assert code == 0, err
+    assert _eviction_time(out) == 200.0
+
+
+def test_a_saved_v1_list_runs_as_a_snapshot_without_a_capture_time(tmp_path: Path) -> None:
+    """A hand-saved List (yaml or json) has no capture time: timers start at zero."""
+    for form in ("yaml", "json"):
+        code, out, err = run(str(_snapshot_file(tmp_path, None, form)), "-o", "json", "--until", "1h")
+        assert code == 0, err
+        assert _eviction_time(out) == 600.0
+
+
+def test_a_file_that_is_neither_is_refused_with_its_kind(tmp_path: Path) -> None:
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
+    code, _, err = run(str(path))
+    assert code == 1
+    assert (
+        err.strip()
+        == f"error: {path}: not a scenario or snapshot: kind 'Pod', expected Scenario or a v1 List"
+    )

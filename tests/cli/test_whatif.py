@@ -138,7 +138,7 @@ def test_a_file_that_is_not_a_snapshot_exits_1(tmp_path: Path) -> None:
     path = tmp_path / "pod.json"
     path.write_text(json.dumps(_pod("p", "n")))
     result = invoke("whatif", "cordon", "n", "-f", str(path))
-    assert result.exit_code == 1 and "not a snapshot" in result.output
+    assert result.exit_code == 1 and "not a scenario or snapshot" in result.output
 
 
 def test_snapshot_with_an_unreachable_kubeconfig_is_one_line(tmp_path: Path) -> None:

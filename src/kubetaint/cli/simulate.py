@@ -1,4 +1,7 @@
-"""`kubetaint simulate SCENARIO [-o table|json|html] [--until D] [--seed N]`."""
+"""`kubetaint simulate SCENARIO [-o table|json|html] [--until D] [--seed N]`.
+
+SCENARIO is a Scenario file, a snapshot (`kubetaint snapshot`: run as `whatif` runs it, in-flight
+evictions continuing) or a saved v1 List (`kubectl get nodes,pods,... -o yaml`, as a snapshot)."""
 
 from __future__ import annotations
 
@@ -14,8 +17,10 @@ from kubetaint.clock.wall import wall_monotonic
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.report_html import render_html
 from kubetaint.sim.report_table import render_table
-from kubetaint.sim.scenario import ScenarioError, load_scenario
+from kubetaint.sim.scenario import ScenarioError
 from kubetaint.sim.simulation import Simulation, SimulationError
+from kubetaint.sim.snapshot import SnapshotError, load_snapshot
+from kubetaint.sim.snapshot_run import is_snapshot, start_snapshot
 from kubetaint.sim.timeline import dumps
 
 #: Runs shorter than this (wall seconds) never show a progress bar.
@@ -84,14 +89,16 @@ def simulate_command(scenario: str, output: str, until: str | None, seed: int | 
         except DurationError as err:
             raise click.BadParameter(str(err), param_hint="'--until'") from None
     try:
-        loaded = load_scenario(scenario)
+        loaded, info = load_snapshot(scenario)  # a scenario, a snapshot, or a saved v1 List
         sim = Simulation(loaded, seed=seed, until=end)
         update, close = _progress(sim.end)
         try:
+            if is_snapshot(info):  # as whatif runs it: a cluster that keeps running
+                start_snapshot(sim, info)  # (its StatefulSet stand-in stays subscribed to the store)
             doc = sim.run(update)
         finally:
             close()
-    except (ScenarioError, SimulationError) as err:
+    except (ScenarioError, SimulationError, SnapshotError) as err:
         raise _Failure(str(err)) from None
     if output == "json":
         click.echo(dumps(doc))

@@ -31,7 +31,8 @@ from typing import Any
 
 from kubetaint.api.validation.kinds import SYSTEM_PRIORITY_CLASSES
 from kubetaint.controlplane import SYSTEM_NAMESPACES
-from kubetaint.sim.scenario import API_VERSION, Scenario, ScenarioError, load_scenario
+from kubetaint.core.heap import collector_paused
+from kubetaint.sim.scenario import API_VERSION, Scenario, ScenarioError, load_scenario, parse_scenario
 from kubetaint.sim.source import SourceError, load_text
 from kubetaint.store.interface import JSON
 
@@ -234,11 +235,12 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
     except OSError as err:
         raise SnapshotError(f"{name}: {err.strerror or err}") from None
     try:
-        data = load_text(text, name).data
+        source = load_text(text, name)
     except SourceError as err:
         raise SnapshotError(str(err)) from None
+    data = source.data
     if not isinstance(data, Mapping):
-        raise SnapshotError(f"{name}: not a snapshot: expected a Scenario or a v1 List object")
+        raise SnapshotError(f"{name}: not a scenario or snapshot: expected a Scenario or a v1 List object")
     if data.get("kind") == "List" and data.get("apiVersion") == "v1":
         try:
             data = from_list(data, name=Path(name).stem or "snapshot")
@@ -246,10 +248,11 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
             raise SnapshotError(f"{name}: {err}") from None
         scenario = load_scenario(data)
     elif data.get("kind") == "Scenario":
-        scenario = load_scenario(Path(path))
+        with collector_paused():  # as load_scenario, from the text already parsed
+            scenario = parse_scenario(source)
     else:
         raise SnapshotError(
-            f"{name}: not a snapshot: kind {data.get('kind')!r}, expected Scenario or a v1 List"
+            f"{name}: not a scenario or snapshot: kind {data.get('kind')!r}, expected Scenario or a v1 List"
         )
     try:
         return scenario, snapshot_info(scenario)

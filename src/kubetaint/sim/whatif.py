@@ -16,14 +16,11 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.clock import parse_time
-from kubetaint.controllers.tainteviction.controller import TaintEvictionController
-from kubetaint.core.eviction import min_toleration_seconds
-from kubetaint.core.matching import get_matching_tolerations
 from kubetaint.scheduler.explain import ExplainError, explain
 from kubetaint.sim.scenario import Scenario, load_scenario
 from kubetaint.sim.simulation import Simulation
 from kubetaint.sim.snapshot import SnapshotInfo
+from kubetaint.sim.snapshot_run import run_to_start
 from kubetaint.sim.statefulset import StatefulSetOwner
 from kubetaint.sim.whatif_change import Change, WhatIfError
 from kubetaint.store.interface import JSON, WatchEvent
@@ -69,8 +66,7 @@ class Run:
         self.owners: dict[Key, str] = {}
         self.sim.cluster.store.subscribe(self._track_owner)
         # t=0: controllers adopt the snapshot's pods and start their timers, then the change.
-        self.sim.run_until(0)
-        continue_timers(self.sim, info)
+        run_to_start(self.sim, info)
         if change is not None:
             self.kubectl_output = change.apply(self.sim)
         self.sim.run_until(duration)
@@ -116,48 +112,6 @@ class Run:
 
     def pending(self) -> list[JSON]:
         return [p for p in self.final.values() if not _node(p)]
-
-
-def continue_timers(sim: Simulation, info: SnapshotInfo) -> None:
-    """Move pending taint-eviction timers to the snapshot taints' timeAdded (module docstring)."""
-    if not info.captured_at:
-        return
-    captured = parse_time(info.captured_at)
-    start = sim.cluster.start
-    controllers = [c for c in sim.cluster.controllers if isinstance(c, TaintEvictionController)]
-    if not controllers:
-        return
-    controller = controllers[0]
-    snapshot_taints = _snapshot_no_execute_taints(sim.scenario)
-    for key, worker in list(controller.queue.workers.items()):
-        if worker is None:
-            continue
-        namespace, _, name = key.partition("/")
-        pod = controller.pods.get(namespace, name)
-        taints = snapshot_taints.get(_node(pod or {}), [])
-        added = [parse_time(str(t["timeAdded"])) for t in taints if t.get("timeAdded")]
-        if pod is None or not added:
-            continue
-        tolerated, used = get_matching_tolerations(taints, (pod.get("spec") or {}).get("tolerations") or [])
-        seconds = min_toleration_seconds(used) if tolerated else 0.0
-        if seconds < 0:
-            continue
-        created_at = start - (captured - min(added))
-        fire_at = max(created_at + seconds, sim.clock.now())
-        controller.queue.cancel_work(key)
-        controller.queue.add_work(key, created_at if fire_at > sim.clock.now() else fire_at, fire_at)
-
-
-def _snapshot_no_execute_taints(scenario: Scenario) -> dict[str, list[JSON]]:
-    out: dict[str, list[JSON]] = {}
-    for obj in scenario.objects:
-        if obj.get("kind") == "Node":
-            taints = [
-                t for t in (obj.get("spec") or {}).get("taints") or [] if t.get("effect") == "NoExecute"
-            ]
-            if taints:
-                out[str(obj["metadata"]["name"])] = taints
-    return out
 
 
 def whatif(
