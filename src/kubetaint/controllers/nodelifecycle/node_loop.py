@@ -6,7 +6,9 @@ A node whose object and lease are the same as in a pass that changed nothing is 
 is replayed from what that pass saw (`QuietNode`), with exactly the effects of the full visit. Nodes
 whose replay would change nothing but their zone's count rest (see `.resting`) and are not visited;
 untainted Unknown nodes rest too, but each pass re-queues them (markNodeForTainting's Remove, then
-Add) where their visits would come in the name-ordered loop.
+Add) where their visits would come in the name-ordered loop. A quiet Ready node whose only news is its
+kubelet's status post (a new heartbeat, the same spec, labels and uid) is updated by `_reposted`
+with the full update's effects, without the general tryUpdateNodeHealth.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class NodeLoop:
     tainters: ZoneTainters
     resting: RestingNodes
     resting_enabled: bool
+    #: whether a Ready node's status post takes `_reposted` (tests compare with the full update)
+    reposts_enabled: bool
     nodes_to_retry: set[str]
     _clock: Clock
     _quiet: dict[str, QuietNode]
@@ -202,6 +206,12 @@ class NodeLoop:
                     queue.remove(name)
             self.nodes_to_retry.discard(name)
             return
+        if (
+            quiet is not None
+            and self.reposts_enabled
+            and self._reposted(name, node, quiet, lease, zone_conditions)
+        ):
+            return
         self._quiet.pop(name, None)
         self._full_update_node(node, zone_conditions)
         result = self._last_result
@@ -222,6 +232,49 @@ class NodeLoop:
                 not_ready if status == "False" else unreachable,
                 str((node.get("metadata") or {}).get("uid") or ""),
             )
+
+    def _reposted(
+        self,
+        name: str,
+        node: JSON,
+        quiet: QuietNode,
+        lease: JSON | None,
+        zone_conditions: dict[str, list[Mapping[str, Any] | None]],
+    ) -> bool:
+        """The full update of a quiet, Ready, untainted node whose new object is its kubelet's
+        status post: the same spec, labels and uid, Ready still True under a new heartbeat (see
+        NodeHealthTracker.try_update_reposted). Its effects are those of _full_update_node and
+        _is_quiet for it: the health record refreshed, Ready counted in its zone, no taint to
+        remove (none of the NoExecute ones in the same spec), the name out of its zone queue, not
+        to retry, quiet again. False (nothing done) for any other node."""
+        if quiet.status != "True" or quiet.no_execute_taints or name in self.nodes_to_retry:
+            return False
+        old = quiet.node
+        meta, old_meta = node.get("metadata"), old.get("metadata")
+        if type(meta) is not dict or type(old_meta) is not dict or meta.get("name") != name:
+            return False
+        spec, old_spec = node.get("spec"), old.get("spec")
+        labels, old_labels = meta.get("labels"), old_meta.get("labels")
+        if (
+            (spec is not old_spec and spec != old_spec)
+            or (labels is not old_labels and labels != old_labels)
+            or meta.get("uid") != old_meta.get("uid")
+        ):
+            return False
+        current = self.health.try_update_reposted(name, node.get("status"), lease, self._clock.now())
+        if current is None:
+            return False
+        if quiet.counted:
+            zone_conditions.setdefault(quiet.zone, []).append(current)
+        queue = self.tainters.queue(quiet.zone)  # mark_node_as_reachable: Remove from its queue
+        if name in queue.queue.values:
+            queue.remove(name)
+        quiets = self._quiet
+        del quiets[name]  # (popped, then made again: as the full update does)
+        quiets[name] = QuietNode(
+            node, lease, current, "True", quiet.zone, quiet.counted, False, False, quiet.uid
+        )
+        return True
 
     def _idle_check(self, now: float) -> Callable[[str, JSON], QuietNode | None]:
         """A test for the commonest node of a pass: quiet, Ready, untainted, with the same object
