@@ -49,6 +49,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
+from kubetaint.controllers.nodelifecycle.expiry import DeadlineExpiry
 from kubetaint.controllers.nodelifecycle.grouped_renewals import GroupNote, RenewalGroups
 from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker, renew_text, renewed_after
 
@@ -90,7 +91,7 @@ class PassMark:
         self.time: float | None = None
 
 
-class RestingNodes(RenewalGroups):
+class RestingNodes(RenewalGroups, DeadlineExpiry):
     """Resting node names with their deadlines, per-zone counts, wake-up signals and the noted
     lease renewals (applied through `health`, which may be None when nothing is noted)."""
 
@@ -408,42 +409,3 @@ class RestingNodes(RenewalGroups):
         for name in self.lease_changed:
             self.wake(name, True)
         self.lease_changed.clear()
-
-    def wake_expired(self, now: float, grace: float) -> None:
-        """Wake the nodes whose deadline is before `now` (their grace period has run out); a
-        Ready node with a noted renewal is given its renewed deadline instead, when that one
-        has not passed."""
-        times, deadlines, renewals, due = self._times, self.deadlines, self.renewals, self._due
-        grouped = self.grouped
-        healths = self._health.healths if self._health is not None else {}
-        # (_settle and _due_at inlined: a pass re-arms every resting node whose deadline came)
-        while times and times[0] < now:
-            deadline = heapq.heappop(times)
-            for name in due.pop(deadline):
-                entry = deadlines.get(name)
-                if entry is None or entry[0] != deadline:
-                    continue  # woken or moved since
-                health = healths.get(name)
-                record = grouped.get(name) if grouped else None
-                if record is not None:
-                    self._settle_grouped(name, record, health)
-                    renewal = None
-                else:
-                    renewal = renewals.get(name)
-                if renewal is not None and renewal[1].time is not None:
-                    del renewals[name]
-                    if health is not None:  # what _settle does with a renewal whose pass began
-                        health.lease = renewal[0]
-                        health.probe_timestamp = renewal[1].time
-                # the probe time may have moved since the node was laid to rest
-                if health is not None and not now > health.probe_timestamp + grace:
-                    renewed = health.probe_timestamp + grace
-                    deadlines[name] = (renewed, entry[1], entry[2])
-                    bucket = due.get(renewed)
-                    if bucket is None:
-                        due[renewed] = [name]
-                        heapq.heappush(times, renewed)
-                    else:
-                        bucket.append(name)
-                    continue
-                self.wake(name, True)
