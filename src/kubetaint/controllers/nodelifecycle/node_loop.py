@@ -141,7 +141,7 @@ class NodeLoop:
         requeues = self.resting.requeues
         if not started or not requeues:
             return END
-        return self._requeue_plan.begin(requeues, self._name_order()[1])
+        return self._requeue_plan.begin(requeues, self._name_order()[1], self.resting.requeue_changes)
 
     def _requeue_until(self, end: int) -> int:
         """Re-queue the planned nodes placed before name position `end` (see RequeuePlan); the

@@ -39,18 +39,27 @@ class RequeuePlan:
         self._position: dict[str, int] | None = None
         self._zones: list[_ZoneRequeues] = []
         self._by_zone: dict[str, _ZoneRequeues] = {}
+        #: the re-queues dict the plan was last begun with, and its owner's count of changes then
+        self._source: dict[str, tuple[str, str]] | None = None
+        self._changes: int | None = None
 
-    def begin(self, requeues: dict[str, tuple[str, str]], position: dict[str, int]) -> int:
+    def begin(
+        self, requeues: dict[str, tuple[str, str]], position: dict[str, int], changes: int | None = None
+    ) -> int:
         """Start a pass re-queueing `requeues` (name -> (zone, uid)) at the names' `position`s;
-        the position of the first re-queue (END: none)."""
+        the position of the first re-queue (END: none). `changes`: the owner's count of changes
+        to `requeues` (RestingNodes.requeue_changes): while it stays, they are not compared."""
         made_from = self._made_from
         if position is not self._position:
             self._make(requeues, position)
+        elif changes is not None and changes == self._changes and requeues is self._source:
+            pass  # the very re-queues of the plan
         elif requeues != made_from:
             if len(requeues) < len(made_from) and requeues.items() <= made_from.items():
                 self._drop(made_from.keys() - requeues.keys())  # a node tainted, or woken
             else:
                 self._make(requeues, position)
+        self._source, self._changes = requeues, changes
         first = END
         for zone in self._zones:
             zone.next = 0

@@ -125,6 +125,9 @@ class RestingNodes(RenewalGroups, DeadlineExpiry):
         self._woken: list[str] = []
         #: resting untainted Unknown nodes → (zone key, uid): each pass still re-queues them
         self.requeues: dict[str, tuple[str, str]] = {}
+        #: bumped by every change of `requeues` (only these methods change it): a RequeuePlan
+        #: made at one count is still the plan while the count stays
+        self.requeue_changes = 0
 
     def __contains__(self, name: object) -> bool:
         return name in self.deadlines
@@ -141,7 +144,8 @@ class RestingNodes(RenewalGroups, DeadlineExpiry):
     def rest(self, name: str, deadline: float, zone: str | None, ready: bool = True) -> None:
         """`name` is idle until `deadline` (inclusive; math.inf: no deadline) unless woken;
         counted in `zone` (None: not counted) as Ready or not."""
-        self.requeues.pop(name, None)
+        if self.requeues.pop(name, None) is not None:
+            self.requeue_changes += 1
         if name in self.grouped:
             self._ungroup(name)
         previous = self.deadlines.get(name)
@@ -169,10 +173,12 @@ class RestingNodes(RenewalGroups, DeadlineExpiry):
         it in `queue_zone`'s queue (markNodeForTainting's Remove then Add) as its visit would."""
         self.rest(name, math.inf, zone, False)
         self.requeues[name] = (queue_zone, uid)
+        self.requeue_changes += 1
 
     def wake(self, name: str, before_visit: bool = False) -> None:
         """`name` wakes; `before_visit`: at the start of a pass that visits it."""
-        self.requeues.pop(name, None)
+        if self.requeues.pop(name, None) is not None:
+            self.requeue_changes += 1
         entry = self.deadlines.pop(name, None)
         if entry is not None:
             self._uncount(entry[1], entry[2])
@@ -226,6 +232,7 @@ class RestingNodes(RenewalGroups, DeadlineExpiry):
         self._woken.extend(self.deadlines)
         self.renewals.clear()
         self.requeues.clear()
+        self.requeue_changes += 1
         self.deadlines.clear()
         self.counts.clear()
         self.unready_counts.clear()
