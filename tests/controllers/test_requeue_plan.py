@@ -192,3 +192,83 @@ def test_another_re_queues_dict_at_the_same_count_is_compared() -> None:
     plan = RequeuePlan()
     assert plan.begin({"node-03": ("zone-a", "u")}, position, 7) == 3
     assert plan.begin({"node-02": ("zone-a", "u")}, position, 7) == 2, "a new RestingNodes counts anew"
+
+
+# re-queues made zone by zone when the zone's queue is used (the node loop's lazy re-queues) -------
+
+_VISITORS = [f"visitor-{i}" for i in range(4)]  # never planned: visited nodes are awake
+_lazy_pass = st.tuples(
+    st.dictionaries(st.sampled_from(NAMES), st.tuples(st.sampled_from(ZONES), st.sampled_from(["u1", "u2"]))),
+    # each visit: its loop position and the zone whose queue it uses (None: none) with what it does
+    st.lists(
+        st.tuples(
+            st.integers(0, len(NAMES)),
+            st.one_of(st.none(), st.sampled_from(ZONES)),
+            st.sampled_from(["add", "requeue", "remove", "head"]),
+            st.sampled_from(_VISITORS),
+        ),
+        max_size=6,
+    ).map(lambda visits: sorted(visits, key=lambda visit: visit[0])),
+)
+
+
+def _use(queue: RateLimitedTimedQueue, action: str, name: str, now: int) -> object:
+    if action == "add":
+        return queue.add(name, "v", now)
+    if action == "requeue":
+        return queue.requeue(name, "v", now)
+    if action == "remove":
+        return queue.remove(name)
+    head = queue.queue.head()
+    return None if head is None else (head.value, head.process_at)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_lazy_pass, min_size=1, max_size=5))
+def test_re_queues_made_when_their_zone_is_used_leave_the_queues_of_re_queues_made_before_each_visit(
+    passes: list[Any],
+) -> None:
+    eager_queues: dict[str, RateLimitedTimedQueue] = {zone: RateLimitedTimedQueue(0.1) for zone in ZONES}
+    lazy_queues: dict[str, RateLimitedTimedQueue] = {zone: RateLimitedTimedQueue(0.1) for zone in ZONES}
+    eager, lazy = RequeuePlan(), RequeuePlan()
+    position = {name: i for i, name in enumerate(NAMES)}
+    for t, (requeues, visits) in enumerate(passes):
+        now = 1000 + t
+        eager_next = eager.begin(requeues, position)
+        lazy.begin(requeues, position)
+        assert lazy.zones_made(lazy_queues)
+        for at, zone, action, name in visits:
+            if eager_next < at:
+                eager_next = eager.until(at, eager_queues.__getitem__, lambda now=now: now)
+            if zone is None:
+                continue
+            lazy.until_in(zone, at, lazy_queues.__getitem__, lambda now=now: now)
+            seen = _use(eager_queues[zone], action, name, now)
+            assert _use(lazy_queues[zone], action, name, now) == seen
+        eager.until(END, eager_queues.__getitem__, lambda now=now: now)
+        lazy.until(END, lazy_queues.__getitem__, lambda now=now: now)
+        assert _state(lazy_queues) == _state(eager_queues)
+
+
+def test_a_zone_without_its_queue_is_not_made_lazily() -> None:
+    plan = RequeuePlan()
+    plan.begin({"node-01": ("zone-a", "u"), "node-02": ("zone-b", "u")}, {n: i for i, n in enumerate(NAMES)})
+    assert plan.zones_made({"zone-a", "zone-b"})
+    assert not plan.zones_made({"zone-a"})
+
+
+def test_a_zone_re_queues_once_even_when_its_queue_is_asked_for_again_meanwhile() -> None:
+    queues = {"zone-a": RateLimitedTimedQueue(0.1)}
+    plan = RequeuePlan()
+    plan.begin({"node-01": ("zone-a", "u"), "node-02": ("zone-a", "u")}, {n: i for i, n in enumerate(NAMES)})
+    asked: list[str] = []
+
+    def queue_of(zone: str) -> RateLimitedTimedQueue:
+        asked.append(zone)
+        plan.until_in(zone, 5, queue_of, lambda: 7)  # a hook asking again: nothing left to make
+        return queues[zone]
+
+    plan.until_in("zone-a", 5, queue_of, lambda: 7)
+    assert asked == ["zone-a"], "the inner ask found nothing left to make"
+    assert sorted(queues["zone-a"].queue.values) == ["node-01", "node-02"]
+    assert len(queues["zone-a"].queue.heap) == 2

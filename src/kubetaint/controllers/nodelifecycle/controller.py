@@ -106,6 +106,7 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
         self.resting = RestingNodes(self.health)
         self.resting_enabled = True
         self.reposts_enabled = True
+        self.lazy_requeues = True
         self._zones: dict[str, tuple[JSON, str]] = {}
         self._last_result: HealthResult | None = None
         self.workers = NodeEventWorkers(

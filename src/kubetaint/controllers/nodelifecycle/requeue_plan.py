@@ -12,7 +12,7 @@ zone outage's taints, pass after pass re-queues the very same nodes.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
 
@@ -88,6 +88,27 @@ class RequeuePlan:
             zone = self._by_zone[self._made_from.pop(name)[0]]
             i = zone.names.index(name)
             del zone.at[i], zone.items[i], zone.names[i]
+
+    def zones_made(self, made: Container[str]) -> bool:
+        """Whether every zone with planned re-queues has its queue (is in `made`)."""
+        return all(zone.zone in made for zone in self._zones if zone.at)
+
+    def until_in(
+        self,
+        zone_key: str,
+        end: int,
+        queue_of: Callable[[str], RateLimitedTimedQueue],
+        now: Callable[[], int],
+    ) -> None:
+        """`until(end)` for the zone `zone_key` alone (the other zones' re-queues wait)."""
+        zone = self._by_zone.get(zone_key)
+        if zone is None:
+            return
+        start = zone.next
+        if start < len(zone.at) and zone.at[start] < end:
+            stop = bisect_left(zone.at, end, start)
+            zone.next = stop  # (before the queue is asked for: no re-queue twice)
+            queue_of(zone_key).requeue_many(zone.items[start:stop], now())
 
     def until(
         self, end: int, queue_of: Callable[[str], RateLimitedTimedQueue], now: Callable[[], int]
