@@ -105,6 +105,8 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
         #: idle nodes the passes leave out until something about them changes (see .resting)
         self.resting = RestingNodes(self.health)
         self.resting_enabled = True
+        self.reposts_enabled = True
+        self.lazy_requeues = True
         self._zones: dict[str, tuple[JSON, str]] = {}
         self._last_result: HealthResult | None = None
         self.workers = NodeEventWorkers(

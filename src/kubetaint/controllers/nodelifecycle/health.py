@@ -153,6 +153,36 @@ class NodeHealthTracker:
                 return HealthResult(copy, grace, observed, current, wrote=True)
         return HealthResult(copy, grace, observed, current)
 
+    def try_update_reposted(
+        self, name: str, status: object, lease: Mapping[str, Any] | None, now: float
+    ) -> Mapping[str, Any] | None:
+        """try_update of a node whose Ready condition stays True under a new lastHeartbeatTime (a
+        kubelet's status post), given its `status` and current `lease`: the health record is
+        refreshed (probe time `now`, a new record that starts without a saved lease, which takes
+        `lease` when that counts as renewed) and nothing is written, as the probe time is `now`.
+        The node's current Ready condition; None (nothing done) for any other node."""
+        health = self.healths.get(name)
+        if health is None or type(status) is not dict or now > now + self._settings.node_monitor_grace_period:
+            return None
+        current = get_status_condition(status, "Ready")
+        if current is None or current.get("status") != "True":
+            return None
+        saved = get_status_condition(health.status, "Ready")
+        if saved is None or saved.get("lastHeartbeatTime") == current.get("lastHeartbeatTime"):
+            return None
+        # _observe_status's new heartbeat, then the lease step against the lease saved before
+        transition = health.ready_transition_timestamp
+        if saved.get("lastTransitionTime") != current.get("lastTransitionTime"):
+            transition = now
+        fresh = NodeHealth(now, transition, dict(status))
+        saved_lease = health.lease
+        if lease is not None and (
+            saved_lease is None or renewed_after(renew_text(lease), renew_text(saved_lease))
+        ):
+            fresh.lease = lease
+        self.healths[name] = fresh
+        return current
+
     def observe_lease(self, name: str, lease: Mapping[str, Any] | None, now: float) -> None:
         """The lease step of try_update alone (for a node whose object did not change)."""
         if self.would_observe(name, lease):

@@ -6,7 +6,10 @@ A node whose object and lease are the same as in a pass that changed nothing is 
 is replayed from what that pass saw (`QuietNode`), with exactly the effects of the full visit. Nodes
 whose replay would change nothing but their zone's count rest (see `.resting`) and are not visited;
 untainted Unknown nodes rest too, but each pass re-queues them (markNodeForTainting's Remove, then
-Add) where their visits would come in the name-ordered loop.
+Add) where their visits would come in the name-ordered loop. A quiet Ready node whose only news is its
+kubelet's status post (a new heartbeat, the same spec, labels and uid) is updated by `_reposted`
+with the full update's effects, without the general tryUpdateNodeHealth (`.reposts`). The resting
+nodes' re-queues of a pass wait, zone by zone, until the zone's queue is used (`_requeue_cursor`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from kubetaint.controllers.nodelifecycle.health import (
     NodeHealthTracker,
 )
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
+from kubetaint.controllers.nodelifecycle.reposts import StatusReposts
 from kubetaint.controllers.nodelifecycle.requeue_plan import END, RequeuePlan
 from kubetaint.controllers.nodelifecycle.resting import QuietNode, RestingNodes
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
@@ -35,7 +39,7 @@ from kubetaint.store.interface import JSON
 log = logging.getLogger("kubetaint.controllers.nodelifecycle.controller")
 
 
-class NodeLoop:
+class NodeLoop(StatusReposts):
     """The node-loop half of NodeLifecycleController (which provides these attributes)."""
 
     settings: NodeLifecycleSettings
@@ -44,6 +48,10 @@ class NodeLoop:
     tainters: ZoneTainters
     resting: RestingNodes
     resting_enabled: bool
+    #: whether a Ready node's status post takes `_reposted` (tests compare with the full update)
+    reposts_enabled: bool
+    #: whether a pass re-queues lazily, zone by zone (see _requeue_cursor; tests compare)
+    lazy_requeues: bool
     nodes_to_retry: set[str]
     _clock: Clock
     _quiet: dict[str, QuietNode]
@@ -72,8 +80,28 @@ class NodeLoop:
     ) -> set[str]:
         """The node loop of the pass; the visited nodes that stay awake. The resting nodes to
         re-queue (of a `started` controller) are re-queued where their visits would come."""
-        idle, resting, awake = self._idle_check(now), self.resting, set()
         next_requeue = self._begin_requeues(started)
+        cursor = self._requeue_cursor(next_requeue)
+        try:
+            awake, next_requeue = self._visit_nodes(visits, zone_conditions, now, next_requeue, cursor)
+        finally:
+            if cursor is not None:
+                self.tainters.before_use = None
+        if next_requeue < END:
+            self._requeue_until(END)
+        return awake
+
+    def _visit_nodes(
+        self,
+        visits: list[tuple[str, JSON]],
+        zone_conditions: dict[str, list[Mapping[str, Any] | None]],
+        now: float,
+        next_requeue: int,
+        cursor: list[int] | None,
+    ) -> tuple[set[str], int]:
+        """`_visit`'s loop; the nodes that stay awake and the position of the next re-queue.
+        With a `cursor`, a zone's re-queues wait until its queue is used (see _requeue_cursor)."""
+        idle, resting, awake = self._idle_check(now), self.resting, set()
         position = self._positions
         enabled, healths = self.resting_enabled, self.health.healths
         grace = self.settings.node_monitor_grace_period
@@ -81,7 +109,10 @@ class NodeLoop:
         queue_of, clock, retry = self.tainters.queue, self._clock, self.nodes_to_retry
         for name, node in visits:
             if next_requeue != END and next_requeue < position[name]:
-                next_requeue = self._requeue_until(position[name])
+                if cursor is not None:
+                    cursor[0] = position[name]
+                else:
+                    next_requeue = self._requeue_until(position[name])
             quiet = quiet_of(name)
             if (
                 quiet is not None
@@ -128,16 +159,32 @@ class NodeLoop:
                 resting.rest(name, deadline, quiet.zone if quiet.counted else None)
             else:
                 awake.add(name)
-        if next_requeue < END:
-            self._requeue_until(END)
-        return awake
+        return awake, next_requeue
 
     def _begin_requeues(self, started: bool) -> int:
         """Plan this pass's re-queues of the resting nodes; the loop position of the first."""
         requeues = self.resting.requeues
         if not started or not requeues:
             return END
-        return self._requeue_plan.begin(requeues, self._name_order()[1])
+        return self._requeue_plan.begin(requeues, self._name_order()[1], self.resting.requeue_changes)
+
+    def _requeue_cursor(self, next_requeue: int) -> list[int] | None:
+        """Where the pass re-queues each zone's planned nodes lazily: up to the loop position in
+        the cursor (the node being visited), when the zone's queue is about to be used (every
+        use goes through ZoneTainters.queue) or at the end of the loop. The zones' queues are
+        apart, and a visit reads no other zone's queue than its node's (whose name is not among
+        the planned ones), so each queue sees its operations in the same order as when every
+        zone's re-queues up to a visit are made before it. Only while every planned zone has
+        its queue (one made later would come into the queues in another order); None: not lazy."""
+        if next_requeue == END or not self.lazy_requeues:
+            return None
+        queues, plan, clock = self.tainters.queues, self._requeue_plan, self._clock
+        if not plan.zones_made(queues):
+            return None
+        cursor = [0]
+        now = lambda: to_nanos(clock.now())  # noqa: E731
+        self.tainters.before_use = lambda zone: plan.until_in(zone, cursor[0], queues.__getitem__, now)
+        return cursor
 
     def _requeue_until(self, end: int) -> int:
         """Re-queue the planned nodes placed before name position `end` (see RequeuePlan); the
@@ -201,6 +248,12 @@ class NodeLoop:
                 if name in queue.queue.values:  # Remove of a value not in the set changes nothing
                     queue.remove(name)
             self.nodes_to_retry.discard(name)
+            return
+        if (
+            quiet is not None
+            and self.reposts_enabled
+            and self._reposted(name, node, quiet, lease, zone_conditions)
+        ):
             return
         self._quiet.pop(name, None)
         self._full_update_node(node, zone_conditions)

@@ -12,7 +12,7 @@ zone outage's taints, pass after pass re-queues the very same nodes.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
 
@@ -39,18 +39,27 @@ class RequeuePlan:
         self._position: dict[str, int] | None = None
         self._zones: list[_ZoneRequeues] = []
         self._by_zone: dict[str, _ZoneRequeues] = {}
+        #: the re-queues dict the plan was last begun with, and its owner's count of changes then
+        self._source: dict[str, tuple[str, str]] | None = None
+        self._changes: int | None = None
 
-    def begin(self, requeues: dict[str, tuple[str, str]], position: dict[str, int]) -> int:
+    def begin(
+        self, requeues: dict[str, tuple[str, str]], position: dict[str, int], changes: int | None = None
+    ) -> int:
         """Start a pass re-queueing `requeues` (name -> (zone, uid)) at the names' `position`s;
-        the position of the first re-queue (END: none)."""
+        the position of the first re-queue (END: none). `changes`: the owner's count of changes
+        to `requeues` (RestingNodes.requeue_changes): while it stays, they are not compared."""
         made_from = self._made_from
         if position is not self._position:
             self._make(requeues, position)
+        elif changes is not None and changes == self._changes and requeues is self._source:
+            pass  # the very re-queues of the plan
         elif requeues != made_from:
             if len(requeues) < len(made_from) and requeues.items() <= made_from.items():
                 self._drop(made_from.keys() - requeues.keys())  # a node tainted, or woken
             else:
                 self._make(requeues, position)
+        self._source, self._changes = requeues, changes
         first = END
         for zone in self._zones:
             zone.next = 0
@@ -79,6 +88,27 @@ class RequeuePlan:
             zone = self._by_zone[self._made_from.pop(name)[0]]
             i = zone.names.index(name)
             del zone.at[i], zone.items[i], zone.names[i]
+
+    def zones_made(self, made: Container[str]) -> bool:
+        """Whether every zone with planned re-queues has its queue (is in `made`)."""
+        return all(zone.zone in made for zone in self._zones if zone.at)
+
+    def until_in(
+        self,
+        zone_key: str,
+        end: int,
+        queue_of: Callable[[str], RateLimitedTimedQueue],
+        now: Callable[[], int],
+    ) -> None:
+        """`until(end)` for the zone `zone_key` alone (the other zones' re-queues wait)."""
+        zone = self._by_zone.get(zone_key)
+        if zone is None:
+            return
+        start = zone.next
+        if start < len(zone.at) and zone.at[start] < end:
+            stop = bisect_left(zone.at, end, start)
+            zone.next = stop  # (before the queue is asked for: no re-queue twice)
+            queue_of(zone_key).requeue_many(zone.items[start:stop], now())
 
     def until(
         self, end: int, queue_of: Callable[[str], RateLimitedTimedQueue], now: Callable[[], int]

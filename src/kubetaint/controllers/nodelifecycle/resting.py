@@ -49,6 +49,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
+from kubetaint.controllers.nodelifecycle.expiry import DeadlineExpiry
 from kubetaint.controllers.nodelifecycle.grouped_renewals import GroupNote, RenewalGroups
 from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker, renew_text, renewed_after
 
@@ -90,7 +91,7 @@ class PassMark:
         self.time: float | None = None
 
 
-class RestingNodes(RenewalGroups):
+class RestingNodes(RenewalGroups, DeadlineExpiry):
     """Resting node names with their deadlines, per-zone counts, wake-up signals and the noted
     lease renewals (applied through `health`, which may be None when nothing is noted)."""
 
@@ -124,6 +125,9 @@ class RestingNodes(RenewalGroups):
         self._woken: list[str] = []
         #: resting untainted Unknown nodes → (zone key, uid): each pass still re-queues them
         self.requeues: dict[str, tuple[str, str]] = {}
+        #: bumped by every change of `requeues` (only these methods change it): a RequeuePlan
+        #: made at one count is still the plan while the count stays
+        self.requeue_changes = 0
 
     def __contains__(self, name: object) -> bool:
         return name in self.deadlines
@@ -140,7 +144,8 @@ class RestingNodes(RenewalGroups):
     def rest(self, name: str, deadline: float, zone: str | None, ready: bool = True) -> None:
         """`name` is idle until `deadline` (inclusive; math.inf: no deadline) unless woken;
         counted in `zone` (None: not counted) as Ready or not."""
-        self.requeues.pop(name, None)
+        if self.requeues.pop(name, None) is not None:
+            self.requeue_changes += 1
         if name in self.grouped:
             self._ungroup(name)
         previous = self.deadlines.get(name)
@@ -168,10 +173,12 @@ class RestingNodes(RenewalGroups):
         it in `queue_zone`'s queue (markNodeForTainting's Remove then Add) as its visit would."""
         self.rest(name, math.inf, zone, False)
         self.requeues[name] = (queue_zone, uid)
+        self.requeue_changes += 1
 
     def wake(self, name: str, before_visit: bool = False) -> None:
         """`name` wakes; `before_visit`: at the start of a pass that visits it."""
-        self.requeues.pop(name, None)
+        if self.requeues.pop(name, None) is not None:
+            self.requeue_changes += 1
         entry = self.deadlines.pop(name, None)
         if entry is not None:
             self._uncount(entry[1], entry[2])
@@ -225,6 +232,7 @@ class RestingNodes(RenewalGroups):
         self._woken.extend(self.deadlines)
         self.renewals.clear()
         self.requeues.clear()
+        self.requeue_changes += 1
         self.deadlines.clear()
         self.counts.clear()
         self.unready_counts.clear()
@@ -408,42 +416,3 @@ class RestingNodes(RenewalGroups):
         for name in self.lease_changed:
             self.wake(name, True)
         self.lease_changed.clear()
-
-    def wake_expired(self, now: float, grace: float) -> None:
-        """Wake the nodes whose deadline is before `now` (their grace period has run out); a
-        Ready node with a noted renewal is given its renewed deadline instead, when that one
-        has not passed."""
-        times, deadlines, renewals, due = self._times, self.deadlines, self.renewals, self._due
-        grouped = self.grouped
-        healths = self._health.healths if self._health is not None else {}
-        # (_settle and _due_at inlined: a pass re-arms every resting node whose deadline came)
-        while times and times[0] < now:
-            deadline = heapq.heappop(times)
-            for name in due.pop(deadline):
-                entry = deadlines.get(name)
-                if entry is None or entry[0] != deadline:
-                    continue  # woken or moved since
-                health = healths.get(name)
-                record = grouped.get(name) if grouped else None
-                if record is not None:
-                    self._settle_grouped(name, record, health)
-                    renewal = None
-                else:
-                    renewal = renewals.get(name)
-                if renewal is not None and renewal[1].time is not None:
-                    del renewals[name]
-                    if health is not None:  # what _settle does with a renewal whose pass began
-                        health.lease = renewal[0]
-                        health.probe_timestamp = renewal[1].time
-                # the probe time may have moved since the node was laid to rest
-                if health is not None and not now > health.probe_timestamp + grace:
-                    renewed = health.probe_timestamp + grace
-                    deadlines[name] = (renewed, entry[1], entry[2])
-                    bucket = due.get(renewed)
-                    if bucket is None:
-                        due[renewed] = [name]
-                        heapq.heappush(times, renewed)
-                    else:
-                        bucket.append(name)
-                    continue
-                self.wake(name, True)

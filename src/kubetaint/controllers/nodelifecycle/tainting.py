@@ -39,6 +39,8 @@ class ZoneTainters:
         self.last_pass_k = -1
         #: Called after each pass (the controller re-arms or records); optional.
         self.after_pass: Callable[[], None] | None = None
+        #: Called with the zone before its queue is handed out (a node loop's lazy re-queues).
+        self.before_use: Callable[[str], None] | None = None
 
     def start(self) -> None:
         self.start_us = round(self._clock.now() * 1_000_000)
@@ -56,6 +58,8 @@ class ZoneTainters:
         self.queues[zone] = RateLimitedTimedQueue(self._qps)
 
     def queue(self, zone: str) -> RateLimitedTimedQueue:
+        if self.before_use is not None:
+            self.before_use(zone)
         if zone not in self.queues:
             self.new_zone(zone)
         return self.queues[zone]
