@@ -257,3 +257,26 @@ def test_a_flat_shape_reads_back_one_way_only() -> None:
     assert memo.shape({"a": {}, "b": {}}) != memo.shape({"a": {"b": {}}})
     assert memo.shape({"a": ["x", "y"]}) != memo.shape({"a": ["x"], "y": "x"})
     assert memo.shape([{"a": "x"}, {"b": "y"}]) != memo.shape([{"a": "x", "b": "y"}])
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        pytest.param({"a": "x"}, {"a": 0}, id="an ASCII string against the integer 0"),
+        pytest.param({"a": {}}, {"a": 1}, id="a dict opening against the integer 1"),
+        pytest.param({"a": {}}, {"a": True}, id="a dict opening against true (equal to 1)"),
+        pytest.param({"a": {"b": "x"}}, {"a": {"b": 2}}, id="a dict closing against the integer 2"),
+        pytest.param({"a": []}, {"a": -1}, id="the first list's token against the integer -1"),
+        pytest.param({"a": [], "b": [1]}, {"a": [], "b": -2}, id="the second list's token against -2"),
+        pytest.param({"a": "x"}, {"a": False}, id="an ASCII string against false (equal to 0)"),
+        pytest.param({"a": "x"}, {"a": 0.0}, id="an ASCII string against 0.0 (equal to 0)"),
+    ],
+)
+def test_marker_tokens_are_told_apart_from_every_value(one: Any, other: Any) -> None:
+    """The markers and list tokens are ints: no value's token is equal to one of them."""
+    memo = DecodeMemo()
+    assert memo.shape(one) != memo.shape(other)
+    assert verdict(memo.check, {**pod("m"), "spec": {"x": one}}) == fresh({**pod("m"), "spec": {"x": one}})
+    assert verdict(memo.check, {**pod("m"), "spec": {"x": other}}) == fresh(
+        {**pod("m"), "spec": {"x": other}}
+    )

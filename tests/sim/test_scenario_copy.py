@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubetaint.sim.scenario import _copy_by_hand, copy_document
+from kubetaint.sim.doccopy import _copy_by_hand, copy_document
 
 JSON = dict[str, Any]
 

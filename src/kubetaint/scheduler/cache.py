@@ -373,6 +373,14 @@ class Cache:
         self._attach(pi, node_name)
         return pi
 
+    def add_unknown(self, pod: Mapping[str, Any], key: str, node_name: str) -> PodInfo:
+        """`add_pod(pod, key)` of a pod bound to `node_name` (its spec's nodeName) whose key the
+        cache does not hold (`pod_nodes`): nothing to refresh or detach first."""
+        pi = make_pod_info(pod, key)
+        self.assumed.discard(key)
+        self._attach(pi, node_name)
+        return pi
+
     def refresh_kept_spec(self, pod: Mapping[str, Any], key: str, node_name: str) -> PodInfo | None:
         """`add_pod(pod, key)` of a pod bound to `node_name` whose spec is the very spec object of
         the cached version (an owner, label or status change: a ReplicaSet's adoption): when that

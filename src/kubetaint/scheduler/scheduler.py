@@ -131,6 +131,15 @@ class Scheduler:
         self.cache.remove_node(node)
 
     def add_pod(self, pod: Mapping[str, Any]) -> None:
+        meta, spec = pod.get("metadata"), pod.get("spec")
+        if type(meta) is dict and type(spec) is dict:
+            # the usual add (an informer's start listing: 150,000 pods), a bound pod with a string
+            # uid (its pod_key) the cache does not hold, takes Cache.add_pod's steps directly
+            node_name, key = spec.get("nodeName"), meta.get("uid")
+            if node_name and key and type(key) is str and key not in self.cache.pod_nodes:
+                self.cache.add_unknown(pod, key, node_name)
+                self.queue.done(key)
+                return
         if (pod.get("spec") or {}).get("nodeName"):
             key = pod_key(pod)
             self.cache.add_pod(pod, key)

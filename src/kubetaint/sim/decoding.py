@@ -25,11 +25,13 @@ from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.sim.scenario import ScenarioError
 from kubetaint.sim.source import Where
 
-#: Stands for every ASCII string value in a shape.
-_ANY_STRING: Hashable = (str,)
+#: Stands for every ASCII string value in a shape. The markers are small ints, which hash and
+#: compare fastest (a shape is hashed once per object); keys are the only strings, atoms
+#: (_atom) and non-ASCII strings are tuples, and a list's token is a negative int.
+_ANY_STRING: Hashable = 0
 #: Open and close a dict in a flat shape (equal to no other token).
-_DICT: Hashable = (dict,)
-_END: Hashable = (dict, None)
+_DICT: Hashable = 1
+_END: Hashable = 2
 #: Shapes kept before the memo starts afresh.
 LIMIT = 1 << 12
 
@@ -62,9 +64,10 @@ class DecodeMemo:
 
     A shape is one flat tuple of tokens (a single hash per object, no nested tuples to hash
     again): a dict is `_DICT`, then each key (a string) and its value's tokens, then `_END`; a
-    list is one token `(list, n)`, n numbering the distinct flat shapes of its items (worked out
+    list is one token `-1 - n`, n numbering the distinct flat shapes of its items (worked out
     once per list, by identity); any other value one token led by its type. Keys are the only
-    string tokens, so a flat shape reads back one way only."""
+    string tokens, the markers the only non-negative ints (see `_ANY_STRING`), so a flat shape
+    reads back one way only."""
 
     def __init__(self, limit: int = LIMIT) -> None:
         self._limit = limit
@@ -145,7 +148,7 @@ class DecodeMemo:
             if number is None:
                 number = self._numbers[flat] = self._next_number
                 self._next_number += 1
-            held = self._lists[id(value)] = (value, (list, number))
+            held = self._lists[id(value)] = (value, -1 - number)  # (list, number), as an int
         return held[1]
 
 

@@ -7,8 +7,6 @@ ScenarioError with `file:line: ` (when known), the object and the field.
 from __future__ import annotations
 
 import copy
-import io
-import pickle
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +15,7 @@ from typing import Any
 
 from kubetaint.api.features import FeatureGates
 from kubetaint.core.heap import collector_paused
+from kubetaint.sim.doccopy import copy_document
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.settings import SettingsError, SimSettings, parse_settings
@@ -144,63 +143,6 @@ def _is_list(obj: Any) -> bool:
         return False
     kind = obj.get("kind")
     return isinstance(kind, str) and kind.endswith("List") and "items" in obj
-
-
-_ATOMS = frozenset({str, int, float, bool, type(None)})
-
-
-class _NotPlainError(Exception):
-    """A value of a type the plain pickler does not take (copied by hand instead)."""
-
-
-class _PlainPickler(pickle.Pickler):
-    """A pickler of builtin values only: CPython's pickler asks reducer_override about every object
-    except None, booleans and exact ints, floats, strings, bytes, dicts, sets, lists and tuples."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        raise _NotPlainError
-
-
-def copy_document(document: dict[str, Any]) -> dict[str, Any]:
-    """copy.deepcopy of a JSON-like document, several times faster: a document of builtin values
-    only is pickled and unpickled (which, like deepcopy, keeps a part shared in the input shared
-    in the copy), any other by `_copy_by_hand`."""
-    buffer = io.BytesIO()
-    try:
-        _PlainPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(document)
-    except _NotPlainError:
-        return _copy_by_hand(document)
-    return pickle.loads(buffer.getbuffer())  # type: ignore[no-any-return]
-
-
-def _copy_by_hand(document: dict[str, Any]) -> dict[str, Any]:
-    """copy_document in Python: plain dicts and lists are copied by hand (a part shared in the
-    input stays shared in the copy, as deepcopy keeps it), strings, numbers, booleans and None
-    are kept, anything else goes to copy.deepcopy."""
-    memo: dict[int, Any] = {}
-    atoms = _ATOMS
-
-    def copied(value: Any) -> Any:
-        kind = type(value)
-        if kind in atoms:
-            return value
-        if kind is dict:
-            found = memo.get(id(value))
-            if found is None:
-                found = memo[id(value)] = {}
-                for key, item in value.items():
-                    copied_key = key if type(key) in atoms else copy.deepcopy(key, memo)
-                    found[copied_key] = item if type(item) in atoms else copied(item)  # atoms: no call
-            return found
-        if kind is list:
-            found = memo.get(id(value))
-            if found is None:
-                found = memo[id(value)] = []
-                found.extend([item if type(item) in atoms else copied(item) for item in value])
-            return found
-        return copy.deepcopy(value, memo)
-
-    return copied(document)  # type: ignore[no-any-return]
 
 
 def parse_scenario(source: Source) -> Scenario:

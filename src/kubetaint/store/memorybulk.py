@@ -11,10 +11,10 @@ from collections import deque
 from collections.abc import Callable
 
 from kubetaint.api import errors
-from kubetaint.clock.base import Clock
+from kubetaint.clock.base import Clock, format_time
 from kubetaint.store.fieldwrite import HistoryEntry
 from kubetaint.store.interface import JSON, WatchEvent, object_key
-from kubetaint.store.mutation import namespace_order, prepare_create
+from kubetaint.store.mutation import GENERATION_RESOURCES, namespace_order, prepare_create
 from kubetaint.store.watch import Dispatcher
 
 #: Read-only stand-in for a resource never written.
@@ -56,7 +56,8 @@ class BulkLoad:
         """`create` of each object in turn, stopping at the first that fails: the objects stored
         and that failure (None: every one was). As `update_many`, the creates are committed under
         one lock hold and their events dispatched together afterwards, in commit order (a bulk
-        load: the same writes, uids, resourceVersions and events as one create after another)."""
+        load: the same writes, uids, resourceVersions and events as one create after another).
+        A plain named request takes prepare_create's steps inline (see the loop)."""
         stored_objects: list[JSON] = []
         events: list[WatchEvent] = []
         failure: errors.StatusError | None = None
@@ -64,13 +65,29 @@ class BulkLoad:
         with self._lock:
             spaces = self._objects.setdefault(resource, {})
             by_node_index = self._pods_by_node
+            generation = resource in GENERATION_RESOURCES
             for obj in objects:
-                try:
-                    stored = prepare_create(resource, obj, clock, uid)
-                except errors.StatusError as err:
-                    failure = err
-                    break
-                key = object_key(stored)
+                meta_in = obj.get("metadata")
+                name = meta_in.get("name") if type(meta_in) is dict else None
+                namespace = (meta_in.get("namespace") or "") if type(meta_in) is dict else None
+                if type(name) is str and name and type(namespace) is str:
+                    # the usual create request (a plain named object): prepare_create's steps,
+                    # the key read once (object_key of the result: the same name and namespace)
+                    meta = dict(meta_in)  # type: ignore[arg-type]  # (a dict: name is a str)
+                    meta.setdefault("uid", uid())
+                    meta.setdefault("creationTimestamp", format_time(clock.now()))
+                    if generation:
+                        meta.setdefault("generation", 1)
+                    meta.pop("resourceVersion", None)
+                    stored = {**obj, "metadata": meta}
+                    key = (namespace, name)
+                else:
+                    try:
+                        stored = prepare_create(resource, obj, clock, uid)
+                    except errors.StatusError as err:
+                        failure = err
+                        break
+                    key = object_key(stored)
                 bucket = spaces.get(key[0])
                 if bucket is None:
                     bucket = spaces[key[0]] = {}

@@ -14,7 +14,7 @@ from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
-from kubetaint.api.validation.names import name_is_dns_label, name_is_dns_subdomain
+from kubetaint.api.validation.names import is_valid_subdomain_name, name_is_dns_label, name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import (
     IS_NEGATIVE_ERROR,
     owner_reference_errors,
@@ -176,7 +176,7 @@ def _clean_spec_key(spec: Obj, allow: bool) -> tuple[str, bool] | None:
 
 def _node_name_is_valid(spec: Obj) -> bool:
     node_name = str(spec.get("nodeName") or "")
-    return not node_name or not name_is_dns_subdomain(node_name)
+    return not node_name or is_valid_subdomain_name(node_name)  # (each node's pods ask alike)
 
 
 def _pod_spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:

@@ -180,3 +180,36 @@ def name_is_dns_label(name: str, prefix: bool = False) -> list[str]:
     if not prefix and len(name) <= DNS1123_LABEL_MAX_LENGTH and _DNS1123_LABEL_RE.fullmatch(name):
         return []  # what is_dns1123_label finds: neither too long nor off the pattern
     return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
+
+
+#: Strings found to be valid DNS subdomains / labels (names), for the names asked about again and
+#: again: a node name in each of its pods' nodeName, a namespace in each of its objects.
+_VALID_SUBDOMAINS: set[str] = set()
+_VALID_LABELS: set[str] = set()
+_VALID_LIMIT = 1 << 16
+
+
+def is_valid_subdomain_name(name: str) -> bool:
+    """`not name_is_dns_subdomain(name)` (a pure function of the string), a valid name
+    remembered (up to _VALID_LIMIT of them)."""
+    if name in _VALID_SUBDOMAINS:
+        return True
+    if name_is_dns_subdomain(name):
+        return False
+    if len(_VALID_SUBDOMAINS) >= _VALID_LIMIT:
+        _VALID_SUBDOMAINS.clear()
+    _VALID_SUBDOMAINS.add(name)
+    return True
+
+
+def is_valid_label_name(name: str) -> bool:
+    """`not name_is_dns_label(name)` (a pure function of the string), a valid name remembered
+    (up to _VALID_LIMIT of them)."""
+    if name in _VALID_LABELS:
+        return True
+    if name_is_dns_label(name):
+        return False
+    if len(_VALID_LABELS) >= _VALID_LIMIT:
+        _VALID_LABELS.clear()
+    _VALID_LABELS.add(name)
+    return True

@@ -7,7 +7,12 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation.names import is_qualified_name, is_valid_label_value, name_is_dns_label
+from kubetaint.api.validation.names import (
+    is_qualified_name,
+    is_valid_label_name,
+    is_valid_label_value,
+    name_is_dns_label,
+)
 from kubetaint.api.validation.ownerrefs import validate_finalizers, validate_owner_references
 
 NameFunc = Callable[[str, bool], list[str]]
@@ -166,7 +171,7 @@ def _valid_names_at_once(
     namespace = meta.get("namespace")
     if not namespace:
         return []
-    if namespaced and type(namespace) is str and not name_is_dns_label(namespace, False):
+    if namespaced and type(namespace) is str and is_valid_label_name(namespace):
         return []
     return None
 
