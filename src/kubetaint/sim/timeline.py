@@ -34,6 +34,22 @@ EVENT_REASONS = frozenset(
 _EXTRA_ORDER = ("node", "message")
 
 
+class ChangeHandler:
+    """A TimelineRecorder's store handler: each change in turn (`__call__`), or a group of them
+    in one call (`deliver_many`, which store.watch.Dispatcher looks for)."""
+
+    __slots__ = ("_recorder",)
+
+    def __init__(self, recorder: TimelineRecorder) -> None:
+        self._recorder = recorder
+
+    def __call__(self, event: WatchEvent) -> None:
+        self._recorder.record_change(event)
+
+    def deliver_many(self, events: list[WatchEvent]) -> None:
+        self._recorder.note_pod_updates(events)
+
+
 def _taint_id(taint: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(taint.get("key") or ""), str(taint.get("value") or ""), str(taint.get("effect") or ""))
 
@@ -48,6 +64,8 @@ class TimelineRecorder:
         self.record_creates = True
         self._pod_node: dict[tuple[str, str], str] = {}
         self.listeners: list[Callable[[JSON], None]] = []
+        #: The store handler: `record_change` of each change, groups taken at once.
+        self.on_change = ChangeHandler(self)
 
     def t(self) -> float:
         return round(self._now() - self.start, 6)
@@ -57,10 +75,10 @@ class TimelineRecorder:
         for listener in self.listeners:
             listener(record)
 
-    #: The resources whose changes make records (`on_change` ignores every other one).
+    #: The resources whose changes make records (`record_change` ignores every other one).
     RESOURCES = ("pods", "events", "nodes")
 
-    def on_change(self, event: WatchEvent) -> None:
+    def record_change(self, event: WatchEvent) -> None:
         resource = event.resource
         if resource == "pods":
             self._pod(event)
@@ -82,6 +100,21 @@ class TimelineRecorder:
                 self.add(self._record("Created", "Pod", key[0], key[1], node))
         elif event.type == "DELETED":
             self.add(self._record("Deleted", "Pod", key[0], key[1], node))
+
+    def note_pod_updates(self, events: list[WatchEvent]) -> None:
+        """`record_change` of each event in turn: a pod update (the usual event of a group: an
+        adoption's, a kubelet's status posts) makes no record, it only notes the pod's node as
+        `_pod` does; any other event takes `record_change`."""
+        pod_node = self._pod_node
+        for event in events:
+            if event.type != "MODIFIED" or event.resource != "pods":
+                self.record_change(event)
+                continue
+            obj = event.object
+            meta = obj["metadata"]
+            node = (obj.get("spec") or {}).get("nodeName") or ""
+            if node:
+                pod_node[(meta.get("namespace") or "default", meta.get("name", ""))] = node
 
     def _node(self, event: WatchEvent) -> None:
         obj = event.object
