@@ -36,6 +36,8 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 RESOURCE = "daemonsets.apps"
 BURST_REPLICAS = 250
+#: the nodes (by name) and `_should_run(node, ds)` of each, for one DaemonSet
+Placement = tuple[list[JSON], list[tuple[bool, bool]]]
 _UNSET = object()
 #: failedPodsBackoff: 1 s initial, doubling, at most 15 minutes.
 FAILED_BACKOFF_INITIAL = 1.0
@@ -233,10 +235,14 @@ class DaemonSetController:
         if selector is None:
             return
         by_node = self._pods_by_node(ds)
+        placed: Placement | None = None
         if not (ds.get("metadata") or {}).get("deletionTimestamp"):
-            self.manage(ds, by_node)
+            placed = self._placement_of(ds)
+            self._manage(ds, by_node, placed)
         current = self.daemonsets.get(*key) or ds
-        self.update_status(current, self._pods_by_node(current))
+        # the same DaemonSet (no node changes while it syncs: handlers only record work): the
+        # same verdicts for the same nodes, which status counts in any order
+        self.update_status(current, self._pods_by_node(current), placed if current is ds else None)
 
     def _pods_by_node(self, ds: JSON) -> dict[str, list[JSON]]:
         """The DaemonSet's pods by target node (in key order); READ-ONLY, kept until one of its
@@ -251,11 +257,19 @@ class DaemonSetController:
             grouped.refresh(version, lambda key: self.index.owned_pod(uid, key))
         return grouped.result
 
+    def _placement_of(self, ds: JSON) -> Placement:
+        """The nodes by name and `_should_run(node, ds)` of each."""
+        nodes = self._sorted_nodes()
+        return nodes, self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
+        self._manage(ds, by_node, self._placement_of(ds))
+
+    def _manage(self, ds: JSON, by_node: Mapping[str, list[JSON]], placed: Placement) -> None:
+        """manage over `placed` (`_placement_of(ds)`)."""
         to_create: list[str] = []
         to_delete: list[JSON] = []
-        nodes = self._sorted_nodes()
-        verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        nodes, verdicts = placed
         for node, verdict in zip(nodes, verdicts, strict=True):
             name = str(node["metadata"]["name"])
             pods = by_node.get(name)
@@ -361,8 +375,11 @@ class DaemonSetController:
     def _delete_pod(self, ds: JSON, pod: JSON) -> None:
         delete_owned_pod(self.store, self.recorder, ds, pod)
 
-    def update_status(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
-        """updateDaemonSetStatus: desired/current/misscheduled/ready/available/updated counts."""
+    def update_status(
+        self, ds: JSON, by_node: Mapping[str, list[JSON]], placed: Placement | None = None
+    ) -> None:
+        """updateDaemonSetStatus: desired/current/misscheduled/ready/available/updated counts
+        (`placed`: every node with its `_should_run(node, ds)`, when the caller has them)."""
         spec = ds.get("spec") or {}
         min_ready = int(spec.get("minReadySeconds") or 0)
         now = self.clock.now()
@@ -370,8 +387,11 @@ class DaemonSetController:
             spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount")
         )
         desired = current = misscheduled = ready = available = updated = 0
-        nodes = list(self.nodes.items())
-        verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        if placed is None:
+            nodes = list(self.nodes.items())
+            verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        else:
+            nodes, verdicts = placed
         for node, (should_run, _) in zip(nodes, verdicts, strict=True):
             pods = by_node.get(str(node["metadata"]["name"]))
             if not pods:  # nothing scheduled there: desired when it should run, nothing else
