@@ -53,19 +53,24 @@ def update_owner_references_each(registry: Registry, pods: list[JSON], refs: lis
         for pod in pods:  # refused ones take update's errors, pod by pod
             run.add(with_references(pod, refs))
         return run.finish()
-    store_get, trust, config = registry.store.get, registry._pods, run.config
+    store_get, keeps_spec, config = registry.store.get, registry._pods.keeps_spec, run.config
+    add_checked, run_keys = run.add_checked, run.keys
     for pod in pods:
-        key = _plain_key(pod)
-        if key is not None and key not in run.keys:
-            try:
-                stored: JSON | None = store_get("pods", *key)
-            except StatusError:
-                stored = None
-            # (keeps_spec of the update itself answers as of the pod: the same spec, kind,
-            # apiVersion and type; the stored object is `pod`, so its preconditions hold)
-            if stored is pod and trust.keeps_spec(key, pod, pod, config):
-                run.add_checked(key, with_references(pod, refs))
-                continue
+        # a pod whose metadata is a dict naming it by strings (object_key's answer) and holding
+        # no deletionTimestamp (keep_deletion_fields would copy it)
+        meta = pod.get("metadata") if type(pod) is dict else None
+        if type(meta) is dict and not meta.get("deletionTimestamp"):
+            key = (meta.get("namespace") or "", meta.get("name") or "")
+            if type(key[0]) is str and type(key[1]) is str and key not in run_keys:
+                try:
+                    stored: JSON | None = store_get("pods", *key)
+                except StatusError:
+                    stored = None
+                # (keeps_spec of the update itself answers as of the pod: the same spec, kind,
+                # apiVersion and type; the stored object is `pod`, so its preconditions hold)
+                if stored is pod and keeps_spec(key, pod, pod, config):
+                    add_checked(key, {**pod, "metadata": {**meta, "ownerReferences": refs}})
+                    continue
         run.add(with_references(pod, refs))
     return run.finish()
 
@@ -73,18 +78,6 @@ def update_owner_references_each(registry: Registry, pods: list[JSON], refs: lis
 def with_references(pod: JSON, refs: list[JSON]) -> JSON:
     """`pod` with metadata.ownerReferences set to `refs` (every other field shared)."""
     return {**pod, "metadata": {**pod["metadata"], "ownerReferences": refs}}
-
-
-def _plain_key(pod: JSON) -> Key | None:
-    """(namespace, name) of a pod whose metadata is a dict naming it by strings (object_key's
-    answer) and holding no deletionTimestamp (keep_deletion_fields would copy it), else None."""
-    meta = pod.get("metadata") if type(pod) is dict else None
-    if type(meta) is not dict or meta.get("deletionTimestamp"):
-        return None
-    namespace, name = meta.get("namespace") or "", meta.get("name") or ""
-    if type(namespace) is not str or type(name) is not str:
-        return None
-    return namespace, name
 
 
 class PodUpdateRun:
