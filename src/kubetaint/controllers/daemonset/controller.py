@@ -23,6 +23,7 @@ from kubetaint.controllers.daemonset.placement import (
     node_name_affinity,
     node_should_run_daemon_pod,
 )
+from kubetaint.controllers.daemonset.statuscounts import NodeCounts, creation_and_phase
 from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
@@ -83,6 +84,8 @@ class DaemonSetController:
         )
         # per DaemonSet uid: where its pods should run, per node
         self._placement: dict[str, PlacementMemo] = {}
+        # per DaemonSet uid: each node's share of its status counts
+        self._counts: dict[str, NodeCounts] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
         self._hash_memo: tuple[JSON, int | None, str] | None = None  # (template, collisionCount, hash)
@@ -179,6 +182,7 @@ class DaemonSetController:
         uid = str((ds.get("metadata") or {}).get("uid") or "")
         self._by_node.pop(uid, None)
         self._placement.pop(uid, None)
+        self._counts.pop(uid, None)
 
     def _memo(self, ds: JSON) -> PlacementMemo:
         uid = str(ds["metadata"].get("uid") or "")
@@ -320,7 +324,7 @@ class DaemonSetController:
                 else:
                     running.append(pod)
             if len(running) > 1:
-                running.sort(key=_creation_and_phase)
+                running.sort(key=creation_and_phase)
                 delete.extend(running[1:])
             return [], delete
         if pods:
@@ -386,29 +390,18 @@ class DaemonSetController:
         revision = self._template_hash(
             spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount")
         )
-        desired = current = misscheduled = ready = available = updated = 0
         if placed is None:
             nodes = list(self.nodes.items())
             verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
         else:
             nodes, verdicts = placed
-        for node, (should_run, _) in zip(nodes, verdicts, strict=True):
-            pods = by_node.get(str(node["metadata"]["name"]))
-            if not pods:  # nothing scheduled there: desired when it should run, nothing else
-                if should_run:
-                    desired += 1
-                continue
-            scheduled = [p for p in pods if (p.get("spec") or {}).get("nodeName")]
-            if should_run:
-                desired += 1
-                if scheduled:
-                    current += 1
-                    is_ready, is_available, is_updated = scheduled_counts(scheduled, revision, min_ready, now)
-                    ready += is_ready
-                    available += is_available
-                    updated += is_updated
-            elif scheduled:
-                misscheduled += 1
+        uid = str(ds["metadata"].get("uid") or "")
+        counts = self._counts.get(uid)
+        if counts is None:
+            counts = self._counts[uid] = NodeCounts()
+        desired, current, misscheduled, ready, available, updated = counts.count(
+            nodes, verdicts, by_node, revision=revision, min_ready=min_ready, now=now
+        )
         status = {
             **(ds.get("status") or {}),
             "desiredNumberScheduled": desired,
@@ -424,30 +417,6 @@ class DaemonSetController:
             self.store.update(RESOURCE, {**ds, "status": status})
         if min_ready > 0 and ready != available:
             self.queue.add_after(podutil.key_of(ds), float(min_ready))
-
-
-def scheduled_counts(
-    scheduled: list[JSON], revision: str, min_ready: int, now: float
-) -> tuple[bool, bool, bool]:
-    """updateDaemonSetStatus for a node's scheduled pods (at least one): whether the oldest is
-    ready, whether it is available, and whether any pod has the current revision hash."""
-    if len(scheduled) == 1:  # the usual node: what sorting and collecting one pod finds
-        oldest = scheduled[0]
-        return (
-            podutil.is_ready(oldest),
-            podutil.is_available(oldest, min_ready, now),
-            revision == (oldest["metadata"].get("labels") or {}).get("controller-revision-hash"),
-        )
-    return scheduled_counts_generic(scheduled, revision, min_ready, now)
-
-
-def scheduled_counts_generic(
-    scheduled: list[JSON], revision: str, min_ready: int, now: float
-) -> tuple[bool, bool, bool]:
-    """`scheduled_counts` for any number of pods."""
-    oldest = sorted(scheduled, key=_creation_and_phase)[0]
-    hashes = {(p["metadata"].get("labels") or {}).get("controller-revision-hash") for p in scheduled}
-    return podutil.is_ready(oldest), podutil.is_available(oldest, min_ready, now), revision in hashes
 
 
 _FINISHED = ("Failed", "Succeeded")
@@ -469,10 +438,3 @@ def _same_refs(old: JSON, new: JSON) -> bool:
         (old.get("metadata") or {}).get("ownerReferences")
         is (new.get("metadata") or {}).get("ownerReferences")
     )
-
-
-def _creation_and_phase(pod: JSON) -> tuple[str, int, str]:
-    """podByCreationTimestampAndPhase: older first, then Running before other phases."""
-    meta = pod.get("metadata") or {}
-    running = 0 if (pod.get("status") or {}).get("phase") == "Running" else 1
-    return str(meta.get("creationTimestamp") or ""), running, str(meta.get("name") or "")
