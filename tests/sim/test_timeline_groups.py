@@ -104,17 +104,29 @@ def test_the_store_delivers_an_update_group_at_once_and_single_changes_one_by_on
     store = MemoryStore(VirtualClock())
     recorder = TimelineRecorder(lambda: 0.0, 0.0)
     groups: list[int] = []
-    plain = recorder.note_pod_updates
+    plain = recorder.on_change.deliver_many
 
-    def counting(events: list[WatchEvent]) -> None:
-        groups.append(len(events))
-        plain(events)
+    class Counting:
+        """The recorder's handler, counting the groups it is given."""
 
-    recorder.note_pod_updates = counting  # type: ignore[method-assign]
-    store.subscribe(recorder.on_change, "pods")
+        def __call__(self, event: WatchEvent) -> None:
+            recorder.on_change(event)
+
+        def deliver_many(self, events: list[WatchEvent]) -> None:
+            groups.append(len(events))
+            plain(events)
+
+    store.subscribe(Counting(), "pods")
     assert group_handler(recorder.on_change) is not None
     made = [store.create("pods", pod(f"p{i}")) for i in range(3)]
     store.update_group("pods", [{**p, "status": {"phase": "Running"}} for p in made])
     assert groups == [3]
     assert [r["reason"] for r in recorder.records] == ["Created"] * 3
     assert recorder._pod_node == {("default", f"p{i}"): "node-1" for i in range(3)}
+
+
+def test_record_change_is_the_store_handlers_call() -> None:
+    recorder = TimelineRecorder(lambda: 1.0, 0.0)
+    recorder.record_change(event("ADDED", "pods", pod("a")))
+    recorder.on_change(event("DELETED", "pods", pod("a")))
+    assert [r["reason"] for r in recorder.records] == ["Created", "Deleted"]

@@ -44,10 +44,35 @@ class ChangeHandler:
         self._recorder = recorder
 
     def __call__(self, event: WatchEvent) -> None:
-        self._recorder.record_change(event)
+        """One change (the recorder's `record_change`)."""
+        resource = event.resource
+        if resource == "pods":
+            self._recorder._pod(event)
+        elif resource == "events":
+            if event.type == "ADDED":
+                self._recorder._event(event.object)
+        elif resource == "nodes":
+            self._recorder._node(event)
 
     def deliver_many(self, events: list[WatchEvent]) -> None:
-        self._recorder.note_pod_updates(events)
+        """`self(event)` of each event in turn. A pod update (the usual event of a pod group: an
+        adoption's, a kubelet's status posts) makes no record, it only notes the pod's node as
+        `_pod` does; a node change (a group of status posts) goes to `_node` at once."""
+        recorder = self._recorder
+        pod_node, node_change = recorder._pod_node, recorder._node
+        for event in events:
+            resource = event.resource
+            if resource == "nodes":
+                node_change(event)
+                continue
+            if resource != "pods" or event.type != "MODIFIED":
+                self(event)
+                continue
+            obj = event.object
+            meta = obj["metadata"]
+            node = (obj.get("spec") or {}).get("nodeName") or ""
+            if node:
+                pod_node[(meta.get("namespace") or "default", meta.get("name", ""))] = node
 
 
 def _taint_id(taint: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -64,7 +89,7 @@ class TimelineRecorder:
         self.record_creates = True
         self._pod_node: dict[tuple[str, str], str] = {}
         self.listeners: list[Callable[[JSON], None]] = []
-        #: The store handler: `record_change` of each change, groups taken at once.
+        #: The store handler: the records of each change, groups taken at once.
         self.on_change = ChangeHandler(self)
 
     def t(self) -> float:
@@ -79,14 +104,8 @@ class TimelineRecorder:
     RESOURCES = ("pods", "events", "nodes")
 
     def record_change(self, event: WatchEvent) -> None:
-        resource = event.resource
-        if resource == "pods":
-            self._pod(event)
-        elif resource == "events":
-            if event.type == "ADDED":
-                self._event(event.object)
-        elif resource == "nodes":
-            self._node(event)
+        """The records of one committed change (what the store handler `on_change` does)."""
+        self.on_change(event)
 
     def _pod(self, event: WatchEvent) -> None:
         obj = event.object
@@ -100,21 +119,6 @@ class TimelineRecorder:
                 self.add(self._record("Created", "Pod", key[0], key[1], node))
         elif event.type == "DELETED":
             self.add(self._record("Deleted", "Pod", key[0], key[1], node))
-
-    def note_pod_updates(self, events: list[WatchEvent]) -> None:
-        """`record_change` of each event in turn: a pod update (the usual event of a group: an
-        adoption's, a kubelet's status posts) makes no record, it only notes the pod's node as
-        `_pod` does; any other event takes `record_change`."""
-        pod_node = self._pod_node
-        for event in events:
-            if event.type != "MODIFIED" or event.resource != "pods":
-                self.record_change(event)
-                continue
-            obj = event.object
-            meta = obj["metadata"]
-            node = (obj.get("spec") or {}).get("nodeName") or ""
-            if node:
-                pod_node[(meta.get("namespace") or "default", meta.get("name", ""))] = node
 
     def _node(self, event: WatchEvent) -> None:
         obj = event.object
