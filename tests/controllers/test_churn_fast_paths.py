@@ -23,12 +23,8 @@ from controllers.workload_builders import (
     write_owner,
 )
 from kubetaint.api.selectors import label_selector_from_dict
-from kubetaint.controllers.daemonset.controller import (
-    DaemonSetController,
-    _keeps_running,
-    scheduled_counts,
-    scheduled_counts_generic,
-)
+from kubetaint.controllers.daemonset.controller import DaemonSetController, _keeps_running
+from kubetaint.controllers.daemonset.statuscounts import scheduled_counts, scheduled_counts_generic
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.controller import ReplicaSetController, _status_holds, _with_controller
 from kubetaint.controllers.replicaset.index import PodOwnerIndex

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 from controllers.workload_builders import daemonset, make_env, node, owner_ref, pod
 from kubetaint.controllers.daemonset import DaemonSetController
-from kubetaint.controllers.daemonset.controller import scheduled_counts
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
     daemon_pod_spec,
     node_name_affinity,
     node_should_run_daemon_pod,
 )
+from kubetaint.controllers.daemonset.statuscounts import scheduled_counts
 
 JSON = dict[str, Any]
 NS = "kube-system"

@@ -1,7 +1,8 @@
-"""The ReplicaSet controller adopts a sync's orphans through the store's `update_each` when it
-has one (the Registry): the same writes, in the same order, with the same resourceVersions and
+"""The ReplicaSet controller adopts a sync's orphans through the store's
+`update_owner_references_each` when it has one (the Registry) and no orphan has references, else
+through its `update_each`: the same writes, in the same order, with the same resourceVersions and
 watch events, the same refusals skipped and logged, as one update per pod (the way taken with a
-store that has no `update_each`)."""
+store that has neither)."""
 
 from __future__ import annotations
 
@@ -21,16 +22,26 @@ from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
 
-class OneByOne:
-    """The Registry without `update_each`: the controller's fallback of one update per pod."""
+class Without:
+    """The Registry without some methods (`hidden`): `update_each` and
+    `update_owner_references_each` hidden, the controller's fallback of one update per pod."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, hidden: tuple[str, ...]) -> None:
         self._registry = registry
+        self._hidden = hidden
 
     def __getattr__(self, name: str) -> Any:
-        if name == "update_each":
+        if name in self._hidden:
             raise AttributeError(name)
         return getattr(self._registry, name)
+
+
+#: what the controller's client hides of the Registry, per way of adopting
+WAYS = {
+    "owners": (),
+    "each": ("update_owner_references_each",),
+    "one by one": ("update_each", "update_owner_references_each"),
+}
 
 
 FOREIGN = {"apiVersion": "v1", "kind": "ConfigMap", "name": "cfg", "uid": "cfg-uid"}
@@ -53,7 +64,7 @@ ORPHANS = [
 ]
 
 
-def run(orphans: list[JSON], *, batch: bool) -> tuple[list[str], list[str]]:
+def run(orphans: list[JSON], *, way: str) -> tuple[list[str], list[str]]:
     clock = VirtualClock()
     counter = itertools.count()
     store = MemoryStore(clock, uid_factory=lambda: f"uid-{next(counter):05d}")
@@ -61,7 +72,7 @@ def run(orphans: list[JSON], *, batch: bool) -> tuple[list[str], list[str]]:
     registry.create("namespaces", {"metadata": {"name": "default"}})
     events: list[WatchEvent] = []
     store.subscribe(events.append, "pods")
-    client: Any = registry if batch else OneByOne(registry)
+    client: Any = Without(registry, WAYS[way])
     for orphan in orphans:
         registry.create("pods", orphan)
     ReplicaSetController(client, clock, random.Random(1)).start()
@@ -74,11 +85,13 @@ def run(orphans: list[JSON], *, batch: bool) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize("orphans", ORPHANS)
 def test_adoption_by_update_each_is_one_update_per_pod(orphans: list[JSON]) -> None:
-    assert run(orphans, batch=True) == run(orphans, batch=False)
+    reference = run(orphans, way="one by one")
+    assert run(orphans, way="each") == reference
+    assert run(orphans, way="owners") == reference
 
 
 def test_adopted_pods_that_had_no_references_share_one_reference_list() -> None:
-    seen, _ = run([pod(f"orphan-{i}") for i in range(3)], batch=True)
+    seen, _ = run([pod(f"orphan-{i}") for i in range(3)], way="owners")
     assert len(seen) > 3
     clock = VirtualClock()
     store = MemoryStore(clock)
@@ -94,14 +107,17 @@ def test_adopted_pods_that_had_no_references_share_one_reference_list() -> None:
     assert refs[0][0]["kind"] == "ReplicaSet" and refs[0][0]["controller"] is True
 
 
-def test_a_refused_adoption_is_logged_and_the_others_are_made(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("way", list(WAYS))
+def test_a_refused_adoption_is_logged_and_the_others_are_made(
+    way: str, caplog: pytest.LogCaptureFixture
+) -> None:
     clock = VirtualClock()
     store = MemoryStore(clock)
     registry = Registry(store, clock=clock)
     registry.create("namespaces", {"metadata": {"name": "default"}})
     for i in range(3):
         registry.create("pods", pod(f"orphan-{i}"))
-    controller = ReplicaSetController(registry, clock, random.Random(1))
+    controller = ReplicaSetController(Without(registry, WAYS[way]), clock, random.Random(1))
     controller.start()
     rs = registry.create("replicasets.apps", replicaset("web", 3))
     stale = store.get("pods", "default", "orphan-1")

@@ -28,11 +28,12 @@ from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
+from kubetaint.registry import podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podbatch import create_pods
-from kubetaint.registry.podtrust import OwnerErrorsOfRun, PodTrust, chain_keeps_stored_specs
+from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.registry.validator import (
     APIValidator,
     StoreLookup,
@@ -40,6 +41,7 @@ from kubetaint.registry.validator import (
     api_validator,
     plain_resource,
     resource_info,
+    with_type_meta,
 )
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
 from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
@@ -220,89 +222,21 @@ class Registry:
 
     def update_each(self, resource: str, objects: builtins.list[JSON]) -> builtins.list[JSON | StatusError]:
         """`update` of each object in turn: the stored object, or the StatusError `update` raised,
-        in its place (a failure does not stop the later ones).
+        in its place (a failure does not stop the later ones). Pod updates keeping the stored
+        spec (registry.podtrust) of distinct pods are checked as `update` checks them and stored
+        by one `update_many` of the store per run of them (registry.podruns); a store with
+        `update_group` (the in-memory store) delivers a run's events as one group (handler by
+        handler, `Dispatcher.enqueue_group`), as lease renewals are."""
+        return podruns.update_each(self, resource, objects)
 
-        Pod updates keeping the stored spec (registry.podtrust) of distinct pods are checked as
-        `update` checks them and stored by one `update_many` of the store per run of them: the
-        same writes in the same order, each its own resourceVersion and watch event, in commit
-        order, once the run is stored (watchers only record work: none writes these pods while
-        told of them). A store with `update_group` (the in-memory store) delivers a run's events
-        as one group (handler by handler, `Dispatcher.enqueue_group`), as lease renewals are."""
-        results: builtins.list[JSON | StatusError] = []
-        config = self._pod_config() if resource == "pods" else (None, None)
-        run: builtins.list[tuple[int, tuple[str, str], JSON]] = []  # (place in results, key, object)
-        run_keys: set[tuple[str, str]] = set()
-        owner_errors = OwnerErrorsOfRun()
-        for obj in objects:
-            if config[0] is not None:
-                try:
-                    checked = self._checked_keeping_spec(obj, config, run_keys, owner_errors)
-                except StatusError as err:
-                    results.append(err)
-                    continue
-                if checked is not None:
-                    run.append((len(results), checked[0], checked[1]))
-                    run_keys.add(checked[0])
-                    results.append(checked[1])  # until stored: _store_pod_run puts the result
-                    continue
-            self._store_pod_run(run, results, config)
-            run_keys.clear()
-            owner_errors = OwnerErrorsOfRun()
-            try:
-                results.append(self.update(resource, obj))
-            except StatusError as err:
-                results.append(err)
-        self._store_pod_run(run, results, config)
-        return results
-
-    def _checked_keeping_spec(
-        self,
-        obj: JSON,
-        config: tuple[object, object],
-        run_keys: set[tuple[str, str]],
-        owner_errors: OwnerErrorsOfRun,
-    ) -> tuple[tuple[str, str], JSON] | None:
-        """`update`'s checks of a pod update keeping the stored spec: (key, the object to store),
-        None when `update` would take another way (or the pod is in the run already); raises
-        what `update` raises before storing (`owner_errors`: the run's memo)."""
-        obj = with_type_meta("pods", obj)
-        namespace, name = key = object_key(obj)
-        if key in run_keys:
-            return None
-        old = self.store.get("pods", namespace, name)
-        check_update_preconditions("pods", obj, old)
-        if not self._pods.keeps_spec(key, obj, old, config):
-            return None
-        obj = keep_deletion_fields(obj, old)
-        validator = config[0]
-        assert isinstance(validator, APIValidator)  # _pod_config checked it
-        validator.check_pod_keeping_spec(obj, old, owner_errors)
-        return key, obj
-
-    def _store_pod_run(
-        self,
-        run: builtins.list[tuple[int, tuple[str, str], JSON]],
-        results: builtins.list[JSON | StatusError],
-        config: tuple[object, object],
-    ) -> None:
-        """Store a run of checked pod updates (`update_each`), each result in its place; a
-        failing write takes its error, the ones after it are stored still."""
-        update_group = getattr(self.store, "update_group", None)
-        while run:
-            objects = [obj for _, _, obj in run]
-            stored, failure = (
-                update_group("pods", objects)
-                if update_group is not None
-                else update_many(self.store, "pods", objects)
-            )
-            self._pods.remember_all(zip([key for _, key, _ in run], stored, strict=False), config)
-            for (place, _, _), result in zip(run, stored, strict=False):
-                results[place] = result
-            if failure is None:
-                break
-            results[run[len(stored)][0]] = failure
-            del run[: len(stored) + 1]
-        run.clear()
+    def update_owner_references_each(
+        self, pods: builtins.list[JSON], refs: builtins.list[JSON]
+    ) -> builtins.list[JSON | StatusError]:
+        """`update_each("pods", ...)` of each pod with metadata.ownerReferences set to the one
+        list `refs` (an adoption of pods without references): the same results, writes and
+        events; a pod this registry stored and the store still holds skips the look-ups its
+        update is known to pass (registry.podruns)."""
+        return podruns.update_owner_references_each(self, pods, refs)
 
     def _pod_config(self) -> tuple[object, object]:
         """What pod trust depends on: the validator and the admission chain, or (None, None)
@@ -493,14 +427,3 @@ class Registry:
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
         return obj
-
-
-def with_type_meta(resource: str, obj: JSON) -> JSON:
-    """`obj` with apiVersion and kind filled from the resource table when missing (as decoding
-    a request body for that URL would)."""
-    if obj.get("apiVersion") and obj.get("kind"):
-        return obj
-    info = resource_info(resource)
-    if info is None:
-        return obj
-    return {"apiVersion": info.api_version, "kind": info.kind, **obj}

@@ -124,3 +124,14 @@ class StoreLookup:
 
     def list(self, resource: str) -> Sequence[Mapping[str, Any]]:
         return self._store.list(self._qualified(resource)).items
+
+
+def with_type_meta(resource: str, obj: JSON) -> JSON:
+    """`obj` with apiVersion and kind filled from the resource table when missing (as decoding
+    a request body for that URL would)."""
+    if obj.get("apiVersion") and obj.get("kind"):
+        return obj
+    info = resource_info(resource)
+    if info is None:
+        return obj
+    return {"apiVersion": info.api_version, "kind": info.kind, **obj}

@@ -35,6 +35,47 @@ EVENT_REASONS = frozenset(
 _EXTRA_ORDER = ("node", "message")
 
 
+class ChangeHandler:
+    """A TimelineRecorder's store handler: each change in turn (`__call__`), or a group of them
+    in one call (`deliver_many`, which store.watch.Dispatcher looks for)."""
+
+    __slots__ = ("_recorder",)
+
+    def __init__(self, recorder: TimelineRecorder) -> None:
+        self._recorder = recorder
+
+    def __call__(self, event: WatchEvent) -> None:
+        """One change (the recorder's `record_change`)."""
+        resource = event.resource
+        if resource == "pods":
+            self._recorder._pod(event)
+        elif resource == "events":
+            if event.type == "ADDED":
+                self._recorder._event(event.object)
+        elif resource == "nodes":
+            self._recorder._node(event)
+
+    def deliver_many(self, events: list[WatchEvent]) -> None:
+        """`self(event)` of each event in turn. A pod update (the usual event of a pod group: an
+        adoption's, a kubelet's status posts) makes no record, it only notes the pod's node as
+        `_pod` does; a node change (a group of status posts) goes to `_node` at once."""
+        recorder = self._recorder
+        pod_node, node_change = recorder._pod_node, recorder._node
+        for event in events:
+            resource = event.resource
+            if resource == "nodes":
+                node_change(event)
+                continue
+            if resource != "pods" or event.type != "MODIFIED":
+                self(event)
+                continue
+            obj = event.object
+            meta = obj["metadata"]
+            node = (obj.get("spec") or {}).get("nodeName") or ""
+            if node:
+                pod_node[(meta.get("namespace") or "default", meta.get("name", ""))] = node
+
+
 def _taint_id(taint: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(taint.get("key") or ""), str(taint.get("value") or ""), str(taint.get("effect") or ""))
 
@@ -49,6 +90,8 @@ class TimelineRecorder:
         self.record_creates = True
         self._pod_node: dict[tuple[str, str], str] = {}
         self.listeners: list[Callable[[JSON], None]] = []
+        #: The store handler: the records of each change, groups taken at once.
+        self.on_change = ChangeHandler(self)
 
     def t(self) -> float:
         return round(self._now() - self.start, 6)
@@ -58,18 +101,12 @@ class TimelineRecorder:
         for listener in self.listeners:
             listener(record)
 
-    #: The resources whose changes make records (`on_change` ignores every other one).
+    #: The resources whose changes make records (`record_change` ignores every other one).
     RESOURCES = ("pods", "events", "nodes")
 
-    def on_change(self, event: WatchEvent) -> None:
-        resource = event.resource
-        if resource == "pods":
-            self._pod(event)
-        elif resource == "events":
-            if event.type == "ADDED":
-                self._event(event.object)
-        elif resource == "nodes":
-            self._node(event)
+    def record_change(self, event: WatchEvent) -> None:
+        """The records of one committed change (what the store handler `on_change` does)."""
+        self.on_change(event)
 
     def _pod(self, event: WatchEvent) -> None:
         obj = event.object

@@ -244,13 +244,25 @@ class MemoryStore(BulkLoad, FieldWrites):
         if old is None:
             raise errors.not_found(resource, name)
         old_meta: JSON = old["metadata"]
-        if obj.get("metadata") is old_meta and _plain_system_fields(old_meta):
+        meta = obj.get("metadata")
+        if meta is old_meta and _plain_system_fields(old_meta):
             # prepare_update's result for an update carrying the stored metadata, with the new
             # resourceVersion written in the same copy
             if obj == old:
                 return old, None
             self._rv = rv = self._rv + 1
             stored = {**obj, "metadata": {**old_meta, "resourceVersion": str(rv)}}
+        elif (
+            type(meta) is dict
+            and obj.get("spec") is old.get("spec")
+            and _carries_system_fields(meta, old_meta)
+        ):
+            # prepare_update's result for an update built from the stored object (an adoption):
+            # its preconditions are old's own, every value it sets is meta's already
+            if obj == old:
+                return old, None
+            self._rv = rv = self._rv + 1
+            stored = {**obj, "metadata": {**meta, "resourceVersion": str(rv)}}
         else:
             prepared = prepare_update(resource, obj, old)
             if prepared is None:
@@ -371,6 +383,27 @@ def _plain_system_fields(meta: JSON) -> bool:
         and "creationTimestamp" in meta
         and "resourceVersion" in meta
         and "generation" not in meta
+    )
+
+
+def _carries_system_fields(meta: JSON, old_meta: JSON) -> bool:
+    """Whether prepare_update, given an update with `meta` (a dict) and old's very spec object,
+    would keep meta's values as they are: uid, creationTimestamp and resourceVersion are old's
+    own objects (present, so the preconditions hold), and generation is old's int (no spec
+    change: it stays)."""
+    uid = old_meta.get("uid")
+    created = old_meta.get("creationTimestamp")
+    version = old_meta.get("resourceVersion")
+    generation = old_meta.get("generation")
+    return (
+        uid is not None
+        and created is not None
+        and version is not None
+        and type(generation) is int
+        and meta.get("uid") is uid
+        and meta.get("creationTimestamp") is created
+        and meta.get("resourceVersion") is version
+        and meta.get("generation") is generation
     )
 
 

@@ -352,7 +352,11 @@ def _workload(kind: str, *, replicas: bool) -> KindValidator:
         if stored_part(obj, old, "spec") is not None:  # the stored spec itself (a status update)
             errs.extend(STORED_PARTS.errors(spec, (kind, allow), lambda: spec_errors(spec, allow)))
         else:
-            errs.extend(spec_errors(spec, allow))
+            found = spec_errors(spec, allow)
+            # recorded for this very spec, which a successful write stores as it is: the first
+            # status update keeping it (each ReplicaSet's, after its create) finds them
+            STORED_PARTS.put(spec, (kind, allow), found)
+            errs.extend(found)
         return errs
 
     validate.__doc__ = f"Validate{kind}Spec: selector, template labels, template pod spec."

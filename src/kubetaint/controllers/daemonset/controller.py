@@ -23,6 +23,7 @@ from kubetaint.controllers.daemonset.placement import (
     node_name_affinity,
     node_should_run_daemon_pod,
 )
+from kubetaint.controllers.daemonset.statuscounts import NodeCounts, creation_and_phase
 from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
@@ -36,6 +37,8 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 RESOURCE = "daemonsets.apps"
 BURST_REPLICAS = 250
+#: the nodes (by name) and `_should_run(node, ds)` of each, for one DaemonSet
+Placement = tuple[list[JSON], list[tuple[bool, bool]]]
 _UNSET = object()
 #: failedPodsBackoff: 1 s initial, doubling, at most 15 minutes.
 FAILED_BACKOFF_INITIAL = 1.0
@@ -81,6 +84,8 @@ class DaemonSetController:
         )
         # per DaemonSet uid: where its pods should run, per node
         self._placement: dict[str, PlacementMemo] = {}
+        # per DaemonSet uid: each node's share of its status counts
+        self._counts: dict[str, NodeCounts] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
         self._hash_memo: tuple[JSON, int | None, str] | None = None  # (template, collisionCount, hash)
@@ -177,6 +182,7 @@ class DaemonSetController:
         uid = str((ds.get("metadata") or {}).get("uid") or "")
         self._by_node.pop(uid, None)
         self._placement.pop(uid, None)
+        self._counts.pop(uid, None)
 
     def _memo(self, ds: JSON) -> PlacementMemo:
         uid = str(ds["metadata"].get("uid") or "")
@@ -233,10 +239,14 @@ class DaemonSetController:
         if selector is None:
             return
         by_node = self._pods_by_node(ds)
+        placed: Placement | None = None
         if not (ds.get("metadata") or {}).get("deletionTimestamp"):
-            self.manage(ds, by_node)
+            placed = self._placement_of(ds)
+            self._manage(ds, by_node, placed)
         current = self.daemonsets.get(*key) or ds
-        self.update_status(current, self._pods_by_node(current))
+        # the same DaemonSet (no node changes while it syncs: handlers only record work): the
+        # same verdicts for the same nodes, which status counts in any order
+        self.update_status(current, self._pods_by_node(current), placed if current is ds else None)
 
     def _pods_by_node(self, ds: JSON) -> dict[str, list[JSON]]:
         """The DaemonSet's pods by target node (in key order); READ-ONLY, kept until one of its
@@ -251,11 +261,19 @@ class DaemonSetController:
             grouped.refresh(version, lambda key: self.index.owned_pod(uid, key))
         return grouped.result
 
+    def _placement_of(self, ds: JSON) -> Placement:
+        """The nodes by name and `_should_run(node, ds)` of each."""
+        nodes = self._sorted_nodes()
+        return nodes, self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
+        self._manage(ds, by_node, self._placement_of(ds))
+
+    def _manage(self, ds: JSON, by_node: Mapping[str, list[JSON]], placed: Placement) -> None:
+        """manage over `placed` (`_placement_of(ds)`)."""
         to_create: list[str] = []
         to_delete: list[JSON] = []
-        nodes = self._sorted_nodes()
-        verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        nodes, verdicts = placed
         for node, verdict in zip(nodes, verdicts, strict=True):
             name = str(node["metadata"]["name"])
             pods = by_node.get(name)
@@ -306,7 +324,7 @@ class DaemonSetController:
                 else:
                     running.append(pod)
             if len(running) > 1:
-                running.sort(key=_creation_and_phase)
+                running.sort(key=creation_and_phase)
                 delete.extend(running[1:])
             return [], delete
         if pods:
@@ -361,34 +379,29 @@ class DaemonSetController:
     def _delete_pod(self, ds: JSON, pod: JSON) -> None:
         delete_owned_pod(self.store, self.recorder, ds, pod)
 
-    def update_status(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
-        """updateDaemonSetStatus: desired/current/misscheduled/ready/available/updated counts."""
+    def update_status(
+        self, ds: JSON, by_node: Mapping[str, list[JSON]], placed: Placement | None = None
+    ) -> None:
+        """updateDaemonSetStatus: desired/current/misscheduled/ready/available/updated counts
+        (`placed`: every node with its `_should_run(node, ds)`, when the caller has them)."""
         spec = ds.get("spec") or {}
         min_ready = int(spec.get("minReadySeconds") or 0)
         now = self.clock.now()
         revision = self._template_hash(
             spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount")
         )
-        desired = current = misscheduled = ready = available = updated = 0
-        nodes = list(self.nodes.items())
-        verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
-        for node, (should_run, _) in zip(nodes, verdicts, strict=True):
-            pods = by_node.get(str(node["metadata"]["name"]))
-            if not pods:  # nothing scheduled there: desired when it should run, nothing else
-                if should_run:
-                    desired += 1
-                continue
-            scheduled = [p for p in pods if (p.get("spec") or {}).get("nodeName")]
-            if should_run:
-                desired += 1
-                if scheduled:
-                    current += 1
-                    is_ready, is_available, is_updated = scheduled_counts(scheduled, revision, min_ready, now)
-                    ready += is_ready
-                    available += is_available
-                    updated += is_updated
-            elif scheduled:
-                misscheduled += 1
+        if placed is None:
+            nodes = list(self.nodes.items())
+            verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        else:
+            nodes, verdicts = placed
+        uid = str(ds["metadata"].get("uid") or "")
+        counts = self._counts.get(uid)
+        if counts is None:
+            counts = self._counts[uid] = NodeCounts()
+        desired, current, misscheduled, ready, available, updated = counts.count(
+            nodes, verdicts, by_node, revision=revision, min_ready=min_ready, now=now
+        )
         status = {
             **(ds.get("status") or {}),
             "desiredNumberScheduled": desired,
@@ -404,30 +417,6 @@ class DaemonSetController:
             self.store.update(RESOURCE, {**ds, "status": status})
         if min_ready > 0 and ready != available:
             self.queue.add_after(podutil.key_of(ds), float(min_ready))
-
-
-def scheduled_counts(
-    scheduled: list[JSON], revision: str, min_ready: int, now: float
-) -> tuple[bool, bool, bool]:
-    """updateDaemonSetStatus for a node's scheduled pods (at least one): whether the oldest is
-    ready, whether it is available, and whether any pod has the current revision hash."""
-    if len(scheduled) == 1:  # the usual node: what sorting and collecting one pod finds
-        oldest = scheduled[0]
-        return (
-            podutil.is_ready(oldest),
-            podutil.is_available(oldest, min_ready, now),
-            revision == (oldest["metadata"].get("labels") or {}).get("controller-revision-hash"),
-        )
-    return scheduled_counts_generic(scheduled, revision, min_ready, now)
-
-
-def scheduled_counts_generic(
-    scheduled: list[JSON], revision: str, min_ready: int, now: float
-) -> tuple[bool, bool, bool]:
-    """`scheduled_counts` for any number of pods."""
-    oldest = sorted(scheduled, key=_creation_and_phase)[0]
-    hashes = {(p["metadata"].get("labels") or {}).get("controller-revision-hash") for p in scheduled}
-    return podutil.is_ready(oldest), podutil.is_available(oldest, min_ready, now), revision in hashes
 
 
 _FINISHED = ("Failed", "Succeeded")
@@ -449,10 +438,3 @@ def _same_refs(old: JSON, new: JSON) -> bool:
         (old.get("metadata") or {}).get("ownerReferences")
         is (new.get("metadata") or {}).get("ownerReferences")
     )
-
-
-def _creation_and_phase(pod: JSON) -> tuple[str, int, str]:
-    """podByCreationTimestampAndPhase: older first, then Running before other phases."""
-    meta = pod.get("metadata") or {}
-    running = 0 if (pod.get("status") or {}).get("phase") == "Running" else 1
-    return str(meta.get("creationTimestamp") or ""), running, str(meta.get("name") or "")

@@ -139,8 +139,18 @@ class DependencyGraph:
 
     def link_followed(self, resource: str, obj: Mapping[str, Any], followed: list[JSON]) -> None:
         """`update_refs` of an update to `obj` from an object without owner references, when
-        `followed` is followed_refs(obj) (non-empty): its edges are added."""
-        self._link(uid_of(obj), identity_of(resource, obj), followed)
+        `followed` is followed_refs(obj) (non-empty): its edges are added (`_link` of its uid
+        and identity, inline: every pod of an adoption asks)."""
+        meta = obj.get("metadata") or {}
+        uid = str(meta.get("uid") or "")  # uid_of
+        ident = (resource, str(meta.get("namespace") or ""), str(meta.get("name") or ""))  # identity_of
+        every = self._dependents
+        for ref in followed:
+            owner = str(ref["uid"])
+            dependents = every.get(owner)
+            if dependents is None:
+                dependents = every[owner] = {}
+            dependents[uid] = ident
 
     def followed_of(self, obj: Mapping[str, Any]) -> list[JSON]:
         """followed_refs(obj) for reading only (remembered for its ownerReferences object)."""

@@ -270,9 +270,10 @@ class ReplicaSetController:
             return []
         ref = podutil.controller_ref(rs, "apps/v1", "ReplicaSet")
         only_ref = [ref]  # the references of each adopted pod that had none (read-only, shared)
-        patched: list[JSON] = []
+        matched: list[JSON] = []
         last_labels: object = _UNSET  # the labels matched last and the answer (equal labels: equal)
         last_match = False
+        bare = True  # whether no matched pod has references (each takes `only_ref`)
         for pod in candidates:
             meta = pod.get("metadata") or {}
             if meta.get("deletionTimestamp"):
@@ -281,8 +282,14 @@ class ReplicaSetController:
             if labels is not last_labels and labels != last_labels:
                 last_labels, last_match = labels, selector.matches(labels)
             if last_match:
-                patched.append(_with_controller(pod, ref, only_ref))
-        return self._write_owners(patched)
+                matched.append(pod)
+                if bare and meta.get("ownerReferences"):
+                    bare = False
+        adopt_bare = getattr(self.store, "update_owner_references_each", None)
+        if bare and matched and adopt_bare is not None:
+            # _with_controller(pod, ref, only_ref) of a pod without references sets only_ref
+            return self._adopted(matched, adopt_bare(matched, only_ref))
+        return self._write_owners([_with_controller(pod, ref, only_ref) for pod in matched])
 
     def _write_owners(self, patched: list[JSON]) -> list[JSON]:
         """AdoptPod of each pod in turn (one update each, in order; a failure is logged and the
@@ -291,8 +298,13 @@ class ReplicaSetController:
         update_each = getattr(self.store, "update_each", None)
         if update_each is None:
             return [stored for pod in patched if (stored := self._write_owner(pod)) is not None]
+        return self._adopted(patched, update_each("pods", patched))
+
+    @staticmethod
+    def _adopted(pods: list[JSON], results: list[JSON | StatusError]) -> list[JSON]:
+        """The stored pods of `results` (one per pod of `pods`), each refusal logged."""
         adopted: list[JSON] = []
-        for pod, result in zip(patched, update_each("pods", patched), strict=True):
+        for pod, result in zip(pods, results, strict=True):
             if isinstance(result, StatusError):
                 _log_owner_failure(pod, result)
             else:

@@ -83,24 +83,6 @@ class PodOwnerIndex:
         for label in self._labels_of.pop(key, ()):
             _discard(self._orphan_labels, label, key)
 
-    def _unindex_orphan(self, key: Key) -> None:
-        """`_unindex` of a key indexed as an orphan (`_owner_of[key]` is None)."""
-        del self._owner_of[key]
-        orphans = self.orphans.get(key[0])
-        if orphans is not None:
-            orphans.discard(key)
-            if not orphans:
-                del self.orphans[key[0]]
-        tags = self._labels_of.pop(key, ())
-        if tags:
-            by_label = self._orphan_labels
-            for label in tags:
-                members = by_label.get(label)
-                if members is not None:
-                    members.discard(key)
-                    if not members:
-                        del by_label[label]
-
     def _index(self, pod: JSON) -> None:
         key = key_of(pod)
         ref = controller_ref_of(pod)
@@ -260,9 +242,11 @@ class PodOwnerIndex:
                 self._update(old, new)
             return
         owner_of, owned_sets, versions = self._owner_of, self.owned, self._versions
+        orphans, labels_of, by_label = self.orphans, self._labels_of, self._orphan_labels
         last_refs: object = _ABSENT
         owner: str | None = None
         keys: list[Key] = []
+        bumps = 0  # `_bump(owner)`s not yet made (nothing reads the versions while a group is told)
         for old, new in pairs:
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
             if type(old_meta) is not dict or type(new_meta) is not dict:
@@ -278,6 +262,9 @@ class PodOwnerIndex:
                 continue
             if refs is not last_refs:
                 last_refs = refs
+                if bumps and owner is not None:
+                    versions[owner] = versions.get(owner, 0) + bumps
+                bumps = 0
                 ref = controller_ref_of(new)
                 owner = None if ref is None else str(ref.get("uid") or "")
             if owner is None:
@@ -286,8 +273,19 @@ class PodOwnerIndex:
             # `_index` of an owned pod, its owner known
             prior = owner_of.get(key, _ABSENT)
             if prior != owner:
-                if prior is None:
-                    self._unindex_orphan(key)  # the usual case: an orphan adopted
+                if prior is None:  # the usual case: an orphan adopted (what `_unindex` does to it)
+                    del owner_of[key]
+                    in_namespace = orphans.get(key[0])
+                    if in_namespace is not None:
+                        in_namespace.discard(key)
+                        if not in_namespace:
+                            del orphans[key[0]]
+                    for tag in labels_of.pop(key, ()):
+                        members = by_label.get(tag)
+                        if members is not None:
+                            members.discard(key)
+                            if not members:
+                                del by_label[tag]
                 elif prior is not _ABSENT:  # (`_unindex` of a key not indexed does nothing)
                     self._unindex(key)
                 owned = owned_sets.get(owner)
@@ -295,7 +293,9 @@ class PodOwnerIndex:
                     owned = owned_sets[owner] = set()
                 owned.add(key)
                 owner_of[key] = owner
-            versions[owner] = versions.get(owner, 0) + 1
+            bumps += 1
+        if bumps and owner is not None:
+            versions[owner] = versions.get(owner, 0) + bumps
         on_changes(pairs, keys)
 
     def _unmoved_owner(self, old: JSON, new: JSON) -> tuple[bool, str | None]:

@@ -30,6 +30,14 @@ class PodFacts(NamedTuple):  # a tuple: built for every pod event a view sees
     ready: bool
 
 
+_UNSET = object()
+
+
+def _facts(values: tuple[JSON, bool, bool, bool, bool]) -> PodFacts:
+    """PodFacts(*values) without its generated constructor's Python call."""
+    return tuple.__new__(PodFacts, values)
+
+
 def pod_facts(pod: JSON, selector: LabelSelector, template_labels: Mapping[str, str]) -> PodFacts:
     labels = (pod.get("metadata") or {}).get("labels") or {}
     return PodFacts(
@@ -86,7 +94,7 @@ class OwnedPodsView:
             if pod is not None and _same_fact_inputs(old.pod, pod):
                 # pod_facts would find the same facts (an owner or other metadata change): the
                 # counts stay, only the pod is the new one
-                self.facts[key] = PodFacts(pod, old.matches, old.active, old.labeled, old.ready)
+                self.facts[key] = _facts((pod, old.matches, old.active, old.labeled, old.ready))
                 return
             self._count(old, -1)
         if pod is not None:
@@ -107,19 +115,38 @@ class OwnedPodsView:
         return PodFacts(pod, matches, podutil.is_active(pod), True, podutil.is_ready(pod))
 
     def refresh(self, current: Callable[[Key], JSON | None]) -> None:
-        """Apply the changes marked since the last refresh (`current(key)`: the owned pod or None)."""
+        """Apply the changes marked since the last refresh (`current(key)`: the owned pod or None).
+
+        A pod not counted yet (an adoption) carrying labels equal to the template's and no
+        deletionTimestamp has its facts made inline: whether it is active and ready depends on
+        its status alone, compared by equality only with constants, so a status equal to the
+        last one's (one template's pods) has the same answers."""
         if not self.dirty:
             return
         dirty, self.dirty = self.dirty, set()
         facts, put = self.facts, self.put
+        template_labels = self.template_labels
+        last_status: object = _UNSET
+        active = ready = False
         for key in dirty:
             pod = current(key)
-            if pod is not None and key not in facts:  # `put` of a pod not counted yet (an adoption)
-                new = self._pod_facts(pod)
-                facts[key] = new
-                self._count(new, +1)
-            else:
+            if pod is None or key in facts:
                 put(key, pod)
+                continue
+            meta = pod.get("metadata") or {}
+            if (meta.get("labels") or {}) != template_labels or meta.get("deletionTimestamp"):
+                new = self._pod_facts(pod)
+            else:
+                status = pod.get("status")
+                if status is not last_status and status != last_status:
+                    active, ready = podutil.is_active(pod), podutil.is_ready(pod)
+                    last_status = status
+                matches = self.template_matches
+                if matches is None:
+                    matches = self.template_matches = self.selector.matches(template_labels)
+                new = _facts((pod, matches, active, True, ready))
+            facts[key] = new
+            self._count(new, +1)
 
     def sorted_facts(self) -> list[PodFacts]:
         return [self.facts[key] for key in sorted(self.facts)]
