@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kubetaint.api.features import resolve_gates
-from kubetaint.api.validation import kinds, validate
+from kubetaint.api.validation import validate, workloads
 from kubetaint.store.interface import JSON
 
 LT = {"key": "k", "operator": "Lt", "value": "5", "effect": "NoSchedule"}
@@ -54,13 +54,13 @@ class Counting:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        plain = kinds.validate_pod_template
+        plain = workloads.validate_pod_template
 
         def counting(*args: Any, **kwargs: Any) -> Any:
             self.calls += 1
             return plain(*args, **kwargs)
 
-        monkeypatch.setattr(kinds, "validate_pod_template", counting)
+        monkeypatch.setattr(workloads, "validate_pod_template", counting)
 
 
 @pytest.mark.parametrize("gates", GATES)
