@@ -45,6 +45,8 @@ CONDITION_EVENTS: dict[tuple[str, str], str] = {
 
 #: The order conditions appear in a kubelet-registered node.
 CONDITION_ORDER = ("NetworkUnavailable", "MemoryPressure", "DiskPressure", "PIDPressure", "Ready")
+#: the field a status post sets (a `kubetaint.store.fieldwrite` path)
+NODE_CONDITIONS = ("status", "conditions")
 PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}

@@ -103,7 +103,7 @@ class FieldWrites:
             spaces = self._objects.get(resource, {})
             first_rv = self._rv
             remaining: Iterable[JSON] = objects
-            if vouched is not None and not indexed and objects:
+            if vouched is not None and not indexed and len(objects) > 1:
                 # the usual renewal round: its plainly current prefix in one tight loop; a round
                 # rewriting exactly the objects of a recent one takes its keys and news as its own
                 # keys and olds (RepeatedRounds)
@@ -116,8 +116,13 @@ class FieldWrites:
                     value=value,
                     first_rv=first_rv,
                     written=(keys, olds, news) if repeated is None else (None, None, news),
+                    known_keys=None if repeated is None else repeated[0],
                 )
-                if news:
+                if len(news) == 1:
+                    event = WatchEvent("MODIFIED", resource, news[0], first_rv + 1, olds[0])
+                    self._history.append(event)
+                    self._dispatcher.enqueue(event)
+                elif news:
                     remaining = islice(objects, len(news), None)
                 if repeated is not None:
                     done = len(news)
