@@ -118,11 +118,7 @@ class FieldWrites:
                     written=(keys, olds, news) if repeated is None else (None, None, news),
                     known_keys=None if repeated is None else repeated[0],
                 )
-                if len(news) == 1:
-                    event = WatchEvent("MODIFIED", resource, news[0], first_rv + 1, olds[0])
-                    self._history.append(event)
-                    self._dispatcher.enqueue(event)
-                elif news:
+                if news:
                     remaining = islice(objects, len(news), None)
                 if repeated is not None:
                     done = len(news)
@@ -204,7 +200,11 @@ class FieldWrites:
                     events.append(event)
             self._rv = rv
             if events is None:
-                if news:
+                if len(news) == 1:  # one update: its event, as the store's update commits it
+                    event = WatchEvent("MODIFIED", resource, news[0], first_rv + 1, olds[0])
+                    self._history.append(event)
+                    self._dispatcher.enqueue(event)
+                elif news:
                     group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
                     add_to_history(self._history, group)  # its events built only when read
                     if vouched is not None:
