@@ -2,7 +2,8 @@
 and `update_field_many_if_current`, the store's side of `kubetaint.store.fieldwrite` (a round of
 node lease renewals is one call). Each stores exactly what `update_many` of `with_field` copies
 stores, with the same resourceVersions, events and history; the updates of current objects are
-delivered as one `FieldWriteGroup`.
+delivered as one `FieldWriteGroup` (the one update of a batch that writes one object, as its
+plain event).
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ class FieldWrites:
         way. The batch's events are dispatched as one group: a `FieldWriteGroup` whose events are
         built only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
         holds the group itself, `fieldwrite.add_to_history`) while every write is of a current
-        object, else a list (`Dispatcher.enqueue_group`)."""
+        object, else a list (`Dispatcher.enqueue_group`). A batch that writes one object (a
+        status round writes a lease, then a node, node after node) commits its one event as
+        `update` does: a group of one would only cost its handlers more."""
         result = self._update_field_many(resource, objects, path, value, only_current=False)
         if result is None:  # never without only_current
             raise RuntimeError("update_field_many wrote nothing")
