@@ -247,3 +247,38 @@ def test_single_writes_in_a_row_replay_from_a_bounded_history() -> None:
     ]
     with pytest.raises(StatusError):
         store.watch(LEASES, resource_version=str(rv - 4))
+
+
+@pytest.mark.parametrize(
+    "vouched_for",
+    [
+        pytest.param(lambda a: {}, id="the writer vouches for nothing"),
+        pytest.param(lambda a: {(NS, "a"): {**a}}, id="the writer vouches for an equal copy"),
+    ],
+)
+def test_a_single_stored_object_the_writer_does_not_vouch_for_is_not_written(
+    vouched_for: Callable[[JSON], dict[tuple[str, str], JSON]],
+) -> None:
+    store = memory_store()
+    a = store.create(LEASES, lease("a"))
+    vouched = vouched_for(a)
+    before = dict(vouched)
+    rv = store.current_resource_version()
+    assert store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched=vouched) is None
+    assert vouched == before and store.current_resource_version() == rv and store.get(LEASES, NS, "a") is a
+    (stored,), err = store.update_field_many(LEASES, [a], RENEW, "t1")
+    assert err is None and stored["spec"]["renewTime"] == "t1", "without vouching: written"
+
+
+def test_a_single_pod_takes_the_general_loop_which_indexes_it() -> None:
+    """Pods are indexed by node: the one-object write leaves them to the general loop."""
+    store = memory_store()
+    pod = store.create(
+        "pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": "n1"}}
+    )
+    (stored,), err = store.update_field_many("pods", [pod], ("status", "phase"), "Running")
+    assert err is None
+    assert [p["metadata"]["name"] for p in store.list("pods", field_selector="spec.nodeName=n1").items] == [
+        "p"
+    ]
+    assert store.get("pods", "", "p") is stored

@@ -90,6 +90,10 @@ class FieldWrites:
         part, field = path
         if part == "metadata":
             raise ValueError("update_field_many sets a field outside metadata")
+        if len(objects) == 1 and resource != "pods":
+            written = self._write_one(resource, objects[0], path, value, vouched)
+            if written is not None:
+                return [written], None
         # the results; None while they are `news` (every object so far current and changed)
         stored_objects: list[JSON] | None = None
         # the writes of current objects, in order (a FieldWriteGroup) until one takes update_many's
@@ -218,6 +222,61 @@ class FieldWrites:
                 self._dispatcher.enqueue_group(events)
         self._dispatcher.dispatch()
         return (news.copy() if stored_objects is None else stored_objects), failure
+
+    def _write_one(
+        self,
+        resource: str,
+        obj: JSON,
+        path: FieldPath,
+        value: object,
+        vouched: dict[tuple[str, str], JSON] | None,
+    ) -> JSON | None:
+        """`_update_field_many` of one object that is plainly current (stored under its key and,
+        with `vouched`, held there; no generation to bump; the store's system fields) and whose
+        field differs from `value`: the general loop's write and single event, without its
+        lists. The stored object; None (nothing done) for any other object, which the general
+        loop takes."""
+        part, field = path
+        meta = obj.get("metadata")
+        current = obj.get(part)
+        if type(meta) is not dict or type(current) is not dict:
+            return None
+        namespace = meta.get("namespace") or ""
+        name = meta.get("name") or ""
+        if (
+            type(namespace) is not str
+            or type(name) is not str
+            or "generation" in meta
+            or "uid" not in meta
+            or "creationTimestamp" not in meta
+            or "resourceVersion" not in meta
+            or (field in current and current[field] == value)
+        ):
+            return None
+        key = (namespace, name)
+        copy = dict.copy  # as the general loop copies: same keys, same order
+        with self._lock:
+            bucket = self._objects.get(resource, {}).get(namespace)
+            if (
+                bucket is None
+                or bucket.get(name) is not obj
+                or (vouched is not None and vouched.get(key) is not obj)
+            ):
+                return None
+            rv = self._rv = self._rv + 1
+            stored = copy(obj)
+            changed = stored[part] = copy(current)
+            changed[field] = value
+            new_meta = stored["metadata"] = copy(meta)
+            new_meta["resourceVersion"] = str(rv)
+            bucket[name] = stored
+            if vouched is not None:
+                vouched[key] = stored
+            event = WatchEvent("MODIFIED", resource, stored, rv, obj)
+            self._history.append(event)
+            self._dispatcher.enqueue(event)
+        self._dispatcher.dispatch()
+        return stored
 
     def _undo(
         self,
