@@ -23,6 +23,7 @@ from kubetaint.kubelet.faults import KubeletFaults
 from kubetaint.kubelet.lease import NodeLease
 from kubetaint.kubelet.node_status import (
     CONDITION_EVENTS,
+    NODE_CONDITIONS,
     NodeConfig,
     conditions_differ,
     desired_condition_status,
@@ -33,6 +34,7 @@ from kubetaint.kubelet.node_status import (
 from kubetaint.kubelet.resources import StoredPodRequests
 from kubetaint.kubelet.running import AdmittedPods
 from kubetaint.store.events import EventRecorder
+from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
@@ -198,14 +200,15 @@ class HollowKubelet(KubeletFaults):
             if not (force or due or conditions_differ(existing, desired)):
                 return False
             conditions, changed = merge_conditions(existing, desired, now)
-            updated = {**node, "status": {**status, "conditions": conditions}}
-            try:
-                stored = self.store.update("nodes", updated)
-            except StatusError as err:
+            # store.update of the node with its conditions replaced, told what changes (a store or
+            # registry that knows the node as it stored it writes it without comparing)
+            written, err = update_field_many(self.store, "nodes", [node], NODE_CONDITIONS, conditions)
+            if err is not None:
                 if err.code == 409:
                     continue
                 log.info("node %s: status update failed: %s", self.name, err.message)
                 return False
+            stored = written[0]
             self.last_status_post = now
             self._posted = desired
             for ctype, cstatus in changed:

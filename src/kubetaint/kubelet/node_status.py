@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import is_
 from typing import Any
 
 from kubetaint.clock.base import format_time
@@ -45,6 +46,8 @@ CONDITION_EVENTS: dict[tuple[str, str], str] = {
 
 #: The order conditions appear in a kubelet-registered node.
 CONDITION_ORDER = ("NetworkUnavailable", "MemoryPressure", "DiskPressure", "PIDPressure", "Ready")
+#: the field a status post sets (a `kubetaint.store.fieldwrite` path)
+NODE_CONDITIONS = ("status", "conditions")
 PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "110", "ephemeral-storage": "100Gi"}
@@ -105,7 +108,36 @@ def merge_conditions(
 
     Heartbeats move to `now`; lastTransitionTime moves only when the status changes (setters.go).
     Conditions the kubelet does not own are kept as they are.
-    """
+
+    The last merge is remembered (`_LAST_MERGE`): the kubelets of a status round post at one
+    instant over the very condition objects they shared last time (`_POSTED`), so each after
+    the first gets copies of the first one's lists, which the merge would have built equal."""
+    last = _LAST_MERGE[0]
+    if (
+        last is not None
+        and last[0] == now
+        and len(existing) == len(last[2])
+        and all(map(is_, existing, last[2]))
+        and last[1] == desired
+    ):
+        return list(last[3]), list(last[4])
+    result, changed = _merged(existing, desired, now)
+    _LAST_MERGE[0] = (now, dict(desired), tuple(existing), result, changed)
+    return list(result), list(changed)
+
+
+#: (now, desired, existing conditions, result, changed) of the last merge_conditions call (its
+#: own copies: the caller gets copies of the lists; the existing conditions are held so that
+#: their identities cannot be taken by other objects).
+_LAST_MERGE: list[
+    tuple[float, dict[str, str], tuple[JSON, ...], list[JSON], list[tuple[str, str]]] | None
+] = [None]
+
+
+def _merged(
+    existing: list[JSON], desired: Mapping[str, str], now: float
+) -> tuple[list[JSON], list[tuple[str, str]]]:
+    """merge_conditions, computed."""
     stamp = format_time(now)
     by_type = {c.get("type"): c for c in existing}
     changed: list[tuple[str, str]] = []

@@ -84,6 +84,8 @@ class Registry:
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
         self._heartbeats = HeartbeatTrust()
+        #: resource -> (validator, admission chain, its plugins, _trusts_heartbeats' answer)
+        self._heartbeat_chains: dict[str, tuple[object, object, tuple[object, ...], bool]] = {}
         #: Admission results of pods stamped from one template (registry.bulk).
         self._pod_memo = PodAdmissionMemo(store, self._lookup)
         #: Pods this registry admitted, validated and stored (registry.podtrust).
@@ -323,9 +325,21 @@ class Registry:
     def _trusts_heartbeats(self, resource: str) -> bool:
         """Whether a heartbeat write's admission and validation are known to pass when the
         object it changes passed them: no admission plugin acts on updates of `resource` and
-        validation is kube-apiserver's (which never reads the heartbeat field)."""
+        validation is kube-apiserver's (which never reads the heartbeat field). The answer is
+        kept for the validator, chain and plugins it was found for (every heartbeat asks)."""
         if resource not in HEARTBEAT_FIELDS:
             return False
+        validator, admission = self.validator, self.admission
+        plugins = tuple(admission.plugins) if admission is not None else ()
+        known = self._heartbeat_chains.get(resource)
+        if known is not None and known[0] is validator and known[1] is admission and known[2] == plugins:
+            return known[3]
+        trusted = self._chain_trusts_heartbeats(resource)
+        self._heartbeat_chains[resource] = (validator, admission, plugins, trusted)
+        return trusted
+
+    def _chain_trusts_heartbeats(self, resource: str) -> bool:
+        """`_trusts_heartbeats`, found from the validator and the admission chain."""
         if self.validator is not None and type(self.validator) is not APIValidator:
             return False
         admission = self.admission

@@ -63,6 +63,7 @@ def write_vouched_run(
     value: object,
     first_rv: int,
     written: tuple[list[tuple[str, str]] | None, list[JSON] | None, list[JSON]],
+    known_keys: list[tuple[str, str]] | None = None,
 ) -> None:
     """A store's field write of the run of `objects`, from the first, that are plainly current:
     each held by `vouched` under its (namespace, name) and by its store bucket (`spaces`:
@@ -74,7 +75,9 @@ def write_vouched_run(
 
     The store's own checks of such an object (metadata a dict with uid, creationTimestamp and
     resourceVersion) hold for every object it stores, so only identity is looked at: a lease
-    renewal round is ~3,300 of these."""
+    renewal round is ~3,300 of these. With `known_keys` (the keys of `objects`, in order, as a
+    repeated round's are: `RepeatedRounds`) nothing is appended to keys and olds, and the keys
+    are not built again."""
     keys, olds, news = written
     try:
         namespace = objects[0]["metadata"].get("namespace") or ""
@@ -90,6 +93,9 @@ def write_vouched_run(
     append_key = keys.append if keys is not None else _drop
     append_old = olds.append if olds is not None else _drop
     texts = map(str, range(first_rv + 1, first_rv + 1 + len(objects)))
+    if known_keys is not None:
+        _write_keyed_run(bucket, vouched, objects, known_keys, texts, path=path, value=value, news=news)
+        return
     try:
         for obj, rv_text in zip(objects, texts, strict=True):
             meta = obj["metadata"]
@@ -111,6 +117,50 @@ def write_vouched_run(
             vouched[key] = stored
             append_key(key)
             append_old(obj)
+            append_new(stored)
+    except (KeyError, TypeError, AttributeError):
+        return  # an object of another shape: the general loop takes it
+
+
+def _write_keyed_run(
+    bucket: dict[str, JSON],
+    vouched: dict[tuple[str, str], JSON],
+    objects: list[JSON],
+    keys: list[tuple[str, str]],
+    texts: Iterator[str],
+    *,
+    path: FieldPath,
+    value: object,
+    news: list[JSON],
+) -> None:
+    """`write_vouched_run`'s loop over objects whose keys are known (`keys[i]` is the key of
+    `objects[i]`): the same checks and writes, each new object appended to `news` only. A key
+    of another namespace than the bucket's fails the identity check (the bucket holds no object
+    of it), so such an object ends the run as in the general loop."""
+    part, field = path
+    copy, absent = dict.copy, _ABSENT
+    current_of, vouched_of = bucket.get, vouched.get
+    append_new = news.append
+    try:
+        for obj, key, rv_text in zip(objects, keys, texts, strict=True):
+            name = key[1]
+            if vouched_of(key) is not obj or current_of(name) is not obj:
+                return
+            meta = obj["metadata"]
+            if "generation" in meta:
+                return
+            current = obj[part]
+            if current.get(field, absent) == value:
+                return  # unchanged: the general loop's no-op
+            changed = copy(current)  # (a TypeError unless a dict)
+            changed[field] = value
+            new_meta = copy(meta)
+            new_meta["resourceVersion"] = rv_text
+            stored = copy(obj)
+            stored[part] = changed
+            stored["metadata"] = new_meta
+            bucket[name] = stored
+            vouched[key] = stored
             append_new(stored)
     except (KeyError, TypeError, AttributeError):
         return  # an object of another shape: the general loop takes it

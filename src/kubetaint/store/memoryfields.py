@@ -2,7 +2,8 @@
 and `update_field_many_if_current`, the store's side of `kubetaint.store.fieldwrite` (a round of
 node lease renewals is one call). Each stores exactly what `update_many` of `with_field` copies
 stores, with the same resourceVersions, events and history; the updates of current objects are
-delivered as one `FieldWriteGroup`.
+delivered as one `FieldWriteGroup` (the one update of a batch that writes one object, as its
+plain event).
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ class FieldWrites:
         way. The batch's events are dispatched as one group: a `FieldWriteGroup` whose events are
         built only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
         holds the group itself, `fieldwrite.add_to_history`) while every write is of a current
-        object, else a list (`Dispatcher.enqueue_group`)."""
+        object, else a list (`Dispatcher.enqueue_group`). A batch that writes one object (a
+        status round writes a lease, then a node, node after node) commits its one event as
+        `update` does: a group of one would only cost its handlers more."""
         result = self._update_field_many(resource, objects, path, value, only_current=False)
         if result is None:  # never without only_current
             raise RuntimeError("update_field_many wrote nothing")
@@ -87,6 +90,10 @@ class FieldWrites:
         part, field = path
         if part == "metadata":
             raise ValueError("update_field_many sets a field outside metadata")
+        if len(objects) == 1 and resource != "pods":
+            written = self._write_one(resource, objects[0], path, value, vouched)
+            if written is not None:
+                return [written], None
         # the results; None while they are `news` (every object so far current and changed)
         stored_objects: list[JSON] | None = None
         # the writes of current objects, in order (a FieldWriteGroup) until one takes update_many's
@@ -103,7 +110,7 @@ class FieldWrites:
             spaces = self._objects.get(resource, {})
             first_rv = self._rv
             remaining: Iterable[JSON] = objects
-            if vouched is not None and not indexed and objects:
+            if vouched is not None and not indexed and len(objects) > 1:
                 # the usual renewal round: its plainly current prefix in one tight loop; a round
                 # rewriting exactly the objects of a recent one takes its keys and news as its own
                 # keys and olds (RepeatedRounds)
@@ -116,6 +123,7 @@ class FieldWrites:
                     value=value,
                     first_rv=first_rv,
                     written=(keys, olds, news) if repeated is None else (None, None, news),
+                    known_keys=None if repeated is None else repeated[0],
                 )
                 if news:
                     remaining = islice(objects, len(news), None)
@@ -199,7 +207,11 @@ class FieldWrites:
                     events.append(event)
             self._rv = rv
             if events is None:
-                if news:
+                if len(news) == 1:  # one update: its event, as the store's update commits it
+                    event = WatchEvent("MODIFIED", resource, news[0], first_rv + 1, olds[0])
+                    self._history.append(event)
+                    self._dispatcher.enqueue(event)
+                elif news:
                     group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
                     add_to_history(self._history, group)  # its events built only when read
                     if vouched is not None:
@@ -210,6 +222,61 @@ class FieldWrites:
                 self._dispatcher.enqueue_group(events)
         self._dispatcher.dispatch()
         return (news.copy() if stored_objects is None else stored_objects), failure
+
+    def _write_one(
+        self,
+        resource: str,
+        obj: JSON,
+        path: FieldPath,
+        value: object,
+        vouched: dict[tuple[str, str], JSON] | None,
+    ) -> JSON | None:
+        """`_update_field_many` of one object that is plainly current (stored under its key and,
+        with `vouched`, held there; no generation to bump; the store's system fields) and whose
+        field differs from `value`: the general loop's write and single event, without its
+        lists. The stored object; None (nothing done) for any other object, which the general
+        loop takes."""
+        part, field = path
+        meta = obj.get("metadata")
+        current = obj.get(part)
+        if type(meta) is not dict or type(current) is not dict:
+            return None
+        namespace = meta.get("namespace") or ""
+        name = meta.get("name") or ""
+        if (
+            type(namespace) is not str
+            or type(name) is not str
+            or "generation" in meta
+            or "uid" not in meta
+            or "creationTimestamp" not in meta
+            or "resourceVersion" not in meta
+            or (field in current and current[field] == value)
+        ):
+            return None
+        key = (namespace, name)
+        copy = dict.copy  # as the general loop copies: same keys, same order
+        with self._lock:
+            bucket = self._objects.get(resource, {}).get(namespace)
+            if (
+                bucket is None
+                or bucket.get(name) is not obj
+                or (vouched is not None and vouched.get(key) is not obj)
+            ):
+                return None
+            rv = self._rv = self._rv + 1
+            stored = copy(obj)
+            changed = stored[part] = copy(current)
+            changed[field] = value
+            new_meta = stored["metadata"] = copy(meta)
+            new_meta["resourceVersion"] = str(rv)
+            bucket[name] = stored
+            if vouched is not None:
+                vouched[key] = stored
+            event = WatchEvent("MODIFIED", resource, stored, rv, obj)
+            self._history.append(event)
+            self._dispatcher.enqueue(event)
+        self._dispatcher.dispatch()
+        return stored
 
     def _undo(
         self,

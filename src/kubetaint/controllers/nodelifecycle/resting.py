@@ -261,9 +261,15 @@ class RestingNodes(RenewalGroups, DeadlineExpiry):
         self.lease_handler()(None, lease)
 
     def lease_handler(self) -> Callable[[JSON | None, JSON], None]:
-        """`lease_updated` as an informer on_update handler (one `lease_group_handler` call)."""
-        many = self.lease_group_handler()
-        return lambda old, lease: many([(old, lease)])
+        """`lease_updated` as an informer on_update handler: what `lease_group_handler` does with
+        the one pair (a status round renews lease after lease, one write each)."""
+        note = self._renewals_noter()
+
+        def on_update(_old: JSON | None, lease: JSON) -> None:
+            name = (lease.get("metadata") or {}).get("name") or ""
+            note((name,), (lease,), ((lease.get("spec") or {}).get("renewTime") or None,))
+
+        return on_update
 
     def lease_group_handler(self) -> Callable[[Sequence[tuple[JSON | None, JSON]]], None]:
         """`lease_updated` for each (old, new) pair of a group of lease updates, in order, as an
