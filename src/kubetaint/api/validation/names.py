@@ -182,34 +182,30 @@ def name_is_dns_label(name: str, prefix: bool = False) -> list[str]:
     return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
 
 
-#: Strings found to be valid DNS subdomains / labels (names), for the names asked about again and
-#: again: a node name in each of its pods' nodeName, a namespace in each of its objects.
+#: Strings found to be valid DNS subdomains / labels (names), and how many each set keeps.
 _VALID_SUBDOMAINS: set[str] = set()
 _VALID_LABELS: set[str] = set()
 _VALID_LIMIT = 1 << 16
 
 
-def is_valid_subdomain_name(name: str) -> bool:
-    """`not name_is_dns_subdomain(name)` (a pure function of the string), a valid name
-    remembered (up to _VALID_LIMIT of them)."""
-    if name in _VALID_SUBDOMAINS:
+def _remembering_valid(errors_of: Callable[[str], list[str]], valid: set[str]) -> Callable[[str], bool]:
+    """`not errors_of(name)` (a pure function of the string), each valid name remembered in
+    `valid` (up to _VALID_LIMIT): for names asked about again and again, a node name in each of
+    its pods' nodeName, a namespace in each of its objects. Invalid names are checked afresh."""
+
+    def is_valid(name: str) -> bool:
+        if name in valid:
+            return True
+        if errors_of(name):
+            return False
+        if len(valid) >= _VALID_LIMIT:
+            valid.clear()
+        valid.add(name)
         return True
-    if name_is_dns_subdomain(name):
-        return False
-    if len(_VALID_SUBDOMAINS) >= _VALID_LIMIT:
-        _VALID_SUBDOMAINS.clear()
-    _VALID_SUBDOMAINS.add(name)
-    return True
+
+    is_valid.__doc__ = f"`not {errors_of.__name__}(name)`, a valid name remembered."
+    return is_valid
 
 
-def is_valid_label_name(name: str) -> bool:
-    """`not name_is_dns_label(name)` (a pure function of the string), a valid name remembered
-    (up to _VALID_LIMIT of them)."""
-    if name in _VALID_LABELS:
-        return True
-    if name_is_dns_label(name):
-        return False
-    if len(_VALID_LABELS) >= _VALID_LIMIT:
-        _VALID_LABELS.clear()
-    _VALID_LABELS.add(name)
-    return True
+is_valid_subdomain_name = _remembering_valid(name_is_dns_subdomain, _VALID_SUBDOMAINS)
+is_valid_label_name = _remembering_valid(name_is_dns_label, _VALID_LABELS)
