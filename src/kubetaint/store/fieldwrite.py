@@ -34,6 +34,20 @@ def with_field(obj: JSON, path: FieldPath, value: object) -> JSON:
     return {**obj, part: {**base, field: value}}
 
 
+def field_version(obj: JSON, meta: JSON, path: FieldPath, value: object, rv_text: str) -> JSON:
+    """The stored version a field write makes of the stored `obj` (its metadata `meta`, its
+    `obj[part]` a dict): copies of obj, its part and its metadata (same keys, same order, as an
+    update of `with_field(obj, path, value)` stores), the field set and the resourceVersion
+    `rv_text`. The two run loops below build the same inline (they write a renewal round)."""
+    part, field = path
+    stored = obj.copy()
+    changed = stored[part] = obj[part].copy()
+    changed[field] = value
+    new_meta = stored["metadata"] = meta.copy()
+    new_meta["resourceVersion"] = rv_text
+    return stored
+
+
 def update_field_many(
     store: Store, resource: str, objects: list[JSON], path: FieldPath, value: object
 ) -> FieldWriteResult:

@@ -20,6 +20,7 @@ from kubetaint.store.fieldwrite import (
     HistoryEntry,
     RepeatedRounds,
     add_to_history,
+    field_version,
     with_field,
     write_vouched_run,
 )
@@ -104,7 +105,6 @@ class FieldWrites:
         events: list[WatchEvent] | None = None
         failure: errors.StatusError | None = None
         indexed = resource == "pods"
-        copy = dict.copy  # dict.copy then setting existing keys: prepare_update's result, same key order
         append_key, append_old, append_new = keys.append, olds.append, news.append
         with self._lock:
             spaces = self._objects.get(resource, {})
@@ -164,11 +164,7 @@ class FieldWrites:
                             stored_objects.append(obj)
                             continue
                         rv += 1
-                        stored = copy(obj)
-                        changed = stored[part] = copy(current)
-                        changed[field] = value
-                        new_meta = stored["metadata"] = copy(meta)
-                        new_meta["resourceVersion"] = str(rv)
+                        stored = field_version(obj, meta, path, value, str(rv))
                         bucket[name] = stored
                         if vouched is not None:
                             vouched[key] = stored
@@ -254,7 +250,6 @@ class FieldWrites:
         ):
             return None
         key = (namespace, name)
-        copy = dict.copy  # as the general loop copies: same keys, same order
         with self._lock:
             bucket = self._objects.get(resource, {}).get(namespace)
             if (
@@ -264,11 +259,7 @@ class FieldWrites:
             ):
                 return None
             rv = self._rv = self._rv + 1
-            stored = copy(obj)
-            changed = stored[part] = copy(current)
-            changed[field] = value
-            new_meta = stored["metadata"] = copy(meta)
-            new_meta["resourceVersion"] = str(rv)
+            stored = field_version(obj, meta, path, value, str(rv))
             bucket[name] = stored
             if vouched is not None:
                 vouched[key] = stored
