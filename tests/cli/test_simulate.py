@@ -136,3 +136,11 @@ def test_a_file_that_is_neither_is_refused_with_its_kind(tmp_path: Path) -> None
         err.strip()
         == f"error: {path}: not a scenario or snapshot: kind 'Pod', expected Scenario or a v1 List"
     )
+
+
+def test_a_scenario_with_a_bad_kind_is_refused_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text("apiVersion: kubetaint.dev/v1alpha1\nkind: Scenaro\nmetadata: {name: x}\nspec: {}\n")
+    code, _, err = run(str(path))
+    assert code == 1
+    assert err.startswith(f"error: {path}:") and "kind" in err and "not a scenario or snapshot" not in err

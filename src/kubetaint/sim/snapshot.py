@@ -247,7 +247,8 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
         except SnapshotError as err:
             raise SnapshotError(f"{name}: {err}") from None
         scenario = load_scenario(data)
-    elif data.get("kind") == "Scenario":
+    elif data.get("kind") == "Scenario" or data.get("apiVersion") == API_VERSION:
+        # (a scenario with a bad kind gets the scenario parser's message, with its line)
         with collector_paused():  # as load_scenario, from the text already parsed
             scenario = parse_scenario(source)
     else:
