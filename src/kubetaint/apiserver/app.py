@@ -13,13 +13,14 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
 from kubetaint.apiserver import discovery, openapi, openapi_v2
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
+from kubetaint.apiserver.health import api_server_checks, health_routes
 from kubetaint.apiserver.hooks import NoHooks, WriteHooks
 from kubetaint.apiserver.noderestriction import NodeRestriction
 from kubetaint.apiserver.registry import Registry, Target
@@ -28,7 +29,7 @@ from kubetaint.apiserver.security import Security, SecurityConfig, SecurityMiddl
 from kubetaint.apiserver.watch import BOOKMARK_INTERVAL, WatchStreamer
 from kubetaint.apiserver.wire import json_response, not_found_path, parse_bool, status_response
 from kubetaint.clock.base import Clock
-from kubetaint.store.interface import Store
+from kubetaint.store.interface import Reachability, Store
 
 log = logging.getLogger(__name__)
 _METHOD_NOT_ALLOWED = "the server does not allow this method on the requested resource"
@@ -151,20 +152,13 @@ def create_app(
     validation; no-ops by default); `rng` draws generateName suffixes; `security` configures
     authentication, authorization and limits (default: loopback, anonymous, AlwaysAllow);
     `extra_routes` are served before the Kubernetes paths; `/readyz` fails with 500 while
-    `ready()` is False."""
+    `ready()` is False, and every health endpoint while an etcd store is unreachable
+    (`apiserver.health`)."""
     config = security or SecurityConfig()
     chain = Security(config, _pod_node(store))
     if chain.node_restriction:
         hooks = NodeRestriction(hooks or NoHooks(), _node_uid(store))
     server = ApiServer(store, clock, hooks or NoHooks(), rng or random.Random(0), bookmark_interval)
-
-    async def ok(request: Request) -> Response:
-        return PlainTextResponse("ok")
-
-    async def readyz(request: Request) -> Response:
-        if ready is not None and not ready():
-            return PlainTextResponse("readyz check failed", status_code=500)
-        return PlainTextResponse("ok")
 
     async def version(request: Request) -> Response:
         return json_response(discovery.VERSION_INFO)
@@ -200,9 +194,9 @@ def create_app(
 
     verbs = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
-        Route("/healthz", ok),
-        Route("/livez", ok),
-        Route("/readyz", readyz),
+        *health_routes(
+            api_server_checks(store.unreachable if isinstance(store, Reachability) else None, ready)
+        ),
         Route("/version", version),
         Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
