@@ -47,7 +47,9 @@ def etcd(tmp_path: Path) -> Iterator[Any]:
 
 @pytest.fixture
 def up(tmp_path: Path, etcd: Any) -> Iterator[UpServer]:
-    server = UpServer(tmp_path, "--store", "etcd://" + etcd.url.removeprefix("http://"), "--nodes", "1").start()
+    server = UpServer(
+        tmp_path, "--store", "etcd://" + etcd.url.removeprefix("http://"), "--nodes", "1"
+    ).start()
     try:
         yield server
     finally:
@@ -68,7 +70,11 @@ def _probe_quickly(up: UpServer, seconds: float) -> set[int]:
 
 def _readyz_reports_etcd_failed(up: UpServer) -> str | None:
     answer = up.get("/readyz?verbose")
-    return answer.text if answer.status_code == 500 and "[-]etcd failed: reason withheld" in answer.text else None
+    return (
+        answer.text
+        if answer.status_code == 500 and "[-]etcd failed: reason withheld" in answer.text
+        else None
+    )
 
 
 def _scheduled(up: UpServer, name: str) -> str | None:
