@@ -1,6 +1,6 @@
 """`kubetaint explain`: place the unbound pods of a set of manifests in scheduling order and report,
 per pod and node, the filter verdict, the untolerated taint with a toleration that fixes it, the
-scores and the chosen node (DESIGN.md "Explain JSON").
+scores and the chosen node (docs/output-formats.md, "Explain JSON").
 
 Every node is filtered for the report; the chosen node is the one the scheduler's own cycle picks
 (with numFeasibleNodesToFind sampling, so in clusters of 100+ nodes only the sampled feasible nodes
