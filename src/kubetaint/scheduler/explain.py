@@ -116,9 +116,17 @@ def _check_node(node: Mapping[str, Any]) -> None:
 
 
 def explain(objects: Sequence[Mapping[str, Any]], **options: Any) -> JSON:
-    """Explain JSON for the unbound pods of `objects`.
+    """Place the unbound pods of `objects` on its nodes, in scheduling order, and explain each
+    decision: the explain JSON document (see the documentation's "Timeline and explain JSON").
 
-    Options: pod="ns/name" (report only that pod), seed, feature_gates, config (KubeSchedulerConfiguration).
+    Args:
+        objects: Nodes and Pods (and any PriorityClasses, RuntimeClasses, ...) as JSON dicts.
+        **options: `pod="ns/name"` (report only that pod), `seed`, `feature_gates`, `config`
+            (a KubeSchedulerConfiguration).
+
+    Returns:
+        `{"pods": [...]}`: per pod the result, the chosen node or upstream's message, and every
+        node's verdict, untolerated taint, suggested toleration and scores.
     """
     try:
         return _explain(objects, **options)

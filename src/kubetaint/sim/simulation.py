@@ -34,7 +34,19 @@ class SimulationError(ValueError):
 
 
 class Simulation:
-    """A scenario loaded onto a simulated cluster, advanced in virtual time."""
+    """A scenario loaded onto a simulated cluster, advanced in virtual time.
+
+    The scenario (a path, YAML/JSON text, a dict or a loaded `Scenario`) is checked, and its
+    objects admitted and validated, when the Simulation is created; ScenarioError names the
+    problem. Nothing runs until `run_until`, `advance` or `run`; between steps, `apply`,
+    `kubectl`, `delete` and `fault` act on the cluster as the scenario's events do.
+
+    Example:
+        >>> sim = Simulation("examples/toleration-seconds.yaml")
+        >>> sim.run_until("1h")
+        >>> [pod["metadata"]["name"] for pod in sim.objects("Pod")]
+        ['tolerates-an-hour']
+    """
 
     def __init__(
         self,
@@ -72,9 +84,11 @@ class Simulation:
 
     @property
     def end(self) -> float:
+        """Seconds from the start to the scenario's end (`until`, or 10 minutes after its last event)."""
         return self.scenario.end()
 
     def advance(self, seconds: float | str) -> None:
+        """Run this long more (a number of seconds or a Go duration such as `"5m"`)."""
         self.run_until(self.now + _seconds(seconds, "seconds"))
 
     def run_until(self, t: float | str, progress: Callable[[float], None] | None = None) -> None:
@@ -137,6 +151,7 @@ class Simulation:
             raise SimulationError(f"{_describe(obj)}: {_status_text(err)}") from None
 
     def delete(self, kind: str, name: str, namespace: str = "default") -> JSON:
+        """Delete an object (`kind` as kubectl takes it: `Pod`, `pods`, `po`); SimulationError if absent."""
         try:
             resolved = resolve_kind(kind)
         except KindError as err:
@@ -192,6 +207,7 @@ class Simulation:
 
     @property
     def timeline(self) -> list[JSON]:
+        """The timeline records so far (read-only), as in the `timeline` of the JSON document."""
         return self.cluster.timeline.records
 
     def objects(self, kind: str, namespace: str = "") -> list[JSON]:
