@@ -6,12 +6,14 @@ the cluster works again (writes, scheduling) once etcd is back."""
 from __future__ import annotations
 
 import importlib.util
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 
 from .harness import KUBECTL, UpServer, eventually
@@ -113,10 +115,32 @@ def test_a_hung_etcd_fails_health_checks_and_writes_promptly_and_the_cluster_res
     assert up.get("/healthz").text == "ok"
 
 
+def _watch_in_background(up: UpServer) -> threading.Event:
+    """A pod watch that sets the returned event when its stream ends."""
+    ended = threading.Event()
+
+    def follow() -> None:
+        try:
+            with httpx.stream(
+                "GET", f"{up.url}/api/v1/namespaces/default/pods?watch=1", timeout=None
+            ) as stream:
+                for _ in stream.iter_lines():
+                    pass
+        except httpx.HTTPError:
+            pass
+        ended.set()
+
+    threading.Thread(target=follow, daemon=True).start()
+    return ended
+
+
 def test_a_killed_etcd_restarted_on_its_data_serves_the_same_cluster_again(up: UpServer, etcd: Any) -> None:
     up.kubectl("run", "before", "--image=nginx")
     assert eventually(lambda: _scheduled(up, "before"), "before to be scheduled") == "node-1"
+    watch_ended = _watch_in_background(up)
+    time.sleep(0.5)
     etcd.kill()
+    assert watch_ended.wait(15), "a watch etcd ended did not end for its client"  # which re-lists
     eventually(lambda: _readyz_reports_etcd_failed(up), "/readyz to report etcd failed")
     _probe_quickly(up, 2)
     _write_during_the_outage(up)
