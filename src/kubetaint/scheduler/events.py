@@ -12,6 +12,7 @@ from enum import IntFlag
 from typing import Any
 
 from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.scheduler.resources import pod_requests
 
 NODE = "Node"
 ASSIGNED_POD = "AssignedPod"
@@ -147,6 +148,21 @@ def pod_change_actions(old: Mapping[str, Any], new: Mapping[str, Any]) -> Action
         action |= ActionType.UpdatePodToleration
     if o_spec.get("schedulingGates") and not n_spec.get("schedulingGates"):
         action |= ActionType.UpdatePodSchedulingGatesEliminated
-    if o_spec.get("containers") != n_spec.get("containers"):
+    if _scaled_down(old, new):
         action |= ActionType.UpdatePodScaleDown
     return action or ActionType.UpdateOther
+
+
+def _scaled_down(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """extractPodScaleDown: some resource the old pod requested is no longer requested, or less."""
+    o_spec, n_spec = old.get("spec") or {}, new.get("spec") or {}
+    if all(
+        o_spec.get(part) is n_spec.get(part) or o_spec.get(part) == n_spec.get(part)
+        for part in ("containers", "initContainers", "overhead", "resources")
+    ):
+        return False
+    try:
+        before, after = pod_requests(old), pod_requests(new)
+    except ValueError:  # a malformed quantity: not a scale-down that can be told
+        return False
+    return any(name not in after or amount > after[name] for name, amount in before.items())

@@ -29,7 +29,13 @@ from kubetaint.scheduler.events import (
     pod_change_actions,
 )
 from kubetaint.scheduler.filter_memo import FilterMemo
-from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
+from kubetaint.scheduler.fit_error import (
+    NO_NODES_AVAILABLE,
+    Diagnosis,
+    FitError,
+    SchedulingError,
+    truncate_message,
+)
 from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.nodes_at import NodesAt
@@ -258,7 +264,10 @@ class Scheduler:
                 message=f"skip schedule deleting pod: {pi.namespace}/{pi.name}",
             )
         state = CycleState()
-        node, evaluation, fit_error = self.schedule_pod(fw, state, pi)
+        try:
+            node, evaluation, fit_error = self.schedule_pod(fw, state, pi)
+        except SchedulingError as exc:
+            return self._handle_error(qpi, str(exc))
         if node is not None:
             self.cache.assume_pod(pi, node)
             for binder in fw.bind_plugins:
@@ -314,6 +323,23 @@ class Scheduler:
                 }
             )
         qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+        self.queue.add_unschedulable(qpi)
+        return result
+
+    def _handle_error(self, qpi: QueuedPodInfo, message: str) -> ScheduleResult:
+        """handleSchedulingFailure of an error status: reason SchedulerError, retried after backoff."""
+        pi = qpi.pod_info
+        result = ScheduleResult(
+            pi.pod, reason="FailedScheduling", event_type="Warning", message=truncate_message(message)
+        )
+        result.condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "SchedulerError",
+            "message": message,
+        }
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
         self.queue.add_unschedulable(qpi)
         return result
 
@@ -384,7 +410,9 @@ class Scheduler:
             return None, evaluation, FitError(n, diagnosis)
         if len(feasible) == 1:
             return feasible[0].name, evaluation, None
-        fw.run_pre_score(state, pi, feasible)
+        status = fw.run_pre_score(state, pi, feasible)
+        if not status.is_success():
+            raise SchedulingError(f'running PreScore plugin "{status.plugin}": {status.message()}')
         per_plugin, total = fw.run_score(state, pi, feasible, self.cache, slots)
         evaluation.plugin_scores, evaluation.total_scores = per_plugin, total
         return feasible[self.select_host(total)].name, evaluation, None

@@ -19,9 +19,10 @@ from kubetaint.scheduler.plugins.resource_allocation import (
     inputs_from_nodes,
     least_allocated,
     most_allocated,
-    parse_resources,
     pod_request_list,
     requested_to_capacity_ratio,
+    resource_specs,
+    shape_errors,
 )
 from kubetaint.scheduler.plugins.slot_scores import (
     OneScorer,
@@ -52,14 +53,23 @@ class NodeResourcesFit(Plugin):
         args = dict(args or {})
         strategy = dict(args.get("scoringStrategy") or {})
         self.strategy = strategy.get("type", LEAST_ALLOCATED)
+        errs: list[str] = []
         if self.strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO):
-            raise ValueError(
+            errs.append(
                 f'scoringStrategy.type: Unsupported value: "{self.strategy}": supported values: '
                 f'"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"'
             )
-        self.resources = parse_resources(strategy, DEFAULT_RESOURCES)
+        self.resources, resource_errs = resource_specs(
+            strategy, DEFAULT_RESOURCES, "scoringStrategy.resources"
+        )
+        errs += resource_errs
+        ratio = strategy.get("requestedToCapacityRatio")
+        if isinstance(ratio, Mapping):
+            errs += shape_errors(ratio.get("shape"), "scoringStrategy.shape")
+        if errs:  # ValidateNodeResourcesFitArgs' aggregate
+            raise ValueError(errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]")
         self.weights: IntArray = np.array([w for _, w in self.resources], np.int64)
-        shape = ((strategy.get("requestedToCapacityRatio") or {}).get("shape")) or [
+        shape = ((ratio or {}).get("shape")) or [
             {"utilization": 0, "score": 10},
             {"utilization": 100, "score": 0},
         ]
