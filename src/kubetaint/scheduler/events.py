@@ -6,7 +6,7 @@ deciding, for one pod and one event, whether to requeue it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from enum import IntFlag
 from typing import Any
@@ -15,6 +15,7 @@ from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import pod_requests
 
 NODE = "Node"
+POD = "Pod"
 ASSIGNED_POD = "AssignedPod"
 UNSCHEDULED_POD = "UnschedulablePod"
 WILDCARD = "*"
@@ -49,7 +50,9 @@ class ClusterEvent:
 
     def matches(self, other: ClusterEvent) -> bool:
         """Whether this registered event covers the event `other` that happened."""
-        if self.resource not in (WILDCARD, other.resource):
+        if self.resource not in (WILDCARD, other.resource) and not (
+            self.resource == POD and other.resource in (ASSIGNED_POD, UNSCHEDULED_POD)
+        ):
             return False
         return bool(self.action & other.action)
 
@@ -64,8 +67,13 @@ def always_queue(_pod: PodInfo, _old: Mapping[str, Any] | None, _new: Mapping[st
 
 @dataclass(frozen=True)
 class ClusterEventWithHint:
+    """A registered event and its QueueingHintFn. `signature`, when given, is a pod's key for the
+    hint: pods with equal signatures get the same answer for the same event (so the queue asks
+    once per signature)."""
+
     event: ClusterEvent
     hint: QueueingHintFn = always_queue
+    signature: Callable[[PodInfo], Hashable] | None = None
 
 
 FORCE_ACTIVATE = ClusterEvent(WILDCARD, ActionType.All, "ForceActivate")

@@ -124,8 +124,8 @@ class Scheduler:
         if old is None and known is not None:
             old = known.node
         self.cache.update_node(node)
-        if not self.queue.where:
-            return  # no pod queued, none the event could move (a status post of thousands of nodes)
+        if not self.queue.has_unschedulable():
+            return  # no pod waits in unschedulablePods: the event could move none
         if old is None:
             self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
             return
@@ -145,11 +145,13 @@ class Scheduler:
             if node_name and key and type(key) is str and key not in self.cache.pod_nodes:
                 self.cache.add_unknown(pod, key, node_name)
                 self.queue.done(key)
+                self.queue.assigned_pod_added(pod)
                 return
         if (pod.get("spec") or {}).get("nodeName"):
             key = pod_key(pod)
             self.cache.add_pod(pod, key)
             self.queue.done(key)
+            self.queue.assigned_pod_added(pod)
         elif self.responsible_for(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp"):
             self.queue.add(make_pod_info(pod))
 
@@ -170,6 +172,8 @@ class Scheduler:
                     key = pod_key(new)
                     if not idle:
                         done(key)
+                        if queue.cross_topology_waiting():  # (a label change may help those)
+                            queue.assigned_pod_updated(old, new, pod_change_actions(old, new))
                     kept.append((new, key, node_name))  # what cache.update_pod does for a bound pod
                     continue
             if kept:  # (the queue and the cache are apart: only the cache's order matters)
@@ -190,6 +194,8 @@ class Scheduler:
                 key = pod_key(pod)
                 self.queue.done(key)
                 self.cache.refresh_kept_spec(pod, key, node_name)  # what cache.update_pod does
+                if self.queue.cross_topology_waiting():  # (a label change may help those)
+                    self.queue.assigned_pod_updated(old, pod, pod_change_actions(old, pod))
                 return
         self.update_pod(pod, old)
 
@@ -197,7 +203,16 @@ class Scheduler:
         key = pod_key(pod)
         if (pod.get("spec") or {}).get("nodeName"):
             self.queue.done(key)
+            queue = self.queue
+            prior = self.cache.pod_info(key) if queue.has_unschedulable() else None
             self.cache.update_pod(pod, key)
+            if prior is not None and prior.pod is not pod:
+                if (prior.pod.get("spec") or {}).get("nodeName"):
+                    queue.assigned_pod_updated(prior.pod, pod, pod_change_actions(prior.pod, pod))
+                else:  # an assumed pod's binding: the assigned pod informer's add
+                    queue.assigned_pod_added(pod)
+            elif prior is None and queue.has_unschedulable():
+                queue.assigned_pod_added(pod)
             return
         if not self.responsible_for(pod):
             return

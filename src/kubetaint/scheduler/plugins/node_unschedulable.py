@@ -49,7 +49,9 @@ class NodeUnschedulable(Plugin):
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(
-                ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint), _after_node_change
+                ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint),
+                _after_node_change,
+                signature=_any_pod,
             ),
             ClusterEventWithHint(
                 ClusterEvent(UNSCHEDULED_POD, ActionType.UpdatePodToleration), _after_toleration_change
@@ -65,3 +67,8 @@ class NodeUnschedulable(Plugin):
         if tolerates_unschedulable(pi):
             return None
         return ~cache.unschedulable
+
+
+def _any_pod(_pi: PodInfo) -> int:
+    """The node-change answer is the same for every pod."""
+    return 0
