@@ -25,6 +25,7 @@ from starlette.applications import Starlette
 from kubetaint.apiserver.app import create_app
 from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
 from kubetaint.apiserver.engine import EngineHooks
+from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane import ControlPlane
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
@@ -89,6 +90,7 @@ class LiveCluster:
         """Adopt the stored nodes, add the missing ones of the initial set, start everything.
         Returns the names of the nodes created now (none on a restart of the same cluster)."""
         self.plane.ensure_system_namespaces()
+        ensure_bootstrap_policy(self.store)
         stored = self.store.list("nodes").items
         for node in stored:
             self.plane.fleet.adopt(node)

@@ -21,7 +21,7 @@ from kubetaint.sim.scenario import ScenarioError
 from kubetaint.sim.simulation import Simulation, SimulationError
 from kubetaint.sim.snapshot import SnapshotError, load_snapshot
 from kubetaint.sim.snapshot_run import is_snapshot, start_snapshot
-from kubetaint.sim.timeline import dumps
+from kubetaint.sim.timeline import write_json
 
 #: Runs shorter than this (wall seconds) never show a progress bar.
 PROGRESS_AFTER = 2.0
@@ -101,7 +101,8 @@ def simulate_command(scenario: str, output: str, until: str | None, seed: int | 
     except (ScenarioError, SimulationError, SnapshotError) as err:
         raise _Failure(str(err)) from None
     if output == "json":
-        click.echo(dumps(doc))
+        write_json(doc, sys.stdout)  # streamed: the text of a large run is never held whole
+        sys.stdout.flush()
     elif output == "html":
         click.echo(render_html(doc), nl=False)
     else:
