@@ -117,6 +117,8 @@ class PodIndex:
     def refresh(self) -> None:
         cache = self._cache()
         assert cache is not None
+        if cache.epoch == self._epoch and cache.changes_seen() == self._seen:
+            return  # (a second plugin's look in the same cycle)
         size = len(cache.slot_nodes)
         slots: set[int]
         if size != self._size:
@@ -149,12 +151,13 @@ class PodIndex:
         self._nodes[slot] = ni
         for d in self._domains.values():
             d.set(slot, ni)
-        pods = list(ni.pods.values()) if ni is not None else []
+        pods: Iterable[PodInfo] = ni.pods.values() if ni is not None else ()
         for c in self._counters.values():
             c.recount(slot, pods)
         new: dict[PodAffinityInfo, int] = {}
         for p in pods:
-            if raw_pod_affinity(p.pod) is None:
+            affinity = p.pod["spec"].get("affinity") if type(p.pod.get("spec")) is dict else None
+            if not affinity or raw_pod_affinity(p.pod) is None:
                 continue
             info = pod_affinity_info_or_none(p.pod)
             if info.has_any:

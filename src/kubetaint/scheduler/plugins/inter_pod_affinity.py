@@ -24,6 +24,7 @@ from kubetaint.scheduler.affinity_terms import (
     TermError,
     pod_affinity_info,
     pod_affinity_info_or_none,
+    raw_pod_affinity,
 )
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
@@ -39,6 +40,7 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy exis
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
+SKIP = Status(Code.Skip)
 _PRE_FILTER = "PreFilterInterPodAffinity"
 _PRE_SCORE = "PreScoreInterPodAffinity"
 
@@ -147,12 +149,14 @@ class InterPodAffinity(Plugin):
 
     # ---- filter --------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
+        handle = self._handle()
+        index = pod_index(handle.cache)
+        if not index.required_anti_pods and raw_pod_affinity(pi.pod) is None:
+            return SKIP  # no term of its own, no existing pod's anti-affinity to match
         try:
             info = pod_affinity_info(pi.pod)
         except TermError as exc:
             return Status(Code.UnschedulableAndUnresolvable, f"parsing pod: {exc}")
-        handle = self._handle()
-        index = pod_index(handle.cache)
         affinity = tuple(self._merge_namespaces(t) for t in info.required_affinity)
         anti = tuple(self._merge_namespaces(t) for t in info.required_anti_affinity)
         existing = self._existing_anti_affinity_counts(index, pi, handle.namespace_labels(pi.namespace))
@@ -274,6 +278,10 @@ class InterPodAffinity(Plugin):
 
     # ---- score ---------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
+        if raw_pod_affinity(pi.pod) is None and (
+            self.ignore_preferred_terms_of_existing_pods or not pod_index(self._handle().cache).groups
+        ):
+            return SKIP  # no preferred term of its own, no existing pod with terms
         try:
             info = pod_affinity_info(pi.pod)
         except TermError as exc:

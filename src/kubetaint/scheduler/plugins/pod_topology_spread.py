@@ -48,6 +48,7 @@ SYSTEM_DEFAULT_CONSTRAINTS: tuple[Mapping[str, Any], ...] = (
     {"topologyKey": LABEL_TOPOLOGY_ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 5},
 )
 _MAX_INT32 = 2**31 - 1
+SKIP = Status(Code.Skip)
 _PRE_FILTER = "PreFilterPodTopologySpread"
 _PRE_SCORE = "PreScorePodTopologySpread"
 _INVALID_SCORE = -1
@@ -95,10 +96,15 @@ def filter_constraints(raw: Sequence[Any], pod_labels: Mapping[str, str], action
     return out
 
 
+_EVERYTHING_EMPTY = LabelSelector()
+
+
 def default_selector(pod: Mapping[str, Any], listers: ClusterListers | None) -> LabelSelector:
     """helper.DefaultSelector: the selectors of what owns or selects the pod, merged. Only a
     controlling ReplicaSet is known here (no Services, ReplicationControllers, StatefulSets)."""
     meta = pod.get("metadata") or {}
+    if not meta.get("ownerReferences"):
+        return _EVERYTHING_EMPTY
     owner = next(
         (r for r in meta.get("ownerReferences") or () if isinstance(r, Mapping) and r.get("controller")), None
     )
@@ -166,6 +172,10 @@ class PodTopologySpread(Plugin):
         self.default_constraints: list[Mapping[str, Any]] = (
             list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted else constraints
         )
+        self._defaults_for = {
+            action: any(c.get("whenUnsatisfiable") == action for c in self.default_constraints)
+            for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
+        }
         self.handle: ClusterListers | None = None
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -195,12 +205,12 @@ class PodTopologySpread(Plugin):
         labels = _pod_labels(pod)
         if own:
             return filter_constraints(own, labels, action)
-        constraints = filter_constraints(self.default_constraints, labels, action)
-        if not constraints:
+        if not self._defaults_for[action]:
             return []
-        selector = default_selector(pod, self.handle)
+        selector = default_selector(pod, self.handle)  # (no owner: at once)
         if selector.empty:
             return []
+        constraints = filter_constraints(self.default_constraints, labels, action)
         return [
             Constraint(
                 c.max_skew,
@@ -281,7 +291,7 @@ class PodTopologySpread(Plugin):
         except TermError as exc:
             return Status(Code.Error, f"get constraints from pod: {exc}")
         if not constraints:
-            return Status(Code.Skip)
+            return SKIP
         cache = self._handle().cache
         index = pod_index(cache)
         size = len(cache.slot_nodes)
@@ -361,7 +371,7 @@ class PodTopologySpread(Plugin):
         except TermError as exc:
             return Status(Code.Error, f"calculating preScoreState: {exc}")
         if not constraints:
-            return Status(Code.Skip)
+            return SKIP
         index = pod_index(cache)
         size = len(cache.slot_nodes)
         require_all = (
