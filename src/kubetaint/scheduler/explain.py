@@ -157,6 +157,11 @@ def _explain(
         scheduler.add_node(node)
     for pdb in pdbs:
         scheduler.add_pdb(pdb)
+    for obj in flat:  # InterPodAffinity's namespaceSelector, PodTopologySpread's default selector
+        if obj.get("kind") == "Namespace":
+            scheduler.add_namespace(obj)
+        elif obj.get("kind") == "ReplicaSet":
+            scheduler.add_replica_set(obj)
     pending: list[PodInfo] = []
     for p in pods:
         pi = make_pod_info(p)
