@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from kubetaint.api.features import FeatureGates
+from kubetaint.api.selectors import LabelSelector
 from kubetaint.clock.base import Clock
 from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.config import DEFAULT_SCHEDULER_NAME, build_framework, load_profiles
@@ -37,6 +38,7 @@ from kubetaint.scheduler.fit_error import (
     truncate_message,
 )
 from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
+from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.nodes_at import NodesAt
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
@@ -74,6 +76,9 @@ class Scheduler:
         self.clock = clock
         self.rng = rng if rng is not None else random.Random(0)
         self.cache = Cache()
+        #: Namespaces and replica sets (InterPodAffinity's namespaceSelector, PodTopologySpread's
+        #: default selector), as the host's informers deliver them.
+        self.listers = Listers()
         registry = new_in_tree_registry(feature_gates)
         specs, self.global_percentage = load_profiles(config)
         self.profiles: dict[str, Framework] = {s.scheduler_name: build_framework(s, registry) for s in specs}
@@ -112,6 +117,31 @@ class Scheduler:
 
     def pdbs(self) -> Sequence[Mapping[str, Any]]:
         return list(self._pdbs.values())
+
+    def namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        return self.listers.namespaces.get(namespace)
+
+    def namespaces_selected(self, selector: LabelSelector) -> frozenset[str]:
+        return frozenset(name for name, labels in self.listers.namespaces.items() if selector.matches(labels))
+
+    def replica_set(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return self.listers.replica_sets.get((namespace, name))
+
+    def add_namespace(self, ns: Mapping[str, Any]) -> None:
+        self.listers.add_namespace(ns)
+
+    update_namespace = add_namespace
+
+    def remove_namespace(self, ns: Mapping[str, Any]) -> None:
+        self.listers.remove_namespace(ns)
+
+    def add_replica_set(self, rs: Mapping[str, Any]) -> None:
+        self.listers.add_replica_set(rs)
+
+    update_replica_set = add_replica_set
+
+    def remove_replica_set(self, rs: Mapping[str, Any]) -> None:
+        self.listers.remove_replica_set(rs)
 
     # ---- informer events ---------------------------------------------------------------------
     def add_node(self, node: Mapping[str, Any]) -> None:
