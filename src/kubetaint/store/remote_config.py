@@ -135,7 +135,7 @@ def load_kubeconfig(path: str | Path, context: str | None = None) -> Connection:
             str(_relative(file, str(user["client-certificate"]))),
             str(_relative(file, str(user["client-key"]))),
         )
-    return Connection(
+    connection = Connection(
         server=server,
         token=str(token) if token else None,
         ca_pem=ca_pem,
@@ -143,3 +143,11 @@ def load_kubeconfig(path: str | Path, context: str | None = None) -> Connection:
         client_cert=cert,
         client_cert_data=cert_data,
     )
+    try:
+        connection.ssl_context()  # the CA and the client certificate load, or one line now
+    except (ssl.SSLError, OSError, ValueError) as err:
+        reason = getattr(err, "reason", None) or getattr(err, "strerror", None) or err
+        raise StoreError(
+            f"{where}: cannot use its certificates: {str(reason).lower().replace('_', ' ')}"
+        ) from None
+    return connection
