@@ -17,16 +17,17 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
-from kubetaint.apiserver import discovery, openapi, openapi_v2
+from kubetaint.apiserver import discovery, openapi, openapi_v2, query
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.hooks import NoHooks, WriteHooks
+from kubetaint.apiserver.limits import Limits
 from kubetaint.apiserver.noderestriction import NodeRestriction
 from kubetaint.apiserver.registry import Registry, Target
 from kubetaint.apiserver.resources import lookup, subresource
 from kubetaint.apiserver.security import Security, SecurityConfig, SecurityMiddleware
 from kubetaint.apiserver.watch import BOOKMARK_INTERVAL, WatchStreamer
-from kubetaint.apiserver.wire import json_response, not_found_path, parse_bool, status_response
+from kubetaint.apiserver.wire import json_response, not_found_path, status_response
 from kubetaint.clock.base import Clock
 from kubetaint.store.interface import Store
 
@@ -67,9 +68,15 @@ class ApiServer:
     """Request dispatch for one store."""
 
     def __init__(
-        self, store: Store, clock: Clock, hooks: WriteHooks, rng: random.Random, bookmark_interval: float
+        self,
+        store: Store,
+        clock: Clock,
+        hooks: WriteHooks,
+        rng: random.Random,
+        bookmark_interval: float,
+        limits: Limits | None = None,
     ) -> None:
-        self.handlers = Handlers(Registry(store, hooks, rng, clock), clock)
+        self.handlers = Handlers(Registry(store, hooks, rng, clock), clock, limits)
         self.durable = DurabilityBarrier(store)
         self.watcher = WatchStreamer(store, clock, bookmark_interval, self.durable)
 
@@ -123,7 +130,7 @@ class ApiServer:
                 return await h.delete(target, request)
             raise _method_not_allowed()
         if method == "GET":
-            if parse_bool(request.query_params.get("watch"), "watch"):
+            if query.of(request).flag("watch"):
                 return self.watcher.respond(target, request)
             return h.list(target, request)
         if target.res.namespaced and not target.namespace:
@@ -156,7 +163,9 @@ def create_app(
     chain = Security(config, _pod_node(store))
     if chain.node_restriction:
         hooks = NodeRestriction(hooks or NoHooks(), _node_uid(store))
-    server = ApiServer(store, clock, hooks or NoHooks(), rng or random.Random(0), bookmark_interval)
+    server = ApiServer(
+        store, clock, hooks or NoHooks(), rng or random.Random(0), bookmark_interval, config.limits
+    )
 
     async def ok(request: Request) -> Response:
         return PlainTextResponse("ok")

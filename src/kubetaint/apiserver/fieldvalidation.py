@@ -16,6 +16,8 @@ JSON patches are not checked.
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from typing import Any
 
 from starlette.responses import Response
@@ -101,28 +103,139 @@ def _schema_of(res: ResourceInfo, body: Any) -> tuple[str | None, str, str]:
     return schema_name(res.group, res.version, res.kind), res.kind, res.version
 
 
-def check(res: ResourceInfo, body: Any, value: str | None, *, patch: bool = False) -> list[str]:
-    """Warnings to send for `body` (Warn), or raise 400 (Strict); [] for Ignore."""
+def decode(
+    res: ResourceInfo, body: Any, value: str | None, *, patch: bool = False, directives: bool | None = None
+) -> tuple[Any, list[str]]:
+    """`body` as the Go type it decodes into keeps it: unknown fields dropped (never stored),
+    with the warnings to send for them (Warn), or a 400 (Strict); no warnings for Ignore.
+    `patch`: the Strict message has no kind prefix; `directives` (default: `patch`): strategic
+    merge `$` keys and `null` deletions are not fields."""
+    if directives is None:
+        directives = patch
     mode = directive(value)
-    if mode == "Ignore":
-        return []
     name, kind, version = _schema_of(res, body)
     if name is None:
-        return []
-    unknown = [f'unknown field "{path}"' for path in unknown_fields(body, name, patch=patch)]
-    if not unknown:
-        return []
+        return body, []
+    root = schemas().get(name)
+    if root is None:
+        return body, []
+    found: list[str] = []
+    pruned = _prune(body, root, "", found, directives)
+    if not found or mode == "Ignore":
+        return pruned, []
+    unknown = [f'unknown field "{path}"' for path in found]
     if mode == "Strict":
         message = "strict decoding error: " + ", ".join(unknown)
         if not patch:
             message = f'{kind} in version "{version}" cannot be handled as a {kind}: {message}'
         raise errors.bad_request(message)
-    return unknown
+    return pruned, unknown
+
+
+def decode_patched(res: ResourceInfo, patched: JSON, value: str | None) -> tuple[JSON, list[str]]:
+    """A JSON-patched object decoded into its Go type (patch.go jsonPatcher): unknown fields
+    dropped with warnings (Warn), or, for Strict, upstream's 422 naming the patched object."""
+    try:
+        pruned, warnings = decode(res, patched, value, patch=True, directives=False)
+    except errors.StatusError as exc:
+        text = json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
+        raise errors.StatusError(
+            422, "Invalid", f' "" is invalid: patch: Invalid value: {json.dumps(text)}: {exc.message}'
+        ) from None
+    return pruned if isinstance(pruned, dict) else patched, warnings
+
+
+def _prune(value: Any, schema: JSON, path: str, found: list[str], patch: bool) -> Any:
+    """`value` without undeclared fields (their paths appended to `found`); returns `value`
+    itself when nothing under it changes."""
+    schema = _resolve(schema)
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if not isinstance(props, dict) and not isinstance(extra, dict):
+            return value
+        out: JSON = {}
+        changed = False
+        for key, item in value.items():
+            if patch and (key.startswith("$") or item is None):
+                out[key] = item
+                continue
+            child = f"{path}.{key}" if path else key
+            if isinstance(props, dict):
+                if key not in props:
+                    found.append(child)
+                    changed = True
+                    continue
+                kept = _prune(item, props[key], child, found, patch)
+            else:
+                assert isinstance(extra, dict)
+                kept = _prune(item, extra, child, found, patch)
+            changed = changed or kept is not item
+            out[key] = kept
+        return out if changed else value
+    if isinstance(value, list):
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            return value
+        kept_items = [_prune(item, items, f"{path}[{index}]", found, patch) for index, item in enumerate(value)]
+        if all(kept is item for kept, item in zip(kept_items, value, strict=True)):
+            return value
+        return kept_items
+    return value
+
+
+#: apiserver/pkg/endpoints/filters/warning.go: past 4 Ki runes of warning text in one response,
+#: every warning is cut to 256 runes, and warnings past the total are left out.
+TRUNCATE_AT_TOTAL_RUNES = 4 * 1024
+TRUNCATE_ITEM_RUNES = 256
+
+
+def _warning_header(text: str) -> bytes | None:
+    """net.NewWarningHeader(299, "-", text): UTF-8, `"` and `\\` escaped; None (not sent) when
+    the text holds control characters or is not valid UTF-8."""
+    if any(unicodedata.category(c) == "Cc" for c in text):
+        return None
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    try:
+        return f'299 - "{escaped}"'.encode()
+    except UnicodeEncodeError:
+        return None
+
+
+def warning_headers(warnings: list[str]) -> list[bytes]:
+    """The `Warning` header values kube-apiserver's warning recorder sends for `warnings` added
+    in order (filters/warning.go recorder.AddWarning): deduplicated, empty ones skipped, and
+    once the text passes TRUNCATE_AT_TOTAL_RUNES, every one cut to TRUNCATE_ITEM_RUNES."""
+    headers: list[bytes] = []
+    ordered: list[str] = []
+    recorded: set[str] = set()
+    written, truncating = 0, False
+    for text in warnings:
+        if not text or (truncating and written >= TRUNCATE_AT_TOTAL_RUNES) or text in recorded:
+            continue
+        recorded.add(text)
+        ordered.append(text)
+        if truncating:
+            text = text[:TRUNCATE_ITEM_RUNES]
+        header = _warning_header(text)
+        if header is None:
+            continue
+        if written + len(text) <= TRUNCATE_AT_TOTAL_RUNES or truncating:
+            written += len(text)
+            headers.append(header)
+            continue
+        truncating, written, headers = True, 0, []
+        for earlier in ordered:
+            cut = earlier[:TRUNCATE_ITEM_RUNES]
+            replayed = _warning_header(cut)
+            if replayed is not None:
+                written += len(cut)
+                headers.append(replayed)
+    return headers
 
 
 def with_warnings(response: Response, warnings: list[str]) -> Response:
     """Add one RFC 7234 `Warning: 299 - "..."` header per warning, as kube-apiserver does."""
-    for text in warnings:
-        escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-        response.headers.append("Warning", f'299 - "{escaped}"')
+    for header in warning_headers(warnings):
+        response.raw_headers.append((b"warning", header))
     return response
