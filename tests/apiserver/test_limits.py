@@ -20,8 +20,8 @@ from kubetaint.apiserver.limits import (
     MAX_REQUEST_BODY_BYTES,
     Limits,
     WatchCounter,
-    check_decoded,
     cap_limit,
+    check_decoded,
     load_yaml_json,
 )
 from kubetaint.apiserver.query import parse as parse_query

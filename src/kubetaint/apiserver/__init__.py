@@ -1,5 +1,5 @@
 """The Kubernetes-compatible HTTP API server (starlette + uvicorn) that kubectl 1.32 and the
-official Python client drive (see shared/reference/kubectl-wire.md).
+official Python client drive (see docs/design.md, "The API server").
 
 Public API:
 - `kubetaint.apiserver.app.create_app(store, clock, hooks=None, *, rng=None, server_address=...,

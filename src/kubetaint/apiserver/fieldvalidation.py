@@ -177,7 +177,9 @@ def _prune(value: Any, schema: JSON, path: str, found: list[str], patch: bool) -
         items = schema.get("items")
         if not isinstance(items, dict):
             return value
-        kept_items = [_prune(item, items, f"{path}[{index}]", found, patch) for index, item in enumerate(value)]
+        kept_items = [
+            _prune(item, items, f"{path}[{index}]", found, patch) for index, item in enumerate(value)
+        ]
         if all(kept is item for kept, item in zip(kept_items, value, strict=True)):
             return value
         return kept_items
@@ -210,13 +212,12 @@ def warning_headers(warnings: list[str]) -> list[bytes]:
     ordered: list[str] = []
     recorded: set[str] = set()
     written, truncating = 0, False
-    for text in warnings:
-        if not text or (truncating and written >= TRUNCATE_AT_TOTAL_RUNES) or text in recorded:
+    for warning in warnings:
+        if not warning or (truncating and written >= TRUNCATE_AT_TOTAL_RUNES) or warning in recorded:
             continue
-        recorded.add(text)
-        ordered.append(text)
-        if truncating:
-            text = text[:TRUNCATE_ITEM_RUNES]
+        recorded.add(warning)
+        ordered.append(warning)
+        text = warning[:TRUNCATE_ITEM_RUNES] if truncating else warning
         header = _warning_header(text)
         if header is None:
             continue

@@ -25,11 +25,24 @@ MAX_LIST_PAGE = 10_000
 MAX_WATCHES_PER_CLIENT = 1_000
 
 
+#: kube-apiserver's http.Server ReadHeaderTimeout and IdleTimeout, and its --request-timeout.
+READ_HEADER_TIMEOUT = 32.0
+IDLE_TIMEOUT = 90.0
+REQUEST_TIMEOUT = 60.0
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
+    """Per-request and per-connection bounds (`serving` applies the connection ones);
+    `max_connections` None means the open-file limit less a reserve."""
+
     max_request_body_bytes: int = MAX_REQUEST_BODY_BYTES
     max_list_page: int = MAX_LIST_PAGE
     max_watches_per_client: int = MAX_WATCHES_PER_CLIENT
+    read_header_timeout: float = READ_HEADER_TIMEOUT
+    request_timeout: float = REQUEST_TIMEOUT
+    idle_timeout: float = IDLE_TIMEOUT
+    max_connections: int | None = None
 
 
 def too_large(limit: int) -> errors.StatusError:

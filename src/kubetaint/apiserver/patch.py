@@ -98,7 +98,7 @@ def json_patch(target: JSON, operations: Any, copy_limit: int = MAX_JSON_PATCH_C
     try:
         for operation in operations:
             if isinstance(operation, dict) and operation.get("op") == "copy":
-                source = jsonpointer.resolve_pointer(document, operation.get("from"))
+                source = jsonpointer.resolve_pointer(document, str(operation.get("from")))
                 accumulated += len(_dumps(source))
                 if accumulated > copy_limit:
                     raise errors.StatusError(

@@ -31,7 +31,8 @@ from kubetaint.apiserver.limits import Limits, WatchCounter, cap_limit, too_larg
 from kubetaint.apiserver.query import Query
 from kubetaint.apiserver.query import parse as parse_query
 from kubetaint.apiserver.query import store as store_query
-from kubetaint.apiserver.rbac import Policy, PolicyFileError, bootstrap_policy, load_policy_file
+from kubetaint.apiserver.rbac import PolicyFileError, load_policy_file
+from kubetaint.apiserver.rbac_store import StoredPolicy, bootstrap_policy
 from kubetaint.apiserver.requestinfo import request_info
 from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.apiserver.wire import status_response
@@ -102,15 +103,23 @@ def check_serving(host: str, tls: TLSFiles | None, config: SecurityConfig) -> No
 class Security:
     """The built chain: an authenticator, an authorizer, limits and the watch counter."""
 
-    def __init__(self, config: SecurityConfig, pod_node: authz.PodNode) -> None:
+    def __init__(
+        self, config: SecurityConfig, pod_node: authz.PodNode, rbac: StoredPolicy | None = None
+    ) -> None:
         """Raises ServingConfigError (one line) for an unreadable token or policy file or an
-        unknown authorization mode."""
+        unknown authorization mode. RBAC evaluates `rbac` (the stored objects) plus the policy
+        file's objects; without `rbac`, the bootstrap policy plus the file's."""
         try:
             tokens = load_token_file(config.token_auth_file) if config.token_auth_file else {}
-            policy: Policy = (
-                load_policy_file(config.rbac_policy_file) if config.rbac_policy_file else bootstrap_policy()
-            )
-            self.authorizer = authz.build_authorizer(config.modes(), policy, pod_node)
+            extra = load_policy_file(config.rbac_policy_file) if config.rbac_policy_file else None
+            if rbac is not None:
+                rbac.extra = extra
+                source: authz.PolicySource = rbac.policy
+            else:
+                static = bootstrap_policy() if extra is None else bootstrap_policy().extended(extra)
+                source = lambda: static  # noqa: E731
+            self.policy = source
+            self.authorizer = authz.build_authorizer(config.modes(), source, pod_node)
         except (TokenFileError, PolicyFileError, ValueError) as exc:
             raise ServingConfigError(str(exc)) from None
         self.config = config

@@ -17,10 +17,10 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from kubetaint.api import errors
+from kubetaint.apiserver import query
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.registry import Target
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
-from kubetaint.apiserver import query
 from kubetaint.apiserver.wire import JSON, dumps, negotiate
 from kubetaint.clock.base import Clock
 from kubetaint.store.interface import Store, Watch, WatchEvent

@@ -21,7 +21,6 @@ JSON_TYPE = "application/json"
 TABLE_GROUP = "meta.k8s.io"
 
 
-
 def dumps(body: Any) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 

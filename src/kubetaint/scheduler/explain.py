@@ -1,6 +1,6 @@
 """`kubetaint explain`: place the unbound pods of a set of manifests in scheduling order and report,
 per pod and node, the filter verdict, the untolerated taint with a toleration that fixes it, the
-scores and the chosen node (DESIGN.md "Explain JSON").
+scores and the chosen node (docs/output-formats.md, "Explain JSON").
 
 Every node is filtered for the report; the chosen node is the one the scheduler's own cycle picks
 (with numFeasibleNodesToFind sampling, so in clusters of 100+ nodes only the sampled feasible nodes
@@ -116,9 +116,17 @@ def _check_node(node: Mapping[str, Any]) -> None:
 
 
 def explain(objects: Sequence[Mapping[str, Any]], **options: Any) -> JSON:
-    """Explain JSON for the unbound pods of `objects`.
+    """Place the unbound pods of `objects` on its nodes, in scheduling order, and explain each
+    decision: the explain JSON document (see the documentation's "Timeline and explain JSON").
 
-    Options: pod="ns/name" (report only that pod), seed, feature_gates, config (KubeSchedulerConfiguration).
+    Args:
+        objects: Nodes and Pods (and any PriorityClasses, RuntimeClasses, ...) as JSON dicts.
+        **options: `pod="ns/name"` (report only that pod), `seed`, `feature_gates`, `config`
+            (a KubeSchedulerConfiguration).
+
+    Returns:
+        `{"pods": [...]}`: per pod the result, the chosen node or upstream's message, and every
+        node's verdict, untolerated taint, suggested toleration and scores.
     """
     try:
         return _explain(objects, **options)

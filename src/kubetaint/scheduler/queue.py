@@ -194,6 +194,18 @@ class SchedulingQueue:
         else:
             self._to_unschedulable(qpi)
 
+    def add_after_binding_error(self, qpi: QueuedPodInfo) -> None:
+        """AddUnschedulableIfNotPresent for a pod whose binding failed (it left the queue when it
+        was assumed): with no rejecting plugin it is an error, retried after its backoff, which
+        grows with its attempts (1 s doubling to 10 s)."""
+        key = qpi.pod_info.key
+        if key in self.pods:
+            return
+        self.pods[key] = qpi
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
+        self.add_unschedulable(qpi)
+
     def active_len(self) -> int:
         return sum(1 for w in self.where.values() if w == ACTIVE)
 

@@ -225,11 +225,40 @@ class Scheduler:
         meta = pdb.get("metadata") or {}
         self._pdbs.pop(f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}", None)
 
-    def binding_failed(self, pod: Mapping[str, Any], message: str) -> None:
-        """The host could not bind: forget the assumed pod and retry after backoff."""
+    def binding_failed(
+        self, result: ScheduleResult, error: str, current: Mapping[str, Any] | None
+    ) -> ScheduleResult:
+        """handleBindingCycleError: the host could not bind `result`'s pod (`error`, the API
+        server's message). The assumed pod is forgotten (an AssignedPodDelete for the pods it kept
+        out), then handleSchedulingFailure with an error status: the pod as the informer has it
+        now (`current`; None when it is gone) goes back to the queue after its backoff, which
+        grows with its attempts, unless it is gone or bound meanwhile. Returns the failure for the
+        host to apply: FailedScheduling, PodScheduled=False (SchedulerError), no nominated node."""
+        pod = result.pod
         key = pod_key(pod)
+        assumed = {**pod, "spec": {**(pod.get("spec") or {}), "nodeName": result.node}}
         self.cache.forget_pod(key)
-        self.add_pod({**pod, "spec": {**(pod.get("spec") or {}), "nodeName": None}})
+        self.queue.move_on_event(
+            ClusterEvent(ASSIGNED_POD, ActionType.Delete, "AssignedPodDelete"), assumed, None
+        )
+        message = f'running Bind plugin "{result.bind_plugin}": {error}'
+        queued = result.queued
+        if current is not None and not (current.get("spec") or {}).get("nodeName") and queued is not None:
+            queued.pod_info = make_pod_info(current)
+            self.queue.add_after_binding_error(queued)
+        return ScheduleResult(
+            current if current is not None else pod,
+            reason="FailedScheduling",
+            event_type="Warning",
+            message=truncate_message(message),
+            condition={
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "SchedulerError",
+                "message": message,
+            },
+            nominated_node="",
+        )
 
     # ---- the cycle ---------------------------------------------------------------------------
     def run(self, limit: int | None = None) -> list[ScheduleResult]:
@@ -261,9 +290,11 @@ class Scheduler:
         node, evaluation, fit_error = self.schedule_pod(fw, state, pi)
         if node is not None:
             self.cache.assume_pod(pi, node)
+            bind_plugin = ""
             for binder in fw.bind_plugins:
                 status = binder.bind(state, pi, node)
                 if status.code != Code.Skip:
+                    bind_plugin = binder.name
                     break
             self.queue.done(pi.key)
             return ScheduleResult(
@@ -271,6 +302,8 @@ class Scheduler:
                 node=node,
                 message=f"Successfully assigned {pi.namespace}/{pi.name} to {node}",
                 evaluation=evaluation,
+                queued=qpi,
+                bind_plugin=bind_plugin,
             )
         assert fit_error is not None
         return self._handle_failure(fw, state, qpi, fit_error, evaluation)
