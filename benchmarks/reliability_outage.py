@@ -31,8 +31,8 @@ PODS = "/api/v1/namespaces/default/pods?timeout=5s"
 class Traffic:
     """Probes and writes from two threads until stopped; answers and latencies by phase."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, server: Any) -> None:
+        self.server = server
         self.phase = "healthy"
         self.probes: dict[str, list[tuple[int | str, float]]] = {}
         self.writes: dict[str, list[tuple[int | str, float]]] = {}
@@ -59,12 +59,12 @@ class Traffic:
         return code, time.monotonic() - before
 
     def _probe(self) -> None:
-        with httpx.Client(base_url=self.url, timeout=5) as client:
+        with self.server.client(timeout=5) as client:
             while not self._stop.wait(0.1):
                 self.probes.setdefault(self.phase, []).append(self._timed(lambda: client.get("/healthz")))
 
     def _write(self) -> None:
-        with httpx.Client(base_url=self.url, timeout=30) as client:
+        with self.server.client(timeout=30) as client:
             while not self._stop.wait(1.0):
                 self._count += 1
                 pod = {
@@ -79,8 +79,8 @@ class Traffic:
                 )
 
 
-def _scheduled_again(url: str, name: str) -> None:
-    with httpx.Client(base_url=url, timeout=10) as client:
+def _scheduled_again(server: Any, name: str) -> None:
+    with server.client(timeout=10) as client:
         HARNESS.eventually(lambda: client.get("/readyz").text == "ok", "/readyz to pass")
         pod = {
             "apiVersion": "v1",
@@ -115,20 +115,20 @@ def outage(seconds: float) -> None:
                 workdir, "--store", "etcd://" + etcd.url.removeprefix("http://"), "--nodes", "1"
             )
             up.start()
-            with Traffic(up.url) as traffic:
+            with Traffic(up) as traffic:
                 time.sleep(2)
                 etcd.pause()
                 traffic.phase = "paused"
                 time.sleep(seconds)
                 etcd.resume()
                 traffic.phase = "resumed"
-                _scheduled_again(up.url, "after-pause")
+                _scheduled_again(up, "after-pause")
                 etcd.kill()
                 traffic.phase = "killed"
                 time.sleep(seconds)
                 etcd.restart()
                 traffic.phase = "restored"
-                _scheduled_again(up.url, "after-kill")
+                _scheduled_again(up, "after-kill")
                 time.sleep(2)
             print(f"etcd outages of {seconds:.0f} s (SIGSTOP, then SIGKILL and restart):")
             _report("/healthz", traffic.probes, PROBE_BOUND)

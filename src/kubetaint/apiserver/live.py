@@ -33,6 +33,9 @@ from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
 from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.front import Front
 from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
+from kubetaint.apiserver.security import SecurityConfig
+from kubetaint.apiserver.server import security_of, serving_options
+from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane import ControlPlane
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
@@ -74,7 +77,16 @@ def initial_nodes(workers: int) -> list[JSON]:
 class LiveCluster:
     """The control plane plus the API server app over one store and clock."""
 
-    def __init__(self, store: Store, clock: Clock, *, workers: int, seed: int, server_address: str) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        workers: int,
+        seed: int,
+        server_address: str,
+        security: SecurityConfig | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         rng = random.Random(seed)
@@ -91,6 +103,7 @@ class LiveCluster:
             server_address=server_address,
             extra_routes=clock_routes(clock),
             ready=lambda: self.ready,
+            security=security,
         )
 
     def start(self) -> list[str]:
@@ -152,25 +165,31 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_forever(cluster: LiveCluster, sock: socket.socket, **config: Any) -> None:
-    """Serve until SIGINT/SIGTERM, then stop the control plane (the caller closes the store)."""
+async def serve_forever(
+    cluster: LiveCluster, sock: socket.socket, *, tls: TLSFiles | None = None, **config: Any
+) -> None:
+    """Serve until SIGINT/SIGTERM (HTTPS with `tls`), then stop the control plane (the caller
+    closes the store). The serving configuration goes through `security.check_serving` first:
+    `security.ServingConfigError` (one line) for an unsafe one."""
+    host = str(sock.getsockname()[0])
     fronted = isinstance(cluster.store, Reachability)
-    app: Any = Front(cluster.app, asyncio.get_running_loop()) if fronted else cluster.app
-    server = _Server(
-        uvicorn.Config(
-            app,
-            log_level="warning",
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=1,
-            **config,
-        )
-    )
-    if isinstance(cluster.store, DeferredDurability):
-        # Every write on this loop returns once committed; responses and watch events wait for
-        # the fsync (apiserver.durability), so the loop serves on while the disk syncs.
-        cluster.store.defer_durability()
     try:
+        app: Any = Front(cluster.app, asyncio.get_running_loop()) if fronted else cluster.app
+        server = _Server(
+            uvicorn.Config(
+                app,
+                log_level="warning",
+                access_log=False,
+                lifespan="off",
+                timeout_graceful_shutdown=1,
+                **serving_options(host, tls, security_of(cluster.app)),
+                **config,
+            )
+        )
+        if isinstance(cluster.store, DeferredDurability):
+            # Every write on this loop returns once committed; responses and watch events wait for
+            # the fsync (apiserver.durability), so the loop serves on while the disk syncs.
+            cluster.store.defer_durability()
         if fronted:
             await _serve_from_front(server, sock)
         else:
