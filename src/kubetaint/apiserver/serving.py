@@ -10,8 +10,9 @@
 - should accepting run out of file descriptors anyway, the event loop logs one line (at most
   every 10 s) instead of a traceback per attempt.
 
-`uvicorn_options(limits)` is what the uvicorn configs of `server` and `live` take;
-`guard_loop()` installs the accept-error handler on the running loop.
+`connection_options(limits)` is what `server.serving_options` (hence every uvicorn config of
+`server` and `live`) adds; the protocol installs the accept-error handler on its loop at the
+first connection.
 """
 
 from __future__ import annotations
@@ -90,17 +91,19 @@ def _refusal() -> bytes:
     return head.encode() + body
 
 
-def bounded_protocol(limits: Limits) -> type[H11Protocol]:
-    """uvicorn's h11 protocol with the read deadlines and the connection cap of `limits`."""
+def bounded_protocol(limits: Limits, base: type[H11Protocol] = H11Protocol) -> type[H11Protocol]:
+    """uvicorn's h11 protocol (`base`) with the read deadlines and the connection cap of `limits`."""
     cap = limits.max_connections or default_max_connections()
 
-    class BoundedH11Protocol(H11Protocol):
+    class BoundedH11Protocol(base):  # type: ignore[valid-type,misc]
         _deadline: asyncio.TimerHandle | None = None
         _phase = ""
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:
             over = len(self.connections) >= cap
             super().connection_made(transport)
+            if self.loop.get_exception_handler() is None:
+                self.loop.set_exception_handler(_loop_exception_handler)
             if over:
                 _CAP_LOG.warning(
                     "connection limit of %d reached: new connections get 429 until some close "
@@ -159,9 +162,11 @@ def bounded_protocol(limits: Limits) -> type[H11Protocol]:
     return BoundedH11Protocol
 
 
-def uvicorn_options(limits: Limits) -> dict[str, Any]:
-    """The uvicorn.Config keywords that apply `limits` to connections."""
-    return {"http": bounded_protocol(limits), "timeout_keep_alive": limits.idle_timeout}
+def connection_options(limits: Limits, base: type[H11Protocol] = H11Protocol) -> dict[str, Any]:
+    """The uvicorn.Config keywords that apply `limits` to connections served by `base`; the
+    soft open-file limit is raised to the hard one first."""
+    raise_open_file_limit()
+    return {"http": bounded_protocol(limits, base), "timeout_keep_alive": limits.idle_timeout}
 
 
 def _loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -170,8 +175,3 @@ def _loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, 
         _ACCEPT_LOG.warning("cannot accept connections: %s (the open-file limit is reached)", exc.strerror)
         return
     loop.default_exception_handler(context)
-
-
-def guard_loop() -> None:
-    """On the running loop, report accept() running out of file descriptors in one line."""
-    asyncio.get_running_loop().set_exception_handler(_loop_exception_handler)
