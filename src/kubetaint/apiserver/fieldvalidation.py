@@ -204,7 +204,9 @@ def _warning_header(text: str) -> bytes | None:
         return None
 
 
-def warning_headers(warnings: list[str]) -> list[bytes]:
+def warning_headers(
+    warnings: list[str], *, total: int = TRUNCATE_AT_TOTAL_RUNES, item: int = TRUNCATE_ITEM_RUNES
+) -> list[bytes]:
     """The `Warning` header values kube-apiserver's warning recorder sends for `warnings` added
     in order (filters/warning.go recorder.AddWarning): deduplicated, empty ones skipped, and
     once the text passes TRUNCATE_AT_TOTAL_RUNES, every one cut to TRUNCATE_ITEM_RUNES."""
@@ -213,21 +215,21 @@ def warning_headers(warnings: list[str]) -> list[bytes]:
     recorded: set[str] = set()
     written, truncating = 0, False
     for warning in warnings:
-        if not warning or (truncating and written >= TRUNCATE_AT_TOTAL_RUNES) or warning in recorded:
+        if not warning or (truncating and written >= total) or warning in recorded:
             continue
         recorded.add(warning)
         ordered.append(warning)
-        text = warning[:TRUNCATE_ITEM_RUNES] if truncating else warning
+        text = warning[:item] if truncating else warning
         header = _warning_header(text)
         if header is None:
             continue
-        if written + len(text) <= TRUNCATE_AT_TOTAL_RUNES or truncating:
+        if written + len(text) <= total or truncating:
             written += len(text)
             headers.append(header)
             continue
         truncating, written, headers = True, 0, []
         for earlier in ordered:
-            cut = earlier[:TRUNCATE_ITEM_RUNES]
+            cut = earlier[:item]
             replayed = _warning_header(cut)
             if replayed is not None:
                 written += len(cut)

@@ -122,7 +122,7 @@ def cap_limit(query: Query, max_page: int) -> Query:
     """Lower an explicit `limit=N` above `max_page` to it (the client pages on with `continue`);
     lists without a limit stay whole, as clients that do not page expect."""
     value = query.get("limit")
-    if value is not None and value.isdigit() and int(value) > max_page:
+    if value is not None and value.isascii() and value.isdigit() and max_page < int(value) < 2**63:
         return query.replaced("limit", str(max_page))
     return query
 
