@@ -164,12 +164,12 @@ def test_watch_0_then_1_is_a_list_for_authorization_and_handler_alike(secure: Ba
 
 
 def test_the_watch_cap_counts_the_watches_served(secure: BackgroundServer) -> None:
-    with httpx.Client(base_url=secure.url, headers=bearer("admin-token"), timeout=CLIENT_TIMEOUT) as admin:
-        with admin.stream("GET", PODS, params={"watch": "1", "timeoutSeconds": "30"}) as open_watch:
-            assert open_watch.status_code == 200
-            second = admin.get(f"{PODS}?watch=&timeoutSeconds=30")  # the empty value is a watch too
-            assert second.status_code == 429, second.text
-            assert admin.get(f"{PODS}?watch=0&watch=1").json()["kind"] == "PodList"
+    admin = httpx.Client(base_url=secure.url, headers=bearer("admin-token"), timeout=CLIENT_TIMEOUT)
+    with admin, admin.stream("GET", PODS, params={"watch": "1", "timeoutSeconds": "30"}) as open_watch:
+        assert open_watch.status_code == 200
+        second = admin.get(f"{PODS}?watch=&timeoutSeconds=30")  # the empty value is a watch too
+        assert second.status_code == 429, second.text
+        assert admin.get(f"{PODS}?watch=0&watch=1").json()["kind"] == "PodList"
 
 
 # bounded work per request -----------------------------------------------------------------

@@ -31,7 +31,7 @@ from kubetaint.apiserver.authn import (
 )
 from kubetaint.apiserver.limits import Limits, WatchCounter, cap_limit, too_large, too_many_requests
 from kubetaint.apiserver.query import Query
-from kubetaint.apiserver.query import parse as parse_query
+from kubetaint.apiserver.query import attach as attach_query
 from kubetaint.apiserver.query import store as store_query
 from kubetaint.apiserver.rbac import PolicyFileError, load_policy_file
 from kubetaint.apiserver.rbac_store import StoredPolicy, bootstrap_policy
@@ -201,8 +201,7 @@ class SecurityMiddleware:
     def _query(self, scope: Scope) -> Query:
         """The request's query, parsed here once for every later reader (`query.of`), with an
         explicit `limit` above the page cap lowered to it."""
-        query = parse_query(scope.get("query_string", b""))
-        query = cap_limit(query, self.security.limits.max_list_page)
+        query = cap_limit(attach_query(scope), self.security.limits.max_list_page)
         store_query(scope, query)
         return query
 
