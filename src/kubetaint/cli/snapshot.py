@@ -7,19 +7,12 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
+from kubetaint.cli.failure import Failure
 from kubetaint.sim.snapshot import SnapshotError
 from kubetaint.sim.snapshot_capture import Progress, api_client, capture
-
-
-class _Failure(click.ClickException):
-    exit_code = 1
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.message}", err=True)
 
 
 def _progress() -> tuple[Progress | None, Callable[[], None]]:
@@ -54,11 +47,11 @@ def snapshot_command(kubeconfig: str | None, output: str) -> None:
         finally:
             close()
     except SnapshotError as err:
-        raise _Failure(str(err)) from None
+        raise Failure(str(err)) from None
     text = json.dumps(document, indent=2, sort_keys=True) + "\n"
     try:
         Path(output).write_text(text, encoding="utf-8")
     except OSError as err:
-        raise _Failure(f"{output}: {err.strerror or err}") from None
+        raise Failure(f"{output}: {err.strerror or err}") from None
     count = len(document["spec"]["objects"])
     click.echo(f"snapshot of {count} objects written to {output}", err=True)

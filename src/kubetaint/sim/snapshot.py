@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kubetaint.api.strictload import InputError, read_input, shown_name
 from kubetaint.api.validation.kinds import SYSTEM_PRIORITY_CLASSES
 from kubetaint.controlplane import SYSTEM_NAMESPACES
 from kubetaint.core.heap import collector_paused
@@ -229,11 +230,11 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
 
     SnapshotError/ScenarioError name the file when it is not one.
     """
-    name = str(path)
+    name = shown_name(str(path))
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        raise SnapshotError(f"{name}: {err.strerror or err}") from None
+        text = read_input(str(path))
+    except InputError as err:
+        raise SnapshotError(str(err)) from None
     try:
         source = load_text(text, name)
     except SourceError as err:
