@@ -85,6 +85,7 @@ def shown_name(path: str) -> str:
 def read_input(path: str, limit: int = MAX_INPUT_BYTES) -> str:
     """The text of a file (`-`: standard input), at most `limit` bytes of UTF-8."""
     name = shown_name(path)
+    data: bytes
     try:
         if path == "-":
             stream = sys.stdin

@@ -45,9 +45,21 @@ def _expand_scenarios(manifests: list[Manifest]) -> list[Manifest]:
             raise Failure(str(err)) from None
         for group in scenario.node_groups:
             for name, zone, template in group_nodes(group):
-                out.append(Manifest(node_manifest(name, zone, template), manifest.source, manifest.document))
+                node = _registered(node_manifest(name, zone, template))
+                out.append(Manifest(node, manifest.source, manifest.document))
         out.extend(Manifest(o, manifest.source, manifest.document) for o in scenario.objects)
     return out
+
+
+def _registered(node: dict[str, Any]) -> dict[str, Any]:
+    """A node group's member as its hollow kubelet registers it: the default capacity unless
+    the template gives one, allocatable the same unless given."""
+    from kubetaint.kubelet.node_status import DEFAULT_CAPACITY
+
+    status = node.setdefault("status", {})
+    status.setdefault("capacity", dict(DEFAULT_CAPACITY))
+    status.setdefault("allocatable", dict(status["capacity"]))
+    return node
 
 
 def load_checked(paths: list[str]) -> list[Mapping[str, Any]]:
@@ -59,6 +71,8 @@ def load_checked(paths: list[str]) -> list[Mapping[str, Any]]:
         manifests = _expand_scenarios(load_documents(paths))
     except ManifestError as exc:
         raise Failure(str(exc)) from None
+    if not manifests:
+        raise Failure("no objects passed to explain")
     results = validate_manifests(manifests, None)
     problems = [r.text() for r in results if not r.valid]
     if problems:

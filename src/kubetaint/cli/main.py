@@ -8,14 +8,14 @@ import importlib
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from kubetaint import __version__
 from kubetaint.cli.exiting import mark_console
 from kubetaint.cli.failure import Failure
 
 # (command name, module, attribute, one-line help): subcommands register here; the help line is
-# what `kubetaint --help` lists without importing the module (a test keeps it equal to the
-# command's own).
+# what `kubetaint --help` lists without importing the module.
 COMMANDS = [
     (
         "validate",
@@ -90,6 +90,15 @@ class LazyGroup(click.Group):
         rows = [(name, summary) for name, _, _, summary in COMMANDS]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Subcommand names from the table (nothing imported), then the group's options."""
+        items = [
+            CompletionItem(name, help=summary)
+            for name, _, _, summary in COMMANDS
+            if name.startswith(incomplete)
+        ]
+        return items + click.Command.shell_complete(self, ctx, incomplete)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

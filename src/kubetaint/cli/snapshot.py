@@ -34,7 +34,15 @@ def _progress() -> tuple[Progress | None, Callable[[], None]]:
     return update, bar.stop
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  kubetaint snapshot -o snapshot.json
+  kubetaint snapshot --kubeconfig ~/.kube/config -o prod.json
+  kubetaint whatif drain node-3 -f snapshot.json
+""",
+)
 @click.option("--kubeconfig", default=None, metavar="PATH", help="Kubeconfig (default: $KUBECONFIG).")
 @click.option("-o", "--output", "output", required=True, metavar="FILE", help="Where to write the snapshot.")
 def snapshot_command(kubeconfig: str | None, output: str) -> None:

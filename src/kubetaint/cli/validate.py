@@ -141,6 +141,8 @@ def validate_command(
         manifests = load_documents(gather_files(files, more_files))
     except ManifestError as exc:
         raise Failure(str(exc)) from None
+    if not manifests:
+        raise Failure("no objects passed to validate")  # (kubectl: "no objects passed to create")
     results = validate_manifests(manifests, gates)
     if output in ("json", "yaml"):
         document = {"valid": all(r.valid for r in results), "objects": [r.to_json() for r in results]}

@@ -50,6 +50,9 @@ DEFAULT_TAIL = 600.0
 MAX_NODES = 20_000
 MAX_PODS = 600_000
 MAX_NODE_HOURS = 100_000
+#: The longest run or event time (a leap year).
+MAX_DURATION = 366 * 24 * 3600.0
+MAX_DURATION_TEXT = "8784h"
 _REPLICATED_KINDS = ("ReplicaSet", "Deployment", "ReplicationController", "StatefulSet")
 
 
@@ -227,28 +230,9 @@ class _Parser:
         return scenario
 
     def _check_bounds(self, scenario: Scenario) -> None:
-        """The size of the run (MAX_NODES, MAX_PODS, MAX_NODE_HOURS), before anything is built."""
-        manifests = [*scenario.objects, *(e.args for e in scenario.events if e.verb == "apply")]
-        nodes = sum(g.count for g in scenario.node_groups)
-        nodes += sum(1 for obj in manifests if obj.get("kind") == "Node")
-        if nodes > MAX_NODES:
-            raise self.fail(
-                ["spec", "nodeGroups"],
-                f"the scenario has {nodes} nodes; kubetaint simulates at most {MAX_NODES}",
-            )
-        pods = sum(_pods_of(obj) for obj in manifests)
-        if pods > MAX_PODS:
-            raise self.fail(
-                ["spec", "objects"],
-                f"the scenario asks for {pods} pods; kubetaint simulates at most {MAX_PODS}",
-            )
-        hours = scenario.end() / 3600
-        if nodes * hours > MAX_NODE_HOURS:
-            raise self.fail(
-                ["spec", "until"],
-                f"{nodes} nodes for {hours:g}h is {nodes * hours:g} node-hours;"
-                f" kubetaint simulates at most {MAX_NODE_HOURS}",
-            )
+        problem = run_bounds_problem(scenario)
+        if problem is not None:
+            raise self.fail(*problem)
 
     def _seed(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -262,6 +246,8 @@ class _Parser:
             raise self.fail(path, str(err)) from None
         if seconds < 0:
             raise self.fail(path, f"must not be negative, got {value!r}")
+        if not seconds <= MAX_DURATION:  # (NaN and infinity included)
+            raise self.fail(path, f"must be at most {MAX_DURATION_TEXT}, got {value!r}")
         return seconds
 
     def _gates(self, raw: Any) -> FeatureGates:
@@ -472,6 +458,33 @@ class _Parser:
                 where = [*path, key] if key == "node" else [*path, key, j]
                 raise self.fail(where, f"unknown node {name!r}")
         return {"nodes": [str(n) for n in names]}
+
+
+def run_bounds_problem(scenario: Scenario) -> tuple[list[str | int], str] | None:
+    """What makes a run too large (MAX_NODES, MAX_PODS, MAX_NODE_HOURS), with the field to blame,
+    or None; checked before anything is built."""
+    manifests = [*scenario.objects, *(e.args for e in scenario.events if e.verb == "apply")]
+    nodes = sum(g.count for g in scenario.node_groups)
+    nodes += sum(1 for obj in manifests if obj.get("kind") == "Node")
+    if nodes > MAX_NODES:
+        return [
+            "spec",
+            "nodeGroups",
+        ], f"the scenario has {nodes} nodes; at most {MAX_NODES} are simulated"
+    pods = sum(_pods_of(obj) for obj in manifests)
+    if pods > MAX_PODS:
+        return [
+            "spec",
+            "objects",
+        ], f"the scenario asks for {pods} pods; at most {MAX_PODS} are simulated"
+    hours = scenario.end() / 3600
+    if nodes * hours > MAX_NODE_HOURS:
+        message = (
+            f"{nodes} nodes for {hours:g}h is {nodes * hours:g} node-hours;"
+            f" at most {MAX_NODE_HOURS} are simulated"
+        )
+        return ["spec", "until"], message
+    return None
 
 
 def _pods_of(obj: Mapping[str, Any]) -> int:

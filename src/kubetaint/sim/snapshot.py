@@ -192,7 +192,10 @@ def from_list(document: Mapping[str, Any], *, name: str = "snapshot") -> JSON:
     items = document.get("items")
     if not isinstance(items, list):
         raise SnapshotError("a v1 List needs an items list")
-    return build_snapshot([i for i in items if isinstance(i, Mapping)], SnapshotInfo(), name=name)
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise SnapshotError(f"items[{index}]: expected a Kubernetes object, got {type(item).__name__}")
+    return build_snapshot(items, SnapshotInfo(), name=name)
 
 
 def snapshot_info(scenario: Scenario) -> SnapshotInfo:
