@@ -30,6 +30,24 @@ def cli() -> None:
     """Kubernetes taints and tolerations: validate, explain, simulate and run a cluster."""
 
 
+def _needs_extra(name: str, missing: str) -> click.Command:
+    """A stand-in for a subcommand whose optional dependencies are not installed (the live server's
+    commands without the `server` extra): it says which extra to install, and exits 1."""
+
+    @click.command(
+        name=name,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+        help="(needs the server extra: pip install 'kubetaint[server]')",
+    )
+    def needs_extra() -> None:
+        click.echo(
+            f"error: kubetaint {name} needs the {missing} package: pip install 'kubetaint[server]'", err=True
+        )
+        raise SystemExit(1)
+
+    return needs_extra
+
+
 def _register() -> None:
     for name, module_name, attribute in _COMMANDS:
         try:
@@ -37,7 +55,10 @@ def _register() -> None:
         except ModuleNotFoundError as exc:
             if exc.name == module_name:
                 continue
-            raise
+            if exc.name is None or exc.name.split(".")[0] == "kubetaint":
+                raise
+            cli.add_command(_needs_extra(name, exc.name.split(".")[0]), name=name)
+            continue
         cli.add_command(getattr(module, attribute), name=name)
 
 

@@ -1,4 +1,5 @@
-"""`kubetaint simulate SCENARIO [-o table|json|html] [--until D] [--seed N]`.
+"""`kubetaint simulate SCENARIO [-o table|json|html] [--until D] [--seed N]`, or `--example NAME`
+for a scenario shipped with kubetaint.
 
 SCENARIO is a Scenario file, a snapshot (`kubetaint snapshot`: run as `whatif` runs it, in-flight
 evictions continuing) or a saved v1 List (`kubectl get nodes,pods,... -o yaml`, as a snapshot)."""
@@ -15,6 +16,7 @@ import click
 from kubetaint.cli.exiting import exit_now
 from kubetaint.clock.wall import wall_monotonic
 from kubetaint.sim.durations import DurationError, parse_duration
+from kubetaint.sim.examples import ExampleError, example_names, example_path
 from kubetaint.sim.report_html import render_html
 from kubetaint.sim.report_table import render_table
 from kubetaint.sim.scenario import ScenarioError
@@ -72,14 +74,30 @@ def _progress(end: float) -> tuple[Callable[[float], None], Callable[[], None]]:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("scenario", type=click.Path(dir_okay=False, allow_dash=False))
+@click.argument("scenario", type=click.Path(dir_okay=False, allow_dash=False), required=False)
+@click.option(
+    "--example",
+    metavar="NAME",
+    default=None,
+    help=f"Run a scenario shipped with kubetaint instead of a file ({', '.join(example_names())}).",
+)
 @click.option(
     "-o", "--output", type=click.Choice(["table", "json", "html"]), default="table", show_default=True
 )
 @click.option("--until", "until", default=None, metavar="D", help="Run this long (Go duration or seconds).")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
-def simulate_command(scenario: str, output: str, until: str | None, seed: int | None) -> None:
+def simulate_command(
+    scenario: str | None, example: str | None, output: str, until: str | None, seed: int | None
+) -> None:
     """Run a scenario in virtual time and print its timeline."""
+    if (scenario is None) == (example is None):
+        raise click.UsageError("give a SCENARIO file or --example NAME (one of them)")
+    if example is not None:
+        try:
+            scenario = str(example_path(example))
+        except ExampleError as err:
+            raise click.BadParameter(str(err), param_hint="'--example'") from None
+    assert scenario is not None
     # Components log recoverable hiccups (a retried deletion); the timeline is the output here.
     logging.getLogger("kubetaint").addHandler(logging.NullHandler())
     end: float | None = None

@@ -42,6 +42,8 @@ class SchedulerHost:
         pods: Informer,
         pdbs: Informer,
         recorder: EventRecorder,
+        namespaces: Informer | None = None,
+        replica_sets: Informer | None = None,
     ) -> None:
         self.registry = registry
         self.clock = clock
@@ -75,6 +77,22 @@ class SchedulerHost:
                 on_delete=self.scheduler.remove_pdb,
             )
         )
+        if namespaces is not None:  # InterPodAffinity's namespaceSelector
+            namespaces.add_handlers(
+                EventHandlers(
+                    on_add=self.scheduler.add_namespace,
+                    on_update=lambda old, new: self.scheduler.update_namespace(new),
+                    on_delete=self.scheduler.remove_namespace,
+                )
+            )
+        if replica_sets is not None:  # PodTopologySpread's default selector
+            replica_sets.add_handlers(
+                EventHandlers(
+                    on_add=self.scheduler.add_replica_set,
+                    on_update=lambda old, new: self.scheduler.update_replica_set(new),
+                    on_delete=self.scheduler.remove_replica_set,
+                )
+            )
 
     def _on_active(self) -> None:
         if self._handle is None and self.leading:

@@ -2,7 +2,7 @@
 spec.nodeName, and nodes whose heartbeats share a phase share one 10 s timer, so 5,000 nodes
 cost a handful of timers while each node still renews its Lease exactly every 10 s.
 
-Mirrors kubemark's hollow-node fleet. Fault names are DESIGN.md's scenario `fault` values.
+Mirrors kubemark's hollow-node fleet. Fault names are the scenario format's `fault` values (docs/scenario.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The timeline: records built from the store's committed changes (Created/Deleted of pods and
 nodes, TaintAdded/TaintRemoved) and from the Events components write (Scheduled, FailedScheduling,
 Preempted, TaintManagerEviction, NodeNotReady, Evicted, ...), in commit order, with `t` relative to
-the scenario start. Also the summary and the JSON document (DESIGN.md "Timeline")."""
+the scenario start. Also the summary and the JSON document (docs/output-formats.md, "Timeline")."""
 
 from __future__ import annotations
 
