@@ -55,6 +55,21 @@ ROOTS = [
     "io.k8s.api.coordination.v1.LeaseList",
     *(f"io.k8s.api.apps.v1.{kind}" for kind in ("DaemonSet", "ReplicaSet", "Deployment")),
     *(f"io.k8s.api.apps.v1.{kind}List" for kind in ("DaemonSet", "ReplicaSet", "Deployment")),
+    *(f"io.k8s.api.rbac.v1.{kind}" for kind in ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")),
+    *(
+        f"io.k8s.api.rbac.v1.{kind}List"
+        for kind in ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+    ),
+    *(
+        f"io.k8s.api.authorization.v1.{kind}"
+        for kind in (
+            "SelfSubjectAccessReview",
+            "SelfSubjectRulesReview",
+            "SubjectAccessReview",
+            "LocalSubjectAccessReview",
+        )
+    ),
+    "io.k8s.api.authentication.v1.SelfSubjectReview",
     _META + "DeleteOptions",
     _META + "Status",
     _META + "Patch",

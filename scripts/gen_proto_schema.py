@@ -41,6 +41,20 @@ ROOTS = {
     "policy/v1/Eviction": "k8s.io/api/policy/v1.Eviction",
     "policy/v1/PodDisruptionBudget": "k8s.io/api/policy/v1.PodDisruptionBudget",
     "scheduling.k8s.io/v1/PriorityClass": "k8s.io/api/scheduling/v1.PriorityClass",
+    **{
+        f"rbac.authorization.k8s.io/v1/{kind}": f"k8s.io/api/rbac/v1.{kind}"
+        for kind in ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+    },
+    **{
+        f"authorization.k8s.io/v1/{kind}": f"k8s.io/api/authorization/v1.{kind}"
+        for kind in (
+            "SelfSubjectAccessReview",
+            "SelfSubjectRulesReview",
+            "SubjectAccessReview",
+            "LocalSubjectAccessReview",
+        )
+    },
+    "authentication.k8s.io/v1/SelfSubjectReview": "k8s.io/api/authentication/v1.SelfSubjectReview",
     "DeleteOptions": f"{META}.DeleteOptions",
 }
 #: Go types with their own JSON form (custom MarshalJSON), decoded specially.

@@ -1,6 +1,6 @@
 """kubetaint: Kubernetes taints, tolerations, scheduling and eviction, faithful to upstream.
 
-The public Python API (DESIGN.md) is re-exported here. Heavier entry points are loaded lazily so
+The public Python API (docs/api.md) is re-exported here. Heavier entry points are loaded lazily so
 that `import kubetaint` stays cheap.
 """
 

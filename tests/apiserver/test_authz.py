@@ -11,7 +11,8 @@ from starlette.testclient import TestClient
 
 from kubetaint.apiserver.authn import UserInfo
 from kubetaint.apiserver.authz import NodeAuthorizer, build_authorizer, forbidden
-from kubetaint.apiserver.rbac import Policy, PolicyFileError, PolicyRule, bootstrap_policy, load_policy_file
+from kubetaint.apiserver.rbac import Policy, PolicyFileError, PolicyRule, load_policy_file
+from kubetaint.apiserver.rbac_store import bootstrap_policy
 from kubetaint.apiserver.requestinfo import RequestInfo, exact_match, request_info
 from kubetaint.clock import VirtualClock
 
@@ -512,7 +513,7 @@ ADMIN = UserInfo("admin", "", ("system:masters", "system:authenticated"))
 def policy(tmp_path_factory: pytest.TempPathFactory) -> Policy:
     path = tmp_path_factory.mktemp("rbac") / "policy.yaml"
     path.write_text(POLICY_YAML)
-    return load_policy_file(path)
+    return bootstrap_policy().extended(load_policy_file(path))
 
 
 @pytest.mark.parametrize(
@@ -595,7 +596,33 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> Policy:
 def test_rbac_policy(
     policy: Policy, user: UserInfo, request_: RequestInfo, decision: tuple[bool, str]
 ) -> None:
-    assert policy.authorize(user, request_) == decision
+    allowed, reason = policy.authorize(user, request_)
+    assert (allowed, "" if allowed else reason) == decision
+    if allowed:
+        assert reason.startswith("RBAC: allowed by ")
+
+
+@pytest.mark.parametrize(
+    ("user", "request_", "reason"),
+    [
+        pytest.param(
+            ALICE,
+            info("PATCH", "/api/v1/nodes/n1"),
+            'RBAC: allowed by ClusterRoleBinding "devs-taint" of ClusterRole "node-tainter" to Group "dev"',
+            id="a ClusterRoleBinding to a group",
+        ),
+        pytest.param(
+            UserInfo("system:serviceaccount:team-a:bot", "", ("system:authenticated",)),
+            info("DELETE", "/api/v1/namespaces/team-a/pods/p"),
+            'RBAC: allowed by RoleBinding "bot-deletes/team-a" of Role "pod-deleter" to ServiceAccount "bot/team-a"',
+            id="a RoleBinding to a service account",
+        ),
+    ],
+)
+def test_rbac_allow_reason_names_the_binding(
+    policy: Policy, user: UserInfo, request_: RequestInfo, reason: str
+) -> None:
+    assert policy.authorize(user, request_) == (True, reason)
 
 
 @pytest.mark.parametrize(
@@ -643,7 +670,18 @@ def test_policy_file_errors(tmp_path: Path, text: str, message: str) -> None:
 
 def test_bootstrap_policy_has_upstream_role_names() -> None:
     roles = {name for _, name in bootstrap_policy().roles}
-    assert roles == {"cluster-admin", "view", "system:discovery", "system:public-info-viewer"}
+    assert {
+        "cluster-admin",
+        "admin",
+        "edit",
+        "view",
+        "system:basic-user",
+        "system:discovery",
+        "system:public-info-viewer",
+        "system:node",
+        "system:kube-scheduler",
+        "system:kube-controller-manager",
+    } <= roles
 
 
 # Node authorizer ----------------------------------------------------------------------------

@@ -20,9 +20,12 @@ CORE = "io.k8s.api.core.v1."
 GV_PATHS = [
     "api/v1",
     "apis/apps/v1",
+    "apis/authentication.k8s.io/v1",
+    "apis/authorization.k8s.io/v1",
     "apis/coordination.k8s.io/v1",
     "apis/node.k8s.io/v1",
     "apis/policy/v1",
+    "apis/rbac.authorization.k8s.io/v1",
     "apis/scheduling.k8s.io/v1",
 ]
 

@@ -144,3 +144,25 @@ def test_a_scenario_with_a_bad_kind_is_refused_with_its_line(tmp_path: Path) -> 
     code, _, err = run(str(path))
     assert code == 1
     assert err.startswith(f"error: {path}:") and "kind" in err and "not a scenario or snapshot" not in err
+
+
+def test_a_shipped_example_runs_by_name() -> None:
+    code, out, _ = run("--example", "toleration-seconds")
+    assert code == 0
+    assert out.startswith("scenario toleration-seconds (seed 1), 1h2m0s")
+
+
+def test_an_unknown_example_is_a_usage_error_listing_the_examples() -> None:
+    code, _, err = run("--example", "no-such-example")
+    assert code == 2
+    assert "unknown example 'no-such-example'" in err and "taint-based-eviction" in err
+
+
+def test_a_file_and_an_example_together_are_a_usage_error() -> None:
+    code, _, err = run(str(EXAMPLES / "toleration-seconds.yaml"), "--example", "toleration-seconds")
+    assert code == 2 and "give a SCENARIO file or --example NAME" in err
+
+
+def test_neither_a_file_nor_an_example_is_a_usage_error() -> None:
+    code, _, err = run()
+    assert code == 2 and "give a SCENARIO file or --example NAME" in err

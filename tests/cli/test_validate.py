@@ -190,7 +190,7 @@ def test_lazy_exports() -> None:
 @pytest.mark.parametrize(
     "form",
     [
-        pytest.param("several", id="several files after one -f, as DESIGN.md writes -f FILE..."),
+        pytest.param("several", id="several files after one -f, as the CLI reference writes -f FILE..."),
         pytest.param("repeated", id="one -f per file, as kubectl users write it"),
     ],
 )

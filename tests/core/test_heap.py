@@ -132,21 +132,58 @@ def test_promoting_empties_the_young_generations() -> None:
     assert all(in_generation(node, 2) for node in keep)
 
 
-def test_a_simulation_run_thaws_what_loading_froze_and_promotes_it() -> None:
-    sim = Simulation(
-        {
-            "apiVersion": "kubetaint.dev/v1alpha1",
-            "kind": "Scenario",
-            "metadata": {"name": "heap"},
-            "spec": {"seed": 1, "until": "20s", "nodeGroups": [{"name": "node", "count": 2}]},
-        }
-    )
-    assert gc.get_freeze_count() > 0  # the loaded cluster is out of the collector's reach
+SCENARIO = {
+    "apiVersion": "kubetaint.dev/v1alpha1",
+    "kind": "Scenario",
+    "metadata": {"name": "heap"},
+    "spec": {"seed": 1, "until": "20s", "nodeGroups": [{"name": "node", "count": 2}]},
+}
+
+
+def test_a_loaded_simulation_sits_in_the_oldest_generation_and_nothing_is_frozen() -> None:
+    sim = Simulation(SCENARIO)
+    assert gc.get_freeze_count() == 0
     loaded = sim.objects("Node")[0]
-    assert not in_generation(loaded, 2)
+    assert in_generation(loaded, 2)
     sim.run_until("10s")
     assert gc.get_freeze_count() == 0
     assert in_generation(loaded, 2)
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["collector on", "collector off"])
+def test_creating_and_running_a_simulation_leaves_the_collector_as_the_caller_set_it(enabled: bool) -> None:
+    gc.set_threshold(1234, 11, 12)
+    if not enabled:
+        gc.disable()
+    sim = Simulation(SCENARIO)
+    assert (gc.get_threshold(), gc.isenabled(), gc.get_freeze_count()) == ((1234, 11, 12), enabled, 0)
+    sim.run_until("10s")
+    assert (gc.get_threshold(), gc.isenabled(), gc.get_freeze_count()) == ((1234, 11, 12), enabled, 0)
+    sim.run()
+    assert (gc.get_threshold(), gc.isenabled(), gc.get_freeze_count()) == ((1234, 11, 12), enabled, 0)
+
+
+def test_objects_the_caller_froze_stay_frozen_through_a_simulation() -> None:
+    mine = Node()
+    gc.freeze()
+    held = gc.get_freeze_count()
+    sim = Simulation(SCENARIO)
+    sim.run()
+    assert gc.get_freeze_count() >= held
+    assert not any(in_generation(mine, generation) for generation in range(3))
+
+
+def test_garbage_made_between_runs_is_collected_as_usual() -> None:
+    """Nothing of the simulation's is out of the collector's reach between runs: a cycle the
+    caller makes after loading is collected by an ordinary collection."""
+    sim = Simulation(SCENARIO)
+    watched = make_cycle()
+    gc.collect()
+    assert watched() is None
+    sim.run_until("5s")
+    watched = make_cycle()
+    gc.collect()
+    assert watched() is None
 
 
 def test_leaving_the_block_sets_off_no_collection_of_what_it_left() -> None:

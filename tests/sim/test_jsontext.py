@@ -1,8 +1,9 @@
 """The indented JSON writer: the same text as json.dumps(indent=N, ensure_ascii=False), for any
-JSON value and for the values it leaves to json."""
+JSON value and for the values it leaves to json, whole or streamed in chunks."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections import OrderedDict
@@ -12,7 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubetaint.sim.jsontext import dumps_indented
+from kubetaint.sim import jsontext
+from kubetaint.sim.jsontext import dumps_indented, write_indented
 
 
 def _expected(doc: Any, indent: int = 2) -> str:
@@ -60,9 +62,50 @@ def test_documents_match_json(doc: Any) -> None:
     assert dumps_indented(doc) == _expected(doc)
 
 
+class _Chunks:
+    """A text stream that records each write."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return len(text)
+
+
+@given(_JSON, st.integers(min_value=1, max_value=4))
+def test_streamed_text_is_json_text(doc: Any, indent: int) -> None:
+    out = io.StringIO()
+    write_indented(doc, out, indent)
+    assert out.getvalue() == _expected(doc, indent)
+
+
+@pytest.mark.parametrize("doc", CASES)
+def test_streamed_documents_match_json_in_small_chunks(doc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsontext, "CHUNK_CHARS", 4)
+    sink = _Chunks()
+    write_indented({"before": list(range(5)), "doc": doc, "after": "x" * 10}, sink)
+    assert "".join(sink.writes) == _expected({"before": list(range(5)), "doc": doc, "after": "x" * 10})
+
+
+def test_a_large_document_is_written_in_bounded_chunks() -> None:
+    doc = {"pods": [{"metadata": {"name": f"pod-{i}", "labels": {"app": "a"}}} for i in range(20_000)]}
+    sink = _Chunks()
+    write_indented(doc, sink)
+    assert "".join(sink.writes) == _expected(doc)
+    assert len(sink.writes) > 1
+    assert max(len(w) for w in sink.writes) < 2 * jsontext.CHUNK_CHARS
+
+
 def test_values_json_rejects_raise_as_json_raises() -> None:
     with pytest.raises(TypeError, match="not JSON serializable"):
         dumps_indented({"x": object()})
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        write_indented({"x": object()}, io.StringIO())
+    circular: list[Any] = []
+    circular.append(circular)
+    with pytest.raises(ValueError, match="Circular reference"):
+        write_indented({"x": [1, circular]}, io.StringIO())
 
 
 def test_a_timeline_document_round_trips() -> None:

@@ -143,6 +143,40 @@ RESOURCES: tuple[Resource, ...] = (
         subresources=("scale", "status"),
         categories=("all",),
     ),
+    Resource("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "clusterrole", (), False),
+    Resource(
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        "clusterrolebinding",
+        (),
+        False,
+    ),
+    Resource("rbac.authorization.k8s.io", "v1", "Role", "roles", "role"),
+    Resource("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding"),
+    *(
+        Resource("authorization.k8s.io", "v1", kind, kind.lower() + "s", kind.lower(), (), False, ("create",))
+        for kind in ("SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview")
+    ),
+    Resource(
+        "authorization.k8s.io",
+        "v1",
+        "LocalSubjectAccessReview",
+        "localsubjectaccessreviews",
+        "localsubjectaccessreview",
+        verbs=("create",),
+    ),
+    Resource(
+        "authentication.k8s.io",
+        "v1",
+        "SelfSubjectReview",
+        "selfsubjectreviews",
+        "selfsubjectreview",
+        (),
+        False,
+        ("create",),
+    ),
     Resource(
         "apps",
         "v1",
@@ -154,6 +188,10 @@ RESOURCES: tuple[Resource, ...] = (
         categories=("all",),
     ),
 )
+
+#: Groups whose resources are reviews: created to get an answer, never stored (upstream's
+#: authorization.k8s.io and authentication.k8s.io REST storage).
+REVIEW_GROUPS = ("authorization.k8s.io", "authentication.k8s.io")
 
 #: Kinds that are only ever posted to a subresource: (apiVersion, kind) -> (resource, subresource).
 SUBRESOURCE_KINDS: dict[tuple[str, str], tuple[str, str]] = {

@@ -1,5 +1,5 @@
 """The Kubernetes-compatible HTTP API server (starlette + uvicorn) that kubectl 1.32 and the
-official Python client drive (see shared/reference/kubectl-wire.md).
+official Python client drive (see docs/design.md, "The API server").
 
 Public API:
 - `kubetaint.apiserver.app.create_app(store, clock, hooks=None, *, rng=None, server_address=...,
@@ -15,6 +15,8 @@ Public API:
   pods/eviction with PodDisruptionBudget checks).
 - `kubetaint.apiserver.live.LiveCluster(store, clock, workers=, seed=, server_address=)`: the app on
   a `kubetaint.controlplane.ControlPlane` plus the initial node set (`kubetaint up`).
+- `kubetaint.apiserver.pki.ensure_pki(folder, host)`: the cluster CA, serving and admin client
+  certificates and the admin token file of `kubetaint up` (docs/security.md).
 - `kubetaint.apiserver.clockapi`: `GET /kubetaint/v1/clock`, `POST /kubetaint/v1/clock/advance`
   (`{"seconds": N}`) and `LoopVirtualClock`, the virtual clock of a live server.
 

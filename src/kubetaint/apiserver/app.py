@@ -13,22 +13,34 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
-from kubetaint.apiserver import discovery, openapi, openapi_v2
+from kubetaint.api.resources import REVIEW_GROUPS
+from kubetaint.apiserver import discovery, openapi, openapi_v2, reviews
+from kubetaint.apiserver.authz import Authorizer
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
-from kubetaint.apiserver.hooks import NoHooks, WriteHooks
+from kubetaint.apiserver.health import api_server_checks, health_routes
+from kubetaint.apiserver.hooks import Evictor, NoHooks, WriteHooks
 from kubetaint.apiserver.noderestriction import NodeRestriction
+from kubetaint.apiserver.rbac_escalation import EscalationCheck
+from kubetaint.apiserver.rbac_store import StoredPolicy, ensure_bootstrap_policy
 from kubetaint.apiserver.registry import Registry, Target
 from kubetaint.apiserver.resources import lookup, subresource
 from kubetaint.apiserver.security import Security, SecurityConfig, SecurityMiddleware
 from kubetaint.apiserver.watch import BOOKMARK_INTERVAL, WatchStreamer
-from kubetaint.apiserver.wire import json_response, not_found_path, parse_bool, status_response
+from kubetaint.apiserver.wire import (
+    decode_object,
+    json_response,
+    media_type,
+    not_found_path,
+    parse_bool,
+    status_response,
+)
 from kubetaint.clock.base import Clock
-from kubetaint.store.interface import Store
+from kubetaint.store.interface import Reachability, Store
 
 log = logging.getLogger(__name__)
 _METHOD_NOT_ALLOWED = "the server does not allow this method on the requested resource"
@@ -67,9 +79,18 @@ class ApiServer:
     """Request dispatch for one store."""
 
     def __init__(
-        self, store: Store, clock: Clock, hooks: WriteHooks, rng: random.Random, bookmark_interval: float
+        self,
+        store: Store,
+        clock: Clock,
+        hooks: WriteHooks,
+        rng: random.Random,
+        bookmark_interval: float,
+        *,
+        authorizer: Authorizer,
+        evictor: Evictor | None = None,
     ) -> None:
-        self.handlers = Handlers(Registry(store, hooks, rng, clock), clock)
+        self.handlers = Handlers(Registry(store, hooks, rng, clock), clock, evictor)
+        self.authorizer = authorizer
         self.durable = DurabilityBarrier(store)
         self.watcher = WatchStreamer(store, clock, bookmark_interval, self.durable)
 
@@ -105,9 +126,21 @@ class ApiServer:
             raise not_found_path()
         return json_response(doc)
 
+    async def _review(self, target: Target, request: Request) -> Response:
+        """POST of a review (authorization.k8s.io, authentication.k8s.io): answered, not stored."""
+        if request.method != "POST" or target.name:
+            raise _method_not_allowed()
+        registry = self.handlers.registry
+        obj = registry.check_type(target.res, decode_object(await request.body(), media_type(request)))
+        if target.res.namespaced:
+            obj = registry.check_namespace(target, obj)
+        return json_response(reviews.review(target.res, target.namespace, obj, self.authorizer), 201)
+
     async def _dispatch(self, target: Target, request: Request) -> Response:
         method, h = request.method, self.handlers
         sub = target.subresource
+        if target.res.group in REVIEW_GROUPS:
+            return await self._review(target, request)
         if sub in ("binding", "eviction") or (target.res.plural == "bindings" and not target.res.group):
             if method != "POST" or (not sub and target.name) or not target.namespace:
                 raise _method_not_allowed()
@@ -151,20 +184,26 @@ def create_app(
     validation; no-ops by default); `rng` draws generateName suffixes; `security` configures
     authentication, authorization and limits (default: loopback, anonymous, AlwaysAllow);
     `extra_routes` are served before the Kubernetes paths; `/readyz` fails with 500 while
-    `ready()` is False."""
+    `ready()` is False, and every health endpoint while an etcd store is unreachable
+    (`apiserver.health`)."""
     config = security or SecurityConfig()
-    chain = Security(config, _pod_node(store))
+    evictor = hooks if isinstance(hooks, Evictor) else None
+    rbac = StoredPolicy(store, clock)
+    if "RBAC" in config.modes():
+        ensure_bootstrap_policy(store)  # storage_rbac's post-start hook, before serving
+    chain = Security(config, _pod_node(store), rbac)
     if chain.node_restriction:
-        hooks = NodeRestriction(hooks or NoHooks(), _node_uid(store))
-    server = ApiServer(store, clock, hooks or NoHooks(), rng or random.Random(0), bookmark_interval)
-
-    async def ok(request: Request) -> Response:
-        return PlainTextResponse("ok")
-
-    async def readyz(request: Request) -> Response:
-        if ready is not None and not ready():
-            return PlainTextResponse("readyz check failed", status_code=500)
-        return PlainTextResponse("ok")
+        hooks = NodeRestriction(hooks or NoHooks(), node_uid_of(store))
+    hooks = EscalationCheck(hooks or NoHooks(), lambda: chain.authorizer, chain.policy)
+    server = ApiServer(
+        store,
+        clock,
+        hooks,
+        rng or random.Random(0),
+        bookmark_interval,
+        authorizer=chain.authorizer,
+        evictor=evictor,
+    )
 
     async def version(request: Request) -> Response:
         return json_response(discovery.VERSION_INFO)
@@ -200,9 +239,9 @@ def create_app(
 
     verbs = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
-        Route("/healthz", ok),
-        Route("/livez", ok),
-        Route("/readyz", readyz),
+        *health_routes(
+            api_server_checks(store.unreachable if isinstance(store, Reachability) else None, ready)
+        ),
         Route("/version", version),
         Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
@@ -219,6 +258,9 @@ def create_app(
     app.add_exception_handler(Exception, _internal_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.state.security = config
+    app.state.rbac = rbac
+    app.state.authorizer = chain.authorizer
+    app.state.node_restriction = chain.node_restriction
     return app
 
 
@@ -236,7 +278,7 @@ def _pod_node(store: Store) -> Callable[[str, str], str | None]:
     return pod_node
 
 
-def _node_uid(store: Store) -> Callable[[str], str | None]:
+def node_uid_of(store: Store) -> Callable[[str], str | None]:
     """A node's uid, for NodeRestriction's mirror-pod owner check."""
 
     def node_uid(name: str) -> str | None:

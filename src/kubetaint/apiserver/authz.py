@@ -1,8 +1,10 @@
 """Authorization: `--authorization-mode` AlwaysAllow or Node,RBAC, tried in order after the
-`system:masters` superuser group, with upstream's 403 message
-(mirrors apiserver/pkg/authorization/union, authorizerfactory.NewPrivilegedGroups,
-plugin/pkg/auth/authorizer/node/node_authorizer.go with AuthorizeNodeWithSelectors on, and
-apiserver/pkg/endpoints/handlers/responsewriters/errors.go forbiddenMessage).
+`system:masters` superuser group, with upstream's 403 message, and the rules each authorizer
+can list for SelfSubjectRulesReview
+(mirrors apiserver/pkg/authorization/union, authorizerfactory.NewPrivilegedGroups and
+NewAlwaysAllowAuthorizer, plugin/pkg/auth/authorizer/node/node_authorizer.go with
+AuthorizeNodeWithSelectors on, and apiserver/pkg/endpoints/handlers/responsewriters/errors.go
+forbiddenMessage).
 
 The Node authorizer's graph is reduced to what kubetaint serves: a node may read a pod bound to
 it (`spec.nodeName`), found through `pod_node(namespace, name)`.
@@ -11,11 +13,12 @@ it (`spec.nodeName`), found through `pod_node(namespace, name)`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from kubetaint.api import errors
 from kubetaint.apiserver.authn import MASTERS_GROUP, UserInfo
-from kubetaint.apiserver.rbac import Policy, PolicyRule
+from kubetaint.apiserver.rbac import Policy, PolicyRule, aggregate
 from kubetaint.apiserver.requestinfo import RequestInfo, exact_match
 
 MODES = ("AlwaysAllow", "Node", "RBAC")
@@ -23,6 +26,8 @@ NODE_LEASE_NAMESPACE = "kube-node-lease"
 #: (allowed, reason): a denial's reason is appended to the 403 message when not empty.
 Decision = tuple[bool, str]
 PodNode = Callable[[str, str], "str | None"]
+#: The current RBAC policy (the stored objects', kept current by informers).
+PolicySource = Callable[[], Policy]
 _READ = ("get", "list", "watch")
 
 #: system:node's static rules (bootstrappolicy.NodeRules) for the resources the Node authorizer
@@ -47,28 +52,68 @@ NODE_RULES = (
 )
 
 
+@dataclass
+class Rules:
+    """authorizer.RuleResolver's answer: the rules a user has in a namespace (resource rules
+    and non-resource rules), whether the list is incomplete, and the errors met."""
+
+    resource_rules: list[PolicyRule] = field(default_factory=list)
+    non_resource_rules: list[PolicyRule] = field(default_factory=list)
+    incomplete: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def extend(self, other: Rules) -> None:
+        self.resource_rules += other.resource_rules
+        self.non_resource_rules += other.non_resource_rules
+        self.incomplete = self.incomplete or other.incomplete
+        self.errors += other.errors
+
+
 class Authorizer(Protocol):
     def authorize(self, user: UserInfo, info: RequestInfo) -> Decision: ...
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules: ...
 
 
 class AlwaysAllow:
     def authorize(self, user: UserInfo, info: RequestInfo) -> Decision:
         return True, ""
 
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        return Rules([PolicyRule(("*",), ("*",), ("*",))], [PolicyRule(("*",), non_resource_urls=("*",))])
+
 
 class PrivilegedGroups:
-    """Members of `system:masters` may do anything."""
+    """Members of `system:masters` may do anything (not a rule resolver upstream: their rules
+    come from the cluster-admin binding)."""
 
     def authorize(self, user: UserInfo, info: RequestInfo) -> Decision:
         return MASTERS_GROUP in user.groups, ""
 
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        return Rules()
+
 
 class RBACAuthorizer:
-    def __init__(self, policy: Policy) -> None:
+    def __init__(self, policy: PolicySource) -> None:
         self.policy = policy
 
     def authorize(self, user: UserInfo, info: RequestInfo) -> Decision:
-        return self.policy.authorize(user, info)
+        return self.policy().authorize(user, info)
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        """RBACAuthorizer.RulesFor: a rule with resources is a resource rule, one with
+        non-resource URLs a non-resource rule."""
+        rules, errors = self.policy().rules_for(user, namespace)
+        out = Rules()
+        for rule in rules:
+            if rule.resources:
+                out.resource_rules.append(rule)
+            if rule.non_resource_urls:
+                out.non_resource_rules.append(rule)
+        if errors:
+            out.errors.append(aggregate(errors))
+        return out
 
 
 class NodeAuthorizer:
@@ -93,6 +138,12 @@ class NodeAuthorizer:
             if group_resource == ("", "pods"):
                 return self._pod(node, info)
         return any(rule.allows(info) for rule in NODE_RULES), ""
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        """Nodes' permissions are not enumerable: incomplete, with upstream's error."""
+        if user.node_name() is None:
+            return Rules()
+        return Rules(incomplete=True, errors=["node authorizer does not support user rule resolution"])
 
     def _pod(self, node: str, info: RequestInfo) -> Decision:
         if info.subresource == "":
@@ -150,7 +201,8 @@ def _node(node: str, info: RequestInfo) -> Decision:
 
 
 class Union:
-    """The first authorizer that allows wins; the reasons of the others are joined."""
+    """The first authorizer that allows wins, with its reason; else the reasons of all, one
+    per line. Rules are those of every authorizer."""
 
     def __init__(self, authorizers: Sequence[Authorizer]) -> None:
         self.authorizers = list(authorizers)
@@ -160,13 +212,19 @@ class Union:
         for authorizer in self.authorizers:
             allowed, reason = authorizer.authorize(user, info)
             if allowed:
-                return True, ""
+                return True, reason
             if reason:
                 reasons.append(reason)
-        return False, ", ".join(reasons)
+        return False, "\n".join(reasons)
+
+    def rules_for(self, user: UserInfo, namespace: str) -> Rules:
+        out = Rules()
+        for authorizer in self.authorizers:
+            out.extend(authorizer.rules_for(user, namespace))
+        return out
 
 
-def build_authorizer(modes: Sequence[str], policy: Policy, pod_node: PodNode) -> Authorizer:
+def build_authorizer(modes: Sequence[str], policy: Policy | PolicySource, pod_node: PodNode) -> Authorizer:
     """The union for `--authorization-mode` (e.g. ["Node", "RBAC"]), after system:masters."""
     chain: list[Authorizer] = [PrivilegedGroups()]
     for mode in modes:
@@ -175,7 +233,7 @@ def build_authorizer(modes: Sequence[str], policy: Policy, pod_node: PodNode) ->
         elif mode == "Node":
             chain.append(NodeAuthorizer(pod_node))
         elif mode == "RBAC":
-            chain.append(RBACAuthorizer(policy))
+            chain.append(RBACAuthorizer(policy if callable(policy) else (lambda: policy)))
         else:
             raise ValueError(f'authorization-mode "{mode}" is not a valid mode: {", ".join(MODES)}')
     return Union(chain)

@@ -4,7 +4,8 @@ moves a virtual clock forward, running every component's callbacks due on the wa
 
 `LoopVirtualClock` is the virtual clock of a live server: callbacks due now run soon on the
 asyncio loop (so requests are served and pods scheduled without advancing time), later ones only
-when time is advanced.
+when time is advanced. They run in time slices (`clock.slices`): requests are served between
+them, and callbacks keep their virtual order.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from starlette.routing import BaseRoute, Route
 from kubetaint.api import errors
 from kubetaint.apiserver.wire import json_response, status_response
 from kubetaint.clock.base import Callback, Clock, format_micro_time
+from kubetaint.clock.slices import SliceTimer
 from kubetaint.clock.virtual import VirtualClock, VirtualHandle
 
 API_VERSION = "kubetaint.dev/v1alpha1"
@@ -36,6 +38,12 @@ class LoopVirtualClock(VirtualClock):
         super().__init__(start)
         self._loop = loop
         self._pump_pending = False
+        self._slice = SliceTimer()
+        self._advancing = asyncio.Lock()
+
+    def slice_over(self) -> bool:
+        """Whether the callbacks run since the loop last took over have used their slice."""
+        return self._slice.over()
 
     def call_at(self, when: float, callback: Callback, *, priority: int = 0) -> VirtualHandle:
         handle = super().call_at(when, callback, priority=priority)
@@ -55,9 +63,33 @@ class LoopVirtualClock(VirtualClock):
         self._pump_pending = True
         loop.call_soon(self._pump)
 
+    async def advance_in_slices(self, seconds: float) -> None:
+        """`advance(seconds)` in time slices, the loop serving others between them (one advance
+        at a time: a second one starts where the first ended)."""
+        async with self._advancing:
+            target = self.now() + seconds
+            while True:
+                self._slice.begin()
+                while not self._slice.over():
+                    due = self.next_time()
+                    if due is None or due > target:
+                        self.run_until(target)
+                        return
+                    self.step()
+                await asyncio.sleep(0)
+
     def _pump(self) -> None:
+        """Run the callbacks due now for one slice; the rest after the loop has served others."""
         self._pump_pending = False
-        self.run_pending()
+        self._slice.begin()
+        while True:
+            due = self.next_time()
+            if due is None or due > self.now():
+                return
+            if self._slice.over():
+                self._schedule_pump()
+                return
+            self.step()
 
 
 def clock_document(clock: Clock) -> dict[str, Any]:
@@ -108,7 +140,10 @@ def clock_routes(clock: Clock) -> list[BaseRoute]:
                 )
         except errors.StatusError as err:
             return status_response(err)
-        clock.advance(seconds)
+        if isinstance(clock, LoopVirtualClock):
+            await clock.advance_in_slices(seconds)
+        else:
+            clock.advance(seconds)
         return json_response(clock_document(clock))
 
     return [

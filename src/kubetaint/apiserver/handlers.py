@@ -14,6 +14,7 @@ from starlette.responses import Response
 from kubetaint.api import errors
 from kubetaint.apiserver import fieldvalidation, scale
 from kubetaint.apiserver import patch as patches
+from kubetaint.apiserver.hooks import Evictor
 from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
 from kubetaint.apiserver.registry import Registry, Target, check_decodable, grace_period, invalid
 from kubetaint.apiserver.resources import lookup
@@ -48,8 +49,9 @@ def _field_validation(request: Request) -> None:
 class Handlers:
     """The verbs, bound to a registry and a clock."""
 
-    def __init__(self, registry: Registry, clock: Clock) -> None:
+    def __init__(self, registry: Registry, clock: Clock, evictor: Evictor | None = None) -> None:
         self.registry = registry
+        self.evictor = evictor
         self.store = registry.store
         self.clock = clock
 
@@ -288,8 +290,8 @@ class Handlers:
         return json_response(success_status(201), 201)
 
     async def evict(self, target: Target, request: Request) -> Response:
-        """Eviction deletes the pod once admission allows it; hooks with an `evict(namespace, name)`
-        method (the engine's) check PodDisruptionBudgets and delete (429 when a budget forbids it)."""
+        """Eviction deletes the pod once admission allows it; an `Evictor` (the engine's hooks)
+        checks PodDisruptionBudgets and deletes (429 when a budget forbids it)."""
         eviction = decode_object(await request.body(), media_type(request))
         eviction = self.registry.check_type(target.res, eviction, kind="Eviction")
         options = eviction.get("deleteOptions") if isinstance(eviction.get("deleteOptions"), dict) else {}
@@ -299,10 +301,9 @@ class Handlers:
         )
         pod = self.store.get("pods", target.namespace, target.name)
         self.registry.hooks.admit("CREATE", "pods", "eviction", eviction, old=pod, dry_run=is_dry_run)
-        evictor = getattr(self.registry.hooks, "evict", None)
-        if evictor is not None and not is_dry_run:
+        if self.evictor is not None and not is_dry_run:
             # the engine's eviction: budgets, then a delete with the Eviction's grace period
-            evictor(target.namespace, target.name, grace_period(options))
+            self.evictor.evict(target.namespace, target.name, grace_period(options))
         else:
             self.registry.delete(Target(target.res, target.namespace, target.name), options, is_dry_run)
         return json_response(success_status(201), 201)

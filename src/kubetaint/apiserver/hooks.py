@@ -6,7 +6,7 @@ and the foundation's validation.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 JSON = dict[str, Any]
 Operation = Literal["CREATE", "UPDATE", "DELETE", "CONNECT"]
@@ -35,6 +35,15 @@ class WriteHooks(Protocol):
     ) -> JSON: ...
 
     def validate(self, resource: str, obj: JSON, old: JSON | None) -> list[FieldCause]: ...
+
+
+@runtime_checkable
+class Evictor(Protocol):
+    """Optional: hooks that carry out a pod eviction themselves (the engine's: PodDisruptionBudget
+    checks, then the delete). Wrapping hooks (NodeRestriction, the RBAC escalation check) do
+    not hide it: the server takes the evictor from the hooks it is given, before wrapping."""
+
+    def evict(self, namespace: str, name: str, grace_period_seconds: int | None = None) -> JSON: ...
 
 
 class NoHooks:

@@ -218,6 +218,44 @@ def print_priority_class(pc: JSON, now: float) -> Cells:
     ]
 
 
+def _binding_columns(kind: str) -> list[JSON]:
+    return [
+        NAME_COLUMN,
+        col("Role", swagger_doc(f"io.k8s.api.rbac.v1.{kind}", "roleRef")),
+        AGE_COLUMN,
+        col("Users", f"Users in the {kind[0].lower()}{kind[1:]}", priority=1),
+        col("Groups", f"Groups in the {kind[0].lower()}{kind[1:]}", priority=1),
+        col("ServiceAccounts", f"ServiceAccounts in the {kind[0].lower()}{kind[1:]}", priority=1),
+    ]
+
+
+ROLE_BINDING_COLUMNS = _binding_columns("RoleBinding")
+CLUSTER_ROLE_BINDING_COLUMNS = _binding_columns("ClusterRoleBinding")
+
+
+def print_binding(binding: JSON, now: float) -> Cells:
+    """printRoleBinding / printClusterRoleBinding: ROLE is kind/name; the subjects by kind
+    (rbacv1helpers.SubjectsStrings: service accounts as namespace/name)."""
+    ref = as_dict(binding.get("roleRef"))
+    users, groups, accounts = [], [], []
+    for subject in map(as_dict, as_list(binding.get("subjects"))):
+        kind, name = subject.get("kind"), str(subject.get("name") or "")
+        if kind == "ServiceAccount":
+            accounts.append(f"{subject.get('namespace') or ''}/{name}")
+        elif kind == "User":
+            users.append(name)
+        elif kind == "Group":
+            groups.append(name)
+    return [
+        meta_of(binding).get("name", ""),
+        f"{ref.get('kind') or ''}/{ref.get('name') or ''}",
+        age_of(binding, now),
+        ", ".join(users),
+        ", ".join(groups),
+        ", ".join(accounts),
+    ]
+
+
 DEFAULT_COLUMNS = [
     NAME_COLUMN,
     col("Created At", AGE_COLUMN["description"], type_="date"),
@@ -243,6 +281,8 @@ PRINTERS: dict[str, tuple[list[JSON], Printer]] = {
     "deployments.apps": (DEPLOYMENT_COLUMNS, print_deployment),
     "replicasets.apps": (REPLICA_SET_COLUMNS, print_replica_set),
     "daemonsets.apps": (DAEMON_SET_COLUMNS, print_daemon_set),
+    "rolebindings.rbac.authorization.k8s.io": (ROLE_BINDING_COLUMNS, print_binding),
+    "clusterrolebindings.rbac.authorization.k8s.io": (CLUSTER_ROLE_BINDING_COLUMNS, print_binding),
 }
 
 

@@ -1,25 +1,25 @@
-"""A subset of RBAC: ClusterRoles, Roles and their bindings, loaded from a policy file plus
-upstream's bootstrap roles (mirrors plugin/pkg/auth/authorizer/rbac/rbac.go and
-rbac/v1/evaluation_helpers.go; roles from plugin/pkg/auth/authorizer/rbac/bootstrappolicy).
+"""RBAC evaluation: ClusterRoles, Roles and their bindings as a `Policy` that authorizes
+requests and lists a user's rules (mirrors plugin/pkg/auth/authorizer/rbac/rbac.go,
+pkg/registry/rbac/validation/rule.go's DefaultRuleResolver and rbac/v1/evaluation_helpers.go).
 
-The policy file (`--rbac-policy-file`) is YAML: rbac.authorization.k8s.io/v1 ClusterRole,
-ClusterRoleBinding, Role and RoleBinding objects as separate documents or in a `kind: List`.
-Aggregation rules are not evaluated.
+A Policy is built from rbac.authorization.k8s.io/v1 objects: the stored ones (`rbac_store`),
+or those of a `--rbac-policy-file` (YAML: ClusterRole, ClusterRoleBinding, Role and RoleBinding
+objects as separate documents or in a `kind: List`), added to the served ones.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from kubetaint.apiserver.authn import AUTHENTICATED_GROUP, MASTERS_GROUP, UNAUTHENTICATED_GROUP, UserInfo
+from kubetaint.apiserver.authn import UserInfo
 from kubetaint.apiserver.requestinfo import RequestInfo
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
-_READ = ("get", "list", "watch")
 _KINDS = ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
 
 
@@ -47,6 +47,58 @@ class PolicyRule:
             and _resource_matches(self, combined, info.subresource)
             and (not self.resource_names or info.name in self.resource_names)
         )
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> PolicyRule:
+        """A rule of a stored (validated) object; fields of the wrong type count as empty."""
+        return cls(
+            _tuple(raw.get("verbs")),
+            _tuple(raw.get("apiGroups")),
+            _tuple(raw.get("resources")),
+            _tuple(raw.get("resourceNames")),
+            _tuple(raw.get("nonResourceURLs")),
+        )
+
+    def to_json(self) -> dict[str, list[str]]:
+        """The rule as rbac/v1 JSON (empty fields left out)."""
+        out: dict[str, list[str]] = {}
+        for key, values in (
+            ("verbs", self.verbs),
+            ("apiGroups", self.api_groups),
+            ("resources", self.resources),
+            ("resourceNames", self.resource_names),
+            ("nonResourceURLs", self.non_resource_urls),
+        ):
+            if values:
+                out[key] = list(values)
+        if "verbs" not in out:
+            out["verbs"] = []
+        return out
+
+    def compact_string(self) -> str:
+        """rbacv1helpers.CompactString: `{APIGroups:["" "apps"], Resources:["pods"], Verbs:["get"]}`."""
+        parts = []
+        for label, values in (
+            ("APIGroups", self.api_groups),
+            ("Resources", self.resources),
+            ("NonResourceURLs", self.non_resource_urls),
+            ("ResourceNames", self.resource_names),
+            ("Verbs", self.verbs),
+        ):
+            if values:
+                parts.append(f"{label}:{go_string_slice(values)}")
+        return "{" + ", ".join(parts) + "}"
+
+
+def go_string_slice(values: Iterable[str]) -> str:
+    """Go's `%q` of a []string: `["a" "b"]`."""
+    from kubetaint.api.goquote import go_quote
+
+    return "[" + " ".join(go_quote(v) for v in values) + "]"
+
+
+def _tuple(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
 def _verb_matches(rule: PolicyRule, verb: str) -> bool:
@@ -88,6 +140,12 @@ class Subject:
             return bool(sa_namespace) and user.name == f"system:serviceaccount:{sa_namespace}:{self.name}"
         return False
 
+    def describe(self, binding_namespace: str) -> str:
+        """describeSubject."""
+        if self.kind == "ServiceAccount":
+            return f'{self.kind} "{self.name}/{self.namespace or binding_namespace}"'
+        return f'{self.kind} "{self.name}"'
+
 
 @dataclass(frozen=True, slots=True)
 class Binding:
@@ -97,6 +155,45 @@ class Binding:
     subjects: tuple[Subject, ...]
     namespace: str = ""  # "" for a ClusterRoleBinding
 
+    def applying_subject(self, user: UserInfo) -> Subject | None:
+        """appliesTo: the first subject that applies to the user."""
+        return next((s for s in self.subjects if s.applies_to(user, self.namespace)), None)
+
+    def describe(self, subject: Subject) -> str:
+        """clusterRoleBindingDescriber / roleBindingDescriber."""
+        if self.namespace:
+            return (
+                f'RoleBinding "{self.name}/{self.namespace}" of {self.role_kind} "{self.role_name}" '
+                f"to {subject.describe(self.namespace)}"
+            )
+        role = f'{self.role_kind} "{self.role_name}"'
+        return f'ClusterRoleBinding "{self.name}" of {role} to {subject.describe("")}'
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Binding:
+        """A binding of a stored (validated) object."""
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        assert isinstance(meta, Mapping)
+        ref = obj.get("roleRef") if isinstance(obj.get("roleRef"), Mapping) else {}
+        assert isinstance(ref, Mapping)
+        subjects = tuple(
+            Subject(str(s.get("kind") or ""), str(s.get("name") or ""), str(s.get("namespace") or ""))
+            for s in obj.get("subjects") or []
+            if isinstance(s, Mapping)
+        )
+        namespace = str(meta.get("namespace") or "") if obj.get("kind") == "RoleBinding" else ""
+        return cls(
+            str(meta.get("name") or ""),
+            str(ref.get("kind") or ""),
+            str(ref.get("name") or ""),
+            subjects,
+            namespace,
+        )
+
+
+#: What visiting a user's rules yields: (the binding granting it, described; the rule) or an error.
+Visit = tuple[str, PolicyRule] | str
+
 
 @dataclass
 class Policy:
@@ -104,9 +201,11 @@ class Policy:
 
     roles: dict[tuple[str, str], tuple[PolicyRule, ...]] = field(default_factory=dict)
     bindings: list[Binding] = field(default_factory=list)
+    _by_namespace: dict[str, list[Binding]] | None = field(default=None, repr=False, compare=False)
 
     def add(self, obj: dict[str, Any]) -> None:
-        """Add one rbac.authorization.k8s.io/v1 object."""
+        """Add one rbac.authorization.k8s.io/v1 object of a policy file (PolicyFileError when
+        malformed)."""
         kind = obj.get("kind")
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
         assert isinstance(meta, dict)
@@ -120,27 +219,97 @@ class Policy:
             self.roles[(namespace, name)] = tuple(_rule(r, name) for r in obj.get("rules") or [])
         else:
             self.bindings.append(_binding(obj, name, namespace))
+        self._by_namespace = None
+
+    def add_stored(self, obj: Mapping[str, Any]) -> None:
+        """Add one stored (validated) rbac.authorization.k8s.io/v1 object."""
+        kind = obj.get("kind")
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        assert isinstance(meta, Mapping)
+        if kind in ("ClusterRole", "Role"):
+            namespace = str(meta.get("namespace") or "") if kind == "Role" else ""
+            rules = obj.get("rules")
+            self.roles[(namespace, str(meta.get("name") or ""))] = tuple(
+                PolicyRule.from_json(r)
+                for r in (rules if isinstance(rules, list) else [])
+                if isinstance(r, Mapping)
+            )
+        elif kind in ("ClusterRoleBinding", "RoleBinding"):
+            self.bindings.append(Binding.from_json(obj))
+        self._by_namespace = None
+
+    def extended(self, other: Policy) -> Policy:
+        """This policy plus `other`'s roles (replacing same-named ones) and bindings."""
+        return Policy({**self.roles, **other.roles}, [*self.bindings, *other.bindings])
+
+    def _bindings_in(self, namespace: str) -> list[Binding]:
+        index = self._by_namespace
+        if index is None:
+            index = {}
+            for binding in self.bindings:
+                index.setdefault(binding.namespace, []).append(binding)
+            self._by_namespace = index
+        return index.get(namespace, [])
+
+    def role_rules(self, role_kind: str, role_name: str, namespace: str) -> tuple[PolicyRule, ...] | str:
+        """GetRoleReferenceRules: the rules of a binding's role, or the error (a missing role)."""
+        if role_kind == "Role":
+            rules = self.roles.get((namespace, role_name))
+        elif role_kind == "ClusterRole":
+            rules = self.roles.get(("", role_name))
+        else:
+            return f'unsupported role reference kind: "{role_kind}"'
+        if rules is None:
+            return f'{role_kind.lower()}.{RBAC_GROUP} "{role_name}" not found'
+        return rules
+
+    def visit(self, user: UserInfo, namespace: str) -> Iterator[Visit]:
+        """VisitRulesFor: the ClusterRoleBindings' rules, then (for a namespace) the
+        RoleBindings' of that namespace; a binding to a missing role yields its error."""
+        scopes = [""] if not namespace else ["", namespace]
+        for scope in scopes:
+            for binding in self._bindings_in(scope):
+                subject = binding.applying_subject(user)
+                if subject is None:
+                    continue
+                rules = self.role_rules(binding.role_kind, binding.role_name, scope)
+                if isinstance(rules, str):
+                    yield rules
+                    continue
+                source = binding.describe(subject)
+                for rule in rules:
+                    yield source, rule
 
     def authorize(self, user: UserInfo, info: RequestInfo) -> tuple[bool, str]:
-        """(allowed, reason): RBAC allows when a binding that applies to the user grants a rule
-        that allows the request; the reason names roles that bindings refer to but are missing."""
-        missing: list[str] = []
-        for binding in self.bindings:
-            if binding.namespace and binding.namespace != info.namespace:
+        """(allowed, reason): allowed with `RBAC: allowed by <binding>` when a binding that
+        applies to the user grants a rule allowing the request; else the reason names the
+        roles that bindings refer to but are missing."""
+        errors: list[str] = []
+        for visited in self.visit(user, info.namespace):
+            if isinstance(visited, str):
+                errors.append(visited)
                 continue
-            if not any(s.applies_to(user, binding.namespace) for s in binding.subjects):
-                continue
-            role_ns = binding.namespace if binding.role_kind == "Role" else ""
-            rules = self.roles.get((role_ns, binding.role_name))
-            if rules is None:
-                missing.append(f'{binding.role_kind.lower()}.{RBAC_GROUP} "{binding.role_name}" not found')
-                continue
-            if any(rule.allows(info) for rule in rules):
-                return True, ""
-        reason = ""
-        if missing:
-            reason = "RBAC: " + (missing[0] if len(missing) == 1 else "[" + ", ".join(missing) + "]")
-        return False, reason
+            source, rule = visited
+            if rule.allows(info):
+                return True, f"RBAC: allowed by {source}"
+        return False, ("RBAC: " + aggregate(errors)) if errors else ""
+
+    def rules_for(self, user: UserInfo, namespace: str) -> tuple[list[PolicyRule], list[str]]:
+        """RulesFor: every rule that applies to the user in the namespace, and the errors."""
+        rules: list[PolicyRule] = []
+        errors: list[str] = []
+        for visited in self.visit(user, namespace):
+            if isinstance(visited, str):
+                errors.append(visited)
+            else:
+                rules.append(visited[1])
+        return rules, errors
+
+
+def aggregate(errors: list[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one message, or `[a, b]` (duplicates once)."""
+    unique = list(dict.fromkeys(errors))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
 def _strings(value: Any, what: str, owner: str) -> tuple[str, ...]:
@@ -183,8 +352,8 @@ def _binding(obj: dict[str, Any], name: str, namespace: str) -> Binding:
 
 
 def load_policy_file(path: str | Path, policy: Policy | None = None) -> Policy:
-    """Add the objects of a YAML policy file to `policy` (the bootstrap policy by default)."""
-    policy = policy if policy is not None else bootstrap_policy()
+    """The objects of a YAML policy file, added to `policy` (to an empty one by default)."""
+    policy = policy if policy is not None else Policy()
     try:
         docs = list(yaml.safe_load_all(Path(path).read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -203,94 +372,4 @@ def load_policy_file(path: str | Path, policy: Policy | None = None) -> Policy:
                 policy.add(item)
             except PolicyFileError as exc:
                 raise PolicyFileError(f"{path}: {exc}") from None
-    return policy
-
-
-# Bootstrap policy: the upstream roles that matter for the served resources --------------------
-
-_DISCOVERY_URLS = ("/api", "/api/*", "/apis", "/apis/*", "/openapi", "/openapi/*")
-_HEALTH_URLS = ("/healthz", "/livez", "/readyz", "/version", "/version/")
-
-#: `view` as aggregated upstream (system:aggregate-to-view), for the resources kubetaint serves
-#: and their neighbours: namespaced workload objects only — no nodes, leases, priorityclasses
-#: or secrets.
-VIEW_RULES = (
-    PolicyRule(
-        _READ,
-        ("",),
-        (
-            "configmaps",
-            "endpoints",
-            "persistentvolumeclaims",
-            "persistentvolumeclaims/status",
-            "pods",
-            "replicationcontrollers",
-            "replicationcontrollers/scale",
-            "serviceaccounts",
-            "services",
-            "services/status",
-        ),
-    ),
-    PolicyRule(
-        _READ,
-        ("",),
-        (
-            "bindings",
-            "events",
-            "limitranges",
-            "namespaces/status",
-            "pods/log",
-            "pods/status",
-            "replicationcontrollers/status",
-            "resourcequotas",
-            "resourcequotas/status",
-        ),
-    ),
-    PolicyRule(_READ, ("",), ("namespaces",)),
-    PolicyRule(
-        _READ,
-        ("apps",),
-        (
-            "controllerrevisions",
-            "daemonsets",
-            "daemonsets/status",
-            "deployments",
-            "deployments/scale",
-            "deployments/status",
-            "replicasets",
-            "replicasets/scale",
-            "replicasets/status",
-            "statefulsets",
-            "statefulsets/scale",
-            "statefulsets/status",
-        ),
-    ),
-    PolicyRule(_READ, ("policy",), ("poddisruptionbudgets", "poddisruptionbudgets/status")),
-    PolicyRule(_READ, ("discovery.k8s.io",), ("endpointslices",)),
-)
-
-
-def bootstrap_policy() -> Policy:
-    """cluster-admin (bound to system:masters), view, system:discovery and
-    system:public-info-viewer with their upstream bindings."""
-    policy = Policy()
-    policy.roles[("", "cluster-admin")] = (
-        PolicyRule(("*",), ("*",), ("*",)),
-        PolicyRule(("*",), non_resource_urls=("*",)),
-    )
-    policy.roles[("", "view")] = VIEW_RULES
-    policy.roles[("", "system:discovery")] = (PolicyRule(("get",), non_resource_urls=_DISCOVERY_URLS),)
-    policy.roles[("", "system:public-info-viewer")] = (PolicyRule(("get",), non_resource_urls=_HEALTH_URLS),)
-    policy.bindings += [
-        Binding("cluster-admin", "ClusterRole", "cluster-admin", (Subject("Group", MASTERS_GROUP),)),
-        Binding(
-            "system:discovery", "ClusterRole", "system:discovery", (Subject("Group", AUTHENTICATED_GROUP),)
-        ),
-        Binding(
-            "system:public-info-viewer",
-            "ClusterRole",
-            "system:public-info-viewer",
-            (Subject("Group", AUTHENTICATED_GROUP), Subject("Group", UNAUTHENTICATED_GROUP)),
-        ),
-    ]
     return policy

@@ -17,7 +17,7 @@ from kubetaint.api.quantity import QuantityError
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.resources import ResourceInfo
 from kubetaint.clock.base import Clock, format_time
-from kubetaint.core.defaults import default_pod_requests
+from kubetaint.core.defaults import RBAC_GROUP, default_pod_requests, default_role_binding
 from kubetaint.core.deletion import (
     POLICIES,
     keep_deletion_fields,
@@ -173,6 +173,8 @@ class Registry:
         res = target.res
         if res.plural == "pods" and not res.group and not target.subresource:
             obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
+        if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
+            obj = default_role_binding(obj)  # decoding the body runs the binding's defaulting
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")
             merged_meta = {**_meta(old)}
@@ -232,7 +234,10 @@ class Registry:
 
 def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     """The registry strategies' PrepareForCreate for status: a new pod is Pending with its QoS
-    class; a new namespace is Active with the `kubernetes` finalizer."""
+    class; a new namespace is Active with the `kubernetes` finalizer; bindings get their
+    defaulted API groups."""
+    if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
+        return default_role_binding(obj)
     if res.group:
         return obj
     if res.plural == "pods":

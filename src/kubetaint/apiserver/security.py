@@ -4,9 +4,11 @@ page cap, in kube-apiserver's filter order (mirrors apiserver/pkg/server/config.
 DefaultBuildHandlerChain), plus the check that refuses unsafe serving configurations.
 
 `SecurityConfig` is what `kubetaint up` passes (its flags are kube-apiserver's):
-`--token-auth-file`, `--anonymous-auth`, `--authorization-mode`, `--rbac-policy-file` (kubetaint's:
-a YAML file of RBAC objects), `--tls-cert-file`/`--tls-private-key-file` (see `tls`).
-The authenticated user is on `request.state.user` and in `authn.CURRENT_USER`.
+`--client-ca-file`, `--token-auth-file`, `--anonymous-auth`, `--authorization-mode`,
+`--rbac-policy-file` (kubetaint's: a YAML file of RBAC objects), `--tls-cert-file`/
+`--tls-private-key-file` (see `tls`). The TLS client certificate of the connection, verified
+against `--client-ca-file` by the handshake, is in `scope["state"][PEER_CERTIFICATE]` (DER; see
+`server`). The authenticated user is on `request.state.user` and in `authn.CURRENT_USER`.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from kubetaint.apiserver.authn import (
     load_token_file,
     unauthorized,
 )
+from kubetaint.apiserver.impersonation import impersonate
 from kubetaint.apiserver.limits import Limits, WatchCounter, clamp_limit, too_large, too_many_requests
-from kubetaint.apiserver.rbac import Policy, PolicyFileError, bootstrap_policy, load_policy_file
+from kubetaint.apiserver.rbac import PolicyFileError, load_policy_file
+from kubetaint.apiserver.rbac_store import StoredPolicy, bootstrap_policy
 from kubetaint.apiserver.requestinfo import request_info
 from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.apiserver.wire import status_response
@@ -38,6 +42,8 @@ from kubetaint.apiserver.wire import status_response
 #: Probes answer anonymous callers even when anonymous auth is off (what kube-apiserver's
 #: AuthenticationConfiguration `anonymous.conditions` is commonly set to).
 HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
+#: Where the serving layer puts the connection's verified client certificate (DER bytes).
+PEER_CERTIFICATE = "kubetaint.peer_certificate"
 _BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 
@@ -56,26 +62,32 @@ def is_loopback(host: str) -> bool:
 
 @dataclass(frozen=True)
 class SecurityConfig:
-    """Authentication, authorization and limits. Defaults: on loopback without a token file,
-    anonymous requests are allowed everything (AlwaysAllow); with a token file, authorization is
-    Node,RBAC and anonymous requests are refused (401) unless `anonymous_auth=True`."""
+    """Authentication, authorization and limits. Library defaults: on loopback without a token
+    file or client CA, anonymous requests are allowed everything (AlwaysAllow); with either,
+    authorization is Node,RBAC and anonymous requests are refused (401) unless
+    `anonymous_auth=True`. `kubetaint up` sets every field from its flags."""
 
     bind_address: str = "127.0.0.1"
     token_auth_file: str | None = None
     anonymous_auth: bool | None = None
     authorization_mode: tuple[str, ...] | None = None
     rbac_policy_file: str | None = None
+    client_ca_file: str | None = None
     limits: Limits = field(default_factory=Limits)
+
+    def authenticates(self) -> bool:
+        """Whether any authenticator besides the anonymous one is configured."""
+        return self.token_auth_file is not None or self.client_ca_file is not None
 
     def anonymous(self) -> bool:
         if self.anonymous_auth is not None:
             return self.anonymous_auth
-        return is_loopback(self.bind_address) and self.token_auth_file is None
+        return is_loopback(self.bind_address) and not self.authenticates()
 
     def modes(self) -> tuple[str, ...]:
         if self.authorization_mode is not None:
             return self.authorization_mode
-        return ("AlwaysAllow",) if self.token_auth_file is None else ("Node", "RBAC")
+        return ("Node", "RBAC") if self.authenticates() else ("AlwaysAllow",)
 
 
 def check_serving(host: str, tls: TLSFiles | None, config: SecurityConfig) -> None:
@@ -85,11 +97,12 @@ def check_serving(host: str, tls: TLSFiles | None, config: SecurityConfig) -> No
     if tls is None:
         raise ServingConfigError(
             f"refusing to serve on non-loopback address {host} without TLS: "
-            "pass --tls-cert-file/--tls-private-key-file (or let kubetaint generate a self-signed pair)"
+            "plain HTTP (--insecure-serving) is for loopback addresses only"
         )
-    if config.token_auth_file is None:
+    if not config.authenticates():
         raise ServingConfigError(
-            f"refusing to serve on non-loopback address {host} without authentication: pass --token-auth-file"
+            f"refusing to serve on non-loopback address {host} without authentication: "
+            "pass --token-auth-file or --client-ca-file"
         )
     if config.anonymous() and "AlwaysAllow" in config.modes():
         raise ServingConfigError(
@@ -101,15 +114,23 @@ def check_serving(host: str, tls: TLSFiles | None, config: SecurityConfig) -> No
 class Security:
     """The built chain: an authenticator, an authorizer, limits and the watch counter."""
 
-    def __init__(self, config: SecurityConfig, pod_node: authz.PodNode) -> None:
+    def __init__(
+        self, config: SecurityConfig, pod_node: authz.PodNode, rbac: StoredPolicy | None = None
+    ) -> None:
         """Raises ServingConfigError (one line) for an unreadable token or policy file or an
-        unknown authorization mode."""
+        unknown authorization mode. RBAC evaluates `rbac` (the stored objects) plus the policy
+        file's objects; without `rbac`, the bootstrap policy plus the file's."""
         try:
             tokens = load_token_file(config.token_auth_file) if config.token_auth_file else {}
-            policy: Policy = (
-                load_policy_file(config.rbac_policy_file) if config.rbac_policy_file else bootstrap_policy()
-            )
-            self.authorizer = authz.build_authorizer(config.modes(), policy, pod_node)
+            extra = load_policy_file(config.rbac_policy_file) if config.rbac_policy_file else None
+            if rbac is not None:
+                rbac.extra = extra
+                source: authz.PolicySource = rbac.policy
+            else:
+                static = bootstrap_policy() if extra is None else bootstrap_policy().extended(extra)
+                source = lambda: static  # noqa: E731
+            self.policy = source
+            self.authorizer = authz.build_authorizer(config.modes(), source, pod_node)
         except (TokenFileError, PolicyFileError, ValueError) as exc:
             raise ServingConfigError(str(exc)) from None
         self.config = config
@@ -153,11 +174,17 @@ class SecurityMiddleware:
             return
         sec, method, path = self.security, scope["method"], scope["path"]
         authorization = _header(scope, b"authorization")
-        user = sec.authenticator.authenticate(authorization)
+        certificate = (scope.get("state") or {}).get(PEER_CERTIFICATE)
+        user = sec.authenticator.authenticate(authorization, certificate)
         if user is None and authorization is None and path in HEALTH_PATHS:
             user = ANONYMOUS
         if user is None:
             await _reply(unauthorized(), scope, receive, send)
+            return
+        try:
+            user = impersonate(user, scope.get("headers", []), sec.authorizer)
+        except errors.StatusError as err:
+            await _reply(err, scope, receive, send)
             return
         query = _first_values(scope.get("query_string", b""))
         info = request_info(method, path, query)
@@ -233,6 +260,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 __all__ = [
     "HEALTH_PATHS",
+    "PEER_CERTIFICATE",
     "Security",
     "SecurityConfig",
     "SecurityMiddleware",

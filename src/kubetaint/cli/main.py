@@ -65,6 +65,24 @@ COMMANDS = [
 _BY_NAME = {name: (module, attribute, summary) for name, module, attribute, summary in COMMANDS}
 
 
+def _needs_extra(name: str, missing: str) -> click.Command:
+    """A stand-in for a subcommand whose optional dependencies are not installed (the live server's
+    commands without the `server` extra): it says which extra to install, and exits 1."""
+
+    @click.command(
+        name=name,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+        help="(needs the server extra: pip install 'kubetaint[server]')",
+    )
+    def needs_extra() -> None:
+        click.echo(
+            f"error: kubetaint {name} needs the {missing} package: pip install 'kubetaint[server]'", err=True
+        )
+        raise SystemExit(1)
+
+    return needs_extra
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use; any input that still gets a Python
     error this deep (nesting past the interpreter's recursion limit, memory) is one `error:` line."""
@@ -82,7 +100,9 @@ class LazyGroup(click.Group):
         except ModuleNotFoundError as exc:
             if exc.name == module_name:
                 return None
-            raise
+            if exc.name is None or exc.name.split(".")[0] == "kubetaint":
+                raise
+            return _needs_extra(cmd_name, exc.name.split(".")[0])
         command: click.Command = getattr(module, attribute)
         return command
 

@@ -17,13 +17,14 @@ from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml, gather_files, input_files
 from kubetaint.clock.wall import wall_monotonic
 from kubetaint.sim.durations import DurationError, parse_duration
+from kubetaint.sim.examples import ExampleError, example_names, example_path
 from kubetaint.sim.report_html import render_html
 from kubetaint.sim.report_table import render_table
 from kubetaint.sim.scenario import ScenarioError
 from kubetaint.sim.simulation import Simulation, SimulationError
 from kubetaint.sim.snapshot import SnapshotError, load_snapshot
 from kubetaint.sim.snapshot_run import is_snapshot, start_snapshot
-from kubetaint.sim.timeline import dumps
+from kubetaint.sim.timeline import write_json
 
 #: Runs shorter than this (wall seconds) never show a progress bar.
 PROGRESS_AFTER = 2.0
@@ -85,6 +86,7 @@ def failed(summary: dict[str, Any], fail_on: tuple[str, ...]) -> list[str]:
     epilog="""\b
 Examples:
   kubetaint simulate examples/taint-based-eviction.yaml
+  kubetaint simulate --example taint-based-eviction
   kubetaint simulate scenario.yaml -o html > report.html
   kubetaint simulate snapshot.json --until 30m -o json
   cat scenario.yaml | kubetaint simulate -
@@ -100,6 +102,12 @@ Examples:
     show_default=True,
     help="table (wide: the same), json, yaml, or a self-contained html report.",
 )
+@click.option(
+    "--example",
+    metavar="NAME",
+    default=None,
+    help=f"Run a scenario shipped with kubetaint instead of a file ({', '.join(example_names())}).",
+)
 @click.option("--until", "until", default=None, metavar="D", help="Run this long (Go duration or seconds).")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
 @click.option(
@@ -114,6 +122,7 @@ def simulate_command(
     more_files: tuple[str, ...],
     *,
     output: str,
+    example: str | None,
     until: str | None,
     seed: int | None,
     fail_on: tuple[str, ...],
@@ -125,7 +134,17 @@ def simulate_command(
     before anything runs."""
     # Components log recoverable hiccups (a retried deletion); the timeline is the output here.
     logging.getLogger("kubetaint").addHandler(logging.NullHandler())
-    paths = gather_files(files, more_files)
+    if example is not None:
+        if files or more_files:
+            raise UsageFailure("give a SCENARIO file or --example NAME (one of them)")
+        try:
+            paths = [str(example_path(example))]
+        except ExampleError as err:
+            raise UsageFailure(f"--example: {err}") from None
+    elif not files and not more_files:
+        raise UsageFailure("give a SCENARIO file or --example NAME (one of them); - reads standard input")
+    else:
+        paths = gather_files(files, more_files)
     if len(paths) != 1:
         raise UsageFailure(f"simulate runs one scenario, got {len(paths)} inputs")
     scenario = paths[0]
@@ -148,7 +167,8 @@ def simulate_command(
     except (ScenarioError, SimulationError, SnapshotError) as err:
         raise Failure(str(err)) from None
     if output == "json":
-        click.echo(dumps(doc))
+        write_json(doc, sys.stdout)  # streamed: the text of a large run is never held whole
+        sys.stdout.flush()
     elif output == "yaml":
         click.echo(dumps_yaml(doc), nl=False)
     elif output == "html":

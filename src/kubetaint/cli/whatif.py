@@ -13,7 +13,7 @@ from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.scenario import ScenarioError
 from kubetaint.sim.simulation import SimulationError
 from kubetaint.sim.snapshot import SnapshotError, load_snapshot
-from kubetaint.sim.whatif import DEFAULT_FOR, whatif
+from kubetaint.sim.whatif import DEFAULT_FOR, compare
 from kubetaint.sim.whatif_change import WhatIfError, WhatIfUsageError, parse_change
 from kubetaint.sim.whatif_report import dumps, render_html, render_text
 
@@ -85,15 +85,16 @@ def whatif_command(
         raise UsageFailure(str(err)) from None
     try:
         scenario, info = load_snapshot(snapshot)
-        document = whatif(scenario, info, parsed, duration=seconds, seed=seed)
+        compared = compare(scenario, info, parsed, duration=seconds, seed=seed)
     except (SnapshotError, ScenarioError, SimulationError, WhatIfError) as err:
         raise Failure(str(err)) from None
+    document = compared.document
     if output == "json":
         click.echo(dumps(document))
     elif output == "yaml":
         click.echo(dumps_yaml(document), nl=False)
     elif output == "html":
-        click.echo(render_html(document), nl=False)
+        click.echo(render_html(document, (compared.without, compared.with_change)), nl=False)
     else:
         click.echo(render_text(document), nl=False)
     summary = document["summary"]

@@ -6,6 +6,7 @@ import asyncio
 import time
 
 from kubetaint.clock.base import Callback
+from kubetaint.clock.slices import SliceTimer
 
 
 class RealHandle:
@@ -33,11 +34,21 @@ class RealClock:
     """Wall-clock time; timers run on `loop` (the running loop when not given).
 
     Priorities only order callbacks due at the same instant on a VirtualClock; the asyncio loop
-    already runs same-time callbacks FIFO, which is all a live server needs.
+    already runs same-time callbacks FIFO, which is all a live server needs. Each callback gets
+    a time slice (`clock.slices`): the loop serves requests too.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._loop = loop
+        self._slice = SliceTimer()
+
+    def _run(self, callback: Callback) -> None:
+        self._slice.begin()
+        callback()
+
+    def slice_over(self) -> bool:
+        """Whether the running callback has kept the loop for its whole slice."""
+        return self._slice.over()
 
     def _get_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
@@ -52,9 +63,9 @@ class RealClock:
 
     def call_later(self, delay: float, callback: Callback, *, priority: int = 0) -> RealHandle:
         loop = self._get_loop()
-        handle = loop.call_later(max(delay, 0.0), callback)
+        handle = loop.call_later(max(delay, 0.0), self._run, callback)
         return RealHandle(self.now() + max(delay, 0.0), handle)
 
     def call_soon(self, callback: Callback, *, priority: int = 0) -> RealHandle:
         loop = self._get_loop()
-        return RealHandle(self.now(), loop.call_soon(callback))
+        return RealHandle(self.now(), loop.call_soon(self._run, callback))

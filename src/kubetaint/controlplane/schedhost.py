@@ -1,7 +1,12 @@
 """The scheduler's host on the injected clock: feeds informer events to the Scheduler, runs
 scheduling cycles whenever pods are active, and applies each ScheduleResult through the registry
 (binding, Scheduled / FailedScheduling events, the PodScheduled condition, nominatedNodeName,
-preemption victims) — what kube-scheduler's schedule_one.go does around the algorithm."""
+preemption victims) — what kube-scheduler's schedule_one.go does around the algorithm.
+
+A binding the API server refuses (a store that cannot write, a conflict) sends the pod back to
+the queue with its backoff (handleBindingCycleError), so a binding that keeps failing is retried
+1, 2, 4, 8 then every 10 seconds, never in a loop. On a live server's clock the cycles run in
+time slices (`clock.slices`): requests are served between them."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, format_time
+from kubetaint.clock.slices import slices_of
 from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.scheduler.scheduler import Scheduler, ScheduleResult
@@ -36,9 +42,12 @@ class SchedulerHost:
         pods: Informer,
         pdbs: Informer,
         recorder: EventRecorder,
+        namespaces: Informer | None = None,
+        replica_sets: Informer | None = None,
     ) -> None:
         self.registry = registry
         self.clock = clock
+        self._slices = slices_of(clock)
         self.recorder = recorder
         self._handle: Handle | None = None
         #: False on a standby replica (`up --leader-elect` without the kube-scheduler Lease): the
@@ -68,6 +77,22 @@ class SchedulerHost:
                 on_delete=self.scheduler.remove_pdb,
             )
         )
+        if namespaces is not None:  # InterPodAffinity's namespaceSelector
+            namespaces.add_handlers(
+                EventHandlers(
+                    on_add=self.scheduler.add_namespace,
+                    on_update=lambda old, new: self.scheduler.update_namespace(new),
+                    on_delete=self.scheduler.remove_namespace,
+                )
+            )
+        if replica_sets is not None:  # PodTopologySpread's default selector
+            replica_sets.add_handlers(
+                EventHandlers(
+                    on_add=self.scheduler.add_replica_set,
+                    on_update=lambda old, new: self.scheduler.update_replica_set(new),
+                    on_delete=self.scheduler.remove_replica_set,
+                )
+            )
 
     def _on_active(self) -> None:
         if self._handle is None and self.leading:
@@ -85,7 +110,8 @@ class SchedulerHost:
             self._handle = None
 
     def run(self) -> None:
-        """Schedule every active pod now (one cycle each, in queue order)."""
+        """Schedule every active pod now (one cycle each, in queue order); on a clock with time
+        slices, those of one slice, the rest in a later callback."""
         self._handle = None
         while True:
             result = self.scheduler.schedule_one()
@@ -93,6 +119,9 @@ class SchedulerHost:
                 return
             self.cycles += 1
             self.apply(result)
+            if self._slices is not None and self._slices.slice_over():
+                self._on_active()
+                return
 
     # applying results ---------------------------------------------------------------------------
 
@@ -104,10 +133,11 @@ class SchedulerHost:
             try:
                 bound = bind(self.registry, namespace, name, result.node)
             except StatusError as err:
-                self.scheduler.binding_failed(pod, err.message)
+                log.warning("binding pod %s/%s to %s failed: %s", namespace, name, result.node, err.message)
+                result = self.scheduler.binding_failed(result, err.message, self._current(namespace, name))
+            else:
+                self.recorder.event(bound, result.event_type, result.reason, result.message, kind="Pod")
                 return
-            self.recorder.event(bound, result.event_type, result.reason, result.message, kind="Pod")
-            return
         for victim, victim_event in zip(result.victims, result.victim_events, strict=False):
             self._preempt(victim, victim_event)
         current = self._current(namespace, name)

@@ -45,3 +45,29 @@ def _default_container(container: Any) -> Any:
     if not missing:
         return container
     return {**container, "resources": {**resources, "requests": {**requests, **missing}}}
+
+
+RBAC_GROUP = "rbac.authorization.k8s.io"
+
+
+def default_role_binding(binding: JSON) -> JSON:
+    """SetDefaults_RoleBinding / SetDefaults_ClusterRoleBinding / SetDefaults_Subject
+    (pkg/apis/rbac/v1/defaults.go): an empty roleRef.apiGroup, and a User or Group subject's
+    empty apiGroup, become rbac.authorization.k8s.io; the same object when nothing changes."""
+    out = binding
+    ref = binding.get("roleRef")
+    if isinstance(ref, Mapping) and not ref.get("apiGroup"):
+        out = {**out, "roleRef": {**ref, "apiGroup": RBAC_GROUP}}
+    subjects = binding.get("subjects")
+    if isinstance(subjects, list) and any(_subject_needs_group(s) for s in subjects):
+        fixed = [{**s, "apiGroup": RBAC_GROUP} if _subject_needs_group(s) else s for s in subjects]
+        out = {**out, "subjects": fixed}
+    return out
+
+
+def _subject_needs_group(subject: Any) -> bool:
+    return (
+        isinstance(subject, Mapping)
+        and subject.get("kind") in ("User", "Group")
+        and not subject.get("apiGroup")
+    )

@@ -70,16 +70,3 @@ def promote_survivors() -> None:
     if gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()
-
-
-def freeze_survivors() -> None:
-    """Move every object tracked so far out of the collector's reach (gc.freeze): a cluster just
-    loaded under `collector_paused` sits whole in the youngest generation, and the first young
-    collections after the pause would otherwise traverse all of it twice (seconds at 150,000 pods)
-    only to promote it. `thaw` hands the objects back (to the oldest generation)."""
-    gc.freeze()
-
-
-def thaw() -> None:
-    """Undo `freeze_survivors`: frozen objects become collectable again (in the oldest generation)."""
-    gc.unfreeze()

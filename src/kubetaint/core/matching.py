@@ -91,7 +91,21 @@ def tolerates_taint_checked(
 
 
 def tolerates(toleration: Any, taint: Any, *, feature_gates: FeatureGates | None = None) -> bool:
-    """Whether `toleration` tolerates `taint` (upstream Toleration.ToleratesTaint)."""
+    """Whether `toleration` tolerates `taint`, as upstream's `Toleration.ToleratesTaint` decides.
+
+    Args:
+        toleration: a toleration as in a pod's `spec.tolerations` (a dict, or a kubetaint model).
+        taint: a taint as in a node's `spec.taints`.
+        feature_gates: feature gates by name; `TaintTolerationComparisonOperators: True` enables
+            the alpha `Lt` and `Gt` operators (off by default, as upstream).
+
+    Returns:
+        True when the toleration matches the taint's key, value (by its operator) and effect.
+
+    Example:
+        >>> tolerates({"operator": "Exists"}, {"key": "a", "effect": "NoExecute"})
+        True
+    """
     tolerated, _ = tolerates_taint_checked(
         as_dict(toleration), as_dict(taint), comparison_operators_enabled(feature_gates)
     )
@@ -145,7 +159,20 @@ def find_untolerated_taint(
     effects: Iterable[str] | None = None,
     feature_gates: FeatureGates | None = None,
 ) -> dict[str, Any] | None:
-    """The first taint (node order) of the given effects that no toleration tolerates, or None."""
+    """The first taint, in the node's order, of the given effects that no toleration tolerates.
+
+    This is the check of the scheduler's TaintToleration filter (effects NoSchedule and
+    NoExecute) and of the taint-eviction controller (NoExecute).
+
+    Args:
+        taints: a node's `spec.taints`.
+        tolerations: a pod's `spec.tolerations`.
+        effects: the taint effects to look at (default: every effect).
+        feature_gates: as for `tolerates`.
+
+    Returns:
+        The untolerated taint, or None when every taint of those effects is tolerated.
+    """
     wanted = None if effects is None else frozenset(effects)
     taint_dicts = [as_dict(t) for t in taints]
     toleration_dicts = [as_dict(t) for t in tolerations]

@@ -71,7 +71,22 @@ def parse_taint(spec: str) -> Taint:
 
 
 def parse_taint_spec(args: Sequence[str]) -> tuple[list[Taint], list[Taint]]:
-    """parseTaints: (taints to add, taints to remove); a trailing `-` removes by key[:effect]."""
+    """The taints of a `kubectl taint` command line, as kubectl's `parseTaints` reads them.
+
+    Args:
+        args: the taint arguments, e.g. `["dedicated=gpu:NoSchedule", "old-"]`; an argument
+            ending in `-` removes the taints of that `key[:effect]`.
+
+    Returns:
+        (taints to add, taints to remove), each a list of taint dicts.
+
+    Raises:
+        ValueError: with kubectl's message, for an argument kubectl refuses.
+
+    Example:
+        >>> parse_taint_spec(["dedicated=gpu:NoSchedule", "old-"])
+        ([{'key': 'dedicated', 'value': 'gpu', 'effect': 'NoSchedule'}], [{'key': 'old'}])
+    """
     to_add: list[Taint] = []
     to_remove: list[Taint] = []
     seen: set[tuple[str, str]] = set()

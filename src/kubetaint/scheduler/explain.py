@@ -1,6 +1,6 @@
 """`kubetaint explain`: place the unbound pods of a set of manifests in scheduling order and report,
 per pod and node, the filter verdict, the untolerated taint with a toleration that fixes it, the
-scores and the chosen node (DESIGN.md "Explain JSON").
+scores and the chosen node (docs/output-formats.md, "Explain JSON").
 
 Every node is filtered for the report; the chosen node is the one the scheduler's own cycle picks
 (with numFeasibleNodesToFind sampling, so in clusters of 100+ nodes only the sampled feasible nodes
@@ -17,6 +17,7 @@ from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.clock.virtual import VirtualClock
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
 from kubetaint.scheduler.cache import IntArray
+from kubetaint.scheduler.fit_error import SchedulingError
 from kubetaint.scheduler.framework import CycleState, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -116,9 +117,17 @@ def _check_node(node: Mapping[str, Any]) -> None:
 
 
 def explain(objects: Sequence[Mapping[str, Any]], **options: Any) -> JSON:
-    """Explain JSON for the unbound pods of `objects`.
+    """Place the unbound pods of `objects` on its nodes, in scheduling order, and explain each
+    decision: the explain JSON document (see the documentation's "Timeline and explain JSON").
 
-    Options: pod="ns/name" (report only that pod), seed, feature_gates, config (KubeSchedulerConfiguration).
+    Args:
+        objects: Nodes and Pods (and any PriorityClasses, RuntimeClasses, ...) as JSON dicts.
+        **options: `pod="ns/name"` (report only that pod), `seed`, `feature_gates`, `config`
+            (a KubeSchedulerConfiguration).
+
+    Returns:
+        `{"pods": [...]}`: per pod the result, the chosen node or upstream's message, and every
+        node's verdict, untolerated taint, suggested toleration and scores.
     """
     try:
         return _explain(objects, **options)
@@ -149,6 +158,11 @@ def _explain(
         scheduler.add_node(node)
     for pdb in pdbs:
         scheduler.add_pdb(pdb)
+    for obj in flat:  # InterPodAffinity's namespaceSelector, PodTopologySpread's default selector
+        if obj.get("kind") == "Namespace":
+            scheduler.add_namespace(obj)
+        elif obj.get("kind") == "ReplicaSet":
+            scheduler.add_replica_set(obj)
     pending: list[PodInfo] = []
     for p in pods:
         pi = make_pod_info(p)
@@ -188,14 +202,25 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
         else:
             verdicts[ni.name] = fw.run_filter(report_state, pi, ni)
     state = CycleState()
-    node, evaluation, fit_error = scheduler.schedule_pod(fw, state, pi)
+    try:
+        node, evaluation, fit_error = scheduler.schedule_pod(fw, state, pi)
+    except SchedulingError as exc:
+        return {
+            "namespace": pi.namespace,
+            "name": pi.name,
+            "result": "SchedulerError",
+            "node": None,
+            "message": str(exc),
+            "nodes": [
+                _node_entry(ni, verdicts[ni.name], None, pi, enable_cmp) for ni in scheduler.cache.node_list()
+            ],
+        }
     scores: dict[str, JSON] = {}
     feasible = evaluation.feasible
     per_plugin: dict[str, IntArray] = evaluation.plugin_scores
     total: IntArray | None = evaluation.total_scores
-    if len(feasible) == 1:
-        # The cycle skipped scoring; score the lone node for the report (it is trivially maximal).
-        fw.run_pre_score(state, pi, feasible)
+    # The cycle skips scoring a lone feasible node; it is scored for the report (trivially maximal).
+    if len(feasible) == 1 and fw.run_pre_score(state, pi, feasible).is_success():
         per_plugin, total = fw.run_score(state, pi, feasible, scheduler.cache)
     if total is not None:
         for j, ni in enumerate(feasible):

@@ -10,6 +10,7 @@ from typing import Any
 from kubetaint.scheduler.cache import IntArray
 from kubetaint.scheduler.fit_error import FitError
 from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.queue import QueuedPodInfo
 
 
 @dataclass
@@ -37,6 +38,10 @@ class ScheduleResult:
     victim_events: list[dict[str, str]] = field(default_factory=list)
     fit_error: FitError | None = None
     evaluation: Evaluation | None = None
+    #: A scheduled pod's queue entry (its attempts) and the Bind plugin that binds it, for
+    #: `Scheduler.binding_failed` when the host cannot bind.
+    queued: QueuedPodInfo | None = None
+    bind_plugin: str = ""
 
     @property
     def scheduled(self) -> bool:

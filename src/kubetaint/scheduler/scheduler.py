@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from kubetaint.api.features import FeatureGates
+from kubetaint.api.selectors import LabelSelector
 from kubetaint.clock.base import Clock
 from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.config import DEFAULT_SCHEDULER_NAME, build_framework, load_profiles
@@ -29,8 +30,15 @@ from kubetaint.scheduler.events import (
     pod_change_actions,
 )
 from kubetaint.scheduler.filter_memo import FilterMemo
-from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
+from kubetaint.scheduler.fit_error import (
+    NO_NODES_AVAILABLE,
+    Diagnosis,
+    FitError,
+    SchedulingError,
+    truncate_message,
+)
 from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
+from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.nodes_at import NodesAt
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
@@ -68,6 +76,9 @@ class Scheduler:
         self.clock = clock
         self.rng = rng if rng is not None else random.Random(0)
         self.cache = Cache()
+        #: Namespaces and replica sets (InterPodAffinity's namespaceSelector, PodTopologySpread's
+        #: default selector), as the host's informers deliver them.
+        self.listers = Listers()
         registry = new_in_tree_registry(feature_gates)
         specs, self.global_percentage = load_profiles(config)
         self.profiles: dict[str, Framework] = {s.scheduler_name: build_framework(s, registry) for s in specs}
@@ -107,6 +118,31 @@ class Scheduler:
     def pdbs(self) -> Sequence[Mapping[str, Any]]:
         return list(self._pdbs.values())
 
+    def namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        return self.listers.namespaces.get(namespace)
+
+    def namespaces_selected(self, selector: LabelSelector) -> frozenset[str]:
+        return frozenset(name for name, labels in self.listers.namespaces.items() if selector.matches(labels))
+
+    def replica_set(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return self.listers.replica_sets.get((namespace, name))
+
+    def add_namespace(self, ns: Mapping[str, Any]) -> None:
+        self.listers.add_namespace(ns)
+
+    update_namespace = add_namespace
+
+    def remove_namespace(self, ns: Mapping[str, Any]) -> None:
+        self.listers.remove_namespace(ns)
+
+    def add_replica_set(self, rs: Mapping[str, Any]) -> None:
+        self.listers.add_replica_set(rs)
+
+    update_replica_set = add_replica_set
+
+    def remove_replica_set(self, rs: Mapping[str, Any]) -> None:
+        self.listers.remove_replica_set(rs)
+
     # ---- informer events ---------------------------------------------------------------------
     def add_node(self, node: Mapping[str, Any]) -> None:
         self.cache.add_node(node)
@@ -118,8 +154,8 @@ class Scheduler:
         if old is None and known is not None:
             old = known.node
         self.cache.update_node(node)
-        if not self.queue.where:
-            return  # no pod queued, none the event could move (a status post of thousands of nodes)
+        if not self.queue.has_unschedulable():
+            return  # no pod waits in unschedulablePods: the event could move none
         if old is None:
             self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
             return
@@ -139,11 +175,13 @@ class Scheduler:
             if node_name and key and type(key) is str and key not in self.cache.pod_nodes:
                 self.cache.add_unknown(pod, key, node_name)
                 self.queue.done(key)
+                self.queue.assigned_pod_added(pod)
                 return
         if (pod.get("spec") or {}).get("nodeName"):
             key = pod_key(pod)
             self.cache.add_pod(pod, key)
             self.queue.done(key)
+            self.queue.assigned_pod_added(pod)
         elif self.responsible_for(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp"):
             self.queue.add(make_pod_info(pod))
 
@@ -164,6 +202,8 @@ class Scheduler:
                     key = pod_key(new)
                     if not idle:
                         done(key)
+                        if queue.cross_topology_waiting():  # (a label change may help those)
+                            queue.assigned_pod_updated(old, new, pod_change_actions(old, new))
                     kept.append((new, key, node_name))  # what cache.update_pod does for a bound pod
                     continue
             if kept:  # (the queue and the cache are apart: only the cache's order matters)
@@ -184,6 +224,8 @@ class Scheduler:
                 key = pod_key(pod)
                 self.queue.done(key)
                 self.cache.refresh_kept_spec(pod, key, node_name)  # what cache.update_pod does
+                if self.queue.cross_topology_waiting():  # (a label change may help those)
+                    self.queue.assigned_pod_updated(old, pod, pod_change_actions(old, pod))
                 return
         self.update_pod(pod, old)
 
@@ -191,7 +233,16 @@ class Scheduler:
         key = pod_key(pod)
         if (pod.get("spec") or {}).get("nodeName"):
             self.queue.done(key)
+            queue = self.queue
+            prior = self.cache.pod_info(key) if queue.has_unschedulable() else None
             self.cache.update_pod(pod, key)
+            if prior is not None and prior.pod is not pod:
+                if (prior.pod.get("spec") or {}).get("nodeName"):
+                    queue.assigned_pod_updated(prior.pod, pod, pod_change_actions(prior.pod, pod))
+                else:  # an assumed pod's binding: the assigned pod informer's add
+                    queue.assigned_pod_added(pod)
+            elif prior is None and queue.has_unschedulable():
+                queue.assigned_pod_added(pod)
             return
         if not self.responsible_for(pod):
             return
@@ -225,11 +276,40 @@ class Scheduler:
         meta = pdb.get("metadata") or {}
         self._pdbs.pop(f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}", None)
 
-    def binding_failed(self, pod: Mapping[str, Any], message: str) -> None:
-        """The host could not bind: forget the assumed pod and retry after backoff."""
+    def binding_failed(
+        self, result: ScheduleResult, error: str, current: Mapping[str, Any] | None
+    ) -> ScheduleResult:
+        """handleBindingCycleError: the host could not bind `result`'s pod (`error`, the API
+        server's message). The assumed pod is forgotten (an AssignedPodDelete for the pods it kept
+        out), then handleSchedulingFailure with an error status: the pod as the informer has it
+        now (`current`; None when it is gone) goes back to the queue after its backoff, which
+        grows with its attempts, unless it is gone or bound meanwhile. Returns the failure for the
+        host to apply: FailedScheduling, PodScheduled=False (SchedulerError), no nominated node."""
+        pod = result.pod
         key = pod_key(pod)
+        assumed = {**pod, "spec": {**(pod.get("spec") or {}), "nodeName": result.node}}
         self.cache.forget_pod(key)
-        self.add_pod({**pod, "spec": {**(pod.get("spec") or {}), "nodeName": None}})
+        self.queue.move_on_event(
+            ClusterEvent(ASSIGNED_POD, ActionType.Delete, "AssignedPodDelete"), assumed, None
+        )
+        message = f'running Bind plugin "{result.bind_plugin}": {error}'
+        queued = result.queued
+        if current is not None and not (current.get("spec") or {}).get("nodeName") and queued is not None:
+            queued.pod_info = make_pod_info(current)
+            self.queue.add_after_binding_error(queued)
+        return ScheduleResult(
+            current if current is not None else pod,
+            reason="FailedScheduling",
+            event_type="Warning",
+            message=truncate_message(message),
+            condition={
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "SchedulerError",
+                "message": message,
+            },
+            nominated_node="",
+        )
 
     # ---- the cycle ---------------------------------------------------------------------------
     def run(self, limit: int | None = None) -> list[ScheduleResult]:
@@ -258,12 +338,17 @@ class Scheduler:
                 message=f"skip schedule deleting pod: {pi.namespace}/{pi.name}",
             )
         state = CycleState()
-        node, evaluation, fit_error = self.schedule_pod(fw, state, pi)
+        try:
+            node, evaluation, fit_error = self.schedule_pod(fw, state, pi)
+        except SchedulingError as exc:
+            return self._handle_error(qpi, str(exc))
         if node is not None:
             self.cache.assume_pod(pi, node)
+            bind_plugin = ""
             for binder in fw.bind_plugins:
                 status = binder.bind(state, pi, node)
                 if status.code != Code.Skip:
+                    bind_plugin = binder.name
                     break
             self.queue.done(pi.key)
             return ScheduleResult(
@@ -271,6 +356,8 @@ class Scheduler:
                 node=node,
                 message=f"Successfully assigned {pi.namespace}/{pi.name} to {node}",
                 evaluation=evaluation,
+                queued=qpi,
+                bind_plugin=bind_plugin,
             )
         assert fit_error is not None
         return self._handle_failure(fw, state, qpi, fit_error, evaluation)
@@ -314,6 +401,23 @@ class Scheduler:
                 }
             )
         qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+        self.queue.add_unschedulable(qpi)
+        return result
+
+    def _handle_error(self, qpi: QueuedPodInfo, message: str) -> ScheduleResult:
+        """handleSchedulingFailure of an error status: reason SchedulerError, retried after backoff."""
+        pi = qpi.pod_info
+        result = ScheduleResult(
+            pi.pod, reason="FailedScheduling", event_type="Warning", message=truncate_message(message)
+        )
+        result.condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "SchedulerError",
+            "message": message,
+        }
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
         self.queue.add_unschedulable(qpi)
         return result
 
@@ -384,7 +488,9 @@ class Scheduler:
             return None, evaluation, FitError(n, diagnosis)
         if len(feasible) == 1:
             return feasible[0].name, evaluation, None
-        fw.run_pre_score(state, pi, feasible)
+        status = fw.run_pre_score(state, pi, feasible)
+        if not status.is_success():
+            raise SchedulingError(f'running PreScore plugin "{status.plugin}": {status.message()}')
         per_plugin, total = fw.run_score(state, pi, feasible, self.cache, slots)
         evaluation.plugin_scores, evaluation.total_scores = per_plugin, total
         return feasible[self.select_host(total)].name, evaluation, None

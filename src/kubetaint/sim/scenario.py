@@ -1,4 +1,4 @@
-"""The Scenario file (DESIGN.md "Scenario file"): loading and static checks.
+"""The Scenario file (docs/scenario.md): loading and static checks.
 
 Everything that can be checked before the run is checked here, and the first problem raises
 ScenarioError with `file:line: ` (when known), the object and the field.

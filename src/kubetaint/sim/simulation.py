@@ -1,4 +1,4 @@
-"""`Simulation`: a steppable run of a scenario (DESIGN.md "Python API").
+"""`Simulation`: a steppable run of a scenario (docs/api.md).
 
 sim = Simulation("examples/toleration-seconds.yaml")
 sim.run_until("1h")            # or advance(seconds)
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.core.heap import collections_deferred, collector_paused, freeze_survivors, thaw
+from kubetaint.core.heap import collections_deferred, collector_paused, promote_survivors
 from kubetaint.sim.cluster import Cluster, _fresh, _status_text
 from kubetaint.sim.decoding import check_decodable
 from kubetaint.sim.decoding import describe as _describe
@@ -43,7 +43,19 @@ class SimulationError(ValueError):
 
 
 class Simulation:
-    """A scenario loaded onto a simulated cluster, advanced in virtual time."""
+    """A scenario loaded onto a simulated cluster, advanced in virtual time.
+
+    The scenario (a path, YAML/JSON text, a dict or a loaded `Scenario`) is checked, and its
+    objects admitted and validated, when the Simulation is created; ScenarioError names the
+    problem. Nothing runs until `run_until`, `advance` or `run`; between steps, `apply`,
+    `kubectl`, `delete` and `fault` act on the cluster as the scenario's events do.
+
+    Example:
+        >>> sim = Simulation("examples/toleration-seconds.yaml")
+        >>> sim.run_until("1h")
+        >>> [pod["metadata"]["name"] for pod in sim.objects("Pod")]
+        ['tolerates-an-hour']
+    """
 
     def __init__(
         self,
@@ -54,7 +66,8 @@ class Simulation:
     ) -> None:
         # millions of long-lived acyclic objects: nothing to collect, from parsing the scenario
         # (which, collected on its own, would leave its objects to a first young collection
-        # right after) until they are frozen
+        # right after) until they are promoted. The collector's state is the caller's again
+        # once the constructor returns: enabled as it was, thresholds untouched, nothing frozen.
         with collector_paused():
             self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
             if until is not None:
@@ -68,8 +81,9 @@ class Simulation:
             self.kubectl_runner = Kubectl(self.cluster.registry, self.clock)
             self.cluster.load()
             self.cluster.begin()
-            freeze_survivors()  # until the first run: see run_until
-        self._frozen = True
+            # the loaded cluster goes straight to the oldest generation, without a traversal:
+            # young collections (before and during runs) never look at it again
+            promote_survivors()
         for event in self.scenario.events:
             self.clock.call_at(self.cluster.start + event.at, self._runner(event), priority=EVENT_PRIORITY)
 
@@ -82,21 +96,18 @@ class Simulation:
 
     @property
     def end(self) -> float:
+        """Seconds from the start to the scenario's end (`until`, or 10 minutes after its last event)."""
         return self.scenario.end()
 
     def advance(self, seconds: float | str) -> None:
+        """Run this long more (a number of seconds or a Go duration such as `"5m"`)."""
         self.run_until(self.now + _seconds(seconds, "seconds"))
 
     def run_until(self, t: float | str, progress: Callable[[float], None] | None = None) -> None:
         """Run everything due up to `t` seconds after the start (a number or a Go duration)."""
         target = self.cluster.start + _seconds(t, "t")
-        with collections_deferred():  # thawed inside, so that the survivors are promoted on exit
-            try:
-                self._run_to(target, progress)
-            finally:
-                if self._frozen:  # the loaded objects go back to the collector (oldest generation)
-                    self._frozen = False
-                    thaw()
+        with collections_deferred():  # for this run only: the thresholds are restored on return
+            self._run_to(target, progress)
 
     def _run_to(self, target: float, progress: Callable[[float], None] | None) -> None:
         if progress is None:
@@ -152,6 +163,7 @@ class Simulation:
             raise SimulationError(f"{_describe(obj)}: {_status_text(err)}") from None
 
     def delete(self, kind: str, name: str, namespace: str = "default") -> JSON:
+        """Delete an object (`kind` as kubectl takes it: `Pod`, `pods`, `po`); SimulationError if absent."""
         try:
             resolved = resolve_kind(kind)
         except KindError as err:
@@ -207,6 +219,7 @@ class Simulation:
 
     @property
     def timeline(self) -> list[JSON]:
+        """The timeline records so far (read-only), as in the `timeline` of the JSON document."""
         return self.cluster.timeline.records
 
     def objects(self, kind: str, namespace: str = "") -> list[JSON]:

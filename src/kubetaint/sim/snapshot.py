@@ -1,5 +1,5 @@
 """Snapshots: a live cluster's scheduling-relevant objects as ONE Scenario document
-(DESIGN.md "Scenario file"), and the loader `whatif` uses, which also takes a `kubectl get … -o json`
+(docs/scenario.md), and the loader `whatif` uses, which also takes a `kubectl get … -o json`
 v1 List saved by hand.
 
 The document is `kind: Scenario` whose `spec.objects` hold the captured objects, cleaned into

@@ -1,7 +1,7 @@
 """The timeline: records built from the store's committed changes (Created/Deleted of pods and
 nodes, TaintAdded/TaintRemoved) and from the Events components write (Scheduled, FailedScheduling,
 Preempted, TaintManagerEviction, NodeNotReady, Evicted, ...), in commit order, with `t` relative to
-the scenario start. Also the summary and the JSON document (DESIGN.md "Timeline")."""
+the scenario start. Also the summary and the JSON document (docs/output-formats.md, "Timeline")."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubetaint.core.matching import taint_to_string
-from kubetaint.sim.jsontext import dumps_indented
+from kubetaint.sim.jsontext import TextSink, dumps_indented, write_indented
 from kubetaint.store.interface import JSON, WatchEvent
 
 #: Event reasons kept in the timeline (upstream spellings). Others are dropped to keep it readable.
@@ -227,3 +227,10 @@ def dumps(doc: Mapping[str, Any], *, indent: int | None = 2) -> str:
     if indent:
         return dumps_indented(doc, indent)  # json.dumps(doc, indent=indent, ensure_ascii=False)
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_json(doc: Mapping[str, Any], stream: TextSink) -> None:
+    """`dumps(doc)` and a line break, written to `stream` in chunks (a 5,000-node timeline's text
+    is hundreds of megabytes: it is never held whole)."""
+    write_indented(doc, stream, 2)
+    stream.write("\n")

@@ -188,6 +188,17 @@ class DeferredDurability(Protocol):
         ...
 
 
+@runtime_checkable
+class Reachability(Protocol):
+    """Optional, for stores behind a network (etcd): whether the backend answers, watched in
+    the background so that asking never waits. While it does not, the store's calls fail at
+    once with 503 ServiceUnavailable, and a server keeps its health endpoints answering."""
+
+    def unreachable(self) -> str | None:
+        """None while the backend answers; otherwise why it does not (for logs and probes)."""
+        ...
+
+
 class StoreError(Exception):
     """A store cannot be opened or reached (data dir locked, corrupt file, etcd unreachable).
     The message is meant for users as is: print it, never a traceback."""

@@ -41,10 +41,22 @@ from kubetaint.api.models.other import (
     StatusCause,
     StatusDetails,
 )
+from kubetaint.api.models.rbac import (
+    ClusterRole,
+    ClusterRoleBinding,
+    Role,
+    RoleBinding,
+    SelfSubjectAccessReview,
+    SelfSubjectReview,
+    SelfSubjectRulesReview,
+    SubjectAccessReview,
+)
 
 __all__ = [
     "MODELS",
     "Binding",
+    "ClusterRole",
+    "ClusterRoleBinding",
     "Container",
     "DaemonSet",
     "DecodeError",
@@ -70,6 +82,8 @@ __all__ = [
     "PriorityClass",
     "ReplicaSet",
     "ResourceRequirements",
+    "Role",
+    "RoleBinding",
     "RuntimeClass",
     "Status",
     "StatusCause",
@@ -97,6 +111,15 @@ MODELS: dict[tuple[str, str], type[TypedObject]] = {
     ("apps/v1", "DaemonSet"): DaemonSet,
     ("apps/v1", "ReplicaSet"): ReplicaSet,
     ("apps/v1", "Deployment"): Deployment,
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): ClusterRole,
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): ClusterRoleBinding,
+    ("rbac.authorization.k8s.io/v1", "Role"): Role,
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"): RoleBinding,
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): SelfSubjectAccessReview,
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): SelfSubjectRulesReview,
+    ("authorization.k8s.io/v1", "SubjectAccessReview"): SubjectAccessReview,
+    ("authorization.k8s.io/v1", "LocalSubjectAccessReview"): SubjectAccessReview,
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): SelfSubjectReview,
 }
 
 

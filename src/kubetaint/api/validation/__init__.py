@@ -46,7 +46,17 @@ def validate(
 ) -> list[FieldError]:
     """The field errors kube-apiserver would return for creating `obj` (updating `old` when given).
 
-    Raises ValueError for an object whose apiVersion/kind kubetaint does not serve.
+    Args:
+        obj: a Kubernetes object as JSON (apiVersion, kind, metadata, spec, ...).
+        old: the stored object, to apply the update rules (immutable fields, pod updates).
+        feature_gates: feature gates by name, as kube-apiserver's `--feature-gates`.
+
+    Returns:
+        Every error, in kube-apiserver's order; empty when the object is valid. Each has `field`,
+        `reason` (the StatusCause reason) and `message`; `str(error)` is what kubectl prints.
+
+    Raises:
+        ValueError: for an object whose apiVersion/kind kubetaint does not serve.
     """
     if type(obj) is not dict and not isinstance(obj, Mapping):  # the ABC check is slow on every write
         dump = getattr(obj, "to_dict", None)

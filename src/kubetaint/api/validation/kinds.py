@@ -11,6 +11,7 @@ from typing import Any
 
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
+from kubetaint.api.validation import rbac
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
@@ -379,4 +380,8 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("apps", "DaemonSet"): _workload("DaemonSet", replicas=False),
     ("apps", "ReplicaSet"): _workload("ReplicaSet", replicas=True),
     ("apps", "Deployment"): _workload("Deployment", replicas=True),
+    (rbac.GROUP_NAME, "Role"): rbac.validate_role,
+    (rbac.GROUP_NAME, "ClusterRole"): rbac.validate_cluster_role,
+    (rbac.GROUP_NAME, "RoleBinding"): rbac.validate_role_binding,
+    (rbac.GROUP_NAME, "ClusterRoleBinding"): rbac.validate_cluster_role_binding,
 }

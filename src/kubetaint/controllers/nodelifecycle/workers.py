@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubetaint.clock.base import Clock, Handle
+from kubetaint.clock.slices import slices_of
 from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker
 from kubetaint.controllers.nodelifecycle.labels import reconcile_node_labels
 from kubetaint.controllers.nodelifecycle.taints import mark_pods_not_ready, swap_node_controller_taint
@@ -45,6 +46,7 @@ class NodeEventWorkers:
     ) -> None:
         self._store = store
         self._clock = clock
+        self._slices = slices_of(clock)
         self._nodes = nodes
         self._pods = pods
         self._health = health
@@ -73,7 +75,12 @@ class NodeEventWorkers:
 
     def _drain_nodes(self) -> None:
         self._node_worker = None
+        slices, handled = self._slices, 0
         while self.running and self._node_queue:
+            if handled and slices is not None and slices.slice_over():
+                self._node_worker = self._clock.call_soon(self._drain_nodes)
+                return
+            handled += 1
             name, _ = self._node_queue.popitem(last=False)
             guard(self.do_no_schedule_tainting_pass, name)
             guard(lambda n: reconcile_node_labels(self._store, self._nodes.get("", n)), name)
@@ -104,7 +111,12 @@ class NodeEventWorkers:
 
     def _drain_pods(self) -> None:
         self._pod_worker = None
+        slices, handled = self._slices, 0
         while self.running and self._pod_queue:
+            if handled and slices is not None and slices.slice_over():
+                self._pod_worker = self._clock.call_soon(self._drain_pods)
+                return
+            handled += 1
             item, _ = self._pod_queue.popitem(last=False)
             guard(self.process_pod, item)
 

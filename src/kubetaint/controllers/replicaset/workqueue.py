@@ -1,6 +1,7 @@
 """A deduplicating, rate-limited work queue on an injected clock (client-go workqueue semantics:
 a key is processed at most once at a time, re-adds while queued merge, failures back off
-exponentially from 5 ms to 1000 s, AddAfter keeps the earliest pending time).
+exponentially from 5 ms to 1000 s, AddAfter keeps the earliest pending time). On a clock with
+time slices (a live server) a drain that has used its slice continues in a later callback.
 
 Shared by the workload controllers of this package.
 """
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from kubetaint.clock.base import Clock, Handle
+from kubetaint.clock.slices import slices_of
 
 K = TypeVar("K")
 log = logging.getLogger(__name__)
@@ -29,6 +31,7 @@ class WorkQueue(Generic[K]):
         self, clock: Clock, sync: Callable[[K], None], name: str, max_retries: int = MAX_RETRIES
     ) -> None:
         self._clock = clock
+        self._slices = slices_of(clock)
         self._sync = sync
         self.name = name
         self._max_retries = max_retries
@@ -65,7 +68,12 @@ class WorkQueue(Generic[K]):
 
     def _drain(self) -> None:
         self._drain_handle = None
+        slices, synced = self._slices, 0
         while self._queued:
+            if synced and slices is not None and slices.slice_over():
+                self._drain_handle = self._clock.call_soon(self._drain)
+                return
+            synced += 1
             key = next(iter(self._queued))
             del self._queued[key]
             try:

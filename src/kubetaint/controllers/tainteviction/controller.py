@@ -19,6 +19,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.clock.base import Clock, Handle
+from kubetaint.clock.slices import slices_of
 from kubetaint.controllers.tainteviction.deletion import PodDeleter, emit_cancel_event
 from kubetaint.controllers.tainteviction.timed_workers import TimedWorkerQueue
 from kubetaint.core.eviction import (
@@ -66,6 +67,7 @@ class TaintEvictionController:
     ) -> None:
         self._store = store
         self._clock = clock
+        self._slices = slices_of(clock)
         self.name = controller_name
         self.pods = pod_informer or Informer(store, "pods")
         self.nodes = node_informer or Informer(store, "nodes")
@@ -155,7 +157,12 @@ class TaintEvictionController:
 
     def _drain(self) -> None:
         self._worker = None
+        slices, handled = self._slices, 0
         while self._running and (self._node_updates or self._pod_updates):
+            if handled and slices is not None and slices.slice_over():
+                self._wake()  # the rest after the event loop has served others
+                return
+            handled += 1
             if self._node_updates:
                 name, _ = self._node_updates.popitem(last=False)
                 self._guard(self.handle_node_update, name)
