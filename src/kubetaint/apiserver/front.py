@@ -47,12 +47,13 @@ def timed_out() -> errors.StatusError:
 
 
 def request_deadline(scope: Scope, maximum: float = REQUEST_TIMEOUT) -> float:
-    """Seconds the request may wait (WithRequestDeadline): its `timeout` parameter when positive
-    and shorter than `maximum`, else `maximum`; 400 when the parameter is not a Go duration."""
+    """Seconds the request may wait for its answer to start (WithRequestDeadline): its `timeout`
+    parameter when positive and shorter than `maximum`, else `maximum`; 400 when the parameter
+    is not a Go duration. A watch waits `maximum` for its stream to start."""
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
     value = (query.get("timeout") or [""])[0]
-    if not value:
-        return maximum
+    if not value or (query.get("watch") or [""])[0] in ("1", "true"):
+        return maximum  # a watch is long-running: its `timeout` is not looked at (only its start waits)
     try:
         seconds = parse_go_duration(value)
     except DurationError as err:
