@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -116,6 +116,10 @@ class PodIndex:
         self._nodes: list[NodeInfo | None] = []
         #: The pods each slot's counts were last taken from.
         self._slot_pods: list[dict[str, PodInfo]] = []
+        #: Per slot, the node's `status.images` object and the names it lists.
+        self._slot_images: list[tuple[Any, frozenset[str]]] = []
+        #: Image name -> [size in bytes, number of nodes listing it].
+        self.image_states: dict[str, list[int]] = {}
         self.groups: dict[PodAffinityInfo, Group] = {}
         self._domains: dict[str, Domains] = {}
         self._counters: dict[Hashable, Counter] = {}
@@ -156,6 +160,7 @@ class PodIndex:
         old = self._size
         self._nodes.extend([None] * (size - old))
         self._slot_pods.extend({} for _ in range(size - old))
+        self._slot_images.extend((None, frozenset()) for _ in range(size - old))
         for d in self._domains.values():
             d.ids = _pad(d.ids, size, -1)
         for c in self._counters.values():
@@ -170,6 +175,10 @@ class PodIndex:
         if self._nodes[slot] is not ni:
             self.layout += 1
         self._nodes[slot] = ni
+        status = ni.node.get("status") if ni is not None else None
+        images = status.get("images") if type(status) is dict else None
+        if images is not self._slot_images[slot][0]:
+            self._set_images(slot, images)
         for d in self._domains.values():
             if d.set(slot, ni):
                 self.layout += 1
@@ -195,6 +204,35 @@ class PodIndex:
                 info = pod_affinity_info_or_none(p.pod)
                 if info.has_any:
                     self._add_to_group(info, slot, sign)
+
+    def _set_images(self, slot: int, images: Any) -> None:
+        """The node's `status.images` (the cache's imageStates: a name's size is the one first
+        reported; its node count how many nodes list it now)."""
+        states = self.image_states
+        for name in self._slot_images[slot][1]:
+            state = states[name]
+            state[1] -= 1
+            if state[1] <= 0:
+                del states[name]
+        names: dict[str, int] = {}
+        for image in images if isinstance(images, list) else ():
+            if not isinstance(image, Mapping):
+                continue
+            size = image.get("sizeBytes")
+            for name in image.get("names") or ():
+                if isinstance(name, str) and name not in names:
+                    names[name] = size if isinstance(size, int) and not isinstance(size, bool) else 0
+        for name, size in names.items():
+            known = states.get(name)
+            if known is None:
+                states[name] = [size, 1]
+            else:
+                known[1] += 1
+        self._slot_images[slot] = (images, frozenset(names))
+
+    def images_at(self, slot: int) -> frozenset[str]:
+        """The image names the slot's node lists in `status.images`."""
+        return self._slot_images[slot][1]
 
     def _add_to_group(self, info: PodAffinityInfo, slot: int, count: int) -> None:
         group = self.groups.get(info)
