@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from kubetaint.api.manifests import ManifestError, load_manifests
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.explain import ExplainError, explain
 from kubetaint.scheduler.explain_table import render_table
@@ -39,19 +40,27 @@ class _Failure(click.ClickException):
 @click.option("--pod", default=None, metavar="NS/NAME", help="Report only this pod.")
 @click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--all", "all_rows", is_flag=True, help="One row per node (no grouping).")
+@config_option
 @click.argument("more_files", nargs=-1, metavar="[FILE]...")
 def explain_command(
-    files: tuple[str, ...], more_files: tuple[str, ...], pod: str | None, output: str, all_rows: bool
+    files: tuple[str, ...],
+    more_files: tuple[str, ...],
+    pod: str | None,
+    output: str,
+    all_rows: bool,
+    *,
+    config_file: str | None = None,
 ) -> None:
     """Place the unbound pods on the given nodes in scheduling order and explain every decision."""
     try:
+        config = load_scheduler_config(config_file)[0] if config_file else None
         objects = _load((*files, *more_files))  # `-f a.yaml b.yaml` as in -f FILE...
         if pod is not None and "/" not in pod:
             pod = f"default/{pod}"
-        document = explain(objects, pod=pod)
+        document = explain(objects, pod=pod, config=config)
     except click.ClickException as exc:
         raise _Failure(exc.message) from None
-    except (ExplainError, ConfigError) as exc:
+    except (ExplainError, ConfigError, SchedulerConfigError) as exc:
         raise _Failure(str(exc)) from None
     if output == "json":
         click.echo(json.dumps(document, indent=2))

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from kubetaint.cli.exiting import exit_now
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.clock.wall import wall_monotonic
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.examples import ExampleError, example_names, example_path
@@ -86,8 +87,15 @@ def _progress(end: float) -> tuple[Callable[[float], None], Callable[[], None]]:
 )
 @click.option("--until", "until", default=None, metavar="D", help="Run this long (Go duration or seconds).")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@config_option
 def simulate_command(
-    scenario: str | None, example: str | None, output: str, until: str | None, seed: int | None
+    scenario: str | None,
+    example: str | None,
+    output: str,
+    until: str | None,
+    seed: int | None,
+    *,
+    config_file: str | None = None,
 ) -> None:
     """Run a scenario in virtual time and print its timeline."""
     if (scenario is None) == (example is None):
@@ -106,8 +114,18 @@ def simulate_command(
             end = parse_duration(until)
         except DurationError as err:
             raise click.BadParameter(str(err), param_hint="'--until'") from None
+    config: dict[str, Any] | None = None
+    if config_file is not None:
+        try:
+            config, warnings = load_scheduler_config(config_file)
+        except SchedulerConfigError as err:
+            raise _Failure(str(err)) from None
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
     try:
         loaded, info = load_snapshot(scenario)  # a scenario, a snapshot, or a saved v1 List
+        if config is not None:  # as kube-scheduler --config: the file's configuration, whole
+            loaded.settings.scheduler_config = config
         sim = Simulation(loaded, seed=seed, until=end)
         update, close = _progress(sim.end)
         try:
