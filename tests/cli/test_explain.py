@@ -172,18 +172,18 @@ spec:
     ("text", "needle"),
     [
         pytest.param(
-            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n",
             "no nodes",
             id="no nodes is an error",
         ),
         pytest.param(
             CLUSTER.replace("cpu: 500m, memory: 1Gi", "cpu: lots"),
-            "spec.containers[0].resources.requests.cpu",
+            "spec.containers[0].resources.requests[cpu]",
             id="an invalid quantity names the field",
         ),
         pytest.param(
             CLUSTER
-            + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {priorityClassName: gold, containers: []}\n",
+            + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {priorityClassName: gold, containers: [{name: c, image: i}]}\n",
             "spec.priorityClassName",
             id="a missing PriorityClass names the field",
         ),
