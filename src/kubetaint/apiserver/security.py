@@ -31,6 +31,7 @@ from kubetaint.apiserver.authn import (
     load_token_file,
     unauthorized,
 )
+from kubetaint.apiserver.impersonation import impersonate
 from kubetaint.apiserver.limits import Limits, WatchCounter, clamp_limit, too_large, too_many_requests
 from kubetaint.apiserver.rbac import PolicyFileError, load_policy_file
 from kubetaint.apiserver.rbac_store import StoredPolicy, bootstrap_policy
@@ -179,6 +180,11 @@ class SecurityMiddleware:
             user = ANONYMOUS
         if user is None:
             await _reply(unauthorized(), scope, receive, send)
+            return
+        try:
+            user = impersonate(user, scope.get("headers", []), sec.authorizer)
+        except errors.StatusError as err:
+            await _reply(err, scope, receive, send)
             return
         query = _first_values(scope.get("query_string", b""))
         info = request_info(method, path, query)

@@ -164,7 +164,7 @@ def build_framework(spec: ProfileSpec, registry: Registry) -> Framework:
         try:
             plugins[name] = factory(spec.plugin_args.get(name) or {})
         except ValueError as exc:
-            raise ConfigError(f"initializing plugin {name!r}: {exc}".replace("'", '"')) from None
+            raise ConfigError(f'initializing plugin "{name}": {exc}') from None
     points: dict[str, list[Any]] = {}
     for ep in EXTENSION_POINTS:
         pset = spec.points[ep]
