@@ -17,6 +17,7 @@ import click
 from kubetaint.api.manifests import Manifest, ManifestError, load_documents
 from kubetaint.cli.failure import Failure
 from kubetaint.cli.inputs import DATA_OUTPUTS, dumps_yaml, gather_files, input_files
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.explain import ExplainError, explain
 from kubetaint.scheduler.explain_table import render_table
@@ -108,6 +109,7 @@ Examples:
     multiple=True,
     help="Exit 1 when a pod cannot be placed (unschedulable; pending is the same here). Repeatable.",
 )
+@config_option
 def explain_command(
     files: tuple[str, ...],
     more_files: tuple[str, ...],
@@ -116,13 +118,18 @@ def explain_command(
     output: str,
     all_rows: bool,
     fail_on: tuple[str, ...],
+    config_file: str | None = None,
 ) -> None:
     """Place the unbound pods on the given nodes in scheduling order and explain every decision."""
+    try:
+        config = load_scheduler_config(config_file)[0] if config_file else None
+    except SchedulerConfigError as exc:
+        raise Failure(str(exc)) from None
     objects = load_checked(gather_files(files, more_files))
     if pod is not None and "/" not in pod:
         pod = f"default/{pod}"
     try:
-        document = explain(objects, pod=pod)
+        document = explain(objects, pod=pod, config=config)
     except (ExplainError, ConfigError) as exc:
         raise Failure(str(exc)) from None
     if output == "json":
