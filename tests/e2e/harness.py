@@ -70,7 +70,17 @@ class UpServer:
             self.banner.append(self._read_line())
         self.connection = load_kubeconfig(self.kubeconfig)
         assert self.connection.server == self.url
+        # The banner comes just before the server starts serving (and handling SIGTERM/SIGINT):
+        # wait for a first answer, so that a test stopping the server at once stops it cleanly.
+        eventually(self._answers, "the server to answer")
         return self
+
+    def _answers(self) -> bool:
+        try:
+            self.get("/healthz")
+        except httpx.TransportError:
+            return False
+        return True
 
     def _pump(self) -> None:
         """Stdout lines into a queue (a thread: a blocking read has no timeout)."""

@@ -6,6 +6,7 @@ the cluster works again (writes, scheduling) once etcd is back."""
 from __future__ import annotations
 
 import importlib.util
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,10 +114,29 @@ def test_a_hung_etcd_fails_health_checks_and_writes_promptly_and_the_cluster_res
     assert up.get("/healthz").text == "ok"
 
 
+def _watch_in_background(up: UpServer) -> tuple[threading.Event, list[str]]:
+    """A pod watch that sets the returned event when its stream ends, and the lines it got."""
+    ended = threading.Event()
+    lines: list[str] = []
+
+    def follow() -> None:
+        with up.stream("/api/v1/namespaces/default/pods", {"watch": "1"}, timeout=120) as stream:
+            assert stream.status_code == 200
+            for line in stream.iter_lines():
+                lines.append(line)
+        ended.set()
+
+    threading.Thread(target=follow, daemon=True).start()
+    return ended, lines
+
+
 def test_a_killed_etcd_restarted_on_its_data_serves_the_same_cluster_again(up: UpServer, etcd: Any) -> None:
     up.kubectl("run", "before", "--image=nginx")
     assert eventually(lambda: _scheduled(up, "before"), "before to be scheduled") == "node-1"
+    watch_ended, lines = _watch_in_background(up)
+    eventually(lambda: lines, "the watch to start")  # its ADDED event of `before`
     etcd.kill()
+    assert watch_ended.wait(15), "a watch etcd ended did not end for its client"  # which re-lists
     eventually(lambda: _readyz_reports_etcd_failed(up), "/readyz to report etcd failed")
     _probe_quickly(up, 2)
     _write_during_the_outage(up)

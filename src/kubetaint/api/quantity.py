@@ -80,7 +80,8 @@ def _parse(raw: str | int | float) -> Fraction:
     suffix = match["suffix"] or ""
     if len(match["num"]) > MAX_DIGITS:
         raise QuantityError(NUMERIC_ERROR)
-    if suffix[:1] in ("e", "E") and len(suffix) > 1 and abs(int(suffix[1:])) > MAX_EXPONENT:
+    exponential = suffix not in _BINARY and suffix not in _DECIMAL
+    if exponential and abs(int(suffix[1:])) > MAX_EXPONENT:
         raise QuantityError(SUFFIX_ERROR)
     number = Fraction(match["num"])
     if suffix in _BINARY:

@@ -188,7 +188,7 @@ def create_app(
         ensure_bootstrap_policy(store)  # storage_rbac's post-start hook, before serving
     chain = Security(config, _pod_node(store), rbac)
     if chain.node_restriction:
-        hooks = NodeRestriction(hooks or NoHooks(), _node_uid(store))
+        hooks = NodeRestriction(hooks or NoHooks(), node_uid_of(store))
     hooks = EscalationCheck(hooks or NoHooks(), lambda: chain.authorizer, chain.policy)
     server = ApiServer(
         store,
@@ -255,6 +255,8 @@ def create_app(
     app.add_exception_handler(HTTPException, _http_error)
     app.state.security = config
     app.state.rbac = rbac
+    app.state.authorizer = chain.authorizer
+    app.state.node_restriction = chain.node_restriction
     return app
 
 
@@ -272,7 +274,7 @@ def _pod_node(store: Store) -> Callable[[str, str], str | None]:
     return pod_node
 
 
-def _node_uid(store: Store) -> Callable[[str], str | None]:
+def node_uid_of(store: Store) -> Callable[[str], str | None]:
     """A node's uid, for NodeRestriction's mirror-pod owner check."""
 
     def node_uid(name: str) -> str | None:

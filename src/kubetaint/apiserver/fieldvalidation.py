@@ -7,11 +7,12 @@ create.go/update.go/patch.go with sigs.k8s.io/json's strict decoding: paths such
   `Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.foo"`
   (transformDecodeError); patches say `strict decoding error: unknown field "spec.foo"`.
 - Warn (the default when the parameter is absent): one `Warning: 299 - "unknown field \"spec.foo\""`
-  response header per field.
+  response header per field (kube-apiserver's warning recorder: UTF-8, truncated past 4 Ki runes).
 - Ignore: nothing.
 
-Patch bodies are checked as sent (strategic-merge `$` directives and `null` deletions skipped);
-JSON patches are not checked.
+In every mode the unknown fields are dropped before anything is stored, as decoding into the Go
+type drops them. Patch bodies are checked as sent (strategic-merge `$` directives and `null`
+deletions skipped); a JSON patch is checked on the patched object, as patch.go's jsonPatcher does.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from typing import Any
 from starlette.responses import Response
 
 from kubetaint.api import errors
-from kubetaint.apiserver.openapi import REF, schema_name, schemas
+from kubetaint.api.openapi_schemas import (
+    cannot_handle,
+    prune_unknown,
+    schema_name,
+    strict_decoding_error,
+    strict_errors,
+)
 from kubetaint.apiserver.resources import ResourceInfo
 
 JSON = dict[str, Any]
@@ -38,56 +45,6 @@ def directive(value: str | None) -> str:
             f'fieldValidation: Unsupported value: {value!r}: supported values: "Ignore", "Strict", "Warn"'
         )
     return value or "Warn"
-
-
-def _resolve(schema: JSON) -> JSON:
-    """Follow `$ref` and single-element `allOf` wrappers to the schema that has the structure."""
-    table = schemas()
-    seen = 0
-    while seen < 32:
-        seen += 1
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith(REF):
-            schema = table.get(ref[len(REF) :], {})
-            continue
-        all_of = schema.get("allOf")
-        if isinstance(all_of, list) and len(all_of) == 1 and "properties" not in schema:
-            schema = all_of[0]
-            continue
-        break
-    return schema
-
-
-def _walk(value: Any, schema: JSON, path: str, found: list[str], patch: bool) -> None:
-    schema = _resolve(schema)
-    if isinstance(value, dict):
-        props = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        for key, item in value.items():
-            if patch and (key.startswith("$") or item is None):
-                continue
-            child = f"{path}.{key}" if path else key
-            if isinstance(props, dict):
-                if key in props:
-                    _walk(item, props[key], child, found, patch)
-                else:
-                    found.append(child)
-            elif isinstance(extra, dict):
-                _walk(item, extra, child, found, patch)
-    elif isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
-            for index, item in enumerate(value):
-                _walk(item, items, f"{path}[{index}]", found, patch)
-
-
-def unknown_fields(obj: Any, schema: str, *, patch: bool = False) -> list[str]:
-    """Paths of the fields of `obj` that `schema` (a components.schemas key) does not declare."""
-    found: list[str] = []
-    root = schemas().get(schema)
-    if root is not None:
-        _walk(obj, root, "", found, patch)
-    return found
 
 
 def _schema_of(res: ResourceInfo, body: Any) -> tuple[str | None, str, str]:
@@ -116,20 +73,16 @@ def decode(
     name, kind, version = _schema_of(res, body)
     if name is None:
         return body, []
-    root = schemas().get(name)
-    if root is None:
+    found = strict_errors(body, name, patch=directives)
+    if not found:
         return body, []
-    found: list[str] = []
-    pruned = _prune(body, root, "", found, directives)
-    if not found or mode == "Ignore":
-        return pruned, []
-    unknown = [f'unknown field "{path}"' for path in found]
     if mode == "Strict":
-        message = "strict decoding error: " + ", ".join(unknown)
+        message = strict_decoding_error(found)
         if not patch:
-            message = f'{kind} in version "{version}" cannot be handled as a {kind}: {message}'
+            message = cannot_handle(kind, version, message)
         raise errors.bad_request(message)
-    return pruned, unknown
+    pruned = prune_unknown(body, name, patch=directives)
+    return pruned, [] if mode == "Ignore" else found
 
 
 def decode_patched(res: ResourceInfo, patched: JSON, value: str | None) -> tuple[JSON, list[str]]:
@@ -143,47 +96,6 @@ def decode_patched(res: ResourceInfo, patched: JSON, value: str | None) -> tuple
             422, "Invalid", f' "" is invalid: patch: Invalid value: {json.dumps(text)}: {exc.message}'
         ) from None
     return pruned if isinstance(pruned, dict) else patched, warnings
-
-
-def _prune(value: Any, schema: JSON, path: str, found: list[str], patch: bool) -> Any:
-    """`value` without undeclared fields (their paths appended to `found`); returns `value`
-    itself when nothing under it changes."""
-    schema = _resolve(schema)
-    if isinstance(value, dict):
-        props = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        if not isinstance(props, dict) and not isinstance(extra, dict):
-            return value
-        out: JSON = {}
-        changed = False
-        for key, item in value.items():
-            if patch and (key.startswith("$") or item is None):
-                out[key] = item
-                continue
-            child = f"{path}.{key}" if path else key
-            if isinstance(props, dict):
-                if key not in props:
-                    found.append(child)
-                    changed = True
-                    continue
-                kept = _prune(item, props[key], child, found, patch)
-            else:
-                assert isinstance(extra, dict)
-                kept = _prune(item, extra, child, found, patch)
-            changed = changed or kept is not item
-            out[key] = kept
-        return out if changed else value
-    if isinstance(value, list):
-        items = schema.get("items")
-        if not isinstance(items, dict):
-            return value
-        kept_items = [
-            _prune(item, items, f"{path}[{index}]", found, patch) for index, item in enumerate(value)
-        ]
-        if all(kept is item for kept, item in zip(kept_items, value, strict=True)):
-            return value
-        return kept_items
-    return value
 
 
 #: apiserver/pkg/endpoints/filters/warning.go: past 4 Ki runes of warning text in one response,

@@ -29,6 +29,7 @@ from kubetaint.apiserver.authn import (
     load_token_file,
     unauthorized,
 )
+from kubetaint.apiserver.impersonation import impersonate
 from kubetaint.apiserver.limits import Limits, WatchCounter, cap_limit, too_large, too_many_requests
 from kubetaint.apiserver.query import Query
 from kubetaint.apiserver.query import attach as attach_query
@@ -173,6 +174,11 @@ class SecurityMiddleware:
             user = ANONYMOUS
         if user is None:
             await _reply(unauthorized(), scope, receive, send)
+            return
+        try:
+            user = impersonate(user, scope.get("headers", []), sec.authorizer)
+        except errors.StatusError as err:
+            await _reply(err, scope, receive, send)
             return
         query = self._query(scope)
         info = request_info(method, path, query.first_values())

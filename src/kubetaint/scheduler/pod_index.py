@@ -1,0 +1,309 @@
+"""Per-node counts of pods, kept up to date from the cache's change log, for the plugins whose
+verdicts depend on other pods (InterPodAffinity, PodTopologySpread).
+
+Upstream's PreFilter/PreScore go over every NodeInfo (or those with pods with affinity) each
+cycle and sum per topology pair. Here the per-node part is remembered between cycles, in numpy
+columns over the cache's node slots, and brought up to date by recounting only the slots the
+cache logged as changed since (a pod assumed, bound, removed; a node added or relabelled):
+
+- `domains(key)`: each slot's value of the node label `key`, as an id (-1 without the label);
+- `count(key, match)`: each slot's number of pods for which `match(pod_info)` holds;
+- `groups`: the pods with pod (anti-)affinity terms, grouped by their parsed terms, each group
+  with its per-slot pod count.
+
+A cycle then sums a column per topology value with one `np.bincount`.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kubetaint.scheduler.affinity_terms import PodAffinityInfo, pod_affinity_info_or_none, raw_pod_affinity
+from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.podinfo import PodInfo
+
+if TYPE_CHECKING:
+    from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
+
+PodMatch = Callable[[PodInfo], bool]
+#: More logged changes than this since the last look: every slot is recounted.
+MAX_CHANGES = 4096
+#: Remembered pod counters (cleared beyond).
+COUNTERS_LIMIT = 512
+#: A counter no cycle asked for in this many looks is dropped (every counter is recounted on
+#: each changed node: those of pods long scheduled would cost every cycle for nothing).
+COUNTER_IDLE_LOOKS = 256
+
+
+class Domains:
+    """The values of one node label over the cache's slots."""
+
+    __slots__ = ("ids", "key", "value_ids", "values")
+
+    def __init__(self, key: str, size: int) -> None:
+        self.key = key
+        self.ids: IntArray = np.full(size, -1, np.int64)
+        self.values: list[str] = []
+        self.value_ids: dict[str, int] = {}
+
+    def set(self, slot: int, ni: NodeInfo | None) -> bool:
+        """Record the slot's value; whether it changed."""
+        value = None if ni is None else ni.labels.get(self.key)
+        vid = -1
+        if value is not None:
+            known = self.value_ids.get(value)
+            if known is None:
+                known = self.value_ids[value] = len(self.values)
+                self.values.append(value)
+            vid = known
+        if self.ids[slot] == vid:
+            return False
+        self.ids[slot] = vid
+        return True
+
+    def id_of(self, labels: Mapping[str, str]) -> int:
+        """The id of a node's value of the key (-1 without the label or for a value not seen)."""
+        value = labels.get(self.key)
+        if value is None:
+            return -1
+        return self.value_ids.get(value, -1)
+
+
+class Counter:
+    """Per-slot pod counts for one predicate (`used`: the index's look it last served)."""
+
+    __slots__ = ("counts", "match", "used")
+
+    def __init__(self, match: PodMatch, size: int, used: int) -> None:
+        self.match = match
+        self.counts: IntArray = np.zeros(size, np.int64)
+        self.used = used
+
+    def recount(self, slot: int, pods: Iterable[PodInfo]) -> None:
+        match = self.match
+        self.counts[slot] = sum(1 for p in pods if match(p))
+
+
+class Group:
+    """The pods sharing one set of parsed pod affinity terms."""
+
+    __slots__ = ("counts", "info", "total")
+
+    def __init__(self, info: PodAffinityInfo, size: int) -> None:
+        self.info = info
+        self.counts: IntArray = np.zeros(size, np.int64)
+        self.total = 0
+
+
+def _pad(array: IntArray, size: int, fill: int) -> IntArray:
+    if len(array) >= size:
+        return array
+    return np.concatenate([array, np.full(size - len(array), fill, np.int64)])
+
+
+class PodIndex:
+    """The remembered per-slot columns of one cache."""
+
+    def __init__(self, cache: Cache) -> None:
+        self._cache = weakref.ref(cache)
+        self._size = 0
+        self._seen = -1
+        self._epoch = -1
+        self._nodes: list[NodeInfo | None] = []
+        #: The pods each slot's counts were last taken from.
+        self._slot_pods: list[dict[str, PodInfo]] = []
+        #: Per slot, the node's `status.images` object and the names it lists.
+        self._slot_images: list[tuple[Any, frozenset[str]]] = []
+        #: Image name -> [size in bytes, number of nodes listing it].
+        self.image_states: dict[str, list[int]] = {}
+        self.groups: dict[PodAffinityInfo, Group] = {}
+        self._domains: dict[str, Domains] = {}
+        self._counters: dict[Hashable, Counter] = {}
+        self._looks = 0
+        #: Bumped whenever a slot's node or one of its remembered label values changes.
+        self.layout = 0
+        self._with_keys: dict[tuple[str, ...], tuple[int, BoolArray]] = {}
+        #: Pods with required anti-affinity terms on the cache's nodes.
+        self.required_anti_pods = 0
+
+    # ---- bringing up to date -------------------------------------------------------------------
+    def refresh(self) -> None:
+        cache = self._cache()
+        assert cache is not None
+        if cache.epoch == self._epoch and cache.changes_seen() == self._seen:
+            return  # (a second plugin's look in the same cycle)
+        self._looks += 1
+        if self._looks % 64 == 0 and self._counters:
+            idle = self._looks - COUNTER_IDLE_LOOKS
+            self._counters = {k: c for k, c in self._counters.items() if c.used >= idle}
+        size = len(cache.slot_nodes)
+        slots: set[int]
+        if size != self._size:
+            self._grow(size)
+        changed = cache.changes_since(self._seen, MAX_CHANGES) if self._seen >= 0 else None
+        slots = set(range(size)) if changed is None else set(changed)
+        if cache.epoch != self._epoch:
+            nodes = self._nodes
+            slots.update(s for s, ni in enumerate(cache.slot_nodes) if nodes[s] is not ni)
+        if slots:
+            slot_nodes = cache.slot_nodes
+            for slot in slots:
+                self._update_slot(slot, slot_nodes[slot])
+        self._seen = cache.changes_seen()
+        self._epoch = cache.epoch
+
+    def _grow(self, size: int) -> None:
+        old = self._size
+        self._nodes.extend([None] * (size - old))
+        self._slot_pods.extend({} for _ in range(size - old))
+        self._slot_images.extend((None, frozenset()) for _ in range(size - old))
+        for d in self._domains.values():
+            d.ids = _pad(d.ids, size, -1)
+        for c in self._counters.values():
+            c.counts = _pad(c.counts, size, 0)
+        for g in self.groups.values():
+            g.counts = _pad(g.counts, size, 0)
+        self._size = size
+
+    def _update_slot(self, slot: int, ni: NodeInfo | None) -> None:
+        """Bring one slot up to date: its labels, and the counts by the pods that left or
+        arrived since its last look (a refreshed PodInfo counts as leaving and arriving)."""
+        if self._nodes[slot] is not ni:
+            self.layout += 1
+        self._nodes[slot] = ni
+        status = ni.node.get("status") if ni is not None else None
+        images = status.get("images") if type(status) is dict else None
+        if images is not self._slot_images[slot][0]:
+            self._set_images(slot, images)
+        for d in self._domains.values():
+            if d.set(slot, ni):
+                self.layout += 1
+        old = self._slot_pods[slot]
+        new: dict[str, PodInfo] = ni.pods if ni is not None else {}
+        if not old and not new:
+            return
+        gone = [p for key, p in old.items() if new.get(key) is not p]
+        came = [p for key, p in new.items() if old.get(key) is not p]
+        if not gone and not came:
+            return
+        self._slot_pods[slot] = dict(new)
+        for c in self._counters.values():
+            match = c.match
+            delta = sum(1 for p in came if match(p)) - sum(1 for p in gone if match(p))
+            if delta:
+                c.counts[slot] += delta
+        for sign, pods in ((-1, gone), (1, came)):
+            for p in pods:
+                spec = p.pod.get("spec")
+                if type(spec) is not dict or not spec.get("affinity") or raw_pod_affinity(p.pod) is None:
+                    continue
+                info = pod_affinity_info_or_none(p.pod)
+                if info.has_any:
+                    self._add_to_group(info, slot, sign)
+
+    def _set_images(self, slot: int, images: Any) -> None:
+        """The node's `status.images` (the cache's imageStates: a name's size is the one first
+        reported; its node count how many nodes list it now)."""
+        states = self.image_states
+        for name in self._slot_images[slot][1]:
+            state = states[name]
+            state[1] -= 1
+            if state[1] <= 0:
+                del states[name]
+        names: dict[str, int] = {}
+        for image in images if isinstance(images, list) else ():
+            if not isinstance(image, Mapping):
+                continue
+            size = image.get("sizeBytes")
+            for name in image.get("names") or ():
+                if isinstance(name, str) and name not in names:
+                    names[name] = size if isinstance(size, int) and not isinstance(size, bool) else 0
+        for name, size in names.items():
+            known = states.get(name)
+            if known is None:
+                states[name] = [size, 1]
+            else:
+                known[1] += 1
+        self._slot_images[slot] = (images, frozenset(names))
+
+    def images_at(self, slot: int) -> frozenset[str]:
+        """The image names the slot's node lists in `status.images`."""
+        return self._slot_images[slot][1]
+
+    def _add_to_group(self, info: PodAffinityInfo, slot: int, count: int) -> None:
+        group = self.groups.get(info)
+        if group is None:
+            group = self.groups[info] = Group(info, self._size)
+        group.counts[slot] += count
+        group.total += count
+        if info.required_anti_affinity:
+            self.required_anti_pods += count
+        if group.total <= 0:
+            del self.groups[info]
+
+    # ---- columns -------------------------------------------------------------------------------
+    def domains(self, key: str) -> Domains:
+        """The label `key`'s value ids per slot (the index is up to date: `refresh` first)."""
+        d = self._domains.get(key)
+        if d is None:
+            d = self._domains[key] = Domains(key, self._size)
+            for slot, ni in enumerate(self._nodes):
+                d.set(slot, ni)
+        return d
+
+    def count(self, key: Hashable, match: PodMatch) -> IntArray:
+        """Per-slot counts of the pods `match` accepts; `key` names the predicate (equal keys:
+        the same predicate)."""
+        c = self._counters.get(key)
+        if c is None:
+            if len(self._counters) >= COUNTERS_LIMIT:
+                self._counters.clear()
+            c = self._counters[key] = Counter(match, self._size, self._looks)
+            for slot, pods in enumerate(self._slot_pods):
+                if pods:
+                    c.recount(slot, pods.values())
+        c.used = self._looks
+        return c.counts
+
+    def with_keys(self, keys: tuple[str, ...]) -> BoolArray:
+        """Per slot, whether a node is there with every label of `keys` (read-only)."""
+        known = self._with_keys.get(keys)
+        if known is not None and known[0] == self.layout:
+            return known[1]
+        mask: BoolArray = np.fromiter((ni is not None for ni in self._nodes), np.bool_, self._size)
+        for key in keys:
+            mask &= self.domains(key).ids >= 0
+        if len(self._with_keys) >= 64:
+            self._with_keys.clear()
+        self._with_keys[keys] = (self.layout, mask)
+        return mask
+
+    def node_at(self, slot: int) -> NodeInfo | None:
+        return self._nodes[slot]
+
+
+_INDEXES: weakref.WeakKeyDictionary[Cache, PodIndex] = weakref.WeakKeyDictionary()
+
+
+def pod_index(cache: Cache) -> PodIndex:
+    """The cache's PodIndex, brought up to date."""
+    index = _INDEXES.get(cache)
+    if index is None:
+        index = _INDEXES[cache] = PodIndex(cache)
+    index.refresh()
+    return index
+
+
+def domain_sums(ids: IntArray, weights: IntArray, size: int, where: BoolArray | None = None) -> IntArray:
+    """Per value id, the sum of `weights` over the slots with that id (slots without the label,
+    id -1, and slots outside the boolean mask `where` left out)."""
+    at = np.flatnonzero(weights)  # (most slots hold no matching pod)
+    at = at[ids[at] >= 0]
+    if where is not None:
+        at = at[where[at]]
+    sums: IntArray = np.bincount(ids[at], weights=weights[at], minlength=size).astype(np.int64)
+    return sums
