@@ -127,6 +127,8 @@ class PodIndex:
         self._counters: dict[Hashable, Counter] = {}
         self._by_pair: dict[tuple[str, str], list[Counter]] | None = None
         self._generic: list[Counter] = []
+        self._anti_by_pair: dict[tuple[str, str], list[Group]] | None = None
+        self._anti_generic: list[Group] = []
         self._looks = 0
         #: Bumped whenever a slot's node or one of its remembered label values changes.
         self.layout = 0
@@ -249,9 +251,37 @@ class PodIndex:
         """The image names the slot's node lists in `status.images`."""
         return self._slot_images[slot][1]
 
+    def anti_affinity_groups(self, labels: Mapping[str, str]) -> list[Group]:
+        """The groups with a required anti-affinity term that may match a pod with `labels` (those
+        whose term needs a label pair the pod has, and those whose terms pin none)."""
+        if self._anti_by_pair is None:
+            by_pair: dict[tuple[str, str], list[Group]] = {}
+            generic: list[Group] = []
+            for group in self.groups.values():
+                terms = group.info.required_anti_affinity
+                if not terms:
+                    continue
+                pairs = [required_pair(t.selector) for t in terms]
+                if any(pair is None for pair in pairs):
+                    generic.append(group)
+                    continue
+                for pair in dict.fromkeys(pairs):
+                    assert pair is not None
+                    by_pair.setdefault(pair, []).append(group)
+            self._anti_by_pair, self._anti_generic = by_pair, generic
+        found = list(self._anti_generic)
+        seen: set[int] = set()
+        for pair in labels.items():
+            for group in self._anti_by_pair.get(pair, ()):
+                if id(group) not in seen:
+                    seen.add(id(group))
+                    found.append(group)
+        return found
+
     def _add_to_group(self, info: PodAffinityInfo, slot: int, count: int) -> None:
         group = self.groups.get(info)
         if group is None:
+            self._anti_by_pair = None
             group = self.groups[info] = Group(info, self._size)
         group.counts[slot] += count
         group.total += count
@@ -259,6 +289,7 @@ class PodIndex:
             self.required_anti_pods += count
         if group.total <= 0:
             del self.groups[info]
+            self._anti_by_pair = None
 
     # ---- columns -------------------------------------------------------------------------------
     def domains(self, key: str) -> Domains:

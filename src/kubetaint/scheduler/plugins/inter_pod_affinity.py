@@ -194,7 +194,7 @@ class InterPodAffinity(Plugin):
         if not index.required_anti_pods:
             return counts
         labels = _labels(pi.pod)
-        for group in index.groups.values():
+        for group in index.anti_affinity_groups(labels):
             for t in group.info.required_anti_affinity:
                 if t.matches(pi.namespace, labels, ns_labels):
                     d = index.domains(t.topology_key)
