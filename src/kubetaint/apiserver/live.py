@@ -10,7 +10,8 @@ in time slices (`clock.slices`), so requests are served between them.
 With a store behind a network (etcd: `store.interface.Reachability`), a call may wait for the
 network; the connections are then served by a front on a thread of its own (`apiserver.front`)
 that answers health probes itself and hands every other request to this same loop, answering
-`504 Timeout` for one that has waited past its deadline.
+`504 Timeout` for one that has waited past its deadline. The changes etcd's watch feed receives
+(other servers' writes too) are delivered on this loop as well (`ThreadedDelivery`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane import ControlPlane
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
-from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store
+from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store, ThreadedDelivery
 
 CONTROL_PLANE_NODE = "control-plane"
 CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
@@ -131,7 +132,12 @@ class LiveCluster:
 
     def start(self) -> list[str]:
         """Adopt the stored nodes, add the missing ones of the initial set, start everything.
-        Returns the names of the nodes created now (none on a restart of the same cluster)."""
+        Returns the names of the nodes created now (none on a restart of the same cluster).
+        On a running event loop, a store that receives changes on a thread of its own (etcd)
+        delivers them on this loop, where every write happens."""
+        if isinstance(self.store, ThreadedDelivery):
+            with contextlib.suppress(RuntimeError):  # no running loop: the store's own thread
+                self.store.deliver_through(asyncio.get_running_loop().call_soon_threadsafe)
         self.plane.ensure_system_namespaces()
         ensure_bootstrap_policy(self.store)
         stored = self.store.list("nodes").items

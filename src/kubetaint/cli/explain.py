@@ -22,6 +22,7 @@ from kubetaint.api.manifests import Manifest, ManifestError, load_documents
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import DATA_OUTPUTS, dumps_yaml, input_files
 from kubetaint.cli.live import LiveOptions, capture_live, live_options
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.explain import ExplainError, explain
 from kubetaint.scheduler.explain_table import render_table
@@ -190,6 +191,7 @@ Examples:
     multiple=True,
     help="Exit 1 when a pod cannot be placed (unschedulable; pending is the same here). Repeatable.",
 )
+@config_option
 def explain_command(
     files: tuple[str, ...],
     more_files: tuple[str, ...],
@@ -202,6 +204,7 @@ def explain_command(
     output: str,
     all_rows: bool,
     fail_on: tuple[str, ...],
+    config_file: str | None = None,
 ) -> None:
     """Place the unbound pods on the given nodes in scheduling order and explain every decision.
 
@@ -210,6 +213,10 @@ def explain_command(
     context is read: its pending pods are explained, or the pods named pod/NAME as if they were
     pending (where they could go, and why not elsewhere)."""
     live = LiveOptions(kubeconfig, context, namespace, selector)
+    try:
+        config = load_scheduler_config(config_file)[0] if config_file else None
+    except SchedulerConfigError as exc:
+        raise Failure(str(exc)) from None
     paths, pod_names = _split_references(more_files)
     paths = [*files, *paths]
     names: list[str] = []
@@ -224,7 +231,7 @@ def explain_command(
     if pod is not None and "/" not in pod:
         pod = f"default/{pod}"
     try:
-        document = explain(objects, pod=pod)
+        document = explain(objects, pod=pod, config=config)
     except (ExplainError, ConfigError) as exc:
         raise Failure(str(exc)) from None
     if not paths:

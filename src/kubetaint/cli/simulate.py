@@ -15,6 +15,7 @@ import click
 from kubetaint.cli.exiting import exit_now
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml, gather_files, input_files
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.clock.wall import wall_monotonic
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.examples import ExampleError, example_names, example_path
@@ -117,6 +118,7 @@ Examples:
     multiple=True,
     help="Exit 1 when pods were evicted, are pending at the end, or failed scheduling. Repeatable.",
 )
+@config_option
 def simulate_command(
     files: tuple[str, ...],
     more_files: tuple[str, ...],
@@ -126,6 +128,7 @@ def simulate_command(
     until: str | None,
     seed: int | None,
     fail_on: tuple[str, ...],
+    config_file: str | None = None,
 ) -> None:
     """Run a scenario in virtual time and print its timeline.
 
@@ -154,8 +157,18 @@ def simulate_command(
             end = parse_duration(until)
         except DurationError as err:
             raise UsageFailure(f"--until: {err}") from None
+    config: dict[str, Any] | None = None
+    if config_file is not None:
+        try:
+            config, warnings = load_scheduler_config(config_file)
+        except SchedulerConfigError as err:
+            raise Failure(str(err)) from None
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
     try:
         loaded, info = load_snapshot(scenario)  # a scenario, a snapshot, or a saved v1 List
+        if config is not None:  # as kube-scheduler --config: the file's configuration, whole
+            loaded.settings.scheduler_config = config
         sim = Simulation(loaded, seed=seed, until=end)
         update, close = _progress(sim.end)
         try:

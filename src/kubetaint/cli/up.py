@@ -19,6 +19,7 @@ from kubetaint.apiserver.clockapi import LoopVirtualClock
 from kubetaint.apiserver.live import CONTROL_PLANE_NODE, LiveCluster, listen, serve_forever
 from kubetaint.apiserver.pki import PkiError, private_dir
 from kubetaint.apiserver.security import ServingConfigError
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.cli.up_replica import Replica, ReplicaElection, replica_election, replica_options
 from kubetaint.cli.up_serving import Serving, prepare_serving, serving_flags, write_kubeconfig
 from kubetaint.clock import RealClock
@@ -79,6 +80,7 @@ async def _run(
     controllers: bool = True,
     election: ReplicaElection | None = None,
     kubelets: bool = True,
+    scheduler_config: dict[str, Any] | None = None,
 ) -> int:
     loop = asyncio.get_running_loop()
     real = RealClock(loop)
@@ -98,6 +100,8 @@ async def _run(
             security=serving.security,
         )
         cluster.plane.run_controllers = controllers
+        if scheduler_config is not None:  # --config: the scheduler's KubeSchedulerConfiguration
+            cluster.plane.settings.scheduler_config = scheduler_config
         this = Replica(cluster.plane, election, kubelets=kubelets)
         created = cluster.start()
         this.start()
@@ -154,6 +158,7 @@ async def _run(
 )
 @replica_options
 @serving_flags
+@config_option
 def up_command(**options: Any) -> None:
     """Run the API server, scheduler, controllers and NODES hollow nodes in the foreground.
 
@@ -181,6 +186,15 @@ def up_command(**options: Any) -> None:
     except OSError as err:
         click.echo(f"error: cannot listen on {host}:{port}: {err.strerror or err}", err=True)
         sys.exit(1)
+    scheduler_config: dict[str, Any] | None = None
+    if options.get("config_file"):
+        try:
+            scheduler_config, warnings = load_scheduler_config(str(options["config_file"]))
+        except SchedulerConfigError as err:
+            click.echo(f"error: {err}", err=True)
+            sys.exit(1)
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
     election = replica_election(options)
     bound_port = sock.getsockname()[1]
     url = _server_url(serving.scheme, host, bound_port)
@@ -198,6 +212,7 @@ def up_command(**options: Any) -> None:
             controllers=bool(options["controllers"]),
             election=election,
             kubelets=bool(options["kubelets"]),
+            scheduler_config=scheduler_config,
         )
     )
     sys.exit(code)
