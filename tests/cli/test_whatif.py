@@ -178,7 +178,6 @@ def test_snapshot_with_a_missing_kubeconfig_is_one_line(tmp_path: Path) -> None:
     assert "cannot read the kubeconfig" in result.output and result.output.count("\n") == 1
 
 
-
 def test_whatif_notes_what_the_scheduler_does_not_model(tmp_path: Path) -> None:
     pending = {
         "apiVersion": "v1",
