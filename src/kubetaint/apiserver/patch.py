@@ -12,11 +12,14 @@ spec.tolerations). Directives: `$patch: replace|delete|merge`, `$retainKeys`,
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import jsonpatch
+import jsonpointer
 
 from kubetaint.api import errors
+from kubetaint.apiserver.limits import too_large
 
 JSON = dict[str, Any]
 
@@ -66,13 +69,54 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return result
 
 
-def json_patch(target: JSON, operations: Any) -> Any:
+#: apiserver/pkg/endpoints/handlers/patch.go maxJSONPatchOperations.
+MAX_JSON_PATCH_OPERATIONS = 10_000
+#: apiserver's JSONPatchMaxCopyBytes default (jsonpatch.AccumulatedCopySizeLimit), 3 MiB.
+MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def json_patch(target: JSON, operations: Any, copy_limit: int = MAX_JSON_PATCH_COPY_BYTES) -> Any:
+    """RFC 6902 as kube-apiserver applies it (evanphx/json-patch): at most
+    MAX_JSON_PATCH_OPERATIONS operations (413), and `copy` operations together adding at most
+    `copy_limit` bytes of JSON (jsonpatch.AccumulatedCopySizeLimit; 422 past it), so that a patch
+    that copies a subtree into itself stops before it doubles the object out of memory."""
     if not isinstance(operations, list):
         raise errors.bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+    if len(operations) > MAX_JSON_PATCH_OPERATIONS:
+        raise errors.StatusError(
+            413,
+            "RequestEntityTooLarge",
+            "Request entity too large: The allowed maximum operations in a JSON patch is "
+            f"{MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}",
+        )
+    document: Any = json.loads(_dumps(target))  # a private copy, patched in place op by op
+    accumulated = 0
     try:
-        return jsonpatch.JsonPatch(operations).apply(target)
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
+        for operation in operations:
+            if isinstance(operation, dict) and operation.get("op") == "copy":
+                source = jsonpointer.resolve_pointer(document, str(operation.get("from")))
+                accumulated += len(_dumps(source))
+                if accumulated > copy_limit:
+                    raise errors.StatusError(
+                        422,
+                        "Invalid",
+                        "Unable to complete the copy, the accumulated size increase of copy is "
+                        f"{accumulated}, exceeding the limit {copy_limit}",
+                    )
+            document = jsonpatch.JsonPatch([operation]).apply(document, in_place=True)
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError) as exc:
         raise errors.StatusError(422, "Invalid", str(exc)) from None
+    return document
+
+
+def check_size(obj: Any, limit: int) -> None:
+    """413 when a patched object's JSON is larger than a request body may be (`limit`)."""
+    if len(_dumps(obj)) > limit:
+        raise too_large(limit)
 
 
 def strategic_merge(target: Any, patch: Any) -> Any:
