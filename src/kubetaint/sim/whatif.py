@@ -1,5 +1,5 @@
 """`whatif`: run a snapshot twice with the same seed — without and with a change applied at t=0
-through the Simulation API — and report the difference (docs/cli.md, `kubetaint whatif`).
+through the Simulation API — and report the difference (docs/cli-reference.md, `kubetaint whatif`).
 
 In-flight evictions. Upstream's taint eviction controller starts a pod's timer when it processes
 the pod on a tainted node (processing time, not the taint's `timeAdded`); a restarted controller
