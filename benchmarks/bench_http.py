@@ -31,6 +31,8 @@ from typing import Any
 
 import httpx
 
+from kubetaint.store.remote_config import Connection, load_kubeconfig
+
 NAMESPACE = "bench"
 TABLE_ACCEPT = (
     "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
@@ -39,7 +41,8 @@ TABLE_ACCEPT = (
 
 
 class Up:
-    """One `kubetaint up` subprocess on a temporary data dir and a free port."""
+    """One `kubetaint up` subprocess on a temporary data dir and a free port, reached over HTTPS
+    through the kubeconfig it writes (the cluster CA, the admin client certificate and token)."""
 
     def __init__(self, workdir: Path, store: str, *args: str) -> None:
         self.workdir = workdir
@@ -65,6 +68,15 @@ class Up:
         for line in self.proc.stdout:
             if line.startswith("Press Ctrl-C"):
                 break
+        self.connection: Connection = load_kubeconfig(workdir / "data" / "kubeconfig")
+
+    def client(self, timeout: float | httpx.Timeout = 60) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.url,
+            verify=self.connection.ssl_context(),
+            headers=self.connection.headers(),
+            timeout=timeout,
+        )
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -98,17 +110,18 @@ def pod(name: str, node: str | None = None) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
-def create_namespace(url: str) -> None:
+def create_namespace(server: Up) -> None:
     body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
-    httpx.post(f"{url}/api/v1/namespaces", json=body, timeout=30).raise_for_status()
+    with server.client(30) as http:
+        http.post("/api/v1/namespaces", json=body).raise_for_status()
 
 
-def create_pods(url: str, count: int, clients: int, node: str | None = None) -> None:
+def create_pods(server: Up, count: int, clients: int, node: str | None = None) -> None:
     """`count` pods POSTed by `clients` threads, each with its own keep-alive connection."""
     failures: list[str] = []
 
     def client(index: int) -> None:
-        with httpx.Client(base_url=url, timeout=60) as http:
+        with server.client(60) as http:
             for i in range(index, count, clients):
                 response = http.post(f"/api/v1/namespaces/{NAMESPACE}/pods", json=pod(f"p-{i:06d}", node))
                 if response.status_code != 201:
@@ -126,20 +139,23 @@ def create_pods(url: str, count: int, clients: int, node: str | None = None) -> 
 class ScheduledWatch:
     """A watch on the namespace's pods that notes when every one of `count` pods has a node."""
 
-    def __init__(self, url: str, count: int) -> None:
+    def __init__(self, server: Up, count: int) -> None:
         self.count = count
         self.bound: set[str] = set()
         self.done = threading.Event()
         self.finished_at = 0.0
-        rv = httpx.get(f"{url}/api/v1/namespaces/{NAMESPACE}/pods", timeout=30).json()["metadata"]
-        self._url = (
-            f"{url}/api/v1/namespaces/{NAMESPACE}/pods?watch=1&resourceVersion={rv['resourceVersion']}"
-        )
+        self._server = server
+        with server.client(30) as http:
+            rv = http.get(f"/api/v1/namespaces/{NAMESPACE}/pods").json()["metadata"]
+        self._path = f"/api/v1/namespaces/{NAMESPACE}/pods?watch=1&resourceVersion={rv['resourceVersion']}"
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        with httpx.stream("GET", self._url, timeout=httpx.Timeout(30, read=None)) as response:
+        with (
+            self._server.client(httpx.Timeout(30, read=None)) as http,
+            http.stream("GET", self._path) as response,
+        ):
             for line in response.iter_lines():
                 event = json.loads(line)
                 obj = event["object"]
@@ -151,10 +167,10 @@ class ScheduledWatch:
                         return
 
 
-def bench_schedule(url: str, count: int, clients: int) -> float:
-    watch = ScheduledWatch(url, count)
+def bench_schedule(server: Up, count: int, clients: int) -> float:
+    watch = ScheduledWatch(server, count)
     start = time.perf_counter()
-    create_pods(url, count, clients)
+    create_pods(server, count, clients)
     if not watch.done.wait(600):
         raise SystemExit(f"only {len(watch.bound)} of {count} pods were scheduled")
     return count / (watch.finished_at - start)
@@ -180,12 +196,12 @@ def bench_taint(server: Up, rounds: int) -> tuple[float, float] | None:
     return statistics.median(samples), p99
 
 
-def bench_list(url: str, accept: str, repeat: int = 3) -> float:
+def bench_list(server: Up, accept: str, repeat: int = 3) -> float:
     best = float("inf")
-    with httpx.Client(timeout=120) as http:
+    with server.client(120) as http:
         for _ in range(repeat):
             start = time.perf_counter()
-            response = http.get(f"{url}/api/v1/pods", headers={"Accept": accept})
+            response = http.get("/api/v1/pods", headers={"Accept": accept})
             response.raise_for_status()
             response.json()
             best = min(best, time.perf_counter() - start)
@@ -195,8 +211,8 @@ def bench_list(url: str, accept: str, repeat: int = 3) -> float:
 def run_store(store: str, args: argparse.Namespace) -> dict[str, str]:
     row: dict[str, str] = {"store": store}
     with up(store, "--nodes", str(args.nodes)) as server:
-        create_namespace(server.url)
-        row["pods/s"] = f"{bench_schedule(server.url, args.pods, args.clients):.0f}"
+        create_namespace(server)
+        row["pods/s"] = f"{bench_schedule(server, args.pods, args.clients):.0f}"
         taint = bench_taint(server, args.taints)
         row["taint p50"], row["taint p99"] = (
             (f"{taint[0] * 1000:.0f} ms", f"{taint[1] * 1000:.0f} ms") if taint else ("-", "-")
@@ -204,10 +220,10 @@ def run_store(store: str, args: argparse.Namespace) -> dict[str, str]:
     if not args.list_pods:
         return row
     with up(store, "--nodes", "0", "--no-controllers") as server:
-        create_namespace(server.url)
-        create_pods(server.url, args.list_pods, args.clients, node="parked")
-        row["LIST json"] = f"{bench_list(server.url, 'application/json'):.2f} s"
-        row["LIST table"] = f"{bench_list(server.url, TABLE_ACCEPT):.2f} s"
+        create_namespace(server)
+        create_pods(server, args.list_pods, args.clients, node="parked")
+        row["LIST json"] = f"{bench_list(server, 'application/json'):.2f} s"
+        row["LIST table"] = f"{bench_list(server, TABLE_ACCEPT):.2f} s"
     return row
 
 

@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import httpx
 from reliability_restart import HARNESS, load
 
 ETCD = load("tests/store/etcd_server.py", "reliability_etcd")
@@ -66,7 +65,7 @@ def failover(pods: int) -> dict[str, Any]:
         try:
             HARNESS.eventually(lambda: _leads(first, first_seen), "the first replica to lead")
             second = _replica(workdir, "second", store)
-            api = httpx.Client(base_url=second.url, timeout=10)
+            api = second.client(timeout=10)
             names = [f"web-{i}" for i in range(pods)]
             HARNESS.eventually(lambda: api.get("/api/v1/nodes/node-1").status_code == 200, "node-1")
             for name in names:

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import httpx
 
@@ -41,10 +42,10 @@ class Watcher:
     events: list[tuple[str, str, int]] = field(default_factory=list)
     last_rv: str = ""
 
-    def follow(self, url: str, stop: threading.Event) -> None:
+    def follow(self, server: Any, stop: threading.Event) -> None:
         params = {"watch": "true", "resourceVersion": self.last_rv, "timeoutSeconds": "60"}
         try:
-            with httpx.stream("GET", url + "/api/v1/namespaces", params=params, timeout=70) as response:
+            with server.stream("/api/v1/namespaces", params, timeout=70) as response:
                 for line in response.iter_lines():
                     if line.strip():
                         event = json.loads(line)
@@ -69,10 +70,10 @@ class RestartResult:
 
 
 def _writers(
-    url: str, prefix: str, clients: int, stop: threading.Event, acked: list[str]
+    server: Any, prefix: str, clients: int, stop: threading.Event, acked: list[str]
 ) -> list[threading.Thread]:
     def write(index: int) -> None:
-        with httpx.Client(base_url=url, timeout=5) as client:
+        with server.client(timeout=5) as client:
             i = 0
             while not stop.is_set():
                 name = f"{prefix}-{index}-{i}"
@@ -97,11 +98,11 @@ def kill_and_resume(clients: int, seconds: float) -> RestartResult:
         server = HARNESS.UpServer(workdir, "--nodes", "0").start()
         watcher = Watcher(last_rv=server.get("/api/v1/namespaces").json()["metadata"]["resourceVersion"])
         watch_stop, stop = threading.Event(), threading.Event()
-        follower = threading.Thread(target=watcher.follow, args=(server.url, watch_stop))
+        follower = threading.Thread(target=watcher.follow, args=(server, watch_stop))
         follower.start()
         acked: list[str] = []
         started = time.perf_counter()
-        writers = _writers(server.url, "before", clients, stop, acked)
+        writers = _writers(server, "before", clients, stop, acked)
         time.sleep(seconds)
         server.kill()  # SIGKILL mid-load
         elapsed = time.perf_counter() - started
@@ -115,7 +116,7 @@ def kill_and_resume(clients: int, seconds: float) -> RestartResult:
             # More writes after the restart, then the watch resumes from the last rv it saw.
             stop.clear()
             after: list[str] = []
-            later = _writers(restarted.url, "after", 2, stop, after)
+            later = _writers(restarted, "after", 2, stop, after)
             time.sleep(1)
             stop.set()
             for thread in later:
@@ -129,7 +130,7 @@ def kill_and_resume(clients: int, seconds: float) -> RestartResult:
             }
             watch_stop.set()
             params = {"watch": "true", "resourceVersion": watcher.last_rv, "timeoutSeconds": "2"}
-            with httpx.stream("GET", restarted.url + "/api/v1/namespaces", params=params, timeout=10) as r:
+            with restarted.stream("/api/v1/namespaces", params) as r:
                 for line in r.iter_lines():
                     if line.strip():
                         event = json.loads(line)

@@ -1,4 +1,4 @@
-"""MkDocs hook: the CLI reference (docs/cli-reference.md) generated from the click commands at build time.
+"""MkDocs hook: the CLI reference (docs/cli.md) generated from the click commands at build time.
 
 The page holds the marker `<!-- kubetaint-cli-reference -->`; each command and subcommand of
 `kubetaint` replaces it with a heading and the exact text of its `--help`, so the reference is

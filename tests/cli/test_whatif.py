@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from kubetaint.cli.main import cli
 from kubetaint.sim.snapshot import SnapshotInfo, build_snapshot
+from sim.browser import needs_chromium, rendered_dom
 
 
 def _node(name: str) -> dict[str, Any]:
@@ -85,7 +86,23 @@ def test_json_is_stable_and_complete(snap: Path) -> None:
 def test_html_is_a_page(snap: Path) -> None:
     result = invoke("whatif", "cordon", "node-2", "-f", str(snap), "-o", "html")
     assert result.exit_code == 0
-    assert result.output.startswith("<!doctype html>") and "kubectl cordon node-2" in result.output
+    assert result.output.startswith('<!DOCTYPE html><html lang="en">')
+    assert "kubectl cordon node-2" in result.output
+
+
+@needs_chromium
+def test_html_shows_the_evictions_with_and_without_the_change(snap: Path, tmp_path: Path) -> None:
+    result = invoke("whatif", "taint", "node-2", "maintenance=true:NoExecute", "-f", str(snap), "-o", "html")
+    assert result.exit_code == 0
+    page = tmp_path / "whatif.html"
+    page.write_text(result.output, encoding="utf-8")
+    dom = rendered_dom(page)
+    assert "<h3>without the change: 0</h3>" in dom
+    assert "<h3>with the change: 1</h3>" in dom
+    with_change = dom[dom.index("<h3>with the change: 1</h3>") :]
+    assert 'class="bar"' in with_change[: with_change.index("</svg>")]
+    assert dom.count('class="chart lines"') == 2
+    assert dom.count('class="chart pending"') == 2
 
 
 @pytest.mark.parametrize(

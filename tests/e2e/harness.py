@@ -1,5 +1,6 @@
 """Runs `python -m kubetaint up` as a subprocess on a fresh data dir and a free port, and drives
-it with the real kubectl (fresh KUBECACHEDIR), the `kubetaint` CLI and the Python client."""
+it with the real kubectl (fresh KUBECACHEDIR), the `kubetaint` CLI and the Python client, all
+through the kubeconfig the server writes (HTTPS, the cluster CA and the admin credentials)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
+
+from kubetaint.store.remote_config import Connection, load_kubeconfig
 
 KUBECTL = shutil.which("kubectl")
 #: Start-up and polling bounds (generous: they only bound a failure, never decide a pass).
@@ -43,6 +47,8 @@ class UpServer:
         self._lines: queue.Queue[str] = queue.Queue()
         self.url = ""
         self.banner: list[str] = []
+        self.connection = Connection(server="")
+        self.scheme = "http" if "--insecure-serving" in args else "https"
 
     def start(self) -> UpServer:
         cmd = [sys.executable, "-m", "kubetaint", "up", "--data-dir", str(self.data_dir), "--port", "0"]
@@ -56,12 +62,25 @@ class UpServer:
         )
         threading.Thread(target=self._pump, daemon=True).start()
         first = self._read_line()
-        assert first.startswith("kubetaint is serving a cluster at http://"), first + self._stderr()
+        expected = f"kubetaint is serving a cluster at {self.scheme}://"
+        assert first.startswith(expected), first + self._stderr()
         self.url = first.split(" at ", 1)[1].split()[0]
         self.banner.append(first)
         while not self.banner[-1].startswith("Press Ctrl-C"):
             self.banner.append(self._read_line())
+        self.connection = load_kubeconfig(self.kubeconfig)
+        assert self.connection.server == self.url
+        # The banner comes just before the server starts serving (and handling SIGTERM/SIGINT):
+        # wait for a first answer, so that a test stopping the server at once stops it cleanly.
+        eventually(self._answers, "the server to answer")
         return self
+
+    def _answers(self) -> bool:
+        try:
+            self.get("/healthz")
+        except httpx.TransportError:
+            return False
+        return True
 
     def _pump(self) -> None:
         """Stdout lines into a queue (a thread: a blocking read has no timeout)."""
@@ -107,8 +126,27 @@ class UpServer:
         if self.proc is not None and self.proc.poll() is None:
             self.stop(signal.SIGKILL)
 
-    def get(self, path: str) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=10)
+    def client(self, *, credentials: bool = True, timeout: float = 10) -> httpx.Client:
+        """An HTTP client trusting the cluster CA, with the kubeconfig's credentials (its client
+        certificate and token; none with `credentials=False`)."""
+        connection = self.connection
+        if not credentials:
+            connection = Connection(server=connection.server, ca_pem=connection.ca_pem)
+        return httpx.Client(
+            base_url=self.url,
+            verify=connection.ssl_context(),
+            headers=connection.headers(),
+            timeout=timeout,
+        )
+
+    def get(self, path: str, **params: Any) -> httpx.Response:
+        with self.client() as client:
+            return client.get(path, params=params or None)
+
+    @contextmanager
+    def stream(self, path: str, params: dict[str, Any], timeout: float = 10) -> Iterator[httpx.Response]:
+        with self.client(timeout=timeout) as client, client.stream("GET", path, params=params) as response:
+            yield response
 
     def kubectl(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
         assert KUBECTL is not None

@@ -114,7 +114,7 @@ def _pod_events(server: UpServer, resource_version: str) -> list[tuple[str, str]
     """(type, pod name) of every pod change after `resource_version` (a 1 s watch)."""
     params = {"watch": "true", "resourceVersion": resource_version, "timeoutSeconds": "1"}
     seen = []
-    with httpx.stream("GET", server.url + "/api/v1/pods", params=params, timeout=10) as response:
+    with server.stream("/api/v1/pods", params) as response:
         for line in response.iter_lines():
             if line.strip():
                 event = json.loads(line)
@@ -174,7 +174,7 @@ def test_kill_9_under_write_load_keeps_every_acknowledged_write_and_a_watch_resu
     stop = threading.Event()
 
     def write() -> None:
-        with httpx.Client(base_url=server.url, timeout=5) as client:
+        with server.client(timeout=5) as client:
             i = 0
             while not stop.is_set():
                 body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"ns-{i}"}}
@@ -200,7 +200,7 @@ def test_kill_9_under_write_load_keeps_every_acknowledged_write_and_a_watch_resu
         assert set(acknowledged) <= stored
         watched: list[str] = []
         params = {"watch": "true", "resourceVersion": start_rv, "timeoutSeconds": "2"}
-        with httpx.stream("GET", restarted.url + "/api/v1/namespaces", params=params, timeout=10) as response:
+        with restarted.stream("/api/v1/namespaces", params) as response:
             for line in response.iter_lines():
                 if not line.strip():
                     continue

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
-import httpx
 import pytest
 
 from .harness import KUBECTL, UpServer, eventually
@@ -91,7 +90,7 @@ def _deletions(server: UpServer, resource_version: str) -> Counter[str]:
     """DELETED watch events per pod name after `resource_version` (a 1 s watch)."""
     params = {"watch": "true", "resourceVersion": resource_version, "timeoutSeconds": "1"}
     deleted: Counter[str] = Counter()
-    with httpx.stream("GET", server.url + "/api/v1/pods", params=params, timeout=10) as response:
+    with server.stream("/api/v1/pods", params) as response:
         for line in response.iter_lines():
             if line.strip():
                 event = json.loads(line)

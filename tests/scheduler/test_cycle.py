@@ -34,7 +34,7 @@ def test_fit_error_sorts_lexicographically() -> None:
     assert msg == "0/12 nodes are available: 10 Insufficient cpu, 2 node(s) had untolerated taint(s)."
 
 
-def test_fit_error_with_preemption_suffix_ends_in_two_periods() -> None:
+def test_fit_error_appends_the_preemption_message_as_it_is() -> None:
     s = scheduler(
         [node("t", taints=[taint("dedicated", "gpu")]), node("a", cpu="1"), node("b", cpu="1")],
         [pod("big", cpu="2")],
@@ -43,7 +43,7 @@ def test_fit_error_with_preemption_suffix_ends_in_two_periods() -> None:
     assert result is not None and result.node is None
     assert result.message == (
         "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are "
-        "available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.."
+        "available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
     )
     assert result.condition == {
         "type": "PodScheduled",
@@ -59,7 +59,7 @@ def test_preemption_never_policy() -> None:
     s = scheduler([node("a", cpu="1")], [p])
     result = s.schedule_one()
     assert result is not None
-    assert result.message.endswith("preemption: not eligible due to preemptionPolicy=Never..")
+    assert result.message.endswith("preemption: not eligible due to preemptionPolicy=Never.")
 
 
 def test_preemption_picks_lowest_priority_victims() -> None:

@@ -312,7 +312,7 @@ def test_fit_error_of_a_pinned_pod_counts_the_other_nodes_as_not_satisfying_node
     assert result.message == (
         "0/150 nodes are available: 1 Insufficient cpu, 149 node(s) didn't satisfy plugin(s) [NodeAffinity]."
         " preemption: 0/150 nodes are available: 1 No preemption victims found for incoming pod,"
-        " 149 Preemption is not helpful for scheduling.."
+        " 149 Preemption is not helpful for scheduling."
     )
     assert result.fit_error is not None
     diagnosis = result.fit_error.diagnosis
@@ -337,7 +337,7 @@ def test_conflicting_name_requirements_reject_the_pod_at_pre_filter() -> None:
     (result,) = s.run()
     assert result.message == (
         "0/4 nodes are available: pod affinity terms conflict."
-        " preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.."
+        " preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
     ), "every node has the UnschedulableAndUnresolvable PreFilter status: none may be preempted on"
     assert result.fit_error is not None
     assert result.fit_error.diagnosis.unschedulable_plugins == {"NodeAffinity"}
@@ -396,7 +396,7 @@ def test_preemption_of_a_pinned_pod_finds_no_victim_on_its_node() -> None:
     assert result.victims == []
     assert result.message.endswith(
         "preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod,"
-        " 3 Preemption is not helpful for scheduling.."
+        " 3 Preemption is not helpful for scheduling."
     )
 
 
@@ -407,7 +407,7 @@ def test_explain_reports_the_absent_nodes_status_for_the_nodes_a_pinned_pod_does
     assert entry["message"] == (
         "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."
         " preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod,"
-        " 2 Preemption is not helpful for scheduling.."
+        " 2 Preemption is not helpful for scheduling."
     )
     filters = {n["name"]: n["filter"] for n in entry["nodes"]}
     absent = {

@@ -174,7 +174,7 @@ def test_a_saved_kubectl_list_loads_as_a_snapshot(tmp_path: Path) -> None:
             id="a single object is not a snapshot",
         ),
         pytest.param("[1, 2]", "not a scenario or snapshot", id="a list of numbers is not a snapshot"),
-        pytest.param("{: nope", "invalid YAML", id="broken text names the problem"),
+        pytest.param("{: nope", "invalid JSON", id="broken text names the problem"),
         pytest.param(
             '{"apiVersion": "v1", "kind": "List", "items": 3}', "items list", id="a List without items"
         ),

@@ -33,22 +33,36 @@ class EtcdServer:
         self.url = f"http://127.0.0.1:{self.client_port}"
         peer = f"http://127.0.0.1:{self.peer_port}"
         self._log = open(data_dir / "etcd.log", "wb")  # noqa: SIM115 (closed in stop)
-        self.process = subprocess.Popen(
-            [
-                ETCD_BINARY,
-                "--name=test",
-                f"--data-dir={data_dir / 'data'}",
-                f"--listen-client-urls={self.url}",
-                f"--advertise-client-urls={self.url}",
-                f"--listen-peer-urls={peer}",
-                f"--initial-advertise-peer-urls={peer}",
-                f"--initial-cluster=test={peer}",
-                "--log-level=error",
-                "--logger=zap",
-            ],
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-        )
+        self._command = [
+            ETCD_BINARY,
+            "--name=test",
+            f"--data-dir={data_dir / 'data'}",
+            f"--listen-client-urls={self.url}",
+            f"--advertise-client-urls={self.url}",
+            f"--listen-peer-urls={peer}",
+            f"--initial-advertise-peer-urls={peer}",
+            f"--initial-cluster=test={peer}",
+            "--log-level=error",
+            "--logger=zap",
+        ]
+        self.process = subprocess.Popen(self._command, stdout=self._log, stderr=subprocess.STDOUT)
+        self._wait_healthy()
+
+    def pause(self) -> None:
+        """SIGSTOP: etcd keeps its connections but answers nothing (a hung member)."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
+
+    def kill(self) -> None:
+        """SIGKILL: connections are refused until `restart()`."""
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def restart(self) -> None:
+        """Start again on the same ports and data (after `kill()`)."""
+        self.process = subprocess.Popen(self._command, stdout=self._log, stderr=subprocess.STDOUT)
         self._wait_healthy()
 
     def _wait_healthy(self) -> None:
@@ -67,6 +81,7 @@ class EtcdServer:
 
     def stop(self) -> None:
         if self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)  # a paused etcd cannot take SIGTERM
             os.kill(self.process.pid, signal.SIGTERM)
             try:
                 self.process.wait(10)

@@ -89,6 +89,6 @@ def test_an_unreachable_etcd_is_a_clear_start_up_error() -> None:
     ],
 )
 def test_connection_errors_are_reduced_to_their_cause(text: str, reason: str) -> None:
-    from kubetaint.store.etcd import _reason
+    from kubetaint.store.etcd_health import connection_reason
 
-    assert _reason(text) == reason
+    assert connection_reason(text) == reason

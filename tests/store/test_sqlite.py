@@ -105,7 +105,9 @@ def test_a_corrupt_file_is_a_clear_start_up_error(tmp_path: Path) -> None:
     (tmp_path / "kubetaint.db").write_bytes(b"this is not sqlite at all" * 100)
     with pytest.raises(StoreError) as err:
         open_sqlite(tmp_path)
-    assert str(err.value) == f"cannot open SQLite store {tmp_path / 'kubetaint.db'}: file is not a database"
+    assert str(err.value) == (
+        f"cannot open SQLite store {tmp_path / 'kubetaint.db'}: the file is damaged (file is not a database)"
+    )
     (tmp_path / "kubetaint.db").unlink()
     open_sqlite(tmp_path).close()  # the failed attempt released the data-dir lock
 

@@ -15,6 +15,8 @@ Public API:
   pods/eviction with PodDisruptionBudget checks).
 - `kubetaint.apiserver.live.LiveCluster(store, clock, workers=, seed=, server_address=)`: the app on
   a `kubetaint.controlplane.ControlPlane` plus the initial node set (`kubetaint up`).
+- `kubetaint.apiserver.pki.ensure_pki(folder, host)`: the cluster CA, serving and admin client
+  certificates and the admin token file of `kubetaint up` (docs/security.md).
 - `kubetaint.apiserver.clockapi`: `GET /kubetaint/v1/clock`, `POST /kubetaint/v1/clock/advance`
   (`{"seconds": N}`) and `LoopVirtualClock`, the virtual clock of a live server.
 

@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
@@ -22,6 +22,7 @@ from kubetaint.apiserver import discovery, openapi, openapi_v2, reviews
 from kubetaint.apiserver.authz import Authorizer
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
+from kubetaint.apiserver.health import api_server_checks, health_routes
 from kubetaint.apiserver.hooks import Evictor, NoHooks, WriteHooks
 from kubetaint.apiserver.noderestriction import NodeRestriction
 from kubetaint.apiserver.rbac_escalation import EscalationCheck
@@ -39,7 +40,7 @@ from kubetaint.apiserver.wire import (
     status_response,
 )
 from kubetaint.clock.base import Clock
-from kubetaint.store.interface import Store
+from kubetaint.store.interface import Reachability, Store
 
 log = logging.getLogger(__name__)
 _METHOD_NOT_ALLOWED = "the server does not allow this method on the requested resource"
@@ -183,7 +184,8 @@ def create_app(
     validation; no-ops by default); `rng` draws generateName suffixes; `security` configures
     authentication, authorization and limits (default: loopback, anonymous, AlwaysAllow);
     `extra_routes` are served before the Kubernetes paths; `/readyz` fails with 500 while
-    `ready()` is False."""
+    `ready()` is False, and every health endpoint while an etcd store is unreachable
+    (`apiserver.health`)."""
     config = security or SecurityConfig()
     evictor = hooks if isinstance(hooks, Evictor) else None
     rbac = StoredPolicy(store, clock)
@@ -191,7 +193,7 @@ def create_app(
         ensure_bootstrap_policy(store)  # storage_rbac's post-start hook, before serving
     chain = Security(config, _pod_node(store), rbac)
     if chain.node_restriction:
-        hooks = NodeRestriction(hooks or NoHooks(), _node_uid(store))
+        hooks = NodeRestriction(hooks or NoHooks(), node_uid_of(store))
     hooks = EscalationCheck(hooks or NoHooks(), lambda: chain.authorizer, chain.policy)
     server = ApiServer(
         store,
@@ -202,14 +204,6 @@ def create_app(
         authorizer=chain.authorizer,
         evictor=evictor,
     )
-
-    async def ok(request: Request) -> Response:
-        return PlainTextResponse("ok")
-
-    async def readyz(request: Request) -> Response:
-        if ready is not None and not ready():
-            return PlainTextResponse("readyz check failed", status_code=500)
-        return PlainTextResponse("ok")
 
     async def version(request: Request) -> Response:
         return json_response(discovery.VERSION_INFO)
@@ -245,9 +239,9 @@ def create_app(
 
     verbs = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
-        Route("/healthz", ok),
-        Route("/livez", ok),
-        Route("/readyz", readyz),
+        *health_routes(
+            api_server_checks(store.unreachable if isinstance(store, Reachability) else None, ready)
+        ),
         Route("/version", version),
         Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
@@ -265,6 +259,8 @@ def create_app(
     app.add_exception_handler(HTTPException, _http_error)
     app.state.security = config
     app.state.rbac = rbac
+    app.state.authorizer = chain.authorizer
+    app.state.node_restriction = chain.node_restriction
     return app
 
 
@@ -282,7 +278,7 @@ def _pod_node(store: Store) -> Callable[[str, str], str | None]:
     return pod_node
 
 
-def _node_uid(store: Store) -> Callable[[str], str | None]:
+def node_uid_of(store: Store) -> Callable[[str], str | None]:
     """A node's uid, for NodeRestriction's mirror-pod owner check."""
 
     def node_uid(name: str) -> str | None:

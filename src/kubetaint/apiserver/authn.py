@@ -1,5 +1,7 @@
-"""Authentication: static bearer tokens from a `--token-auth-file` and the anonymous user
-(mirrors apiserver/plugin/pkg/authenticator/token/tokenfile/tokenfile.go,
+"""Authentication: client certificates verified against `--client-ca-file`, static bearer tokens
+from a `--token-auth-file` and the anonymous user (mirrors
+apiserver/pkg/authentication/request/x509/x509.go CommonNameUserConversion,
+apiserver/plugin/pkg/authenticator/token/tokenfile/tokenfile.go,
 apiserver/pkg/authentication/request/bearertoken/bearertoken.go,
 apiserver/pkg/authentication/request/anonymous and group.AuthenticatedGroupAdder).
 
@@ -27,11 +29,12 @@ NODE_USER_PREFIX = "system:node:"
 
 @dataclass(frozen=True, slots=True)
 class UserInfo:
-    """user.DefaultInfo: a name, a uid and groups."""
+    """user.DefaultInfo: a name, a uid, groups and extra values (key, values)."""
 
     name: str
     uid: str = ""
     groups: tuple[str, ...] = ()
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def anonymous(self) -> bool:
@@ -107,8 +110,31 @@ def bearer_token(authorization: str | None) -> str | None:
     return parts[1]
 
 
+def certificate_user(der: bytes) -> UserInfo | None:
+    """x509.CommonNameUserConversion: the subject's common name is the user name and its
+    organizations are the groups; a certificate without a common name authenticates nobody.
+    The certificate has already been verified against the client CA by the TLS handshake."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    try:
+        subject = x509.load_der_x509_certificate(der).subject
+    except ValueError:
+        return None
+    names = [str(a.value) for a in subject.get_attributes_for_oid(NameOID.COMMON_NAME)]
+    if not names or not names[0]:
+        return None
+    groups = tuple(str(a.value) for a in subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME))
+    return UserInfo(names[0], "", groups)
+
+
+#: Parsed client certificates kept per authenticator (a connection presents one per request).
+_CERTIFICATE_CACHE_SIZE = 1024
+
+
 class Authenticator:
-    """Bearer tokens, then (when enabled) the anonymous user.
+    """Client certificates, then bearer tokens, then (when enabled) the anonymous user, in
+    kube-apiserver's union order.
 
     A bearer token that matches no record is a failure even when anonymous access is on
     (union.NewFailOnError). Authenticated users get `system:authenticated` added.
@@ -117,15 +143,33 @@ class Authenticator:
     def __init__(self, tokens: dict[str, UserInfo], *, anonymous: bool) -> None:
         self.tokens = tokens
         self.anonymous = anonymous
+        self._certificates: dict[bytes, UserInfo | None] = {}
 
-    def authenticate(self, authorization: str | None) -> UserInfo | None:
-        """The request's user, or None for a 401."""
+    def authenticate(self, authorization: str | None, certificate: bytes | None = None) -> UserInfo | None:
+        """The request's user, or None for a 401. `certificate` is the DER client certificate
+        the TLS handshake verified (None when the client presented none)."""
+        if certificate:
+            user = self._certificate_user(certificate)
+            if user is not None:
+                return _authenticated(user)
         token = bearer_token(authorization)
         if token is None:
             return ANONYMOUS if self.anonymous else None
         user = self.tokens.get(token)
         if user is None:
             return None
-        if AUTHENTICATED_GROUP in user.groups:
-            return user
-        return UserInfo(user.name, user.uid, (*user.groups, AUTHENTICATED_GROUP))
+        return _authenticated(user)
+
+    def _certificate_user(self, der: bytes) -> UserInfo | None:
+        if der not in self._certificates:
+            if len(self._certificates) >= _CERTIFICATE_CACHE_SIZE:
+                self._certificates.clear()
+            self._certificates[der] = certificate_user(der)
+        return self._certificates[der]
+
+
+def _authenticated(user: UserInfo) -> UserInfo:
+    """group.AuthenticatedGroupAdder: `system:authenticated` unless already present."""
+    if AUTHENTICATED_GROUP in user.groups:
+        return user
+    return UserInfo(user.name, user.uid, (*user.groups, AUTHENTICATED_GROUP))

@@ -39,6 +39,7 @@ class LoopVirtualClock(VirtualClock):
         self._loop = loop
         self._pump_pending = False
         self._slice = SliceTimer()
+        self._advancing = asyncio.Lock()
 
     def slice_over(self) -> bool:
         """Whether the callbacks run since the loop last took over have used their slice."""
@@ -61,6 +62,21 @@ class LoopVirtualClock(VirtualClock):
                 return  # not serving yet: `run_pending()` runs them when the server starts
         self._pump_pending = True
         loop.call_soon(self._pump)
+
+    async def advance_in_slices(self, seconds: float) -> None:
+        """`advance(seconds)` in time slices, the loop serving others between them (one advance
+        at a time: a second one starts where the first ended)."""
+        async with self._advancing:
+            target = self.now() + seconds
+            while True:
+                self._slice.begin()
+                while not self._slice.over():
+                    due = self.next_time()
+                    if due is None or due > target:
+                        self.run_until(target)
+                        return
+                    self.step()
+                await asyncio.sleep(0)
 
     def _pump(self) -> None:
         """Run the callbacks due now for one slice; the rest after the loop has served others."""
@@ -124,7 +140,10 @@ def clock_routes(clock: Clock) -> list[BaseRoute]:
                 )
         except errors.StatusError as err:
             return status_response(err)
-        clock.advance(seconds)
+        if isinstance(clock, LoopVirtualClock):
+            await clock.advance_in_slices(seconds)
+        else:
+            clock.advance(seconds)
         return json_response(clock_document(clock))
 
     return [

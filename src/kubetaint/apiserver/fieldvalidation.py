@@ -21,7 +21,7 @@ from typing import Any
 from starlette.responses import Response
 
 from kubetaint.api import errors
-from kubetaint.apiserver.openapi import REF, schema_name, schemas
+from kubetaint.api.openapi_schemas import cannot_handle, schema_name, strict_decoding_error, strict_errors
 from kubetaint.apiserver.resources import ResourceInfo
 
 JSON = dict[str, Any]
@@ -36,56 +36,6 @@ def directive(value: str | None) -> str:
             f'fieldValidation: Unsupported value: {value!r}: supported values: "Ignore", "Strict", "Warn"'
         )
     return value or "Warn"
-
-
-def _resolve(schema: JSON) -> JSON:
-    """Follow `$ref` and single-element `allOf` wrappers to the schema that has the structure."""
-    table = schemas()
-    seen = 0
-    while seen < 32:
-        seen += 1
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith(REF):
-            schema = table.get(ref[len(REF) :], {})
-            continue
-        all_of = schema.get("allOf")
-        if isinstance(all_of, list) and len(all_of) == 1 and "properties" not in schema:
-            schema = all_of[0]
-            continue
-        break
-    return schema
-
-
-def _walk(value: Any, schema: JSON, path: str, found: list[str], patch: bool) -> None:
-    schema = _resolve(schema)
-    if isinstance(value, dict):
-        props = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        for key, item in value.items():
-            if patch and (key.startswith("$") or item is None):
-                continue
-            child = f"{path}.{key}" if path else key
-            if isinstance(props, dict):
-                if key in props:
-                    _walk(item, props[key], child, found, patch)
-                else:
-                    found.append(child)
-            elif isinstance(extra, dict):
-                _walk(item, extra, child, found, patch)
-    elif isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
-            for index, item in enumerate(value):
-                _walk(item, items, f"{path}[{index}]", found, patch)
-
-
-def unknown_fields(obj: Any, schema: str, *, patch: bool = False) -> list[str]:
-    """Paths of the fields of `obj` that `schema` (a components.schemas key) does not declare."""
-    found: list[str] = []
-    root = schemas().get(schema)
-    if root is not None:
-        _walk(obj, root, "", found, patch)
-    return found
 
 
 def _schema_of(res: ResourceInfo, body: Any) -> tuple[str | None, str, str]:
@@ -109,15 +59,15 @@ def check(res: ResourceInfo, body: Any, value: str | None, *, patch: bool = Fals
     name, kind, version = _schema_of(res, body)
     if name is None:
         return []
-    unknown = [f'unknown field "{path}"' for path in unknown_fields(body, name, patch=patch)]
-    if not unknown:
+    found = strict_errors(body, name, patch=patch)
+    if not found:
         return []
     if mode == "Strict":
-        message = "strict decoding error: " + ", ".join(unknown)
+        message = strict_decoding_error(found)
         if not patch:
-            message = f'{kind} in version "{version}" cannot be handled as a {kind}: {message}'
+            message = cannot_handle(kind, version, message)
         raise errors.bad_request(message)
-    return unknown
+    return found
 
 
 def with_warnings(response: Response, warnings: list[str]) -> Response:

@@ -4,7 +4,14 @@ One asyncio loop runs everything: HTTP handlers write through the engine hooks, 
 handlers run inside those writes and schedule work on the clock, whose timers are the loop's
 (RealClock) or a `LoopVirtualClock` that moves only when asked. Hence no locks: every store
 write happens on the loop's thread. With the SQLite store those writes do not wait for the
-disk; what leaves the server waits for it instead (`apiserver.durability`).
+disk; what leaves the server waits for it instead (`apiserver.durability`). Components work
+in time slices (`clock.slices`), so requests are served between them.
+
+With a store behind a network (etcd: `store.interface.Reachability`), a call may wait for the
+network; the connections are then served by a front on a thread of its own (`apiserver.front`)
+that answers health probes itself and hands every other request to this same loop, answering
+`504 Timeout` for one that has waited past its deadline. The changes etcd's watch feed receives
+(other servers' writes too) are delivered on this loop as well (`ThreadedDelivery`).
 """
 
 from __future__ import annotations
@@ -22,14 +29,21 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
-from kubetaint.apiserver.app import create_app
+from kubetaint.apiserver.app import create_app, node_uid_of
+from kubetaint.apiserver.authz import Authorizer
 from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
 from kubetaint.apiserver.engine import EngineHooks
+from kubetaint.apiserver.front import Front
+from kubetaint.apiserver.kubelet_identity import kubelet_stores
+from kubetaint.apiserver.noderestriction import forbidden_labels
 from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
+from kubetaint.apiserver.security import SecurityConfig
+from kubetaint.apiserver.server import security_of, serving_options
+from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane import ControlPlane
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
-from kubetaint.store.interface import JSON, DeferredDurability, Store
+from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store, ThreadedDelivery
 
 CONTROL_PLANE_NODE = "control-plane"
 CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
@@ -64,10 +78,30 @@ def initial_nodes(workers: int) -> list[JSON]:
     return nodes
 
 
+def kubelet_manifest(node: JSON) -> JSON:
+    """The Node as its kubelet is configured to register it: without the labels NodeRestriction
+    forbids a kubelet to set (kubeadm adds those as the admin); `node` itself when it has none."""
+    labels = node["metadata"].get("labels") or {}
+    restricted = forbidden_labels(labels, None)
+    if not restricted:
+        return node
+    kept = {k: v for k, v in labels.items() if k not in restricted}
+    return {**node, "metadata": {**node["metadata"], "labels": kept}}
+
+
 class LiveCluster:
     """The control plane plus the API server app over one store and clock."""
 
-    def __init__(self, store: Store, clock: Clock, *, workers: int, seed: int, server_address: str) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        workers: int,
+        seed: int,
+        server_address: str,
+        security: SecurityConfig | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         rng = random.Random(seed)
@@ -84,22 +118,42 @@ class LiveCluster:
             server_address=server_address,
             extra_routes=clock_routes(clock),
             ready=lambda: self.ready,
+            security=security,
+        )
+        # The hollow kubelets write as system:node:<name>, through the server's authorizer and
+        # (with Node authorization) NodeRestriction.
+        authorizer: Authorizer = self.app.state.authorizer
+        self.plane.fleet.pool.store_for = kubelet_stores(
+            self.plane.registry,
+            lambda: authorizer,
+            node_restriction=bool(self.app.state.node_restriction),
+            node_uid=node_uid_of(store),
         )
 
     def start(self) -> list[str]:
         """Adopt the stored nodes, add the missing ones of the initial set, start everything.
-        Returns the names of the nodes created now (none on a restart of the same cluster)."""
+        Returns the names of the nodes created now (none on a restart of the same cluster).
+        On a running event loop, a store that receives changes on a thread of its own (etcd)
+        delivers them on this loop, where every write happens."""
+        if isinstance(self.store, ThreadedDelivery):
+            with contextlib.suppress(RuntimeError):  # no running loop: the store's own thread
+                self.store.deliver_through(asyncio.get_running_loop().call_soon_threadsafe)
         self.plane.ensure_system_namespaces()
         ensure_bootstrap_policy(self.store)
         stored = self.store.list("nodes").items
         for node in stored:
-            self.plane.fleet.adopt(node)
+            self.plane.fleet.adopt(kubelet_manifest(node))
         existing = {str(n["metadata"]["name"]) for n in stored}
         created = []
         for node in initial_nodes(self.workers):
             name = str(node["metadata"]["name"])
             if name not in existing:
-                self.plane.fleet.add(node)
+                kubelets_own = kubelet_manifest(node)
+                if kubelets_own is not node:
+                    # labels a kubelet may not set (node-role.kubernetes.io/control-plane): the
+                    # Node is created as kubeadm leaves it, by the admin; its kubelet adopts it
+                    self.plane.registry.create("nodes", node)
+                self.plane.fleet.add(kubelets_own)
                 created.append(name)
         self.plane.start()
         if isinstance(self.clock, LoopVirtualClock):
@@ -145,24 +199,67 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_forever(cluster: LiveCluster, sock: socket.socket, **config: Any) -> None:
-    """Serve until SIGINT/SIGTERM, then stop the control plane (the caller closes the store)."""
-    server = _Server(
-        uvicorn.Config(
-            cluster.app,
-            log_level="warning",
-            access_log=False,
-            lifespan="off",
-            timeout_graceful_shutdown=1,
-            **config,
-        )
-    )
-    if isinstance(cluster.store, DeferredDurability):
-        # Every write on this loop returns once committed; responses and watch events wait for
-        # the fsync (apiserver.durability), so the loop serves on while the disk syncs.
-        cluster.store.defer_durability()
+async def serve_forever(
+    cluster: LiveCluster, sock: socket.socket, *, tls: TLSFiles | None = None, **config: Any
+) -> None:
+    """Serve until SIGINT/SIGTERM (HTTPS with `tls`), then stop the control plane (the caller
+    closes the store). The serving configuration goes through `security.check_serving` first:
+    `security.ServingConfigError` (one line) for an unsafe one."""
+    host = str(sock.getsockname()[0])
+    fronted = isinstance(cluster.store, Reachability)
     try:
-        await server.serve(sockets=[sock])
+        app: Any = Front(cluster.app, asyncio.get_running_loop()) if fronted else cluster.app
+        server = _Server(
+            uvicorn.Config(
+                app,
+                log_level="warning",
+                access_log=False,
+                lifespan="off",
+                timeout_graceful_shutdown=1,
+                **serving_options(host, tls, security_of(cluster.app)),
+                **config,
+            )
+        )
+        if isinstance(cluster.store, DeferredDurability):
+            # Every write on this loop returns once committed; responses and watch events wait for
+            # the fsync (apiserver.durability), so the loop serves on while the disk syncs.
+            cluster.store.defer_durability()
+        if fronted:
+            await _serve_from_front(server, sock)
+        else:
+            await server.serve(sockets=[sock])
     finally:
         cluster.stop()
         await asyncio.sleep(0)
+
+
+async def _serve_from_front(server: _Server, sock: socket.socket) -> None:
+    """uvicorn on a thread of its own (`apiserver.front`); this loop keeps the cluster and, in
+    the main thread, takes SIGINT/SIGTERM for the server."""
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[None] = loop.create_future()
+
+    def serve() -> None:
+        try:
+            asyncio.run(server.serve(sockets=[sock]))
+        finally:
+            with contextlib.suppress(RuntimeError):  # this loop is closed already
+                loop.call_soon_threadsafe(_settle, finished)
+
+    signals = (signal.SIGINT, signal.SIGTERM) if threading.current_thread() is threading.main_thread() else ()
+    for sig in signals:
+        loop.add_signal_handler(sig, server.handle_exit, sig, None)
+    front = threading.Thread(target=serve, name="kubetaint-front", daemon=True)
+    front.start()
+    try:
+        await finished
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+        server.should_exit = True
+        await asyncio.to_thread(front.join, 5)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

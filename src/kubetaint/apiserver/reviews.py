@@ -132,9 +132,12 @@ def review(res: ResourceInfo, namespace: str, obj: JSON, authorizer: Authorizer)
     spec = _m(obj, "spec")
     if kind == "SelfSubjectReview":
         user = _user()
-        info: JSON = {"username": user.name, "groups": list(user.groups)}
+        info: JSON = {"username": user.name}
         if user.uid:
-            info = {"username": user.name, "uid": user.uid, "groups": list(user.groups)}
+            info["uid"] = user.uid
+        info["groups"] = list(user.groups)
+        if user.extra:
+            info["extra"] = {key: list(values) for key, values in user.extra}
         return _answer(obj, {"userInfo": info})
     if kind == "SelfSubjectRulesReview":
         user = _user()

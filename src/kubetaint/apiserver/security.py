@@ -4,9 +4,11 @@ page cap, in kube-apiserver's filter order (mirrors apiserver/pkg/server/config.
 DefaultBuildHandlerChain), plus the check that refuses unsafe serving configurations.
 
 `SecurityConfig` is what `kubetaint up` passes (its flags are kube-apiserver's):
-`--token-auth-file`, `--anonymous-auth`, `--authorization-mode`, `--rbac-policy-file` (kubetaint's:
-a YAML file of RBAC objects), `--tls-cert-file`/`--tls-private-key-file` (see `tls`).
-The authenticated user is on `request.state.user` and in `authn.CURRENT_USER`.
+`--client-ca-file`, `--token-auth-file`, `--anonymous-auth`, `--authorization-mode`,
+`--rbac-policy-file` (kubetaint's: a YAML file of RBAC objects), `--tls-cert-file`/
+`--tls-private-key-file` (see `tls`). The TLS client certificate of the connection, verified
+against `--client-ca-file` by the handshake, is in `scope["state"][PEER_CERTIFICATE]` (DER; see
+`server`). The authenticated user is on `request.state.user` and in `authn.CURRENT_USER`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kubetaint.apiserver.authn import (
     load_token_file,
     unauthorized,
 )
+from kubetaint.apiserver.impersonation import impersonate
 from kubetaint.apiserver.limits import Limits, WatchCounter, clamp_limit, too_large, too_many_requests
 from kubetaint.apiserver.rbac import PolicyFileError, load_policy_file
 from kubetaint.apiserver.rbac_store import StoredPolicy, bootstrap_policy
@@ -39,6 +42,8 @@ from kubetaint.apiserver.wire import status_response
 #: Probes answer anonymous callers even when anonymous auth is off (what kube-apiserver's
 #: AuthenticationConfiguration `anonymous.conditions` is commonly set to).
 HEALTH_PATHS = ("/healthz", "/livez", "/readyz")
+#: Where the serving layer puts the connection's verified client certificate (DER bytes).
+PEER_CERTIFICATE = "kubetaint.peer_certificate"
 _BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 
@@ -57,26 +62,32 @@ def is_loopback(host: str) -> bool:
 
 @dataclass(frozen=True)
 class SecurityConfig:
-    """Authentication, authorization and limits. Defaults: on loopback without a token file,
-    anonymous requests are allowed everything (AlwaysAllow); with a token file, authorization is
-    Node,RBAC and anonymous requests are refused (401) unless `anonymous_auth=True`."""
+    """Authentication, authorization and limits. Library defaults: on loopback without a token
+    file or client CA, anonymous requests are allowed everything (AlwaysAllow); with either,
+    authorization is Node,RBAC and anonymous requests are refused (401) unless
+    `anonymous_auth=True`. `kubetaint up` sets every field from its flags."""
 
     bind_address: str = "127.0.0.1"
     token_auth_file: str | None = None
     anonymous_auth: bool | None = None
     authorization_mode: tuple[str, ...] | None = None
     rbac_policy_file: str | None = None
+    client_ca_file: str | None = None
     limits: Limits = field(default_factory=Limits)
+
+    def authenticates(self) -> bool:
+        """Whether any authenticator besides the anonymous one is configured."""
+        return self.token_auth_file is not None or self.client_ca_file is not None
 
     def anonymous(self) -> bool:
         if self.anonymous_auth is not None:
             return self.anonymous_auth
-        return is_loopback(self.bind_address) and self.token_auth_file is None
+        return is_loopback(self.bind_address) and not self.authenticates()
 
     def modes(self) -> tuple[str, ...]:
         if self.authorization_mode is not None:
             return self.authorization_mode
-        return ("AlwaysAllow",) if self.token_auth_file is None else ("Node", "RBAC")
+        return ("Node", "RBAC") if self.authenticates() else ("AlwaysAllow",)
 
 
 def check_serving(host: str, tls: TLSFiles | None, config: SecurityConfig) -> None:
@@ -86,11 +97,12 @@ def check_serving(host: str, tls: TLSFiles | None, config: SecurityConfig) -> No
     if tls is None:
         raise ServingConfigError(
             f"refusing to serve on non-loopback address {host} without TLS: "
-            "pass --tls-cert-file/--tls-private-key-file (or let kubetaint generate a self-signed pair)"
+            "plain HTTP (--insecure-serving) is for loopback addresses only"
         )
-    if config.token_auth_file is None:
+    if not config.authenticates():
         raise ServingConfigError(
-            f"refusing to serve on non-loopback address {host} without authentication: pass --token-auth-file"
+            f"refusing to serve on non-loopback address {host} without authentication: "
+            "pass --token-auth-file or --client-ca-file"
         )
     if config.anonymous() and "AlwaysAllow" in config.modes():
         raise ServingConfigError(
@@ -162,11 +174,17 @@ class SecurityMiddleware:
             return
         sec, method, path = self.security, scope["method"], scope["path"]
         authorization = _header(scope, b"authorization")
-        user = sec.authenticator.authenticate(authorization)
+        certificate = (scope.get("state") or {}).get(PEER_CERTIFICATE)
+        user = sec.authenticator.authenticate(authorization, certificate)
         if user is None and authorization is None and path in HEALTH_PATHS:
             user = ANONYMOUS
         if user is None:
             await _reply(unauthorized(), scope, receive, send)
+            return
+        try:
+            user = impersonate(user, scope.get("headers", []), sec.authorizer)
+        except errors.StatusError as err:
+            await _reply(err, scope, receive, send)
             return
         query = _first_values(scope.get("query_string", b""))
         info = request_info(method, path, query)
@@ -242,6 +260,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 __all__ = [
     "HEALTH_PATHS",
+    "PEER_CERTIFICATE",
     "Security",
     "SecurityConfig",
     "SecurityMiddleware",

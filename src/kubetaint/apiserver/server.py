@@ -1,23 +1,85 @@
-"""Running the app under uvicorn: `serve()` for `kubetaint up`, and `BackgroundServer` (a
-uvicorn server on a pre-bound socket in a thread) for tests and embedding. Both serve HTTPS
-when given `tls` files, and refuse a non-loopback address without TLS and authentication
-(`security.check_serving`)."""
+"""Running the app under uvicorn: `serve()`, and `BackgroundServer` (a uvicorn server on a
+pre-bound socket in a thread) for tests and embedding; `serving_options` is what `kubetaint up`
+(`live.serve_forever`) passes too. All serve HTTPS when given `tls` files, request client
+certificates verified against the `--client-ca-file` of the app's SecurityConfig, and refuse a
+non-loopback address without TLS and authentication (`security.check_serving`)."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import threading
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from kubetaint.apiserver.security import SecurityConfig, check_serving
+from kubetaint.apiserver.security import PEER_CERTIFICATE, SecurityConfig, ServingConfigError, check_serving
 from kubetaint.apiserver.tls import TLSFiles
 
 
+class PeerCertificateProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol that hands the connection's TLS client certificate (DER,
+    verified by the handshake) to every request of the connection in `scope["state"]`."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        ssl_object = transport.get_extra_info("ssl_object")
+        certificate = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
+        if certificate:
+            self.app_state = {**self.app_state, PEER_CERTIFICATE: certificate}
+
+
+def security_of(app: Starlette) -> SecurityConfig:
+    config = getattr(app.state, "security", None)
+    return config if isinstance(config, SecurityConfig) else SecurityConfig()
+
+
+def serving_options(host: str, tls: TLSFiles | None, config: SecurityConfig) -> dict[str, Any]:
+    """uvicorn.Config's TLS options for serving `config` on `host`, after `check_serving` and a
+    trial load of every file (ServingConfigError, one line, for any problem)."""
+    check_serving(host, tls, config)
+    if tls is None:
+        return {}
+    _trial_context(tls, config.client_ca_file)
+    options: dict[str, Any] = {
+        "ssl_certfile": tls.cert_file,
+        "ssl_keyfile": tls.key_file,
+        "http": PeerCertificateProtocol,
+    }
+    if config.client_ca_file:
+        options["ssl_ca_certs"] = config.client_ca_file
+        options["ssl_cert_reqs"] = ssl.CERT_OPTIONAL
+    return options
+
+
+def _trial_context(tls: TLSFiles, client_ca_file: str | None) -> None:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(tls.cert_file, tls.key_file)
+    except (OSError, ssl.SSLError) as exc:
+        raise ServingConfigError(
+            f"cannot load --tls-cert-file '{tls.cert_file}' with --tls-private-key-file "
+            f"'{tls.key_file}': {_reason(exc)}"
+        ) from None
+    if client_ca_file:
+        try:
+            context.load_verify_locations(cafile=client_ca_file)
+        except (OSError, ssl.SSLError) as exc:
+            raise ServingConfigError(
+                f"cannot load --client-ca-file '{client_ca_file}': {_reason(exc)}"
+            ) from None
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, ssl.SSLError):
+        return str(exc.reason or exc).lower().replace("_", " ")
+    return str(exc.strerror or exc)
+
+
 def _config(app: Starlette, host: str, port: int, tls: TLSFiles | None) -> uvicorn.Config:
-    check_serving(host, tls, getattr(app.state, "security", None) or SecurityConfig())
     return uvicorn.Config(
         app,
         host=host,
@@ -26,8 +88,7 @@ def _config(app: Starlette, host: str, port: int, tls: TLSFiles | None) -> uvico
         access_log=False,
         lifespan="off",
         timeout_graceful_shutdown=1,
-        ssl_certfile=tls.cert_file if tls else None,
-        ssl_keyfile=tls.key_file if tls else None,
+        **serving_options(host, tls, security_of(app)),
     )
 
 

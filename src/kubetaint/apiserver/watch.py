@@ -112,6 +112,8 @@ class WatchStreamer:
                         last_rv = max(last_rv, event.resource_version)
                         yield encoder.event(event)
         finally:
+            if pushes:
+                stream.waker = None  # type: ignore[attr-defined]
             stream.stop()
 
 

@@ -11,11 +11,12 @@ from typing import Any
 
 import click
 import httpx
-import yaml
 
 from kubetaint.apiserver.clockapi import CLOCK_PATH
 from kubetaint.cli.up import default_data_dir
 from kubetaint.sim.durations import DurationError, format_duration, parse_duration
+from kubetaint.store.interface import StoreError
+from kubetaint.store.remote_config import Connection, load_kubeconfig
 
 #: Advancing a day of virtual time can take a while on a big cluster.
 TIMEOUT_SECONDS = 600.0
@@ -36,36 +37,26 @@ def kubeconfig_path(given: Path | None) -> Path:
     return local if local.exists() else Path.home() / ".kube" / "config"
 
 
-def server_url(path: Path) -> str:
-    """The current context's cluster server of the kubeconfig at `path`."""
+def connection(path: Path) -> Connection:
+    """How to reach the server of the kubeconfig at `path`: its current context's server, CA,
+    token and client certificate (as `kubetaint scheduler` reads them)."""
+    if not path.is_file():
+        reason = "No such file or directory" if not path.exists() else "Is a directory"
+        raise ClockError(f"cannot read kubeconfig {path}: {reason}")
     try:
-        config = yaml.safe_load(path.read_text()) or {}
-    except OSError as err:
-        raise ClockError(f"cannot read kubeconfig {path}: {err.strerror}") from None
-    except yaml.YAMLError:
-        raise ClockError(f"kubeconfig {path} is not valid YAML") from None
-    if not isinstance(config, dict):
-        raise ClockError(f"kubeconfig {path} is not a kubeconfig")
-    current = config.get("current-context")
-    contexts = {
-        c.get("name"): c.get("context") or {} for c in config.get("contexts") or [] if isinstance(c, dict)
-    }
-    clusters = {
-        c.get("name"): c.get("cluster") or {} for c in config.get("clusters") or [] if isinstance(c, dict)
-    }
-    context = contexts.get(current)
-    if context is None:
-        raise ClockError(f"kubeconfig {path}: current context {current!r} not found")
-    server = (clusters.get(context.get("cluster")) or {}).get("server")
-    if not server:
-        raise ClockError(f"kubeconfig {path}: the current context's cluster has no server")
-    return str(server).rstrip("/")
+        return load_kubeconfig(path)
+    except StoreError as err:
+        raise ClockError(str(err)) from None
 
 
-def _call(method: str, url: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+def _call(
+    connection: Connection, method: str, path: str, body: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    url = connection.server + path
     try:
-        response = httpx.request(method, url, json=body, timeout=TIMEOUT_SECONDS)
-    except httpx.HTTPError as err:
+        with httpx.Client(verify=connection.ssl_context(), timeout=TIMEOUT_SECONDS) as client:
+            response = client.request(method, url, json=body, headers=connection.headers())
+    except (httpx.HTTPError, OSError) as err:
         raise ClockError(f"cannot reach the server at {url}: {err}") from None
     try:
         doc = response.json()
@@ -90,11 +81,11 @@ def _show(doc: dict[str, Any]) -> str:
 
 def _run(action: str, kubeconfig: Path | None, seconds: float | None = None) -> None:
     try:
-        base = server_url(kubeconfig_path(kubeconfig)) + CLOCK_PATH
+        server = connection(kubeconfig_path(kubeconfig))
         if action == "now":
-            doc = _call("GET", base)
+            doc = _call(server, "GET", CLOCK_PATH)
         else:
-            doc = _call("POST", base + "/advance", {"seconds": seconds})
+            doc = _call(server, "POST", CLOCK_PATH + "/advance", {"seconds": seconds})
     except ClockError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)

@@ -7,19 +7,12 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
+from kubetaint.cli.failure import Failure
 from kubetaint.sim.snapshot import SnapshotError
 from kubetaint.sim.snapshot_capture import Progress, api_client, capture
-
-
-class _Failure(click.ClickException):
-    exit_code = 1
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.message}", err=True)
 
 
 def _progress() -> tuple[Progress | None, Callable[[], None]]:
@@ -41,7 +34,15 @@ def _progress() -> tuple[Progress | None, Callable[[], None]]:
     return update, bar.stop
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  kubetaint snapshot -o snapshot.json
+  kubetaint snapshot --kubeconfig ~/.kube/config -o prod.json
+  kubetaint whatif drain node-3 -f snapshot.json
+""",
+)
 @click.option("--kubeconfig", default=None, metavar="PATH", help="Kubeconfig (default: $KUBECONFIG).")
 @click.option("-o", "--output", "output", required=True, metavar="FILE", help="Where to write the snapshot.")
 def snapshot_command(kubeconfig: str | None, output: str) -> None:
@@ -54,11 +55,11 @@ def snapshot_command(kubeconfig: str | None, output: str) -> None:
         finally:
             close()
     except SnapshotError as err:
-        raise _Failure(str(err)) from None
+        raise Failure(str(err)) from None
     text = json.dumps(document, indent=2, sort_keys=True) + "\n"
     try:
         Path(output).write_text(text, encoding="utf-8")
     except OSError as err:
-        raise _Failure(f"{output}: {err.strerror or err}") from None
+        raise Failure(f"{output}: {err.strerror or err}") from None
     count = len(document["spec"]["objects"])
     click.echo(f"snapshot of {count} objects written to {output}", err=True)

@@ -1,6 +1,7 @@
-"""`kubetaint up`: a live cluster in the foreground — the API server, scheduler, controllers and
-hollow nodes on one store (SQLite in the data dir by default, so a restart resumes the cluster),
-a kubeconfig for kubectl, and a clean stop on Ctrl-C or SIGTERM."""
+"""`kubetaint up`: a live cluster in the foreground — the API server (HTTPS, authentication and
+Node,RBAC authorization by default: `up_serving`), scheduler, controllers and hollow nodes on one
+store (SQLite in the data dir by default, so a restart resumes the cluster), a kubeconfig for
+kubectl, and a clean stop on Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
 
@@ -13,17 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from kubetaint.apiserver.clockapi import LoopVirtualClock
 from kubetaint.apiserver.live import CONTROL_PLANE_NODE, LiveCluster, listen, serve_forever
+from kubetaint.apiserver.pki import PkiError, private_dir
+from kubetaint.apiserver.security import ServingConfigError
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.cli.up_replica import Replica, ReplicaElection, replica_election, replica_options
+from kubetaint.cli.up_serving import Serving, prepare_serving, serving_flags, write_kubeconfig
 from kubetaint.clock import RealClock
 from kubetaint.clock.base import Clock
 from kubetaint.store.factory import KINDS, open_store
 from kubetaint.store.interface import StoreError
-
-CONTEXT = "kubetaint"
 
 
 def default_data_dir() -> Path:
@@ -32,22 +34,9 @@ def default_data_dir() -> Path:
     return Path(base) / "kubetaint"
 
 
-def kubeconfig_document(server: str) -> dict[str, object]:
-    """A kubeconfig for a plain-http loopback server (no credentials), as kubectl-wire.md shows."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": CONTEXT, "cluster": {"server": server}}],
-        "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT}}],
-        "users": [{"name": CONTEXT, "user": {}}],
-        "current-context": CONTEXT,
-        "preferences": {},
-    }
-
-
-def _server_url(host: str, port: int) -> str:
+def _server_url(scheme: str, host: str, port: int) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
-    return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+    return f"{scheme}://[{shown}]:{port}" if ":" in shown else f"{scheme}://{shown}:{port}"
 
 
 def _banner(
@@ -77,11 +66,6 @@ def _banner(
     return "\n".join(lines)
 
 
-def _write_kubeconfig(path: Path, server: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(kubeconfig_document(server), sort_keys=False))
-
-
 async def _run(
     sock: socket.socket,
     *,
@@ -92,9 +76,11 @@ async def _run(
     kubeconfig: Path,
     url: str,
     address: str,
+    serving: Serving,
     controllers: bool = True,
     election: ReplicaElection | None = None,
     kubelets: bool = True,
+    scheduler_config: dict[str, Any] | None = None,
 ) -> int:
     loop = asyncio.get_running_loop()
     real = RealClock(loop)
@@ -106,13 +92,20 @@ async def _run(
         return 1
     try:
         cluster = LiveCluster(
-            store, clock, workers=nodes, seed=random.SystemRandom().getrandbits(64), server_address=address
+            store,
+            clock,
+            workers=nodes,
+            seed=random.SystemRandom().getrandbits(64),
+            server_address=address,
+            security=serving.security,
         )
         cluster.plane.run_controllers = controllers
+        if scheduler_config is not None:  # --config: the scheduler's KubeSchedulerConfiguration
+            cluster.plane.settings.scheduler_config = scheduler_config
         this = Replica(cluster.plane, election, kubelets=kubelets)
         created = cluster.start()
         this.start()
-        _write_kubeconfig(kubeconfig, url)
+        write_kubeconfig(kubeconfig, url, serving)
         names = sorted(str(n["metadata"]["name"]) for n in store.list("nodes").items)
         where = f"sqlite in {data_dir}" if store_kind == "sqlite" else store_kind
         click.echo(
@@ -122,10 +115,10 @@ async def _run(
         )
         sys.stdout.flush()
         try:
-            await serve_forever(cluster, sock)
+            await serve_forever(cluster, sock, tls=serving.tls)
         finally:
             this.release()
-    except StoreError as err:
+    except (StoreError, ServingConfigError, PkiError) as err:
         click.echo(f"error: {err}", err=True)
         return 1
     finally:
@@ -164,8 +157,14 @@ async def _run(
     help="Run kube-controller-manager's controllers (off: `kubetaint controllers` runs them).",
 )
 @replica_options
+@serving_flags
+@config_option
 def up_command(**options: Any) -> None:
-    """Run the API server, scheduler, controllers and NODES hollow nodes in the foreground."""
+    """Run the API server, scheduler, controllers and NODES hollow nodes in the foreground.
+
+    The API server serves HTTPS with certificates from DATA_DIR/pki (made on first start),
+    authenticates client certificates and bearer tokens, and authorizes with Node,RBAC; the
+    kubeconfig it writes (0600) carries the CA and the admin credentials."""
     host, port, nodes = str(options["host"]), int(options["port"]), int(options["nodes"])
     store_kind, clock_kind = str(options["store_kind"]), str(options["clock_kind"])
     data_dir: Path | None = options["data_dir"]
@@ -177,13 +176,28 @@ def up_command(**options: Any) -> None:
         click.echo(f"error: cannot create the data directory {directory}: {err.strerror}", err=True)
         sys.exit(1)
     try:
+        private_dir(directory)
+        serving = prepare_serving(options, directory, host)
+    except (ServingConfigError, PkiError) as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    try:
         sock = listen(host, port)
     except OSError as err:
         click.echo(f"error: cannot listen on {host}:{port}: {err.strerror or err}", err=True)
         sys.exit(1)
+    scheduler_config: dict[str, Any] | None = None
+    if options.get("config_file"):
+        try:
+            scheduler_config, warnings = load_scheduler_config(str(options["config_file"]))
+        except SchedulerConfigError as err:
+            click.echo(f"error: {err}", err=True)
+            sys.exit(1)
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
     election = replica_election(options)
     bound_port = sock.getsockname()[1]
-    url = _server_url(host, bound_port)
+    url = _server_url(serving.scheme, host, bound_port)
     code = asyncio.run(
         _run(
             sock,
@@ -194,9 +208,11 @@ def up_command(**options: Any) -> None:
             kubeconfig=(kubeconfig or directory / "kubeconfig").expanduser().absolute(),
             url=url,
             address=f"{host}:{bound_port}",
+            serving=serving,
             controllers=bool(options["controllers"]),
             election=election,
             kubelets=bool(options["kubelets"]),
+            scheduler_config=scheduler_config,
         )
     )
     sys.exit(code)

@@ -411,6 +411,8 @@ class Cache:
                     del pods[key]
                     pods[key] = pi
                     self.generation += 2
+                    if _pod_matching_changed(prior.pod, pod):
+                        self._changed(ni.slot)
                     continue
             self.add_pod(pod, key)
 
@@ -419,9 +421,11 @@ class Cache:
         and re-adding would restore every total (the spec-derived amounts are the prior's), so
         only the pod moves to the end, as a remove and add would leave it."""
         self.assumed.discard(pi.key)
-        del ni.pods[pi.key]
+        prior = ni.pods.pop(pi.key)
         ni.pods[pi.key] = pi
         self.generation += 2
+        if _pod_matching_changed(prior.pod, pi.pod):
+            self._changed(ni.slot)  # what counts pods by labels (scheduler.pod_index) recounts it
         return pi
 
     def update_pod(self, pod: Mapping[str, Any], key: str | None = None) -> PodInfo | None:
@@ -438,6 +442,16 @@ class Cache:
             return None
         ni = self.nodes.get(node_name)
         return ni.pods.get(key) if ni is not None else self._orphans.get(node_name, {}).get(key)
+
+
+def _pod_matching_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether a bound pod's new version may count differently where pods are matched by labels
+    (its labels, or whether it is terminating)."""
+    old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
+    old_labels, new_labels = old_meta.get("labels"), new_meta.get("labels")
+    if old_labels is not new_labels and (old_labels or {}) != (new_labels or {}):
+        return True
+    return bool(old_meta.get("deletionTimestamp")) != bool(new_meta.get("deletionTimestamp"))
 
 
 def _same_scheduling_parts(ni: NodeInfo, node: Mapping[str, Any]) -> bool:

@@ -2,8 +2,8 @@
 (mirrors pkg/scheduler/apis/config/v1/default_plugins.go, defaults.go and runtime.NewFramework).
 
 Upstream default plugins kubetaint does not implement are left out of the default profile:
-VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes are modelled),
-PodTopologySpread, InterPodAffinity and ImageLocality. Naming them in a profile is rejected.
+VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes are modelled) and
+ImageLocality. Naming them in a profile is rejected.
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ DEFAULT_MULTIPOINT: tuple[PluginRef, ...] = (
     (names.NODE_AFFINITY, 2),
     (names.NODE_PORTS, 0),
     (names.NODE_RESOURCES_FIT, 1),
-    # VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread (2) and
-    # InterPodAffinity (2) would come here upstream; they are not implemented.
+    # VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone come here upstream; they
+    # are not implemented.
+    (names.POD_TOPOLOGY_SPREAD, 2),
+    (names.INTER_POD_AFFINITY, 2),
     (names.DEFAULT_PREEMPTION, 0),
     (names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
     # ImageLocality (1) would come here upstream; not implemented (no images are modelled).
@@ -162,7 +164,7 @@ def build_framework(spec: ProfileSpec, registry: Registry) -> Framework:
         try:
             plugins[name] = factory(spec.plugin_args.get(name) or {})
         except ValueError as exc:
-            raise ConfigError(f"initializing plugin {name!r}: {exc}".replace("'", '"')) from None
+            raise ConfigError(f'initializing plugin "{name}": {exc}') from None
     points: dict[str, list[Any]] = {}
     for ep in EXTENSION_POINTS:
         pset = spec.points[ep]

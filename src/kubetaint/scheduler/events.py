@@ -6,14 +6,16 @@ deciding, for one pod and one event, whether to requeue it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from enum import IntFlag
 from typing import Any
 
 from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.scheduler.resources import pod_requests
 
 NODE = "Node"
+POD = "Pod"
 ASSIGNED_POD = "AssignedPod"
 UNSCHEDULED_POD = "UnschedulablePod"
 WILDCARD = "*"
@@ -48,7 +50,9 @@ class ClusterEvent:
 
     def matches(self, other: ClusterEvent) -> bool:
         """Whether this registered event covers the event `other` that happened."""
-        if self.resource not in (WILDCARD, other.resource):
+        if self.resource not in (WILDCARD, other.resource) and not (
+            self.resource == POD and other.resource in (ASSIGNED_POD, UNSCHEDULED_POD)
+        ):
             return False
         return bool(self.action & other.action)
 
@@ -63,8 +67,13 @@ def always_queue(_pod: PodInfo, _old: Mapping[str, Any] | None, _new: Mapping[st
 
 @dataclass(frozen=True)
 class ClusterEventWithHint:
+    """A registered event and its QueueingHintFn. `signature`, when given, is a pod's key for the
+    hint: pods with equal signatures get the same answer for the same event (so the queue asks
+    once per signature)."""
+
     event: ClusterEvent
     hint: QueueingHintFn = always_queue
+    signature: Callable[[PodInfo], Hashable] | None = None
 
 
 FORCE_ACTIVATE = ClusterEvent(WILDCARD, ActionType.All, "ForceActivate")
@@ -147,6 +156,21 @@ def pod_change_actions(old: Mapping[str, Any], new: Mapping[str, Any]) -> Action
         action |= ActionType.UpdatePodToleration
     if o_spec.get("schedulingGates") and not n_spec.get("schedulingGates"):
         action |= ActionType.UpdatePodSchedulingGatesEliminated
-    if o_spec.get("containers") != n_spec.get("containers"):
+    if _scaled_down(old, new):
         action |= ActionType.UpdatePodScaleDown
     return action or ActionType.UpdateOther
+
+
+def _scaled_down(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """extractPodScaleDown: some resource the old pod requested is no longer requested, or less."""
+    o_spec, n_spec = old.get("spec") or {}, new.get("spec") or {}
+    if all(
+        o_spec.get(part) is n_spec.get(part) or o_spec.get(part) == n_spec.get(part)
+        for part in ("containers", "initContainers", "overhead", "resources")
+    ):
+        return False
+    try:
+        before, after = pod_requests(old), pod_requests(new)
+    except ValueError:  # a malformed quantity: not a scale-down that can be told
+        return False
+    return any(name not in after or amount > after[name] for name, amount in before.items())

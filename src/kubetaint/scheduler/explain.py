@@ -17,6 +17,7 @@ from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.clock.virtual import VirtualClock
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
 from kubetaint.scheduler.cache import IntArray
+from kubetaint.scheduler.fit_error import SchedulingError
 from kubetaint.scheduler.framework import CycleState, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -27,6 +28,7 @@ from kubetaint.scheduler.podinfo import PodInfo, make_pod_info
 from kubetaint.scheduler.resources import InputError, object_ref, quantity
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.status import Code, Status
+from kubetaint.scheduler.unmodelled import pod_warnings
 
 JSON = dict[str, Any]
 
@@ -126,7 +128,8 @@ def explain(objects: Sequence[Mapping[str, Any]], **options: Any) -> JSON:
 
     Returns:
         `{"pods": [...]}`: per pod the result, the chosen node or upstream's message, and every
-        node's verdict, untolerated taint, suggested toleration and scores.
+        node's verdict, untolerated taint, suggested toleration and scores; `warnings` (per pod,
+        and for the configuration at the top) name what the scheduler does not model.
     """
     try:
         return _explain(objects, **options)
@@ -157,6 +160,11 @@ def _explain(
         scheduler.add_node(node)
     for pdb in pdbs:
         scheduler.add_pdb(pdb)
+    for obj in flat:  # InterPodAffinity's namespaceSelector, PodTopologySpread's default selector
+        if obj.get("kind") == "Namespace":
+            scheduler.add_namespace(obj)
+        elif obj.get("kind") == "ReplicaSet":
+            scheduler.add_replica_set(obj)
     pending: list[PodInfo] = []
     for p in pods:
         pi = make_pod_info(p)
@@ -172,9 +180,15 @@ def _explain(
     for i in order:
         pi = pending[i]
         report = _explain_pod(scheduler, pi, enable_cmp)
+        warnings = pod_warnings(pi.pod)
+        if warnings:
+            report["warnings"] = warnings
         if pod is None or f"{pi.namespace}/{pi.name}" == pod:
             reports.append(report)
-    return {"pods": reports}
+    document: JSON = {"pods": reports}
+    if scheduler.warnings:
+        document["warnings"] = list(scheduler.warnings)
+    return document
 
 
 def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
@@ -196,14 +210,25 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
         else:
             verdicts[ni.name] = fw.run_filter(report_state, pi, ni)
     state = CycleState()
-    node, evaluation, fit_error = scheduler.schedule_pod(fw, state, pi)
+    try:
+        node, evaluation, fit_error = scheduler.schedule_pod(fw, state, pi)
+    except SchedulingError as exc:
+        return {
+            "namespace": pi.namespace,
+            "name": pi.name,
+            "result": "SchedulerError",
+            "node": None,
+            "message": str(exc),
+            "nodes": [
+                _node_entry(ni, verdicts[ni.name], None, pi, enable_cmp) for ni in scheduler.cache.node_list()
+            ],
+        }
     scores: dict[str, JSON] = {}
     feasible = evaluation.feasible
     per_plugin: dict[str, IntArray] = evaluation.plugin_scores
     total: IntArray | None = evaluation.total_scores
-    if len(feasible) == 1:
-        # The cycle skipped scoring; score the lone node for the report (it is trivially maximal).
-        fw.run_pre_score(state, pi, feasible)
+    # The cycle skips scoring a lone feasible node; it is scored for the report (trivially maximal).
+    if len(feasible) == 1 and fw.run_pre_score(state, pi, feasible).is_success():
         per_plugin, total = fw.run_score(state, pi, feasible, scheduler.cache)
     if total is not None:
         for j, ni in enumerate(feasible):

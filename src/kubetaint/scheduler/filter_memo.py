@@ -11,6 +11,11 @@ plugins) is remembered with the cache's change-log position and epoch, and broug
 by running the filters (one by one, `Framework.run_filter`) on the nodes changed since. A
 reshaped cache (node added or removed, node order or columns changed), a long change list or a
 framework with a filter plugin not known here takes the vectorised filters afresh.
+
+InterPodAffinity and PodTopologySpread judge a node by other pods too (those in the node's
+topology domain): a cycle whose PreFilter did not skip them takes the vectorised filters afresh;
+for the pods they skip (no required pod affinity, no spread constraint to enforce, no existing
+pod's anti-affinity against them) their filters do not run and the memo holds as before.
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kubetaint.scheduler.framework import CycleState, Framework
+from kubetaint.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kubetaint.scheduler.plugins.node_affinity import NodeAffinity
 from kubetaint.scheduler.plugins.node_name import NodeName
 from kubetaint.scheduler.plugins.node_ports import NodePorts
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
 from kubetaint.scheduler.podinfo import PodInfo
 
@@ -39,6 +46,9 @@ SPEC_ONLY_FILTERS: tuple[type, ...] = (
     NodePorts,
     NodeResourcesFit,
 )
+#: Filter plugins whose verdicts depend on other pods too: remembered only for the pods their
+#: PreFilter skips (their filter then does not run).
+POD_AWARE_FILTERS: tuple[type, ...] = (InterPodAffinity, PodTopologySpread)
 #: More changes than this (repeats counted) are not looked through: every node is filtered
 #: vectorised instead.
 MAX_CHANGES = 256
@@ -50,8 +60,15 @@ LIMIT = 64
 
 
 def memo_applies(fw: Framework) -> bool:
-    """Whether every filter plugin of `fw` is one whose verdicts may be remembered."""
-    return all(type(pl) in SPEC_ONLY_FILTERS for pl in fw.filter_plugins)
+    """Whether every filter plugin of `fw` is one whose verdicts may be remembered (the
+    pod-aware ones only in cycles that skip them)."""
+    return all(type(pl) in SPEC_ONLY_FILTERS + POD_AWARE_FILTERS for pl in fw.filter_plugins)
+
+
+def pod_aware_filters(fw: Framework) -> frozenset[str]:
+    """The names of the filter plugins of `fw` whose verdicts depend on other pods: a cycle
+    takes its verdicts from memory only when their PreFilter skipped them all."""
+    return frozenset(pl.name for pl in fw.filter_plugins if type(pl) in POD_AWARE_FILTERS)
 
 
 class _Entry:
@@ -71,13 +88,14 @@ class FilterMemo:
     def __init__(self, fw: Framework) -> None:
         self.fw = fw
         self.applies = memo_applies(fw)
+        self.pod_aware = pod_aware_filters(fw)
         self._entries: dict[tuple[Any, ...], _Entry] = {}
 
     def ordered_mask(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
         """`fw.run_filter_batch(state, pi, cache)[cache.order()]`, from memory when it can be.
         The array is shared: read-only to the caller."""
         fw = self.fw
-        if not self.applies:
+        if not self.applies or not self.pod_aware <= state.skip_filter:
             return fw.run_filter_batch(state, pi, cache)[cache.order()]
         key = (id(cache), id(pi.facts), pi.node_name, frozenset(state.skip_filter))
         entry = self._entries.get(key)

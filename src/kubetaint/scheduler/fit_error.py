@@ -12,6 +12,11 @@ NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 NOTE_LENGTH_LIMIT = 1024
 
 
+class SchedulingError(Exception):
+    """A cycle that failed with an error, not a rejection (a plugin's Error status): the pod gets
+    FailedScheduling with reason SchedulerError and retries after backoff."""
+
+
 @dataclass
 class Diagnosis:
     node_to_status: dict[str, Status] = field(default_factory=dict)
@@ -61,8 +66,8 @@ def fit_error_message(
         if parts:
             message += " " + ", ".join(parts) + "."
     if post_filter_msg:
-        # SeparatorFormat " %v." again: a nested preemption FitError ends in "..", as in real events.
-        message += f" {post_filter_msg}."
+        # " %v": the PostFilter message as it is (a nested preemption FitError ends in its own ".")
+        message += f" {post_filter_msg}"
     return message
 
 

@@ -3,23 +3,31 @@
 
 Timers follow upstream's periodic flushes (backoffQ every 1 s, leftover unschedulable pods every 30 s
 after 5 minutes) but are only scheduled when a pod is waiting, so an idle virtual clock stays idle.
+
+Unschedulable pods are indexed by the plugins that rejected them, so a cluster event looks only at
+the pods whose rejecting plugins registered an event it matches (upstream's queueing hints ask
+those plugins alone); pods are met in the order they entered the queue. Within one event, a hint
+that declares a pod signature is asked once per signature.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kubetaint.clock.base import Clock, Handle
 from kubetaint.scheduler.events import (
+    ASSIGNED_POD,
     UNSCHEDULABLE_TIMEOUT,
     WILDCARD,
+    ActionType,
     ClusterEvent,
     ClusterEventWithHint,
 )
+from kubetaint.scheduler.plugins.names import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import Status
 
@@ -71,16 +79,69 @@ class SchedulingQueue:
         self.max_in_unschedulable = max_in_unschedulable
         self.start = clock.now()
         self.pods: dict[str, QueuedPodInfo] = {}
+        #: each queued pod's place (ACTIVE, BACKOFF, UNSCHEDULABLE or IN_FLIGHT), in queue order
         self.where: dict[str, str] = {}
+        #: the position each key took in `where` (the order events and flushes meet pods in)
+        self._position: dict[str, int] = {}
+        self._next_position = 0
+        #: unschedulable pods by rejecting plugin ("" for a pod no plugin rejected)
+        self._by_plugin: dict[str, set[str]] = {}
+        self._indexed: dict[str, frozenset[str]] = {}
+        self._backoff: set[str] = set()
+        #: the plugins whose registered events match an event (by resource and action bits)
+        self._interested: dict[tuple[str, int], frozenset[str]] = {}
         self._active: list[tuple[Any, int, str]] = []
         self._seq = 0
         self._timers: dict[float, Handle] = {}
         self.moved_events: list[str] = []
 
     # ---- bookkeeping -------------------------------------------------------------------------
+    def _place(self, key: str, place: str) -> None:
+        """Set the pod's place, keeping the unschedulable index and the backoff set."""
+        where = self.where
+        old = where.get(key)
+        if old is None:
+            self._position[key] = self._next_position
+            self._next_position += 1
+        where[key] = place
+        if old == UNSCHEDULABLE:
+            self._unindex(key)
+        elif old == BACKOFF and place != BACKOFF:
+            self._backoff.discard(key)
+        if place == UNSCHEDULABLE:
+            qpi = self.pods[key]
+            plugins = frozenset(qpi.unschedulable_plugins | qpi.pending_plugins) or frozenset(("",))
+            self._indexed[key] = plugins
+            for plugin in plugins:
+                keys = self._by_plugin.get(plugin)
+                if keys is None:
+                    keys = self._by_plugin[plugin] = set()
+                keys.add(key)
+        elif place == BACKOFF:
+            self._backoff.add(key)
+
+    def _unindex(self, key: str) -> None:
+        for plugin in self._indexed.pop(key, ()):
+            keys = self._by_plugin.get(plugin)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._by_plugin[plugin]
+
+    def _in_order(self, keys: Iterable[str]) -> list[str]:
+        return sorted(keys, key=self._position.__getitem__)
+
+    def has_unschedulable(self) -> bool:
+        """Whether some pod waits in unschedulablePods (else no cluster event can move one)."""
+        return bool(self._indexed)
+
+    def unschedulable_rejected_by(self, plugin: str) -> list[str]:
+        """The keys of the unschedulable pods `plugin` rejected, in queue order."""
+        return self._in_order(self._by_plugin.get(plugin, ()))
+
     def _push_active(self, qpi: QueuedPodInfo) -> None:
         key = qpi.pod_info.key
-        self.where[key] = ACTIVE
+        self._place(key, ACTIVE)
         self._seq += 1
         heapq.heappush(self._active, (self.sort_key(qpi), self._seq, key))
         if self.on_active is not None:
@@ -114,12 +175,12 @@ class SchedulingQueue:
         self._timers[when] = self.clock.call_at(when, callback)
 
     def _to_backoff(self, qpi: QueuedPodInfo) -> None:
-        self.where[qpi.pod_info.key] = BACKOFF
+        self._place(qpi.pod_info.key, BACKOFF)
         tick = self._tick_after(self.backoff_expiry(qpi), BACKOFF_FLUSH_PERIOD, strictly=False)
         self._timer(tick, self.flush_backoff_completed)
 
     def _to_unschedulable(self, qpi: QueuedPodInfo) -> None:
-        self.where[qpi.pod_info.key] = UNSCHEDULABLE
+        self._place(qpi.pod_info.key, UNSCHEDULABLE)
         due = qpi.timestamp + self.max_in_unschedulable
         self._timer(
             self._tick_after(due, LEFTOVER_FLUSH_PERIOD, strictly=True), self.flush_unschedulable_leftover
@@ -142,7 +203,7 @@ class SchedulingQueue:
             qpi.gated = True
             qpi.gating_status = status
             qpi.unschedulable_plugins = {status.plugin}
-            self.where[qpi.pod_info.key] = UNSCHEDULABLE
+            self._place(qpi.pod_info.key, UNSCHEDULABLE)
 
     def update(self, pi: PodInfo, event: ClusterEvent | None, old: Mapping[str, Any] | None) -> None:
         """An unscheduled pod changed: refresh it and requeue it if its hints say the change helps."""
@@ -162,7 +223,13 @@ class SchedulingQueue:
 
     def delete(self, key: str) -> None:
         self.pods.pop(key, None)
-        self.where.pop(key, None)
+        place = self.where.pop(key, None)
+        if place is not None:
+            del self._position[key]
+            if place == UNSCHEDULABLE:
+                self._unindex(key)
+            elif place == BACKOFF:
+                self._backoff.discard(key)
 
     def pop(self) -> QueuedPodInfo | None:
         """The highest-priority active pod (now in flight), or None when activeQ is empty."""
@@ -172,7 +239,7 @@ class SchedulingQueue:
                 continue
             qpi = self.pods[key]
             # Skip stale heap entries left by updates (a later entry for the same pod exists).
-            self.where[key] = IN_FLIGHT
+            self._place(key, IN_FLIGHT)
             qpi.attempts += 1
             if qpi.initial_attempt_timestamp is None:
                 qpi.initial_attempt_timestamp = self.clock.now()
@@ -221,21 +288,19 @@ class SchedulingQueue:
     def flush_backoff_completed(self) -> None:
         now = self.clock.now()
         self._timers = {t: h for t, h in self._timers.items() if t > now}
-        ready = [
-            q for k, q in self.pods.items() if self.where.get(k) == BACKOFF and not self.is_backing_off(q)
-        ]
+        pods = self.pods
+        ready = [q for k in self._in_order(self._backoff) if not self.is_backing_off(q := pods[k])]
         for qpi in sorted(ready, key=self.backoff_expiry):
             self._push_active(qpi)
 
     def flush_unschedulable_leftover(self) -> None:
         now = self.clock.now()
         self._timers = {t: h for t, h in self._timers.items() if t > now}
+        pods = self.pods
         stale = [
             q
-            for k, q in self.pods.items()
-            if self.where.get(k) == UNSCHEDULABLE
-            and not q.gated
-            and now - q.timestamp > self.max_in_unschedulable
+            for k in self._in_order(self._indexed)
+            if not (q := pods[k]).gated and now - q.timestamp > self.max_in_unschedulable
         ]
         for qpi in stale:
             self._requeue(qpi, UNSCHEDULABLE_TIMEOUT.label)
@@ -253,28 +318,123 @@ class SchedulingQueue:
         event: ClusterEvent,
         old: Mapping[str, Any] | None,
         new: Mapping[str, Any] | None,
+        memo: dict[tuple[int, Hashable], bool] | None = None,
     ) -> bool:
+        """isPodWorthRequeuing: a pod no plugin rejected, or a wildcard event, always; else whether a
+        rejecting plugin's hint for a registered event matching this one says Queue. (`memo`: the
+        answers of hints with a pod signature, for one event.)"""
         rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
         if not rejectors or event.resource == WILDCARD:
             return True
+        pi = qpi.pod_info
         for plugin in rejectors:
             for registered in self.hints.get(plugin, ()):
-                if registered.event.matches(event) and registered.hint(qpi.pod_info, old, new):
+                if not registered.event.matches(event):
+                    continue
+                signature = registered.signature
+                if signature is None or memo is None:
+                    if registered.hint(pi, old, new):
+                        return True
+                    continue
+                mark = (id(registered), signature(pi))
+                answer = memo.get(mark)
+                if answer is None:
+                    answer = memo[mark] = registered.hint(pi, old, new)
+                if answer:
                     return True
         return False
+
+    def _interested_plugins(self, event: ClusterEvent) -> frozenset[str]:
+        """The plugins with a registered event that matches `event`."""
+        mark = (event.resource, int(event.action))
+        plugins = self._interested.get(mark)
+        if plugins is None:
+            plugins = self._interested[mark] = frozenset(
+                name
+                for name, registered in self.hints.items()
+                if any(r.event.matches(event) for r in registered)
+            )
+        return plugins
+
+    def _move(
+        self,
+        keys: Iterable[str],
+        event: ClusterEvent,
+        old: Mapping[str, Any] | None,
+        new: Mapping[str, Any] | None,
+    ) -> int:
+        """movePodsToActiveOrBackoffQueue of the given unschedulable pods, in queue order."""
+        label = event.label or f"{event.resource}/{event.action!r}"
+        memo: dict[tuple[int, Hashable], bool] = {}
+        moved = 0
+        pods = self.pods
+        for key in self._in_order(keys):
+            qpi = pods[key]
+            if qpi.gated:
+                continue
+            if self._worth_requeuing(qpi, event, old, new, memo):
+                self._requeue(qpi, label)
+                moved += 1
+        return moved
+
+    def _cross_topology(self, pod: Mapping[str, Any]) -> set[str]:
+        """getUnschedulablePodsWithCrossTopologyTerm, by rejecting plugin: the pods PodTopologySpread
+        rejected in the pod's namespace and those InterPodAffinity rejected (their hints decide)."""
+        by_plugin = self._by_plugin
+        keys = set(by_plugin.get(INTER_POD_AFFINITY, ()))
+        spread = by_plugin.get(POD_TOPOLOGY_SPREAD)
+        if spread:
+            namespace = (pod.get("metadata") or {}).get("namespace") or "default"
+            keys.update(k for k in spread if self.pods[k].pod_info.namespace == namespace)
+        return keys
+
+    def cross_topology_waiting(self) -> bool:
+        """Whether some unschedulable pod was rejected for its cross-topology terms (then an assigned
+        pod's label change may help it)."""
+        by_plugin = self._by_plugin
+        return INTER_POD_AFFINITY in by_plugin or POD_TOPOLOGY_SPREAD in by_plugin
+
+    def assigned_pod_added(self, pod: Mapping[str, Any]) -> int:
+        """AssignedPodAdded: only a pod rejected for its cross-topology terms can be helped."""
+        if not self._indexed:
+            return 0
+        keys = self._cross_topology(pod)
+        return (
+            self._move(keys, ClusterEvent(ASSIGNED_POD, ActionType.Add, "AssignedPodAdd"), None, pod)
+            if keys
+            else 0
+        )
+
+    def assigned_pod_updated(
+        self, old: Mapping[str, Any], new: Mapping[str, Any], actions: ActionType
+    ) -> int:
+        """AssignedPodUpdated: a resource scale-down may help any pod (the hints decide); another
+        change only the pods rejected for their cross-topology terms."""
+        if not self._indexed:
+            return 0
+        event = ClusterEvent(ASSIGNED_POD, actions, "AssignedPodUpdate")
+        if actions & ActionType.UpdatePodScaleDown:
+            return self.move_on_event(event, old, new)
+        keys = self._cross_topology(new)
+        return self._move(keys, event, old, new) if keys else 0
 
     def move_on_event(
         self, event: ClusterEvent, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
     ) -> int:
-        """MoveAllToActiveOrBackoffQueue: requeue unschedulable pods whose hints accept the event."""
-        moved = 0
-        for key, place in list(self.where.items()):
-            if place != UNSCHEDULABLE:
-                continue
-            qpi = self.pods[key]
-            if qpi.gated:
-                continue
-            if self._worth_requeuing(qpi, event, old, new):
-                self._requeue(qpi, event.label or f"{event.resource}/{event.action!r}")
-                moved += 1
-        return moved
+        """MoveAllToActiveOrBackoffQueue: requeue unschedulable pods whose hints accept the event.
+
+        Only the pods a plugin interested in the event rejected (or that no plugin rejected) are
+        examined, in queue order."""
+        if not self._indexed:
+            return 0
+        if event.resource == WILDCARD:
+            keys: Iterable[str] = self._indexed
+        else:
+            by_plugin = self._by_plugin
+            groups = [by_plugin[p] for p in self._interested_plugins(event) if p in by_plugin]
+            if "" in by_plugin:
+                groups.append(by_plugin[""])
+            if not groups:
+                return 0
+            keys = groups[0] if len(groups) == 1 else set().union(*groups)
+        return self._move(keys, event, old, new)

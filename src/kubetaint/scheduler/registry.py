@@ -9,12 +9,14 @@ from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.default_binder import DefaultBinder
 from kubetaint.scheduler.plugins.default_preemption import DefaultPreemption
+from kubetaint.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kubetaint.scheduler.plugins.node_affinity import NodeAffinity
 from kubetaint.scheduler.plugins.node_name import NodeName
 from kubetaint.scheduler.plugins.node_ports import NodePorts
 from kubetaint.scheduler.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.priority_sort import PrioritySort
 from kubetaint.scheduler.plugins.scheduling_gates import SchedulingGates
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
@@ -31,9 +33,11 @@ def new_in_tree_registry(feature_gates: FeatureGates | None = None) -> dict[str,
         names.NODE_UNSCHEDULABLE: lambda _args: NodeUnschedulable(),
         names.NODE_NAME: lambda _args: NodeName(),
         names.TAINT_TOLERATION: lambda _args: TaintToleration(enable_cmp),
-        names.NODE_AFFINITY: lambda _args: NodeAffinity(),
+        names.NODE_AFFINITY: NodeAffinity,
         names.NODE_PORTS: lambda _args: NodePorts(),
         names.NODE_RESOURCES_FIT: NodeResourcesFit,
+        names.POD_TOPOLOGY_SPREAD: lambda args: PodTopologySpread(args, enable_cmp),
+        names.INTER_POD_AFFINITY: InterPodAffinity,
         names.NODE_RESOURCES_BALANCED_ALLOCATION: NodeResourcesBalancedAllocation,
         names.DEFAULT_PREEMPTION: DefaultPreemption,
         names.DEFAULT_BINDER: lambda _args: DefaultBinder(),

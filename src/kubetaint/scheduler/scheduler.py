@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from kubetaint.api.features import FeatureGates
+from kubetaint.api.selectors import LabelSelector
 from kubetaint.clock.base import Clock
 from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.config import DEFAULT_SCHEDULER_NAME, build_framework, load_profiles
@@ -29,8 +30,15 @@ from kubetaint.scheduler.events import (
     pod_change_actions,
 )
 from kubetaint.scheduler.filter_memo import FilterMemo
-from kubetaint.scheduler.fit_error import NO_NODES_AVAILABLE, Diagnosis, FitError, truncate_message
+from kubetaint.scheduler.fit_error import (
+    NO_NODES_AVAILABLE,
+    Diagnosis,
+    FitError,
+    SchedulingError,
+    truncate_message,
+)
 from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
+from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.nodes_at import NodesAt
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
@@ -39,6 +47,7 @@ from kubetaint.scheduler.registry import new_in_tree_registry
 from kubetaint.scheduler.result import Evaluation, ScheduleResult
 from kubetaint.scheduler.search import first_hits, num_feasible_nodes_to_find
 from kubetaint.scheduler.status import Code, Status
+from kubetaint.scheduler.unmodelled import config_warnings, pod_warnings
 
 __all__ = [
     "PINNED_NODES_TO_FILTER_ONE_BY_ONE",
@@ -68,8 +77,13 @@ class Scheduler:
         self.clock = clock
         self.rng = rng if rng is not None else random.Random(0)
         self.cache = Cache()
+        #: Namespaces and replica sets (InterPodAffinity's namespaceSelector, PodTopologySpread's
+        #: default selector), as the host's informers deliver them.
+        self.listers = Listers()
         registry = new_in_tree_registry(feature_gates)
         specs, self.global_percentage = load_profiles(config)
+        #: the configuration's settings kubetaint does not apply (unmodelled.config_warnings)
+        self.warnings: list[str] = config_warnings(config, frozenset(registry))
         self.profiles: dict[str, Framework] = {s.scheduler_name: build_framework(s, registry) for s in specs}
         for fw in self.profiles.values():
             for plugin in fw.plugins.values():
@@ -107,6 +121,31 @@ class Scheduler:
     def pdbs(self) -> Sequence[Mapping[str, Any]]:
         return list(self._pdbs.values())
 
+    def namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        return self.listers.namespaces.get(namespace)
+
+    def namespaces_selected(self, selector: LabelSelector) -> frozenset[str]:
+        return frozenset(name for name, labels in self.listers.namespaces.items() if selector.matches(labels))
+
+    def replica_set(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return self.listers.replica_sets.get((namespace, name))
+
+    def add_namespace(self, ns: Mapping[str, Any]) -> None:
+        self.listers.add_namespace(ns)
+
+    update_namespace = add_namespace
+
+    def remove_namespace(self, ns: Mapping[str, Any]) -> None:
+        self.listers.remove_namespace(ns)
+
+    def add_replica_set(self, rs: Mapping[str, Any]) -> None:
+        self.listers.add_replica_set(rs)
+
+    update_replica_set = add_replica_set
+
+    def remove_replica_set(self, rs: Mapping[str, Any]) -> None:
+        self.listers.remove_replica_set(rs)
+
     # ---- informer events ---------------------------------------------------------------------
     def add_node(self, node: Mapping[str, Any]) -> None:
         self.cache.add_node(node)
@@ -118,8 +157,8 @@ class Scheduler:
         if old is None and known is not None:
             old = known.node
         self.cache.update_node(node)
-        if not self.queue.where:
-            return  # no pod queued, none the event could move (a status post of thousands of nodes)
+        if not self.queue.has_unschedulable():
+            return  # no pod waits in unschedulablePods: the event could move none
         if old is None:
             self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
             return
@@ -139,11 +178,13 @@ class Scheduler:
             if node_name and key and type(key) is str and key not in self.cache.pod_nodes:
                 self.cache.add_unknown(pod, key, node_name)
                 self.queue.done(key)
+                self.queue.assigned_pod_added(pod)
                 return
         if (pod.get("spec") or {}).get("nodeName"):
             key = pod_key(pod)
             self.cache.add_pod(pod, key)
             self.queue.done(key)
+            self.queue.assigned_pod_added(pod)
         elif self.responsible_for(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp"):
             self.queue.add(make_pod_info(pod))
 
@@ -164,6 +205,8 @@ class Scheduler:
                     key = pod_key(new)
                     if not idle:
                         done(key)
+                        if queue.cross_topology_waiting():  # (a label change may help those)
+                            queue.assigned_pod_updated(old, new, pod_change_actions(old, new))
                     kept.append((new, key, node_name))  # what cache.update_pod does for a bound pod
                     continue
             if kept:  # (the queue and the cache are apart: only the cache's order matters)
@@ -184,6 +227,8 @@ class Scheduler:
                 key = pod_key(pod)
                 self.queue.done(key)
                 self.cache.refresh_kept_spec(pod, key, node_name)  # what cache.update_pod does
+                if self.queue.cross_topology_waiting():  # (a label change may help those)
+                    self.queue.assigned_pod_updated(old, pod, pod_change_actions(old, pod))
                 return
         self.update_pod(pod, old)
 
@@ -191,7 +236,16 @@ class Scheduler:
         key = pod_key(pod)
         if (pod.get("spec") or {}).get("nodeName"):
             self.queue.done(key)
+            queue = self.queue
+            prior = self.cache.pod_info(key) if queue.has_unschedulable() else None
             self.cache.update_pod(pod, key)
+            if prior is not None and prior.pod is not pod:
+                if (prior.pod.get("spec") or {}).get("nodeName"):
+                    queue.assigned_pod_updated(prior.pod, pod, pod_change_actions(prior.pod, pod))
+                else:  # an assumed pod's binding: the assigned pod informer's add
+                    queue.assigned_pod_added(pod)
+            elif prior is None and queue.has_unschedulable():
+                queue.assigned_pod_added(pod)
             return
         if not self.responsible_for(pod):
             return
@@ -272,10 +326,18 @@ class Scheduler:
         return results
 
     def schedule_one(self) -> ScheduleResult | None:
-        """Pop the next pod and run one scheduling cycle; None when activeQ is empty."""
+        """Pop the next pod and run one scheduling cycle; None when activeQ is empty. The result
+        carries the pod's fields the cycle could not judge (`warnings`)."""
         qpi = self.queue.pop()
         if qpi is None:
             return None
+        result = self._cycle(qpi)
+        warnings = pod_warnings(qpi.pod_info.pod)
+        if warnings:
+            result.warnings = warnings
+        return result
+
+    def _cycle(self, qpi: QueuedPodInfo) -> ScheduleResult:
         pi = qpi.pod_info
         fw = self.framework_for(pi)
         if (pi.pod.get("metadata") or {}).get("deletionTimestamp"):
@@ -287,7 +349,10 @@ class Scheduler:
                 message=f"skip schedule deleting pod: {pi.namespace}/{pi.name}",
             )
         state = CycleState()
-        node, evaluation, fit_error = self.schedule_pod(fw, state, pi)
+        try:
+            node, evaluation, fit_error = self.schedule_pod(fw, state, pi)
+        except SchedulingError as exc:
+            return self._handle_error(qpi, str(exc))
         if node is not None:
             self.cache.assume_pod(pi, node)
             bind_plugin = ""
@@ -347,6 +412,23 @@ class Scheduler:
                 }
             )
         qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+        self.queue.add_unschedulable(qpi)
+        return result
+
+    def _handle_error(self, qpi: QueuedPodInfo, message: str) -> ScheduleResult:
+        """handleSchedulingFailure of an error status: reason SchedulerError, retried after backoff."""
+        pi = qpi.pod_info
+        result = ScheduleResult(
+            pi.pod, reason="FailedScheduling", event_type="Warning", message=truncate_message(message)
+        )
+        result.condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": "SchedulerError",
+            "message": message,
+        }
+        qpi.unschedulable_plugins = set()
+        qpi.pending_plugins = set()
         self.queue.add_unschedulable(qpi)
         return result
 
@@ -417,7 +499,9 @@ class Scheduler:
             return None, evaluation, FitError(n, diagnosis)
         if len(feasible) == 1:
             return feasible[0].name, evaluation, None
-        fw.run_pre_score(state, pi, feasible)
+        status = fw.run_pre_score(state, pi, feasible)
+        if not status.is_success():
+            raise SchedulingError(f'running PreScore plugin "{status.plugin}": {status.message()}')
         per_plugin, total = fw.run_score(state, pi, feasible, self.cache, slots)
         evaluation.plugin_scores, evaluation.total_scores = per_plugin, total
         return feasible[self.select_host(total)].name, evaluation, None

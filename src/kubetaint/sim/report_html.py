@@ -1,6 +1,8 @@
-"""`kubetaint simulate -o html`: a self-contained report (inline CSS and SVG, no scripts from the
-network): the summary, an eviction timeline per zone and node, pending pods over time, and the
-full chronological table."""
+"""`kubetaint simulate -o html`: one self-contained page (inline CSS, SVG and script; nothing
+fetched) that stays small and quick to open at 5,000 nodes: the summary, taints, faults and
+evictions per node (per zone, expandable, beyond `NODE_ROWS` nodes), pods per zone, evictions and
+pending pods over time, why the pods still pending are pending, and a filterable timeline table
+whose records travel packed (`report_data.pack_records`) and are unpacked by the page."""
 
 from __future__ import annotations
 
@@ -9,175 +11,158 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.sim.durations import format_duration
+from kubetaint.sim.report_assets import CSS, SCRIPT
+from kubetaint.sim.report_data import (
+    NO_ZONE,
+    NodeMarks,
+    evictions_per_interval,
+    interval_for,
+    interval_name,
+    node_zones,
+    pack_records,
+    pending_band,
+    pending_reasons,
+    pending_series,
+    pods_per_zone,
+    zone_mark_counts,
+    zone_order,
+)
+from kubetaint.sim.report_svg import (
+    BUCKETS,
+    band,
+    bars,
+    legend,
+    node_rows,
+    sorted_nodes,
+    symbols,
+    zone_lanes,
+    zone_lines,
+)
 
-_WIDTH = 900
-_LEFT = 170
-_ROW = 16
-_MARKS = {
-    "TaintAdded": ("#d98b00", "taint added"),
-    "TaintRemoved": ("#5a9e3a", "taint removed"),
-    "Evicted": ("#c0392b", "evicted"),
-    "Deleted": ("#7f8c8d", "pod deleted"),
-    "Eviction": ("#c0392b", "taint manager eviction"),
-    "Fault": ("#8e44ad", "fault"),
-    "NodeNotReady": ("#2c3e50", "node not ready"),
+#: Up to this many nodes with marks, the chart has a row per node; beyond, a lane per zone and
+#: kind of mark, with each zone's first `NODES_PER_ZONE` nodes under a disclosure.
+NODE_ROWS = 150
+NODES_PER_ZONE = 40
+#: Pod names listed per group of pending pods.
+PENDING_NAMES = 20
+
+_SUMMARY_LABELS = {
+    "scheduled": "scheduled",
+    "failedScheduling": "failed scheduling attempts",
+    "evicted": "evicted",
+    "preempted": "preempted",
+    "pendingAtEnd": "pending at the end",
 }
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:24px;color:#222}
-h1{font-size:20px}h2{font-size:16px;margin-top:28px}
-table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;text-align:left;vertical-align:top}
-tr:nth-child(even){background:#f4f4f4}.sum td{font-size:14px;padding:4px 12px}
-svg text{font-size:11px;font-family:system-ui,sans-serif}.legend span{margin-right:14px;font-size:12px}
-"""
 
 
-def _x(t: float, end: float) -> float:
-    return _LEFT + (_WIDTH - _LEFT - 10) * (t / end if end > 0 else 0.0)
+def _summary(doc: Mapping[str, Any]) -> str:
+    cards = []
+    for key, value in (doc.get("summary") or {}).items():
+        shown = f"{value:,}" if isinstance(value, int) else str(value)
+        label = _SUMMARY_LABELS.get(key, key)
+        cards.append(f'<div class="card"><b>{html.escape(shown)}</b><span>{html.escape(label)}</span></div>')
+    return f'<div class="cards">{"".join(cards)}</div>'
 
 
-def _node_of(record: Mapping[str, Any]) -> str:
-    if record.get("kind") == "Node":
-        return str(record.get("name") or "")
-    return str(record.get("node") or "")
-
-
-def _mark(record: Mapping[str, Any]) -> str | None:
-    reason = str(record.get("reason") or "")
-    if reason == "TaintManagerEviction":
-        return "Eviction" if str(record.get("message", "")).startswith("Marking") else None
-    if reason == "Deleted" and record.get("kind") != "Pod":
-        return None
-    return reason if reason in _MARKS else None
-
-
-def eviction_svg(doc: Mapping[str, Any]) -> str:
-    """Rows per node (grouped by zone) with a mark per taint change, fault and eviction."""
-    end = float(doc.get("end") or 0.0)
-    zones = {
-        str(n["metadata"]["name"]): str(
-            (n["metadata"].get("labels") or {}).get("topology.kubernetes.io/zone") or ""
-        )
-        for n in (doc.get("final") or {}).get("nodes") or []
-    }
-    rows: dict[str, list[tuple[float, str]]] = {}
-    for record in doc.get("timeline") or []:
-        mark = _mark(record)
-        node = _node_of(record)
-        if mark is None or not node:
+def _node_chart(doc: Mapping[str, Any], end: float) -> str:
+    zones = node_zones(doc)
+    marks = NodeMarks.of(doc.get("timeline") or [])
+    for node in marks.by_node:
+        zones.setdefault(node, NO_ZONE)
+    order = zone_order(zones.values())
+    marked = sorted_nodes(list(marks.by_node), zones, order)
+    if not marked:
+        return "<p>No taint changes, faults or evictions.</p>"
+    if len(marked) <= NODE_ROWS:
+        return legend() + node_rows(marked, marks, zones, end, label_zone=True)
+    counts = zone_mark_counts(marks, zones, end, BUCKETS)
+    parts = [
+        legend(),
+        f"<p>{len(marked):,} nodes have marks: one lane per zone and kind of mark, each mark standing for "
+        "the records of its interval (more opaque: more records). Open a zone for its nodes.</p>",
+        zone_lanes(counts, [z for z in order if z in counts], end),
+    ]
+    for zone in order:
+        members = [n for n in marked if zones.get(n) == zone]
+        if not members:
             continue
-        rows.setdefault(node, []).append((float(record["t"]), mark))
-    ordered = sorted(rows, key=lambda n: (zones.get(n, ""), n))
-    height = max(1, len(ordered)) * _ROW + 30
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_WIDTH}" height="{height}">']
-    previous_zone = None
-    for i, node in enumerate(ordered):
-        y = 20 + i * _ROW
-        zone = zones.get(node, "")
-        if zone != previous_zone:
-            parts.append(f'<line x1="0" x2="{_WIDTH}" y1="{y - 3}" y2="{y - 3}" stroke="#bbb"/>')
-            previous_zone = zone
-        label = html.escape(f"{zone + ' / ' if zone else ''}{node}")
-        parts.append(f'<text x="4" y="{y + 9}">{label}</text>')
-        for t, mark in rows[node]:
-            color, title = _MARKS[mark]
-            parts.append(
-                f'<rect x="{_x(t, end):.1f}" y="{y}" width="3" height="11" fill="{color}">'
-                f"<title>{html.escape(title)} at {format_duration(t)}</title></rect>"
-            )
-    parts.append(_axis(end, height - 8))
-    parts.append("</svg>")
+        total = sum(1 for z in zones.values() if z == zone)
+        shown = members[:NODES_PER_ZONE]
+        more = (
+            f"<p>{len(members) - len(shown):,} more nodes of {html.escape(zone)} have marks: "
+            "<code>-o json</code> has every record.</p>"
+            if len(members) > len(shown)
+            else ""
+        )
+        parts.append(
+            f'<details class="zone"><summary>{html.escape(zone)}: {total:,} nodes, '
+            f"{len(members):,} with marks</summary>"
+            f"{node_rows(shown, marks, zones, end, label_zone=False)}{more}</details>"
+        )
     return "".join(parts)
 
 
-def _axis(end: float, y: float) -> str:
-    ticks = []
-    for i in range(6):
-        t = end * i / 5
-        ticks.append(
-            f'<text x="{_x(t, end):.1f}" y="{y}" text-anchor="middle">{format_duration(round(t))}</text>'
-        )
-    return "".join(ticks)
-
-
-def pending_series(doc: Mapping[str, Any]) -> list[tuple[float, int]]:
-    """(t, pending pods) after every change: created unbound or failing → pending;
-    scheduled or deleted → not."""
-    pending: set[tuple[str, str]] = set()
-    series: list[tuple[float, int]] = [(0.0, 0)]
-    for record in doc.get("timeline") or []:
-        if record.get("kind") != "Pod":
-            continue
-        key = (str(record.get("namespace") or ""), str(record.get("name") or ""))
-        reason = record["reason"]
-        before = len(pending)
-        if (reason == "Created" and not record.get("node")) or reason == "FailedScheduling":
-            pending.add(key)
-        elif reason in ("Scheduled", "Deleted"):
-            pending.discard(key)
-        if len(pending) != before:
-            series.append((float(record["t"]), len(pending)))
-    series.append((float(doc.get("end") or 0.0), len(pending)))
-    return series
-
-
-def pending_svg(doc: Mapping[str, Any]) -> str:
-    end = float(doc.get("end") or 0.0)
-    series = pending_series(doc)
-    peak = max((n for _, n in series), default=0) or 1
-    height = 160
-    plot = height - 30
-
-    def y(n: int) -> float:
-        return 10 + plot * (1 - n / peak)
-
-    points = []
-    last = 0
-    for t, n in series:
-        points.append(f"{_x(t, end):.1f},{y(last):.1f}")
-        points.append(f"{_x(t, end):.1f},{y(n):.1f}")
-        last = n
+def _pending_section(doc: Mapping[str, Any]) -> str:
+    groups = pending_reasons(doc)
+    if not groups:
+        return "<p>No pod is pending at the end.</p>"
+    rows = []
+    for message, pods in groups:
+        names = ", ".join(html.escape(p) for p in pods[:PENDING_NAMES])
+        if len(pods) > PENDING_NAMES:
+            names += f" and {len(pods) - PENDING_NAMES:,} more"
+        rows.append(f"<tr><td>{len(pods):,}</td><td>{html.escape(message)}</td><td>{names}</td></tr>")
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_WIDTH}" height="{height}">'
-        f'<text x="4" y="{y(peak) + 4:.1f}">{peak} pending</text><text x="4" y="{y(0):.1f}">0</text>'
-        f'<polyline fill="none" stroke="#2e86c1" stroke-width="2" points="{" ".join(points)}"/>'
-        f"{_axis(end, height - 4)}</svg>"
+        "<p>Grouped by the scheduler's last message for them, which names each plugin's reason "
+        "(<code>kubetaint explain</code> shows the verdicts per node).</p>"
+        '<table class="pending-pods"><thead><tr><th>pods</th><th>scheduler message</th><th>which</th>'
+        "</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _timeline_section(doc: Mapping[str, Any]) -> str:
+    records = doc.get("timeline") or []
+    reasons = sorted({str(r.get("reason") or "") for r in records})
+    kinds = sorted({str(r.get("kind") or "") for r in records})
+    options = "".join(f'<option value="{html.escape(r)}">{html.escape(r)}</option>' for r in reasons)
+    kind_options = "".join(f'<option value="{html.escape(k)}">{html.escape(k)}</option>' for k in kinds)
+    return (
+        '<div class="filters">'
+        '<label>reason <select id="f-reason"><option value="">any</option>'
+        f"{options}</select></label>"
+        f'<label>kind <select id="f-kind"><option value="">any</option>{kind_options}</select></label>'
+        '<label>contains <input id="f-text" type="search" placeholder="pod, node or message"></label>'
+        f'<span id="f-count" aria-live="polite">{len(records):,} records</span></div>'
+        '<table class="timeline"><thead><tr><th>time</th><th>reason</th><th>object</th><th>node</th>'
+        '<th>message</th></tr></thead><tbody id="rows"></tbody></table>'
+        '<button id="more" type="button" hidden>Show more</button>'
+        "<noscript><p>The table needs scripts; <code>-o json</code> or <code>-o table</code> "
+        "has every record.</p></noscript>"
+        f'<script type="application/octet-stream" id="records">{pack_records(records)}</script>'
     )
 
 
 def render_html(doc: Mapping[str, Any]) -> str:
+    end = float(doc.get("end") or 0.0)
+    zones = node_zones(doc)
+    order = zone_order(zones.values())
     title = html.escape(f"kubetaint simulate: {doc.get('scenario')}")
-    summary = "".join(
-        f"<td><b>{html.escape(str(v))}</b> {html.escape(k)}</td>"
-        for k, v in (doc.get("summary") or {}).items()
-    )
-    legend = "".join(
-        f'<span><svg width="10" height="10"><rect width="10" height="10" fill="{c}"/></svg> '
-        f"{html.escape(t)}</span>"
-        for c, t in _MARKS.values()
-    )
-    rows = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{html.escape(str(v))}</td>"
-            for v in (
-                format_duration(float(r["t"])),
-                r["reason"],
-                "/".join(str(r[k]) for k in ("kind", "namespace", "name") if r.get(k)),
-                r.get("node", ""),
-                r.get("message", ""),
-            )
-        )
-        + "</tr>"
-        for r in doc.get("timeline") or []
-    )
+    interval = interval_for(end)
+    per_zone = pods_per_zone(doc, zones, end, BUCKETS)
     return (
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title><style>{_CSS}</style></head>'
-        f"<body><h1>{title}</h1><p>seed {html.escape(str(doc.get('seed')))}, "
-        f"simulated {format_duration(float(doc.get('end') or 0))}</p>"
-        f'<h2>Summary</h2><table class="sum"><tr>{summary}</tr></table>'
-        "<h2>Evictions and taints per zone and node</h2>"
-        f'<div class="legend">{legend}</div>{eviction_svg(doc)}'
-        f"<h2>Pending pods over time</h2>{pending_svg(doc)}"
-        f"<h2>Timeline</h2><table><tr><th>time</th><th>reason</th><th>object</th><th>node</th>"
-        f"<th>message</th></tr>{rows}</table></body></html>\n"
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{title}</title><style>{CSS}</style></head><body>{symbols()}"
+        f"<h1>{title}</h1><p>seed {html.escape(str(doc.get('seed')))}, simulated {format_duration(end)}, "
+        f"{len(zones):,} nodes at the end</p>"
+        f"<h2>Summary</h2>{_summary(doc)}"
+        f'<h2 id="marks">Taints, faults and evictions by node</h2>{_node_chart(doc, end)}'
+        f'<h2 id="zones">Pods on each zone\'s nodes</h2>{zone_lines(per_zone, order, end, "pods per zone")}'
+        f'<h2 id="evictions">Evictions per {interval_name(interval)}</h2>'
+        f"{bars(evictions_per_interval(doc.get('timeline') or [], end, interval), interval, end, 'eviction')}"
+        f'<h2 id="pending">Pending pods</h2>{band(pending_band(pending_series(doc), end, BUCKETS), end)}'
+        f'<h2 id="still-pending">Pods still pending</h2>{_pending_section(doc)}'
+        f'<h2 id="timeline">Timeline</h2>{_timeline_section(doc)}'
+        f"<script>{SCRIPT}</script></body></html>\n"
     )

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kubetaint.api.strictload import InputError, read_input, shown_name
 from kubetaint.api.validation.kinds import SYSTEM_PRIORITY_CLASSES
 from kubetaint.controlplane import SYSTEM_NAMESPACES
 from kubetaint.core.heap import collector_paused
@@ -191,7 +192,10 @@ def from_list(document: Mapping[str, Any], *, name: str = "snapshot") -> JSON:
     items = document.get("items")
     if not isinstance(items, list):
         raise SnapshotError("a v1 List needs an items list")
-    return build_snapshot([i for i in items if isinstance(i, Mapping)], SnapshotInfo(), name=name)
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise SnapshotError(f"items[{index}]: expected a Kubernetes object, got {type(item).__name__}")
+    return build_snapshot(items, SnapshotInfo(), name=name)
 
 
 def snapshot_info(scenario: Scenario) -> SnapshotInfo:
@@ -229,11 +233,11 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
 
     SnapshotError/ScenarioError name the file when it is not one.
     """
-    name = str(path)
+    name = shown_name(str(path))
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        raise SnapshotError(f"{name}: {err.strerror or err}") from None
+        text = read_input(str(path))
+    except InputError as err:
+        raise SnapshotError(str(err)) from None
     try:
         source = load_text(text, name)
     except SourceError as err:

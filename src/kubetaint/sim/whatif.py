@@ -1,5 +1,5 @@
 """`whatif`: run a snapshot twice with the same seed — without and with a change applied at t=0
-through the Simulation API — and report the difference (docs/cli-reference.md, `kubetaint whatif`).
+through the Simulation API — and report the difference (docs/cli.md, `kubetaint whatif`).
 
 In-flight evictions. Upstream's taint eviction controller starts a pod's timer when it processes
 the pod on a tainted node (processing time, not the taint's `timeAdded`); a restarted controller
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.scheduler.explain import ExplainError, explain
@@ -114,6 +115,34 @@ class Run:
         return [p for p in self.final.values() if not _node(p)]
 
 
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A whatif's document and the timeline documents of its two runs (for the HTML report's
+    before/after charts)."""
+
+    document: JSON
+    without: JSON
+    with_change: JSON
+
+
+def compare(
+    scenario: Scenario,
+    info: SnapshotInfo,
+    change: Change,
+    *,
+    duration: float = DEFAULT_FOR,
+    seed: int | None = None,
+) -> Comparison:
+    """`whatif`, keeping the timeline documents of the run without and the run with the change."""
+    change.check(scenario)
+    without = Run(scenario, info, None, duration, seed)
+    with_change = Run(scenario, info, change, duration, seed)
+    document = _report(
+        scenario, info=info, change=change, duration=duration, without=without, run=with_change
+    )
+    return Comparison(document, without.sim.document(), with_change.sim.document())
+
+
 def whatif(
     scenario: Scenario,
     info: SnapshotInfo,
@@ -123,10 +152,7 @@ def whatif(
     seed: int | None = None,
 ) -> JSON:
     """The whatif JSON document: the change's effect over `duration` seconds."""
-    change.check(scenario)
-    without = Run(scenario, info, None, duration, seed)
-    with_change = Run(scenario, info, change, duration, seed)
-    return _report(scenario, info=info, change=change, duration=duration, without=without, run=with_change)
+    return compare(scenario, info, change, duration=duration, seed=seed).document
 
 
 def _report(

@@ -1,4 +1,5 @@
-"""Renderers of the whatif JSON document: text (rich tables) and a self-contained HTML page."""
+"""Renderers of the whatif JSON document: text (rich tables) and a self-contained HTML page with
+the before/after charts of its two runs."""
 
 from __future__ import annotations
 
@@ -11,6 +12,19 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from kubetaint.sim.durations import format_duration
+from kubetaint.sim.report_assets import CSS
+from kubetaint.sim.report_data import (
+    evictions_per_interval,
+    interval_for,
+    interval_name,
+    node_zones,
+    pending_band,
+    pending_series,
+    pods_per_zone,
+    zone_order,
+)
+from kubetaint.sim.report_svg import BUCKETS, band, bars, zone_lines
 from kubetaint.store.interface import JSON
 
 
@@ -135,27 +149,69 @@ def _table(console: Console, title: str | None, headers: list[str], rows: list[l
     console.print(table)
 
 
-def render_html(document: JSON) -> str:
-    """A self-contained HTML page of the same sections."""
+def _before_after(runs: tuple[Mapping[str, Any], Mapping[str, Any]]) -> str:
+    """Evictions, pods per zone and pending pods of the run without and the run with the change,
+    each pair drawn on the same scales' time axis."""
+    without, with_change = runs
+    end = float(with_change.get("end") or without.get("end") or 0.0)
+    interval = interval_for(end)
+    zones = node_zones(with_change) or node_zones(without)
+    order = zone_order(zones.values())
+    parts = [f"<h2>Evictions per {interval_name(interval)}</h2>"]
+    for label, doc in (("without the change", without), ("with the change", with_change)):
+        values = evictions_per_interval(doc.get("timeline") or [], end, interval)
+        parts.append(f"<h3>{label}: {sum(values):,}</h3>{bars(values, interval, end, 'eviction')}")
+    parts.append("<h2>Pods on each zone's nodes</h2>")
+    for label, doc in (("without the change", without), ("with the change", with_change)):
+        series = pods_per_zone(doc, node_zones(doc) or zones, end, BUCKETS)
+        parts.append(f"<h3>{label}</h3>{zone_lines(series, order, end, 'pods per zone ' + label)}")
+    parts.append("<h2>Pending pods</h2>")
+    for label, doc in (("without the change", without), ("with the change", with_change)):
+        parts.append(f"<h3>{label}</h3>{band(pending_band(pending_series(doc), end, BUCKETS), end)}")
+    return "".join(parts)
+
+
+_SUMMARY_LABELS = {
+    "evictedAtOnce": "evicted at once",
+    "evictedLater": "evicted later",
+    "inFlight": "in-flight evictions",
+    "notEvicted": "not evicted on the changed nodes",
+    "pending": "pending with the change",
+    "pendingWithout": "pending without it",
+    "pdbBlocked": "drain steps blocked by a PodDisruptionBudget",
+}
+
+
+def render_html(document: JSON, runs: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None) -> str:
+    """A self-contained HTML page of the same sections; with `runs` (the timeline documents of
+    the run without and the run with the change, `whatif.compare`), their charts side by side."""
     esc = html.escape
+    title = f"kubetaint whatif: {document['change']['command']}"
+    cards = "".join(
+        f'<div class="card"><b>{int(value):,}</b><span>{esc(_SUMMARY_LABELS.get(key, key))}</span></div>'
+        for key, value in document["summary"].items()
+    )
     parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>kubetaint whatif</title>",
-        "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>",
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>whatif: <code>{esc(document['change']['command'])}</code></h1>",
-        f"<p>snapshot {esc(str(document['snapshot']['name']))}, for {document['for']:g}s, "
+        f"<p>snapshot {esc(str(document['snapshot']['name']))}, for {format_duration(document['for'])}, "
         f"seed {document['seed']}</p>",
+        f'<h2>Summary</h2><div class="cards">{cards}</div>',
     ]
+    if runs is not None:
+        parts.append(_before_after(runs))
 
     def section(title: str, headers: list[str], rows: list[list[str]]) -> None:
         if not rows:
             return
-        parts.append(f"<h2>{esc(title)}</h2><table><tr>")
+        parts.append(f"<h2>{esc(title)}</h2><table><thead><tr>")
         parts.extend(f"<th>{esc(h)}</th>" for h in headers)
-        parts.append("</tr>")
+        parts.append("</tr></thead><tbody>")
         for row in rows:
             parts.append("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>")
-        parts.append("</table>")
+        parts.append("</tbody></table>")
 
     section(
         "Evicted by the change",

@@ -11,8 +11,13 @@ share one cluster state (mirrors apiserver pkg/storage/etcd3/store.go).
   resumption); a compacted revision gives 410 Expired.
 - subscribe(): handlers are fed by one etcd watch thread over the whole prefix, so a server sees
   the other servers' writes too. A write returns after this process's handlers have seen it,
-  unless it was made from a handler (the watch thread itself).
+  unless it was made from a handler (the watch thread itself). With `deliver_through` (a live
+  server's event loop) the watch thread only receives: deliveries run on the loop, and a write
+  made on the loop delivers its own change (and any received before it) before returning.
 - History: after `history_size` further revisions the store compacts etcd to keep that many.
+- Reachability: a background probe (`etcd_health`) tells whether etcd answers; while it does
+  not, every call fails at once with 503 (no call waits for its own timeout), and when etcd
+  answers again the subscription feed resumes after the last delivered revision.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from kubetaint.store.etcd_codec import (
     to_watch_event,
     unb64,
 )
+from kubetaint.store.etcd_health import EtcdHealth, connection_reason
 from kubetaint.store.etcd_watch import EtcdWatchStream, WatchStreamError, compact_revision_for
 from kubetaint.store.interface import (
     JSON,
@@ -102,24 +108,45 @@ class EtcdStore:
         self._feed_lock = threading.Lock()
         self._dispatched = threading.Condition()
         self._dispatched_rv = 0
+        self._received_rv = 0  # the feed's last revision handed to the dispatcher
+        self._run_soon: Callable[[Callable[[], None]], object] | None = None
         self._watches: set[BufferedWatch] = set()  # open watch streams, stopped by close()
         self._resume_after: int | None = None  # the subscription feed's last delivered revision
         self._compacted = 0
         self._closed = False
+        self._health: EtcdHealth | None = None
         try:
             self._revision_now()
         except errors.StatusError as err:
             raise StoreError(
                 err.message if err.code == 503 else f"etcd at {self.url}: {err.message}"
             ) from None
+        self._health = EtcdHealth(self.url, self._prefix, on_recovered=self._recovered)
+
+    # reachability ------------------------------------------------------------------------
+
+    def unreachable(self) -> str | None:
+        """None while etcd answers its health probes; otherwise the last probe's error, as
+        kube-apiserver's etcd check words it."""
+        away = self._health.error() if self._health is not None else None
+        return None if away is None else f"error getting data from etcd: {away}"
+
+    def _recovered(self) -> None:
+        """etcd answers again: resume the subscription feed if the outage ended it."""
+        self._ensure_feed()
+        with self._dispatched:
+            self._dispatched.notify_all()
 
     # transport ---------------------------------------------------------------------------
 
     def _call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        away = self._health.error() if self._health is not None else None
+        if away is not None:
+            raise errors.StatusError(503, "ServiceUnavailable", f"cannot reach etcd at {self.url}: {away}")
         try:
             response: dict[str, Any] = self._client.post(self._client.get_url(path), json=body)
         except (ConnectionFailedError, ConnectionTimeoutError) as err:
-            reason = _reason(err.detail_text or str(err))
+            reason = connection_reason(err.detail_text or str(err))
             raise errors.StatusError(
                 503, "ServiceUnavailable", f"cannot reach etcd at {self.url}: {reason}"
             ) from None
@@ -275,6 +302,11 @@ class EtcdStore:
         feed = self._ensure_feed()
         if feed is None or threading.current_thread() is feed.thread:
             return
+        if self._run_soon is not None:  # deliver here, on the writing thread
+            with self._dispatched:
+                self._dispatched.wait_for(lambda: self._received_rv >= rv or self._feed is None, timeout=10)
+            self._dispatcher.dispatch()
+            return
         with self._dispatched:  # our own handlers see our writes before we return
             self._dispatched.wait_for(lambda: self._dispatched_rv >= rv or self._feed is None, timeout=10)
 
@@ -367,7 +399,12 @@ class EtcdStore:
     def _ensure_feed(self) -> EtcdWatchStream | None:
         """The subscription stream, (re)started after the last delivered revision if needed."""
         with self._feed_lock:
-            if self._feed is None and self._resume_after is not None and not self._closed:
+            if (
+                self._feed is None
+                and self._resume_after is not None
+                and not self._closed
+                and self.unreachable() is None  # resumed by `_recovered`
+            ):
                 prefix = self._prefix + "/"
                 with contextlib.suppress(WatchStreamError):  # etcd down: retried at the next write
                     self._feed = EtcdWatchStream(
@@ -381,7 +418,16 @@ class EtcdStore:
                     )
             return self._feed
 
+    def deliver_through(self, run_soon: Callable[[Callable[[], None]], object]) -> None:
+        self._run_soon = run_soon
+
     def _deliver(self, raw: builtins.list[dict[str, Any]]) -> None:
+        run_soon = self._run_soon
+        if run_soon is not None:
+            self._receive(raw)
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to deliver to
+                run_soon(self._dispatcher.dispatch)
+            return
         for event in raw:
             key = unb64(event["kv"]["key"])
             resource = resource_of_key(key, self._prefix, self._resources)
@@ -393,6 +439,19 @@ class EtcdStore:
                 with self._dispatched:
                     self._dispatched_rv = self._resume_after = converted.resource_version
                     self._dispatched.notify_all()
+
+    def _receive(self, raw: builtins.list[dict[str, Any]]) -> None:
+        """Queue the events for delivery elsewhere (`deliver_through`), in the feed's thread."""
+        for event in raw:
+            key = unb64(event["kv"]["key"])
+            converted = to_watch_event(event, self._resource_of(key), self._prefix)
+            self._dispatcher.enqueue(converted)
+            with self._dispatched:
+                self._received_rv = self._resume_after = converted.resource_version
+                self._dispatched.notify_all()
+
+    def _resource_of(self, key: str) -> str:
+        return resource_of_key(key, self._prefix, self._resources)
 
     def _feed_ended(self, reason: str) -> None:
         """The subscription stream broke (etcd restarted, connection lost): resume after the last
@@ -410,6 +469,8 @@ class EtcdStore:
     # lifecycle ---------------------------------------------------------------------------
 
     def close(self) -> None:
+        if self._health is not None:
+            self._health.stop()
         with self._feed_lock:
             self._closed = True
             feed, self._feed = self._feed, None
@@ -425,16 +486,6 @@ class EtcdStore:
 def _after(kv: dict[str, Any]) -> str:
     """The first key after `kv`'s (to continue a range)."""
     return unb64(kv["key"]) + "\x00"
-
-
-def _reason(text: str) -> str:
-    """The useful part of a requests connection error (`[Errno 111] Connection refused`)."""
-    found = re.search(r"\[Errno -?\d+\] [^'\")]+", text)
-    if found:
-        return found[0]
-    if "timed out" in text or "Timeout" in text:
-        return "connection timed out"
-    return text
 
 
 def _etcd_error(err: Etcd3Exception) -> errors.StatusError:

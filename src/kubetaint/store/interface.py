@@ -188,6 +188,29 @@ class DeferredDurability(Protocol):
         ...
 
 
+@runtime_checkable
+class Reachability(Protocol):
+    """Optional, for stores behind a network (etcd): whether the backend answers, watched in
+    the background so that asking never waits. While it does not, the store's calls fail at
+    once with 503 ServiceUnavailable, and a server keeps its health endpoints answering."""
+
+    def unreachable(self) -> str | None:
+        """None while the backend answers; otherwise why it does not (for logs and probes)."""
+        ...
+
+
+@runtime_checkable
+class ThreadedDelivery(Protocol):
+    """Optional, for stores whose changes arrive on a thread of their own (etcd's watch feed):
+    hand subscribers' deliveries to the thread that writes, so that handlers run where every
+    write happens (a live server's event loop) and never beside it."""
+
+    def deliver_through(self, run_soon: Callable[[Callable[[], None]], object]) -> None:
+        """From now on, changes that arrive are delivered by `run_soon(deliver)` (an event loop's
+        `call_soon_threadsafe`), and a write returns after delivering its own change."""
+        ...
+
+
 class StoreError(Exception):
     """A store cannot be opened or reached (data dir locked, corrupt file, etcd unreachable).
     The message is meant for users as is: print it, never a traceback."""

@@ -1,6 +1,6 @@
 """Reading a kubeconfig into what an HTTP client needs: the server URL, TLS trust (CA data or
 file, or insecure-skip-tls-verify), a bearer token (inline or tokenFile) and a client
-certificate (files) — the subset of client-go's clientcmd the components use.
+certificate (files or inline data) — the subset of client-go's clientcmd the components use.
 
 Every problem is a `StoreError` with a one-line message naming the file and the field.
 """
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import ssl
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,8 @@ class Connection:
     ca_pem: str | None = None
     insecure: bool = False
     client_cert: tuple[str, str] | None = None
+    #: (certificate PEM, key PEM) of `client-certificate-data`/`client-key-data`.
+    client_cert_data: tuple[str, str] | None = None
 
     def ssl_context(self) -> ssl.SSLContext | bool:
         """httpx's `verify=`: a context trusting the CA (and presenting the client cert)."""
@@ -45,10 +49,31 @@ class Connection:
             )
         if self.client_cert is not None:
             ctx.load_cert_chain(*self.client_cert)
+        elif self.client_cert_data is not None:
+            _load_cert_data(ctx, *self.client_cert_data)
         return ctx
 
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+
+def _load_cert_data(ctx: ssl.SSLContext, cert_pem: str, key_pem: str) -> None:
+    """ssl loads certificates from files only: both PEMs go through files in a fresh 0700
+    directory, removed at once."""
+    with tempfile.TemporaryDirectory(prefix="kubetaint-") as folder:
+        cert, key = os.path.join(folder, "client.crt"), os.path.join(folder, "client.key")
+        for path, text in ((cert, cert_pem), (key, key_pem)):
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as file:
+                file.write(text)
+        ctx.load_cert_chain(cert, key)
+
+
+def _data(value: Any, field: str, where: str) -> str:
+    try:
+        return base64.b64decode(str(value), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        raise StoreError(f"{where}: {field} is not base64 PEM") from None
 
 
 def _named(doc: dict[str, Any], section: str, name: str, where: str) -> dict[str, Any]:
@@ -93,17 +118,19 @@ def load_kubeconfig(path: str | Path, context: str | None = None) -> Connection:
         raise StoreError(f"{where}: cluster {ctx.get('cluster')!r} has no http(s) server URL")
     ca_pem = None
     if cluster.get("certificate-authority-data"):
-        try:
-            ca_pem = base64.b64decode(str(cluster["certificate-authority-data"]), validate=True).decode()
-        except (binascii.Error, UnicodeDecodeError):
-            raise StoreError(f"{where}: certificate-authority-data is not base64 PEM") from None
+        ca_pem = _data(cluster["certificate-authority-data"], "certificate-authority-data", where)
     elif cluster.get("certificate-authority"):
         ca_pem = _read(_relative(file, str(cluster["certificate-authority"])), "CA file", where)
     token = user.get("token")
     if not token and user.get("tokenFile"):
         token = _read(_relative(file, str(user["tokenFile"])), "token file", where).strip()
-    cert = None
-    if user.get("client-certificate") and user.get("client-key"):
+    cert = cert_data = None
+    if user.get("client-certificate-data") and user.get("client-key-data"):
+        cert_data = (
+            _data(user["client-certificate-data"], "client-certificate-data", where),
+            _data(user["client-key-data"], "client-key-data", where),
+        )
+    elif user.get("client-certificate") and user.get("client-key"):
         cert = (
             str(_relative(file, str(user["client-certificate"]))),
             str(_relative(file, str(user["client-key"]))),
@@ -114,4 +141,5 @@ def load_kubeconfig(path: str | Path, context: str | None = None) -> Connection:
         ca_pem=ca_pem,
         insecure=bool(cluster.get("insecure-skip-tls-verify")),
         client_cert=cert,
+        client_cert_data=cert_data,
     )

@@ -13,6 +13,15 @@ import sqlite3
 from pathlib import Path
 
 from kubetaint.store.interface import StoreError
+from kubetaint.store.sqlite_check import (
+    PRIVATE_FILE,
+    check_before_open,
+    check_contents,
+    companions,
+    create_private,
+    damaged,
+    restrict,
+)
 
 DB_FILE = "kubetaint.db"
 LOCK_FILE = "kubetaint.lock"
@@ -60,7 +69,7 @@ class DataDirLock:
         self.path = data_dir / LOCK_FILE
         try:
             data_dir.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         except OSError as err:
             raise StoreError(f"cannot use data directory {data_dir}: {err.strerror or err}") from None
         try:
@@ -71,6 +80,7 @@ class DataDirLock:
             raise StoreError(
                 f"data directory {data_dir} is in use by another kubetaint process (pid {owner})"
             ) from None
+        restrict((self.path,))
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
         os.fsync(self._fd)
@@ -90,14 +100,22 @@ def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
 
 
 def open_database(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """The write connection, with the schema in place; StoreError for a corrupt or locked file."""
+    """The write connection, with the schema in place; StoreError (one line) for a locked, empty,
+    truncated or corrupt file or a row that is not a JSON object (`sqlite_check`). The file and
+    its -wal/-shm companions are 0600."""
     conn: sqlite3.Connection | None = None
+    existed = check_before_open(path)
+    if not existed:
+        create_private(path)
+    restrict(companions(path))
     try:
         conn = connect(path, busy_timeout)
         # WAL: readers never block the writer and one fsync per commit suffices.
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(f"cannot open SQLite store {path}: cannot switch to WAL mode (got {mode})")
+        if existed:
+            check_contents(conn, path)
         # FULL while the schema is set up (every COMMIT fsyncs the WAL); see below for writes.
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("BEGIN IMMEDIATE")  # fails now, not at the first write, when someone holds the file
@@ -113,6 +131,8 @@ def open_database(path: Path, busy_timeout: float) -> sqlite3.Connection:
     except sqlite3.Error as err:
         if conn is not None:
             conn.close()
+        if isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError):
+            raise damaged(path, err) from None  # "file is not a database", "malformed", ...
         raise StoreError(f"cannot open SQLite store {path}: {err}") from None
     except StoreError:
         if conn is not None:

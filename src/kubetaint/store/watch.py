@@ -129,6 +129,8 @@ class BufferedWatch:
             self._unsubscribe()
         with self._cond:
             self._cond.notify_all()
+        if self.waker is not None:  # a stream the store ends (etcd went away) ends for its reader
+            self.waker()
 
     @property
     def stopped(self) -> bool:

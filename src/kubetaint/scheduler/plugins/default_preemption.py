@@ -24,6 +24,7 @@ from kubetaint.scheduler.status import Code, Status
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NEVER = "not eligible due to preemptionPolicy=Never."
+TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nominated node."
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 MIN_CANDIDATE_NODES_ABSOLUTE = 100
 _INT32_SHIFT = 2**31
@@ -120,10 +121,12 @@ class DefaultPreemption(Plugin):
         removing pods (NodesForStatusCode(Unschedulable))."""
         handle = self.handle
         assert handle is not None, "DefaultPreemption needs a handle"
-        if pi.preemption_policy == "Never":
-            return None, Status(Code.Unschedulable, NEVER)
-        all_nodes = handle.cache.node_list()
         absent = absent_status if absent_status is not None else Status(Code.UnschedulableAndUnresolvable)
+        nominated_status = node_to_status.get(pi.nominated_node_name, absent)
+        eligible, why = self.pod_eligible_to_preempt_others(pi, nominated_status)
+        if not eligible:
+            return None, Status(Code.Unschedulable, why)
+        all_nodes = handle.cache.node_list()
         potential = [ni for ni in all_nodes if node_to_status.get(ni.name, absent).code == Code.Unschedulable]
         statuses: dict[str, Status] = {
             ni.name: Status(Code.UnschedulableAndUnresolvable, NOT_HELPFUL)
@@ -132,7 +135,7 @@ class DefaultPreemption(Plugin):
         }
         candidates: list[Candidate] = []
         if potential:
-            candidates = self._dry_run(state, pi, potential, statuses, handle)
+            candidates = self.dry_run_preemption(state, pi, potential, statuses, handle)
         if not candidates:
             fit = FitError(len(all_nodes), Diagnosis(node_to_status=statuses))
             return PostFilterResult(nominated_node_name=""), Status(Code.Unschedulable, fit.error())
@@ -142,7 +145,24 @@ class DefaultPreemption(Plugin):
             Status(Code.Success),
         )
 
-    def _dry_run(
+    def pod_eligible_to_preempt_others(self, pi: PodInfo, nominated_status: Status) -> tuple[bool, str]:
+        """PodEligibleToPreemptOthers: not with preemptionPolicy Never, nor while a lower-priority
+        pod on the nominated node (unless the filters found that node UnschedulableAndUnresolvable)
+        is terminating because of a preemption."""
+        if pi.preemption_policy == "Never":
+            return False, NEVER
+        if pi.nominated_node_name:
+            if nominated_status.code == Code.UnschedulableAndUnresolvable:
+                return True, ""
+            handle = self.handle
+            ni = handle.cache.nodes.get(pi.nominated_node_name) if handle is not None else None
+            if ni is not None:
+                for p in ni.pods.values():
+                    if p.priority < pi.priority and terminating_by_preemption(p.pod):
+                        return False, TERMINATING_ON_NOMINATED
+        return True, ""
+
+    def dry_run_preemption(
         self,
         state: CycleState,
         pi: PodInfo,
@@ -161,9 +181,10 @@ class DefaultPreemption(Plugin):
             ni = potential[(offset + i) % n]
             victims, num_violations, status = select_victims_on_node(state, pi, ni.clone(), framework, pdbs)
             if status.is_success() and victims:
-                (violating if num_violations else non_violating).append(
-                    Candidate(ni.name, victims, num_violations)
-                )
+                # (candidateList: each list holds at most numCandidates)
+                found = violating if num_violations else non_violating
+                if len(found) < wanted:
+                    found.append(Candidate(ni.name, victims, num_violations))
                 if non_violating and len(non_violating) + len(violating) >= wanted:
                     break
             elif status.is_success():
@@ -171,6 +192,16 @@ class DefaultPreemption(Plugin):
             else:
                 statuses[ni.name] = status
         return non_violating + violating
+
+
+def terminating_by_preemption(pod: Mapping[str, Any]) -> bool:
+    """podTerminatingByPreemption: deleting, with DisruptionTarget=True for PreemptionByScheduler."""
+    if not (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return False
+    for condition in (pod.get("status") or {}).get("conditions") or ():
+        if isinstance(condition, Mapping) and condition.get("type") == "DisruptionTarget":
+            return condition.get("status") == "True" and condition.get("reason") == "PreemptionByScheduler"
+    return False
 
 
 def select_victims_on_node(

@@ -13,31 +13,70 @@ from kubetaint.scheduler.events import NODE, ActionType, ClusterEvent, ClusterEv
 from kubetaint.scheduler.framework import CycleState, Plugin, default_normalize_score
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
-from kubetaint.scheduler.plugins.node_selector import (
+from kubetaint.scheduler.plugins.node_selector import compile_required, required_node_names
+from kubetaint.scheduler.plugins.node_selector_parse import (
     Matcher,
-    compile_preferred,
-    compile_required,
-    required_node_names,
+    go_aggregate,
+    lazy_node_selector,
+    preferred_terms,
+    required_affinity,
+    selector_errors,
+    terms_matcher,
 )
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import object_ref
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
 _REQUIRED = "NodeAffinity/required"
 _PREFERRED = "NodeAffinity/preferred"
 _NODE_NAMES = "NodeAffinity/nodeNames"
+_ADDED = "addedAffinity"
+_REQUIRED_FIELD = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED_FIELD = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
 def required_matcher(pi: PodInfo) -> Matcher | None:
+    """API validation of the pod's nodeSelector and required terms (InputError naming the field)
+    with a matcher (for inputs checked before they are scheduled, as `explain` checks them)."""
     return compile_required(pi.pod, object_ref({"kind": "Pod", **pi.pod}))
+
+
+def node_affinity_args_errors(args: Mapping[str, Any]) -> list[str]:
+    """ValidateNodeAffinityArgs: the parse errors of addedAffinity's required and preferred terms."""
+    added = args.get(_ADDED)
+    if not isinstance(added, Mapping):
+        return []
+    errs: list[str] = []
+    required = added.get(_REQUIRED_FIELD)
+    if isinstance(required, Mapping):
+        errs += selector_errors(lazy_node_selector(required, f"{_ADDED}.{_REQUIRED_FIELD}"))
+    errs += preferred_terms(added.get(_PREFERRED_FIELD), f"{_ADDED}.{_PREFERRED_FIELD}")[1]
+    return errs
 
 
 class NodeAffinity(Plugin):
     name = names.NODE_AFFINITY
 
-    def __init__(self) -> None:
+    def __init__(self, args: Mapping[str, Any] | None = None) -> None:
+        args = args or {}
+        errs = node_affinity_args_errors(args)
+        if errs:
+            raise ValueError(go_aggregate(errs))
+        raw_added = args.get(_ADDED)
+        added: Mapping[str, Any] = raw_added if isinstance(raw_added, Mapping) else {}
+        required = added.get(_REQUIRED_FIELD)
+        #: addedAffinity's required node selector (every term parsed), or None
+        self.added_selector: Matcher | None = (
+            terms_matcher(lazy_node_selector(required)) if isinstance(required, Mapping) else None
+        )
+        pref = added.get(_PREFERRED_FIELD)
+        #: addedAffinity's preferred terms, or None when there are none
+        self.added_preferred: list[tuple[int, Matcher]] | None = (
+            preferred_terms(pref)[0] if isinstance(pref, list) and pref else None
+        )
         self._required: dict[str, tuple[Mapping[str, Any], Matcher | None]] = {}
         self._names: dict[str, tuple[Mapping[str, Any], frozenset[str] | None]] = {}
 
@@ -51,10 +90,14 @@ class NodeAffinity(Plugin):
     def _after_node(self, pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
         if new is None:
             return False
+        meta = new.get("metadata") or {}
+        if self.added_selector is not None and not self.added_selector(
+            meta.get("name", ""), meta.get("labels") or {}
+        ):
+            return False
         matcher = self._matcher(pi)
         if matcher is None:
             return True
-        meta = new.get("metadata") or {}
         if not matcher(meta.get("name", ""), meta.get("labels") or {}):
             return False
         if old is None:
@@ -66,7 +109,7 @@ class NodeAffinity(Plugin):
         cached = self._required.get(pi.key)
         if cached is not None and cached[0] is pi.pod:
             return cached[1]
-        matcher = required_matcher(pi) if pi.has_required_affinity else None
+        matcher = required_affinity(pi.pod) if pi.has_required_affinity else None
         if len(self._required) > 65536:
             self._required.clear()
         self._required[pi.key] = (pi.pod, matcher)
@@ -85,7 +128,9 @@ class NodeAffinity(Plugin):
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
         matcher = self._matcher(pi)
         if matcher is None:
-            return Status(Code.Skip)
+            if self.added_selector is None:
+                return Status(Code.Skip)
+            return SUCCESS
         state.data[_REQUIRED] = matcher
         names = self._pinned_names(pi)
         if names is not None:
@@ -101,6 +146,9 @@ class NodeAffinity(Plugin):
         return names
 
     def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
+        added = self.added_selector
+        if added is not None and not added(ni.name, ni.labels):
+            return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_ENFORCED)
         matcher = state.data.get(_REQUIRED) or self._matcher(pi)
         if matcher is None or matcher(ni.name, ni.labels):
             return SUCCESS
@@ -108,9 +156,22 @@ class NodeAffinity(Plugin):
 
     def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
         matcher = state.data.get(_REQUIRED) or self._matcher(pi)
+        nodes = cache.slot_nodes
+        added = self.added_selector
+        if added is not None:
+            both = matcher
+            return np.fromiter(
+                (
+                    ni is not None
+                    and added(ni.name, ni.labels)
+                    and (both is None or both(ni.name, ni.labels))
+                    for ni in nodes
+                ),
+                np.bool_,
+                len(nodes),
+            )
         if matcher is None:
             return None
-        nodes = cache.slot_nodes
         names = self._pinned_names(pi)
         if names is not None:  # only the pinned nodes can match: test just those
             mask = np.zeros(len(nodes), np.bool_)
@@ -124,16 +185,29 @@ class NodeAffinity(Plugin):
         )
 
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
-        if not pi.preferred_terms:
+        raw = _pod_preferred(pi)
+        if raw is None and self.added_preferred is None:
             return Status(Code.Skip)
-        state.data[_PREFERRED] = compile_preferred(pi.pod, object_ref({"kind": "Pod", **pi.pod}))
+        terms, errs = preferred_terms(raw)
+        if errs:
+            return Status(Code.Error, go_aggregate(errs))
+        state.data[_PREFERRED] = terms
         return SUCCESS
 
     def score(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> int:
+        count = 0
+        if self.added_preferred is not None:
+            count += sum(weight for weight, match in self.added_preferred if match(ni.name, ni.labels))
         terms = state.data.get(_PREFERRED)
         if terms is None:
-            terms = compile_preferred(pi.pod, object_ref({"kind": "Pod", **pi.pod}))
-        return sum(weight for weight, match in terms if match(ni.name, ni.labels))
+            terms = preferred_terms(_pod_preferred(pi))[0]
+        return count + sum(weight for weight, match in terms if match(ni.name, ni.labels))
 
     def normalize_score(self, state: CycleState, pi: PodInfo, scores: IntArray) -> IntArray:
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
+
+def _pod_preferred(pi: PodInfo) -> Any:
+    """The pod's preferredDuringScheduling terms, or None when the field is absent."""
+    affinity = ((pi.pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
+    return affinity.get(_PREFERRED_FIELD)

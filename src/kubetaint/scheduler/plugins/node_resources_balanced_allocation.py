@@ -29,7 +29,7 @@ class NodeResourcesBalancedAllocation(Plugin):
     name = names.NODE_RESOURCES_BALANCED_ALLOCATION
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
-        self.resources = parse_resources(dict(args or {}), DEFAULT_RESOURCES)
+        self.resources = parse_resources(dict(args or {}), DEFAULT_RESOURCES, balanced=True)
         self._slot_scores = SlotScores(self._batch_scores, balanced_one, self.resources, True)
 
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:

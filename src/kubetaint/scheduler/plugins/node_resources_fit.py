@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
-from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
+from kubetaint.scheduler.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint
 from kubetaint.scheduler.framework import CycleState, Plugin
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -19,9 +19,10 @@ from kubetaint.scheduler.plugins.resource_allocation import (
     inputs_from_nodes,
     least_allocated,
     most_allocated,
-    parse_resources,
     pod_request_list,
     requested_to_capacity_ratio,
+    resource_specs,
+    shape_errors,
 )
 from kubetaint.scheduler.plugins.slot_scores import (
     OneScorer,
@@ -29,8 +30,8 @@ from kubetaint.scheduler.plugins.slot_scores import (
     least_allocated_one,
     most_allocated_one,
 )
-from kubetaint.scheduler.podinfo import PodInfo
-from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, node_allocatable
+from kubetaint.scheduler.podinfo import PodInfo, pod_key
+from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, node_allocatable, pod_requests
 from kubetaint.scheduler.status import SUCCESS, Code, Status
 
 LEAST_ALLOCATED = "LeastAllocated"
@@ -52,14 +53,23 @@ class NodeResourcesFit(Plugin):
         args = dict(args or {})
         strategy = dict(args.get("scoringStrategy") or {})
         self.strategy = strategy.get("type", LEAST_ALLOCATED)
+        errs: list[str] = []
         if self.strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO):
-            raise ValueError(
+            errs.append(
                 f'scoringStrategy.type: Unsupported value: "{self.strategy}": supported values: '
                 f'"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"'
             )
-        self.resources = parse_resources(strategy, DEFAULT_RESOURCES)
+        self.resources, resource_errs = resource_specs(
+            strategy, DEFAULT_RESOURCES, "scoringStrategy.resources"
+        )
+        errs += resource_errs
+        ratio = strategy.get("requestedToCapacityRatio")
+        if isinstance(ratio, Mapping):
+            errs += shape_errors(ratio.get("shape"), "scoringStrategy.shape")
+        if errs:  # ValidateNodeResourcesFitArgs' aggregate
+            raise ValueError(errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]")
         self.weights: IntArray = np.array([w for _, w in self.resources], np.int64)
-        shape = ((strategy.get("requestedToCapacityRatio") or {}).get("shape")) or [
+        shape = ((ratio or {}).get("shape")) or [
             {"utilization": 0, "score": 10},
             {"utilization": 100, "score": 0},
         ]
@@ -75,28 +85,58 @@ class NodeResourcesFit(Plugin):
         self._slot_scores = SlotScores(self._batch_scores, one, self.resources, False)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Pod deletes and scale-downs (InPlacePodVerticalScaling is on by default) and node adds and
+        allocatable changes, each with its hint (the SchedulerQueueingHints registration)."""
         return [
             ClusterEventWithHint(
-                ClusterEvent(ASSIGNED_POD, ActionType.Delete | ActionType.UpdatePodScaleDown)
+                ClusterEvent(POD, ActionType.Delete | ActionType.UpdatePodScaleDown), self._after_pod_event
             ),
             ClusterEventWithHint(
-                ClusterEvent(
-                    NODE,
-                    ActionType.Add
-                    | ActionType.UpdateNodeAllocatable
-                    | ActionType.UpdateNodeTaint
-                    | ActionType.UpdateNodeLabel,
-                ),
+                ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeAllocatable),
                 self._after_node,
+                signature=_request_signature,
             ),
         ]
 
-    def _after_node(self, pi: PodInfo, _old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
-        """isSchedulableAfterNodeChange: queue when the node's allocatable could hold the pod at all."""
+    def _after_pod_event(
+        self, pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+    ) -> bool:
+        """isSchedulableAfterPodEvent: a deleted pod that was bound or nominated, the pending pod's own
+        update, or a scale-down of a resource the pending pod requests."""
+        if old is None:
+            return True
+        if new is None:
+            spec, status = old.get("spec") or {}, old.get("status") or {}
+            return bool(spec.get("nodeName") or status.get("nominatedNodeName"))
+        if pod_key(new) == pi.key:
+            return True
+        try:
+            before, after = pod_requests(old), pod_requests(new)
+        except ValueError:
+            return True
+        for name, amount in pi.requests.items():
+            if amount and name in before and before[name] > after.get(name, 0):
+                return True
+        return False
+
+    def _after_node(self, pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
+        """isSchedulableAfterNodeChange: the pod fits the new node's allocatable at all, and the node is
+        new or one of the pod's requested resources (or its pod count) grew."""
         if new is None:
             return False
-        alloc = node_allocatable(new)
-        return all(alloc.get(n, 0) >= v for n, v in _ordered(pi.requests) if v and not self._is_ignored(n))
+        try:
+            alloc = node_allocatable(new)
+            before = node_allocatable(old) if old is not None else None
+        except ValueError:
+            return True
+        wanted = [(n, v) for n, v in _ordered(pi.requests) if v and not self._is_ignored(n)]
+        if alloc.get(PODS, 0) < 1 or any(alloc.get(n, 0) < v for n, v in wanted):
+            return False
+        if before is None:
+            return True
+        if alloc.get(PODS, 0) > before.get(PODS, 0):
+            return True
+        return any(alloc.get(n, 0) > before.get(n, 0) for n, _ in wanted)
 
     def _is_ignored(self, name: str) -> bool:
         if name in _ORDER:
@@ -157,3 +197,8 @@ class NodeResourcesFit(Plugin):
     def _batch_scores(self, cache: Cache, slots: IntArray, pod_req: list[int]) -> IntArray:
         alloc, req = inputs_from_cache(cache, slots, self.resources, pod_req, False)
         return self._strategy(alloc, req)
+
+
+def _request_signature(pi: PodInfo) -> Any:
+    """Pods requesting the same amounts get the same node-change answer."""
+    return tuple(sorted(pi.requests.items()))

@@ -13,7 +13,7 @@ from kubetaint.scheduler.events import NODE, UNSCHEDULED_POD, ActionType, Cluste
 from kubetaint.scheduler.framework import CycleState, Plugin
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
-from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.scheduler.podinfo import PodInfo, pod_key
 from kubetaint.scheduler.status import SUCCESS, Code, Status
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -35,9 +35,12 @@ def _after_node_change(pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[
 def _after_toleration_change(
     pi: PodInfo, _old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
 ) -> bool:
-    from kubetaint.scheduler.podinfo import pod_key
-
-    return new is not None and pod_key(new) == pi.key
+    """isSchedulableAfterPodTolerationChange: the pending pod's own update, when its tolerations now
+    tolerate the unschedulable taint (tolerations are only ever added)."""
+    if new is None or pod_key(new) != pi.key:
+        return False
+    tolerations = [t for t in (new.get("spec") or {}).get("tolerations") or () if isinstance(t, dict)]
+    return tolerations_tolerate_taint(tolerations, UNSCHEDULABLE_TAINT, False)[0]
 
 
 class NodeUnschedulable(Plugin):
@@ -46,7 +49,9 @@ class NodeUnschedulable(Plugin):
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(
-                ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint), _after_node_change
+                ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint),
+                _after_node_change,
+                signature=_any_pod,
             ),
             ClusterEventWithHint(
                 ClusterEvent(UNSCHEDULED_POD, ActionType.UpdatePodToleration), _after_toleration_change
@@ -62,3 +67,8 @@ class NodeUnschedulable(Plugin):
         if tolerates_unschedulable(pi):
             return None
         return ~cache.unschedulable
+
+
+def _any_pod(_pi: PodInfo) -> int:
+    """The node-change answer is the same for every pod."""
+    return 0

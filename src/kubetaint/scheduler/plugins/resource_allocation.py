@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kubetaint.api.validation import field as f
 from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY
@@ -159,17 +160,74 @@ def balanced(alloc: Matrix, req: Matrix) -> IntArray:
     return result
 
 
-def parse_resources(args: dict[str, Any], default: Sequence[ResourceSpec]) -> tuple[ResourceSpec, ...]:
+def parse_resources(
+    args: dict[str, Any], default: Sequence[ResourceSpec], path: str = "resources", *, balanced: bool = False
+) -> tuple[ResourceSpec, ...]:
+    """The args' `resources` list (a weight left out is 1, as defaulting sets it), checked as
+    ValidateNodeResourcesFitArgs' validateResources (weights in (0, 100]) or, for `balanced`,
+    ValidateNodeResourcesBalancedAllocationArgs (no repeated name, every weight 1); the errors
+    aggregated as upstream reports them, under `path`."""
+    specs, errs = resource_specs(args, default, path, balanced=balanced)
+    if errs:
+        raise ValueError(errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]")
+    return specs
+
+
+def resource_specs(
+    args: dict[str, Any], default: Sequence[ResourceSpec], path: str, *, balanced: bool = False
+) -> tuple[tuple[ResourceSpec, ...], list[str]]:
+    """parse_resources' specs and its errors, not raised."""
     raw = args.get("resources")
     if not raw:
-        return tuple(default)
+        return tuple(default), []
     out: list[ResourceSpec] = []
-    for i, item in enumerate(raw):
+    errs: list[str] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(raw if isinstance(raw, list) else []):
+        item = entry if isinstance(entry, dict) else {}
+        name = str(item.get("name", ""))
         weight = item.get("weight", 1)
-        if not isinstance(weight, int) or weight <= 0 or weight > 100:
-            raise ValueError(
-                f"resources[{i}].weight: Invalid value: {weight!r}: resource weight of "
-                f"{item.get('name')} should be in range [1, 100]"
+        where = f"{path}[{i}]"
+        if balanced:
+            if name in seen:
+                errs.append(str(f.duplicate(f"{where}.name", name)))
+            seen.add(name)
+            if weight != 1:
+                errs.append(str(f.invalid(f"{where}.weight", weight, "must be 1")))
+        elif not isinstance(weight, int) or isinstance(weight, bool) or weight <= 0 or weight > 100:
+            errs.append(
+                str(
+                    f.invalid(
+                        f"{where}.weight", weight, f"resource weight of {name} not in valid range (0, 100]"
+                    )
+                )
             )
-        out.append((str(item.get("name", "")), weight))
-    return tuple(out)
+        out.append((name, weight if isinstance(weight, int) else 1))
+    return tuple(out), errs
+
+
+def shape_errors(shape: Any, path: str) -> list[str]:
+    """validateFunctionShape: at least one point, utilization increasing, utilization in [0, 100]
+    and score in [0, 10]."""
+    points = shape if isinstance(shape, list) else []
+    if not points:
+        return [str(f.required(path, "at least one point must be specified"))]
+    errs: list[str] = []
+    util = [p.get("utilization", 0) if isinstance(p, dict) else 0 for p in points]
+    score = [p.get("score", 0) if isinstance(p, dict) else 0 for p in points]
+    for i in range(1, len(points)):
+        if util[i - 1] >= util[i]:
+            errs.append(
+                str(
+                    f.invalid(
+                        f"{path}[{i}].utilization", util[i], "values must be sorted in increasing order"
+                    )
+                )
+            )
+            break
+    for i in range(len(points)):
+        if not 0 <= util[i] <= 100:
+            errs.append(str(f.invalid(f"{path}[{i}].utilization", util[i], "not in valid range [0, 100]")))
+        if not 0 <= score[i] <= 10:
+            errs.append(str(f.invalid(f"{path}[{i}].score", score[i], "not in valid range [0, 10]")))
+    return errs

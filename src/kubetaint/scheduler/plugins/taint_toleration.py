@@ -62,7 +62,9 @@ class TaintToleration(Plugin):
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(
-                ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint), self._after_node
+                ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeTaint),
+                self._after_node,
+                signature=_tolerations_signature,
             ),
             ClusterEventWithHint(
                 ClusterEvent(UNSCHEDULED_POD, ActionType.UpdatePodToleration), _after_toleration
@@ -138,3 +140,8 @@ class TaintToleration(Plugin):
 def _after_toleration(pi: PodInfo, _old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
     """isSchedulableAfterPodTolerationChange: only the pending pod's own update counts."""
     return new is not None and pod_key(new) == pi.key
+
+
+def _tolerations_signature(pi: PodInfo) -> Any:
+    """Pods with the same tolerations get the same node-change answer."""
+    return pi.tol_sig

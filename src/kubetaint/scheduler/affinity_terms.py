@@ -1,0 +1,183 @@
+"""Pod affinity terms as the scheduler reads them (mirrors framework.AffinityTerm,
+WeightedAffinityTerm and NewPodInfo's term parsing in pkg/scheduler/framework/types.go, and the pod
+registry's applyMatchLabelKeysAndMismatchLabelKeys in pkg/registry/core/pod/strategy.go).
+
+A term's `labelSelector` gets the pod's own values of its `matchLabelKeys` (In) and
+`mismatchLabelKeys` (NotIn), as upstream's registry merges them at pod creation
+(MatchLabelKeysInPodAffinity, on by default in the target version). A nil selector selects nothing;
+an empty one everything. Terms are parsed once per (affinity object, namespace, labels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.api.selectors import LabelSelector, Requirement, label_selector_from_dict
+
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+class TermError(ValueError):
+    """A term whose selector does not convert (metav1.LabelSelectorAsSelector's error)."""
+
+
+@dataclass(frozen=True)
+class AffinityTerm:
+    """namespaces, namespaceSelector (None: selects nothing), selector (None: nothing), topologyKey."""
+
+    namespaces: frozenset[str]
+    namespace_selector: LabelSelector | None
+    selector: LabelSelector | None
+    topology_key: str
+
+    def matches(self, namespace: str, labels: Mapping[str, str], ns_labels: Mapping[str, str] | None) -> bool:
+        """AffinityTerm.Matches: the pod's namespace is listed or selected, and its labels match."""
+        if namespace in self.namespaces or (
+            self.namespace_selector is not None and self.namespace_selector.matches(ns_labels)
+        ):
+            return self.selector is not None and self.selector.matches(labels)
+        return False
+
+    def with_namespaces(self, names: frozenset[str]) -> AffinityTerm:
+        """mergeAffinityTermNamespacesIfNotEmpty: the selected namespaces join the listed ones and
+        the namespace selector then selects nothing."""
+        return AffinityTerm(self.namespaces | names, None, self.selector, self.topology_key)
+
+
+@dataclass(frozen=True)
+class PodAffinityInfo:
+    """What NewPodInfo parses of a pod's podAffinity and podAntiAffinity."""
+
+    required_affinity: tuple[AffinityTerm, ...] = ()
+    required_anti_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_affinity: tuple[tuple[int, AffinityTerm], ...] = ()
+    preferred_anti_affinity: tuple[tuple[int, AffinityTerm], ...] = ()
+
+    @property
+    def has_any(self) -> bool:
+        return bool(
+            self.required_affinity
+            or self.required_anti_affinity
+            or self.preferred_affinity
+            or self.preferred_anti_affinity
+        )
+
+
+NO_AFFINITY = PodAffinityInfo()
+
+
+def _selector(raw: Any) -> LabelSelector | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise TermError(f"invalid label selector: {raw!r}")
+    try:
+        return label_selector_from_dict(raw)
+    except StatusError as exc:
+        raise TermError(exc.message) from None
+
+
+def _merged_selector(term: Mapping[str, Any], labels: Mapping[str, str]) -> LabelSelector | None:
+    """The term's labelSelector with its matchLabelKeys/mismatchLabelKeys applied."""
+    selector = _selector(term.get("labelSelector"))
+    match_keys = term.get("matchLabelKeys") or ()
+    mismatch_keys = term.get("mismatchLabelKeys") or ()
+    if selector is None or not (match_keys or mismatch_keys):
+        return selector  # a nil selector selects nothing: nothing to add to
+    extra: list[Requirement] = []
+    for key in match_keys:
+        if isinstance(key, str) and key in labels:
+            extra.append((key, "in", (labels[key],)))
+    for key in mismatch_keys:
+        if isinstance(key, str) and key in labels:
+            extra.append((key, "notin", (labels[key],)))
+    return LabelSelector(selector.requirements + tuple(extra))
+
+
+def parse_term(term: Any, namespace: str, labels: Mapping[str, str]) -> AffinityTerm:
+    """newAffinityTerm: with neither namespaces nor a namespaceSelector, the pod's own namespace."""
+    if not isinstance(term, Mapping):
+        raise TermError(f"invalid pod affinity term: {term!r}")
+    names = [str(n) for n in term.get("namespaces") or ()]
+    raw_ns_selector = term.get("namespaceSelector")
+    namespaces = frozenset(names) if names or raw_ns_selector is not None else frozenset((namespace,))
+    return AffinityTerm(
+        namespaces,
+        _selector(raw_ns_selector),
+        _merged_selector(term, labels),
+        str(term.get("topologyKey") or ""),
+    )
+
+
+def _weighted(items: Any, namespace: str, labels: Mapping[str, str]) -> tuple[tuple[int, AffinityTerm], ...]:
+    out: list[tuple[int, AffinityTerm]] = []
+    for item in items or ():
+        if not isinstance(item, Mapping):
+            raise TermError(f"invalid weighted pod affinity term: {item!r}")
+        weight = item.get("weight")
+        out.append(
+            (
+                int(weight) if isinstance(weight, int) else 0,
+                parse_term(item.get("podAffinityTerm") or {}, namespace, labels),
+            )
+        )
+    return tuple(out)
+
+
+def _required(raw: Mapping[str, Any], namespace: str, labels: Mapping[str, str]) -> tuple[AffinityTerm, ...]:
+    return tuple(parse_term(t, namespace, labels) for t in raw.get(_REQUIRED) or ())
+
+
+def raw_pod_affinity(pod: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
+    """(podAffinity, podAntiAffinity) of the pod, or None when it has neither."""
+    affinity = (pod.get("spec") or {}).get("affinity")
+    if not affinity:
+        return None
+    aff, anti = affinity.get("podAffinity"), affinity.get("podAntiAffinity")
+    if not aff and not anti:
+        return None
+    return (aff or {}), (anti or {})
+
+
+#: Parsed terms by (id of the affinity object, namespace, labels), holding the object alive.
+_PARSED: dict[tuple[int, str, tuple[tuple[str, str], ...]], tuple[Any, PodAffinityInfo]] = {}
+_PARSED_LIMIT = 1 << 12
+
+
+def pod_affinity_info(pod: Mapping[str, Any]) -> PodAffinityInfo:
+    """The pod's parsed affinity terms (NO_AFFINITY without any); raises TermError."""
+    raw = raw_pod_affinity(pod)
+    if raw is None:
+        return NO_AFFINITY
+    meta = pod.get("metadata") or {}
+    namespace = meta.get("namespace") or "default"
+    labels: Mapping[str, str] = meta.get("labels") or {}
+    affinity = (pod.get("spec") or {}).get("affinity")
+    key = (id(affinity), namespace, tuple(sorted(labels.items())))
+    known = _PARSED.get(key)
+    if known is not None and known[0] is affinity:
+        return known[1]
+    aff, anti = raw
+    info = PodAffinityInfo(
+        _required(aff, namespace, labels),
+        _required(anti, namespace, labels),
+        _weighted(aff.get(_PREFERRED), namespace, labels),
+        _weighted(anti.get(_PREFERRED), namespace, labels),
+    )
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[key] = (affinity, info)
+    return info
+
+
+def pod_affinity_info_or_none(pod: Mapping[str, Any]) -> PodAffinityInfo:
+    """pod_affinity_info, with an unparsable existing pod counted as having no terms (upstream
+    logs the error of an assigned pod's NewPodInfo and keeps the terms it parsed)."""
+    try:
+        return pod_affinity_info(pod)
+    except (TermError, ValueError, TypeError):
+        return NO_AFFINITY

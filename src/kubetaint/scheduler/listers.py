@@ -1,0 +1,52 @@
+"""What the pod-aware plugins read of the cluster besides nodes and pods (upstream's informer
+listers of a framework.Handle: namespaces for InterPodAffinity, replica sets for
+PodTopologySpread's default selector)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kubetaint.api.selectors import LabelSelector
+
+if TYPE_CHECKING:
+    from kubetaint.scheduler.cache import Cache
+
+
+class ClusterListers(Protocol):
+    cache: Cache
+
+    def namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        """GetNamespaceLabelsSnapshot: the namespace's labels, None when it is not known."""
+        ...
+
+    def namespaces_selected(self, selector: LabelSelector) -> frozenset[str]:
+        """nsLister.List(selector): the names of the known namespaces the selector selects."""
+        ...
+
+    def replica_set(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        """rsLister.ReplicaSets(namespace).Get(name), None when it is not known."""
+        ...
+
+
+class Listers:
+    """Namespaces and replica sets as a Scheduler's informers deliver them."""
+
+    def __init__(self) -> None:
+        self.namespaces: dict[str, Mapping[str, str]] = {}
+        self.replica_sets: dict[tuple[str, str], Mapping[str, Any]] = {}
+
+    def add_namespace(self, ns: Mapping[str, Any]) -> None:
+        meta = ns.get("metadata") or {}
+        self.namespaces[str(meta.get("name") or "")] = dict(meta.get("labels") or {})
+
+    def remove_namespace(self, ns: Mapping[str, Any]) -> None:
+        self.namespaces.pop(str((ns.get("metadata") or {}).get("name") or ""), None)
+
+    def add_replica_set(self, rs: Mapping[str, Any]) -> None:
+        meta = rs.get("metadata") or {}
+        self.replica_sets[(str(meta.get("namespace") or "default"), str(meta.get("name") or ""))] = rs
+
+    def remove_replica_set(self, rs: Mapping[str, Any]) -> None:
+        meta = rs.get("metadata") or {}
+        self.replica_sets.pop((str(meta.get("namespace") or "default"), str(meta.get("name") or "")), None)

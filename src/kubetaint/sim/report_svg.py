@@ -1,0 +1,246 @@
+"""The HTML report's charts as inline SVG: marks per node (or per zone, beyond a few hundred
+nodes), pods per zone, evictions per interval and pending pods. Every chart has a time axis whose
+labels stay inside the picture, marks with a shape as well as a colour, and `<title>`s that say
+what each mark stands for."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+from kubetaint.sim.durations import format_duration
+from kubetaint.sim.report_data import MARK_ORDER, MARKS, NodeMarks, buckets, natural_key
+
+WIDTH = 960
+LEFT = 160
+RIGHT = 24
+ROW = 16
+#: Time buckets of the aggregated charts (one per ~3 px).
+BUCKETS = 240
+#: Zone colours and dashes for the pods-per-zone lines (Okabe–Ito, then repeating with dashes).
+_ZONE_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000")
+_MARK_BY_KEY = {mark.key: mark for mark in MARKS}
+
+
+def x_of(t: float, end: float) -> float:
+    return LEFT + (WIDTH - LEFT - RIGHT) * (min(max(t, 0.0), end) / end if end > 0 else 0.0)
+
+
+def symbols() -> str:
+    """The mark shapes, defined once per page and drawn with `<use>`."""
+    shapes = {
+        "tick": '<rect x="-1" y="-5" width="2" height="10"/>',
+        "triangle-up": '<path d="M0,-5 L5,4 L-5,4 Z"/>',
+        "triangle-down": '<path d="M0,5 L5,-4 L-5,-4 Z"/>',
+        "square": '<rect x="-4" y="-4" width="8" height="8"/>',
+        "cross": '<path d="M-4,-4 L4,4 M4,-4 L-4,4" stroke-width="2.2" fill="none"/>',
+        "circle": '<circle r="4.5"/>',
+        "diamond": '<path d="M0,-6 L6,0 L0,6 L-6,0 Z"/>',
+    }
+    defs = "".join(
+        f'<symbol id="m-{mark.key}" overflow="visible" fill="{mark.color}" stroke="{mark.color}">'
+        f"{shapes[mark.shape]}</symbol>"
+        for mark in MARKS
+    )
+    return f'<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>{defs}</defs></svg>'
+
+
+def legend() -> str:
+    items = "".join(
+        f'<span class="key"><svg width="14" height="14" viewBox="-7 -7 14 14" aria-hidden="true">'
+        f'<use href="#m-{mark.key}"/></svg>{html.escape(mark.label)}</span>'
+        for mark in MARKS
+    )
+    return f'<div class="legend" role="list">{items}</div>'
+
+
+def axis(end: float, y: float, ticks: int = 6) -> str:
+    """Time labels under a chart; the first is left-aligned and the last right-aligned, so none
+    is clipped at the picture's edges."""
+    parts = [f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y - 12}" y2="{y - 12}" stroke="#999"/>']
+    for i in range(ticks):
+        t = end * i / (ticks - 1)
+        anchor = "start" if i == 0 else "end" if i == ticks - 1 else "middle"
+        x = x_of(t, end)
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y - 12}" y2="{y - 8}" stroke="#999"/>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{y}" text-anchor="{anchor}" class="tick">'
+            f"{format_duration(round(t))}</text>"
+        )
+    return "".join(parts)
+
+
+def _use(mark: str, x: float, y: float, title: str, opacity: float = 1.0) -> str:
+    faded = f' opacity="{opacity:.2f}"' if opacity < 1 else ""
+    return (
+        f'<use href="#m-{mark}" x="{x:.1f}" y="{y:.1f}" class="mark {mark}"{faded}>'
+        f"<title>{html.escape(title)}</title></use>"
+    )
+
+
+def node_rows(
+    nodes: Sequence[str], marks: NodeMarks, zones: Mapping[str, str], end: float, *, label_zone: bool
+) -> str:
+    """One row per node; marks of one kind within a pixel are drawn once, their count in the
+    title. Zone boundaries are ruled when `label_zone`."""
+    height = max(1, len(nodes)) * ROW + 36
+    parts = [f'<svg class="chart nodes" width="{WIDTH}" height="{height}" role="img">']
+    previous = None
+    for index, node in enumerate(nodes):
+        y = 14 + index * ROW
+        zone = zones.get(node, "")
+        if label_zone and zone != previous:
+            parts.append(f'<line x1="0" x2="{WIDTH}" y1="{y - 7}" y2="{y - 7}" stroke="#ccc"/>')
+            previous = zone
+        label = f"{zone} / {node}" if label_zone else node
+        parts.append(f'<text x="4" y="{y + 4}" class="label">{html.escape(label)}</text>')
+        seen: dict[tuple[int, str], list[float]] = {}
+        for t, key in marks.by_node.get(node, ()):
+            seen.setdefault((round(x_of(t, end)), key), []).append(t)
+        for (px, key), times in sorted(seen.items(), key=lambda item: MARK_ORDER[item[0][1]]):
+            what = _MARK_BY_KEY[key].label
+            title = (
+                f"{node}: {what} at {format_duration(times[0])}"
+                if len(times) == 1
+                else f"{node}: {len(times)} × {what}, "
+                f"{format_duration(times[0])}–{format_duration(times[-1])}"
+            )
+            parts.append(_use(key, px, y, title))
+    parts.append(axis(end, height - 4))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def zone_lanes(counts: Mapping[str, Mapping[str, Sequence[int]]], order: Sequence[str], end: float) -> str:
+    """Per zone, one lane per kind of mark: a mark in each time bucket that has records, more
+    opaque the more records it stands for (the count is in its title)."""
+    rows: list[tuple[str, str]] = [
+        (zone, key) for zone in order for key in sorted(counts.get(zone, {}), key=MARK_ORDER.__getitem__)
+    ]
+    height = max(1, len(rows)) * ROW + 36
+    width = buckets(end, BUCKETS)
+    peak = max((n for per in counts.values() for series in per.values() for n in series), default=1) or 1
+    parts = [f'<svg class="chart zones" width="{WIDTH}" height="{height}" role="img">']
+    previous = None
+    for index, (zone, key) in enumerate(rows):
+        y = 14 + index * ROW
+        if zone != previous:
+            parts.append(f'<line x1="0" x2="{WIDTH}" y1="{y - 7}" y2="{y - 7}" stroke="#ccc"/>')
+            parts.append(f'<text x="4" y="{y + 4}" class="label zone">{html.escape(zone)}</text>')
+            previous = zone
+        parts.append(
+            f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" class="label">'
+            f"{html.escape(_MARK_BY_KEY[key].label.split(' (')[0])}</text>"
+        )
+        for bucket, n in enumerate(counts[zone][key]):
+            if not n:
+                continue
+            t0 = bucket * width
+            title = (
+                f"{zone}: {n} × {_MARK_BY_KEY[key].label}, "
+                f"{format_duration(round(t0))}–{format_duration(round(t0 + width))}"
+            )
+            opacity = 0.35 + 0.65 * (n / peak) ** 0.5
+            parts.append(_use(key, x_of(t0 + width / 2, end), y, title, opacity))
+    parts.append(axis(end, height - 4))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def zone_lines(series: Mapping[str, Sequence[int]], order: Sequence[str], end: float, title: str) -> str:
+    """A step line per zone (colour and dash per zone) with a legend."""
+    height = 200
+    plot = height - 50
+    peak = max((n for values in series.values() for n in values), default=0) or 1
+    width = buckets(end, BUCKETS)
+
+    def y(n: float) -> float:
+        return 10 + plot * (1 - n / peak)
+
+    parts = [f'<svg class="chart lines" width="{WIDTH}" height="{height}" role="img"><title>{title}</title>']
+    parts.append(f'<text x="{LEFT - 8}" y="{y(peak) + 4:.1f}" text-anchor="end" class="tick">{peak:,}</text>')
+    parts.append(f'<text x="{LEFT - 8}" y="{y(0) + 4:.1f}" text-anchor="end" class="tick">0</text>')
+    keys = []
+    for index, zone in enumerate(z for z in order if z in series):
+        color = _ZONE_COLORS[index % len(_ZONE_COLORS)]
+        dash = "" if index < len(_ZONE_COLORS) else ' stroke-dasharray="6 3"'
+        # thinner the later the zone: equal counts show as stripes instead of hiding a zone
+        stroke = max(1.2, 5.0 - 1.4 * (index % len(_ZONE_COLORS)))
+        points = []
+        for bucket, n in enumerate(series[zone]):
+            points.append(f"{x_of(bucket * width, end):.1f},{y(n):.1f}")
+            points.append(f"{x_of((bucket + 1) * width, end):.1f},{y(n):.1f}")
+        last = series[zone][-1] if series[zone] else 0
+        parts.append(
+            f'<polyline class="zone-line" fill="none" stroke="{color}" stroke-width="{stroke:.1f}"{dash} '
+            f'points="{" ".join(points)}"><title>{html.escape(zone)}: {last:,} pods at the end</title>'
+            "</polyline>"
+        )
+        keys.append(
+            '<span class="key"><svg width="18" height="8" aria-hidden="true">'
+            f'<line x1="0" x2="18" y1="4" y2="4" '
+            f'stroke="{color}" stroke-width="3"{dash}/></svg>{html.escape(zone)}</span>'
+        )
+    parts.append(axis(end, height - 24))
+    parts.append("</svg>")
+    return f'<div class="legend">{"".join(keys)}</div>' + "".join(parts)
+
+
+def bars(values: Sequence[int], width: float, end: float, what: str) -> str:
+    """A bar per interval of `width` seconds (`what` names one record, e.g. "eviction")."""
+    height = 160
+    plot = height - 50
+    peak = max(values, default=0) or 1
+    parts = [f'<svg class="chart bars" width="{WIDTH}" height="{height}" role="img">']
+    parts.append(f'<text x="{LEFT - 8}" y="14" text-anchor="end" class="tick">{peak:,}</text>')
+    parts.append(f'<text x="{LEFT - 8}" y="{10 + plot + 4}" text-anchor="end" class="tick">0</text>')
+    for bucket, n in enumerate(values):
+        if not n:
+            continue
+        x0, x1 = x_of(bucket * width, end), x_of((bucket + 1) * width, end)
+        h = plot * n / peak
+        t0 = bucket * width
+        parts.append(
+            f'<rect class="bar" x="{x0:.1f}" y="{10 + plot - h:.1f}" width="{max(1.0, x1 - x0 - 0.5):.1f}" '
+            f'height="{h:.1f}" fill="#d55e00"><title>{n:,} {what}{"s" if n != 1 else ""}, '
+            f"{format_duration(round(t0))}–{format_duration(round(min(end, t0 + width)))}</title></rect>"
+        )
+    parts.append(axis(end, height - 24))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def band(values: Sequence[tuple[int, int, int]], end: float) -> str:
+    """Pending pods: the least–most band of each time bucket and the count at its end."""
+    height = 160
+    plot = height - 50
+    peak = max((high for _, high, _ in values), default=0) or 1
+    width = buckets(end, len(values)) if values else 1.0
+
+    def y(n: float) -> float:
+        return 10 + plot * (1 - n / peak)
+
+    upper = [f"{x_of((i + 0.5) * width, end):.1f},{y(high):.1f}" for i, (_, high, _) in enumerate(values)]
+    lower = [f"{x_of((i + 0.5) * width, end):.1f},{y(low):.1f}" for i, (low, _, _) in enumerate(values)]
+    line = [f"{x_of((i + 0.5) * width, end):.1f},{y(last):.1f}" for i, (_, _, last) in enumerate(values)]
+    parts = [f'<svg class="chart pending" width="{WIDTH}" height="{height}" role="img">']
+    parts.append(f'<text x="{LEFT - 8}" y="{y(peak) + 4:.1f}" text-anchor="end" class="tick">{peak:,}</text>')
+    parts.append(f'<text x="{LEFT - 8}" y="{y(0) + 4:.1f}" text-anchor="end" class="tick">0</text>')
+    if values:
+        parts.append(
+            f'<polygon class="pending-band" fill="#56b4e9" fill-opacity="0.35" stroke="none" '
+            f'points="{" ".join(upper + lower[::-1])}"><title>least and most pending pods</title></polygon>'
+        )
+        parts.append(
+            '<polyline class="pending-line" fill="none" stroke="#0072b2" stroke-width="2" '
+            f'points="{" ".join(line)}">'
+            f"<title>pending pods: {values[-1][2]:,} at the end</title></polyline>"
+        )
+    parts.append(axis(end, height - 24))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def sorted_nodes(nodes: Sequence[str], zones: Mapping[str, str], zone_first: Sequence[str]) -> list[str]:
+    rank = {zone: index for index, zone in enumerate(zone_first)}
+    return sorted(nodes, key=lambda n: (rank.get(zones.get(n, ""), len(rank)), natural_key(n)))

@@ -1,0 +1,234 @@
+"""The simulate HTML report: what it derives from a timeline, and the page as a real headless
+Chromium renders it (the script runs without errors, the charts hold their marks, the table
+fills and filters)."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kubetaint.sim.api import simulate
+from kubetaint.sim.report_data import (
+    MARKS,
+    interval_for,
+    natural_key,
+    pack_records,
+    pending_reasons,
+    pods_per_zone,
+    unpack_records,
+)
+from kubetaint.sim.report_html import NODE_ROWS, render_html
+from sim.browser import needs_chromium, rendered_dom
+from sim.helpers import EXAMPLES, run_example
+
+_TEXT = st.text(alphabet=st.sampled_from("ab-/0\x00\x01\x02\x03 "), max_size=12)
+
+
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "t": st.integers(min_value=0, max_value=10**7).map(lambda ms: ms / 1000),
+                "reason": _TEXT,
+                "kind": st.sampled_from(["Pod", "Node", "Scenario"]),
+                "namespace": _TEXT,
+                "name": _TEXT,
+                "node": _TEXT,
+                "message": _TEXT,
+            }
+        ),
+        max_size=20,
+    ).map(lambda rs: sorted(rs, key=lambda r: r["t"]))
+)
+def test_packed_records_unpack_to_the_records(records: list[dict[str, Any]]) -> None:
+    assert unpack_records(pack_records(records)) == records
+
+
+def test_messages_naming_their_pod_pack_into_one_text() -> None:
+    records = [
+        {
+            "t": float(i),
+            "reason": "TaintManagerEviction",
+            "kind": "Pod",
+            "namespace": "default",
+            "name": f"web-{i}",
+            "node": "node-1",
+            "message": f"Marking for deletion Pod default/web-{i}",
+        }
+        for i in range(1000)
+    ]
+    packed = pack_records(records)
+    assert unpack_records(packed) == records
+    payload = json.loads(gzip.decompress(base64.b64decode(packed)))
+    assert payload["tables"]["message"] == ["Marking for deletion Pod \x01"]
+
+
+def test_nodes_sort_by_their_numbers() -> None:
+    names = ["node-10", "node-2", "node-1", "a-3-b-10", "a-3-b-9"]
+    assert sorted(names, key=natural_key) == ["a-3-b-9", "a-3-b-10", "node-1", "node-2", "node-10"]
+
+
+@pytest.mark.parametrize(
+    ("end", "interval"),
+    [
+        pytest.param(600, 10, id="ten minutes in ten-second bars"),
+        pytest.param(3600, 60, id="an hour in minutes"),
+        pytest.param(86400, 1800, id="a day in half hours"),
+    ],
+)
+def test_eviction_bars_take_a_round_interval(end: float, interval: float) -> None:
+    assert interval_for(end) == interval
+
+
+def test_pods_per_zone_count_the_pods_bound_before_the_run() -> None:
+    doc = run_example("taint-based-eviction")
+    zones = {"node-0": "zone-a", "node-1": "zone-a"}
+    series = pods_per_zone(doc, zones, float(doc["end"]), 10)
+    # two pods on node-0 from the start; the one with the default 300 s toleration is evicted
+    assert series["zone-a"][0] == 2
+    assert series["zone-a"][-1] == 1
+
+
+def test_pending_pods_are_grouped_by_the_schedulers_message() -> None:
+    pod = {"metadata": {"namespace": "default", "name": "p"}, "spec": {}, "status": {"phase": "Pending"}}
+    message = "0/1 nodes are available: 1 node(s) had untolerated taint {a: b}."
+    doc = {
+        "timeline": [
+            {
+                "t": 0.0,
+                "reason": "FailedScheduling",
+                "kind": "Pod",
+                "namespace": "default",
+                "name": "p",
+                "message": "x",
+            },
+            {
+                "t": 9.0,
+                "reason": "FailedScheduling",
+                "kind": "Pod",
+                "namespace": "default",
+                "name": "p",
+                "message": message,
+            },
+        ],
+        "final": {"nodes": [], "pods": [pod]},
+    }
+    assert pending_reasons(doc) == [(message, ["default/p"])]
+
+
+def test_evictions_are_drawn_over_the_deletions_of_their_instant() -> None:
+    page = render_html(run_example("taint-based-eviction"))
+    chart = page[page.index('<svg class="chart nodes"') :]
+    chart = chart[: chart.index("</svg>")]
+    assert chart.index("mark Deleted") < chart.index("mark Eviction")
+
+
+def _zone_outage(nodes: int) -> dict[str, Any]:
+    """`nodes` nodes over three zones, two ReplicaSet pods per node, zone-a stopping at 60 s."""
+    template = {"containers": [{"name": "app", "image": "app", "resources": {"requests": {"cpu": "100m"}}}]}
+    objects: list[dict[str, Any]] = []
+    for r in range(nodes // 50):
+        labels = {"app": f"app-{r}"}
+        objects.append(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "metadata": {"name": f"app-{r}"},
+                "spec": {
+                    "replicas": 100,
+                    "selector": {"matchLabels": labels},
+                    "template": {"metadata": {"labels": labels}, "spec": template},
+                },
+            }
+        )
+    return {
+        "apiVersion": "kubetaint.dev/v1alpha1",
+        "kind": "Scenario",
+        "metadata": {"name": "zone-outage"},
+        "spec": {
+            "seed": 1,
+            "until": "20m",
+            "nodeGroups": [{"name": "node", "count": nodes, "zones": ["zone-a", "zone-b", "zone-c"]}],
+            "objects": objects,
+            "events": [{"at": "60s", "zone": "zone-a", "fault": "stop"}],
+        },
+    }
+
+
+@cache
+def _large_report() -> tuple[dict[str, Any], str]:
+    doc = simulate(_zone_outage(NODE_ROWS * 2))
+    return doc, render_html(doc)
+
+
+def test_beyond_a_few_hundred_nodes_the_chart_has_a_lane_per_zone() -> None:
+    _, page = _large_report()
+    assert '<svg class="chart zones"' in page
+    assert '<svg class="chart nodes"' in page  # under each zone's disclosure
+    assert page.count('<details class="zone">') == 3
+    for section in page.split('<details class="zone">')[1:]:
+        rows = re.findall(r'class="label">(node-\d+)</text>', section[: section.index("</details>")])
+        assert rows
+        assert rows == sorted(rows, key=natural_key)
+
+
+def _body(dom: str) -> str:
+    found = re.search(r"<body[^>]*>", dom)
+    assert found is not None
+    return found.group(0)
+
+
+def _write(tmp_path: Path, page: str) -> Path:
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+@needs_chromium
+@pytest.mark.parametrize("example", sorted(p.stem for p in EXAMPLES.glob("*.yaml")))
+def test_every_examples_report_renders_without_script_errors(example: str, tmp_path: Path) -> None:
+    doc = run_example(example)
+    dom = rendered_dom(_write(tmp_path, render_html(doc)))
+    body = _body(dom)
+    assert 'data-ready="yes"' in body
+    assert "data-errors" not in body
+    assert dom.count("<tr data-reason=") == min(200, len(doc["timeline"]))
+
+
+@needs_chromium
+def test_the_page_shows_every_kind_of_mark_in_its_legend_and_its_evictions(tmp_path: Path) -> None:
+    dom = rendered_dom(_write(tmp_path, render_html(run_example("taint-based-eviction"))))
+    assert '<html lang="en">' in dom
+    assert 'name="viewport"' in dom
+    for mark in MARKS:
+        assert f'href="#m-{mark.key}"' in dom
+    assert 'class="mark Eviction"' in dom
+    assert 'class="bar"' in dom  # the evictions-per-interval chart
+
+
+@needs_chromium
+def test_the_table_is_filtered_as_the_address_asks(tmp_path: Path) -> None:
+    doc = run_example("taint-based-eviction")
+    dom = rendered_dom(_write(tmp_path, render_html(doc)), "reason=TaintManagerEviction")
+    reasons = re.findall(r'<tr data-reason="([^"]*)"', dom)
+    expected = [r for r in doc["timeline"] if r["reason"] == "TaintManagerEviction"]
+    assert reasons == ["TaintManagerEviction"] * len(expected)
+    assert f"{len(expected)} of {len(doc['timeline'])} records" in dom
+
+
+@needs_chromium
+def test_a_zone_outage_report_opens_with_every_record_in_its_table(tmp_path: Path) -> None:
+    doc, page = _large_report()
+    dom = rendered_dom(_write(tmp_path, page), "kind=Node")
+    assert 'data-ready="yes"' in _body(dom)
+    nodes = [r for r in doc["timeline"] if r["kind"] == "Node"]
+    assert f"{len(nodes):,} of {len(doc['timeline']):,} records" in dom
