@@ -95,6 +95,7 @@ def test_a_shown_command_prints_what_the_page_shows(shown: Shown, tmp_path: Path
     for name in _needs(shown):
         beside = shown.page.parent / name
         if not (tmp_path / name).exists() and beside.is_file():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / name).write_bytes(beside.read_bytes())
     missing = [name for name in _needs(shown) if not (tmp_path / name).exists()]
     if missing:
