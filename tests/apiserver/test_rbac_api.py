@@ -327,6 +327,7 @@ def test_self_subject_access_review_answers_for_the_caller(client: TestClient) -
     ],
 )
 def test_an_invalid_self_subject_access_review_is_422(client: TestClient, spec: JSON, message: str) -> None:
+    spec = dict(spec)
     meta = spec.pop("metadata", None)
     body = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": spec}
     if meta is not None:
