@@ -142,7 +142,7 @@ def test_json_document(tmp_path: Path) -> None:
         "reason": "Insufficient cpu",
     }
     assert nodes["free-1"]["totalScore"] == sum(
-        s * w for s, w in zip(nodes["free-1"]["scores"].values(), [3, 1, 1], strict=True)
+        s * w for s, w in zip(nodes["free-1"]["scores"].values(), [3, 1, 1, 1], strict=True)
     )
 
 

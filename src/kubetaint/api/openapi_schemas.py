@@ -135,6 +135,49 @@ def strict_errors(
     return unique[:MAX_STRICT_ERRORS]
 
 
+def prune_unknown(obj: Any, schema: str, *, patch: bool = False) -> Any:
+    """`obj` without the fields `schema` does not declare, as decoding into the Go type drops
+    them (`patch`: strategic-merge `$` directives and `null` deletions are kept). Unchanged
+    subtrees are shared with `obj`, which is not modified."""
+    root = schemas().get(schema)
+    return obj if root is None else _prune(obj, root, patch)
+
+
+def _prune(value: Any, schema: JSON, patch: bool) -> Any:
+    schema = _resolve(schema)
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties")
+        if not isinstance(props, dict) and not isinstance(extra, dict):
+            return value
+        out: JSON = {}
+        changed = False
+        for key, item in value.items():
+            if patch and (str(key).startswith("$") or item is None):
+                out[key] = item
+                continue
+            if isinstance(props, dict):
+                if key not in props:
+                    changed = True
+                    continue
+                kept = _prune(item, props[key], patch)
+            else:
+                assert isinstance(extra, dict)
+                kept = _prune(item, extra, patch)
+            changed = changed or kept is not item
+            out[key] = kept
+        return out if changed else value
+    if isinstance(value, list):
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            return value
+        kept_items = [_prune(item, items, patch) for item in value]
+        if all(kept is item for kept, item in zip(kept_items, value, strict=True)):
+            return value
+        return kept_items
+    return value
+
+
 def unknown_fields(obj: Any, schema: str, *, patch: bool = False) -> list[str]:
     """Paths of the fields of `obj` that `schema` (a components.schemas key) does not declare."""
     prefix = 'unknown field "'

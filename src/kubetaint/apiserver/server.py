@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kubetaint.apiserver.security import PEER_CERTIFICATE, SecurityConfig, ServingConfigError, check_serving
+from kubetaint.apiserver.serving import connection_options
 from kubetaint.apiserver.tls import TLSFiles
 
 
@@ -41,18 +42,19 @@ def serving_options(host: str, tls: TLSFiles | None, config: SecurityConfig) -> 
     """uvicorn.Config's TLS options for serving `config` on `host`, after `check_serving` and a
     trial load of every file (ServingConfigError, one line, for any problem)."""
     check_serving(host, tls, config)
-    if tls is None:
-        return {}
-    _trial_context(tls, config.client_ca_file)
-    options: dict[str, Any] = {
-        "ssl_certfile": tls.cert_file,
-        "ssl_keyfile": tls.key_file,
-        "http": PeerCertificateProtocol,
-    }
-    if config.client_ca_file:
-        options["ssl_ca_certs"] = config.client_ca_file
-        options["ssl_cert_reqs"] = ssl.CERT_OPTIONAL
-    return options
+    options: dict[str, Any] = {}
+    if tls is not None:
+        _trial_context(tls, config.client_ca_file)
+        options = {
+            "ssl_certfile": tls.cert_file,
+            "ssl_keyfile": tls.key_file,
+            "http": PeerCertificateProtocol,
+        }
+        if config.client_ca_file:
+            options["ssl_ca_certs"] = config.client_ca_file
+            options["ssl_cert_reqs"] = ssl.CERT_OPTIONAL
+    # timeouts and the connection cap (`serving`), on whichever HTTP protocol serves
+    return {**options, **connection_options(config.limits, options.get("http", H11Protocol))}
 
 
 def _trial_context(tls: TLSFiles, client_ca_file: str | None) -> None:

@@ -265,6 +265,12 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
         raise SnapshotError(f"{name}: {err}") from None
 
 
+def load_snapshot_document(document: Mapping[str, Any]) -> tuple[Scenario, SnapshotInfo]:
+    """A snapshot document already in memory (a fresh capture) as a scenario plus its info."""
+    scenario = load_scenario(document)
+    return scenario, snapshot_info(scenario)
+
+
 __all__ = [
     "SNAPSHOT_ANNOTATION",
     "SNAPSHOT_VERSION",
@@ -276,5 +282,6 @@ __all__ = [
     "clean_object",
     "from_list",
     "load_snapshot",
+    "load_snapshot_document",
     "snapshot_info",
 ]

@@ -140,7 +140,7 @@ class EtcdStore:
     # transport ---------------------------------------------------------------------------
 
     def _call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        away = self._health.error() if self._health is not None else None
+        away = self._health.away() if self._health is not None else None
         if away is not None:
             raise errors.StatusError(503, "ServiceUnavailable", f"cannot reach etcd at {self.url}: {away}")
         try:
