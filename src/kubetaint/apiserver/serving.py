@@ -107,7 +107,7 @@ def bounded_protocol(limits: Limits, base: type[H11Protocol] = H11Protocol) -> t
             if over:
                 _CAP_LOG.warning(
                     "connection limit of %d reached: new connections get 429 until some close "
-                    "(raise the open-file limit, ulimit -n, or --max-connections for more)",
+                    "(raise the open-file limit, ulimit -n, for more)",
                     cap,
                 )
                 self._phase = "refused"
