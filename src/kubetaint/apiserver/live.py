@@ -42,7 +42,7 @@ from kubetaint.apiserver.server import security_of, serving_options
 from kubetaint.apiserver.serving import ListeningSocket
 from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock.base import Clock
-from kubetaint.controlplane import ControlPlane
+from kubetaint.controlplane import ControlPlane, ControlPlaneSettings
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
 from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store, ThreadedDelivery
 
@@ -102,12 +102,13 @@ class LiveCluster:
         seed: int,
         server_address: str,
         security: SecurityConfig | None = None,
+        settings: ControlPlaneSettings | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         rng = random.Random(seed)
         self.plane = ControlPlane(
-            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True
+            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True, settings=settings
         )
         self.workers = workers
         self.ready = False
