@@ -103,6 +103,9 @@ QUERY_VALUES = [
     "false",
     "-1",
     "99999999999999999999999",
+    "9223372036854775808",
+    "18446744073709551615",
+    "",
     "All",
     "Strict",
     "Object",
@@ -258,6 +261,11 @@ def _deep(depth: int) -> bytes:
 ALIAS_BOMB = b"a: &a [x,x,x,x,x,x,x,x,x]\n" + b"".join(
     f"{c}: &{c} [{','.join(['*' + p] * 9)}]\n".encode() for p, c in zip("abcdefg", "bcdefgh", strict=True)
 )
+#: Issue 22's reproducer: a ~1.3 KB JSON patch that copies a list into itself twenty times.
+SELF_COPYING_PATCH = json.dumps(
+    [{"op": "add", "path": "/spec/x", "value": ["a" * 30] * 10}]
+    + [{"op": "copy", "from": "/spec/x", "path": "/spec/x/-"}] * 20
+).encode()
 HUGE = b'{"metadata":{"name":"huge"},"padding":"' + b"x" * (3 * 1024 * 1024) + b'"}'
 SPECIAL_BODIES = [
     b"",
@@ -276,6 +284,13 @@ SPECIAL_BODIES = [
     b"metadata: {name: y}\nx: !!python/object/apply:os.system [true]\n",
     b"metadata: {name: t}\nt: 2024-01-01T00:00:00Z\n1: int-key\n",
     HUGE,
+    SELF_COPYING_PATCH,
+    b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"euro"},"x\xe2\x82\xac":1,'
+    b'"spec":{"containers":[{"name":"c","image":"i"}]}}',
+    b"apiVersion: v1\nkind: Pod\nmetadata: {name: digits}\nspec: {priority: " + b"9" * 4301 + b"}\n",
+    b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"grace"},"spec":{"nodeName":"n1",'
+    b'"terminationGracePeriodSeconds":9223372036854775807,"containers":[{"name":"c","image":"i"}]}}',
+    b'{"gracePeriodSeconds":9223372036854775808}',
 ]
 bodies = st.one_of(
     mutated_object().map(lambda v: json.dumps(v).encode()),

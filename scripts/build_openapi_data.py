@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build src/kubetaint/apiserver/openapi_data/schemas-v1.32.json.gz: the OpenAPI v3
+"""Build src/kubetaint/api/openapi_data/schemas-v1.32.json.gz: the OpenAPI v3
 `components.schemas` of the kinds the API server serves (and everything they reference), in the
 shape of kubernetes/kubernetes api/openapi-spec/v3/*.json for v1.32.
 
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 MEMBER = "kubernetes_validate/kubernetes-json-schema/v1.32.0-local/_definitions.json"
-OUT = Path(__file__).resolve().parents[1] / "src/kubetaint/apiserver/openapi_data/schemas-v1.32.json.gz"
+OUT = Path(__file__).resolve().parents[1] / "src/kubetaint/api/openapi_data/schemas-v1.32.json.gz"
 PREFIX = "#/components/schemas/"
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."

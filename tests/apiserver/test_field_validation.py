@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kubetaint.apiserver.fieldvalidation import unknown_fields
+from kubetaint.api.openapi_schemas import unknown_fields
 from kubetaint.clock import VirtualClock
 
 from .builders import make_app, make_store, namespace

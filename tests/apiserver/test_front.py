@@ -130,6 +130,7 @@ def test_a_timeout_that_is_not_a_go_duration_is_a_bad_request(served: Served) ->
         pytest.param(b"timeout=0s", REQUEST_TIMEOUT, id="zero: the server's"),
         pytest.param(b"timeout=-2s", REQUEST_TIMEOUT, id="negative: the server's"),
         pytest.param(b"timeout=250ms&timeout=9s", 0.25, id="repeated: the first"),
+        pytest.param(b"watch=true&timeout=bad", REQUEST_TIMEOUT, id="a watch's timeout is not looked at"),
     ],
 )
 def test_request_deadline_follows_with_request_deadline(query: bytes, seconds: float) -> None:

@@ -20,10 +20,11 @@ from kubetaint.apiserver.limits import (
     MAX_REQUEST_BODY_BYTES,
     Limits,
     WatchCounter,
+    cap_limit,
     check_decoded,
-    clamp_limit,
     load_yaml_json,
 )
+from kubetaint.apiserver.query import parse as parse_query
 from kubetaint.apiserver.security import SecurityConfig
 from kubetaint.apiserver.server import BackgroundServer
 from kubetaint.clock import VirtualClock
@@ -247,19 +248,20 @@ def test_wrong_content_types_are_415(
 
 
 @pytest.mark.parametrize(
-    ("query", "expected"),
+    ("raw", "expected"),
     [
-        (b"limit=5", b"limit=5"),
-        (b"limit=10", b"limit=10"),
-        (b"limit=20000", b"limit=10"),
-        (b"watch=1&limit=99999&continue=x", b"watch=1&limit=10&continue=x"),
-        (b"limit=abc", b"limit=abc"),
-        (b"labelSelector=limit%3D5", b"labelSelector=limit%3D5"),
-        (b"", b""),
+        pytest.param(b"limit=5", "5", id="a limit under the cap stays"),
+        pytest.param(b"limit=10", "10", id="a limit at the cap stays"),
+        pytest.param(b"limit=20000", "10", id="a limit over the cap is lowered"),
+        pytest.param(b"watch=1&limit=99999&continue=x", "10", id="among other parameters"),
+        pytest.param(b"limit=20000&limit=5", "10", id="the first of repeated limits is the one capped"),
+        pytest.param(b"limit=abc", "abc", id="a malformed limit is left for the handler's 400"),
+        pytest.param(b"labelSelector=limit%3D5", None, id="limit= inside another value is not a limit"),
+        pytest.param(b"", None, id="no query"),
     ],
 )
-def test_clamp_limit(query: bytes, expected: bytes) -> None:
-    assert clamp_limit(query, 10) == expected
+def test_cap_limit(raw: bytes, expected: str | None) -> None:
+    assert cap_limit(parse_query(raw), 10).get("limit") == expected
 
 
 def test_large_page_requests_are_capped_and_continue(clock: VirtualClock) -> None:

@@ -152,3 +152,17 @@ def test_a_user_cannot_grant_permissions_it_does_not_hold(cluster: Cluster) -> N
     )
     assert bind.returncode == 1
     assert 'rolebindings.rbac.authorization.k8s.io "alice-admin" is forbidden: user "alice"' in bind.stderr
+
+
+def test_can_i_as_another_user_is_impersonation(cluster: Cluster) -> None:
+    cluster.admin("create", "namespace", "team-b")
+    cluster.admin("create", "role", "lister", "--verb=list", "--resource=pods", "-n", "team-b")
+    cluster.admin("create", "rolebinding", "carol-lists", "--role=lister", "--user=carol", "-n", "team-b")
+    yes = cluster.kubectl("admin-token", "auth", "can-i", "list", "pods", "-n", "team-b", "--as=carol")
+    assert (yes.returncode, yes.stdout.strip()) == (0, "yes")
+    no = cluster.kubectl("admin-token", "auth", "can-i", "delete", "pods", "-n", "team-b", "--as=carol")
+    assert (no.returncode, no.stdout.strip()) == (1, "no")
+    # a user who may not impersonate is refused before anything else
+    refused = cluster.kubectl("viewer-token", "auth", "can-i", "list", "pods", "--as=carol")
+    assert refused.returncode == 1
+    assert 'users "carol" is forbidden: User "viewer" cannot impersonate resource "users"' in refused.stderr

@@ -374,8 +374,17 @@ def test_non_core_resources_use_group_qualified_messages(client: TestClient) -> 
             id="unsupported field label is 400",
         ),
         pytest.param("GET", f"{PODS}?limit=abc", {}, 400, "BadRequest", id="non-numeric limit is 400"),
-        pytest.param("GET", f"{PODS}?continue=%%%", {}, 400, "BadRequest", id="bad continue token is 400"),
-        pytest.param("GET", f"{PODS}?watch=maybe", {}, 400, "BadRequest", id="unparsable watch flag is 400"),
+        pytest.param(
+            "GET", f"{PODS}?continue=%25%25%25", {}, 400, "BadRequest", id="bad continue token is 400"
+        ),
+        pytest.param(
+            "GET",
+            f"{PODS}?watch=maybe&timeoutSeconds=abc",
+            {},
+            400,
+            "BadRequest",
+            id="any watch value but false or 0 is a watch, whose non-numeric timeoutSeconds is 400",
+        ),
         pytest.param(
             "GET",
             f"{PODS}?includeObject=All",

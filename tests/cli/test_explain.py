@@ -55,7 +55,71 @@ def test_table_names_taint_insufficient_cpu_and_picks_third(tmp_path: Path) -> N
     assert code == 0
     assert "Pod default/web: Scheduled on free-1" in out
     assert "dedicated=gpu:NoSchedule" in out
-    assert "NodeResourcesFit: Insufficient cpu" in out
+    header = next(line for line in out.splitlines() if line.strip().startswith("NODE"))
+    row = next(line for line in out.splitlines() if "Insufficient cpu" in line)
+    assert row.index("Insufficient cpu") == header.index("NodeResourcesFit"), (
+        "the reason in its plugin's column"
+    )
+    assert "TaintToleration score" in header and header.rstrip().endswith("TOTAL")
+
+
+def test_table_carries_the_pods_and_the_configurations_warnings(tmp_path: Path) -> None:
+    config = tmp_path / "scheduler.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: 4\n"
+    )
+    text = CLUSTER.replace(
+        "  containers: [{name: c, image: nginx,",
+        "  volumes: [{name: d, persistentVolumeClaim: {claimName: d}}]\n  containers: [{name: c, image: nginx,",
+    )
+    code, out, _ = _run(tmp_path, text, "--config", str(config))
+    assert code == 0, out
+    assert out.splitlines()[0] == (
+        "warning: parallelism: not modelled: kubetaint's scheduler does not apply this setting"
+    )
+    assert "  warning: spec.volumes[0].persistentVolumeClaim: not modelled (VolumeBinding" in out
+    code, out, _ = _run(tmp_path, text, "--config", str(config), "-o", "json")
+    doc = json.loads(out)
+    assert doc["warnings"] == ["parallelism: not modelled: kubetaint's scheduler does not apply this setting"]
+    assert doc["pods"][0]["warnings"][0].startswith("spec.volumes[0].persistentVolumeClaim: not modelled")
+
+
+def test_config_applies_plugin_arguments(tmp_path: Path) -> None:
+    config = tmp_path / "scheduler.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n"
+        "        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n"
+        "          - matchFields: [{key: metadata.name, operator: NotIn, values: [free-1]}]\n"
+    )
+    code, out, _ = _run(tmp_path, CLUSTER, "--config", str(config))
+    assert code == 0, out
+    assert "Scheduled on free-1" not in out
+    assert "node(s) didn't match scheduler-enforced node affinity" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            "apiVersion: v1\nkind: ConfigMap\n",
+            'no kind "ConfigMap" is registered for version "v1"',
+            id="another kind",
+        ),
+        pytest.param(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "profiles: [{plugins: {filter: {enabled: [{name: Nope}]}}}]\n",
+            'FilterPlugin "Nope" does not exist',
+            id="an unknown plugin",
+        ),
+    ],
+)
+def test_a_bad_config_file_is_one_line_and_exit_1(tmp_path: Path, text: str, message: str) -> None:
+    config = tmp_path / "scheduler.yaml"
+    config.write_text(text)
+    code, _out, err = _run(tmp_path, CLUSTER, "--config", str(config))
+    assert code == 1
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
 
 def test_json_document(tmp_path: Path) -> None:
@@ -78,7 +142,7 @@ def test_json_document(tmp_path: Path) -> None:
         "reason": "Insufficient cpu",
     }
     assert nodes["free-1"]["totalScore"] == sum(
-        s * w for s, w in zip(nodes["free-1"]["scores"].values(), [3, 1, 1], strict=True)
+        s * w for s, w in zip(nodes["free-1"]["scores"].values(), [3, 1, 1, 1], strict=True)
     )
 
 
@@ -108,18 +172,18 @@ spec:
     ("text", "needle"),
     [
         pytest.param(
-            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n",
             "no nodes",
             id="no nodes is an error",
         ),
         pytest.param(
             CLUSTER.replace("cpu: 500m, memory: 1Gi", "cpu: lots"),
-            "spec.containers[0].resources.requests.cpu",
+            "spec.containers[0].resources.requests[cpu]",
             id="an invalid quantity names the field",
         ),
         pytest.param(
             CLUSTER
-            + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {priorityClassName: gold, containers: []}\n",
+            + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {priorityClassName: gold, containers: [{name: c, image: i}]}\n",
             "spec.priorityClassName",
             id="a missing PriorityClass names the field",
         ),

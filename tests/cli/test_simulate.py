@@ -166,3 +166,41 @@ def test_a_file_and_an_example_together_are_a_usage_error() -> None:
 def test_neither_a_file_nor_an_example_is_a_usage_error() -> None:
     code, _, err = run()
     assert code == 2 and "give a SCENARIO file or --example NAME" in err
+
+
+NOT_MODELLED_SCENARIO = """\
+apiVersion: kubetaint.dev/v1alpha1
+kind: Scenario
+metadata: {name: volumes}
+spec:
+  until: 30s
+  nodeGroups: [{name: n, count: 2}]
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: db}
+    spec:
+      containers: [{name: c, image: postgres}]
+      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+"""
+
+
+def test_simulate_records_what_the_scheduler_does_not_model(tmp_path: Path) -> None:
+    scenario = tmp_path / "volumes.yaml"
+    scenario.write_text(NOT_MODELLED_SCENARIO)
+    config = tmp_path / "scheduler.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "podMaxBackoffSeconds: 20\nprofiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {}\n"
+    )
+    result = CliRunner().invoke(cli, ["simulate", str(scenario), "-o", "json", "--config", str(config)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "warning: podMaxBackoffSeconds: not modelled: kubetaint's scheduler does not apply this setting",
+        "warning: profiles[0].pluginConfig[0]: plugin VolumeBinding is not implemented: its arguments are not applied",
+    ]
+    records = json.loads(result.stdout)["timeline"]
+    (warned,) = [r for r in records if r["reason"] == "NotModelled"]
+    assert warned["name"] == "db"
+    assert warned["message"].startswith("spec.volumes[0].persistentVolumeClaim: not modelled (VolumeBinding")
+    assert any(r["reason"] == "Scheduled" and r["name"] == "db" for r in records)

@@ -145,7 +145,8 @@ def scores(sched: Scheduler, plugin: str, pod: JSON, names: list[str] | None = N
     pl = fw.plugins[plugin]
     state = CycleState()
     nodes = [ni for ni in sched.cache.node_list() if names is None or ni.name in names]
-    status = pl.pre_score(state, pi, nodes)
+    pre_score = getattr(pl, "pre_score", None)  # (a plugin without PreScore scores as is)
+    status = pre_score(state, pi, nodes) if pre_score is not None else Status()
     if status.code == Code.Skip:
         return {ni.name: 0 for ni in nodes}
     assert status.is_success(), status
@@ -155,5 +156,6 @@ def scores(sched: Scheduler, plugin: str, pod: JSON, names: list[str] | None = N
     raw = pl.score_batch(state, pi, sched.cache, slots)
     one_by_one = [pl.score(state, pi, ni) for ni in nodes]
     assert list(raw) == one_by_one
-    normalized = pl.normalize_score(state, pi, raw)
+    normalize = getattr(pl, "normalize_score", None)
+    normalized = normalize(state, pi, raw) if normalize is not None else raw
     return {ni.name: int(s) for ni, s in zip(nodes, normalized, strict=True)}

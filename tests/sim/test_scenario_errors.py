@@ -22,7 +22,7 @@ spec:
     [
         pytest.param(
             "  events:\n  - {at: 10s, reboot: n-0}\n",
-            "bad.yaml:8: spec.events[0].reboot: unknown event verb",
+            "bad.yaml:8: spec.events[0].reboot: unknown field (supported: at, kubectl, apply, delete, fault, node, nodes, zone)",
             id="an unknown event verb",
         ),
         pytest.param(
@@ -62,7 +62,7 @@ spec:
         ),
         pytest.param(
             "  settings: {evictionSpeed: 1}\n",
-            "bad.yaml:7: spec.settings.evictionSpeed: unknown setting",
+            "bad.yaml:7: spec.settings.evictionSpeed: unknown field (supported: nodeMonitorPeriod",
             id="an unknown setting",
         ),
         pytest.param(

@@ -52,7 +52,7 @@ def line_of(text: str, needle: str) -> int:
         pytest.param(
             {"events": [{"at": "10s", "reboot": "n-0"}]},
             '"reboot"',
-            "spec.events[0].reboot: unknown event verb",
+            "spec.events[0].reboot: unknown field (supported: at, kubectl, apply, delete, fault, node, nodes, zone)",
             id="an unknown event verb is named by its line",
         ),
         pytest.param(

@@ -4,18 +4,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import sys
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from kubetaint.api.models import DecodeError, decode
+from kubetaint.api.openapi_schemas import cannot_handle, schema_of, strict_decoding_error, strict_errors
 from kubetaint.api.resources import SUBRESOURCE_KINDS, by_api_version_kind
+from kubetaint.api.strictload import InputError, Parsed, looks_like_json, parse_json, parse_yaml, read_input
 
 try:  # the C loader is several times faster on large snapshots
     _Loader: Any = yaml.CSafeLoader
@@ -33,6 +33,10 @@ class Manifest:
     source: str
     document: int
     line: int | None = None
+    #: keys the text gave twice: JSON by id(dict) of `obj`'s own dicts, YAML as goyaml's messages
+    json_duplicates: Mapping[int, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    yaml_duplicates: tuple[str, ...] = field(default=(), compare=False)
+    from_yaml: bool = field(default=False, compare=False)
 
 
 class ManifestError(ValueError):
@@ -57,14 +61,6 @@ class ManifestError(ValueError):
         super().__init__(f"{prefix}: {field + ': ' if field else ''}{problem}")
 
 
-@dataclass(frozen=True)
-class _Doc:
-    obj: Any
-    document: int
-    line: int | None
-    node: Any  # the YAML node, for field line numbers
-
-
 def expand_paths(paths: Sequence[str]) -> list[str]:
     """Files in argument order; a directory contributes its manifest files, sorted, not recursively."""
     files: list[str] = []
@@ -82,50 +78,29 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
 
 
 def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ManifestError(str(exc.strerror if isinstance(exc, OSError) else exc), path) from None
+        return read_input(path)
+    except InputError as exc:
+        raise ManifestError(exc.problem, exc.source, None, exc.line) from None
 
 
-def _yaml_docs(text: str, source: str) -> Iterator[_Doc]:
-    loader = _Loader(text)
-    number = 0  # the document being read, for error messages
+def _docs(text: str, source: str) -> list[Parsed]:
+    """Every non-empty document of a file; a parse error names its document and line."""
+    if looks_like_json(text, source):
+        try:
+            return [parse_json(text, source)]
+        except InputError as exc:
+            raise ManifestError(exc.problem, source, 1, exc.line) from None
+    docs: list[Parsed] = []
+    number = 1
     try:
-        while True:
+        for doc in parse_yaml(text, source):
+            if doc.data is not None:
+                docs.append(doc)
             number += 1
-            if not loader.check_node():
-                break
-            node = loader.get_node()
-            obj = loader.construct_document(node)
-            if obj is not None:
-                yield _Doc(obj, number, node.start_mark.line + 1, node)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
-        raise ManifestError(f"invalid YAML: {problem}", source, number, line) from None
-    except yaml.YAMLError as exc:
-        raise ManifestError(f"invalid YAML: {exc}", source, number) from None
-    finally:
-        loader.dispose()
-
-
-def _json_docs(text: str, source: str) -> Iterator[_Doc]:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ManifestError(f"invalid JSON: {exc.msg}", source, 1, exc.lineno) from None
-    yield _Doc(obj, 1, 1, None)
-
-
-def _docs(text: str, source: str) -> Iterator[_Doc]:
-    if source.endswith(".json") or text.lstrip().startswith("{"):
-        return _json_docs(text, source)
-    return _yaml_docs(text, source)
+    except InputError as exc:
+        raise ManifestError(exc.problem, source, number, exc.line) from None
+    return docs
 
 
 def load_documents(paths: Sequence[str]) -> list[Manifest]:
@@ -138,8 +113,8 @@ def load_documents(paths: Sequence[str]) -> list[Manifest]:
     return manifests
 
 
-def _expand(doc: _Doc, source: str) -> list[Manifest]:
-    obj = doc.obj
+def _expand(doc: Parsed, source: str) -> list[Manifest]:
+    obj = doc.data
     if not isinstance(obj, dict):
         kind = type(obj).__name__.replace("str", "string").replace("dict", "mapping")
         raise ManifestError(
@@ -147,19 +122,38 @@ def _expand(doc: _Doc, source: str) -> list[Manifest]:
         )
     list_kind = obj.get("kind")
     if not (isinstance(list_kind, str) and list_kind.endswith("List") and "items" in obj):
-        return [Manifest(obj, source, doc.document, doc.line)]
+        return [_manifest(obj, source, doc, doc.line, doc.node)]
     items = obj.get("items") or []
     if not isinstance(items, list):
         raise ManifestError("items must be a list", source, doc.document, doc.line, "items")
     manifests = []
+    item_nodes = _child(doc.node, "items")
     for i, item in enumerate(items):
         line = _node_line(doc.node, ["items", i]) or doc.line
         if not isinstance(item, dict):
             raise ManifestError(
                 "expected a Kubernetes object (a mapping)", source, doc.document, line, f"items[{i}]"
             )
-        manifests.append(Manifest(item, source, doc.document, line))
+        node = _child(item_nodes, i) if item_nodes is not None else None
+        manifests.append(_manifest(item, source, doc, line, node))
     return manifests
+
+
+def _manifest(obj: dict[str, Any], source: str, doc: Parsed, line: int | None, node: Any) -> Manifest:
+    """A manifest with the duplicate keys its part of the document gave."""
+    yaml_duplicates: tuple[str, ...] = ()
+    if doc.yaml_duplicates:
+        first, last = (node.start_mark.line + 1, node.end_mark.line + 1) if node is not None else (0, 0)
+        yaml_duplicates = tuple(d.message() for d in doc.yaml_duplicates if first <= d.line <= last)
+    return Manifest(
+        obj,
+        source,
+        doc.document,
+        line,
+        json_duplicates=doc.json_duplicates,
+        yaml_duplicates=yaml_duplicates,
+        from_yaml=doc.is_yaml,
+    )
 
 
 def load_manifests(paths: Sequence[str]) -> list[Manifest]:
@@ -191,6 +185,17 @@ def check_manifest(manifest: Manifest) -> None:
         raise ManifestError(
             str(exc), manifest.source, manifest.document, _field_line(manifest, exc.path), exc.path
         ) from None
+    schema = schema_of(api_version, kind)
+    if schema is None:
+        return
+    errors = [
+        *manifest.yaml_duplicates,
+        *strict_errors(obj, schema, duplicates=manifest.json_duplicates, sort_keys=manifest.from_yaml),
+    ]
+    if errors:
+        version = api_version.rpartition("/")[2]
+        message = cannot_handle(kind, version, strict_decoding_error(errors))
+        raise ManifestError(message, manifest.source, manifest.document, manifest.line)
 
 
 _PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")

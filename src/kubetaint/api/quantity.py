@@ -32,6 +32,14 @@ QUANTITY_FORMAT_ERROR = (
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 )
 
+#: ErrNumeric and ErrSuffix of quantity.go.
+NUMERIC_ERROR = "unable to parse numeric part of quantity"
+SUFFIX_ERROR = "unable to parse quantity's suffix"
+#: Bounds on a quantity's text that keep its exact value computable: more digits than any int64
+#: amount in nano units needs many times over, and decimal exponents past which every value
+#: saturates int64 (MilliValue/Value) or rounds up to one nano. Past them, ErrNumeric/ErrSuffix.
+MAX_DIGITS = 1_000
+MAX_EXPONENT = 1_000
 
 _NANO = 10**9
 _INT64_MAX = 2**63 - 1
@@ -69,8 +77,13 @@ def _parse(raw: str | int | float) -> Fraction:
     match = _QUANTITY.fullmatch(raw)
     if match is None:
         raise QuantityError(QUANTITY_FORMAT_ERROR)
-    number = Fraction(match["num"])
     suffix = match["suffix"] or ""
+    if len(match["num"]) > MAX_DIGITS:
+        raise QuantityError(NUMERIC_ERROR)
+    exponential = suffix not in _BINARY and suffix not in _DECIMAL
+    if exponential and abs(int(suffix[1:])) > MAX_EXPONENT:
+        raise QuantityError(SUFFIX_ERROR)
+    number = Fraction(match["num"])
     if suffix in _BINARY:
         number *= _BINARY[suffix]
         # ParseQuantity caps binary quantities at the largest int64.

@@ -18,12 +18,13 @@ from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
 from kubetaint.api.resources import REVIEW_GROUPS
-from kubetaint.apiserver import discovery, openapi, openapi_v2, reviews
+from kubetaint.apiserver import discovery, openapi, openapi_v2, query, reviews
 from kubetaint.apiserver.authz import Authorizer
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.health import api_server_checks, health_routes
 from kubetaint.apiserver.hooks import Evictor, NoHooks, WriteHooks
+from kubetaint.apiserver.limits import Limits
 from kubetaint.apiserver.noderestriction import NodeRestriction
 from kubetaint.apiserver.rbac_escalation import EscalationCheck
 from kubetaint.apiserver.rbac_store import StoredPolicy, ensure_bootstrap_policy
@@ -31,14 +32,7 @@ from kubetaint.apiserver.registry import Registry, Target
 from kubetaint.apiserver.resources import lookup, subresource
 from kubetaint.apiserver.security import Security, SecurityConfig, SecurityMiddleware
 from kubetaint.apiserver.watch import BOOKMARK_INTERVAL, WatchStreamer
-from kubetaint.apiserver.wire import (
-    decode_object,
-    json_response,
-    media_type,
-    not_found_path,
-    parse_bool,
-    status_response,
-)
+from kubetaint.apiserver.wire import decode_object, json_response, media_type, not_found_path, status_response
 from kubetaint.clock.base import Clock
 from kubetaint.store.interface import Reachability, Store
 
@@ -88,8 +82,9 @@ class ApiServer:
         *,
         authorizer: Authorizer,
         evictor: Evictor | None = None,
+        limits: Limits | None = None,
     ) -> None:
-        self.handlers = Handlers(Registry(store, hooks, rng, clock), clock, evictor)
+        self.handlers = Handlers(Registry(store, hooks, rng, clock), clock, evictor, limits)
         self.authorizer = authorizer
         self.durable = DurabilityBarrier(store)
         self.watcher = WatchStreamer(store, clock, bookmark_interval, self.durable)
@@ -156,7 +151,7 @@ class ApiServer:
                 return await h.delete(target, request)
             raise _method_not_allowed()
         if method == "GET":
-            if parse_bool(request.query_params.get("watch"), "watch"):
+            if query.of(request).flag("watch"):
                 return self.watcher.respond(target, request)
             return h.list(target, request)
         if target.res.namespaced and not target.namespace:
@@ -191,9 +186,10 @@ def create_app(
     rbac = StoredPolicy(store, clock)
     if "RBAC" in config.modes():
         ensure_bootstrap_policy(store)  # storage_rbac's post-start hook, before serving
+    rbac.start()
     chain = Security(config, _pod_node(store), rbac)
     if chain.node_restriction:
-        hooks = NodeRestriction(hooks or NoHooks(), _node_uid(store))
+        hooks = NodeRestriction(hooks or NoHooks(), node_uid_of(store))
     hooks = EscalationCheck(hooks or NoHooks(), lambda: chain.authorizer, chain.policy)
     server = ApiServer(
         store,
@@ -203,6 +199,7 @@ def create_app(
         bookmark_interval,
         authorizer=chain.authorizer,
         evictor=evictor,
+        limits=config.limits,
     )
 
     async def version(request: Request) -> Response:
@@ -259,6 +256,8 @@ def create_app(
     app.add_exception_handler(HTTPException, _http_error)
     app.state.security = config
     app.state.rbac = rbac
+    app.state.authorizer = chain.authorizer
+    app.state.node_restriction = chain.node_restriction
     return app
 
 
@@ -276,7 +275,7 @@ def _pod_node(store: Store) -> Callable[[str, str], str | None]:
     return pod_node
 
 
-def _node_uid(store: Store) -> Callable[[str], str | None]:
+def node_uid_of(store: Store) -> Callable[[str], str | None]:
     """A node's uid, for NodeRestriction's mirror-pod owner check."""
 
     def node_uid(name: str) -> str | None:

@@ -29,11 +29,12 @@ NODE_USER_PREFIX = "system:node:"
 
 @dataclass(frozen=True, slots=True)
 class UserInfo:
-    """user.DefaultInfo: a name, a uid and groups."""
+    """user.DefaultInfo: a name, a uid, groups and extra values (key, values)."""
 
     name: str
     uid: str = ""
     groups: tuple[str, ...] = ()
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def anonymous(self) -> bool:

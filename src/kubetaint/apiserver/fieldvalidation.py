@@ -7,21 +7,30 @@ create.go/update.go/patch.go with sigs.k8s.io/json's strict decoding: paths such
   `Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.foo"`
   (transformDecodeError); patches say `strict decoding error: unknown field "spec.foo"`.
 - Warn (the default when the parameter is absent): one `Warning: 299 - "unknown field \"spec.foo\""`
-  response header per field.
+  response header per field (kube-apiserver's warning recorder: UTF-8, truncated past 4 Ki runes).
 - Ignore: nothing.
 
-Patch bodies are checked as sent (strategic-merge `$` directives and `null` deletions skipped);
-JSON patches are not checked.
+In every mode the unknown fields are dropped before anything is stored, as decoding into the Go
+type drops them. Patch bodies are checked as sent (strategic-merge `$` directives and `null`
+deletions skipped); a JSON patch is checked on the patched object, as patch.go's jsonPatcher does.
 """
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from typing import Any
 
 from starlette.responses import Response
 
 from kubetaint.api import errors
-from kubetaint.apiserver.openapi import REF, schema_name, schemas
+from kubetaint.api.openapi_schemas import (
+    cannot_handle,
+    prune_unknown,
+    schema_name,
+    strict_decoding_error,
+    strict_errors,
+)
 from kubetaint.apiserver.resources import ResourceInfo
 
 JSON = dict[str, Any]
@@ -38,56 +47,6 @@ def directive(value: str | None) -> str:
     return value or "Warn"
 
 
-def _resolve(schema: JSON) -> JSON:
-    """Follow `$ref` and single-element `allOf` wrappers to the schema that has the structure."""
-    table = schemas()
-    seen = 0
-    while seen < 32:
-        seen += 1
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith(REF):
-            schema = table.get(ref[len(REF) :], {})
-            continue
-        all_of = schema.get("allOf")
-        if isinstance(all_of, list) and len(all_of) == 1 and "properties" not in schema:
-            schema = all_of[0]
-            continue
-        break
-    return schema
-
-
-def _walk(value: Any, schema: JSON, path: str, found: list[str], patch: bool) -> None:
-    schema = _resolve(schema)
-    if isinstance(value, dict):
-        props = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        for key, item in value.items():
-            if patch and (key.startswith("$") or item is None):
-                continue
-            child = f"{path}.{key}" if path else key
-            if isinstance(props, dict):
-                if key in props:
-                    _walk(item, props[key], child, found, patch)
-                else:
-                    found.append(child)
-            elif isinstance(extra, dict):
-                _walk(item, extra, child, found, patch)
-    elif isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
-            for index, item in enumerate(value):
-                _walk(item, items, f"{path}[{index}]", found, patch)
-
-
-def unknown_fields(obj: Any, schema: str, *, patch: bool = False) -> list[str]:
-    """Paths of the fields of `obj` that `schema` (a components.schemas key) does not declare."""
-    found: list[str] = []
-    root = schemas().get(schema)
-    if root is not None:
-        _walk(obj, root, "", found, patch)
-    return found
-
-
 def _schema_of(res: ResourceInfo, body: Any) -> tuple[str | None, str, str]:
     """The schema a body decodes into, with the kind and version upstream names in its message:
     the body's own apiVersion/kind when the server knows it (Binding, Eviction), else the target's."""
@@ -101,28 +60,97 @@ def _schema_of(res: ResourceInfo, body: Any) -> tuple[str | None, str, str]:
     return schema_name(res.group, res.version, res.kind), res.kind, res.version
 
 
-def check(res: ResourceInfo, body: Any, value: str | None, *, patch: bool = False) -> list[str]:
-    """Warnings to send for `body` (Warn), or raise 400 (Strict); [] for Ignore."""
+def decode(
+    res: ResourceInfo, body: Any, value: str | None, *, patch: bool = False, directives: bool | None = None
+) -> tuple[Any, list[str]]:
+    """`body` as the Go type it decodes into keeps it: unknown fields dropped (never stored),
+    with the warnings to send for them (Warn), or a 400 (Strict); no warnings for Ignore.
+    `patch`: the Strict message has no kind prefix; `directives` (default: `patch`): strategic
+    merge `$` keys and `null` deletions are not fields."""
+    if directives is None:
+        directives = patch
     mode = directive(value)
-    if mode == "Ignore":
-        return []
     name, kind, version = _schema_of(res, body)
     if name is None:
-        return []
-    unknown = [f'unknown field "{path}"' for path in unknown_fields(body, name, patch=patch)]
-    if not unknown:
-        return []
+        return body, []
+    found = strict_errors(body, name, patch=directives)
+    if not found:
+        return body, []
     if mode == "Strict":
-        message = "strict decoding error: " + ", ".join(unknown)
+        message = strict_decoding_error(found)
         if not patch:
-            message = f'{kind} in version "{version}" cannot be handled as a {kind}: {message}'
+            message = cannot_handle(kind, version, message)
         raise errors.bad_request(message)
-    return unknown
+    pruned = prune_unknown(body, name, patch=directives)
+    return pruned, [] if mode == "Ignore" else found
+
+
+def decode_patched(res: ResourceInfo, patched: JSON, value: str | None) -> tuple[JSON, list[str]]:
+    """A JSON-patched object decoded into its Go type (patch.go jsonPatcher): unknown fields
+    dropped with warnings (Warn), or, for Strict, upstream's 422 naming the patched object."""
+    try:
+        pruned, warnings = decode(res, patched, value, patch=True, directives=False)
+    except errors.StatusError as exc:
+        text = json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
+        raise errors.StatusError(
+            422, "Invalid", f' "" is invalid: patch: Invalid value: {json.dumps(text)}: {exc.message}'
+        ) from None
+    return pruned if isinstance(pruned, dict) else patched, warnings
+
+
+#: apiserver/pkg/endpoints/filters/warning.go: past 4 Ki runes of warning text in one response,
+#: every warning is cut to 256 runes, and warnings past the total are left out.
+TRUNCATE_AT_TOTAL_RUNES = 4 * 1024
+TRUNCATE_ITEM_RUNES = 256
+
+
+def _warning_header(text: str) -> bytes | None:
+    """net.NewWarningHeader(299, "-", text): UTF-8, `"` and `\\` escaped; None (not sent) when
+    the text holds control characters or is not valid UTF-8."""
+    if any(unicodedata.category(c) == "Cc" for c in text):
+        return None
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    try:
+        return f'299 - "{escaped}"'.encode()
+    except UnicodeEncodeError:
+        return None
+
+
+def warning_headers(
+    warnings: list[str], *, total: int = TRUNCATE_AT_TOTAL_RUNES, item: int = TRUNCATE_ITEM_RUNES
+) -> list[bytes]:
+    """The `Warning` header values kube-apiserver's warning recorder sends for `warnings` added
+    in order (filters/warning.go recorder.AddWarning): deduplicated, empty ones skipped, and
+    once the text passes TRUNCATE_AT_TOTAL_RUNES, every one cut to TRUNCATE_ITEM_RUNES."""
+    headers: list[bytes] = []
+    ordered: list[str] = []
+    recorded: set[str] = set()
+    written, truncating = 0, False
+    for warning in warnings:
+        if not warning or (truncating and written >= total) or warning in recorded:
+            continue
+        recorded.add(warning)
+        ordered.append(warning)
+        text = warning[:item] if truncating else warning
+        header = _warning_header(text)
+        if header is None:
+            continue
+        if written + len(text) <= total or truncating:
+            written += len(text)
+            headers.append(header)
+            continue
+        truncating, written, headers = True, 0, []
+        for earlier in ordered:
+            cut = earlier[:item]
+            replayed = _warning_header(cut)
+            if replayed is not None:
+                written += len(cut)
+                headers.append(replayed)
+    return headers
 
 
 def with_warnings(response: Response, warnings: list[str]) -> Response:
     """Add one RFC 7234 `Warning: 299 - "..."` header per warning, as kube-apiserver does."""
-    for text in warnings:
-        escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-        response.headers.append("Warning", f'299 - "{escaped}"')
+    for header in warning_headers(warnings):
+        response.raw_headers.append((b"warning", header))
     return response

@@ -20,9 +20,9 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import parse_qs
 
 from kubetaint.api import errors
+from kubetaint.apiserver import query
 from kubetaint.apiserver.wire import status_response
 from kubetaint.controlplane.durations import DurationError, parse_go_duration
 
@@ -47,12 +47,13 @@ def timed_out() -> errors.StatusError:
 
 
 def request_deadline(scope: Scope, maximum: float = REQUEST_TIMEOUT) -> float:
-    """Seconds the request may wait (WithRequestDeadline): its `timeout` parameter when positive
-    and shorter than `maximum`, else `maximum`; 400 when the parameter is not a Go duration."""
-    query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-    value = (query.get("timeout") or [""])[0]
-    if not value:
-        return maximum
+    """Seconds the request may wait for its answer to start (WithRequestDeadline): its `timeout`
+    parameter when positive and shorter than `maximum`, else `maximum`; 400 when the parameter
+    is not a Go duration. A watch waits `maximum` for its stream to start."""
+    parsed = query.attach(scope)
+    value = parsed.get("timeout") or ""
+    if not value or parsed.flag("watch"):
+        return maximum  # a watch is long-running: its `timeout` is not looked at (only its start waits)
     try:
         seconds = parse_go_duration(value)
     except DurationError as err:

@@ -12,10 +12,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
-from kubetaint.apiserver import fieldvalidation, scale
+from kubetaint.apiserver import fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.hooks import Evictor
+from kubetaint.apiserver.limits import Limits
 from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
+from kubetaint.apiserver.query import parse_int64
 from kubetaint.apiserver.registry import Registry, Target, check_decodable, grace_period, invalid
 from kubetaint.apiserver.resources import lookup
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
@@ -29,7 +31,6 @@ from kubetaint.apiserver.wire import (
     load_yaml,
     media_type,
     negotiate,
-    parse_int,
     success_status,
     unsupported_media,
 )
@@ -43,17 +44,20 @@ PODS = _PODS
 
 
 def _field_validation(request: Request) -> None:
-    fieldvalidation.directive(request.query_params.get("fieldValidation"))
+    fieldvalidation.directive(query.of(request).get("fieldValidation"))
 
 
 class Handlers:
     """The verbs, bound to a registry and a clock."""
 
-    def __init__(self, registry: Registry, clock: Clock, evictor: Evictor | None = None) -> None:
+    def __init__(
+        self, registry: Registry, clock: Clock, evictor: Evictor | None = None, limits: Limits | None = None
+    ) -> None:
         self.registry = registry
         self.evictor = evictor
         self.store = registry.store
         self.clock = clock
+        self.limits = limits or Limits()
 
     # reads ---------------------------------------------------------------------------------
 
@@ -64,7 +68,7 @@ class Handlers:
             return json_response(scale.to_scale(obj))
         rendering = negotiate(request.headers.get("accept"))
         if rendering.table:
-            policy = include_object_policy(request.query_params.get("includeObject"))
+            policy = include_object_policy(query.of(request).get("includeObject"))
             table = build_table(
                 res, [obj], self.clock.now(), policy=policy, table_version=rendering.table_version
             )
@@ -73,8 +77,8 @@ class Handlers:
 
     def list(self, target: Target, request: Request) -> Response:
         res = target.res
-        params = request.query_params
-        limit = max(parse_int(params.get("limit"), "limit"), 0)
+        params = query.of(request)
+        limit = max(params.int64("limit"), 0)
         result = self.store.list(
             res.store_resource,
             namespace=target.namespace,
@@ -107,7 +111,7 @@ class Handlers:
     async def create(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         obj = decode_object(await request.body(), media_type(request))
-        warnings = fieldvalidation.check(target.res, obj, request.query_params.get("fieldValidation"))
+        obj, warnings = fieldvalidation.decode(target.res, obj, query.of(request).get("fieldValidation"))
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         created = self.registry.create(target, obj, dry_run(request))
         return fieldvalidation.with_warnings(json_response(created, 201), warnings)
@@ -120,7 +124,7 @@ class Handlers:
             parent = Target(target.res, target.namespace, target.name)
             stored = self.registry.update(parent, scale.from_scale(old, obj), old, dry_run(request))
             return json_response(scale.to_scale(stored))
-        warnings = fieldvalidation.check(target.res, obj, request.query_params.get("fieldValidation"))
+        obj, warnings = fieldvalidation.decode(target.res, obj, query.of(request).get("fieldValidation"))
         self.registry.check_name(target, obj)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
@@ -135,10 +139,10 @@ class Handlers:
             raise unsupported_media(", ".join(patches.PATCH_TYPES))
         raw = await request.body()
         body = load_yaml(raw) if kind == patches.APPLY_PATCH else load_json_any(raw)
-        warnings = []
+        warnings: list[str] = []
         if kind != patches.JSON_PATCH:
-            validation = request.query_params.get("fieldValidation")
-            warnings = fieldvalidation.check(target.res, body, validation, patch=True)
+            validation = query.of(request).get("fieldValidation")
+            body, warnings = fieldvalidation.decode(target.res, body, validation, patch=True)
         is_dry_run = dry_run(request)
         res = target.res
         for attempt in range(_CONFLICT_RETRIES):
@@ -155,6 +159,10 @@ class Handlers:
                 patched = scale.from_scale(old, self._apply_patch(kind, scale.to_scale(old), body, request))
             else:
                 patched = self._apply_patch(kind, old, body, request)
+                if kind == patches.JSON_PATCH:  # the patched object decodes into its Go type
+                    validation = query.of(request).get("fieldValidation")
+                    patched, warnings = fieldvalidation.decode_patched(res, patched, validation)
+            patches.check_size(patched, self.limits.max_request_body_bytes)
             try:
                 if scaling:
                     parent = Target(res, target.namespace, target.name)
@@ -175,7 +183,7 @@ class Handlers:
 
     def _apply_patch(self, kind: str, old: JSON, body: Any, request: Request) -> JSON:
         if kind == patches.JSON_PATCH:
-            patched = patches.json_patch(old, body)
+            patched = patches.json_patch(old, body, self.limits.max_request_body_bytes)
         elif kind == patches.MERGE_PATCH:
             if not isinstance(body, dict):
                 raise errors.bad_request("the patch must be a JSON object")
@@ -245,8 +253,8 @@ class Handlers:
         listed = self.store.list(
             res.store_resource,
             namespace=target.namespace,
-            label_selector=request.query_params.get("labelSelector"),
-            field_selector=request.query_params.get("fieldSelector"),
+            label_selector=query.of(request).get("labelSelector"),
+            field_selector=query.of(request).get("fieldSelector"),
         )
         deleted = []
         for obj in listed.items:
@@ -338,7 +346,7 @@ def _mentions_resource_version(body: Any) -> bool:
 
 
 def _record_manager(obj: JSON, applied: JSON, request: Request, clock: Clock, operation: str) -> JSON:
-    manager = request.query_params.get("fieldManager") or ""
+    manager = query.of(request).get("fieldManager") or ""
     if not manager:
         raise errors.StatusError(
             422,
@@ -390,8 +398,8 @@ async def _delete_options(request: Request) -> JSON:
         options = load_protobuf(raw)
         if options.get("kind") != "DeleteOptions":
             raise errors.bad_request(f"the kind in the data ({options.get('kind')}) must be DeleteOptions")
-    grace = request.query_params.get("gracePeriodSeconds")
+    grace = query.of(request).get("gracePeriodSeconds")
     if grace is not None:
-        seconds = parse_int(grace, "gracePeriodSeconds")
+        seconds = parse_int64(grace, "gracePeriodSeconds")
         options.setdefault("gracePeriodSeconds", seconds)  # the body's DeleteOptions win
     return options

@@ -26,6 +26,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api.goquote import go_quote
+from kubetaint.apiserver import query
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def _text(body: str, status: int = 200) -> Response:
 
 def root_health(name: str, checks: Sequence[NamedCheck], request: Request) -> Response:
     """handleRootHealth for endpoint `name` (healthz, livez, readyz)."""
-    excluded = set(request.query_params.getlist("exclude"))
+    excluded = set(query.of(request).getlist("exclude"))
     lines: list[str] = []
     failed: list[str] = []
     for check in checks:
@@ -75,7 +76,7 @@ def root_health(name: str, checks: Sequence[NamedCheck], request: Request) -> Re
     if failed:
         log.info("%s check failed: %s", name, "; ".join(failed))
         return _text(f"{body}{name} check failed\n", 500)
-    if "verbose" not in request.query_params:
+    if "verbose" not in query.of(request):
         return _text("ok")
     return _text(f"{body}{name} check passed\n")
 

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from kubetaint.api import errors
+from kubetaint.apiserver.query import Query
 
 #: apiserver's DefaultMaxRequestBodyBytes (3 MiB).
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
@@ -24,11 +25,24 @@ MAX_LIST_PAGE = 10_000
 MAX_WATCHES_PER_CLIENT = 1_000
 
 
+#: kube-apiserver's http.Server ReadHeaderTimeout and IdleTimeout, and its --request-timeout.
+READ_HEADER_TIMEOUT = 32.0
+IDLE_TIMEOUT = 90.0
+REQUEST_TIMEOUT = 60.0
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
+    """Per-request and per-connection bounds (`serving` applies the connection ones);
+    `max_connections` None means the open-file limit less a reserve."""
+
     max_request_body_bytes: int = MAX_REQUEST_BODY_BYTES
     max_list_page: int = MAX_LIST_PAGE
     max_watches_per_client: int = MAX_WATCHES_PER_CLIENT
+    read_header_timeout: float = READ_HEADER_TIMEOUT
+    request_timeout: float = REQUEST_TIMEOUT
+    idle_timeout: float = IDLE_TIMEOUT
+    max_connections: int | None = None
 
 
 def too_large(limit: int) -> errors.StatusError:
@@ -56,6 +70,8 @@ def load_yaml_json(raw: bytes) -> Any:
     try:
         value = yaml.load(raw, Loader=_JSONLoader)  # a SafeLoader subclass
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+        raise errors.bad_request(f"error decoding YAML body: {_one_line(exc)}") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (sys.int_info)
         raise errors.bad_request(f"error decoding YAML body: {_one_line(exc)}") from None
     return check_decoded(value, len(raw), "YAML")
 
@@ -102,17 +118,13 @@ def check_decoded(value: Any, raw_size: int, what: str) -> Any:
     return value
 
 
-def clamp_limit(query_string: bytes, max_page: int) -> bytes:
-    """Cap an explicit `limit=N` above `max_page` (the client pages on with `continue`); lists
-    without a limit stay whole, as clients that do not page expect."""
-    if b"limit=" not in query_string:
-        return query_string
-    parts = query_string.split(b"&")
-    for i, part in enumerate(parts):
-        key, sep, value = part.partition(b"=")
-        if key == b"limit" and sep and value.isdigit() and int(value) > max_page:
-            parts[i] = b"limit=" + str(max_page).encode()
-    return b"&".join(parts)
+def cap_limit(query: Query, max_page: int) -> Query:
+    """Lower an explicit `limit=N` above `max_page` to it (the client pages on with `continue`);
+    lists without a limit stay whole, as clients that do not page expect."""
+    value = query.get("limit")
+    if value is not None and value.isascii() and value.isdigit() and max_page < int(value) < 2**63:
+        return query.replaced("limit", str(max_page))
+    return query
 
 
 class WatchCounter:

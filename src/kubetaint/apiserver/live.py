@@ -10,7 +10,8 @@ in time slices (`clock.slices`), so requests are served between them.
 With a store behind a network (etcd: `store.interface.Reachability`), a call may wait for the
 network; the connections are then served by a front on a thread of its own (`apiserver.front`)
 that answers health probes itself and hands every other request to this same loop, answering
-`504 Timeout` for one that has waited past its deadline.
+`504 Timeout` for one that has waited past its deadline. The changes etcd's watch feed receives
+(other servers' writes too) are delivered on this loop as well (`ThreadedDelivery`).
 """
 
 from __future__ import annotations
@@ -28,18 +29,22 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 
-from kubetaint.apiserver.app import create_app
+from kubetaint.apiserver.app import create_app, node_uid_of
+from kubetaint.apiserver.authz import Authorizer
 from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
 from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.front import Front
+from kubetaint.apiserver.kubelet_identity import kubelet_stores
+from kubetaint.apiserver.noderestriction import forbidden_labels
 from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
 from kubetaint.apiserver.security import SecurityConfig
 from kubetaint.apiserver.server import security_of, serving_options
+from kubetaint.apiserver.serving import ListeningSocket
 from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock.base import Clock
-from kubetaint.controlplane import ControlPlane
+from kubetaint.controlplane import ControlPlane, ControlPlaneSettings
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
-from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store
+from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store, ThreadedDelivery
 
 CONTROL_PLANE_NODE = "control-plane"
 CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
@@ -74,6 +79,17 @@ def initial_nodes(workers: int) -> list[JSON]:
     return nodes
 
 
+def kubelet_manifest(node: JSON) -> JSON:
+    """The Node as its kubelet is configured to register it: without the labels NodeRestriction
+    forbids a kubelet to set (kubeadm adds those as the admin); `node` itself when it has none."""
+    labels = node["metadata"].get("labels") or {}
+    restricted = forbidden_labels(labels, None)
+    if not restricted:
+        return node
+    kept = {k: v for k, v in labels.items() if k not in restricted}
+    return {**node, "metadata": {**node["metadata"], "labels": kept}}
+
+
 class LiveCluster:
     """The control plane plus the API server app over one store and clock."""
 
@@ -86,12 +102,13 @@ class LiveCluster:
         seed: int,
         server_address: str,
         security: SecurityConfig | None = None,
+        settings: ControlPlaneSettings | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         rng = random.Random(seed)
         self.plane = ControlPlane(
-            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True
+            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True, settings=settings
         )
         self.workers = workers
         self.ready = False
@@ -105,21 +122,40 @@ class LiveCluster:
             ready=lambda: self.ready,
             security=security,
         )
+        # The hollow kubelets write as system:node:<name>, through the server's authorizer and
+        # (with Node authorization) NodeRestriction.
+        authorizer: Authorizer = self.app.state.authorizer
+        self.plane.fleet.pool.store_for = kubelet_stores(
+            self.plane.registry,
+            lambda: authorizer,
+            node_restriction=bool(self.app.state.node_restriction),
+            node_uid=node_uid_of(store),
+        )
 
     def start(self) -> list[str]:
         """Adopt the stored nodes, add the missing ones of the initial set, start everything.
-        Returns the names of the nodes created now (none on a restart of the same cluster)."""
+        Returns the names of the nodes created now (none on a restart of the same cluster).
+        On a running event loop, a store that receives changes on a thread of its own (etcd)
+        delivers them on this loop, where every write happens."""
+        if isinstance(self.store, ThreadedDelivery):
+            with contextlib.suppress(RuntimeError):  # no running loop: the store's own thread
+                self.store.deliver_through(asyncio.get_running_loop().call_soon_threadsafe)
         self.plane.ensure_system_namespaces()
         ensure_bootstrap_policy(self.store)
         stored = self.store.list("nodes").items
         for node in stored:
-            self.plane.fleet.adopt(node)
+            self.plane.fleet.adopt(kubelet_manifest(node))
         existing = {str(n["metadata"]["name"]) for n in stored}
         created = []
         for node in initial_nodes(self.workers):
             name = str(node["metadata"]["name"])
             if name not in existing:
-                self.plane.fleet.add(node)
+                kubelets_own = kubelet_manifest(node)
+                if kubelets_own is not node:
+                    # labels a kubelet may not set (node-role.kubernetes.io/control-plane): the
+                    # Node is created as kubeadm leaves it, by the admin; its kubelet adopts it
+                    self.plane.registry.create("nodes", node)
+                self.plane.fleet.add(kubelets_own)
                 created.append(name)
         self.plane.start()
         if isinstance(self.clock, LoopVirtualClock):
@@ -154,7 +190,7 @@ def listen(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY on accepted sockets only when proto says TCP,
     # and without it every keep-alive response waits ~40 ms for a delayed ACK (Nagle).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock = ListeningSocket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # one log line at EMFILE
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

@@ -11,19 +11,15 @@ kind's schema through its paths.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import json
 from functools import cache
-from importlib import resources as package_data
 from typing import Any
 
+from kubetaint.api.openapi_schemas import REF, schema_name, schemas
 from kubetaint.apiserver.discovery import VERSION_INFO
 from kubetaint.apiserver.resources import ResourceInfo, group_versions, resources_in, subresources
 from kubetaint.apiserver.wire import JSON, dumps
 
-SCHEMA_FILE = "schemas-v1.32.json.gz"
-REF = "#/components/schemas/"
 META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 PATCH_TYPES = (
     "application/apply-patch+yaml",
@@ -32,28 +28,6 @@ PATCH_TYPES = (
     "application/strategic-merge-patch+json",
 )
 RESPONSE_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
-
-
-@cache
-def schemas() -> dict[str, JSON]:
-    """Every shipped schema by name (read once; treat as read-only)."""
-    data = package_data.files("kubetaint.apiserver").joinpath("openapi_data", SCHEMA_FILE).read_bytes()
-    loaded: dict[str, JSON] = json.loads(gzip.decompress(data))
-    return loaded
-
-
-@cache
-def _by_gvk() -> dict[tuple[str, str, str], str]:
-    out: dict[tuple[str, str, str], str] = {}
-    for name, schema in schemas().items():
-        for gvk in schema.get("x-kubernetes-group-version-kind") or []:
-            out[(gvk["group"], gvk["version"], gvk["kind"])] = name
-    return out
-
-
-def schema_name(group: str, version: str, kind: str) -> str | None:
-    """The components.schemas key of a kind (`io.k8s.api.core.v1.Pod`), if shipped."""
-    return _by_gvk().get((group, version, kind))
 
 
 def _ref(name: str) -> JSON:

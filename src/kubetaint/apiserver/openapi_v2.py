@@ -13,8 +13,8 @@ import json
 from functools import cache
 from typing import Any
 
+from kubetaint.api.openapi_schemas import REF, schemas
 from kubetaint.apiserver.discovery import VERSION_INFO
-from kubetaint.apiserver.openapi import REF, schemas
 
 #: What kubectl asks for, and what kube-openapi answers with (Go's mime parser rejects the `@`).
 PROTOBUF_TYPE = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"

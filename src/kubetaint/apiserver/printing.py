@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubetaint.apiserver.openapi import schemas
+from kubetaint.api.openapi_schemas import schemas
 from kubetaint.clock.base import parse_time
 
 JSON = dict[str, Any]

@@ -290,4 +290,9 @@ def grace_period(options: JSON) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise errors.bad_request(f"DeleteOptions.gracePeriodSeconds: expected an integer, got {value!r}")
+    if not -(2**63) <= value < 2**63:
+        raise errors.bad_request(
+            f"json: cannot unmarshal number {value} into Go struct field "
+            "DeleteOptions.gracePeriodSeconds of type int64"
+        )
     return value

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kubetaint.apiserver.query import go_bool
+
 API_PREFIXES = ("api", "apis")
 GROUPLESS_PREFIXES = ("api",)
 _SPECIAL_VERBS = ("proxy", "watch")
@@ -64,13 +66,8 @@ def exact_match(field_selector: str, field: str) -> str | None:
     return None
 
 
-def _is_watch(query: Mapping[str, str]) -> bool:
-    """Any `watch` value but false/0 (Convert_Slice_string_To_bool)."""
-    value = query.get("watch")
-    return value is not None and value.lower() not in ("false", "0")
-
-
 def request_info(method: str, path: str, query: Mapping[str, str]) -> RequestInfo:
+    """`query` holds the first value of each parameter (`query.Query.first_values`)."""
     parts = _split_path(path)
     verb = method.lower()
     if len(parts) < 3 or parts[0] not in API_PREFIXES:
@@ -98,7 +95,7 @@ def request_info(method: str, path: str, query: Mapping[str, str]) -> RequestInf
     subresource = parts[2] if len(parts) >= 3 and verb != "proxy" else ""
     field_selector = query.get("fieldSelector", "")
     if not name and verb == "get":
-        verb = "watch" if _is_watch(query) else "list"
+        verb = "watch" if go_bool(query.get("watch")) else "list"
         selected = exact_match(field_selector, "metadata.name")
         if selected is not None and selected and _valid_path_segment(selected):
             name = selected

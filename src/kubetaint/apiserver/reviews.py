@@ -44,7 +44,8 @@ def _invalid(kind: str, errs: list[f.FieldError], group: str) -> errors.StatusEr
 def _metadata_errors(obj: Mapping[str, Any]) -> list[f.FieldError]:
     meta = {k: v for k, v in _m(obj, "metadata").items() if k not in ("managedFields", "creationTimestamp")}
     if meta:
-        return [f.invalid("metadata", f.GoValue(meta, f"v1.ObjectMeta{meta!r}"), "must be empty")]
+        fields = ", ".join(f"{k[0].upper()}{k[1:]}:{f.render_value(v)}" for k, v in sorted(meta.items()))
+        return [f.invalid("metadata", f.GoValue(meta, f"v1.ObjectMeta{{{fields}}}"), "must be empty")]
     return []
 
 
@@ -132,9 +133,12 @@ def review(res: ResourceInfo, namespace: str, obj: JSON, authorizer: Authorizer)
     spec = _m(obj, "spec")
     if kind == "SelfSubjectReview":
         user = _user()
-        info: JSON = {"username": user.name, "groups": list(user.groups)}
+        info: JSON = {"username": user.name}
         if user.uid:
-            info = {"username": user.name, "uid": user.uid, "groups": list(user.groups)}
+            info["uid"] = user.uid
+        info["groups"] = list(user.groups)
+        if user.extra:
+            info["extra"] = {key: list(values) for key, values in user.extra}
         return _answer(obj, {"userInfo": info})
     if kind == "SelfSubjectRulesReview":
         user = _user()

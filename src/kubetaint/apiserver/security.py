@@ -14,9 +14,7 @@ against `--client-ca-file` by the handshake, is in `scope["state"][PEER_CERTIFIC
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -31,7 +29,11 @@ from kubetaint.apiserver.authn import (
     load_token_file,
     unauthorized,
 )
-from kubetaint.apiserver.limits import Limits, WatchCounter, clamp_limit, too_large, too_many_requests
+from kubetaint.apiserver.impersonation import impersonate
+from kubetaint.apiserver.limits import Limits, WatchCounter, cap_limit, too_large, too_many_requests
+from kubetaint.apiserver.query import Query
+from kubetaint.apiserver.query import attach as attach_query
+from kubetaint.apiserver.query import store as store_query
 from kubetaint.apiserver.rbac import PolicyFileError, load_policy_file
 from kubetaint.apiserver.rbac_store import StoredPolicy, bootstrap_policy
 from kubetaint.apiserver.requestinfo import request_info
@@ -139,13 +141,6 @@ class Security:
         self.watches = WatchCounter(config.limits.max_watches_per_client)
 
 
-def _first_values(query_string: bytes) -> Mapping[str, str]:
-    values: dict[str, str] = {}
-    for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
-        values.setdefault(key, value)
-    return values
-
-
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", []):
         if key.lower() == name:
@@ -180,8 +175,13 @@ class SecurityMiddleware:
         if user is None:
             await _reply(unauthorized(), scope, receive, send)
             return
-        query = _first_values(scope.get("query_string", b""))
-        info = request_info(method, path, query)
+        try:
+            user = impersonate(user, scope.get("headers", []), sec.authorizer)
+        except errors.StatusError as err:
+            await _reply(err, scope, receive, send)
+            return
+        query = self._query(scope)
+        info = request_info(method, path, query.first_values())
         allowed, reason = sec.authorizer.authorize(user, info)
         if not allowed:
             await _reply(authz.forbidden(user, info, reason), scope, receive, send)
@@ -204,10 +204,15 @@ class SecurityMiddleware:
         finally:
             CURRENT_USER.reset(token)
 
+    def _query(self, scope: Scope) -> Query:
+        """The request's query, parsed here once for every later reader (`query.of`), with an
+        explicit `limit` above the page cap lowered to it."""
+        query = cap_limit(attach_query(scope), self.security.limits.max_list_page)
+        store_query(scope, query)
+        return query
+
     async def _serve(self, scope: Scope, receive: Receive, send: Send, method: str) -> None:
         limits = self.security.limits
-        if scope.get("query_string"):
-            scope["query_string"] = clamp_limit(scope["query_string"], limits.max_list_page)
         if method not in _BODY_METHODS:
             await self.app(scope, receive, send)
             return

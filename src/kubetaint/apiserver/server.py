@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kubetaint.apiserver.security import PEER_CERTIFICATE, SecurityConfig, ServingConfigError, check_serving
+from kubetaint.apiserver.serving import ListeningSocket, connection_options
 from kubetaint.apiserver.tls import TLSFiles
 
 
@@ -41,18 +42,19 @@ def serving_options(host: str, tls: TLSFiles | None, config: SecurityConfig) -> 
     """uvicorn.Config's TLS options for serving `config` on `host`, after `check_serving` and a
     trial load of every file (ServingConfigError, one line, for any problem)."""
     check_serving(host, tls, config)
-    if tls is None:
-        return {}
-    _trial_context(tls, config.client_ca_file)
-    options: dict[str, Any] = {
-        "ssl_certfile": tls.cert_file,
-        "ssl_keyfile": tls.key_file,
-        "http": PeerCertificateProtocol,
-    }
-    if config.client_ca_file:
-        options["ssl_ca_certs"] = config.client_ca_file
-        options["ssl_cert_reqs"] = ssl.CERT_OPTIONAL
-    return options
+    options: dict[str, Any] = {}
+    if tls is not None:
+        _trial_context(tls, config.client_ca_file)
+        options = {
+            "ssl_certfile": tls.cert_file,
+            "ssl_keyfile": tls.key_file,
+            "http": PeerCertificateProtocol,
+        }
+        if config.client_ca_file:
+            options["ssl_ca_certs"] = config.client_ca_file
+            options["ssl_cert_reqs"] = ssl.CERT_OPTIONAL
+    # timeouts and the connection cap (`serving`), on whichever HTTP protocol serves
+    return {**options, **connection_options(config.limits, options.get("http", H11Protocol))}
 
 
 def _trial_context(tls: TLSFiles, client_ca_file: str | None) -> None:
@@ -109,7 +111,7 @@ class BackgroundServer:
         self.scheme = "https" if tls else "http"
         # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
         # and without it every response waits ~40 ms (Nagle + delayed ACK) between headers and body.
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self._sock = ListeningSocket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
         self.host, self.port = self._sock.getsockname()[:2]

@@ -17,10 +17,11 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from kubetaint.api import errors
+from kubetaint.apiserver import query
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.registry import Target
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
-from kubetaint.apiserver.wire import JSON, dumps, negotiate, parse_bool, parse_int
+from kubetaint.apiserver.wire import JSON, dumps, negotiate
 from kubetaint.clock.base import Clock
 from kubetaint.store.interface import Store, Watch, WatchEvent
 
@@ -45,11 +46,11 @@ class WatchStreamer:
         self.durable = durable or DurabilityBarrier(store)
 
     def respond(self, target: Target, request: Request) -> Response:
-        params = request.query_params
+        params = query.of(request)
         rendering = negotiate(request.headers.get("accept"))
         policy = include_object_policy(params.get("includeObject")) if rendering.table else "Metadata"
-        bookmarks = parse_bool(params.get("allowWatchBookmarks"), "allowWatchBookmarks")
-        seconds = parse_int(params.get("timeoutSeconds"), "timeoutSeconds")
+        bookmarks = params.flag("allowWatchBookmarks")
+        seconds = params.int64("timeoutSeconds")
         timeout = float(seconds) if seconds > 0 else DEFAULT_WATCH_SECONDS
         since = params.get("resourceVersion") or None
         expired: errors.StatusError | None = None

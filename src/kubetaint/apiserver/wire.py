@@ -14,14 +14,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
-from kubetaint.apiserver import limits, protobuf
+from kubetaint.apiserver import limits, protobuf, query
 
 JSON = dict[str, Any]
 JSON_TYPE = "application/json"
 TABLE_GROUP = "meta.k8s.io"
-
-_TRUE = {"1", "t", "T", "TRUE", "true", "True"}
-_FALSE = {"0", "f", "F", "FALSE", "false", "False"}
 
 
 def dumps(body: Any) -> bytes:
@@ -50,29 +47,9 @@ def not_found_path() -> errors.StatusError:
     return errors.StatusError(404, "NotFound", "the server could not find the requested resource")
 
 
-def parse_bool(text: str | None, name: str) -> bool:
-    """strconv.ParseBool, as the apiserver's query decoder (Python client 33.x sends `watch=True`)."""
-    if text is None or text == "":
-        return False
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise errors.bad_request(f'strconv.ParseBool: parsing "{text}": invalid syntax for {name}')
-
-
-def parse_int(text: str | None, name: str) -> int:
-    if text is None or text == "":
-        return 0
-    try:
-        return int(text)
-    except ValueError:
-        raise errors.bad_request(f'strconv.ParseInt: parsing "{text}": invalid syntax for {name}') from None
-
-
 def dry_run(request: Request, body_values: list[Any] | None = None) -> bool:
     """`dryRun=All` (query or DeleteOptions body); any other value is a 400 as upstream."""
-    values = list(request.query_params.getlist("dryRun")) + [str(v) for v in body_values or []]
+    values = list(query.of(request).getlist("dryRun")) + [str(v) for v in body_values or []]
     for value in values:
         if value != "All":
             raise errors.StatusError(

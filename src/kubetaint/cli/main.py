@@ -1,33 +1,68 @@
-"""The `kubetaint` command group; each subcommand lives in its own module under `kubetaint.cli`."""
+"""The `kubetaint` command group; each subcommand lives in its own module under `kubetaint.cli`,
+imported only when that subcommand runs (or its help is shown), so `kubetaint --help` and shell
+completion stay fast."""
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from kubetaint import __version__
 from kubetaint.cli.exiting import mark_console
+from kubetaint.cli.failure import Failure
 
-# (command name, module, attribute): subcommands register here; missing ones are skipped so a
-# partially built tree still has a working CLI.
-_COMMANDS = [
-    ("validate", "kubetaint.cli.validate", "validate_command"),
-    ("explain", "kubetaint.cli.explain", "explain_command"),
-    ("simulate", "kubetaint.cli.simulate", "simulate_command"),
-    ("whatif", "kubetaint.cli.whatif", "whatif_command"),
-    ("snapshot", "kubetaint.cli.snapshot", "snapshot_command"),
-    ("up", "kubetaint.cli.up", "up_command"),
-    ("clock", "kubetaint.cli.clock", "clock_group"),
-    ("scheduler", "kubetaint.cli.scheduler", "scheduler_command"),
-    ("controllers", "kubetaint.cli.controllers", "controllers_command"),
+# (command name, module, attribute, one-line help): subcommands register here; the help line is
+# what `kubetaint --help` lists without importing the module.
+COMMANDS = [
+    (
+        "validate",
+        "kubetaint.cli.validate",
+        "validate_command",
+        "Validate manifests exactly as kube-apiserver would.",
+    ),
+    (
+        "explain",
+        "kubetaint.cli.explain",
+        "explain_command",
+        "Explain where each pending pod can go and why not.",
+    ),
+    (
+        "simulate",
+        "kubetaint.cli.simulate",
+        "simulate_command",
+        "Run a scenario in virtual time and print its timeline.",
+    ),
+    ("whatif", "kubetaint.cli.whatif", "whatif_command", "Compare a cluster with and without a change."),
+    (
+        "snapshot",
+        "kubetaint.cli.snapshot",
+        "snapshot_command",
+        "Capture a live cluster's scheduling objects into a file.",
+    ),
+    (
+        "up",
+        "kubetaint.cli.up",
+        "up_command",
+        "Run a Kubernetes-compatible API server with its control plane.",
+    ),
+    (
+        "clock",
+        "kubetaint.cli.clock",
+        "clock_group",
+        "Read or advance the clock of a `kubetaint up --clock` server.",
+    ),
+    ("scheduler", "kubetaint.cli.scheduler", "scheduler_command", "Run the scheduler against a cluster."),
+    (
+        "controllers",
+        "kubetaint.cli.controllers",
+        "controllers_command",
+        "Run the taint controllers against a cluster.",
+    ),
 ]
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kubetaint")
-def cli() -> None:
-    """Kubernetes taints and tolerations: validate, explain, simulate and run a cluster."""
+_BY_NAME = {name: (module, attribute, summary) for name, module, attribute, summary in COMMANDS}
 
 
 def _needs_extra(name: str, missing: str) -> click.Command:
@@ -48,24 +83,74 @@ def _needs_extra(name: str, missing: str) -> click.Command:
     return needs_extra
 
 
-def _register() -> None:
-    for name, module_name, attribute in _COMMANDS:
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use; any input that still gets a Python
+    error this deep (nesting past the interpreter's recursion limit, memory) is one `error:` line."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, *_ in COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = _BY_NAME.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, attribute, _ = entry
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
             if exc.name == module_name:
-                continue
+                return None
             if exc.name is None or exc.name.split(".")[0] == "kubetaint":
                 raise
-            cli.add_command(_needs_extra(name, exc.name.split(".")[0]), name=name)
-            continue
-        cli.add_command(getattr(module, attribute), name=name)
+            return _needs_extra(cmd_name, exc.name.split(".")[0])
+        command: click.Command = getattr(module, attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, summary) for name, _, _, summary in COMMANDS]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Subcommand names from the table (nothing imported), then the group's options."""
+        items = [
+            CompletionItem(name, help=summary)
+            for name, _, _, summary in COMMANDS
+            if name.startswith(incomplete)
+        ]
+        return items + click.Command.shell_complete(self, ctx, incomplete)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RecursionError:
+            raise Failure("the input is nested too deeply") from None
+        except MemoryError:
+            raise Failure("out of memory (the input is too large)") from None
 
 
-_register()
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kubetaint")
+def cli() -> None:
+    """Kubernetes taints and tolerations: validate, explain, simulate and run a cluster.
+
+    \b
+    Examples:
+      kubetaint validate pod.yaml
+      kubetaint explain nodes.yaml pods.yaml
+      kubetaint simulate examples/taint-based-eviction.yaml
+      kubetaint whatif drain node-3 -f snapshot.json --fail-on evictions
+    """
 
 
 def main() -> None:
     """Console-script entry point."""
     mark_console()
     cli(prog_name="kubetaint")
+
+
+def kubectl_main() -> None:
+    """The `kubectl-kubetaint` console script: kubectl runs it for `kubectl kubetaint ...` (a
+    kubectl plugin is an executable named kubectl-NAME on the PATH)."""
+    mark_console()
+    cli(prog_name="kubectl kubetaint")

@@ -1,5 +1,4 @@
-"""`kubetaint simulate SCENARIO [-o table|json|html] [--until D] [--seed N]`, or `--example NAME`
-for a scenario shipped with kubetaint.
+"""`kubetaint simulate SCENARIO [-o table|wide|json|yaml|html] [--until D] [--seed N] [--fail-on ...]`.
 
 SCENARIO is a Scenario file, a snapshot (`kubetaint snapshot`: run as `whatif` runs it, in-flight
 evictions continuing) or a saved v1 List (`kubectl get nodes,pods,... -o yaml`, as a snapshot)."""
@@ -14,6 +13,9 @@ from typing import Any
 import click
 
 from kubetaint.cli.exiting import exit_now
+from kubetaint.cli.failure import Failure, UsageFailure
+from kubetaint.cli.inputs import dumps_yaml, gather_files, input_files
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.clock.wall import wall_monotonic
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.examples import ExampleError, example_names, example_path
@@ -27,13 +29,6 @@ from kubetaint.sim.timeline import write_json
 
 #: Runs shorter than this (wall seconds) never show a progress bar.
 PROGRESS_AFTER = 2.0
-
-
-class _Failure(click.ClickException):
-    exit_code = 1
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.message}", err=True)
 
 
 def _progress(end: float) -> tuple[Callable[[float], None], Callable[[], None]]:
@@ -73,41 +68,107 @@ def _progress(end: float) -> tuple[Callable[[float], None], Callable[[], None]]:
     return update, close
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("scenario", type=click.Path(dir_okay=False, allow_dash=False), required=False)
+#: --fail-on: what makes the command exit 1 once its output is written
+FAIL_ON = ("evictions", "pending", "unschedulable")
+
+
+def failed(summary: dict[str, Any], fail_on: tuple[str, ...]) -> list[str]:
+    """The --fail-on conditions a run's summary meets."""
+    met = {
+        "evictions": summary.get("evicted", 0) > 0,
+        "pending": summary.get("pendingAtEnd", 0) > 0,
+        "unschedulable": summary.get("failedScheduling", 0) > 0,
+    }
+    return [name for name in fail_on if met.get(name)]
+
+
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  kubetaint simulate examples/taint-based-eviction.yaml
+  kubetaint simulate --example taint-based-eviction
+  kubetaint simulate scenario.yaml -o html > report.html
+  kubetaint simulate snapshot.json --until 30m -o json
+  cat scenario.yaml | kubetaint simulate -
+  kubetaint simulate scenario.yaml --fail-on evictions --fail-on pending   # a CI gate
+""",
+)
+@input_files("A scenario, a snapshot or a saved v1 List; - reads standard input.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "wide", "json", "yaml", "html"]),
+    default="table",
+    show_default=True,
+    help="table (wide: the same), json, yaml, or a self-contained html report.",
+)
 @click.option(
     "--example",
     metavar="NAME",
     default=None,
     help=f"Run a scenario shipped with kubetaint instead of a file ({', '.join(example_names())}).",
 )
-@click.option(
-    "-o", "--output", type=click.Choice(["table", "json", "html"]), default="table", show_default=True
-)
 @click.option("--until", "until", default=None, metavar="D", help="Run this long (Go duration or seconds).")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
+@click.option(
+    "--fail-on",
+    "fail_on",
+    type=click.Choice(FAIL_ON),
+    multiple=True,
+    help="Exit 1 when pods were evicted, are pending at the end, or failed scheduling. Repeatable.",
+)
+@config_option
 def simulate_command(
-    scenario: str | None, example: str | None, output: str, until: str | None, seed: int | None
+    files: tuple[str, ...],
+    more_files: tuple[str, ...],
+    *,
+    output: str,
+    example: str | None,
+    until: str | None,
+    seed: int | None,
+    fail_on: tuple[str, ...],
+    config_file: str | None = None,
 ) -> None:
-    """Run a scenario in virtual time and print its timeline."""
-    if (scenario is None) == (example is None):
-        raise click.UsageError("give a SCENARIO file or --example NAME (one of them)")
-    if example is not None:
-        try:
-            scenario = str(example_path(example))
-        except ExampleError as err:
-            raise click.BadParameter(str(err), param_hint="'--example'") from None
-    assert scenario is not None
+    """Run a scenario in virtual time and print its timeline.
+
+    The scenario format is described by its JSON Schema (kubetaint/sim/scenario.schema.json);
+    unknown keys, wrong types and objects kube-apiserver would refuse are errors, all reported
+    before anything runs."""
     # Components log recoverable hiccups (a retried deletion); the timeline is the output here.
     logging.getLogger("kubetaint").addHandler(logging.NullHandler())
+    if example is not None:
+        if files or more_files:
+            raise UsageFailure("give a SCENARIO file or --example NAME (one of them)")
+        try:
+            paths = [str(example_path(example))]
+        except ExampleError as err:
+            raise UsageFailure(f"--example: {err}") from None
+    elif not files and not more_files:
+        raise UsageFailure("give a SCENARIO file or --example NAME (one of them); - reads standard input")
+    else:
+        paths = gather_files(files, more_files)
+    if len(paths) != 1:
+        raise UsageFailure(f"simulate runs one scenario, got {len(paths)} inputs")
+    scenario = paths[0]
     end: float | None = None
     if until is not None:
         try:
             end = parse_duration(until)
         except DurationError as err:
-            raise click.BadParameter(str(err), param_hint="'--until'") from None
+            raise UsageFailure(f"--until: {err}") from None
+    config: dict[str, Any] | None = None
+    if config_file is not None:
+        try:
+            config, warnings = load_scheduler_config(config_file)
+        except SchedulerConfigError as err:
+            raise Failure(str(err)) from None
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
     try:
         loaded, info = load_snapshot(scenario)  # a scenario, a snapshot, or a saved v1 List
+        if config is not None:  # as kube-scheduler --config: the file's configuration, whole
+            loaded.settings.scheduler_config = config
         sim = Simulation(loaded, seed=seed, until=end)
         update, close = _progress(sim.end)
         try:
@@ -117,12 +178,17 @@ def simulate_command(
         finally:
             close()
     except (ScenarioError, SimulationError, SnapshotError) as err:
-        raise _Failure(str(err)) from None
+        raise Failure(str(err)) from None
     if output == "json":
         write_json(doc, sys.stdout)  # streamed: the text of a large run is never held whole
         sys.stdout.flush()
+    elif output == "yaml":
+        click.echo(dumps_yaml(doc), nl=False)
     elif output == "html":
         click.echo(render_html(doc), nl=False)
     else:
         click.echo(render_table(doc), nl=False)
-    exit_now()  # (a large run's objects are not torn down one by one)
+    code = 1 if failed(doc.get("summary") or {}, fail_on) else 0
+    exit_now(code)  # (a large run's objects are not torn down one by one)
+    if code:
+        raise SystemExit(code)

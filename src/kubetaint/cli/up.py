@@ -19,10 +19,12 @@ from kubetaint.apiserver.clockapi import LoopVirtualClock
 from kubetaint.apiserver.live import CONTROL_PLANE_NODE, LiveCluster, listen, serve_forever
 from kubetaint.apiserver.pki import PkiError, private_dir
 from kubetaint.apiserver.security import ServingConfigError
+from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.cli.up_replica import Replica, ReplicaElection, replica_election, replica_options
 from kubetaint.cli.up_serving import Serving, prepare_serving, serving_flags, write_kubeconfig
 from kubetaint.clock import RealClock
 from kubetaint.clock.base import Clock
+from kubetaint.controlplane import ControlPlaneSettings
 from kubetaint.store.factory import KINDS, open_store
 from kubetaint.store.interface import StoreError
 
@@ -79,6 +81,7 @@ async def _run(
     controllers: bool = True,
     election: ReplicaElection | None = None,
     kubelets: bool = True,
+    scheduler_config: dict[str, Any] | None = None,
 ) -> int:
     loop = asyncio.get_running_loop()
     real = RealClock(loop)
@@ -96,6 +99,10 @@ async def _run(
             seed=random.SystemRandom().getrandbits(64),
             server_address=address,
             security=serving.security,
+            # --config: the scheduler's KubeSchedulerConfiguration
+            settings=None
+            if scheduler_config is None
+            else ControlPlaneSettings(scheduler_config=scheduler_config),
         )
         cluster.plane.run_controllers = controllers
         this = Replica(cluster.plane, election, kubelets=kubelets)
@@ -154,12 +161,22 @@ async def _run(
 )
 @replica_options
 @serving_flags
+@config_option
 def up_command(**options: Any) -> None:
     """Run the API server, scheduler, controllers and NODES hollow nodes in the foreground.
 
     The API server serves HTTPS with certificates from DATA_DIR/pki (made on first start),
     authenticates client certificates and bearer tokens, and authorizes with Node,RBAC; the
     kubeconfig it writes (0600) carries the CA and the admin credentials."""
+    scheduler_config: dict[str, Any] | None = None
+    if options.get("config_file"):
+        try:
+            scheduler_config, warnings = load_scheduler_config(str(options["config_file"]))
+        except SchedulerConfigError as err:
+            click.echo(f"error: {err}", err=True)
+            sys.exit(1)
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
     host, port, nodes = str(options["host"]), int(options["port"]), int(options["nodes"])
     store_kind, clock_kind = str(options["store_kind"]), str(options["clock_kind"])
     data_dir: Path | None = options["data_dir"]
@@ -198,6 +215,7 @@ def up_command(**options: Any) -> None:
             controllers=bool(options["controllers"]),
             election=election,
             kubelets=bool(options["kubelets"]),
+            scheduler_config=scheduler_config,
         )
     )
     sys.exit(code)

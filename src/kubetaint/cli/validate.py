@@ -1,4 +1,4 @@
-"""`kubetaint validate -f FILE...`: validate manifests exactly as kube-apiserver would on create."""
+"""`kubetaint validate [FILE]... [-f FILE]...`: validate manifests as kube-apiserver would on create."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import click
 from kubetaint.api.features import resolve_gates
 from kubetaint.api.manifests import Manifest, ManifestError, check_manifest, load_documents, manifest_name
 from kubetaint.api.validation import FieldError, api_group, invalid_message, kubectl_invalid_message, validate
+from kubetaint.cli.failure import Failure, UsageFailure
+from kubetaint.cli.inputs import dumps_yaml, gather_files, input_files
 
 
 @dataclass
@@ -101,32 +103,52 @@ def validate_manifests(manifests: list[Manifest], gates: dict[str, bool] | None)
     return results
 
 
-@click.command("validate")
-@click.option(
-    "-f", "--filename", "files", multiple=True, required=True, help="Manifest file, directory or -."
+@click.command(
+    "validate",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  kubetaint validate pod.yaml
+  kubetaint validate -f manifests/ -f extra.yaml
+  kubectl get pods -o yaml | kubetaint validate -
+  kubetaint validate pod.yaml -o json
+""",
 )
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@input_files("Manifest file or directory; - reads standard input.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "table", "wide", "json", "yaml"]),
+    default="text",
+    show_default=True,
+    help="text (table and wide: the same lines), json or yaml.",
+)
 @click.option(
     "--feature-gates", default="", help="Feature gates, e.g. TaintTolerationComparisonOperators=true."
 )
-@click.argument("more_files", nargs=-1, metavar="[FILE]...")
 def validate_command(
     files: tuple[str, ...], more_files: tuple[str, ...], output: str, feature_gates: str
 ) -> None:
-    """Validate manifests exactly as kube-apiserver would; exit 1 if any object is invalid."""
+    """Validate manifests exactly as kube-apiserver would; exit 1 if any object is invalid.
+
+    Each object is decoded as with fieldValidation=Strict (unknown and duplicate fields are
+    errors) and validated as on create; every object gets its verdict in one run."""
     try:
         gates = parse_feature_gates(feature_gates)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--feature-gates") from None
+        raise UsageFailure(f"--feature-gates: {exc}") from None
     try:
-        manifests = load_documents([*files, *more_files])  # `-f a.yaml b.yaml` as in -f FILE...
+        manifests = load_documents(gather_files(files, more_files))
     except ManifestError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        raise Failure(str(exc)) from None
+    if not manifests:
+        raise Failure("no objects passed to validate")  # (kubectl: "no objects passed to create")
     results = validate_manifests(manifests, gates)
-    if output == "json":
+    if output in ("json", "yaml"):
         document = {"valid": all(r.valid for r in results), "objects": [r.to_json() for r in results]}
-        click.echo(json.dumps(document, indent=2))
+        click.echo(
+            json.dumps(document, indent=2) if output == "json" else dumps_yaml(document), nl=output == "json"
+        )
     else:
         for result in results:
             click.echo(result.text())

@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 
 #: Scheduling cycles run after other work due at the same instant (controllers, kubelets).
 SCHEDULE_PRIORITY = 10
+#: The Warning event naming a pod's fields the scheduler does not model (once per pod).
+NOT_MODELLED = "NotModelled"
 
 
 class SchedulerHost:
@@ -55,6 +57,10 @@ class SchedulerHost:
         self.leading = True
         self.scheduler: Scheduler = scheduler_factory(self._on_active)
         self.cycles = 0
+        #: the pods (uid) whose NotModelled warning was recorded
+        self._warned: set[str] = set()
+        for warning in self.scheduler.warnings:
+            log.warning("scheduler configuration: %s", warning)
         nodes.add_handlers(
             EventHandlers(
                 on_add=self.scheduler.add_node,
@@ -129,6 +135,8 @@ class SchedulerHost:
         pod = result.pod
         meta = pod.get("metadata") or {}
         namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name") or "")
+        if result.warnings:
+            self._warn(pod, result.warnings)
         if result.node is not None:
             try:
                 bound = bind(self.registry, namespace, name, result.node)
@@ -145,6 +153,16 @@ class SchedulerHost:
             return
         self.recorder.event(current, result.event_type, result.reason, result.message, kind="Pod")
         self._update_status(current, result)
+
+    def _warn(self, pod: Mapping[str, Any], warnings: list[str]) -> None:
+        """A Warning event NotModelled on the pod, once, naming what its cycles did not judge."""
+        uid = str((pod.get("metadata") or {}).get("uid") or "")
+        if uid in self._warned:
+            return
+        if len(self._warned) > 100_000:
+            self._warned.clear()
+        self._warned.add(uid)
+        self.recorder.event(pod, "Warning", NOT_MODELLED, "; ".join(warnings), kind="Pod")
 
     def _current(self, namespace: str, name: str) -> dict[str, Any] | None:
         try:

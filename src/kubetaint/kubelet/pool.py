@@ -57,10 +57,12 @@ class _Renewals:
     last written that move only renewTime to one instant (written with
     `fieldwrite.update_field_many`) or other renewal updates (`update_many`)."""
 
-    __slots__ = ("_kubelets", "_leases", "_renew", "_store", "_updates", "now")
+    __slots__ = ("_kubelets", "_leases", "_own_stores", "_renew", "_store", "_updates", "now")
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, own_stores: bool = False) -> None:
         self._store = store
+        #: each renewal written through its kubelet's own store (its identity), one at a time
+        self._own_stores = own_stores
         self._kubelets: list[HollowKubelet] = []
         self._leases: list[JSON] = []  # leases to renew, or (with _updates) renewal updates
         self._updates = False
@@ -93,6 +95,9 @@ class _Renewals:
     def flush(self) -> None:
         """Write what is pending: a failed renewal is retried by its kubelet before the rest."""
         kubelets, objects = self._kubelets, self._leases
+        if self._own_stores:
+            self._flush_each()
+            return
         while objects:
             if self._updates:
                 stored, err = update_many(self._store, LEASE_RESOURCE, objects)
@@ -113,6 +118,24 @@ class _Renewals:
         objects.clear()
         self._updates = False
 
+    def _flush_each(self) -> None:
+        """`flush` through each kubelet's store: the same writes in the same order, one each."""
+        for kubelet, obj in zip(self._kubelets, self._leases, strict=True):
+            if self._updates:
+                stored, err = update_many(kubelet.store, LEASE_RESOURCE, [obj])
+                if stored:
+                    kubelet.lease_written(stored[0])
+            else:
+                stored, err = update_field_many(kubelet.store, LEASE_RESOURCE, [obj], RENEW_TIME, self._renew)
+                if stored:
+                    kubelet.lease.renewed_in_place(stored[0])
+                    kubelet.last_lease_renew = self.now
+            if err is not None:
+                kubelet.lease_written(None, err)
+        self._kubelets.clear()
+        self._leases.clear()
+        self._updates = False
+
 
 class HollowNodePool:
     """Hollow kubelets for many nodes sharing one pod informer and phase-grouped heartbeat timers.
@@ -131,6 +154,9 @@ class HollowNodePool:
         self.store = store
         self.clock = clock
         self.settings = settings or KubeletSettings()
+        #: The store each kubelet writes through, by node name (its identity: the API server's
+        #: authorization and NodeRestriction); None: the pool's store.
+        self.store_for: Callable[[str], Store] | None = None
         self.kubelets: dict[str, HollowKubelet] = {}
         self._informer = pod_informer or Informer(store, "pods")
         self._owns_informer = pod_informer is None
@@ -147,7 +173,8 @@ class HollowNodePool:
 
     def add_node(self, config: NodeConfig) -> HollowKubelet:
         """Add a hollow node; registered at once when the pool is already running."""
-        kubelet = HollowKubelet(self.store, self.clock, config, self.settings)
+        store = self.store if self.store_for is None else self.store_for(config.name)
+        kubelet = HollowKubelet(store, self.clock, config, self.settings)
         self.kubelets[config.name] = kubelet
         if self.started:
             kubelet.use_pod_view(self._views)  # its pods are listed at start, then routed here
@@ -279,7 +306,7 @@ class HollowNodePool:
         # Every member's heartbeat in turn. Consecutive renewals that move only renewTime (to
         # the same instant) are written as one field-write batch, consecutive other renewals as
         # one update batch: the same writes in the same order, a batch cut short by any other.
-        renewals = _Renewals(self.store)
+        renewals = _Renewals(self.store, own_stores=self.store_for is not None)
         add_renewable = renewals.add_renewable
         pending_kubelets, pending_leases = renewals.pending()
         add_kubelet, add_lease = pending_kubelets.append, pending_leases.append

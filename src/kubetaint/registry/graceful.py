@@ -26,6 +26,8 @@ from kubetaint.store.mutation import check_delete_preconditions
 
 #: SetDefaults_PodSpec's terminationGracePeriodSeconds.
 DEFAULT_TERMINATION_GRACE_PERIOD = 30
+_UINT64_MASK = (1 << 64) - 1
+_INT64_MAX = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,16 @@ class DeletePlan:
 
     immediate: bool
     updated: JSON | None = None
+
+
+def go_seconds(period: int) -> float:
+    """`time.Second * time.Duration(period)` in seconds, as BeforeDelete computes the deletion
+    timestamp: an int64 count of nanoseconds that wraps around past ~292 years (a grace period of
+    2^63-1 seconds puts the deletion timestamp one second in the past)."""
+    nanoseconds = (period * 1_000_000_000) & _UINT64_MASK
+    if nanoseconds > _INT64_MAX:
+        nanoseconds -= 1 << 64
+    return nanoseconds / 1e9
 
 
 def pod_grace_period(pod: Mapping[str, Any], requested: int | None) -> int:
@@ -63,7 +75,7 @@ def plan_pod_delete(pod: Mapping[str, Any], requested: int | None, now: float) -
         return DeletePlan(immediate=True)
     marked = {
         **meta,
-        "deletionTimestamp": format_time(now + period),
+        "deletionTimestamp": format_time(now + go_seconds(period)),
         "deletionGracePeriodSeconds": period,
     }
     return DeletePlan(immediate=False, updated={**pod, "metadata": marked})
@@ -78,7 +90,7 @@ def _plan_for_terminating(pod: Mapping[str, Any], requested: int | None) -> Dele
         return DeletePlan(immediate=False)  # pending: only a shorter grace period changes anything
     if requested == 0:
         return DeletePlan(immediate=True)
-    deadline = parse_time(str(meta["deletionTimestamp"])) - current + requested
+    deadline = parse_time(str(meta["deletionTimestamp"])) - go_seconds(current) + go_seconds(requested)
     marked = {**meta, "deletionTimestamp": format_time(deadline), "deletionGracePeriodSeconds": requested}
     return DeletePlan(immediate=False, updated={**pod, "metadata": marked})
 

@@ -10,7 +10,7 @@ an empty one everything. Terms are parsed once per (affinity object, namespace, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,39 @@ from kubetaint.api.selectors import LabelSelector, Requirement, label_selector_f
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+LabelMatch = Callable[[Mapping[str, str]], bool]
+_MATCHERS: dict[tuple[Requirement, ...], LabelMatch] = {}
+
+
+def label_matcher(selector: LabelSelector) -> LabelMatch:
+    """`selector.matches` as a function over a labels mapping, with the usual selector of
+    `key=value` pairs (matchLabels, or In with one value) compared directly."""
+    requirements = selector.requirements
+    known = _MATCHERS.get(requirements)
+    if known is not None:
+        return known
+    matcher: LabelMatch
+    if all(op in ("=", "==", "in") and len(values) == 1 for _, op, values in requirements):
+        pairs = tuple((key, values[0]) for key, _, values in requirements)
+        if len(pairs) == 1:
+            ((key, value),) = pairs
+
+            def matcher(labels: Mapping[str, str]) -> bool:
+                return labels.get(key) == value
+
+        else:
+
+            def matcher(labels: Mapping[str, str]) -> bool:
+                return all(labels.get(k) == v for k, v in pairs)
+
+    else:
+        matcher = selector.matches
+    if len(_MATCHERS) >= 1 << 12:
+        _MATCHERS.clear()
+    _MATCHERS[requirements] = matcher
+    return matcher
 
 
 class TermError(ValueError):
@@ -39,7 +72,7 @@ class AffinityTerm:
         if namespace in self.namespaces or (
             self.namespace_selector is not None and self.namespace_selector.matches(ns_labels)
         ):
-            return self.selector is not None and self.selector.matches(labels)
+            return self.selector is not None and label_matcher(self.selector)(labels)
         return False
 
     def with_namespaces(self, names: frozenset[str]) -> AffinityTerm:

@@ -223,6 +223,8 @@ class Cache:
         if _same_scheduling_parts(ni, node):
             # what the generic update leaves: the same taints (interned alike), flags, labels
             # (zone), allocatable (kept parse) and slot columns; only the object is new
+            if _images(node) is not _images(ni.node):
+                self._changed(ni.slot)  # (ImageLocality reads them: scheduler.pod_index)
             ni.node = node
             self.generation += 1
             return ni
@@ -442,6 +444,11 @@ class Cache:
             return None
         ni = self.nodes.get(node_name)
         return ni.pods.get(key) if ni is not None else self._orphans.get(node_name, {}).get(key)
+
+
+def _images(node: Mapping[str, Any]) -> Any:
+    status = node.get("status")
+    return status.get("images") if type(status) is dict else None
 
 
 def _pod_matching_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:

@@ -2,8 +2,8 @@
 (mirrors pkg/scheduler/apis/config/v1/default_plugins.go, defaults.go and runtime.NewFramework).
 
 Upstream default plugins kubetaint does not implement are left out of the default profile:
-VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes are modelled) and
-ImageLocality. Naming them in a profile is rejected.
+VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone (no volumes are modelled).
+Naming them in a profile is rejected.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ DEFAULT_MULTIPOINT: tuple[PluginRef, ...] = (
     (names.INTER_POD_AFFINITY, 2),
     (names.DEFAULT_PREEMPTION, 0),
     (names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
-    # ImageLocality (1) would come here upstream; not implemented (no images are modelled).
+    (names.IMAGE_LOCALITY, 1),
     (names.DEFAULT_BINDER, 0),
 )
 

@@ -28,6 +28,7 @@ from kubetaint.scheduler.podinfo import PodInfo, make_pod_info
 from kubetaint.scheduler.resources import InputError, object_ref, quantity
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.status import Code, Status
+from kubetaint.scheduler.unmodelled import pod_warnings
 
 JSON = dict[str, Any]
 
@@ -127,7 +128,8 @@ def explain(objects: Sequence[Mapping[str, Any]], **options: Any) -> JSON:
 
     Returns:
         `{"pods": [...]}`: per pod the result, the chosen node or upstream's message, and every
-        node's verdict, untolerated taint, suggested toleration and scores.
+        node's verdict, untolerated taint, suggested toleration and scores; `warnings` (per pod,
+        and for the configuration at the top) name what the scheduler does not model.
     """
     try:
         return _explain(objects, **options)
@@ -178,9 +180,15 @@ def _explain(
     for i in order:
         pi = pending[i]
         report = _explain_pod(scheduler, pi, enable_cmp)
+        warnings = pod_warnings(pi.pod)
+        if warnings:
+            report["warnings"] = warnings
         if pod is None or f"{pi.namespace}/{pi.name}" == pod:
             reports.append(report)
-    return {"pods": reports}
+    document: JSON = {"pods": reports}
+    if scheduler.warnings:
+        document["warnings"] = list(scheduler.warnings)
+    return document
 
 
 def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:

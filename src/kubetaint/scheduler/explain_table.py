@@ -1,12 +1,16 @@
-"""Table rendering of the explain JSON: one block per pod, one row per node (NODE FEASIBLE REASON SCORE).
+"""Table rendering of the explain JSON: one block per pod, one row per node, with one column per
+Filter plugin that rejected some node (its reason where it rejected the node), one per Score plugin
+(the node's normalised score) and the weighted total.
 
-Unless `all_rows`, infeasible nodes with the same reason collapse into one row naming a few of them,
-and only the ten best feasible nodes are listed, so the output stays readable at 5,000 nodes.
+Unless `all_rows`, infeasible nodes with the same verdict collapse into one row naming a few of
+them, and only the ten best feasible nodes are listed, so the output stays readable at 5,000 nodes.
+The warnings of the document (the configuration) and of each pod (fields the scheduler does not
+model) come before the rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 MAX_FEASIBLE_ROWS = 10
@@ -15,7 +19,7 @@ MAX_NAMES = 3
 
 def _reason(node: Mapping[str, Any]) -> str:
     verdict = node.get("filter") or {}
-    text = f"{verdict.get('plugin', '')}: {verdict.get('reason', '')}"
+    text = str(verdict.get("reason", ""))
     taint = node.get("untoleratedTaint")
     if taint:
         value = f"={taint['value']}" if taint.get("value") else ""
@@ -23,40 +27,74 @@ def _reason(node: Mapping[str, Any]) -> str:
     return text
 
 
-def _rows(pod: Mapping[str, Any], all_rows: bool) -> list[tuple[str, str, str, str]]:
+def _plugin(node: Mapping[str, Any]) -> str:
+    return str((node.get("filter") or {}).get("plugin", ""))
+
+
+def _columns(nodes: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
+    """(Filter plugins that rejected some node, Score plugins), in the order first met."""
+    filters: list[str] = []
+    scores: list[str] = []
+    for n in nodes:
+        if not n["feasible"]:
+            plugin = _plugin(n)
+            if plugin not in filters:
+                filters.append(plugin)
+        for name in n.get("scores") or {}:
+            if name not in scores:
+                scores.append(name)
+    return filters, scores
+
+
+def _rows(pod: Mapping[str, Any], all_rows: bool, filters: list[str], scores: list[str]) -> list[list[str]]:
     chosen = pod.get("node")
-    rows: list[tuple[str, str, str, str]] = []
+    rows: list[list[str]] = []
+    blank_filters = [""] * len(filters)
     feasible = [n for n in pod["nodes"] if n["feasible"]]
     feasible.sort(key=lambda n: (n.get("name") != chosen, -(n.get("totalScore") or -1)))
     shown = feasible if all_rows else feasible[:MAX_FEASIBLE_ROWS]
     for n in shown:
-        score = str(n["totalScore"]) if "totalScore" in n else "-"
-        mark = "chosen" if n["name"] == chosen else ""
-        rows.append((n["name"], "yes", mark, score))
+        per = n.get("scores") or {}
+        total = str(n["totalScore"]) if "totalScore" in n else "-"
+        mark = "chosen" if n["name"] == chosen else "yes"
+        rows.append(
+            [n["name"], mark, *blank_filters, *(str(per[s]) if s in per else "-" for s in scores), total]
+        )
     if len(shown) < len(feasible):
-        rows.append((f"({len(feasible) - len(shown)} more)", "yes", "", ""))
+        rows.append(
+            [f"({len(feasible) - len(shown)} more)", "yes", *blank_filters, *([""] * len(scores)), ""]
+        )
     infeasible = [n for n in pod["nodes"] if not n["feasible"]]
+
+    def row(label: str, node: Mapping[str, Any]) -> list[str]:
+        cells = ["" for _ in filters]
+        cells[filters.index(_plugin(node))] = _reason(node)
+        return [label, "no", *cells, *([""] * len(scores)), ""]
+
     if all_rows:
-        rows += [(n["name"], "no", _reason(n), "") for n in infeasible]
+        rows += [row(n["name"], n) for n in infeasible]
         return rows
-    groups: dict[str, list[str]] = {}
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for n in infeasible:
-        groups.setdefault(_reason(n), []).append(n["name"])
-    for reason, names in groups.items():
+        groups.setdefault((_plugin(n), _reason(n)), []).append(n)
+    for members in groups.values():
+        names = [m["name"] for m in members]
         label = ", ".join(names[:MAX_NAMES])
         if len(names) > MAX_NAMES:
             label += f" (+{len(names) - MAX_NAMES} more)"
-        rows.append((label, "no", reason, ""))
+        rows.append(row(label, members[0]))
     return rows
 
 
 def render_table(document: Mapping[str, Any], all_rows: bool = False) -> str:
     blocks: list[str] = []
+    head_lines = [f"warning: {w}" for w in document.get("warnings") or ()]
     for pod in document.get("pods", []):
         head = f"Pod {pod['namespace']}/{pod['name']}: {pod['result']}"
         if pod.get("node"):
             head += f" on {pod['node']}"
         lines = [head, f"  {pod['message']}"]
+        lines += [f"  warning: {w}" for w in pod.get("warnings") or ()]
         if pod.get("nominatedNode"):
             victims = ", ".join(pod.get("victims", [])) or "none"
             lines.append(f"  nominated node {pod['nominatedNode']} after preempting: {victims}")
@@ -69,9 +107,13 @@ def render_table(document: Mapping[str, Any], all_rows: bool = False) -> str:
                     f"{value}, effect: {tol['effect']}}}"
                 )
                 break
-        rows = [("NODE", "FEASIBLE", "REASON", "SCORE"), *_rows(pod, all_rows)]
-        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        filters, scores = _columns(pod["nodes"])
+        header = ["NODE", "FEASIBLE", *filters, *(f"{s} score" for s in scores), "TOTAL"]
+        rows = [header, *_rows(pod, all_rows, filters, scores)]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
         for r in rows:
-            lines.append(f"  {r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}".rstrip())
+            cells = [f"{c:<{widths[i]}}" for i, c in enumerate(r[:-1])]
+            lines.append(("  " + "  ".join([*cells, r[-1]])).rstrip())
         blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n"
+    text = "\n\n".join(blocks) + "\n"
+    return "\n".join(head_lines) + "\n" + text if head_lines else text

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kubetaint.api.selectors import LabelSelector
 from kubetaint.scheduler.affinity_terms import PodAffinityInfo, pod_affinity_info_or_none, raw_pod_affinity
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import PodInfo
@@ -34,6 +35,9 @@ PodMatch = Callable[[PodInfo], bool]
 MAX_CHANGES = 4096
 #: Remembered pod counters (cleared beyond).
 COUNTERS_LIMIT = 512
+#: A counter no cycle asked for in this many looks is dropped (every counter is recounted on
+#: each changed node: those of pods long scheduled would cost every cycle for nothing).
+COUNTER_IDLE_LOOKS = 256
 
 
 class Domains:
@@ -47,16 +51,20 @@ class Domains:
         self.values: list[str] = []
         self.value_ids: dict[str, int] = {}
 
-    def set(self, slot: int, ni: NodeInfo | None) -> None:
+    def set(self, slot: int, ni: NodeInfo | None) -> bool:
+        """Record the slot's value; whether it changed."""
         value = None if ni is None else ni.labels.get(self.key)
-        if value is None:
-            self.ids[slot] = -1
-            return
-        vid = self.value_ids.get(value)
-        if vid is None:
-            vid = self.value_ids[value] = len(self.values)
-            self.values.append(value)
+        vid = -1
+        if value is not None:
+            known = self.value_ids.get(value)
+            if known is None:
+                known = self.value_ids[value] = len(self.values)
+                self.values.append(value)
+            vid = known
+        if self.ids[slot] == vid:
+            return False
         self.ids[slot] = vid
+        return True
 
     def id_of(self, labels: Mapping[str, str]) -> int:
         """The id of a node's value of the key (-1 without the label or for a value not seen)."""
@@ -67,13 +75,15 @@ class Domains:
 
 
 class Counter:
-    """Per-slot pod counts for one predicate."""
+    """Per-slot pod counts for one predicate (`used`: the index's look it last served)."""
 
-    __slots__ = ("counts", "match")
+    __slots__ = ("counts", "match", "pair", "used")
 
-    def __init__(self, match: PodMatch, size: int) -> None:
+    def __init__(self, match: PodMatch, size: int, used: int, pair: tuple[str, str] | None = None) -> None:
         self.match = match
         self.counts: IntArray = np.zeros(size, np.int64)
+        self.used = used
+        self.pair = pair
 
     def recount(self, slot: int, pods: Iterable[PodInfo]) -> None:
         match = self.match
@@ -106,10 +116,23 @@ class PodIndex:
         self._seen = -1
         self._epoch = -1
         self._nodes: list[NodeInfo | None] = []
-        self._slot_groups: list[dict[PodAffinityInfo, int]] = []
+        #: The pods each slot's counts were last taken from.
+        self._slot_pods: list[dict[str, PodInfo]] = []
+        #: Per slot, the node's `status.images` object and the names it lists.
+        self._slot_images: list[tuple[Any, frozenset[str]]] = []
+        #: Image name -> [size in bytes, number of nodes listing it].
+        self.image_states: dict[str, list[int]] = {}
         self.groups: dict[PodAffinityInfo, Group] = {}
         self._domains: dict[str, Domains] = {}
         self._counters: dict[Hashable, Counter] = {}
+        self._by_pair: dict[tuple[str, str], list[Counter]] | None = None
+        self._generic: list[Counter] = []
+        self._anti_by_pair: dict[tuple[str, str], list[Group]] | None = None
+        self._anti_generic: list[Group] = []
+        self._looks = 0
+        #: Bumped whenever a slot's node or one of its remembered label values changes.
+        self.layout = 0
+        self._with_keys: dict[tuple[str, ...], tuple[int, BoolArray]] = {}
         #: Pods with required anti-affinity terms on the cache's nodes.
         self.required_anti_pods = 0
 
@@ -119,6 +142,12 @@ class PodIndex:
         assert cache is not None
         if cache.epoch == self._epoch and cache.changes_seen() == self._seen:
             return  # (a second plugin's look in the same cycle)
+        self._looks += 1
+        if self._looks % 64 == 0 and self._counters:
+            idle = self._looks - COUNTER_IDLE_LOOKS
+            kept = {k: c for k, c in self._counters.items() if c.used >= idle}
+            if len(kept) != len(self._counters):
+                self._counters, self._by_pair = kept, None
         size = len(cache.slot_nodes)
         slots: set[int]
         if size != self._size:
@@ -138,7 +167,8 @@ class PodIndex:
     def _grow(self, size: int) -> None:
         old = self._size
         self._nodes.extend([None] * (size - old))
-        self._slot_groups.extend({} for _ in range(size - old))
+        self._slot_pods.extend({} for _ in range(size - old))
+        self._slot_images.extend((None, frozenset()) for _ in range(size - old))
         for d in self._domains.values():
             d.ids = _pad(d.ids, size, -1)
         for c in self._counters.values():
@@ -148,42 +178,118 @@ class PodIndex:
         self._size = size
 
     def _update_slot(self, slot: int, ni: NodeInfo | None) -> None:
+        """Bring one slot up to date: its labels, and the counts by the pods that left or
+        arrived since its last look (a refreshed PodInfo counts as leaving and arriving)."""
+        if self._nodes[slot] is not ni:
+            self.layout += 1
         self._nodes[slot] = ni
+        status = ni.node.get("status") if ni is not None else None
+        images = status.get("images") if type(status) is dict else None
+        if images is not self._slot_images[slot][0]:
+            self._set_images(slot, images)
         for d in self._domains.values():
-            d.set(slot, ni)
-        pods: Iterable[PodInfo] = ni.pods.values() if ni is not None else ()
-        for c in self._counters.values():
-            c.recount(slot, pods)
-        new: dict[PodAffinityInfo, int] = {}
-        for p in pods:
-            affinity = p.pod["spec"].get("affinity") if type(p.pod.get("spec")) is dict else None
-            if not affinity or raw_pod_affinity(p.pod) is None:
-                continue
-            info = pod_affinity_info_or_none(p.pod)
-            if info.has_any:
-                new[info] = new.get(info, 0) + 1
-        old = self._slot_groups[slot]
+            if d.set(slot, ni):
+                self.layout += 1
+        old = self._slot_pods[slot]
+        new: dict[str, PodInfo] = ni.pods if ni is not None else {}
         if not old and not new:
             return
-        for info, count in old.items():
-            group = self.groups[info]
-            group.counts[slot] -= count
-            group.total -= count
-            if info.required_anti_affinity:
-                self.required_anti_pods -= count
-        for info, count in new.items():
-            known = self.groups.get(info)
+        gone = [p for key, p in old.items() if new.get(key) is not p]
+        came = [p for key, p in new.items() if old.get(key) is not p]
+        if not gone and not came:
+            return
+        self._slot_pods[slot] = dict(new)
+        if self._counters:
+            by_pair, generic = self._counter_index()
+            for sign, pods in ((1, came), (-1, gone)):
+                for p in pods:
+                    # only the counters whose required label pair the pod has can accept it
+                    labels = (p.pod.get("metadata") or {}).get("labels") or {}
+                    candidates = list(generic)
+                    for pair in labels.items():
+                        found = by_pair.get(pair)
+                        if found:
+                            candidates += found
+                    for c in candidates:
+                        if c.match(p):
+                            c.counts[slot] += sign
+        for sign, pods in ((-1, gone), (1, came)):
+            for p in pods:
+                spec = p.pod.get("spec")
+                if type(spec) is not dict or not spec.get("affinity") or raw_pod_affinity(p.pod) is None:
+                    continue
+                info = pod_affinity_info_or_none(p.pod)
+                if info.has_any:
+                    self._add_to_group(info, slot, sign)
+
+    def _set_images(self, slot: int, images: Any) -> None:
+        """The node's `status.images` (the cache's imageStates: a name's size is the one first
+        reported; its node count how many nodes list it now)."""
+        states = self.image_states
+        for name in self._slot_images[slot][1]:
+            state = states[name]
+            state[1] -= 1
+            if state[1] <= 0:
+                del states[name]
+        names: dict[str, int] = {}
+        for image in images if isinstance(images, list) else ():
+            if not isinstance(image, Mapping):
+                continue
+            size = image.get("sizeBytes")
+            for name in image.get("names") or ():
+                if isinstance(name, str) and name not in names:
+                    names[name] = size if isinstance(size, int) and not isinstance(size, bool) else 0
+        for name, size in names.items():
+            known = states.get(name)
             if known is None:
-                known = self.groups[info] = Group(info, self._size)
-            group = known
-            group.counts[slot] += count
-            group.total += count
-            if info.required_anti_affinity:
-                self.required_anti_pods += count
-        for info in old:
-            if self.groups[info].total <= 0:
-                del self.groups[info]
-        self._slot_groups[slot] = new
+                states[name] = [size, 1]
+            else:
+                known[1] += 1
+        self._slot_images[slot] = (images, frozenset(names))
+
+    def images_at(self, slot: int) -> frozenset[str]:
+        """The image names the slot's node lists in `status.images`."""
+        return self._slot_images[slot][1]
+
+    def anti_affinity_groups(self, labels: Mapping[str, str]) -> list[Group]:
+        """The groups with a required anti-affinity term that may match a pod with `labels` (those
+        whose term needs a label pair the pod has, and those whose terms pin none)."""
+        if self._anti_by_pair is None:
+            by_pair: dict[tuple[str, str], list[Group]] = {}
+            generic: list[Group] = []
+            for group in self.groups.values():
+                terms = group.info.required_anti_affinity
+                if not terms:
+                    continue
+                pairs = [required_pair(t.selector) for t in terms]
+                if any(pair is None for pair in pairs):
+                    generic.append(group)
+                    continue
+                for pair in dict.fromkeys(pairs):
+                    assert pair is not None
+                    by_pair.setdefault(pair, []).append(group)
+            self._anti_by_pair, self._anti_generic = by_pair, generic
+        found = list(self._anti_generic)
+        seen: set[int] = set()
+        for pair in labels.items():
+            for group in self._anti_by_pair.get(pair, ()):
+                if id(group) not in seen:
+                    seen.add(id(group))
+                    found.append(group)
+        return found
+
+    def _add_to_group(self, info: PodAffinityInfo, slot: int, count: int) -> None:
+        group = self.groups.get(info)
+        if group is None:
+            self._anti_by_pair = None
+            group = self.groups[info] = Group(info, self._size)
+        group.counts[slot] += count
+        group.total += count
+        if info.required_anti_affinity:
+            self.required_anti_pods += count
+        if group.total <= 0:
+            del self.groups[info]
+            self._anti_by_pair = None
 
     # ---- columns -------------------------------------------------------------------------------
     def domains(self, key: str) -> Domains:
@@ -195,18 +301,46 @@ class PodIndex:
                 d.set(slot, ni)
         return d
 
-    def count(self, key: Hashable, match: PodMatch) -> IntArray:
+    def _counter_index(self) -> tuple[dict[tuple[str, str], list[Counter]], list[Counter]]:
+        """The counters by the label pair a pod needs to be accepted, and those without one."""
+        if self._by_pair is None:
+            by_pair: dict[tuple[str, str], list[Counter]] = {}
+            generic: list[Counter] = []
+            for c in self._counters.values():
+                if c.pair is None:
+                    generic.append(c)
+                else:
+                    by_pair.setdefault(c.pair, []).append(c)
+            self._by_pair, self._generic = by_pair, generic
+        return self._by_pair, self._generic
+
+    def count(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> IntArray:
         """Per-slot counts of the pods `match` accepts; `key` names the predicate (equal keys:
-        the same predicate)."""
+        the same predicate); `pair`: a label (key, value) every pod it accepts has, if any."""
         c = self._counters.get(key)
         if c is None:
             if len(self._counters) >= COUNTERS_LIMIT:
                 self._counters.clear()
-            c = self._counters[key] = Counter(match, self._size)
-            for slot, ni in enumerate(self._nodes):
-                if ni is not None and ni.pods:
-                    c.recount(slot, ni.pods.values())
+            self._by_pair = None
+            c = self._counters[key] = Counter(match, self._size, self._looks, pair)
+            for slot, pods in enumerate(self._slot_pods):
+                if pods:
+                    c.recount(slot, pods.values())
+        c.used = self._looks
         return c.counts
+
+    def with_keys(self, keys: tuple[str, ...]) -> BoolArray:
+        """Per slot, whether a node is there with every label of `keys` (read-only)."""
+        known = self._with_keys.get(keys)
+        if known is not None and known[0] == self.layout:
+            return known[1]
+        mask: BoolArray = np.fromiter((ni is not None for ni in self._nodes), np.bool_, self._size)
+        for key in keys:
+            mask &= self.domains(key).ids >= 0
+        if len(self._with_keys) >= 64:
+            self._with_keys.clear()
+        self._with_keys[keys] = (self.layout, mask)
+        return mask
 
     def node_at(self, slot: int) -> NodeInfo | None:
         return self._nodes[slot]
@@ -224,11 +358,22 @@ def pod_index(cache: Cache) -> PodIndex:
     return index
 
 
+def required_pair(selector: LabelSelector | None) -> tuple[str, str] | None:
+    """A label (key, value) every set of labels the selector matches has, if one is pinned."""
+    if selector is None:
+        return None
+    for key, op, values in selector.requirements:
+        if op in ("=", "==", "in") and len(values) == 1:
+            return (key, values[0])
+    return None
+
+
 def domain_sums(ids: IntArray, weights: IntArray, size: int, where: BoolArray | None = None) -> IntArray:
     """Per value id, the sum of `weights` over the slots with that id (slots without the label,
     id -1, and slots outside the boolean mask `where` left out)."""
-    keep = ids >= 0
+    at = np.flatnonzero(weights)  # (most slots hold no matching pod)
+    at = at[ids[at] >= 0]
     if where is not None:
-        keep &= where
-    sums: IntArray = np.bincount(ids[keep], weights=weights[keep], minlength=size).astype(np.int64)
+        at = at[where[at]]
+    sums: IntArray = np.bincount(ids[at], weights=weights[at], minlength=size).astype(np.int64)
     return sums

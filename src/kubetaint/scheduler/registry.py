@@ -9,6 +9,7 @@ from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.default_binder import DefaultBinder
 from kubetaint.scheduler.plugins.default_preemption import DefaultPreemption
+from kubetaint.scheduler.plugins.image_locality import ImageLocality
 from kubetaint.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kubetaint.scheduler.plugins.node_affinity import NodeAffinity
 from kubetaint.scheduler.plugins.node_name import NodeName
@@ -39,6 +40,7 @@ def new_in_tree_registry(feature_gates: FeatureGates | None = None) -> dict[str,
         names.POD_TOPOLOGY_SPREAD: lambda args: PodTopologySpread(args, enable_cmp),
         names.INTER_POD_AFFINITY: InterPodAffinity,
         names.NODE_RESOURCES_BALANCED_ALLOCATION: NodeResourcesBalancedAllocation,
+        names.IMAGE_LOCALITY: lambda _args: ImageLocality(),
         names.DEFAULT_PREEMPTION: DefaultPreemption,
         names.DEFAULT_BINDER: lambda _args: DefaultBinder(),
     }

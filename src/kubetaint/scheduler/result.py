@@ -38,6 +38,8 @@ class ScheduleResult:
     victim_events: list[dict[str, str]] = field(default_factory=list)
     fit_error: FitError | None = None
     evaluation: Evaluation | None = None
+    #: the pod's fields the cycle could not judge (unmodelled.pod_warnings)
+    warnings: list[str] = field(default_factory=list)
     #: A scheduled pod's queue entry (its attempts) and the Bind plugin that binds it, for
     #: `Scheduler.binding_failed` when the host cannot bind.
     queued: QueuedPodInfo | None = None

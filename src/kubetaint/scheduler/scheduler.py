@@ -47,6 +47,7 @@ from kubetaint.scheduler.registry import new_in_tree_registry
 from kubetaint.scheduler.result import Evaluation, ScheduleResult
 from kubetaint.scheduler.search import first_hits, num_feasible_nodes_to_find
 from kubetaint.scheduler.status import Code, Status
+from kubetaint.scheduler.unmodelled import config_warnings, pod_warnings
 
 __all__ = [
     "PINNED_NODES_TO_FILTER_ONE_BY_ONE",
@@ -81,6 +82,8 @@ class Scheduler:
         self.listers = Listers()
         registry = new_in_tree_registry(feature_gates)
         specs, self.global_percentage = load_profiles(config)
+        #: the configuration's settings kubetaint does not apply (unmodelled.config_warnings)
+        self.warnings: list[str] = config_warnings(config, frozenset(registry))
         self.profiles: dict[str, Framework] = {s.scheduler_name: build_framework(s, registry) for s in specs}
         for fw in self.profiles.values():
             for plugin in fw.plugins.values():
@@ -323,10 +326,18 @@ class Scheduler:
         return results
 
     def schedule_one(self) -> ScheduleResult | None:
-        """Pop the next pod and run one scheduling cycle; None when activeQ is empty."""
+        """Pop the next pod and run one scheduling cycle; None when activeQ is empty. The result
+        carries the pod's fields the cycle could not judge (`warnings`)."""
         qpi = self.queue.pop()
         if qpi is None:
             return None
+        result = self._cycle(qpi)
+        warnings = pod_warnings(qpi.pod_info.pod)
+        if warnings:
+            result.warnings = warnings
+        return result
+
+    def _cycle(self, qpi: QueuedPodInfo) -> ScheduleResult:
         pi = qpi.pod_info
         fw = self.framework_for(pi)
         if (pi.pod.get("metadata") or {}).get("deletionTimestamp"):

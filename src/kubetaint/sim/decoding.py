@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from kubetaint.api.models import DecodeError, decode, model_for
+from kubetaint.api.openapi_schemas import cannot_handle, schema_of, strict_decoding_error, strict_errors
 from kubetaint.sim.scenario import ScenarioError
 from kubetaint.sim.source import Where
 
@@ -50,13 +51,30 @@ def describe(obj: Mapping[str, Any]) -> str:
 def check_decodable(obj: Mapping[str, Any], where: str | Where) -> None:
     """kube-apiserver decodes a request body into its Go type before admission and validation: a
     field of the wrong JSON type (a string status, a number for tolerations) is refused with the
-    decoder's message, as `kubectl create` would show it."""
-    if model_for(str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")) is None:
-        return
+    decoder's message, as `kubectl create` would show it, and so is a field the kind does not
+    have (`fieldValidation=Strict`, as `kubectl create` asks)."""
+    problem = decoding_problem(obj)
+    if problem is not None:
+        raise ScenarioError(f"{where}{describe(obj)}: {problem}")
+
+
+def decoding_problem(obj: Mapping[str, Any]) -> str | None:
+    """What kube-apiserver's strict decoder says of `obj` (a wrong JSON type, else the unknown
+    fields: `Pod in version "v1" cannot be handled as a Pod: strict decoding error: ...`), or None."""
+    api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+    if model_for(api_version, kind) is None:
+        return None
     try:
         decode(obj)
     except DecodeError as exc:
-        raise ScenarioError(f"{where}{describe(obj)}: {exc}") from None
+        return str(exc)
+    except RecursionError:
+        return "nested too deeply"
+    schema = schema_of(api_version, kind)
+    errors = strict_errors(obj, schema) if schema is not None else []
+    if errors:
+        return cannot_handle(kind, api_version.rpartition("/")[2], strict_decoding_error(errors))
+    return None
 
 
 class DecodeMemo:

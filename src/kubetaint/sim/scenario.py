@@ -7,6 +7,7 @@ ScenarioError with `file:line: ` (when known), the object and the field.
 from __future__ import annotations
 
 import copy
+import json
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from kubetaint.api.features import FeatureGates
+from kubetaint.api.strictload import InputError, read_input, shown_name
 from kubetaint.core.heap import collector_paused
 from kubetaint.sim.doccopy import copy_document
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
+from kubetaint.sim.scenario_schema import check as schema_problems
 from kubetaint.sim.settings import SettingsError, SimSettings, parse_settings
 from kubetaint.sim.sharing import PartSharing
 from kubetaint.sim.source import Source, SourceError, Where, load_text
@@ -40,10 +43,22 @@ KUBECTL_VERBS = ("taint", "cordon", "uncordon", "drain", "delete", "label")
 _SPEC_KEYS = ("seed", "until", "featureGates", "settings", "nodeGroups", "objects", "events")
 #: Default run length after the last event when `until` is not given.
 DEFAULT_TAIL = 600.0
+#: Bounds checked before a run starts: nodes (node groups and Node objects), pods (Pod objects and
+#: the replicas of ReplicaSets, Deployments and ReplicationControllers), and node-hours (nodes
+#: times the run's length), each about four times the largest benchmarked run (5,000 nodes,
+#: 150,000 pods, one hour).
+MAX_NODES = 20_000
+MAX_PODS = 600_000
+MAX_NODE_HOURS = 100_000
+#: The longest run or event time (a leap year).
+MAX_DURATION = 366 * 24 * 3600.0
+MAX_DURATION_TEXT = "8784h"
+_REPLICATED_KINDS = ("ReplicaSet", "Deployment", "ReplicationController", "StatefulSet")
 
 
 class ScenarioError(ValueError):
-    """An invalid scenario; the message names file:line, the object and the field."""
+    """An invalid scenario; the message names file:line, the object and the field (one line per
+    problem when there are several)."""
 
 
 @dataclass
@@ -118,12 +133,11 @@ def _load_scenario(scenario: str | Path | Mapping[str, Any]) -> Scenario:
         "\n" not in text_or_path and not text_or_path.lstrip().startswith("{")
     )
     if is_path:
-        path = Path(text_or_path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise ScenarioError(f"{text_or_path}: {err.strerror or err}") from None
-        name = text_or_path
+            text = read_input(text_or_path)
+        except InputError as err:
+            raise ScenarioError(str(err)) from None
+        name = shown_name(text_or_path)
     else:
         text, name = text_or_path, "<scenario>"
     try:
@@ -165,7 +179,21 @@ class _Parser:
         prefix = f"{dotted}: " if dotted else ""
         return ScenarioError(f"{self.source.where(path)}{prefix}{message}")
 
+    def structure(self) -> list[str]:
+        """Every duplicate key and every problem the Scenario schema finds, one line each."""
+        lines: list[str] = []
+        for dup in self.source.duplicates:
+            if dup.line is not None:
+                lines.append(f"{self.source.name}:{dup.line}: duplicate field {json.dumps(dup.path[-1])}")
+            else:
+                lines.append(str(self.fail(dup.path, "duplicate field")))
+        lines.extend(str(self.fail(p.path, p.message)) for p in schema_problems(self.source.data))
+        return lines
+
     def parse(self) -> Scenario:
+        problems = self.structure()
+        if problems:
+            raise ScenarioError("\n".join(problems))
         data = self.source.data
         if not isinstance(data, Mapping):
             raise self.fail([], "expected a Scenario object")
@@ -198,7 +226,13 @@ class _Parser:
         scenario.node_groups = self._node_groups(spec.get("nodeGroups") or [])
         self._objects(scenario, spec.get("objects") or [])
         scenario.events = self._events(scenario, spec.get("events") or [])
+        self._check_bounds(scenario)
         return scenario
+
+    def _check_bounds(self, scenario: Scenario) -> None:
+        problem = run_bounds_problem(scenario)
+        if problem is not None:
+            raise self.fail(*problem)
 
     def _seed(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -212,6 +246,8 @@ class _Parser:
             raise self.fail(path, str(err)) from None
         if seconds < 0:
             raise self.fail(path, f"must not be negative, got {value!r}")
+        if not seconds <= MAX_DURATION:  # (NaN and infinity included)
+            raise self.fail(path, f"must be at most {MAX_DURATION_TEXT}, got {value!r}")
         return seconds
 
     def _gates(self, raw: Any) -> FeatureGates:
@@ -254,8 +290,25 @@ class _Parser:
             template = item.get("template") or {}
             if not isinstance(template, Mapping):
                 raise self.fail([*path, "template"], "expected a Node template object")
+            self._check_template([*path, "template"], template)
             groups.append(NodeGroup(name, count, list(zones), copy.deepcopy(dict(template))))
         return groups
+
+    def _check_template(self, path: list[str | int], template: Mapping[str, Any]) -> None:
+        """A group's template decodes as the Node its members register as."""
+        from kubetaint.sim.decoding import decoding_problem
+
+        meta = template.get("metadata") or {}
+        node = {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {**meta, "name": "template"} if _is_mapping(meta) else meta,
+            "spec": template.get("spec") or {},
+            "status": template.get("status") or {},
+        }
+        problem = decoding_problem(node)
+        if problem is not None:
+            raise self.fail(path, problem)
 
     def _objects(self, scenario: Scenario, raw: Any) -> None:
         if not isinstance(raw, list):
@@ -294,6 +347,13 @@ class _Parser:
                 f"{obj.get('kind')}: Required value: name or generateName is required",
             )
 
+    def _check_decoding(self, path: list[str | int], obj: Mapping[str, Any]) -> None:
+        from kubetaint.sim.decoding import decoding_problem
+
+        problem = decoding_problem(obj)
+        if problem is not None:
+            raise self.fail(path, f"{obj.get('kind')}: {problem}")
+
     def _events(self, scenario: Scenario, raw: Any) -> list[ScenarioEvent]:
         if not isinstance(raw, list):
             raise self.fail(["spec", "events"], "expected a list")
@@ -323,6 +383,7 @@ class _Parser:
                 event.args = self._kubectl([*path, "kubectl"], item["kubectl"], nodes)
             elif verb == "apply":
                 self._check_manifest([*path, "apply"], item["apply"])
+                self._check_decoding([*path, "apply"], item["apply"])
                 if item["apply"].get("kind") == "Node":
                     nodes.add(str(item["apply"]["metadata"].get("name")))
                     labels = item["apply"]["metadata"].get("labels") or {}
@@ -397,6 +458,46 @@ class _Parser:
                 where = [*path, key] if key == "node" else [*path, key, j]
                 raise self.fail(where, f"unknown node {name!r}")
         return {"nodes": [str(n) for n in names]}
+
+
+def run_bounds_problem(scenario: Scenario) -> tuple[list[str | int], str] | None:
+    """What makes a run too large (MAX_NODES, MAX_PODS, MAX_NODE_HOURS), with the field to blame,
+    or None; checked before anything is built."""
+    manifests = [*scenario.objects, *(e.args for e in scenario.events if e.verb == "apply")]
+    nodes = sum(g.count for g in scenario.node_groups)
+    nodes += sum(1 for obj in manifests if obj.get("kind") == "Node")
+    if nodes > MAX_NODES:
+        return [
+            "spec",
+            "nodeGroups",
+        ], f"the scenario has {nodes} nodes; at most {MAX_NODES} are simulated"
+    pods = sum(_pods_of(obj) for obj in manifests)
+    if pods > MAX_PODS:
+        return [
+            "spec",
+            "objects",
+        ], f"the scenario asks for {pods} pods; at most {MAX_PODS} are simulated"
+    hours = scenario.end() / 3600
+    if nodes * hours > MAX_NODE_HOURS:
+        message = (
+            f"{nodes} nodes for {hours:g}h is {nodes * hours:g} node-hours;"
+            f" at most {MAX_NODE_HOURS} are simulated"
+        )
+        return ["spec", "until"], message
+    return None
+
+
+def _pods_of(obj: Mapping[str, Any]) -> int:
+    """Pods a manifest makes: 1 for a Pod, its replicas for a replicated workload (1 when unset)."""
+    kind = obj.get("kind")
+    if kind == "Pod":
+        return 1
+    if kind in _REPLICATED_KINDS:
+        replicas = (obj.get("spec") or {}).get("replicas", 1) if _is_mapping(obj.get("spec")) else 1
+        return (
+            replicas if isinstance(replicas, int) and not isinstance(replicas, bool) and replicas > 0 else 0
+        )
+    return 0
 
 
 def _dotted(path: Sequence[str | int]) -> str:

@@ -21,7 +21,16 @@ from kubetaint.sim.decoding import describe as _describe
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of, resolve_kind
 from kubetaint.sim.kubectl import Kubectl, KubectlError
-from kubetaint.sim.scenario import FAULTS, Scenario, ScenarioError, ScenarioEvent, load_scenario
+from kubetaint.sim.scenario import (
+    FAULTS,
+    MAX_DURATION,
+    MAX_DURATION_TEXT,
+    Scenario,
+    ScenarioError,
+    ScenarioEvent,
+    load_scenario,
+    run_bounds_problem,
+)
 from kubetaint.sim.timeline import document
 from kubetaint.store.interface import JSON
 
@@ -41,7 +50,7 @@ class Simulation:
     problem. Nothing runs until `run_until`, `advance` or `run`; between steps, `apply`,
     `kubectl`, `delete` and `fault` act on the cluster as the scenario's events do.
 
-    Example:
+    Examples:
         >>> sim = Simulation("examples/toleration-seconds.yaml")
         >>> sim.run_until("1h")
         >>> [pod["metadata"]["name"] for pod in sim.objects("Pod")]
@@ -63,6 +72,9 @@ class Simulation:
             self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
             if until is not None:
                 self.scenario.until = _seconds(until, "until")
+                problem = run_bounds_problem(self.scenario)
+                if problem is not None:
+                    raise SimulationError(problem[1])
             self.cluster = Cluster(self.scenario, seed=seed)
             self.seed = self.cluster.seed
             self.clock = self.cluster.clock
@@ -268,4 +280,6 @@ def _seconds(value: float | str, what: str) -> float:
         raise SimulationError(f"{what}: {err}") from None
     if seconds < 0:
         raise SimulationError(f"{what}: must not be negative")
+    if not seconds <= MAX_DURATION:  # (NaN and infinity included)
+        raise SimulationError(f"{what}: must be at most {MAX_DURATION_TEXT}")
     return seconds

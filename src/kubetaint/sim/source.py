@@ -8,13 +8,14 @@ PyYAML's C loader."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from kubetaint.api.strictload import InputError, duplicate_paths, looks_like_json, parse_json, parse_yaml
 
 try:
     from yaml import CSafeLoader as _Loader
@@ -37,6 +38,8 @@ class Source:
     data: Any
     text: str | None = None
     _root: yaml.Node | None = field(default=None, init=False, repr=False)
+    #: keys the text gave twice
+    duplicates: list[Duplicate] = field(default_factory=list, init=False, repr=False)
 
     @property
     def root(self) -> yaml.Node | None:
@@ -108,22 +111,35 @@ def _child(node: yaml.Node | None, part: str | int) -> yaml.Node | None:
 
 
 def load_text(text: str, name: str) -> Source:
-    """Parse one YAML/JSON document (the scenario); errors name the line."""
-    if text.lstrip().startswith("{"):
-        try:
-            return Source(name, json.loads(text, parse_constant=_not_json), text)
-        except ValueError:
-            pass  # YAML in flow style, or invalid: the YAML parser says which
+    """Parse one YAML/JSON document (the scenario); errors name the line. Keys given twice are
+    kept in `Source.duplicates` (their path where known, and line), for the parser to report."""
     try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{name}:{mark.line + 1}" if mark is not None else name
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SourceError(f"{where}: invalid YAML: {problem}") from None
-    return Source(name, data, text)
+        if looks_like_json(text):
+            try:
+                parsed = [parse_json(text, name)]
+            except InputError as err:
+                if name.endswith(".json") or "nested" in err.problem or "digits" in err.problem:
+                    raise
+                parsed = list(parse_yaml(text, name))  # YAML in flow style, or invalid: YAML says which
+        else:
+            parsed = list(parse_yaml(text, name))
+    except InputError as err:
+        raise SourceError(str(err)) from None
+    documents = [doc for doc in parsed if doc.data is not None]
+    if len(documents) > 1:
+        raise SourceError(f"{name}:{documents[1].line}: expected one document, got {len(documents)}")
+    doc = documents[0] if documents else (parsed[0] if parsed else None)
+    source = Source(name, doc.data if doc is not None else None, text)
+    if doc is not None:
+        source.duplicates = [
+            Duplicate(path, None) for path in duplicate_paths(doc.data, doc.json_duplicates)
+        ] + [Duplicate([d.key], d.line) for d in doc.yaml_duplicates]
+    return source
 
 
-def _not_json(constant: str) -> Any:
-    """NaN and Infinity are not JSON (Python's parser would take them)."""
-    raise ValueError(constant)
+@dataclass
+class Duplicate:
+    """A key given twice: its path (JSON: from the root; YAML: the key alone) and, for YAML, its line."""
+
+    path: list[str | int]
+    line: int | None

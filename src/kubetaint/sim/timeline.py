@@ -30,6 +30,7 @@ EVENT_REASONS = frozenset(
         "OutOfpods",
         "TaintToleration",
         "FailedCreate",
+        "NotModelled",
     }
 )
 _EXTRA_ORDER = ("node", "message")

@@ -11,7 +11,9 @@ share one cluster state (mirrors apiserver pkg/storage/etcd3/store.go).
   resumption); a compacted revision gives 410 Expired.
 - subscribe(): handlers are fed by one etcd watch thread over the whole prefix, so a server sees
   the other servers' writes too. A write returns after this process's handlers have seen it,
-  unless it was made from a handler (the watch thread itself).
+  unless it was made from a handler (the watch thread itself). With `deliver_through` (a live
+  server's event loop) the watch thread only receives: deliveries run on the loop, and a write
+  made on the loop delivers its own change (and any received before it) before returning.
 - History: after `history_size` further revisions the store compacts etcd to keep that many.
 - Reachability: a background probe (`etcd_health`) tells whether etcd answers; while it does
   not, every call fails at once with 503 (no call waits for its own timeout), and when etcd
@@ -106,6 +108,8 @@ class EtcdStore:
         self._feed_lock = threading.Lock()
         self._dispatched = threading.Condition()
         self._dispatched_rv = 0
+        self._received_rv = 0  # the feed's last revision handed to the dispatcher
+        self._run_soon: Callable[[Callable[[], None]], object] | None = None
         self._watches: set[BufferedWatch] = set()  # open watch streams, stopped by close()
         self._resume_after: int | None = None  # the subscription feed's last delivered revision
         self._compacted = 0
@@ -136,7 +140,7 @@ class EtcdStore:
     # transport ---------------------------------------------------------------------------
 
     def _call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        away = self._health.error() if self._health is not None else None
+        away = self._health.away() if self._health is not None else None
         if away is not None:
             raise errors.StatusError(503, "ServiceUnavailable", f"cannot reach etcd at {self.url}: {away}")
         try:
@@ -298,6 +302,11 @@ class EtcdStore:
         feed = self._ensure_feed()
         if feed is None or threading.current_thread() is feed.thread:
             return
+        if self._run_soon is not None:  # deliver here, on the writing thread
+            with self._dispatched:
+                self._dispatched.wait_for(lambda: self._received_rv >= rv or self._feed is None, timeout=10)
+            self._dispatcher.dispatch()
+            return
         with self._dispatched:  # our own handlers see our writes before we return
             self._dispatched.wait_for(lambda: self._dispatched_rv >= rv or self._feed is None, timeout=10)
 
@@ -409,7 +418,16 @@ class EtcdStore:
                     )
             return self._feed
 
+    def deliver_through(self, run_soon: Callable[[Callable[[], None]], object]) -> None:
+        self._run_soon = run_soon
+
     def _deliver(self, raw: builtins.list[dict[str, Any]]) -> None:
+        run_soon = self._run_soon
+        if run_soon is not None:
+            self._receive(raw)
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to deliver to
+                run_soon(self._dispatcher.dispatch)
+            return
         for event in raw:
             key = unb64(event["kv"]["key"])
             resource = resource_of_key(key, self._prefix, self._resources)
@@ -421,6 +439,19 @@ class EtcdStore:
                 with self._dispatched:
                     self._dispatched_rv = self._resume_after = converted.resource_version
                     self._dispatched.notify_all()
+
+    def _receive(self, raw: builtins.list[dict[str, Any]]) -> None:
+        """Queue the events for delivery elsewhere (`deliver_through`), in the feed's thread."""
+        for event in raw:
+            key = unb64(event["kv"]["key"])
+            converted = to_watch_event(event, self._resource_of(key), self._prefix)
+            self._dispatcher.enqueue(converted)
+            with self._dispatched:
+                self._received_rv = self._resume_after = converted.resource_version
+                self._dispatched.notify_all()
+
+    def _resource_of(self, key: str) -> str:
+        return resource_of_key(key, self._prefix, self._resources)
 
     def _feed_ended(self, reason: str) -> None:
         """The subscription stream broke (etcd restarted, connection lost): resume after the last

@@ -5,7 +5,7 @@ second, the last result answering in between).
 kube-apiserver probes when a health endpoint is asked, and that request waits for the probe;
 here the probes run on their own thread, so `/healthz`, `/livez` and `/readyz` answer at once
 from the last one, and the store's calls fail fast (503) while etcd is away instead of each
-waiting for its own timeout.
+waiting for its own timeout (away: a refused connection, or two probes timing out in a row).
 """
 
 from __future__ import annotations
@@ -28,9 +28,17 @@ PROBE_TIMEOUT = 2.0
 PROBE_INTERVAL = PROBE_TIMEOUT / 2
 
 
+TIMED_OUT = "context deadline exceeded"
+#: Probes that time out in a row before calls fail fast: one slow answer on a loaded machine is
+#: not an outage (a refused connection is, at once).
+TIMEOUTS_FOR_AWAY = 2
+
+
 class EtcdHealth:
-    """Probes etcd at `url` every `interval` seconds; `error()` is None while it answers.
-    `on_recovered` runs (in the probe thread) when etcd answers again after failing."""
+    """Probes etcd at `url` every `interval` seconds. `error()` is the last probe's failure (what
+    health checks report), `away()` whether calls should fail fast: at once for a refused
+    connection, after TIMEOUTS_FOR_AWAY probes timing out in a row. `on_recovered` runs (in the
+    probe thread) when etcd answers again after failing."""
 
     def __init__(
         self,
@@ -52,6 +60,8 @@ class EtcdHealth:
         self._timeout = timeout
         self._on_recovered = on_recovered
         self._error: str | None = None
+        self._away: str | None = None
+        self._timeouts = 0
         self._stop = threading.Event()
         self._session = requests.Session()
         self._thread = threading.Thread(target=self._run, name="etcd-health", daemon=True)
@@ -61,10 +71,17 @@ class EtcdHealth:
         """None while etcd answers its probes, else why the last one failed."""
         return self._error
 
+    def away(self) -> str | None:
+        """Why calls should fail at once (etcd is known to be away), else None."""
+        return self._away
+
     def _run(self) -> None:
         while not self._stop.wait(self._interval):
             error = self.probe()
+            self._timeouts = self._timeouts + 1 if error == TIMED_OUT else 0
             failed_before, self._error = self._error, error
+            if error is None or error != TIMED_OUT or self._timeouts >= TIMEOUTS_FOR_AWAY:
+                self._away = error
             if failed_before is None and error is not None:
                 log.warning("etcd at %s does not answer: %s", self._base, error)
             elif failed_before is not None and error is None:
@@ -76,7 +93,7 @@ class EtcdHealth:
         try:
             response = self._session.post(self._url, json=self._body, timeout=self._timeout)
         except requests.Timeout:
-            return "context deadline exceeded"
+            return TIMED_OUT
         except requests.RequestException as err:
             return connection_reason(str(err))
         if response.status_code != 200:

@@ -199,6 +199,18 @@ class Reachability(Protocol):
         ...
 
 
+@runtime_checkable
+class ThreadedDelivery(Protocol):
+    """Optional, for stores whose changes arrive on a thread of their own (etcd's watch feed):
+    hand subscribers' deliveries to the thread that writes, so that handlers run where every
+    write happens (a live server's event loop) and never beside it."""
+
+    def deliver_through(self, run_soon: Callable[[Callable[[], None]], object]) -> None:
+        """From now on, changes that arrive are delivered by `run_soon(deliver)` (an event loop's
+        `call_soon_threadsafe`), and a write returns after delivering its own change."""
+        ...
+
+
 class StoreError(Exception):
     """A store cannot be opened or reached (data dir locked, corrupt file, etcd unreachable).
     The message is meant for users as is: print it, never a traceback."""

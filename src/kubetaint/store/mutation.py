@@ -114,15 +114,19 @@ def with_resource_version(obj: JSON, resource_version: int) -> JSON:
     return {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(resource_version)}}
 
 
+#: Revisions are int64 (SQLite integers, etcd revisions) and a watch starts after one (etcd: at
+#: since + 1); a larger resourceVersion is as much in the future as this one.
+MAX_REVISION = 2**63 - 2
+_UINT64_MAX = 2**64 - 1
+
+
 def parse_resource_version(text: str) -> int:
-    """A resourceVersion parameter as an int; 400 with upstream's message when malformed."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise errors.bad_request(f'invalid resource version "{text}"') from None
-    if value < 0:
+    """A resourceVersion parameter as an int; 400 with upstream's message when malformed.
+    Upstream parses it with strconv.ParseUint(text, 10, 64) (ASCII digits, at most 2^64-1); a
+    version beyond the int64 revisions a store can reach reads as MAX_REVISION, equally in the future."""
+    if not (text.isascii() and text.isdigit()) or int(text) > _UINT64_MAX:
         raise errors.bad_request(f'invalid resource version "{text}"')
-    return value
+    return min(int(text), MAX_REVISION)
 
 
 def too_old(since: int, compacted: int) -> errors.StatusError:

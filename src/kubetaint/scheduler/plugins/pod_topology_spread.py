@@ -21,7 +21,7 @@ import numpy as np
 
 from kubetaint.api.selectors import LabelSelector, Requirement
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
-from kubetaint.scheduler.affinity_terms import TermError, _selector
+from kubetaint.scheduler.affinity_terms import TermError, _selector, label_matcher
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
 from kubetaint.scheduler.framework import CycleState, Plugin
@@ -29,7 +29,7 @@ from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
-from kubetaint.scheduler.pod_index import PodIndex, pod_index
+from kubetaint.scheduler.pod_index import PodIndex, pod_index, required_pair
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import InputError
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
@@ -229,15 +229,15 @@ class PodTopologySpread(Plugin):
         """Per slot, the pods countPodsMatchSelector counts: same namespace, not terminating, selected."""
         selector, namespace = c.selector, pi.namespace
         key = ("spread", namespace, None if selector is None else selector.requirements)
+        labels_match = None if selector is None else label_matcher(selector)
 
         def match(p: PodInfo) -> bool:
-            if selector is None or p.namespace != namespace:
+            if labels_match is None or p.namespace != namespace:
                 return False
-            if (p.pod.get("metadata") or {}).get("deletionTimestamp"):
-                return False
-            return selector.matches(_pod_labels(p.pod))
+            meta = p.pod.get("metadata") or {}
+            return not meta.get("deletionTimestamp") and labels_match(meta.get("labels") or {})
 
-        return index.count(key, match)
+        return index.count(key, match, required_pair(selector))
 
     def _inclusion(
         self, pi: PodInfo, cache: Cache, constraints: Sequence[Constraint]
@@ -251,6 +251,11 @@ class PodTopologySpread(Plugin):
             key = (c.node_affinity_policy, c.node_taints_policy)
             if key in out:
                 continue
+            if (
+                not (c.node_affinity_policy == HONOR and pi.has_required_affinity)
+                and c.node_taints_policy != HONOR
+            ):
+                continue  # every node included (the usual): no mask
             mask: BoolArray = np.ones(size, np.bool_)
             if c.node_affinity_policy == HONOR and pi.has_required_affinity:
                 if affinity is None:
@@ -295,18 +300,20 @@ class PodTopologySpread(Plugin):
         cache = self._handle().cache
         index = pod_index(cache)
         size = len(cache.slot_nodes)
-        eligible = cache.valid[:size].copy()
-        for c in constraints:
-            eligible &= index.domains(c.topology_key).ids[:size] >= 0
+        eligible = index.with_keys(tuple(sorted({c.topology_key for c in constraints})))[:size]
         inclusion = self._inclusion(pi, cache, constraints)
         st = _SpreadFilterState(index, pi.namespace)
         for c in constraints:
             d = index.domains(c.topology_key)
             ids = d.ids[:size]
-            keep = eligible & inclusion[(c.node_affinity_policy, c.node_taints_policy)]
-            counts = self._counts(index, pi, c)
-            tp = np.bincount(ids[keep], weights=counts[:size][keep], minlength=len(d.values)).astype(np.int64)
-            present = np.bincount(ids[keep], minlength=len(d.values)) > 0
+            included = inclusion.get((c.node_affinity_policy, c.node_taints_policy))
+            keep = eligible if included is None else eligible & included
+            counts = self._counts(index, pi, c)[:size]
+            at = np.flatnonzero(counts)  # (most nodes hold no matching pod)
+            at = at[keep[at]]
+            tp = np.bincount(ids[at], weights=counts[at], minlength=len(d.values)).astype(np.int64)
+            present = np.zeros(len(d.values), np.bool_)
+            present[ids[keep]] = True
             st.add(
                 c,
                 tp,
@@ -399,7 +406,8 @@ class PodTopologySpread(Plugin):
             ids = np.where(d.ids[:size] >= 0, d.ids[:size], empty)
             wanted = np.zeros(max(len(d.values), empty + 1), np.bool_)
             wanted[ids[candidates]] = True
-            keep = eligible_all & inclusion[(c.node_affinity_policy, c.node_taints_policy)] & wanted[ids]
+            included = inclusion.get((c.node_affinity_policy, c.node_taints_policy))
+            keep = eligible_all & wanted[ids] if included is None else eligible_all & included & wanted[ids]
             tp = np.bincount(ids[keep], weights=counts[keep], minlength=len(wanted)).astype(np.int64)
             st.add(c, (ids, tp), counts, math.log(int(wanted.sum()) + 2))
         state.data[_PRE_SCORE] = st

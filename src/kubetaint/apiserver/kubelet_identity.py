@@ -1,0 +1,214 @@
+"""The hollow kubelets' identity: each writes as `system:node:<name>` (groups system:nodes and
+system:authenticated), and each of its writes passes the server's authorizer (Node, RBAC) and,
+with Node authorization, the NodeRestriction admission plugin, as a real kubelet's requests do.
+
+The kubelets run in the server's process and write through the control plane's registry; a
+`NodeIdentityStore` per kubelet stands between them: it answers reads from the registry and
+refuses a write with the 403 a real kubelet would get, logging it (a kubelet write is never
+silently dropped). Reads are not authorized (the Node authorizer allows a kubelet's reads of its
+own Node, Lease and bound pods, the only ones a hollow kubelet makes).
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from kubetaint.api import errors
+from kubetaint.apiserver import noderestriction
+from kubetaint.apiserver.authn import (
+    AUTHENTICATED_GROUP,
+    CURRENT_USER,
+    NODE_USER_PREFIX,
+    NODES_GROUP,
+    UserInfo,
+)
+from kubetaint.apiserver.authz import Authorizer, forbidden, forbidden_error
+from kubetaint.apiserver.hooks import Operation
+from kubetaint.apiserver.requestinfo import RequestInfo
+from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, update_field_many
+from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, update_many
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_VERBS: dict[Operation, str] = {"CREATE": "create", "UPDATE": "update", "DELETE": "delete"}
+
+
+def node_user(node: str) -> UserInfo:
+    """The user a kubelet's client certificate names: system:node:<name> in system:nodes."""
+    return UserInfo(f"{NODE_USER_PREFIX}{node}", "", (NODES_GROUP, AUTHENTICATED_GROUP))
+
+
+def _meta(obj: JSON | None) -> JSON:
+    meta = (obj or {}).get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _only_status_differs(obj: JSON, old: JSON | None) -> bool:
+    if old is None:
+        return False
+    keep = {k: v for k, v in obj.items() if k not in ("status", "metadata")}
+    before = {k: v for k, v in old.items() if k not in ("status", "metadata")}
+    meta = {k: v for k, v in _meta(obj).items() if k != "resourceVersion"}
+    old_meta = {k: v for k, v in _meta(old).items() if k != "resourceVersion"}
+    return keep == before and meta == old_meta
+
+
+class NodeIdentityStore:
+    """A Store over `store` whose writes are `node`'s requests: authorized by `authorizer` and,
+    when `node_restriction`, admitted by NodeRestriction; refused ones raise the 403."""
+
+    def __init__(
+        self,
+        store: Store,
+        node: str,
+        authorizer: Callable[[], Authorizer],
+        *,
+        node_restriction: bool,
+        node_uid: Callable[[str], str | None],
+    ) -> None:
+        self.store = store
+        self.node = node
+        self.user = node_user(node)
+        self.authorizer = authorizer
+        self.node_restriction = node_restriction
+        self.node_uid = node_uid
+        self.refused = 0
+
+    # reads ----------------------------------------------------------------------------------
+
+    def get(self, resource: str, namespace: str, name: str) -> JSON:
+        return self.store.get(resource, namespace, name)
+
+    def list(self, resource: str, **kwargs: Any) -> ListResult:
+        return self.store.list(resource, **kwargs)
+
+    def watch(self, resource: str, **kwargs: Any) -> Watch:
+        return self.store.watch(resource, **kwargs)
+
+    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+        return self.store.subscribe(handler, resource)
+
+    def current_resource_version(self) -> int:
+        return self.store.current_resource_version()
+
+    def close(self) -> None:
+        """The registry is the control plane's: closing a kubelet's view leaves it open."""
+
+    # writes ---------------------------------------------------------------------------------
+
+    def _old(self, resource: str, obj: JSON) -> JSON | None:
+        meta = _meta(obj)
+        try:
+            return self.store.get(resource, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        except errors.StatusError:
+            return None
+
+    def check(
+        self, operation: Operation, resource: str, subresource: str, obj: JSON, old: JSON | None
+    ) -> None:
+        """Authorize and admit one write; raise (and log) the 403 of a refused one."""
+        plural, _, group = resource.partition(".")
+        meta = _meta(old if operation == "DELETE" else obj)
+        name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "")
+        verb = _VERBS[operation]
+        prefix = "apis" if group else "api"
+        target = "" if operation == "CREATE" else name  # a create posts to the collection
+        info = RequestInfo(True, "", verb, prefix, group, "v1", namespace, plural, subresource, target)
+        allowed, reason = self.authorizer().authorize(self.user, info)
+        if not allowed:
+            self._refuse(forbidden(self.user, info, reason))
+        if self.node_restriction:
+            write = noderestriction.Write(self.user.name, operation, resource, subresource, obj, old)
+            try:
+                why = noderestriction.check(self.node, write, self.node_uid)
+            except errors.StatusError as err:
+                self._refuse(err)
+            if why:
+                self._refuse(forbidden_error(plural, group, write.name, why))
+
+    def _refuse(self, err: errors.StatusError) -> None:
+        self.refused += 1
+        log.warning("kubelet %s: write refused: %s", self.node, err.message)
+        raise err
+
+    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+        self.check("CREATE", resource, "", obj, None)
+        return self._as_node(lambda: self.store.create(resource, obj, dry_run=dry_run))
+
+    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+        old = self._old(resource, obj)
+        self.check("UPDATE", resource, self._subresource(resource, obj, old), obj, old)
+        return self._as_node(lambda: self.store.update(resource, obj, dry_run=dry_run))
+
+    def _subresource(self, resource: str, obj: JSON, old: JSON | None) -> str:
+        """A kubelet writes pods' status only, and a Node's status unless it changes more."""
+        if resource == "pods" or (resource == "nodes" and _only_status_differs(obj, old)):
+            return "status"
+        return ""
+
+    def delete(self, resource: str, namespace: str, name: str, **kwargs: Any) -> JSON:
+        try:
+            old = self.store.get(resource, namespace, name)
+        except errors.StatusError:
+            old = {"metadata": {"name": name, "namespace": namespace}}
+        self.check("DELETE", resource, "", old, old)
+        return self._as_node(lambda: self.store.delete(resource, namespace, name, **kwargs))
+
+    def update_many(
+        self, resource: str, objects: builtins.list[JSON]
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
+        """store.update_many: each update checked, the checked run written at once."""
+        checked, refused = self._checked_run(resource, objects, None)
+        stored, failed = self._as_node(lambda: update_many(self.store, resource, checked))
+        return stored, failed or refused
+
+    def update_field_many(
+        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
+    ) -> FieldWriteResult:
+        """fieldwrite.update_field_many: each write checked (a status field of a Node or Pod is
+        a status write), the checked run written at once."""
+        subresource = "status" if path[0] == "status" and resource in ("nodes", "pods") else ""
+        checked, refused = self._checked_run(resource, objects, subresource)
+        stored, failed = self._as_node(lambda: update_field_many(self.store, resource, checked, path, value))
+        return stored, failed or refused
+
+    def _checked_run(
+        self, resource: str, objects: builtins.list[JSON], subresource: str | None
+    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
+        """The objects before the first refused update, and its 403 (None when none is)."""
+        for index, obj in enumerate(objects):
+            old = self._old(resource, obj)
+            sub = self._subresource(resource, obj, old) if subresource is None else subresource
+            try:
+                self.check("UPDATE", resource, sub, obj, old)
+            except errors.StatusError as err:
+                return objects[:index], err
+        return objects, None
+
+    def _as_node(self, write: Callable[[], _T]) -> _T:
+        """Run a write with the node as the current user (what admission sees)."""
+        token = CURRENT_USER.set(self.user)
+        try:
+            return write()
+        finally:
+            CURRENT_USER.reset(token)
+
+
+def kubelet_stores(
+    store: Store,
+    authorizer: Callable[[], Authorizer],
+    *,
+    node_restriction: bool,
+    node_uid: Callable[[str], str | None],
+) -> Callable[[str], Store]:
+    """The factory the hollow-node pool takes: a NodeIdentityStore per node."""
+
+    def store_for(node: str) -> Store:
+        return NodeIdentityStore(
+            store, node, authorizer, node_restriction=node_restriction, node_uid=node_uid
+        )
+
+    return store_for

@@ -1,0 +1,119 @@
+"""What kubetaint's scheduler does not model, as warnings: pod fields that upstream's scheduler reads
+and kubetaint does not, KubeSchedulerConfiguration settings it does not apply, and plugin arguments
+no plugin reads. Nothing here changes a decision; each warning names the field and what is not
+judged, so `explain`, `simulate`, `whatif` and the live scheduler's events can say so.
+
+docs/differences-from-upstream.md lists every such difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: Volume sources whose node constraints, attach limits or conflicts upstream's VolumeBinding,
+#: VolumeRestrictions, NodeVolumeLimits and VolumeZone judge (none are modelled).
+_VOLUME_SOURCES = (
+    "persistentVolumeClaim",
+    "ephemeral",
+    "csi",
+    "awsElasticBlockStore",
+    "gcePersistentDisk",
+    "azureDisk",
+    "cinder",
+    "iscsi",
+    "rbd",
+    "portworxVolume",
+)
+VOLUME_PLUGINS = "VolumeBinding, VolumeRestrictions, NodeVolumeLimits and VolumeZone"
+
+#: KubeSchedulerConfiguration fields the scheduler reads.
+_CONFIG_FIELDS = frozenset({"apiVersion", "kind", "profiles", "percentageOfNodesToScore"})
+#: KubeSchedulerConfiguration fields of the process (not of scheduling decisions): accepted silently.
+_PROCESS_FIELDS = frozenset(
+    {
+        "clientConnection",
+        "leaderElection",
+        "healthzBindAddress",
+        "metricsBindAddress",
+        "enableProfiling",
+        "enableContentionProfiling",
+        "debuggingConfiguration",
+        "delayCacheUntilActive",
+    }
+)
+_PROFILE_FIELDS = frozenset({"schedulerName", "plugins", "pluginConfig", "percentageOfNodesToScore"})
+#: The arguments each plugin reads (apiVersion and kind of an args object are its type).
+PLUGIN_ARGS: dict[str, frozenset[str]] = {
+    "NodeResourcesFit": frozenset({"scoringStrategy", "ignoredResources", "ignoredResourceGroups"}),
+    "NodeResourcesBalancedAllocation": frozenset({"resources"}),
+    "NodeAffinity": frozenset({"addedAffinity"}),
+    "DefaultPreemption": frozenset({"minCandidateNodesPercentage", "minCandidateNodesAbsolute"}),
+    "InterPodAffinity": frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
+    "PodTopologySpread": frozenset({"defaultConstraints", "defaultingType"}),
+}
+_ARGS_TYPE = frozenset({"apiVersion", "kind"})
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def pod_warnings(pod: Mapping[str, Any]) -> list[str]:
+    """The pod's fields that upstream's scheduler reads and kubetaint's does not, as
+    `<field>: <what is not judged>` (empty for the usual pod)."""
+    spec = _mapping(pod.get("spec"))
+    volumes = spec.get("volumes")
+    claims = spec.get("resourceClaims")
+    if not volumes and not claims and "resources" not in spec:
+        return []
+    out: list[str] = []
+    for i, raw in enumerate(_items(volumes)):
+        volume = _mapping(raw)
+        for source in _VOLUME_SOURCES:
+            if source in volume:
+                out.append(
+                    f"spec.volumes[{i}].{source}: not modelled ({VOLUME_PLUGINS}): "
+                    "the volume's node affinity, attach limits and conflicts are not judged"
+                )
+                break
+    if claims:
+        out.append("spec.resourceClaims: not modelled (DynamicResources): device allocation is not judged")
+    if "resources" in spec:
+        out.append("spec.resources: pod-level resources are not modelled: the containers' requests are used")
+    return out
+
+
+def config_warnings(config: Mapping[str, Any] | None, known_plugins: frozenset[str]) -> list[str]:
+    """The KubeSchedulerConfiguration's settings kubetaint does not apply: top-level and profile
+    fields it does not read, arguments of plugins it does not implement and arguments no plugin
+    reads (`known_plugins`: the plugins kubetaint implements)."""
+    if not isinstance(config, Mapping):
+        return []
+    out: list[str] = []
+    for key in config:
+        if key not in _CONFIG_FIELDS and key not in _PROCESS_FIELDS:
+            out.append(f"{key}: not modelled: kubetaint's scheduler does not apply this setting")
+    for i, raw_profile in enumerate(_items(config.get("profiles"))):
+        profile = _mapping(raw_profile)
+        for key in profile:
+            if key not in _PROFILE_FIELDS:
+                out.append(
+                    f"profiles[{i}].{key}: not modelled: kubetaint's scheduler does not apply this setting"
+                )
+        for j, raw_entry in enumerate(_items(profile.get("pluginConfig"))):
+            entry = _mapping(raw_entry)
+            name = str(entry.get("name", ""))
+            where = f"profiles[{i}].pluginConfig[{j}]"
+            if name not in known_plugins:
+                out.append(f"{where}: plugin {name} is not implemented: its arguments are not applied")
+                continue
+            read = PLUGIN_ARGS.get(name, frozenset())
+            for key in _mapping(entry.get("args")):
+                if key not in read and key not in _ARGS_TYPE:
+                    out.append(f"{where}.args.{key}: not modelled: {name} does not read this argument")
+    return out

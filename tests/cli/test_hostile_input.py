@@ -1,0 +1,112 @@
+"""Every command gets hostile input (the corpus of tests/cli/hostile.py) and answers with
+`error:` lines and exit 1 or 2: never a traceback, a hang or unbounded memory."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+import pytest
+from click.testing import CliRunner, Result
+
+from kubetaint.cli.main import cli
+
+from .hostile import hand_written, mutants
+
+#: Wall seconds one in-process run may take.
+RUN_SECONDS = 60
+COMMANDS = {
+    "validate": lambda path: ["validate", path],
+    "explain": lambda path: ["explain", path],
+    "simulate": lambda path: ["simulate", path, "--until", "1s"],
+    "whatif": lambda path: ["whatif", "drain", "node-0", "-f", path, "--for", "1s"],
+}
+
+
+class _TimeoutError(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: FrameType | None) -> None:
+    raise _TimeoutError
+
+
+def _invoke(args: list[str]) -> Result:
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(RUN_SECONDS)
+    try:
+        return CliRunner().invoke(cli, args)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _assert_clean_failure(result: Result, *, may_succeed: bool) -> None:
+    output = result.stdout + result.stderr
+    assert not isinstance(result.exception, _TimeoutError), "the command did not finish in time"
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in output
+    if may_succeed and result.exit_code == 0:
+        return
+    assert result.exit_code in (1, 2), output
+    errors = [line for line in result.stderr.splitlines() if line]
+    if result.exit_code == 2 and any(line.startswith("Usage:") for line in errors):
+        return  # click's usage message
+    assert errors or result.stdout, "a failure says why"
+    for line in errors:
+        assert line.startswith("error: "), line
+        assert len(line) < 2000, line[:200]
+
+
+def _cases(corpus: Iterator[tuple[str, bytes]]) -> list[pytest.ParameterSet]:
+    return [pytest.param(content, id=name) for name, content in corpus]
+
+
+@pytest.fixture(params=sorted(COMMANDS))
+def command(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.mark.parametrize("content", _cases(hand_written()))
+def test_hand_written_hostile_input_is_refused_in_one_line_each(
+    tmp_path: Path, command: str, content: bytes
+) -> None:
+    path = tmp_path / "input.yaml"
+    path.write_bytes(content)
+    _assert_clean_failure(_invoke(COMMANDS[command](str(path))), may_succeed=False)
+
+
+@pytest.mark.parametrize("content", _cases(mutants(seed=26, count=100)))
+def test_mutated_examples_never_crash(tmp_path: Path, command: str, content: bytes) -> None:
+    path = tmp_path / "input.yaml"
+    path.write_bytes(content)
+    _assert_clean_failure(_invoke(COMMANDS[command](str(path))), may_succeed=True)
+
+
+def test_the_alias_bomb_stays_small_through_the_real_program(tmp_path: Path) -> None:
+    """The console program under a 1 GiB address-space limit: refused within seconds."""
+    content = dict(hand_written())["a YAML alias bomb"]
+    path = tmp_path / "bomb.yaml"
+    path.write_bytes(content)
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    for command in ("validate", "explain", "simulate"):
+        out = subprocess.run(
+            [sys.executable, "-m", "kubetaint", command, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=limit,
+            check=False,
+        )
+        assert out.returncode == 1, out.stderr
+        assert out.stderr.startswith("error: ") and "excessive aliasing" in out.stderr
+        assert "Traceback" not in out.stderr

@@ -1,0 +1,169 @@
+"""Strict input on the command line: kube-apiserver's strict decoding messages, every object
+validated before use, files given as arguments, with -f or on standard input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kubetaint.cli.main import cli
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i}]\n"
+NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}\n"
+
+
+def _run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "expected"),
+    [
+        pytest.param(
+            POD + "  tolerationz: []\n",
+            "pod.yaml",
+            'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.tolerationz"',
+            id="a misspelt field is kube-apiserver's unknown field",
+        ),
+        pytest.param(
+            POD + "  toleration: []\n  nodeName: a\n  nodeName: b\n",
+            "pod.yaml",
+            'strict decoding error: line 8: key "nodeName" already set in map, unknown field "spec.toleration"',
+            id="a YAML key given twice is goyaml's message, listed before the unknown fields",
+        ),
+        pytest.param(
+            '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers":'
+            ' [{"name": "c", "image": "i", "imagePullPolicy": "Always", "imagePullPolicy": "Never", "x": 1}]}}',
+            "pod.json",
+            'strict decoding error: duplicate field "spec.containers[0].imagePullPolicy",'
+            ' unknown field "spec.containers[0].x"',
+            id="a JSON field given twice is sigs.k8s.io/json's duplicate field, in body order",
+        ),
+    ],
+)
+def test_validate_decodes_strictly(tmp_path: Path, text: str, name: str, expected: str) -> None:
+    code, out, _ = _run("validate", _write(tmp_path, name, text))
+    assert code == 1
+    assert expected in out and out.count("\n") == 1
+
+
+def test_validate_takes_files_as_arguments_with_f_and_on_stdin(tmp_path: Path) -> None:
+    first = _write(tmp_path, "a.yaml", POD)
+    second = _write(tmp_path, "b.yaml", POD.replace("name: p", "name: q") + "---\n" + NODE)
+    code, out, _ = _run("validate", first, "-f", second)
+    assert (code, out) == (0, "pod/q valid\nnode/n1 valid\npod/p valid\n")  # -f files, then arguments
+    code, out, _ = _run("validate", "-", stdin=POD)
+    assert (code, out) == (0, "pod/p valid\n")
+
+
+def test_validate_without_input_is_a_usage_error() -> None:
+    code, _, err = _run("validate")
+    assert code == 2 and err.startswith("error: no input")
+
+
+def test_validate_yaml_output(tmp_path: Path) -> None:
+    code, out, _ = _run("validate", _write(tmp_path, "a.yaml", POD), "-o", "yaml")
+    assert code == 0 and out.startswith("valid: true\nobjects:\n")
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        pytest.param(
+            NODE.replace(
+                "metadata: {name: n1}", "metadata: {name: n2}\nspec: {taints: [{key: k, effect: NoSchedul}]}"
+            ),
+            'The Node "n2" is invalid: metadata.taints[0].effect: Unsupported value: "NoSchedul"',
+            id="a misspelt taint effect is an invalid node, not an absent taint",
+        ),
+        pytest.param(
+            POD.replace("name: p", "name: q") + "  tolerations: [{key: k, operator: Exist}]\n",
+            'The Pod "q" is invalid: spec.tolerations[0].operator: Unsupported value: "Exist"',
+            id="a misspelt toleration operator is an invalid pod, not a dropped toleration",
+        ),
+    ],
+)
+def test_explain_validates_every_object_before_using_it(tmp_path: Path, extra: str, expected: str) -> None:
+    path = _write(tmp_path, "c.yaml", NODE + "---\n" + POD + "---\n" + extra)
+    code, out, err = _run("explain", path)
+    assert code == 1 and out == ""
+    assert err.startswith("error: ") and expected in err
+
+
+def test_explain_reports_every_invalid_object_in_one_run(tmp_path: Path) -> None:
+    bad_pod = POD.replace("name: p", "name: q") + "  tolerations: [{key: k, operator: Exist}]\n"
+    bad_node = NODE.replace("n1", "n2").replace(
+        "status:", "spec: {taints: [{key: k, effect: NoSchedul}]}\nstatus:"
+    )
+    code, _, err = _run("explain", _write(tmp_path, "c.yaml", NODE + "---\n" + bad_pod + "---\n" + bad_node))
+    assert code == 1
+    assert err.count("error: ") == 2 and '"q"' in err and '"n2"' in err
+
+
+def test_explain_fail_on_unschedulable_exits_1_after_its_report(tmp_path: Path) -> None:
+    taint = "spec: {taints: [{key: k, effect: NoSchedule}]}\nstatus:"
+    path = _write(tmp_path, "c.yaml", NODE.replace("status:", taint) + "---\n" + POD)
+    code, out, _ = _run("explain", path)
+    assert code == 0 and "Unschedulable" in out
+    code, out, _ = _run("explain", path, "--fail-on", "unschedulable", "-o", "json")
+    assert code == 1 and json.loads(out)["pods"][0]["result"] == "Unschedulable"
+
+
+def test_explain_takes_a_scenario_with_its_node_groups(tmp_path: Path) -> None:
+    scenario = (
+        "apiVersion: kubetaint.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n"
+        "  nodeGroups: [{name: w, count: 2}]\n  objects:\n"
+        "  - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: i}]}}\n"
+    )
+    code, out, _ = _run("explain", _write(tmp_path, "s.yaml", scenario), "-o", "json")
+    assert code == 0, out
+    (pod,) = json.loads(out)["pods"]
+    assert pod["result"] == "Scheduled" and pod["node"] in ("w-0", "w-1")
+
+
+def test_simulate_reads_standard_input_and_fails_on_evictions() -> None:
+    text = (EXAMPLES / "taint-based-eviction.yaml").read_text()
+    code, out, _ = _run("simulate", "-", stdin=text)
+    assert code == 0 and "summary:" in out
+    code, out, _ = _run("simulate", "-f", "-", "--fail-on", "evictions", stdin=text)
+    assert code == 1 and "summary:" in out
+    code, out, _ = _run("simulate", "-", "--fail-on", "pending", "-o", "yaml", stdin=text)
+    assert code == 0 and "summary:" in out
+
+
+def test_simulate_takes_one_scenario(tmp_path: Path) -> None:
+    code, _, err = _run(
+        "simulate", str(EXAMPLES / "memory-pressure.yaml"), str(EXAMPLES / "special-cases.yaml")
+    )
+    assert code == 2 and "one scenario" in err
+
+
+def test_the_command_group_imports_a_subcommand_only_when_it_runs() -> None:
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom kubetaint.cli.main import cli\n"
+        "CliRunner().invoke(cli, ['--help'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('kubetaint.cli.') or m.startswith('kubetaint.sim')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['kubetaint.cli.exiting', 'kubetaint.cli.failure', 'kubetaint.cli.main']"
+
+
+@pytest.mark.parametrize(
+    "name", ["validate", "explain", "simulate", "whatif", "snapshot", "clock", "scheduler", "controllers"]
+)
+def test_every_data_command_help_has_examples(name: str) -> None:
+    code, out, _ = _run(name, "--help")
+    assert code == 0 and "Examples:" in out
