@@ -106,6 +106,13 @@ def test_the_server_speaks_https_with_a_certificate_only_the_kubeconfigs_ca_make
         httpx.get(server.url.replace("https://", "http://") + "/healthz", timeout=10)
 
 
+def test_the_banner_says_what_protects_the_server(server: UpServer) -> None:
+    assert (
+        "  security: HTTPS; authentication: client certificates, tokens, --anonymous-auth=true; "
+        "--authorization-mode=Node,RBAC"
+    ) in server.banner
+
+
 def test_the_serving_certificate_is_signed_by_the_ca_for_the_loopback_names(server: UpServer) -> None:
     pki = server.data_dir / "pki"
     serving, ca = _certificate(pki / "apiserver.crt"), _certificate(pki / "ca.crt")
@@ -269,6 +276,7 @@ def test_insecure_serving_on_loopback_serves_plain_http_to_everyone(tmp_path: Pa
         assert up.url.startswith("http://127.0.0.1:")
         assert _kubeconfig(up)["clusters"][0]["cluster"] == {"server": up.url}
         assert _user(up) == {}
+        assert "  security: plain HTTP, no authentication or authorization (--insecure-serving)" in up.banner
         assert _names(up.kubectl("get", "nodes").stdout) == NODES
         assert httpx.get(up.url + "/api/v1/nodes", timeout=10).status_code == 200
         assert not (up.data_dir / "pki").exists()
