@@ -355,6 +355,36 @@ def test_given_serving_files_and_token_file_are_used(tmp_path: Path) -> None:
 # flags -----------------------------------------------------------------------------------------
 
 
+def test_with_a_client_ca_and_a_token_file_of_ones_own_the_banner_says_the_kubeconfig_has_no_credential(
+    tmp_path: Path,
+) -> None:
+    from kubetaint.apiserver.pki import ensure_pki
+
+    own = ensure_pki(tmp_path / "own-pki", "127.0.0.1")
+    up = UpServer(
+        tmp_path,
+        "--nodes",
+        "0",
+        "--client-ca-file",
+        str(own.ca_cert),
+        "--token-auth-file",
+        str(own.token_file),
+    ).start()
+    try:
+        assert _user(up) == {}
+        assert any(
+            line.endswith(
+                "(no admin credential: --client-ca-file and --token-auth-file are yours; add a user of them)"
+            )
+            for line in up.banner
+        )
+        with up.client(credentials=False) as client:
+            headers = {"Authorization": f"Bearer {own.admin_token}"}
+            assert client.get("/api/v1/namespaces", headers=headers).status_code == 200
+    finally:
+        up.kill()
+
+
 def test_help_documents_the_flags_and_the_default_authorization_mode() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "kubetaint", "up", "--help"],

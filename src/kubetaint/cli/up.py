@@ -49,6 +49,7 @@ def _banner(
     nodes: list[str],
     created: list[str],
     security: str = "",
+    note: str = "",
 ) -> str:
     resumed = "" if created == nodes else f" (resumed: {len(nodes) - len(created)} nodes already stored)"
     workers = [n for n in nodes if n != CONTROL_PLANE_NODE]
@@ -56,7 +57,7 @@ def _banner(
         f"kubetaint is serving a cluster at {url}{resumed}",
         f"  store: {store}   clock: {clock}   nodes: {len(nodes)} "
         f"({CONTROL_PLANE_NODE} is tainted node-role.kubernetes.io/control-plane:NoSchedule)",
-        f"  kubeconfig: {kubeconfig}",
+        f"  kubeconfig: {kubeconfig}{note}",
         *([f"  security: {security}"] if security else []),
         "",
         "Try, in another shell:",
@@ -128,6 +129,7 @@ async def _run(
                 nodes=names,
                 created=created,
                 security=serving.summary(),
+                note=serving.credentials_note(),
             )
         )
         sys.stdout.flush()

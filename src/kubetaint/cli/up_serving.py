@@ -104,6 +104,12 @@ class Serving:
     def scheme(self) -> str:
         return "https" if self.tls is not None else "http"
 
+    def credentials_note(self) -> str:
+        """What the kubeconfig lacks, for the banner ("" when it carries an admin credential)."""
+        if self.tls is None or self.token is not None or self.client_cert_pem is not None:
+            return ""
+        return " (no admin credential: --client-ca-file and --token-auth-file are yours; add a user of them)"
+
     def summary(self) -> str:
         """One line for the banner: what protects the server."""
         if self.tls is None:
