@@ -174,4 +174,24 @@ def test_snapshot_with_an_unreachable_kubeconfig_is_one_line(tmp_path: Path) -> 
 
 def test_snapshot_with_a_missing_kubeconfig_is_one_line(tmp_path: Path) -> None:
     result = invoke("snapshot", "--kubeconfig", str(tmp_path / "none"), "-o", str(tmp_path / "s.json"))
-    assert result.exit_code == 1 and result.output.startswith("error: cannot load")
+    assert result.exit_code == 1 and result.output.startswith("error: ")
+    assert "cannot read the kubeconfig" in result.output and result.output.count("\n") == 1
+
+
+def test_whatif_notes_what_the_scheduler_does_not_model(tmp_path: Path) -> None:
+    pending = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {
+            "containers": [{"name": "c", "image": "i"}],
+            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
+        },
+    }
+    doc = build_snapshot([_node("node-1"), _node("node-2"), pending], SnapshotInfo())
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(doc))
+    result = invoke("whatif", "cordon", "node-2", "-f", str(path), "-o", "json")
+    assert result.exit_code == 0, result.output
+    notes = json.loads(result.stdout)["notes"]
+    assert [n for n in notes if n.startswith("not modelled for pod default/db: spec.volumes[0]")], notes

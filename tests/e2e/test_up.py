@@ -64,6 +64,9 @@ def test_get_nodes_shows_the_control_plane_and_the_workers_with_their_roles(real
     assert sorted(rows) == ["control-plane", "node-1", "node-2", "node-3"]
     assert rows["control-plane"][1:3] == ["Ready", "control-plane"]
     assert all(rows[f"node-{i}"][1:3] == ["Ready", "<none>"] for i in (1, 2, 3))
+    # every node shows its kubelet's version, the control plane's too (its kubelet adopts the Node)
+    versions = {name: row[4] if len(row) > 4 else "" for name, row in rows.items()}
+    assert len(set(versions.values())) == 1 and versions["node-1"].startswith("v1."), versions
     taints = real_server.kubectl("get", "node", "control-plane", "-o", "jsonpath={.spec.taints}").stdout
     assert '"key":"node-role.kubernetes.io/control-plane"' in taints and '"effect":"NoSchedule"' in taints
 

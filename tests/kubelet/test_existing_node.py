@@ -1,7 +1,8 @@
 """A kubelet registering a Node that already exists (created by kubectl or a scenario manifest)
 reconciles it as upstream's tryRegisterWithAPIServer does: updateDefaultLabels sets the well-known
 labels to the kubelet's values, updateDefaultResources fills in capacity and allocatable only when
-the Node has none. Everything else on the Node is left as it is."""
+the Node has none; nodeInfo and daemonEndpoints, which its first status sync writes, are filled in
+when missing too. Everything else on the Node is left as it is."""
 
 from __future__ import annotations
 
@@ -77,7 +78,23 @@ def test_allocatable_is_filled_in_separately_from_capacity() -> None:
     node = existing(status={"capacity": {"cpu": "2"}})
     reconciled = reconcile_existing_node(initial(), node)
     assert reconciled is not None
-    assert reconciled["status"] == {"capacity": {"cpu": "2"}, "allocatable": CAPACITY}
+    assert reconciled["status"]["capacity"] == {"cpu": "2"}
+    assert reconciled["status"]["allocatable"] == CAPACITY
+
+
+def test_node_info_and_daemon_endpoints_are_filled_in_only_when_missing() -> None:
+    reconciled = reconcile_existing_node(initial(), existing())
+    assert reconciled is not None
+    assert (
+        reconciled["status"]["nodeInfo"]["kubeletVersion"]
+        == initial()["status"]["nodeInfo"]["kubeletVersion"]
+    )
+    assert reconciled["status"]["daemonEndpoints"] == {"kubeletEndpoint": {"Port": 10250}}
+    real = {"kubeletVersion": "v1.29.3", "osImage": "Ubuntu"}
+    kept = reconcile_existing_node(
+        initial(), existing(KUBELET_LABELS, status={**initial()["status"], "nodeInfo": real})
+    )
+    assert kept is None  # a snapshot's node keeps the nodeInfo its real kubelet reported
 
 
 def test_a_node_the_kubelet_registered_needs_nothing() -> None:
@@ -107,6 +124,7 @@ def test_a_kubelet_adopting_a_bare_node_makes_it_schedulable() -> None:
     node = store.get("nodes", "", "n1")
     assert node["metadata"]["labels"] == {"team": "a", **KUBELET_LABELS}
     assert node["status"]["capacity"] == CAPACITY and node["status"]["allocatable"] == CAPACITY
+    assert node["status"]["nodeInfo"]["kubeletVersion"].startswith("v1.")
     ready = [c["status"] for c in node["status"]["conditions"] if c["type"] == "Ready"]
     assert ready == ["True"]
 

@@ -147,3 +147,10 @@ def main() -> None:
     """Console-script entry point."""
     mark_console()
     cli(prog_name="kubetaint")
+
+
+def kubectl_main() -> None:
+    """The `kubectl-kubetaint` console script: kubectl runs it for `kubectl kubetaint ...` (a
+    kubectl plugin is an executable named kubectl-NAME on the PATH)."""
+    mark_console()
+    cli(prog_name="kubectl kubetaint")

@@ -1,37 +1,16 @@
-"""`kubetaint snapshot [--kubeconfig PATH] -o FILE`: capture a live cluster's scheduling-relevant
-objects, read-only, into one Scenario document (kubetaint.sim.snapshot_capture)."""
+"""`kubetaint snapshot [--kubeconfig PATH] [--context NAME] [-n NS] [-l SELECTOR] -o FILE`: capture a
+live cluster's scheduling-relevant objects, read-only, into one Scenario document
+(kubetaint.sim.snapshot_capture); `-o -` writes it to standard output."""
 
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from kubetaint.cli.failure import Failure
-from kubetaint.sim.snapshot import SnapshotError
-from kubetaint.sim.snapshot_capture import Progress, api_client, capture
-
-
-def _progress() -> tuple[Progress | None, Callable[[], None]]:
-    """A rich progress bar on stderr when it is a terminal."""
-    if not sys.stderr.isatty():
-        return None, lambda: None
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn
-
-    bar = Progress(
-        TextColumn("listing {task.fields[kind]}"), BarColumn(), console=Console(stderr=True), transient=True
-    )
-    task = bar.add_task("snapshot", total=1, kind="")
-    bar.start()
-
-    def update(kind: str, done: int, total: int) -> None:
-        bar.update(task, total=total, completed=done, kind=kind)
-
-    return update, bar.stop
+from kubetaint.cli.live import LiveOptions, capture_live, live_options
 
 
 @click.command(
@@ -39,27 +18,37 @@ def _progress() -> tuple[Progress | None, Callable[[], None]]:
     epilog="""\b
 Examples:
   kubetaint snapshot -o snapshot.json
-  kubetaint snapshot --kubeconfig ~/.kube/config -o prod.json
-  kubetaint whatif drain node-3 -f snapshot.json
+  kubetaint snapshot --context prod -n shop -o shop.json
+  kubetaint snapshot -l app=web -o - | kubetaint whatif drain node-3 -f -
 """,
 )
-@click.option("--kubeconfig", default=None, metavar="PATH", help="Kubeconfig (default: $KUBECONFIG).")
-@click.option("-o", "--output", "output", required=True, metavar="FILE", help="Where to write the snapshot.")
-def snapshot_command(kubeconfig: str | None, output: str) -> None:
-    """Capture a live cluster's scheduling-relevant objects, read-only, into one file."""
-    update, close = _progress()
-    try:
-        client = api_client(kubeconfig)
-        try:
-            document = capture(client, name=Path(output).stem or "snapshot", progress=update)
-        finally:
-            close()
-    except SnapshotError as err:
-        raise Failure(str(err)) from None
+@live_options
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    required=True,
+    metavar="FILE",
+    help="Where to write the snapshot (- for stdout).",
+)
+def snapshot_command(
+    kubeconfig: str | None, context: str | None, namespace: str | None, selector: str | None, output: str
+) -> None:
+    """Capture a live cluster's scheduling-relevant objects, read-only, into one file.
+
+    Nodes, namespaces, PriorityClasses and RuntimeClasses are read whole; -n limits the namespaced
+    kinds to one namespace and -l the pods and their workloads to those a label selector picks."""
+    live = LiveOptions(kubeconfig, context, namespace, selector)
+    name = "snapshot" if output == "-" else (Path(output).stem or "snapshot")
+    document, _ = capture_live(live, name=name)
     text = json.dumps(document, indent=2, sort_keys=True) + "\n"
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise Failure(f"{output}: {err.strerror or err}") from None
+    if output == "-":
+        click.echo(text, nl=False)
+    else:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as err:
+            raise Failure(f"{output}: {err.strerror or err}") from None
     count = len(document["spec"]["objects"])
-    click.echo(f"snapshot of {count} objects written to {output}", err=True)
+    where = "standard output" if output == "-" else output
+    click.echo(f"snapshot of {count} objects written to {where}", err=True)

@@ -1,5 +1,6 @@
 """`kubetaint whatif (taint NODE... SPEC | drain NODE... | cordon NODE... | fail NODE...|zone=Z)
--f SNAPSHOT [--for D] [-o text|json|yaml|html] [--fail-on evictions|pending]... [--seed N]`."""
+[-f SNAPSHOT | --kubeconfig PATH --context NAME -n NS -l SELECTOR] [--for D] [-o text|json|yaml|html]
+[--fail-on evictions|pending]... [--seed N]`: without -f, the live cluster is captured first."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import click
 
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml
+from kubetaint.cli.live import LiveOptions, capture_live, live_options
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.scenario import ScenarioError
 from kubetaint.sim.simulation import SimulationError
-from kubetaint.sim.snapshot import SnapshotError, load_snapshot
+from kubetaint.sim.snapshot import SnapshotError, load_snapshot, load_snapshot_document
 from kubetaint.sim.whatif import DEFAULT_FOR, compare
 from kubetaint.sim.whatif_change import WhatIfError, WhatIfUsageError, parse_change
 from kubetaint.sim.whatif_report import dumps, render_html, render_text
@@ -29,6 +31,8 @@ Changes:
 
 \b
 Examples:
+  kubetaint whatif drain node-3                        # the current context's cluster
+  kubectl kubetaint whatif drain node-3 --context prod  # as a kubectl plugin
   kubetaint whatif drain node-3 -f snapshot.json
   kubetaint whatif taint node-1 node-2 dedicated=gpu:NoExecute -f snapshot.json -o json
   kubetaint whatif fail zone=zone-a -f snapshot.json --for 30m --fail-on evictions   # a CI gate
@@ -40,10 +44,12 @@ Examples:
     "-f",
     "--filename",
     "snapshot",
-    required=True,
+    default=None,
     metavar="SNAPSHOT",
-    help="A snapshot, a scenario or a saved v1 List; - reads standard input.",
+    help="A snapshot, a scenario or a saved v1 List; - reads standard input."
+    " Without it, the live cluster is captured first.",
 )
+@live_options
 @click.option("--for", "duration", default=None, metavar="D", help="How long to run (default 1h).")
 @click.option(
     "-o",
@@ -63,8 +69,12 @@ Examples:
 @click.option("--seed", type=int, default=None, help="Override the snapshot's seed.")
 def whatif_command(
     change: tuple[str, ...],
-    snapshot: str,
+    snapshot: str | None,
     *,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    selector: str | None,
     duration: str | None,
     output: str,
     fail_on: tuple[str, ...],
@@ -84,7 +94,14 @@ def whatif_command(
     except WhatIfUsageError as err:
         raise UsageFailure(str(err)) from None
     try:
-        scenario, info = load_snapshot(snapshot)
+        if snapshot is None:
+            live = LiveOptions(kubeconfig, context, namespace, selector)
+            document, _ = capture_live(live, name="live")
+            scenario, info = load_snapshot_document(document)
+        else:
+            if any((kubeconfig, context, namespace, selector)):
+                raise UsageFailure("--kubeconfig, --context, -n and -l read a live cluster: not with -f")
+            scenario, info = load_snapshot(snapshot)
         compared = compare(scenario, info, parsed, duration=seconds, seed=seed)
     except (SnapshotError, ScenarioError, SimulationError, WhatIfError) as err:
         raise Failure(str(err)) from None

@@ -250,8 +250,10 @@ DEFAULT_LABELS = (
 
 def reconcile_existing_node(initial: Mapping[str, Any], existing: JSON) -> JSON | None:
     """The existing Node as a registering kubelet leaves it (None when nothing changes):
-    default labels set to the kubelet's values (an empty value removes the label), and capacity
-    and allocatable taken from the kubelet when the Node has none."""
+    default labels set to the kubelet's values (an empty value removes the label), and capacity,
+    allocatable, nodeInfo and daemonEndpoints taken from the kubelet when the Node has none (the
+    last two are what its first status sync's VersionInfo and DaemonEndpoints setters write; a
+    hollow kubelet's later posts carry only the conditions)."""
     initial_labels: Mapping[str, str] = (initial.get("metadata") or {}).get("labels") or {}
     meta = existing.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
@@ -264,7 +266,7 @@ def reconcile_existing_node(initial: Mapping[str, Any], existing: JSON) -> JSON 
             del labels[label]
     status = dict(existing.get("status") or {})
     initial_status = initial.get("status") or {}
-    for key in ("capacity", "allocatable"):
+    for key in ("capacity", "allocatable", "nodeInfo", "daemonEndpoints"):
         if not status.get(key) and initial_status.get(key):
             status[key] = dict(initial_status[key])
     if labels == (meta.get("labels") or {}) and status == (existing.get("status") or {}):

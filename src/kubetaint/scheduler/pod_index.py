@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kubetaint.api.selectors import LabelSelector
 from kubetaint.scheduler.affinity_terms import PodAffinityInfo, pod_affinity_info_or_none, raw_pod_affinity
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import PodInfo
@@ -76,12 +77,13 @@ class Domains:
 class Counter:
     """Per-slot pod counts for one predicate (`used`: the index's look it last served)."""
 
-    __slots__ = ("counts", "match", "used")
+    __slots__ = ("counts", "match", "pair", "used")
 
-    def __init__(self, match: PodMatch, size: int, used: int) -> None:
+    def __init__(self, match: PodMatch, size: int, used: int, pair: tuple[str, str] | None = None) -> None:
         self.match = match
         self.counts: IntArray = np.zeros(size, np.int64)
         self.used = used
+        self.pair = pair
 
     def recount(self, slot: int, pods: Iterable[PodInfo]) -> None:
         match = self.match
@@ -123,6 +125,10 @@ class PodIndex:
         self.groups: dict[PodAffinityInfo, Group] = {}
         self._domains: dict[str, Domains] = {}
         self._counters: dict[Hashable, Counter] = {}
+        self._by_pair: dict[tuple[str, str], list[Counter]] | None = None
+        self._generic: list[Counter] = []
+        self._anti_by_pair: dict[tuple[str, str], list[Group]] | None = None
+        self._anti_generic: list[Group] = []
         self._looks = 0
         #: Bumped whenever a slot's node or one of its remembered label values changes.
         self.layout = 0
@@ -139,7 +145,9 @@ class PodIndex:
         self._looks += 1
         if self._looks % 64 == 0 and self._counters:
             idle = self._looks - COUNTER_IDLE_LOOKS
-            self._counters = {k: c for k, c in self._counters.items() if c.used >= idle}
+            kept = {k: c for k, c in self._counters.items() if c.used >= idle}
+            if len(kept) != len(self._counters):
+                self._counters, self._by_pair = kept, None
         size = len(cache.slot_nodes)
         slots: set[int]
         if size != self._size:
@@ -191,11 +199,20 @@ class PodIndex:
         if not gone and not came:
             return
         self._slot_pods[slot] = dict(new)
-        for c in self._counters.values():
-            match = c.match
-            delta = sum(1 for p in came if match(p)) - sum(1 for p in gone if match(p))
-            if delta:
-                c.counts[slot] += delta
+        if self._counters:
+            by_pair, generic = self._counter_index()
+            for sign, pods in ((1, came), (-1, gone)):
+                for p in pods:
+                    # only the counters whose required label pair the pod has can accept it
+                    labels = (p.pod.get("metadata") or {}).get("labels") or {}
+                    candidates = list(generic)
+                    for pair in labels.items():
+                        found = by_pair.get(pair)
+                        if found:
+                            candidates += found
+                    for c in candidates:
+                        if c.match(p):
+                            c.counts[slot] += sign
         for sign, pods in ((-1, gone), (1, came)):
             for p in pods:
                 spec = p.pod.get("spec")
@@ -234,9 +251,37 @@ class PodIndex:
         """The image names the slot's node lists in `status.images`."""
         return self._slot_images[slot][1]
 
+    def anti_affinity_groups(self, labels: Mapping[str, str]) -> list[Group]:
+        """The groups with a required anti-affinity term that may match a pod with `labels` (those
+        whose term needs a label pair the pod has, and those whose terms pin none)."""
+        if self._anti_by_pair is None:
+            by_pair: dict[tuple[str, str], list[Group]] = {}
+            generic: list[Group] = []
+            for group in self.groups.values():
+                terms = group.info.required_anti_affinity
+                if not terms:
+                    continue
+                pairs = [required_pair(t.selector) for t in terms]
+                if any(pair is None for pair in pairs):
+                    generic.append(group)
+                    continue
+                for pair in dict.fromkeys(pairs):
+                    assert pair is not None
+                    by_pair.setdefault(pair, []).append(group)
+            self._anti_by_pair, self._anti_generic = by_pair, generic
+        found = list(self._anti_generic)
+        seen: set[int] = set()
+        for pair in labels.items():
+            for group in self._anti_by_pair.get(pair, ()):
+                if id(group) not in seen:
+                    seen.add(id(group))
+                    found.append(group)
+        return found
+
     def _add_to_group(self, info: PodAffinityInfo, slot: int, count: int) -> None:
         group = self.groups.get(info)
         if group is None:
+            self._anti_by_pair = None
             group = self.groups[info] = Group(info, self._size)
         group.counts[slot] += count
         group.total += count
@@ -244,6 +289,7 @@ class PodIndex:
             self.required_anti_pods += count
         if group.total <= 0:
             del self.groups[info]
+            self._anti_by_pair = None
 
     # ---- columns -------------------------------------------------------------------------------
     def domains(self, key: str) -> Domains:
@@ -255,14 +301,28 @@ class PodIndex:
                 d.set(slot, ni)
         return d
 
-    def count(self, key: Hashable, match: PodMatch) -> IntArray:
+    def _counter_index(self) -> tuple[dict[tuple[str, str], list[Counter]], list[Counter]]:
+        """The counters by the label pair a pod needs to be accepted, and those without one."""
+        if self._by_pair is None:
+            by_pair: dict[tuple[str, str], list[Counter]] = {}
+            generic: list[Counter] = []
+            for c in self._counters.values():
+                if c.pair is None:
+                    generic.append(c)
+                else:
+                    by_pair.setdefault(c.pair, []).append(c)
+            self._by_pair, self._generic = by_pair, generic
+        return self._by_pair, self._generic
+
+    def count(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> IntArray:
         """Per-slot counts of the pods `match` accepts; `key` names the predicate (equal keys:
-        the same predicate)."""
+        the same predicate); `pair`: a label (key, value) every pod it accepts has, if any."""
         c = self._counters.get(key)
         if c is None:
             if len(self._counters) >= COUNTERS_LIMIT:
                 self._counters.clear()
-            c = self._counters[key] = Counter(match, self._size, self._looks)
+            self._by_pair = None
+            c = self._counters[key] = Counter(match, self._size, self._looks, pair)
             for slot, pods in enumerate(self._slot_pods):
                 if pods:
                     c.recount(slot, pods.values())
@@ -296,6 +356,16 @@ def pod_index(cache: Cache) -> PodIndex:
         index = _INDEXES[cache] = PodIndex(cache)
     index.refresh()
     return index
+
+
+def required_pair(selector: LabelSelector | None) -> tuple[str, str] | None:
+    """A label (key, value) every set of labels the selector matches has, if one is pinned."""
+    if selector is None:
+        return None
+    for key, op, values in selector.requirements:
+        if op in ("=", "==", "in") and len(values) == 1:
+            return (key, values[0])
+    return None
 
 
 def domain_sums(ids: IntArray, weights: IntArray, size: int, where: BoolArray | None = None) -> IntArray:

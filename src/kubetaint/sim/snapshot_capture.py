@@ -1,96 +1,153 @@
-"""`kubetaint snapshot`'s capture: LIST every kept kind of a live cluster through a kubeconfig with
-the official `kubernetes` client (the optional `cluster` extra, imported lazily) — read-only, GET
-and LIST only — and build the snapshot document (kubetaint.sim.snapshot).
+"""`kubetaint snapshot`'s capture: LIST every kept kind of a live cluster over HTTP(S) with the
+kubeconfig reader of `kubetaint.store.remote_config` (tokens, client certificates, exec plugins,
+as kubectl reads them) — read-only, GET and LIST only, in pages of 500 as kubectl asks — and
+build the snapshot document (kubetaint.sim.snapshot).
 
-Objects are read as the raw JSON the server sent (`_preload_content=False`), so fields the client
-models do not know, and `timeAdded` on taints, are kept byte for byte. The capture time is the
-server's `Date` header of the first response (no local wall clock).
+Objects are kept as the raw JSON the server sent, so fields the simulator's models do not know,
+and `timeAdded` on taints, are kept byte for byte. The capture time is the server's `Date` header
+of the first response (no local wall clock).
+
+`namespace` limits the namespaced kinds to one namespace and `selector` (a label selector, as
+`kubectl -l`) the pods and their workloads; nodes, namespaces and cluster-wide kinds are always
+read whole, since scheduling needs them all.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+
+import httpx
 
 from kubetaint.sim.snapshot import SnapshotError, SnapshotInfo, build_snapshot
-from kubetaint.store.interface import JSON
+from kubetaint.store.interface import JSON, StoreError
+from kubetaint.store.remote_config import Connection, load_kubeconfig
 
-#: (kind, apiVersion, client API class, list method, namespaced list argument or None).
-LISTS: tuple[tuple[str, str, str, str, str | None], ...] = (
-    ("Namespace", "v1", "CoreV1Api", "list_namespace", None),
-    ("PriorityClass", "scheduling.k8s.io/v1", "SchedulingV1Api", "list_priority_class", None),
-    ("RuntimeClass", "node.k8s.io/v1", "NodeV1Api", "list_runtime_class", None),
-    ("Node", "v1", "CoreV1Api", "list_node", None),
-    ("Lease", "coordination.k8s.io/v1", "CoordinationV1Api", "list_namespaced_lease", "kube-node-lease"),
-    (
-        "PodDisruptionBudget",
-        "policy/v1",
-        "PolicyV1Api",
-        "list_pod_disruption_budget_for_all_namespaces",
-        None,
-    ),
-    ("Deployment", "apps/v1", "AppsV1Api", "list_deployment_for_all_namespaces", None),
-    ("ReplicaSet", "apps/v1", "AppsV1Api", "list_replica_set_for_all_namespaces", None),
-    ("DaemonSet", "apps/v1", "AppsV1Api", "list_daemon_set_for_all_namespaces", None),
-    ("StatefulSet", "apps/v1", "AppsV1Api", "list_stateful_set_for_all_namespaces", None),
-    ("Pod", "v1", "CoreV1Api", "list_pod_for_all_namespaces", None),
+#: Items per LIST page (kubectl's --chunk-size default).
+PAGE = 500
+TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One kind a snapshot reads: its kind, apiVersion, collection path (cluster-wide), whether
+    it is namespaced, the fixed namespace it is read from (leases), and whether `-l` applies."""
+
+    kind: str
+    api_version: str
+    resource: str
+    namespaced: bool
+    fixed_namespace: str | None = None
+    selectable: bool = False
+
+    def path(self, namespace: str | None) -> str:
+        prefix = "/api/v1" if self.api_version == "v1" else f"/apis/{self.api_version}"
+        where = self.fixed_namespace or (namespace if self.namespaced else None)
+        if where:
+            return f"{prefix}/namespaces/{where}/{self.resource}"
+        return f"{prefix}/{self.resource}"
+
+
+LISTS: tuple[Listed, ...] = (
+    Listed("Namespace", "v1", "namespaces", False),
+    Listed("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False),
+    Listed("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", False),
+    Listed("Node", "v1", "nodes", False),
+    Listed("Lease", "coordination.k8s.io/v1", "leases", True, fixed_namespace="kube-node-lease"),
+    Listed("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True),
+    Listed("Deployment", "apps/v1", "deployments", True, selectable=True),
+    Listed("ReplicaSet", "apps/v1", "replicasets", True, selectable=True),
+    Listed("DaemonSet", "apps/v1", "daemonsets", True, selectable=True),
+    Listed("StatefulSet", "apps/v1", "statefulsets", True, selectable=True),
+    Listed("Pod", "v1", "pods", True, selectable=True),
 )
 
 Progress = Callable[[str, int, int], None]  # (kind, done, total)
 
 
-def _client() -> Any:
+def connect(kubeconfig: str | None, context: str | None = None) -> Connection:
+    """The connection a kubeconfig (default: $KUBECONFIG, ~/.kube/config) and context describe."""
     try:
-        import kubernetes
-    except ImportError:
-        raise SnapshotError(
-            "the kubernetes client is not installed: pip install 'kubetaint[cluster]'"
-        ) from None
-    return kubernetes
+        return load_kubeconfig(kubeconfig, context)
+    except StoreError as err:
+        raise SnapshotError(str(err)) from None
 
 
-def api_client(kubeconfig: str | None) -> Any:
-    """A kubernetes ApiClient for `kubeconfig` (or $KUBECONFIG / ~/.kube/config)."""
-    kubernetes = _client()
+def _status_message(response: httpx.Response) -> str:
     try:
-        return kubernetes.config.new_client_from_config(config_file=kubeconfig)
-    except Exception as err:  # the client raises several unrelated types for a bad kubeconfig
-        where = kubeconfig or "the default kubeconfig"
-        raise SnapshotError(f"cannot load {where}: {_one_line(err)}") from None
+        body = response.json()
+    except ValueError:
+        return response.reason_phrase
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])
+    return response.reason_phrase
 
 
-def capture(client: Any, *, name: str = "snapshot", progress: Progress | None = None) -> JSON:
-    """Read every kept kind through `client` and return the snapshot document."""
-    kubernetes = _client()
+def _list(
+    client: httpx.Client, listed: Listed, namespace: str | None, selector: str | None
+) -> tuple[list[JSON], httpx.Response | None]:
+    items: list[JSON] = []
+    first: httpx.Response | None = None
+    params: dict[str, str] = {"limit": str(PAGE)}
+    if selector and listed.selectable:
+        params["labelSelector"] = selector
+    while True:
+        try:
+            response = client.get(listed.path(namespace), params=params)
+        except httpx.HTTPError as err:
+            raise SnapshotError(f"cannot connect to the cluster: {_one_line(err)}") from None
+        if response.status_code == 404 and listed.kind != "Node":
+            return [], first  # an API group this server does not serve
+        if response.status_code != 200:
+            message = _status_message(response)
+            raise SnapshotError(f"cannot list {listed.resource}: {response.status_code}: {message}")
+        first = first or response
+        try:
+            body = response.json()
+        except ValueError:
+            raise SnapshotError(f"cannot list {listed.resource}: the answer is not JSON") from None
+        items.extend(i for i in body.get("items") or [] if isinstance(i, dict))
+        token = (body.get("metadata") or {}).get("continue")
+        if not token:
+            return items, first
+        params["continue"] = str(token)
+
+
+def capture(
+    connection: Connection,
+    *,
+    name: str = "snapshot",
+    namespace: str | None = None,
+    selector: str | None = None,
+    progress: Progress | None = None,
+) -> JSON:
+    """Read every kept kind through `connection` and return the snapshot document."""
     info = SnapshotInfo()
     objects: list[JSON] = []
-    for done, (kind, api_version, api_class, method, namespace) in enumerate(LISTS):
-        if progress is not None:
-            progress(kind, done, len(LISTS))
-        api = getattr(kubernetes.client, api_class)(client)
-        args = (namespace,) if namespace is not None else ()
-        try:
-            response = getattr(api, method)(*args, _preload_content=False)
-        except kubernetes.client.exceptions.ApiException as err:
-            if err.status == 404 and kind != "Node":
-                continue  # an API group this server does not serve
-            raise SnapshotError(f"cannot list {kind}: {err.status} {err.reason}") from None
-        except Exception as err:  # connection refused, TLS, timeouts: urllib3 raises many types
-            raise SnapshotError(f"cannot connect to the cluster: {_one_line(err)}") from None
-        if info.captured_at is None:
-            info.captured_at = _server_time(response)
-        for item in json.loads(response.data).get("items") or []:
-            objects.append({**item, "apiVersion": api_version, "kind": kind})
-    info.server_version = _server_version(kubernetes, client)
+    try:
+        verify = connection.ssl_context()
+    except (OSError, ValueError) as err:
+        raise SnapshotError(f"cannot set up TLS for {connection.server}: {_one_line(err)}") from None
+    with httpx.Client(
+        base_url=connection.server, verify=verify, headers=connection.headers(), timeout=TIMEOUT
+    ) as client:
+        for done, listed in enumerate(LISTS):
+            if progress is not None:
+                progress(listed.kind, done, len(LISTS))
+            items, response = _list(client, listed, namespace, selector)
+            if info.captured_at is None and response is not None:
+                info.captured_at = _server_time(response)
+            objects.extend({**item, "apiVersion": listed.api_version, "kind": listed.kind} for item in items)
+        info.server_version = _server_version(client)
     if progress is not None:
         progress("done", len(LISTS), len(LISTS))
     return build_snapshot(objects, info, name=name)
 
 
-def _server_time(response: Any) -> str | None:
-    date = (getattr(response, "headers", None) or {}).get("Date")
+def _server_time(response: httpx.Response) -> str | None:
+    date = response.headers.get("Date")
     if not date:
         return None
     try:
@@ -99,24 +156,17 @@ def _server_time(response: Any) -> str | None:
         return None
 
 
-def _server_version(kubernetes: Any, client: Any) -> str:
-    # GET /version (the client's VersionApi asks for "/version/", which not every server serves).
+def _server_version(client: httpx.Client) -> str:
     try:
-        headers: dict[str, str] = {}
-        token = client.configuration.get_api_key_with_prefix("BearerToken")
-        if token:
-            headers["authorization"] = token
-        response = client.call_api("GET", client.configuration.host + "/version", header_params=headers)
-        response.read()
-        return str(json.loads(response.data).get("gitVersion") or "")
-    except Exception:  # older clients: another call_api signature
-        pass
-    try:
-        return str(kubernetes.client.VersionApi(client).get_code().git_version)
-    except Exception:  # /version is optional for a snapshot
+        response = client.get("/version")
+        return str(json.loads(response.text).get("gitVersion") or "") if response.status_code == 200 else ""
+    except (httpx.HTTPError, ValueError, AttributeError):  # /version is optional for a snapshot
         return ""
 
 
 def _one_line(err: BaseException) -> str:
     text = str(err).strip().splitlines()
     return text[-1] if text else type(err).__name__
+
+
+__all__ = ["LISTS", "Listed", "Progress", "capture", "connect"]

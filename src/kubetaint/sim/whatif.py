@@ -220,8 +220,19 @@ def _report(
             "pendingWithout": pending_without,
             "pdbBlocked": len(blocked),
         },
-        "notes": [CONTINUE_NOTE] if info.captured_at else [],
+        "notes": ([CONTINUE_NOTE] if info.captured_at else []) + _not_modelled(without, run),
     }
+
+
+def _not_modelled(*runs: Run) -> list[str]:
+    """The scheduler's NotModelled warnings of either run, once per pod: what it did not judge."""
+    seen: dict[tuple[str, str], str] = {}
+    for run in runs:
+        for record in run.sim.timeline:
+            if record.get("reason") == "NotModelled":
+                key = (str(record.get("namespace") or ""), str(record.get("name") or ""))
+                seen.setdefault(key, str(record.get("message") or ""))
+    return [f"not modelled for pod {ns}/{name}: {message}" for (ns, name), message in seen.items()]
 
 
 def _pair_replacements(run: Run) -> dict[Key, JSON]:

@@ -1,6 +1,9 @@
-"""Reading a kubeconfig into what an HTTP client needs: the server URL, TLS trust (CA data or
-file, or insecure-skip-tls-verify), a bearer token (inline or tokenFile) and a client
-certificate (files or inline data) — the subset of client-go's clientcmd the components use.
+"""Reading a kubeconfig into what an HTTP client needs, as kubectl (client-go's clientcmd) does:
+the server URL, TLS trust (CA data or file, or insecure-skip-tls-verify), a bearer token (inline
+or tokenFile), a client certificate (files or inline data), or credentials from an exec plugin
+(client.authentication.k8s.io/v1 and v1beta1 ExecCredential, as EKS, GKE and AKS kubeconfigs
+use), and the context's namespace. Without a path, `$KUBECONFIG` (files joined by `:`, merged:
+the first file to set a value wins) or `~/.kube/config` is read.
 
 Every problem is a `StoreError` with a one-line message naming the file and the field.
 """
@@ -9,8 +12,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import os
 import ssl
+import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +37,8 @@ class Connection:
     client_cert: tuple[str, str] | None = None
     #: (certificate PEM, key PEM) of `client-certificate-data`/`client-key-data`.
     client_cert_data: tuple[str, str] | None = None
+    #: the context's namespace ("default" when it names none)
+    namespace: str = "default"
 
     def ssl_context(self) -> ssl.SSLContext | bool:
         """httpx's `verify=`: a context trusting the CA (and presenting the client cert)."""
@@ -97,22 +104,73 @@ def _relative(base: Path, value: str) -> Path:
     return path if path.is_absolute() else base.parent / path
 
 
-def load_kubeconfig(path: str | Path, context: str | None = None) -> Connection:
-    """The connection of `context` (default: current-context) in the kubeconfig at `path`."""
-    file = Path(path).expanduser()
-    where = str(file)
+EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
+#: How long an exec plugin may take to answer.
+EXEC_TIMEOUT = 60.0
+
+
+def kubeconfig_paths(path: str | Path | None) -> list[Path]:
+    """The files to read: `path`, else $KUBECONFIG's, else ~/.kube/config."""
+    if path:
+        return [Path(path).expanduser()]
+    listed = [p for p in os.environ.get("KUBECONFIG", "").split(os.pathsep) if p]
+    if listed:
+        return [Path(p).expanduser() for p in listed]
+    return [Path("~/.kube/config").expanduser()]
+
+
+def _load_doc(file: Path, where: str, required: bool) -> dict[str, Any]:
+    if not required and not file.exists():
+        return {}
     try:
         doc = yaml.safe_load(_read(file, "kubeconfig", where))
     except yaml.YAMLError as err:
         raise StoreError(f"{where}: not a kubeconfig: {str(err).splitlines()[0]}") from None
+    if doc is None:
+        return {}
     if not isinstance(doc, dict):
         raise StoreError(f"{where}: not a kubeconfig (expected a mapping with clusters, users, contexts)")
+    return doc
+
+
+def _merged(files: list[Path]) -> tuple[dict[str, Any], dict[str, Path]]:
+    """The files merged as clientcmd merges them (the first to set a name or value wins), with
+    the file each named entry came from (relative paths resolve against it)."""
+    merged: dict[str, Any] = {"clusters": [], "users": [], "contexts": []}
+    origin: dict[str, Path] = {}
+    for file in files:
+        doc = _load_doc(file, str(file), required=len(files) == 1)
+        if doc.get("current-context") and not merged.get("current-context"):
+            merged["current-context"] = doc["current-context"]
+        for section in ("clusters", "users", "contexts"):
+            for entry in doc.get(section) or []:
+                if not isinstance(entry, dict):
+                    continue
+                key = f"{section}/{entry.get('name')}"
+                if key not in origin:
+                    origin[key] = file
+                    merged[section].append(entry)
+    return merged, origin
+
+
+def load_kubeconfig(path: str | Path | None = None, context: str | None = None) -> Connection:
+    """The connection of `context` (default: current-context) in the kubeconfig at `path`
+    (default: $KUBECONFIG, else ~/.kube/config)."""
+    files = kubeconfig_paths(path)
+    where = ":".join(str(f) for f in files)
+    doc, origin = _merged(files)
+    if not any(doc[section] for section in ("clusters", "users", "contexts")) and len(files) > 1:
+        raise StoreError(f"{where}: no kubeconfig found")
     name = context or doc.get("current-context")
     if not name:
         raise StoreError(f"{where}: no current-context (pass --context)")
     ctx = _named(doc, "contexts", str(name), where)
-    cluster = _named(doc, "clusters", str(ctx.get("cluster") or ""), where)
-    user = _named(doc, "users", str(ctx.get("user") or ""), where) if ctx.get("user") else {}
+    cluster_name = str(ctx.get("cluster") or "")
+    cluster = _named(doc, "clusters", cluster_name, where)
+    user_name = str(ctx.get("user") or "")
+    user = _named(doc, "users", user_name, where) if user_name else {}
+    cluster_file = origin.get(f"clusters/{cluster_name}", files[0])
+    user_file = origin.get(f"users/{user_name}", files[0])
     server = str(cluster.get("server") or "").rstrip("/")
     if not server.startswith(("http://", "https://")):
         raise StoreError(f"{where}: cluster {ctx.get('cluster')!r} has no http(s) server URL")
@@ -120,10 +178,10 @@ def load_kubeconfig(path: str | Path, context: str | None = None) -> Connection:
     if cluster.get("certificate-authority-data"):
         ca_pem = _data(cluster["certificate-authority-data"], "certificate-authority-data", where)
     elif cluster.get("certificate-authority"):
-        ca_pem = _read(_relative(file, str(cluster["certificate-authority"])), "CA file", where)
+        ca_pem = _read(_relative(cluster_file, str(cluster["certificate-authority"])), "CA file", where)
     token = user.get("token")
     if not token and user.get("tokenFile"):
-        token = _read(_relative(file, str(user["tokenFile"])), "token file", where).strip()
+        token = _read(_relative(user_file, str(user["tokenFile"])), "token file", where).strip()
     cert = cert_data = None
     if user.get("client-certificate-data") and user.get("client-key-data"):
         cert_data = (
@@ -132,14 +190,104 @@ def load_kubeconfig(path: str | Path, context: str | None = None) -> Connection:
         )
     elif user.get("client-certificate") and user.get("client-key"):
         cert = (
-            str(_relative(file, str(user["client-certificate"]))),
-            str(_relative(file, str(user["client-key"]))),
+            str(_relative(user_file, str(user["client-certificate"]))),
+            str(_relative(user_file, str(user["client-key"]))),
         )
-    return Connection(
+    if not token and cert is None and cert_data is None and isinstance(user.get("exec"), dict):
+        token, cert_data = exec_credential(user["exec"], cluster, user_name, user_file, where)
+    connection = Connection(
         server=server,
         token=str(token) if token else None,
         ca_pem=ca_pem,
         insecure=bool(cluster.get("insecure-skip-tls-verify")),
         client_cert=cert,
         client_cert_data=cert_data,
+        namespace=str(ctx.get("namespace") or "default"),
     )
+    try:
+        connection.ssl_context()  # the CA and the client certificate load, or one line now
+    except (ssl.SSLError, OSError, ValueError) as err:
+        reason = getattr(err, "reason", None) or getattr(err, "strerror", None) or err
+        raise StoreError(
+            f"{where}: cannot use its certificates: {str(reason).lower().replace('_', ' ')}"
+        ) from None
+    return connection
+
+
+def exec_credential(
+    spec: dict[str, Any], cluster: dict[str, Any], user: str, base: Path, where: str
+) -> tuple[str | None, tuple[str, str] | None]:
+    """Run a kubeconfig's exec plugin as client-go does (KUBERNETES_EXEC_INFO in its environment,
+    no standard input) and return its token or its client certificate and key."""
+    prefix = f"{where}: user {user!r}: exec plugin"
+    api_version = spec.get("apiVersion")
+    if api_version not in EXEC_API_VERSIONS:
+        supported = ", ".join(EXEC_API_VERSIONS)
+        raise StoreError(f"{prefix}: invalid apiVersion {api_version!r} (supported: {supported})")
+    command = str(spec.get("command") or "")
+    if not command:
+        raise StoreError(f"{prefix}: command is required")
+    mode = spec.get("interactiveMode")
+    if api_version.endswith("/v1") and not mode:
+        raise StoreError(f"{prefix}: interactiveMode must be specified for {user} to use exec authentication")
+    if mode == "Always":
+        raise StoreError(
+            f"{prefix}: interactiveMode Always needs a terminal, and kubetaint runs plugins without one"
+        )
+    if os.sep in command and not os.path.isabs(command):
+        command = str(_relative(base, command))
+    info: dict[str, Any] = {
+        "apiVersion": api_version,
+        "kind": "ExecCredential",
+        "spec": {"interactive": False},
+    }
+    if spec.get("provideClusterInfo"):
+        info["spec"]["cluster"] = {
+            key: value
+            for key, value in (
+                ("server", cluster.get("server")),
+                ("certificate-authority-data", cluster.get("certificate-authority-data")),
+                ("insecure-skip-tls-verify", cluster.get("insecure-skip-tls-verify")),
+            )
+            if value
+        }
+    env = dict(os.environ)
+    for entry in spec.get("env") or []:
+        if isinstance(entry, dict) and entry.get("name"):
+            env[str(entry["name"])] = str(entry.get("value") or "")
+    env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
+    args = [command, *(str(a) for a in spec.get("args") or [])]
+    hint = f" ({spec['installHint']})" if spec.get("installHint") else ""
+    try:
+        done = subprocess.run(
+            args, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=EXEC_TIMEOUT, check=False
+        )
+    except FileNotFoundError:
+        raise StoreError(f"{prefix}: executable {command} not found{hint}") from None
+    except PermissionError:
+        raise StoreError(f"{prefix}: executable {command} cannot be run (permission denied)") from None
+    except subprocess.TimeoutExpired:
+        raise StoreError(f"{prefix}: executable {command} did not answer within {EXEC_TIMEOUT:g}s") from None
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        tail = f": {said[-1]}" if said else ""
+        raise StoreError(f"{prefix}: executable {command} failed with exit code {done.returncode}{tail}")
+    try:
+        credential = json.loads(done.stdout)
+    except ValueError:
+        raise StoreError(f"{prefix}: decoding stdout: not an ExecCredential JSON object") from None
+    if not isinstance(credential, dict) or credential.get("kind") != "ExecCredential":
+        raise StoreError(f"{prefix}: decoding stdout: not an ExecCredential")
+    if credential.get("apiVersion") != api_version:
+        got = credential.get("apiVersion")
+        raise StoreError(f"{prefix}: ExecCredential apiVersion {got!r} does not match {api_version!r}")
+    status = credential.get("status")
+    if not isinstance(status, dict):
+        raise StoreError(f"{prefix}: ExecCredential has no status")
+    token = status.get("token")
+    cert, key = status.get("clientCertificateData"), status.get("clientKeyData")
+    if token and isinstance(token, str):
+        return token, None
+    if isinstance(cert, str) and isinstance(key, str) and cert and key:
+        return None, (cert, key)
+    raise StoreError(f"{prefix}: ExecCredential status has neither a token nor a client certificate and key")

@@ -32,7 +32,7 @@ from kubetaint.scheduler.framework import CycleState, Plugin
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
-from kubetaint.scheduler.pod_index import PodIndex, domain_sums, pod_index
+from kubetaint.scheduler.pod_index import PodIndex, domain_sums, pod_index, required_pair
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 
@@ -63,7 +63,7 @@ def term_counts(index: PodIndex, term: AffinityTerm) -> IntArray:
     def match(p: PodInfo) -> bool:
         return term.matches(p.namespace, _labels(p.pod), None)
 
-    return index.count(("one", term), match)
+    return index.count(("one", term), match, required_pair(term.selector))
 
 
 @dataclass
@@ -166,7 +166,9 @@ class InterPodAffinity(Plugin):
         st.namespace, st.labels = pi.namespace, _labels(pi.pod)
         st.ns_labels = handle.namespace_labels(pi.namespace)
         if affinity:
-            slot_counts = index.count(("all", affinity), lambda p: matches_all(affinity, p))
+            slot_counts = index.count(
+                ("all", affinity), lambda p: matches_all(affinity, p), required_pair(affinity[0].selector)
+            )
             st.affinity_slot_counts = slot_counts
             for t in affinity:
                 d = index.domains(t.topology_key)
@@ -192,7 +194,7 @@ class InterPodAffinity(Plugin):
         if not index.required_anti_pods:
             return counts
         labels = _labels(pi.pod)
-        for group in index.groups.values():
+        for group in index.anti_affinity_groups(labels):
             for t in group.info.required_anti_affinity:
                 if t.matches(pi.namespace, labels, ns_labels):
                     d = index.domains(t.topology_key)

@@ -29,7 +29,7 @@ from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
-from kubetaint.scheduler.pod_index import PodIndex, pod_index
+from kubetaint.scheduler.pod_index import PodIndex, pod_index, required_pair
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import InputError
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
@@ -237,7 +237,7 @@ class PodTopologySpread(Plugin):
             meta = p.pod.get("metadata") or {}
             return not meta.get("deletionTimestamp") and labels_match(meta.get("labels") or {})
 
-        return index.count(key, match)
+        return index.count(key, match, required_pair(selector))
 
     def _inclusion(
         self, pi: PodInfo, cache: Cache, constraints: Sequence[Constraint]

@@ -57,6 +57,9 @@ class TaintToleration(Plugin):
     def __init__(self, enable_comparison_operators: bool = False) -> None:
         self.enable_cmp = enable_comparison_operators
         self._filter_cache: dict[tuple[Any, ...], BoolArray] = {}
+        #: one node's verdict by (toleration signature, id of the node's taint list), with the list
+        #: itself (a verdict holds only while that very list is the node's)
+        self._node_verdicts: dict[tuple[Any, int], tuple[list[dict[str, Any]], bool]] = {}
         self._score_cache: dict[tuple[Any, ...], IntArray] = {}
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -86,9 +89,19 @@ class TaintToleration(Plugin):
 
     # ---- filter ------------------------------------------------------------------------------
     def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
-        if untolerated_taint(ni.taints, pi.tolerations, self.enable_cmp) is None:
+        taints = ni.taints
+        if not taints:
             return SUCCESS
-        return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NOT_MATCH)
+        key = (pi.tol_sig, id(taints))
+        known = self._node_verdicts.get(key)
+        if known is not None and known[0] is taints:
+            fits = known[1]
+        else:
+            fits = untolerated_taint(taints, pi.tolerations, self.enable_cmp) is None
+            if len(self._node_verdicts) > 65536:
+                self._node_verdicts.clear()
+            self._node_verdicts[key] = (taints, fits)
+        return SUCCESS if fits else Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NOT_MATCH)
 
     def _verdicts(self, pi: PodInfo, cache: Cache) -> BoolArray:
         key = (id(cache), pi.tol_sig)
