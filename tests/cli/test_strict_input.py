@@ -161,7 +161,9 @@ def test_the_command_group_imports_a_subcommand_only_when_it_runs() -> None:
     assert out.stdout.strip() == "['kubetaint.cli.exiting', 'kubetaint.cli.failure', 'kubetaint.cli.main']"
 
 
-@pytest.mark.parametrize("name", ["validate", "explain", "simulate", "whatif", "snapshot"])
+@pytest.mark.parametrize(
+    "name", ["validate", "explain", "simulate", "whatif", "snapshot", "clock", "scheduler", "controllers"]
+)
 def test_every_data_command_help_has_examples(name: str) -> None:
     code, out, _ = _run(name, "--help")
     assert code == 0 and "Examples:" in out
