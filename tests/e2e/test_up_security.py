@@ -243,13 +243,18 @@ def test_without_anonymous_auth_no_credentials_is_unauthorized(tmp_path: Path) -
         up.kill()
 
 
-def test_on_all_addresses_anonymous_requests_are_forbidden(tmp_path: Path) -> None:
+def test_on_all_addresses_anonymous_requests_from_another_address_are_forbidden(tmp_path: Path) -> None:
     up = UpServer(tmp_path, "--nodes", "0", "--host", "0.0.0.0").start()
     try:
         assert up.url.startswith("https://127.0.0.1:")
-        with up.client(credentials=False) as anonymous:
+        trust = ssl.create_default_context(cadata=up.connection.ca_pem)
+        # From 127.0.0.2: another source address (the only other kind reachable in a test).
+        transport = httpx.HTTPTransport(verify=trust, local_address="127.0.0.2")
+        with httpx.Client(base_url=up.url, transport=transport, timeout=10) as anonymous:
             assert anonymous.get("/api/v1/namespaces").status_code == 403
             assert anonymous.delete("/api/v1/namespaces/default").status_code == 403
+            assert anonymous.post("/kubetaint/v1/clock/advance", json={"seconds": 1}).status_code == 403
+            assert anonymous.get("/healthz").text == "ok"
         assert up.get("/api/v1/namespaces").status_code == 200
     finally:
         up.kill()
