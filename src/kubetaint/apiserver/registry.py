@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api import errors
+from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.quantity import QuantityError
@@ -27,6 +28,7 @@ from kubetaint.core.deletion import (
 )
 from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
+from kubetaint.core.secrets import stored_secret
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import Store
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
@@ -63,12 +65,52 @@ def check_decodable(obj: JSON) -> None:
     """kube-apiserver decodes a body into its Go type before anything else: a field of the wrong
     JSON type is a 400 with the decoder's message (`Pod in version "v1" cannot be handled as a
     Pod: json: cannot unmarshal number into Go struct field Pod.spec of type v1.PodSpec`)."""
+    if (obj["apiVersion"], obj["kind"]) == ("v1", "Secret"):
+        _check_secret_maps(obj)
     if model_for(str(obj["apiVersion"]), str(obj["kind"])) is None:
         return
     try:
         decode(obj)
     except DecodeError as exc:
         raise errors.bad_request(str(exc)) from None
+
+
+def _check_secret_maps(secret: JSON) -> None:
+    """A Secret's `data` values are `[]byte` (base64 text) and `stringData` values strings."""
+    for field, go_type in (("data", "[]uint8"), ("stringData", "string")):
+        values = secret.get(field)
+        if values is None:
+            continue
+        if not isinstance(values, dict):
+            raise _secret_decode_error(
+                f"json: cannot unmarshal {_json_kind(values)} into Go struct field "
+                f"Secret.{field} of type map[string]{go_type}"
+            )
+        for value in values.values():
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                raise _secret_decode_error(
+                    f"json: cannot unmarshal {_json_kind(value)} into Go struct field Secret.{field} "
+                    f"of type {go_type}"
+                )
+            offset = corrupt_input_offset(value) if field == "data" else None
+            if offset is not None:
+                raise _secret_decode_error(f"illegal base64 data at input byte {offset}")
+
+
+def _secret_decode_error(message: str) -> errors.StatusError:
+    return errors.bad_request(f'Secret in version "v1" cannot be handled as a Secret: {message}')
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _meta(obj: JSON) -> JSON:
@@ -175,6 +217,8 @@ class Registry:
             obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
             obj = default_role_binding(obj)  # decoding the body runs the binding's defaulting
+        if res.plural == "secrets" and not res.group:
+            obj = stored_secret(obj)  # decoding a v1.Secret merges stringData, defaults the type
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")
             merged_meta = {**_meta(old)}
@@ -240,6 +284,8 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
         return default_role_binding(obj)
     if res.group:
         return obj
+    if res.plural == "secrets":
+        return stored_secret(obj)
     if res.plural == "pods":
         obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         status: JSON = {"phase": "Pending"}

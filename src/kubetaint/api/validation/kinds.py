@@ -10,12 +10,17 @@ from operator import is_not
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
+from kubetaint.api.validation import configdata, rbac
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation import rbac
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
-from kubetaint.api.validation.names import is_valid_subdomain_name, name_is_dns_label, name_is_dns_subdomain
+from kubetaint.api.validation.names import (
+    is_valid_subdomain_name,
+    name_is_dns1035_label,
+    name_is_dns_label,
+    name_is_dns_subdomain,
+)
 from kubetaint.api.validation.objectmeta import (
     IS_NEGATIVE_ERROR,
     owner_reference_errors,
@@ -53,6 +58,15 @@ def _meta(obj: Obj, old: Obj | None, *, namespaced: bool, dns_label: bool = Fals
         return validate_object_meta(_m(obj, "metadata"), namespaced=namespaced, name_fn=name_fn)
     return validate_object_meta_update(
         _m(obj, "metadata"), _m(old, "metadata"), namespaced=namespaced, name_fn=name_fn
+    )
+
+
+def _meta_named(obj: Obj, old: Obj | None, name_fn: Callable[[str, bool], list[str]]) -> list[f.FieldError]:
+    """The metadata errors of a namespaced kind whose names `name_fn` checks."""
+    if old is None:
+        return validate_object_meta(_m(obj, "metadata"), namespaced=True, name_fn=name_fn)
+    return validate_object_meta_update(
+        _m(obj, "metadata"), _m(old, "metadata"), namespaced=True, name_fn=name_fn
     )
 
 
@@ -384,4 +398,15 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     (rbac.GROUP_NAME, "ClusterRole"): rbac.validate_cluster_role,
     (rbac.GROUP_NAME, "RoleBinding"): rbac.validate_role_binding,
     (rbac.GROUP_NAME, "ClusterRoleBinding"): rbac.validate_cluster_role_binding,
+    ("", "ConfigMap"): configdata.validate_config_map,
+    ("", "Secret"): configdata.validate_secret,
+    ("", "ServiceAccount"): configdata.validate_service_account,
+    ("", "Service"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns1035_label),
+    ("", "Endpoints"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns_subdomain),
+    ("discovery.k8s.io", "EndpointSlice"): lambda obj, old, allow: _meta_named(
+        obj, old, name_is_dns_subdomain
+    ),
+    ("apps", "StatefulSet"): _workload("StatefulSet", replicas=True),
+    ("batch", "Job"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns_subdomain),
+    ("batch", "CronJob"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns_subdomain),
 }
