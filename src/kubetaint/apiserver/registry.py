@@ -29,6 +29,14 @@ from kubetaint.core.deletion import (
 from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
 from kubetaint.core.secrets import stored_secret
+from kubetaint.core.services import (
+    AllocationError,
+    ServiceNetwork,
+    allocate,
+    allocated_values,
+    default_service,
+    keep_allocated_values,
+)
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import Store
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
@@ -121,11 +129,34 @@ def _meta(obj: JSON) -> JSON:
 class Registry:
     """Prepares, admits, validates and stores objects for the HTTP handlers."""
 
-    def __init__(self, store: Store, hooks: WriteHooks, rng: random.Random, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: Store,
+        hooks: WriteHooks,
+        rng: random.Random,
+        clock: Clock,
+        network: ServiceNetwork | None = None,
+    ) -> None:
         self.store = store
         self.hooks = hooks
         self.rng = rng
         self.clock = clock
+        self.network = network or ServiceNetwork()
+
+    def _allocate_service(self, obj: JSON, old: JSON | None) -> JSON:
+        """The Service REST storage's allocation (before validation, as upstream's beginCreate
+        and beginUpdate): its ClusterIP and NodePorts, from the values other Services hold."""
+        key = (_meta(obj).get("namespace"), _meta(obj).get("name"))
+        others = (
+            s
+            for s in self.store.list("services").items
+            if (_meta(s).get("namespace"), _meta(s).get("name")) != key
+        )
+        try:
+            return allocate(obj, old, allocated_values(others), self.network, self.rng)
+        except AllocationError as err:
+            causes = [(c.field, c.reason, c.message) for c in err.causes]
+            raise invalid("Service", str(key[1] or ""), causes) from None
 
     # preparation ---------------------------------------------------------------------------
 
@@ -206,6 +237,8 @@ class Registry:
         }
         obj = {**obj, "metadata": meta}
         obj = prepare_for_create(target.res, obj)
+        if _is_services(target.res):
+            obj = self._allocate_service(obj, None)
         admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)
         return self.store.create(target.res.store_resource, admitted, dry_run=dry_run)
 
@@ -219,6 +252,9 @@ class Registry:
             obj = default_role_binding(obj)  # decoding the body runs the binding's defaulting
         if res.plural == "secrets" and not res.group:
             obj = stored_secret(obj)  # decoding a v1.Secret merges stringData, defaults the type
+        if _is_services(res) and not target.subresource:
+            obj = keep_allocated_values(default_service(obj), old)
+            obj = self._allocate_service(obj, old)
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")
             merged_meta = {**_meta(old)}
@@ -286,6 +322,8 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
         return obj
     if res.plural == "secrets":
         return stored_secret(obj)
+    if res.plural == "services":
+        return {**default_service(obj), "status": {"loadBalancer": {}}}
     if res.plural == "pods":
         obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         status: JSON = {"phase": "Pending"}
@@ -304,6 +342,10 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
         spec = {"finalizers": ["kubernetes"], **spec}
         return {**obj, "metadata": meta, "spec": spec, "status": {"phase": "Active"}}
     return obj
+
+
+def _is_services(res: ResourceInfo) -> bool:
+    return res.plural == "services" and not res.group
 
 
 def propagation_policy(options: JSON) -> str | None:

@@ -10,14 +10,13 @@ from operator import is_not
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
-from kubetaint.api.validation import configdata, rbac
+from kubetaint.api.validation import configdata, rbac, services
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
 from kubetaint.api.validation.names import (
     is_valid_subdomain_name,
-    name_is_dns1035_label,
     name_is_dns_label,
     name_is_dns_subdomain,
 )
@@ -401,7 +400,7 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("", "ConfigMap"): configdata.validate_config_map,
     ("", "Secret"): configdata.validate_secret,
     ("", "ServiceAccount"): configdata.validate_service_account,
-    ("", "Service"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns1035_label),
+    ("", "Service"): services.validate_service,
     ("", "Endpoints"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns_subdomain),
     ("discovery.k8s.io", "EndpointSlice"): lambda obj, old, allow: _meta_named(
         obj, old, name_is_dns_subdomain
