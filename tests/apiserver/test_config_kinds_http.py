@@ -143,6 +143,33 @@ TEMPLATE = {
     "metadata": {"labels": {"app": "a"}},
     "spec": {"containers": [{"name": "c", "image": "busybox"}]},
 }
+RUN_ONCE = {**TEMPLATE, "spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}
+
+
+#: What SetDefaults_StatefulSet, SetDefaults_Job and SetDefaults_CronJob add.
+DEFAULTS: dict[str, JSON] = {
+    "StatefulSet": {
+        "podManagementPolicy": "OrderedReady",
+        "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+        "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"},
+        "replicas": 1,
+        "revisionHistoryLimit": 10,
+    },
+    "Job": {
+        "completions": 1,
+        "parallelism": 1,
+        "backoffLimit": 6,
+        "completionMode": "NonIndexed",
+        "suspend": False,
+        "podReplacementPolicy": "TerminatingOrFailed",
+    },
+    "CronJob": {
+        "concurrencyPolicy": "Allow",
+        "suspend": False,
+        "successfulJobsHistoryLimit": 3,
+        "failedJobsHistoryLimit": 1,
+    },
+}
 
 
 @pytest.mark.parametrize(
@@ -160,7 +187,7 @@ TEMPLATE = {
         ),
         pytest.param(
             "/apis/batch/v1/namespaces/default/jobs",
-            {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": TEMPLATE}},
+            {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": RUN_ONCE}},
             "Job",
             id="a Job",
         ),
@@ -169,7 +196,7 @@ TEMPLATE = {
             {
                 "apiVersion": "batch/v1",
                 "kind": "CronJob",
-                "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": TEMPLATE}}},
+                "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": RUN_ONCE}}},
             },
             "CronJob",
             id="a CronJob",
@@ -182,5 +209,6 @@ def test_a_kind_stored_but_not_run_is_created_with_a_warning(
     response = engine_client.post(path, json={**body, "metadata": meta("w")})
     assert response.status_code == 201, response.text
     warning = response.headers["warning"]
+    assert response.json()["spec"] | DEFAULTS[controller] == response.json()["spec"]
     assert warning.startswith('299 - "kubetaint stores this ' + controller)
     assert "does not run the " in warning and engine_client.get(f"{path}/w").status_code == 200

@@ -37,6 +37,7 @@ from kubetaint.core.services import (
     default_service,
     keep_allocated_values,
 )
+from kubetaint.core.workload_defaults import with_workload_defaults
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import Store
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
@@ -252,6 +253,8 @@ class Registry:
             obj = default_role_binding(obj)  # decoding the body runs the binding's defaulting
         if res.plural == "secrets" and not res.group:
             obj = stored_secret(obj)  # decoding a v1.Secret merges stringData, defaults the type
+        if not target.subresource:
+            obj = with_workload_defaults(res.group, res.kind, obj)
         if _is_services(res) and not target.subresource:
             obj = keep_allocated_values(default_service(obj), old)
             obj = self._allocate_service(obj, old)
@@ -319,7 +322,7 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
         return default_role_binding(obj)
     if res.group:
-        return obj
+        return with_workload_defaults(res.group, res.kind, obj)
     if res.plural == "secrets":
         return stored_secret(obj)
     if res.plural == "services":

@@ -10,7 +10,7 @@ from operator import is_not
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
-from kubetaint.api.validation import configdata, rbac, services
+from kubetaint.api.validation import batch, configdata, rbac, services
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
@@ -377,6 +377,34 @@ def _workload(kind: str, *, replicas: bool) -> KindValidator:
     return validate
 
 
+_validate_stateful_set_spec = _workload("StatefulSet", replicas=True)
+#: The StatefulSet spec fields an update may change (ValidateStatefulSetUpdate).
+STATEFUL_SET_MUTABLE = (
+    "replicas",
+    "ordinals",
+    "template",
+    "updateStrategy",
+    "persistentVolumeClaimRetentionPolicy",
+    "minReadySeconds",
+)
+STATEFUL_SET_FORBIDDEN_UPDATE = (
+    "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+    "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+)
+
+
+def validate_stateful_set(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidateStatefulSet (selector, template as the other apps/v1 workloads); on update, only
+    STATEFUL_SET_MUTABLE may change."""
+    errs = _validate_stateful_set_spec(obj, old, allow_comparison)
+    if old is not None:
+        spec, old_spec = _m(obj, "spec"), _m(old, "spec")
+        kept = {k: v for k, v in spec.items() if k not in STATEFUL_SET_MUTABLE}
+        if kept != {k: v for k, v in old_spec.items() if k not in STATEFUL_SET_MUTABLE}:
+            errs.append(f.forbidden("spec", STATEFUL_SET_FORBIDDEN_UPDATE))
+    return errs
+
+
 #: (apiVersion group, kind) -> validator; group "" is the core group.
 VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("", "Node"): validate_node,
@@ -405,7 +433,7 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("discovery.k8s.io", "EndpointSlice"): lambda obj, old, allow: _meta_named(
         obj, old, name_is_dns_subdomain
     ),
-    ("apps", "StatefulSet"): _workload("StatefulSet", replicas=True),
-    ("batch", "Job"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns_subdomain),
-    ("batch", "CronJob"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns_subdomain),
+    ("apps", "StatefulSet"): validate_stateful_set,
+    ("batch", "Job"): batch.validate_job,
+    ("batch", "CronJob"): batch.validate_cron_job,
 }
