@@ -558,3 +558,20 @@ def test_running_out_of_file_descriptors_logs_one_line_not_tracebacks(tmp_path: 
     assert len(lines) == 1, err
     assert "Too many open files" in lines[0]
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "seconds",
+    [
+        pytest.param(str(2**63 - 1), id="the largest int64 wraps around to -1s"),
+        pytest.param("-5", id="a negative timeout"),
+    ],
+)
+def test_a_watch_whose_timeout_is_a_negative_go_duration_ends_at_once(
+    client: httpx.Client, seconds: str
+) -> None:
+    assert client.post(PODS, json=pod("p")).status_code == 201
+    with client.stream("GET", PODS, params={"watch": "1", "timeoutSeconds": seconds}) as response:
+        assert response.status_code == 200
+        events = [json.loads(line) for line in response.iter_lines() if line]
+    assert [event["type"] for event in events] in ([], ["ADDED"])
