@@ -9,9 +9,11 @@ Options: --fuzz N (requests per server mode, default 5000, so 10,000 in all), --
 1. Fuzz: hypothesis-generated and mutated requests (see reliability_requests.py: methods,
    valid and mutated paths, query parameters, headers, content types, credentials; JSON/YAML
    bodies generated from scratch or by mutating valid objects, random bytes, deep nesting, alias
-   bombs, NaN, bodies over 3 MiB) against a real uvicorn server on a free port with the memory
-   store, once plain (loopback, anonymous, AlwaysAllow) and once with TLS + token authentication
-   (Node,RBAC). Asserts zero 5xx and zero crashes; prints the counts by status code.
+   bombs, NaN, bodies over 3 MiB) against `kubetaint up` processes as users run them (memory
+   store, no hollow node, a free port): once `--insecure-serving` (plain HTTP on loopback, no
+   authentication or authorization) and once with the defaults (HTTPS, client certificates,
+   --anonymous-auth=true, --authorization-mode=Node,RBAC) and a --token-auth-file of an admin, a
+   node and a viewer. Asserts zero 5xx and zero crashes; prints the counts by status code.
 2. Concurrent read-modify-write: 16 clients GET a node, append a taint and PUT it back with its
    resourceVersion (retrying on 409) on the same few nodes, through the SQLite store; asserts
    that every acknowledged update is present at the end (no lost update).
@@ -30,7 +32,6 @@ Options: --fuzz N (requests per server mode, default 5000, so 10,000 in all), --
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import ssl
 import sys
@@ -48,14 +49,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from reliability_requests import HUGE, FuzzRequest, requests_for
 
-from kubetaint.api import errors
 from kubetaint.apiserver.app import create_app
-from kubetaint.apiserver.security import SecurityConfig
 from kubetaint.apiserver.server import BackgroundServer
-from kubetaint.apiserver.tls import ensure_self_signed
-from kubetaint.clock import RealClock, VirtualClock
-from kubetaint.store.interface import Store
-from kubetaint.store.memory import MemoryStore
+from kubetaint.clock import RealClock
 
 JSON = dict[str, Any]
 TOKENS_CSV = (
@@ -111,45 +107,54 @@ def _is_status(content: bytes, code: int) -> bool:
     return isinstance(body, dict) and body.get("kind") == "Status" and body.get("code") == code
 
 
-def seed_objects(store: Store) -> None:
-    """(Re)create what the valid paths name, so fuzzing keeps reaching real objects."""
-    objects: list[tuple[str, JSON]] = [
-        ("namespaces", {"metadata": {"name": "default"}}),
-        ("namespaces", {"metadata": {"name": "kube-node-lease"}}),
-        ("nodes", {"metadata": {"name": "n1"}, "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}}),
-        ("nodes", {"metadata": {"name": "n2"}}),
-        (
-            "pods",
-            {
-                "metadata": {"name": "p", "namespace": "default"},
-                "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]},
-            },
-        ),
-        (
-            "leases.coordination.k8s.io",
-            {"metadata": {"name": "n1", "namespace": "kube-node-lease"}, "spec": {}},
-        ),
-    ]
-    for resource, obj in objects:
-        with contextlib.suppress(errors.StatusError):
-            store.create(resource, obj)
+#: What the valid paths name, (re)created so that fuzzing keeps reaching real objects.
+SEED_OBJECTS: list[tuple[str, JSON]] = [
+    ("/api/v1/namespaces", {"metadata": {"name": "default"}}),
+    ("/api/v1/namespaces", {"metadata": {"name": "kube-node-lease"}}),
+    (
+        "/api/v1/nodes",
+        {"metadata": {"name": "n1"}, "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}},
+    ),
+    ("/api/v1/nodes", {"metadata": {"name": "n2"}}),
+    (
+        "/api/v1/namespaces/default/pods",
+        {
+            "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]},
+        },
+    ),
+    (
+        "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+        {"metadata": {"name": "n1", "namespace": "kube-node-lease"}, "spec": {}},
+    ),
+]
 
 
 @dataclass
 class FuzzTarget:
+    """One `kubetaint up` process under fuzz, and an admin client that seeds it."""
+
     name: str
-    server: BackgroundServer
-    store: Store
+    server: Any  # tests/e2e/harness.py UpServer
     verify: ssl.SSLContext | bool
     tokens: list[str]
+
+    @property
+    def url(self) -> str:
+        return str(self.server.url)
+
+    def seed_objects(self) -> None:
+        with self.server.client(timeout=30) as admin:
+            for path, obj in SEED_OBJECTS:
+                admin.post(path, json=obj)  # 409 when it is there already
 
 
 def fuzz(
     target: FuzzTarget, examples: int, seed: int, progress: Callable[[int], None] | None = None
 ) -> FuzzResult:
     result = FuzzResult()
-    seed_objects(target.store)
-    client = httpx.Client(base_url=target.server.url, verify=target.verify, timeout=30)
+    target.seed_objects()
+    client = httpx.Client(base_url=target.url, verify=target.verify, timeout=30)
 
     @hypothesis_seed(seed)
     @settings(
@@ -163,7 +168,7 @@ def fuzz(
     def run(request: FuzzRequest) -> None:
         send(client, request, result)
         if result.total % 500 == 0:
-            seed_objects(target.store)
+            target.seed_objects()
             if progress:
                 progress(result.total)
 
@@ -175,44 +180,53 @@ def fuzz(
 
 
 class FuzzServers:
-    """The two servers under fuzz: plain loopback and TLS + tokens, each on its memory store."""
+    """The two `kubetaint up` processes under fuzz, as users run them, each on the memory store
+    with no hollow node: `--insecure-serving` (plain HTTP on loopback, no authentication or
+    authorization) and the defaults (HTTPS, client certificates, `--anonymous-auth=true`,
+    `--authorization-mode=Node,RBAC`) with a `--token-auth-file` of an admin, a node and a viewer."""
 
     def __init__(self, workdir: Path) -> None:
+        from reliability_restart import HARNESS
+
         tokens = workdir / "tokens.csv"
         tokens.write_text(TOKENS_CSV)
-        tls = ensure_self_signed(workdir / "pki")
-        plain_store, secure_store = MemoryStore(VirtualClock()), MemoryStore(VirtualClock())
-        clock = VirtualClock()
-        plain = BackgroundServer(create_app(plain_store, clock))
-        secure = BackgroundServer(
-            create_app(secure_store, clock, security=SecurityConfig(token_auth_file=str(tokens))), tls=tls
-        )
-        context = ssl.create_default_context(cafile=tls.cert_file)
+        common = ("--store", "memory", "--nodes", "0")
+        (workdir / "plain").mkdir()
+        (workdir / "secure").mkdir()
+        plain = HARNESS.UpServer(workdir / "plain", *common, "--insecure-serving")
+        secure = HARNESS.UpServer(workdir / "secure", *common, "--token-auth-file", str(tokens))
         self.targets = [
-            FuzzTarget("plain HTTP, anonymous, AlwaysAllow", plain, plain_store, False, []),
+            FuzzTarget("kubetaint up --insecure-serving (plain HTTP, no authentication)", plain, False, []),
             FuzzTarget(
-                "TLS + token auth, Node,RBAC",
+                "kubetaint up (HTTPS, tokens, Node,RBAC)",
                 secure,
-                secure_store,
-                context,
+                True,
                 ["admin-token", "n1-token", "viewer-token"],
             ),
         ]
 
     def __enter__(self) -> FuzzServers:
-        for target in self.targets:
-            target.server.start()
+        try:
+            for target in self.targets:
+                target.server.start()
+                if target.server.connection.ca_pem:
+                    target.verify = ssl.create_default_context(cadata=target.server.connection.ca_pem)
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
         for target in self.targets:
-            target.server.stop()
+            target.server.kill()
 
 
 def alive(target: FuzzTarget) -> bool:
-    """The server thread still runs and answers a probe."""
+    """The server process still runs and answers a probe."""
+    if target.server.proc is None or target.server.proc.poll() is not None:
+        return False
     try:
-        with httpx.Client(base_url=target.server.url, verify=target.verify, timeout=10) as client:
+        with httpx.Client(base_url=target.url, verify=target.verify, timeout=10) as client:
             return client.get("/healthz").text == "ok"
     except httpx.HTTPError:
         return False

@@ -1,5 +1,6 @@
 """A short run of benchmarks/reliability.py: generated and mutated requests against real
-uvicorn servers (plain, and TLS + token auth) get no 5xx and never crash them, and concurrent
+`kubetaint up` processes (`--insecure-serving`, and the default HTTPS with tokens and Node,RBAC)
+get no 5xx and never crash them, and concurrent
 read-modify-write taint updates through the SQLite store lose nothing (issue 10, item 4)."""
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def servers(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
         yield running
 
 
-@pytest.mark.parametrize("mode", [0, 1], ids=["plain loopback server", "TLS and token authentication"])
+@pytest.mark.parametrize(
+    "mode", [0, 1], ids=["kubetaint up --insecure-serving", "kubetaint up with HTTPS, tokens and Node,RBAC"]
+)
 def test_fuzzed_requests_get_no_5xx_and_no_crash(servers, mode: int) -> None:  # type: ignore[no-untyped-def]
     target = servers.targets[mode]
     result = reliability.fuzz(target, examples=400, seed=mode)

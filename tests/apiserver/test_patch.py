@@ -276,3 +276,82 @@ def test_server_side_apply_creates_then_updates_and_records_the_manager(client: 
 def test_server_side_apply_requires_a_field_manager(client: TestClient) -> None:
     response = client.patch(f"{PODS}/ssa", content=b"metadata: {name: ssa}", headers=APPLY)
     assert response.status_code == 422
+
+
+# evanphx/json-patch v4 patch_test.go: negative indices and the accumulated copy size -------
+
+A48, A49 = "A" * 48, "A" * 49
+
+
+@pytest.mark.parametrize(
+    ("doc", "operations", "result"),
+    [
+        pytest.param(
+            {"foo": ["bar", "baz"]},
+            [{"op": "add", "path": "/foo/-1", "value": "qux"}],
+            {"foo": ["bar", "baz", "qux"]},
+            id="add at -1 appends",
+        ),
+        pytest.param(
+            {"foo": ["bar", "qux", "baz"]},
+            [{"op": "remove", "path": "/foo/-2"}],
+            {"foo": ["bar", "baz"]},
+            id="remove at -2 counts from the end",
+        ),
+        pytest.param(
+            {"foo": []},
+            [{"op": "add", "path": "/foo/-1", "value": "qux"}],
+            {"foo": ["qux"]},
+            id="add at -1 to an empty array",
+        ),
+        pytest.param(
+            {"foo": ["all", "grass", "cows", "eat"]},
+            [{"op": "move", "from": "/foo/1", "path": "/foo/3"}],
+            {"foo": ["all", "cows", "eat", "grass"]},
+            id="move removes, then adds on the shortened array",
+        ),
+        pytest.param(
+            {"foo": ["A", A48]},
+            [{"op": "copy", "path": "/foo/-", "from": "/foo/1"}] * 2,
+            {"foo": ["A", A48, A48, A48]},
+            id="two copies of 50 bytes fit a limit of 100",
+        ),
+    ],
+)
+def test_json_patch_cases(doc: Any, operations: list[Any], result: Any) -> None:
+    assert json_patch(doc, operations, copy_limit=100) == result
+
+
+@pytest.mark.parametrize(
+    ("doc", "operations"),
+    [
+        pytest.param(
+            {"foo": ["bar", "baz"]}, [{"op": "add", "path": "/foo/-4", "value": "bum"}], id="add at -4"
+        ),
+        pytest.param({"foo": []}, [{"op": "remove", "path": "/foo/-1"}], id="remove -1 of an empty array"),
+        pytest.param({"foo": ["bar"]}, [{"op": "remove", "path": "/foo/-2"}], id="remove -2 of one element"),
+        pytest.param(
+            {"foo": ["bar"]}, [{"op": "copy", "path": "/foo/2", "from": "/foo/0"}], id="copy past the end"
+        ),
+        pytest.param(
+            {"foo": ["all", "grass", "cows", "eat"]},
+            [{"op": "move", "from": "/foo/1", "path": "/foo/4"}],
+            id="move past the end of the shortened array",
+        ),
+    ],
+)
+def test_json_patch_bad_cases_are_422(doc: Any, operations: list[Any]) -> None:
+    with pytest.raises(StatusError) as caught:
+        json_patch(doc, operations, copy_limit=100)
+    assert caught.value.code == 422
+
+
+def test_copies_past_the_accumulated_limit_fail_with_json_patchs_message() -> None:
+    with pytest.raises(StatusError) as caught:
+        json_patch(
+            {"foo": ["A", A49]}, [{"op": "copy", "path": "/foo/-", "from": "/foo/1"}] * 2, copy_limit=100
+        )
+    assert caught.value.code == 422
+    assert caught.value.message == (
+        "Unable to complete the copy, the accumulated size increase of copy is 102, exceeding the limit 100"
+    )

@@ -144,6 +144,10 @@ def test_the_bootstrap_policy_is_created_once_and_never_overwritten() -> None:
     created = ensure_bootstrap_policy(store)
     assert "clusterroles.rbac.authorization.k8s.io/cluster-admin" in created
     assert "clusterrolebindings.rbac.authorization.k8s.io/system:basic-user" in created
+    # the aggregated roles are stored with their aggregation (view, into edit, into admin)
+    admin = store.get(f"clusterroles.{GROUP}", "", "admin")["rules"]
+    assert rule(["get", "list", "watch"], ["namespaces"]) in admin
+    assert rule(["create"], ["pods/eviction"]) in admin
     view = store.get(f"clusterroles.{GROUP}", "", "system:basic-user")
     store.update(f"clusterroles.{GROUP}", {**view, "rules": [rule(["get"], ["pods"])]})
     store.delete(f"clusterroles.{GROUP}", "", "edit")
@@ -314,10 +318,20 @@ def test_self_subject_access_review_answers_for_the_caller(client: TestClient) -
             "&authorization.NonResourceAttributes{...}: cannot be specified in combination with resourceAttributes",
             id="both attributes",
         ),
+        pytest.param(
+            {"resourceAttributes": {"verb": "get"}, "metadata": {"name": "x"}},
+            'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: metadata: Invalid value: '
+            'v1.ObjectMeta{Name:"x"}: must be empty',
+            id="metadata",
+        ),
     ],
 )
 def test_an_invalid_self_subject_access_review_is_422(client: TestClient, spec: JSON, message: str) -> None:
+    spec = dict(spec)
+    meta = spec.pop("metadata", None)
     body = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": spec}
+    if meta is not None:
+        body["metadata"] = meta
     response = client.post(f"{AUTHZ}/selfsubjectaccessreviews", json=body, headers=ALICE)
     assert (response.status_code, response.json()["message"]) == (422, message)
 

@@ -4,8 +4,13 @@ connections closed; client mistakes answered with a 4xx Status, never a 500."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -508,3 +513,65 @@ def test_warnings_are_truncated_as_the_recorder_truncates() -> None:
 )
 def test_warning_header_text(text: str, header: bytes | None) -> None:
     assert warning_headers([text]) == ([header] if header else [])
+
+
+_LOW_FD_SERVER = """
+import resource, sys, time
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+from kubetaint.apiserver.app import create_app
+from kubetaint.apiserver.limits import Limits
+from kubetaint.apiserver.security import SecurityConfig
+from kubetaint.apiserver.server import BackgroundServer
+from kubetaint.clock import VirtualClock
+from kubetaint.store.memory import MemoryStore
+clock = VirtualClock()
+app = create_app(MemoryStore(clock), clock, security=SecurityConfig(limits=Limits(max_connections=10_000)))
+server = BackgroundServer(app).start()
+print(server.port, flush=True)
+time.sleep(60)
+"""
+
+
+def test_running_out_of_file_descriptors_logs_one_line_not_tracebacks(tmp_path: Path) -> None:
+    """A server whose connection cap is above its open-file limit (64): accept() fails with
+    EMFILE while 100 connections are held, and the loop reports it in one line."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _LOW_FD_SERVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        held = []
+        for _ in range(100):
+            with contextlib.suppress(OSError):
+                held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        time.sleep(2.5)  # accept() retries every second meanwhile
+        for sock in held:
+            sock.close()
+        time.sleep(1.5)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=CLIENT_TIMEOUT) as http:
+            assert http.get("/healthz").text == "ok"  # serving again once connections close
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    lines = [line for line in err.splitlines() if "cannot accept connections" in line]
+    assert len(lines) == 1, err
+    assert "Too many open files" in lines[0]
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "seconds",
+    [
+        pytest.param(str(2**63 - 1), id="the largest int64 wraps around to -1s"),
+        pytest.param("-5", id="a negative timeout"),
+    ],
+)
+def test_a_watch_whose_timeout_is_a_negative_go_duration_ends_at_once(
+    client: httpx.Client, seconds: str
+) -> None:
+    assert client.post(PODS, json=pod("p")).status_code == 201
+    with client.stream("GET", PODS, params={"watch": "1", "timeoutSeconds": seconds}) as response:
+        assert response.status_code == 200
+        events = [json.loads(line) for line in response.iter_lines() if line]
+    assert [event["type"] for event in events] in ([], ["ADDED"])

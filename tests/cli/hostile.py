@@ -129,6 +129,7 @@ def hand_written() -> Iterator[tuple[str, bytes]]:
         ("spec", "{events: [5]}"),
         ("spec", "{settings: [1]}"),
         ("spec", "{settings: {nodeMonitorPeriod: []}}"),
+        ("spec", "{settings: {nodeMonitorPeriod: 1.0e-300}}"),
         ("spec", "{featureGates: [a]}"),
         ("spec", "{seed: x}"),
         ("spec", "{until: {}}"),

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from .harness import KUBECTL, UpServer
+from .harness import KUBECTL, UpServer, eventually
 
 PODS = "/api/v1/namespaces/default/pods"
 TOKENS = "n1-token,system:node:node-1,uid-n1,system:nodes\nviewer-token,viewer,uid-viewer\n"
@@ -130,3 +130,21 @@ def test_kubectl_is_warned_of_an_unknown_field_outside_latin_1_that_is_not_store
 def test_tls_is_what_the_reproducers_went_through(up: UpServer) -> None:
     assert up.url.startswith("https://")
     assert isinstance(up.connection.ssl_context(), ssl.SSLContext)
+
+
+def test_a_pod_with_the_largest_grace_period_is_gone_after_its_delete(up: UpServer) -> None:
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "forever"},
+        "spec": {
+            "nodeName": "node-2",
+            "terminationGracePeriodSeconds": 2**63 - 1,
+            "containers": [{"name": "c", "image": "nginx"}],
+        },
+    }
+    with up.client() as admin:
+        assert admin.post(PODS, json=body).status_code == 201
+        deleted = admin.delete(f"{PODS}/forever")
+        assert deleted.status_code == 200, deleted.text
+        eventually(lambda: admin.get(f"{PODS}/forever").status_code == 404, "the kubelet to remove the pod")

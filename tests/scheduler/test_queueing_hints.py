@@ -246,3 +246,48 @@ def test_an_assigned_pod_label_change_leaves_a_resource_rejection_waiting() -> N
     relabelled["metadata"]["labels"] = {"a": "b"}
     s.update_pod(relabelled, big)
     assert s.queue.pending()["unschedulablePods"] == ["uid-p"]
+
+
+def _with_port(p: JSON, port: int, host_ip: str = "") -> JSON:
+    entry: JSON = {"containerPort": port, "hostPort": port, "protocol": "TCP"}
+    if host_ip:
+        entry["hostIP"] = host_ip
+    p["spec"]["containers"][0]["ports"] = [entry]
+    return p
+
+
+@pytest.mark.parametrize(
+    ("deleted", "queue"),
+    [
+        pytest.param(
+            _with_port(pod("x", node_name="n"), 8080), True, id="queue when a pod using the port is deleted"
+        ),
+        pytest.param(
+            _with_port(pod("x", node_name="n"), 8081), False, id="skip when the deleted pod used another port"
+        ),
+        pytest.param(pod("x", node_name="n"), False, id="skip when the deleted pod used no host port"),
+        pytest.param(_with_port(pod("x"), 8080), False, id="skip when the deleted pod was not bound"),
+    ],
+)
+def test_node_ports_after_pod_deleted(deleted: JSON, queue: bool) -> None:
+    from kubetaint.scheduler.plugins.node_ports import NodePorts
+
+    pi = PodInfo(_with_port(pod("p"), 8080))
+    assert _hint(NodePorts(), 0)(pi, deleted, None) is queue
+
+
+@pytest.mark.parametrize(
+    ("node_name", "added", "queue"),
+    [
+        pytest.param("n1", "n1", True, id="queue when the named node is added"),
+        pytest.param("n1", "n2", False, id="skip when another node is added"),
+        pytest.param("", "n2", True, id="queue for a pod without a node name"),
+    ],
+)
+def test_node_name_after_node_added(node_name: str, added: str, queue: bool) -> None:
+    from kubetaint.scheduler.plugins.node_name import NodeName
+
+    p = pod("p")
+    if node_name:
+        p["spec"]["nodeName"] = node_name
+    assert _hint(NodeName(), 0)(PodInfo(p), None, node(added)) is queue

@@ -136,3 +136,47 @@ def test_a_multi_document_scenario_is_refused(tmp_path: Path) -> None:
     path.write_text(HEAD + "spec: {}\n---\n" + HEAD + "spec: {}\n")
     with pytest.raises(ScenarioError, match=r"s\.yaml:5: expected one document, got 2"):
         simulate(path)
+
+
+def test_every_refused_object_is_reported_in_one_run(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        HEAD
+        + "metadata: {name: x}\nspec:\n  nodeGroups: [{name: a}]\n  objects:\n"
+        + "  - {apiVersion: v1, kind: Pod, metadata: {name: p1}, spec: {containers: [{name: c, image: i}], toleration: []}}\n"
+        + "  - {apiVersion: v1, kind: Pod, metadata: {name: p2}, spec: {containers: []}}\n"
+        + "  - {apiVersion: v1, kind: Pod, metadata: {name: p3}, spec: {containers: [{name: c, image: i}]}}\n"
+        + "  - {apiVersion: v1, kind: Node, metadata: {name: n}, spec: {taints: [{key: k, effect: NoSchedul}]}}\n"
+    )
+    with pytest.raises(ScenarioError) as err:
+        simulate(path)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith(f"{path}:10: Node n: ") and 'Unsupported value: "NoSchedul"' in lines[0]
+    assert lines[1].startswith(f"{path}:7: Pod p1: ") and 'unknown field "spec.toleration"' in lines[1]
+    assert lines[2].startswith(f"{path}:8: Pod p2: ") and "spec.containers: Required value" in lines[2]
+
+
+def test_every_bad_event_and_node_group_is_reported_in_one_run(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        HEAD
+        + "metadata: {name: x}\nspec:\n  nodeGroups: [{name: a}, {name: a}]\n  events:\n"
+        + "  - {at: 1s, fault: stop, node: ghost}\n"
+        + "  - {at: 2s, kubectl: cordon nobody}\n"
+        + "  - {at: 3s, kubectl: cordon a-0}\n"
+    )
+    with pytest.raises(ScenarioError) as err:
+        simulate(path)
+    assert str(err.value).splitlines() == [
+        f"{path}:5: spec.nodeGroups[1].name: Duplicate value: 'a'",
+        f"{path}:7: spec.events[0].node: unknown node 'ghost'",
+        f'{path}:8: spec.events[1].kubectl: nodes "nobody" not found',
+    ]
+
+
+def test_a_monitor_period_too_small_for_the_run_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + "metadata: {name: x}\nspec:\n  until: 1h\n  settings: {nodeMonitorPeriod: 1ms}\n")
+    with pytest.raises(ScenarioError, match=r"3\.6e\+06 node monitor passes; at most 1000000 are simulated"):
+        simulate(path)

@@ -236,3 +236,24 @@ def load_snapshot_from(doc: dict[str, Any]) -> Any:
 
     scenario = load_scenario(doc)
     return scenario, snapshot_info(scenario)
+
+
+def test_a_multi_document_file_of_manifests_runs_as_a_saved_list(tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeName: n1\n  containers: [{name: c, image: i}]\n"
+    )
+    scenario, info = load_snapshot(path)
+    assert sorted(o["kind"] for o in scenario.objects) == ["Node", "Pod"]
+    assert info.captured_at is None
+
+
+def test_a_key_given_twice_in_a_saved_list_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "list.json"
+    path.write_text(
+        '{"apiVersion": "v1", "kind": "List",\n "items": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "name": "b"}}]}'
+    )
+    with pytest.raises(SnapshotError) as err:
+        load_snapshot(path)
+    assert str(err.value) == f"{path}:2: items[0].metadata.name: duplicate field"

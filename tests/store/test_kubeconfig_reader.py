@@ -76,7 +76,9 @@ def test_an_exec_plugin_hands_out_a_client_certificate(tmp_path: Path) -> None:
         " 'status': {'clientCertificateData': 'CERT', 'clientKeyData': 'KEY'}}))",
     )
     user = {"exec": {"apiVersion": V1, "command": command, "interactiveMode": "IfAvailable"}}
-    connection = load_kubeconfig(_write(tmp_path, "k", _config(user)))
+    doc = _config(user)
+    doc["clusters"][0]["cluster"]["server"] = "http://127.0.0.1:6443"  # (no TLS: the PEMs are not loaded)
+    connection = load_kubeconfig(_write(tmp_path, "k", doc))
     assert connection.client_cert_data == ("CERT", "KEY") and connection.token is None
 
 
@@ -168,6 +170,7 @@ def test_kubeconfig_lists_merge_and_the_first_value_wins(
 def test_the_default_namespace_and_inline_ca(tmp_path: Path) -> None:
     doc = _config({"token": "t"})
     doc["clusters"][0]["cluster"]["certificate-authority-data"] = base64.b64encode(b"PEM").decode()
+    doc["clusters"][0]["cluster"]["server"] = "http://127.0.0.1:6443"  # (no TLS: the PEM is not loaded)
     connection = load_kubeconfig(_write(tmp_path, "k", doc), "x")
     assert (connection.namespace, connection.ca_pem) == ("default", "PEM")
     assert json.dumps(connection.headers()) == '{"Authorization": "Bearer t"}'

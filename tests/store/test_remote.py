@@ -301,6 +301,38 @@ def test_https_with_ca_data_and_a_bearer_token(tmp_path: Path) -> None:
         remote.close()
 
 
+_HTTPS_CLUSTER = "current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n" + (
+    "clusters: [{name: c, cluster: {server: 'https://h'%s}}]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            _HTTPS_CLUSTER % ", certificate-authority-data: 'bm90IGEgY2VydA=='"
+            + "users: [{name: u, user: {}}]",
+            "cannot use its certificates",
+            id="CA data that is not a certificate",
+        ),
+        pytest.param(
+            _HTTPS_CLUSTER % ""
+            + "users: [{name: u, user: {client-certificate-data: 'bm8=', client-key-data: 'bm8='}}]",
+            "cannot use its certificates",
+            id="client certificate data that is not a certificate",
+        ),
+    ],
+)
+def test_unusable_certificates_in_a_kubeconfig_are_one_line_errors(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "config"
+    path.write_text(text)
+    with pytest.raises(StoreError, match=message) as info:
+        load_kubeconfig(path)
+    assert "\n" not in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -186,6 +186,7 @@ def create_app(
     rbac = StoredPolicy(store, clock)
     if "RBAC" in config.modes():
         ensure_bootstrap_policy(store)  # storage_rbac's post-start hook, before serving
+    rbac.start()
     chain = Security(config, _pod_node(store), rbac)
     if chain.node_restriction:
         hooks = NodeRestriction(hooks or NoHooks(), node_uid_of(store))

@@ -39,9 +39,10 @@ from kubetaint.apiserver.noderestriction import forbidden_labels
 from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
 from kubetaint.apiserver.security import SecurityConfig
 from kubetaint.apiserver.server import security_of, serving_options
+from kubetaint.apiserver.serving import ListeningSocket
 from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock.base import Clock
-from kubetaint.controlplane import ControlPlane
+from kubetaint.controlplane import ControlPlane, ControlPlaneSettings
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
 from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store, ThreadedDelivery
 
@@ -101,12 +102,13 @@ class LiveCluster:
         seed: int,
         server_address: str,
         security: SecurityConfig | None = None,
+        settings: ControlPlaneSettings | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         rng = random.Random(seed)
         self.plane = ControlPlane(
-            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True
+            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True, settings=settings
         )
         self.workers = workers
         self.ready = False
@@ -188,7 +190,7 @@ def listen(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY on accepted sockets only when proto says TCP,
     # and without it every keep-alive response waits ~40 ms for a delayed ACK (Nagle).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock = ListeningSocket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # one log line at EMFILE
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

@@ -1,4 +1,5 @@
-"""PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, via `jsonpatch`) and the
+"""PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, via `jsonpatch`, with the
+operation and copy-size limits and the negative indices of kube-apiserver's json-patch) and the
 subset of strategic merge patch kubectl and the Python client use for the served kinds
 (mirrors apimachinery/pkg/util/strategicpatch/patch.go; merge keys from the API types'
 `patchMergeKey`/`patchStrategy` tags).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import jsonpatch
@@ -96,7 +98,15 @@ def json_patch(target: JSON, operations: Any, copy_limit: int = MAX_JSON_PATCH_C
     document: Any = json.loads(_dumps(target))  # a private copy, patched in place op by op
     accumulated = 0
     try:
-        for operation in operations:
+        for given in operations:
+            step = given
+            if isinstance(given, dict) and given.get("op") == "move":
+                # json-patch moves by a remove, then an add on the array the remove shortened
+                removal = _with_positive_indices(document, {"op": "remove", "path": given.get("from")})
+                value = jsonpointer.resolve_pointer(document, str(removal["path"]))
+                document = jsonpatch.JsonPatch([removal]).apply(document, in_place=True)
+                step = {"op": "add", "path": given.get("path"), "value": value}
+            operation = _with_positive_indices(document, step)
             if isinstance(operation, dict) and operation.get("op") == "copy":
                 source = jsonpointer.resolve_pointer(document, str(operation.get("from")))
                 accumulated += len(_dumps(source))
@@ -111,6 +121,49 @@ def json_patch(target: JSON, operations: Any, copy_limit: int = MAX_JSON_PATCH_C
     except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError) as exc:
         raise errors.StatusError(422, "Invalid", str(exc)) from None
     return document
+
+
+_NEGATIVE = re.compile(r"-[0-9]+")
+#: Operations whose `path` names a place to insert at (an index may be the array's length).
+_INSERTING = ("add", "copy", "move")
+
+
+def _with_positive_indices(document: Any, operation: Any) -> Any:
+    """json-patch's SupportNegativeIndices (on in kube-apiserver): an array index -N in `path`
+    or `from` counts from the end (from the end of the array grown by one for an insertion's
+    `path`); one past the front stays as it is and fails as out of range."""
+    if not isinstance(operation, dict):
+        return operation
+    changed = dict(operation)
+    for key in ("path", "from"):
+        pointer = operation.get(key)
+        if isinstance(pointer, str) and "/-" in pointer:
+            inserting = key == "path" and operation.get("op") in _INSERTING
+            changed[key] = _positive_pointer(document, pointer, inserting)
+    return changed
+
+
+def _positive_pointer(document: Any, pointer: str, inserting: bool) -> str:
+    tokens = pointer.split("/")
+    if tokens[0] != "":
+        return pointer
+    node = document
+    for i in range(1, len(tokens)):
+        last = i == len(tokens) - 1
+        if isinstance(node, list) and _NEGATIVE.fullmatch(tokens[i]):
+            size = len(node) + (1 if inserting and last else 0)
+            if int(tokens[i]) >= -size:
+                tokens[i] = str(int(tokens[i]) + size)
+        if last:
+            break
+        token = tokens[i].replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            break
+    return "/".join(tokens)
 
 
 def check_size(obj: Any, limit: int) -> None:

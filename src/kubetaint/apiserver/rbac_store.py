@@ -12,7 +12,7 @@ changed, so an unchanged cluster costs a dict lookup per request.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubetaint.api import errors
@@ -76,7 +76,7 @@ def aggregated_rules(
     return rules
 
 
-def with_aggregation(cluster_roles: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def with_aggregation(cluster_roles: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The ClusterRoles with every aggregated one's rules filled (aggregated roles may select
     other aggregated roles: filled until nothing changes, as the controller converges)."""
     roles = {str(_meta(r).get("name") or ""): r for r in cluster_roles}
@@ -109,14 +109,15 @@ def bootstrap_policy() -> Policy:
 
 def ensure_bootstrap_policy(store: Store) -> list[str]:
     """storage_rbac's post-start hook: create every bootstrap ClusterRole and ClusterRoleBinding
-    that does not exist (an existing one is kept as it is). Returns the names created."""
+    that does not exist (an existing one is kept as it is). Returns the names created. An
+    aggregated role is created with the rules the aggregation controller gives it at once."""
     created = []
     for resource, objects in (
-        (CLUSTER_ROLES, cluster_roles()),
+        (CLUSTER_ROLES, with_aggregation(cluster_roles())),
         (CLUSTER_ROLE_BINDINGS, cluster_role_bindings()),
     ):
         for obj in objects:
-            name = str(obj["metadata"]["name"])
+            name = str(_meta(obj).get("name") or "")
             try:
                 store.get(resource, "", name)
                 continue
@@ -124,7 +125,7 @@ def ensure_bootstrap_policy(store: Store) -> list[str]:
                 if err.code != 404:
                     raise
             try:
-                store.create(resource, obj)
+                store.create(resource, dict(obj))
             except errors.StatusError as err:
                 if err.code != 409:
                     raise

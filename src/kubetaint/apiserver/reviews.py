@@ -44,7 +44,8 @@ def _invalid(kind: str, errs: list[f.FieldError], group: str) -> errors.StatusEr
 def _metadata_errors(obj: Mapping[str, Any]) -> list[f.FieldError]:
     meta = {k: v for k, v in _m(obj, "metadata").items() if k not in ("managedFields", "creationTimestamp")}
     if meta:
-        return [f.invalid("metadata", f.GoValue(meta, f"v1.ObjectMeta{meta!r}"), "must be empty")]
+        fields = ", ".join(f"{k[0].upper()}{k[1:]}:{f.render_value(v)}" for k, v in sorted(meta.items()))
+        return [f.invalid("metadata", f.GoValue(meta, f"v1.ObjectMeta{{{fields}}}"), "must be empty")]
     return []
 
 

@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kubetaint.apiserver.security import PEER_CERTIFICATE, SecurityConfig, ServingConfigError, check_serving
-from kubetaint.apiserver.serving import connection_options
+from kubetaint.apiserver.serving import ListeningSocket, connection_options
 from kubetaint.apiserver.tls import TLSFiles
 
 
@@ -111,7 +111,7 @@ class BackgroundServer:
         self.scheme = "https" if tls else "http"
         # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
         # and without it every response waits ~40 ms (Nagle + delayed ACK) between headers and body.
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self._sock = ListeningSocket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
         self.host, self.port = self._sock.getsockname()[:2]

@@ -7,8 +7,10 @@
 - at most `Limits.max_connections` connections are open at once (by default the open-file limit
   less a reserve, so that accepting never runs out of file descriptors): one more is answered
   `429 TooManyRequests` and closed, and the server logs one line about it (at most every 10 s);
-- should accepting run out of file descriptors anyway, the event loop logs one line (at most
-  every 10 s) instead of a traceback per attempt.
+- should accepting run out of file descriptors anyway (a burst of connections is accepted
+  before any of them is counted), `ListeningSocket` (the listening socket of `server` and
+  `live`) pauses accepting for a second and the loop logs one line (at most every 10 s) instead
+  of a traceback per queued connection, and serving resumes once descriptors are free.
 
 `connection_options(limits)` is what `server.serving_options` (hence every uvicorn config of
 `server` and `live`) adds; the protocol installs the accept-error handler on its loop at the
@@ -22,6 +24,7 @@ import contextlib
 import errno
 import logging
 import resource
+import socket
 import time
 from typing import Any
 
@@ -107,7 +110,7 @@ def bounded_protocol(limits: Limits, base: type[H11Protocol] = H11Protocol) -> t
             if over:
                 _CAP_LOG.warning(
                     "connection limit of %d reached: new connections get 429 until some close "
-                    "(raise the open-file limit, ulimit -n, or --max-connections for more)",
+                    "(raise the open-file limit, ulimit -n, for more)",
                     cap,
                 )
                 self._phase = "refused"
@@ -167,6 +170,30 @@ def connection_options(limits: Limits, base: type[H11Protocol] = H11Protocol) ->
     soft open-file limit is raised to the hard one first."""
     raise_open_file_limit()
     return {"http": bounded_protocol(limits, base), "timeout_keep_alive": limits.idle_timeout}
+
+
+class ListeningSocket(socket.socket):
+    """A listening socket whose accept() running out of file descriptors stops asyncio's accept
+    burst: asyncio logs the error, pauses accepting for a second and then, unless told the queue
+    is empty, tries again for every queued connection of the same burst (a traceback each). After
+    one EMFILE this socket reports "nothing to accept" for the rest of the burst, and the first
+    one installs `_loop_exception_handler` (one line) on the serving loop."""
+
+    _quiet_until = 0.0
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        if time.monotonic() < self._quiet_until:
+            raise BlockingIOError(errno.EAGAIN, "accepting pauses after running out of file descriptors")
+        try:
+            return super().accept()
+        except OSError as exc:
+            if exc.errno in _OUT_OF_RESOURCES:
+                self._quiet_until = time.monotonic() + 0.5
+                with contextlib.suppress(RuntimeError):
+                    loop = asyncio.get_running_loop()
+                    if loop.get_exception_handler() is None:
+                        loop.set_exception_handler(_loop_exception_handler)
+            raise
 
 
 def _loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

@@ -23,6 +23,7 @@ from kubetaint.apiserver.registry import Target
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import JSON, dumps, negotiate
 from kubetaint.clock.base import Clock
+from kubetaint.registry.graceful import go_seconds
 from kubetaint.store.interface import Store, Watch, WatchEvent
 
 #: kube-apiserver's --min-request-timeout; watches without timeoutSeconds last this long.
@@ -50,8 +51,10 @@ class WatchStreamer:
         rendering = negotiate(request.headers.get("accept"))
         policy = include_object_policy(params.get("includeObject")) if rendering.table else "Metadata"
         bookmarks = params.flag("allowWatchBookmarks")
-        seconds = params.int64("timeoutSeconds")
-        timeout = float(seconds) if seconds > 0 else DEFAULT_WATCH_SECONDS
+        # time.Duration(timeoutSeconds) * time.Second, as get.go computes it: 0 is the default,
+        # and a value that wraps around to a negative duration ends the watch at once
+        timeout = go_seconds(params.int64("timeoutSeconds")) or DEFAULT_WATCH_SECONDS
+        timeout = max(timeout, 0.0)
         since = params.get("resourceVersion") or None
         expired: errors.StatusError | None = None
         try:

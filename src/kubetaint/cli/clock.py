@@ -100,19 +100,27 @@ _KUBECONFIG = click.option(
 )
 
 
-@click.group()
+@click.group(
+    epilog="""\b
+Examples:
+  kubetaint clock now
+  kubetaint clock advance 5m --kubeconfig ./data/kubeconfig
+""",
+)
 def clock_group() -> None:
     """Read or advance the clock of a `kubetaint up --clock virtual` server."""
 
 
-@clock_group.command("now")
+@clock_group.command("now", epilog="\b\nExamples:\n  kubetaint clock now\n")
 @_KUBECONFIG
 def now_command(kubeconfig: Path | None) -> None:
     """Print the server's current time."""
     _run("now", kubeconfig)
 
 
-@clock_group.command("advance")
+@clock_group.command(
+    "advance", epilog="\b\nExamples:\n  kubetaint clock advance 90s\n  kubetaint clock advance 1h\n"
+)
 @click.argument("duration")
 @_KUBECONFIG
 def advance_command(duration: str, kubeconfig: Path | None) -> None:

@@ -63,7 +63,13 @@ class RemoteControllers:
             controller.stop()
 
 
-@click.command()
+@click.command(
+    epilog="""\b
+Examples:
+  kubetaint controllers --kubeconfig ./data/kubeconfig
+  kubetaint controllers --kubeconfig prod.yaml --leader-elect=false
+""",
+)
 @election_options
 def controllers_command(**options: Any) -> None:
     """Run the taint-eviction and node-lifecycle controllers on the cluster of KUBECONFIG."""

@@ -122,7 +122,13 @@ class RemoteScheduler:
         self.host.stop()
 
 
-@click.command()
+@click.command(
+    epilog="""\b
+Examples:
+  kubetaint scheduler --kubeconfig ./data/kubeconfig
+  kubetaint scheduler --kubeconfig prod.yaml --scheduler-name taint-aware --leader-elect=false
+""",
+)
 @election_options
 @click.option("--scheduler-name", default=DEFAULT_SCHEDULER_NAME, show_default=True)
 def scheduler_command(**options: Any) -> None:

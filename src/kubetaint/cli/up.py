@@ -24,6 +24,7 @@ from kubetaint.cli.up_replica import Replica, ReplicaElection, replica_election,
 from kubetaint.cli.up_serving import Serving, prepare_serving, serving_flags, write_kubeconfig
 from kubetaint.clock import RealClock
 from kubetaint.clock.base import Clock
+from kubetaint.controlplane import ControlPlaneSettings
 from kubetaint.store.factory import KINDS, open_store
 from kubetaint.store.interface import StoreError
 
@@ -40,7 +41,15 @@ def _server_url(scheme: str, host: str, port: int) -> str:
 
 
 def _banner(
-    *, url: str, kubeconfig: Path, store: str, clock: str, nodes: list[str], created: list[str]
+    *,
+    url: str,
+    kubeconfig: Path,
+    store: str,
+    clock: str,
+    nodes: list[str],
+    created: list[str],
+    security: str = "",
+    note: str = "",
 ) -> str:
     resumed = "" if created == nodes else f" (resumed: {len(nodes) - len(created)} nodes already stored)"
     workers = [n for n in nodes if n != CONTROL_PLANE_NODE]
@@ -48,7 +57,8 @@ def _banner(
         f"kubetaint is serving a cluster at {url}{resumed}",
         f"  store: {store}   clock: {clock}   nodes: {len(nodes)} "
         f"({CONTROL_PLANE_NODE} is tainted node-role.kubernetes.io/control-plane:NoSchedule)",
-        f"  kubeconfig: {kubeconfig}",
+        f"  kubeconfig: {kubeconfig}{note}",
+        *([f"  security: {security}"] if security else []),
         "",
         "Try, in another shell:",
         f"  export KUBECONFIG={kubeconfig}",
@@ -98,10 +108,12 @@ async def _run(
             seed=random.SystemRandom().getrandbits(64),
             server_address=address,
             security=serving.security,
+            # --config: the scheduler's KubeSchedulerConfiguration
+            settings=None
+            if scheduler_config is None
+            else ControlPlaneSettings(scheduler_config=scheduler_config),
         )
         cluster.plane.run_controllers = controllers
-        if scheduler_config is not None:  # --config: the scheduler's KubeSchedulerConfiguration
-            cluster.plane.settings.scheduler_config = scheduler_config
         this = Replica(cluster.plane, election, kubelets=kubelets)
         created = cluster.start()
         this.start()
@@ -110,7 +122,14 @@ async def _run(
         where = f"sqlite in {data_dir}" if store_kind == "sqlite" else store_kind
         click.echo(
             _banner(
-                url=url, kubeconfig=kubeconfig, store=where, clock=clock_kind, nodes=names, created=created
+                url=url,
+                kubeconfig=kubeconfig,
+                store=where,
+                clock=clock_kind,
+                nodes=names,
+                created=created,
+                security=serving.summary(),
+                note=serving.credentials_note(),
             )
         )
         sys.stdout.flush()
@@ -165,6 +184,15 @@ def up_command(**options: Any) -> None:
     The API server serves HTTPS with certificates from DATA_DIR/pki (made on first start),
     authenticates client certificates and bearer tokens, and authorizes with Node,RBAC; the
     kubeconfig it writes (0600) carries the CA and the admin credentials."""
+    scheduler_config: dict[str, Any] | None = None
+    if options.get("config_file"):
+        try:
+            scheduler_config, warnings = load_scheduler_config(str(options["config_file"]))
+        except SchedulerConfigError as err:
+            click.echo(f"error: {err}", err=True)
+            sys.exit(1)
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
     host, port, nodes = str(options["host"]), int(options["port"]), int(options["nodes"])
     store_kind, clock_kind = str(options["store_kind"]), str(options["clock_kind"])
     data_dir: Path | None = options["data_dir"]
@@ -186,15 +214,6 @@ def up_command(**options: Any) -> None:
     except OSError as err:
         click.echo(f"error: cannot listen on {host}:{port}: {err.strerror or err}", err=True)
         sys.exit(1)
-    scheduler_config: dict[str, Any] | None = None
-    if options.get("config_file"):
-        try:
-            scheduler_config, warnings = load_scheduler_config(str(options["config_file"]))
-        except SchedulerConfigError as err:
-            click.echo(f"error: {err}", err=True)
-            sys.exit(1)
-        for warning in warnings:
-            click.echo(f"warning: {warning}", err=True)
     election = replica_election(options)
     bound_port = sock.getsockname()[1]
     url = _server_url(serving.scheme, host, bound_port)

@@ -102,7 +102,7 @@ def tolerates(toleration: Any, taint: Any, *, feature_gates: FeatureGates | None
     Returns:
         True when the toleration matches the taint's key, value (by its operator) and effect.
 
-    Example:
+    Examples:
         >>> tolerates({"operator": "Exists"}, {"key": "a", "effect": "NoExecute"})
         True
     """

@@ -83,7 +83,7 @@ def parse_taint_spec(args: Sequence[str]) -> tuple[list[Taint], list[Taint]]:
     Raises:
         ValueError: with kubectl's message, for an argument kubectl refuses.
 
-    Example:
+    Examples:
         >>> parse_taint_spec(["dedicated=gpu:NoSchedule", "old-"])
         ([{'key': 'dedicated', 'value': 'gpu', 'effect': 'NoSchedule'}], [{'key': 'old'}])
     """

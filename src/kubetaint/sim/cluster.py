@@ -141,42 +141,56 @@ class Cluster:
         # and its namespace ensured, in turn; the run is stored before any other write and before
         # a decoding refusal is raised, so every write and message is one create's after another
         run: _PodRun = ([], [])
+        # an object refused is skipped and the load goes on, so that every refusal is reported
+        # at once (the run never starts)
+        problems: list[str] = []
         with self.registry.bulk_creates():
             for index in sorted(range(len(objects)), key=ranks.__getitem__):  # stable: file order
                 where = wheres[index] if wheres else ""
                 obj, kind = objects[index], kinds[index]
                 if kind.resource != "pods":
-                    self._create_run(run)
-                    self._create(obj, kind, where, decoding, namespaces)
+                    self._create_run(run, problems)
+                    try:
+                        self._create(obj, kind, where, decoding, namespaces)
+                    except ScenarioError as err:
+                        problems.append(str(err))
                     continue
                 try:
                     decoding.check(obj, where)
-                except ScenarioError:
-                    self._create_run(run)
-                    raise
+                except ScenarioError as err:
+                    problems.append(str(err))
+                    continue
                 namespace = str((obj.get("metadata") or {}).get("namespace") or "default")
                 if namespace not in namespaces:
-                    self._create_run(run)
+                    self._create_run(run, problems)
                     self.plane.ensure_namespace(namespace)
                     namespaces.add(namespace)
                 run[0].append(_fresh(obj))
                 run[1].append((obj, where))
                 if len(run[0]) >= _RUN_LIMIT:
-                    self._create_run(run)
-            self._create_run(run)
+                    self._create_run(run, problems)
+            self._create_run(run, problems)
+        if problems:
+            shown = problems[:MAX_PROBLEMS]
+            if len(problems) > MAX_PROBLEMS:
+                shown.append(f"... and {len(problems) - MAX_PROBLEMS} more objects refused")
+            raise ScenarioError("\n".join(shown))
         load_groups(self.fleet, self.scenario.node_groups)
 
-    def _create_run(self, run: _PodRun) -> None:
+    def _create_run(self, run: _PodRun, problems: list[str]) -> None:
         """Create the pending pods of `run` (create requests, and each manifest with its place)
-        and empty it; ScenarioError names the first that fails, as `_create` would."""
+        and empty it; each pod refused adds its message to `problems`, as `_create` would raise
+        it, and the rest of the run is still created."""
         requests, manifests = run
-        if not requests:
-            return
         try:
-            created, failure = self.registry.create_pods(requests)
-            if failure is not None:
+            while requests:
+                created, failure = self.registry.create_pods(requests)
+                if failure is None:
+                    break
                 obj, where = manifests[len(created)]
-                raise ScenarioError(f"{where}{_describe(obj)}: {_status_text(failure)}") from None
+                problems.append(f"{where}{_describe(obj)}: {_status_text(failure)}")
+                del requests[: len(created) + 1]
+                del manifests[: len(created) + 1]
         finally:
             requests.clear()
             manifests.clear()
@@ -230,6 +244,8 @@ class Cluster:
 
 #: Pods loaded by one Registry.create_pods call at most.
 _RUN_LIMIT = 4096
+#: Refused objects listed before the rest are counted.
+MAX_PROBLEMS = 100
 #: A run of pods to create: their create requests, and each manifest with its place.
 _PodRun = tuple[list[JSON], list[tuple[Mapping[str, Any], "str | Where"]]]
 

@@ -25,8 +25,8 @@ from typing import Any, Protocol
 
 _SCALARS = (str, int, float, bool, type(None))
 
-#: Characters buffered before they are handed to the stream.
-CHUNK_CHARS = 1 << 20
+#: Text parts gathered before they are handed to the stream (about a megabyte of a timeline).
+CHUNK_PARTS = 20_000
 
 
 class TextSink(Protocol):
@@ -60,46 +60,31 @@ def _flat_encoder(inner: str) -> Callable[[Any, int], Any]:
     return encoder
 
 
-class _Buffer:
-    """Text parts handed to `sink` whenever about CHUNK_CHARS have gathered."""
-
-    __slots__ = ("parts", "sink", "size")
-
-    def __init__(self, sink: Callable[[str], Any]) -> None:
-        self.parts: list[str] = []
-        self.size = 0
-        self.sink = sink
-
-    def add(self, text: str) -> None:
-        self.parts.append(text)
-        self.size += len(text)
-        if self.size >= CHUNK_CHARS:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.parts:
-            self.sink("".join(self.parts))
-            self.parts.clear()
-            self.size = 0
-
-
 def write_indented(doc: Any, stream: TextSink, indent: int = 2) -> None:
-    """Write `json.dumps(doc, indent=indent, ensure_ascii=False)` to `stream` in chunks. A value
-    json rejects raises json's error after the text before it was written."""
-    buffer = _Buffer(stream.write)
+    """Write `json.dumps(doc, indent=indent, ensure_ascii=False)` to `stream` in chunks: the
+    gathered text is handed over between the items of a list once CHUNK_PARTS parts have
+    gathered. A value json rejects raises json's error after the text before it was written."""
+    parts: list[str] = []
+    write = stream.write
+
+    def spill() -> None:
+        if len(parts) >= CHUNK_PARTS:
+            write("".join(parts))
+            parts.clear()
+
     try:
-        _write(doc, buffer.add, "\n", " " * indent)
+        _write(doc, parts.append, "\n", " " * indent, spill)
     except RecursionError:
         json.dumps(doc, indent=indent, ensure_ascii=False)  # json's own error (a circular reference)
         raise
-    buffer.flush()
+    write("".join(parts))
 
 
 def dumps_indented(doc: Any, indent: int = 2) -> str:
     """`json.dumps(doc, indent=indent, ensure_ascii=False)` (default separators for an indent)."""
     parts: list[str] = []
     try:
-        _write(doc, parts.append, "\n", " " * indent)
+        _write(doc, parts.append, "\n", " " * indent, None)
     except RecursionError:
         return json.dumps(doc, indent=indent, ensure_ascii=False)
     return "".join(parts)
@@ -143,13 +128,17 @@ def _scalar(value: Any) -> str:
     raise _LeftToJsonError
 
 
-def _write(value: Any, out: Callable[[str], None], newline: str, step: str) -> None:
-    """Append `value`'s text to `out`; `newline` is a line break plus the current indent."""
+_Spill = Callable[[], None] | None
+
+
+def _write(value: Any, out: Callable[[str], None], newline: str, step: str, spill: _Spill) -> None:
+    """Append `value`'s text to `out`; `newline` is a line break plus the current indent; `spill`
+    (when streaming) is called between the items of a list."""
     kind = type(value)
     if kind is dict:
-        _write_dict(value, out, newline, step)
+        _write_dict(value, out, newline, step, spill)
     elif kind is list:
-        _write_list(value, out, newline, step)
+        _write_list(value, out, newline, step, spill)
     else:
         try:
             text = _scalar(value)
@@ -167,7 +156,9 @@ def _flat_text(value: Any, inner: str) -> str | None:
         return None
 
 
-def _write_dict(value: dict[Any, Any], out: Callable[[str], None], newline: str, step: str) -> None:
+def _write_dict(
+    value: dict[Any, Any], out: Callable[[str], None], newline: str, step: str, spill: _Spill
+) -> None:
     if not value:
         out("{}")
         return
@@ -188,11 +179,11 @@ def _write_dict(value: dict[Any, Any], out: Callable[[str], None], newline: str,
     for key, item in value.items():
         out((inner if first else "," + inner) + encode_basestring(key) + ": ")
         first = False
-        _write(item, out, inner, step)
+        _write(item, out, inner, step, spill)
     out(newline + "}")
 
 
-def _write_list(value: list[Any], out: Callable[[str], None], newline: str, step: str) -> None:
+def _write_list(value: list[Any], out: Callable[[str], None], newline: str, step: str, spill: _Spill) -> None:
     if not value:
         out("[]")
         return
@@ -209,5 +200,7 @@ def _write_list(value: list[Any], out: Callable[[str], None], newline: str, step
     for item in value:
         out(inner if first else "," + inner)
         first = False
-        _write(item, out, inner, step)
+        _write(item, out, inner, step, spill)
+        if spill is not None:
+            spill()
     out(newline + "]")

@@ -50,6 +50,10 @@ DEFAULT_TAIL = 600.0
 MAX_NODES = 20_000
 MAX_PODS = 600_000
 MAX_NODE_HOURS = 100_000
+#: Problems listed before the rest are counted.
+MAX_PROBLEMS = 100
+#: Node lifecycle monitor passes (the run's length over nodeMonitorPeriod).
+MAX_MONITOR_PASSES = 1_000_000
 #: The longest run or event time (a leap year).
 MAX_DURATION = 366 * 24 * 3600.0
 MAX_DURATION_TEXT = "8784h"
@@ -173,6 +177,8 @@ class _Parser:
         #: A parsed text's pods get their equal spec parts shared, as a document given as data
         #: shares its templates' (sim.sharing).
         self._sharing = PartSharing() if source.text is not None else None
+        #: problems of node groups, objects and events, each skipped so that all are reported
+        self.problems: list[str] = []
 
     def fail(self, path: Sequence[str | int], message: str) -> ScenarioError:
         dotted = _dotted(path)
@@ -226,6 +232,11 @@ class _Parser:
         scenario.node_groups = self._node_groups(spec.get("nodeGroups") or [])
         self._objects(scenario, spec.get("objects") or [])
         scenario.events = self._events(scenario, spec.get("events") or [])
+        if self.problems:
+            shown = self.problems[:MAX_PROBLEMS]
+            if len(self.problems) > MAX_PROBLEMS:
+                shown.append(f"... and {len(self.problems) - MAX_PROBLEMS} more problems")
+            raise ScenarioError("\n".join(shown))
         self._check_bounds(scenario)
         return scenario
 
@@ -272,27 +283,32 @@ class _Parser:
         groups: list[NodeGroup] = []
         seen: set[str] = set()
         for i, item in enumerate(raw):
-            path: list[str | int] = ["spec", "nodeGroups", i]
-            if not isinstance(item, Mapping):
-                raise self.fail(path, "expected an object")
-            name = item.get("name")
-            if not isinstance(name, str) or not name:
-                raise self.fail([*path, "name"], "Required value")
-            if name in seen:
-                raise self.fail([*path, "name"], f"Duplicate value: {name!r}")
-            seen.add(name)
-            count = item.get("count", 1)
-            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise self.fail([*path, "count"], f"expected a non-negative integer, got {count!r}")
-            zones = item.get("zones") or []
-            if not isinstance(zones, list) or not all(isinstance(z, str) and z for z in zones):
-                raise self.fail([*path, "zones"], "expected a list of zone names")
-            template = item.get("template") or {}
-            if not isinstance(template, Mapping):
-                raise self.fail([*path, "template"], "expected a Node template object")
-            self._check_template([*path, "template"], template)
-            groups.append(NodeGroup(name, count, list(zones), copy.deepcopy(dict(template))))
+            try:
+                groups.append(self._node_group(["spec", "nodeGroups", i], item, seen))
+            except ScenarioError as err:
+                self.problems.append(str(err))
         return groups
+
+    def _node_group(self, path: list[str | int], item: Any, seen: set[str]) -> NodeGroup:
+        if not isinstance(item, Mapping):
+            raise self.fail(path, "expected an object")
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            raise self.fail([*path, "name"], "Required value")
+        if name in seen:
+            raise self.fail([*path, "name"], f"Duplicate value: {name!r}")
+        seen.add(name)
+        count = item.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise self.fail([*path, "count"], f"expected a non-negative integer, got {count!r}")
+        zones = item.get("zones") or []
+        if not isinstance(zones, list) or not all(isinstance(z, str) and z for z in zones):
+            raise self.fail([*path, "zones"], "expected a list of zone names")
+        template = item.get("template") or {}
+        if not isinstance(template, Mapping):
+            raise self.fail([*path, "template"], "expected a Node template object")
+        self._check_template([*path, "template"], template)
+        return NodeGroup(name, count, list(zones), copy.deepcopy(dict(template)))
 
     def _check_template(self, path: list[str | int], template: Mapping[str, Any]) -> None:
         """A group's template decodes as the Node its members register as."""
@@ -314,7 +330,10 @@ class _Parser:
         if not isinstance(raw, list):
             raise self.fail(["spec", "objects"], "expected a list of manifests")
         for i, obj in enumerate(raw):
-            self._add_object(scenario, ["spec", "objects", i], obj)
+            try:
+                self._add_object(scenario, ["spec", "objects", i], obj)
+            except ScenarioError as err:
+                self.problems.append(str(err))
 
     def _add_object(self, scenario: Scenario, path: list[str | int], obj: Any) -> None:
         """One manifest; a List (`kubectl get ... -o yaml` saved as is) adds its items in order,
@@ -361,41 +380,44 @@ class _Parser:
         zones = scenario.initial_zones()
         events: list[ScenarioEvent] = []
         for i, item in enumerate(raw):
-            path: list[str | int] = ["spec", "events", i]
-            if not isinstance(item, Mapping):
-                raise self.fail(path, "expected an event object")
-            if "at" not in item:
-                raise self.fail([*path, "at"], "Required value")
-            at = self._duration([*path, "at"], item["at"])
-            verbs = [v for v in EVENT_VERBS if v in item]
-            unknown = [k for k in item if k not in (*EVENT_VERBS, "at", *FAULT_TARGETS)]
-            if unknown:
-                raise self.fail(
-                    [*path, unknown[0]], f"unknown event verb (supported: {', '.join(EVENT_VERBS)})"
-                )
-            if len(verbs) != 1:
-                raise self.fail(
-                    path, f"exactly one of {', '.join(EVENT_VERBS)} is required, got {len(verbs)}"
-                )
-            verb = verbs[0]
-            event = ScenarioEvent(at, verb, item[verb], i, self.source.where_later([*path, verb]))
-            if verb == "kubectl":
-                event.args = self._kubectl([*path, "kubectl"], item["kubectl"], nodes)
-            elif verb == "apply":
-                self._check_manifest([*path, "apply"], item["apply"])
-                self._check_decoding([*path, "apply"], item["apply"])
-                if item["apply"].get("kind") == "Node":
-                    nodes.add(str(item["apply"]["metadata"].get("name")))
-                    labels = item["apply"]["metadata"].get("labels") or {}
-                    if ZONE_LABEL in labels:
-                        zones.add(str(labels[ZONE_LABEL]))
-            elif verb == "delete":
-                self._check_delete([*path, "delete"], item["delete"])
-            else:
-                event.targets = self._fault(path, item, nodes, zones)
-            events.append(event)
+            try:
+                events.append(self._event(i, item, nodes, zones))
+            except ScenarioError as err:
+                self.problems.append(str(err))
         events.sort(key=lambda e: (e.at, e.index))
         return events
+
+    def _event(self, i: int, item: Any, nodes: set[str], zones: set[str]) -> ScenarioEvent:
+        """One event; an applied Node joins `nodes` (and its zone `zones`) for later events."""
+        path: list[str | int] = ["spec", "events", i]
+        if not isinstance(item, Mapping):
+            raise self.fail(path, "expected an event object")
+        if "at" not in item:
+            raise self.fail([*path, "at"], "Required value")
+        at = self._duration([*path, "at"], item["at"])
+        verbs = [v for v in EVENT_VERBS if v in item]
+        unknown = [k for k in item if k not in (*EVENT_VERBS, "at", *FAULT_TARGETS)]
+        if unknown:
+            raise self.fail([*path, unknown[0]], f"unknown event verb (supported: {', '.join(EVENT_VERBS)})")
+        if len(verbs) != 1:
+            raise self.fail(path, f"exactly one of {', '.join(EVENT_VERBS)} is required, got {len(verbs)}")
+        verb = verbs[0]
+        event = ScenarioEvent(at, verb, item[verb], i, self.source.where_later([*path, verb]))
+        if verb == "kubectl":
+            event.args = self._kubectl([*path, "kubectl"], item["kubectl"], nodes)
+        elif verb == "apply":
+            self._check_manifest([*path, "apply"], item["apply"])
+            self._check_decoding([*path, "apply"], item["apply"])
+            if item["apply"].get("kind") == "Node":
+                nodes.add(str(item["apply"]["metadata"].get("name")))
+                labels = item["apply"]["metadata"].get("labels") or {}
+                if ZONE_LABEL in labels:
+                    zones.add(str(labels[ZONE_LABEL]))
+        elif verb == "delete":
+            self._check_delete([*path, "delete"], item["delete"])
+        else:
+            event.targets = self._fault(path, item, nodes, zones)
+        return event
 
     def _kubectl(self, path: list[str | int], value: Any, nodes: set[str]) -> list[str]:
         if isinstance(value, str):
@@ -477,6 +499,13 @@ def run_bounds_problem(scenario: Scenario) -> tuple[list[str | int], str] | None
             "spec",
             "objects",
         ], f"the scenario asks for {pods} pods; at most {MAX_PODS} are simulated"
+    period = scenario.settings.node_lifecycle.get("nodeMonitorPeriod")
+    if isinstance(period, int | float) and period > 0 and scenario.end() / period > MAX_MONITOR_PASSES:
+        message = (
+            f"a nodeMonitorPeriod of {period:g}s over {scenario.end():g}s is"
+            f" {scenario.end() / period:g} node monitor passes; at most {MAX_MONITOR_PASSES} are simulated"
+        )
+        return ["spec", "settings", "nodeMonitorPeriod"], message
     hours = scenario.end() / 3600
     if nodes * hours > MAX_NODE_HOURS:
         message = (

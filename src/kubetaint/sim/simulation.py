@@ -50,7 +50,7 @@ class Simulation:
     problem. Nothing runs until `run_until`, `advance` or `run`; between steps, `apply`,
     `kubectl`, `delete` and `fault` act on the cluster as the scenario's events do.
 
-    Example:
+    Examples:
         >>> sim = Simulation("examples/toleration-seconds.yaml")
         >>> sim.run_until("1h")
         >>> [pod["metadata"]["name"] for pod in sim.objects("Pod")]

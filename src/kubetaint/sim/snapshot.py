@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kubetaint.api.strictload import InputError, read_input, shown_name
+from kubetaint.api.strictload import InputError, looks_like_json, parse_yaml, read_input, shown_name
 from kubetaint.api.validation.kinds import SYSTEM_PRIORITY_CLASSES
 from kubetaint.controlplane import SYSTEM_NAMESPACES
 from kubetaint.core.heap import collector_paused
 from kubetaint.sim.scenario import API_VERSION, Scenario, ScenarioError, load_scenario, parse_scenario
-from kubetaint.sim.source import SourceError, load_text
+from kubetaint.sim.source import Duplicate, Source, SourceError, load_text
 from kubetaint.store.interface import JSON
 
 SNAPSHOT_ANNOTATION = "kubetaint.dev/snapshot"
@@ -239,13 +239,15 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
     except InputError as err:
         raise SnapshotError(str(err)) from None
     try:
-        source = load_text(text, name)
+        source = _manifests_as_list(text, name) or load_text(text, name)
     except SourceError as err:
         raise SnapshotError(str(err)) from None
     data = source.data
     if not isinstance(data, Mapping):
         raise SnapshotError(f"{name}: not a scenario or snapshot: expected a Scenario or a v1 List object")
     if data.get("kind") == "List" and data.get("apiVersion") == "v1":
+        if source.duplicates:
+            raise SnapshotError("\n".join(_duplicate_line(source, d.path, d.line) for d in source.duplicates))
         try:
             data = from_list(data, name=Path(name).stem or "snapshot")
         except SnapshotError as err:
@@ -263,6 +265,39 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
         return scenario, snapshot_info(scenario)
     except SnapshotError as err:
         raise SnapshotError(f"{name}: {err}") from None
+
+
+def _manifests_as_list(text: str, name: str) -> Source | None:
+    """A multi-document YAML file of manifests (`kubectl get ... -o yaml` of several kinds, or
+    manifests joined by `---`) read as the v1 List of its documents (Lists expanded); None for
+    anything else (one document, or a document that is a Scenario)."""
+    if looks_like_json(text, name) or "---" not in text:
+        return None
+    try:
+        documents = [d for d in parse_yaml(text, name) if d.data is not None]
+    except InputError as err:
+        raise SourceError(str(err)) from None
+    if len(documents) < 2:
+        return None
+    items: list[Any] = []
+    for doc in documents:
+        data = doc.data
+        if not isinstance(data, Mapping) or data.get("kind") == "Scenario":
+            return None  # (the scenario loader says what is wrong)
+        if str(data.get("kind") or "").endswith("List") and isinstance(data.get("items"), list):
+            items.extend(data["items"])
+        else:
+            items.append(data)
+    source = Source(name, {"apiVersion": "v1", "kind": "List", "items": items})
+    source.duplicates = [Duplicate([d.key], d.line) for doc in documents for d in doc.yaml_duplicates]
+    return source
+
+
+def _duplicate_line(source: Source, path: list[str | int], line: int | None) -> str:
+    if line is not None:
+        return f"{source.name}:{line}: duplicate field {json.dumps(path[-1])}"
+    dotted = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return f"{source.where(path)}{dotted}: duplicate field"
 
 
 def load_snapshot_document(document: Mapping[str, Any]) -> tuple[Scenario, SnapshotInfo]:

@@ -195,7 +195,7 @@ def load_kubeconfig(path: str | Path | None = None, context: str | None = None) 
         )
     if not token and cert is None and cert_data is None and isinstance(user.get("exec"), dict):
         token, cert_data = exec_credential(user["exec"], cluster, user_name, user_file, where)
-    return Connection(
+    connection = Connection(
         server=server,
         token=str(token) if token else None,
         ca_pem=ca_pem,
@@ -204,6 +204,14 @@ def load_kubeconfig(path: str | Path | None = None, context: str | None = None) 
         client_cert_data=cert_data,
         namespace=str(ctx.get("namespace") or "default"),
     )
+    try:
+        connection.ssl_context()  # the CA and the client certificate load, or one line now
+    except (ssl.SSLError, OSError, ValueError) as err:
+        reason = getattr(err, "reason", None) or getattr(err, "strerror", None) or err
+        raise StoreError(
+            f"{where}: cannot use its certificates: {str(reason).lower().replace('_', ' ')}"
+        ) from None
+    return connection
 
 
 def exec_credential(

@@ -18,7 +18,9 @@ ERR_REASON = "node(s) didn't match the requested node name"
 
 
 def _after_node_add(pi: PodInfo, _old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
-    return new is not None and (new.get("metadata") or {}).get("name") == pi.node_name
+    """isSchedulableAfterNodeAdded: the added node fits the pod's spec.nodeName (any node fits a
+    pod without one)."""
+    return new is not None and (not pi.node_name or (new.get("metadata") or {}).get("name") == pi.node_name)
 
 
 class NodeName(Plugin):

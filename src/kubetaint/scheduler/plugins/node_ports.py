@@ -34,7 +34,11 @@ def conflicts(wanted: Sequence[HostPort], used: Mapping[HostPort, int]) -> bool:
 
 
 def _after_pod_delete(pi: PodInfo, old: Mapping[str, Any] | None, _new: Mapping[str, Any] | None) -> bool:
+    """isSchedulableAfterPodDeleted: a deleted pod that was bound or nominated and held a host port
+    the pending pod wants."""
     if old is None:
+        return False
+    if not (old.get("spec") or {}).get("nodeName") and not (old.get("status") or {}).get("nominatedNodeName"):
         return False
     deleted = make_pod_info(old)
     return any(p in pi.host_ports for p in deleted.host_ports) or conflicts(
