@@ -167,3 +167,21 @@ def test_a_restarted_cluster_keeps_its_kubelets_registered(cluster: LiveCluster)
     assert "node-role.kubernetes.io/control-plane" in node["metadata"]["labels"]
     assert _ready(node) == "True"
     again.stop()
+
+
+def test_a_repeated_refusal_is_logged_the_1st_10th_and_100th_time(
+    cluster: LiveCluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = kubelet_store(cluster, "node-1")
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}
+    with caplog.at_level(logging.WARNING):
+        for _ in range(100):
+            with pytest.raises(StatusError):
+                store.create("namespaces", dict(namespace))
+    refusals = [r.getMessage() for r in caplog.records if "write refused" in r.getMessage()]
+    assert len(refusals) == 3
+    assert refusals[0].startswith("kubelet node-1: write refused: namespaces is forbidden: ")
+    assert refusals[1].startswith("kubelet node-1: write refused (10 times): namespaces is forbidden: ")
+    assert refusals[2].startswith("kubelet node-1: write refused (100 times): namespaces is forbidden: ")
+    assert store.refused == 100
+    cluster.stop()

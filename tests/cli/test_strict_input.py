@@ -167,3 +167,13 @@ def test_the_command_group_imports_a_subcommand_only_when_it_runs() -> None:
 def test_every_data_command_help_has_examples(name: str) -> None:
     code, out, _ = _run(name, "--help")
     assert code == 0 and "Examples:" in out
+
+
+def test_a_strict_decoding_error_names_the_line_of_its_first_field(tmp_path: Path) -> None:
+    path = _write(tmp_path, "pod.yaml", POD + "  tolerationz: []\n")
+    code, out, _ = _run("validate", path)
+    assert code == 1
+    assert out == (
+        f'{path}, document 1, line 6: Pod in version "v1" cannot be handled as a Pod: '
+        'strict decoding error: unknown field "spec.tolerationz"\n'
+    )

@@ -106,6 +106,13 @@ def test_the_server_speaks_https_with_a_certificate_only_the_kubeconfigs_ca_make
         httpx.get(server.url.replace("https://", "http://") + "/healthz", timeout=10)
 
 
+def test_the_banner_says_what_protects_the_server(server: UpServer) -> None:
+    assert (
+        "  security: HTTPS; authentication: client certificates, tokens, --anonymous-auth=true; "
+        "--authorization-mode=Node,RBAC"
+    ) in server.banner
+
+
 def test_the_serving_certificate_is_signed_by_the_ca_for_the_loopback_names(server: UpServer) -> None:
     pki = server.data_dir / "pki"
     serving, ca = _certificate(pki / "apiserver.crt"), _certificate(pki / "ca.crt")
@@ -269,6 +276,7 @@ def test_insecure_serving_on_loopback_serves_plain_http_to_everyone(tmp_path: Pa
         assert up.url.startswith("http://127.0.0.1:")
         assert _kubeconfig(up)["clusters"][0]["cluster"] == {"server": up.url}
         assert _user(up) == {}
+        assert "  security: plain HTTP, no authentication or authorization (--insecure-serving)" in up.banner
         assert _names(up.kubectl("get", "nodes").stdout) == NODES
         assert httpx.get(up.url + "/api/v1/nodes", timeout=10).status_code == 200
         assert not (up.data_dir / "pki").exists()
@@ -345,6 +353,36 @@ def test_given_serving_files_and_token_file_are_used(tmp_path: Path) -> None:
 
 
 # flags -----------------------------------------------------------------------------------------
+
+
+def test_with_a_client_ca_and_a_token_file_of_ones_own_the_banner_says_the_kubeconfig_has_no_credential(
+    tmp_path: Path,
+) -> None:
+    from kubetaint.apiserver.pki import ensure_pki
+
+    own = ensure_pki(tmp_path / "own-pki", "127.0.0.1")
+    up = UpServer(
+        tmp_path,
+        "--nodes",
+        "0",
+        "--client-ca-file",
+        str(own.ca_cert),
+        "--token-auth-file",
+        str(own.token_file),
+    ).start()
+    try:
+        assert _user(up) == {}
+        assert any(
+            line.endswith(
+                "(no admin credential: --client-ca-file and --token-auth-file are yours; add a user of them)"
+            )
+            for line in up.banner
+        )
+        with up.client(credentials=False) as client:
+            headers = {"Authorization": f"Bearer {own.admin_token}"}
+            assert client.get("/api/v1/namespaces", headers=headers).status_code == 200
+    finally:
+        up.kill()
 
 
 def test_help_documents_the_flags_and_the_default_authorization_mode() -> None:

@@ -195,7 +195,20 @@ def check_manifest(manifest: Manifest) -> None:
     if errors:
         version = api_version.rpartition("/")[2]
         message = cannot_handle(kind, version, strict_decoding_error(errors))
-        raise ManifestError(message, manifest.source, manifest.document, manifest.line)
+        raise ManifestError(message, manifest.source, manifest.document, _strict_line(manifest, errors[0]))
+
+
+_STRICT_LINE = re.compile(r"^line (\d+): ")
+_STRICT_PATH = re.compile(r'^(?:unknown|duplicate) field "(.*)"$')
+
+
+def _strict_line(manifest: Manifest, error: str) -> int | None:
+    """The line of the first strict error's field (goyaml's own line for a duplicate key)."""
+    found = _STRICT_LINE.match(error)
+    if found is not None:
+        return int(found.group(1))
+    found = _STRICT_PATH.match(error)
+    return _field_line(manifest, found.group(1)) if found is not None else manifest.line
 
 
 _PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")

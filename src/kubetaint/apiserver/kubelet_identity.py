@@ -76,6 +76,8 @@ class NodeIdentityStore:
         self.node_restriction = node_restriction
         self.node_uid = node_uid
         self.refused = 0
+        #: how often each refusal was met (logged the 1st, 10th, 100th... time)
+        self._refusals: dict[str, int] = {}
 
     # reads ----------------------------------------------------------------------------------
 
@@ -130,8 +132,13 @@ class NodeIdentityStore:
                 self._refuse(forbidden_error(plural, group, write.name, why))
 
     def _refuse(self, err: errors.StatusError) -> None:
+        """Count and log (the 1st, 10th, 100th... time each) a refused write, then raise it."""
         self.refused += 1
-        log.warning("kubelet %s: write refused: %s", self.node, err.message)
+        seen = self._refusals[err.message] = self._refusals.get(err.message, 0) + 1
+        if seen == 1:
+            log.warning("kubelet %s: write refused: %s", self.node, err.message)
+        elif _is_power_of_ten(seen):
+            log.warning("kubelet %s: write refused (%d times): %s", self.node, seen, err.message)
         raise err
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
@@ -195,6 +202,12 @@ class NodeIdentityStore:
             return write()
         finally:
             CURRENT_USER.reset(token)
+
+
+def _is_power_of_ten(n: int) -> bool:
+    while n >= 10 and n % 10 == 0:
+        n //= 10
+    return n == 1
 
 
 def kubelet_stores(

@@ -41,7 +41,15 @@ def _server_url(scheme: str, host: str, port: int) -> str:
 
 
 def _banner(
-    *, url: str, kubeconfig: Path, store: str, clock: str, nodes: list[str], created: list[str]
+    *,
+    url: str,
+    kubeconfig: Path,
+    store: str,
+    clock: str,
+    nodes: list[str],
+    created: list[str],
+    security: str = "",
+    note: str = "",
 ) -> str:
     resumed = "" if created == nodes else f" (resumed: {len(nodes) - len(created)} nodes already stored)"
     workers = [n for n in nodes if n != CONTROL_PLANE_NODE]
@@ -49,7 +57,8 @@ def _banner(
         f"kubetaint is serving a cluster at {url}{resumed}",
         f"  store: {store}   clock: {clock}   nodes: {len(nodes)} "
         f"({CONTROL_PLANE_NODE} is tainted node-role.kubernetes.io/control-plane:NoSchedule)",
-        f"  kubeconfig: {kubeconfig}",
+        f"  kubeconfig: {kubeconfig}{note}",
+        *([f"  security: {security}"] if security else []),
         "",
         "Try, in another shell:",
         f"  export KUBECONFIG={kubeconfig}",
@@ -113,7 +122,14 @@ async def _run(
         where = f"sqlite in {data_dir}" if store_kind == "sqlite" else store_kind
         click.echo(
             _banner(
-                url=url, kubeconfig=kubeconfig, store=where, clock=clock_kind, nodes=names, created=created
+                url=url,
+                kubeconfig=kubeconfig,
+                store=where,
+                clock=clock_kind,
+                nodes=names,
+                created=created,
+                security=serving.summary(),
+                note=serving.credentials_note(),
             )
         )
         sys.stdout.flush()

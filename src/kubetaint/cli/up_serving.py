@@ -104,6 +104,23 @@ class Serving:
     def scheme(self) -> str:
         return "https" if self.tls is not None else "http"
 
+    def credentials_note(self) -> str:
+        """What the kubeconfig lacks, for the banner ("" when it carries an admin credential)."""
+        if self.tls is None or self.token is not None or self.client_cert_pem is not None:
+            return ""
+        return " (no admin credential: --client-ca-file and --token-auth-file are yours; add a user of them)"
+
+    def summary(self) -> str:
+        """One line for the banner: what protects the server."""
+        if self.tls is None:
+            return "plain HTTP, no authentication or authorization (--insecure-serving)"
+        config = self.security
+        anonymous = str(config.anonymous()).lower()
+        return (
+            f"HTTPS; authentication: client certificates, tokens, --anonymous-auth={anonymous}; "
+            f"--authorization-mode={','.join(config.modes())}"
+        )
+
 
 #: kube-apiserver's other modes (authzmodes.AuthorizationModeChoices), which kubetaint does not run.
 UNSUPPORTED_MODES = ("AlwaysDeny", "ABAC", "Webhook")
