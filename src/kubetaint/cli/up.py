@@ -120,21 +120,24 @@ async def _run(
         write_kubeconfig(kubeconfig, url, serving)
         names = sorted(str(n["metadata"]["name"]) for n in store.list("nodes").items)
         where = f"sqlite in {data_dir}" if store_kind == "sqlite" else store_kind
-        click.echo(
-            _banner(
-                url=url,
-                kubeconfig=kubeconfig,
-                store=where,
-                clock=clock_kind,
-                nodes=names,
-                created=created,
-                security=serving.summary(),
-                note=serving.credentials_note(),
-            )
+        banner = _banner(
+            url=url,
+            kubeconfig=kubeconfig,
+            store=where,
+            clock=clock_kind,
+            nodes=names,
+            created=created,
+            security=serving.summary(),
+            note=serving.credentials_note(),
         )
-        sys.stdout.flush()
+
+        def announce() -> None:
+            # Once serving: Ctrl-C right after the banner stops the server cleanly.
+            click.echo(banner)
+            sys.stdout.flush()
+
         try:
-            await serve_forever(cluster, sock, tls=serving.tls)
+            await serve_forever(cluster, sock, tls=serving.tls, on_serving=announce)
         finally:
             this.release()
     except (StoreError, ServingConfigError, PkiError) as err:
