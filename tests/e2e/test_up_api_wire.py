@@ -4,12 +4,14 @@ pod subresources a hollow node cannot serve (real kubectl and the official Pytho
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .harness import KUBECTL, UpServer
+from .harness import KUBECTL, UpServer, eventually
 
 pytestmark = [
     pytest.mark.kubectl,
@@ -63,3 +65,41 @@ def test_a_field_label_nodes_do_not_have_is_a_bad_request(real_server: UpServer)
     result = real_server.kubectl("get", "nodes", "--field-selector", "metadata.namespace=x", ok=False)
     assert result.returncode == 1
     assert "field label not supported: metadata.namespace" in result.stderr
+
+
+def test_an_immediate_eviction_on_the_virtual_clock_keeps_every_event(virtual_server: UpServer) -> None:
+    """The scheduler's Scheduled and TaintManagerEviction share one virtual instant: both are kept."""
+    virtual_server.kubectl(
+        "run",
+        "evicted-now",
+        "--image=nginx",
+        "--overrides",
+        '{"spec":{"nodeSelector":{"kubernetes.io/hostname":"node-2"}}}',
+    )
+    eventually(
+        lambda: "Running" in virtual_server.kubectl("get", "pod", "evicted-now").stdout,
+        "pod evicted-now running",
+    )
+    virtual_server.kubectl("taint", "nodes", "node-2", "now=yes:NoExecute")
+    try:
+        eventually(
+            lambda: "evicted-now" not in virtual_server.kubectl("get", "pods", "-o", "name").stdout,
+            "pod evicted-now evicted",
+        )
+        events = virtual_server.kubectl(
+            "get", "events", "--field-selector", "involvedObject.name=evicted-now", "-o", "json"
+        ).stdout
+        reasons = [e["reason"] for e in json.loads(events)["items"]]
+        assert "TaintManagerEviction" in reasons, reasons
+        names = [e["metadata"]["name"] for e in json.loads(events)["items"]]
+        assert all(re.fullmatch(r"evicted-now\.[0-9a-f]+", name) for name in names), names
+    finally:
+        virtual_server.kubectl("taint", "nodes", "node-2", "now-")
+
+
+@pytest.mark.parametrize(("path", "kind"), [("/api/", "APIVersions"), ("/apis/", "APIGroupList")])
+def test_discovery_roots_answer_with_a_trailing_slash(real_server: UpServer, path: str, kind: str) -> None:
+    response = real_server.get(path)
+    assert response.status_code == 200, response.text
+    assert response.json()["kind"] == kind
+    assert response.json() == real_server.get(path.rstrip("/")).json()
