@@ -103,3 +103,69 @@ def test_discovery_roots_answer_with_a_trailing_slash(real_server: UpServer, pat
     assert response.status_code == 200, response.text
     assert response.json()["kind"] == kind
     assert response.json() == real_server.get(path.rstrip("/")).json()
+
+
+FINALIZED_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: %(name)s, finalizers: [example.com/keep]}
+spec:
+  containers: [{name: web, image: nginx}]
+"""
+
+
+def _phase_and_deletion(server: UpServer, name: str) -> tuple[str, str]:
+    out = server.kubectl(
+        "get", "pod", name, "-o", "jsonpath={.status.phase} {.metadata.deletionTimestamp}", ok=False
+    ).stdout
+    phase, _, stamp = out.partition(" ")
+    return phase, stamp.strip()
+
+
+def _drop_finalizers(server: UpServer, name: str) -> None:
+    server.kubectl(
+        "patch", "pod", name, "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]'
+    )
+
+
+def test_a_deleted_pod_with_finalizers_stays_terminating_until_they_are_removed(
+    real_server: UpServer,
+) -> None:
+    real_server.kubectl("create", "-f", _write(real_server, "kept.yaml", FINALIZED_POD % {"name": "kept"}))
+    eventually(lambda: _phase_and_deletion(real_server, "kept")[0] == "Running", "pod kept running")
+    real_server.kubectl("delete", "pod", "kept", "--wait=false")
+    _, stamp = eventually(
+        lambda: (found := _phase_and_deletion(real_server, "kept"))[0] == "Succeeded" and found,
+        "the kubelet's final status of pod kept",
+    )
+    assert stamp, "Terminating: the pod carries its deletionTimestamp"
+    # a terminal pod prints its containers' state even while deleted (printPod shows Terminating
+    # only for a pod not yet in a terminal phase)
+    assert "Completed" in real_server.kubectl("get", "pod", "kept").stdout
+    _drop_finalizers(real_server, "kept")
+    eventually(
+        lambda: "NotFound" in real_server.kubectl("get", "pod", "kept", ok=False).stderr, "pod kept removed"
+    )
+
+
+def test_an_evicted_pod_with_finalizers_keeps_its_disruption_target_condition(
+    virtual_server: UpServer,
+) -> None:
+    """The e2e taint suite's "evicted pods carry the DisruptionTarget condition" finds the pod."""
+    manifest = FINALIZED_POD % {"name": "disrupted"}
+    manifest = manifest.replace("spec:\n", "spec:\n  nodeSelector: {kubernetes.io/hostname: node-1}\n")
+    virtual_server.kubectl("create", "-f", _write(virtual_server, "disrupted.yaml", manifest))
+    eventually(
+        lambda: _phase_and_deletion(virtual_server, "disrupted")[0] == "Running", "pod disrupted running"
+    )
+    virtual_server.kubectl("taint", "nodes", "node-1", "gone=yes:NoExecute")
+    try:
+        virtual_server.kubetaint("clock", "advance", "1m")
+        eventually(lambda: _phase_and_deletion(virtual_server, "disrupted")[1], "pod disrupted terminating")
+        conditions = json.loads(
+            virtual_server.kubectl("get", "pod", "disrupted", "-o", "jsonpath={.status.conditions}").stdout
+        )
+        target = next(c for c in conditions if c["type"] == "DisruptionTarget")
+        assert (target["status"], target["reason"]) == ("True", "DeletionByTaintManager")
+    finally:
+        virtual_server.kubectl("taint", "nodes", "node-1", "gone-")
+        _drop_finalizers(virtual_server, "disrupted")

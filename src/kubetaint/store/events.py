@@ -171,7 +171,11 @@ class EventRecorder:
             current = self._store.get("events", seen.namespace, seen.name)
         except StatusError:
             return None
-        updated = {**current, "count": int(current.get("count") or seen.count) + 1, "lastTimestamp": stamp_text}
+        updated = {
+            **current,
+            "count": int(current.get("count") or seen.count) + 1,
+            "lastTimestamp": stamp_text,
+        }
         updated["metadata"] = dict(current["metadata"])
         try:
             return self._store.update("events", updated)
