@@ -162,7 +162,8 @@ def test_the_command_group_imports_a_subcommand_only_when_it_runs() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["validate", "explain", "simulate", "whatif", "snapshot", "clock", "scheduler", "controllers"]
+    "name",
+    ["validate", "explain", "simulate", "whatif", "snapshot", "up", "clock", "scheduler", "controllers"],
 )
 def test_every_data_command_help_has_examples(name: str) -> None:
     code, out, _ = _run(name, "--help")

@@ -34,6 +34,8 @@ class StatusError(Exception):
         self.kind = kind
         self.causes = causes or []
         self.retry_after_seconds = retry_after_seconds
+        #: ListMeta.continue of the Status (a 410 for a compacted continue token carries one)
+        self.list_continue: str | None = None
 
     @classmethod
     def from_status(cls, status: dict[str, Any]) -> StatusError:
@@ -66,7 +68,7 @@ class StatusError(Exception):
         status: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": {"continue": self.list_continue} if self.list_continue else {},
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,

@@ -19,6 +19,7 @@ from starlette.responses import Response, StreamingResponse
 from kubetaint.api import errors
 from kubetaint.apiserver import query
 from kubetaint.apiserver.durability import DurabilityBarrier
+from kubetaint.apiserver.listing import validate_list_options
 from kubetaint.apiserver.registry import Target
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import JSON, dumps, negotiate
@@ -48,6 +49,7 @@ class WatchStreamer:
 
     def respond(self, target: Target, request: Request) -> Response:
         params = query.of(request)
+        validate_list_options(params, watch=True)
         rendering = negotiate(request.headers.get("accept"))
         policy = include_object_policy(params.get("includeObject")) if rendering.table else "Metadata"
         bookmarks = params.flag("allowWatchBookmarks")
