@@ -128,6 +128,19 @@ def test_pages_carry_the_remaining_item_count(client: TestClient, store: MemoryS
     assert "remainingItemCount" not in selected["metadata"]  # etcd3 counts keys, not matches
 
 
+def test_table_pages_carry_the_version_continue_and_remaining_count(
+    client: TestClient, store: MemoryStore
+) -> None:
+    _pods(store, "a", "b", "c")
+    accept = {"accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+    first = client.get(f"{PODS}?limit=2", headers=accept).json()
+    store.create("pods", pod("b2"))
+    rest = client.get(f"{PODS}?limit=2&continue={first['metadata']['continue']}", headers=accept).json()
+    assert (first["kind"], first["metadata"]["remainingItemCount"]) == ("Table", 1)
+    assert [row["cells"][0] for row in rest["rows"]] == ["c"]
+    assert rest["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+
+
 def test_later_pages_list_the_first_pages_version(client: TestClient, store: MemoryStore) -> None:
     _pods(store, "a", "b", "c")
     first = client.get(f"{PODS}?limit=1").json()

@@ -101,6 +101,7 @@ class Handlers:
                 table_version=rendering.table_version,
                 resource_version=result.resource_version,
                 continue_token=result.continue_token,
+                remaining_item_count=result.remaining_item_count,
             )
             return json_response(table)
         meta: JSON = {"resourceVersion": result.resource_version}
