@@ -228,11 +228,31 @@ def test_a_binding_update_may_not_change_its_role_ref() -> None:
                     }
                 ],
             ),
+            ["metadata.name: Invalid value: \"a/b\": may not contain '/'"],
+            id="a path-segment name (resource names may go with several resources)",
+        ),
+        pytest.param(
+            _obj("ClusterRole", {"name": "agg"}, aggregationRule={"clusterRoleSelectors": []}),
             [
-                "metadata.name: Invalid value: \"a/b\": may not contain '/'",
-                "rules[0].resourceNames: Required value: resource names cannot apply to multiple resources",
+                "aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required "
+                "if aggregationRule is non-nil"
             ],
-            id="a path-segment name and resource names over two resources",
+            id="an aggregation rule without selectors",
+        ),
+        pytest.param(
+            _obj(
+                "ClusterRole",
+                {"name": "agg"},
+                aggregationRule={
+                    "clusterRoleSelectors": [{"matchExpressions": [{"key": "a", "operator": "In"}]}]
+                },
+            ),
+            [
+                "aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values: Required value: must be "
+                "specified when `operator` is 'In' or 'NotIn'",
+                "aggregationRule.clusterRoleSelectors[0]: Invalid value: <nil>: invalid label selector.",
+            ],
+            id="an aggregation rule with an invalid selector",
         ),
         pytest.param(
             _obj("Role", DEFAULT, rules=[{"verbs": ["get"], "nonResourceURLs": ["/x"], "apiGroups": [""]}]),

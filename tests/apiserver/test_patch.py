@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from kubetaint.api.errors import StatusError
-from kubetaint.apiserver.patch import json_patch, merge_patch, strategic_merge
+from kubetaint.apiserver.patch import (
+    JSONPatchError,
+    apply_json_patch,
+    json_patch,
+    merge_patch,
+    strategic_merge,
+)
 
 from .builders import node, pod
 
@@ -319,7 +325,7 @@ A48, A49 = "A" * 48, "A" * 49
     ],
 )
 def test_json_patch_cases(doc: Any, operations: list[Any], result: Any) -> None:
-    assert json_patch(doc, operations, copy_limit=100) == result
+    assert apply_json_patch(doc, operations, copy_limit=100) == result
 
 
 @pytest.mark.parametrize(
@@ -340,18 +346,19 @@ def test_json_patch_cases(doc: Any, operations: list[Any], result: Any) -> None:
         ),
     ],
 )
-def test_json_patch_bad_cases_are_422(doc: Any, operations: list[Any]) -> None:
+def test_json_patch_bad_cases_are_422_with_upstreams_fixed_message(doc: Any, operations: list[Any]) -> None:
     with pytest.raises(StatusError) as caught:
         json_patch(doc, operations, copy_limit=100)
     assert caught.value.code == 422
+    assert caught.value.reason == "Invalid"
+    assert caught.value.message == "the server rejected our request due to an error in our request"
 
 
 def test_copies_past_the_accumulated_limit_fail_with_json_patchs_message() -> None:
-    with pytest.raises(StatusError) as caught:
-        json_patch(
+    with pytest.raises(JSONPatchError) as caught:
+        apply_json_patch(
             {"foo": ["A", A49]}, [{"op": "copy", "path": "/foo/-", "from": "/foo/1"}] * 2, copy_limit=100
         )
-    assert caught.value.code == 422
-    assert caught.value.message == (
+    assert str(caught.value) == (
         "Unable to complete the copy, the accumulated size increase of copy is 102, exceeding the limit 100"
     )

@@ -35,6 +35,10 @@ def secs(*values: int | None) -> list[dict]:
         pytest.param(secs(-5, None), 0.0, id="negative seconds means evict now"),
         pytest.param(secs(300, 0, 100), 0.0, id="any non-positive value wins over positive ones"),
         pytest.param(secs(None, None), FOREVER, id="several unbounded tolerations mean forever"),
+        pytest.param(secs(2**63 - 1), FOREVER, id="math.MaxInt64 seconds is the starting minimum: forever"),
+        pytest.param(secs(10**10), FOREVER, id="317 years wrap around to a negative duration: forever"),
+        pytest.param(secs(10**10, 60), 60.0, id="a bounded toleration beside a wrapping one counts"),
+        pytest.param(secs(2**55), 0.0, id="2^55 seconds wrap around to a zero duration: at once"),
         pytest.param(secs(3600, 300), 300.0, id="default 300s beats a longer one"),
     ],
 )

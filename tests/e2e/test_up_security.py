@@ -10,6 +10,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import ssl
 import subprocess
 import sys
@@ -473,3 +474,26 @@ def test_bad_serving_flags_are_one_line_and_exit_1(
     assert result.stderr.startswith(message), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl-C", "SIGTERM"])
+def test_a_signal_right_after_the_banner_stops_the_server_cleanly(tmp_path: Path, sig: int) -> None:
+    """The banner comes once the server serves and handles signals (no probe first here)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kubetaint", "up", "--data-dir", str(tmp_path / "data"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("kubetaint is serving a cluster at https://"), first
+        os.kill(proc.pid, sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert (proc.returncode, err) == (0, "")
+    assert out.strip().endswith("kubetaint stopped.")

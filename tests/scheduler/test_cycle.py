@@ -36,8 +36,8 @@ def test_fit_error_sorts_lexicographically() -> None:
 
 def test_fit_error_appends_the_preemption_message_as_it_is() -> None:
     s = scheduler(
-        [node("t", taints=[taint("dedicated", "gpu")]), node("a", cpu="1"), node("b", cpu="1")],
-        [pod("big", cpu="2")],
+        [node("t", taints=[taint("dedicated", "gpu")]), node("a", cpu="2"), node("b", cpu="2")],
+        [pod("a1", cpu="1", node_name="a"), pod("b1", cpu="1", node_name="b"), pod("big", cpu="2")],
     )
     result = s.schedule_one()
     assert result is not None and result.node is None

@@ -198,3 +198,21 @@ def test_node_name() -> None:
     assert NodeName().filter(CycleState(), PodInfo(pod("p", node_name="b")), ni).reasons == (
         "node(s) didn't match the requested node name",
     )
+
+
+@pytest.mark.parametrize(
+    ("request_cpu", "used", "code"),
+    [
+        pytest.param("3", "2", "Unschedulable", id="short because of other pods: preemption may help"),
+        pytest.param("5", None, "UnschedulableAndUnresolvable", id="more than the node's allocatable"),
+    ],
+)
+def test_node_resources_fit_unresolvable_when_the_request_exceeds_allocatable(
+    request_cpu: str, used: str | None, code: str
+) -> None:
+    cache = Cache()
+    ni = cache.add_node(node("n", cpu="4"))
+    if used:
+        cache.add_pod(pod("e", cpu=used, node_name="n"))
+    status = NodeResourcesFit().filter(CycleState(), PodInfo(pod("p", cpu=request_cpu)), ni)
+    assert (status.code.name, status.reasons) == (code, ("Insufficient cpu",))

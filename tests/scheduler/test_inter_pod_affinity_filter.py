@@ -406,3 +406,37 @@ def test_required_affinity_more_multiple_nodes(
     pod: Any, existing: list[Any], nodes: list[Any], want: list[Any]
 ) -> None:
     test_required_affinity_multiple_nodes(pod, existing, nodes, want)
+
+
+BAD_VALUE_MESSAGE = (
+    'parsing pod: requiredAffinityTerms: values[0][service]: Invalid value: "{{.bad-value.}}": a valid label '
+    "must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and "
+    "end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+
+
+@pytest.mark.parametrize(
+    "affinity",
+    [
+        pytest.param(
+            [term("region", expr("service", "In", "{{.bad-value.}}")), term("node", IN_ANTI)],
+            id="pod affinity with an invalid label value fails PreFilter",
+        ),
+        pytest.param(
+            [
+                term("region", expr("service", "In", "foo")),
+                term("node", expr("service", "In", "{{.bad-value.}}")),
+            ],
+            id="pod affinity with an invalid label value in its second term fails PreFilter",
+        ),
+    ],
+)
+def test_an_invalid_label_value_fails_pre_filter_with_upstreams_message(affinity: list[Any]) -> None:
+    from kubetaint.scheduler.framework import CycleState
+    from kubetaint.scheduler.podinfo import make_pod_info
+
+    sched = scheduler_with([NODE1], [])
+    pi = make_pod_info(make_pod(labels=POD_LABEL, affinity=affinity))
+    status = sched.framework_for(pi).plugins[PLUGIN].pre_filter(CycleState(), pi, sched.cache.node_list())
+    assert (status.code, status.message()) == (Code.UnschedulableAndUnresolvable, BAD_VALUE_MESSAGE)

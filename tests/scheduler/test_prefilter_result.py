@@ -311,9 +311,8 @@ def test_fit_error_of_a_pinned_pod_counts_the_other_nodes_as_not_satisfying_node
     (result,) = s.run()
     assert result.message == (
         "0/150 nodes are available: 1 Insufficient cpu, 149 node(s) didn't satisfy plugin(s) [NodeAffinity]."
-        " preemption: 0/150 nodes are available: 1 No preemption victims found for incoming pod,"
-        " 149 Preemption is not helpful for scheduling."
-    )
+        " preemption: 0/150 nodes are available: 150 Preemption is not helpful for scheduling."
+    ), "8 CPUs on a 4-CPU node: Unresolvable, as every other node"
     assert result.fit_error is not None
     diagnosis = result.fit_error.diagnosis
     assert set(diagnosis.node_to_status) == {"n007"}, "only the named node has a status of its own"
@@ -406,8 +405,7 @@ def test_explain_reports_the_absent_nodes_status_for_the_nodes_a_pinned_pod_does
     (entry,) = report["pods"]
     assert entry["message"] == (
         "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."
-        " preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod,"
-        " 2 Preemption is not helpful for scheduling."
+        " preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
     )
     filters = {n["name"]: n["filter"] for n in entry["nodes"]}
     absent = {
@@ -417,7 +415,11 @@ def test_explain_reports_the_absent_nodes_status_for_the_nodes_a_pinned_pod_does
     }
     assert filters == {
         "n0": absent,
-        "n1": {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reason": "Insufficient cpu"},
+        "n1": {
+            "plugin": "NodeResourcesFit",
+            "code": "UnschedulableAndUnresolvable",
+            "reason": "Insufficient cpu",
+        },
         "n2": absent,
     }
 

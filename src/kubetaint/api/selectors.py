@@ -132,26 +132,58 @@ def _path(*keys: str) -> FieldGetter:
     return get
 
 
+def _bool(*keys: str) -> FieldGetter:
+    """A boolean field as Go's `strconv.FormatBool`/`fmt.Sprint` renders it: an unset field is its
+    zero value, `false` (upstream selects on the internal object, where an omitted bool is false)."""
+    get = _path(*keys)
+    return lambda obj: get(obj) or "false"
+
+
+def _pod_ip(obj: Mapping[str, Any]) -> str:
+    """`status.podIP`: the first of the internal object's podIPs, which v1 conversion fills from
+    `status.podIP` when set, else from `status.podIPs`."""
+    status = obj.get("status")
+    if not isinstance(status, Mapping):
+        return ""
+    if ip := status.get("podIP"):
+        return str(ip)
+    ips = status.get("podIPs")
+    if isinstance(ips, list) and ips and isinstance(ips[0], Mapping):
+        return str(ips[0].get("ip") or "")
+    return ""
+
+
+def _event_source(obj: Mapping[str, Any]) -> str:
+    """Events' `source`: `source.component`, else `reportingComponent` (event strategy)."""
+    return _path("source", "component")(obj) or _path("reportingComponent")(obj)
+
+
 _COMMON_FIELDS: dict[str, FieldGetter] = {
     "metadata.name": _path("metadata", "name"),
     "metadata.namespace": _path("metadata", "namespace"),
 }
-#: Field labels each resource supports beyond metadata.name/namespace (upstream's field label
-#: conversion funcs for these kinds).
+#: Field labels each resource supports: its strategy's ToSelectableFields (what the value of a
+#: field is, unset fields included) restricted to its version's field label conversion function
+#: (pkg/apis/core/v1/conversion.go); a kind without one accepts metadata.name/namespace only.
 RESOURCE_FIELDS: dict[str, dict[str, FieldGetter]] = {
     "pods": {
+        **_COMMON_FIELDS,
         "spec.nodeName": _path("spec", "nodeName"),
         "spec.restartPolicy": _path("spec", "restartPolicy"),
         "spec.schedulerName": _path("spec", "schedulerName"),
         "spec.serviceAccountName": _path("spec", "serviceAccountName"),
-        "spec.hostNetwork": _path("spec", "hostNetwork"),
+        "spec.hostNetwork": _bool("spec", "hostNetwork"),
         "status.phase": _path("status", "phase"),
-        "status.podIP": _path("status", "podIP"),
+        "status.podIP": _pod_ip,
         "status.nominatedNodeName": _path("status", "nominatedNodeName"),
     },
-    "nodes": {"spec.unschedulable": _path("spec", "unschedulable")},
-    "namespaces": {"status.phase": _path("status", "phase")},
+    "nodes": {
+        "metadata.name": _path("metadata", "name"),
+        "spec.unschedulable": _bool("spec", "unschedulable"),
+    },
+    "namespaces": {"metadata.name": _path("metadata", "name"), "status.phase": _path("status", "phase")},
     "events": {
+        **_COMMON_FIELDS,
         "involvedObject.kind": _path("involvedObject", "kind"),
         "involvedObject.namespace": _path("involvedObject", "namespace"),
         "involvedObject.name": _path("involvedObject", "name"),
@@ -161,10 +193,18 @@ RESOURCE_FIELDS: dict[str, dict[str, FieldGetter]] = {
         "involvedObject.fieldPath": _path("involvedObject", "fieldPath"),
         "reason": _path("reason"),
         "reportingComponent": _path("reportingComponent"),
-        "source": _path("source", "component"),
+        "source": _event_source,
         "type": _path("type"),
     },
+    "secrets": {**_COMMON_FIELDS, "type": _path("type")},
+    "services": {
+        **_COMMON_FIELDS,
+        "spec.clusterIP": _path("spec", "clusterIP"),
+        "spec.type": _path("spec", "type"),
+    },
 }
+#: Old names the conversion function maps to a field label (`spec.host` of v1 clients).
+FIELD_ALIASES: dict[str, dict[str, str]] = {"pods": {"spec.host": "spec.nodeName"}}
 
 
 @dataclass(frozen=True)
@@ -193,10 +233,12 @@ class FieldSelector:
 
 
 def parse_field_selector(text: str | None, resource: str) -> FieldSelector:
-    """Parse `spec.nodeName=n1,status.phase!=Running` for `resource` (its plural, no group)."""
+    """Parse `spec.nodeName=n1,status.phase!=Running` for `resource` (the store's name: the plural,
+    `.group` appended outside the core group)."""
     if text is None or not text.strip():
         return FieldSelector()
-    supported = {**_COMMON_FIELDS, **RESOURCE_FIELDS.get(resource.partition(".")[0], {})}
+    supported = RESOURCE_FIELDS.get(resource, _COMMON_FIELDS)
+    aliases = FIELD_ALIASES.get(resource, {})
     terms: list[tuple[str, str, str]] = []
     getters: list[FieldGetter] = []
     for part in _split_unescaped(text):
@@ -204,6 +246,7 @@ def parse_field_selector(text: str | None, resource: str) -> FieldSelector:
         if match is None:
             raise bad_request(f"invalid selector: '{text}'; can't understand '{part}'")
         field, op, value = match[1], match[2], _unescape(match[3])
+        field = aliases.get(field, field)
         if field not in supported:
             raise bad_request(f"field label not supported: {field}")
         terms.append((field, op, value))

@@ -48,5 +48,6 @@ Deliberate simplifications (upstream behaviour in brackets):
   object they stand for, with a schema generated from upstream's Go types of kubectl 1.33 (fields
   added later are skipped, as unknown protobuf fields are). Responses are always JSON [protobuf
   when preferred].
-- List `resourceVersion`/`resourceVersionMatch` are ignored (lists are always current).
+- Lists follow kube-apiserver's `resourceVersion`/`resourceVersionMatch` semantics and continue
+  tokens are consistent snapshots (`kubetaint.apiserver.listing`, `kubetaint.store.snapshot`).
 """

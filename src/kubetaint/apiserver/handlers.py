@@ -17,6 +17,7 @@ from kubetaint.apiserver import fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.hooks import Evictor
 from kubetaint.apiserver.limits import Limits
+from kubetaint.apiserver.listing import list_read, validate_list_options
 from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
 from kubetaint.apiserver.query import parse_int64
 from kubetaint.apiserver.registry import Registry, Target, check_decodable, grace_period, invalid
@@ -79,14 +80,16 @@ class Handlers:
     def list(self, target: Target, request: Request) -> Response:
         res = target.res
         params = query.of(request)
-        limit = max(params.int64("limit"), 0)
+        validate_list_options(params, watch=False)
+        read = list_read(params, self.store)
         result = self.store.list(
             res.store_resource,
             namespace=target.namespace,
             label_selector=params.get("labelSelector"),
             field_selector=params.get("fieldSelector"),
-            limit=limit,
+            limit=read.limit,
             continue_token=params.get("continue") or None,
+            resource_version=read.resource_version,
         )
         rendering = negotiate(request.headers.get("accept"))
         if rendering.table:
@@ -99,11 +102,14 @@ class Handlers:
                 table_version=rendering.table_version,
                 resource_version=result.resource_version,
                 continue_token=result.continue_token,
+                remaining_item_count=result.remaining_item_count,
             )
             return json_response(table)
         meta: JSON = {"resourceVersion": result.resource_version}
         if result.continue_token:
             meta["continue"] = result.continue_token
+        if result.remaining_item_count is not None:
+            meta["remainingItemCount"] = result.remaining_item_count
         body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": meta, "items": result.items}
         return json_response(body)
 

@@ -23,7 +23,7 @@ import random
 import signal
 import socket
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import uvicorn
@@ -173,7 +173,15 @@ class LiveCluster:
 
 class _Server(uvicorn.Server):
     """uvicorn that stops on SIGINT/SIGTERM without re-raising the signal afterwards, so the
-    process can close the store and exit 0."""
+    process can close the store and exit 0, and calls `on_serving` once it serves (listening,
+    with its signal handlers in place)."""
+
+    on_serving: Callable[[], None] | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and self.on_serving is not None:
+            self.on_serving()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
@@ -205,11 +213,17 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 async def serve_forever(
-    cluster: LiveCluster, sock: socket.socket, *, tls: TLSFiles | None = None, **config: Any
+    cluster: LiveCluster,
+    sock: socket.socket,
+    *,
+    tls: TLSFiles | None = None,
+    on_serving: Callable[[], None] | None = None,
+    **config: Any,
 ) -> None:
     """Serve until SIGINT/SIGTERM (HTTPS with `tls`), then stop the control plane (the caller
-    closes the store). The serving configuration goes through `security.check_serving` first:
-    `security.ServingConfigError` (one line) for an unsafe one."""
+    closes the store); `on_serving()` runs once requests and signals are handled. The serving
+    configuration goes through `security.check_serving` first: `security.ServingConfigError`
+    (one line) for an unsafe one."""
     host = str(sock.getsockname()[0])
     fronted = isinstance(cluster.store, Reachability)
     try:
@@ -225,6 +239,7 @@ async def serve_forever(
                 **config,
             )
         )
+        server.on_serving = on_serving
         if isinstance(cluster.store, DeferredDurability):
             # Every write on this loop returns once committed; responses and watch events wait for
             # the fsync (apiserver.durability), so the loop serves on while the disk syncs.

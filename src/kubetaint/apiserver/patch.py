@@ -81,11 +81,20 @@ def _dumps(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+#: What kube-apiserver answers for any JSON patch that does not apply: patch.go wraps the
+#: json-patch error in NewGenericServerResponse(422, ...), whose message is this fixed text (the
+#: library's own message is not sent).
+PATCH_NOT_APPLIED = "the server rejected our request due to an error in our request"
+
+
+class JSONPatchError(Exception):
+    """A JSON patch that does not apply; the message is json-patch's, as it would say it."""
+
+
 def json_patch(target: JSON, operations: Any, copy_limit: int = MAX_JSON_PATCH_COPY_BYTES) -> Any:
-    """RFC 6902 as kube-apiserver applies it (evanphx/json-patch): at most
-    MAX_JSON_PATCH_OPERATIONS operations (413), and `copy` operations together adding at most
-    `copy_limit` bytes of JSON (jsonpatch.AccumulatedCopySizeLimit; 422 past it), so that a patch
-    that copies a subtree into itself stops before it doubles the object out of memory."""
+    """RFC 6902 as kube-apiserver applies it (patch.go with evanphx/json-patch): at most
+    MAX_JSON_PATCH_OPERATIONS operations (413), then `apply_json_patch`; a patch that does not
+    apply is a 422 `Invalid` with upstream's fixed message."""
     if not isinstance(operations, list):
         raise errors.bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
     if len(operations) > MAX_JSON_PATCH_OPERATIONS:
@@ -95,6 +104,18 @@ def json_patch(target: JSON, operations: Any, copy_limit: int = MAX_JSON_PATCH_C
             "Request entity too large: The allowed maximum operations in a JSON patch is "
             f"{MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}",
         )
+    try:
+        return apply_json_patch(target, operations, copy_limit)
+    except JSONPatchError:
+        raise errors.StatusError(422, "Invalid", PATCH_NOT_APPLIED) from None
+
+
+def apply_json_patch(target: Any, operations: list[Any], copy_limit: int = MAX_JSON_PATCH_COPY_BYTES) -> Any:
+    """`operations` applied to a copy of `target` as json-patch applies them: negative array
+    indices count from the end, `move` is a remove then an add, and `copy` operations together
+    add at most `copy_limit` bytes of JSON (jsonpatch.AccumulatedCopySizeLimit), so that a patch
+    that copies a subtree into itself stops before it doubles the object out of memory. Raises
+    JSONPatchError."""
     document: Any = json.loads(_dumps(target))  # a private copy, patched in place op by op
     accumulated = 0
     try:
@@ -111,15 +132,13 @@ def json_patch(target: JSON, operations: Any, copy_limit: int = MAX_JSON_PATCH_C
                 source = jsonpointer.resolve_pointer(document, str(operation.get("from")))
                 accumulated += len(_dumps(source))
                 if accumulated > copy_limit:
-                    raise errors.StatusError(
-                        422,
-                        "Invalid",
+                    raise JSONPatchError(
                         "Unable to complete the copy, the accumulated size increase of copy is "
-                        f"{accumulated}, exceeding the limit {copy_limit}",
+                        f"{accumulated}, exceeding the limit {copy_limit}"
                     )
             document = jsonpatch.JsonPatch([operation]).apply(document, in_place=True)
     except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError) as exc:
-        raise errors.StatusError(422, "Invalid", str(exc)) from None
+        raise JSONPatchError(str(exc)) from None
     return document
 
 

@@ -274,7 +274,7 @@ class Registry:
         check_update_preconditions(res.store_resource, obj, old)  # 409 before any 422, as upstream
         obj = keep_deletion_fields(obj, old)
         admitted = self._admit_and_validate("UPDATE", target, obj, old, dry_run)
-        if res.plural != "pods" and should_delete_during_update(admitted, old):
+        if should_delete_during_update(admitted, old):
             uid = _meta(old).get("uid")
             return self.store.delete(
                 res.store_resource, target.namespace, target.name, uid=uid, dry_run=dry_run

@@ -120,21 +120,24 @@ async def _run(
         write_kubeconfig(kubeconfig, url, serving)
         names = sorted(str(n["metadata"]["name"]) for n in store.list("nodes").items)
         where = f"sqlite in {data_dir}" if store_kind == "sqlite" else store_kind
-        click.echo(
-            _banner(
-                url=url,
-                kubeconfig=kubeconfig,
-                store=where,
-                clock=clock_kind,
-                nodes=names,
-                created=created,
-                security=serving.summary(),
-                note=serving.credentials_note(),
-            )
+        banner = _banner(
+            url=url,
+            kubeconfig=kubeconfig,
+            store=where,
+            clock=clock_kind,
+            nodes=names,
+            created=created,
+            security=serving.summary(),
+            note=serving.credentials_note(),
         )
-        sys.stdout.flush()
+
+        def announce() -> None:
+            # Once serving: Ctrl-C right after the banner stops the server cleanly.
+            click.echo(banner)
+            sys.stdout.flush()
+
         try:
-            await serve_forever(cluster, sock, tls=serving.tls)
+            await serve_forever(cluster, sock, tls=serving.tls, on_serving=announce)
         finally:
             this.release()
     except (StoreError, ServingConfigError, PkiError) as err:
@@ -149,7 +152,17 @@ async def _run(
     return 0
 
 
-@click.command()
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  kubetaint up
+  kubetaint up --nodes 5 --clock virtual --data-dir ./data
+  kubetaint up --store memory --port 0 --insecure-serving
+  kubetaint up --store etcd://127.0.0.1:2379 --leader-elect
+  KUBECONFIG=./data/kubeconfig kubectl get nodes   # in another shell
+""",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=6443, show_default=True, type=click.IntRange(0, 65535), help="Port.")
 @click.option(

@@ -17,6 +17,8 @@ JSONDict = dict[str, Any]
 
 #: getMinTolerationTime's "tolerated forever" answer.
 FOREVER = -1.0
+_INT64_MAX = 2**63 - 1
+_UINT64_MASK = 2**64 - 1
 
 
 def no_execute_taints(taints: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
@@ -33,10 +35,12 @@ def node_no_execute_taints(node: Mapping[str, Any] | None) -> list[Mapping[str, 
 
 def min_toleration_seconds(used: Sequence[Mapping[str, Any]]) -> float:
     """getMinTolerationTime: 0 for no tolerations or any `tolerationSeconds <= 0`, FOREVER (-1)
-    when every toleration leaves the seconds unset, else the smallest value."""
+    when every toleration leaves the seconds unset (or at math.MaxInt64, the function's starting
+    minimum), else the smallest value as `time.Duration(seconds) * time.Second`, which wraps
+    around past ~292 years; a wrapped negative duration reads as FOREVER, as processPodOnNode does."""
     if not used:
         return 0.0
-    smallest: int | None = None
+    smallest = _INT64_MAX
     for toleration in used:
         seconds = toleration.get("tolerationSeconds")
         if seconds is None:
@@ -44,9 +48,13 @@ def min_toleration_seconds(used: Sequence[Mapping[str, Any]]) -> float:
         value = int(seconds)
         if value <= 0:
             return 0.0
-        if smallest is None or value < smallest:
-            smallest = value
-    return FOREVER if smallest is None else float(smallest)
+        smallest = min(smallest, value)
+    if smallest == _INT64_MAX:
+        return FOREVER
+    nanoseconds = (smallest * 1_000_000_000) & _UINT64_MASK
+    if nanoseconds > _INT64_MAX:
+        return FOREVER
+    return nanoseconds / 1e9
 
 
 def pod_update_needs_processing(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:

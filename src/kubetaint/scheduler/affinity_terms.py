@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
+from kubetaint.api.goquote import go_quote
 from kubetaint.api.selectors import LabelSelector, Requirement, label_selector_from_dict
+from kubetaint.api.validation.names import is_qualified_name, is_valid_label_value
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
@@ -104,14 +106,25 @@ NO_AFFINITY = PodAffinityInfo()
 
 
 def _selector(raw: Any) -> LabelSelector | None:
+    """metav1.LabelSelectorAsSelector, with labels.NewRequirement's checks of keys and values."""
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
         raise TermError(f"invalid label selector: {raw!r}")
     try:
-        return label_selector_from_dict(raw)
+        selector = label_selector_from_dict(raw)
     except StatusError as exc:
         raise TermError(exc.message) from None
+    assert selector is not None  # (a selector object, not nil)
+    for key, _op, values in selector.requirements:
+        errs = is_qualified_name(key)
+        if errs:
+            raise TermError(f"key: Invalid value: {go_quote(key)}: {'; '.join(errs)}")
+        for i, value in enumerate(values):
+            errs = is_valid_label_value(value)
+            if errs:
+                raise TermError(f"values[{i}][{key}]: Invalid value: {go_quote(value)}: {'; '.join(errs)}")
+    return selector
 
 
 def _merged_selector(term: Mapping[str, Any], labels: Mapping[str, str]) -> LabelSelector | None:
@@ -195,12 +208,23 @@ def pod_affinity_info(pod: Mapping[str, Any]) -> PodAffinityInfo:
     if known is not None and known[0] is affinity:
         return known[1]
     aff, anti = raw
+    errors: list[str] = []
+
+    def parsed(what: str, parse: Callable[[], Any]) -> Any:
+        try:
+            return parse()
+        except TermError as exc:
+            errors.append(f"{what}: {exc}")
+            return ()
+
     info = PodAffinityInfo(
-        _required(aff, namespace, labels),
-        _required(anti, namespace, labels),
-        _weighted(aff.get(_PREFERRED), namespace, labels),
-        _weighted(anti.get(_PREFERRED), namespace, labels),
+        parsed("requiredAffinityTerms", lambda: _required(aff, namespace, labels)),
+        parsed("requiredAntiAffinityTerms", lambda: _required(anti, namespace, labels)),
+        parsed("preferredAffinityTerms", lambda: _weighted(aff.get(_PREFERRED), namespace, labels)),
+        parsed("preferredAntiAffinityTerms", lambda: _weighted(anti.get(_PREFERRED), namespace, labels)),
     )
+    if errors:  # utilerrors.NewAggregate
+        raise TermError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
     if len(_PARSED) >= _PARSED_LIMIT:
         _PARSED.clear()
     _PARSED[key] = (affinity, info)

@@ -61,6 +61,7 @@ from kubetaint.store.interface import (
 )
 from kubetaint.store.mutation import (
     check_delete_preconditions,
+    continue_resource_version,
     decode_continue,
     encode_continue,
     parse_resource_version,
@@ -70,6 +71,7 @@ from kubetaint.store.mutation import (
     too_old,
     with_resource_version,
 )
+from kubetaint.store.snapshot import expired_continue, expired_list, too_large_resource_version
 from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
 
 _PAGE = 500
@@ -192,23 +194,26 @@ class EtcdStore:
         field_selector: str | None = None,
         limit: int = 0,
         continue_token: str | None = None,
+        resource_version: int | None = None,
     ) -> ListResult:
         labels = parse_label_selector(label_selector)
         fields = parse_field_selector(field_selector, resource)
         prefix = self._range_prefix(resource, namespace)
         start = prefix
+        after: tuple[str, str] | None = None
+        revision = resource_version or 0  # etcd ranges the first page's revision for the next ones
         if continue_token:
             after = decode_continue(continue_token)
             start = self._key(resource, *after) + "\x00"
+            revision = max(continue_resource_version(continue_token), 0)
         end = prefix_end(prefix)
-        revision = 0
         matched: list[JSON] = []
         more = False
         # Without selectors every key is an item: fetch just one more than asked for.
         size = min(_PAGE, limit + 1) if limit and labels.empty and fields.empty else _PAGE
         while not more:
-            page = self._range(b64(start), end, limit=size, **({"revision": revision} if revision else {}))
-            revision = int(page["header"]["revision"])  # later pages read the same snapshot
+            page = self._range_at(b64(start), end, revision, after, limit=size)
+            revision = revision or int(page["header"]["revision"])  # later pages read the same snapshot
             kvs = page.get("kvs") or []
             for kv in kvs:
                 obj = decode_kv(kv)
@@ -223,8 +228,32 @@ class EtcdStore:
             if not page.get("more") or not kvs:
                 break
             start = _after(kvs[-1])
-        token = encode_continue(object_key(matched[-1]), revision) if more and matched else None
-        return ListResult(matched, str(revision), token)
+        if more and matched:
+            last = object_key(matched[-1])
+            token = encode_continue(last, revision)
+            remaining = None
+            if labels.empty and fields.empty:  # etcd3 counts the keys left, not matches
+                rest = b64(self._key(resource, *last) + "\x00")
+                counted = self._range(rest, end, revision=str(revision), count_only=True)
+                remaining = int(counted.get("count") or 0)
+            return ListResult(matched, str(revision), token, remaining)
+        return ListResult(matched, str(revision))
+
+    def _range_at(
+        self, start: str, end: str, revision: int, after: tuple[str, str] | None, **options: Any
+    ) -> dict[str, Any]:
+        """A range at `revision` (0: the current one), with etcd3's errors for a compacted
+        (410) or future (504) revision."""
+        if not revision:
+            return self._range(start, end, **options)
+        try:
+            return self._range(start, end, revision=str(revision), **options)
+        except errors.StatusError as err:
+            if "compacted" in err.message:
+                raise expired_continue(after) if after is not None else expired_list() from None
+            if "future revision" in err.message:
+                raise too_large_resource_version(revision, self._revision_now()) from None
+            raise
 
     # writes ------------------------------------------------------------------------------
 

@@ -111,7 +111,14 @@ class Store(Protocol):
         field_selector: str | None = None,
         limit: int = 0,
         continue_token: str | None = None,
-    ) -> ListResult: ...
+        resource_version: int | None = None,
+    ) -> ListResult:
+        """Objects in key order. `resource_version` lists the state at exactly that version
+        (None: the current one); a continue token lists on at its first page's version. A version
+        whose history is compacted gives 410 Expired (etcd3's messages; a continue token's
+        carries, in the Status's metadata.continue, a token for the rest at the current state),
+        one in the future 504 (ResourceVersionTooLarge)."""
+        ...
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON: ...
 

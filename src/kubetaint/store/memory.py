@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import ClassVar
 
 from kubetaint.api import errors
-from kubetaint.api.selectors import parse_field_selector, parse_label_selector
+from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
 from kubetaint.store.fieldwrite import (
     HistoryEntry,
@@ -28,6 +28,7 @@ from kubetaint.store.memoryfields import FieldWrites
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
     check_delete_preconditions,
+    continue_resource_version,
     decode_continue,
     encode_continue,
     key_order,
@@ -37,6 +38,13 @@ from kubetaint.store.mutation import (
     prepare_update,
     too_old,
     with_resource_version,
+)
+from kubetaint.store.snapshot import (
+    expired_continue,
+    expired_list,
+    page,
+    state_at,
+    too_large_resource_version,
 )
 from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
 
@@ -92,9 +100,26 @@ class MemoryStore(BulkLoad, FieldWrites):
         field_selector: str | None = None,
         limit: int = 0,
         continue_token: str | None = None,
+        resource_version: int | None = None,
     ) -> ListResult:
         labels = parse_label_selector(label_selector)
         fields = parse_field_selector(field_selector, resource)
+        start = decode_continue(continue_token) if continue_token else None
+        snapshot = resource_version
+        if continue_token and (token_rv := continue_resource_version(continue_token)) > 0:
+            snapshot = token_rv
+        if snapshot is not None:
+            with self._lock:
+                if snapshot != self._rv:
+                    return self._list_at(
+                        resource,
+                        snapshot,
+                        namespace=namespace,
+                        labels=labels,
+                        fields=fields,
+                        limit=limit,
+                        start=start,
+                    )
         node_name = fields.exact_value(_NODE_INDEX)
         # the node index holds under a name only pods whose spec.nodeName is that string: a
         # selector of that one term is met by every such pod whose nodeName is a plain str
@@ -106,10 +131,11 @@ class MemoryStore(BulkLoad, FieldWrites):
         )
         with self._lock:
             list_rv = self._rv
-            start = decode_continue(continue_token) if continue_token else None
             matched: list[JSON] = []
             more = False
-            for key, obj in self._candidates(resource, namespace, node_name):
+            remaining = 0
+            candidates = self._candidates(resource, namespace, node_name)
+            for key, obj in candidates:
                 if start is not None and key_order(key) <= key_order(start):
                     continue
                 meta = obj["metadata"]
@@ -123,12 +149,52 @@ class MemoryStore(BulkLoad, FieldWrites):
                     continue
                 if limit and len(matched) >= limit:
                     more = True
+                    if labels.empty and fields.empty:  # etcd3 counts the keys left, not matches
+                        remaining = 1 + sum(1 for _ in candidates)
                     break
                 matched.append(obj)
-        token = None
         if more and matched:
             token = encode_continue(object_key(matched[-1]), list_rv)
-        return ListResult(matched, str(list_rv), token)
+            selecting = not (labels.empty and fields.empty)
+            return ListResult(matched, str(list_rv), token, None if selecting else remaining)
+        return ListResult(matched, str(list_rv))
+
+    def _list_at(
+        self,
+        resource: str,
+        snapshot: int,
+        *,
+        namespace: str,
+        labels: LabelSelector,
+        fields: FieldSelector,
+        limit: int,
+        start: tuple[str, str] | None,
+    ) -> ListResult:
+        """A page of the state at `snapshot` (lock held), rebuilt from the change history."""
+        if snapshot > self._rv:
+            raise too_large_resource_version(snapshot, self._rv)
+        first = next(history_events(self._history), None)
+        oldest = first.resource_version if first is not None else self._rv + 1
+        if snapshot < oldest - 1:
+            raise expired_continue(start) if start is not None else expired_list()
+        later = (e for e in history_events(self._history, snapshot) if e.resource == resource)
+        state = state_at(self._candidates(resource, namespace, None), later)
+
+        def matches(obj: JSON) -> bool:
+            return (labels.empty or labels.matches(obj["metadata"].get("labels"))) and (
+                fields.empty or fields.matches(obj)
+            )
+
+        selecting = not (labels.empty and fields.empty)
+        return page(
+            state,
+            namespace=namespace,
+            start=start,
+            limit=limit,
+            matches=matches,
+            selecting=selecting,
+            list_rv=snapshot,
+        )
 
     def _candidates(
         self, resource: str, namespace: str, node_name: str | None

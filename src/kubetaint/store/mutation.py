@@ -151,6 +151,16 @@ def decode_continue(token: str) -> tuple[str, str]:
         ) from None
 
 
+def continue_resource_version(token: str) -> int:
+    """The resourceVersion of the list a continue token continues (-1: the current state).
+    Call after `decode_continue` accepted the token."""
+    try:
+        value = json.loads(base64.urlsafe_b64decode(token.encode())).get("rv", 0)
+    except (ValueError, AttributeError):
+        value = 0
+    return value if type(value) is int else 0
+
+
 def namespace_order(namespace: str) -> str:
     """Sort key of a namespace so that lists come in etcd key order (`<ns>/<name>`): `team-a/x`
     sorts before `team/x`, as kube-apiserver lists them."""

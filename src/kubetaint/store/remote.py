@@ -131,6 +131,7 @@ class RemoteStore:
         field_selector: str | None = None,
         limit: int = 0,
         continue_token: str | None = None,
+        resource_version: int | None = None,
     ) -> ListResult:
         if self._handlers and resource not in self._reflectors:
             self._reflect(resource)
@@ -141,6 +142,8 @@ class RemoteStore:
                 "fieldSelector": field_selector,
                 "limit": str(limit) if limit else None,
                 "continue": continue_token,
+                "resourceVersion": str(resource_version) if resource_version is not None else None,
+                "resourceVersionMatch": "Exact" if resource_version is not None else None,
             }.items()
             if v
         }

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kubetaint.api import errors
-from kubetaint.api.selectors import parse_field_selector, parse_label_selector
+from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
 from kubetaint.store.interface import (
     JSON,
@@ -42,6 +42,7 @@ from kubetaint.store.interface import (
 )
 from kubetaint.store.mutation import (
     check_delete_preconditions,
+    continue_resource_version,
     decode_continue,
     encode_continue,
     key_order,
@@ -51,6 +52,13 @@ from kubetaint.store.mutation import (
     registry_key,
     too_old,
     with_resource_version,
+)
+from kubetaint.store.snapshot import (
+    expired_continue,
+    expired_list,
+    page,
+    state_at,
+    too_large_resource_version,
 )
 from kubetaint.store.sqlite_commit import GroupCommitter, Operation
 from kubetaint.store.sqlite_schema import DB_FILE, DataDirLock, connect, open_database
@@ -170,18 +178,36 @@ class SqliteStore:
         field_selector: str | None = None,
         limit: int = 0,
         continue_token: str | None = None,
+        resource_version: int | None = None,
     ) -> ListResult:
         labels = parse_label_selector(label_selector)
         fields = parse_field_selector(field_selector, resource)
         start = decode_continue(continue_token) if continue_token else None
+        snapshot = resource_version
+        if continue_token and (token_rv := continue_resource_version(continue_token)) > 0:
+            snapshot = token_rv
         node = fields.exact_value("spec.nodeName") if resource == "pods" else None
         conn = self._reader()
         conn.execute("BEGIN")  # one snapshot for the version and the rows
         try:
             list_rv = int(conn.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
+            if snapshot is not None and snapshot != list_rv:
+                return self._list_at(
+                    conn,
+                    resource,
+                    snapshot,
+                    list_rv,
+                    namespace=namespace,
+                    labels=labels,
+                    fields=fields,
+                    limit=limit,
+                    start=start,
+                )
             matched: list[JSON] = []
             more = False
-            for ns, name, rv, text in self._scan(conn, resource, namespace, node, start):
+            remaining = 0
+            rows = self._scan(conn, resource, namespace, node, start)
+            for ns, name, rv, text in rows:
                 obj = self._decode((resource, ns, name), rv, text)
                 if not labels.empty and not labels.matches(obj["metadata"].get("labels")):
                     continue
@@ -189,12 +215,67 @@ class SqliteStore:
                     continue
                 if limit and len(matched) >= limit:
                     more = True
+                    if labels.empty and fields.empty:  # etcd3 counts the keys left, not matches
+                        remaining = 1 + sum(1 for _ in rows)
                     break
                 matched.append(obj)
         finally:
             conn.execute("COMMIT")
-        token = encode_continue(object_key(matched[-1]), list_rv) if more and matched else None
-        return ListResult(matched, str(list_rv), token)
+        if more and matched:
+            token = encode_continue(object_key(matched[-1]), list_rv)
+            selecting = not (labels.empty and fields.empty)
+            return ListResult(matched, str(list_rv), token, None if selecting else remaining)
+        return ListResult(matched, str(list_rv))
+
+    def _list_at(
+        self,
+        conn: sqlite3.Connection,
+        resource: str,
+        snapshot: int,
+        current: int,
+        *,
+        namespace: str,
+        labels: LabelSelector,
+        fields: FieldSelector,
+        limit: int,
+        start: tuple[str, str] | None,
+    ) -> ListResult:
+        """A page of the state at `snapshot` (in `conn`'s read transaction), rebuilt from the
+        change log."""
+        if snapshot > current:
+            raise too_large_resource_version(snapshot, current)
+        compacted = int(conn.execute("SELECT value FROM meta WHERE key = 'compacted_rv'").fetchone()[0])
+        if snapshot < compacted:
+            raise expired_continue(start) if start is not None else expired_list()
+        objects = [
+            ((ns, name), self._decode((resource, ns, name), rv, text))
+            for ns, name, rv, text in self._scan(conn, resource, namespace, None, None)
+        ]
+        rows = conn.execute(
+            "SELECT rv, type, json, old_json FROM changes WHERE rv > ? AND resource = ? ORDER BY rv",
+            (snapshot, resource),
+        )
+        later = (
+            WatchEvent(kind, resource, json.loads(text), rv, json.loads(old) if old is not None else None)
+            for rv, kind, text, old in rows
+        )
+        state = state_at(objects, later)
+
+        def matches(obj: JSON) -> bool:
+            return (labels.empty or labels.matches(obj["metadata"].get("labels"))) and (
+                fields.empty or fields.matches(obj)
+            )
+
+        selecting = not (labels.empty and fields.empty)
+        return page(
+            state,
+            namespace=namespace,
+            start=start,
+            limit=limit,
+            matches=matches,
+            selecting=selecting,
+            list_rv=snapshot,
+        )
 
     @staticmethod
     def _scan(

@@ -1,6 +1,7 @@
 """rbac.authorization.k8s.io/v1 validation (mirrors pkg/apis/rbac/validation/validation.go):
-names are path segments (`minimalNameRequirements`), rules need verbs and either resources with
-API groups or non-resource URLs, bindings a supported roleRef and subjects."""
+names are path segments (`ValidateRBACName`), rules need verbs and either resources with API
+groups or non-resource URLs, an aggregation rule valid selectors, bindings a supported roleRef and
+subjects."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
+from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
 from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import validate_object_meta
@@ -81,10 +83,6 @@ def validate_policy_rule(rule: Obj, namespaced: bool, path: str) -> list[f.Field
         errs.append(
             f.required(f.child(path, "resources"), "resource rules must supply at least one resource")
         )
-    if names and len(resources) > 1:
-        errs.append(
-            f.required(f.child(path, "resourceNames"), "resource names cannot apply to multiple resources")
-        )
     return errs
 
 
@@ -104,8 +102,29 @@ def validate_role(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.F
 
 
 def validate_cluster_role(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
-    """ValidateClusterRole / ValidateClusterRoleUpdate."""
-    return _meta(obj, old, namespaced=False) + _rules(obj, False)
+    """ValidateClusterRole / ValidateClusterRoleUpdate: metadata, rules, then the aggregation
+    rule's selectors (an update may keep invalid label values an old selector had)."""
+    errs = _meta(obj, old, namespaced=False) + _rules(obj, False)
+    rule = obj.get("aggregationRule")
+    if rule is None:
+        return errs
+    selectors = _m(obj, "aggregationRule").get("clusterRoleSelectors")
+    selectors = selectors if isinstance(selectors, list) else []
+    base = "aggregationRule.clusterRoleSelectors"
+    if not selectors:
+        errs.append(
+            f.required(base, "at least one clusterRoleSelector required if aggregationRule is non-nil")
+        )
+    allow_invalid = old is not None and any(
+        has_invalid_label_value(s) for s in _m(old, "aggregationRule").get("clusterRoleSelectors") or []
+    )
+    for i, selector in enumerate(selectors):
+        path = f.index(base, i)
+        found = validate_label_selector(selector, path, allow_invalid_values=allow_invalid)
+        errs.extend(found)
+        if validate_label_selector(selector, path):  # LabelSelectorAsSelector fails on the same
+            errs.append(f.invalid(path, f.GoValue(None, "<nil>"), "invalid label selector."))
+    return errs
 
 
 def _role_ref(ref: Obj) -> tuple[str, str, str]:
@@ -150,9 +169,6 @@ def validate_subject(subject: Obj, namespaced: bool, path: str) -> list[f.FieldE
         if not namespaced and not subject.get("namespace"):
             errs.append(f.required(f.child(path, "namespace")))
     elif kind in ("User", "Group"):
-        if not name:
-            what = "user" if kind == "User" else "group"
-            errs.append(f.invalid(f.child(path, "name"), name, f"{what} name cannot be empty"))
         if group != GROUP_NAME:
             errs.append(f.not_supported(f.child(path, "apiGroup"), group, [GROUP_NAME]))
     else:

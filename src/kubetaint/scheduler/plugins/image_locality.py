@@ -82,6 +82,8 @@ class ImageLocality(Plugin):
 
     def score_batch(self, state: CycleState, pi: PodInfo, cache: Cache, slots: IntArray) -> IntArray:
         index = self._index()
+        if not index.image_states:  # no node lists any image (hollow kubelets, snapshots)
+            return np.zeros(len(slots), np.int64)
         images = pod_images(pi.pod)
         if not images or not any(name in index.image_states for name in images):
             # no node holds any of them: every node scores calculatePriority(0, n) = 0

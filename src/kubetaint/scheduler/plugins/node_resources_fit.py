@@ -102,7 +102,7 @@ class NodeResourcesFit(Plugin):
         self, pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
     ) -> bool:
         """isSchedulableAfterPodEvent: a deleted pod that was bound or nominated, the pending pod's own
-        update, or a scale-down of a resource the pending pod requests."""
+        update, or a bound pod's scale-down of a resource the pending pod requests."""
         if old is None:
             return True
         if new is None:
@@ -110,6 +110,8 @@ class NodeResourcesFit(Plugin):
             return bool(spec.get("nodeName") or status.get("nominatedNodeName"))
         if pod_key(new) == pi.key:
             return True
+        if not (new.get("spec") or {}).get("nodeName"):
+            return False  # an unscheduled pod's scale-down frees nothing
         try:
             before, after = pod_requests(old), pod_requests(new)
         except ValueError:
@@ -129,7 +131,7 @@ class NodeResourcesFit(Plugin):
             before = node_allocatable(old) if old is not None else None
         except ValueError:
             return True
-        wanted = [(n, v) for n, v in _ordered(pi.requests) if v and not self._is_ignored(n)]
+        wanted = [(n, v) for n, v in _ordered(pi.requests) if v]  # (isFit ignores no resource)
         if alloc.get(PODS, 0) < 1 or any(alloc.get(n, 0) < v for n, v in wanted):
             return False
         if before is None:
@@ -146,19 +148,31 @@ class NodeResourcesFit(Plugin):
     # ---- filter ------------------------------------------------------------------------------
     def insufficient(self, pi: PodInfo, ni: NodeInfo) -> list[str]:
         """fitsRequest's reasons: "Too many pods", then "Insufficient <resource>" per short resource."""
+        return self._fits_request(pi, ni)[0]
+
+    def _fits_request(self, pi: PodInfo, ni: NodeInfo) -> tuple[list[str], bool]:
+        """fitsRequest: the reasons, and whether some resource is Unresolvable (the pod requests more
+        than the node's whole allocatable: evicting pods cannot help)."""
         reasons: list[str] = []
+        unresolvable = False
         if len(ni.pods) + 1 > ni.allowed_pods:
             reasons.append("Too many pods")
         for name, amount in _ordered(pi.requests):
             if amount <= 0 or self._is_ignored(name):
                 continue
-            if amount > ni.allocatable.get(name, 0) - ni.requested.get(name, 0):
+            allocatable = ni.allocatable.get(name, 0)
+            if amount > allocatable - ni.requested.get(name, 0):
                 reasons.append(f"Insufficient {name}")
-        return reasons
+                unresolvable = unresolvable or amount > allocatable
+        return reasons, unresolvable
 
     def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
-        reasons = self.insufficient(pi, ni)
-        return Status(Code.Unschedulable, *reasons) if reasons else SUCCESS
+        """Unschedulable with the reasons, or UnschedulableAndUnresolvable when some resource's
+        request exceeds the node's allocatable (preemption then skips the node)."""
+        reasons, unresolvable = self._fits_request(pi, ni)
+        if not reasons:
+            return SUCCESS
+        return Status(Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable, *reasons)
 
     def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
         mask: BoolArray = cache.pod_count < cache.allowed_pods
