@@ -251,6 +251,7 @@ class Handlers:
         return json_response(success_status(200, details))
 
     async def delete_collection(self, target: Target, request: Request) -> Response:
+        validate_list_options(query.of(request), watch=False)  # delete.go DeleteCollection
         options = await _delete_options(request)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
