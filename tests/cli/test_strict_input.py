@@ -194,3 +194,9 @@ def test_a_strict_decoding_error_names_the_line_of_its_first_field(tmp_path: Pat
         f'{path}, document 1, line 6: Pod in version "v1" cannot be handled as a Pod: '
         'strict decoding error: unknown field "spec.tolerationz"\n'
     )
+
+
+def test_snapshot_output_format_is_json_or_yaml_and_anything_else_is_a_usage_error() -> None:
+    code, _, err = _run("snapshot", "-o", "-", "--output-format", "xml")
+    assert code == 2
+    assert "Invalid value for '--output-format': 'xml' is not one of 'json', 'yaml'." in err
