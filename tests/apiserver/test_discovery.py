@@ -167,4 +167,36 @@ def test_an_unserved_subresource_is_not_found(client: TestClient) -> None:
 def test_core_resources_are_listed_by_plural_as_kube_apiserver_does(client: TestClient) -> None:
     body = client.get("/api/v1").json()
     names = [r["name"] for r in body["resources"] if "/" not in r["name"]]
-    assert names == ["bindings", "events", "namespaces", "nodes", "pods"]
+    assert names == [
+        "bindings",
+        "configmaps",
+        "endpoints",
+        "events",
+        "namespaces",
+        "nodes",
+        "pods",
+        "secrets",
+        "serviceaccounts",
+        "services",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        pytest.param("/api/", "APIVersions", id="the core root with a trailing slash"),
+        pytest.param("/apis/", "APIGroupList", id="the groups root with a trailing slash"),
+    ],
+)
+@pytest.mark.parametrize("accept", ["application/json", DISCOVERY_ACCEPT], ids=["legacy", "aggregated"])
+def test_a_discovery_root_with_a_trailing_slash_answers_as_without(
+    client: TestClient, path: str, kind: str, accept: str
+) -> None:
+    """kube-apiserver serves /api/ and /apis/ as /api and /apis (kr8s' discovery asks there)."""
+    slashed = client.get(path, headers={"Accept": accept})
+    plain = client.get(path.rstrip("/"), headers={"Accept": accept})
+    assert slashed.status_code == 200
+    assert slashed.headers["content-type"] == plain.headers["content-type"]
+    assert slashed.json() == plain.json()
+    if accept == "application/json":
+        assert slashed.json()["kind"] == kind

@@ -4,12 +4,14 @@ pod subresources a hollow node cannot serve (real kubectl and the official Pytho
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .harness import KUBECTL, UpServer
+from .harness import KUBECTL, UpServer, eventually
 
 pytestmark = [
     pytest.mark.kubectl,
@@ -63,3 +65,107 @@ def test_a_field_label_nodes_do_not_have_is_a_bad_request(real_server: UpServer)
     result = real_server.kubectl("get", "nodes", "--field-selector", "metadata.namespace=x", ok=False)
     assert result.returncode == 1
     assert "field label not supported: metadata.namespace" in result.stderr
+
+
+def test_an_immediate_eviction_on_the_virtual_clock_keeps_every_event(virtual_server: UpServer) -> None:
+    """The scheduler's Scheduled and TaintManagerEviction share one virtual instant: both are kept."""
+    virtual_server.kubectl(
+        "run",
+        "evicted-now",
+        "--image=nginx",
+        "--overrides",
+        '{"spec":{"nodeSelector":{"kubernetes.io/hostname":"node-2"}}}',
+    )
+    eventually(
+        lambda: "Running" in virtual_server.kubectl("get", "pod", "evicted-now").stdout,
+        "pod evicted-now running",
+    )
+    virtual_server.kubectl("taint", "nodes", "node-2", "now=yes:NoExecute")
+    try:
+        eventually(
+            lambda: "evicted-now" not in virtual_server.kubectl("get", "pods", "-o", "name").stdout,
+            "pod evicted-now evicted",
+        )
+        events = virtual_server.kubectl(
+            "get", "events", "--field-selector", "involvedObject.name=evicted-now", "-o", "json"
+        ).stdout
+        reasons = [e["reason"] for e in json.loads(events)["items"]]
+        assert "TaintManagerEviction" in reasons, reasons
+        names = [e["metadata"]["name"] for e in json.loads(events)["items"]]
+        assert all(re.fullmatch(r"evicted-now\.[0-9a-f]+", name) for name in names), names
+    finally:
+        virtual_server.kubectl("taint", "nodes", "node-2", "now-")
+
+
+@pytest.mark.parametrize(("path", "kind"), [("/api/", "APIVersions"), ("/apis/", "APIGroupList")])
+def test_discovery_roots_answer_with_a_trailing_slash(real_server: UpServer, path: str, kind: str) -> None:
+    response = real_server.get(path)
+    assert response.status_code == 200, response.text
+    assert response.json()["kind"] == kind
+    assert response.json() == real_server.get(path.rstrip("/")).json()
+
+
+FINALIZED_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: %(name)s, finalizers: [example.com/keep]}
+spec:
+  containers: [{name: web, image: nginx}]
+"""
+
+
+def _phase_and_deletion(server: UpServer, name: str) -> tuple[str, str]:
+    out = server.kubectl(
+        "get", "pod", name, "-o", "jsonpath={.status.phase} {.metadata.deletionTimestamp}", ok=False
+    ).stdout
+    phase, _, stamp = out.partition(" ")
+    return phase, stamp.strip()
+
+
+def _drop_finalizers(server: UpServer, name: str) -> None:
+    server.kubectl(
+        "patch", "pod", name, "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]'
+    )
+
+
+def test_a_deleted_pod_with_finalizers_stays_terminating_until_they_are_removed(
+    real_server: UpServer,
+) -> None:
+    real_server.kubectl("create", "-f", _write(real_server, "kept.yaml", FINALIZED_POD % {"name": "kept"}))
+    eventually(lambda: _phase_and_deletion(real_server, "kept")[0] == "Running", "pod kept running")
+    real_server.kubectl("delete", "pod", "kept", "--wait=false")
+    _, stamp = eventually(
+        lambda: (found := _phase_and_deletion(real_server, "kept"))[0] == "Succeeded" and found,
+        "the kubelet's final status of pod kept",
+    )
+    assert stamp, "Terminating: the pod carries its deletionTimestamp"
+    # a terminal pod prints its containers' state even while deleted (printPod shows Terminating
+    # only for a pod not yet in a terminal phase)
+    assert "Completed" in real_server.kubectl("get", "pod", "kept").stdout
+    _drop_finalizers(real_server, "kept")
+    eventually(
+        lambda: "NotFound" in real_server.kubectl("get", "pod", "kept", ok=False).stderr, "pod kept removed"
+    )
+
+
+def test_an_evicted_pod_with_finalizers_keeps_its_disruption_target_condition(
+    virtual_server: UpServer,
+) -> None:
+    """The e2e taint suite's "evicted pods carry the DisruptionTarget condition" finds the pod."""
+    manifest = FINALIZED_POD % {"name": "disrupted"}
+    manifest = manifest.replace("spec:\n", "spec:\n  nodeSelector: {kubernetes.io/hostname: node-1}\n")
+    virtual_server.kubectl("create", "-f", _write(virtual_server, "disrupted.yaml", manifest))
+    eventually(
+        lambda: _phase_and_deletion(virtual_server, "disrupted")[0] == "Running", "pod disrupted running"
+    )
+    virtual_server.kubectl("taint", "nodes", "node-1", "gone=yes:NoExecute")
+    try:
+        virtual_server.kubetaint("clock", "advance", "1m")
+        eventually(lambda: _phase_and_deletion(virtual_server, "disrupted")[1], "pod disrupted terminating")
+        conditions = json.loads(
+            virtual_server.kubectl("get", "pod", "disrupted", "-o", "jsonpath={.status.conditions}").stdout
+        )
+        target = next(c for c in conditions if c["type"] == "DisruptionTarget")
+        assert (target["status"], target["reason"]) == ("True", "DeletionByTaintManager")
+    finally:
+        virtual_server.kubectl("taint", "nodes", "node-1", "gone-")
+        _drop_finalizers(virtual_server, "disrupted")

@@ -165,3 +165,108 @@ def test_a_pod_on_a_stopped_node_stays_terminating() -> None:
 def test_graceful_deletion_without_a_clock_is_a_configuration_error() -> None:
     with pytest.raises(ValueError, match="needs a clock"):
         Registry(MemoryStore(VirtualClock()), graceful_pod_deletion=True)
+
+
+def _with_finalizer(obj: dict[str, Any], finalizer: str = "example.com/keep") -> dict[str, Any]:
+    return {**obj, "metadata": {**obj["metadata"], "finalizers": [finalizer]}}
+
+
+@pytest.mark.parametrize(
+    ("obj", "requested", "expected"),
+    [
+        pytest.param(pod(node=""), None, _marked(NOW, 0), id="an unbound pod is marked now with grace zero"),
+        pytest.param(pod(), 0, _marked(NOW, 0), id="a forced delete only marks the pod"),
+        pytest.param(
+            pod(deleting=(NOW + 20, 30)),
+            0,
+            _marked(NOW - 10, 0),
+            id="the kubelet's final delete ends the grace period",
+        ),
+        pytest.param(
+            pod(deleting=(NOW + 20, 0)),
+            None,
+            _marked(NOW, 0),
+            id="a later deadline without grace becomes now",
+        ),
+    ],
+)
+def test_a_pod_with_finalizers_is_marked_where_it_would_be_removed(
+    obj: dict[str, Any], requested: int | None, expected: tuple[str, int]
+) -> None:
+    registry, _ = _registry()
+    registry.store.create("pods", _with_finalizer(obj))
+    registry.delete("pods", "default", "p", grace_period_seconds=requested)
+    meta = registry.get("pods", "default", "p")["metadata"]
+    assert (meta["deletionTimestamp"], meta["deletionGracePeriodSeconds"]) == expected
+    assert meta["finalizers"] == ["example.com/keep"]
+
+
+def test_a_pod_already_marked_for_its_finalizers_is_not_written_again() -> None:
+    registry, _ = _registry()
+    stored = registry.store.create("pods", _with_finalizer(pod(deleting=(NOW - 5, 0))))
+    registry.delete("pods", "default", "p", grace_period_seconds=0)
+    assert (
+        registry.get("pods", "default", "p")["metadata"]["resourceVersion"]
+        == stored["metadata"]["resourceVersion"]
+    )
+
+
+def test_removing_the_last_finalizer_of_a_marked_pod_deletes_it() -> None:
+    registry, _ = _registry()
+    registry.store.create("pods", _with_finalizer(pod(node="")))
+    registry.delete("pods", "default", "p")
+    marked = registry.get("pods", "default", "p")
+    registry.update("pods", {**marked, "metadata": {**marked["metadata"], "finalizers": []}})
+    with pytest.raises(StatusError) as info:
+        registry.get("pods", "default", "p")
+    assert info.value.code == 404
+
+
+def test_removing_a_finalizer_of_a_pod_in_its_grace_period_keeps_it() -> None:
+    registry, _ = _registry()
+    registry.store.create("pods", _with_finalizer(pod()))
+    registry.delete("pods", "default", "p")
+    marked = registry.get("pods", "default", "p")
+    registry.update("pods", {**marked, "metadata": {**marked["metadata"], "finalizers": []}})
+    assert registry.get("pods", "default", "p")["metadata"]["deletionGracePeriodSeconds"] == 30
+
+
+def test_the_kubelet_leaves_a_deleted_pod_with_finalizers_terminating_in_a_terminal_phase() -> None:
+    cp, clock = _plane()
+    cp.registry.create("pods", {**_with_finalizer(pod("web", node="")), "status": {}})
+    clock.advance(2)
+    cp.registry.delete("pods", "default", "web")
+    clock.advance(1)
+    left = cp.store.get("pods", "default", "web")
+    assert left["metadata"]["deletionGracePeriodSeconds"] == 0
+    assert left["status"]["phase"] == "Succeeded"
+    assert [s["state"]["terminated"]["reason"] for s in left["status"]["containerStatuses"]] == ["Completed"]
+    cp.registry.update("pods", {**left, "metadata": {**left["metadata"], "finalizers": []}})
+    clock.advance(1)
+    assert cp.store.list("pods", namespace="default").items == []
+
+
+def test_a_pod_the_garbage_collector_deletes_keeps_its_finalizers_honoured() -> None:
+    cp, clock = _plane()
+    template = {
+        "metadata": {"labels": {"app": "web"}, "finalizers": ["example.com/keep"]},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+    }
+    cp.registry.create(
+        "replicasets.apps",
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}, "template": template},
+        },
+    )
+    clock.advance(5)
+    (owned,) = cp.store.list("pods", namespace="default").items
+    cp.registry.delete("replicasets.apps", "default", "web")
+    clock.advance(10)
+    left = cp.store.get("pods", "default", owned["metadata"]["name"])
+    assert left["metadata"]["deletionTimestamp"] and left["status"]["phase"] == "Succeeded"
+    cp.registry.update("pods", {**left, "metadata": {**left["metadata"], "finalizers": []}})
+    clock.advance(1)
+    assert cp.store.list("pods", namespace="default").items == []

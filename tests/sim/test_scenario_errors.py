@@ -81,6 +81,29 @@ def test_invalid_scenarios_are_rejected_before_running(tmp_path: Path, tail: str
     assert str(err.value).replace(str(tmp_path) + "/", "").startswith(expected), str(err.value)
 
 
+def test_every_problem_of_the_seed_until_gates_and_settings_is_reported_in_one_run(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        HEAD
+        + "  until: 10x\n"
+        + "  featureGates:\n    NoSuchGate: true\n    OtherMissingGate: false\n"
+        + "  settings:\n    nodeMonitorPeriod: 5q\n    percentageOfNodesToScore: 50\n"
+        + "    nodeStartupGracePeriod: 1m5\n"
+        + "  events:\n  - {at: 1m, kubectl: cordon n-7}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ScenarioError) as err:
+        simulate(path)
+    assert str(err.value).replace(str(tmp_path) + "/", "").splitlines() == [
+        'bad.yaml:7: spec.until: time: unknown unit "x" in duration "10x"',
+        "bad.yaml:9: spec.featureGates.NoSuchGate: unrecognized feature gate: NoSuchGate",
+        "bad.yaml:10: spec.featureGates.OtherMissingGate: unrecognized feature gate: OtherMissingGate",
+        'bad.yaml:12: spec.settings.nodeMonitorPeriod: time: unknown unit "q" in duration "5q"',
+        'bad.yaml:14: spec.settings.nodeStartupGracePeriod: time: missing unit in duration "1m5"',
+        'bad.yaml:16: spec.events[0].kubectl: nodes "n-7" not found',
+    ]
+
+
 def test_yaml_syntax_errors_name_the_line(tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text(HEAD + "  events: [\n", encoding="utf-8")

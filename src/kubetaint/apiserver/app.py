@@ -242,7 +242,9 @@ def create_app(
         Route("/version", version),
         Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
+        Route("/api/", core_root),  # kube-apiserver serves both; kr8s' discovery asks here
         Route("/apis", groups_root),
+        Route("/apis/", groups_root),
         Route("/openapi/v2", openapi_v2_doc),
         Route("/openapi/v3", openapi_index),
         Route("/openapi/v3/{path:path}", openapi_doc),

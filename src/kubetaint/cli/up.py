@@ -152,7 +152,17 @@ async def _run(
     return 0
 
 
-@click.command()
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  kubetaint up
+  kubetaint up --nodes 5 --clock virtual --data-dir ./data
+  kubetaint up --store memory --port 0 --insecure-serving
+  kubetaint up --store etcd://127.0.0.1:2379 --leader-elect
+  KUBECONFIG=./data/kubeconfig kubectl get nodes   # in another shell
+""",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=6443, show_default=True, type=click.IntRange(0, 65535), help="Port.")
 @click.option(

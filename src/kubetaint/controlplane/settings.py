@@ -67,34 +67,51 @@ def _number(key: str, value: Any, *, integer: bool = False) -> float:
 
 def parse_settings(raw: Mapping[str, Any] | None) -> ControlPlaneSettings:
     """Check and group settings; SettingsError names the first bad key."""
-    result = ControlPlaneSettings()
-    for key, value in (raw or {}).items():
-        if key not in KNOWN_KEYS:
-            supported = ", ".join(sorted(KNOWN_KEYS))
-            raise SettingsError(str(key), f"unknown setting (supported: {supported})")
-        if key in NODE_LIFECYCLE_DURATIONS:
-            try:
-                seconds = parse_duration(value)
-            except DurationError as err:
-                raise SettingsError(key, str(err)) from None
-            result.node_lifecycle[key] = seconds
-        elif key in NODE_LIFECYCLE_NUMBERS:
-            _number(key, value, integer=key == "largeClusterSizeThreshold")
-            result.node_lifecycle[key] = value
-        elif key in ADMISSION_KEYS:
-            if key.startswith("default"):
-                _number(key, value, integer=True)
-            result.admission[key] = value
-        elif key == "percentageOfNodesToScore":
-            pct = _number(key, value, integer=True)
-            if pct > 100:
-                raise SettingsError(key, f"not in valid range [0-100], got {value!r}")
-            config = result.scheduler_config or {}
-            result.scheduler_config = {**config, "percentageOfNodesToScore": int(pct)}
-        elif key == "schedulerConfiguration":
-            if not isinstance(value, Mapping):
-                raise SettingsError(key, "expected a KubeSchedulerConfiguration object")
-            result.scheduler_config = {**dict(value), **(result.scheduler_config or {})}
-        else:
-            result.podgc[key] = int(_number(key, value, integer=True))
+    result, problems = check_settings(raw)
+    if problems:
+        raise problems[0]
     return result
+
+
+def check_settings(raw: Mapping[str, Any] | None) -> tuple[ControlPlaneSettings, list[SettingsError]]:
+    """Check and group settings: the usable ones grouped, and every bad key's SettingsError in the
+    order the keys are given."""
+    result = ControlPlaneSettings()
+    problems: list[SettingsError] = []
+    for key, value in (raw or {}).items():
+        try:
+            _add_setting(result, key, value)
+        except SettingsError as err:
+            problems.append(err)
+    return result, problems
+
+
+def _add_setting(result: ControlPlaneSettings, key: Any, value: Any) -> None:
+    if key not in KNOWN_KEYS:
+        supported = ", ".join(sorted(KNOWN_KEYS))
+        raise SettingsError(str(key), f"unknown setting (supported: {supported})")
+    if key in NODE_LIFECYCLE_DURATIONS:
+        try:
+            seconds = parse_duration(value)
+        except DurationError as err:
+            raise SettingsError(key, str(err)) from None
+        result.node_lifecycle[key] = seconds
+    elif key in NODE_LIFECYCLE_NUMBERS:
+        _number(key, value, integer=key == "largeClusterSizeThreshold")
+        result.node_lifecycle[key] = value
+    elif key in ADMISSION_KEYS:
+        if key.startswith("default"):
+            _number(key, value, integer=True)
+        result.admission[key] = value
+    elif key == "percentageOfNodesToScore":
+        pct = _number(key, value, integer=True)
+        if pct > 100:
+            raise SettingsError(key, f"not in valid range [0-100], got {value!r}")
+        config = result.scheduler_config or {}
+        result.scheduler_config = {**config, "percentageOfNodesToScore": int(pct)}
+    elif key == "schedulerConfiguration":
+        if not isinstance(value, Mapping):
+            raise SettingsError(key, "expected a KubeSchedulerConfiguration object")
+        result.scheduler_config = {**dict(value), **(result.scheduler_config or {})}
+    else:
+        result.podgc[key] = int(_number(key, value, integer=True))

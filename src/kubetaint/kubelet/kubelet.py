@@ -426,8 +426,21 @@ class HollowKubelet(KubeletFaults):
         if self.stopped:
             return
         with contextlib.suppress(StatusError):
+            self._final_status(key, uid)
             self.store.delete("pods", key[0], key[1], uid=uid or None, grace_period_seconds=0)
         self._admitted.drop(key)
+
+    def _final_status(self, key: tuple[str, str], uid: str) -> None:
+        """The status manager's last status update before its delete, for a pod with finalizers
+        (which outlives the delete): containers stopped, a terminal phase. A pod without
+        finalizers is removed by the delete at once, so its last status is not written."""
+        pod = self.store.get("pods", key[0], key[1])
+        meta = pod["metadata"]
+        if not meta.get("finalizers") or (uid and meta.get("uid") != uid):
+            return
+        status = pods.stopped_status(pod, self.clock.now())
+        if status != pod.get("status"):
+            self.store.update("pods", {**pod, "status": status})
 
     def resync_pods(
         self, bound: list[JSON] | None = None, *, keyed: list[tuple[tuple[str, str], JSON]] | None = None

@@ -114,3 +114,48 @@ def evicted_status(pod: Mapping[str, Any], message: str, now: float) -> JSON:
             for c in containers
         ],
     }
+
+
+def stopped_status(pod: Mapping[str, Any], now: float) -> JSON:
+    """The final status of a deleted pod whose hollow containers stopped (generateAPIPodStatus of a
+    terminal pod): every container terminated with exit code 0 (the fake runtime's), so the phase
+    is Succeeded (getPhase), Ready and ContainersReady False with reason PodCompleted; the other
+    conditions (DisruptionTarget among them) are kept."""
+    stamp = format_time(now)
+    old = pod.get("status") or {}
+    if old.get("phase") in ("Succeeded", "Failed"):
+        return dict(old)
+    replaced = ("Ready", "ContainersReady")
+    conditions = _kept_conditions(old, replaced)
+    conditions.append(_condition("Ready", "False", stamp, "PodCompleted"))
+    conditions.append(_condition("ContainersReady", "False", stamp, "PodCompleted"))
+    started: dict[str, str] = {}
+    for cs in old.get("containerStatuses") or []:
+        running = (cs.get("state") or {}).get("running") or {}
+        started[str(cs.get("name", ""))] = str(running.get("startedAt") or stamp)
+    containers = (pod.get("spec") or {}).get("containers") or []
+    return {
+        **old,
+        "phase": "Succeeded",
+        "conditions": conditions,
+        "containerStatuses": [
+            {
+                "name": c.get("name", ""),
+                "state": {
+                    "terminated": {
+                        "exitCode": 0,
+                        "reason": "Completed",
+                        "startedAt": started.get(str(c.get("name", "")), stamp),
+                        "finishedAt": stamp,
+                    }
+                },
+                "lastState": {},
+                "ready": False,
+                "restartCount": 0,
+                "image": c.get("image", ""),
+                "imageID": "",
+                "started": False,
+            }
+            for c in containers
+        ],
+    }

@@ -5,7 +5,8 @@ Deleting a pod that is bound to a node and not finished does not remove it: the 
 `metadata.deletionTimestamp` (now + the grace period) and `deletionGracePeriodSeconds`, shows as
 Terminating, and the kubelet on its node removes it (a delete with grace period 0 and a UID
 precondition) once its containers stopped. A pod whose node is gone or unreachable therefore
-stays Terminating, as on a real cluster.
+stays Terminating, as on a real cluster. A pod with finalizers is never removed by a delete: it
+stays Terminating (deletionGracePeriodSeconds 0) until an update removes its last finalizer.
 
 The grace period is the request's `gracePeriodSeconds`, else the pod's
 `spec.terminationGracePeriodSeconds`, else 30 (the API default that SetDefaults_PodSpec would
@@ -81,6 +82,28 @@ def plan_pod_delete(pod: Mapping[str, Any], requested: int | None, now: float) -
     return DeletePlan(immediate=False, updated={**pod, "metadata": marked})
 
 
+def _plan_with_finalizers(pod: Mapping[str, Any], requested: int | None, now: float) -> DeletePlan:
+    """A delete that would remove a pod at once while it has finalizers only marks it (the generic
+    registry's updateForGracefulDeletionAndFinalizers): deletionGracePeriodSeconds 0 and the
+    deletion timestamp BeforeDelete computes (now, or a pending one moved earlier by its grace
+    period) or, for a pod already at grace period 0, markAsDeleting's (now unless earlier). The
+    pod goes once an update removes its last finalizer (ShouldDeleteDuringUpdate). `updated` is
+    None when the pod is already marked so."""
+    meta = pod.get("metadata") or {}
+    current = meta.get("deletionGracePeriodSeconds")
+    stamp = meta.get("deletionTimestamp")
+    if not stamp:
+        deadline = now
+    elif isinstance(current, int) and current > 0:
+        deadline = parse_time(str(stamp)) - go_seconds(current)  # shortened to 0
+    else:
+        deadline = min(parse_time(str(stamp)), now)
+    marked = {**meta, "deletionTimestamp": format_time(deadline), "deletionGracePeriodSeconds": 0}
+    if marked == meta:
+        return DeletePlan(immediate=False)
+    return DeletePlan(immediate=False, updated={**pod, "metadata": marked})
+
+
 def _plan_for_terminating(pod: Mapping[str, Any], requested: int | None) -> DeletePlan:
     meta = pod.get("metadata") or {}
     current = meta.get("deletionGracePeriodSeconds")
@@ -112,6 +135,10 @@ def delete_pod(
     pod = current if current is not None else store.get("pods", namespace, name)
     check_delete_preconditions("pods", name, pod, resource_version, uid)
     plan = plan_pod_delete(pod, grace_period_seconds, clock.now())
+    if plan.immediate and (pod.get("metadata") or {}).get("finalizers"):
+        plan = _plan_with_finalizers(pod, grace_period_seconds, clock.now())
+        if plan.updated is None:
+            return pod
     if plan.immediate:
         return store.delete(
             "pods", namespace, name, resource_version=resource_version, uid=uid, dry_run=dry_run

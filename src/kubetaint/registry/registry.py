@@ -198,7 +198,7 @@ class Registry:
         else:
             attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
             admitted = self._admit(attrs, old)
-        if resource != "pods" and should_delete_during_update(admitted, old):
+        if should_delete_during_update(admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
         stored = self.store.update(resource, admitted, dry_run=dry_run)
@@ -218,6 +218,10 @@ class Registry:
         validator = config[0]
         assert isinstance(validator, APIValidator)  # _pod_config checked it
         validator.check_pod_keeping_spec(obj, old)
+        if should_delete_during_update(obj, old):
+            self._pods.forget(key)
+            uid = str((old.get("metadata") or {}).get("uid") or "") or None
+            return self.store.delete("pods", key[0], key[1], uid=uid)
         stored = self.store.update("pods", obj)
         self._pods.remember(key, stored, config)
         return stored

@@ -1,15 +1,18 @@
 """Per-node counts of pods, kept up to date from the cache's change log, for the plugins whose
-verdicts depend on other pods (InterPodAffinity, PodTopologySpread).
+verdicts depend on other pods (InterPodAffinity, PodTopologySpread) or on every node
+(ImageLocality).
 
 Upstream's PreFilter/PreScore go over every NodeInfo (or those with pods with affinity) each
 cycle and sum per topology pair. Here the per-node part is remembered between cycles, in numpy
-columns over the cache's node slots, and brought up to date by recounting only the slots the
-cache logged as changed since (a pod assumed, bound, removed; a node added or relabelled):
+columns over the cache's node slots, and brought up to date by looking only at the slots the
+cache logged as changed since (a pod assumed, bound, relabelled, removed; a node added,
+relabelled or reporting other images), counting the pods that left or arrived there:
 
 - `domains(key)`: each slot's value of the node label `key`, as an id (-1 without the label);
 - `count(key, match)`: each slot's number of pods for which `match(pod_info)` holds;
 - `groups`: the pods with pod (anti-)affinity terms, grouped by their parsed terms, each group
-  with its per-slot pod count.
+  with its per-slot pod count;
+- `image_states`: per image name listed in nodes' `status.images`, its size and node count.
 
 A cycle then sums a column per topology value with one `np.bincount`.
 """

@@ -1,7 +1,7 @@
 """The Scenario file (docs/scenario.md): loading and static checks.
 
-Everything that can be checked before the run is checked here, and the first problem raises
-ScenarioError with `file:line: ` (when known), the object and the field.
+Everything that can be checked before the run is checked here; every problem found is reported in
+one ScenarioError, one line each with `file:line: ` (when known), the object and the field.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from kubetaint.sim.doccopy import copy_document
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.scenario_schema import check as schema_problems
-from kubetaint.sim.settings import SettingsError, SimSettings, parse_settings
+from kubetaint.sim.settings import SimSettings, check_settings
 from kubetaint.sim.sharing import PartSharing
 from kubetaint.sim.source import Source, SourceError, Where, load_text
 
@@ -180,6 +180,10 @@ class _Parser:
         #: problems of node groups, objects and events, each skipped so that all are reported
         self.problems: list[str] = []
 
+    def note(self, problem: ScenarioError) -> None:
+        """Record a problem and go on checking: the load reports all of them at the end."""
+        self.problems.append(str(problem))
+
     def fail(self, path: Sequence[str | int], message: str) -> ScenarioError:
         dotted = _dotted(path)
         prefix = f"{dotted}: " if dotted else ""
@@ -218,17 +222,26 @@ class _Parser:
             raise self.fail(["spec"], "expected an object")
         for key in spec:
             if key not in _SPEC_KEYS:
-                raise self.fail(["spec", key], f"unknown field (supported: {', '.join(_SPEC_KEYS)})")
+                self.note(self.fail(["spec", key], f"unknown field (supported: {', '.join(_SPEC_KEYS)})"))
         scenario = Scenario(name=str(meta.get("name") or "scenario"), source=self.source)
-        scenario.seed = self._seed(spec.get("seed", 0))
-        if spec.get("until") is not None:
-            scenario.until = self._duration(["spec", "until"], spec["until"])
-        scenario.feature_gates = self._gates(spec.get("featureGates"))
-        scenario.raw_settings = dict(spec.get("settings") or {})
         try:
-            scenario.settings = parse_settings(scenario.raw_settings)
-        except SettingsError as err:
-            raise self.fail(["spec", "settings", err.key], str(err)) from None
+            scenario.seed = self._seed(spec.get("seed", 0))
+        except ScenarioError as err:
+            self.note(err)
+        if spec.get("until") is not None:
+            try:
+                scenario.until = self._duration(["spec", "until"], spec["until"])
+            except ScenarioError as err:
+                self.note(err)
+        scenario.feature_gates = self._gates(spec.get("featureGates"))
+        raw_settings = spec.get("settings") or {}
+        if _is_mapping(raw_settings):
+            scenario.raw_settings = dict(raw_settings)
+            scenario.settings, bad = check_settings(scenario.raw_settings)
+            for problem in bad:
+                self.note(self.fail(["spec", "settings", problem.key], str(problem)))
+        else:
+            self.note(self.fail(["spec", "settings"], "expected an object"))
         scenario.node_groups = self._node_groups(spec.get("nodeGroups") or [])
         self._objects(scenario, spec.get("objects") or [])
         scenario.events = self._events(scenario, spec.get("events") or [])
@@ -265,16 +278,18 @@ class _Parser:
         if raw is None:
             return {}
         if not isinstance(raw, Mapping):
-            raise self.fail(["spec", "featureGates"], "expected a map of feature gate names to booleans")
+            self.note(self.fail(["spec", "featureGates"], "expected a map of feature gate names to booleans"))
+            return {}
         from kubetaint.api.features import DEFAULT_FEATURE_GATES
 
         gates: dict[str, bool] = {}
         for name, value in raw.items():
             if name not in DEFAULT_FEATURE_GATES:
-                raise self.fail(["spec", "featureGates", name], f"unrecognized feature gate: {name}")
-            if not isinstance(value, bool):
-                raise self.fail(["spec", "featureGates", name], f"expected true or false, got {value!r}")
-            gates[str(name)] = value
+                self.note(self.fail(["spec", "featureGates", name], f"unrecognized feature gate: {name}"))
+            elif not isinstance(value, bool):
+                self.note(self.fail(["spec", "featureGates", name], f"expected true or false, got {value!r}"))
+            else:
+                gates[str(name)] = value
         return gates
 
     def _node_groups(self, raw: Any) -> list[NodeGroup]:

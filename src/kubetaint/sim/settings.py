@@ -1,8 +1,13 @@
 """Scenario `settings` are the control plane's (`kubetaint.controlplane.settings`), re-exported."""
 
-from kubetaint.controlplane.settings import ControlPlaneSettings, SettingsError, parse_settings
+from kubetaint.controlplane.settings import (
+    ControlPlaneSettings,
+    SettingsError,
+    check_settings,
+    parse_settings,
+)
 
 #: The scenario's settings, grouped by component.
 SimSettings = ControlPlaneSettings
 
-__all__ = ["ControlPlaneSettings", "SettingsError", "SimSettings", "parse_settings"]
+__all__ = ["ControlPlaneSettings", "SettingsError", "SimSettings", "check_settings", "parse_settings"]

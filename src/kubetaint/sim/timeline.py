@@ -51,7 +51,7 @@ class ChangeHandler:
         if resource == "pods":
             self._recorder._pod(event)
         elif resource == "events":
-            if event.type == "ADDED":
+            if event.type == "ADDED" or (event.type == "MODIFIED" and _counted_again(event)):
                 self._recorder._event(event.object)
         elif resource == "nodes":
             self._recorder._node(event)
@@ -75,6 +75,13 @@ class ChangeHandler:
             node = (obj.get("spec") or {}).get("nodeName") or ""
             if node:
                 pod_node[(meta.get("namespace") or "default", meta.get("name", ""))] = node
+
+
+def _counted_again(event: WatchEvent) -> bool:
+    """Whether an Event update is a repeat of the event (client-go's EventLogger bumps `count` of
+    the first occurrence instead of creating another): each occurrence is a timeline record."""
+    old = event.old_object or {}
+    return int(event.object.get("count") or 0) > int(old.get("count") or 0)
 
 
 def _taint_id(taint: Mapping[str, Any]) -> tuple[str, str, str]:

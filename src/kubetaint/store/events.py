@@ -1,12 +1,21 @@
 """Recording Kubernetes Events (core/v1) through a store, as client-go's record.EventRecorder does.
 
-Event names follow upstream (`<involved name>.<hex nanoseconds>`), with a counter suffix when two
-events share an instant on a virtual clock. A failed write is dropped (events are best effort).
+Event names follow upstream's makeEvent (`<involved name>.<hex of the event time's UnixNano>`). Every
+recorder sharing a clock takes its nanoseconds from one sequence that never repeats, so events of
+one instant of a virtual clock (where upstream's wall clock would still have moved on) get distinct
+names and none is lost to a name collision. The same event recorded again (same source, involved
+object, type, reason and message: the EventLogger of client-go's EventCorrelator) bumps `count` and
+`lastTimestamp` of the first one instead of creating another. A failed write is dropped (events are
+best effort).
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -22,6 +31,51 @@ _API_VERSIONS = {
     "DaemonSet": "apps/v1",
     "PodDisruptionBudget": "policy/v1",
 }
+#: client-go's maxLruCacheEntries: how many distinct events one recorder remembers for counting.
+MAX_LRU_CACHE_ENTRIES = 4096
+#: How many later nanoseconds a create tries when another process took the name (bounded).
+_NAME_ATTEMPTS = 8
+
+
+class _Nanoseconds:
+    """The nanosecond stamps handed out for one clock: the clock's, or one past the last stamp when
+    the clock has not moved since (a virtual clock's instant, or two reads in one nanosecond)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last = -1
+
+    def next(self, now: float) -> int:
+        stamp = int(now * 1_000_000_000)
+        with self._lock:
+            stamp = max(stamp, self._last + 1)
+            self._last = stamp
+        return stamp
+
+
+_STAMPS: weakref.WeakKeyDictionary[Clock, _Nanoseconds] = weakref.WeakKeyDictionary()
+_STAMPS_LOCK = threading.Lock()
+
+
+def _stamps_of(clock: Clock) -> _Nanoseconds:
+    with _STAMPS_LOCK:
+        try:
+            found = _STAMPS.get(clock)
+            if found is None:
+                found = _STAMPS[clock] = _Nanoseconds()
+        except TypeError:  # a clock that cannot be weakly referenced keeps its own sequence
+            return _Nanoseconds()
+        return found
+
+
+@dataclass
+class _Observation:
+    """client-go's eventLog: what the recorder knows of an event it wrote."""
+
+    count: int
+    name: str
+    namespace: str
+    first_timestamp: str
 
 
 class EventRecorder:
@@ -32,8 +86,9 @@ class EventRecorder:
         self._clock = clock
         self.component = component
         self.host = host
-        self._last_stamp = -1
-        self._sequence = 0
+        self._stamps = _stamps_of(clock)
+        self._seen: OrderedDict[tuple[str, ...], _Observation] = OrderedDict()
+        self._lock = threading.Lock()
 
     def event(
         self, involved: Mapping[str, Any], event_type: str, reason: str, message: str, kind: str = ""
@@ -43,12 +98,6 @@ class EventRecorder:
         kind = kind or str(involved.get("kind") or "")
         namespace = str(meta.get("namespace") or "default")
         now = self._clock.now()
-        stamp = int(now * 1_000_000_000)
-        if stamp == self._last_stamp:
-            self._sequence += 1
-        else:
-            self._last_stamp, self._sequence = stamp, 0
-        suffix = f"{stamp:x}" if self._sequence == 0 else f"{stamp:x}{self._sequence:x}"
         involved_ref = {
             "kind": kind,
             "namespace": str(meta.get("namespace") or ""),
@@ -59,11 +108,31 @@ class EventRecorder:
         }
         if not involved_ref["namespace"]:
             del involved_ref["namespace"]
+        key = (
+            self.component,
+            self.host,
+            kind,
+            involved_ref.get("namespace", ""),
+            involved_ref["name"],
+            involved_ref["uid"],
+            involved_ref["apiVersion"],
+            event_type,
+            reason,
+            message,
+        )
         stamp_text = format_time(now)
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is not None:
+                self._seen.move_to_end(key)
+                bumped = self._bump(seen, stamp_text)
+                if bumped is not None:
+                    seen.count = int(bumped.get("count") or seen.count + 1)
+                    return bumped
         event: JSON = {
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": {"name": f"{meta.get('name', '')}.{suffix}", "namespace": namespace},
+            "metadata": {"name": "", "namespace": namespace},
             "involvedObject": involved_ref,
             "reason": reason,
             "message": message,
@@ -76,7 +145,39 @@ class EventRecorder:
             "reportingComponent": self.component,
             "reportingInstance": self.host,
         }
+        created = self._create(event, str(meta.get("name", "")), now)
+        if created is not None:
+            with self._lock:
+                self._seen[key] = _Observation(1, created["metadata"]["name"], namespace, stamp_text)
+                self._seen.move_to_end(key)
+                while len(self._seen) > MAX_LRU_CACHE_ENTRIES:
+                    self._seen.popitem(last=False)
+        return created
+
+    def _create(self, event: JSON, involved_name: str, now: float) -> JSON | None:
+        for _ in range(_NAME_ATTEMPTS):
+            event["metadata"]["name"] = f"{involved_name}.{self._stamps.next(now):x}"
+            try:
+                return self._store.create("events", event)
+            except StatusError as error:
+                if error.reason != "AlreadyExists":
+                    return None
+        return None
+
+    def _bump(self, seen: _Observation, stamp_text: str) -> JSON | None:
+        """The EventLogger's patch of a repeated event: count + 1 and the new lastTimestamp on the
+        first event's name. None when that event is gone (then a new one is created, as upstream)."""
         try:
-            return self._store.create("events", event)
+            current = self._store.get("events", seen.namespace, seen.name)
+        except StatusError:
+            return None
+        updated = {
+            **current,
+            "count": int(current.get("count") or seen.count) + 1,
+            "lastTimestamp": stamp_text,
+        }
+        updated["metadata"] = dict(current["metadata"])
+        try:
+            return self._store.update("events", updated)
         except StatusError:
             return None

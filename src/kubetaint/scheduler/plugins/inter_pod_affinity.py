@@ -82,9 +82,6 @@ class _FilterState:
     namespace: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
     ns_labels: Mapping[str, str] | None = None
-    #: the per-slot columns the counts were summed from (to correct them for a node's copy)
-    affinity_slot_counts: IntArray | None = None
-    anti_slot_counts: list[IntArray] = field(default_factory=list)
 
 
 def _add(counts: dict[str, IntArray], key: str, sums: IntArray) -> None:
@@ -169,7 +166,6 @@ class InterPodAffinity(Plugin):
             slot_counts = index.count(
                 ("all", affinity), lambda p: matches_all(affinity, p), required_pair(affinity[0].selector)
             )
-            st.affinity_slot_counts = slot_counts
             for t in affinity:
                 d = index.domains(t.topology_key)
                 _add(st.affinity_counts, t.topology_key, domain_sums(d.ids, slot_counts, len(d.values)))
@@ -177,7 +173,6 @@ class InterPodAffinity(Plugin):
             st.self_match = matches_all(affinity, pi)
         for t in anti:
             slot_counts = term_counts(index, t)
-            st.anti_slot_counts.append(slot_counts)
             d = index.domains(t.topology_key)
             _add(st.anti_counts, t.topology_key, domain_sums(d.ids, slot_counts, len(d.values)))
         st.anti_counts = _nonzero(st.anti_counts)
