@@ -70,6 +70,16 @@ ROOTS = [
         )
     ),
     "io.k8s.api.authentication.v1.SelfSubjectReview",
+    *(
+        f"io.k8s.api.core.v1.{kind}{suffix}"
+        for kind in ("ConfigMap", "Secret", "ServiceAccount", "Service", "Endpoints")
+        for suffix in ("", "List")
+    ),
+    "io.k8s.api.discovery.v1.EndpointSlice",
+    "io.k8s.api.discovery.v1.EndpointSliceList",
+    "io.k8s.api.apps.v1.StatefulSet",
+    "io.k8s.api.apps.v1.StatefulSetList",
+    *(f"io.k8s.api.batch.v1.{kind}{suffix}" for kind in ("Job", "CronJob") for suffix in ("", "List")),
     _META + "DeleteOptions",
     _META + "Status",
     _META + "Patch",

@@ -55,6 +55,14 @@ ROOTS = {
         )
     },
     "authentication.k8s.io/v1/SelfSubjectReview": "k8s.io/api/authentication/v1.SelfSubjectReview",
+    **{
+        f"v1/{kind}": f"k8s.io/api/core/v1.{kind}"
+        for kind in ("ConfigMap", "Secret", "ServiceAccount", "Service", "Endpoints")
+    },
+    "discovery.k8s.io/v1/EndpointSlice": "k8s.io/api/discovery/v1.EndpointSlice",
+    "apps/v1/StatefulSet": "k8s.io/api/apps/v1.StatefulSet",
+    "batch/v1/Job": "k8s.io/api/batch/v1.Job",
+    "batch/v1/CronJob": "k8s.io/api/batch/v1.CronJob",
     "DeleteOptions": f"{META}.DeleteOptions",
 }
 #: Go types with their own JSON form (custom MarshalJSON), decoded specially.

@@ -57,7 +57,12 @@ def test_by_api_version_kind(api_version: str, kind: str, plural: str, namespace
 
 @pytest.mark.parametrize(
     ("api_version", "kind"),
-    [("v1", "Deployment"), ("apps/v1beta1", "Deployment"), ("v1", "Secret"), ("policy/v1", "Eviction")],
+    [
+        ("v1", "Deployment"),
+        ("apps/v1beta1", "Deployment"),
+        ("v1", "PersistentVolume"),
+        ("policy/v1", "Eviction"),
+    ],
 )
 def test_unknown_gvk(api_version: str, kind: str) -> None:
     assert by_api_version_kind(api_version, kind) is None

@@ -172,7 +172,18 @@ def test_an_unserved_subresource_is_not_found(client: TestClient) -> None:
 def test_core_resources_are_listed_by_plural_as_kube_apiserver_does(client: TestClient) -> None:
     body = client.get("/api/v1").json()
     names = [r["name"] for r in body["resources"] if "/" not in r["name"]]
-    assert names == ["bindings", "events", "namespaces", "nodes", "pods"]
+    assert names == [
+        "bindings",
+        "configmaps",
+        "endpoints",
+        "events",
+        "namespaces",
+        "nodes",
+        "pods",
+        "secrets",
+        "serviceaccounts",
+        "services",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -103,6 +103,14 @@ def test_invalid_list_options_are_refused_as_upstream(client: TestClient, params
     assert body["details"]["kind"] == "ListOptions" and body["details"]["group"] == "meta.k8s.io"
 
 
+def test_delete_collection_validates_its_list_options(client: TestClient, store: MemoryStore) -> None:
+    _pods(store, "a")
+    response = client.delete(f"{PODS}?resourceVersionMatch=Exact")
+    assert response.status_code == 422
+    assert response.json()["message"] == INVALID + LIST_OPTIONS[0].values[1]
+    assert store.list("pods", namespace="default").items  # nothing deleted
+
+
 @pytest.mark.parametrize(("params", "message"), WATCH_OPTIONS)
 def test_invalid_watch_options_are_refused_as_upstream(client: TestClient, params: str, message: str) -> None:
     response = client.get(f"{PODS}?watch=true&{params}")
@@ -126,6 +134,19 @@ def test_pages_carry_the_remaining_item_count(client: TestClient, store: MemoryS
     assert second["metadata"]["remainingItemCount"] == 1
     selected = client.get(f"{PODS}?limit=1&labelSelector=x!=y").json()
     assert "remainingItemCount" not in selected["metadata"]  # etcd3 counts keys, not matches
+
+
+def test_table_pages_carry_the_version_continue_and_remaining_count(
+    client: TestClient, store: MemoryStore
+) -> None:
+    _pods(store, "a", "b", "c")
+    accept = {"accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+    first = client.get(f"{PODS}?limit=2", headers=accept).json()
+    store.create("pods", pod("b2"))
+    rest = client.get(f"{PODS}?limit=2&continue={first['metadata']['continue']}", headers=accept).json()
+    assert (first["kind"], first["metadata"]["remainingItemCount"]) == ("Table", 1)
+    assert [row["cells"][0] for row in rest["rows"]] == ["c"]
+    assert rest["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
 
 
 def test_later_pages_list_the_first_pages_version(client: TestClient, store: MemoryStore) -> None:

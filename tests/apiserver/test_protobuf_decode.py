@@ -300,8 +300,8 @@ def test_kubectl_1_32_drain_delete_options_bytes() -> None:
         pytest.param(b"k8s\x00", "Object 'Kind' is missing in protobuf body", id="an empty envelope"),
         pytest.param(b"k8s\x00\x0a\x05\x0a\x02v1", "unexpected EOF", id="a truncated envelope"),
         pytest.param(
-            envelope("v1", "Secret", b""),
-            'no kind "Secret" is registered for version "v1"',
+            envelope("v1", "PersistentVolume", b""),
+            'no kind "PersistentVolume" is registered for version "v1"',
             id="a kind the server does not serve",
         ),
         pytest.param(
@@ -385,7 +385,7 @@ def test_malformed_bodies_have_precise_errors(raw: bytes, message: str) -> None:
 
 def test_unknown_kind_is_a_not_registered_error() -> None:
     with pytest.raises(NotRegisteredError):
-        decode_body(envelope("v1", "ConfigMap", b""))
+        decode_body(envelope("v1", "PersistentVolumeClaim", b""))
 
 
 def test_a_huge_expansion_is_refused() -> None:

@@ -119,9 +119,9 @@ def test_wrong_kind_for_the_url_is_400(client: TestClient) -> None:
 
 
 def test_unknown_kind_is_400(client: TestClient) -> None:
-    response = client.post(PODS, content=envelope("v1", "ConfigMap", b""), headers=PROTOBUF)
+    response = client.post(PODS, content=envelope("v1", "PersistentVolumeClaim", b""), headers=PROTOBUF)
     assert response.status_code == 400
-    assert response.json()["message"] == 'no kind "ConfigMap" is registered for version "v1"'
+    assert response.json()["message"] == 'no kind "PersistentVolumeClaim" is registered for version "v1"'
 
 
 def test_truncated_body_is_400(client: TestClient) -> None:

@@ -102,8 +102,8 @@ def test_config_applies_plugin_arguments(tmp_path: Path) -> None:
     ("text", "message"),
     [
         pytest.param(
-            "apiVersion: v1\nkind: ConfigMap\n",
-            'no kind "ConfigMap" is registered for version "v1"',
+            "apiVersion: v1\nkind: PersistentVolumeClaim\n",
+            'no kind "PersistentVolumeClaim" is registered for version "v1"',
             id="another kind",
         ),
         pytest.param(

@@ -60,6 +60,22 @@ def test_validate_decodes_strictly(tmp_path: Path, text: str, name: str, expecte
     assert expected in out and out.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "form",
+    [
+        pytest.param(["b.yaml", "a.yaml"], id="arguments are read in the order given"),
+        pytest.param(["-f", "b.yaml", "-f", "a.yaml"], id="-f files are read in the order given"),
+        pytest.param(["a.yaml", "-f", "b.yaml"], id="-f files are read before the arguments"),
+    ],
+)
+def test_validate_reads_its_inputs_in_the_documented_order(tmp_path: Path, form: list[str]) -> None:
+    _write(tmp_path, "a.yaml", POD)
+    _write(tmp_path, "b.yaml", POD.replace("name: p", "name: q"))
+    args = [str(tmp_path / word) if word.endswith(".yaml") else word for word in form]
+    code, out, _ = _run("validate", *args)
+    assert (code, out) == (0, "pod/q valid\npod/p valid\n")
+
+
 def test_validate_takes_files_as_arguments_with_f_and_on_stdin(tmp_path: Path) -> None:
     first = _write(tmp_path, "a.yaml", POD)
     second = _write(tmp_path, "b.yaml", POD.replace("name: p", "name: q") + "---\n" + NODE)
@@ -178,3 +194,9 @@ def test_a_strict_decoding_error_names_the_line_of_its_first_field(tmp_path: Pat
         f'{path}, document 1, line 6: Pod in version "v1" cannot be handled as a Pod: '
         'strict decoding error: unknown field "spec.tolerationz"\n'
     )
+
+
+def test_snapshot_output_format_is_json_or_yaml_and_anything_else_is_a_usage_error() -> None:
+    code, _, err = _run("snapshot", "-o", "-", "--output-format", "xml")
+    assert code == 2
+    assert "Invalid value for '--output-format': 'xml' is not one of 'json', 'yaml'." in err

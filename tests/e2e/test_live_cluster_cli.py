@@ -92,6 +92,22 @@ def test_snapshot_reads_the_cluster_through_its_kubeconfig_and_context(cluster: 
     assert [o["metadata"]["name"] for o in objects if o["kind"] == "Pod"] == ["runner"]
 
 
+def test_snapshot_writes_yaml_with_output_format_and_explain_reads_it(cluster: UpServer) -> None:
+    as_json = cluster.kubetaint("snapshot", "-o", "-")
+    as_yaml = cluster.kubetaint("snapshot", "-o", "-", "--output-format", "yaml")
+    assert as_yaml.returncode == 0, as_yaml.stderr
+    assert not as_yaml.stdout.lstrip().startswith("{")
+    assert yaml.safe_load(as_yaml.stdout)["spec"] == json.loads(as_json.stdout)["spec"]
+    path = cluster.workdir / "snapshot.yaml"
+    written = cluster.kubetaint("snapshot", "-o", str(path), "--output-format", "yaml")
+    assert written.returncode == 0 and written.stdout == ""
+    assert written.stderr.endswith(f"written to {path}\n")
+    out = cluster.kubetaint("explain", str(path), "-o", "json")
+    assert out.returncode == 0, out.stderr
+    pods = {pod["name"]: pod["result"] for pod in json.loads(out.stdout)["pods"]}
+    assert pods["picky"] == "Unschedulable"
+
+
 def test_an_unknown_context_is_one_line(cluster: UpServer) -> None:
     out = cluster.kubetaint("snapshot", "--context", "nope", "-o", "-")
     assert out.returncode == 1

@@ -41,7 +41,7 @@ class StatusError(Exception):
     def from_status(cls, status: dict[str, Any]) -> StatusError:
         """The error a `Status` body describes (e.g. one built by an admission plugin)."""
         details = status.get("details") or {}
-        return cls(
+        err = cls(
             int(status.get("code") or 500),
             str(status.get("reason") or ""),
             str(status.get("message") or ""),
@@ -51,6 +51,10 @@ class StatusError(Exception):
             causes=list(details.get("causes") or []),
             retry_after_seconds=details.get("retryAfterSeconds"),
         )
+        meta = status.get("metadata")
+        token = meta.get("continue") if isinstance(meta, dict) else None
+        err.list_continue = token if isinstance(token, str) and token else None
+        return err
 
     def to_status(self) -> dict[str, Any]:
         """The `Status` object for an HTTP response body."""

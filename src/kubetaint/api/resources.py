@@ -113,6 +113,21 @@ RESOURCES: tuple[Resource, ...] = (
         categories=("all",),
     ),
     Resource("", "v1", "Binding", "bindings", "binding", verbs=("create",)),
+    Resource("", "v1", "ConfigMap", "configmaps", "configmap", ("cm",)),
+    Resource("", "v1", "Secret", "secrets", "secret"),
+    Resource("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", ("sa",)),
+    Resource(
+        "",
+        "v1",
+        "Service",
+        "services",
+        "service",
+        ("svc",),
+        subresources=("proxy", "status"),
+        categories=("all",),
+    ),
+    Resource("", "v1", "Endpoints", "endpoints", "endpoints", ("ep",)),
+    Resource("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice"),
     Resource("", "v1", "Event", "events", "event", ("ev",)),
     Resource("events.k8s.io", "v1", "Event", "events", "event", ("ev",), served=False),
     Resource("coordination.k8s.io", "v1", "Lease", "leases", "lease"),
@@ -191,7 +206,48 @@ RESOURCES: tuple[Resource, ...] = (
         subresources=("scale", "status"),
         categories=("all",),
     ),
+    Resource(
+        "apps",
+        "v1",
+        "StatefulSet",
+        "statefulsets",
+        "statefulset",
+        ("sts",),
+        subresources=("scale", "status"),
+        categories=("all",),
+    ),
+    Resource("batch", "v1", "Job", "jobs", "job", subresources=("status",), categories=("all",)),
+    Resource(
+        "batch",
+        "v1",
+        "CronJob",
+        "cronjobs",
+        "cronjob",
+        ("cj",),
+        subresources=("status",),
+        categories=("all",),
+    ),
 )
+
+#: Kinds kubetaint stores and serves but whose controller it does not run: a create of one is
+#: answered with a warning saying so (kube-apiserver's `Warning: 299` header).
+STORED_ONLY: dict[tuple[str, str], str] = {
+    ("apps", "StatefulSet"): "statefulset",
+    ("batch", "Job"): "job",
+    ("batch", "CronJob"): "cronjob",
+}
+
+
+def stored_only_warning(resource: Resource) -> str | None:
+    """The warning a create of a kind kubetaint stores but does not run carries, else None."""
+    controller = STORED_ONLY.get((resource.group, resource.kind))
+    if controller is None:
+        return None
+    return (
+        f"kubetaint stores this {resource.kind} but does not run the {controller} controller: "
+        "no pods are created for it"
+    )
+
 
 #: Groups whose resources are reviews: created to get an answer, never stored (upstream's
 #: authorization.k8s.io and authentication.k8s.io REST storage).

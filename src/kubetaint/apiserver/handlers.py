@@ -13,6 +13,7 @@ from starlette.responses import Response
 
 from kubetaint.api import errors
 from kubetaint.api.omitempty import omit_empty
+from kubetaint.api.resources import stored_only_warning
 from kubetaint.apiserver import fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.hooks import Evictor
@@ -102,6 +103,7 @@ class Handlers:
                 table_version=rendering.table_version,
                 resource_version=result.resource_version,
                 continue_token=result.continue_token,
+                remaining_item_count=result.remaining_item_count,
             )
             return json_response(table)
         meta: JSON = {"resourceVersion": result.resource_version}
@@ -121,7 +123,7 @@ class Handlers:
         obj, warnings = fieldvalidation.decode(target.res, obj, query.of(request).get("fieldValidation"))
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         created = self.registry.create(target, obj, dry_run(request))
-        return fieldvalidation.with_warnings(json_response(created, 201), warnings)
+        return fieldvalidation.with_warnings(json_response(created, 201), _created_warnings(target, warnings))
 
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
@@ -158,7 +160,7 @@ class Handlers:
             except errors.StatusError as exc:
                 if exc.code == 404 and kind == patches.APPLY_PATCH and not target.subresource:
                     created = self._apply_create(target, body, request, is_dry_run)
-                    return fieldvalidation.with_warnings(created, warnings)
+                    return fieldvalidation.with_warnings(created, _created_warnings(target, warnings))
                 raise
             caller_rv = _mentions_resource_version(body)
             scaling = target.subresource == "scale"
@@ -252,6 +254,7 @@ class Handlers:
         return json_response(success_status(200, details))
 
     async def delete_collection(self, target: Target, request: Request) -> Response:
+        validate_list_options(query.of(request), watch=False)  # delete.go DeleteCollection
         options = await _delete_options(request)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
@@ -322,6 +325,13 @@ class Handlers:
         else:
             self.registry.delete(Target(target.res, target.namespace, target.name), options, is_dry_run)
         return json_response(success_status(201), 201)
+
+
+def _created_warnings(target: Target, warnings: list[str]) -> list[str]:
+    """The warnings of a create: the body's, then, for a kind kubetaint stores without running
+    its controller, a warning saying so (never a silent store)."""
+    extra = stored_only_warning(target.res)
+    return [*warnings, extra] if extra else warnings
 
 
 def _binding_node(binding: JSON, name: str) -> str:

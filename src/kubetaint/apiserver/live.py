@@ -35,6 +35,7 @@ from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
 from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.front import Front
 from kubetaint.apiserver.kubelet_identity import kubelet_stores
+from kubetaint.apiserver.kubernetes_service import ensure_kubernetes_service
 from kubetaint.apiserver.noderestriction import forbidden_labels
 from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
 from kubetaint.apiserver.security import SecurityConfig
@@ -111,6 +112,7 @@ class LiveCluster:
             store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True, settings=settings
         )
         self.workers = workers
+        self.server_address = server_address
         self.ready = False
         self.app: Starlette = create_app(
             store,
@@ -142,6 +144,7 @@ class LiveCluster:
                 self.store.deliver_through(asyncio.get_running_loop().call_soon_threadsafe)
         self.plane.ensure_system_namespaces()
         ensure_bootstrap_policy(self.store)
+        ensure_kubernetes_service(self.store, self.server_address)
         stored = self.store.list("nodes").items
         for node in stored:
             self.plane.fleet.adopt(kubelet_manifest(node))

@@ -6,6 +6,7 @@ unless `-o wide`.
 
 from __future__ import annotations
 
+from kubetaint.apiserver.app_printers import APP_PRINTERS
 from kubetaint.apiserver.pod_printer import POD_COLUMNS, print_pod
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
@@ -283,6 +284,7 @@ PRINTERS: dict[str, tuple[list[JSON], Printer]] = {
     "daemonsets.apps": (DAEMON_SET_COLUMNS, print_daemon_set),
     "rolebindings.rbac.authorization.k8s.io": (ROLE_BINDING_COLUMNS, print_binding),
     "clusterrolebindings.rbac.authorization.k8s.io": (CLUSTER_ROLE_BINDING_COLUMNS, print_binding),
+    **APP_PRINTERS,
 }
 
 

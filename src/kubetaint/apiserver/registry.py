@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api import errors
+from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.omitempty import omit_empty
@@ -28,6 +29,16 @@ from kubetaint.core.deletion import (
 )
 from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
+from kubetaint.core.secrets import stored_secret
+from kubetaint.core.services import (
+    AllocationError,
+    ServiceNetwork,
+    allocate,
+    allocated_values,
+    default_service,
+    keep_allocated_values,
+)
+from kubetaint.core.workload_defaults import with_workload_defaults
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import Store
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
@@ -64,12 +75,52 @@ def check_decodable(obj: JSON) -> None:
     """kube-apiserver decodes a body into its Go type before anything else: a field of the wrong
     JSON type is a 400 with the decoder's message (`Pod in version "v1" cannot be handled as a
     Pod: json: cannot unmarshal number into Go struct field Pod.spec of type v1.PodSpec`)."""
+    if (obj["apiVersion"], obj["kind"]) == ("v1", "Secret"):
+        _check_secret_maps(obj)
     if model_for(str(obj["apiVersion"]), str(obj["kind"])) is None:
         return
     try:
         decode(obj)
     except DecodeError as exc:
         raise errors.bad_request(str(exc)) from None
+
+
+def _check_secret_maps(secret: JSON) -> None:
+    """A Secret's `data` values are `[]byte` (base64 text) and `stringData` values strings."""
+    for field, go_type in (("data", "[]uint8"), ("stringData", "string")):
+        values = secret.get(field)
+        if values is None:
+            continue
+        if not isinstance(values, dict):
+            raise _secret_decode_error(
+                f"json: cannot unmarshal {_json_kind(values)} into Go struct field "
+                f"Secret.{field} of type map[string]{go_type}"
+            )
+        for value in values.values():
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                raise _secret_decode_error(
+                    f"json: cannot unmarshal {_json_kind(value)} into Go struct field Secret.{field} "
+                    f"of type {go_type}"
+                )
+            offset = corrupt_input_offset(value) if field == "data" else None
+            if offset is not None:
+                raise _secret_decode_error(f"illegal base64 data at input byte {offset}")
+
+
+def _secret_decode_error(message: str) -> errors.StatusError:
+    return errors.bad_request(f'Secret in version "v1" cannot be handled as a Secret: {message}')
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _meta(obj: JSON) -> JSON:
@@ -80,11 +131,34 @@ def _meta(obj: JSON) -> JSON:
 class Registry:
     """Prepares, admits, validates and stores objects for the HTTP handlers."""
 
-    def __init__(self, store: Store, hooks: WriteHooks, rng: random.Random, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: Store,
+        hooks: WriteHooks,
+        rng: random.Random,
+        clock: Clock,
+        network: ServiceNetwork | None = None,
+    ) -> None:
         self.store = store
         self.hooks = hooks
         self.rng = rng
         self.clock = clock
+        self.network = network or ServiceNetwork()
+
+    def _allocate_service(self, obj: JSON, old: JSON | None) -> JSON:
+        """The Service REST storage's allocation (before validation, as upstream's beginCreate
+        and beginUpdate): its ClusterIP and NodePorts, from the values other Services hold."""
+        key = (_meta(obj).get("namespace"), _meta(obj).get("name"))
+        others = (
+            s
+            for s in self.store.list("services").items
+            if (_meta(s).get("namespace"), _meta(s).get("name")) != key
+        )
+        try:
+            return allocate(obj, old, allocated_values(others), self.network, self.rng)
+        except AllocationError as err:
+            causes = [(c.field, c.reason, c.message) for c in err.causes]
+            raise invalid("Service", str(key[1] or ""), causes) from None
 
     # preparation ---------------------------------------------------------------------------
 
@@ -165,6 +239,8 @@ class Registry:
         }
         obj = {**obj, "metadata": meta}
         obj = prepare_for_create(target.res, obj)
+        if _is_services(target.res):
+            obj = self._allocate_service(obj, None)
         admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)
         return self.store.create(target.res.store_resource, omit_empty(admitted), dry_run=dry_run)
 
@@ -176,6 +252,13 @@ class Registry:
             obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
             obj = default_role_binding(obj)  # decoding the body runs the binding's defaulting
+        if res.plural == "secrets" and not res.group:
+            obj = stored_secret(obj)  # decoding a v1.Secret merges stringData, defaults the type
+        if not target.subresource:
+            obj = with_workload_defaults(res.group, res.kind, obj)
+        if _is_services(res) and not target.subresource:
+            obj = keep_allocated_values(default_service(obj), old)
+            obj = self._allocate_service(obj, old)
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")
             merged_meta = {**_meta(old)}
@@ -240,7 +323,11 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
         return default_role_binding(obj)
     if res.group:
-        return obj
+        return with_workload_defaults(res.group, res.kind, obj)
+    if res.plural == "secrets":
+        return stored_secret(obj)
+    if res.plural == "services":
+        return {**default_service(obj), "status": {"loadBalancer": {}}}
     if res.plural == "pods":
         obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         status: JSON = {"phase": "Pending"}
@@ -259,6 +346,10 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
         spec = {"finalizers": ["kubernetes"], **spec}
         return {**obj, "metadata": meta, "spec": spec, "status": {"phase": "Active"}}
     return obj
+
+
+def _is_services(res: ResourceInfo) -> bool:
+    return res.plural == "services" and not res.group
 
 
 def propagation_policy(options: JSON) -> str | None:

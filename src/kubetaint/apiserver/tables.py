@@ -56,6 +56,7 @@ def build_table(
     table_version: str = "v1",
     resource_version: str | None = None,
     continue_token: str | None = None,
+    remaining_item_count: int | None = None,
     headers: bool = True,
 ) -> JSON:
     columns, printer = printer_for(res.store_resource)
@@ -71,6 +72,8 @@ def build_table(
         meta["resourceVersion"] = resource_version
     if continue_token:
         meta["continue"] = continue_token
+    if remaining_item_count is not None:
+        meta["remainingItemCount"] = remaining_item_count
     table: JSON = {"kind": "Table", "apiVersion": f"meta.k8s.io/{table_version}", "metadata": meta}
     if headers:
         table["columnDefinitions"] = columns

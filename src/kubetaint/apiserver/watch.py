@@ -26,6 +26,8 @@ from kubetaint.apiserver.wire import JSON, dumps, negotiate
 from kubetaint.clock.base import Clock
 from kubetaint.registry.graceful import go_seconds
 from kubetaint.store.interface import Store, Watch, WatchEvent
+from kubetaint.store.mutation import parse_resource_version
+from kubetaint.store.snapshot import too_large_resource_version
 
 #: kube-apiserver's --min-request-timeout; watches without timeoutSeconds last this long.
 DEFAULT_WATCH_SECONDS = 1800.0
@@ -58,6 +60,12 @@ class WatchStreamer:
         timeout = go_seconds(params.int64("timeoutSeconds")) or DEFAULT_WATCH_SECONDS
         timeout = max(timeout, 0.0)
         since = params.get("resourceVersion") or None
+        initial: list[WatchEvent] = []
+        initial_end: int | None = None
+        if "sendInitialEvents" in params:
+            since, initial, initial_end = self._initial_events(target, params, since)
+            if not bookmarks:
+                initial_end = None  # the cache watcher marks the end only for bookmark watchers
         expired: errors.StatusError | None = None
         try:
             stream: Watch | None = self.store.watch(
@@ -77,12 +85,54 @@ class WatchStreamer:
             body = _single(encoder.error(expired))
         else:
             start_rv = int(since) if since and since.isdigit() else self.store.current_resource_version()
-            body = self._events(stream, encoder, timeout, bookmarks, start_rv)
+            body = self._events(
+                stream, encoder, timeout, bookmarks, start_rv, initial=initial, initial_end=initial_end
+            )
         return StreamingResponse(body, media_type="application/json")
 
+    def _initial_events(
+        self, target: Target, params: query.Query, since: str | None
+    ) -> tuple[str | None, list[WatchEvent], int | None]:
+        """A watch with `sendInitialEvents` (resourceVersionMatch=NotOlderThan, validated): the
+        resourceVersion to watch from, the initial ADDED events and the version its end bookmark
+        reports. `true` lists the current state (a consistent snapshot at least as fresh as
+        `since`; 504 for a version in the future) and watches from the list's version; `false`
+        starts at `since`, or at the current version when none is given."""
+        current = self.store.current_resource_version()
+        if not params.flag("sendInitialEvents"):
+            return (since if since and since != "0" else str(current)), [], None
+        if since and since != "0":
+            minimum = parse_resource_version(since)
+            if minimum > current:
+                raise too_large_resource_version(minimum, current)
+        resource = target.res.store_resource
+        listed = self.store.list(
+            resource,
+            namespace=target.namespace,
+            label_selector=params.get("labelSelector"),
+            field_selector=params.get("fieldSelector"),
+        )
+        added = [
+            WatchEvent("ADDED", resource, obj, int(obj["metadata"]["resourceVersion"]))
+            for obj in listed.items
+        ]
+        return listed.resource_version, added, int(listed.resource_version)
+
     async def _events(
-        self, stream: Watch, encoder: _Encoder, timeout: float, bookmarks: bool, last_rv: int
+        self,
+        stream: Watch,
+        encoder: _Encoder,
+        timeout: float,
+        bookmarks: bool,
+        last_rv: int,
+        *,
+        initial: list[WatchEvent] | None = None,
+        initial_end: int | None = None,
     ) -> AsyncIterator[bytes]:
+        for event in initial or ():
+            yield encoder.event(event)
+        if initial_end is not None:
+            yield encoder.bookmark(initial_end, initial_events_end=True)
         loop = asyncio.get_running_loop()
         wake = asyncio.Event()
         pushes = hasattr(stream, "waker")
@@ -161,8 +211,10 @@ class _Encoder:
             return self.bookmark(event.resource_version)
         return self._line(event.type, self._render(event.object))
 
-    def bookmark(self, resource_version: int) -> bytes:
-        meta = {"resourceVersion": str(resource_version)}
+    def bookmark(self, resource_version: int, *, initial_events_end: bool = False) -> bytes:
+        meta: JSON = {"resourceVersion": str(resource_version)}
+        if initial_events_end:  # metav1.InitialEventsAnnotationKey
+            meta["annotations"] = {"k8s.io/initial-events-end": "true"}
         if self.table:
             obj: JSON = {
                 "kind": "Table",

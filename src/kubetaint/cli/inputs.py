@@ -31,7 +31,8 @@ def input_files(help_text: str = "Input file or directory; - reads standard inpu
 
 
 def gather_files(files: tuple[str, ...], more_files: tuple[str, ...]) -> list[str]:
-    """Every input in command-line order (`-f a.yaml b.yaml` reads both); a usage error when none."""
+    """Every input: the `-f` files in their order, then the arguments in theirs (click hands a
+    command the two apart, not how they interleave: docs/cli.md#inputs); a usage error when none."""
     paths = [*files, *more_files]
     if not paths:
         raise UsageFailure("no input: give FILE or -f FILE (- reads standard input)")

@@ -17,6 +17,7 @@ from kubetaint.controllers.garbagecollector import GarbageCollector
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
+from kubetaint.controllers.serviceaccounts import ServiceAccountsController
 from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.store.events import EventRecorder
@@ -118,6 +119,15 @@ def build_podgc(plane: ControlPlane) -> Any:
     )
 
 
+def build_serviceaccounts(plane: ControlPlane) -> Any:
+    return ServiceAccountsController(
+        plane.registry,
+        plane.clock,
+        namespace_informer=plane.informer("namespaces"),
+        service_account_informer=plane.informer("serviceaccounts"),
+    )
+
+
 def build_garbage_collector(plane: ControlPlane) -> Any:
     resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
@@ -132,6 +142,7 @@ BUILDERS: list[Callable[[ControlPlane], Any]] = [
     build_daemonset,
     build_disruption,
     build_podgc,
+    build_serviceaccounts,
     build_garbage_collector,
 ]
 

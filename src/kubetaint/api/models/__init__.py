@@ -9,6 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.models.appkinds import (
+    ConfigMap,
+    CronJob,
+    Endpoints,
+    EndpointSlice,
+    Job,
+    Secret,
+    Service,
+    ServiceAccount,
+    StatefulSet,
+)
 from kubetaint.api.models.base import DecodeError, K8sModel
 from kubetaint.api.models.core import (
     Binding,
@@ -57,12 +68,17 @@ __all__ = [
     "Binding",
     "ClusterRole",
     "ClusterRoleBinding",
+    "ConfigMap",
     "Container",
+    "CronJob",
     "DaemonSet",
     "DecodeError",
     "Deployment",
+    "EndpointSlice",
+    "Endpoints",
     "Event",
     "Eviction",
+    "Job",
     "K8sModel",
     "LabelSelector",
     "Lease",
@@ -85,6 +101,10 @@ __all__ = [
     "Role",
     "RoleBinding",
     "RuntimeClass",
+    "Secret",
+    "Service",
+    "ServiceAccount",
+    "StatefulSet",
     "Status",
     "StatusCause",
     "StatusDetails",
@@ -120,6 +140,15 @@ MODELS: dict[tuple[str, str], type[TypedObject]] = {
     ("authorization.k8s.io/v1", "SubjectAccessReview"): SubjectAccessReview,
     ("authorization.k8s.io/v1", "LocalSubjectAccessReview"): SubjectAccessReview,
     ("authentication.k8s.io/v1", "SelfSubjectReview"): SelfSubjectReview,
+    ("v1", "ConfigMap"): ConfigMap,
+    ("v1", "Secret"): Secret,
+    ("v1", "ServiceAccount"): ServiceAccount,
+    ("v1", "Service"): Service,
+    ("v1", "Endpoints"): Endpoints,
+    ("discovery.k8s.io/v1", "EndpointSlice"): EndpointSlice,
+    ("apps/v1", "StatefulSet"): StatefulSet,
+    ("batch/v1", "Job"): Job,
+    ("batch/v1", "CronJob"): CronJob,
 }
 
 

@@ -10,12 +10,16 @@ from operator import is_not
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
+from kubetaint.api.validation import batch, configdata, rbac, services
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation import rbac
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
-from kubetaint.api.validation.names import is_valid_subdomain_name, name_is_dns_label, name_is_dns_subdomain
+from kubetaint.api.validation.names import (
+    is_valid_subdomain_name,
+    name_is_dns_label,
+    name_is_dns_subdomain,
+)
 from kubetaint.api.validation.objectmeta import (
     IS_NEGATIVE_ERROR,
     owner_reference_errors,
@@ -53,6 +57,15 @@ def _meta(obj: Obj, old: Obj | None, *, namespaced: bool, dns_label: bool = Fals
         return validate_object_meta(_m(obj, "metadata"), namespaced=namespaced, name_fn=name_fn)
     return validate_object_meta_update(
         _m(obj, "metadata"), _m(old, "metadata"), namespaced=namespaced, name_fn=name_fn
+    )
+
+
+def _meta_named(obj: Obj, old: Obj | None, name_fn: Callable[[str, bool], list[str]]) -> list[f.FieldError]:
+    """The metadata errors of a namespaced kind whose names `name_fn` checks."""
+    if old is None:
+        return validate_object_meta(_m(obj, "metadata"), namespaced=True, name_fn=name_fn)
+    return validate_object_meta_update(
+        _m(obj, "metadata"), _m(old, "metadata"), namespaced=True, name_fn=name_fn
     )
 
 
@@ -364,6 +377,34 @@ def _workload(kind: str, *, replicas: bool) -> KindValidator:
     return validate
 
 
+_validate_stateful_set_spec = _workload("StatefulSet", replicas=True)
+#: The StatefulSet spec fields an update may change (ValidateStatefulSetUpdate).
+STATEFUL_SET_MUTABLE = (
+    "replicas",
+    "ordinals",
+    "template",
+    "updateStrategy",
+    "persistentVolumeClaimRetentionPolicy",
+    "minReadySeconds",
+)
+STATEFUL_SET_FORBIDDEN_UPDATE = (
+    "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+    "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+)
+
+
+def validate_stateful_set(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidateStatefulSet (selector, template as the other apps/v1 workloads); on update, only
+    STATEFUL_SET_MUTABLE may change."""
+    errs = _validate_stateful_set_spec(obj, old, allow_comparison)
+    if old is not None:
+        spec, old_spec = _m(obj, "spec"), _m(old, "spec")
+        kept = {k: v for k, v in spec.items() if k not in STATEFUL_SET_MUTABLE}
+        if kept != {k: v for k, v in old_spec.items() if k not in STATEFUL_SET_MUTABLE}:
+            errs.append(f.forbidden("spec", STATEFUL_SET_FORBIDDEN_UPDATE))
+    return errs
+
+
 #: (apiVersion group, kind) -> validator; group "" is the core group.
 VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("", "Node"): validate_node,
@@ -384,4 +425,15 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     (rbac.GROUP_NAME, "ClusterRole"): rbac.validate_cluster_role,
     (rbac.GROUP_NAME, "RoleBinding"): rbac.validate_role_binding,
     (rbac.GROUP_NAME, "ClusterRoleBinding"): rbac.validate_cluster_role_binding,
+    ("", "ConfigMap"): configdata.validate_config_map,
+    ("", "Secret"): configdata.validate_secret,
+    ("", "ServiceAccount"): configdata.validate_service_account,
+    ("", "Service"): services.validate_service,
+    ("", "Endpoints"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns_subdomain),
+    ("discovery.k8s.io", "EndpointSlice"): lambda obj, old, allow: _meta_named(
+        obj, old, name_is_dns_subdomain
+    ),
+    ("apps", "StatefulSet"): validate_stateful_set,
+    ("batch", "Job"): batch.validate_job,
+    ("batch", "CronJob"): batch.validate_cron_job,
 }

@@ -209,3 +209,46 @@ def _remembering_valid(errors_of: Callable[[str], list[str]], valid: set[str]) -
 
 is_valid_subdomain_name = _remembering_valid(name_is_dns_subdomain, _VALID_SUBDOMAINS)
 is_valid_label_name = _remembering_valid(name_is_dns_label, _VALID_LABELS)
+
+
+DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_ERR = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character"
+)
+DNS1035_LABEL_MAX_LENGTH = 63
+_DNS1035_LABEL_RE = re.compile(DNS1035_LABEL_FMT)
+CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+"
+_CONFIG_MAP_KEY_ERR = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
+_CONFIG_MAP_KEY_RE = re.compile(CONFIG_MAP_KEY_FMT)
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """validation.IsDNS1035Label."""
+    errs = []
+    if len(value) > DNS1035_LABEL_MAX_LENGTH:
+        errs.append(max_len_error(DNS1035_LABEL_MAX_LENGTH))
+    if not _full(_DNS1035_LABEL_RE, value):
+        errs.append(regex_error(_DNS1035_LABEL_ERR, DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def name_is_dns1035_label(name: str, prefix: bool = False) -> list[str]:
+    """apimachinery NameIsDNS1035Label (ValidateServiceName)."""
+    return is_dns1035_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def is_config_map_key(value: str) -> list[str]:
+    """validation.IsConfigMapKey: a file name in a volume (also a Secret's data keys)."""
+    errs = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _full(_CONFIG_MAP_KEY_RE, value):
+        errs.append(regex_error(_CONFIG_MAP_KEY_ERR, CONFIG_MAP_KEY_FMT, "key.name", "KEY_NAME", "key-name"))
+    if value == ".":
+        errs.append("must not be '.'")
+    elif value == "..":
+        errs.append("must not be '..'")
+    elif value.startswith(".."):
+        errs.append("must not start with '..'")
+    return errs

@@ -1,0 +1,107 @@
+"""The serviceaccounts controller: every active namespace gets the `default` ServiceAccount, and
+gets it back when it is deleted (mirrors pkg/controller/serviceaccount/serviceaccounts_controller.go:
+namespaces added or updated, and ServiceAccounts deleted, queue their namespace; syncNamespace
+creates each missing account of the list, ignoring AlreadyExists and a namespace that is
+terminating)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import Clock
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import Store, object_key
+
+JSON = dict[str, Any]
+#: serviceaccountcontroller.DefaultServiceAccountsControllerOptions: the accounts each namespace gets.
+DEFAULT_SERVICE_ACCOUNTS = ("default",)
+SERVICE_ACCOUNTS = "serviceaccounts"
+log = logging.getLogger(__name__)
+
+
+class ServiceAccountsController:
+    """Ensures the listed ServiceAccounts exist in each active namespace."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        namespace_informer: Informer | None = None,
+        service_account_informer: Informer | None = None,
+        names: tuple[str, ...] = DEFAULT_SERVICE_ACCOUNTS,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.names = names
+        self.namespaces = namespace_informer or Informer(store, "namespaces")
+        self.accounts = service_account_informer or Informer(store, SERVICE_ACCOUNTS)
+        self._own = [
+            informer
+            for informer, given in (
+                (self.namespaces, namespace_informer),
+                (self.accounts, service_account_informer),
+            )
+            if given is None
+        ]
+        self._queue: set[str] = set()
+        self._draining = False
+        self.namespaces.add_handlers(
+            EventHandlers(
+                on_add=lambda ns: self._enqueue(object_key(ns)[1]),
+                on_update=lambda old, new: self._enqueue(object_key(new)[1]),
+            )
+        )
+        self.accounts.add_handlers(
+            EventHandlers(on_delete=self._account_deleted),
+            replay=False,
+        )
+
+    def start(self) -> None:
+        for informer in self._own:
+            informer.start()
+
+    def _account_deleted(self, account: JSON) -> None:
+        namespace, name = object_key(account)
+        if name in self.names:
+            self._enqueue(namespace)
+
+    def _enqueue(self, namespace: str) -> None:
+        self._queue.add(namespace)
+        if not self._draining:
+            self._draining = True
+            self.clock.call_soon(self._drain)
+
+    def _drain(self) -> None:
+        self._draining = False
+        queued, self._queue = sorted(self._queue), set()
+        for namespace in queued:
+            try:
+                self.sync_namespace(namespace)
+            except Exception:  # one namespace's failure must not stop the others
+                log.exception("serviceaccounts: syncing namespace %s failed", namespace)
+
+    def sync_namespace(self, namespace: str) -> None:
+        """syncNamespace: create each missing account when the namespace is active."""
+        ns = self.namespaces.get("", namespace)
+        if ns is None:
+            return
+        status = ns.get("status") if isinstance(ns.get("status"), dict) else {}
+        if (status or {}).get("phase") != "Active":
+            return
+        for name in self.names:
+            if self.accounts.get(namespace, name) is not None:
+                continue
+            account = {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": {"name": name, "namespace": namespace},
+            }
+            try:
+                self.store.create(SERVICE_ACCOUNTS, account)
+            except StatusError as err:
+                # AlreadyExists, or a namespace now terminating (or gone): nothing to do
+                if err.code not in (403, 404, 409):
+                    raise

@@ -1,0 +1,91 @@
+"""The defaults kube-apiserver gives the workloads kubetaint stores without running
+(SetDefaults_StatefulSet in pkg/apis/apps/v1/defaults.go, SetDefaults_Job and SetDefaults_CronJob
+in pkg/apis/batch/v1/defaults.go, with v1.32's default feature gates), so a stored object reads as
+upstream's does. Each returns a new object; the argument is not changed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+def _spec(obj: JSON) -> JSON:
+    spec = obj.get("spec")
+    return dict(spec) if isinstance(spec, dict) else {}
+
+
+def default_stateful_set(obj: JSON) -> JSON:
+    """SetDefaults_StatefulSet: OrderedReady, RollingUpdate with partition 0, Retain/Retain PVC
+    retention (StatefulSetAutoDeletePVC), 1 replica, 10 revisions."""
+    spec = _spec(obj)
+    spec.setdefault("podManagementPolicy", "OrderedReady")
+    strategy = dict(spec["updateStrategy"]) if isinstance(spec.get("updateStrategy"), dict) else {}
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+        strategy.setdefault("rollingUpdate", {})
+    rolling = strategy.get("rollingUpdate")
+    if strategy["type"] == "RollingUpdate" and isinstance(rolling, dict):
+        strategy["rollingUpdate"] = {"partition": 0, **rolling}
+    spec["updateStrategy"] = strategy
+    retention = spec.get("persistentVolumeClaimRetentionPolicy")
+    retention = dict(retention) if isinstance(retention, dict) else {}
+    retention.setdefault("whenDeleted", "Retain")
+    retention.setdefault("whenScaled", "Retain")
+    spec["persistentVolumeClaimRetentionPolicy"] = retention
+    spec.setdefault("replicas", 1)
+    spec.setdefault("revisionHistoryLimit", 10)
+    return {**obj, "spec": spec}
+
+
+def _job_spec_defaults(spec: JSON) -> JSON:
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    spec.setdefault("parallelism", 1)
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    if spec.get("podReplacementPolicy") is None:  # JobPodReplacementPolicy (beta, on)
+        spec["podReplacementPolicy"] = (
+            "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+        )
+    return spec
+
+
+def default_job(obj: JSON) -> JSON:
+    """SetDefaults_Job: one completion at a time, backoffLimit 6, NonIndexed, not suspended, the
+    pod replacement policy, and the template's labels as the Job's when it has none."""
+    spec = _job_spec_defaults(_spec(obj))
+    out = {**obj, "spec": spec}
+    template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+    labels = (template.get("metadata") or {}).get("labels") if isinstance(template, dict) else None
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if isinstance(labels, dict) and isinstance(meta, dict) and not meta.get("labels"):
+        out["metadata"] = {**meta, "labels": dict(labels)}
+    return out
+
+
+def default_cron_job(obj: JSON) -> JSON:
+    """SetDefaults_CronJob: Allow, not suspended, 3 successful and 1 failed Job kept."""
+    spec = _spec(obj)
+    spec.setdefault("concurrencyPolicy", "Allow")
+    spec.setdefault("suspend", False)
+    spec.setdefault("successfulJobsHistoryLimit", 3)
+    spec.setdefault("failedJobsHistoryLimit", 1)
+    return {**obj, "spec": spec}
+
+
+DEFAULTERS: dict[tuple[str, str], Callable[[JSON], JSON]] = {
+    ("apps", "StatefulSet"): default_stateful_set,
+    ("batch", "Job"): default_job,
+    ("batch", "CronJob"): default_cron_job,
+}
+
+
+def with_workload_defaults(group: str, kind: str, obj: JSON) -> JSON:
+    """`obj` with its kind's defaults, or `obj` itself for a kind not listed."""
+    defaulter = DEFAULTERS.get((group, kind))
+    return defaulter(obj) if defaulter is not None else obj

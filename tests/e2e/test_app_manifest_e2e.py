@@ -1,0 +1,207 @@
+"""An ordinary application manifest on `kubetaint up` with the real kubectl: one `kubectl apply -f`
+of a Namespace, ServiceAccount, ConfigMap, Secret, Service, Deployment, StatefulSet, Job and
+CronJob succeeds; `kubectl get` prints upstream's columns; the kinds kubetaint stores without
+running them come with kubectl's `Warning:` lines; every namespace has its default
+ServiceAccount and `default/kubernetes` holds the first service IP."""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from .harness import KUBECTL, UpServer, eventually
+
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+
+MANIFEST = """apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: web, namespace: shop}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config, namespace: shop}
+data:
+  LOG_LEVEL: info
+  app.properties: "color=blue"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: web-secret, namespace: shop}
+type: Opaque
+stringData: {password: s3cret}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      serviceAccountName: web
+      containers: [{name: web, image: "nginx:1.27"}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: shop}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: "postgres:16"}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate, namespace: shop}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: migrate, image: busybox}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: report, namespace: shop}
+spec:
+  schedule: "0 * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: report, image: busybox}]
+"""
+
+
+@pytest.fixture(scope="module")
+def up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UpServer]:
+    server = UpServer(tmp_path_factory.mktemp("up-app"), "--nodes", "2").start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture(scope="module")
+def applied(up: UpServer) -> subprocess.CompletedProcess[str]:
+    manifest = up.workdir / "app.yaml"
+    manifest.write_text(MANIFEST)
+    return up.kubectl("apply", "-f", str(manifest))
+
+
+@pytest.fixture
+def server(up: UpServer, applied: subprocess.CompletedProcess[str]) -> UpServer:
+    return up
+
+
+def _table(server: UpServer, *args: str) -> list[list[str]]:
+    out = server.kubectl("get", *args, "-n", "shop").stdout
+    return [line.split() for line in out.splitlines() if line.strip()]
+
+
+def test_one_apply_creates_every_object(applied: subprocess.CompletedProcess[str]) -> None:
+    assert applied.stdout.splitlines() == [
+        "namespace/shop created",
+        "serviceaccount/web created",
+        "configmap/web-config created",
+        "secret/web-secret created",
+        "service/web created",
+        "deployment.apps/web created",
+        "statefulset.apps/db created",
+        "job.batch/migrate created",
+        "cronjob.batch/report created",
+    ]
+
+
+def test_kinds_stored_but_not_run_are_created_with_kubectls_warning(
+    applied: subprocess.CompletedProcess[str],
+) -> None:
+    warnings = [line for line in applied.stderr.splitlines() if line.startswith("Warning:")]
+    assert warnings == [
+        f"Warning: kubetaint stores this {kind} but does not run the {kind.lower()} controller: "
+        "no pods are created for it"
+        for kind in ("StatefulSet", "Job", "CronJob")
+    ]
+
+
+def test_get_prints_upstreams_columns(server: UpServer) -> None:
+    assert _table(server, "configmap", "web-config")[0] == ["NAME", "DATA", "AGE"]
+    assert _table(server, "configmap", "web-config")[1][:2] == ["web-config", "2"]
+    assert _table(server, "secret", "web-secret")[0] == ["NAME", "TYPE", "DATA", "AGE"]
+    assert _table(server, "secret", "web-secret")[1][:3] == ["web-secret", "Opaque", "1"]
+    assert _table(server, "sa", "web")[0] == ["NAME", "SECRETS", "AGE"]
+    header, row = _table(server, "svc", "web")
+    assert header == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
+    assert row[:2] == ["web", "ClusterIP"] and row[3:5] == ["<none>", "80/TCP"]
+    assert ipaddress.IPv4Address(row[2]) in ipaddress.IPv4Network("10.96.0.0/12")
+    assert _table(server, "sts", "db")[0] == ["NAME", "READY", "AGE"]
+    assert _table(server, "sts", "db")[1][:2] == ["db", "0/1"]
+    assert _table(server, "job", "migrate")[0] == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
+    assert _table(server, "job", "migrate")[1][:3] == ["migrate", "Running", "0/1"]
+    assert _table(server, "cronjob", "report")[0] == [
+        "NAME",
+        "SCHEDULE",
+        "TIMEZONE",
+        "SUSPEND",
+        "ACTIVE",
+        "LAST",
+        "SCHEDULE",
+        "AGE",
+    ]
+    assert _table(server, "cronjob", "report")[1][:7] == ["report", "0", "*", "*", "*", "*", "<none>"]
+
+
+def test_the_deployment_runs_and_the_secret_is_stored_as_data(server: UpServer) -> None:
+    eventually(lambda: _table(server, "deploy", "web")[1][1] == "2/2" or None, "the deployment to be ready")
+    data = server.kubectl(
+        "get", "secret", "web-secret", "-n", "shop", "-o", "jsonpath={.data.password}"
+    ).stdout
+    assert base64.b64decode(data) == b"s3cret"
+
+
+def test_every_namespace_has_its_default_service_account(server: UpServer) -> None:
+    def listed() -> bool | None:
+        out = server.kubectl("get", "sa", "-A", "--no-headers").stdout
+        found = {tuple(line.split()[:2]) for line in out.splitlines() if line.strip()}
+        wanted = {
+            (ns, "default") for ns in ("default", "kube-system", "kube-public", "kube-node-lease", "shop")
+        }
+        return wanted <= found or None
+
+    eventually(listed, "a default ServiceAccount in every namespace")
+
+
+def test_the_kubernetes_service_holds_the_first_service_ip(server: UpServer) -> None:
+    row = server.kubectl("get", "svc", "kubernetes", "-n", "default", "--no-headers").stdout.split()
+    assert row[:5] == ["kubernetes", "ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
+
+
+def test_a_taken_cluster_ip_is_refused_in_upstreams_words(server: UpServer) -> None:
+    taken = server.kubectl("get", "svc", "web", "-n", "shop", "-o", "jsonpath={.spec.clusterIP}").stdout
+    manifest = server.workdir / "clash.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: clash, namespace: shop}\n"
+        f"spec: {{clusterIP: {taken}, ports: [{{port: 80}}]}}\n"
+    )
+    result = server.kubectl("apply", "-f", str(manifest), ok=False)
+    assert result.returncode == 1
+    assert (
+        f'The Service "clash" is invalid: spec.clusterIPs: Invalid value: []string{{"{taken}"}}: '
+        f"failed to allocate IP {taken}: provided IP is already allocated"
+    ) in result.stderr
