@@ -145,7 +145,12 @@ def test_events_k8s_io_is_left_out_of_discovery_and_routing(client: TestClient) 
 @pytest.mark.parametrize(
     ("plural", "group", "subresources"),
     [
-        pytest.param("pods", "", ["binding", "eviction", "status"], id="pods serve binding eviction status"),
+        pytest.param(
+            "pods",
+            "",
+            ["attach", "binding", "eviction", "exec", "log", "portforward", "status"],
+            id="pods serve attach binding eviction exec log portforward status",
+        ),
         pytest.param("nodes", "", ["status"], id="nodes serve status but not proxy"),
         pytest.param("namespaces", "", ["status"], id="namespaces serve status but not finalize"),
         pytest.param("replicasets", "apps", ["scale", "status"], id="replicasets serve scale and status"),

@@ -103,6 +103,14 @@ def test_invalid_list_options_are_refused_as_upstream(client: TestClient, params
     assert body["details"]["kind"] == "ListOptions" and body["details"]["group"] == "meta.k8s.io"
 
 
+def test_delete_collection_validates_its_list_options(client: TestClient, store: MemoryStore) -> None:
+    _pods(store, "a")
+    response = client.delete(f"{PODS}?resourceVersionMatch=Exact")
+    assert response.status_code == 422
+    assert response.json()["message"] == INVALID + LIST_OPTIONS[0].values[1]
+    assert store.list("pods", namespace="default").items  # nothing deleted
+
+
 @pytest.mark.parametrize(("params", "message"), WATCH_OPTIONS)
 def test_invalid_watch_options_are_refused_as_upstream(client: TestClient, params: str, message: str) -> None:
     response = client.get(f"{PODS}?watch=true&{params}")

@@ -26,7 +26,7 @@ def api() -> Iterator[tuple[MemoryStore, Any]]:
     clock = VirtualClock()
     store = make_store(clock)
     store.create("namespaces", namespace("default"))
-    store.create("nodes", node("n1"))
+    store.create("nodes", node("n1", labels={"kubernetes.io/hostname": "n1"}))
     with BackgroundServer(make_app(store, clock)) as server:
         config = k8s.Configuration(host=server.url)
         with k8s.ApiClient(config) as api_client:

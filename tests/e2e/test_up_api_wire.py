@@ -169,3 +169,38 @@ def test_an_evicted_pod_with_finalizers_keeps_its_disruption_target_condition(
     finally:
         virtual_server.kubectl("taint", "nodes", "node-1", "gone-")
         _drop_finalizers(virtual_server, "disrupted")
+
+
+def test_empty_taints_and_unschedulable_false_are_omitted_as_upstream_does(
+    real_server: UpServer, core_v1: Any
+) -> None:
+    real_server.kubectl("taint", "nodes", "node-2", "once=yes:NoSchedule")
+    real_server.kubectl(
+        "patch", "node", "node-2", "--type=json", "-p", '[{"op":"remove","path":"/spec/taints/0"}]'
+    )
+    real_server.kubectl("patch", "node", "node-2", "--type=merge", "-p", '{"spec":{"unschedulable":false}}')
+    spec = json.loads(real_server.kubectl("get", "node", "node-2", "-o", "json").stdout)["spec"]
+    assert "taints" not in spec and "unschedulable" not in spec, spec
+    raw = json.loads(core_v1.read_node("node-2", _preload_content=False).data)
+    assert "taints" not in raw["spec"] and "unschedulable" not in raw["spec"]
+
+
+def test_logs_and_exec_say_the_hollow_node_has_no_container_runtime(real_server: UpServer) -> None:
+    real_server.kubectl("run", "talker", "--image=nginx")
+    node = eventually(
+        lambda: real_server.kubectl("get", "pod", "talker", "-o", "jsonpath={.spec.nodeName}").stdout,
+        "talker bound",
+    )
+    eventually(lambda: "Running" in real_server.kubectl("get", "pod", "talker").stdout, "talker running")
+    logs = real_server.kubectl("logs", "talker", ok=False)
+    assert logs.returncode == 1
+    assert (
+        f'Error from server (BadRequest): pod "talker" is on hollow node "{node}", which has no container '
+        'runtime: no logs of container "talker"'
+    ) in logs.stderr
+    executed = real_server.kubectl("exec", "talker", "--", "ls", ok=False)
+    assert executed.returncode != 0
+    assert "which has no container runtime" in executed.stderr, executed.stderr
+    missing = real_server.kubectl("logs", "ghost", ok=False)
+    assert 'error from server (NotFound): pods "ghost" not found in namespace "default"' in missing.stderr
+    real_server.kubectl("delete", "pod", "talker", "--wait=false")

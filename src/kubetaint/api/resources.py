@@ -78,6 +78,10 @@ class Resource:
 #: The subresources whose response kind is not the parent's (status is the parent's kind).
 _SUBRESOURCES: dict[str, Subresource] = {
     "binding": Subresource("binding", "Binding", ("create",), ""),
+    "attach": Subresource("attach", "PodAttachOptions", ("create", "get"), ""),
+    "exec": Subresource("exec", "PodExecOptions", ("create", "get"), ""),
+    "log": Subresource("log", "Pod", ("get",), ""),
+    "portforward": Subresource("portforward", "PodPortForwardOptions", ("create", "get"), ""),
     "eviction": Subresource("eviction", "Eviction", ("create",), "policy"),
     "scale": Subresource("scale", "Scale", STATUS_VERBS, "autoscaling"),
     "finalize": Subresource("finalize", "Namespace", ("update",), ""),
@@ -105,7 +109,7 @@ RESOURCES: tuple[Resource, ...] = (
         "pods",
         "pod",
         ("po",),
-        subresources=("binding", "eviction", "status"),
+        subresources=("attach", "binding", "eviction", "exec", "log", "portforward", "status"),
         categories=("all",),
     ),
     Resource("", "v1", "Binding", "bindings", "binding", verbs=("create",)),

@@ -18,7 +18,7 @@ from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
 from kubetaint.api.resources import REVIEW_GROUPS
-from kubetaint.apiserver import discovery, openapi, openapi_v2, query, reviews
+from kubetaint.apiserver import discovery, openapi, openapi_v2, query, reviews, streaming
 from kubetaint.apiserver.authz import Authorizer
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
@@ -140,6 +140,8 @@ class ApiServer:
             if method != "POST" or (not sub and target.name) or not target.namespace:
                 raise _method_not_allowed()
             return await (h.evict(target, request) if sub == "eviction" else h.bind(target, request))
+        if sub in streaming.STREAMING_SUBRESOURCES:
+            return streaming.answer(h.store, target.namespace, target.name, sub, request)
         if target.name:
             if method == "GET":
                 return h.get(target, request)

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
+from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.resources import stored_only_warning
 from kubetaint.apiserver import fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
@@ -110,7 +111,8 @@ class Handlers:
             meta["continue"] = result.continue_token
         if result.remaining_item_count is not None:
             meta["remainingItemCount"] = result.remaining_item_count
-        body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": meta, "items": result.items}
+        items = [omit_empty(item) for item in result.items]
+        body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": meta, "items": items}
         return json_response(body)
 
     # writes --------------------------------------------------------------------------------
@@ -252,6 +254,7 @@ class Handlers:
         return json_response(success_status(200, details))
 
     async def delete_collection(self, target: Target, request: Request) -> Response:
+        validate_list_options(query.of(request), watch=False)  # delete.go DeleteCollection
         options = await _delete_options(request)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None

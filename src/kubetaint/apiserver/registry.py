@@ -14,6 +14,7 @@ from kubetaint.api import errors
 from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
+from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.quantity import QuantityError
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.resources import ResourceInfo
@@ -241,7 +242,7 @@ class Registry:
         if _is_services(target.res):
             obj = self._allocate_service(obj, None)
         admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)
-        return self.store.create(target.res.store_resource, admitted, dry_run=dry_run)
+        return self.store.create(target.res.store_resource, omit_empty(admitted), dry_run=dry_run)
 
     def update(self, target: Target, obj: JSON, old: JSON, dry_run: bool) -> JSON:
         """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
@@ -279,7 +280,7 @@ class Registry:
             return self.store.delete(
                 res.store_resource, target.namespace, target.name, uid=uid, dry_run=dry_run
             )
-        return self.store.update(res.store_resource, admitted, dry_run=dry_run)
+        return self.store.update(res.store_resource, omit_empty(admitted), dry_run=dry_run)
 
     def delete(self, target: Target, options: JSON, dry_run: bool) -> JSON:
         res = target.res

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from kubetaint.api.resources import RESOURCES, Resource, Subresource
 
-#: Subresources with handlers; the others in the shared table (finalize, proxy) are left
+#: Subresources with handlers (pods' log, exec, attach and portforward answer that the hollow node has
+#: no container runtime: apiserver.streaming); the others in the shared table (finalize, proxy) are left
 #: out of discovery and answer 404, as any unknown subresource does.
-SERVED_SUBRESOURCES = ("binding", "eviction", "scale", "status")
+SERVED_SUBRESOURCES = ("attach", "binding", "eviction", "exec", "log", "portforward", "scale", "status")
 
 ResourceInfo = Resource
 

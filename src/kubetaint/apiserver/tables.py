@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubetaint.api import errors
+from kubetaint.api.omitempty import omit_empty
 from kubetaint.apiserver.printers import printer_for
 from kubetaint.apiserver.resources import ResourceInfo
 
@@ -39,10 +40,11 @@ def row_object(res: ResourceInfo, obj: JSON, policy: str, table_version: str) ->
 
 
 def with_type(res: ResourceInfo, obj: JSON) -> JSON:
-    """The object with kind/apiVersion set (a shallow copy if they were missing)."""
+    """The object with kind/apiVersion set, as kube-apiserver encodes it (empty `omitempty` fields
+    dropped); a shallow copy where anything changes."""
     if obj.get("kind") == res.kind and obj.get("apiVersion") == res.api_version:
-        return obj
-    return {"kind": res.kind, "apiVersion": res.api_version, **obj}
+        return omit_empty(obj)
+    return omit_empty({"kind": res.kind, "apiVersion": res.api_version, **obj})
 
 
 def build_table(
