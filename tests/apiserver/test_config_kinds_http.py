@@ -212,3 +212,33 @@ def test_a_kind_stored_but_not_run_is_created_with_a_warning(
     assert response.json()["spec"] | DEFAULTS[controller] == response.json()["spec"]
     assert warning.startswith('299 - "kubetaint stores this ' + controller)
     assert "does not run the " in warning and engine_client.get(f"{path}/w").status_code == 200
+
+
+def test_a_jobs_selector_is_generated_from_its_uid(engine_client: TestClient) -> None:
+    body = {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta("j"), "spec": {"template": RUN_ONCE}}
+    job = engine_client.post("/apis/batch/v1/namespaces/default/jobs", json=body).json()
+    uid = job["metadata"]["uid"]
+    assert job["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    assert job["spec"]["template"]["metadata"]["labels"] == {
+        "app": "a",
+        "job-name": "j",
+        "batch.kubernetes.io/job-name": "j",
+        "controller-uid": uid,
+        "batch.kubernetes.io/controller-uid": uid,
+    }
+    assert job["metadata"]["labels"] == {"app": "a"}  # the template's labels before the generated ones
+
+
+def test_a_jobs_selector_must_match_its_template(engine_client: TestClient) -> None:
+    body = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": meta("m"),
+        "spec": {"manualSelector": True, "selector": {"matchLabels": {"app": "other"}}, "template": RUN_ONCE},
+    }
+    response = engine_client.post("/apis/batch/v1/namespaces/default/jobs", json=body)
+    assert (response.status_code, response.json()["message"]) == (
+        422,
+        'Job.batch "m" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"a"}: '
+        "`selector` does not match template `labels`",
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,7 @@ from kubetaint.core.services import (
     default_service,
     keep_allocated_values,
 )
-from kubetaint.core.workload_defaults import with_workload_defaults
+from kubetaint.core.workload_defaults import with_generated_selector, with_workload_defaults
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.store.interface import Store
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
@@ -239,6 +240,10 @@ class Registry:
         }
         obj = {**obj, "metadata": meta}
         obj = prepare_for_create(target.res, obj)
+        if (target.res.group, target.res.kind) == ("batch", "Job"):
+            # the generic store fills the uid before the Job strategy derives its selector from it
+            uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+            obj = with_generated_selector({**obj, "metadata": {**_meta(obj), "uid": uid}})
         if _is_services(target.res):
             obj = self._allocate_service(obj, None)
         admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)

@@ -118,3 +118,34 @@ def with_workload_defaults(group: str, kind: str, obj: JSON) -> JSON:
     """`obj` with its kind's defaults, or `obj` itself for a kind not listed."""
     defaulter = DEFAULTERS.get((group, kind))
     return defaulter(obj) if defaulter is not None else obj
+
+
+#: The Job labels upstream's strategy puts on a Job's pod template (batch.JobNameLabel and
+#: batch.ControllerUidLabel, and their legacy names).
+JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+CONTROLLER_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
+
+
+def with_generated_selector(job: JSON) -> JSON:
+    """generateSelector (pkg/registry/batch/job/strategy.go), for a Job created without
+    `manualSelector: true` and carrying its uid: the template gets the job-name and
+    controller-uid labels it lacks, the selector matches the controller uid."""
+    spec = _spec(job)
+    if spec.get("manualSelector") is True:
+        return job
+    meta = job.get("metadata") if isinstance(job.get("metadata"), dict) else {}
+    name, uid = str((meta or {}).get("name") or ""), str((meta or {}).get("uid") or "")
+    template = dict(spec["template"]) if isinstance(spec.get("template"), dict) else {}
+    template_meta = dict(template["metadata"]) if isinstance(template.get("metadata"), dict) else {}
+    labels = dict(template_meta["labels"]) if isinstance(template_meta.get("labels"), dict) else {}
+    for key in JOB_NAME_LABELS:
+        labels.setdefault(key, name)
+    for key in CONTROLLER_UID_LABELS:
+        labels.setdefault(key, uid)
+    spec["template"] = {**template, "metadata": {**template_meta, "labels": labels}}
+    selector = dict(spec["selector"]) if isinstance(spec.get("selector"), dict) else {}
+    match = dict(selector["matchLabels"]) if isinstance(selector.get("matchLabels"), dict) else {}
+    match.setdefault(CONTROLLER_UID_LABEL, uid)
+    spec["selector"] = {**selector, "matchLabels": match}
+    return {**job, "spec": spec}
