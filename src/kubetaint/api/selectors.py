@@ -197,6 +197,10 @@ RESOURCE_FIELDS: dict[str, dict[str, FieldGetter]] = {
         "type": _path("type"),
     },
     "secrets": {**_COMMON_FIELDS, "type": _path("type")},
+    "jobs.batch": {
+        **_COMMON_FIELDS,
+        "status.successful": lambda obj: _path("status", "succeeded")(obj) or "0",
+    },
     "services": {
         **_COMMON_FIELDS,
         "spec.clusterIP": _path("spec", "clusterIP"),
