@@ -194,3 +194,48 @@ def test_the_service_table_has_kubectls_columns(engine_client: TestClient) -> No
     assert rows["web"] == ["web", "ClusterIP", "10.96.0.50", "<none>", "80/TCP", "0s", "app=web"]
     assert rows["np"] == ["np", "NodePort", "10.96.0.51", "<none>", "80:30500/TCP", "0s", "<none>"]
     assert rows["ext"] == ["ext", "ExternalName", "<none>", "example.com", "<none>", "0s", "<none>"]
+
+
+def test_endpoints_and_slices_are_defaulted_validated_and_printed(engine_client: TestClient) -> None:
+    ep = {
+        "apiVersion": "v1",
+        "kind": "Endpoints",
+        "metadata": {"name": "web", "namespace": "default"},
+        "subsets": [{"addresses": [{"ip": "10.1.0.5"}, {"ip": "10.1.0.6"}], "ports": [{"port": 8080}]}],
+    }
+    created = engine_client.post("/api/v1/namespaces/default/endpoints", json=ep)
+    assert created.status_code == 201, created.text
+    assert created.json()["subsets"][0]["ports"] == [{"port": 8080, "protocol": "TCP"}]
+    table = engine_client.get("/api/v1/namespaces/default/endpoints", headers={"Accept": TABLE_ACCEPT}).json()
+    assert table["rows"][0]["cells"] == ["web", "10.1.0.5:8080,10.1.0.6:8080", "0s"]
+    bad = {
+        **ep,
+        "metadata": {"name": "bad", "namespace": "default"},
+        "subsets": [{"addresses": [{"ip": "0.0.0.0"}]}],
+    }
+    refused = engine_client.post("/api/v1/namespaces/default/endpoints", json=bad)
+    assert (refused.status_code, refused.json()["message"]) == (
+        422,
+        'Endpoints "bad" is invalid: subsets[0].addresses[0].ip: Invalid value: "0.0.0.0": '
+        "may not be unspecified (0.0.0.0)",
+    )
+    eps = {
+        "apiVersion": "discovery.k8s.io/v1",
+        "kind": "EndpointSlice",
+        "metadata": {"name": "web-1", "namespace": "default"},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": [f"10.1.0.{i}"]} for i in range(1, 6)],
+        "ports": [{"port": 8080}],
+    }
+    slices = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+    created = engine_client.post(slices, json=eps)
+    assert created.status_code == 201, created.text
+    assert created.json()["ports"] == [{"name": "", "protocol": "TCP", "port": 8080}]
+    table = engine_client.get(slices, headers={"Accept": TABLE_ACCEPT}).json()
+    assert table["rows"][0]["cells"] == [
+        "web-1",
+        "IPv4",
+        "8080",
+        "10.1.0.1,10.1.0.2,10.1.0.3 + 2 more...",
+        "0s",
+    ]

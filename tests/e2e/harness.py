@@ -63,6 +63,9 @@ class UpServer:
         threading.Thread(target=self._pump, daemon=True).start()
         first = self._read_line()
         expected = f"kubetaint is serving a cluster at {self.scheme}://"
+        # a --leader-elect replica may report its elections before the banner (printed once it serves)
+        while ": new leader elected: " in first and not first.startswith(expected):
+            first = self._read_line()
         assert first.startswith(expected), first + self._stderr()
         self.url = first.split(" at ", 1)[1].split()[0]
         self.banner.append(first)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import json
 import subprocess
 from collections.abc import Iterator
 
@@ -205,3 +206,22 @@ def test_a_taken_cluster_ip_is_refused_in_upstreams_words(server: UpServer) -> N
         f'The Service "clash" is invalid: spec.clusterIPs: Invalid value: []string{{"{taken}"}}: '
         f"failed to allocate IP {taken}: provided IP is already allocated"
     ) in result.stderr
+
+
+def test_a_config_map_is_watchable(server: UpServer) -> None:
+    path = "/api/v1/namespaces/shop/configmaps"
+    version = server.get(path).json()["metadata"]["resourceVersion"]
+    with server.stream(path, {"watch": "1", "resourceVersion": version}) as response:
+        patch = '{"data":{"LOG_LEVEL":"debug"}}'
+        server.kubectl("patch", "configmap", "web-config", "-n", "shop", "--type=merge", "-p", patch)
+        event = json.loads(next(response.iter_lines()))
+    assert (event["type"], event["object"]["data"]["LOG_LEVEL"]) == ("MODIFIED", "debug")
+
+
+def test_field_selectors_of_secrets_and_jobs(server: UpServer) -> None:
+    opaque = server.kubectl("get", "secrets", "-n", "shop", "--field-selector", "type=Opaque", "-o", "name")
+    assert opaque.stdout.split() == ["secret/web-secret"]
+    running = server.kubectl(
+        "get", "jobs", "-n", "shop", "--field-selector", "status.successful=0", "-o", "name"
+    )
+    assert running.stdout.split() == ["job.batch/migrate"]

@@ -139,6 +139,12 @@ def _bool(*keys: str) -> FieldGetter:
     return lambda obj: get(obj) or "false"
 
 
+def _int(*keys: str) -> FieldGetter:
+    """An int32 field as `strconv.Itoa` renders it: an unset field is its zero value, `0`."""
+    get = _path(*keys)
+    return lambda obj: get(obj) or "0"
+
+
 def _pod_ip(obj: Mapping[str, Any]) -> str:
     """`status.podIP`: the first of the internal object's podIPs, which v1 conversion fills from
     `status.podIP` when set, else from `status.podIPs`."""
@@ -197,10 +203,7 @@ RESOURCE_FIELDS: dict[str, dict[str, FieldGetter]] = {
         "type": _path("type"),
     },
     "secrets": {**_COMMON_FIELDS, "type": _path("type")},
-    "jobs.batch": {
-        **_COMMON_FIELDS,
-        "status.successful": lambda obj: _path("status", "succeeded")(obj) or "0",
-    },
+    "jobs.batch": {**_COMMON_FIELDS, "status.successful": _int("status", "succeeded")},
     "services": {
         **_COMMON_FIELDS,
         "spec.clusterIP": _path("spec", "clusterIP"),

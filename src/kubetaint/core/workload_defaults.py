@@ -1,6 +1,7 @@
-"""The defaults kube-apiserver gives the workloads kubetaint stores without running
-(SetDefaults_StatefulSet in pkg/apis/apps/v1/defaults.go, SetDefaults_Job and SetDefaults_CronJob
-in pkg/apis/batch/v1/defaults.go, with v1.32's default feature gates), so a stored object reads as
+"""The defaults kube-apiserver gives the kinds kubetaint stores without running them
+(SetDefaults_EndpointPort of v1 and discovery.k8s.io/v1, SetDefaults_StatefulSet in
+pkg/apis/apps/v1/defaults.go, SetDefaults_Job and SetDefaults_CronJob in
+pkg/apis/batch/v1/defaults.go, with v1.32's default feature gates), so a stored object reads as
 upstream's does. Each returns a new object; the argument is not changed."""
 
 from __future__ import annotations
@@ -78,7 +79,35 @@ def default_cron_job(obj: JSON) -> JSON:
     return {**obj, "spec": spec}
 
 
+def _port_protocols(ports: Any, name: bool = False) -> Any:
+    if not isinstance(ports, list):
+        return ports
+    unset = {"protocol": "TCP", **({"name": ""} if name else {})}
+    return [{**unset, **port} if isinstance(port, dict) else port for port in ports]
+
+
+def default_endpoints(obj: JSON) -> JSON:
+    """SetDefaults_EndpointPort: each subset's ports are TCP unless said otherwise."""
+    subsets = obj.get("subsets")
+    if not isinstance(subsets, list):
+        return obj
+    fixed = [
+        {**s, "ports": _port_protocols(s["ports"])} if isinstance(s, dict) and "ports" in s else s
+        for s in subsets
+    ]
+    return {**obj, "subsets": fixed}
+
+
+def default_endpoint_slice(obj: JSON) -> JSON:
+    """discovery/v1 SetDefaults_EndpointPort: a port's name is "" and its protocol TCP when unset."""
+    if not isinstance(obj.get("ports"), list):
+        return obj
+    return {**obj, "ports": _port_protocols(obj["ports"], name=True)}
+
+
 DEFAULTERS: dict[tuple[str, str], Callable[[JSON], JSON]] = {
+    ("", "Endpoints"): default_endpoints,
+    ("discovery.k8s.io", "EndpointSlice"): default_endpoint_slice,
     ("apps", "StatefulSet"): default_stateful_set,
     ("batch", "Job"): default_job,
     ("batch", "CronJob"): default_cron_job,

@@ -10,7 +10,7 @@ from operator import is_not
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
-from kubetaint.api.validation import batch, configdata, rbac, services
+from kubetaint.api.validation import batch, configdata, endpoints, rbac, services
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
@@ -57,15 +57,6 @@ def _meta(obj: Obj, old: Obj | None, *, namespaced: bool, dns_label: bool = Fals
         return validate_object_meta(_m(obj, "metadata"), namespaced=namespaced, name_fn=name_fn)
     return validate_object_meta_update(
         _m(obj, "metadata"), _m(old, "metadata"), namespaced=namespaced, name_fn=name_fn
-    )
-
-
-def _meta_named(obj: Obj, old: Obj | None, name_fn: Callable[[str, bool], list[str]]) -> list[f.FieldError]:
-    """The metadata errors of a namespaced kind whose names `name_fn` checks."""
-    if old is None:
-        return validate_object_meta(_m(obj, "metadata"), namespaced=True, name_fn=name_fn)
-    return validate_object_meta_update(
-        _m(obj, "metadata"), _m(old, "metadata"), namespaced=True, name_fn=name_fn
     )
 
 
@@ -429,10 +420,8 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("", "Secret"): configdata.validate_secret,
     ("", "ServiceAccount"): configdata.validate_service_account,
     ("", "Service"): services.validate_service,
-    ("", "Endpoints"): lambda obj, old, allow: _meta_named(obj, old, name_is_dns_subdomain),
-    ("discovery.k8s.io", "EndpointSlice"): lambda obj, old, allow: _meta_named(
-        obj, old, name_is_dns_subdomain
-    ),
+    ("", "Endpoints"): endpoints.validate_endpoints,
+    ("discovery.k8s.io", "EndpointSlice"): endpoints.validate_endpoint_slice,
     ("apps", "StatefulSet"): validate_stateful_set,
     ("batch", "Job"): batch.validate_job,
     ("batch", "CronJob"): batch.validate_cron_job,
