@@ -120,6 +120,12 @@ EVENT_WITH_SOURCE: dict[str, Any] = {
             "pods", {"spec": {"nodeName": "n1"}}, "spec.host=n1", True, id="spec.host is spec.nodeName"
         ),
         pytest.param(
+            "jobs.batch", {"status": {}}, "status.successful=0", True, id="a job without successes has 0"
+        ),
+        pytest.param(
+            "jobs.batch", {"status": {"succeeded": 2}}, "status.successful=2", True, id="a job's successes"
+        ),
+        pytest.param(
             "events", EVENT_WITH_SOURCE, "source=kubelet", True, id="an event's source is its component"
         ),
         pytest.param(

@@ -85,3 +85,12 @@ def test_a_workloads_pod_template_is_encoded_as_a_pod_spec() -> None:
 def test_an_object_without_empty_fields_is_returned_as_is() -> None:
     obj = node({"taints": [{"key": "k", "effect": "NoSchedule"}]})
     assert omit_empty(obj) is obj
+
+
+def test_a_cronjobs_job_template_carries_a_pod_template() -> None:
+    cron = {
+        "kind": "CronJob",
+        "metadata": {"name": "c"},
+        "spec": {"jobTemplate": {"spec": {"template": {"spec": {"hostNetwork": False, "containers": []}}}}},
+    }
+    assert omit_empty(cron)["spec"]["jobTemplate"]["spec"]["template"]["spec"] == {"containers": []}

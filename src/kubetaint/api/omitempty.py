@@ -143,6 +143,7 @@ KINDS: dict[str, Fields] = {
     "Node": {"metadata": (POINTER, OBJECT_META), "spec": (POINTER, NODE_SPEC)},
     "Pod": {"metadata": (POINTER, OBJECT_META), "spec": (POINTER, POD_SPEC), "status": (POINTER, POD_STATUS)},
     **{kind: _WORKLOAD for kind in ("Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "Job")},
+    "CronJob": {"metadata": (POINTER, OBJECT_META), "spec": (POINTER, {"jobTemplate": (POINTER, _WORKLOAD)})},
 }
 _DEFAULT: Fields = {"metadata": (POINTER, OBJECT_META)}
 
