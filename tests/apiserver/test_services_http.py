@@ -239,3 +239,17 @@ def test_endpoints_and_slices_are_defaulted_validated_and_printed(engine_client:
         "10.1.0.1,10.1.0.2,10.1.0.3 + 2 more...",
         "0s",
     ]
+
+
+def test_changing_only_the_type_drops_what_the_new_type_does_not_take(engine_client: TestClient) -> None:
+    created = create(engine_client, service("t", type="NodePort", ports=[{"name": "http", "port": 80}]))
+    assert created.status_code == 201, created.text
+    to_cluster_ip = engine_client.patch(f"{SERVICES}/t", json={"spec": {"type": "ClusterIP"}}, headers=MERGE)
+    assert to_cluster_ip.status_code == 200, to_cluster_ip.text
+    spec = to_cluster_ip.json()["spec"]
+    assert "nodePort" not in spec["ports"][0] and "externalTrafficPolicy" not in spec
+    assert spec["clusterIP"] == created.json()["spec"]["clusterIP"]
+    external = {"spec": {"type": "ExternalName", "externalName": "example.com"}}
+    to_external = engine_client.patch(f"{SERVICES}/t", json=external, headers=MERGE)
+    assert to_external.status_code == 200, to_external.text
+    assert "clusterIP" not in to_external.json()["spec"] and "ipFamilies" not in to_external.json()["spec"]

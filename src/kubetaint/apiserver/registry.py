@@ -37,6 +37,7 @@ from kubetaint.core.services import (
     allocate,
     allocated_values,
     default_service,
+    drop_type_dependent_fields,
     keep_allocated_values,
 )
 from kubetaint.core.workload_defaults import with_generated_selector, with_workload_defaults
@@ -262,7 +263,7 @@ class Registry:
         if not target.subresource:
             obj = with_workload_defaults(res.group, res.kind, obj)
         if _is_services(res) and not target.subresource:
-            obj = keep_allocated_values(default_service(obj), old)
+            obj = drop_type_dependent_fields(keep_allocated_values(default_service(obj), old), old)
             obj = self._allocate_service(obj, old)
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")

@@ -290,3 +290,38 @@ def kubernetes_service(network: ServiceNetwork, secure_port: int) -> JSON:
             "internalTrafficPolicy": "Cluster",
         },
     }
+
+
+def drop_type_dependent_fields(service: JSON, old: Mapping[str, Any]) -> JSON:
+    """dropTypeDependentFields (pkg/registry/core/service/strategy.go): a Service whose new type
+    no longer takes NodePorts (or a ClusterIP) loses the values it kept unchanged from the old
+    object, so that changing only `type` is a valid update."""
+    spec, old_spec = dict(_m(service.get("spec"))), _m(old.get("spec"))
+    if needs_cluster_ip(old) and not needs_cluster_ip(service):
+        if spec.get("clusterIPs") == old_spec.get("clusterIPs") and spec.get("clusterIP") == old_spec.get(
+            "clusterIP"
+        ):
+            for name in ("clusterIP", "clusterIPs"):
+                spec.pop(name, None)
+        if spec.get("ipFamilies") == old_spec.get("ipFamilies"):
+            spec.pop("ipFamilies", None)
+        if spec.get("ipFamilyPolicy") == old_spec.get("ipFamilyPolicy"):
+            spec.pop("ipFamilyPolicy", None)
+    ports = spec.get("ports")
+    if needs_node_port(old) and not needs_node_port(service) and isinstance(ports, list):
+        old_ports = [p.get("nodePort") if isinstance(p, dict) else None for p in old_spec.get("ports") or []]
+        new_ports = [p.get("nodePort") if isinstance(p, dict) else None for p in ports]
+        if new_ports == old_ports[: len(new_ports)] or all(not p or p in old_ports for p in new_ports):
+            spec["ports"] = [
+                {k: v for k, v in p.items() if k != "nodePort"} if isinstance(p, dict) else p for p in ports
+            ]
+    left_load_balancer = spec.get("type") != "LoadBalancer" and old_spec.get("type") == "LoadBalancer"
+    if left_load_balancer and spec.get("allocateLoadBalancerNodePorts") == old_spec.get(
+        "allocateLoadBalancerNodePorts"
+    ):
+        spec.pop("allocateLoadBalancerNodePorts", None)
+    if not needs_node_port(service) and spec.get("externalTrafficPolicy") == old_spec.get(
+        "externalTrafficPolicy"
+    ):
+        spec.pop("externalTrafficPolicy", None)
+    return {**service, "spec": spec}
