@@ -12,7 +12,7 @@ from click.shell_completion import CompletionItem
 
 from kubetaint import __version__
 from kubetaint.cli.exiting import mark_console
-from kubetaint.cli.failure import Failure
+from kubetaint.cli.failure import Failure, UsageFailure
 
 # (command name, module, attribute, one-line help): subcommands register here; the help line is
 # what `kubetaint --help` lists without importing the module.
@@ -120,13 +120,32 @@ class LazyGroup(click.Group):
         ]
         return items + click.Command.shell_complete(self, ctx, incomplete)
 
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
         except RecursionError:
             raise Failure("the input is nested too deeply") from None
         except MemoryError:
             raise Failure("out of memory (the input is too large)") from None
+
+
+def _one_line(exc: click.UsageError) -> click.ClickException:
+    """A wrong command line as one `error:` line naming the help to read (exit 2), instead of
+    click's usage block; running a group without a command still shows its help."""
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+        return exc
+    where = exc.ctx.command_path if exc.ctx is not None else "kubetaint"
+    return UsageFailure(f"{exc.format_message()} See '{where} --help'.")
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
