@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -25,6 +26,8 @@ KUBECTL = shutil.which("kubectl")
 #: Start-up and polling bounds (generous: they only bound a failure, never decide a pass).
 START_TIMEOUT = 30.0
 POLL_TIMEOUT = 15.0
+#: What a `--leader-elect` replica prints of its elections (controlplane.replica).
+ELECTION_LINE = re.compile(r"^[a-z-]+: (started leading|new leader elected: .*)$")
 T = TypeVar("T")
 
 
@@ -44,13 +47,37 @@ class UpServer:
             "KUBECACHEDIR": str(workdir / "kubecache"),
         }
         self.proc: subprocess.Popen[str] | None = None
+        self._pump_thread: threading.Thread | None = None
         self._lines: queue.Queue[str] = queue.Queue()
         self.url = ""
         self.banner: list[str] = []
+        #: leader election lines printed before the banner
+        self.elections: list[str] = []
         self.connection = Connection(server="")
         self.scheme = "http" if "--insecure-serving" in args else "https"
 
     def start(self) -> UpServer:
+        """Start the process and wait for its banner and a first answer; a start that fails
+        leaves no process and no open pipe behind (the next test would be blamed for them)."""
+        try:
+            return self._start()
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _abandon(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=START_TIMEOUT)
+        if self._pump_thread is not None:
+            self._pump_thread.join(START_TIMEOUT)  # it ends at the end of the output
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+    def _start(self) -> UpServer:
         cmd = [sys.executable, "-m", "kubetaint", "up", "--data-dir", str(self.data_dir), "--port", "0"]
         self.proc = subprocess.Popen(
             [*cmd, *self.args],
@@ -60,11 +87,14 @@ class UpServer:
             stderr=subprocess.PIPE,
             text=True,
         )
-        threading.Thread(target=self._pump, daemon=True).start()
+        self._pump_thread = threading.Thread(target=self._pump, daemon=True)
+        self._pump_thread.start()
         first = self._read_line()
         expected = f"kubetaint is serving a cluster at {self.scheme}://"
-        # a --leader-elect replica may report its elections before the banner (printed once it serves)
-        while ": new leader elected: " in first and not first.startswith(expected):
+        # a --leader-elect replica may report its elections before the banner (printed once it
+        # serves): "<lease>: started leading" or "<lease>: new leader elected: <holder>"
+        while ELECTION_LINE.match(first) and not first.startswith(expected):
+            self.elections.append(first)
             first = self._read_line()
         assert first.startswith(expected), first + self._stderr()
         self.url = first.split(" at ", 1)[1].split()[0]

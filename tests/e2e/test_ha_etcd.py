@@ -63,7 +63,8 @@ class Replica(UpServer):
         """Both Leases acquired ("<lease>: started leading" printed for each)."""
         while not self._lines.empty():
             self.output.append(self._lines.get())
-        return all(f"{lease}: started leading" in self.output for lease in LEASES)
+        seen = self.elections + self.output
+        return all(f"{lease}: started leading" in seen for lease in LEASES)
 
 
 @pytest.fixture
