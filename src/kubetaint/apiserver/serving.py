@@ -25,7 +25,6 @@ import errno
 import logging
 import resource
 import socket
-import time
 from typing import Any
 
 import h11
@@ -33,6 +32,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from kubetaint.apiserver.limits import Limits, too_many_requests
 from kubetaint.apiserver.wire import dumps
+from kubetaint.clock.wall import wall_monotonic
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class _RateLimitedLog:
         self.suppressed = 0
 
     def warning(self, message: str, *args: object) -> None:
-        now = time.monotonic()
+        now = wall_monotonic()
         if now - self.last < self.every:
             self.suppressed += 1
             return
@@ -182,13 +182,13 @@ class ListeningSocket(socket.socket):
     _quiet_until = 0.0
 
     def accept(self) -> tuple[socket.socket, Any]:
-        if time.monotonic() < self._quiet_until:
+        if wall_monotonic() < self._quiet_until:
             raise BlockingIOError(errno.EAGAIN, "accepting pauses after running out of file descriptors")
         try:
             return super().accept()
         except OSError as exc:
             if exc.errno in _OUT_OF_RESOURCES:
-                self._quiet_until = time.monotonic() + 0.5
+                self._quiet_until = wall_monotonic() + 0.5
                 with contextlib.suppress(RuntimeError):
                     loop = asyncio.get_running_loop()
                     if loop.get_exception_handler() is None:

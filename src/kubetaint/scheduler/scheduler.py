@@ -21,13 +21,9 @@ from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.config import DEFAULT_SCHEDULER_NAME, build_framework, load_profiles
 from kubetaint.scheduler.events import (
     ASSIGNED_POD,
-    NODE,
-    UNSCHEDULED_POD,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
-    node_change_actions,
-    pod_change_actions,
 )
 from kubetaint.scheduler.filter_memo import FilterMemo
 from kubetaint.scheduler.fit_error import (
@@ -38,6 +34,7 @@ from kubetaint.scheduler.fit_error import (
     truncate_message,
 )
 from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
+from kubetaint.scheduler.informer_events import InformerEvents
 from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.nodes_at import NodesAt
@@ -45,7 +42,14 @@ from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
 from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from kubetaint.scheduler.registry import new_in_tree_registry
 from kubetaint.scheduler.result import Evaluation, ScheduleResult
-from kubetaint.scheduler.search import first_hits, num_feasible_nodes_to_find
+from kubetaint.scheduler.search import (
+    first_hits,
+    narrowed,
+    nominated_first,
+    num_feasible_nodes_to_find,
+    position_in,
+    select_host,
+)
 from kubetaint.scheduler.status import Code, Status
 from kubetaint.scheduler.unmodelled import config_warnings, pod_warnings
 
@@ -62,7 +66,7 @@ __all__ = [
 PINNED_NODES_TO_FILTER_ONE_BY_ONE = 16
 
 
-class Scheduler:
+class Scheduler(InformerEvents):
     """A kube-scheduler instance over an injected clock and random source."""
 
     def __init__(
@@ -129,155 +133,6 @@ class Scheduler:
 
     def replica_set(self, namespace: str, name: str) -> Mapping[str, Any] | None:
         return self.listers.replica_sets.get((namespace, name))
-
-    def add_namespace(self, ns: Mapping[str, Any]) -> None:
-        self.listers.add_namespace(ns)
-
-    update_namespace = add_namespace
-
-    def remove_namespace(self, ns: Mapping[str, Any]) -> None:
-        self.listers.remove_namespace(ns)
-
-    def add_replica_set(self, rs: Mapping[str, Any]) -> None:
-        self.listers.add_replica_set(rs)
-
-    update_replica_set = add_replica_set
-
-    def remove_replica_set(self, rs: Mapping[str, Any]) -> None:
-        self.listers.remove_replica_set(rs)
-
-    # ---- informer events ---------------------------------------------------------------------
-    def add_node(self, node: Mapping[str, Any]) -> None:
-        self.cache.add_node(node)
-        self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
-
-    def update_node(self, node: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
-        name = (node.get("metadata") or {}).get("name", "")
-        known = self.cache.nodes.get(name)
-        if old is None and known is not None:
-            old = known.node
-        self.cache.update_node(node)
-        if not self.queue.has_unschedulable():
-            return  # no pod waits in unschedulablePods: the event could move none
-        if old is None:
-            self.queue.move_on_event(ClusterEvent(NODE, ActionType.Add, "NodeAdd"), None, node)
-            return
-        actions = node_change_actions(old, node)
-        if actions:
-            self.queue.move_on_event(ClusterEvent(NODE, actions, "NodeUpdate"), old, node)
-
-    def remove_node(self, node: Mapping[str, Any] | str) -> None:
-        self.cache.remove_node(node)
-
-    def add_pod(self, pod: Mapping[str, Any]) -> None:
-        meta, spec = pod.get("metadata"), pod.get("spec")
-        if type(meta) is dict and type(spec) is dict:
-            # the usual add (an informer's start listing: 150,000 pods), a bound pod with a string
-            # uid (its pod_key) the cache does not hold, takes Cache.add_pod's steps directly
-            node_name, key = spec.get("nodeName"), meta.get("uid")
-            if node_name and key and type(key) is str and key not in self.cache.pod_nodes:
-                self.cache.add_unknown(pod, key, node_name)
-                self.queue.done(key)
-                self.queue.assigned_pod_added(pod)
-                return
-        if (pod.get("spec") or {}).get("nodeName"):
-            key = pod_key(pod)
-            self.cache.add_pod(pod, key)
-            self.queue.done(key)
-            self.queue.assigned_pod_added(pod)
-        elif self.responsible_for(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp"):
-            self.queue.add(make_pod_info(pod))
-
-    def update_pods(self, pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> None:
-        """`update_pod(new, old)` of each (old, new) pair in turn (an informer's update group).
-
-        The usual pair of a group, a bound pod keeping its very spec object (an owner, label or
-        status change: a ReplicaSet's adoptions), takes update_pod's bound-pod steps directly."""
-        queue = self.queue
-        done, refresh = queue.done, self.cache.refresh_kept_specs
-        idle = not queue.pods and not queue.where  # then done(key) of any key changes nothing
-        kept: list[tuple[Mapping[str, Any], str, str]] = []  # refreshes not yet made, in order
-        for old, new in pairs:
-            spec = new.get("spec")
-            if spec is old.get("spec") and isinstance(spec, dict):
-                node_name = spec.get("nodeName")
-                if node_name:
-                    key = pod_key(new)
-                    if not idle:
-                        done(key)
-                        if queue.cross_topology_waiting():  # (a label change may help those)
-                            queue.assigned_pod_updated(old, new, pod_change_actions(old, new))
-                    kept.append((new, key, node_name))  # what cache.update_pod does for a bound pod
-                    continue
-            if kept:  # (the queue and the cache are apart: only the cache's order matters)
-                refresh(kept)
-                kept = []
-            self.update_pod(new, old)
-            idle = not queue.pods and not queue.where
-        if kept:
-            refresh(kept)
-
-    def on_pod_update(self, old: Mapping[str, Any], pod: Mapping[str, Any]) -> None:
-        """An informer's on_update: `update_pod(pod, old)`; a bound pod keeping its very spec
-        object (a status, owner or label change) takes update_pod's bound-pod steps directly."""
-        spec = pod.get("spec")
-        if spec is old.get("spec") and type(spec) is dict:
-            node_name = spec.get("nodeName")
-            if node_name:
-                key = pod_key(pod)
-                self.queue.done(key)
-                self.cache.refresh_kept_spec(pod, key, node_name)  # what cache.update_pod does
-                if self.queue.cross_topology_waiting():  # (a label change may help those)
-                    self.queue.assigned_pod_updated(old, pod, pod_change_actions(old, pod))
-                return
-        self.update_pod(pod, old)
-
-    def update_pod(self, pod: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
-        key = pod_key(pod)
-        if (pod.get("spec") or {}).get("nodeName"):
-            self.queue.done(key)
-            queue = self.queue
-            prior = self.cache.pod_info(key) if queue.has_unschedulable() else None
-            self.cache.update_pod(pod, key)
-            if prior is not None and prior.pod is not pod:
-                if (prior.pod.get("spec") or {}).get("nodeName"):
-                    queue.assigned_pod_updated(prior.pod, pod, pod_change_actions(prior.pod, pod))
-                else:  # an assumed pod's binding: the assigned pod informer's add
-                    queue.assigned_pod_added(pod)
-            elif prior is None and queue.has_unschedulable():
-                queue.assigned_pod_added(pod)
-            return
-        if not self.responsible_for(pod):
-            return
-        queued = self.queue.pods.get(key)
-        if old is None and queued is not None:
-            old = queued.pod_info.pod
-        pi = make_pod_info(pod)
-        event = (
-            ClusterEvent(UNSCHEDULED_POD, pod_change_actions(old, pod), "UnscheduledPodUpdate")
-            if old
-            else None
-        )
-        self.queue.update(pi, event, old)
-
-    def remove_pod(self, pod: Mapping[str, Any]) -> None:
-        key = pod_key(pod)
-        removed = self.cache.remove_pod(key)
-        self.queue.delete(key)
-        if removed is not None:
-            self.queue.move_on_event(
-                ClusterEvent(ASSIGNED_POD, ActionType.Delete, "AssignedPodDelete"), pod, None
-            )
-
-    def add_pdb(self, pdb: Mapping[str, Any]) -> None:
-        meta = pdb.get("metadata") or {}
-        self._pdbs[f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}"] = pdb
-
-    update_pdb = add_pdb
-
-    def remove_pdb(self, pdb: Mapping[str, Any]) -> None:
-        meta = pdb.get("metadata") or {}
-        self._pdbs.pop(f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}", None)
 
     def binding_failed(
         self, result: ScheduleResult, error: str, current: Mapping[str, Any] | None
@@ -508,35 +363,15 @@ class Scheduler:
 
     def select_host(self, total: IntArray) -> int:
         """A uniformly random index among the maximal totals (upstream's reservoir sampling)."""
-        ties = np.flatnonzero(total == np.maximum.reduce(total))
-        if len(ties) == 1:
-            return int(ties[0])
-        return int(ties[self.rng.randrange(len(ties))])
+        return select_host(total, self.rng)
 
     def _nominated_first(
         self, fw: Framework, state: CycleState, pi: PodInfo
     ) -> tuple[list[NodeInfo] | None, tuple[str, Status] | None]:
-        """evaluateNominatedNode: ([the nominated node] when it passes the filters, else None;
-        (its name, status) when it exists and fails them, as the cycle's diagnosis records it)."""
-        if not pi.nominated_node_name:
-            return None, None
-        ni = self.cache.nodes.get(pi.nominated_node_name)
-        if ni is None:
-            return None, None
-        status = fw.run_filter(state, pi, ni)
-        if status.is_success():
-            return [ni], None
-        return None, (ni.name, status)
+        return nominated_first(self.cache, fw, state, pi)
 
     def _narrowed(self, names: frozenset[str]) -> list[NodeInfo]:
-        """The named nodes that exist, in node-tree order. (Upstream ranges over the NodeNames set,
-        in Go's random map order; we keep the order the search over every node would meet them in,
-        so that the same inputs always check the same nodes.)"""
-        nodes = self.cache.nodes
-        position = self.cache.order_positions()
-        found = [ni for name in names if (ni := nodes.get(name)) is not None and name in position]
-        found.sort(key=lambda ni: position[ni.name])
-        return found
+        return narrowed(self.cache, names)
 
     def _find_feasible(
         self,
@@ -616,7 +451,4 @@ class Scheduler:
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all_nodes
 
     def _position(self, name: str, searched: list[NodeInfo] | None) -> int | None:
-        """The node's index in the list searched (node-tree order or the narrowed list)."""
-        if searched is None:
-            return self.cache.order_positions().get(name)
-        return next((i for i, ni in enumerate(searched) if ni.name == name), None)
+        return position_in(self.cache, name, searched)

@@ -179,20 +179,13 @@ class MemoryStore(BulkLoad, FieldWrites):
             raise expired_continue(start) if start is not None else expired_list()
         later = (e for e in history_events(self._history, snapshot) if e.resource == resource)
         state = state_at(self._candidates(resource, namespace, None), later)
-
-        def matches(obj: JSON) -> bool:
-            return (labels.empty or labels.matches(obj["metadata"].get("labels"))) and (
-                fields.empty or fields.matches(obj)
-            )
-
-        selecting = not (labels.empty and fields.empty)
         return page(
             state,
             namespace=namespace,
             start=start,
             limit=limit,
-            matches=matches,
-            selecting=selecting,
+            labels=labels,
+            fields=fields,
             list_rv=snapshot,
         )
 

@@ -10,9 +10,10 @@ creation). Snapshots use no memory beyond that history, and expire with it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from kubetaint.api import errors
+from kubetaint.api.selectors import FieldSelector, LabelSelector
 from kubetaint.store.interface import JSON, ListResult, WatchEvent, object_key
 from kubetaint.store.mutation import encode_continue, key_order
 
@@ -81,13 +82,21 @@ def page(
     namespace: str,
     start: Key | None,
     limit: int,
-    matches: Callable[[JSON], bool],
-    selecting: bool,
+    labels: LabelSelector,
+    fields: FieldSelector,
     list_rv: int,
 ) -> ListResult:
     """One page of `state` in etcd key order: the keys after `start` in `namespace` ("" for all)
-    that `matches`, at most `limit` (0: all), with the continue token and remainingItemCount
-    (only without selectors, as etcd3 counts keys, not matches) of a list at `list_rv`."""
+    that the selectors match, at most `limit` (0: all), with the continue token and
+    remainingItemCount (only without selectors, as etcd3 counts keys, not matches) of a list at
+    `list_rv`."""
+    selecting = not (labels.empty and fields.empty)
+
+    def matches(obj: JSON) -> bool:
+        return (labels.empty or labels.matches(obj["metadata"].get("labels"))) and (
+            fields.empty or fields.matches(obj)
+        )
+
     keys = sorted((k for k in state if not namespace or k[0] == namespace), key=key_order)
     if start is not None:
         origin = key_order(start)

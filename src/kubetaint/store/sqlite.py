@@ -260,20 +260,13 @@ class SqliteStore:
             for rv, kind, text, old in rows
         )
         state = state_at(objects, later)
-
-        def matches(obj: JSON) -> bool:
-            return (labels.empty or labels.matches(obj["metadata"].get("labels"))) and (
-                fields.empty or fields.matches(obj)
-            )
-
-        selecting = not (labels.empty and fields.empty)
         return page(
             state,
             namespace=namespace,
             start=start,
             limit=limit,
-            matches=matches,
-            selecting=selecting,
+            labels=labels,
+            fields=fields,
             list_rv=snapshot,
         )
 
