@@ -1,0 +1,20 @@
+"""The reference mode: every speed shortcut off (switched on by `KUBETAINT_REFERENCE=1`).
+
+In reference mode stores commit batches of one operation and no memo answers a question twice;
+the outputs (timelines, events, objects, messages) are byte for byte those of the default mode.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: The environment variable that switches the reference mode on ("1", "true" or "yes").
+REFERENCE_ENV = "KUBETAINT_REFERENCE"
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def reference_mode() -> bool:
+    """Whether every speed shortcut is off (read from the environment at each call: cheap, and a
+    test can switch it with monkeypatch.setenv)."""
+    return os.environ.get(REFERENCE_ENV, "").strip().lower() in _TRUE
