@@ -19,7 +19,7 @@ from kubetaint.kubelet import HollowNodePool
 from kubetaint.kubelet.lease import LEASE_NAMESPACE, LEASE_RESOURCE
 from kubetaint.registry import Registry
 from kubetaint.store.fieldwrite import with_field
-from kubetaint.store.interface import JSON, Store, WatchEvent
+from kubetaint.store.interface import JSON, Result, SetField, Store, WatchEvent, WriteOp, as_updates
 from kubetaint.store.memory import MemoryStore
 
 
@@ -29,9 +29,11 @@ class UpdatesOnly:
     def __init__(self, store: Store) -> None:
         self._store = store
 
+    def commit(self, ops: list[WriteOp], *, stop_at_failure: bool = False) -> list[Result]:
+        updates: list[WriteOp] = [u for op in ops for u in (as_updates(op) if type(op) is SetField else [op])]
+        return self._store.commit(updates, stop_at_failure=stop_at_failure)
+
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("update_field_many"):
-            raise AttributeError(name)
         return getattr(self._store, name)
 
 
@@ -75,16 +77,13 @@ def history(
     counter = itertools.count()
     memory = MemoryStore(clock, uid_factory=lambda: f"uid-{next(counter):05d}")
     if told is not None:
-        for method in ("update_field_many", "update_field_many_if_current"):
-            real = getattr(memory, method)
+        real = memory._field_write
 
-            def spy(resource: str, objects: list[JSON], *args: Any, real: Any = real, **kw: Any) -> Any:
-                result = real(resource, objects, *args, **kw)
-                if result is not None:
-                    told.append(len(objects))
-                return result
+        def spy(resource: str, objects: list[JSON], *args: Any, **kw: Any) -> Any:
+            told.append(len(objects))
+            return real(resource, objects, *args, **kw)
 
-            setattr(memory, method, spy)
+        memory._field_write = spy  # type: ignore[method-assign]
     store: Store = Registry(memory, admission=AdmissionChain()) if registry else memory
     if not field_writes:
         store = UpdatesOnly(store)  # type: ignore[assignment]

@@ -21,8 +21,9 @@ from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.heartbeats import HeartbeatTrust, is_heartbeat
 from kubetaint.registry.registry import APIValidator, api_validator
-from kubetaint.store.interface import JSON, WatchEvent, update_many
+from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_many
 
 LEASES = "leases.coordination.k8s.io"
 NAMESPACE = "kube-node-lease"
@@ -278,7 +279,7 @@ def test_trust_is_by_identity_and_per_resource() -> None:
     ],
 )
 def test_only_objects_with_their_type_meta_are_trusted(strip: tuple[str, ...]) -> None:
-    """A field write trusts the objects `trusted` holds as they are (with_type_meta would
+    """A field write trusts the objects the trust holds as they are (with_type_meta would
     copy one without type meta, so it is not the stored object any more)."""
     trust = HeartbeatTrust()
     key = (NAMESPACE, "a")
@@ -286,11 +287,11 @@ def test_only_objects_with_their_type_meta_are_trusted(strip: tuple[str, ...]) -
     untyped = {k: v for k, v in typed.items() if k not in strip}
     trust.remember(LEASES, key, typed)
     trust.remember(LEASES, key, untyped)  # replaces the typed one: nothing trusted under key
-    assert trust.trusted(LEASES) == {}
+    assert len(trust) == 0 and not trust.all_trusted(LEASES, [untyped])
     trust.remember_all(LEASES, [key, (NAMESPACE, "b")], [typed, untyped])
-    assert trust.trusted(LEASES) == {key: typed}
+    assert len(trust) == 1 and trust.all_trusted(LEASES, [typed])
     trust.remember_all(LEASES, [key], [untyped])
-    assert trust.trusted(LEASES) == {}
+    assert len(trust) == 0
     assert not trust.beats_valid(LEASES, key, renewed(untyped, stamp(1)), untyped)
 
 

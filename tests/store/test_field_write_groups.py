@@ -18,8 +18,9 @@ from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, update_many
+from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many, update_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -165,7 +166,7 @@ def run(names: list[str], steps: list[str], write: str, history: int) -> tuple[A
     objects = [stored[n] for n in names]
     result: tuple[list[JSON], StatusError | None]
     if write in ("fast", "events"):
-        result = store.update_field_many(LEASES, objects, RENEW, "t1")
+        result = update_field_many(store, LEASES, objects, RENEW, "t1")
     else:
         result = update_many(store, LEASES, [with_field(o, RENEW, "t1") for o in objects])
     written, err = result
@@ -208,7 +209,7 @@ def test_a_field_write_of_current_objects_is_one_group_an_informer_takes_whole()
     told: list[Any] = []
     informer.add_handlers(EventHandlers(on_field_updates=lambda *args: told.append(args)))
     informer.start()
-    written, err = store.update_field_many(LEASES, leases, RENEW, "t1")
+    written, err = update_field_many(store, LEASES, leases, RENEW, "t1")
     assert err is None
     ((keys, olds, news, path, value),) = told
     assert keys == [(NS, n) for n in "abc"] and path == RENEW and value == "t1"
@@ -296,7 +297,7 @@ def history_run(steps: list[tuple[str, Any]], history: int, fast: bool) -> tuple
         if verb == "renew":
             objects = [known[n] for n in arg if n in known]
             if fast:
-                written, err = store.update_field_many(LEASES, objects, RENEW, value)
+                written, err = update_field_many(store, LEASES, objects, RENEW, value)
             else:
                 written, err = update_many(store, LEASES, [with_field(o, RENEW, value) for o in objects])
             stored.update((o["metadata"]["name"], o) for o in written)

@@ -18,6 +18,7 @@ from kubetaint.store.fieldruns import FieldRuns
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, StoreOptions
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many, update_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -121,7 +122,7 @@ def drive(steps: list[tuple[Any, ...]], runs_at_least: int | None) -> tuple[Any,
             last = names
             objects = [known[n] for n in names if n in known]
             if objects:
-                written, err = store.update_field_many(LEASES, objects, RENEW, f"t{number + 1}")
+                written, err = update_field_many(store, LEASES, objects, RENEW, f"t{number + 1}")
                 assert err is None
                 known.update((obj["metadata"]["name"], obj) for obj in written)
         elif verb == "touch" and step[1] in known:
@@ -134,7 +135,7 @@ def drive(steps: list[tuple[Any, ...]], runs_at_least: int | None) -> tuple[Any,
                 for n in step[1]
                 if n in known
             ]
-            written, err = store.update_group(LEASES, batch)  # told as one group (deliver_many)
+            written, err = update_many(store, LEASES, batch)  # told as one group (deliver_many)
             assert err is None
             known.update((obj["metadata"]["name"], obj) for obj in written)
         elif verb == "delete" and step[1] in known:
@@ -165,7 +166,7 @@ def renewed_rounds(rounds: int, names: str = "abcd") -> tuple[MemoryStore, Watch
     known = {name: store.create(LEASES, lease(name)) for name in names}
     watched = Watched(store, runs_at_least=2)
     for number in range(rounds):
-        written, _ = store.update_field_many(LEASES, list(known.values()), RENEW, f"r{number}")
+        written, _ = update_field_many(store, LEASES, list(known.values()), RENEW, f"r{number}")
         known = {obj["metadata"]["name"]: obj for obj in written}
     return store, watched, known
 
@@ -214,7 +215,7 @@ def test_anything_else_about_a_runs_keys_settles_it_first(interruption: str) -> 
         changed = {**known["b"], "spec": {**known["b"]["spec"], "holderIdentity": "x"}}
         known["b"] = store.update(LEASES, changed)
     elif interruption == "subset":
-        written, _ = store.update_field_many(LEASES, [known["b"], known["c"]], RENEW, "s")
+        written, _ = update_field_many(store, LEASES, [known["b"], known["c"]], RENEW, "s")
         known.update(b=written[0], c=written[1])
     else:
         store.delete(LEASES, NS, "b")
@@ -229,8 +230,8 @@ def test_runs_of_disjoint_groups_keep_each_other() -> None:
     second = [store.create(LEASES, lease(n)) for n in "cd"]
     watched = Watched(store, runs_at_least=2)
     for number in range(4):
-        first, _ = store.update_field_many(LEASES, first, RENEW, f"x{number}")
-        second, _ = store.update_field_many(LEASES, second, RENEW, f"y{number}")
+        first, _ = update_field_many(store, LEASES, first, RENEW, f"x{number}")
+        second, _ = update_field_many(store, LEASES, second, RENEW, f"y{number}")
     runs = watched.informer._runs
     assert len(runs._by_first) == 2
     assert [watched.informer.get(NS, n) for n in "abcd"] == first + second

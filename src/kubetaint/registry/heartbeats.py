@@ -72,13 +72,29 @@ class HeartbeatTrust:
                 else:
                     valid.pop(key, None)
 
-    def trusted(self, resource: str) -> dict[tuple[str, str], JSON] | None:
-        """(namespace, name) -> the object this registry validated and stored there last, for a
-        heartbeat resource. Read-only for the caller, except for a store's field write that checks
-        each object against it and puts the results in (`MemoryStore.update_field_many_if_current`'s
-        `vouched`): copies of trusted objects with only the heartbeat field and resourceVersion
-        changed, which pass what those passed and keep their type meta."""
-        return self._valid.get(resource)
+    def all_trusted(self, resource: str, objects: list[JSON]) -> bool:
+        """Whether each of `objects` is the very object this registry validated and stored under
+        its key last (so a heartbeat field write on it needs no admission nor validation)."""
+        valid = self._valid.get(resource)
+        if valid is None:
+            return False
+        trusted = valid.get
+        for obj in objects:
+            meta = obj.get("metadata")
+            if (
+                type(meta) is not dict
+                or trusted((meta.get("namespace") or "", meta.get("name") or "")) is not obj
+            ):
+                return False
+        return True
+
+    def remember_written(self, resource: str, stored: list[JSON]) -> None:
+        """`stored`, a heartbeat field write's results on trusted objects, passed what those did."""
+        valid = self._valid.get(resource)
+        if valid is not None:
+            for obj in stored:
+                meta = obj["metadata"]
+                valid[meta.get("namespace") or "", meta["name"]] = obj
 
     def forget(self, resource: str, key: tuple[str, str]) -> None:
         """The object under `key` is being deleted: nothing to remember about it any more."""

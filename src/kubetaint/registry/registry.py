@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from kubetaint.admission import (
@@ -28,11 +28,10 @@ from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
-from kubetaint.registry import podruns
+from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
-from kubetaint.registry.podbatch import create_pods
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.registry.validator import (
     APIValidator,
@@ -43,8 +42,23 @@ from kubetaint.registry.validator import (
     resource_info,
     with_type_meta,
 )
-from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
-from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
+from kubetaint.store.interface import (
+    JSON,
+    Create,
+    Delete,
+    FieldPath,
+    Handler,
+    ListResult,
+    Result,
+    SetField,
+    Store,
+    Update,
+    Watch,
+    WriteOp,
+    object_key,
+    until_failure,
+    with_field,
+)
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
 __all__ = [
@@ -110,13 +124,76 @@ class Registry:
 
     @property
     def delivers_synchronously(self) -> bool:
-        """The store's (see MemoryStore.delivers_synchronously): the registry adds no delay."""
-        return bool(getattr(self.store, "delivers_synchronously", False))
+        """The store's (`Store.delivers_synchronously`): the registry adds no delay."""
+        return self.store.delivers_synchronously
+
+    @property
+    def returns_stored_objects(self) -> bool:
+        """The store's (`Store.returns_stored_objects`): the registry returns what it stored."""
+        return self.store.returns_stored_objects
+
+    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
+        return self.store.list_keyed(resource)
 
     def close(self) -> None:
         self.store.close()
 
     # writes --------------------------------------------------------------------------------
+
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        """`Store.commit` with admission and validation of each object first (`create`, `update`,
+        `delete`). A run of pod creates is admitted pod by pod and stored in one commit
+        (registry.podbatch); updates of pods keeping their stored spec are checked as `update`
+        checks them and stored in runs (registry.podruns); a field write that is a heartbeat on
+        objects this registry stored skips the checks that cannot fail (registry.heartbeats)."""
+        if len(ops) == 1 and type(field_write := ops[0]) is SetField:
+            fw: SetField = field_write
+            return self._set_field(fw.resource, fw.objects, fw.path, fw.value, stop_at_failure)
+        if ops and all(type(op) is Create and op.resource == "pods" and not op.dry_run for op in ops):
+            stored, failure = podbatch.create_pods(self, [op.object for op in ops])  # type: ignore[union-attr]
+            if failure is None or stop_at_failure:
+                return [*stored, *([failure] if failure is not None else [])]
+            rest = ops[len(stored) + 1 :]
+            return [*stored, failure, *self.commit(rest)]
+        if ops and all(type(op) is Update and not op.dry_run for op in ops):
+            resource = ops[0].resource
+            if all(op.resource == resource for op in ops):
+                objects = [op.object for op in ops]  # type: ignore[union-attr]
+                if stop_at_failure:
+                    stored, failure = self._update_all(resource, objects)
+                    return [*stored, *([failure] if failure is not None else [])]
+                return podruns.update_each(self, resource, objects)
+        results: builtins.list[Result] = []
+        for op in ops:
+            writes: Sequence[WriteOp] = (
+                [Update(op.resource, with_field(obj, op.path, op.value)) for obj in op.objects]
+                if type(op) is SetField
+                else (op,)
+            )
+            for write in writes:
+                try:
+                    results.append(self._one(write))
+                except StatusError as err:
+                    results.append(err)
+                    if stop_at_failure:
+                        return results
+        return results
+
+    def _one(self, op: WriteOp) -> JSON:
+        if type(op) is Create:
+            return self.create(op.resource, op.object, dry_run=op.dry_run)
+        if type(op) is Update:
+            return self.update(op.resource, op.object, dry_run=op.dry_run)
+        assert type(op) is Delete
+        return self.delete(
+            op.resource,
+            op.namespace,
+            op.name,
+            resource_version=op.resource_version,
+            uid=op.uid,
+            dry_run=op.dry_run,
+            grace_period_seconds=op.grace_period_seconds,
+        )
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = self._before_create(resource, obj)
@@ -176,10 +253,6 @@ class Registry:
             self.validator("pods", admitted, None)
         return admitted
 
-    def create_pods(self, objects: builtins.list[JSON]) -> tuple[builtins.list[JSON], StatusError | None]:
-        """`create("pods", obj)` of each in turn up to a failure: `registry.podbatch`."""
-        return create_pods(self, objects)
-
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)
         namespace, name = object_key(obj)
@@ -226,24 +299,6 @@ class Registry:
         self._pods.remember(key, stored, config)
         return stored
 
-    def update_each(self, resource: str, objects: builtins.list[JSON]) -> builtins.list[JSON | StatusError]:
-        """`update` of each object in turn: the stored object, or the StatusError `update` raised,
-        in its place (a failure does not stop the later ones). Pod updates keeping the stored
-        spec (registry.podtrust) of distinct pods are checked as `update` checks them and stored
-        by one `update_many` of the store per run of them (registry.podruns); a store with
-        `update_group` (the in-memory store) delivers a run's events as one group (handler by
-        handler, `Dispatcher.enqueue_group`), as lease renewals are."""
-        return podruns.update_each(self, resource, objects)
-
-    def update_owner_references_each(
-        self, pods: builtins.list[JSON], refs: builtins.list[JSON]
-    ) -> builtins.list[JSON | StatusError]:
-        """`update_each("pods", ...)` of each pod with metadata.ownerReferences set to the one
-        list `refs` (an adoption of pods without references): the same results, writes and
-        events; a pod this registry stored and the store still holds skips the look-ups its
-        update is known to pass (registry.podruns)."""
-        return podruns.update_owner_references_each(self, pods, refs)
-
     def _pod_config(self) -> tuple[object, object]:
         """What pod trust depends on: the validator and the admission chain, or (None, None)
         when pod updates keeping the spec must take the generic path."""
@@ -268,12 +323,13 @@ class Registry:
         else:
             self._pods.remember(key, stored, config)
 
-    def update_many(
+    def _update_all(
         self, resource: str, objects: builtins.list[JSON]
     ) -> tuple[builtins.list[JSON], StatusError | None]:
-        """`kubetaint.store.interface.update_many` with admission and validation of each object
-        first (against the store as it is before the batch: the objects must be distinct). An
-        object that fails them ends the batch there, after the ones before it are stored.
+        """A commit of the updates of `objects` stopping at the first failure, with admission and
+        validation of each object first (against the store as it is before the batch: the objects
+        must be distinct). An object that fails them ends the batch there, after the ones before
+        it are stored.
 
         Heartbeats (lease renewals) on objects this registry stored skip checks that cannot
         fail (`kubetaint.registry.heartbeats`)."""
@@ -298,33 +354,52 @@ class Registry:
             except StatusError as err:
                 refused = err
                 break
-        stored, failure = update_many(self.store, resource, admitted)
+        stored, failure = until_failure(
+            self.store.commit([Update(resource, obj) for obj in admitted], stop_at_failure=True)
+        )
         self._heartbeats.remember_all(resource, keys, stored)
         return stored, failure if failure is not None else refused
 
-    def update_field_many(
-        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
-    ) -> FieldWriteResult:
-        """`kubetaint.store.fieldwrite.update_field_many` through admission and validation, as
-        `update_many` of the `with_field` copies.
+    def _set_field(
+        self,
+        resource: str,
+        objects: builtins.list[JSON],
+        path: FieldPath,
+        value: object,
+        stop_at_failure: bool,
+    ) -> builtins.list[Result]:
+        """A commit of one `SetField` through admission and validation, as the updates of the
+        `with_field` copies.
 
         When the field is the resource's heartbeat field, its checks cannot fail
-        (`kubetaint.registry.heartbeats`) and every object is the one this registry stored (with
-        its type meta) and the store still holds, the store is told what changes: it checks both
-        identities in its own pass and records the results as trusted
-        (`update_field_many_if_current`'s `vouched`); otherwise the copies take `update_many`'s way."""
-        trusted = self._heartbeats.trusted(resource)
-        fast = getattr(self.store, "update_field_many_if_current", None)
+        (`kubetaint.registry.heartbeats`) and every object is one this registry stored, the store
+        is given the field write as it is and the results are recorded as trusted; otherwise the
+        copies are admitted and validated as updates."""
+        results: builtins.list[Result] = []
+        while True:
+            stored, failure = self._field_write_until_failure(resource, objects, path, value)
+            results.extend(stored)
+            if failure is None:
+                return results
+            results.append(failure)
+            objects = objects[len(stored) + 1 :]
+            if stop_at_failure or not objects:
+                return results
+
+    def _field_write_until_failure(
+        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
+    ) -> tuple[builtins.list[JSON], StatusError | None]:
+        heartbeats = self._heartbeats
         if (
-            fast is not None
-            and trusted is not None
-            and HEARTBEAT_FIELDS[resource] == path
+            HEARTBEAT_FIELDS.get(resource) == path
             and self._trusts_heartbeats(resource)
+            and heartbeats.all_trusted(resource, objects)
         ):
-            result: FieldWriteResult | None = fast(resource, objects, path, value, vouched=trusted)
-            if result is not None:
-                return result
-        return self.update_many(resource, [with_field(obj, path, value) for obj in objects])
+            results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
+            stored, failure = until_failure(results)
+            heartbeats.remember_written(resource, stored)
+            return stored, failure
+        return self._update_all(resource, [with_field(obj, path, value) for obj in objects])
 
     def _trusts_heartbeats(self, resource: str) -> bool:
         """Whether a heartbeat write's admission and validation are known to pass when the

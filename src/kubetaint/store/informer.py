@@ -115,13 +115,11 @@ class Informer:
 
     def _listing(self) -> tuple[list[tuple[tuple[str, str], JSON]], int]:
         """The store's listing for this informer, each object with its cache key (object_key),
-        and its resourceVersion: from the store's `list_keyed` when it has one and the informer
-        is unfiltered (the keys the store holds them by), else from `list`."""
+        and its resourceVersion: from the store's `list_keyed` when the informer is unfiltered
+        (the keys the store holds them by), else from `list`."""
         namespace, labels, fields = self._selectors
-        list_keyed = getattr(self._store, "list_keyed", None)
-        if list_keyed is not None and not namespace and not labels and not fields:
-            keyed: tuple[list[tuple[tuple[str, str], JSON]], int] = list_keyed(self.resource)
-            return keyed
+        if not namespace and not labels and not fields:
+            return self._store.list_keyed(self.resource)
         listed = self._store.list(
             self.resource, namespace=namespace, label_selector=labels, field_selector=fields
         )
