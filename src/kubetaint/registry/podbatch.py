@@ -6,10 +6,10 @@ each its own uid, resourceVersion and event (delivered once all are stored). The
 plugins kubetaint implements (Priority, DefaultTolerationSeconds, PodTolerationRestriction,
 ExtendedResourceToleration, RuntimeClass) look up Namespaces, PriorityClasses and
 RuntimeClasses, never pods, and kube-apiserver's validation (`APIValidator`) reads no store: so
-admitting a pod before the ones ahead of it are stored changes nothing. A pod the store refuses (a name taken) is reported before
-a later pod that admission refused, as one create after another would report it. Otherwise
-(no pod admission, an admission plugin or validator of another kind, which might
-read pods) each pod takes `Registry.create`.
+admitting a pod before the ones ahead of it are stored changes nothing. A pod the store refuses
+(a name taken) is reported before a later pod that admission refused, as one create after
+another would report it. Otherwise (no pod admission, an admission plugin or validator of
+another kind, which might read pods) each pod takes `Registry.create`.
 """
 
 from __future__ import annotations
