@@ -77,7 +77,7 @@ def _remember(registry: Registry, stored: list[JSON]) -> None:
     for created in stored:
         memo.stored(created)
     config = registry._pod_config()
-    if config[0] is None:
+    if config is None:
         for created in stored:
             registry._pods.forget(object_key(created))
     else:

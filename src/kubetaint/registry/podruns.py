@@ -42,8 +42,8 @@ class PodUpdateRun:
     def __init__(self, registry: Registry, resource: str) -> None:
         self._registry = registry
         self.resource = resource
-        #: the registry's pod configuration, (None, None) when every update takes `update`
-        self.config = registry._pod_config() if resource == "pods" else (None, None)
+        #: the registry's pod configuration, None when every update takes `update`
+        self.config = registry._pod_config() if resource == "pods" else None
         self.results: list[Result] = []
         self._run: list[tuple[int, Key, JSON]] = []  # (place in results, key, object)
         #: the keys of the run (a second update of one of them ends it)
@@ -53,7 +53,7 @@ class PodUpdateRun:
     def add(self, obj: JSON) -> None:
         """The next update: into the run when `update` would keep the stored spec, else made
         by `update` after the run is stored."""
-        if self.config[0] is not None:
+        if self.config is not None:
             try:
                 checked = self._checked(obj)
             except StatusError as err:
@@ -91,11 +91,11 @@ class PodUpdateRun:
         old = registry.store.get("pods", namespace, name)
         check_update_preconditions("pods", obj, old)
         config = self.config
-        if not registry._pods.keeps_spec(key, obj, old, config):
+        if config is None or not registry._pods.keeps_spec(key, obj, old, config):
             return None
         obj = keep_deletion_fields(obj, old)
-        validator = config[0]
-        assert isinstance(validator, APIValidator)  # _pod_config checked it
+        validator = config.validator
+        assert isinstance(validator, APIValidator)  # the configuration keeps stored specs
         validator.check_pod_keeping_spec(obj, old, self._owner_errors)
         return key, obj
 
@@ -106,7 +106,10 @@ class PodUpdateRun:
         while run:
             updates = [Update("pods", obj) for _, _, obj in run]
             stored, failure = until_failure(registry.store.commit(updates, stop_at_failure=True))
-            registry._pods.remember_all(zip([key for _, key, _ in run], stored, strict=False), self.config)
+            if self.config is not None:
+                registry._pods.remember_all(
+                    zip([key for _, key, _ in run], stored, strict=False), self.config
+                )
             for (place, _, _), result in zip(run, stored, strict=False):
                 results[place] = result
             if failure is None:

@@ -32,7 +32,8 @@ from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
-from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
+from kubetaint.registry.podtrust import PodTrust
+from kubetaint.registry.trust import Configuration
 from kubetaint.registry.validator import (
     APIValidator,
     StoreLookup,
@@ -59,6 +60,7 @@ from kubetaint.store.interface import (
     until_failure,
     with_field,
 )
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
 __all__ = [
@@ -98,12 +100,12 @@ class Registry:
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
         self._heartbeats = HeartbeatTrust()
-        #: resource -> (validator, admission chain, its plugins, _trusts_heartbeats' answer)
-        self._heartbeat_chains: dict[str, tuple[object, object, tuple[object, ...], bool]] = {}
+        #: The validator and admission chain in force, which trust is recorded under (registry.trust).
+        self._config = Configuration(self.validator, admission)
         #: Admission results of pods stamped from one template (registry.bulk).
         self._pod_memo = PodAdmissionMemo(store, self._lookup)
         #: Pods this registry admitted, validated and stored (registry.podtrust).
-        self._pods = PodTrust(store)
+        self._pods = PodTrust()
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -146,6 +148,8 @@ class Registry:
         (registry.podbatch); updates of pods keeping their stored spec are checked as `update`
         checks them and stored in runs (registry.podruns); a field write that is a heartbeat on
         objects this registry stored skips the checks that cannot fail (registry.heartbeats)."""
+        if reference_mode():
+            return self._commit_one_by_one(ops, stop_at_failure)
         if len(ops) == 1 and type(field_write := ops[0]) is SetField:
             fw: SetField = field_write
             return self._set_field(fw.resource, fw.objects, fw.path, fw.value, stop_at_failure)
@@ -163,6 +167,11 @@ class Registry:
                     stored, failure = self._update_all(resource, objects)
                     return [*stored, *([failure] if failure is not None else [])]
                 return podruns.update_each(self, resource, objects)
+        return self._commit_one_by_one(ops, stop_at_failure)
+
+    def _commit_one_by_one(self, ops: Sequence[WriteOp], stop_at_failure: bool) -> builtins.list[Result]:
+        """`commit` as one `create`, `update` or `delete` after another (a field write: its
+        updates): each its own store commit of one operation (the reference mode's way)."""
         results: builtins.list[Result] = []
         for op in ops:
             writes: Sequence[WriteOp] = (
@@ -211,7 +220,7 @@ class Registry:
         if not dry_run and resource == "pods":
             self._remember_pod((namespace, name), created)
         elif not dry_run:  # admitted, validated and stored: a later heartbeat on it needs no checks
-            self._heartbeats.remember(resource, (namespace, name), created)
+            self._heartbeats.remember(resource, (namespace, name), created, self._configuration())
         return created
 
     @contextlib.contextmanager
@@ -262,11 +271,13 @@ class Registry:
         if resource == "pods":
             if not dry_run:
                 config = self._pod_config()  # once: the trust check and the result's record share it
-                if self._pods.keeps_spec(key, obj, old, config):
+                if config is not None and self._pods.keeps_spec(key, obj, old, config):
                     return self._update_pod_keeping_spec(key, obj, old, config)
             obj = default_pod_requests(obj)
         obj = keep_deletion_fields(obj, old)
-        if self._trusts_heartbeats(resource) and self._heartbeats.beats_valid(resource, key, obj, old):
+        if self._trusts_heartbeats(resource) and self._heartbeats.beats_valid(
+            resource, key, obj, old, self._configuration()
+        ):
             admitted = obj
         else:
             attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
@@ -276,20 +287,20 @@ class Registry:
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
         stored = self.store.update(resource, admitted, dry_run=dry_run)
         if not dry_run:
-            self._heartbeats.remember(resource, key, stored)
+            self._heartbeats.remember(resource, key, stored, self._configuration())
             if resource == "pods":
                 self._remember_pod(key, stored)
         return stored
 
     def _update_pod_keeping_spec(
-        self, key: tuple[str, str], obj: JSON, old: JSON, config: tuple[object, object]
+        self, key: tuple[str, str], obj: JSON, old: JSON, config: Configuration
     ) -> JSON:
         """`update` of a pod this registry stored by an object carrying its spec object: the
         admission chain would return the object as it is and only the metadata checks can fail
         (registry.podtrust); the rest is the generic path's."""
         obj = keep_deletion_fields(obj, old)  # default_pod_requests: old's spec is defaulted already
-        validator = config[0]
-        assert isinstance(validator, APIValidator)  # _pod_config checked it
+        validator = config.validator
+        assert isinstance(validator, APIValidator)  # the configuration keeps stored specs
         validator.check_pod_keeping_spec(obj, old)
         if should_delete_during_update(obj, old):
             self._pods.forget(key)
@@ -299,26 +310,32 @@ class Registry:
         self._pods.remember(key, stored, config)
         return stored
 
-    def _pod_config(self) -> tuple[object, object]:
-        """What pod trust depends on: the validator and the admission chain, or (None, None)
-        when pod updates keeping the spec must take the generic path."""
-        validator, admission = self.validator, self.admission
-        if type(validator) is not APIValidator or not chain_keeps_stored_specs(admission):
-            return (None, None)
-        return (validator, admission)
+    def _configuration(self) -> Configuration:
+        """The configuration in force (a new one when the validator, the chain or its plugins
+        changed: what was trusted under the old one is void)."""
+        config = self._config
+        if not config.holds_for(self.validator, self.admission):
+            config = self._config = Configuration(self.validator, self.admission)
+        return config
+
+    def _pod_config(self) -> Configuration | None:
+        """The configuration pod trust is recorded under, or None when pod updates keeping the
+        spec must take the generic path (in reference mode, every time)."""
+        config = self._configuration()
+        return config if config.keeps_stored_specs and not reference_mode() else None
 
     def trust_binding(self, key: tuple[str, str], pod: JSON, stored: JSON, node: str) -> None:
         """`stored` is the store's result of binding the pod `pod` under `key` to `node` (without
         binding annotations): trusted as `pod` was (registry.podtrust)."""
         config = self._pod_config()
-        if config[0] is None:
+        if config is None:
             self._pods.forget(key)
         else:
             self._pods.remember_binding(key, pod, stored, node, config)
 
     def _remember_pod(self, key: tuple[str, str], stored: JSON) -> None:
         config = self._pod_config()
-        if config[0] is None:
+        if config is None:
             self._pods.forget(key)
         else:
             self._pods.remember(key, stored, config)
@@ -336,6 +353,7 @@ class Registry:
         admitted: builtins.list[JSON] = []
         refused: StatusError | None = None
         heartbeats = self._heartbeats if self._trusts_heartbeats(resource) else None
+        config = self._configuration()
         keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
@@ -346,7 +364,7 @@ class Registry:
             try:
                 old = self.store.get(resource, namespace, name)
                 check_update_preconditions(resource, obj, old)
-                if heartbeats is not None and heartbeats.beats_valid(resource, key, obj, old):
+                if heartbeats is not None and heartbeats.beats_valid(resource, key, obj, old, config):
                     admitted.append(obj)
                     continue
                 attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", False)
@@ -357,7 +375,7 @@ class Registry:
         stored, failure = until_failure(
             self.store.commit([Update(resource, obj) for obj in admitted], stop_at_failure=True)
         )
-        self._heartbeats.remember_all(resource, keys, stored)
+        self._heartbeats.remember_all(resource, keys, stored, config)
         return stored, failure if failure is not None else refused
 
     def _set_field(
@@ -393,7 +411,7 @@ class Registry:
         if (
             HEARTBEAT_FIELDS.get(resource) == path
             and self._trusts_heartbeats(resource)
-            and heartbeats.all_trusted(resource, objects)
+            and heartbeats.all_trusted(resource, objects, self._configuration())
         ):
             results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
             stored, failure = until_failure(results)
@@ -402,33 +420,9 @@ class Registry:
         return self._update_all(resource, [with_field(obj, path, value) for obj in objects])
 
     def _trusts_heartbeats(self, resource: str) -> bool:
-        """Whether a heartbeat write's admission and validation are known to pass when the
-        object it changes passed them: no admission plugin acts on updates of `resource` and
-        validation is kube-apiserver's (which never reads the heartbeat field). The answer is
-        kept for the validator, chain and plugins it was found for (every heartbeat asks)."""
-        if resource not in HEARTBEAT_FIELDS:
-            return False
-        validator, admission = self.validator, self.admission
-        plugins = tuple(admission.plugins) if admission is not None else ()
-        known = self._heartbeat_chains.get(resource)
-        if known is not None and known[0] is validator and known[1] is admission and known[2] == plugins:
-            return known[3]
-        trusted = self._chain_trusts_heartbeats(resource)
-        self._heartbeat_chains[resource] = (validator, admission, plugins, trusted)
-        return trusted
-
-    def _chain_trusts_heartbeats(self, resource: str) -> bool:
-        """`_trusts_heartbeats`, found from the validator and the admission chain."""
-        if self.validator is not None and type(self.validator) is not APIValidator:
-            return False
-        admission = self.admission
-        if admission is None:
-            return True
-        plain = plain_resource(resource)
-        return not any(
-            (plugin.resources is None or plain in plugin.resources) and plugin.handles(UPDATE)
-            for plugin in admission.plugins
-        )
+        """Whether a heartbeat write on an object this registry stored needs no admission nor
+        validation (`Configuration.trusts_heartbeats`); never in reference mode."""
+        return self._configuration().trusts_heartbeats(resource) and not reference_mode()
 
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         """The `status` subresource: only status (and metadata) changes; spec stays as stored."""
