@@ -108,6 +108,12 @@ class DaemonSetController:
         for informer in self._own:
             informer.start()
 
+    def stop(self) -> None:
+        """Stop the informers this controller started and cancel its queued work."""
+        for informer in self._own:
+            informer.stop()
+        self.queue.stop()
+
     # event intake --------------------------------------------------------------------------------
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
