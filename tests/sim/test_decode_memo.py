@@ -164,6 +164,7 @@ TOLERATIONS = st.lists(
         max_size=6,
     )
 )
+@pytest.mark.usefixtures("default_mode")
 def test_a_run_of_pods_gets_the_verdicts_decoding_each_afresh_gives(
     pods: list[tuple[str, dict[str, Any], list[Any] | None]],
 ) -> None:
