@@ -6,7 +6,8 @@ plain attributes instead of walking JSON.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
@@ -134,6 +135,7 @@ class _SpecFacts:
 
     __slots__ = (
         "affinity",
+        "filter_sig",
         "has_required_affinity",
         "host_ports",
         "nonzero",
@@ -168,6 +170,16 @@ class _SpecFacts:
         self.preferred_terms: list[dict[str, Any]] = list(
             self.affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
         )
+        #: Everything in the spec (nodeName aside) the filters that judge a node by the pod's spec
+        #: alone read, by value: pods with equal signatures get equal verdicts from them
+        #: (scheduler.filter_memo).
+        self.filter_sig: Hashable = (
+            self.tol_sig,
+            tuple(sorted(self.requests.items())),
+            self.host_ports,
+            _by_value(spec.get("nodeSelector")),
+            _by_value(self.affinity.get("requiredDuringSchedulingIgnoredDuringExecution")),
+        )
 
     #: what is derived, compared by __eq__ (`values` only holds the ids of the key alive)
     _DERIVED: tuple[str, ...] = tuple(name for name in __slots__ if name != "values")
@@ -179,6 +191,13 @@ class _SpecFacts:
         return all(getattr(self, name) == getattr(other, name) for name in self._DERIVED)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _by_value(value: Any) -> str | None:
+    """A hashable rendering of a JSON value, equal for equal values (None when empty)."""
+    if not value:
+        return None
+    return json.dumps(value, sort_keys=True, default=repr)
 
 
 def same_spec_facts(old: Any, new: Any) -> bool:

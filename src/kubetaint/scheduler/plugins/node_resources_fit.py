@@ -13,6 +13,7 @@ from kubetaint.scheduler.events import NODE, POD, ActionType, ClusterEvent, Clus
 from kubetaint.scheduler.framework import CycleState, Plugin
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
+from kubetaint.scheduler.plugins.fit_masks import FitMasks
 from kubetaint.scheduler.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
     inputs_from_cache,
@@ -83,6 +84,7 @@ class NodeResourcesFit(Plugin):
         elif self.strategy == MOST_ALLOCATED:
             one = lambda alloc, req: most_allocated_one(alloc, req, weights)  # noqa: E731
         self._slot_scores = SlotScores(self._batch_scores, one, self.resources, False)
+        self._fit_masks = FitMasks()
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """Pod deletes and scale-downs (InPlacePodVerticalScaling is on by default) and node adds and
@@ -175,15 +177,17 @@ class NodeResourcesFit(Plugin):
         return Status(Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable, *reasons)
 
     def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
-        mask: BoolArray = cache.pod_count < cache.allowed_pods
+        """The pass mask over cache slots (read-only: shared with the next pods requesting the
+        same amounts)."""
+        wanted: list[tuple[str, int]] = []
         for name, amount in _ordered(pi.requests):
             if amount <= 0 or self._is_ignored(name):
                 continue
             col = cache.columns.get(name)
             if col is None:
                 return cache.valid & False
-            mask &= cache.req[:, col] + amount <= cache.alloc[:, col]
-        return mask
+            wanted.append((name, amount))
+        return self._fit_masks.mask(cache, tuple(wanted))
 
     # ---- score -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:

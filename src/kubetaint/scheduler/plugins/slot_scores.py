@@ -6,7 +6,8 @@ and requested columns. So each plugin remembers, per requested-amounts vector, e
 with the cache's change-log position (`Cache.changes_seen`) it holds for; a cycle first scores
 again the slots changed since (usually the node the previous pod was assumed on), one by one with
 Python's integers and floats (`one`, exactly the vectorised scorer's arithmetic) when they are
-few, then reads the scores of its nodes.
+few, then reads the scores of its nodes. Off in reference mode (`KUBETAINT_REFERENCE=1`): every
+ask is scored afresh.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubetaint.scheduler.status import MAX_NODE_SCORE
+from kubetaint.speed.reference import reference_mode
 
 ResourceSpec = tuple[str, int]
 _BASIC = (CPU, MEMORY, EPHEMERAL_STORAGE)
@@ -123,6 +125,8 @@ class SlotScores:
 
     def scores(self, cache: Cache, slots: IntArray, pod_req: list[int]) -> IntArray:
         """The raw scores of `slots`, exactly as `batch` computes them now."""
+        if reference_mode():
+            return self._batch(cache, slots, pod_req)
         key = tuple(pod_req)
         entry = self._entries.get(key)
         if (

@@ -25,6 +25,7 @@ from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import PodInfo, pod_key
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
+from kubetaint.speed.reference import reference_mode
 
 ERR_REASON_NOT_MATCH = "node(s) had untolerated taint(s)"
 
@@ -57,9 +58,8 @@ class TaintToleration(Plugin):
     def __init__(self, enable_comparison_operators: bool = False) -> None:
         self.enable_cmp = enable_comparison_operators
         self._filter_cache: dict[tuple[Any, ...], BoolArray] = {}
-        #: one node's verdict by (toleration signature, id of the node's taint list), with the list
-        #: itself (a verdict holds only while that very list is the node's)
-        self._node_verdicts: dict[tuple[Any, int], tuple[list[dict[str, Any]], bool]] = {}
+        #: one node's verdict by (toleration signature, the node's taint key)
+        self._node_verdicts: dict[tuple[Any, Any], bool] = {}
         self._score_cache: dict[tuple[Any, ...], IntArray] = {}
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -92,15 +92,14 @@ class TaintToleration(Plugin):
         taints = ni.taints
         if not taints:
             return SUCCESS
-        key = (pi.tol_sig, id(taints))
-        known = self._node_verdicts.get(key)
-        if known is not None and known[0] is taints:
-            fits = known[1]
-        else:
+        key = (pi.tol_sig, ni.taint_key)
+        fits = self._node_verdicts.get(key)
+        if fits is None:
             fits = untolerated_taint(taints, pi.tolerations, self.enable_cmp) is None
-            if len(self._node_verdicts) > 65536:
-                self._node_verdicts.clear()
-            self._node_verdicts[key] = (taints, fits)
+            if not reference_mode():
+                if len(self._node_verdicts) >= 4096:
+                    self._node_verdicts.clear()
+                self._node_verdicts[key] = fits
         return SUCCESS if fits else Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NOT_MATCH)
 
     def _verdicts(self, pi: PodInfo, cache: Cache) -> BoolArray:
