@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubetaint.scheduler.cache import CHANGE_LOG_LIMIT, Cache
+from kubetaint.scheduler.extension_points import FilterBatch, FilterPlugin, Plugin
 from kubetaint.scheduler.filter_memo import FilterMemo, memo_applies
 from kubetaint.scheduler.framework import CycleState
 from kubetaint.scheduler.podinfo import make_pod_info
@@ -200,7 +201,7 @@ def test_reference_mode_remembers_no_mask() -> None:
 
 
 def test_a_plugin_not_known_to_the_memo_filters_afresh() -> None:
-    class Custom:
+    class Custom(Plugin, FilterPlugin, FilterBatch):
         name = "Custom"
 
         def filter(self, state: Any, pi: Any, ni: Any) -> Any:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kubetaint.scheduler.framework import CycleState, Framework
+from kubetaint.scheduler.extension_points import CycleState
+from kubetaint.scheduler.framework import Framework
 from kubetaint.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kubetaint.scheduler.plugins.node_affinity import NodeAffinity
 from kubetaint.scheduler.plugins.node_name import NodeName

@@ -28,7 +28,20 @@ from kubetaint.scheduler.affinity_terms import (
 )
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Handle,
+    Plugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    ScorePlugin,
+    UsesHandle,
+)
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -106,7 +119,18 @@ def _at(counts: dict[str, IntArray], key: str, vid: int) -> int:
     return int(arr[vid])
 
 
-class InterPodAffinity(Plugin):
+class InterPodAffinity(
+    Plugin,
+    EnqueueExtensions,
+    PreFilterPlugin,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    UsesHandle,
+):
     name = names.INTER_POD_AFFINITY
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
@@ -122,6 +146,9 @@ class InterPodAffinity(Plugin):
         self.hard_pod_affinity_weight = weight
         self.ignore_preferred_terms_of_existing_pods = ignore
         self.handle: ClusterListers | None = None
+
+    def use_handle(self, handle: Handle) -> None:
+        self.handle = handle
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

@@ -10,7 +10,19 @@ import numpy as np
 
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import NODE, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin, default_normalize_score
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+    PreFilterPlugin,
+    PreFilterResultPlugin,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
+from kubetaint.scheduler.framework import default_normalize_score
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_selector import compile_required, required_node_names
@@ -57,7 +69,17 @@ def node_affinity_args_errors(args: Mapping[str, Any]) -> list[str]:
     return errs
 
 
-class NodeAffinity(Plugin):
+class NodeAffinity(
+    Plugin,
+    EnqueueExtensions,
+    PreFilterPlugin,
+    PreFilterResultPlugin,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreExtensions,
+):
     name = names.NODE_AFFINITY
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:

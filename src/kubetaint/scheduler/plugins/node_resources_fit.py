@@ -10,7 +10,16 @@ import numpy as np
 
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScorePlugin,
+)
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.fit_masks import FitMasks
@@ -47,7 +56,9 @@ def _ordered(requests: Mapping[str, int]) -> list[tuple[str, int]]:
     return basic + sorted((n, v) for n, v in requests.items() if n not in _ORDER and n != PODS)
 
 
-class NodeResourcesFit(Plugin):
+class NodeResourcesFit(
+    Plugin, EnqueueExtensions, FilterPlugin, FilterBatch, PreScorePlugin, ScorePlugin, ScoreBatch
+):
     name = names.NODE_RESOURCES_FIT
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:

@@ -24,7 +24,20 @@ from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching
 from kubetaint.scheduler.affinity_terms import TermError, _selector, label_matcher
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Handle,
+    Plugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    ScorePlugin,
+    UsesHandle,
+)
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -149,7 +162,18 @@ def _validate_default_constraints(raw: Any) -> list[Mapping[str, Any]]:
     return list(raw)
 
 
-class PodTopologySpread(Plugin):
+class PodTopologySpread(
+    Plugin,
+    EnqueueExtensions,
+    PreFilterPlugin,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    UsesHandle,
+):
     name = names.POD_TOPOLOGY_SPREAD
 
     def __init__(
@@ -177,6 +201,9 @@ class PodTopologySpread(Plugin):
             for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
         }
         self.handle: ClusterListers | None = None
+
+    def use_handle(self, handle: Handle) -> None:
+        self.handle = handle
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

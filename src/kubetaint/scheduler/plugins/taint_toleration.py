@@ -20,7 +20,18 @@ from kubetaint.core.matching import (
 )
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import NODE, UNSCHEDULED_POD, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin, default_normalize_score
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    ScorePlugin,
+)
+from kubetaint.scheduler.framework import default_normalize_score
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import PodInfo, pod_key
@@ -52,7 +63,16 @@ def count_intolerable_prefer_no_schedule(
     return count
 
 
-class TaintToleration(Plugin):
+class TaintToleration(
+    Plugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+):
     name = names.TAINT_TOLERATION
 
     def __init__(self, enable_comparison_operators: bool = False) -> None:
