@@ -166,7 +166,7 @@ def test_a_template_s_later_pods_take_the_remembered_mask() -> None:
     fw = next(iter(s.profiles.values()))
     memo = s._filter_memos[id(fw)]
     assert len(memo._entries) == 1
-    (entry,) = memo._entries.values()
+    (entry,) = memo._entries._entries.values()
     # fill the chosen node: the next pod of the template must not go there
     s.add_pod(_stamped("filler", 0, first.node))
     s.add_pod(_stamped("filler2", 0, first.node))
@@ -174,7 +174,7 @@ def test_a_template_s_later_pods_take_the_remembered_mask() -> None:
     s.add_pod(_stamped("b", 0))
     second = s.run()[0]
     assert second.node != first.node
-    assert list(memo._entries.values()) == [entry]  # the same entry, updated in place
+    assert list(memo._entries._entries.values()) == [entry]  # the same entry, updated in place
     position = s.cache.order_positions()[first.node]
     assert not entry.mask[position]
 
@@ -197,7 +197,7 @@ def test_reference_mode_remembers_no_mask() -> None:
             s.add_pod(_stamped(name, 0))
         assert all(r.node for r in s.run())
     fw = next(iter(s.profiles.values()))
-    assert s._filter_memos.get(id(fw)) is None or s._filter_memos[id(fw)]._entries == {}
+    assert s._filter_memos.get(id(fw)) is None or len(s._filter_memos[id(fw)]._entries) == 0
 
 
 def test_a_plugin_not_known_to_the_memo_filters_afresh() -> None:
@@ -219,7 +219,7 @@ def test_a_plugin_not_known_to_the_memo_filters_afresh() -> None:
     pi = make_pod_info(_stamped("a", 0))
     mask = memo.ordered_mask(CycleState(), pi, s.cache)
     assert mask.tolist() == [True, True, True]
-    assert memo._entries == {}
+    assert len(memo._entries) == 0
 
 
 @pytest.mark.parametrize(

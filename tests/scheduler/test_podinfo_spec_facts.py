@@ -95,7 +95,7 @@ def test_a_bad_quantity_is_reported_for_each_pod_that_has_it() -> None:
 
 def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
     podinfo._SPEC_FACTS.clear()
-    monkeypatch.setattr(podinfo, "_SPEC_FACTS_LIMIT", 2)
+    monkeypatch.setattr(podinfo._SPEC_FACTS, "limit", 2)
     for priority in range(5):
         pi = PodInfo(stamped("a", "n", priority=1000 + priority))
         assert pi.priority == 1000 + priority

@@ -36,6 +36,7 @@ from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
 from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ class FilterMemo:
         self.fw = fw
         self.applies = memo_applies(fw)
         self.pod_aware = pod_aware_filters(fw)
-        self._entries: dict[tuple[Any, ...], _Entry] = {}
+        self._entries: Memo[tuple[Any, ...], _Entry] = Memo("scheduler.filter_memo", LIMIT)
 
     def ordered_mask(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
         """`fw.run_filter_batch(state, pi, cache)[cache.order()]`, from memory when it can be.
@@ -118,7 +119,5 @@ class FilterMemo:
                 return entry.mask
         order = cache.order()  # (may reshape: taken before the entry records the epoch)
         mask = fw.run_filter_batch(state, pi, cache)[order]
-        if len(self._entries) >= LIMIT:
-            self._entries.clear()
-        self._entries[key] = _Entry(cache, mask)
+        self._entries.put(key, _Entry(cache, mask))
         return mask

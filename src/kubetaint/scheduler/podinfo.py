@@ -14,6 +14,7 @@ from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.api.quantity import QuantityError
 from kubetaint.clock.base import parse_time
 from kubetaint.scheduler.resources import InputError, Resources, object_ref, pod_requests
+from kubetaint.speed.memo import Memo
 
 HostPort = tuple[str, str, int]  # (hostIP, protocol, hostPort)
 
@@ -223,8 +224,9 @@ _MISSING = object()
 #: pods reach the scheduler as stored objects, which are read-only: equal identities mean equal
 #: values, so equal facts (pod_requests reads the pod itself only to name it in an error, and an
 #: error leaves nothing here).
-_SPEC_FACTS: dict[tuple[tuple[str, ...], tuple[int, ...]], _SpecFacts] = {}
-_SPEC_FACTS_LIMIT = 1 << 12
+_SPEC_FACTS: Memo[tuple[tuple[str, ...], tuple[int, ...]], _SpecFacts] = Memo(
+    "scheduler.podinfo.spec_facts", 1 << 12
+)
 
 
 def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
@@ -238,15 +240,12 @@ def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
     key = (tuple(rest), tuple(map(id, rest.values())))
     facts = _SPEC_FACTS.get(key)
     if facts is None:
-        facts = _SpecFacts(pod, spec)
-        if len(_SPEC_FACTS) >= _SPEC_FACTS_LIMIT:
-            _SPEC_FACTS.clear()
-        _SPEC_FACTS[key] = facts
+        facts = _SPEC_FACTS.put(key, _SpecFacts(pod, spec))
     return facts
 
 
 #: parse_time of the start times seen (pods started in the same second share one text).
-_START_TIMES: dict[str, float] = {}
+_START_TIMES: Memo[str, float] = Memo("scheduler.podinfo.start_times", 1 << 12)
 
 
 def _start_time(pod: Mapping[str, Any], started: Any) -> float:
@@ -259,9 +258,7 @@ def _start_time(pod: Mapping[str, Any], started: Any) -> float:
             seconds = parse_time(started)
         except ValueError:
             raise InputError(object_ref(pod), "status.startTime", f"invalid time {started!r}") from None
-        if len(_START_TIMES) >= 1 << 12:
-            _START_TIMES.clear()
-        _START_TIMES[started] = seconds
+        _START_TIMES.put(started, seconds)
     return seconds
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kubetaint.speed.reference import reference_mode
+from kubetaint.speed.memo import Memo
 
 if TYPE_CHECKING:
     from kubetaint.scheduler.cache import BoolArray, Cache
@@ -38,31 +38,23 @@ class FitMasks:
     """One NodeResourcesFit plugin's remembered masks."""
 
     def __init__(self) -> None:
-        self._masks: dict[tuple[int, Wanted], _Mask] = {}
-        self.hits = 0
-        self.misses = 0
+        self._masks: Memo[tuple[int, Wanted], _Mask] = Memo("scheduler.fit_masks", LIMIT)
 
     def mask(self, cache: Cache, wanted: Wanted) -> BoolArray:
         """Per slot, whether the node has room for one more pod and for every wanted amount
         (every column of `wanted` exists in the cache)."""
-        if reference_mode():
-            return vectorised(cache, wanted)
         key = (id(cache), wanted)
         known = self._masks.get(key)
         if known is not None and known.epoch == cache.epoch:
             changed = cache.changes_since(known.seen, MAX_CHANGES)
             if changed is not None:
-                self.hits += 1
                 mask = known.mask
                 for slot in set(changed):
                     mask[slot] = fits_one(cache, slot, wanted)
                 known.seen = cache.changes_seen()
                 return mask
-        self.misses += 1
         mask = vectorised(cache, wanted)
-        if len(self._masks) >= LIMIT:
-            self._masks.clear()
-        self._masks[key] = _Mask(cache.epoch, cache.changes_seen(), mask)
+        self._masks.put(key, _Mask(cache.epoch, cache.changes_seen(), mask))
         return mask
 
 

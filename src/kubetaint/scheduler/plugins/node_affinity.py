@@ -38,6 +38,7 @@ from kubetaint.scheduler.plugins.node_selector_parse import (
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import object_ref
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
+from kubetaint.speed.memo import Memo
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
@@ -99,8 +100,12 @@ class NodeAffinity(
         self.added_preferred: list[tuple[int, Matcher]] | None = (
             preferred_terms(pref)[0] if isinstance(pref, list) and pref else None
         )
-        self._required: dict[str, tuple[Mapping[str, Any], Matcher | None]] = {}
-        self._names: dict[str, tuple[Mapping[str, Any], frozenset[str] | None]] = {}
+        self._required: Memo[str, tuple[Mapping[str, Any], Matcher | None]] = Memo(
+            "scheduler.node_affinity.required", 1 << 16
+        )
+        self._names: Memo[str, tuple[Mapping[str, Any], frozenset[str] | None]] = Memo(
+            "scheduler.node_affinity.pinned_names", 1 << 16
+        )
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -132,9 +137,7 @@ class NodeAffinity(
         if cached is not None and cached[0] is pi.pod:
             return cached[1]
         matcher = required_affinity(pi.pod) if pi.has_required_affinity else None
-        if len(self._required) > 65536:
-            self._required.clear()
-        self._required[pi.key] = (pi.pod, matcher)
+        self._required.put(pi.key, (pi.pod, matcher))
         return matcher
 
     def _pinned_names(self, pi: PodInfo) -> frozenset[str] | None:
@@ -142,9 +145,7 @@ class NodeAffinity(
         if cached is not None and cached[0] is pi.pod:
             return cached[1]
         names = required_node_names(pi.pod) if pi.has_required_affinity else None
-        if len(self._names) > 65536:
-            self._names.clear()
-        self._names[pi.key] = (pi.pod, names)
+        self._names.put(pi.key, (pi.pod, names))
         return names
 
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:

@@ -19,7 +19,7 @@ import numpy as np
 from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubetaint.scheduler.status import MAX_NODE_SCORE
-from kubetaint.speed.reference import reference_mode
+from kubetaint.speed.memo import Memo
 
 ResourceSpec = tuple[str, int]
 _BASIC = (CPU, MEMORY, EPHEMERAL_STORAGE)
@@ -121,12 +121,10 @@ class SlotScores:
         self._one = one
         self._resources = tuple(resources)
         self._use_requested = use_requested
-        self._entries: dict[tuple[int, ...], _Remembered] = {}
+        self._entries: Memo[tuple[int, ...], _Remembered] = Memo("scheduler.slot_scores", _LIMIT)
 
     def scores(self, cache: Cache, slots: IntArray, pod_req: list[int]) -> IntArray:
         """The raw scores of `slots`, exactly as `batch` computes them now."""
-        if reference_mode():
-            return self._batch(cache, slots, pod_req)
         key = tuple(pod_req)
         entry = self._entries.get(key)
         if (
@@ -146,9 +144,7 @@ class SlotScores:
         else:
             entry = None
         if entry is None:
-            if len(self._entries) >= _LIMIT:
-                self._entries.clear()
-            entry = self._entries[key] = self._afresh(cache, pod_req)
+            entry = self._entries.put(key, self._afresh(cache, pod_req))
         out: IntArray = entry.known[slots]
         return out
 
