@@ -157,6 +157,7 @@ def test_remembered_verdicts_decide_as_the_filters_run_afresh(kinds: list[int], 
     assert _cache_state(remembering) == _cache_state(afresh)
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_template_s_later_pods_take_the_remembered_mask() -> None:
     """The second pod of a template reuses the first one's mask, brought up to date with the
     node the first was assumed on (full after it: no longer feasible)."""
@@ -179,6 +180,7 @@ def test_a_template_s_later_pods_take_the_remembered_mask() -> None:
     assert not entry.mask[position]
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_pods_written_alike_share_one_remembered_mask() -> None:
     """Pods whose specs are equal but share no object (a scenario's pods) ask the same question:
     one entry serves them all."""

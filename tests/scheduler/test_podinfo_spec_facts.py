@@ -24,6 +24,9 @@ SHARED: JSON = {
     "preemptionPolicy": "Never",
 }
 
+#: (what the spec-facts memo holds: with the shortcuts on)
+pytestmark = pytest.mark.usefixtures("default_mode")
+
 
 def stamped(name: str, node: str | None, **spec: Any) -> JSON:
     """A pod whose spec shares SHARED's values (the same objects), with its own nodeName."""
