@@ -24,6 +24,23 @@ from .builders import kubectl_env, make_app, make_store, namespace
 
 KUBECTL = shutil.which("kubectl")
 
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - {name: main, image: "nginx:1.25"}
+"""
+TOLERATION = """      tolerations:
+      - {key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}
+"""
 POD_WITH_TOLERATION = """apiVersion: v1
 kind: Pod
 metadata:
@@ -82,7 +99,7 @@ class Cluster:
         return name
 
     def managers(self, resource: str, name: str, namespace: str = "default") -> list[tuple[str, str]]:
-        obj = self.store.get(resource, namespace if resource == "pods" else "", name)
+        obj = self.store.get(resource, "" if resource == "nodes" else namespace, name)
         return [(e["manager"], e["operation"]) for e in obj["metadata"].get("managedFields") or []]
 
 
@@ -101,18 +118,19 @@ needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not insta
 @needs_kubectl
 @pytest.mark.kubectl
 def test_reapplying_a_manifest_without_a_toleration_removes_it(cluster: Cluster) -> None:
-    with_toleration = cluster.write("with.yaml", POD_WITH_TOLERATION)
-    without = cluster.write("without.yaml", POD_WITHOUT_TOLERATION)
-    assert cluster.kubectl("apply", "--server-side", "-f", with_toleration).stdout.strip() == (
-        "pod/web serverside-applied"
-    )
-    assert cluster.store.get("pods", "default", "web")["spec"]["tolerations"][0]["key"] == "dedicated"
+    with_toleration = cluster.write("with.yaml", DEPLOYMENT + TOLERATION)
+    without = cluster.write("without.yaml", DEPLOYMENT)
+    applied = cluster.kubectl("apply", "--server-side", "-f", with_toleration).stdout.strip()
+    assert applied == "deployment.apps/web serverside-applied"
+    template = cluster.store.get("deployments.apps", "default", "web")["spec"]["template"]["spec"]
+    assert template["tolerations"][0]["key"] == "dedicated"
+    cluster.kubectl("apply", "--server-side", "-f", without)
     assert (
-        cluster.kubectl("apply", "--server-side", "-f", without).stdout.strip()
-        == "pod/web serverside-applied"
+        "tolerations"
+        not in cluster.store.get("deployments.apps", "default", "web")["spec"]["template"]["spec"]
     )
-    assert "tolerations" not in cluster.store.get("pods", "default", "web")["spec"]
-    assert cluster.managers("pods", "web") == [("kubectl", "Apply")]
+    entries = cluster.store.get("deployments.apps", "default", "web")["metadata"]["managedFields"]
+    assert [(e["manager"], e["operation"]) for e in entries] == [("kubectl", "Apply")]
 
 
 @needs_kubectl
