@@ -130,6 +130,7 @@ class LiveCluster:
             lambda: authorizer,
             node_restriction=self.app.node_restriction,
             node_uid=node_uid_of(store),
+            clock=clock,
         )
 
     def start(self) -> list[str]:
