@@ -1,0 +1,22 @@
+"""Components made inside `in_reference_mode()` run in reference mode (`KUBETAINT_REFERENCE=1`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from kubetaint.speed.reference import REFERENCE_ENV
+
+
+@contextmanager
+def in_reference_mode() -> Iterator[None]:
+    before = os.environ.get(REFERENCE_ENV)
+    os.environ[REFERENCE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[REFERENCE_ENV]
+        else:
+            os.environ[REFERENCE_ENV] = before
