@@ -1,12 +1,12 @@
 """The per-zone NoExecute tainting queues and their pass (mirrors doNoExecuteTaintingPass and
 zoneNoExecuteTainter in node_lifecycle_controller.go).
 
-Upstream runs the pass every NodeEvictionPeriod (100 ms) from the controller's start, and so does
-the reference mode (`KUBETAINT_REFERENCE=1`). Otherwise, for speed, the pass is only scheduled at
-the first grid point where some zone queue has work and its limiter would accept: at every skipped
-grid point a polling pass would change nothing (a refused TryAccept leaves the bucket untouched,
-an empty queue is not even tried). A pass never runs twice at one grid point, so the results are
-those of polling.
+Upstream runs the pass every NodeEvictionPeriod (100 ms) from the controller's start. Here the
+pass is only scheduled at the first grid point where some zone queue has work and its limiter
+would accept: at every skipped grid point a polling pass would change nothing (a refused
+TryAccept leaves the bucket untouched, an empty queue is not even tried). A pass never runs twice
+at one grid point, so the results are those of polling. This holds in reference mode too: a pass
+scheduled a grid step ahead would run before the other callbacks of its instant, not after them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
     RateLimitedTimedQueue,
 )
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
-from kubetaint.speed.reference import reference_mode
 
 GRID_US = round(NODE_EVICTION_PERIOD * 1_000_000)
 
@@ -39,8 +38,6 @@ class ZoneTainters:
         self._handle: Handle | None = None
         self._pending_k: int | None = None
         self.last_pass_k = -1
-        #: every grid point has its pass, as upstream's (reference mode)
-        self.polling = reference_mode()
         #: Called after each pass (the controller re-arms or records); optional.
         self.after_pass: Callable[[], None] | None = None
 
@@ -82,9 +79,6 @@ class ZoneTainters:
         if not self.running:
             return
         k_min = self.first_grid_index()
-        if self.polling:
-            self.schedule(k_min)
-            return
         now_ns = to_nanos(self._clock.now())
         best: int | None = None
         for queue in self.queues.values():
