@@ -8,7 +8,6 @@ the next monitor pass); monitor passes run at t = 0, 5, 10, ….
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import pytest
@@ -488,7 +487,7 @@ def outage_run(controller_class: type[NodeLifecycleController], reference: bool 
             kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
     for i in range(6):
         c.create("pods", pod(f"web-{i}", f"b-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
-    with in_reference_mode() if reference else nullcontext():
+    with in_reference_mode(reference):
         controller = controller_class(c.store, c.clock)
     controller.start()
     TaintEvictionController(c.store, c.clock).start()

@@ -7,7 +7,6 @@ through their status only, and nodes deleted and registered again."""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any
 
 import pytest
@@ -36,7 +35,7 @@ def _outage_run(reference: bool, offset: float) -> dict[str, Any]:
     kubelets.set_condition("s-00", "Ready", "True")
     for i in range(6):
         c.create("pods", pod(f"web-{i}", f"a-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
-    with in_reference_mode() if reference else nullcontext():
+    with in_reference_mode(reference):
         controller = NodeLifecycleController(c.store, c.clock)
     controller.start()
     TaintEvictionController(c.store, c.clock).start()
@@ -90,7 +89,7 @@ def _stopped_zone_run(reference: bool, offset: float, rate: float, recreate: boo
             kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
     for i in range(4):
         c.create("pods", pod(f"web-{i}", f"a-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
-    with in_reference_mode() if reference else nullcontext():
+    with in_reference_mode(reference):
         controller = NodeLifecycleController(c.store, c.clock, NodeLifecycleSettings(node_eviction_rate=rate))
     controller.start()
     TaintEvictionController(c.store, c.clock).start()
@@ -173,7 +172,8 @@ def test_healthy_nodes_settle_and_stopped_ones_are_visited_at_their_deadline() -
     kubelets = Kubelets(c, offset=2.0)
     for i in range(4):
         kubelets.add_node(f"a-{i:02d}", zone="a")
-    controller = NodeLifecycleController(c.store, c.clock)
+    with in_reference_mode(False):
+        controller = NodeLifecycleController(c.store, c.clock)
     controller.start()
     c.run_until(31)
     work = controller.work
@@ -206,7 +206,7 @@ def _excluded_zone_run(reference: bool) -> dict[str, Any]:
     for i in range(3):
         kubelets.add_node(f"a-{i:02d}", zone="a")
         kubelets.add_node(f"x-{i:02d}", zone="0", labels=EXCLUDED)
-    with in_reference_mode() if reference else nullcontext():
+    with in_reference_mode(reference):
         controller = NodeLifecycleController(c.store, c.clock)
     controller.start()
     c.run_until(31)

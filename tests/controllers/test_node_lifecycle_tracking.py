@@ -6,7 +6,6 @@ markNodeForTainting does."""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any
 
 import pytest
@@ -47,7 +46,7 @@ def membership_run(reference: bool) -> tuple[Cluster, NodeLifecycleController]:
             kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
     for i in range(4):
         c.create("pods", pod(f"web-{i}", f"a-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
-    with in_reference_mode() if reference else nullcontext():
+    with in_reference_mode(reference):
         controller = NodeLifecycleController(c.store, c.clock)
     controller.start()
     TaintEvictionController(c.store, c.clock).start()
@@ -128,7 +127,7 @@ def test_queued_unhealthy_nodes_keep_markNodeForTainting_order_with_the_shortcut
         for i in range(30):
             kubelets.add_node(f"a-{i:02d}", zone="a")
         kubelets.add_node("b-00", zone="b")
-        with in_reference_mode() if reference else nullcontext():
+        with in_reference_mode(reference):
             controller = NodeLifecycleController(c.store, c.clock)
         controller.start()
         c.run_until(12)
