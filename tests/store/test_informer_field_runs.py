@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kubetaint.store.fieldruns import FieldRuns
 
 from kubetaint.clock import VirtualClock
-from kubetaint.store.fieldruns import FieldRuns
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, StoreOptions
 from kubetaint.store.memory import MemoryStore

@@ -15,6 +15,7 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import each_event
 from kubetaint.store.fieldwrite import FieldWriteGroup, update_field_many, with_field
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
@@ -124,7 +125,7 @@ def observe(setup: Setup, write: str) -> tuple[Any, ...]:
     resource, path, obj, value = setup(store)
     start = store.current_resource_version()
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     informer = Informer(store, resource)
     calls: list[tuple[Any, ...]] = []
     informer.add_handlers(
@@ -206,7 +207,7 @@ def test_a_single_write_after_a_no_op_is_a_plain_event_too() -> None:
     a = store.create(LEASES, lease("a", renew="t1"))
     b = store.create(LEASES, lease("b"))
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     stored, err = store.update_field_many(LEASES, [a, b], RENEW, "t1")
     assert err is None and stored[0] is a and stored[1]["spec"]["renewTime"] == "t1"
     assert [(e.type, e.object, e.old_object) for e in seen] == [("MODIFIED", stored[1], b)]

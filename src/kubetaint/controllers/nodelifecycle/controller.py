@@ -53,7 +53,7 @@ from kubetaint.core.conditions import (
     taint_exists,
 )
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, ChangesHandler, EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
@@ -156,21 +156,35 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                 on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
             )
         )
-        lease_replaced = self.resting.lease_replaced
-        self.leases.add_handlers(
-            EventHandlers(
-                on_add=lambda lease: lease_replaced(_name(lease)),
-                on_update=self.resting.lease_handler(),
-                on_update_many=self.resting.lease_group_handler(),
-                on_field_updates=self.resting.lease_field_handler(),
-                on_delete=lambda lease: lease_replaced(_name(lease)),
-            )
-        )
+        self.leases.add_handlers(self._lease_handler())
         self.leases.start()
         self.nodes.start()
         self.pods.start()
         self._monitor_k = 0
         self._monitor_handle = self._clock.call_soon(self._monitor_tick)
+
+    def _lease_handler(self) -> ChangesHandler:
+        """The lease informer's handler: renewals noted (a field write from its compact view, a
+        run of updates at once), a lease added or deleted replaced."""
+        lease_replaced = self.resting.lease_replaced
+        one, many = self.resting.lease_handler(), self.resting.lease_group_handler()
+        field = self.resting.lease_field_handler()
+
+        def leases_changed(changes: Changes) -> None:
+            group = changes.field_write
+            if group is not None:
+                field(group.keys, group.olds, group.news, group.path, group.value)
+                return
+            for kind, run in changes.runs():
+                if kind != "MODIFIED":
+                    for _, _, _, lease in run:
+                        lease_replaced(_name(lease))
+                elif len(run) == 1:
+                    one(run[0][2], run[0][3])
+                else:
+                    many([(old, lease) for _, _, old, lease in run])
+
+        return leases_changed
 
     def stop(self) -> None:
         self._running = False
