@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kubetaint.clock import VirtualClock
-from kubetaint.store.changes import each_event
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.interface import WatchEvent
 from kubetaint.store.memory import MemoryStore
 from kubetaint.store.watch import Dispatcher
@@ -30,8 +30,8 @@ def test_pending_events_reach_exactly_the_handlers_there_at_dispatch(
 ) -> None:
     dispatcher = Dispatcher()
     seen: list[int] = []
-    dispatcher.enqueue(event(1))
-    dispatcher.enqueue_group([event(2), event(3)])
+    dispatcher.publish(ChangeBatch([event(1)]))
+    dispatcher.publish(ChangeBatch([event(2), event(3)]))
     if subscribe_before_dispatch:
         dispatcher.subscribe(each_event(lambda e: seen.append(e.resource_version)))
     dispatcher.dispatch()
@@ -45,14 +45,14 @@ def test_after_an_unsubscribe_leaves_no_handler_later_events_go_nowhere_and_late
     dispatcher = Dispatcher()
     first: list[int] = []
     unsubscribe = dispatcher.subscribe(each_event(lambda e: first.append(e.resource_version)))
-    dispatcher.enqueue(event(1))
+    dispatcher.publish(ChangeBatch([event(1)]))
     dispatcher.dispatch()
     unsubscribe()
-    dispatcher.enqueue(event(2))
+    dispatcher.publish(ChangeBatch([event(2)]))
     dispatcher.dispatch()
     second: list[int] = []
     dispatcher.subscribe(each_event(lambda e: second.append(e.resource_version)))
-    dispatcher.enqueue(event(3))
+    dispatcher.publish(ChangeBatch([event(3)]))
     dispatcher.dispatch()
     assert (first, second) == ([1], [3])
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
-from kubetaint.store.changes import each_event
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.fieldwrite import FieldWriteGroup, RepeatedRounds, with_field
 from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, update_many
 from kubetaint.store.memory import MemoryStore
@@ -129,13 +129,14 @@ def rounds_of(count: int, size: int = 20) -> list[FieldWriteGroup]:
     groups: list[FieldWriteGroup] = []
     store.subscribe(each_event(lambda event: None), LEASES)
     dispatcher = store._dispatcher
-    enqueue = dispatcher.enqueue_field_group
+    publish = dispatcher.publish
 
-    def keep(group: FieldWriteGroup) -> None:
-        groups.append(group)
-        enqueue(group)
+    def keep(batch: ChangeBatch) -> None:
+        if batch.field_write is not None:
+            groups.append(batch.field_write)
+        publish(batch)
 
-    dispatcher.enqueue_field_group = keep  # type: ignore[method-assign]
+    dispatcher.publish = keep  # type: ignore[method-assign]
     objects = [store.create(LEASES, lease(f"n{i:02d}")) for i in range(size)]
     vouched = {(NS, o["metadata"]["name"]): o for o in objects}
     for number in range(count):
