@@ -173,6 +173,7 @@ def test_an_update_keeping_the_stored_spec_validates_as_a_fresh_copy_does(spec: 
         assert validate(same_spec, old=stored) == validate(fresh, old=copy.deepcopy(stored))
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_part_memo_answers_only_for_the_very_object_and_key() -> None:
     memo = PartMemo(limit=2)
     part: JSON = {"a": 1}
