@@ -323,6 +323,7 @@ def test_admission_on_a_usage_decides_as_on_the_pods(others: list[str], asked: s
     assert plain.reason == reason
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_pods_sharing_their_containers_share_their_remembered_requests() -> None:
     memo = StoredPodRequests()
     containers = [container(cpu="250m", memory="64Mi")]

@@ -132,6 +132,7 @@ class LiveCluster:
             lambda: authorizer,
             node_restriction=bool(self.app.state.node_restriction),
             node_uid=node_uid_of(store),
+            clock=clock,
         )
 
     def start(self) -> list[str]:

@@ -20,6 +20,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import LabelSelector, label_selector_from_dict
 from kubetaint.controllers.replicaset.podutil import key_of
+from kubetaint.speed.memo import Memo
 from kubetaint.store.informer import EventHandlers, Informer
 
 JSON = dict[str, Any]
@@ -71,7 +72,9 @@ class OwnerSelectorIndex:
         self._by_anchor: dict[tuple[str, str, str], set[Key]] = {}
         self._unanchored: dict[str, set[Key]] = {}
         # (namespace, label items) -> the keys of the owners matching them, in informer order
-        self._matched: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[Key, ...]] = {}
+        self._matched: Memo[tuple[str, tuple[tuple[str, Any], ...]], tuple[Key, ...]] = Memo(
+            "controllers.replicaset.owners.matching", MATCH_MEMO_SIZE
+        )
         # matching_keys' last answer: (namespace, the very labels object, the owner keys)
         self._last: tuple[str, Mapping[str, str], tuple[Key, ...]] | None = None
         informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
@@ -143,9 +146,7 @@ class OwnerSelectorIndex:
             return self.matching_uncached(namespace, labels)
         if keys is None:
             found = self.matching_uncached(namespace, labels)
-            if len(self._matched) >= MATCH_MEMO_SIZE:
-                self._matched.clear()
-            self._matched[memo_key] = tuple(key_of(owner) for owner in found)
+            self._matched.put(memo_key, tuple(key_of(owner) for owner in found))
             return found
         result: list[JSON] = []
         for key in keys:
