@@ -95,7 +95,6 @@ class TaintEvictionController:
                 on_add=lambda pod: self.pod_updated(None, pod),
                 on_update=self.pod_updated,
                 on_delete=lambda pod: self.pod_updated(pod, None),
-                on_replay=self._pods_replayed,
             )
         )
         self.nodes.add_handlers(
@@ -132,14 +131,6 @@ class TaintEvictionController:
         item = (str(meta.get("namespace") or ""), str(meta.get("name") or ""), _node_name(pod))
         self._pod_updates[item] = None
         self._wake()
-
-    def _pods_replayed(self, items: list[tuple[tuple[str, str], JSON]]) -> None:
-        """pod_updated(None, pod) of each replayed pod, its (namespace, name) the cache key."""
-        for key, pod in items:
-            if not self._running or not pod_update_needs_processing(None, pod):
-                continue
-            self._pod_updates[(key[0], key[1], _node_name(pod))] = None
-            self._wake()
 
     def node_updated(self, old: JSON | None, new: JSON | None) -> None:
         """NodeUpdated: queue the node name when its NoExecute taints changed."""
