@@ -13,8 +13,9 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import each_event
 from kubetaint.store.fieldwrite import with_field
-from kubetaint.store.interface import JSON, WatchEvent
+from kubetaint.store.interface import JSON, Result, SetField, WatchEvent, WriteOp, as_updates
 from kubetaint.store.memory import MemoryStore
 from store.commits import update_field_many, update_many
 
@@ -38,15 +39,17 @@ def lease(name: str, renew: str = "t0") -> JSON:
 
 
 class GenericOnly:
-    """A store without field writes (as SQLite, etcd and remote stores are): fieldwrite falls
-    back to update_many of copies."""
+    """A store committing a field write as the updates of its copies (as SQLite, etcd and remote
+    stores do)."""
 
     def __init__(self, store: MemoryStore) -> None:
         self._store = store
 
+    def commit(self, ops: list[WriteOp], *, stop_at_failure: bool = False) -> list[Result]:
+        updates: list[WriteOp] = [u for op in ops for u in (as_updates(op) if type(op) is SetField else [op])]
+        return self._store.commit(updates, stop_at_failure=stop_at_failure)
+
     def __getattr__(self, name: str) -> Any:
-        if name in {"update_field_many", "update_field_many_if_current"}:
-            raise AttributeError(name)
         return getattr(self._store, name)
 
 
@@ -183,7 +186,7 @@ def run(setup: Setup, resource: str, write: str) -> tuple[str, str, list[tuple[A
     objects = setup(store)
     start = store.current_resource_version()
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     watch = store.watch(resource, resource_version=str(start))
     path = ("spec", "n") if resource == "pods" else RENEW
     result: tuple[list[JSON], StatusError | None]
@@ -279,26 +282,3 @@ def test_a_field_write_never_sets_metadata() -> None:
 )
 def test_with_field(obj: JSON, expected: JSON) -> None:
     assert dumps(with_field(obj, RENEW, "t1")) == dumps(expected)
-
-
-def vouch_all(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
-    """What a registry that stored `objects` holds: each under its (namespace, name)."""
-    return {(o["metadata"].get("namespace") or "", o["metadata"].get("name") or ""): o for o in objects}
-
-
-def vouch_all_but_the_second(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
-    vouched = vouch_all(objects)
-    second = objects[1]["metadata"]
-    vouched[second.get("namespace") or "", second["name"]] = dict(objects[1])  # an equal copy
-    return vouched
-
-
-def vouch_none(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
-    return {}
-
-
-VOUCHERS = [
-    pytest.param(vouch_all, id="every object vouched for"),
-    pytest.param(vouch_all_but_the_second, id="the second vouched for as an equal copy only"),
-    pytest.param(vouch_none, id="nothing vouched for"),
-]

@@ -28,12 +28,14 @@ from kubetaint.apiserver.authn import (
 from kubetaint.apiserver.authz import Authorizer, forbidden, forbidden_error
 from kubetaint.apiserver.hooks import Operation
 from kubetaint.apiserver.requestinfo import RequestInfo
+from kubetaint.clock.base import Clock, format_time
+from kubetaint.core.fieldmanager import manager as fieldmanager
 from kubetaint.store.base import StoreBase
 from kubetaint.store.interface import (
     JSON,
     Create,
     Delete,
-    Handler,
+    BatchHandler,
     ListResult,
     Result,
     SetField,
@@ -80,8 +82,10 @@ class NodeIdentityStore(StoreBase):
         *,
         node_restriction: bool,
         node_uid: Callable[[str], str | None],
+        clock: Clock | None = None,
     ) -> None:
         self.store = store
+        self.clock = clock
         self.delivers_synchronously = store.delivers_synchronously
         self.returns_stored_objects = store.returns_stored_objects
         self.node = node
@@ -104,7 +108,7 @@ class NodeIdentityStore(StoreBase):
     def watch(self, resource: str, **kwargs: Any) -> Watch:
         return self.store.watch(resource, **kwargs)
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self.store.subscribe(handler, resource)
 
     def current_resource_version(self) -> int:
@@ -174,7 +178,7 @@ class NodeIdentityStore(StoreBase):
                 rest = []
                 try:
                     self._check(op)
-                    run.append(op)
+                    run.append(self._registering(op))
                 except errors.StatusError as err:
                     refusal = err
             if refusal is None:
@@ -196,6 +200,15 @@ class NodeIdentityStore(StoreBase):
         if not run:
             return []
         return self._as_node(lambda: self.store.commit(run, stop_at_failure=stop_at_failure))
+
+    def _registering(self, op: WriteOp) -> WriteOp:
+        """`op`, with the `kubelet` managedFields entry on a Node it creates (with a clock): the
+        kubelet registers its Node over HTTP upstream, so its fields are the kubelet's."""
+        if type(op) is Create and op.resource == "nodes" and self.clock is not None:
+            who = fieldmanager.Request("kubelet", "v1", "", format_time(self.clock.now()))
+            obj = fieldmanager.update(None, {"apiVersion": "v1", "kind": "Node", **op.object}, who)
+            return Create(op.resource, obj, op.dry_run)
+        return op
 
     def _check(self, op: WriteOp) -> None:
         """`check` of one create, update or delete."""
@@ -251,12 +264,14 @@ def kubelet_stores(
     *,
     node_restriction: bool,
     node_uid: Callable[[str], str | None],
+    clock: Clock | None = None,
 ) -> Callable[[str], Store]:
-    """The factory the hollow-node pool takes: a NodeIdentityStore per node."""
+    """The factory the hollow-node pool takes: a NodeIdentityStore per node (recording, with
+    a `clock`, the `kubelet` managedFields entry of the Node it registers)."""
 
     def store_for(node: str) -> Store:
         return NodeIdentityStore(
-            store, node, authorizer, node_restriction=node_restriction, node_uid=node_uid
+            store, node, authorizer, node_restriction=node_restriction, node_uid=node_uid, clock=clock
         )
 
     return store_for

@@ -48,7 +48,7 @@ from kubetaint.store.interface import (
     Create,
     Delete,
     FieldPath,
-    Handler,
+    BatchHandler,
     ListResult,
     Result,
     SetField,
@@ -118,7 +118,7 @@ class Registry:
     def watch(self, resource: str, **kwargs: Any) -> Watch:
         return self.store.watch(resource, **kwargs)
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self.store.subscribe(handler, resource)
 
     def current_resource_version(self) -> int:

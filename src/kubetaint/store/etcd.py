@@ -39,6 +39,7 @@ from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
 from kubetaint.store.base import SingleWrite, StoreBase, commit_each
+from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.etcd_codec import (
     BUILTIN_RESOURCES,
     b64,
@@ -55,7 +56,6 @@ from kubetaint.store.interface import (
     JSON,
     Create,
     Delete,
-    Handler,
     ListResult,
     Result,
     StoreError,
@@ -390,8 +390,7 @@ class EtcdStore(StoreBase):
         stream = BufferedWatch(watch_filter, initial, floor=since)
 
         def on_events(raw: list[dict[str, Any]]) -> None:
-            for event in raw:
-                stream.offer(to_watch_event(event, resource, self._prefix))
+            stream.offer([to_watch_event(event, resource, self._prefix) for event in raw])
 
         try:
             feed = EtcdWatchStream(
@@ -427,7 +426,7 @@ class EtcdStore(StoreBase):
             compacted = compact_revision_for(self.url, b64(prefix), prefix_end(prefix), since + 1)
             raise too_old(since, compacted - 1 if compacted else since + 1) from None
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         unsubscribe = self._dispatcher.subscribe(handler, resource)
         with self._feed_lock:
             if self._resume_after is None:
@@ -471,7 +470,7 @@ class EtcdStore(StoreBase):
             key = unb64(event["kv"]["key"])
             resource = resource_of_key(key, self._prefix, self._resources)
             converted = to_watch_event(event, resource, self._prefix)
-            self._dispatcher.enqueue(converted)
+            self._dispatcher.publish(ChangeBatch((converted,)))  # each revision its own commit
             try:
                 self._dispatcher.dispatch()
             finally:  # a failing handler must not make the resumed feed replay this event forever
@@ -484,7 +483,7 @@ class EtcdStore(StoreBase):
         for event in raw:
             key = unb64(event["kv"]["key"])
             converted = to_watch_event(event, self._resource_of(key), self._prefix)
-            self._dispatcher.enqueue(converted)
+            self._dispatcher.publish(ChangeBatch((converted,)))
             with self._dispatched:
                 self._received_rv = self._resume_after = converted.resource_version
                 self._dispatched.notify_all()

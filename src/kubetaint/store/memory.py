@@ -18,6 +18,7 @@ from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.store.base import StoreBase
+from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.fieldwrite import (
     HistoryEntry,
     RepeatedRounds,
@@ -27,7 +28,6 @@ from kubetaint.store.interface import (
     JSON,
     Create,
     Delete,
-    Handler,
     ListResult,
     Result,
     SetField,
@@ -230,10 +230,9 @@ class MemoryStore(StoreBase, FieldWrites):
     # writes ------------------------------------------------------------------------------
 
     def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
-        """`Store.commit` under one lock hold; the events are dispatched once it is released (a
-        one-operation commit's event as it is, a batch's as one group per run of one resource:
-        `Dispatcher.enqueue_group`).
-        A commit of one field write takes `FieldWrites`' way (its events a `FieldWriteGroup`)."""
+        """`Store.commit` under one lock hold; its events are published as one batch and
+        dispatched once the lock is released. A commit of one field write takes `FieldWrites`'
+        way (its batch carries a `FieldWriteGroup`)."""
         if len(ops) == 1 and type(ops[0]) is SetField:
             return self._set_field(ops[0], stop_at_failure)
         results: builtins.list[Result] = []
@@ -259,25 +258,11 @@ class MemoryStore(StoreBase, FieldWrites):
                 results.append(stored)
                 if event is not None:
                     events.append(event)
-            self._queue(events, grouped=len(ops) > 1)
+            if events:
+                self._history.extend(events)
+                self._dispatcher.publish(ChangeBatch(events))
         self._dispatcher.dispatch()
         return results
-
-    def _queue(self, events: builtins.list[WatchEvent], *, grouped: bool) -> None:
-        """Record a commit's events in the history and queue them for the subscribers (lock
-        held): the event of a one-operation commit as it is, a batch's as one group per run of
-        one resource."""
-        if not events:
-            return
-        self._history.extend(events)
-        if not grouped:
-            self._dispatcher.enqueue(events[0])
-            return
-        start = 0
-        for i in range(1, len(events) + 1):
-            if i == len(events) or events[i].resource != events[start].resource:
-                self._dispatcher.enqueue_group(events[start:i])
-                start = i
 
     def _set_field(self, op: SetField, stop_at_failure: bool) -> builtins.list[Result]:
         """A commit of the one field write `op` (`FieldWrites._update_field_many`)."""
@@ -454,7 +439,7 @@ class MemoryStore(StoreBase, FieldWrites):
 
     # watch -------------------------------------------------------------------------------
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self._dispatcher.subscribe(handler, resource)
 
     def watch(

@@ -1,8 +1,8 @@
 """MemoryStore's field writes (mixed into `kubetaint.store.memory.MemoryStore`): a commit of one
 `SetField` (a round of node lease renewals is one). It stores exactly what the `Update`s of its
 `with_field` copies store, with the same resourceVersions, events and history; the updates of
-current objects are delivered as one `FieldWriteGroup` (the one update of a batch that writes
-one object, as its plain event).
+current objects are published as one batch with its compact view, a `FieldWriteGroup` (the one update of a batch
+that writes one object, as its plain event).
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from collections.abc import Iterable
 from itertools import islice
 
 from kubetaint.api import errors
+from kubetaint.store.changes import ChangeBatch, FieldPath, FieldWriteGroup
 from kubetaint.store.fieldwrite import (
-    FieldPath,
-    FieldWriteGroup,
     HistoryEntry,
     RepeatedRounds,
     add_to_history,
@@ -52,10 +51,10 @@ class FieldWrites:
         objects and that failure (None: none). An object that is still the one stored under its
         key (identity: nobody wrote it since) needs no precondition check nor comparison: it is
         stored with the field set and a new resourceVersion; any other takes an update's way. The
-        batch's events are dispatched as one group: a `FieldWriteGroup` whose events are built
-        only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
-        holds the group itself, `fieldwrite.add_to_history`) while every write is of a current
-        object, else a list (`Dispatcher.enqueue_group`). A batch that writes one object (a
+        batch's events are published as one batch (`Dispatcher.publish`): with its compact view,
+        a `FieldWriteGroup` whose events are built only for the subscribers that read them (the
+        history holds the group itself, `fieldwrite.add_to_history`), while every write is of a
+        current object. A batch that writes one object (a
         status round writes a lease, then a node, node after node) commits its one event as
         `update` does: a group of one would only cost its handlers more."""
         part, field = path
@@ -169,15 +168,15 @@ class FieldWrites:
                 if len(news) == 1:  # one update: its event, as the store's update commits it
                     event = WatchEvent("MODIFIED", resource, news[0], first_rv + 1, olds[0])
                     self._history.append(event)
-                    self._dispatcher.enqueue(event)
+                    self._dispatcher.publish(ChangeBatch((event,)))
                 elif news:
                     group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
                     add_to_history(self._history, group)  # its events built only when read
                     self._repeated.remember(keys, news)
-                    self._dispatcher.enqueue_field_group(group)
+                    self._dispatcher.publish(ChangeBatch.field_write_of(group))
             elif events:
                 self._history.extend(events)
-                self._dispatcher.enqueue_group(events)
+                self._dispatcher.publish(ChangeBatch(events))
         self._dispatcher.dispatch()
         return (news.copy() if stored_objects is None else stored_objects), failure
 
@@ -219,6 +218,6 @@ class FieldWrites:
             bucket[name] = stored
             event = WatchEvent("MODIFIED", resource, stored, rv, obj)
             self._history.append(event)
-            self._dispatcher.enqueue(event)
+            self._dispatcher.publish(ChangeBatch((event,)))
         self._dispatcher.dispatch()
         return stored

@@ -24,11 +24,11 @@ import httpx
 from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
 from kubetaint.store.base import SingleWrite, StoreBase, commit_each
+from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
     Create,
     Delete,
-    Handler,
     ListResult,
     Result,
     StoreError,
@@ -86,7 +86,7 @@ class RemoteStore(StoreBase):
     def __init__(self, connection: Connection, *, dispatch: Dispatch | None = None) -> None:
         self.connection = connection
         self._client = self._make_client()
-        self._handlers: list[Handler] = []
+        self._handlers: list[BatchHandler] = []
         self._reflectors: dict[str, Reflector] = {}
         self._lock = threading.RLock()
         self._dispatch = dispatch or self._locked
@@ -196,13 +196,14 @@ class RemoteStore(StoreBase):
 
     # informers -----------------------------------------------------------------------------
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         if resource is not None:
             inner = handler
 
-            def handler(event: WatchEvent) -> None:
-                if event.resource == resource:
-                    inner(event)
+            def handler(batch: ChangeBatch) -> None:
+                mine = batch.only(resource)
+                if mine is not None:
+                    inner(mine)
 
         self._handlers.append(handler)
 
@@ -224,9 +225,12 @@ class RemoteStore(StoreBase):
         reflector.start(self.list(resource))
 
     def _deliver(self, event: WatchEvent) -> None:
+        """A change the reflector saw: one batch (the API server's watch has no commits)."""
+        batch = ChangeBatch((event,))
+
         def call() -> None:
             for handler in list(self._handlers):
-                handler(event)
+                handler(batch)
 
         self._dispatch(call)
 

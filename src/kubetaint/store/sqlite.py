@@ -32,12 +32,12 @@ from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
 from kubetaint.store.base import StoreBase
+from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
     Create,
     Delete,
     EventType,
-    Handler,
     ListResult,
     Result,
     SetField,
@@ -121,7 +121,7 @@ class SqliteStore(StoreBase):
         self._syncer = WalSyncer(self.path)
         self._deferred: frozenset[int] = frozenset()
         self._committer = GroupCommitter(
-            self._db, self.path, self._before_commit, self._dispatcher.enqueue, self._syncer.commit
+            self._db, self.path, self._before_commit, self._publish, self._syncer.commit
         )
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
@@ -438,7 +438,11 @@ class SqliteStore(StoreBase):
 
     # watch -------------------------------------------------------------------------------
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def _publish(self, events: builtins.list[WatchEvent]) -> None:
+        """One commit's batch (the writes of a group commit's callers are each their own)."""
+        self._dispatcher.publish(ChangeBatch(events))
+
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self._dispatcher.subscribe(handler, resource)
 
     def watch(

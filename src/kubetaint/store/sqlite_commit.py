@@ -50,7 +50,7 @@ class GroupCommitter:
         db: sqlite3.Connection,
         path: Path,
         before_commit: BeforeCommit,
-        publish: Callable[[WatchEvent], None],
+        publish: Callable[[list[WatchEvent]], None],
         committed: Callable[[int], None] = lambda rv: None,
     ) -> None:
         self._db = db
@@ -96,8 +96,8 @@ class GroupCommitter:
         if after is not None:
             after()
         for pending in batch:
-            for event in pending.events:
-                self._publish(event)
+            if pending.events:
+                self._publish(pending.events)  # one caller's commit: one batch
 
     def _execute(self, batch: list[_Pending]) -> Callable[[], None] | None:
         db = self._db
