@@ -18,6 +18,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.kubelet import HollowNodePool
 from kubetaint.kubelet.lease import LEASE_NAMESPACE, LEASE_RESOURCE
 from kubetaint.registry import Registry
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import each_event
 from kubetaint.store.fieldwrite import with_field
 from kubetaint.store.interface import JSON, Result, SetField, Store, WatchEvent, WriteOp, as_updates
@@ -106,7 +107,8 @@ def test_field_writes_and_updates_write_the_same_history(script: dict[int, Actio
     told: list[int] = []
     fast = history(script, registry, field_writes=True, told=told)
     assert fast == history(script, registry, field_writes=False)
-    assert sum(told) >= 4 * 10 and max(told) >= 4, "the store was told of most renewals, in batches"
+    if not (registry and reference_mode()):  # (a registry in reference mode commits one update at a time)
+        assert sum(told) >= 4 * 10 and max(told) >= 4, "the store was told of most renewals, in batches"
     renewals = [e for e in fast if e[0] == "MODIFIED" and e[1] == LEASE_RESOURCE]
     assert len(renewals) >= 5 * 10, "every round renews"
 
