@@ -152,7 +152,8 @@ def update(live: JSON | None, new: JSON, who: Request) -> JSON:
         live = empty_object(who.api_version, kind)
     live_entries = _meta(live).get("managedFields")
     new_entries = _meta(new).get("managedFields")
-    if who.subresource:
+    if who.subresource or (new_entries and (new_entries is live_entries or new_entries == live_entries)):
+        # the stored managedFields (sent back unchanged, as patches and most updates do)
         managed = ent.decode_or_empty(live_entries, lazy=True)
     elif ent.is_reset(new_entries):
         managed = Managed()
