@@ -88,6 +88,7 @@ def test_streamed_documents_match_json_in_small_chunks(doc: Any, monkeypatch: py
     assert "".join(sink.writes) == _expected({"before": list(range(5)), "doc": doc, "after": "x" * 10})
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_large_document_is_written_in_bounded_chunks() -> None:
     doc = {"pods": [{"metadata": {"name": f"pod-{i}", "labels": {"app": "a"}}} for i in range(20_000)]}
     sink = _Chunks()
