@@ -31,7 +31,7 @@ from kubetaint.apiserver.requestinfo import RequestInfo
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.fieldmanager import manager as fieldmanager
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, update_field_many
-from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, update_many
+from kubetaint.store.interface import JSON, BatchHandler, ListResult, Store, Watch, update_many
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -94,7 +94,7 @@ class NodeIdentityStore:
     def watch(self, resource: str, **kwargs: Any) -> Watch:
         return self.store.watch(resource, **kwargs)
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self.store.subscribe(handler, resource)
 
     def current_resource_version(self) -> int:

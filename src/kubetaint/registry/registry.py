@@ -44,7 +44,7 @@ from kubetaint.registry.validator import (
     with_type_meta,
 )
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
-from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, object_key, update_many
+from kubetaint.store.interface import JSON, BatchHandler, ListResult, Store, Watch, object_key, update_many
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
 __all__ = [
@@ -102,7 +102,7 @@ class Registry:
     def watch(self, resource: str, **kwargs: Any) -> Watch:
         return self.store.watch(resource, **kwargs)
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self.store.subscribe(handler, resource)
 
     def current_resource_version(self) -> int:
