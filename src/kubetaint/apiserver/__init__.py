@@ -1,4 +1,4 @@
-"""The Kubernetes-compatible HTTP API server (starlette + uvicorn) that kubectl 1.32 and the
+"""The Kubernetes-compatible HTTP API server (starlette + uvicorn) that kubectl 1.27–1.33 and the
 official Python client drive (see docs/design.md, "The API server").
 
 Public API:
@@ -38,7 +38,7 @@ Deliberate simplifications (upstream behaviour in brackets):
   `Warning` headers, absent = Warn) from the served schemas; duplicate fields are not reported,
   JSON patches are not checked and patch bodies are checked as sent [upstream checks the patched
   object].
-- OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.32 schemas of the served kinds
+- OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.35 schemas of the served kinds
   (`kubectl explain`, client-side apply's patch metadata) and the served paths' operations, without
   the request/response schemas' `default` values and with enum values only on the taint and
   toleration fields. /openapi/v2 (`kubetaint.apiserver.openapi_v2`, which kubectl 1.27/1.28 need)
