@@ -191,7 +191,10 @@ def test_pod_schema_carries_upstream_descriptions_and_patch_metadata() -> None:
             "Toleration", "effect", ["NoExecute", "NoSchedule", "PreferNoSchedule"], id="toleration effect"
         ),
         pytest.param(
-            "Toleration", "operator", ["Equal", "Exists", "Gt", "Lt"], id="toleration operator (Lt, Gt: v1.35)"
+            "Toleration",
+            "operator",
+            ["Equal", "Exists", "Gt", "Lt"],
+            id="toleration operator (Lt, Gt: v1.35)",
         ),
     ],
 )

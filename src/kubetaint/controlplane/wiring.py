@@ -14,6 +14,7 @@ from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
+from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
@@ -119,6 +120,10 @@ def build_podgc(plane: ControlPlane) -> Any:
     )
 
 
+def build_namespace(plane: ControlPlane) -> Any:
+    return NamespaceController(plane.registry, plane.clock, namespace_informer=plane.informer("namespaces"))
+
+
 def build_serviceaccounts(plane: ControlPlane) -> Any:
     return ServiceAccountsController(
         plane.registry,
@@ -143,6 +148,7 @@ BUILDERS: list[Callable[[ControlPlane], Any]] = [
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_namespace,
     build_garbage_collector,
 ]
 
