@@ -364,12 +364,7 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
             status["qosClass"] = pod_qos_class(obj)
         return {**obj, "status": status}
     if res.plural == "namespaces":
-        meta, name = _meta(obj), _meta(obj).get("name")
-        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else None
-        if isinstance(name, str) and name and (labels is not None or "labels" not in meta):
-            # the NamespaceDefaultLabelName label always matches the name
-            meta = {**meta, "labels": {**(labels or {}), "kubernetes.io/metadata.name": name}}
-        return namespaces.prepare_for_create({**obj, "metadata": meta})
+        return namespaces.prepare_for_create(obj)
     return obj
 
 

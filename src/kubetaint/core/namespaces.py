@@ -70,8 +70,19 @@ def phase(obj: Mapping[str, Any]) -> str:
     return str(status.get("phase") or "") if isinstance(status, Mapping) else ""
 
 
+#: NamespaceDefaultLabelName: the label every namespace carries with its own name.
+NAME_LABEL = "kubernetes.io/metadata.name"
+
+
 def prepare_for_create(obj: Mapping[str, Any]) -> JSON:
-    """PrepareForCreate: status Active, `kubernetes` appended to spec.finalizers when missing."""
+    """PrepareForCreate: status Active, `kubernetes` appended to spec.finalizers when missing;
+    the `kubernetes.io/metadata.name` label (set by the defaulting of a decoded namespace)."""
+    meta = _meta(obj)
+    name = meta.get("name")
+    labels = meta.get("labels")
+    if isinstance(name, str) and name and (isinstance(labels, Mapping) or "labels" not in meta):
+        meta["labels"] = {**(labels or {}), NAME_LABEL: name}
+    obj = {**obj, "metadata": meta}
     spec = _spec(obj)
     finalizers = spec_finalizers(obj)
     if FINALIZER_KUBERNETES not in finalizers:

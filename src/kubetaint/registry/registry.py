@@ -488,6 +488,8 @@ class Registry:
                 meta["namespace"] = "default"
         elif "namespace" in meta:
             del meta["namespace"]  # BeforeCreate: a cluster-scoped object's namespace is dropped
+        if resource == NAMESPACES:
+            return namespaces.prepare_for_create({**obj, "metadata": meta})
         return {**obj, "metadata": meta}
 
     def _admit(self, attrs: Attributes, old: JSON | None, lookup: ObjectLookup | None = None) -> JSON:
