@@ -155,7 +155,7 @@ def test_events_k8s_io_is_left_out_of_discovery_and_routing(client: TestClient) 
             id="pods serve attach binding eviction exec log portforward status",
         ),
         pytest.param("nodes", "", ["status"], id="nodes serve status but not proxy"),
-        pytest.param("namespaces", "", ["status"], id="namespaces serve status but not finalize"),
+        pytest.param("namespaces", "", ["finalize", "status"], id="namespaces serve finalize and status"),
         pytest.param("replicasets", "apps", ["scale", "status"], id="replicasets serve scale and status"),
         pytest.param("leases", "coordination.k8s.io", [], id="leases have no subresource"),
     ],

@@ -25,7 +25,9 @@ Deliberate simplifications (upstream behaviour in brackets):
   deletionTimestamp and grace period and the kubelet removes it); every other kind is deleted at
   once unless finalizers remain (its own, or `orphan` / `foregroundDeletion` for DeleteOptions'
   propagationPolicy): then it is marked (deletionTimestamp) and removing the last finalizer
-  deletes it [namespaces go Terminating and are finalized].
+  deletes it. Namespaces follow their own storage rules (kubetaint.core.namespaces): the first
+  delete marks them Terminating, the namespace controller empties them and `finalize` removes
+  them (docs/namespaces.md).
 - Server-side apply strategic-merges the applied configuration and records one managedFields entry
   per manager [structured-merge-diff field ownership, apply conflicts (409) and field removal].
 - Strategic merge patch knows the merge keys of the served kinds by field name, not from OpenAPI.
