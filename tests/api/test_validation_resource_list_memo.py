@@ -47,7 +47,7 @@ def test_results_are_copies_a_caller_may_extend() -> None:
 
 def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
     quantities._RESOURCE_LISTS.clear()
-    monkeypatch.setattr(quantities, "_RESOURCE_LISTS_LIMIT", 2)
+    monkeypatch.setattr(quantities._RESOURCE_LISTS, "limit", 2)
     for n in range(5):
         assert quantities.validate_resource_list({"pods": f"{n}.5"}, "status.capacity") != []
     assert len(quantities._RESOURCE_LISTS) <= 2

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from kubetaint.api.validation import names
 from kubetaint.api.validation.kinds import _node_name_is_valid
 from kubetaint.api.validation.objectmeta import _valid_names_at_once, _validate_names
+from kubetaint.speed.memo import Memo
 
 NAME_CHARS = st.sampled_from(list("ab9-.Z_ /\n"))
 NAMES = st.one_of(
@@ -27,7 +28,7 @@ NAMES = st.one_of(
     st.text(max_size=6),
 )
 
-CHECKS: list[tuple[Callable[[str], bool], Callable[[str, bool], list[str]], set[str]]] = [
+CHECKS: list[tuple[Callable[[str], bool], Callable[[str, bool], list[str]], Memo[str, bool]]] = [
     (names.is_valid_subdomain_name, names.name_is_dns_subdomain, names._VALID_SUBDOMAINS),
     (names.is_valid_label_name, names.name_is_dns_label, names._VALID_LABELS),
 ]
@@ -35,7 +36,7 @@ CHECK_IDS = ["a DNS subdomain", "a DNS label"]
 
 
 @pytest.fixture(autouse=True)
-def _empty_memos() -> Iterator[None]:
+def _empty_memos(default_mode: None) -> Iterator[None]:
     for _, _, remembered in CHECKS:
         remembered.clear()
     yield
@@ -49,7 +50,7 @@ def _empty_memos() -> Iterator[None]:
 def test_a_remembered_answer_is_the_full_checks(
     remembered_check: Callable[[str], bool],
     full_check: Callable[[str, bool], list[str]],
-    memo: set[str],
+    memo: Memo[str, bool],
     name: str,
 ) -> None:
     expected = not full_check(name, False)
@@ -83,14 +84,14 @@ def test_a_table_of_names(name: str, subdomain: bool, label: bool) -> None:
 def test_the_memo_starts_afresh_past_its_limit(
     remembered_check: Callable[[str], bool],
     full_check: Callable[[str, bool], list[str]],
-    memo: set[str],
+    memo: Memo[str, bool],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(names, "_VALID_LIMIT", 2)
+    monkeypatch.setattr(memo, "limit", 2)
     for name in ("a", "b", "c"):
         assert remembered_check(name)
-    assert memo == {"c"}
-    assert remembered_check("a") and memo == {"c", "a"}
+    assert "c" in memo and len(memo) == 1
+    assert remembered_check("a") and "c" in memo and "a" in memo and len(memo) == 2
     assert not remembered_check("A") and not full_check("a", False)
 
 

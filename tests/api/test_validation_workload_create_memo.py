@@ -63,6 +63,7 @@ class Counting:
         monkeypatch.setattr(workloads, "validate_pod_template", counting)
 
 
+@pytest.mark.usefixtures("default_mode")
 @pytest.mark.parametrize("gates", GATES)
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("spec", SPECS)
@@ -94,6 +95,7 @@ def test_a_copy_of_the_validated_spec_is_checked_afresh(kind: str, monkeypatch: 
     assert counting.calls == 1
 
 
+@pytest.mark.usefixtures("default_mode")
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_spec_update_records_the_new_spec(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     stored = workload(kind)

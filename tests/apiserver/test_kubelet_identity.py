@@ -185,3 +185,10 @@ def test_a_repeated_refusal_is_logged_the_1st_10th_and_100th_time(
     assert refusals[2].startswith("kubelet node-1: write refused (100 times): namespaces is forbidden: ")
     assert store.refused == 100
     cluster.stop()
+
+
+def test_a_kubelet_registering_its_node_records_the_kubelet_field_manager(cluster: LiveCluster) -> None:
+    node = cluster.store.get("nodes", "", "node-1")
+    (entry,) = node["metadata"]["managedFields"]
+    assert (entry["manager"], entry["operation"], entry["apiVersion"]) == ("kubelet", "Update", "v1")
+    assert "f:labels" in entry["fieldsV1"]["f:metadata"]

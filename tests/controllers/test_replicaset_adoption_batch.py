@@ -18,6 +18,7 @@ from controllers.workload_builders import pod, replicaset
 from kubetaint.clock import VirtualClock
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.registry import Registry
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -71,7 +72,7 @@ def run(orphans: list[JSON], *, way: str) -> tuple[list[str], list[str]]:
     registry = Registry(store, clock=clock)
     registry.create("namespaces", {"metadata": {"name": "default"}})
     events: list[WatchEvent] = []
-    store.subscribe(events.append, "pods")
+    store.subscribe(each_event(events.append), "pods")
     client: Any = Without(registry, WAYS[way])
     for orphan in orphans:
         registry.create("pods", orphan)

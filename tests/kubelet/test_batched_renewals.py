@@ -18,6 +18,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.kubelet import HollowNodePool
 from kubetaint.kubelet.lease import LEASE_NAMESPACE, LEASE_RESOURCE
 from kubetaint.registry import Registry
+from kubetaint.store.changes import each_event
 from kubetaint.store.fieldwrite import with_field
 from kubetaint.store.interface import JSON, Store, WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -98,7 +99,7 @@ def history(
     if not field_writes:
         store = UpdatesOnly(store)  # type: ignore[assignment]
     seen: list[WatchEvent] = []
-    memory.subscribe(seen.append)
+    memory.subscribe(each_event(seen.append))
     pool = HollowNodePool(store, clock, [node_config(f"n{i}") for i in range(1, 6)])
     pool.start()
     for second in range(1, 120):

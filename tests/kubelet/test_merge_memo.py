@@ -29,7 +29,7 @@ def dumps(value: Any) -> str:
 
 @pytest.fixture(autouse=True)
 def forget_the_last_merge() -> None:
-    node_status._LAST_MERGE[0] = None
+    node_status._LAST_MERGE.clear()
 
 
 def posted_round() -> list[JSON]:
@@ -38,6 +38,7 @@ def posted_round() -> list[JSON]:
     return conditions
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_second_node_of_the_round_gets_the_first_ones_result_as_its_own_lists() -> None:
     existing = posted_round()
     first = merge_conditions(list(existing), HEALTHY, START + 300)
@@ -102,11 +103,12 @@ def test_a_desired_mapping_changed_after_the_merge_is_not_taken_for_the_remember
     )
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_remembered_merge_keeps_its_conditions_alive() -> None:
     """The memo holds the conditions it was asked about: no later object can take their identity."""
     existing = [{"type": "Ready", "status": "True", "lastTransitionTime": format_time(START)}]
     merge_conditions(existing, {"Ready": "True"}, START + 300)
-    held = node_status._LAST_MERGE[0]
+    held = node_status._LAST_MERGE.get(START + 300)
     assert held is not None and held[2][0] is existing[0]
 
 
@@ -127,7 +129,7 @@ rounds = st.lists(
 def test_posts_over_each_others_conditions_are_what_fresh_merges_give(
     posts: list[tuple[dict[str, str], float, int]],
 ) -> None:
-    node_status._LAST_MERGE[0] = None
+    node_status._LAST_MERGE.clear()
     last: list[list[JSON]] = [[] for _ in range(4)]  # four nodes' conditions as last posted
     for desired, offset, whose in posts:
         existing = last[whose]

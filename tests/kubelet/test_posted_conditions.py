@@ -80,6 +80,7 @@ def test_every_post_writes_what_building_its_conditions_afresh_writes(
         assert changed == expected_changed
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_posts_of_one_round_share_equal_conditions_and_later_rounds_get_new_ones() -> None:
     desired = {"Ready": "True", "MemoryPressure": "False"}
     first, _ = merge_conditions([], desired, START)
@@ -106,6 +107,6 @@ def test_odd_transition_times(transition: Any) -> None:
 
 def test_the_shared_conditions_are_bounded() -> None:
     desired = {"Ready": "True"}
-    for step in range(node_status._POSTED_SIZE + 10):
+    for step in range(node_status._POSTED.limit + 10):
         merge_conditions([], desired, START + step)
-    assert len(node_status._POSTED) <= node_status._POSTED_SIZE
+    assert len(node_status._POSTED) <= node_status._POSTED.limit

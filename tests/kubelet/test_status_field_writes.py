@@ -23,6 +23,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.kubelet import HollowKubelet, HollowNodePool
 from kubetaint.kubelet.node_status import CONDITION_EVENTS, conditions_differ, merge_conditions
 from kubetaint.registry import Registry
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, Store, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -113,7 +114,7 @@ def history(script: dict[int, Action], layer: str, status_writes: str) -> list[t
     if status_writes == "no field writes":
         store = NoFieldWrites(store)
     seen: list[WatchEvent] = []
-    memory.subscribe(seen.append)
+    memory.subscribe(each_event(seen.append))
     with pytest.MonkeyPatch.context() as patch:
         if status_writes == "by update":
             patch.setattr(HollowKubelet, "post_status", post_by_update)

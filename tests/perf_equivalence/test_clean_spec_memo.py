@@ -72,6 +72,7 @@ def test_after_a_clean_spec_a_variant_gets_its_own_errors(variant: JSON, allow: 
     assert kinds._pod_spec_errors(copy.deepcopy(variant), allow) == fresh(variant, allow)
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_clean_spec_is_remembered_and_an_invalid_one_is_not() -> None:
     kinds._CLEAN_SPECS.clear()
     kinds._pod_spec_errors(with_(nodeName="node-1"), False)

@@ -29,7 +29,6 @@ from kubetaint.controllers.daemonset.placement import (
 )
 from kubetaint.controllers.podgc.controller import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController, podutil
-from kubetaint.controllers.replicaset import owners as owners_module
 from kubetaint.controllers.replicaset.controller import _same_marks
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
@@ -86,9 +85,9 @@ def test_remembered_owners_equal_those_worked_out_afresh_after_any_owner_history
     _assert_memo_equals_fresh(owners)
 
 
-def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(owners_module, "MATCH_MEMO_SIZE", 2)
+def test_the_memo_starts_afresh_when_full() -> None:
     store, _, owners = owner_selector_index()
+    owners._matched.limit = 2
     store.create("replicasets.apps", replicaset("rs", 1, {"app": "a"}))
     for labels in LABELS * 2:
         assert _keys(owners.matching("default", labels)) == _keys(owners.matching_uncached("default", labels))
@@ -100,7 +99,7 @@ def test_an_unhashable_label_value_is_matched_without_the_memo() -> None:
     store.create("replicasets.apps", replicaset("rs", 1, {"app": "a"}))
     labels: Any = {"app": "a", "odd": ["x"]}
     assert _keys(owners.matching("default", labels)) == [("default", "rs")]
-    assert owners._matched == {}
+    assert len(owners._matched) == 0
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from kubetaint.api.validation.memo import PartMemo, stored_part
 from kubetaint.api.validation.names import is_qualified_name
 from kubetaint.clock import VirtualClock
 from kubetaint.scheduler.plugins.node_selector import compile_required, required_node_names
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.interface import WatchEvent
 from kubetaint.store.memory import MemoryStore
 from kubetaint.store.watch import Dispatcher
@@ -43,13 +44,15 @@ def _event(resource: str, rv: int) -> WatchEvent:
 def test_a_resource_subscriber_sees_only_its_resource_and_order_among_subscribers_is_kept() -> None:
     dispatcher = Dispatcher()
     seen: list[tuple[str, str, int]] = []
-    dispatcher.subscribe(lambda e: seen.append(("all", e.resource, e.resource_version)))
+    dispatcher.subscribe(each_event(lambda e: seen.append(("all", e.resource, e.resource_version))))
     unsubscribe = dispatcher.subscribe(
-        lambda e: seen.append(("pods", e.resource, e.resource_version)), "pods"
+        each_event(lambda e: seen.append(("pods", e.resource, e.resource_version))), "pods"
     )
-    dispatcher.subscribe(lambda e: seen.append(("nodes", e.resource, e.resource_version)), "nodes")
+    dispatcher.subscribe(
+        each_event(lambda e: seen.append(("nodes", e.resource, e.resource_version))), "nodes"
+    )
     for rv, resource in enumerate(["pods", "leases", "nodes"], start=1):
-        dispatcher.enqueue(_event(resource, rv))
+        dispatcher.publish(ChangeBatch([_event(resource, rv)]))
     dispatcher.dispatch()
     assert seen == [
         ("all", "pods", 1),
@@ -60,7 +63,7 @@ def test_a_resource_subscriber_sees_only_its_resource_and_order_among_subscriber
     ]
     seen.clear()
     unsubscribe()
-    dispatcher.enqueue(_event("pods", 4))
+    dispatcher.publish(ChangeBatch([_event("pods", 4)]))
     dispatcher.dispatch()
     assert seen == [("all", "pods", 4)]
 
@@ -71,10 +74,10 @@ def test_a_subscriber_added_while_dispatching_sees_only_later_changes() -> None:
 
     def first(event: WatchEvent) -> None:
         if event.object["metadata"]["name"] == "a":
-            store.subscribe(lambda e: late.append(e.object["metadata"]["name"]), "namespaces")
+            store.subscribe(each_event(lambda e: late.append(e.object["metadata"]["name"])), "namespaces")
             store.create("namespaces", {"metadata": {"name": "b"}})
 
-    store.subscribe(first, "namespaces")
+    store.subscribe(each_event(first), "namespaces")
     store.create("namespaces", {"metadata": {"name": "a"}})
     assert late == ["b"]
 
@@ -171,6 +174,7 @@ def test_an_update_keeping_the_stored_spec_validates_as_a_fresh_copy_does(spec: 
         assert validate(same_spec, old=stored) == validate(fresh, old=copy.deepcopy(stored))
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_part_memo_answers_only_for_the_very_object_and_key() -> None:
     memo = PartMemo(limit=2)
     part: JSON = {"a": 1}

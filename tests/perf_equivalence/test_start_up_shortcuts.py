@@ -153,6 +153,7 @@ def test_objects_sharing_labels_keep_their_own_name_errors() -> None:
 # kubelet admission -------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_stored_requests_are_computed_once_per_spec_object() -> None:
     memo = StoredPodRequests(limit=2)
     first = pod("a", "n1", containers=[container(cpu="100m", memory="1Gi")])

@@ -20,6 +20,7 @@ from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry, StoreLookup, api_validator
 from kubetaint.sim.cluster import seeded_uids
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import ListResult, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -192,7 +193,7 @@ def watched() -> tuple[MemoryStore, list[tuple[str, str, int, str]]]:
     def handler(event: WatchEvent) -> None:
         seen.append((event.type, event.resource, event.resource_version, json.dumps(event.object)))
 
-    store.subscribe(handler)
+    store.subscribe(each_event(handler))
     return store, seen
 
 

@@ -21,6 +21,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.heartbeats import HeartbeatTrust, is_heartbeat
 from kubetaint.registry.registry import APIValidator, api_validator
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent, update_many
 from kubetaint.store.memory import MemoryStore
 
@@ -83,7 +84,7 @@ def run_renewals(registry: Registry, names: list[str], rounds: int) -> tuple[lis
     """Create the leases through the registry, then renew them all `rounds` times in batches;
     returns the final stored leases and every watch event of the run."""
     events: list[WatchEvent] = []
-    registry.subscribe(events.append, LEASES)
+    registry.subscribe(each_event(events.append), LEASES)
     current = [registry.create(LEASES, lease(name)) for name in names]
     for r in range(1, rounds + 1):
         stored, err = update_many(registry, LEASES, [renewed(obj, stamp(r)) for obj in current])
@@ -375,7 +376,7 @@ def posted(stored: JSON, beat: int, **status: Any) -> JSON:
 
 def run_posts(registry: Registry, names: list[str], rounds: int) -> tuple[list[JSON], list[WatchEvent]]:
     events: list[WatchEvent] = []
-    registry.subscribe(events.append, "nodes")
+    registry.subscribe(each_event(events.append), "nodes")
     current = [registry.create("nodes", node(name)) for name in names]
     for r in range(1, rounds + 1):
         current = [registry.update("nodes", posted(obj, r)) for obj in current]

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from kubetaint.api.errors import StatusError
 from kubetaint.registry import Registry, podruns
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 from registry.test_pod_trust import OWNER, bare_pod, make_registry, with_meta
@@ -93,7 +94,7 @@ def _outcome(
     assert isinstance(store, MemoryStore)
     _patch_store(store)
     events: list[WatchEvent] = []
-    registry.subscribe(events.append, "pods")
+    registry.subscribe(each_event(events.append), "pods")
     stored = {name: registry.create("pods", bare_pod(name)) for name in NAMES}
     setup(registry, stored)
     pods = [stored[name] for name in names]

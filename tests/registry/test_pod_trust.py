@@ -18,6 +18,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -160,7 +161,7 @@ def outcome(registry: Registry, update: Update, rounds: int = 2) -> tuple[list[s
     """Create a pod, apply `update` to the stored pod `rounds` times; the results (stored objects
     or error messages) and every pod watch event, as JSON text."""
     events: list[WatchEvent] = []
-    registry.subscribe(events.append, "pods")
+    registry.subscribe(each_event(events.append), "pods")
     results: list[str] = []
     current = registry.create("pods", bare_pod())
     for _ in range(rounds):
@@ -254,7 +255,7 @@ def test_an_update_is_trusted_under_the_validator_that_checked_it_not_one_swappe
     def swap_validator(event: WatchEvent) -> None:
         registry.validator = swapped_in  # e.g. reconfigured by a watcher while the write is delivered
 
-    registry.store.subscribe(swap_validator, "pods")
+    registry.store.subscribe(each_event(swap_validator), "pods")
     adopted = registry.update("pods", adopt(created))
     assert registry.validator is swapped_in
     assert registry._pods._config is not None and registry._pods._config[0] is checked_by

@@ -20,6 +20,7 @@ from kubetaint.api.validation import validate
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.registry import APIValidator
+from kubetaint.store.changes import each_event
 from kubetaint.store.fieldwrite import update_field_many, with_field
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -154,7 +155,7 @@ def run(make: Callable[[], Registry], setup: Setup, fast: bool, value: str) -> t
     registry = make()
     objects = setup(registry)
     seen: list[WatchEvent] = []
-    registry.subscribe(seen.append)
+    registry.subscribe(each_event(seen.append))
     if fast:
         stored, err = update_field_many(registry, LEASES, objects, RENEW, value)
     else:

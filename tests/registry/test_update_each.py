@@ -17,6 +17,7 @@ from kubetaint.api import errors
 from kubetaint.api.errors import StatusError
 from kubetaint.api.validation.objectmeta import owner_reference_errors
 from kubetaint.registry.podtrust import OwnerErrorsOfRun
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 from registry.test_pod_trust import (
@@ -65,7 +66,7 @@ def _outcome(plan: list[tuple[str, Update]], *, fast: bool, each: bool) -> tuple
     assert isinstance(store, MemoryStore)
     _patch_store(store)
     events: list[WatchEvent] = []
-    registry.subscribe(events.append, "pods")
+    registry.subscribe(each_event(events.append), "pods")
     stored = {name: registry.create("pods", bare_pod(name)) for name in NAMES}
     bodies = [update(stored[name]) for name, update in plan]
     results: list[JSON | StatusError] = []

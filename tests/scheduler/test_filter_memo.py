@@ -1,13 +1,17 @@
 """Filter verdicts remembered per pod template (scheduler.filter_memo) against the vectorised
 filters run afresh for every pod: through nodes coming, changing (taints, cordons, labels,
 allocatable) and going, bound pods coming and going and pods of a few templates scheduled one
-after another, two schedulers fed the same events — one remembering, one not — must decide
-exactly alike (node, messages, nodes gone through, nextStartNodeIndex) and end with the same
+after another, two schedulers fed the same events — one remembering, one in reference mode
+(no filter memo, no remembered NodeResourcesFit masks or taint verdicts) — must decide exactly alike (node, messages, nodes gone through, nextStartNodeIndex) and end with the same
 cache. Also the search's wrap-around (`first_hits`) against rotating the mask, and the cache's
 change log."""
 
 from __future__ import annotations
 
+import copy
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -16,11 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubetaint.scheduler.cache import CHANGE_LOG_LIMIT, Cache
+from kubetaint.scheduler.extension_points import FilterBatch, FilterPlugin, Plugin
 from kubetaint.scheduler.filter_memo import FilterMemo, memo_applies
 from kubetaint.scheduler.framework import CycleState
 from kubetaint.scheduler.podinfo import make_pod_info
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.search import first_hits
+from kubetaint.speed.reference import REFERENCE_ENV
 from scheduler.builders import node, pod, scheduler, taint, toleration
 
 JSON = dict[str, Any]
@@ -64,6 +70,27 @@ def _stamped(name: str, template: int, node_name: str | None = None) -> JSON:
     }
 
 
+@contextmanager
+def reference_mode() -> Iterator[None]:
+    """Every shortcut off while the block runs (the variable restored after)."""
+    before = os.environ.get(REFERENCE_ENV)
+    os.environ[REFERENCE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[REFERENCE_ENV]
+        else:
+            os.environ[REFERENCE_ENV] = before
+
+
+def _written_alike(name: str, template: int) -> JSON:
+    """A pod whose spec equals the template's without sharing any of its objects (a pod of a
+    scenario file, a pod created by hand)."""
+    stamped = _stamped(name, template)
+    return {**stamped, "spec": copy.deepcopy(stamped["spec"])}
+
+
 _ops = st.lists(
     st.one_of(
         st.tuples(st.just("node"), st.integers(0, NODES + 4), st.integers(0, 4)),
@@ -102,29 +129,35 @@ def _cache_state(s: Scheduler) -> tuple[Any, ...]:
 @given(st.lists(st.integers(0, 4), min_size=NODES, max_size=NODES), _ops)
 def test_remembered_verdicts_decide_as_the_filters_run_afresh(kinds: list[int], ops: list[Any]) -> None:
     nodes = [_node(i, k) for i, k in enumerate(kinds)]
-    remembering, afresh = scheduler(nodes), scheduler(nodes)
-    afresh.filter_memo = False
+    remembering = scheduler(nodes)
+    with reference_mode():
+        afresh = scheduler(nodes)
     made = 0
     for op in ops:
         for s in (remembering, afresh):
-            if op[0] == "node":
-                s.update_node(_node(op[1], op[2]))
-            elif op[0] == "drop":
-                s.remove_node(f"n{op[1]:03d}")
-            elif op[0] == "bound":
-                s.add_pod(_stamped(f"b{op[1]}", op[2], f"n{op[3]:03d}"))
-            elif op[0] == "unbind":
-                s.remove_pod(_stamped(f"b{op[1]}", 0))
+            with reference_mode() if s is afresh else nullcontext():
+                if op[0] == "node":
+                    s.update_node(_node(op[1], op[2]))
+                elif op[0] == "drop":
+                    s.remove_node(f"n{op[1]:03d}")
+                elif op[0] == "bound":
+                    s.add_pod(_stamped(f"b{op[1]}", op[2], f"n{op[3]:03d}"))
+                elif op[0] == "unbind":
+                    s.remove_pod(_stamped(f"b{op[1]}", 0))
         if op[0] == "pending":
             for _ in range(op[2]):
                 made += 1
+                alike = made % 2 == 0  # half the pods share no object with their template
                 for s in (remembering, afresh):
-                    s.add_pod(_stamped(f"p{made}", op[1]))
-            got, want = remembering.run(), afresh.run()
+                    s.add_pod((_written_alike if alike else _stamped)(f"p{made}", op[1]))
+            got = remembering.run()
+            with reference_mode():
+                want = afresh.run()
             assert [_result(r) for r in got] == [_result(r) for r in want]
     assert _cache_state(remembering) == _cache_state(afresh)
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_template_s_later_pods_take_the_remembered_mask() -> None:
     """The second pod of a template reuses the first one's mask, brought up to date with the
     node the first was assumed on (full after it: no longer feasible)."""
@@ -134,7 +167,7 @@ def test_a_template_s_later_pods_take_the_remembered_mask() -> None:
     fw = next(iter(s.profiles.values()))
     memo = s._filter_memos[id(fw)]
     assert len(memo._entries) == 1
-    (entry,) = memo._entries.values()
+    (entry,) = memo._entries._entries.values()
     # fill the chosen node: the next pod of the template must not go there
     s.add_pod(_stamped("filler", 0, first.node))
     s.add_pod(_stamped("filler2", 0, first.node))
@@ -142,13 +175,35 @@ def test_a_template_s_later_pods_take_the_remembered_mask() -> None:
     s.add_pod(_stamped("b", 0))
     second = s.run()[0]
     assert second.node != first.node
-    assert list(memo._entries.values()) == [entry]  # the same entry, updated in place
+    assert list(memo._entries._entries.values()) == [entry]  # the same entry, updated in place
     position = s.cache.order_positions()[first.node]
     assert not entry.mask[position]
 
 
+@pytest.mark.usefixtures("default_mode")
+def test_pods_written_alike_share_one_remembered_mask() -> None:
+    """Pods whose specs are equal but share no object (a scenario's pods) ask the same question:
+    one entry serves them all."""
+    s = scheduler([_node(i, 0) for i in range(4)])
+    for name in ("a", "b", "c"):
+        s.add_pod(_written_alike(name, 1))
+    assert all(r.node for r in s.run())
+    fw = next(iter(s.profiles.values()))
+    assert len(s._filter_memos[id(fw)]._entries) == 1
+
+
+def test_reference_mode_remembers_no_mask() -> None:
+    with reference_mode():
+        s = scheduler([_node(i, 0) for i in range(4)])
+        for name in ("a", "b"):
+            s.add_pod(_stamped(name, 0))
+        assert all(r.node for r in s.run())
+    fw = next(iter(s.profiles.values()))
+    assert s._filter_memos.get(id(fw)) is None or len(s._filter_memos[id(fw)]._entries) == 0
+
+
 def test_a_plugin_not_known_to_the_memo_filters_afresh() -> None:
-    class Custom:
+    class Custom(Plugin, FilterPlugin, FilterBatch):
         name = "Custom"
 
         def filter(self, state: Any, pi: Any, ni: Any) -> Any:
@@ -166,7 +221,7 @@ def test_a_plugin_not_known_to_the_memo_filters_afresh() -> None:
     pi = make_pod_info(_stamped("a", 0))
     mask = memo.ordered_mask(CycleState(), pi, s.cache)
     assert mask.tolist() == [True, True, True]
-    assert memo._entries == {}
+    assert len(memo._entries) == 0
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,7 @@ def test_one_by_one_search_of_pinned_nodes_equals_the_vectorised_search(
     assert fast == slow
 
 
+@pytest.mark.usefixtures("default_mode")
 @pytest.mark.parametrize(
     ("kinds", "targets", "start", "feasible", "next_start"),
     [

@@ -24,6 +24,9 @@ SHARED: JSON = {
     "preemptionPolicy": "Never",
 }
 
+#: (what the spec-facts memo holds: with the shortcuts on)
+pytestmark = pytest.mark.usefixtures("default_mode")
+
 
 def stamped(name: str, node: str | None, **spec: Any) -> JSON:
     """A pod whose spec shares SHARED's values (the same objects), with its own nodeName."""
@@ -95,7 +98,7 @@ def test_a_bad_quantity_is_reported_for_each_pod_that_has_it() -> None:
 
 def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
     podinfo._SPEC_FACTS.clear()
-    monkeypatch.setattr(podinfo, "_SPEC_FACTS_LIMIT", 2)
+    monkeypatch.setattr(podinfo._SPEC_FACTS, "limit", 2)
     for priority in range(5):
         pi = PodInfo(stamped("a", "n", priority=1000 + priority))
         assert pi.priority == 1000 + priority

@@ -11,6 +11,12 @@ from typing import Any
 import pytest
 
 from kubetaint.scheduler.explain import explain
+from kubetaint.scheduler.extension_points import (
+    FilterPlugin,
+    Plugin,
+    PreFilterPlugin,
+    PreFilterResultPlugin,
+)
 from kubetaint.scheduler.framework import CycleState, Framework
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins.node_affinity import ERR_REASON_CONFLICT, ERR_REASON_POD, NodeAffinity
@@ -157,11 +163,11 @@ def test_a_node_selector_alone_gives_no_node_names() -> None:
 # ---- fake PreFilter/Filter plugins for the framework and schedule_one tables --------------------
 
 
-class FakePreFilter:
+class FakePreFilter(Plugin, PreFilterPlugin, PreFilterResultPlugin):
     """A PreFilter plugin returning fixed node names (None: all nodes)."""
 
     def __init__(self, name: str, names: set[str] | None) -> None:
-        self.name = name
+        self.name = name  # type: ignore[misc]  # (one name per fake)
         self._names = None if names is None else frozenset(names)
 
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Any) -> Status:
@@ -171,7 +177,7 @@ class FakePreFilter:
         return self._names
 
 
-class FailOn:
+class FailOn(Plugin, FilterPlugin):
     """A Filter plugin rejecting the named nodes."""
 
     name = "FakeFilter"

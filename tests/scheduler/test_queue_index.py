@@ -9,6 +9,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -144,6 +145,7 @@ def test_an_event_no_rejecting_plugin_registered_examines_no_pod() -> None:
     assert asked == ["TaintToleration"]
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_hint_is_asked_once_per_pod_signature() -> None:
     pods = [pod(f"p{i}", tolerations=[toleration("k", "Equal", "v", "NoSchedule")]) for i in range(50)]
     s = scheduler([node("n", taints=[taint("k", "w")])], pods)

@@ -19,6 +19,7 @@ import pytest
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store import memorybulk
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -27,7 +28,7 @@ def make_store() -> tuple[MemoryStore, list[WatchEvent]]:
     counter = itertools.count()
     store = MemoryStore(VirtualClock(), uid_factory=lambda: f"uid-{next(counter)}")
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     return store, seen
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import each_event
 from kubetaint.store.fieldwrite import update_field_many, with_field
 from kubetaint.store.interface import JSON, WatchEvent, update_many
 from kubetaint.store.memory import MemoryStore
@@ -182,7 +183,7 @@ def run(setup: Setup, resource: str, write: str) -> tuple[str, str, list[tuple[A
     objects = setup(store)
     start = store.current_resource_version()
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     watch = store.watch(resource, resource_version=str(start))
     path = ("spec", "n") if resource == "pods" else RENEW
     result: tuple[list[JSON], StatusError | None]
@@ -236,7 +237,7 @@ def test_if_current_writes_all_or_nothing(setup: Setup, resource: str) -> None:
     objects = setup(store)
     before = (store.current_resource_version(), dumps(store.list(resource).items))
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     path = ("spec", "n") if resource == "pods" else RENEW
     result = store.update_field_many_if_current(resource, objects, path, "t1")
     if result is None:
@@ -336,7 +337,7 @@ def test_if_current_with_vouched_writes_as_without_only_when_every_object_is_vou
     before_vouched = dict(vouched)
     before = (store.current_resource_version(), dumps(store.list(resource).items))
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     path = ("spec", "n") if resource == "pods" else RENEW
     result = store.update_field_many_if_current(resource, objects, path, "t1", vouched=vouched)
     all_vouched = vouch is vouch_all and len(vouch_all(objects)) == len(objects)

@@ -16,6 +16,7 @@ import pytest
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store import fieldwrite
+from kubetaint.store.changes import each_event
 from kubetaint.store.fieldwrite import with_field
 from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, update_many
 from kubetaint.store.memory import MemoryStore
@@ -83,7 +84,9 @@ def two_rounds(
     objects = first_objects(store)
     vouched = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in objects}
     log: list[tuple[Any, ...]] = []
-    store.subscribe(lambda e: log.append((e.type, e.resource_version, dumps(e.object), dumps(e.old_object))))
+    store.subscribe(
+        each_event(lambda e: log.append((e.type, e.resource_version, dumps(e.object), dumps(e.old_object))))
+    )
     outcomes: list[Any] = []
     for number in (1, 2):
         value = f"t{number}"
@@ -181,7 +184,7 @@ def test_events_of_a_keyed_round_name_the_same_old_and_new_objects() -> None:
     vouched = {(NS, o["metadata"]["name"]): o for o in objects}
     first = store.update_field_many_if_current(LEASES, objects, RENEW, "t1", vouched=vouched)
     assert first is not None
-    store.subscribe(log.append)
+    store.subscribe(each_event(log.append))
     second = store.update_field_many_if_current(LEASES, first[0], RENEW, "t2", vouched=vouched)
     assert second is not None and second[1] is None
     assert [(e.old_object, e.object) for e in log] == list(zip(first[0], second[0], strict=True))

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.fieldwrite import FieldWriteGroup, RepeatedRounds, with_field
 from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, update_many
 from kubetaint.store.memory import MemoryStore
@@ -69,7 +70,7 @@ def drive(steps: list[tuple[Any, ...]], history: int, vouched_writes: bool) -> t
     writer's vouched objects, falling back to `update_field_many`) or plain updates of copies."""
     store = memory_store(history)
     log: list[Any] = []
-    store.subscribe(lambda event: log.append(seen([event])[0]), LEASES)
+    store.subscribe(each_event(lambda event: log.append(seen([event])[0])), LEASES)
     known = {name: store.create(LEASES, lease(name)) for name in NAMES[:4]}
     vouched: dict[tuple[str, str], JSON] = {(NS, name): obj for name, obj in known.items()}
     outcomes: list[Any] = []
@@ -126,15 +127,16 @@ def rounds_of(count: int, size: int = 20) -> list[FieldWriteGroup]:
     """The field-write groups of `count` vouched rounds renewing the same `size` leases."""
     store = memory_store(1 << 16)
     groups: list[FieldWriteGroup] = []
-    store.subscribe(lambda event: None, LEASES)
+    store.subscribe(each_event(lambda event: None), LEASES)
     dispatcher = store._dispatcher
-    enqueue = dispatcher.enqueue_field_group
+    publish = dispatcher.publish
 
-    def keep(group: FieldWriteGroup) -> None:
-        groups.append(group)
-        enqueue(group)
+    def keep(batch: ChangeBatch) -> None:
+        if batch.field_write is not None:
+            groups.append(batch.field_write)
+        publish(batch)
 
-    dispatcher.enqueue_field_group = keep  # type: ignore[method-assign]
+    dispatcher.publish = keep  # type: ignore[method-assign]
     objects = [store.create(LEASES, lease(f"n{i:02d}")) for i in range(size)]
     vouched = {(NS, o["metadata"]["name"]): o for o in objects}
     for number in range(count):

@@ -15,8 +15,9 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.fieldwrite import FieldWriteGroup, update_field_many, with_field
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -124,15 +125,17 @@ def observe(setup: Setup, write: str) -> tuple[Any, ...]:
     resource, path, obj, value = setup(store)
     start = store.current_resource_version()
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     informer = Informer(store, resource)
     calls: list[tuple[Any, ...]] = []
-    informer.add_handlers(
-        EventHandlers(
-            on_update=lambda old, new: calls.append(("update", dumps(old), dumps(new))),
-            on_field_updates=lambda *args: calls.append(("field group", len(args[0]))),
-        )
-    )
+
+    def told(changes: Changes) -> None:
+        if changes.field_write is not None:
+            calls.append(("field group", len(changes.field_write)))
+        elif changes.only == "MODIFIED":
+            calls.extend(("update", dumps(old), dumps(new)) for _, _, old, new in changes)
+
+    informer.add_handlers(told)
     informer.start()
     stored: Any
     error = ""
@@ -170,18 +173,17 @@ def test_a_single_field_write_is_the_stores_update_of_the_copy(setup: Setup, wri
 def test_a_written_single_object_is_one_plain_event_not_a_group() -> None:
     store = memory_store()
     a = store.create(LEASES, lease("a"))
-    queued: list[object] = []
+    queued: list[ChangeBatch] = []
     dispatcher = store._dispatcher
-    enqueue, enqueue_group = dispatcher.enqueue, dispatcher.enqueue_field_group
-    dispatcher.enqueue = lambda event: (queued.append(event), enqueue(event))[1]  # type: ignore[method-assign]
-    dispatcher.enqueue_field_group = lambda g: (queued.append(g), enqueue_group(g))[1]  # type: ignore[method-assign]
+    publish = dispatcher.publish
+    dispatcher.publish = lambda batch: (queued.append(batch), publish(batch))[1]  # type: ignore[method-assign]
     (stored,), err = store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched={(NS, "a"): a}) or (
         [],
         None,
     )
     assert err is None
-    assert len(queued) == 1 and type(queued[0]) is WatchEvent
-    event = queued[0]
+    assert len(queued) == 1 and len(queued[0]) == 1 and queued[0].field_write is None
+    event = queued[0][0]
     assert (event.type, event.object, event.old_object) == ("MODIFIED", stored, a)
     assert event.resource_version == int(stored["metadata"]["resourceVersion"])
     assert list(store._history)[-1] is event, "the history holds the event itself"
@@ -190,14 +192,14 @@ def test_a_written_single_object_is_one_plain_event_not_a_group() -> None:
 def test_two_current_objects_keep_their_field_write_group() -> None:
     store = memory_store()
     a, b = (store.create(LEASES, lease(n)) for n in "ab")
-    queued: list[object] = []
+    queued: list[ChangeBatch] = []
     dispatcher = store._dispatcher
-    enqueue_group = dispatcher.enqueue_field_group
-    dispatcher.enqueue_field_group = lambda g: (queued.append(g), enqueue_group(g))[1]  # type: ignore[method-assign]
+    publish = dispatcher.publish
+    dispatcher.publish = lambda batch: (queued.append(batch), publish(batch))[1]  # type: ignore[method-assign]
     vouched = {(NS, "a"): a, (NS, "b"): b}
     result = store.update_field_many_if_current(LEASES, [a, b], RENEW, "t1", vouched=vouched)
     assert result is not None and result[1] is None
-    assert [type(q) for q in queued] == [FieldWriteGroup] and len(queued[0]) == 2  # type: ignore[arg-type]
+    assert [type(q.field_write) for q in queued] == [FieldWriteGroup] and len(queued[0]) == 2
 
 
 def test_a_single_write_after_a_no_op_is_a_plain_event_too() -> None:
@@ -206,7 +208,7 @@ def test_a_single_write_after_a_no_op_is_a_plain_event_too() -> None:
     a = store.create(LEASES, lease("a", renew="t1"))
     b = store.create(LEASES, lease("b"))
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     stored, err = store.update_field_many(LEASES, [a, b], RENEW, "t1")
     assert err is None and stored[0] is a and stored[1]["spec"]["renewTime"] == "t1"
     assert [(e.type, e.object, e.old_object) for e in seen] == [("MODIFIED", stored[1], b)]

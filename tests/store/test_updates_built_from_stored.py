@@ -16,6 +16,7 @@ import pytest
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store import memory
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -108,7 +109,7 @@ def _write(stored_meta: JSON, change: Change, *, grouped: bool) -> tuple[list[st
     created = store.create("pods", pod_body("p"))
     created["metadata"].update(stored_meta)  # (the store's own object: as if stored so)
     events: list[WatchEvent] = []
-    store.subscribe(events.append, "pods")
+    store.subscribe(each_event(events.append), "pods")
     calls = [0]
     plain = memory.prepare_update
 

@@ -11,6 +11,8 @@ import math
 import re
 from fractions import Fraction
 
+from kubetaint.speed.memo import Memo
+
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
     "n": Fraction(1, 10**9),
@@ -101,9 +103,8 @@ def _parse(raw: str | int | float) -> Fraction:
 
 #: milli_value and value of the quantity strings seen (pure functions of an immutable text: 150,000
 #: pods of a few templates parse the same few strings again and again).
-_MILLI_VALUES: dict[str, int] = {}
-_VALUES: dict[str, int] = {}
-_REMEMBERED_LIMIT = 1 << 12
+_MILLI_VALUES: Memo[str, int] = Memo("api.quantity.milli_value", limit=1 << 12)
+_VALUES: Memo[str, int] = Memo("api.quantity.value", limit=1 << 12)
 
 
 def milli_value(raw: str | int | float) -> int:
@@ -112,10 +113,7 @@ def milli_value(raw: str | int | float) -> int:
         return math.ceil(parse_quantity(raw) * 1000)
     found = _MILLI_VALUES.get(raw)
     if found is None:
-        found = math.ceil(parse_quantity(raw) * 1000)
-        if len(_MILLI_VALUES) >= _REMEMBERED_LIMIT:
-            _MILLI_VALUES.clear()
-        _MILLI_VALUES[raw] = found
+        found = _MILLI_VALUES.put(raw, math.ceil(parse_quantity(raw) * 1000))
     return found
 
 
@@ -125,10 +123,7 @@ def value(raw: str | int | float) -> int:
         return math.ceil(parse_quantity(raw))
     found = _VALUES.get(raw)
     if found is None:
-        found = math.ceil(parse_quantity(raw))
-        if len(_VALUES) >= _REMEMBERED_LIMIT:
-            _VALUES.clear()
-        _VALUES[raw] = found
+        found = _VALUES.put(raw, math.ceil(parse_quantity(raw)))
     return found
 
 

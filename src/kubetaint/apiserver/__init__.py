@@ -28,8 +28,9 @@ Deliberate simplifications (upstream behaviour in brackets):
   deletes it. Namespaces follow their own storage rules (kubetaint.core.namespaces): the first
   delete marks them Terminating, the namespace controller empties them and `finalize` removes
   them (docs/namespaces.md).
-- Server-side apply strategic-merges the applied configuration and records one managedFields entry
-  per manager [structured-merge-diff field ownership, apply conflicts (409) and field removal].
+- Server-side apply and managedFields follow structured-merge-diff (`kubetaint.core.fieldmanager`,
+  `fieldmanagement`): field ownership, conflicts, removal of what a manager stops applying, one
+  version per kind [no conversion between versions; `/scale` writes leave managedFields alone].
 - Strategic merge patch knows the merge keys of the served kinds by field name, not from OpenAPI.
 - pods/eviction deletes the pod once `hooks.admit("CREATE", "pods", "eviction", ...)` allows it;
   hooks with an `evict(namespace, name)` method (EngineHooks) check PodDisruptionBudgets (429)

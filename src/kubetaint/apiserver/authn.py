@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kubetaint.api import errors
+from kubetaint.speed.memo import Memo
 
 ANONYMOUS_USER = "system:anonymous"
 UNAUTHENTICATED_GROUP = "system:unauthenticated"
@@ -143,7 +144,10 @@ class Authenticator:
     def __init__(self, tokens: dict[str, UserInfo], *, anonymous: bool) -> None:
         self.tokens = tokens
         self.anonymous = anonymous
-        self._certificates: dict[bytes, UserInfo | None] = {}
+        #: DER certificate -> (its user, or None when it names none)
+        self._certificates: Memo[bytes, tuple[UserInfo | None]] = Memo(
+            "apiserver.authn.certificates", _CERTIFICATE_CACHE_SIZE
+        )
 
     def authenticate(self, authorization: str | None, certificate: bytes | None = None) -> UserInfo | None:
         """The request's user, or None for a 401. `certificate` is the DER client certificate
@@ -161,11 +165,10 @@ class Authenticator:
         return _authenticated(user)
 
     def _certificate_user(self, der: bytes) -> UserInfo | None:
-        if der not in self._certificates:
-            if len(self._certificates) >= _CERTIFICATE_CACHE_SIZE:
-                self._certificates.clear()
-            self._certificates[der] = certificate_user(der)
-        return self._certificates[der]
+        found = self._certificates.get(der)
+        if found is None:
+            found = self._certificates.put(der, (certificate_user(der),))
+        return found[0]
 
 
 def _authenticated(user: UserInfo) -> UserInfo:

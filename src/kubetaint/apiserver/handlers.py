@@ -14,7 +14,7 @@ from starlette.responses import Response
 from kubetaint.api import errors
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.resources import stored_only_warning
-from kubetaint.apiserver import fieldvalidation, query, scale
+from kubetaint.apiserver import fieldmanagement, fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.hooks import Evictor
 from kubetaint.apiserver.limits import Limits
@@ -37,7 +37,7 @@ from kubetaint.apiserver.wire import (
     success_status,
     unsupported_media,
 )
-from kubetaint.clock.base import Clock, format_time
+from kubetaint.clock.base import Clock
 from kubetaint.registry.binding import bound_pod
 
 _CONFLICT_RETRIES = 5
@@ -119,14 +119,17 @@ class Handlers:
 
     async def create(self, target: Target, request: Request) -> Response:
         _field_validation(request)
+        fieldmanagement.check_options(request, "CreateOptions")
         obj = decode_object(await request.body(), media_type(request))
         obj, warnings = fieldvalidation.decode(target.res, obj, query.of(request).get("fieldValidation"))
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        obj = fieldmanagement.record(target, obj, None, request, self.clock)
         created = self.registry.create(target, obj, dry_run(request))
         return fieldvalidation.with_warnings(json_response(created, 201), _created_warnings(target, warnings))
 
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
+        fieldmanagement.check_options(request, "UpdateOptions")
         obj = decode_object(await request.body(), media_type(request))
         if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
             old = self.store.get(target.res.store_resource, target.namespace, target.name)
@@ -138,6 +141,7 @@ class Handlers:
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
         old = self.store.get(target.res.store_resource, target.namespace, target.name)
+        obj = fieldmanagement.record(target, obj, old, request, self.clock)
         updated = self.registry.update(target, obj, old, dry_run(request))
         return fieldvalidation.with_warnings(json_response(updated), warnings)
 
@@ -146,6 +150,7 @@ class Handlers:
         kind = media_type(request)
         if kind not in patches.PATCH_TYPES:
             raise unsupported_media(", ".join(patches.PATCH_TYPES))
+        fieldmanagement.check_options(request, "PatchOptions", apply=kind == patches.APPLY_PATCH)
         raw = await request.body()
         body = load_yaml(raw) if kind == patches.APPLY_PATCH else load_json_any(raw)
         warnings: list[str] = []
@@ -166,8 +171,11 @@ class Handlers:
             scaling = target.subresource == "scale"
             if scaling:  # the patch applies to the Scale; the parent's spec.replicas changes
                 patched = scale.from_scale(old, self._apply_patch(kind, scale.to_scale(old), body, request))
+            elif kind == patches.APPLY_PATCH:
+                patched = self._server_side_apply(target, old, body, request)
             else:
                 patched = self._apply_patch(kind, old, body, request)
+                patched = fieldmanagement.record(target, patched, old, request, self.clock)
                 if kind == patches.JSON_PATCH:  # the patched object decodes into its Go type
                     validation = query.of(request).get("fieldValidation")
                     patched, warnings = fieldvalidation.decode_patched(res, patched, validation)
@@ -176,7 +184,10 @@ class Handlers:
                 if scaling:
                     parent = Target(res, target.namespace, target.name)
                     stored = self._store_patched(parent, patched, old, caller_rv, is_dry_run)
-                    return json_response(scale.to_scale(stored))
+                    applied = [fieldmanagement.SCALE_APPLY_WARNING] if kind == patches.APPLY_PATCH else []
+                    return fieldvalidation.with_warnings(json_response(scale.to_scale(stored)), applied)
+                if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
+                    return fieldvalidation.with_warnings(json_response(old), warnings)
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
                 return fieldvalidation.with_warnings(json_response(stored), warnings)
             except errors.StatusError as exc:
@@ -199,27 +210,29 @@ class Handlers:
             patched = patches.merge_patch(old, body)
         elif kind == patches.STRATEGIC_PATCH:
             patched = patches.strategic_merge(old, body)
-        else:
-            patched = self._server_side_apply(old, body, request)
+        else:  # an apply to /scale merges into the Scale; ownership of spec.replicas is not tracked
+            if not isinstance(body, dict):
+                raise errors.bad_request("error decoding YAML: the apply configuration must be an object")
+            patched = patches.merge_patch(old, {k: v for k, v in body.items() if k != "metadata"})
         if not isinstance(patched, dict):
             raise errors.StatusError(422, "Invalid", "the patched object must be a JSON object")
         return patched
 
-    def _server_side_apply(self, old: JSON, body: Any, request: Request) -> JSON:
-        """Simplified server-side apply: strategic-merge the applied configuration and record the
-        field manager in managedFields (no ownership tracking, hence no apply conflicts)."""
+    def _server_side_apply(self, target: Target, old: JSON | None, body: Any, request: Request) -> JSON:
+        """Server-side apply (kubetaint.core.fieldmanager): the applied configuration merged by
+        the kind's schema, with field ownership, conflicts and removal of fields the manager
+        no longer applies."""
         if not isinstance(body, dict):
             raise errors.bad_request("error decoding YAML: the apply configuration must be an object")
-        patched = patches.strategic_merge(old, body)
-        return _record_manager(patched, body, request, self.clock, "Apply")
+        return fieldmanagement.apply(target, old, body, request, self.clock)
 
     def _apply_create(self, target: Target, body: Any, request: Request, is_dry_run: bool) -> Response:
         if not isinstance(body, dict):
             raise errors.bad_request("error decoding YAML: the apply configuration must be an object")
-        obj = self.registry.check_namespace(target, self.registry.check_type(target.res, body))
+        obj = self._server_side_apply(target, None, body, request)
+        obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         self.registry.check_name(target, obj)
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
-        obj = _record_manager(obj, body, request, self.clock, "Apply")
         return json_response(self.registry.create(target, obj, is_dry_run), 201)
 
     def _store_patched(
@@ -361,47 +374,6 @@ def _mentions_resource_version(body: Any) -> bool:
     if isinstance(body, list):
         return any(isinstance(op, dict) and op.get("path") == "/metadata/resourceVersion" for op in body)
     return False
-
-
-def _record_manager(obj: JSON, applied: JSON, request: Request, clock: Clock, operation: str) -> JSON:
-    manager = query.of(request).get("fieldManager") or ""
-    if not manager:
-        raise errors.StatusError(
-            422,
-            "Invalid",
-            'PatchOptions.meta.k8s.io "" is invalid: '
-            "fieldManager: Required value: is required for apply patch",
-        )
-    meta = dict(obj.get("metadata") or {})
-    entries = [
-        e
-        for e in meta.get("managedFields") or []
-        if not (e.get("manager") == manager and e.get("operation") == operation)
-    ]
-    entries.append(
-        {
-            "manager": manager,
-            "operation": operation,
-            "apiVersion": applied.get("apiVersion") or obj.get("apiVersion"),
-            "time": format_time(clock.now()),
-            "fieldsType": "FieldsV1",
-            "fieldsV1": _fields_v1(applied),
-        }
-    )
-    meta["managedFields"] = entries
-    return {**obj, "metadata": meta}
-
-
-def _fields_v1(applied: JSON) -> JSON:
-    out: JSON = {}
-    for key, value in applied.items():
-        if key in ("apiVersion", "kind"):
-            continue
-        if key == "metadata" and isinstance(value, dict):
-            out["f:metadata"] = _fields_v1({k: v for k, v in value.items() if k in ("labels", "annotations")})
-        else:
-            out[f"f:{key}"] = _fields_v1(value) if isinstance(value, dict) else {}
-    return out
 
 
 async def _delete_options(request: Request) -> JSON:

@@ -28,8 +28,10 @@ from kubetaint.apiserver.authn import (
 from kubetaint.apiserver.authz import Authorizer, forbidden, forbidden_error
 from kubetaint.apiserver.hooks import Operation
 from kubetaint.apiserver.requestinfo import RequestInfo
+from kubetaint.clock.base import Clock, format_time
+from kubetaint.core.fieldmanager import manager as fieldmanager
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, update_field_many
-from kubetaint.store.interface import JSON, Handler, ListResult, Store, Watch, update_many
+from kubetaint.store.interface import JSON, BatchHandler, ListResult, Store, Watch, update_many
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -68,8 +70,10 @@ class NodeIdentityStore:
         *,
         node_restriction: bool,
         node_uid: Callable[[str], str | None],
+        clock: Clock | None = None,
     ) -> None:
         self.store = store
+        self.clock = clock
         self.node = node
         self.user = node_user(node)
         self.authorizer = authorizer
@@ -90,7 +94,7 @@ class NodeIdentityStore:
     def watch(self, resource: str, **kwargs: Any) -> Watch:
         return self.store.watch(resource, **kwargs)
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self.store.subscribe(handler, resource)
 
     def current_resource_version(self) -> int:
@@ -143,6 +147,10 @@ class NodeIdentityStore:
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         self.check("CREATE", resource, "", obj, None)
+        if resource == "nodes" and self.clock is not None:
+            # the kubelet registers its Node over HTTP upstream: its fields are the kubelet's
+            who = fieldmanager.Request("kubelet", "v1", "", format_time(self.clock.now()))
+            obj = fieldmanager.update(None, {"apiVersion": "v1", "kind": "Node", **obj}, who)
         return self._as_node(lambda: self.store.create(resource, obj, dry_run=dry_run))
 
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
@@ -216,12 +224,14 @@ def kubelet_stores(
     *,
     node_restriction: bool,
     node_uid: Callable[[str], str | None],
+    clock: Clock | None = None,
 ) -> Callable[[str], Store]:
-    """The factory the hollow-node pool takes: a NodeIdentityStore per node."""
+    """The factory the hollow-node pool takes: a NodeIdentityStore per node (recording, with
+    a `clock`, the `kubelet` managedFields entry of the Node it registers)."""
 
     def store_for(node: str) -> Store:
         return NodeIdentityStore(
-            store, node, authorizer, node_restriction=node_restriction, node_uid=node_uid
+            store, node, authorizer, node_restriction=node_restriction, node_uid=node_uid, clock=clock
         )
 
     return store_for

@@ -276,6 +276,8 @@ class Registry:
             merged_meta = {**_meta(old)}
             if rv:
                 merged_meta["resourceVersion"] = rv
+            if "managedFields" in _meta(obj):  # recorded by the handler's field manager
+                merged_meta["managedFields"] = _meta(obj)["managedFields"]
             obj = {**old, "metadata": merged_meta, "status": obj.get("status")}
             if obj["status"] is None:
                 obj.pop("status")

@@ -6,10 +6,11 @@ RFC 3339 with microseconds (`MicroTime`, used by Leases and Events).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Protocol
+
+from kubetaint.speed.memo import Memo
 
 Callback = Callable[[], None]
 
@@ -43,10 +44,15 @@ def format_time(seconds: float) -> str:
     return _format_second(int(seconds // 1))
 
 
-@functools.lru_cache(maxsize=256)
 def _format_second(whole: int) -> str:
     # remembered: every object created in one instant of a virtual clock has the same timestamp
-    return datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    found = _SECONDS.get(whole)
+    if found is None:
+        found = _SECONDS.put(whole, datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return found
+
+
+_SECONDS: Memo[int, str] = Memo("clock.base.format_time", limit=256)
 
 
 def format_micro_time(seconds: float) -> str:

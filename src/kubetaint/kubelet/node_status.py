@@ -16,6 +16,7 @@ from typing import Any
 
 from kubetaint.api.version import KUBERNETES_VERSION
 from kubetaint.clock.base import format_time
+from kubetaint.speed.memo import Memo
 
 JSON = dict[str, Any]
 
@@ -113,26 +114,25 @@ def merge_conditions(
     The last merge is remembered (`_LAST_MERGE`): the kubelets of a status round post at one
     instant over the very condition objects they shared last time (`_POSTED`), so each after
     the first gets copies of the first one's lists, which the merge would have built equal."""
-    last = _LAST_MERGE[0]
+    last = _LAST_MERGE.get(now)
     if (
         last is not None
-        and last[0] == now
         and len(existing) == len(last[2])
         and all(map(is_, existing, last[2]))
         and last[1] == desired
     ):
         return list(last[3]), list(last[4])
     result, changed = _merged(existing, desired, now)
-    _LAST_MERGE[0] = (now, dict(desired), tuple(existing), result, changed)
+    _LAST_MERGE.put(now, (now, dict(desired), tuple(existing), result, changed))
     return list(result), list(changed)
 
 
-#: (now, desired, existing conditions, result, changed) of the last merge_conditions call (its
-#: own copies: the caller gets copies of the lists; the existing conditions are held so that
+#: now -> (now, desired, existing conditions, result, changed) of the last merge_conditions call
+#: (its own copies: the caller gets copies of the lists; the existing conditions are held so that
 #: their identities cannot be taken by other objects).
-_LAST_MERGE: list[
-    tuple[float, dict[str, str], tuple[JSON, ...], list[JSON], list[tuple[str, str]]] | None
-] = [None]
+_LAST_MERGE: Memo[
+    float, tuple[float, dict[str, str], tuple[JSON, ...], list[JSON], list[tuple[str, str]]]
+] = Memo("kubelet.node_status.last_merge", limit=1)
 
 
 def _merged(
@@ -167,9 +167,7 @@ def _merged(
                 "message": message,
             }
             if type(transition) is str:
-                if len(posted) >= _POSTED_SIZE:
-                    posted.clear()
-                posted[key] = condition
+                posted.put(key, condition)
         result.append(condition)
     result.extend(c for c in existing if c.get("type") not in desired)
     return result, changed
@@ -178,9 +176,8 @@ def _merged(
 #: (type, status, lastHeartbeatTime, lastTransitionTime) → the condition a post with them writes
 #: (reason and message follow from type and status). The kubelets of a heartbeat round post equal
 #: conditions at one instant: they share them (stored objects are read-only), which saves thousands
-#: of dicts a round. Emptied when it holds `_POSTED_SIZE`.
-_POSTED: dict[tuple[str, str, str, str], JSON] = {}
-_POSTED_SIZE = 1024
+#: of dicts a round.
+_POSTED: Memo[tuple[str, str, str, str], JSON] = Memo("kubelet.node_status.posted_conditions", limit=1024)
 
 
 def conditions_differ(existing: list[JSON], desired: Mapping[str, str]) -> bool:

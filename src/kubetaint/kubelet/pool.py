@@ -17,8 +17,9 @@ from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
 from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.kubelet.running import delivers_synchronously
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.fieldwrite import update_field_many
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, Store, update_many
 
 #: The cache key of a `HollowNodePool._bound_pods` entry (key, pod) ...
@@ -196,21 +197,14 @@ class HollowNodePool:
         self.started = True
         # Each kubelet's view starts from its listing of the pods bound to it (resync_pods), then
         # sees every change through the pod informer (running already, or started below).
-        self._views = delivers_synchronously(self.store)
+        # (reference mode: each kubelet reads its pods from the store, started from a listing)
+        self._views = delivers_synchronously(self.store) and not reference_mode()
         from_cache = self._cache_is_store()
         bound = self._bound_pods() if from_cache else {}
         for kubelet in self.kubelets.values():
             kubelet.use_pod_view(self._views)
             self._start_kubelet(kubelet, bound.get(kubelet.name, []) if from_cache else None)
-        self._informer.add_handlers(
-            EventHandlers(
-                on_add=self._on_pod,
-                on_update=self._on_pod_update,
-                on_delete=self._on_pod_delete,
-                on_update_many=self._on_pod_updates,
-            ),
-            replay=not from_cache,
-        )
+        self._informer.add_handlers(self._on_pods, replay=not from_cache)
         if self._owns_informer:
             self._informer.start()
 
@@ -358,21 +352,27 @@ class HollowNodePool:
             moved_from.use_pod_view(False)
         self._on_pod(new)
 
-    def _on_pod_updates(self, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
-        """`_on_pod_update` of each (old, new) pair in turn (an informer's update group): a pod
-        keeping its very spec object (the usual pair: an owner or status change) is observed by
-        the kubelet of its node directly."""
+    def _on_pods(self, changes: Changes) -> None:
+        """The pod informer's handler: each change to the kubelet of the pod's node. A pod keeping
+        its very spec object (the usual update: an owner or status change) is observed by the
+        kubelet of its node directly."""
         kubelets = self.kubelets
-        for old, new in pairs:
-            spec = new.get("spec")
-            if spec is old.get("spec") and isinstance(spec, dict):
-                node = spec.get("nodeName")  # _route(new)
-                if node:
-                    kubelet = kubelets.get(node)
-                    if kubelet is not None:
-                        kubelet.observe_pod(new)
-                continue
-            self._on_pod_update(old, new)
+        for kind, _, old, pod in changes:
+            if kind == "MODIFIED":
+                assert old is not None
+                spec = pod.get("spec")
+                if spec is old.get("spec") and isinstance(spec, dict):
+                    node = spec.get("nodeName")  # _route(pod)
+                    if node:
+                        kubelet = kubelets.get(node)
+                        if kubelet is not None:
+                            kubelet.observe_pod(pod)
+                    continue
+                self._on_pod_update(old, pod)
+            elif kind == "ADDED":
+                self._on_pod(pod)
+            else:
+                self._on_pod_delete(pod)
 
     def _on_pod_delete(self, pod: dict[str, Any]) -> None:
         kubelet = self._route(pod)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubetaint.api.quantity import QuantityError, milli_value, value
+from kubetaint.speed.memo import Memo
 
 JSON = dict[str, Any]
 
@@ -57,8 +58,9 @@ class StoredPodRequests:
     while remembered."""
 
     def __init__(self, limit: int = 1024) -> None:
-        self._limit = limit
-        self._entries: dict[tuple[int, int, int], tuple[tuple[Any, Any, Any], dict[str, int]]] = {}
+        self._entries: Memo[tuple[int, int, int], tuple[tuple[Any, Any, Any], dict[str, int]]] = Memo(
+            "kubelet.resources.stored_pod_requests", limit
+        )
 
     def __call__(self, pod: Mapping[str, Any]) -> dict[str, int]:
         spec = pod.get("spec") or {}
@@ -70,9 +72,7 @@ class StoredPodRequests:
             if held[0] is parts[0] and held[1] is parts[1] and held[2] is parts[2]:
                 return entry[1]
         totals = pod_requests(pod)
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
-        self._entries[key] = (parts, totals)
+        self._entries.put(key, (parts, totals))
         return totals
 
 

@@ -48,8 +48,8 @@ from kubetaint.registry.validator import (
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
 from kubetaint.store.interface import (
     JSON,
+    BatchHandler,
     FinalizesNamespaces,
-    Handler,
     ListResult,
     Store,
     Watch,
@@ -115,7 +115,7 @@ class Registry:
     def watch(self, resource: str, **kwargs: Any) -> Watch:
         return self.store.watch(resource, **kwargs)
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self.store.subscribe(handler, resource)
 
     def current_resource_version(self) -> int:

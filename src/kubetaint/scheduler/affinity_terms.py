@@ -18,13 +18,14 @@ from kubetaint.api.errors import StatusError
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.selectors import LabelSelector, Requirement, label_selector_from_dict
 from kubetaint.api.validation.names import is_qualified_name, is_valid_label_value
+from kubetaint.speed.memo import Memo
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
 LabelMatch = Callable[[Mapping[str, str]], bool]
-_MATCHERS: dict[tuple[Requirement, ...], LabelMatch] = {}
+_MATCHERS: Memo[tuple[Requirement, ...], LabelMatch] = Memo("scheduler.affinity_terms.matchers", 1 << 12)
 
 
 def label_matcher(selector: LabelSelector) -> LabelMatch:
@@ -50,10 +51,7 @@ def label_matcher(selector: LabelSelector) -> LabelMatch:
 
     else:
         matcher = selector.matches
-    if len(_MATCHERS) >= 1 << 12:
-        _MATCHERS.clear()
-    _MATCHERS[requirements] = matcher
-    return matcher
+    return _MATCHERS.put(requirements, matcher)
 
 
 class TermError(ValueError):
@@ -190,8 +188,9 @@ def raw_pod_affinity(pod: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping
 
 
 #: Parsed terms by (id of the affinity object, namespace, labels), holding the object alive.
-_PARSED: dict[tuple[int, str, tuple[tuple[str, str], ...]], tuple[Any, PodAffinityInfo]] = {}
-_PARSED_LIMIT = 1 << 12
+_PARSED: Memo[tuple[int, str, tuple[tuple[str, str], ...]], tuple[Any, PodAffinityInfo]] = Memo(
+    "scheduler.affinity_terms.parsed", 1 << 12
+)
 
 
 def pod_affinity_info(pod: Mapping[str, Any]) -> PodAffinityInfo:
@@ -225,9 +224,7 @@ def pod_affinity_info(pod: Mapping[str, Any]) -> PodAffinityInfo:
     )
     if errors:  # utilerrors.NewAggregate
         raise TermError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
-    if len(_PARSED) >= _PARSED_LIMIT:
-        _PARSED.clear()
-    _PARSED[key] = (affinity, info)
+    _PARSED.put(key, (affinity, info))
     return info
 
 

@@ -14,13 +14,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.nodeinfo import NodeInfo, TaintKey, taint_key
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key, same_spec_facts
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, allocatable_source
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
-TaintKey = tuple[tuple[str, str, str], ...]
 #: The change log is cleared (its readers then start afresh) when it reaches this length.
 CHANGE_LOG_LIMIT = 1 << 16
 
@@ -37,12 +36,6 @@ def zone_key(labels: Mapping[str, str]) -> str:
     if not zone and not region:
         return ""
     return f"{region}:\x00:{zone}"
-
-
-def _taint_key(taints: list[dict[str, Any]]) -> TaintKey:
-    return tuple(
-        (str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or "")) for t in taints
-    )
 
 
 class Cache:
@@ -152,8 +145,10 @@ class Cache:
         self._capacity = new
         self._reshape()
 
-    def intern_taints(self, taints: list[dict[str, Any]]) -> int:
-        key = _taint_key(taints)
+    def intern_taints(self, taints: list[dict[str, Any]], key: TaintKey | None = None) -> int:
+        """The taint-set id of `taints` (`key`: their taint_key, when the caller has it)."""
+        if key is None:
+            key = taint_key(taints)
         tid = self._taint_ids.get(key)
         if tid is None:
             tid = len(self.taint_sets)
@@ -204,7 +199,7 @@ class Cache:
             self._grow()
         slot = self._free.pop()
         ni = NodeInfo(node, slot)
-        ni.taint_set = self.intern_taints(ni.taints)
+        ni.taint_set = self.intern_taints(ni.taints, ni.taint_key)
         self.nodes[name] = ni
         self.slot_nodes[slot] = ni
         self.valid[slot] = True
@@ -231,7 +226,7 @@ class Cache:
         old_zone = zone_key(ni.labels)
         old_allocatable = ni.allocatable
         ni.set_node(node)
-        ni.taint_set = self.intern_taints(ni.taints)
+        ni.taint_set = self.intern_taints(ni.taints, ni.taint_key)
         self._sync_node(ni, ni.allocatable is not old_allocatable and ni.allocatable != old_allocatable)
         new_zone = zone_key(ni.labels)
         if new_zone != old_zone:

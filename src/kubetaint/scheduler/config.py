@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubetaint.scheduler.framework import EXTENSION_POINTS, INTERFACE_NAMES, Framework, implements
+from kubetaint.scheduler.extension_points import EXTENSION_POINTS, INTERFACE_NAMES, implements
+from kubetaint.scheduler.framework import Framework
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.status import MAX_NODE_SCORE, MAX_TOTAL_SCORE
 

@@ -17,8 +17,9 @@ from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.clock.virtual import VirtualClock
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
 from kubetaint.scheduler.cache import IntArray
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.fit_error import SchedulingError
-from kubetaint.scheduler.framework import CycleState, go_list
+from kubetaint.scheduler.framework import go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_affinity import required_matcher

@@ -1,16 +1,19 @@
-"""Filter verdicts remembered per pod template, in node-tree order, for the sequential search of
-findNodesThatPassFilters (pkg/scheduler/schedule_one.go): bookkeeping only, the same verdicts.
+"""Filter verdicts remembered per filter signature, in node-tree order, for the sequential search
+of findNodesThatPassFilters (pkg/scheduler/schedule_one.go): bookkeeping only, the same verdicts
+(speeds up the filters of pods that ask what an earlier pod asked; off in reference mode,
+`KUBETAINT_REFERENCE=1`).
 
 The in-tree filter plugins judge a node by the pod's spec (requests, tolerations, node
-affinity and selector, host ports, nodeName: the PodInfo's spec facts, shared by the pods of one
-template) and by the node's own state (its NodeInfo and cache columns). The vectorised filters
-go over every node for each pod; the replacement pods of one ReplicaSet ask the same question
-again and again while only a few nodes changed in between (the one the previous pod was
-assumed on, a node whose pods were evicted). So the pass mask of a pod's (spec facts, skipped
-plugins) is remembered with the cache's change-log position and epoch, and brought up to date
-by running the filters (one by one, `Framework.run_filter`) on the nodes changed since. A
-reshaped cache (node added or removed, node order or columns changed), a long change list or a
-framework with a filter plugin not known here takes the vectorised filters afresh.
+affinity and selector, host ports, nodeName: the spec facts' `filter_sig`, equal for the pods of
+one template and for pods written alike) and by the node's own state (its NodeInfo and cache
+columns). The vectorised filters go over every node for each pod; pods of one shape ask the
+same question again and again while only a few nodes changed in between (the one the previous
+pod was assumed on, a node whose pods were evicted). So the pass mask of a pod's (filter
+signature, nodeName, skipped plugins) is remembered with the cache's change-log position and
+epoch, and brought up to date by running the filters (one by one, `Framework.run_filter`) on the
+nodes changed since. A reshaped cache (node added or removed, node order or columns changed), a
+long change list or a framework with a filter plugin not known here takes the vectorised filters
+afresh.
 
 InterPodAffinity and PodTopologySpread judge a node by other pods too (those in the node's
 topology domain): a cycle whose PreFilter did not skip them takes the vectorised filters afresh;
@@ -22,7 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kubetaint.scheduler.framework import CycleState, Framework
+from kubetaint.scheduler.extension_points import CycleState
+from kubetaint.scheduler.framework import Framework
 from kubetaint.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kubetaint.scheduler.plugins.node_affinity import NodeAffinity
 from kubetaint.scheduler.plugins.node_name import NodeName
@@ -32,6 +36,8 @@ from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
 from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.speed.memo import Memo
+from kubetaint.speed.reference import reference_mode
 
 if TYPE_CHECKING:
     from kubetaint.scheduler.cache import BoolArray, Cache
@@ -72,11 +78,10 @@ def pod_aware_filters(fw: Framework) -> frozenset[str]:
 
 
 class _Entry:
-    __slots__ = ("cache", "epoch", "facts", "mask", "seen")
+    __slots__ = ("cache", "epoch", "mask", "seen")
 
-    def __init__(self, cache: Cache, facts: object, mask: BoolArray) -> None:
+    def __init__(self, cache: Cache, mask: BoolArray) -> None:
         self.cache = cache
-        self.facts = facts  # held: the key holds its id
         self.epoch = cache.epoch
         self.seen = cache.changes_seen()
         self.mask = mask
@@ -89,15 +94,15 @@ class FilterMemo:
         self.fw = fw
         self.applies = memo_applies(fw)
         self.pod_aware = pod_aware_filters(fw)
-        self._entries: dict[tuple[Any, ...], _Entry] = {}
+        self._entries: Memo[tuple[Any, ...], _Entry] = Memo("scheduler.filter_memo", LIMIT)
 
     def ordered_mask(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
         """`fw.run_filter_batch(state, pi, cache)[cache.order()]`, from memory when it can be.
         The array is shared: read-only to the caller."""
         fw = self.fw
-        if not self.applies or not self.pod_aware <= state.skip_filter:
+        if not self.applies or not self.pod_aware <= state.skip_filter or reference_mode():
             return fw.run_filter_batch(state, pi, cache)[cache.order()]
-        key = (id(cache), id(pi.facts), pi.node_name, frozenset(state.skip_filter))
+        key = (id(cache), pi.facts.filter_sig, pi.node_name, frozenset(state.skip_filter))
         entry = self._entries.get(key)
         if entry is not None and entry.cache is cache and entry.epoch == cache.epoch:
             changed = cache.changes_since(entry.seen, MAX_CHANGES)
@@ -114,7 +119,5 @@ class FilterMemo:
                 return entry.mask
         order = cache.order()  # (may reshape: taken before the entry records the epoch)
         mask = fw.run_filter_batch(state, pi, cache)[order]
-        if len(self._entries) >= LIMIT:
-            self._entries.clear()
-        self._entries[key] = _Entry(cache, pi.facts, mask)
+        self._entries.put(key, _Entry(cache, mask))
         return mask

@@ -1,86 +1,52 @@
 """The scheduling framework: plugins per extension point and the Run* helpers
-(mirrors pkg/scheduler/framework/runtime/framework.go and k8s.io/kube-scheduler/framework interface.go).
+(mirrors pkg/scheduler/framework/runtime/framework.go).
 
-Plugins are plain objects; an extension point is implemented when the plugin has its method
-(`pre_filter`, `filter`, `post_filter`, `pre_score`, `score`, `normalize_score`, `bind`, `pre_enqueue`,
-`sort_key`). Filter and Score plugins may add `filter_batch`/`score_batch`, vectorised over the
-cache's node slots; the scheduler uses them when every plugin of the point has one.
+A plugin implements the extension points whose Protocols (scheduler.extension_points) it names
+among its bases. Filter and Score plugins may declare `FilterBatch`/`ScoreBatch` too, vectorised
+over the cache's node slots; the scheduler uses them when every plugin of the point has one, and
+never in reference mode (`KUBETAINT_REFERENCE=1`), where every node is judged one by one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kubetaint.scheduler.events import ClusterEventWithHint
+from kubetaint.scheduler.extension_points import (
+    EXTENSION_POINTS,
+    BindPlugin,
+    CycleState,
+    FilterPlugin,
+    Plugin,
+    PostFilterPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ScorePlugin,
+    declares,
+    has_enqueue_extensions,
+    has_filter_batch,
+    has_pre_filter_result,
+    has_score_batch,
+    has_score_extensions,
+)
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
+from kubetaint.speed.reference import reference_mode
 
 if TYPE_CHECKING:
     from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 
+#: (CycleState re-exported: callers that build one take it from here as from extension_points)
+__all__ = ["CycleState", "Framework", "PreFilterOutcome", "default_normalize_score", "go_list"]
+
 _min, _max = np.minimum.reduce, np.maximum.reduce
-
-#: Extension points, in upstream getExtensionPoints order, with the method that implements each.
-EXTENSION_POINTS: dict[str, str] = {
-    "preFilter": "pre_filter",
-    "filter": "filter",
-    "postFilter": "post_filter",
-    "reserve": "reserve",
-    "preScore": "pre_score",
-    "score": "score",
-    "preBind": "pre_bind",
-    "bind": "bind",
-    "postBind": "post_bind",
-    "permit": "permit",
-    "preEnqueue": "pre_enqueue",
-    "queueSort": "sort_key",
-}
-#: Go interface names, for upstream's "<Type> \"name\" does not exist" messages.
-INTERFACE_NAMES: dict[str, str] = {
-    "preFilter": "PreFilterPlugin",
-    "filter": "FilterPlugin",
-    "postFilter": "PostFilterPlugin",
-    "reserve": "ReservePlugin",
-    "preScore": "PreScorePlugin",
-    "score": "ScorePlugin",
-    "preBind": "PreBindPlugin",
-    "bind": "BindPlugin",
-    "postBind": "PostBindPlugin",
-    "permit": "PermitPlugin",
-    "preEnqueue": "PreEnqueuePlugin",
-    "queueSort": "QueueSortPlugin",
-}
-
-
-class CycleState:
-    """Per-cycle plugin data plus the plugins PreFilter/PreScore asked to skip."""
-
-    __slots__ = ("data", "skip_filter", "skip_score")
-
-    def __init__(self) -> None:
-        self.data: dict[str, Any] = {}
-        self.skip_filter: set[str] = set()
-        self.skip_score: set[str] = set()
-
-
-class Plugin:
-    """Base class: a name and the cluster events that may make rejected pods schedulable."""
-
-    name: ClassVar[str] = ""
-
-    def events_to_register(self) -> list[ClusterEventWithHint]:
-        return []
-
-
-@dataclass
-class PostFilterResult:
-    nominated_node_name: str = ""
-    victims: list[Mapping[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -98,30 +64,40 @@ def go_list(items: Sequence[str]) -> str:
     return "[" + " ".join(items) + "]"
 
 
-def implements(plugin: object, point: str) -> bool:
-    return callable(getattr(plugin, EXTENSION_POINTS[point], None))
-
-
 @dataclass
 class Framework:
     """One profile's plugins per extension point, score weights and percentageOfNodesToScore."""
 
     profile_name: str
-    points: dict[str, list[Any]]
+    points: dict[str, list[Plugin]]
     weights: dict[str, int]
     percentage_of_nodes_to_score: int | None = None
-    plugins: dict[str, Any] = field(default_factory=dict)
+    plugins: dict[str, Plugin] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.filter_plugins: list[Any] = self.points.get("filter", [])
-        self.score_plugins: list[Any] = self.points.get("score", [])
-        self.pre_filter_plugins: list[Any] = self.points.get("preFilter", [])
-        self.pre_score_plugins: list[Any] = self.points.get("preScore", [])
-        self.post_filter_plugins: list[Any] = self.points.get("postFilter", [])
-        self.pre_enqueue_plugins: list[Any] = self.points.get("preEnqueue", [])
-        self.bind_plugins: list[Any] = self.points.get("bind", [])
-        self.queue_sort: Any = (self.points.get("queueSort") or [None])[0]
-        self.batch_filter = all(hasattr(p, "filter_batch") for p in self.filter_plugins)
+        self.filter_plugins: list[FilterPlugin] = self._at("filter")
+        self.score_plugins: list[ScorePlugin] = self._at("score")
+        self.pre_filter_plugins: list[PreFilterPlugin] = self._at("preFilter")
+        self.pre_score_plugins: list[PreScorePlugin] = self._at("preScore")
+        self.post_filter_plugins: list[PostFilterPlugin] = self._at("postFilter")
+        self.pre_enqueue_plugins: list[PreEnqueuePlugin] = self._at("preEnqueue")
+        self.bind_plugins: list[BindPlugin] = self._at("bind")
+        sorts: list[QueueSortPlugin] = self._at("queueSort")
+        if len(sorts) != 1:  # (the configuration admits exactly one)
+            raise ValueError(f"one queue sort plugin is needed, not {len(sorts)}")
+        self.queue_sort: QueueSortPlugin = sorts[0]
+        #: whether every filter plugin declares FilterBatch (the search then runs them vectorised,
+        #: unless in reference mode)
+        self.batch_filter = all(has_filter_batch(p) for p in self.filter_plugins)
+
+    def _at(self, point: str) -> list[Any]:
+        """The plugins enabled at `point`, each declaring the point's Protocol (the configuration
+        admits no other: scheduler.config)."""
+        found = self.points.get(point, [])
+        for plugin in found:
+            if not declares(plugin, EXTENSION_POINTS[point]):
+                raise ValueError(f"plugin {plugin.name!r} does not implement {point}")
+        return found
 
     # ---- queue -------------------------------------------------------------------------------
     def run_pre_enqueue(self, pi: PodInfo) -> Status:
@@ -132,7 +108,10 @@ class Framework:
         return SUCCESS
 
     def events_to_register(self) -> dict[str, list[ClusterEventWithHint]]:
-        return {name: pl.events_to_register() for name, pl in self.plugins.items()}
+        """EventsToRegister of every plugin declaring EnqueueExtensions."""
+        return {
+            name: pl.events_to_register() for name, pl in self.plugins.items() if has_enqueue_extensions(pl)
+        }
 
     # ---- filter ------------------------------------------------------------------------------
     def run_pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
@@ -159,8 +138,9 @@ class Framework:
                 continue
             if not status.is_success():
                 return PreFilterOutcome(None, status.with_plugin(pl.name), set())
-            narrowed = getattr(pl, "pre_filter_result", None)
-            plugin_names: frozenset[str] | None = narrowed(state, pi) if narrowed is not None else None
+            plugin_names: frozenset[str] | None = (
+                pl.pre_filter_result(state, pi) if has_pre_filter_result(pl) else None
+            )
             if plugin_names is None:
                 continue
             with_nodes.add(pl.name)
@@ -201,6 +181,7 @@ class Framework:
         for pl in self.filter_plugins:
             if pl.name in state.skip_filter:
                 continue
+            assert has_filter_batch(pl)  # (batch_filter: every filter plugin declares it)
             passed = pl.filter_batch(state, pi, cache)
             if passed is not None:
                 mask &= passed
@@ -228,17 +209,17 @@ class Framework:
         (`slots`: the nodes' cache slots, when the caller has them)."""
         total: IntArray = np.zeros(len(nodes), np.int64)
         per_plugin: dict[str, IntArray] = {}
+        reference = reference_mode()
         for pl in self.score_plugins:
             if pl.name in state.skip_score:
                 continue
-            if cache is not None and hasattr(pl, "score_batch"):
+            if cache is not None and has_score_batch(pl) and not reference:
                 if slots is None:
                     slots = np.fromiter((ni.slot for ni in nodes), np.int64, len(nodes))
                 raw: IntArray = pl.score_batch(state, pi, cache, slots)
             else:
                 raw = np.fromiter((pl.score(state, pi, ni) for ni in nodes), np.int64, len(nodes))
-            normalize = getattr(pl, "normalize_score", None)
-            scores: IntArray = normalize(state, pi, raw) if normalize is not None else raw
+            scores: IntArray = pl.normalize_score(state, pi, raw) if has_score_extensions(pl) else raw
             # (the ufuncs' own reductions: ndarray.min/max add two Python-level calls each)
             if len(scores) and (_min(scores) < 0 or _max(scores) > MAX_NODE_SCORE):
                 raise ValueError(

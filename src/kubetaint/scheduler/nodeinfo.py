@@ -10,6 +10,14 @@ from kubetaint.scheduler.podinfo import HostPort, PodInfo
 from kubetaint.scheduler.resources import CPU, MEMORY, PODS, Resources, allocatable_source, node_allocatable
 
 Taint = dict[str, Any]
+TaintKey = tuple[tuple[str, str, str], ...]
+
+
+def taint_key(taints: list[Taint]) -> TaintKey:
+    """The taints' (key, value, effect), in order (what a toleration is matched against)."""
+    return tuple(
+        (str(t.get("key") or ""), str(t.get("value") or ""), str(t.get("effect") or "")) for t in taints
+    )
 
 
 class NodeInfo:
@@ -27,6 +35,7 @@ class NodeInfo:
         "pods",
         "requested",
         "slot",
+        "taint_key",
         "taint_set",
         "taints",
         "unschedulable",
@@ -56,6 +65,8 @@ class NodeInfo:
         self.name: str = meta.get("name", "")
         self.labels: Mapping[str, str] = meta.get("labels") or {}
         self.taints: list[Taint] = list(spec.get("taints") or ())
+        #: the taints' (key, value, effect): what tolerations are matched against, by value
+        self.taint_key: TaintKey = taint_key(self.taints)
         self.unschedulable = bool(spec.get("unschedulable"))
         # a status update mostly carries the very quantities parsed last time: keep their parse
         source = allocatable_source(node)

@@ -6,13 +6,15 @@ plain attributes instead of walking JSON.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.api.quantity import QuantityError
 from kubetaint.clock.base import parse_time
 from kubetaint.scheduler.resources import InputError, Resources, object_ref, pod_requests
+from kubetaint.speed.memo import Memo
 
 HostPort = tuple[str, str, int]  # (hostIP, protocol, hostPort)
 
@@ -134,6 +136,7 @@ class _SpecFacts:
 
     __slots__ = (
         "affinity",
+        "filter_sig",
         "has_required_affinity",
         "host_ports",
         "nonzero",
@@ -168,6 +171,16 @@ class _SpecFacts:
         self.preferred_terms: list[dict[str, Any]] = list(
             self.affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
         )
+        #: Everything in the spec (nodeName aside) the filters that judge a node by the pod's spec
+        #: alone read, by value: pods with equal signatures get equal verdicts from them
+        #: (scheduler.filter_memo).
+        self.filter_sig: Hashable = (
+            self.tol_sig,
+            tuple(sorted(self.requests.items())),
+            self.host_ports,
+            _by_value(spec.get("nodeSelector")),
+            _by_value(self.affinity.get("requiredDuringSchedulingIgnoredDuringExecution")),
+        )
 
     #: what is derived, compared by __eq__ (`values` only holds the ids of the key alive)
     _DERIVED: tuple[str, ...] = tuple(name for name in __slots__ if name != "values")
@@ -179,6 +192,13 @@ class _SpecFacts:
         return all(getattr(self, name) == getattr(other, name) for name in self._DERIVED)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _by_value(value: Any) -> str | None:
+    """A hashable rendering of a JSON value, equal for equal values (None when empty)."""
+    if not value:
+        return None
+    return json.dumps(value, sort_keys=True, default=repr)
 
 
 def same_spec_facts(old: Any, new: Any) -> bool:
@@ -204,8 +224,9 @@ _MISSING = object()
 #: pods reach the scheduler as stored objects, which are read-only: equal identities mean equal
 #: values, so equal facts (pod_requests reads the pod itself only to name it in an error, and an
 #: error leaves nothing here).
-_SPEC_FACTS: dict[tuple[tuple[str, ...], tuple[int, ...]], _SpecFacts] = {}
-_SPEC_FACTS_LIMIT = 1 << 12
+_SPEC_FACTS: Memo[tuple[tuple[str, ...], tuple[int, ...]], _SpecFacts] = Memo(
+    "scheduler.podinfo.spec_facts", 1 << 12
+)
 
 
 def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
@@ -219,15 +240,12 @@ def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
     key = (tuple(rest), tuple(map(id, rest.values())))
     facts = _SPEC_FACTS.get(key)
     if facts is None:
-        facts = _SpecFacts(pod, spec)
-        if len(_SPEC_FACTS) >= _SPEC_FACTS_LIMIT:
-            _SPEC_FACTS.clear()
-        _SPEC_FACTS[key] = facts
+        facts = _SPEC_FACTS.put(key, _SpecFacts(pod, spec))
     return facts
 
 
 #: parse_time of the start times seen (pods started in the same second share one text).
-_START_TIMES: dict[str, float] = {}
+_START_TIMES: Memo[str, float] = Memo("scheduler.podinfo.start_times", 1 << 12)
 
 
 def _start_time(pod: Mapping[str, Any], started: Any) -> float:
@@ -240,9 +258,7 @@ def _start_time(pod: Mapping[str, Any], started: Any) -> float:
             seconds = parse_time(started)
         except ValueError:
             raise InputError(object_ref(pod), "status.startTime", f"invalid time {started!r}") from None
-        if len(_START_TIMES) >= 1 << 12:
-            _START_TIMES.clear()
-        _START_TIMES[started] = seconds
+        _START_TIMES.put(started, seconds)
     return seconds
 
 

@@ -30,6 +30,7 @@ from kubetaint.scheduler.events import (
 from kubetaint.scheduler.plugins.names import INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import Status
+from kubetaint.speed.reference import reference_mode
 
 DEFAULT_POD_INITIAL_BACKOFF = 1.0
 DEFAULT_POD_MAX_BACKOFF = 10.0
@@ -332,7 +333,7 @@ class SchedulingQueue:
                 if not registered.event.matches(event):
                     continue
                 signature = registered.signature
-                if signature is None or memo is None:
+                if signature is None or memo is None or reference_mode():
                     if registered.hint(pi, old, new):
                         return True
                     continue

@@ -25,6 +25,7 @@ from kubetaint.scheduler.events import (
     ClusterEvent,
     ClusterEventWithHint,
 )
+from kubetaint.scheduler.extension_points import CycleState, PostFilterResult, uses_handle
 from kubetaint.scheduler.filter_memo import FilterMemo
 from kubetaint.scheduler.fit_error import (
     NO_NODES_AVAILABLE,
@@ -33,7 +34,7 @@ from kubetaint.scheduler.fit_error import (
     SchedulingError,
     truncate_message,
 )
-from kubetaint.scheduler.framework import CycleState, Framework, PostFilterResult, go_list
+from kubetaint.scheduler.framework import Framework, go_list
 from kubetaint.scheduler.informer_events import InformerEvents
 from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.nodeinfo import NodeInfo
@@ -52,6 +53,7 @@ from kubetaint.scheduler.search import (
 )
 from kubetaint.scheduler.status import Code, Status
 from kubetaint.scheduler.unmodelled import config_warnings, pod_warnings
+from kubetaint.speed.reference import reference_mode
 
 __all__ = [
     "PINNED_NODES_TO_FILTER_ONE_BY_ONE",
@@ -91,8 +93,8 @@ class Scheduler(InformerEvents):
         self.profiles: dict[str, Framework] = {s.scheduler_name: build_framework(s, registry) for s in specs}
         for fw in self.profiles.values():
             for plugin in fw.plugins.values():
-                if hasattr(plugin, "handle"):
-                    plugin.handle = self
+                if uses_handle(plugin):
+                    plugin.use_handle(self)
         first = next(iter(self.profiles.values()))
         hints: dict[str, list[ClusterEventWithHint]] = {}
         for fw in self.profiles.values():
@@ -406,7 +408,7 @@ class Scheduler(InformerEvents):
         slots: IntArray | None = None
         feasible: Sequence[NodeInfo]
         one_by_one = searched is not None and n <= self.pinned_nodes_to_filter_one_by_one
-        if fw.batch_filter and not one_by_one:
+        if fw.batch_filter and not one_by_one and not reference_mode():
             if searched is None:
                 order = self.cache.order()
                 mask = (
@@ -431,7 +433,7 @@ class Scheduler(InformerEvents):
                     if len(found) >= k:
                         break
             feasible = found
-            if fw.batch_filter:
+            if fw.batch_filter and not reference_mode():
                 slots = np.fromiter((ni.slot for ni in found), np.int64, len(found))
         extra = 0
         if nominated_failed is not None:

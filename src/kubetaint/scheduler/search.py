@@ -10,7 +10,8 @@ import random
 import numpy as np
 
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
-from kubetaint.scheduler.framework import CycleState, Framework
+from kubetaint.scheduler.extension_points import CycleState
+from kubetaint.scheduler.framework import Framework
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import Status

@@ -25,6 +25,7 @@ from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.openapi_schemas import cannot_handle, schema_of, strict_decoding_error, strict_errors
 from kubetaint.sim.scenario import ScenarioError
 from kubetaint.sim.source import Where
+from kubetaint.speed.memo import Memo
 
 #: Stands for every ASCII string value in a shape. The markers are small ints, which hash and
 #: compare fastest (a shape is hashed once per object); keys are the only strings, atoms
@@ -88,12 +89,13 @@ class DecodeMemo:
     reads back one way only."""
 
     def __init__(self, limit: int = LIMIT) -> None:
-        self._limit = limit
-        self._decoded: set[Hashable] = set()
+        #: the shapes that decoded
+        self._decoded: Memo[Hashable, bool] = Memo("sim.decoding.shapes", limit)
         #: id(list) -> (the list, its token)
-        self._lists: dict[int, tuple[list[Any], Hashable]] = {}
-        #: the flat shape of a list's items -> its number
-        self._numbers: dict[tuple[Hashable, ...], int] = {}
+        self._lists: Memo[int, tuple[list[Any], Hashable]] = Memo("sim.decoding.lists", limit)
+        #: the flat shape of a list's items -> its number (numbers are never given twice, so a
+        #: shape numbered afresh only makes a miss)
+        self._numbers: Memo[tuple[Hashable, ...], int] = Memo("sim.decoding.list_numbers", limit)
         self._next_number = 0
 
     def check(self, obj: Mapping[str, Any], where: str | Where) -> None:
@@ -106,13 +108,11 @@ class DecodeMemo:
                 key = tuple(parts)
             except (_UnshapedError, RecursionError):  # RecursionError: a manifest that contains itself
                 key = None
-        if key is not None and key in self._decoded:
+        if key is not None and self._decoded.get(key):
             return
         check_decodable(obj, where)
         if key is not None:
-            if len(self._decoded) >= self._limit:
-                self._decoded.clear()
-            self._decoded.add(key)
+            self._decoded.put(key, True)
 
     def shape(self, value: Any) -> Hashable:
         """What decoding `value` depends on; raises _UnshapedError for anything but plain JSON.
@@ -158,15 +158,12 @@ class DecodeMemo:
             parts: list[Hashable] = []
             for item in value:
                 self._walk(item, parts.append)
-            if len(self._lists) >= self._limit:
-                self._lists.clear()
-                self._numbers.clear()  # numbers are never given twice: keys holding old ones stay right
             flat = tuple(parts)
             number = self._numbers.get(flat)
             if number is None:
-                number = self._numbers[flat] = self._next_number
+                number = self._numbers.put(flat, self._next_number)
                 self._next_number += 1
-            held = self._lists[id(value)] = (value, -1 - number)  # (list, number), as an int
+            held = self._lists.put(id(value), (value, -1 - number))  # (list, number), as an int
         return held[1]
 
 

@@ -1,4 +1,6 @@
-"""Equal parts of the pods of a scenario text made one shared object (bookkeeping only).
+"""Shares equal spec parts of a parsed scenario's pods so memos find them (off with `KUBETAINT_REFERENCE=1`).
+
+Equal parts of the pods of a scenario text are made one shared object (bookkeeping only).
 
 A scenario given as data keeps what its author shared shared (`copy_document` copies a shared
 part once), so the pods stamped from one template carry the very same container lists: the load's
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubetaint.speed.memo import Memo
+
 #: Distinct parts kept before the table starts afresh.
 LIMIT = 1 << 12
 
@@ -24,8 +28,7 @@ class PartSharing:
     """Shares equal list and object values of Pod specs across the objects given to `share`."""
 
     def __init__(self, limit: int = LIMIT) -> None:
-        self._limit = limit
-        self._parts: dict[tuple[type, str], Any] = {}
+        self._parts: Memo[tuple[type, str], Any] = Memo("sim.sharing.parts", limit)
 
     def share(self, obj: Any) -> None:
         """Replace each list or dict value of `obj`'s spec (a plain-dict Pod's) by an equal one
@@ -43,8 +46,6 @@ class PartSharing:
             part_key = (kind, repr(value))
             known = parts.get(part_key)
             if known is None:
-                if len(parts) >= self._limit:
-                    parts.clear()
-                parts[part_key] = value
+                parts.put(part_key, value)
             elif known is not value:
                 spec[key] = known  # (a value replaced: the keys stay as they are)

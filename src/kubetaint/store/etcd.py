@@ -38,6 +38,7 @@ from etcd3gw.exceptions import ConnectionFailedError, ConnectionTimeoutError, Et
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
+from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.etcd_codec import (
     BUILTIN_RESOURCES,
     b64,
@@ -52,7 +53,6 @@ from kubetaint.store.etcd_health import EtcdHealth, connection_reason
 from kubetaint.store.etcd_watch import EtcdWatchStream, WatchStreamError, compact_revision_for
 from kubetaint.store.interface import (
     JSON,
-    Handler,
     ListResult,
     StoreError,
     StoreOptions,
@@ -380,8 +380,7 @@ class EtcdStore:
         stream = BufferedWatch(watch_filter, initial, floor=since)
 
         def on_events(raw: list[dict[str, Any]]) -> None:
-            for event in raw:
-                stream.offer(to_watch_event(event, resource, self._prefix))
+            stream.offer([to_watch_event(event, resource, self._prefix) for event in raw])
 
         try:
             feed = EtcdWatchStream(
@@ -417,7 +416,7 @@ class EtcdStore:
             compacted = compact_revision_for(self.url, b64(prefix), prefix_end(prefix), since + 1)
             raise too_old(since, compacted - 1 if compacted else since + 1) from None
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         unsubscribe = self._dispatcher.subscribe(handler, resource)
         with self._feed_lock:
             if self._resume_after is None:
@@ -461,7 +460,7 @@ class EtcdStore:
             key = unb64(event["kv"]["key"])
             resource = resource_of_key(key, self._prefix, self._resources)
             converted = to_watch_event(event, resource, self._prefix)
-            self._dispatcher.enqueue(converted)
+            self._dispatcher.publish(ChangeBatch((converted,)))  # each revision its own commit
             try:
                 self._dispatcher.dispatch()
             finally:  # a failing handler must not make the resumed feed replay this event forever
@@ -474,7 +473,7 @@ class EtcdStore:
         for event in raw:
             key = unb64(event["kv"]["key"])
             converted = to_watch_event(event, self._resource_of(key), self._prefix)
-            self._dispatcher.enqueue(converted)
+            self._dispatcher.publish(ChangeBatch((converted,)))
             with self._dispatched:
                 self._received_rv = self._resume_after = converted.resource_version
                 self._dispatched.notify_all()

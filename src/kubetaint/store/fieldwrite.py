@@ -7,7 +7,7 @@ each update with the object's own metadata (so its resourceVersion is the precon
 resourceVersion and watch event, in order, stopping at the first failure. A store (or a client
 such as the Registry) that implements `update_field_many` itself is told what changes instead of
 finding out by comparing; any other store gets the generic updates. A MemoryStore delivers the
-updates of current objects as a `FieldWriteGroup` (an informer follows it from its lists).
+updates of current objects as one batch with its compact view (`changes.FieldWriteGroup`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,24 @@ from itertools import repeat
 from operator import is_
 
 from kubetaint.api.errors import StatusError
+from kubetaint.store.changes import FieldPath, FieldWriteGroup
 from kubetaint.store.interface import JSON, Store, WatchEvent, update_many
 
+__all__ = [  # FieldPath and FieldWriteGroup are the change stream's (.changes)
+    "FieldPath",
+    "FieldWriteGroup",
+    "FieldWriteResult",
+    "HistoryEntry",
+    "RepeatedRounds",
+    "add_to_history",
+    "field_version",
+    "history_events",
+    "update_field_many",
+    "with_field",
+    "write_vouched_run",
+]
+
 FieldWriteResult = tuple[list[JSON], StatusError | None]
-#: (part, field): `obj[part][field]`, e.g. ("spec", "renewTime")
-FieldPath = tuple[str, str]
 
 
 def with_field(obj: JSON, path: FieldPath, value: object) -> JSON:
@@ -220,63 +233,6 @@ class RepeatedRounds:
         by_first[id(news[0])] = (keys, news)
         if len(by_first) > self.KEEP:
             del by_first[next(iter(by_first))]
-
-
-class FieldWriteGroup:
-    """The committed updates of one field write whose objects were all current (a store's fast
-    lane, e.g. a round of lease renewals): `olds[i]` was replaced by `news[i]` under `keys[i]`
-    ((namespace, name)) at resourceVersion `first_rv + i`, each a MODIFIED event of `resource`;
-    `news[i]` is `olds[i]` with `[part][field]` (`path`) set to `value` and a new resourceVersion.
-
-    The events are built only for whoever asks (`events`, `tail`): a dispatcher hands the group
-    whole to a handler with `deliver_field_group` (an Informer follows it from the three lists)
-    and the events, in order, to any other; a store's bounded history needs only its tail."""
-
-    __slots__ = ("_events", "_tail", "first_rv", "keys", "news", "olds", "path", "resource", "value")
-
-    def __init__(
-        self,
-        resource: str,
-        keys: list[tuple[str, str]],
-        olds: list[JSON],
-        news: list[JSON],
-        first_rv: int,
-        *,
-        path: FieldPath,
-        value: object,
-    ) -> None:
-        self.resource = resource
-        self.path = path
-        self.value = value
-        self.keys = keys
-        self.olds = olds
-        self.news = news
-        self.first_rv = first_rv
-        self._events: list[WatchEvent] | None = None
-        self._tail: list[WatchEvent] = []  # the events of the last len(_tail) updates
-
-    def __len__(self) -> int:
-        return len(self.news)
-
-    def _build(self, start: int, stop: int) -> list[WatchEvent]:
-        resource, olds, news, rv = self.resource, self.olds, self.news, self.first_rv
-        return [WatchEvent("MODIFIED", resource, news[i], rv + i, olds[i]) for i in range(start, stop)]
-
-    def tail(self, count: int | None) -> list[WatchEvent]:
-        """The events of the last `count` updates (None: all of them), in order."""
-        size = len(self.news)
-        count = size if count is None else max(0, min(count, size))
-        tail = self._tail
-        if count > len(tail):
-            tail = self._tail = self._build(size - count, size - len(tail)) + tail
-        return tail[len(tail) - count :] if count < len(tail) else tail
-
-    def events(self) -> list[WatchEvent]:
-        """Every update's event, in commit order (built once; read-only)."""
-        events = self._events
-        if events is None:
-            events = self._events = self.tail(None)
-        return events
 
 
 #: A bounded history's entry: an event, or one of a field-write group's updates. A group stands in

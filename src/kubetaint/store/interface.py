@@ -20,48 +20,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from kubetaint.api.errors import StatusError
+from kubetaint.store.changes import BatchHandler, ChangeBatch, EventType, WatchEvent
+
+__all__ = [  # the change stream's types (.changes) are part of the store contract
+    "JSON",
+    "BatchHandler",
+    "ChangeBatch",
+    "DeferredDurability",
+    "EventType",
+    "ListResult",
+    "Reachability",
+    "Store",
+    "StoreError",
+    "StoreOptions",
+    "ThreadedDelivery",
+    "Watch",
+    "WatchEvent",
+    "object_key",
+    "update_many",
+]
 
 JSON = dict[str, Any]
-EventType = Literal["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class WatchEvent:
-    """One committed change (or a bookmark) for `resource` at `resource_version`."""
-
-    type: EventType
-    resource: str
-    object: JSON
-    resource_version: int
-    #: The object before this change (None for ADDED and BOOKMARK); lets informers diff.
-    old_object: JSON | None = None
-
-    def __init__(
-        self,
-        type: EventType,
-        resource: str,
-        object: JSON,
-        resource_version: int,
-        old_object: JSON | None = None,
-    ) -> None:
-        # Every write makes one: the slot setters are twice as fast as the object.__setattr__
-        # calls a generated frozen __init__ makes.
-        _set_type(self, type)
-        _set_resource(self, resource)
-        _set_object(self, object)
-        _set_resource_version(self, resource_version)
-        _set_old_object(self, old_object)
-
-
-_SlotSetter = Callable[[WatchEvent, Any], None]
-_set_type: _SlotSetter = vars(WatchEvent)["type"].__set__
-_set_resource: _SlotSetter = vars(WatchEvent)["resource"].__set__
-_set_object: _SlotSetter = vars(WatchEvent)["object"].__set__
-_set_resource_version: _SlotSetter = vars(WatchEvent)["resource_version"].__set__
-_set_old_object: _SlotSetter = vars(WatchEvent)["old_object"].__set__
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +75,11 @@ class Watch(Protocol):
     @property
     def stopped(self) -> bool: ...
 
-
-Handler = Callable[[WatchEvent], None]
+    def push_to(self, waker: Callable[[], None] | None) -> bool:
+        """Have `waker` called (from any thread) whenever events arrive or the stream stops, so
+        that a reader need not block in `wait()`; None ends the calls. False when this stream
+        cannot call a waker: its reader polls `wait()`."""
+        ...
 
 
 class Store(Protocol):
@@ -146,9 +131,10 @@ class Store(Protocol):
         field_selector: str | None = None,
     ) -> Watch: ...
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
-        """Call `handler` for every later committed change of any resource (of `resource` only,
-        when given), in commit order, in the writer's thread. Returns a function that unsubscribes."""
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
+        """Call `handler` with the batch of every later commit (store.changes.ChangeBatch: of
+        `resource` only, when given, those of its events), in commit order, in the writer's
+        thread. Returns a function that unsubscribes."""
         ...
 
     def current_resource_version(self) -> int: ...

@@ -17,12 +17,13 @@ from typing import ClassVar
 from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
+from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.fieldwrite import (
     HistoryEntry,
     RepeatedRounds,
     history_events,
 )
-from kubetaint.store.interface import JSON, Handler, ListResult, StoreOptions, WatchEvent, object_key
+from kubetaint.store.interface import JSON, ListResult, StoreOptions, WatchEvent, object_key
 from kubetaint.store.memorybulk import BulkLoad, pod_node_name
 from kubetaint.store.memoryfields import FieldWrites
 from kubetaint.store.mutation import (
@@ -229,7 +230,7 @@ class MemoryStore(BulkLoad, FieldWrites):
                 by_node[key] = stored
             event = WatchEvent("ADDED", resource, stored, rv)
             self._history.append(event)  # _commit
-            self._dispatcher.enqueue(event)
+            self._dispatcher.publish(ChangeBatch((event,)))
         self._dispatcher.dispatch()
         return stored
 
@@ -263,13 +264,15 @@ class MemoryStore(BulkLoad, FieldWrites):
     def update_group(
         self, resource: str, objects: builtins.list[JSON]
     ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
-        """`update_many` whose events are dispatched as one group (`Dispatcher.enqueue_group`:
-        handler by handler, each seeing them all in commit order)."""
+        """`update_many` whose events are published as one batch (`Dispatcher.publish`: handler
+        by handler, each seeing them all in commit order)."""
         return self._update_many(resource, objects, grouped=True)
 
     def _update_many(
         self, resource: str, objects: builtins.list[JSON], *, grouped: bool
     ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
+        """The updates under one lock hold: their events one batch (`grouped`), else one batch
+        each (delivered as consecutive updates' are)."""
         stored_objects: list[JSON] = []
         events: list[WatchEvent] = []
         failure: errors.StatusError | None = None
@@ -287,9 +290,10 @@ class MemoryStore(BulkLoad, FieldWrites):
                     events.append(event)
             self._history.extend(events)
             if grouped:
-                self._dispatcher.enqueue_group(events)
+                self._dispatcher.publish(ChangeBatch(events))
             else:
-                self._dispatcher.enqueue_many(events)
+                for event in events:
+                    self._dispatcher.publish(ChangeBatch((event,)))
         self._dispatcher.dispatch()
         return stored_objects, failure
 
@@ -385,9 +389,9 @@ class MemoryStore(BulkLoad, FieldWrites):
 
     def _commit(self, event: WatchEvent) -> None:
         self._history.append(event)
-        self._dispatcher.enqueue(event)
+        self._dispatcher.publish(ChangeBatch((event,)))
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self._dispatcher.subscribe(handler, resource)
 
     def watch(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from kubetaint.api import errors
 from kubetaint.clock.base import Clock, format_time
+from kubetaint.store.changes import ChangeBatch
 from kubetaint.store.fieldwrite import HistoryEntry
 from kubetaint.store.interface import JSON, WatchEvent, object_key
 from kubetaint.store.mutation import GENERATION_RESOURCES, namespace_order, prepare_create
@@ -106,6 +107,7 @@ class BulkLoad:
                 stored_objects.append(stored)
                 events.append(WatchEvent("ADDED", resource, stored, rv))
             self._history.extend(events)  # _commit of each
-            self._dispatcher.enqueue_many(events)
+            for event in events:  # each create its own commit's batch, as `create` publishes it
+                self._dispatcher.publish(ChangeBatch((event,)))
         self._dispatcher.dispatch()
         return stored_objects, failure

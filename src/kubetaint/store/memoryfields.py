@@ -2,8 +2,8 @@
 and `update_field_many_if_current`, the store's side of `kubetaint.store.fieldwrite` (a round of
 node lease renewals is one call). Each stores exactly what `update_many` of `with_field` copies
 stores, with the same resourceVersions, events and history; the updates of current objects are
-delivered as one `FieldWriteGroup` (the one update of a batch that writes one object, as its
-plain event).
+published as one batch with its compact view, a `FieldWriteGroup` (the one update of a batch
+that writes one object, as its plain event).
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from collections.abc import Iterable
 from itertools import islice
 
 from kubetaint.api import errors
+from kubetaint.store.changes import ChangeBatch, FieldPath, FieldWriteGroup
 from kubetaint.store.fieldwrite import (
-    FieldPath,
-    FieldWriteGroup,
     HistoryEntry,
     RepeatedRounds,
     add_to_history,
@@ -52,10 +51,10 @@ class FieldWrites:
         """`kubetaint.store.fieldwrite.update_field_many`. An object that is still the one stored
         under its key (identity: nobody wrote it since) needs no precondition check nor comparison:
         it is stored with the field set and a new resourceVersion; any other takes `update_many`'s
-        way. The batch's events are dispatched as one group: a `FieldWriteGroup` whose events are
-        built only for the subscribers that need them (`Dispatcher.enqueue_field_group`; the history
-        holds the group itself, `fieldwrite.add_to_history`) while every write is of a current
-        object, else a list (`Dispatcher.enqueue_group`). A batch that writes one object (a
+        way. The batch's events are published as one batch (`Dispatcher.publish`): with its compact
+        view, a `FieldWriteGroup` whose events are built only for the subscribers that read them
+        (the history holds the group itself, `fieldwrite.add_to_history`), while every write is of
+        a current object. A batch that writes one object (a
         status round writes a lease, then a node, node after node) commits its one event as
         `update` does: a group of one would only cost its handlers more."""
         result = self._update_field_many(resource, objects, path, value, only_current=False)
@@ -206,16 +205,16 @@ class FieldWrites:
                 if len(news) == 1:  # one update: its event, as the store's update commits it
                     event = WatchEvent("MODIFIED", resource, news[0], first_rv + 1, olds[0])
                     self._history.append(event)
-                    self._dispatcher.enqueue(event)
+                    self._dispatcher.publish(ChangeBatch((event,)))
                 elif news:
                     group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
                     add_to_history(self._history, group)  # its events built only when read
                     if vouched is not None:
                         self._repeated.remember(keys, news)
-                    self._dispatcher.enqueue_field_group(group)
+                    self._dispatcher.publish(ChangeBatch.field_write_of(group))
             elif events:
                 self._history.extend(events)
-                self._dispatcher.enqueue_group(events)
+                self._dispatcher.publish(ChangeBatch(events))
         self._dispatcher.dispatch()
         return (news.copy() if stored_objects is None else stored_objects), failure
 
@@ -265,7 +264,7 @@ class FieldWrites:
                 vouched[key] = stored
             event = WatchEvent("MODIFIED", resource, stored, rv, obj)
             self._history.append(event)
-            self._dispatcher.enqueue(event)
+            self._dispatcher.publish(ChangeBatch((event,)))
         self._dispatcher.dispatch()
         return stored
 

@@ -22,7 +22,8 @@ import httpx
 
 from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
-from kubetaint.store.interface import JSON, Handler, ListResult, StoreError, WatchEvent, object_key
+from kubetaint.store.changes import BatchHandler, ChangeBatch
+from kubetaint.store.interface import JSON, ListResult, StoreError, WatchEvent, object_key
 from kubetaint.store.remote_config import Connection
 from kubetaint.store.remote_watch import Reflector, RemoteWatch
 
@@ -72,7 +73,7 @@ class RemoteStore:
     def __init__(self, connection: Connection, *, dispatch: Dispatch | None = None) -> None:
         self.connection = connection
         self._client = self._make_client()
-        self._handlers: list[Handler] = []
+        self._handlers: list[BatchHandler] = []
         self._reflectors: dict[str, Reflector] = {}
         self._lock = threading.RLock()
         self._dispatch = dispatch or self._locked
@@ -182,13 +183,14 @@ class RemoteStore:
 
     # informers -----------------------------------------------------------------------------
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         if resource is not None:
             inner = handler
 
-            def handler(event: WatchEvent) -> None:
-                if event.resource == resource:
-                    inner(event)
+            def handler(batch: ChangeBatch) -> None:
+                mine = batch.only(resource)
+                if mine is not None:
+                    inner(mine)
 
         self._handlers.append(handler)
 
@@ -210,9 +212,12 @@ class RemoteStore:
         reflector.start(self.list(resource))
 
     def _deliver(self, event: WatchEvent) -> None:
+        """A change the reflector saw: one batch (the API server's watch has no commits)."""
+        batch = ChangeBatch((event,))
+
         def call() -> None:
             for handler in list(self._handlers):
-                handler(event)
+                handler(batch)
 
         self._dispatch(call)
 

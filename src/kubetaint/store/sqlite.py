@@ -31,10 +31,10 @@ from typing import Any
 from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
+from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
     EventType,
-    Handler,
     ListResult,
     StoreOptions,
     WatchEvent,
@@ -113,7 +113,7 @@ class SqliteStore:
         self._syncer = WalSyncer(self.path)
         self._deferred: frozenset[int] = frozenset()
         self._committer = GroupCommitter(
-            self._db, self.path, self._before_commit, self._dispatcher.enqueue, self._syncer.commit
+            self._db, self.path, self._before_commit, self._publish, self._syncer.commit
         )
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
@@ -412,7 +412,11 @@ class SqliteStore:
 
     # watch -------------------------------------------------------------------------------
 
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
+    def _publish(self, event: WatchEvent) -> None:
+        """One committed write's batch (a group commit's writes are each their own)."""
+        self._dispatcher.publish(ChangeBatch((event,)))
+
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self._dispatcher.subscribe(handler, resource)
 
     def watch(

@@ -35,6 +35,7 @@ from kubetaint.api.validation.podupdate import validate_pod_update_rules
 from kubetaint.api.validation.quantities import validate_resource_list
 from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations
 from kubetaint.api.validation.workloads import selector_and_template
+from kubetaint.speed.memo import Memo
 
 Obj = Mapping[str, Any]
 KindValidator = Callable[[Obj, "Obj | None", bool], list[f.FieldError]]
@@ -162,8 +163,7 @@ def validate_pod_like_clean(obj: Obj, allow_comparison: bool) -> list[f.FieldErr
 
 
 #: Pod spec contents (nodeName left out) found clean, see _clean_spec_key.
-_CLEAN_SPECS: set[tuple[str, bool]] = set()
-_CLEAN_SPECS_LIMIT = 1 << 12
+_CLEAN_SPECS: Memo[tuple[str, bool], bool] = Memo("api.validation.kinds.clean_specs", limit=1 << 12)
 
 
 def _clean_spec_key(spec: Obj, allow: bool) -> tuple[str, bool] | None:
@@ -186,7 +186,7 @@ def _node_name_is_valid(spec: Obj) -> bool:
 
 def _pod_spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
     key = _clean_spec_key(spec, allow)
-    if key is not None and key in _CLEAN_SPECS and _node_name_is_valid(spec):
+    if key is not None and _CLEAN_SPECS.get(key) and _node_name_is_valid(spec):
         errs: list[f.FieldError] = []
     else:
         errs = [
@@ -194,9 +194,7 @@ def _pod_spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
             *validate_containers_only_for_pod(spec),
         ]
         if not errs and key is not None:
-            if len(_CLEAN_SPECS) >= _CLEAN_SPECS_LIMIT:
-                _CLEAN_SPECS.clear()
-            _CLEAN_SPECS.add(key)
+            _CLEAN_SPECS.put(key, True)
     if not errs:
         # A later update keeping this very spec (once stored) adds only the update rules against
         # itself: the same container count, images already required and unpadded above, and the

@@ -1,4 +1,4 @@
-"""Validation results of the parts of stored objects, remembered by identity.
+"""Remembers the checks of stored objects' unchanged parts by identity (off with `KUBETAINT_REFERENCE=1`).
 
 An update usually carries parts of the stored object unchanged, as the very same dicts: a kubelet
 renewing its lease keeps the lease's metadata, a status update keeps the pod's metadata and spec.
@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from kubetaint.api.validation.field import FieldError
+from kubetaint.speed.memo import Memo
 
 #: Entries kept before the memo starts afresh (bounds the stored parts it keeps alive).
 LIMIT = 1 << 18
@@ -24,8 +25,9 @@ class PartMemo:
     """id(part) -> (part, key, errors); `part` is held so its id cannot be reused meanwhile."""
 
     def __init__(self, limit: int = LIMIT) -> None:
-        self._limit = limit
-        self._entries: dict[int, tuple[Any, Hashable, tuple[FieldError, ...]]] = {}
+        self._entries: Memo[int, tuple[Any, Hashable, tuple[FieldError, ...]]] = Memo(
+            "api.validation.memo.stored_parts", limit
+        )
 
     def errors(self, part: Any, key: Hashable, compute: Callable[[], list[FieldError]]) -> list[FieldError]:
         """compute() for `part` (a read-only part of a stored object) under `key`, remembered."""
@@ -33,16 +35,12 @@ class PartMemo:
         if entry is not None and entry[0] is part and entry[1] == key:
             return list(entry[2])
         result = compute()
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
-        self._entries[id(part)] = (part, key, tuple(result))
+        self._entries.put(id(part), (part, key, tuple(result)))
         return result
 
     def put(self, part: Any, key: Hashable, errors: list[FieldError]) -> None:
         """Remember `errors` for `part` under `key` (just computed for that very object)."""
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
-        self._entries[id(part)] = (part, key, tuple(errors))
+        self._entries.put(id(part), (part, key, tuple(errors)))
 
     def clear(self) -> None:
         self._entries.clear()

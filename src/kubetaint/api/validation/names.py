@@ -8,6 +8,8 @@ import functools
 import re
 from collections.abc import Callable
 
+from kubetaint.speed.memo import Memo
+
 _QNAME_CHAR = "[A-Za-z0-9]"
 _QNAME_EXT_CHAR = "[-A-Za-z0-9_.]"
 QUALIFIED_NAME_FMT = f"({_QNAME_CHAR}{_QNAME_EXT_CHAR}*)?{_QNAME_CHAR}"
@@ -66,15 +68,13 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
 def _memo(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
     """`check` remembered per string (a pure function of an immutable value), up to 65,536 values;
     each call returns a fresh list."""
-    results: dict[str, tuple[str, ...]] = {}
+    results: Memo[str, tuple[str, ...]] = Memo(f"api.validation.names.{check.__name__}", limit=1 << 16)
 
     @functools.wraps(check)
     def remembered(value: str) -> list[str]:
         found = results.get(value)
         if found is None:
-            if len(results) >= 1 << 16:
-                results.clear()
-            found = results[value] = tuple(check(value))
+            found = results.put(value, tuple(check(value)))
         return list(found)
 
     return remembered
@@ -182,25 +182,24 @@ def name_is_dns_label(name: str, prefix: bool = False) -> list[str]:
     return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
 
 
-#: Strings found to be valid DNS subdomains / labels (names), and how many each set keeps.
-_VALID_SUBDOMAINS: set[str] = set()
-_VALID_LABELS: set[str] = set()
-_VALID_LIMIT = 1 << 16
+#: Strings found to be valid DNS subdomains / labels (names).
+_VALID_SUBDOMAINS: Memo[str, bool] = Memo("api.validation.names.valid_subdomains", limit=1 << 16)
+_VALID_LABELS: Memo[str, bool] = Memo("api.validation.names.valid_labels", limit=1 << 16)
 
 
-def _remembering_valid(errors_of: Callable[[str], list[str]], valid: set[str]) -> Callable[[str], bool]:
+def _remembering_valid(
+    errors_of: Callable[[str], list[str]], valid: Memo[str, bool]
+) -> Callable[[str], bool]:
     """`not errors_of(name)` (a pure function of the string), each valid name remembered in
-    `valid` (up to _VALID_LIMIT): for names asked about again and again, a node name in each of
-    its pods' nodeName, a namespace in each of its objects. Invalid names are checked afresh."""
+    `valid`: for names asked about again and again, a node name in each of its pods' nodeName,
+    a namespace in each of its objects. Invalid names are checked afresh."""
 
     def is_valid(name: str) -> bool:
-        if name in valid:
+        if valid.get(name):
             return True
         if errors_of(name):
             return False
-        if len(valid) >= _VALID_LIMIT:
-            valid.clear()
-        valid.add(name)
+        valid.put(name, True)
         return True
 
     is_valid.__doc__ = f"`not {errors_of.__name__}(name)`, a valid name remembered."

@@ -14,6 +14,7 @@ from kubetaint.api.validation.names import (
     name_is_dns_label,
 )
 from kubetaint.api.validation.ownerrefs import validate_finalizers, validate_owner_references
+from kubetaint.speed.memo import Memo
 
 NameFunc = Callable[[str, bool], list[str]]
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)
@@ -41,16 +42,15 @@ def validate_labels(labels: Mapping[str, Any], path: str) -> list[f.FieldError]:
                 *(f.invalid(path, text, msg) for msg in is_valid_label_value(text)),
             )
             if type(key) is str:
-                if len(_LABEL_ERRORS) >= _LABEL_ERRORS_LIMIT:
-                    _LABEL_ERRORS.clear()
-                _LABEL_ERRORS[memo_key] = found
+                _LABEL_ERRORS.put(memo_key, found)
         errs.extend(found)
     return errs
 
 
 #: validate_labels' errors of one label by (key, value text, path) (FieldErrors are frozen).
-_LABEL_ERRORS: dict[tuple[str, str, str], tuple[f.FieldError, ...]] = {}
-_LABEL_ERRORS_LIMIT = 1 << 16
+_LABEL_ERRORS: Memo[tuple[str, str, str], tuple[f.FieldError, ...]] = Memo(
+    "api.validation.objectmeta.label_errors", limit=1 << 16
+)
 
 
 def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[f.FieldError]:
@@ -71,8 +71,9 @@ def validate_annotations(annotations: Mapping[str, Any], path: str) -> list[f.Fi
 #: ReplicaSet), a lease renewal or a pod status update carry the same labels and owners again
 #: and again. Names differ from object to object, so they are checked every time (the
 #: name checks remember their own results, see names.remembered).
-_REMEMBERED: dict[Hashable, tuple[f.FieldError, ...]] = {}
-_REMEMBERED_LIMIT = 1 << 16
+_REMEMBERED: Memo[Hashable, tuple[f.FieldError, ...]] = Memo(
+    "api.validation.objectmeta.content", limit=1 << 16
+)
 
 
 def _string_items(mapping: Any) -> tuple[tuple[str, str], ...] | None:
@@ -197,16 +198,16 @@ def validate_object_meta(
         return errs
     found = _REMEMBERED.get(key)
     if found is None:
-        if len(_REMEMBERED) >= _REMEMBERED_LIMIT:
-            _REMEMBERED.clear()
-        found = _REMEMBERED[key] = tuple(_validate_meta_content(meta, path))
+        found = _REMEMBERED.put(key, tuple(_validate_meta_content(meta, path)))
     errs.extend(found)
     return errs
 
 
 #: validate_owner_references' results by the references' content (_owner_items): the pods one
 #: ReplicaSet adopts all gain the same references.
-_REMEMBERED_OWNERS: dict[Hashable, tuple[f.FieldError, ...]] = {}
+_REMEMBERED_OWNERS: Memo[Hashable, tuple[f.FieldError, ...]] = Memo(
+    "api.validation.objectmeta.owner_references", limit=1 << 16
+)
 
 
 def owner_reference_errors(meta: Mapping[str, Any], path: str = "metadata") -> list[f.FieldError]:
@@ -221,10 +222,8 @@ def owner_reference_errors(meta: Mapping[str, Any], path: str = "metadata") -> l
         return validate_owner_references(refs, f.child(path, "ownerReferences"))
     found = _REMEMBERED_OWNERS.get(key)
     if found is None:
-        if len(_REMEMBERED_OWNERS) >= _REMEMBERED_LIMIT:
-            _REMEMBERED_OWNERS.clear()
-        found = _REMEMBERED_OWNERS[key] = tuple(
-            validate_owner_references(refs, f.child(path, "ownerReferences"))
+        found = _REMEMBERED_OWNERS.put(
+            key, tuple(validate_owner_references(refs, f.child(path, "ownerReferences")))
         )
     return list(found)
 

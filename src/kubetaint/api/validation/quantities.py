@@ -16,6 +16,7 @@ from kubetaint.api.quantity import QUANTITY_FORMAT_ERROR, QuantityError, format_
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import is_qualified_name
 from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR
+from kubetaint.speed.memo import Memo
 
 NOT_INTEGER_ERROR = "must be an integer"
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
@@ -79,8 +80,9 @@ def validate_quantity_value(name: str, raw: Any, path: str) -> list[f.FieldError
 
 
 #: validate_resource_list results by content: every node of a group reports the same capacity.
-_RESOURCE_LISTS: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[f.FieldError, ...]] = {}
-_RESOURCE_LISTS_LIMIT = 1 << 10
+_RESOURCE_LISTS: Memo[tuple[str, tuple[tuple[str, str], ...]], tuple[f.FieldError, ...]] = Memo(
+    "api.validation.quantities.resource_lists", limit=1 << 10
+)
 
 
 def validate_resource_list(resources: Mapping[str, Any], path: str) -> list[f.FieldError]:
@@ -92,9 +94,7 @@ def validate_resource_list(resources: Mapping[str, Any], path: str) -> list[f.Fi
     key = (path, items)
     found = _RESOURCE_LISTS.get(key)
     if found is None:
-        if len(_RESOURCE_LISTS) >= _RESOURCE_LISTS_LIMIT:
-            _RESOURCE_LISTS.clear()
-        found = _RESOURCE_LISTS[key] = tuple(_validate_resource_list(resources, path))
+        found = _RESOURCE_LISTS.put(key, tuple(_validate_resource_list(resources, path)))
     return list(found)
 
 

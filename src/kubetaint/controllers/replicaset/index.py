@@ -20,7 +20,7 @@ from typing import Any
 
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.controllers.replicaset.podutil import controller_ref_of, key_of
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, Informer
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -58,15 +58,18 @@ class PodOwnerIndex:
         # key -> the owner UID it is indexed under, or None for an orphan (with its labels)
         self._owner_of: dict[Key, str | None] = {}
         self._labels_of: dict[Key, tuple[LabelKey, ...]] = {}
-        informer.add_handlers(
-            EventHandlers(
-                on_add=self._add,
-                on_update=self._update,
-                on_delete=self._delete,
-                on_replay=self._replay,
-                on_update_many=self._update_many,
-            )
-        )
+        informer.add_handlers(self._changed)
+
+    def _changed(self, changes: Changes) -> None:
+        """The pod informer's handler: each run of adds, updates or deletes indexed in turn."""
+        for kind, run in changes.runs():
+            if kind == "ADDED":
+                self._replay([(key, pod) for _, key, _, pod in run])
+            elif kind == "MODIFIED":
+                self._update_many([(old, new) for _, _, old, new in run])  # type: ignore[misc]
+            else:
+                for _, _, _, pod in run:
+                    self._delete(pod)
 
     def _bump(self, owner: str) -> None:
         self._versions[owner] = self._versions.get(owner, 0) + 1
@@ -127,7 +130,7 @@ class PodOwnerIndex:
         self._on_change(None, pod)
 
     def _replay(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand (the
+        """`_add` of each added pod, with the informer's cache key (its key_of) at hand (the
         changes told at once with `on_adds`)."""
         owner_of, on_change, on_adds = self._owner_of, self._on_change, self._on_adds
         if not owner_of and on_adds is not None:

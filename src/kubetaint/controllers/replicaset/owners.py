@@ -20,6 +20,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import LabelSelector, label_selector_from_dict
 from kubetaint.controllers.replicaset.podutil import key_of
+from kubetaint.speed.memo import Memo
 from kubetaint.store.informer import EventHandlers, Informer
 
 JSON = dict[str, Any]
@@ -71,9 +72,14 @@ class OwnerSelectorIndex:
         self._by_anchor: dict[tuple[str, str, str], set[Key]] = {}
         self._unanchored: dict[str, set[Key]] = {}
         # (namespace, label items) -> the keys of the owners matching them, in informer order
-        self._matched: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[Key, ...]] = {}
+        self._matched: Memo[tuple[str, tuple[tuple[str, Any], ...]], tuple[Key, ...]] = Memo(
+            "controllers.replicaset.owners.matching", MATCH_MEMO_SIZE
+        )
         # matching_keys' last answer: (namespace, the very labels object, the owner keys)
-        self._last: tuple[str, Mapping[str, str], tuple[Key, ...]] | None = None
+        #: id(labels) -> (namespace, labels, keys) of the last `matching_keys` answer
+        self._last: Memo[int, tuple[str, Mapping[str, str], tuple[Key, ...]]] = Memo(
+            "controllers.replicaset.owners.matching_keys", limit=1
+        )
         informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
 
     def _add(self, owner: JSON) -> None:
@@ -103,7 +109,7 @@ class OwnerSelectorIndex:
 
     def _forget_matches(self) -> None:
         self._matched.clear()
-        self._last = None
+        self._last.clear()
 
     def _index(self, key: Key, owner: JSON) -> None:
         selector = self.selectors.matching(owner)
@@ -143,9 +149,7 @@ class OwnerSelectorIndex:
             return self.matching_uncached(namespace, labels)
         if keys is None:
             found = self.matching_uncached(namespace, labels)
-            if len(self._matched) >= MATCH_MEMO_SIZE:
-                self._matched.clear()
-            self._matched[memo_key] = tuple(key_of(owner) for owner in found)
+            self._matched.put(memo_key, tuple(key_of(owner) for owner in found))
             return found
         result: list[JSON] = []
         for key in keys:
@@ -159,12 +163,12 @@ class OwnerSelectorIndex:
         the owners). The last answer is kept for the very same labels object (stored labels are
         read-only, so the same object means the same labels: one template's pods share theirs)
         until an owner is added, deleted or changes its selector, as `matching`'s memo is."""
-        last = self._last
+        last = self._last.get(id(labels))
         if last is not None and last[1] is labels and last[0] == namespace:
             get = self.informer.get
             return [key for key in last[2] if get(*key) is not None]
         keys = [key_of(owner) for owner in self.matching(namespace, labels)]
-        self._last = (namespace, labels, tuple(keys))
+        self._last.put(id(labels), (namespace, labels, tuple(keys)))
         return keys
 
     def matching_uncached(self, namespace: str, labels: Mapping[str, str]) -> list[JSON]:

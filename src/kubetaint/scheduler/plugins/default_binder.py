@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    BindPlugin,
+    CycleState,
+    Plugin,
+)
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import SUCCESS, Status
 
 
-class DefaultBinder(Plugin):
+class DefaultBinder(Plugin, BindPlugin):
     name = names.DEFAULT_BINDER
 
     def bind(self, state: CycleState, pi: PodInfo, node_name: str) -> Status:

@@ -13,8 +13,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kubetaint.scheduler.cache import Cache
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    Handle,
+    Plugin,
+    PostFilterPlugin,
+    PostFilterResult,
+    UsesHandle,
+)
 from kubetaint.scheduler.fit_error import Diagnosis, FitError
-from kubetaint.scheduler.framework import CycleState, Framework, Plugin, PostFilterResult
+from kubetaint.scheduler.framework import Framework
 from kubetaint.scheduler.labels import selector_empty, selector_matches
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -84,7 +92,7 @@ def split_by_pdb(
     return violating, ok
 
 
-class DefaultPreemption(Plugin):
+class DefaultPreemption(Plugin, PostFilterPlugin, UsesHandle):
     name = names.DEFAULT_PREEMPTION
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
@@ -92,6 +100,9 @@ class DefaultPreemption(Plugin):
         self.min_pct = int(args.get("minCandidateNodesPercentage", MIN_CANDIDATE_NODES_PERCENTAGE))
         self.min_abs = int(args.get("minCandidateNodesAbsolute", MIN_CANDIDATE_NODES_ABSOLUTE))
         self.handle: PreemptionHandle | None = None
+
+    def use_handle(self, handle: Handle) -> None:
+        self.handle = handle
 
     def post_filter(
         self,

@@ -11,7 +11,14 @@ from typing import Any
 import numpy as np
 
 from kubetaint.scheduler.cache import Cache, IntArray
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    Handle,
+    Plugin,
+    ScoreBatch,
+    ScorePlugin,
+    UsesHandle,
+)
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -54,11 +61,14 @@ def pod_images(pod: Mapping[str, Any]) -> list[str]:
     return out
 
 
-class ImageLocality(Plugin):
+class ImageLocality(Plugin, ScorePlugin, ScoreBatch, UsesHandle):
     name = names.IMAGE_LOCALITY
 
     def __init__(self) -> None:
         self.handle: ClusterListers | None = None
+
+    def use_handle(self, handle: Handle) -> None:
+        self.handle = handle
 
     def _index(self) -> PodIndex:
         assert self.handle is not None, "ImageLocality needs a handle"

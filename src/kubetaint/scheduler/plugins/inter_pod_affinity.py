@@ -28,7 +28,20 @@ from kubetaint.scheduler.affinity_terms import (
 )
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Handle,
+    Plugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    ScorePlugin,
+    UsesHandle,
+)
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -55,6 +68,70 @@ def matches_all(terms: Sequence[AffinityTerm], pi: PodInfo) -> bool:
         return False
     labels = _labels(pi.pod)
     return all(t.matches(pi.namespace, labels, None) for t in terms)
+
+
+def _pod_matches_all(terms: Sequence[AffinityTerm], pod: Mapping[str, Any]) -> bool:
+    """podMatchesAllAffinityTerms of a pod object (no namespace labels)."""
+    if not terms:
+        return False
+    namespace = (pod.get("metadata") or {}).get("namespace") or "default"
+    labels = _labels(pod)
+    return all(t.matches(namespace, labels, None) for t in terms)
+
+
+def _bound(pod: Mapping[str, Any] | None) -> bool:
+    return pod is None or bool((pod.get("spec") or {}).get("nodeName"))
+
+
+def is_schedulable_after_pod_change(
+    pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+) -> bool:
+    """isSchedulableAfterPodChange: an unscheduled pod's change helps nothing; an updated pod that
+    now matches all the pending pod's affinity terms, or no longer matches all its anti-affinity
+    terms, may help; an added pod matching all its affinity terms, a deleted pod matching all its
+    anti-affinity terms. (A pending pod whose terms do not parse is requeued.)"""
+    if not _bound(new) or not _bound(old):
+        return False
+    try:
+        info = pod_affinity_info(pi.pod)
+    except TermError:
+        return True
+    terms, anti = info.required_affinity, info.required_anti_affinity
+    if old is not None and new is not None:
+        if not _pod_matches_all(terms, old) and _pod_matches_all(terms, new):
+            return True
+        return _pod_matches_all(anti, old) and not _pod_matches_all(anti, new)
+    if new is not None:
+        return _pod_matches_all(terms, new)
+    return old is not None and _pod_matches_all(anti, old)
+
+
+def is_schedulable_after_node_change(
+    pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+) -> bool:
+    """isSchedulableAfterNodeChange: for a required affinity term, a node that now has its
+    topology key with a value it did not have (added, given the key, or its value changed); for a
+    required anti-affinity term, any added node, or an updated node that had the key and lost it
+    or changed its value."""
+    if new is None:
+        return False
+    try:
+        info = pod_affinity_info(pi.pod)
+    except TermError:
+        return True
+    new_labels = (new.get("metadata") or {}).get("labels") or {}
+    old_labels = None if old is None else (old.get("metadata") or {}).get("labels") or {}
+    for t in info.required_affinity:
+        key = t.topology_key
+        if key in new_labels and (old_labels is None or old_labels.get(key) != new_labels[key]):
+            return True
+    for t in info.required_anti_affinity:
+        key = t.topology_key
+        if old_labels is None:
+            return True
+        if key in old_labels and old_labels[key] != new_labels.get(key):
+            return True
+    return False
 
 
 def term_counts(index: PodIndex, term: AffinityTerm) -> IntArray:
@@ -106,7 +183,18 @@ def _at(counts: dict[str, IntArray], key: str, vid: int) -> int:
     return int(arr[vid])
 
 
-class InterPodAffinity(Plugin):
+class InterPodAffinity(
+    Plugin,
+    EnqueueExtensions,
+    PreFilterPlugin,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    UsesHandle,
+):
     name = names.INTER_POD_AFFINITY
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
@@ -123,12 +211,22 @@ class InterPodAffinity(Plugin):
         self.ignore_preferred_terms_of_existing_pods = ignore
         self.handle: ClusterListers | None = None
 
+    def use_handle(self, handle: Handle) -> None:
+        self.handle = handle
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister: assigned pods added, relabelled or deleted, and nodes added, relabelled
+        or retainted (UpdateNodeTaint: a node added while not ready arrives as one), each with
+        its hint."""
         return [
             ClusterEventWithHint(
-                ClusterEvent(ASSIGNED_POD, ActionType.Add | ActionType.UpdatePodLabel | ActionType.Delete)
+                ClusterEvent(ASSIGNED_POD, ActionType.Add | ActionType.UpdatePodLabel | ActionType.Delete),
+                is_schedulable_after_pod_change,
             ),
-            ClusterEventWithHint(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeLabel)),
+            ClusterEventWithHint(
+                ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeTaint),
+                is_schedulable_after_node_change,
+            ),
         ]
 
     # ---- helpers -------------------------------------------------------------------------------

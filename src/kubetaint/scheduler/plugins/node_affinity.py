@@ -10,7 +10,19 @@ import numpy as np
 
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import NODE, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin, default_normalize_score
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+    PreFilterPlugin,
+    PreFilterResultPlugin,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
+from kubetaint.scheduler.framework import default_normalize_score
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_selector import compile_required, required_node_names
@@ -26,6 +38,7 @@ from kubetaint.scheduler.plugins.node_selector_parse import (
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import object_ref
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
+from kubetaint.speed.memo import Memo
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
@@ -57,7 +70,17 @@ def node_affinity_args_errors(args: Mapping[str, Any]) -> list[str]:
     return errs
 
 
-class NodeAffinity(Plugin):
+class NodeAffinity(
+    Plugin,
+    EnqueueExtensions,
+    PreFilterPlugin,
+    PreFilterResultPlugin,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreExtensions,
+):
     name = names.NODE_AFFINITY
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
@@ -77,8 +100,12 @@ class NodeAffinity(Plugin):
         self.added_preferred: list[tuple[int, Matcher]] | None = (
             preferred_terms(pref)[0] if isinstance(pref, list) and pref else None
         )
-        self._required: dict[str, tuple[Mapping[str, Any], Matcher | None]] = {}
-        self._names: dict[str, tuple[Mapping[str, Any], frozenset[str] | None]] = {}
+        self._required: Memo[str, tuple[Mapping[str, Any], Matcher | None]] = Memo(
+            "scheduler.node_affinity.required", 1 << 16
+        )
+        self._names: Memo[str, tuple[Mapping[str, Any], frozenset[str] | None]] = Memo(
+            "scheduler.node_affinity.pinned_names", 1 << 16
+        )
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -110,9 +137,7 @@ class NodeAffinity(Plugin):
         if cached is not None and cached[0] is pi.pod:
             return cached[1]
         matcher = required_affinity(pi.pod) if pi.has_required_affinity else None
-        if len(self._required) > 65536:
-            self._required.clear()
-        self._required[pi.key] = (pi.pod, matcher)
+        self._required.put(pi.key, (pi.pod, matcher))
         return matcher
 
     def _pinned_names(self, pi: PodInfo) -> frozenset[str] | None:
@@ -120,9 +145,7 @@ class NodeAffinity(Plugin):
         if cached is not None and cached[0] is pi.pod:
             return cached[1]
         names = required_node_names(pi.pod) if pi.has_required_affinity else None
-        if len(self._names) > 65536:
-            self._names.clear()
-        self._names[pi.key] = (pi.pod, names)
+        self._names.put(pi.key, (pi.pod, names))
         return names
 
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:

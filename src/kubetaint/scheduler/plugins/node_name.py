@@ -8,7 +8,13 @@ from typing import Any
 
 from kubetaint.scheduler.cache import BoolArray, Cache
 from kubetaint.scheduler.events import NODE, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+)
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import PodInfo
@@ -23,7 +29,7 @@ def _after_node_add(pi: PodInfo, _old: Mapping[str, Any] | None, new: Mapping[st
     return new is not None and (not pi.node_name or (new.get("metadata") or {}).get("name") == pi.node_name)
 
 
-class NodeName(Plugin):
+class NodeName(Plugin, EnqueueExtensions, FilterPlugin, FilterBatch):
     name = names.NODE_NAME
 
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -10,7 +10,14 @@ import numpy as np
 
 from kubetaint.scheduler.cache import BoolArray, Cache
 from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+    PreFilterPlugin,
+)
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import HostPort, PodInfo, make_pod_info
@@ -46,7 +53,7 @@ def _after_pod_delete(pi: PodInfo, old: Mapping[str, Any] | None, _new: Mapping[
     )
 
 
-class NodePorts(Plugin):
+class NodePorts(Plugin, EnqueueExtensions, PreFilterPlugin, FilterPlugin, FilterBatch):
     name = names.NODE_PORTS
 
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -7,7 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubetaint.scheduler.cache import Cache, IntArray
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    Plugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScorePlugin,
+)
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.resource_allocation import (
@@ -25,7 +31,7 @@ from kubetaint.scheduler.status import SUCCESS, Code, Status
 _PRE_SCORE = "PreScoreNodeResourcesBalancedAllocation"
 
 
-class NodeResourcesBalancedAllocation(Plugin):
+class NodeResourcesBalancedAllocation(Plugin, PreScorePlugin, ScorePlugin, ScoreBatch):
     name = names.NODE_RESOURCES_BALANCED_ALLOCATION
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:

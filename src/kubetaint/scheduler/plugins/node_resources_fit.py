@@ -10,9 +10,19 @@ import numpy as np
 
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScorePlugin,
+)
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
+from kubetaint.scheduler.plugins.fit_masks import FitMasks
 from kubetaint.scheduler.plugins.resource_allocation import (
     DEFAULT_RESOURCES,
     inputs_from_cache,
@@ -46,7 +56,9 @@ def _ordered(requests: Mapping[str, int]) -> list[tuple[str, int]]:
     return basic + sorted((n, v) for n, v in requests.items() if n not in _ORDER and n != PODS)
 
 
-class NodeResourcesFit(Plugin):
+class NodeResourcesFit(
+    Plugin, EnqueueExtensions, FilterPlugin, FilterBatch, PreScorePlugin, ScorePlugin, ScoreBatch
+):
     name = names.NODE_RESOURCES_FIT
 
     def __init__(self, args: Mapping[str, Any] | None = None) -> None:
@@ -83,6 +95,7 @@ class NodeResourcesFit(Plugin):
         elif self.strategy == MOST_ALLOCATED:
             one = lambda alloc, req: most_allocated_one(alloc, req, weights)  # noqa: E731
         self._slot_scores = SlotScores(self._batch_scores, one, self.resources, False)
+        self._fit_masks = FitMasks()
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         """Pod deletes and scale-downs (InPlacePodVerticalScaling is on by default) and node adds and
@@ -175,15 +188,17 @@ class NodeResourcesFit(Plugin):
         return Status(Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable, *reasons)
 
     def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
-        mask: BoolArray = cache.pod_count < cache.allowed_pods
+        """The pass mask over cache slots (read-only: shared with the next pods requesting the
+        same amounts)."""
+        wanted: list[tuple[str, int]] = []
         for name, amount in _ordered(pi.requests):
             if amount <= 0 or self._is_ignored(name):
                 continue
             col = cache.columns.get(name)
             if col is None:
                 return cache.valid & False
-            mask &= cache.req[:, col] + amount <= cache.alloc[:, col]
-        return mask
+            wanted.append((name, amount))
+        return self._fit_masks.mask(cache, tuple(wanted))
 
     # ---- score -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:

@@ -10,7 +10,13 @@ from typing import Any
 from kubetaint.core.matching import tolerations_tolerate_taint
 from kubetaint.scheduler.cache import BoolArray, Cache
 from kubetaint.scheduler.events import NODE, UNSCHEDULED_POD, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+)
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import PodInfo, pod_key
@@ -43,7 +49,7 @@ def _after_toleration_change(
     return tolerations_tolerate_taint(tolerations, UNSCHEDULABLE_TAINT, False)[0]
 
 
-class NodeUnschedulable(Plugin):
+class NodeUnschedulable(Plugin, EnqueueExtensions, FilterPlugin, FilterBatch):
     name = names.NODE_UNSCHEDULABLE
 
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -23,8 +23,21 @@ from kubetaint.api.selectors import LabelSelector, Requirement
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
 from kubetaint.scheduler.affinity_terms import TermError, _selector, label_matcher
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
-from kubetaint.scheduler.events import ASSIGNED_POD, NODE, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin
+from kubetaint.scheduler.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Handle,
+    Plugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    ScorePlugin,
+    UsesHandle,
+)
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
@@ -68,6 +81,33 @@ class Constraint:
 
 def _pod_labels(pod: Mapping[str, Any]) -> Mapping[str, str]:
     return (pod.get("metadata") or {}).get("labels") or {}
+
+
+def _uid(pod: Mapping[str, Any]) -> str:
+    return str((pod.get("metadata") or {}).get("uid") or "")
+
+
+def _involved(pod: Mapping[str, Any], pi: PodInfo) -> bool:
+    """involvedInTopologySpreading: the pending pod itself, or a bound pod of its namespace."""
+    if _uid(pod) == _uid(pi.pod):
+        return True
+    meta = pod.get("metadata") or {}
+    bound = bool((pod.get("spec") or {}).get("nodeName"))
+    return bound and (meta.get("namespace") or "default") == pi.namespace
+
+
+def _selects(c: Constraint, labels: Mapping[str, str]) -> bool:
+    return c.selector is not None and label_matcher(c.selector)(labels)
+
+
+def _node_labels(node: Mapping[str, Any]) -> Mapping[str, str]:
+    return (node.get("metadata") or {}).get("labels") or {}
+
+
+def _has_topology_keys(node: Mapping[str, Any], constraints: Sequence[Constraint]) -> bool:
+    """nodeLabelsMatchSpreadConstraints: the node has every constraint's topology key."""
+    labels = _node_labels(node)
+    return all(c.topology_key in labels for c in constraints)
 
 
 def filter_constraints(raw: Sequence[Any], pod_labels: Mapping[str, str], action: str) -> list[Constraint]:
@@ -149,7 +189,18 @@ def _validate_default_constraints(raw: Any) -> list[Mapping[str, Any]]:
     return list(raw)
 
 
-class PodTopologySpread(Plugin):
+class PodTopologySpread(
+    Plugin,
+    EnqueueExtensions,
+    PreFilterPlugin,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    UsesHandle,
+):
     name = names.POD_TOPOLOGY_SPREAD
 
     def __init__(
@@ -178,10 +229,22 @@ class PodTopologySpread(Plugin):
         }
         self.handle: ClusterListers | None = None
 
+    def use_handle(self, handle: Handle) -> None:
+        self.handle = handle
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (with SchedulerQueueingHints): pods added, relabelled, deleted or given
+        a toleration, and nodes added, deleted, relabelled or retainted, each with its hint."""
         return [
             ClusterEventWithHint(
-                ClusterEvent(ASSIGNED_POD, ActionType.Add | ActionType.UpdatePodLabel | ActionType.Delete)
+                ClusterEvent(
+                    POD,
+                    ActionType.Add
+                    | ActionType.UpdatePodLabel
+                    | ActionType.UpdatePodToleration
+                    | ActionType.Delete,
+                ),
+                self.is_schedulable_after_pod_change,
             ),
             ClusterEventWithHint(
                 ClusterEvent(
@@ -190,9 +253,56 @@ class PodTopologySpread(Plugin):
                     | ActionType.Delete
                     | ActionType.UpdateNodeLabel
                     | ActionType.UpdateNodeTaint,
-                )
+                ),
+                self.is_schedulable_after_node_change,
             ),
         ]
+
+    def is_schedulable_after_pod_change(
+        self, pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+    ) -> bool:
+        """isSchedulableAfterPodChange: only the pending pod itself or a bound pod of its namespace
+        matters. The pending pod's new toleration helps when a constraint honours taints; a bound
+        pod's label change helps when it changes whether some constraint selects it; an added or
+        deleted pod helps when some constraint selects it."""
+        if (new is not None and not _involved(new, pi)) or (old is not None and not _involved(old, pi)):
+            return False
+        constraints = self.constraints(pi, DO_NOT_SCHEDULE)
+        if old is not None and new is not None:
+            if (
+                _uid(new) == _uid(pi.pod)
+                and (new.get("spec") or {}).get("tolerations") != (old.get("spec") or {}).get("tolerations")
+                and any(c.node_taints_policy == HONOR for c in constraints)
+            ):
+                return True
+            old_labels, new_labels = _pod_labels(old), _pod_labels(new)
+            if old_labels == new_labels:
+                return False
+            return any(_selects(c, old_labels) != _selects(c, new_labels) for c in constraints)
+        if new is not None:
+            return any(_selects(c, _pod_labels(new)) for c in constraints)
+        return old is not None and any(_selects(c, _pod_labels(old)) for c in constraints)
+
+    def is_schedulable_after_node_change(
+        self, pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+    ) -> bool:
+        """isSchedulableAfterNodeChange: a node that now has (or no longer has) every topology key
+        of the pending pod's constraints; an updated node with them all whose values of those keys
+        or whose taints changed; an added node with them all; a deleted node that had them all."""
+        constraints = self.constraints(pi, DO_NOT_SCHEDULE)
+        old_matching = old is not None and _has_topology_keys(old, constraints)
+        new_matching = new is not None and _has_topology_keys(new, constraints)
+        if old is not None and new is not None:
+            if old_matching != new_matching:
+                return True
+            old_labels, new_labels = _node_labels(old), _node_labels(new)
+            return new_matching and (
+                any(old_labels.get(c.topology_key) != new_labels.get(c.topology_key) for c in constraints)
+                or (old.get("spec") or {}).get("taints") != (new.get("spec") or {}).get("taints")
+            )
+        if new is not None:
+            return new_matching
+        return old_matching
 
     def _handle(self) -> ClusterListers:
         assert self.handle is not None, "PodTopologySpread needs a handle"

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from kubetaint.scheduler.framework import Plugin
+from kubetaint.scheduler.extension_points import (
+    Plugin,
+    QueueSortPlugin,
+)
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import PodInfo
 
@@ -18,7 +21,7 @@ class Queued(Protocol):
     def timestamp(self) -> float: ...
 
 
-class PrioritySort(Plugin):
+class PrioritySort(Plugin, QueueSortPlugin):
     name = names.PRIORITY_SORT
 
     def sort_key(self, q: Queued) -> tuple[int, float]:

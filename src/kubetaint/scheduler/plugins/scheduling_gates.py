@@ -7,7 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.scheduler.events import UNSCHEDULED_POD, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import Plugin
+from kubetaint.scheduler.extension_points import (
+    EnqueueExtensions,
+    Plugin,
+    PreEnqueuePlugin,
+)
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import PodInfo, pod_key
 from kubetaint.scheduler.status import SUCCESS, Code, Status
@@ -17,7 +21,7 @@ def _after_gates_removed(pi: PodInfo, _old: Mapping[str, Any] | None, new: Mappi
     return new is not None and pod_key(new) == pi.key
 
 
-class SchedulingGates(Plugin):
+class SchedulingGates(Plugin, EnqueueExtensions, PreEnqueuePlugin):
     name = names.SCHEDULING_GATES
 
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -6,7 +6,8 @@ and requested columns. So each plugin remembers, per requested-amounts vector, e
 with the cache's change-log position (`Cache.changes_seen`) it holds for; a cycle first scores
 again the slots changed since (usually the node the previous pod was assumed on), one by one with
 Python's integers and floats (`one`, exactly the vectorised scorer's arithmetic) when they are
-few, then reads the scores of its nodes.
+few, then reads the scores of its nodes. Off in reference mode (`KUBETAINT_REFERENCE=1`): every
+ask is scored afresh.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from kubetaint.scheduler.cache import Cache, IntArray
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from kubetaint.scheduler.status import MAX_NODE_SCORE
+from kubetaint.speed.memo import Memo
 
 ResourceSpec = tuple[str, int]
 _BASIC = (CPU, MEMORY, EPHEMERAL_STORAGE)
@@ -119,7 +121,7 @@ class SlotScores:
         self._one = one
         self._resources = tuple(resources)
         self._use_requested = use_requested
-        self._entries: dict[tuple[int, ...], _Remembered] = {}
+        self._entries: Memo[tuple[int, ...], _Remembered] = Memo("scheduler.slot_scores", _LIMIT)
 
     def scores(self, cache: Cache, slots: IntArray, pod_req: list[int]) -> IntArray:
         """The raw scores of `slots`, exactly as `batch` computes them now."""
@@ -142,9 +144,7 @@ class SlotScores:
         else:
             entry = None
         if entry is None:
-            if len(self._entries) >= _LIMIT:
-                self._entries.clear()
-            entry = self._entries[key] = self._afresh(cache, pod_req)
+            entry = self._entries.put(key, self._afresh(cache, pod_req))
         out: IntArray = entry.known[slots]
         return out
 

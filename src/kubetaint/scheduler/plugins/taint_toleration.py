@@ -20,11 +20,23 @@ from kubetaint.core.matching import (
 )
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 from kubetaint.scheduler.events import NODE, UNSCHEDULED_POD, ActionType, ClusterEvent, ClusterEventWithHint
-from kubetaint.scheduler.framework import CycleState, Plugin, default_normalize_score
+from kubetaint.scheduler.extension_points import (
+    CycleState,
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Plugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    ScorePlugin,
+)
+from kubetaint.scheduler.framework import default_normalize_score
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.podinfo import PodInfo, pod_key
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
+from kubetaint.speed.memo import Memo
 
 ERR_REASON_NOT_MATCH = "node(s) had untolerated taint(s)"
 
@@ -51,16 +63,30 @@ def count_intolerable_prefer_no_schedule(
     return count
 
 
-class TaintToleration(Plugin):
+class TaintToleration(
+    Plugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+):
     name = names.TAINT_TOLERATION
 
     def __init__(self, enable_comparison_operators: bool = False) -> None:
         self.enable_cmp = enable_comparison_operators
-        self._filter_cache: dict[tuple[Any, ...], BoolArray] = {}
-        #: one node's verdict by (toleration signature, id of the node's taint list), with the list
-        #: itself (a verdict holds only while that very list is the node's)
-        self._node_verdicts: dict[tuple[Any, int], tuple[list[dict[str, Any]], bool]] = {}
-        self._score_cache: dict[tuple[Any, ...], IntArray] = {}
+        self._filter_cache: Memo[tuple[Any, ...], BoolArray] = Memo(
+            "scheduler.taint_toleration.taint_set_verdicts", 4096
+        )
+        #: one node's verdict by (toleration signature, the node's taint key)
+        self._node_verdicts: Memo[tuple[Any, Any], bool] = Memo(
+            "scheduler.taint_toleration.node_verdicts", 4096
+        )
+        self._score_cache: Memo[tuple[Any, ...], IntArray] = Memo(
+            "scheduler.taint_toleration.taint_set_scores", 4096
+        )
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -92,15 +118,12 @@ class TaintToleration(Plugin):
         taints = ni.taints
         if not taints:
             return SUCCESS
-        key = (pi.tol_sig, id(taints))
-        known = self._node_verdicts.get(key)
-        if known is not None and known[0] is taints:
-            fits = known[1]
-        else:
-            fits = untolerated_taint(taints, pi.tolerations, self.enable_cmp) is None
-            if len(self._node_verdicts) > 65536:
-                self._node_verdicts.clear()
-            self._node_verdicts[key] = (taints, fits)
+        key = (pi.tol_sig, ni.taint_key)
+        fits = self._node_verdicts.get(key)
+        if fits is None:
+            fits = self._node_verdicts.put(
+                key, untolerated_taint(taints, pi.tolerations, self.enable_cmp) is None
+            )
         return SUCCESS if fits else Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NOT_MATCH)
 
     def _verdicts(self, pi: PodInfo, cache: Cache) -> BoolArray:
@@ -111,10 +134,7 @@ class TaintToleration(Plugin):
             start = 0 if known is None else len(known)
             new = [untolerated_taint(t, pi.tolerations, self.enable_cmp) is None for t in sets[start:]]
             added = np.array(new, np.bool_)
-            known = added if known is None else np.concatenate([known, added])
-            if len(self._filter_cache) > 4096:
-                self._filter_cache.clear()
-            self._filter_cache[key] = known
+            known = self._filter_cache.put(key, added if known is None else np.concatenate([known, added]))
         return known
 
     def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
@@ -137,10 +157,7 @@ class TaintToleration(Plugin):
         known = self._score_cache.get(key)
         if known is None or len(known) < len(sets):
             counts = [count_intolerable_prefer_no_schedule(t, pi.tolerations, self.enable_cmp) for t in sets]
-            known = np.array(counts, np.int64)
-            if len(self._score_cache) > 4096:
-                self._score_cache.clear()
-            self._score_cache[key] = known
+            known = self._score_cache.put(key, np.array(counts, np.int64))
         if not known.any():  # no taint set has a PreferNoSchedule taint the pod minds (the usual)
             return np.zeros(len(slots), np.int64)
         raw: IntArray = known[cache.taint_set[slots]]

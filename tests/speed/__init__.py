@@ -1,0 +1,1 @@
+"""Tests of kubetaint.speed: the reference-mode switch and the bounded memo."""
