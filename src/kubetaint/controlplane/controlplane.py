@@ -154,6 +154,7 @@ class ControlPlane:
         if self.started:
             return
         self.started = True
+        self.ensure_system_namespaces()  # kube-apiserver creates them before serving
         self.controllers = start_controllers(self) if self.run_controllers else []
         self.start_informers()
         if self.run_kubelets:
