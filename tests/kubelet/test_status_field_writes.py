@@ -1,4 +1,4 @@
-"""A node status post is a field write of status.conditions (`fieldwrite.update_field_many` of the
+"""A node status post is a field write of status.conditions (a `SetField` commit of the
 node as read, the merged conditions as the value): it must store, refuse and retry exactly as the
 store's `update` of `{**node, "status": {**status, "conditions": conditions}}` did, through a
 registry (trusted heartbeat or validated), straight to a memory store, and to a store without

@@ -1,4 +1,4 @@
-"""A group of pod updates (an adoption: `Registry.update_each` through `MemoryStore.update_group`)
+"""A group of pod updates (an adoption: one `Registry.commit` of updates, one batch of the store)
 told to the ReplicaSet and DaemonSet controllers' owner indexes at once (`on_update_many`, with
 the controllers' `_pods_changed`) leaves exactly what telling them one update at a time leaves:
 the same index state and versions, the same queue keys in the same order, the same view and

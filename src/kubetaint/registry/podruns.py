@@ -91,7 +91,7 @@ class PodUpdateRun:
         old = registry.store.get("pods", namespace, name)
         check_update_preconditions("pods", obj, old)
         config = self.config
-        if config is None or not registry._pods.keeps_spec(key, obj, old, config):
+        if config is None or not registry.keeps_spec(key, obj, old, config):
             return None
         obj = keep_deletion_fields(obj, old)
         validator = config.validator

@@ -22,6 +22,10 @@ it), the outcome of most of that work is known:
   object is the object itself.
 - Validation: `kubetaint.api.validation.validate_pod_keeping_spec` (the spec passed before; the
   metadata fields it reads are checked again unless they are old's own).
+- NamespaceLifecycle acts on every update but changes nothing and reads one thing: whether the
+  pod's namespace exists (a missing one is a NotFound). A chain holding it is trusted, and the
+  registry checks that the namespace exists (`namespace_exists`, one store read) before trusting
+  an update (`Configuration.reads_namespace`).
 - Storage is the ordinary `Store.update`: preconditions (a stale resourceVersion, another uid),
   the new resourceVersion and the watch event are the store's as ever.
 
@@ -36,13 +40,15 @@ from typing import TYPE_CHECKING, Any
 
 from kubetaint.admission import UPDATE
 from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSeconds
+from kubetaint.admission.namespacelifecycle import checks_namespace
 from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.admission.priority import Priority
 from kubetaint.admission.runtimeclass import RuntimeClass
+from kubetaint.api.errors import StatusError
 from kubetaint.api.validation import FieldError
 from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import owner_reference_errors
-from kubetaint.store.interface import JSON
+from kubetaint.store.interface import JSON, Store
 
 if TYPE_CHECKING:
     from kubetaint.registry.trust import Configuration
@@ -66,6 +72,8 @@ def chain_keeps_stored_specs(plugins: Sequence[AdmissionPlugin]) -> bool:
 def _known_pod_plugins(plugins: Sequence[AdmissionPlugin]) -> bool:
     for plugin in plugins:
         if plugin.resources is not None and "pods" not in plugin.resources:
+            continue
+        if checks_namespace(plugin):  # the registry reads the namespace as it does (namespace_exists)
             continue
         kind = type(plugin)
         if kind in SPEC_ONLY_UPDATE_PLUGINS:
@@ -137,6 +145,15 @@ class PodTrust:
         return len(self._stored)
 
 
+def namespace_exists(store: Store, namespace: str) -> bool:
+    """Whether the namespace NamespaceLifecycle would find on an update in `namespace` exists."""
+    try:
+        store.get("namespaces", "", namespace)
+    except StatusError:
+        return False
+    return True
+
+
 def same_version(known: JSON, current: JSON) -> bool:
     """Whether `current` is at the resourceVersion of `known` (an object the store returned)."""
     if known is current:  # (the same object: the same version)
@@ -147,7 +164,7 @@ def same_version(known: JSON, current: JSON) -> bool:
 
 class OwnerErrorsOfRun:
     """owner_reference_errors for the pod updates of one run that are checked before any of them
-    is stored (Registry.update_each), remembered for the last owner reference list object: the
+    is stored (a Registry.commit of updates), remembered for the last owner reference list object: the
     run's objects are the caller's, handed over at once, and nothing else runs between those
     checks, so the very list has the very contents it had (an adoption run shares one list).
     A new run takes a new memo."""

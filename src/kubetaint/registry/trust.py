@@ -11,6 +11,7 @@ In reference mode (`kubetaint.speed.reference`) the registry trusts nothing.
 from __future__ import annotations
 
 from kubetaint.admission import UPDATE, AdmissionChain
+from kubetaint.admission.namespacelifecycle import checks_namespace
 from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS
 from kubetaint.registry.podtrust import chain_keeps_stored_specs
@@ -21,7 +22,7 @@ class Configuration:
     """One validator, admission chain and plugin list, with the answers trust asks of them (found
     once per configuration)."""
 
-    __slots__ = ("_heartbeats", "admission", "keeps_stored_specs", "plugins", "validator")
+    __slots__ = ("_heartbeats", "admission", "keeps_stored_specs", "plugins", "reads_namespace", "validator")
 
     def __init__(self, validator: Validator | None, admission: AdmissionChain | None) -> None:
         self.validator = validator
@@ -30,6 +31,9 @@ class Configuration:
         #: whether pod updates keeping the stored spec of a pod admitted under this configuration
         #: are admitted as they are (registry.podtrust); False when validation is not the API's
         self.keeps_stored_specs = type(validator) is APIValidator and chain_keeps_stored_specs(self.plugins)
+        #: whether the chain holds NamespaceLifecycle: a trusted update is one whose namespace
+        #: exists (the one thing that plugin reads; registry.podtrust.namespace_exists)
+        self.reads_namespace = any(checks_namespace(plugin) for plugin in self.plugins)
         self._heartbeats: dict[str, bool] = {}
 
     def holds_for(self, validator: Validator | None, admission: AdmissionChain | None) -> bool:
@@ -54,6 +58,8 @@ class Configuration:
             return False
         plain = plain_resource(resource)
         return not any(
-            (plugin.resources is None or plain in plugin.resources) and plugin.handles(UPDATE)
+            (plugin.resources is None or plain in plugin.resources)
+            and plugin.handles(UPDATE)
+            and not checks_namespace(plugin)  # the registry reads what it reads (reads_namespace)
             for plugin in self.plugins
         )

@@ -220,8 +220,9 @@ class Store(Protocol):
         Each object written gets its own resourceVersion and watch event, in the order of `ops`,
         exactly as one write after another would; subscribers receive the commit's events as one
         batch (`ChangeBatch`) once it is committed (etcd and a remote API server, which commit
-        each object on its own, publish one batch per object). The results are one per object the ops name (`written(ops)`), in order: the
-        stored object or the StatusError its operation met. A failing operation changes nothing
+        each object on its own, publish one batch per object). The results are one per object
+        the ops name (`written(ops)`), in order: the stored object or the StatusError its
+        operation met. A failing operation changes nothing
         and the others still commit; with `stop_at_failure` the batch ends at the first failure
         (the operations before it stay committed) and the results end with its error."""
         ...
@@ -261,6 +262,17 @@ class Store(Protocol):
     def current_resource_version(self) -> int: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class FinalizesNamespaces(Protocol):
+    """Optional, for stores that are a client of an API server (RemoteStore): the namespace
+    `finalize` subresource, which the server applies (and removes a finalized namespace being
+    deleted). A local store gets the registry's finalize (kubetaint.registry.Registry)."""
+
+    def finalize_namespace(self, obj: JSON, *, dry_run: bool = False) -> JSON:
+        """PUT namespaces/NAME/finalize with `obj`; returns the server's answer."""
+        ...
 
 
 @runtime_checkable

@@ -265,7 +265,7 @@ class MemoryStore(StoreBase, FieldWrites):
         return results
 
     def _set_field(self, op: SetField, stop_at_failure: bool) -> builtins.list[Result]:
-        """A commit of the one field write `op` (`FieldWrites._update_field_many`)."""
+        """A commit of the one field write `op` (`FieldWrites._field_write`)."""
         objects = op.objects
         results: builtins.list[Result] = []
         while True:

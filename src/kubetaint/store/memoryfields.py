@@ -1,8 +1,8 @@
 """MemoryStore's field writes (mixed into `kubetaint.store.memory.MemoryStore`): a commit of one
 `SetField` (a round of node lease renewals is one). It stores exactly what the `Update`s of its
 `with_field` copies store, with the same resourceVersions, events and history; the updates of
-current objects are published as one batch with its compact view, a `FieldWriteGroup` (the one update of a batch
-that writes one object, as its plain event).
+current objects are published as one batch with its compact view, a `FieldWriteGroup` (the one
+update of a batch that writes one object, as its plain event).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class FieldWrites:
                 return [written], None
         # the results; None while they are `news` (every object so far current and changed)
         stored_objects: list[JSON] | None = None
-        # the writes of current objects, in order (a FieldWriteGroup) until one takes update_many's
+        # the writes of current objects, in order (a FieldWriteGroup) until one takes an update's
         # way: from then on the events are built as they are written
         keys: list[tuple[str, str]] = []
         olds: list[JSON] = []
