@@ -2,8 +2,8 @@
 deletion/namespaced_resources_deleter.go, status_condition_utils.go).
 
 A namespace with a deletionTimestamp is synced: its phase is set to Terminating, every object of
-every served namespaced resource in it is deleted (pods first, as OrderedNamespaceDeletion does in
-1.35, each pod through graceful deletion so its kubelet stops it), the deleter's five conditions
+every served namespaced resource in it is deleted (pods first, as OrderedNamespaceDeletion, GA in
+1.34, does, each pod through graceful deletion so its kubelet stops it), the deleter's five conditions
 are set on the namespace, and once nothing remains the `kubernetes` finalizer is removed through
 the `finalize` subresource, which removes the namespace. While content remains (pods in their
 grace period, objects waiting for finalizers) the namespace is requeued after estimate/2 + 1
