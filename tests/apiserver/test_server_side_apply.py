@@ -19,6 +19,8 @@ import pytest
 from kubetaint.apiserver.server import BackgroundServer
 from kubetaint.clock import VirtualClock
 from kubetaint.store.memory import MemoryStore
+from kubetaint.store.remote import RemoteStore
+from kubetaint.store.remote_config import Connection
 
 from .builders import kubectl_env, make_app, make_store, namespace
 
@@ -416,3 +418,16 @@ def test_an_apply_to_scale_is_answered_with_a_not_modelled_warning(cluster: Clus
     assert r.status_code == 200, r.text
     assert r.json()["spec"]["replicas"] == 3
     assert "not modelled: an apply to /scale" in r.headers["warning"]
+
+
+def test_a_remote_component_is_recorded_under_its_user_agents_name(cluster: Cluster) -> None:
+    store = RemoteStore(
+        Connection(server=cluster.url), user_agent="kube-scheduler/v1.35.0 (linux/amd64) kubetaint"
+    )
+    try:
+        created = store.create("pods", {**POD, "metadata": {"name": "p", "namespace": "default"}})
+    finally:
+        store.close()
+    assert [(e["manager"], e["operation"]) for e in created["metadata"]["managedFields"]] == [
+        ("kube-scheduler", "Update")
+    ]
