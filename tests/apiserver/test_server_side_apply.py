@@ -191,6 +191,20 @@ def test_get_shows_managed_fields_only_when_asked(cluster: Cluster) -> None:
     }
 
 
+@needs_kubectl
+@pytest.mark.kubectl
+def test_moving_from_client_side_to_server_side_apply_does_not_conflict(cluster: Cluster) -> None:
+    cluster.kubectl("apply", "-f", cluster.write("web.yaml", DEPLOYMENT))
+    changed = cluster.write("web2.yaml", DEPLOYMENT.replace("nginx:1.25", "nginx:1.27"))
+    assert cluster.kubectl("apply", "--server-side", "-f", changed).stdout.strip() == (
+        "deployment.apps/web serverside-applied"
+    )
+    stored = cluster.store.get("deployments.apps", "default", "web")
+    assert stored["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
+    managers = [(e["manager"], e["operation"]) for e in stored["metadata"]["managedFields"]]
+    assert managers[0] == ("kubectl", "Apply")
+
+
 # -- raw HTTP ------------------------------------------------------------------------------------
 
 POD = {
@@ -324,3 +338,37 @@ def test_the_python_client_applies_with_the_apply_content_type(cluster: Cluster)
         )
         got = core.read_namespaced_pod("p", "default")
     assert [(e.manager, e.operation) for e in got.metadata.managed_fields] == [("py-apply", "Apply")]
+
+
+def test_an_apply_to_scale_is_answered_with_a_not_modelled_warning(cluster: Cluster) -> None:
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    assert (
+        httpx.post(f"{cluster.url}/apis/apps/v1/namespaces/default/deployments", json=deployment).status_code
+        == 201
+    )
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 3},
+    }
+    r = httpx.patch(
+        f"{cluster.url}/apis/apps/v1/namespaces/default/deployments/web/scale?fieldManager=hpa",
+        content=json.dumps(body).encode(),
+        headers=APPLY,
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"]["replicas"] == 3
+    assert "not modelled: an apply to /scale" in r.headers["warning"]

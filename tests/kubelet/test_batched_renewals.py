@@ -24,6 +24,13 @@ from kubetaint.store.interface import JSON, Store, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
 
+def with_namespaces(store: MemoryStore, *names: str) -> MemoryStore:
+    """The namespaces NamespaceLifecycle must find for the objects written in them."""
+    for name in names:
+        store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    return store
+
+
 class UpdatesOnly:
     """A store without field writes: renewals reach it as updates."""
 
@@ -86,7 +93,9 @@ def history(
                 return result
 
             setattr(memory, method, spy)
-    store: Store = Registry(memory, admission=AdmissionChain()) if registry else memory
+    store: Store = (
+        Registry(with_namespaces(memory, LEASE_NAMESPACE), admission=AdmissionChain()) if registry else memory
+    )
     if not field_writes:
         store = UpdatesOnly(store)  # type: ignore[assignment]
     seen: list[WatchEvent] = []

@@ -29,13 +29,20 @@ LEASES = "leases.coordination.k8s.io"
 NAMESPACE = "kube-node-lease"
 
 
+def with_namespaces(store: MemoryStore, *names: str) -> MemoryStore:
+    """The namespaces NamespaceLifecycle must find for the objects written in them."""
+    for name in names:
+        store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    return store
+
+
 def counting_uids() -> Any:
     counter = itertools.count()
     return lambda: f"uid-{next(counter)}"
 
 
 def make_registry(validator: Any = None) -> Registry:
-    store = MemoryStore(VirtualClock(), uid_factory=counting_uids())
+    store = with_namespaces(MemoryStore(VirtualClock(), uid_factory=counting_uids()), "kube-node-lease")
     return Registry(store, admission=AdmissionChain(), validator=validator)
 
 
@@ -108,7 +115,7 @@ def test_fast_and_generic_renewals_store_the_same_objects_versions_and_events() 
     assert [(e.type, e.resource_version, dump(e.object), dump(e.old_object)) for e in fast_events] == [
         (e.type, e.resource_version, dump(e.object), dump(e.old_object)) for e in slow_events
     ]
-    assert [e.resource_version for e in fast_events] == list(range(1, 5 * 5 + 1))
+    assert [e.resource_version for e in fast_events] == list(range(2, 5 * 5 + 2))  # 1: the namespace
 
 
 def test_trusted_renewals_skip_validation_and_others_are_validated(validated: list[str]) -> None:
@@ -126,7 +133,7 @@ def test_a_watcher_sees_every_renewal_in_order() -> None:
     current, _ = run_renewals(registry, ["a", "b", "c"], rounds=10)
     seen = watch.drain()
     assert [e.type for e in seen] == ["ADDED"] * 3 + ["MODIFIED"] * 30
-    assert [e.resource_version for e in seen] == list(range(1, 34))
+    assert [e.resource_version for e in seen] == list(range(2, 35))  # 1: the namespace
     assert [e.object["spec"]["renewTime"] for e in seen[-3:]] == [stamp(10)] * 3
     assert current == [e.object for e in seen[-3:]]
 
@@ -139,7 +146,7 @@ def test_a_renewal_at_the_same_instant_changes_nothing() -> None:
     first, _ = update_many(registry, LEASES, [renewed(stored, stamp(1))])
     second, _ = update_many(registry, LEASES, [renewed(first[0], stamp(1))])
     assert second[0] is first[0]
-    assert registry.current_resource_version() == 2
+    assert registry.current_resource_version() == 3  # the namespace, the create, one renewal
 
 
 def invalid_duration(stored: JSON) -> JSON:

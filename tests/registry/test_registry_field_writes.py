@@ -30,6 +30,13 @@ NS = "kube-node-lease"
 RENEW = ("spec", "renewTime")
 
 
+def with_namespaces(store: MemoryStore, *names: str) -> MemoryStore:
+    """The namespaces NamespaceLifecycle must find for the objects written in them."""
+    for name in names:
+        store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    return store
+
+
 def lease(name: str) -> JSON:
     return {
         "apiVersion": "coordination.k8s.io/v1",
@@ -64,7 +71,9 @@ class LabelLeaseUpdates(AdmissionPlugin):
 
 def make_registry(plugins: list[AdmissionPlugin] | None = None, validator: Any = None) -> Registry:
     counter = itertools.count()
-    store = MemoryStore(VirtualClock(), uid_factory=lambda: f"uid-{next(counter)}")
+    store = with_namespaces(
+        MemoryStore(VirtualClock(), uid_factory=lambda: f"uid-{next(counter)}"), "kube-node-lease"
+    )
     chain = AdmissionChain()
     chain.plugins = [*chain.plugins, *(plugins or [])]
     return Registry(store, admission=chain, validator=validator)

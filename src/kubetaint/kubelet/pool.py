@@ -151,13 +151,15 @@ class HollowNodePool:
         configs: Iterable[NodeConfig] = (),
         settings: KubeletSettings | None = None,
         pod_informer: Informer | None = None,
+        *,
+        store_for: Callable[[str], Store] | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.settings = settings or KubeletSettings()
         #: The store each kubelet writes through, by node name (its identity: the API server's
         #: authorization and NodeRestriction); None: the pool's store.
-        self.store_for: Callable[[str], Store] | None = None
+        self.store_for = store_for
         self.kubelets: dict[str, HollowKubelet] = {}
         self._informer = pod_informer or Informer(store, "pods")
         self._owns_informer = pod_informer is None

@@ -21,6 +21,9 @@ read-only) and the stored pod is the very object this registry admitted, validat
   object is the object itself.
 - Validation: `kubetaint.api.validation.validate_pod_keeping_spec` (the spec passed before; the
   metadata fields it reads are checked again unless they are old's own).
+- NamespaceLifecycle acts on every update but changes nothing and reads one thing: whether the
+  pod's namespace exists (a missing one is a NotFound). A chain holding it is trusted, and
+  `keeps_spec` checks that the namespace exists (one store read) before trusting an update.
 - Storage is the ordinary `Store.update`: preconditions (a stale resourceVersion, another uid),
   the new resourceVersion and the watch event are the store's as ever.
 
@@ -36,9 +39,11 @@ from typing import Any
 
 from kubetaint.admission import UPDATE, AdmissionChain
 from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSeconds
+from kubetaint.admission.namespacelifecycle import checks_namespace
 from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.admission.priority import Priority
 from kubetaint.admission.runtimeclass import RuntimeClass
+from kubetaint.api.errors import StatusError
 from kubetaint.api.validation import FieldError
 from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import owner_reference_errors
@@ -76,6 +81,8 @@ def _known_pod_plugins(plugins: Sequence[AdmissionPlugin]) -> bool:
     for plugin in plugins:
         if plugin.resources is not None and "pods" not in plugin.resources:
             continue
+        if checks_namespace(plugin):  # keeps_spec reads the namespace as it does
+            continue
         kind = type(plugin)
         if kind in SPEC_ONLY_UPDATE_PLUGINS:
             continue
@@ -91,6 +98,9 @@ class PodTrust:
 
     def __init__(self, store: Store) -> None:
         self.enabled = bool(getattr(store, "returns_stored_objects", False))
+        self._store = store
+        #: Whether the remembered config's chain holds NamespaceLifecycle (its namespace read).
+        self._reads_namespace = False
         self._stored: dict[Key, JSON] = {}
         self._config: tuple[object, object] | None = None
 
@@ -102,6 +112,7 @@ class PodTrust:
         if self._config is None or not _same_config(self._config, config):
             self._stored.clear()
             self._config = config
+            self._reads_namespace = _reads_namespace(config)
         if stored.get("kind") == "Pod" and stored.get("apiVersion") == "v1":
             self._stored[key] = stored
         else:
@@ -117,6 +128,7 @@ class PodTrust:
             if fresh:  # as the first `remember` would (none: nothing changes)
                 known.clear()
                 self._config = config
+                self._reads_namespace = _reads_namespace(config)
                 fresh = False
             if stored.get("kind") == "Pod" and stored.get("apiVersion") == "v1":
                 known[key] = stored
@@ -154,10 +166,25 @@ class PodTrust:
             and obj.get("kind") == "Pod"
             and obj.get("apiVersion") == "v1"
             and _same_config(config_now, config)
+            and (not self._reads_namespace or namespace_exists(self._store, key[0]))
         )
 
     def __len__(self) -> int:
         return len(self._stored)
+
+
+def _reads_namespace(config: tuple[object, object]) -> bool:
+    chain = config[1]
+    return isinstance(chain, AdmissionChain) and any(checks_namespace(p) for p in chain.plugins)
+
+
+def namespace_exists(store: Store, namespace: str) -> bool:
+    """Whether the namespace NamespaceLifecycle would find on an update in `namespace` exists."""
+    try:
+        store.get("namespaces", "", namespace)
+    except StatusError:
+        return False
+    return True
 
 
 def _same_config(a: tuple[object, object], b: tuple[object, object]) -> bool:

@@ -23,8 +23,10 @@ from kubetaint.admission import (
     Attributes,
     ObjectLookup,
 )
+from kubetaint.admission.namespacelifecycle import checks_namespace
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time
+from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
@@ -33,7 +35,7 @@ from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podbatch import create_pods
-from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
+from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs, namespace_exists
 from kubetaint.registry.validator import (
     APIValidator,
     StoreLookup,
@@ -44,8 +46,19 @@ from kubetaint.registry.validator import (
     with_type_meta,
 )
 from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
-from kubetaint.store.interface import JSON, BatchHandler, ListResult, Store, Watch, object_key, update_many
+from kubetaint.store.interface import (
+    JSON,
+    BatchHandler,
+    FinalizesNamespaces,
+    ListResult,
+    Store,
+    Watch,
+    object_key,
+    update_many,
+)
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
+
+NAMESPACES = "namespaces"
 
 __all__ = [
     "APIValidator",
@@ -192,13 +205,19 @@ class Registry:
                 if self._pods.keeps_spec(key, obj, old, config):
                     return self._update_pod_keeping_spec(key, obj, old, config)
             obj = default_pod_requests(obj)
+        elif resource == NAMESPACES:
+            obj = namespaces.prepare_for_update(obj, old)
         obj = keep_deletion_fields(obj, old)
-        if self._trusts_heartbeats(resource) and self._heartbeats.beats_valid(resource, key, obj, old):
+        if (
+            self._trusts_heartbeats(resource)
+            and self._heartbeats.beats_valid(resource, key, obj, old)
+            and self._namespace_admits(resource, namespace)
+        ):
             admitted = obj
         else:
             attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
             admitted = self._admit(attrs, old)
-        if should_delete_during_update(admitted, old):
+        if _deletes_during_update(resource, admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
         stored = self.store.update(resource, admitted, dry_run=dry_run)
@@ -290,7 +309,11 @@ class Registry:
             try:
                 old = self.store.get(resource, namespace, name)
                 check_update_preconditions(resource, obj, old)
-                if heartbeats is not None and heartbeats.beats_valid(resource, key, obj, old):
+                if (
+                    heartbeats is not None
+                    and heartbeats.beats_valid(resource, key, obj, old)
+                    and self._namespace_admits(resource, namespace)
+                ):
                     admitted.append(obj)
                     continue
                 attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", False)
@@ -320,6 +343,10 @@ class Registry:
             and trusted is not None
             and HEARTBEAT_FIELDS[resource] == path
             and self._trusts_heartbeats(resource)
+            and all(
+                self._namespace_admits(resource, ns)
+                for ns in {str((o.get("metadata") or {}).get("namespace") or "") for o in objects}
+            )
         ):
             result: FieldWriteResult | None = fast(resource, objects, path, value, vouched=trusted)
             if result is not None:
@@ -351,9 +378,19 @@ class Registry:
             return True
         plain = plain_resource(resource)
         return not any(
-            (plugin.resources is None or plain in plugin.resources) and plugin.handles(UPDATE)
+            (plugin.resources is None or plain in plugin.resources)
+            and plugin.handles(UPDATE)
+            and not checks_namespace(plugin)  # _namespace_admits reads what it reads
             for plugin in admission.plugins
         )
+
+    def _namespace_admits(self, resource: str, namespace: str) -> bool:
+        """Whether NamespaceLifecycle, when in the chain, admits an update in `namespace`
+        (cluster-scoped objects have none; a namespaced one's namespace must exist)."""
+        admission = self.admission
+        if not namespace or admission is None or not any(checks_namespace(p) for p in admission.plugins):
+            return True
+        return namespace_exists(self.store, namespace)
 
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         """The `status` subresource: only status (and metadata) changes; spec stays as stored."""
@@ -364,6 +401,24 @@ class Registry:
         attrs = Attributes(UPDATE, plain_resource(resource), merged, old, namespace, name, "status", dry_run)
         admitted = self._admit(attrs, old)
         return self.store.update(resource, admitted, dry_run=dry_run)
+
+    def finalize_namespace(self, obj: JSON, *, dry_run: bool = False) -> JSON:
+        """The namespace `finalize` subresource: `obj`'s spec.finalizers replace the stored ones
+        (status stays); with none left on a namespace being deleted, the namespace is removed
+        (kubetaint.core.namespaces)."""
+        obj = with_type_meta(NAMESPACES, obj)
+        _, name = object_key(obj)
+        old = self.store.get(NAMESPACES, "", name)
+        check_update_preconditions(NAMESPACES, obj, old)
+        obj = keep_deletion_fields(namespaces.prepare_for_finalize(obj, old), old)
+        if isinstance(self.store, FinalizesNamespaces):  # the server applies its own finalize
+            return self.store.finalize_namespace(obj, dry_run=dry_run)
+        attrs = Attributes(UPDATE, NAMESPACES, obj, old, "", name, "finalize", dry_run)
+        admitted = self._admit(attrs, old)
+        if namespaces.should_delete_during_update(admitted, old):
+            uid = str((old.get("metadata") or {}).get("uid") or "") or None
+            return self.store.delete(NAMESPACES, "", name, uid=uid, dry_run=dry_run)
+        return self.store.update(NAMESPACES, admitted, dry_run=dry_run)
 
     def delete(
         self,
@@ -402,6 +457,13 @@ class Registry:
                 current=old,
             )
         now = format_time(self.clock.now() if self.clock is not None else 0.0)
+        if resource == NAMESPACES and not (old.get("metadata") or {}).get("deletionTimestamp"):
+            # the namespace REST Delete's first request: Terminating, removed once finalized
+            check_delete_preconditions(resource, name, old, resource_version, uid)
+            options = {"propagationPolicy": propagation_policy} if propagation_policy else {}
+            return self.store.update(resource, namespaces.first_delete(old, now, options), dry_run=dry_run)
+        if resource == NAMESPACES and namespaces.spec_finalizers(old):
+            return old  # prior to final deletion, spec.finalizers must be empty
         # pods keep their own (graceful) path: their finalizers are not modelled
         marked = None if resource == "pods" else marked_for_deletion(old, propagation_policy, now)
         if marked is not None:
@@ -426,6 +488,8 @@ class Registry:
                 meta["namespace"] = "default"
         elif "namespace" in meta:
             del meta["namespace"]  # BeforeCreate: a cluster-scoped object's namespace is dropped
+        if resource == NAMESPACES:
+            return namespaces.prepare_for_create({**obj, "metadata": meta})
         return {**obj, "metadata": meta}
 
     def _admit(self, attrs: Attributes, old: JSON | None, lookup: ObjectLookup | None = None) -> JSON:
@@ -445,3 +509,10 @@ class Registry:
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
         return obj
+
+
+def _deletes_during_update(resource: str, obj: JSON, old: JSON) -> bool:
+    """ShouldDeleteDuringUpdate, with the namespaces' spec.finalizers rule."""
+    if resource == NAMESPACES:
+        return namespaces.should_delete_during_update(obj, old)
+    return should_delete_during_update(obj, old)

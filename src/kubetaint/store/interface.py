@@ -164,6 +164,17 @@ def update_many(store: Store, resource: str, objects: list[JSON]) -> tuple[list[
 
 
 @runtime_checkable
+class FinalizesNamespaces(Protocol):
+    """Optional, for stores that are a client of an API server (RemoteStore): the namespace
+    `finalize` subresource, which the server applies (and removes a finalized namespace being
+    deleted). A local store gets the registry's finalize (kubetaint.registry.Registry)."""
+
+    def finalize_namespace(self, obj: JSON, *, dry_run: bool = False) -> JSON:
+        """PUT namespaces/NAME/finalize with `obj`; returns the server's answer."""
+        ...
+
+
+@runtime_checkable
 class DeferredDurability(Protocol):
     """Optional, for stores that fsync (SQLite): let one thread (an event loop) write without
     waiting for the disk, and learn when its writes are durable, before acknowledging them.

@@ -286,6 +286,15 @@ class RemoteStore:
         )
         return result
 
+    def finalize_namespace(self, obj: JSON, *, dry_run: bool = False) -> JSON:
+        """PUT namespaces/NAME/finalize (FinalizesNamespaces)."""
+        _, name = object_key(obj)
+        params = {"dryRun": "All"} if dry_run else None
+        result: JSON = self.request(
+            "PUT", resource_path("namespaces", "", name, "finalize"), body=obj, params=params
+        )
+        return result
+
     def bind(self, namespace: str, name: str, node: str) -> JSON:
         """POST pods/NAME/binding; returns the bound pod."""
         binding = {
