@@ -74,6 +74,7 @@ COINED_TERMS = [
     "the first second's adoptions",
     "part sharing",
     "decode memo",
+    "skeleton",
     "trusted object",
     "field write",
     "plainly current",
