@@ -77,6 +77,7 @@ COINED_TERMS = [
     "the first second's adoptions",
     "part sharing",
     "decode memo",
+    "skeleton",
     "trusted object",
     "field write",
     "plainly current",

@@ -191,6 +191,20 @@ def test_get_shows_managed_fields_only_when_asked(cluster: Cluster) -> None:
     }
 
 
+@needs_kubectl
+@pytest.mark.kubectl
+def test_moving_from_client_side_to_server_side_apply_does_not_conflict(cluster: Cluster) -> None:
+    cluster.kubectl("apply", "-f", cluster.write("web.yaml", DEPLOYMENT))
+    changed = cluster.write("web2.yaml", DEPLOYMENT.replace("nginx:1.25", "nginx:1.27"))
+    assert cluster.kubectl("apply", "--server-side", "-f", changed).stdout.strip() == (
+        "deployment.apps/web serverside-applied"
+    )
+    stored = cluster.store.get("deployments.apps", "default", "web")
+    assert stored["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
+    managers = [(e["manager"], e["operation"]) for e in stored["metadata"]["managedFields"]]
+    assert managers[0] == ("kubectl", "Apply")
+
+
 # -- raw HTTP ------------------------------------------------------------------------------------
 
 POD = {
