@@ -147,6 +147,7 @@ def test_a_keyed_repeated_round_writes_what_plain_updates_write(
     assert two_rounds(first_objects, between, True) == two_rounds(first_objects, between, False)
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_the_second_round_of_the_same_leases_takes_the_keyed_run(monkeypatch: pytest.MonkeyPatch) -> None:
     keyed: list[int] = []
     real = fieldwrite._write_keyed_run

@@ -146,6 +146,7 @@ def rounds_of(count: int, size: int = 20) -> list[FieldWriteGroup]:
     return groups
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_round_rewriting_the_last_rounds_objects_takes_its_lists() -> None:
     first, second, third = rounds_of(3)
     assert second.olds is first.news and second.keys is first.keys
@@ -158,6 +159,7 @@ def test_small_rounds_are_not_remembered() -> None:
     assert second.olds == first.news
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_round_of_other_objects_with_the_same_first_is_not_taken() -> None:
     rounds = RepeatedRounds()
     news = [{"n": i} for i in range(RepeatedRounds.AT_LEAST)]
@@ -169,6 +171,7 @@ def test_a_round_of_other_objects_with_the_same_first_is_not_taken() -> None:
     assert rounds.take(list(news)) is None  # taken: forgotten
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_at_most_a_few_rounds_are_remembered() -> None:
     rounds = RepeatedRounds()
     lists = [[{"n": (k, i)} for i in range(RepeatedRounds.AT_LEAST)] for k in range(RepeatedRounds.KEEP + 3)]

@@ -222,16 +222,18 @@ def kubelet_stores(
     store: Store,
     authorizer: Callable[[], Authorizer],
     *,
-    node_restriction: bool,
+    node_restriction: Callable[[], bool],
     node_uid: Callable[[str], str | None],
     clock: Clock | None = None,
 ) -> Callable[[str], Store]:
     """The factory the hollow-node pool takes: a NodeIdentityStore per node (recording, with
-    a `clock`, the `kubelet` managedFields entry of the Node it registers)."""
+    a `clock`, the `kubelet` managedFields entry of the Node it registers). `authorizer` and
+    `node_restriction` are asked when a node's store is made (the API server's app, built after
+    the control plane, holds them)."""
 
     def store_for(node: str) -> Store:
         return NodeIdentityStore(
-            store, node, authorizer, node_restriction=node_restriction, node_uid=node_uid, clock=clock
+            store, node, authorizer, node_restriction=node_restriction(), node_uid=node_uid, clock=clock
         )
 
     return store_for

@@ -96,7 +96,7 @@ class _Renewals:
     def flush(self) -> None:
         """Write what is pending: a failed renewal is retried by its kubelet before the rest."""
         kubelets, objects = self._kubelets, self._leases
-        if self._own_stores:
+        if self._own_stores or reference_mode():  # (reference mode: each renewal on its own)
             self._flush_each()
             return
         while objects:
@@ -151,13 +151,15 @@ class HollowNodePool:
         configs: Iterable[NodeConfig] = (),
         settings: KubeletSettings | None = None,
         pod_informer: Informer | None = None,
+        *,
+        store_for: Callable[[str], Store] | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.settings = settings or KubeletSettings()
         #: The store each kubelet writes through, by node name (its identity: the API server's
         #: authorization and NodeRestriction); None: the pool's store.
-        self.store_for: Callable[[str], Store] | None = None
+        self.store_for = store_for
         self.kubelets: dict[str, HollowKubelet] = {}
         self._informer = pod_informer or Informer(store, "pods")
         self._owns_informer = pod_informer is None

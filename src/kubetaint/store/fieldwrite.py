@@ -18,6 +18,7 @@ from itertools import repeat
 from operator import is_
 
 from kubetaint.api.errors import StatusError
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import FieldPath, FieldWriteGroup
 from kubetaint.store.interface import JSON, Store, WatchEvent, update_many
 
@@ -227,7 +228,7 @@ class RepeatedRounds:
         return entry
 
     def remember(self, keys: list[tuple[str, str]], news: list[JSON]) -> None:
-        if len(news) < self.AT_LEAST:
+        if len(news) < self.AT_LEAST or reference_mode():  # (reference mode: nothing is taken)
             return
         by_first = self._by_first
         by_first[id(news[0])] = (keys, news)

@@ -31,6 +31,7 @@ from typing import Any
 from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
@@ -124,6 +125,8 @@ class SqliteStore:
         #: one committed write, so the object cannot differ). kube-apiserver's watch cache keeps
         #: every object decoded the same way. Objects handed out are read-only (interface).
         self._decoded: dict[tuple[str, str, str], tuple[int, JSON]] = {}
+        #: False in reference mode (read when the store opens): every read parses its row
+        self._reuse = not reference_mode()
 
     # connections -------------------------------------------------------------------------
 
@@ -153,12 +156,16 @@ class SqliteStore:
         if known is not None and known[0] == rv:
             return known[1]
         obj: JSON = json.loads(text)
+        if not self._reuse:
+            return obj
         if known is None or known[0] < rv:  # a reader on an older snapshot keeps the newer one
             self._decoded[key] = (rv, obj)
         return obj
 
     def _remember(self, resource: str, obj: JSON) -> JSON:
         """Keep a committed write's object for later reads."""
+        if not self._reuse:
+            return obj
         namespace, name = object_key(obj)
         rv = int(obj["metadata"]["resourceVersion"])
         known = self._decoded.get((resource, namespace, name))
