@@ -85,7 +85,7 @@ def synced(ns: JSON) -> tuple[RecordingRegistry, MemoryStore]:
             id="an active namespace: nothing to do",
         ),
         pytest.param(
-            namespace(["kubernetes", "other"], "Active", deleting=True),
+            namespace(["kubernetes", "example.com/other"], "Active", deleting=True),
             {"get-namespaces-", "create-namespaces-finalize", "list-pods-", "update-namespaces-status"},
             "Terminating",
             id="still Active when deleted: set Terminating; the other finalizer stays",
@@ -98,4 +98,4 @@ def test_sync(ns: JSON, actions: set[str], left: str | None) -> None:
     remaining = store.list("namespaces").items
     assert [n["status"]["phase"] for n in remaining] == ([left] if left else [])
     if remaining and remaining[0]["metadata"].get("deletionTimestamp"):
-        assert remaining[0]["spec"]["finalizers"] in ([], ["other"])
+        assert remaining[0]["spec"]["finalizers"] in ([], ["example.com/other"])
