@@ -110,6 +110,7 @@ def history(
     return [(e.type, e.resource, e.resource_version, json.dumps(e.object)) for e in seen]
 
 
+@pytest.mark.usefixtures("default_mode")
 @pytest.mark.parametrize("script", SCRIPTS)
 @pytest.mark.parametrize("registry", [True, False], ids=["through a registry", "straight to the store"])
 def test_field_writes_and_updates_write_the_same_history(script: dict[int, Action], registry: bool) -> None:

@@ -94,7 +94,7 @@ class _Renewals:
     def flush(self) -> None:
         """Write what is pending: a failed renewal is retried by its kubelet before the rest."""
         kubelets, objects = self._kubelets, self._leases
-        if self._own_stores:
+        if self._own_stores or reference_mode():  # (reference mode: each renewal on its own)
             self._flush_each()
             return
         while objects:

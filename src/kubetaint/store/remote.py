@@ -83,8 +83,12 @@ def _without(obj: JSON, *keys: str) -> JSON:
 class RemoteStore(StoreBase):
     """A Store over an API server's REST API (see the module docstring)."""
 
-    def __init__(self, connection: Connection, *, dispatch: Dispatch | None = None) -> None:
+    def __init__(
+        self, connection: Connection, *, dispatch: Dispatch | None = None, user_agent: str | None = None
+    ) -> None:
         self.connection = connection
+        #: the User-Agent of every request (the API server names its writes' field manager after it)
+        self.user_agent = user_agent
         self._client = self._make_client()
         self._handlers: list[BatchHandler] = []
         self._reflectors: dict[str, Reflector] = {}
@@ -94,7 +98,11 @@ class RemoteStore(StoreBase):
     def _make_client(self) -> httpx.Client:
         return httpx.Client(
             base_url=self.connection.server,
-            headers={**self.connection.headers(), "Accept": "application/json"},
+            headers={
+                **self.connection.headers(),
+                "Accept": "application/json",
+                **({"User-Agent": self.user_agent} if self.user_agent else {}),
+            },
             verify=self.connection.ssl_context(),
             timeout=httpx.Timeout(REQUEST_TIMEOUT, read=None),
         )
