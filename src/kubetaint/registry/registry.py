@@ -133,11 +133,6 @@ class Registry:
         """The store's (`Store.delivers_synchronously`): the registry adds no delay."""
         return self.store.delivers_synchronously
 
-    @property
-    def returns_stored_objects(self) -> bool:
-        """The store's (`Store.returns_stored_objects`): the registry returns what it stored."""
-        return self.store.returns_stored_objects
-
     def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
         return self.store.list_keyed(resource)
 

@@ -32,8 +32,6 @@ class StoreBase:
 
     #: See `Store.delivers_synchronously`.
     delivers_synchronously: bool = False
-    #: See `Store.returns_stored_objects`.
-    returns_stored_objects: bool = False
 
     def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
         raise NotImplementedError

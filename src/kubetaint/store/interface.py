@@ -183,11 +183,6 @@ class Store(Protocol):
     @property
     def delivers_synchronously(self) -> bool: ...
 
-    #: `get` returns the very object a write stored (and returned) until the next write of that
-    #: key (the in-memory store); other stores decode a new object per read.
-    @property
-    def returns_stored_objects(self) -> bool: ...
-
     def get(self, resource: str, namespace: str, name: str) -> JSON: ...
 
     def list(

@@ -72,7 +72,6 @@ _EMPTY_SPACES: dict[str, dict[str, JSON]] = {}  # read-only stand-in for a resou
 class MemoryStore(StoreBase, FieldWrites):
     """Objects in dicts, one global resourceVersion counter, bounded change history."""
 
-    returns_stored_objects = True
     delivers_synchronously = True
 
     def __init__(
