@@ -16,11 +16,10 @@ from kubetaint.store.interface import (
     Delete,
     ListResult,
     Result,
-    SetField,
     Update,
     WriteOp,
-    as_updates,
     object_key,
+    single_writes,
 )
 
 #: One create, update or delete (a field write is its updates).
@@ -78,12 +77,11 @@ def commit_each(
     """`Store.commit` as one write after another (`apply` makes one and raises its StatusError):
     for backends that commit each object on its own (etcd, a remote API server)."""
     results: builtins.list[Result] = []
-    for op in ops:
-        for write in as_updates(op) if type(op) is SetField else (op,):
-            try:
-                results.append(apply(write))  # type: ignore[arg-type]  # not a SetField
-            except StatusError as err:
-                results.append(err)
-                if stop_at_failure:
-                    return results
+    for write in single_writes(ops):
+        try:
+            results.append(apply(write))
+        except StatusError as err:
+            results.append(err)
+            if stop_at_failure:
+                return results
     return results
