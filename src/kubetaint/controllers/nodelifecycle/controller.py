@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -71,6 +72,32 @@ ZoneConditions = dict[str, list[Mapping[str, Any] | None]]
 
 def _name(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
+
+
+class Requeues:
+    """A pass's re-queues of the settled REQUEUED nodes (markNodeForTainting's Remove, then Add),
+    made where their visits would come in the name-ordered node loop: a visit touches only its
+    node's zone queue, so each zone's re-queues up to a name go to its queue in one batch."""
+
+    def __init__(
+        self,
+        by_zone: Mapping[str, tuple[list[str], list[tuple[str, str]]]],
+        queue_of: Callable[[str], RateLimitedTimedQueue],
+        clock: Clock,
+    ) -> None:
+        self._by_zone = by_zone
+        self._queue_of = queue_of
+        self._clock = clock
+        self._done = dict.fromkeys(by_zone, 0)
+
+    def until(self, name: str | None) -> None:
+        """Re-queue the nodes before `name` in name order (None: all the rest)."""
+        for zone, (names, items) in self._by_zone.items():
+            start = self._done[zone]
+            stop = len(names) if name is None else bisect_left(names, name, start)
+            if stop > start:
+                self._done[zone] = stop
+                self._queue_of(zone).requeue_many(items[start:stop], to_nanos(self._clock.now()))
 
 
 class NodeLifecycleController:
@@ -259,32 +286,20 @@ class NodeLifecycleController:
             for name in names:
                 self._visit(listed[name], zone_to_node_conditions, now)
         else:
-            settled, unsettled = work.settled, work.unsettled
-            requeues: dict[str, list[tuple[str, str]]] = {}  # zone → REQUEUED nodes not re-queued yet
+            requeues = Requeues(work.requeued_by_zone(), self.tainters.queue, self._clock)
             for name in work.to_visit():
-                known = settled.get(name)
-                if known is not None:  # REQUEUED: markNodeForTainting's Remove, then Add
-                    requeues.setdefault(known.zone, []).append((name, known.uid))
-                elif name in listed:
-                    self._requeue(requeues)  # (queues see their operations in name order)
+                if name in listed:
+                    requeues.until(name)  # (each queue sees its operations in name order)
                     self._visit(listed[name], zone_to_node_conditions, now)
                 else:
-                    unsettled.discard(name)  # deleted
-            self._requeue(requeues)
+                    work.unsettled.discard(name)  # deleted
+            requeues.until(None)
         self.handle_disruption(
             zone_to_node_conditions,
             lambda: [listed[n] for n in names],
             elsewhere,
         )
         self.tainters.arm()
-
-    def _requeue(self, requeues: dict[str, list[tuple[str, str]]]) -> None:
-        """markNodeForTainting's Remove, then Add, of the settled REQUEUED nodes, zone by zone."""
-        if requeues:
-            now = to_nanos(self._clock.now())
-            for zone, items in requeues.items():
-                self.tainters.queue(zone).requeue_many(items, now)
-            requeues.clear()
 
     def _visit(self, node: JSON, zone_to_node_conditions: ZoneConditions, now: float) -> None:
         try:

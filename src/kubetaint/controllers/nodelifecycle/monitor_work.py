@@ -55,6 +55,9 @@ class MonitorWork:
         #: and the settled REQUEUED ones
         self.unsettled: set[str] = set()
         self.requeued: set[str] = set()
+        #: zone → the REQUEUED nodes' names in name order and their (name, uid) items (None: to
+        #: be made again, after a REQUEUED node settled or unsettled)
+        self._requeued_by_zone: dict[str, tuple[list[str], list[tuple[str, str]]]] | None = None
         #: zone → (settled Ready nodes, settled nodes) counted there
         self._counts: dict[str, list[int]] = {}
         #: (deadline, name) of settled nodes; an entry is checked against the node when it comes
@@ -64,8 +67,20 @@ class MonitorWork:
         self.changed_leases: dict[str, JSON | None] = {}
 
     def to_visit(self) -> list[str]:
-        """The names this pass visits, in name order."""
-        return sorted(self.unsettled | self.requeued)
+        """The names of the nodes this pass visits, in name order."""
+        return sorted(self.unsettled)
+
+    def requeued_by_zone(self) -> dict[str, tuple[list[str], list[tuple[str, str]]]]:
+        """zone → the names of its REQUEUED nodes in name order, and their (name, uid) items."""
+        if self._requeued_by_zone is None:
+            by_zone: dict[str, tuple[list[str], list[tuple[str, str]]]] = {}
+            for name in sorted(self.requeued):
+                node = self.settled[name]
+                names, items = by_zone.setdefault(node.zone, ([], []))
+                names.append(name)
+                items.append((name, node.uid))
+            self._requeued_by_zone = by_zone
+        return self._requeued_by_zone
 
     def settle(self, name: str, node: SettledNode) -> None:
         self.unsettle(name)
@@ -73,6 +88,7 @@ class MonitorWork:
         self.settled[name] = node
         if node.kind is Settled.REQUEUED:
             self.requeued.add(name)
+            self._requeued_by_zone = None
         if node.counted:
             counts = self._counts.setdefault(node.zone, [0, 0])
             counts[0] += node.kind is Settled.READY
@@ -87,6 +103,7 @@ class MonitorWork:
             return
         if node.kind is Settled.REQUEUED:
             self.requeued.discard(name)
+            self._requeued_by_zone = None
         if node.counted:
             counts = self._counts[node.zone]
             counts[0] -= node.kind is Settled.READY
@@ -107,6 +124,7 @@ class MonitorWork:
     def unsettle_all(self) -> None:
         self.unsettled.update(self.settled)
         self.requeued.clear()
+        self._requeued_by_zone = None
         self.settled.clear()
         self._counts.clear()
         self._deadlines.clear()
@@ -119,9 +137,8 @@ class MonitorWork:
             self.unsettle(name)
         self.changed_nodes.clear()
         health, settled = self._health, self.settled
-        changed = self.changed_leases
-        health.observe_leases({name: changed[name] for name in changed.keys() & settled.keys()}, now)
-        changed.clear()
+        health.observe_leases(self.changed_leases, settled, now)
+        self.changed_leases.clear()
         deadlines, grace = self._deadlines, self._grace
         while deadlines and deadlines[0][0] < now:
             deadline, name = heapq.heappop(deadlines)
