@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import math
-from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,7 +26,7 @@ from kubetaint.controllers.nodelifecycle.health import (
     HealthResult,
     NodeHealthTracker,
 )
-from kubetaint.controllers.nodelifecycle.monitor_work import MonitorWork, Settled, SettledNode
+from kubetaint.controllers.nodelifecycle.monitor_work import MonitorWork, Requeues, Settled, SettledNode
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
@@ -72,32 +71,6 @@ ZoneConditions = dict[str, list[Mapping[str, Any] | None]]
 
 def _name(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
-
-
-class Requeues:
-    """A pass's re-queues of the settled REQUEUED nodes (markNodeForTainting's Remove, then Add),
-    made where their visits would come in the name-ordered node loop: a visit touches only its
-    node's zone queue, so each zone's re-queues up to a name go to its queue in one batch."""
-
-    def __init__(
-        self,
-        by_zone: Mapping[str, tuple[list[str], list[tuple[str, str]]]],
-        queue_of: Callable[[str], RateLimitedTimedQueue],
-        clock: Clock,
-    ) -> None:
-        self._by_zone = by_zone
-        self._queue_of = queue_of
-        self._clock = clock
-        self._done = dict.fromkeys(by_zone, 0)
-
-    def until(self, name: str | None) -> None:
-        """Re-queue the nodes before `name` in name order (None: all the rest)."""
-        for zone, (names, items) in self._by_zone.items():
-            start = self._done[zone]
-            stop = len(names) if name is None else bisect_left(names, name, start)
-            if stop > start:
-                self._done[zone] = stop
-                self._queue_of(zone).requeue_many(items[start:stop], to_nanos(self._clock.now()))
 
 
 class NodeLifecycleController:

@@ -21,10 +21,15 @@ from __future__ import annotations
 
 import heapq
 import math
+from bisect import bisect_left
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from kubetaint.clock.base import Clock
 from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker
+from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
+from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.store.interface import JSON
 
 
@@ -51,8 +56,8 @@ class MonitorWork:
         self._health = health
         self._grace = grace_period
         self.settled: dict[str, SettledNode] = {}
-        #: the names a pass visits: the nodes not settled (deleted ones are dropped by the pass)
-        #: and the settled REQUEUED ones
+        #: the names a pass visits: the nodes not settled (deleted ones are dropped by the pass);
+        #: and the settled REQUEUED ones, which it re-queues
         self.unsettled: set[str] = set()
         self.requeued: set[str] = set()
         #: zone → the REQUEUED nodes' names in name order and their (name, uid) items (None: to
@@ -156,3 +161,29 @@ class MonitorWork:
     def zone_counts(self) -> dict[str, tuple[int, int]]:
         """zone → (settled Ready nodes, settled nodes) counted there."""
         return {zone: (ready, size) for zone, (ready, size) in self._counts.items()}
+
+
+class Requeues:
+    """A pass's re-queues of the settled REQUEUED nodes (markNodeForTainting's Remove, then Add),
+    made where their visits would come in the name-ordered node loop: a visit touches only its
+    node's zone queue, so each zone's re-queues up to a name go to its queue in one batch."""
+
+    def __init__(
+        self,
+        by_zone: Mapping[str, tuple[list[str], list[tuple[str, str]]]],
+        queue_of: Callable[[str], RateLimitedTimedQueue],
+        clock: Clock,
+    ) -> None:
+        self._by_zone = by_zone
+        self._queue_of = queue_of
+        self._clock = clock
+        self._done = dict.fromkeys(by_zone, 0)
+
+    def until(self, name: str | None) -> None:
+        """Re-queue the nodes before `name` in name order (None: all the rest)."""
+        for zone, (names, items) in self._by_zone.items():
+            start = self._done[zone]
+            stop = len(names) if name is None else bisect_left(names, name, start)
+            if stop > start:
+                self._done[zone] = stop
+                self._queue_of(zone).requeue_many(items[start:stop], to_nanos(self._clock.now()))
