@@ -147,7 +147,11 @@ class ControlPlane:
                 "spec": {"finalizers": ["kubernetes"]},
                 "status": {"phase": "Active"},
             }
-            self.store.create("namespaces", namespace)
+            try:
+                self.store.create("namespaces", namespace)
+            except StatusError as err:
+                if err.code != 409:  # another replica created it meanwhile
+                    raise
 
     def start(self) -> None:
         """Build and start the controllers, list every informer once, then start the kubelets."""
