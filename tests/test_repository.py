@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,75 @@ def test_no_file_points_outside_the_repository(needle: str) -> None:
         if "__pycache__" not in path.parts and needle in path.read_text(encoding="utf-8", errors="replace")
     ]
     assert offenders == []
+
+
+#: Modules that exist only for a shortcut (docs/performance.md): the first line of each one's
+#: docstring says what it speeds up and how to switch it off. A module that is gone needs no
+#: line; a new speed module is added here.
+SPEED_MODULES = [
+    "speed/memo.py",
+    "api/validation/memo.py",
+    "kubelet/running.py",
+    "sim/doccopy.py",
+    "sim/jsontext.py",
+    "sim/sharing.py",
+]
+#: Terms the code coins, each a heading of docs/glossary.md (matched without case).
+COINED_TERMS = [
+    "reference mode",
+    "shortcut",
+    "speed module",
+    "memo",
+    "last-answer memo",
+    "bookkeeping only",
+    "stored part",
+    "clean spec",
+    "pod view",
+    "replay",
+    "the first second's adoptions",
+    "part sharing",
+    "decode memo",
+    "trusted object",
+    "field write",
+    "plainly current",
+    "vouched run",
+    "event group",
+    "plain event",
+    "pod run",
+    "heartbeat round",
+    "keyed repeated round",
+    "field run",
+    "quiet node",
+    "resting node",
+    "noted renewal",
+    "PassMark",
+    "GroupNote",
+    "group record",
+    "settled",
+    "repost",
+    "equivalence class",
+    "toleration signature",
+    "filter memo",
+    "time slice",
+]
+SOURCE = ROOT / "src" / "kubetaint"
+
+
+@pytest.mark.parametrize("module", SPEED_MODULES)
+def test_a_speed_module_says_first_what_it_speeds_up_and_how_to_switch_it_off(module: str) -> None:
+    path = SOURCE / module
+    if not path.exists():
+        pytest.skip(f"{module} is gone")
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    first_line = docstring.partition("\n")[0]
+    assert "KUBETAINT_REFERENCE=1" in first_line, f"{module}: {first_line!r}"
+
+
+def test_every_coined_term_is_in_the_glossary() -> None:
+    headings = [
+        line[4:].lower()
+        for line in (ROOT / "docs" / "glossary.md").read_text().splitlines()
+        if line.startswith("### ")
+    ]
+    missing = [term for term in COINED_TERMS if not any(term.lower() in heading for heading in headings)]
+    assert missing == []

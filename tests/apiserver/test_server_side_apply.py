@@ -324,3 +324,37 @@ def test_the_python_client_applies_with_the_apply_content_type(cluster: Cluster)
         )
         got = core.read_namespaced_pod("p", "default")
     assert [(e.manager, e.operation) for e in got.metadata.managed_fields] == [("py-apply", "Apply")]
+
+
+def test_an_apply_to_scale_is_answered_with_a_not_modelled_warning(cluster: Cluster) -> None:
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    assert (
+        httpx.post(f"{cluster.url}/apis/apps/v1/namespaces/default/deployments", json=deployment).status_code
+        == 201
+    )
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 3},
+    }
+    r = httpx.patch(
+        f"{cluster.url}/apis/apps/v1/namespaces/default/deployments/web/scale?fieldManager=hpa",
+        content=json.dumps(body).encode(),
+        headers=APPLY,
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"]["replicas"] == 3
+    assert "not modelled: an apply to /scale" in r.headers["warning"]

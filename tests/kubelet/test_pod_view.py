@@ -132,6 +132,7 @@ def _assert_tally_matches_read_back(store: MemoryStore, pool: HollowNodePool) ->
                 pytest.fail(f"{key} is in the view but no longer stored")
 
 
+@pytest.mark.usefixtures("default_mode")
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_steps, max_size=25))
 def test_the_pod_view_writes_what_reading_the_store_back_writes(steps: list[Step]) -> None:
@@ -159,6 +160,7 @@ def test_only_stores_that_deliver_before_returning_enable_the_view() -> None:
     assert all(k._admitted.view is None for k in pool.kubelets.values())
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_pool_shut_down_stops_keeping_views_and_a_restart_starts_afresh() -> None:
     clock, store, pool = _pool(MemoryStore)
     pool.start()
@@ -173,6 +175,7 @@ def test_a_pool_shut_down_stops_keeping_views_and_a_restart_starts_afresh() -> N
     assert ("default", "a") not in view.objects
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_node_added_to_a_running_pool_sees_the_pods_already_bound_to_it() -> None:
     clock, store, pool = _pool(MemoryStore)
     pool.start()
@@ -186,6 +189,7 @@ def test_a_node_added_to_a_running_pool_sees_the_pods_already_bound_to_it() -> N
     assert len(view) == 1
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_pod_moved_off_its_node_turns_the_old_nodes_view_off() -> None:
     _, _, pool = _pool(MemoryStore)
     pool.start()

@@ -184,7 +184,8 @@ class Handlers:
                 if scaling:
                     parent = Target(res, target.namespace, target.name)
                     stored = self._store_patched(parent, patched, old, caller_rv, is_dry_run)
-                    return json_response(scale.to_scale(stored))
+                    applied = [fieldmanagement.SCALE_APPLY_WARNING] if kind == patches.APPLY_PATCH else []
+                    return fieldvalidation.with_warnings(json_response(scale.to_scale(stored)), applied)
                 if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
                     return fieldvalidation.with_warnings(json_response(old), warnings)
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)

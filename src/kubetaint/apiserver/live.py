@@ -27,10 +27,8 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 import uvicorn
-from starlette.applications import Starlette
 
-from kubetaint.apiserver.app import create_app, node_uid_of
-from kubetaint.apiserver.authz import Authorizer
+from kubetaint.apiserver.app import APIServerApp, create_app, node_uid_of
 from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
 from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.front import Front
@@ -39,7 +37,7 @@ from kubetaint.apiserver.kubernetes_service import ensure_kubernetes_service
 from kubetaint.apiserver.noderestriction import forbidden_labels
 from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
 from kubetaint.apiserver.security import SecurityConfig
-from kubetaint.apiserver.server import security_of, serving_options
+from kubetaint.apiserver.server import serving_options
 from kubetaint.apiserver.serving import ListeningSocket
 from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock.base import Clock
@@ -114,7 +112,7 @@ class LiveCluster:
         self.workers = workers
         self.server_address = server_address
         self.ready = False
-        self.app: Starlette = create_app(
+        self.app: APIServerApp = create_app(
             store,
             clock,
             EngineHooks(self.plane.registry, clock),
@@ -126,11 +124,11 @@ class LiveCluster:
         )
         # The hollow kubelets write as system:node:<name>, through the server's authorizer and
         # (with Node authorization) NodeRestriction.
-        authorizer: Authorizer = self.app.state.authorizer
+        authorizer = self.app.authorizer
         self.plane.fleet.pool.store_for = kubelet_stores(
             self.plane.registry,
             lambda: authorizer,
-            node_restriction=bool(self.app.state.node_restriction),
+            node_restriction=self.app.node_restriction,
             node_uid=node_uid_of(store),
             clock=clock,
         )
@@ -236,7 +234,7 @@ async def serve_forever(
                 access_log=False,
                 lifespan="off",
                 timeout_graceful_shutdown=1,
-                **serving_options(host, tls, security_of(cluster.app)),
+                **serving_options(host, tls, cluster.app.security),
                 **config,
             )
         )

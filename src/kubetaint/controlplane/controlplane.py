@@ -21,7 +21,7 @@ from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.controlplane.fleet import NodeFleet
 from kubetaint.controlplane.schedhost import SchedulerHost
 from kubetaint.controlplane.settings import ControlPlaneSettings
-from kubetaint.controlplane.wiring import start_controllers
+from kubetaint.controlplane.wiring import Controller, start_controllers
 from kubetaint.registry import Registry, StoreLookup, api_validator
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.scheduler import Scheduler
@@ -92,7 +92,7 @@ class ControlPlane:
             # not applied: see docs/scheduler-plugins.md "Default constraints"
         )
         self.fleet = NodeFleet(self.registry, clock, pod_informer=self.informer("pods"))
-        self.controllers: list[Any] = []
+        self.controllers: list[Controller] = []
         #: False leaves kube-controller-manager's controllers to another process (`up --no-controllers`).
         self.run_controllers = True
         #: False leaves the hollow kubelets to another replica (`up --no-kubelets`).
@@ -181,8 +181,6 @@ class ControlPlane:
         for informer in [*self.informers.values(), *self.controller_informers]:
             informer.stop()
         for controller in self.controllers:
-            stop = getattr(controller, "stop", None)
-            if stop is not None:
-                stop()
+            controller.stop()
         self.fleet.stop()
         self.scheduler_host.stop()

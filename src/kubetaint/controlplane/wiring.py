@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from kubetaint.api.features import comparison_operators_enabled
 from kubetaint.controllers.daemonset import DaemonSetController
@@ -28,6 +28,16 @@ if TYPE_CHECKING:
 LEASES = "leases.coordination.k8s.io"
 
 
+class Controller(Protocol):
+    """What the control plane asks of each of kube-controller-manager's controllers."""
+
+    def start(self) -> None:
+        """Register with the informers and start those the controller owns."""
+
+    def stop(self) -> None:
+        """Stop what the controller started: its own informers, its timers and queued work."""
+
+
 def _recorder(plane: ControlPlane, component: str) -> EventRecorder:
     return EventRecorder(plane.store, plane.clock, component)
 
@@ -43,7 +53,7 @@ def node_lifecycle_settings(plane: ControlPlane) -> NodeLifecycleSettings:
         raise ControlPlaneError(str(err), key_path=True) from None
 
 
-def build_node_lifecycle(plane: ControlPlane) -> Any:
+def build_node_lifecycle(plane: ControlPlane) -> NodeLifecycleController:
     return NodeLifecycleController(
         plane.registry,
         plane.clock,
@@ -55,7 +65,7 @@ def build_node_lifecycle(plane: ControlPlane) -> Any:
     )
 
 
-def build_taint_eviction(plane: ControlPlane) -> Any:
+def build_taint_eviction(plane: ControlPlane) -> TaintEvictionController:
     return TaintEvictionController(
         plane.registry,
         plane.clock,
@@ -66,7 +76,7 @@ def build_taint_eviction(plane: ControlPlane) -> Any:
     )
 
 
-def build_replicaset(plane: ControlPlane) -> Any:
+def build_replicaset(plane: ControlPlane) -> ReplicaSetController:
     return ReplicaSetController(
         plane.registry,
         plane.clock,
@@ -77,7 +87,7 @@ def build_replicaset(plane: ControlPlane) -> Any:
     )
 
 
-def build_deployment(plane: ControlPlane) -> Any:
+def build_deployment(plane: ControlPlane) -> DeploymentController:
     return DeploymentController(
         plane.registry,
         plane.clock,
@@ -87,7 +97,7 @@ def build_deployment(plane: ControlPlane) -> Any:
     )
 
 
-def build_daemonset(plane: ControlPlane) -> Any:
+def build_daemonset(plane: ControlPlane) -> DaemonSetController:
     return DaemonSetController(
         plane.registry,
         plane.clock,
@@ -100,7 +110,7 @@ def build_daemonset(plane: ControlPlane) -> Any:
     )
 
 
-def build_disruption(plane: ControlPlane) -> Any:
+def build_disruption(plane: ControlPlane) -> DisruptionController:
     return DisruptionController(
         plane.registry,
         plane.clock,
@@ -110,7 +120,7 @@ def build_disruption(plane: ControlPlane) -> Any:
     )
 
 
-def build_podgc(plane: ControlPlane) -> Any:
+def build_podgc(plane: ControlPlane) -> PodGCController:
     return PodGCController(
         plane.registry,
         plane.clock,
@@ -119,7 +129,7 @@ def build_podgc(plane: ControlPlane) -> Any:
     )
 
 
-def build_serviceaccounts(plane: ControlPlane) -> Any:
+def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     return ServiceAccountsController(
         plane.registry,
         plane.clock,
@@ -128,13 +138,13 @@ def build_serviceaccounts(plane: ControlPlane) -> Any:
     )
 
 
-def build_garbage_collector(plane: ControlPlane) -> Any:
+def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
     resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
 
 
 #: kube-controller-manager's controllers, in start order.
-BUILDERS: list[Callable[[ControlPlane], Any]] = [
+BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_node_lifecycle,
     build_taint_eviction,
     build_deployment,
@@ -147,12 +157,11 @@ BUILDERS: list[Callable[[ControlPlane], Any]] = [
 ]
 
 
-def start_controllers(plane: ControlPlane) -> list[Any]:
-    """Build and start every available controller; returns them (for inspection)."""
-    started: list[Any] = []
+def start_controllers(plane: ControlPlane) -> list[Controller]:
+    """Build and start every controller; returns them (for inspection, and to stop them)."""
+    started: list[Controller] = []
     for build in BUILDERS:
         controller = build(plane)
-        if controller is not None:
-            controller.start()
-            started.append(controller)
+        controller.start()
+        started.append(controller)
     return started

@@ -17,6 +17,7 @@ from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
 from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.kubelet.running import delivers_synchronously
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, Store, update_many
@@ -196,7 +197,8 @@ class HollowNodePool:
         self.started = True
         # Each kubelet's view starts from its listing of the pods bound to it (resync_pods), then
         # sees every change through the pod informer (running already, or started below).
-        self._views = delivers_synchronously(self.store)
+        # (reference mode: each kubelet reads its pods from the store, started from a listing)
+        self._views = delivers_synchronously(self.store) and not reference_mode()
         from_cache = self._cache_is_store()
         bound = self._bound_pods() if from_cache else {}
         for kubelet in self.kubelets.values():

@@ -1,4 +1,6 @@
-"""The stored pods bound to one hollow kubelet as its pod informer delivers them, and the running
+"""Keeps a kubelet's pods from its informer instead of reading the store (off with `KUBETAINT_REFERENCE=1`).
+
+The stored pods bound to one hollow kubelet as its pod informer delivers them, and the running
 tally of its admitted pods (how many, and their summed requests) that admission checks against.
 
 Mirrors the kubelet's pod manager (pkg/kubelet/pod/pod_manager.go), which keeps the pods its

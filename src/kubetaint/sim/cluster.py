@@ -23,6 +23,7 @@ from kubetaint.sim.nodes import load_groups
 from kubetaint.sim.scenario import Scenario, ScenarioError
 from kubetaint.sim.source import Where
 from kubetaint.sim.timeline import TimelineRecorder
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.informer import Informer
 from kubetaint.store.interface import JSON, StoreOptions
 from kubetaint.store.memory import MemoryStore
@@ -144,14 +145,17 @@ class Cluster:
         # an object refused is skipped and the load goes on, so that every refusal is reported
         # at once (the run never starts)
         problems: list[str] = []
+        # in reference mode each object is created on its own, its namespace ensured each time
+        runs = not reference_mode()
+        known = namespaces if runs else None
         with self.registry.bulk_creates():
             for index in sorted(range(len(objects)), key=ranks.__getitem__):  # stable: file order
                 where = wheres[index] if wheres else ""
                 obj, kind = objects[index], kinds[index]
-                if kind.resource != "pods":
+                if kind.resource != "pods" or not runs:
                     self._create_run(run, problems)
                     try:
-                        self._create(obj, kind, where, decoding, namespaces)
+                        self._create(obj, kind, where, decoding, known)
                     except ScenarioError as err:
                         problems.append(str(err))
                     continue

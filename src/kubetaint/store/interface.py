@@ -75,6 +75,12 @@ class Watch(Protocol):
     @property
     def stopped(self) -> bool: ...
 
+    def push_to(self, waker: Callable[[], None] | None) -> bool:
+        """Have `waker` called (from any thread) whenever events arrive or the stream stops, so
+        that a reader need not block in `wait()`; None ends the calls. False when this stream
+        cannot call a waker: its reader polls `wait()`."""
+        ...
+
 
 class Store(Protocol):
     """What components read and write through."""

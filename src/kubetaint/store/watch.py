@@ -115,6 +115,10 @@ class BufferedWatch:
         if self.waker is not None:
             self.waker()
 
+    def push_to(self, waker: Callable[[], None] | None) -> bool:
+        self.waker = waker
+        return True
+
     def drain(self) -> list[WatchEvent]:
         with self._cond:
             events = list(self._events)

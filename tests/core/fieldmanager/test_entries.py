@@ -233,3 +233,21 @@ def test_fields_v1_ignores_unknown_prefixes_and_rejects_non_objects() -> None:
 )
 def test_path_strings(path: fp.Path, text: str) -> None:
     assert fp.path_string(path) == text
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [
+        pytest.param({"f:b": {}, "f:a": {}}, ["f:a", "f:b"], id="fields out of order"),
+        pytest.param({"f:a": {"f:x": {}, ".": {}}}, ["f:a"], id="a dot after the children"),
+        pytest.param({'k:{"b":1,"a":2}': {}}, ['k:{"a":2,"b":1}'], id="key fields out of order"),
+    ],
+)
+def test_fields_v1_not_in_upstreams_form_is_written_back_in_it(
+    given: dict[str, Any], written: list[str]
+) -> None:
+    encoded = from_fields_v1(given).to_fields_v1()
+    assert list(encoded) == written
+    assert from_fields_v1(encoded).to_fields_v1() is encoded  # upstream's form is kept as it is
+    if encoded.get("f:a"):
+        assert list(encoded["f:a"]) == [".", "f:x"]

@@ -83,6 +83,12 @@ class DisruptionController:
         for informer in self._own:
             informer.start()
 
+    def stop(self) -> None:
+        """Stop the informers this controller started and cancel its queued work."""
+        for informer in self._own:
+            informer.stop()
+        self.queue.stop()
+
     # event intake --------------------------------------------------------------------------------
 
     def _pod_added(self, pod: JSON) -> None:

@@ -79,6 +79,12 @@ class ReplicaSetController:
         for informer in self._own_informers:
             informer.start()
 
+    def stop(self) -> None:
+        """Stop the informers this controller started and cancel its queued work."""
+        for informer in self._own_informers:
+            informer.stop()
+        self.queue.stop()
+
     # event intake --------------------------------------------------------------------------------
 
     def _pods_owned_by(self, uid: str) -> list[JSON]:

@@ -152,8 +152,9 @@ def update(live: JSON | None, new: JSON, who: Request) -> JSON:
         live = empty_object(who.api_version, kind)
     live_entries = _meta(live).get("managedFields")
     new_entries = _meta(new).get("managedFields")
-    if who.subresource:
-        managed = ent.decode_or_empty(live_entries)
+    if who.subresource or (new_entries and (new_entries is live_entries or new_entries == live_entries)):
+        # the stored managedFields (sent back unchanged, as patches and most updates do)
+        managed = ent.decode_or_empty(live_entries, lazy=True)
     elif ent.is_reset(new_entries):
         managed = Managed()
     else:
@@ -162,7 +163,7 @@ def update(live: JSON | None, new: JSON, who: Request) -> JSON:
         except ent.ManagedFieldsError:
             managed = Managed()
         if not managed.fields:
-            managed = ent.decode_or_empty(live_entries)
+            managed = ent.decode_or_empty(live_entries, lazy=True)
     if not managed.fields and _meta(live).get("uid"):
         return _with_managed_fields(new, managed)  # skipNonApplied: an untracked object stays so
     manager_id = identifier(Identity(who.manager, UPDATE, who.api_version, who.subresource))
@@ -194,7 +195,7 @@ def apply(live: JSON | None, config: JSON, who: Request, kind: str, force: bool)
     if live is None:
         live = empty_object(api_version, kind)
     try:
-        managed = ent.decode(_meta(live).get("managedFields"))
+        managed = ent.decode(_meta(live).get("managedFields"), lazy=True)
     except ent.ManagedFieldsError as exc:
         raise ApplyError(500, f"failed to decode managed fields: {exc}") from None
     atom = atom_for(api_version, kind)
@@ -220,8 +221,10 @@ def apply(live: JSON | None, config: JSON, who: Request, kind: str, force: bool)
         ) from None
     out = Managed(fields, dict(managed.times))
     _strip(out, manager_id)
-    if merged is not None:
+    if merged is not None or not out.times.get(manager_id):
+        # a change, or a manager that owns fields from now on (a co-owner applying what is there)
         out.times[manager_id] = who.time
+    if merged is not None:
         result: JSON = drop_nulls(merged)
     else:
         result = copy.deepcopy(_without_meta(live))
