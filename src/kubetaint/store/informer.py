@@ -96,10 +96,11 @@ OnUpdate = Callable[[JSON, JSON], None]
 OnDelete = Callable[[JSON], None]
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class EventHandlers:
     """The per-object adapter: a `ChangesHandler` that tells each change of a batch, in order,
-    to on_add(object), on_update(old, new) or on_delete(last known object)."""
+    to on_add(object), on_update(old, new) or on_delete(last known object). (An informer tells
+    a change alone to these callbacks directly.)"""
 
     on_add: OnAdd | None = None
     on_update: OnUpdate | None = None
@@ -154,6 +155,9 @@ class Informer:
         #: replaced (never changed) when a handler is added: a batch is told to the handlers
         #: registered when it arrived; one added meanwhile is told the cache instead (a replay)
         self._handlers: tuple[ChangesHandler, ...] = ()
+        #: per handler, its per-object callbacks (on_add, on_update, on_delete) when it is an
+        #: EventHandlers, else None: a change alone is told to them directly
+        self._per_object: tuple[tuple[OnAdd | None, OnUpdate | None, OnDelete | None] | None, ...] = ()
         self._unsubscribe: Callable[[], None] | None = None
         self._synced_rv = 0
 
@@ -164,6 +168,12 @@ class Informer:
         `replay=False` skips that replay: only for a caller that has already told its handler
         about every cached object, so the adds would change nothing."""
         self._handlers = (*self._handlers, handler)
+        self._per_object = (
+            *self._per_object,
+            (handler.on_add, handler.on_update, handler.on_delete)
+            if isinstance(handler, EventHandlers)
+            else None,
+        )
         if replay and self._unsubscribe is not None and self._cache:
             handler(Changes.added(list(self._cache.items())))
 
@@ -280,10 +290,33 @@ class Informer:
                 continue
             cache[key] = obj
             append(("ADDED", key, None, obj) if old is None else ("MODIFIED", key, old, obj))
-        if changes and self._handlers:
-            told = Changes(changes, only=changes[0][0] if len(changes) == 1 else False)
+        if not changes or not self._handlers:
+            return
+        if len(changes) > 1:
+            told = Changes(changes)
             for handler in self._handlers:
                 handler(told)
+            return
+        # a change alone (most writes): the per-object callbacks are called directly
+        kind, _, old, obj = changes[0]
+        batch_of_one: Changes | None = None
+        for handler, callbacks in zip(self._handlers, self._per_object, strict=True):
+            if callbacks is None:
+                if batch_of_one is None:
+                    batch_of_one = Changes(changes, only=kind)
+                handler(batch_of_one)
+            elif kind == "MODIFIED":
+                on_update = callbacks[1]
+                if on_update is not None:
+                    on_update(old, obj)  # type: ignore[arg-type]  # (a MODIFIED change has its old)
+            elif kind == "ADDED":
+                on_add = callbacks[0]
+                if on_add is not None:
+                    on_add(obj)
+            else:
+                on_delete = callbacks[2]
+                if on_delete is not None:
+                    on_delete(obj)
 
     # cache reads ---------------------------------------------------------------------------
 
