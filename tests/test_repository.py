@@ -1,8 +1,11 @@
-"""The repository stands on its own: nothing in it points to notes kept outside it."""
+"""The repository stands on its own (nothing in it points to notes kept outside it), and its
+documentation keeps up with the code: speed modules say how to switch them off, every coined term
+is in the glossary, every memo is in the performance page."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -74,6 +77,7 @@ COINED_TERMS = [
     "the first second's adoptions",
     "part sharing",
     "decode memo",
+    "skeleton",
     "trusted object",
     "field write",
     "plainly current",
@@ -84,20 +88,42 @@ COINED_TERMS = [
     "heartbeat round",
     "keyed repeated round",
     "field run",
-    "quiet node",
-    "resting node",
-    "noted renewal",
-    "PassMark",
-    "GroupNote",
-    "group record",
-    "settled",
-    "repost",
+    "settled node",
+    "logged re-queue",
+    "zone tainter",
     "equivalence class",
     "toleration signature",
     "filter memo",
     "time slice",
 ]
 SOURCE = ROOT / "src" / "kubetaint"
+#: How a memo is made: `Memo("its.name", ...)` or `Memo[K, V]("its.name"...` (the name maybe an
+#: f-string, then matched by its fixed part).
+MEMO_NAME = re.compile(r'Memo(?:\[[^()]*\])?\(\s*f?"([^"]+)"')
+
+
+def test_every_memo_is_listed_in_the_performance_page() -> None:
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    named = {
+        match.group(1).partition("{")[0]  # (an f-string name: its fixed part, `module.`)
+        for path in SOURCE.rglob("*.py")
+        for match in MEMO_NAME.finditer(path.read_text(encoding="utf-8"))
+    }
+    assert named, "no memo found: the pattern no longer matches how memos are made"
+    missing = sorted(name for name in named if not _listed(name, page))
+    assert missing == []
+
+
+def _listed(name: str, page: str) -> bool:
+    """`name` in the page's table: in full, as `its.module.*`, or as `.last_part` after a name
+    of the same module."""
+    quoted = set(re.findall(r"`([a-z0-9_.*]+)`", page))
+    module, _, last = name.rpartition(".")
+    return (
+        name in quoted
+        or any(q.endswith(".*") and name.startswith(q[:-1]) for q in quoted)
+        or (f".{last}" in quoted and any(q.startswith(module + ".") for q in quoted))
+    )
 
 
 @pytest.mark.parametrize("module", SPEED_MODULES)

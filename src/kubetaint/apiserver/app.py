@@ -142,6 +142,8 @@ class ApiServer:
             return await (h.evict(target, request) if sub == "eviction" else h.bind(target, request))
         if sub in streaming.STREAMING_SUBRESOURCES:
             return streaming.answer(h.store, target.namespace, target.name, sub, request)
+        if sub == "finalize" and method != "PUT":  # FinalizeREST is an Updater only
+            raise _method_not_allowed()
         if target.name:
             if method == "GET":
                 return h.get(target, request)

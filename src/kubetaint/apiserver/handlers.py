@@ -259,7 +259,8 @@ class Handlers:
         gone = self.registry.delete(target, options, is_dry_run)
         res = target.res
         meta = gone.get("metadata") or {}
-        if res.store_resource == "pods" or meta.get("deletionTimestamp"):  # pending: the object itself
+        # pending, pods and namespaces (ReturnDeletedObject): the object itself
+        if res.store_resource in ("pods", "namespaces") or meta.get("deletionTimestamp"):
             return json_response(with_type(res, gone))
         details: JSON = {"name": target.name, "kind": res.plural, "uid": meta.get("uid", "")}
         if res.group:

@@ -106,8 +106,21 @@ class LiveCluster:
         self.store = store
         self.clock = clock
         rng = random.Random(seed)
+        # The hollow kubelets write as system:node:<name>, through the server's authorizer and
+        # (with Node authorization) NodeRestriction: the app's, asked when a node is added.
         self.plane = ControlPlane(
-            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True, settings=settings
+            store,
+            clock,
+            rng=random.Random(rng.getrandbits(64)),
+            graceful_deletion=True,
+            settings=settings,
+            kubelet_stores=lambda registry: kubelet_stores(
+                registry,
+                lambda: self.app.authorizer,
+                node_restriction=lambda: self.app.node_restriction,
+                node_uid=node_uid_of(store),
+                clock=clock,
+            ),
         )
         self.workers = workers
         self.server_address = server_address
@@ -121,16 +134,6 @@ class LiveCluster:
             extra_routes=clock_routes(clock),
             ready=lambda: self.ready,
             security=security,
-        )
-        # The hollow kubelets write as system:node:<name>, through the server's authorizer and
-        # (with Node authorization) NodeRestriction.
-        authorizer = self.app.authorizer
-        self.plane.fleet.pool.store_for = kubelet_stores(
-            self.plane.registry,
-            lambda: authorizer,
-            node_restriction=self.app.node_restriction,
-            node_uid=node_uid_of(store),
-            clock=clock,
         )
 
     def start(self) -> list[str]:

@@ -61,6 +61,7 @@ class ControlPlane:
         seed: int | None = None,
         rng: random.Random | None = None,
         graceful_deletion: bool = False,
+        kubelet_stores: Callable[[Store], Callable[[str], Store]] | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -91,7 +92,14 @@ class ControlPlane:
             # ReplicaSets owning pods (replica_sets=self.informer("replicasets.apps")); they are
             # not applied: see docs/scheduler-plugins.md "Default constraints"
         )
-        self.fleet = NodeFleet(self.registry, clock, pod_informer=self.informer("pods"))
+        # (each hollow kubelet writes through the registry, or through the store
+        # `kubelet_stores(registry)` gives for its node: a live server's node identities)
+        self.fleet = NodeFleet(
+            self.registry,
+            clock,
+            pod_informer=self.informer("pods"),
+            store_for=kubelet_stores(self.registry) if kubelet_stores is not None else None,
+        )
         self.controllers: list[Controller] = []
         #: False leaves kube-controller-manager's controllers to another process (`up --no-controllers`).
         self.run_controllers = True
@@ -146,6 +154,7 @@ class ControlPlane:
         if self.started:
             return
         self.started = True
+        self.ensure_system_namespaces()  # kube-apiserver creates them before serving
         self.controllers = start_controllers(self) if self.run_controllers else []
         self.start_informers()
         if self.run_kubelets:

@@ -14,6 +14,7 @@ from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
+from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
@@ -129,6 +130,10 @@ def build_podgc(plane: ControlPlane) -> PodGCController:
     )
 
 
+def build_namespace(plane: ControlPlane) -> NamespaceController:
+    return NamespaceController(plane.registry, plane.clock, namespace_informer=plane.informer("namespaces"))
+
+
 def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     return ServiceAccountsController(
         plane.registry,
@@ -153,6 +158,7 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_namespace,
     build_garbage_collector,
 ]
 

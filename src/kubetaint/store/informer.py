@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, KeysView
 from dataclasses import dataclass
 from itertools import repeat
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.store.changes import ChangeBatch, FieldWriteGroup
@@ -119,17 +119,6 @@ class EventHandlers:
                 on_delete(obj)
 
 
-@runtime_checkable
-class KeyedListing(Protocol):
-    """Optional, for stores that list a resource with each object's key (the in-memory store):
-    an informer without selectors starts from it."""
-
-    def list_keyed(self, resource: str) -> tuple[list[tuple[Key, JSON]], int]:
-        """Every object of `resource` with its (namespace, name), in key order, and the
-        resourceVersion of that state."""
-        ...
-
-
 class Informer:
     """Lists `resource` once, then follows the store's committed changes."""
 
@@ -192,10 +181,10 @@ class Informer:
 
     def _listing(self) -> tuple[list[tuple[Key, JSON]], int]:
         """The store's listing for this informer, each object with its cache key (object_key),
-        and its resourceVersion: from the store's `list_keyed` when it has one and the informer
-        is unfiltered (the keys the store holds them by), else from `list`."""
+        and its resourceVersion: from the store's `list_keyed` when the informer is unfiltered
+        (the keys the store holds them by), else from `list`."""
         store = self._store
-        if self.unfiltered and isinstance(store, KeyedListing):
+        if self.unfiltered:
             return store.list_keyed(self.resource)
         namespace, labels, fields = self._selectors
         listed = store.list(self.resource, namespace=namespace, label_selector=labels, field_selector=fields)

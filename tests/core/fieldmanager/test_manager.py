@@ -5,6 +5,7 @@ lastappliedupdater_test.go, capmanagers), with upstream's encoding of the entrie
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -358,3 +359,63 @@ def test_entries_an_update_does_not_touch_are_kept_as_stored() -> None:
     now = {e["manager"]: e for e in entries(after)}
     assert now["kubectl-label"]["fieldsV1"] is before["kubectl-label"]["fieldsV1"]
     assert now["kubectl-create"]["fieldsV1"] != before["kubectl-create"]["fieldsV1"]  # lost the image
+
+
+# lastappliedmanager_test.go: upgrading from client-side to server-side apply --------------------
+
+
+def _client_side_applied(replicas: int) -> dict[str, Any]:
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    annotated = copy.deepcopy(deployment)
+    annotated["metadata"]["annotations"] = {fm.LAST_APPLIED: json.dumps(deployment)}
+    return stored(fm.update(None, annotated, req("kubectl-client-side-apply", api_version="apps/v1")))
+
+
+def _server_side(live: dict[str, Any], replicas: int, manager: str = "kubectl") -> dict[str, Any]:
+    config = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    return fm.apply(live, config, req(manager, T1, api_version="apps/v1"), "Deployment", force=False)
+
+
+def test_kubectls_first_server_side_apply_takes_over_what_client_side_apply_set() -> None:
+    after = _server_side(_client_side_applied(1), 3)
+    assert after["spec"]["replicas"] == 3
+    assert json.loads(after["metadata"]["annotations"][fm.LAST_APPLIED])["spec"]["replicas"] == 3
+
+
+def test_another_manager_does_not_take_over_client_side_applied_fields() -> None:
+    with pytest.raises(ConflictsError):
+        _server_side(_client_side_applied(1), 3, manager="my-controller")
+
+
+def test_fields_changed_since_the_client_side_apply_still_conflict() -> None:
+    live = _client_side_applied(1)
+    scaled = copy.deepcopy(live)
+    scaled["spec"]["replicas"] = 5
+    live = stored(fm.update(live, scaled, req("kubectl-scale", api_version="apps/v1")))
+    with pytest.raises(ConflictsError) as caught:
+        _server_side(live, 3)
+    assert [c.path for c in caught.value.conflicts] == [((0, "spec"), (0, "replicas"))]
