@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubetaint.clock import VirtualClock, format_micro_time, format_time
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -147,7 +148,7 @@ class Cluster:
     def __post_init__(self) -> None:
         counter = iter(range(10**9))
         self.store = MemoryStore(self.clock, uid_factory=lambda: f"uid-{next(counter)}")
-        self.store.subscribe(self._record)
+        self.store.subscribe(each_event(self._record))
 
     def _record(self, event: WatchEvent) -> None:
         meta = event.object.get("metadata") or {}

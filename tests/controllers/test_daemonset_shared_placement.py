@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from controllers.test_daemonset_node_scans import NODE_KINDS, NS, POD_KINDS, _daemon_pod, _setup
 from kubetaint.controllers.daemonset import DaemonSetController
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 
 
@@ -28,7 +29,7 @@ def _run(nodes: list[str], pods: list[list[str]], *, shared: bool, deleting: boo
     if deleting:
         ds = store.update("daemonsets.apps", {**ds, "metadata": {**ds["metadata"], "deletionTimestamp": "x"}})
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     given_placed: list[bool] = []
     plain = DaemonSetController.update_status
 

@@ -1,9 +1,9 @@
-"""The update-group handlers the first second's adoptions run through do what one `on_update`
-call per pair does: Pod GC's `_reindex_many` leaves the indexes `_reindex` of each pair leaves
-(and a recount of the pods finds), whatever mix of adoptions, label, phase, node and deletion
-changes a group holds; the disruption controller's `_pods_updated` queues what `_pod_updated` of
-each pair queues, with and without budgets; and a ReplicaSet's owned-pod view refreshed from the
-keys marked since counts what a view built afresh counts."""
+"""The batch handlers the first second's adoptions run through do what one update at a time
+does: Pod GC's `_pods_changed` of a batch of updates leaves the indexes `_reindex` of each pair
+leaves (and a recount of the pods finds), whatever mix of adoptions, label, phase, node and
+deletion changes a batch holds; the disruption controller queues for a batch of updates the
+budgets matching its pods, none without budgets; and a ReplicaSet's owned-pod view refreshed from
+the keys marked since counts what a view built afresh counts."""
 
 from __future__ import annotations
 
@@ -18,11 +18,17 @@ from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset.view import OwnedPodsView
+from kubetaint.store.informer import Changes, EventHandlers
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
 NAMES = ["a", "b", "c", "d"]
 REFS = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u1", "controller": True}]
+
+
+def _updates(pairs: list[tuple[JSON, JSON]]) -> Changes:
+    """An informer's batch of these updates."""
+    return Changes([("MODIFIED", ("default", new["metadata"]["name"]), old, new) for old, new in pairs])
 
 
 def _controller() -> PodGCController:
@@ -118,7 +124,7 @@ def test_pod_gc_reindexes_a_group_as_each_update_in_turn(steps: list[Any]) -> No
                 continue
             new = pods[("default", name)] = _changed(old, change)
             pairs.append((old, new))
-        fast._reindex_many(pairs)
+        fast._pods_changed(_updates(pairs))
         for old, new in pairs:
             generic._reindex(old, new)
         assert _indexes(fast) == _indexes(generic) == _recount(pods)
@@ -130,7 +136,7 @@ def test_pod_gc_takes_a_group_of_adoptions_without_moving_anything() -> None:
     for obj in olds:
         controller._add(obj)
     before = _indexes(controller)
-    controller._reindex_many([(old, _changed(old, "adopt")) for old in olds])
+    controller._pods_changed(_updates([(old, _changed(old, "adopt")) for old in olds]))
     assert _indexes(controller) == before
 
 
@@ -158,17 +164,16 @@ def _disruption(with_budget: bool) -> tuple[DisruptionController, Any]:
         pytest.param(True, [("default", "pdb")], id="a budget matching a relabelled pod is queued"),
     ],
 )
-def test_disruption_queues_for_a_group_what_each_update_queues(with_budget: bool, queued: list[Key]) -> None:
-    fast, _ = _disruption(with_budget)
-    generic, _ = _disruption(with_budget)
-    for controller in (fast, generic):
-        controller.queue._queued.clear()  # what the budget's own creation queued
+def test_disruption_queues_for_a_batch_of_updates_the_matching_budgets(
+    with_budget: bool, queued: list[Key]
+) -> None:
+    controller, _ = _disruption(with_budget)
+    controller.queue._queued.clear()  # what the budget's own creation queued
     old = pod("a", node_name="n1")
     pairs = [(old, _changed(old, "adopt")), (old, _changed(old, "relabel"))]
-    fast._pods_updated(pairs)
-    for o, n in pairs:
-        generic._pod_updated(o, n)
-    assert list(fast.queue._queued) == list(generic.queue._queued) == queued
+    handler = EventHandlers(on_update=controller._pod_updated)
+    handler(_updates(pairs))
+    assert list(controller.queue._queued) == queued
 
 
 # a ReplicaSet's owned-pod view refreshed from marks ---------------------------------------------------

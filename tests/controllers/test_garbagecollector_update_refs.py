@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from kubetaint.clock import VirtualClock
 from kubetaint.controllers.garbagecollector.controller import GarbageCollector
 from kubetaint.controllers.garbagecollector.graph import DependencyGraph, followed_refs
-from kubetaint.store.informer import Informer
+from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON
 from kubetaint.store.memory import MemoryStore
 
@@ -118,9 +118,14 @@ def test_a_dependent_letting_go_of_an_owner_in_the_foreground_queues_the_owner()
     assert ("replicasets.apps", "default", "a", "a-uid") in gc.attempt_to_delete._queued
 
 
-# groups of updates (an informer's update group): on_update_many does what on_update of each does
+# batches of updates (an informer's batch): the one handler does what the general steps of each do
 LISTS = [None, [], [ref("a", controller=True)], [ref("b", controller=True)], [ref("cm", kind="ConfigMap")]]
 SHARED_LISTS = [lst if lst is None else list(lst) for lst in LISTS]  # each the very object, reused
+
+
+def _updates(pairs: list[tuple[JSON, JSON]]) -> Changes:
+    """An informer's batch of these updates."""
+    return Changes([("MODIFIED", ("default", new["metadata"]["name"]), old, new) for old, new in pairs])
 
 
 def _group_pod(index: int, old_list: int, new_list: int, deleting: bool) -> tuple[JSON, JSON]:
@@ -153,9 +158,7 @@ def test_a_group_of_updates_does_what_updating_each_in_turn_does(
     for old, new in pairs:  # the general steps of an update, one pair after another
         refs = one_by_one.graph.update_refs("pods", old, new)
         one_by_one._examine("pods", old, new, refs_changed=refs is not None, refs=refs)
-    many = grouped._handlers("pods").on_update_many
-    assert many is not None
-    many(pairs)
+    grouped._handler("pods")(_updates(pairs))
     assert grouped.graph._dependents == one_by_one.graph._dependents
     assert grouped.graph.present == one_by_one.graph.present
     assert _queued(grouped) == _queued(one_by_one)
@@ -174,9 +177,7 @@ def test_the_update_handler_does_what_the_general_steps_do(
     handled, general = _collector(present, foreground, synced), _collector(present, foreground, synced)
     for gc in (handled, general):
         gc.graph.add("pods", old)
-    on_update = handled._handlers("pods").on_update
-    assert on_update is not None
-    on_update(old, new)
+    handled._handler("pods")(_updates([(old, new)]))
     refs = general.graph.update_refs("pods", old, new)
     general._examine("pods", old, new, refs_changed=refs is not None, refs=refs)
     assert handled.graph._dependents == general.graph._dependents

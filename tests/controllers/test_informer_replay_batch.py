@@ -1,11 +1,10 @@
-"""A started informer replays its cache to late handlers in one `on_replay` call (each object with
-its cache key) when the handlers offer one: the replica set / daemon set owner index, the pod
-garbage collector and the garbage collector must then build exactly what one `on_add` per cached
-object builds (indexes, graph, queued work, on_change calls), whatever the pods look like."""
+"""A started informer replays its cache to a late handler as one batch of ADDED (each object with
+its cache key): the replica set / daemon set owner index, the pod garbage collector, the garbage
+collector, taint eviction and disruption must then build exactly what one batch per cached object
+builds (indexes, graph, queued work, on_change calls), whatever the pods look like."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -19,16 +18,20 @@ from kubetaint.controllers.garbagecollector.controller import GarbageCollector
 from kubetaint.controllers.podgc.controller import PodGCController
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.tainteviction.controller import TaintEvictionController
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, ChangesHandler, Informer
 from kubetaint.store.interface import JSON, Store
 from kubetaint.store.memory import MemoryStore
 
 
 class GenericInformer(Informer):
-    """The reference: handlers lose their on_replay, so a replay is one on_add per object."""
+    """The reference: every batch is told one change at a time (a batch of one each)."""
 
-    def add_handlers(self, handlers: EventHandlers, *, replay: bool = True) -> None:
-        super().add_handlers(dataclasses.replace(handlers, on_replay=None), replay=replay)
+    def add_handlers(self, handler: ChangesHandler, *, replay: bool = True) -> None:
+        def one_by_one(changes: Changes) -> None:
+            for change in changes:
+                handler(Changes([change]))
+
+        super().add_handlers(one_by_one, replay=replay)
 
 
 class RecordingDisruption(DisruptionController):
@@ -204,22 +207,22 @@ def test_a_batched_replay_equals_single_adds_for_any_pods(pods: list[JSON]) -> N
 
 def test_the_replay_hands_every_cached_object_with_its_key_in_cache_order() -> None:
     _, informer, _ = _informers([pod("b"), pod("a", "zz"), pod("a")])
-    adds: list[JSON] = []
-    batches: list[list[tuple[tuple[str, str], JSON]]] = []
-    informer.add_handlers(EventHandlers(on_add=adds.append, on_replay=batches.append))
-    assert adds == []
+    batches: list[Changes] = []
+    informer.add_handlers(batches.append)
     assert len(batches) == 1
-    assert [key for key, _ in batches[0]] == [("default", "a"), ("default", "b"), ("zz", "a")]
-    assert all(obj is informer.get(*key) for key, obj in batches[0])
+    assert batches[0].only == "ADDED"
+    assert [key for _, key, _, _ in batches[0]] == [("default", "a"), ("default", "b"), ("zz", "a")]
+    assert all(obj is informer.get(*key) and old is None for _, key, old, obj in batches[0])
 
 
-def test_handlers_without_on_add_or_before_start_get_no_replay() -> None:
+def test_a_handler_before_start_gets_the_listing_once_and_replay_false_gets_nothing() -> None:
     store = MemoryStore(VirtualClock())
     store.create("pods", pod("a"))
     informer = Informer(store, "pods")
-    batches: list[Any] = []
-    informer.add_handlers(EventHandlers(on_add=lambda _: None, on_replay=batches.append))
+    early: list[Changes] = []
+    informer.add_handlers(early.append)
     informer.start()
-    informer.add_handlers(EventHandlers(on_replay=batches.append))
-    informer.add_handlers(EventHandlers(on_add=lambda _: None, on_replay=batches.append), replay=False)
-    assert batches == []
+    assert [[key for _, key, _, _ in batch] for batch in early] == [[("default", "a")]]
+    late: list[Changes] = []
+    informer.add_handlers(late.append, replay=False)
+    assert late == []

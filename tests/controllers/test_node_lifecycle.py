@@ -17,6 +17,7 @@ from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.store.informer import Informer
 
 from .builders import DAEMON_TOLERATIONS, DEFAULT_TOLERATIONS, Cluster, Kubelets, node, pod, taint
+from .reference import in_reference_mode
 
 UNREACHABLE = "node.kubernetes.io/unreachable"
 NOT_READY = "node.kubernetes.io/not-ready"
@@ -478,14 +479,7 @@ class PollingLifecycle(NodeLifecycleController):
         tainters.arm()
 
 
-class FullPathLifecycle(NodeLifecycleController):
-    """Never takes the shortcut for unchanged nodes: every node gets tryUpdateNodeHealth."""
-
-    def _update_node(self, name: str, node: dict, zone_conditions: dict, now: float) -> None:
-        self._full_update_node(node, zone_conditions)
-
-
-def outage_run(controller_class: type[NodeLifecycleController]) -> Cluster:
+def outage_run(controller_class: type[NodeLifecycleController], reference: bool = False) -> Cluster:
     c = Cluster()
     kubelets = Kubelets(c)
     for zone, count in (("a", 60), ("b", 6), ("c", 3)):
@@ -493,7 +487,8 @@ def outage_run(controller_class: type[NodeLifecycleController]) -> Cluster:
             kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
     for i in range(6):
         c.create("pods", pod(f"web-{i}", f"b-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
-    controller = controller_class(c.store, c.clock)
+    with in_reference_mode(reference):
+        controller = controller_class(c.store, c.clock)
     controller.start()
     TaintEvictionController(c.store, c.clock).start()
     c.run_until(20)
@@ -521,9 +516,9 @@ def test_scheduling_the_tainting_pass_only_when_useful_matches_polling() -> None
     assert efficient.changes == polling.changes
 
 
-def test_the_shortcut_for_unchanged_nodes_matches_the_full_health_update() -> None:
+def test_visiting_only_changed_nodes_matches_visiting_every_node_with_the_full_health_update() -> None:
     shortcut = outage_run(NodeLifecycleController)
-    full = outage_run(FullPathLifecycle)
+    full = outage_run(NodeLifecycleController, reference=True)
     assert len(shortcut.deletions()) > 0
     assert shortcut.changes == full.changes
     assert shortcut.taint_log == full.taint_log

@@ -1,6 +1,6 @@
 """The node lifecycle pass keeps its node list from informer events and classifies only nodes that
-changed; these runs check it against a controller that reads the whole informer on every pass
-(classifyNodes as upstream writes it), through node additions, deletions, zone relabels and
+changed; these runs check it against the reference mode, which reads the whole informer on every
+pass, through node additions, deletions, zone relabels and
 outages, and that the remembered taint facts of quiet unhealthy nodes re-queue them as
 markNodeForTainting does."""
 
@@ -15,25 +15,21 @@ from kubetaint.controllers.nodelifecycle.zones import get_zone_key
 from kubetaint.controllers.tainteviction import TaintEvictionController
 
 from .builders import DEFAULT_TOLERATIONS, Cluster, Kubelets, pod
+from .reference import in_reference_mode
 
 JSON = dict[str, Any]
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
 
-class ScanningLifecycle(NodeLifecycleController):
-    """Lists every node from the informer and classifies all of them on every pass."""
-
-    def _named_nodes(self) -> list[tuple[str, JSON]]:
-        named = [(str(n["metadata"]["name"]), n) for n in self.nodes.items()]
-        return sorted(named, key=lambda pair: pair[0])
-
-    def _classify_nodes(self, named: list[tuple[str, JSON]]) -> tuple[list[JSON], list[JSON], list[JSON]]:
-        known, states = self.known_nodes, self.zone_states
-        present = {name for name, _ in named}
-        added = [n for name, n in named if name not in known]
-        new_zone = [n for name, n in named if name in known and get_zone_key(n) not in states]
-        deleted = [n for name, n in sorted(known.items()) if name not in present]
-        return added, deleted, new_zone
+def _classified_by_scanning(
+    controller: NodeLifecycleController, names: list[str], listed: dict[str, JSON]
+) -> tuple[list[JSON], list[JSON], list[JSON]]:
+    """classifyNodes as upstream writes it: every listed node looked at."""
+    known, states = controller.known_nodes, controller.zone_states
+    added = [listed[n] for n in names if n not in known]
+    new_zone = [listed[n] for n in names if n in known and get_zone_key(listed[n]) not in states]
+    deleted = [node for name, node in sorted(known.items()) if name not in listed]
+    return added, deleted, new_zone
 
 
 def _relabel(c: Cluster, name: str, zone: str) -> None:
@@ -42,9 +38,7 @@ def _relabel(c: Cluster, name: str, zone: str) -> None:
     c.store.update("nodes", {**node, "metadata": {**node["metadata"], "labels": labels}})
 
 
-def membership_run(
-    controller_class: type[NodeLifecycleController],
-) -> tuple[Cluster, NodeLifecycleController]:
+def membership_run(reference: bool) -> tuple[Cluster, NodeLifecycleController]:
     c = Cluster()
     kubelets = Kubelets(c)
     for zone, count in (("a", 12), ("b", 4)):
@@ -52,7 +46,8 @@ def membership_run(
             kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
     for i in range(4):
         c.create("pods", pod(f"web-{i}", f"a-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
-    controller = controller_class(c.store, c.clock)
+    with in_reference_mode(reference):
+        controller = NodeLifecycleController(c.store, c.clock)
     controller.start()
     TaintEvictionController(c.store, c.clock).start()
     c.run_until(17)
@@ -78,7 +73,7 @@ def membership_run(
 
 @pytest.fixture(scope="module")
 def runs() -> tuple[tuple[Cluster, NodeLifecycleController], tuple[Cluster, NodeLifecycleController]]:
-    return membership_run(NodeLifecycleController), membership_run(ScanningLifecycle)
+    return membership_run(False), membership_run(True)
 
 
 def test_tracked_nodes_give_the_writes_taints_and_events_of_a_full_scan(runs: Any) -> None:
@@ -116,27 +111,24 @@ def test_classifying_changed_nodes_gives_what_classifying_every_node_gives(chang
     controller.start()
     c.run_until(6)
     change(c, kubelets)
-    named = controller._named_nodes()
-    assert named == ScanningLifecycle._named_nodes(controller)  # type: ignore[arg-type]
-    expected = ScanningLifecycle._classify_nodes(controller, named)  # type: ignore[arg-type]
-    assert controller._classify_nodes(named) == expected
+    names = sorted(str(n["metadata"]["name"]) for n in controller.nodes.items())
+    listed = {name: node for name in names if (node := controller.nodes.get("", name)) is not None}
+    expected = _classified_by_scanning(controller, names, listed)
+    assert controller.classify_nodes(names, listed) == expected
 
 
 def test_queued_unhealthy_nodes_keep_markNodeForTainting_order_with_the_shortcut() -> None:
     """Quiet unreachable nodes not yet tainted are removed and re-added every pass (their queue
     time moves to the pass), as the full health update does."""
 
-    class FullPath(NodeLifecycleController):
-        def _update_node(self, name: str, node: JSON, zone_conditions: Any, now: float) -> None:
-            self._full_update_node(node, zone_conditions)
-
-    def run(controller_class: type[NodeLifecycleController]) -> tuple[list[tuple[float, str]], list[Any]]:
+    def run(reference: bool) -> tuple[list[tuple[float, str]], list[Any]]:
         c = Cluster()
         kubelets = Kubelets(c)
         for i in range(30):
             kubelets.add_node(f"a-{i:02d}", zone="a")
         kubelets.add_node("b-00", zone="b")
-        controller = controller_class(c.store, c.clock)
+        with in_reference_mode(reference):
+            controller = NodeLifecycleController(c.store, c.clock)
         controller.start()
         c.run_until(12)
         kubelets.stop(*[f"a-{i:02d}" for i in range(0, 30, 3)])
@@ -146,6 +138,6 @@ def test_queued_unhealthy_nodes_keep_markNodeForTainting_order_with_the_shortcut
         c.run_until(200)
         return c.no_execute_added(), heap
 
-    shortcut, full = run(NodeLifecycleController), run(FullPath)
+    shortcut, full = run(False), run(True)
     assert len(shortcut[1]) > 2  # still queued (rate limited) when the heap is compared
     assert shortcut == full

@@ -4,7 +4,7 @@ controller reference, orphans with equal labels share the owners matching them. 
 the same owners in the same order and mark the same views as `_pod_changed(None, pod)` of each
 pod in turn (and the DaemonSet controller's `_pods_added`, which shares the controller
 reference of pods sharing their reference list, likewise); a PodOwnerIndex must index the same and tell the same changes with `on_adds` as
-without; the pod garbage collector's replay must index what `_add` of each pod indexes, also
+without; the pod garbage collector's batch of adds must index what `_add` of each pod indexes, also
 over pods indexed before; the garbage collector's graph must add a replay as `add_keyed` of each
 object and hand over the same objects to examine, each right after adding it."""
 
@@ -28,7 +28,7 @@ from kubetaint.controllers.podgc.controller import PodGCController
 from kubetaint.controllers.replicaset.controller import ReplicaSetController
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.podutil import key_of
-from kubetaint.store.informer import Informer
+from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, object_key
 from kubetaint.store.memory import MemoryStore
 
@@ -173,8 +173,8 @@ def test_an_index_telling_a_replay_at_once_indexes_and_tells_the_same(pods: list
 @settings(max_examples=40, deadline=None)
 @given(PODS, PODS)
 def test_podgc_replays_over_indexed_pods_as_adds_do(first: list[JSON], second: list[JSON]) -> None:
-    """A replay into an empty index (the start) and one over pods indexed before (the same
-    keys or others) index what `_add` of each pod does."""
+    """A batch of adds into an empty index (the start) and one over pods indexed before (the
+    same keys or others) index what `_add` of each pod does."""
     store = MemoryStore(VirtualClock())
     clock = VirtualClock()
     gcs = [
@@ -185,7 +185,7 @@ def test_podgc_replays_over_indexed_pods_as_adds_do(first: list[JSON], second: l
     ]
     for batch in (first, second):
         items = [(object_key(p), p) for p in batch]
-        gcs[0]._replay(items)
+        gcs[0]._pods_changed(Changes.added(items))
         for _, p in items:
             gcs[1]._add(p)
     states = [(gc._terminated, gc._terminating, gc._by_node, list(gc._node_of.items())) for gc in gcs]

@@ -20,6 +20,7 @@ NAMES = [f"node-{i:02d}" for i in range(10)]
 
 def _queues() -> tuple[RateLimitedTimedQueue, RateLimitedTimedQueue]:
     lazy, eager = RateLimitedTimedQueue(0.1), RateLimitedTimedQueue(0.1)
+    lazy.queue = UniqueQueue(lazy=True)  # (the log's own workings, in either mode)
     eager.queue = UniqueQueue(lazy=False)
     return lazy, eager
 

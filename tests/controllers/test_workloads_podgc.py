@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from controllers.workload_builders import make_env, names, node, pod, pods_of
 from kubetaint.controllers.podgc import PodGCController
+from kubetaint.store.changes import each_event
 
 
 def start(**options):
@@ -43,7 +44,9 @@ def test_orphans_of_a_deleted_node_go_after_the_quarantine_marked_failed() -> No
     store.create("pods", pod("ghost", node_name="never-existed"))
     seen: list[tuple[float, str, dict]] = []
     store.subscribe(
-        lambda e: seen.append((clock.elapsed(), e.type, e.object)) if e.resource == "pods" else None
+        each_event(
+            lambda e: seen.append((clock.elapsed(), e.type, e.object)) if e.resource == "pods" else None
+        )
     )
     clock.advance(20)  # first pass: "never-existed" enters quarantine until t=60
     assert names(pods_of(store)) == ["bound", "ghost"]

@@ -12,6 +12,7 @@ from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controlplane import ControlPlane
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import WatchEvent
 
 from .builders import node, plane
@@ -125,7 +126,10 @@ def test_a_rolling_update_stays_within_max_surge_and_max_unavailable() -> None:
         live = [p for p in pods(cp) if not p["metadata"].get("deletionTimestamp")]
         ready.append(sum(1 for p in live if podutil.is_ready(p)))
 
-    unsubscribe = [cp.store.subscribe(watch_sets, REPLICASETS), cp.store.subscribe(watch_pods, "pods")]
+    unsubscribe = [
+        cp.store.subscribe(each_event(watch_sets), REPLICASETS),
+        cp.store.subscribe(each_event(watch_pods), "pods"),
+    ]
     set_image(cp, "nginx:2")
     clock.advance(120)
     for stop in unsubscribe:
@@ -178,7 +182,7 @@ def test_recreate_scales_the_old_replicaset_to_zero_before_creating_new_pods() -
     def watch(_event: WatchEvent) -> None:
         mixed.append({p["spec"]["containers"][0]["image"] for p in pods(cp)})
 
-    unsubscribe = cp.store.subscribe(watch, "pods")
+    unsubscribe = cp.store.subscribe(each_event(watch), "pods")
     set_image(cp, "nginx:2")
     clock.advance(60)
     unsubscribe()
@@ -283,7 +287,7 @@ def test_foreground_deletion_waits_for_the_blocking_dependents() -> None:
         if event.type == "DELETED":
             order.append(event.object["kind"])
 
-    unsubscribe = cp.store.subscribe(watch)
+    unsubscribe = cp.store.subscribe(each_event(watch))
     marked = cp.registry.delete(DEPLOYMENTS, "default", "web", propagation_policy="Foreground")
     assert marked["metadata"]["finalizers"] == ["foregroundDeletion"]
     clock.advance(1)

@@ -7,6 +7,7 @@ import pytest
 from kubelet.builders import condition, events, make_pool, node_config
 from kubetaint.clock import parse_time
 from kubetaint.kubelet import HollowNodePool, KubeletSettings
+from kubetaint.store.changes import each_event
 
 LEASES = "leases.coordination.k8s.io"
 
@@ -230,7 +231,9 @@ def _heartbeat_history(pool_class: type[HollowNodePool]) -> list[tuple[int, str,
     pool = pool_class(store, clock, [node_config(f"n{i}") for i in range(6)])
     changes: list[tuple[int, str, str, str]] = []
     store.subscribe(
-        lambda e: changes.append((e.resource_version, e.type, e.resource, e.object["metadata"]["name"]))
+        each_event(
+            lambda e: changes.append((e.resource_version, e.type, e.resource, e.object["metadata"]["name"]))
+        )
     )
     pool.start()
     clock.advance(25)

@@ -16,6 +16,7 @@ from kubetaint.api.validation.memo import PartMemo, stored_part
 from kubetaint.api.validation.names import is_qualified_name
 from kubetaint.clock import VirtualClock
 from kubetaint.scheduler.plugins.node_selector import compile_required, required_node_names
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.interface import WatchEvent
 from kubetaint.store.memory import MemoryStore
 from kubetaint.store.watch import Dispatcher
@@ -43,13 +44,15 @@ def _event(resource: str, rv: int) -> WatchEvent:
 def test_a_resource_subscriber_sees_only_its_resource_and_order_among_subscribers_is_kept() -> None:
     dispatcher = Dispatcher()
     seen: list[tuple[str, str, int]] = []
-    dispatcher.subscribe(lambda e: seen.append(("all", e.resource, e.resource_version)))
+    dispatcher.subscribe(each_event(lambda e: seen.append(("all", e.resource, e.resource_version))))
     unsubscribe = dispatcher.subscribe(
-        lambda e: seen.append(("pods", e.resource, e.resource_version)), "pods"
+        each_event(lambda e: seen.append(("pods", e.resource, e.resource_version))), "pods"
     )
-    dispatcher.subscribe(lambda e: seen.append(("nodes", e.resource, e.resource_version)), "nodes")
+    dispatcher.subscribe(
+        each_event(lambda e: seen.append(("nodes", e.resource, e.resource_version))), "nodes"
+    )
     for rv, resource in enumerate(["pods", "leases", "nodes"], start=1):
-        dispatcher.enqueue(_event(resource, rv))
+        dispatcher.publish(ChangeBatch([_event(resource, rv)]))
     dispatcher.dispatch()
     assert seen == [
         ("all", "pods", 1),
@@ -60,7 +63,7 @@ def test_a_resource_subscriber_sees_only_its_resource_and_order_among_subscriber
     ]
     seen.clear()
     unsubscribe()
-    dispatcher.enqueue(_event("pods", 4))
+    dispatcher.publish(ChangeBatch([_event("pods", 4)]))
     dispatcher.dispatch()
     assert seen == [("all", "pods", 4)]
 
@@ -71,10 +74,10 @@ def test_a_subscriber_added_while_dispatching_sees_only_later_changes() -> None:
 
     def first(event: WatchEvent) -> None:
         if event.object["metadata"]["name"] == "a":
-            store.subscribe(lambda e: late.append(e.object["metadata"]["name"]), "namespaces")
+            store.subscribe(each_event(lambda e: late.append(e.object["metadata"]["name"])), "namespaces")
             store.create("namespaces", {"metadata": {"name": "b"}})
 
-    store.subscribe(first, "namespaces")
+    store.subscribe(each_event(first), "namespaces")
     store.create("namespaces", {"metadata": {"name": "a"}})
     assert late == ["b"]
 
@@ -126,8 +129,9 @@ def test_plugins_skipped_for_a_resource_would_have_left_it_alone(
 
 def test_every_implemented_plugin_declares_its_resources() -> None:
     chain = AdmissionChain(EVERY_PLUGIN, DictLookup())
-    assert len(chain.plugins) == 6
-    assert all(p.resources for p in chain.plugins)
+    assert len(chain.plugins) == 7
+    # NamespaceLifecycle acts on every namespaced resource (and namespaces): it declares none
+    assert [p.name for p in chain.plugins if not p.resources] == ["NamespaceLifecycle"]
 
 
 # validation memo ---------------------------------------------------------------------------------

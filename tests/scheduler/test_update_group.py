@@ -1,6 +1,5 @@
-"""Scheduler.update_pods (an informer's update group in one call), and Scheduler.on_pod_update (the
-informer's handler of one update), must leave the scheduler exactly as update_pod of each pair in
-turn does: the same cache (pods, order, totals, generation) and the
+"""Scheduler.pods_changed (the pod informer's handler) of a batch of updates, and of one update at
+a time, must leave the scheduler exactly as update_pod of each pair in turn does: the same cache (pods, order, totals, generation) and the
 same queue, for any mix of owner, label and status changes of bound pods (the fast lane), specs
 replaced (a binding), unbound pods and pods of nodes the cache does not know."""
 
@@ -88,6 +87,14 @@ def _pairs(steps: list[tuple[str, str]], current: dict[str, JSON]) -> list[tuple
     return pairs
 
 
+def _updates(pairs: list[tuple[JSON, JSON]]) -> list[tuple[str, Any, JSON | None, JSON]]:
+    """A pod informer's batch of these updates: (kind, key, old, new) each."""
+    return [
+        ("MODIFIED", (new["metadata"].get("namespace"), new["metadata"]["name"]), old, new)
+        for old, new in pairs
+    ]
+
+
 def _compare(steps: list[tuple[str, str]], bound_only: bool = False) -> None:
     pods = _pods()  # both schedulers hold the very same objects, as informer handlers would
     if bound_only:  # nothing queued: the queue stays idle unless a pending pod comes
@@ -95,10 +102,10 @@ def _compare(steps: list[tuple[str, str]], bound_only: bool = False) -> None:
     grouped, one_by_one = _scheduler(pods), _scheduler(pods)
     pairs = _pairs(steps, {p["metadata"]["name"]: p for p in _pods()})
     handled = _scheduler(pods)  # told by the informer handler one pair at a time
-    grouped.update_pods(pairs)
+    grouped.pods_changed(_updates(pairs))
     for old, new in pairs:
         one_by_one.update_pod(new, old)
-        handled.on_pod_update(old, new)
+        handled.pods_changed(_updates([(old, new)]))
     assert _state(grouped) == _state(one_by_one)
     assert _state(handled) == _state(one_by_one)
     for name, ni in grouped.cache.nodes.items():  # the same objects, not just equal ones

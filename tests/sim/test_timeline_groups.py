@@ -1,5 +1,5 @@
-"""The timeline's store handler takes a group of changes (`deliver_many`, as store.watch.Dispatcher
-delivers an adoption's pod updates) leaving exactly what taking them one by one leaves: the same
+"""The timeline's store subscriber takes a batch of changes (as store.watch.Dispatcher delivers
+an adoption's pod updates) leaving exactly what taking them one by one leaves: the same
 records in the same order and the same pod-to-node notes (which later Pod events read). Pod
 updates only note the node; every other change of a group (a create, a delete, an update of a
 node or an Event) takes the one-by-one way where it comes."""
@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from kubetaint.clock import VirtualClock
 from kubetaint.sim.timeline import TimelineRecorder
+from kubetaint.store.changes import ChangeBatch
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
-from kubetaint.store.watch import group_handler
+from store.commits import update_many
 
 
 def pod(name: str, node: str | None = "node-1", namespace: str | None = "default") -> JSON:
@@ -75,7 +76,7 @@ def _records(recorder: TimelineRecorder) -> tuple[str, str]:
 def _fed(events: list[WatchEvent], *, grouped: bool) -> tuple[str, str]:
     recorder = TimelineRecorder(lambda: 5.0, 0.0)
     if grouped:
-        recorder.on_change.deliver_many(events)
+        recorder.on_change(events)
     else:
         for one in events:
             recorder.record_change(one)
@@ -103,30 +104,23 @@ def test_any_group_leaves_what_its_changes_leave(group: list[WatchEvent]) -> Non
 def test_the_store_delivers_an_update_group_at_once_and_single_changes_one_by_one() -> None:
     store = MemoryStore(VirtualClock())
     recorder = TimelineRecorder(lambda: 0.0, 0.0)
-    groups: list[int] = []
-    plain = recorder.on_change.deliver_many
+    batches: list[int] = []
 
-    class Counting:
-        """The recorder's handler, counting the groups it is given."""
+    def counting(batch: ChangeBatch) -> None:
+        """The recorder's subscriber, counting the events of each batch it is given."""
+        batches.append(len(batch))
+        recorder.on_change(batch)
 
-        def __call__(self, event: WatchEvent) -> None:
-            recorder.on_change(event)
-
-        def deliver_many(self, events: list[WatchEvent]) -> None:
-            groups.append(len(events))
-            plain(events)
-
-    store.subscribe(Counting(), "pods")
-    assert group_handler(recorder.on_change) is not None
+    store.subscribe(counting, "pods")
     made = [store.create("pods", pod(f"p{i}")) for i in range(3)]
-    store.update_group("pods", [{**p, "status": {"phase": "Running"}} for p in made])
-    assert groups == [3]
+    update_many(store, "pods", [{**p, "status": {"phase": "Running"}} for p in made])
+    assert batches == [1, 1, 1, 3]
     assert [r["reason"] for r in recorder.records] == ["Created"] * 3
     assert recorder._pod_node == {("default", f"p{i}"): "node-1" for i in range(3)}
 
 
-def test_record_change_is_the_store_handlers_call() -> None:
+def test_record_change_is_the_store_subscribers_call_of_one_change() -> None:
     recorder = TimelineRecorder(lambda: 1.0, 0.0)
     recorder.record_change(event("ADDED", "pods", pod("a")))
-    recorder.on_change(event("DELETED", "pods", pod("a")))
+    recorder.on_change([event("DELETED", "pods", pod("a"))])
     assert [r["reason"] for r in recorder.records] == ["Created", "Deleted"]

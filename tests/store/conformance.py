@@ -18,7 +18,9 @@ from typing import Any, Protocol
 import pytest
 
 from kubetaint.api.errors import StatusError
-from kubetaint.store.interface import JSON, Store, Watch, WatchEvent, update_many
+from kubetaint.store.changes import each_event
+from kubetaint.store.interface import JSON, Store, Watch, WatchEvent
+from store.commits import update_many
 
 UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 WAIT = 15.0
@@ -203,7 +205,7 @@ class Conformance:
         store = open_store()
         a, b, c = (store.create("pods", pod(n)) for n in ("a", "b", "c"))
         events: list[WatchEvent] = []
-        store.subscribe(events.append)
+        store.subscribe(each_event(events.append))
         stored, err = update_many(store, "pods", [relabelled(a, x="1"), {**b}, relabelled(c, x="3")])
         assert err is None
         assert [o["metadata"]["labels"] for o in stored] == [{"x": "1"}, {}, {"x": "3"}]
@@ -259,7 +261,7 @@ class Conformance:
         store = open_store()
         created = store.create("pods", pod("a"))
         events: list[WatchEvent] = []
-        store.subscribe(events.append)
+        store.subscribe(each_event(events.append))
         same = store.update("pods", {**created})
         assert rv(same) == rv(created) == store.current_resource_version()
         assert same == created
@@ -647,7 +649,9 @@ class Conformance:
         store = open_store()
         seen: list[tuple[str, str, str, int]] = []
         store.subscribe(
-            lambda e: seen.append((e.type, e.resource, e.object["metadata"]["name"], e.resource_version))
+            each_event(
+                lambda e: seen.append((e.type, e.resource, e.object["metadata"]["name"], e.resource_version))
+            )
         )
         a = store.create("pods", pod("a"))
         n = store.create("nodes", node("n1"))
@@ -673,8 +677,8 @@ class Conformance:
                 store.create("pods", pod("from-handler"))
                 store.update("pods", relabelled(event.object, touched="yes"))
 
-        store.subscribe(react)
-        store.subscribe(lambda e: other.append(e.object["metadata"]["name"]))
+        store.subscribe(each_event(react))
+        store.subscribe(each_event(lambda e: other.append(e.object["metadata"]["name"])))
         store.create("pods", pod("a"))
         eventually(lambda: len(seen) >= 3 and len(other) >= 3, "the handler's own writes")
         assert seen == [("ADDED", "a"), ("ADDED", "from-handler"), ("MODIFIED", "a")]
@@ -684,8 +688,8 @@ class Conformance:
         store = open_store()
         gone: list[str] = []
         kept: list[str] = []
-        unsubscribe = store.subscribe(lambda e: gone.append(e.object["metadata"]["name"]))
-        store.subscribe(lambda e: kept.append(e.object["metadata"]["name"]))
+        unsubscribe = store.subscribe(each_event(lambda e: gone.append(e.object["metadata"]["name"])))
+        store.subscribe(each_event(lambda e: kept.append(e.object["metadata"]["name"])))
         store.create("pods", pod("a"))
         eventually(lambda: gone == ["a"] and kept == ["a"], "the first event")
         unsubscribe()
@@ -726,7 +730,7 @@ class Conformance:
     def test_concurrent_creates_get_distinct_increasing_versions(self, open_store: OpenStore) -> None:
         store = open_store()
         seen: list[int] = []
-        store.subscribe(lambda e: seen.append(e.resource_version))
+        store.subscribe(each_event(lambda e: seen.append(e.resource_version)))
         results: list[list[int]] = [[] for _ in range(4)]
 
         def work(index: int) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.interface import WatchEvent
 from kubetaint.store.memory import MemoryStore
 from kubetaint.store.watch import Dispatcher
@@ -29,13 +30,13 @@ def test_pending_events_reach_exactly_the_handlers_there_at_dispatch(
 ) -> None:
     dispatcher = Dispatcher()
     seen: list[int] = []
-    dispatcher.enqueue(event(1))
-    dispatcher.enqueue_group([event(2), event(3)])
+    dispatcher.publish(ChangeBatch([event(1)]))
+    dispatcher.publish(ChangeBatch([event(2), event(3)]))
     if subscribe_before_dispatch:
-        dispatcher.subscribe(lambda e: seen.append(e.resource_version))
+        dispatcher.subscribe(each_event(lambda e: seen.append(e.resource_version)))
     dispatcher.dispatch()
     if not subscribe_before_dispatch:
-        dispatcher.subscribe(lambda e: seen.append(e.resource_version))
+        dispatcher.subscribe(each_event(lambda e: seen.append(e.resource_version)))
     dispatcher.dispatch()
     assert seen == expected
 
@@ -43,15 +44,15 @@ def test_pending_events_reach_exactly_the_handlers_there_at_dispatch(
 def test_after_an_unsubscribe_leaves_no_handler_later_events_go_nowhere_and_later_ones_arrive() -> None:
     dispatcher = Dispatcher()
     first: list[int] = []
-    unsubscribe = dispatcher.subscribe(lambda e: first.append(e.resource_version))
-    dispatcher.enqueue(event(1))
+    unsubscribe = dispatcher.subscribe(each_event(lambda e: first.append(e.resource_version)))
+    dispatcher.publish(ChangeBatch([event(1)]))
     dispatcher.dispatch()
     unsubscribe()
-    dispatcher.enqueue(event(2))
+    dispatcher.publish(ChangeBatch([event(2)]))
     dispatcher.dispatch()
     second: list[int] = []
-    dispatcher.subscribe(lambda e: second.append(e.resource_version))
-    dispatcher.enqueue(event(3))
+    dispatcher.subscribe(each_event(lambda e: second.append(e.resource_version)))
+    dispatcher.publish(ChangeBatch([event(3)]))
     dispatcher.dispatch()
     assert (first, second) == ([1], [3])
 

@@ -15,6 +15,7 @@ from conformance import collect, eventually, pod, relabelled, rv, status_of
 from etcd_server import EtcdServer
 
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import each_event
 from kubetaint.store.etcd import EtcdStore
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import StoreOptions, WatchEvent
@@ -91,7 +92,7 @@ def test_resource_versions_are_etcd_revisions(
 def test_servers_sharing_an_etcd_see_each_others_writes(stores: tuple[EtcdStore, EtcdStore]) -> None:
     first, second = stores
     seen: list[tuple[str, str]] = []
-    second.subscribe(lambda e: seen.append((e.type, e.object["metadata"]["name"])))
+    second.subscribe(each_event(lambda e: seen.append((e.type, e.object["metadata"]["name"]))))
     log: list[str] = []
     informer = Informer(second, "pods", field_selector="spec.nodeName=n1")
     informer.add_handlers(EventHandlers(on_add=lambda o: log.append("add " + o["metadata"]["name"])))
@@ -118,7 +119,7 @@ def test_a_stale_copy_from_another_server_conflicts(stores: tuple[EtcdStore, Etc
 def test_own_subscribers_have_seen_a_write_when_it_returns(stores: tuple[EtcdStore, EtcdStore]) -> None:
     store, _ = stores
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     for name in "abc":
         created = store.create("pods", pod(name))
         assert seen[-1].resource_version == rv(created)
@@ -147,7 +148,7 @@ def test_losing_etcd_ends_watches_and_fails_writes_clearly(tmp_path: Path) -> No
     server = EtcdServer(tmp_path)
     try:
         store = EtcdStore(server.url, VirtualClock())
-        store.subscribe(lambda e: None)
+        store.subscribe(each_event(lambda e: None))
         stream = store.watch("pods", resource_version="0")
         store.create("pods", pod("a"))
         collect(stream, "a")
@@ -180,7 +181,7 @@ def test_a_failing_handler_does_not_stall_the_subscription_feed(stores: tuple[Et
         if name == "boom":
             raise RuntimeError("handler bug")
 
-    other.subscribe(handler)
+    other.subscribe(each_event(handler))
     store.create("pods", pod("boom"))
     store.create("pods", pod("after"))
     eventually(lambda: "after" in seen, "the event after the failing one")

@@ -1,11 +1,9 @@
-"""Event groups (Dispatcher.enqueue_group, Informer.deliver_many, EventHandlers.on_update_many):
-every handler sees every event of a group in commit order, a handler that takes groups gets
-the whole group in one call, and an informer fed a group ends with the cache and the handler
-calls one event at a time gives."""
+"""Batches (Dispatcher.publish, Informer following a ChangeBatch): every subscriber gets each
+batch whole, in commit order, and an informer fed a batch ends with the cache and the handler
+calls that one event at a time gives."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -14,10 +12,12 @@ from hypothesis import strategies as st
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.changes import ChangeBatch, each_event
+from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
-from kubetaint.store.watch import Dispatcher, group_handler
+from kubetaint.store.watch import Dispatcher
+from store.commits import update_field_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -28,27 +28,24 @@ def numbered(n: int, resource: str = LEASES) -> WatchEvent:
 
 
 class Grouping:
-    """A handler that takes groups (and single events)."""
+    """A subscriber recording the resourceVersions of each batch it is given."""
 
     def __init__(self) -> None:
         self.calls: list[list[int]] = []
 
-    def __call__(self, event: WatchEvent) -> None:
-        self.calls.append([event.resource_version])
-
-    def deliver_many(self, events: list[WatchEvent]) -> None:
-        self.calls.append([e.resource_version for e in events])
+    def __call__(self, batch: ChangeBatch) -> None:
+        self.calls.append([e.resource_version for e in batch])
 
 
-def test_a_group_goes_whole_to_grouping_handlers_and_event_by_event_to_others() -> None:
+def test_a_batch_goes_whole_to_each_subscriber_and_event_by_event_through_each_event() -> None:
     dispatcher = Dispatcher()
     grouping = Grouping()
     plain: list[int] = []
     dispatcher.subscribe(grouping, LEASES)
-    dispatcher.subscribe(lambda e: plain.append(e.resource_version), LEASES)
-    dispatcher.enqueue(numbered(1))
-    dispatcher.enqueue_group([numbered(2), numbered(3), numbered(4)])
-    dispatcher.enqueue(numbered(5))
+    dispatcher.subscribe(each_event(lambda e: plain.append(e.resource_version)), LEASES)
+    dispatcher.publish(ChangeBatch([numbered(1)]))
+    dispatcher.publish(ChangeBatch([numbered(2), numbered(3), numbered(4)]))
+    dispatcher.publish(ChangeBatch([numbered(5)]))
     dispatcher.dispatch()
     assert grouping.calls == [[1], [2, 3, 4], [5]]
     assert plain == [1, 2, 3, 4, 5]
@@ -59,8 +56,8 @@ def test_a_group_reaches_only_the_handlers_of_its_resource_and_the_catch_all_one
     pods, everything = Grouping(), Grouping()
     dispatcher.subscribe(pods, "pods")
     dispatcher.subscribe(everything)
-    dispatcher.enqueue_group([numbered(1), numbered(2)])
-    dispatcher.enqueue_group([])
+    dispatcher.publish(ChangeBatch([numbered(1), numbered(2)]))
+    dispatcher.publish(ChangeBatch([]))
     dispatcher.dispatch()
     assert pods.calls == [] and everything.calls == [[1, 2]]
 
@@ -72,11 +69,11 @@ def test_events_handlers_cause_during_a_group_come_after_it() -> None:
     def handler(ev: WatchEvent) -> None:
         delivered.append(ev.resource_version)
         if ev.resource_version == 1:
-            dispatcher.enqueue(numbered(10))
+            dispatcher.publish(ChangeBatch([numbered(10)]))
 
-    dispatcher.subscribe(handler, LEASES)
-    dispatcher.enqueue_group([numbered(1), numbered(2)])
-    dispatcher.enqueue(numbered(3))
+    dispatcher.subscribe(each_event(handler), LEASES)
+    dispatcher.publish(ChangeBatch([numbered(1), numbered(2)]))
+    dispatcher.publish(ChangeBatch([numbered(3)]))
     dispatcher.dispatch()
     assert delivered == [1, 2, 3, 10]
 
@@ -85,13 +82,13 @@ def test_a_handler_subscribed_later_gets_groups_from_then_on() -> None:
     dispatcher = Dispatcher()
     first, second = Grouping(), Grouping()
     dispatcher.subscribe(first, LEASES)
-    dispatcher.enqueue_group([numbered(1)])
+    dispatcher.publish(ChangeBatch([numbered(1)]))
     dispatcher.dispatch()
     unsubscribe = dispatcher.subscribe(second, LEASES)
-    dispatcher.enqueue_group([numbered(2)])
+    dispatcher.publish(ChangeBatch([numbered(2)]))
     dispatcher.dispatch()
     unsubscribe()
-    dispatcher.enqueue_group([numbered(3)])
+    dispatcher.publish(ChangeBatch([numbered(3)]))
     dispatcher.dispatch()
     assert first.calls == [[1], [2], [3]] and second.calls == [[2]]
 
@@ -105,19 +102,13 @@ def test_a_failing_handler_leaves_what_is_queued_after_the_group_for_the_next_di
         if ev.resource_version == 2 and delivered.count(2) == 1:
             raise RuntimeError("boom")
 
-    dispatcher.subscribe(handler, LEASES)
-    dispatcher.enqueue_group([numbered(1), numbered(2)])
-    dispatcher.enqueue(numbered(3))
+    dispatcher.subscribe(each_event(handler), LEASES)
+    dispatcher.publish(ChangeBatch([numbered(1), numbered(2)]))
+    dispatcher.publish(ChangeBatch([numbered(3)]))
     with pytest.raises(RuntimeError):
         dispatcher.dispatch()
     dispatcher.dispatch()
     assert delivered == [1, 2, 3]
-
-
-def test_group_handler_finds_deliver_many() -> None:
-    grouping = Grouping()
-    assert group_handler(grouping) == grouping.deliver_many
-    assert group_handler(lambda e: None) is None
 
 
 # informers ---------------------------------------------------------------------------------
@@ -141,6 +132,8 @@ def version(obj: JSON, rv: int, **spec: Any) -> JSON:
 
 
 def recorded(informer: Informer, grouped: bool) -> list[tuple[str, Any, ...]]:
+    """Two handlers' calls: the per-object adapter, or (`grouped`) a handler recording each batch
+    of updates as one call, and a second adapter recording updates."""
     calls: list[tuple[Any, ...]] = []
     names = lambda obj: obj["metadata"]["name"] + "@" + obj["metadata"].get("resourceVersion", "")  # noqa: E731
     handlers = EventHandlers(
@@ -148,11 +141,14 @@ def recorded(informer: Informer, grouped: bool) -> list[tuple[str, Any, ...]]:
         on_update=lambda old, new: calls.append(("update", names(old), names(new))),
         on_delete=lambda obj: calls.append(("delete", names(obj))),
     )
-    if grouped:
-        handlers.on_update_many = lambda pairs: calls.append(
-            ("updates", [(names(old), names(new)) for old, new in pairs])
-        )
-    informer.add_handlers(handlers)
+
+    def batches(changes: Changes) -> None:
+        if changes.only == "MODIFIED":
+            calls.append(("updates", [(names(old), names(new)) for _, _, old, new in changes]))
+        else:
+            handlers(changes)
+
+    informer.add_handlers(batches if grouped else handlers)
     informer.add_handlers(EventHandlers(on_update=lambda old, new: calls.append(("second", names(new)))))
     return calls
 
@@ -324,10 +320,10 @@ def fed_informer(
     informer.start()
     calls.clear()
     if as_group:
-        informer.deliver_many(events)
+        informer._follow_batch(ChangeBatch(events))
     else:
         for event in events:
-            informer(event)
+            informer._follow_batch(ChangeBatch([event]))
     cache = sorted((k, v["metadata"]["resourceVersion"]) for k, v in informer._cache.items())
     flat: list[tuple[Any, ...]] = []
     for call in calls:
@@ -340,7 +336,7 @@ def fed_informer(
 
 @pytest.mark.parametrize("config", INFORMERS)
 @pytest.mark.parametrize("events", GROUPS)
-@pytest.mark.parametrize("grouped", [True, False], ids=["with on_update_many", "without"])
+@pytest.mark.parametrize("grouped", [True, False], ids=["a batch handler", "the per-object adapter"])
 def test_an_informer_fed_a_group_ends_as_fed_event_by_event(
     events: list[WatchEvent], grouped: bool, config: dict[str, str]
 ) -> None:
@@ -383,14 +379,14 @@ def test_any_group_ends_as_fed_event_by_event(
     assert fed_informer(events, grouped, True, which) == fed_informer(events, grouped, False, which)
 
 
-def test_on_update_many_gets_a_group_of_plain_updates_in_one_call() -> None:
+def test_a_field_write_reaches_a_handler_as_one_batch_of_updates() -> None:
     store = MemoryStore(VirtualClock())
     leases = [store.create(LEASES, lease(n)) for n in "abc"]
     informer = Informer(store, LEASES, namespace=NS)
     calls = recorded(informer, grouped=True)
     informer.start()
     calls.clear()
-    renewed, err = store.update_field_many(LEASES, leases, ("spec", "renewTime"), "t1")
+    renewed, err = update_field_many(store, LEASES, leases, ("spec", "renewTime"), "t1")
     assert err is None
     assert calls[0] == ("updates", [("a@1", "a@4"), ("b@2", "b@5"), ("c@3", "c@6")])
     assert [call[0] for call in calls[1:]] == ["second"] * 3
@@ -425,29 +421,3 @@ def _bodies(store: MemoryStore, names: list[str]) -> list[JSON]:
             pod = {"metadata": {"name": name, "namespace": "default"}, "spec": {}}
         bodies.append({**pod, "metadata": {**pod["metadata"], "labels": {"x": name}}})
     return bodies
-
-
-@pytest.mark.parametrize(
-    "names",
-    [
-        pytest.param(["a", "b", "c"], id="three updates"),
-        pytest.param(["a", "missing", "c"], id="a missing object ends the batch there"),
-        pytest.param(["b", "b"], id="the same object twice: the second is a conflict"),
-        pytest.param([], id="no update"),
-    ],
-)
-def test_update_group_writes_what_update_many_writes_and_delivers_it_as_one_group(names: list[str]) -> None:
-    outcomes = []
-    for method in ("update_many", "update_group"):
-        store = _pods_store()
-        grouping = Grouping()
-        plain: list[int] = []
-        store.subscribe(grouping, "pods")
-        store.subscribe(lambda e, seen=plain: seen.append(e.resource_version), "pods")
-        stored, failure = getattr(store, method)("pods", _bodies(store, names))
-        listed = [json.dumps(o, sort_keys=True) for o in store.list("pods").items]
-        code = None if failure is None else failure.code
-        outcomes.append((stored, code, plain, listed, store.current_resource_version()))
-        expected = [[rv] for rv in plain] if method == "update_many" else ([plain] if plain else [])
-        assert grouping.calls == expected
-    assert outcomes[0] == outcomes[1]

@@ -1,9 +1,9 @@
-"""Field-write groups (store.fieldwrite.FieldWriteGroup): a MemoryStore field write of current
-objects queues its updates as one group whose events are built only for whoever needs them.
-Every observer sees what the generic updates (`update_many` of `with_field` copies) show it:
-plain subscribers and group subscribers the same events, a bounded history the same tail (and
-the same "too old" answers), an informer (Informer.deliver_field_group) the same cache and the
-same handler calls as when fed the events (Informer.deliver_many)."""
+"""Field-write groups (store.changes.FieldWriteGroup): a MemoryStore field write of current
+objects publishes its updates as one batch whose compact view is the group, its events built
+only for whoever reads them. Every observer sees what the generic updates (`update_many` of
+`with_field` copies) show it: subscribers the same events, a bounded history the same tail (and
+the same "too old" answers), an informer the same cache and the same changes from the compact
+view as from the events."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
-from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, update_many
+from kubetaint.store.informer import Changes, EventHandlers, Informer
+from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many, update_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -82,16 +84,16 @@ def test_the_events_reuse_a_tail_built_before() -> None:
 
 
 class Grouping:
-    """A subscriber that takes groups: what it is given, call by call."""
+    """A store subscriber: what it is given, batch by batch."""
 
     def __init__(self) -> None:
         self.calls: list[list[tuple[Any, ...]]] = []
 
-    def __call__(self, event: WatchEvent) -> None:
-        self.calls.append(seen([event]))
+    def __call__(self, batch: ChangeBatch) -> None:
+        self.calls.append(seen(list(batch)))
 
-    def deliver_many(self, events: list[WatchEvent]) -> None:
-        self.calls.append(seen(events))
+    def one(self, event: WatchEvent) -> None:
+        self.calls.append(seen([event]))
 
 
 def seen(events: list[WatchEvent]) -> list[tuple[Any, ...]]:
@@ -109,19 +111,33 @@ def recording_informer(store: MemoryStore, log: list[Any], **selectors: Any) -> 
         )
     )
 
-    def many(pairs: list[tuple[JSON, JSON]], handlers: int = 1) -> None:
-        # one record per update: the generic updates come one by one, not as a group
-        log.extend((name, handlers, "many", dumps(o), dumps(n)) for o, n in pairs)
+    def changes(batch: Changes) -> None:
+        # one record per change: the generic updates come one by one, not as one batch
+        log.extend((name, 1, kind, dumps(o), dumps(n)) for kind, _, o, n in batch)
 
-    def field(keys: list[tuple[str, str]], olds: list[JSON], news: list[JSON], path: Any, value: Any) -> None:
+    def field(batch: Changes) -> None:
+        # the compact view of a field write, when given, tells what the changes tell
+        group = batch.field_write
+        if group is None:
+            log.extend((name, 2, kind, dumps(o), dumps(n)) for kind, _, o, n in batch)
+            return
+        keys, olds, news = group.keys, group.olds, group.news
         assert keys == [(n["metadata"]["namespace"], n["metadata"]["name"]) for n in news]
-        assert all(with_field(o, path, value)["spec"] == n["spec"] for o, n in zip(olds, news, strict=True))
-        many(list(zip(olds, news, strict=True)), 2)
+        assert all(
+            with_field(o, group.path, group.value)["spec"] == n["spec"]
+            for o, n in zip(olds, news, strict=True)
+        )
+        log.extend((name, 2, "MODIFIED", dumps(o), dumps(n)) for o, n in zip(olds, news, strict=True))
 
-    informer.add_handlers(EventHandlers(on_update_many=many))
-    # told what on_update_many is told, through on_field_updates when the group is a field write
-    informer.add_handlers(EventHandlers(on_update_many=lambda pairs: many(pairs, 2), on_field_updates=field))
+    informer.add_handlers(changes)
+    informer.add_handlers(field)
     return informer
+
+
+def without_field_views(informer: Informer) -> None:
+    """Make `informer` follow each batch from its events alone (before it starts)."""
+    follow = informer._follow_batch
+    vars(informer)["_follow_batch"] = lambda batch: follow(ChangeBatch(list(batch)))
 
 
 #: set-ups: the leases written (by name) after creating these (name, namespace) leases and
@@ -147,12 +163,12 @@ def run(names: list[str], steps: list[str], write: str, history: int) -> tuple[A
         recording_informer(store, log, label_selector="n!=c"),
     ]
     for informer in informers:
+        if write == "events":  # the informers follow the batch's events, not its compact view
+            without_field_views(informer)
         informer.start()
-        if write == "events":  # the group's events go to the informer (deliver_many)
-            vars(informer)["deliver_field_group"] = None
     grouping, plain = Grouping(), Grouping()
     store.subscribe(grouping, LEASES)
-    store.subscribe(plain.__call__)
+    store.subscribe(each_event(plain.one))
     start = store.current_resource_version()
     for step in steps:
         verb, name = step.split()
@@ -165,7 +181,7 @@ def run(names: list[str], steps: list[str], write: str, history: int) -> tuple[A
     objects = [stored[n] for n in names]
     result: tuple[list[JSON], StatusError | None]
     if write in ("fast", "events"):
-        result = store.update_field_many(LEASES, objects, RENEW, "t1")
+        result = update_field_many(store, LEASES, objects, RENEW, "t1")
     else:
         result = update_many(store, LEASES, [with_field(o, RENEW, "t1") for o in objects])
     written, err = result
@@ -197,27 +213,30 @@ def test_every_observer_of_a_field_write_sees_what_it_sees_of_the_generic_update
 ) -> None:
     fast, events, generic = (run(names, steps, write, history) for write in ("fast", "events", "generic"))
     assert fast == events
-    # one by one, a handler set with on_update_many but no on_update is told nothing of updates
-    assert fast[:2] + fast[3:] == generic[:2] + generic[3:]
+    assert fast == generic
 
 
 def test_a_field_write_of_current_objects_is_one_group_an_informer_takes_whole() -> None:
     store = memory_store()
     leases = [store.create(LEASES, lease(n)) for n in "abc"]
     informer = Informer(store, LEASES, namespace=NS)
-    told: list[Any] = []
-    informer.add_handlers(EventHandlers(on_field_updates=lambda *args: told.append(args)))
+    told: list[Changes] = []
+    informer.add_handlers(told.append)
     informer.start()
-    written, err = store.update_field_many(LEASES, leases, RENEW, "t1")
+    told.clear()  # the listing
+    written, err = update_field_many(store, LEASES, leases, RENEW, "t1")
     assert err is None
-    ((keys, olds, news, path, value),) = told
+    ((batch),) = told
+    assert batch.field_write is not None and batch.only == "MODIFIED"
+    group = batch.field_write
+    keys, olds, news, path, value = group.keys, group.olds, group.news, group.path, group.value
     assert keys == [(NS, n) for n in "abc"] and path == RENEW and value == "t1"
     assert all(a is b for a, b in zip(olds, leases, strict=True))
     assert all(a is b for a, b in zip(news, written, strict=True))
     assert [informer.get(NS, n) for n in "abc"] == written
 
 
-# Informer.deliver_field_group against deliver_many of the same events -------------------------
+# an informer following a field write's compact view against following its events -------------
 
 
 def informer_run(case: str, via_group: bool) -> tuple[Any, ...]:
@@ -252,9 +271,9 @@ def informer_run(case: str, via_group: bool) -> tuple[Any, ...]:
         informer._cache.pop((NS, "b"))
     group = FieldWriteGroup(LEASES, [(NS, n) for n in "abc"], leases, news, first, path=RENEW, value="t1")
     if via_group:
-        informer.deliver_field_group(group)
+        informer._follow_batch(ChangeBatch.field_write_of(group))
     else:
-        informer.deliver_many(group.events())
+        informer._follow_batch(ChangeBatch(group.events()))
     return log, dumps(sorted(informer.items(), key=dumps))
 
 
@@ -296,7 +315,7 @@ def history_run(steps: list[tuple[str, Any]], history: int, fast: bool) -> tuple
         if verb == "renew":
             objects = [known[n] for n in arg if n in known]
             if fast:
-                written, err = store.update_field_many(LEASES, objects, RENEW, value)
+                written, err = update_field_many(store, LEASES, objects, RENEW, value)
             else:
                 written, err = update_many(store, LEASES, [with_field(o, RENEW, value) for o in objects])
             stored.update((o["metadata"]["name"], o) for o in written)

@@ -4,6 +4,7 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import StoreOptions, WatchEvent
 from kubetaint.store.memory import MemoryStore
 
@@ -106,7 +107,7 @@ def test_handlers_see_commit_order_even_when_they_write(store: MemoryStore) -> N
         if name == "a" and event.type == "ADDED":
             store.create("pods", pod("from-handler"))
 
-    store.subscribe(react)
+    store.subscribe(each_event(react))
     store.create("pods", pod("a"))
     assert seen == [("ADDED", "a"), ("ADDED", "from-handler")]
 

@@ -15,10 +15,12 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
-from kubetaint.store.fieldwrite import FieldWriteGroup, update_field_many, with_field
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.changes import ChangeBatch, each_event
+from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
+from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -124,15 +126,17 @@ def observe(setup: Setup, write: str) -> tuple[Any, ...]:
     resource, path, obj, value = setup(store)
     start = store.current_resource_version()
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
+    store.subscribe(each_event(seen.append))
     informer = Informer(store, resource)
     calls: list[tuple[Any, ...]] = []
-    informer.add_handlers(
-        EventHandlers(
-            on_update=lambda old, new: calls.append(("update", dumps(old), dumps(new))),
-            on_field_updates=lambda *args: calls.append(("field group", len(args[0]))),
-        )
-    )
+
+    def told(changes: Changes) -> None:
+        if changes.field_write is not None:
+            calls.append(("field group", len(changes.field_write)))
+        elif changes.only == "MODIFIED":
+            calls.extend(("update", dumps(old), dumps(new)) for _, _, old, new in changes)
+
+    informer.add_handlers(told)
     informer.start()
     stored: Any
     error = ""
@@ -142,13 +146,7 @@ def observe(setup: Setup, write: str) -> tuple[Any, ...]:
         except StatusError as err:
             stored, error = [], f"{err.code} {err.message}"
     else:
-        if write == "vouched":
-            vouched = {(obj["metadata"].get("namespace") or "", obj["metadata"]["name"]): obj}
-            result = store.update_field_many_if_current(resource, [obj], path, value, vouched=vouched)
-            if result is None:
-                result = store.update_field_many(resource, [obj], path, value)
-        else:
-            result = update_field_many(store, resource, [obj], path, value)
+        result = update_field_many(store, resource, [obj], path, value)
         stored, err = result
         error = "" if err is None else f"{err.code} {err.message}"
     events = [(e.type, e.resource_version, dumps(e.object), dumps(e.old_object)) for e in seen]
@@ -162,7 +160,7 @@ def observe(setup: Setup, write: str) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("setup", SINGLES)
-@pytest.mark.parametrize("write", ["field write", "vouched"])
+@pytest.mark.parametrize("write", ["field write"])
 def test_a_single_field_write_is_the_stores_update_of_the_copy(setup: Setup, write: str) -> None:
     assert observe(setup, write) == observe(setup, "update")
 
@@ -170,18 +168,17 @@ def test_a_single_field_write_is_the_stores_update_of_the_copy(setup: Setup, wri
 def test_a_written_single_object_is_one_plain_event_not_a_group() -> None:
     store = memory_store()
     a = store.create(LEASES, lease("a"))
-    queued: list[object] = []
+    queued: list[ChangeBatch] = []
     dispatcher = store._dispatcher
-    enqueue, enqueue_group = dispatcher.enqueue, dispatcher.enqueue_field_group
-    dispatcher.enqueue = lambda event: (queued.append(event), enqueue(event))[1]  # type: ignore[method-assign]
-    dispatcher.enqueue_field_group = lambda g: (queued.append(g), enqueue_group(g))[1]  # type: ignore[method-assign]
-    (stored,), err = store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched={(NS, "a"): a}) or (
+    publish = dispatcher.publish
+    dispatcher.publish = lambda batch: (queued.append(batch), publish(batch))[1]  # type: ignore[method-assign]
+    (stored,), err = update_field_many(store, LEASES, [a], RENEW, "t1") or (
         [],
         None,
     )
     assert err is None
-    assert len(queued) == 1 and type(queued[0]) is WatchEvent
-    event = queued[0]
+    assert len(queued) == 1 and len(queued[0]) == 1 and queued[0].field_write is None
+    event = queued[0][0]
     assert (event.type, event.object, event.old_object) == ("MODIFIED", stored, a)
     assert event.resource_version == int(stored["metadata"]["resourceVersion"])
     assert list(store._history)[-1] is event, "the history holds the event itself"
@@ -190,14 +187,13 @@ def test_a_written_single_object_is_one_plain_event_not_a_group() -> None:
 def test_two_current_objects_keep_their_field_write_group() -> None:
     store = memory_store()
     a, b = (store.create(LEASES, lease(n)) for n in "ab")
-    queued: list[object] = []
+    queued: list[ChangeBatch] = []
     dispatcher = store._dispatcher
-    enqueue_group = dispatcher.enqueue_field_group
-    dispatcher.enqueue_field_group = lambda g: (queued.append(g), enqueue_group(g))[1]  # type: ignore[method-assign]
-    vouched = {(NS, "a"): a, (NS, "b"): b}
-    result = store.update_field_many_if_current(LEASES, [a, b], RENEW, "t1", vouched=vouched)
+    publish = dispatcher.publish
+    dispatcher.publish = lambda batch: (queued.append(batch), publish(batch))[1]  # type: ignore[method-assign]
+    result = update_field_many(store, LEASES, [a, b], RENEW, "t1")
     assert result is not None and result[1] is None
-    assert [type(q) for q in queued] == [FieldWriteGroup] and len(queued[0]) == 2  # type: ignore[arg-type]
+    assert [type(q.field_write) for q in queued] == [FieldWriteGroup] and len(queued[0]) == 2
 
 
 def test_a_single_write_after_a_no_op_is_a_plain_event_too() -> None:
@@ -206,38 +202,17 @@ def test_a_single_write_after_a_no_op_is_a_plain_event_too() -> None:
     a = store.create(LEASES, lease("a", renew="t1"))
     b = store.create(LEASES, lease("b"))
     seen: list[WatchEvent] = []
-    store.subscribe(seen.append)
-    stored, err = store.update_field_many(LEASES, [a, b], RENEW, "t1")
+    store.subscribe(each_event(seen.append))
+    stored, err = update_field_many(store, LEASES, [a, b], RENEW, "t1")
     assert err is None and stored[0] is a and stored[1]["spec"]["renewTime"] == "t1"
     assert [(e.type, e.object, e.old_object) for e in seen] == [("MODIFIED", stored[1], b)]
-
-
-def test_a_refused_single_vouched_write_leaves_store_and_vouched_as_they_were() -> None:
-    store = memory_store()
-    a = store.create(LEASES, lease("a"))
-    newer = store.update(LEASES, with_field(a, ("spec", "holderIdentity"), "x"))
-    vouched = {(NS, "a"): a}
-    rv = store.current_resource_version()
-    assert store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched=vouched) is None
-    assert vouched == {(NS, "a"): a} and vouched[NS, "a"] is a
-    assert store.current_resource_version() == rv and store.get(LEASES, NS, "a") is newer
-
-
-def test_a_vouched_single_write_records_the_result_in_vouched() -> None:
-    store = memory_store()
-    a = store.create(LEASES, lease("a"))
-    vouched = {(NS, "a"): a}
-    result = store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched=vouched)
-    assert result is not None
-    (stored,), err = result
-    assert err is None and vouched[NS, "a"] is stored and store.get(LEASES, NS, "a") is stored
 
 
 def test_single_writes_in_a_row_replay_from_a_bounded_history() -> None:
     store = memory_store(history=3)
     objects = [store.create(LEASES, lease(n)) for n in "abcd"]
     for i, obj in enumerate(objects):
-        (objects[i],), _ = store.update_field_many(LEASES, [obj], RENEW, "t1")
+        (objects[i],), _ = update_field_many(store, LEASES, [obj], RENEW, "t1")
     rv = store.current_resource_version()
     replay = store.watch(LEASES, resource_version=str(rv - 3)).drain()
     assert [(e.resource_version, e.object["metadata"]["name"]) for e in replay] == [
@@ -249,34 +224,13 @@ def test_single_writes_in_a_row_replay_from_a_bounded_history() -> None:
         store.watch(LEASES, resource_version=str(rv - 4))
 
 
-@pytest.mark.parametrize(
-    "vouched_for",
-    [
-        pytest.param(lambda a: {}, id="the writer vouches for nothing"),
-        pytest.param(lambda a: {(NS, "a"): {**a}}, id="the writer vouches for an equal copy"),
-    ],
-)
-def test_a_single_stored_object_the_writer_does_not_vouch_for_is_not_written(
-    vouched_for: Callable[[JSON], dict[tuple[str, str], JSON]],
-) -> None:
-    store = memory_store()
-    a = store.create(LEASES, lease("a"))
-    vouched = vouched_for(a)
-    before = dict(vouched)
-    rv = store.current_resource_version()
-    assert store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched=vouched) is None
-    assert vouched == before and store.current_resource_version() == rv and store.get(LEASES, NS, "a") is a
-    (stored,), err = store.update_field_many(LEASES, [a], RENEW, "t1")
-    assert err is None and stored["spec"]["renewTime"] == "t1", "without vouching: written"
-
-
 def test_a_single_pod_takes_the_general_loop_which_indexes_it() -> None:
     """Pods are indexed by node: the one-object write leaves them to the general loop."""
     store = memory_store()
     pod = store.create(
         "pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": "n1"}}
     )
-    (stored,), err = store.update_field_many("pods", [pod], ("status", "phase"), "Running")
+    (stored,), err = update_field_many(store, "pods", [pod], ("status", "phase"), "Running")
     assert err is None
     assert [p["metadata"]["name"] for p in store.list("pods", field_selector="spec.nodeName=n1").items] == [
         "p"

@@ -13,10 +13,12 @@ import pytest
 from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock import VirtualClock
+from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.interface import JSON, WatchEvent, object_key
 from kubetaint.store.memory import MemoryStore
 from kubetaint.store.mutation import prepare_update
 from kubetaint.store.watch import Dispatcher, WatchFilter
+from store.commits import update_many
 
 
 def stored_pod(**meta: Any) -> JSON:
@@ -152,10 +154,11 @@ def test_events_handlers_cause_are_delivered_after_the_ones_already_queued() -> 
     def handler(ev: WatchEvent) -> None:
         delivered.append(ev.resource_version)
         if ev.resource_version == 1:
-            dispatcher.enqueue(numbered(10))  # a write from inside a handler
+            dispatcher.publish(ChangeBatch([numbered(10)]))  # a write from inside a handler
 
-    dispatcher.subscribe(handler, "leases")
-    dispatcher.enqueue_many([numbered(1), numbered(2), numbered(3)])
+    dispatcher.subscribe(each_event(handler), "leases")
+    for one in [numbered(1), numbered(2), numbered(3)]:
+        dispatcher.publish(ChangeBatch([one]))
     dispatcher.dispatch()
     assert delivered == [1, 2, 3, 10]
 
@@ -170,11 +173,12 @@ def test_a_failing_handler_leaves_the_rest_of_the_batch_for_the_next_dispatch() 
             raise RuntimeError("boom")
         delivered.append(ev.resource_version)
 
-    dispatcher.subscribe(handler, "leases")
-    dispatcher.enqueue_many([numbered(1), numbered(2), numbered(3)])
+    dispatcher.subscribe(each_event(handler), "leases")
+    for one in [numbered(1), numbered(2), numbered(3)]:
+        dispatcher.publish(ChangeBatch([one]))
     with pytest.raises(RuntimeError):
         dispatcher.dispatch()
-    dispatcher.enqueue(numbered(4))
+    dispatcher.publish(ChangeBatch([numbered(4)]))
     dispatcher.dispatch()
     assert delivered == [1, 2, 3, 4]
 
@@ -189,9 +193,10 @@ def test_a_handler_unsubscribed_mid_batch_sees_no_later_event() -> None:
         if ev.resource_version == 1:
             unsubscribe()
 
-    dispatcher.subscribe(stopper, "leases")
-    unsubscribe = dispatcher.subscribe(lambda ev: second.append(ev.resource_version), "leases")
-    dispatcher.enqueue_many([numbered(1), numbered(2)])
+    dispatcher.subscribe(each_event(stopper), "leases")
+    unsubscribe = dispatcher.subscribe(each_event(lambda ev: second.append(ev.resource_version)), "leases")
+    for one in [numbered(1), numbered(2)]:
+        dispatcher.publish(ChangeBatch([one]))
     dispatcher.dispatch()
     assert first == [1, 2] and second == [1]
 
@@ -265,13 +270,13 @@ def test_batched_updates_with_the_stored_metadata_store_what_copies_of_it_store(
     def run(share: bool) -> tuple[str, list[tuple[str, int, str]]]:
         store = memory_store()
         seen: list[tuple[str, int, str]] = []
-        store.subscribe(lambda e: seen.append((e.type, e.resource_version, json.dumps(e.object))))
+        store.subscribe(each_event(lambda e: seen.append((e.type, e.resource_version, json.dumps(e.object)))))
         current = [store.create(resource, build(n)) for n in ("a", "b", "c")]
         for i in range(1, 4):
             batch = [change(obj, i) for obj in current]
             if not share:
                 batch = [{**obj, "metadata": dict(obj["metadata"])} for obj in batch]
-            current, err = store.update_many(resource, batch)
+            current, err = update_many(store, resource, batch)
             assert err is None
         return json.dumps(current), seen
 

@@ -68,14 +68,7 @@ class SchedulerHost:
                 on_delete=self.scheduler.remove_node,
             )
         )
-        pods.add_handlers(
-            EventHandlers(
-                on_add=self.scheduler.add_pod,
-                on_update=self.scheduler.on_pod_update,
-                on_delete=self.scheduler.remove_pod,
-                on_update_many=self.scheduler.update_pods,
-            )
-        )
+        pods.add_handlers(self.scheduler.pods_changed)
         pdbs.add_handlers(
             EventHandlers(
                 on_add=self.scheduler.add_pdb,

@@ -4,7 +4,7 @@ events that move unschedulable pods. `Scheduler` takes them as its own methods."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kubetaint.scheduler.cache import Cache
@@ -20,6 +20,10 @@ from kubetaint.scheduler.events import (
 from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.podinfo import make_pod_info, pod_key
 from kubetaint.scheduler.queue import SchedulingQueue
+
+#: One change as a pod informer tells it: (kind, key, old, pod), kind "ADDED" (old None),
+#: "MODIFIED" or "DELETED" (pod: the last one known); see kubetaint.store.informer.Change.
+PodChange = tuple[str, Any, Mapping[str, Any] | None, Mapping[str, Any]]
 
 
 class InformerEvents:
@@ -92,49 +96,42 @@ class InformerEvents:
         elif self.responsible_for(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp"):
             self.queue.add(make_pod_info(pod))
 
-    def update_pods(self, pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> None:
-        """`update_pod(new, old)` of each (old, new) pair in turn (an informer's update group).
+    def pods_changed(self, changes: Iterable[PodChange]) -> None:
+        """The pod informer's handler: each (kind, key, old, pod) change in turn, an ADDED to
+        `add_pod`, a DELETED to `remove_pod`, a MODIFIED to `update_pod(pod, old)`.
 
-        The usual pair of a group, a bound pod keeping its very spec object (an owner, label or
-        status change: a ReplicaSet's adoptions), takes update_pod's bound-pod steps directly."""
+        The usual update, a bound pod keeping its very spec object (an owner, label or status
+        change: a ReplicaSet's adoptions, a kubelet's status posts), takes update_pod's bound-pod
+        steps directly: the cache refreshes of a run of them are made at once."""
         queue = self.queue
         done, refresh = queue.done, self.cache.refresh_kept_specs
         idle = not queue.pods and not queue.where  # then done(key) of any key changes nothing
         kept: list[tuple[Mapping[str, Any], str, str]] = []  # refreshes not yet made, in order
-        for old, new in pairs:
-            spec = new.get("spec")
-            if spec is old.get("spec") and isinstance(spec, dict):
-                node_name = spec.get("nodeName")
-                if node_name:
-                    key = pod_key(new)
-                    if not idle:
-                        done(key)
-                        if queue.cross_topology_waiting():  # (a label change may help those)
-                            queue.assigned_pod_updated(old, new, pod_change_actions(old, new))
-                    kept.append((new, key, node_name))  # what cache.update_pod does for a bound pod
-                    continue
+        for kind, _, old, new in changes:
+            if kind == "MODIFIED" and old is not None:
+                spec = new.get("spec")
+                if spec is old.get("spec") and isinstance(spec, dict):
+                    node_name = spec.get("nodeName")
+                    if node_name:
+                        key = pod_key(new)
+                        if not idle:
+                            done(key)
+                            if queue.cross_topology_waiting():  # (a label change may help those)
+                                queue.assigned_pod_updated(old, new, pod_change_actions(old, new))
+                        kept.append((new, key, node_name))  # what cache.update_pod does for a bound pod
+                        continue
             if kept:  # (the queue and the cache are apart: only the cache's order matters)
                 refresh(kept)
                 kept = []
-            self.update_pod(new, old)
+            if kind == "MODIFIED":
+                self.update_pod(new, old)
+            elif kind == "ADDED":
+                self.add_pod(new)
+            else:
+                self.remove_pod(new)
             idle = not queue.pods and not queue.where
         if kept:
             refresh(kept)
-
-    def on_pod_update(self, old: Mapping[str, Any], pod: Mapping[str, Any]) -> None:
-        """An informer's on_update: `update_pod(pod, old)`; a bound pod keeping its very spec
-        object (a status, owner or label change) takes update_pod's bound-pod steps directly."""
-        spec = pod.get("spec")
-        if spec is old.get("spec") and type(spec) is dict:
-            node_name = spec.get("nodeName")
-            if node_name:
-                key = pod_key(pod)
-                self.queue.done(key)
-                self.cache.refresh_kept_spec(pod, key, node_name)  # what cache.update_pod does
-                if self.queue.cross_topology_waiting():  # (a label change may help those)
-                    self.queue.assigned_pod_updated(old, pod, pod_change_actions(old, pod))
-                return
-        self.update_pod(pod, old)
 
     def update_pod(self, pod: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
         key = pod_key(pod)

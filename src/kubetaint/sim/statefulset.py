@@ -13,6 +13,7 @@ from typing import Any
 
 from kubetaint.sim.simulation import Simulation, SimulationError
 from kubetaint.sim.snapshot import StatefulSetRef
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 
 
@@ -41,7 +42,7 @@ class StatefulSetOwner:
         self.sim = sim
         self.replicas = {(s.namespace, s.name): s.replicas for s in sets}
         if self.replicas:
-            sim.cluster.store.subscribe(self._on_change)
+            sim.cluster.store.subscribe(each_event(self._on_change))
 
     def _on_change(self, event: WatchEvent) -> None:
         if event.resource != "pods" or event.type != "DELETED":

@@ -37,15 +37,15 @@ _EXTRA_ORDER = ("node", "message")
 
 
 class ChangeHandler:
-    """A TimelineRecorder's store handler: each change in turn (`__call__`), or a group of them
-    in one call (`deliver_many`, which store.watch.Dispatcher looks for)."""
+    """A TimelineRecorder's store subscriber: the changes of each committed batch (`__call__`),
+    or one change (`one`)."""
 
     __slots__ = ("_recorder",)
 
     def __init__(self, recorder: TimelineRecorder) -> None:
         self._recorder = recorder
 
-    def __call__(self, event: WatchEvent) -> None:
+    def one(self, event: WatchEvent) -> None:
         """One change (the recorder's `record_change`)."""
         resource = event.resource
         if resource == "pods":
@@ -56,8 +56,8 @@ class ChangeHandler:
         elif resource == "nodes":
             self._recorder._node(event)
 
-    def deliver_many(self, events: list[WatchEvent]) -> None:
-        """`self(event)` of each event in turn. A pod update (the usual event of a pod group: an
+    def __call__(self, events: Iterable[WatchEvent]) -> None:
+        """`one(event)` of each event in turn. A pod update (the usual event of a pod group: an
         adoption's, a kubelet's status posts) makes no record, it only notes the pod's node as
         `_pod` does; a node change (a group of status posts) goes to `_node` at once."""
         recorder = self._recorder
@@ -68,7 +68,7 @@ class ChangeHandler:
                 node_change(event)
                 continue
             if resource != "pods" or event.type != "MODIFIED":
-                self(event)
+                self.one(event)
                 continue
             obj = event.object
             meta = obj["metadata"]
@@ -114,7 +114,7 @@ class TimelineRecorder:
 
     def record_change(self, event: WatchEvent) -> None:
         """The records of one committed change (what the store handler `on_change` does)."""
-        self.on_change(event)
+        self.on_change.one(event)
 
     def _pod(self, event: WatchEvent) -> None:
         obj = event.object

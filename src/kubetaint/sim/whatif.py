@@ -24,6 +24,7 @@ from kubetaint.sim.snapshot import SnapshotInfo
 from kubetaint.sim.snapshot_run import run_to_start
 from kubetaint.sim.statefulset import StatefulSetOwner
 from kubetaint.sim.whatif_change import Change, WhatIfError
+from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 
 DEFAULT_FOR = 3600.0
@@ -65,7 +66,7 @@ class Run:
         self.initial = {_key(p): p for p in self.sim.objects("pods")}
         #: The owner each pod last had (controllers adopt snapshot pods at t=0).
         self.owners: dict[Key, str] = {}
-        self.sim.cluster.store.subscribe(self._track_owner)
+        self.sim.cluster.store.subscribe(each_event(self._track_owner))
         # t=0: controllers adopt the snapshot's pods and start their timers, then the change.
         run_to_start(self.sim, info)
         if change is not None:

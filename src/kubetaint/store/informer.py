@@ -1,48 +1,122 @@
-"""Informers: a cache of one resource kept current from a store, with add/update/delete handlers
-(mirrors client-go tools/cache SharedIndexInformer, in-process).
+"""Informers: a cache of one resource kept current from a store, telling handlers about each
+batch of changes (mirrors client-go tools/cache SharedIndexInformer, in-process).
+
+An informer subscribes to its store's change stream (`store.changes.ChangeBatch`, one per commit)
+and tells each handler every batch its cache followed as one `Changes`: the changes in order, each
+(kind, key, old, object). A component registers ONE handler (`add_handlers`): a function of
+`Changes`, or `EventHandlers(on_add=..., on_update=..., on_delete=...)`, the per-object adapter for a
+component that does not need batches. Starting lists the store and tells the handlers one batch of
+ADDED; a handler added to a started informer is told the cache as one batch of ADDED (a replay).
 
 Handlers run synchronously, in commit order, inside the store's dispatch: they must only record
-work (enqueue, schedule on the clock) and never block. Cached objects are read-only.
+work (enqueue, schedule on the clock) and never block. Cached objects are read-only. When a
+handler is told, the cache already holds the whole batch (as client-go's handlers lag behind its
+indexer).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, KeysView
+from collections.abc import Callable, Iterable, Iterator, KeysView
 from dataclasses import dataclass
+from itertools import repeat
+from typing import Literal
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
-from kubetaint.store.fieldruns import FieldRuns
-from kubetaint.store.fieldwrite import FieldPath, FieldWriteGroup
-from kubetaint.store.interface import JSON, EventType, Store, WatchEvent, object_key
+from kubetaint.store.changes import ChangeBatch, FieldWriteGroup
+from kubetaint.store.interface import JSON, Store, object_key
 from kubetaint.store.watch import WatchFilter
+
+Key = tuple[str, str]
+ChangeKind = Literal["ADDED", "MODIFIED", "DELETED"]
+#: One change as an informer tells it: (kind, key, old, object), `key` the object's cache key
+#: ((namespace, name)). ADDED: old is None, object the new one. MODIFIED: old is the object the
+#: cache held, object the new one. DELETED: old is the object the cache held (None when it held
+#: none), object the last one known (old when there is one).
+Change = tuple[ChangeKind, Key, JSON | None, JSON]
+
+
+class Changes(list[Change]):
+    """One batch of changes as an informer's cache followed it, in commit order (read-only).
+
+    `field_write` is the compact view of a field write whose every update the cache followed
+    (keys, olds as cached, news, path and value): a handler may read it instead of the changes.
+    `only` is the one kind every change has (None when they differ or there is none), e.g.
+    "ADDED" for a listing or a replay."""
+
+    __slots__ = ("field_write", "only")
+
+    def __init__(self, changes: Iterable[Change] = (), *, only: ChangeKind | bool | None = False) -> None:
+        """`only`: the kind every change has when the caller knows it (False: looked at here)."""
+        super().__init__(changes)
+        self.field_write: FieldWriteGroup | None = None
+        if only is False:
+            kinds = {change[0] for change in self}
+            only = kinds.pop() if len(kinds) == 1 else None
+        self.only: ChangeKind | None = only  # type: ignore[assignment]  # (not False by now)
+
+    @classmethod
+    def added(cls, items: Iterable[tuple[Key, JSON]]) -> Changes:
+        """A batch of ADDED (a listing or a replay) of (key, object) pairs, in order."""
+        return cls([("ADDED", key, None, obj) for key, obj in items], only="ADDED")
+
+    @classmethod
+    def of_field_write(cls, group: FieldWriteGroup) -> Changes:
+        """The updates of a field write (`group`'s olds as the cache held them)."""
+        changes = cls(
+            zip(repeat("MODIFIED"), group.keys, group.olds, group.news),
+            only="MODIFIED",
+        )
+        changes.field_write = group
+        return changes
+
+    def runs(self) -> Iterator[tuple[ChangeKind, list[Change]]]:
+        """The changes in maximal runs of one kind, in order: (kind, run)."""
+        only = self.only
+        if only is not None:
+            yield only, self
+            return
+        run: list[Change] = []
+        for change in self:
+            if run and change[0] != run[0][0]:
+                yield run[0][0], run
+                run = []
+            run.append(change)
+        if run:
+            yield run[0][0], run
+
+    def __repr__(self) -> str:
+        return f"Changes({list(self)!r})"
+
+
+#: A component's handler of an informer: told every batch of changes, in order.
+ChangesHandler = Callable[[Changes], None]
 
 OnAdd = Callable[[JSON], None]
 OnUpdate = Callable[[JSON, JSON], None]
 OnDelete = Callable[[JSON], None]
-#: Takes the (old, new) pairs of consecutive updates at once, in order.
-OnUpdateMany = Callable[[list[tuple[JSON, JSON]]], None]
-#: Takes consecutive updates that each set one field to one value at once: (keys, olds, news,
-#: (part, field), value), `news[i]` being `olds[i]` with `[part][field]` set to value, metadata
-#: kept (so its (namespace, name) `keys[i]`) but for the resourceVersion.
-OnFieldUpdates = Callable[[list[tuple[str, str]], list[JSON], list[JSON], FieldPath, object], None]
-#: Takes the replay of a started informer's cache at once: (cache key, object) pairs in cache order.
-OnReplay = Callable[[list[tuple[tuple[str, str], JSON]]], None]
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class EventHandlers:
+    """The per-object adapter: a `ChangesHandler` that tells each change of a batch, in order,
+    to on_add(object), on_update(old, new) or on_delete(last known object). (An informer tells
+    a change alone to these callbacks directly.)"""
+
     on_add: OnAdd | None = None
     on_update: OnUpdate | None = None
     on_delete: OnDelete | None = None
-    #: Optional: a group of updates (store.watch.Dispatcher groups) in one call instead of one
-    #: on_update call each; must do exactly what those calls would.
-    on_update_many: OnUpdateMany | None = None
-    #: Optional: a field-write group (store.fieldwrite.FieldWriteGroup) in one call instead of
-    #: on_update_many (or on_update) calls; must do exactly what those calls would.
-    on_field_updates: OnFieldUpdates | None = None
-    #: Optional: `add_handlers`' replay of the cache in one call, each object with its cache key
-    #: (its object_key), instead of one on_add call each; must do exactly what those calls would.
-    on_replay: OnReplay | None = None
+
+    def __call__(self, changes: Changes) -> None:
+        on_add, on_update, on_delete = self.on_add, self.on_update, self.on_delete
+        for kind, _, old, obj in changes:
+            if kind == "MODIFIED":
+                if on_update is not None:
+                    on_update(old, obj)  # type: ignore[arg-type]  # (a MODIFIED change has its old)
+            elif kind == "ADDED":
+                if on_add is not None:
+                    on_add(obj)
+            elif on_delete is not None:
+                on_delete(obj)
 
 
 class Informer:
@@ -66,65 +140,54 @@ class Informer:
             parse_field_selector(field_selector, resource),
         )
         self._selectors = (namespace, label_selector, field_selector)
-        self._cache: dict[tuple[str, str], JSON] = {}
-        #: field-write groups rewriting the same objects round after round: their newest objects
-        #: stand for their keys' cache entries (`fieldruns`)
-        self._runs = FieldRuns(self._cache)
-        self._handlers: list[EventHandlers] = []
+        self._cache: dict[Key, JSON] = {}
+        #: replaced (never changed) when a handler is added: a batch is told to the handlers
+        #: registered when it arrived; one added meanwhile is told the cache instead (a replay)
+        self._handlers: tuple[ChangesHandler, ...] = ()
+        #: per handler, its per-object callbacks (on_add, on_update, on_delete) when it is an
+        #: EventHandlers, else None: a change alone is told to them directly
+        self._per_object: tuple[tuple[OnAdd | None, OnUpdate | None, OnDelete | None] | None, ...] = ()
         self._unsubscribe: Callable[[], None] | None = None
         self._synced_rv = 0
 
-    def add_handlers(self, handlers: EventHandlers, *, replay: bool = True) -> None:
-        """Register handlers; when already started, replays the cache as adds (like client-go).
+    def add_handlers(self, handler: ChangesHandler, *, replay: bool = True) -> None:
+        """Register a component's handler; when already started, tells it the cache as one batch
+        of ADDED (like client-go).
 
-        `replay=False` skips that replay: only for a caller that has already told its handlers
+        `replay=False` skips that replay: only for a caller that has already told its handler
         about every cached object, so the adds would change nothing."""
-        self._handlers.append(handlers)
-        on_add = handlers.on_add
-        self._runs.settle()
-        if replay and self._unsubscribe is not None and on_add is not None:
-            if handlers.on_replay is not None:
-                handlers.on_replay(list(self._cache.items()))
-                return
-            for obj in list(self._cache.values()):
-                on_add(obj)
+        self._handlers = (*self._handlers, handler)
+        self._per_object = (
+            *self._per_object,
+            (handler.on_add, handler.on_update, handler.on_delete)
+            if isinstance(handler, EventHandlers)
+            else None,
+        )
+        if replay and self._unsubscribe is not None and self._cache:
+            handler(Changes.added(list(self._cache.items())))
 
     def start(self) -> None:
-        """List the current state (delivering adds) and subscribe to later changes."""
+        """List the current state (told as one batch of ADDED) and follow later changes."""
         if self._unsubscribe is not None:
             return
-        # the informer itself is the handler: callable per event, with deliver_many for groups
-        self._unsubscribe = self._store.subscribe(self, self.resource)
+        told = self._handlers
+        self._unsubscribe = self._store.subscribe(self._follow_batch, self.resource)
         keyed, self._synced_rv = self._listing()
-        cache, every = self._cache, self._handlers
-        count, adds = -1, []
-        for key, obj in keyed:
-            cache[key] = obj
-            if len(every) != count:  # a handler set added by a handler gets the later adds too
-                count = len(every)
-                adds = [h.on_add for h in every if h.on_add is not None]
-            for on_add in adds:
-                on_add(obj)
-            if len(every) != count:  # added while obj was delivered: a loop over `every` tells them too
-                added = count
-                while added < len(every):
-                    late = every[added].on_add
-                    if late is not None:
-                        late(obj)
-                    added += 1
+        self._cache.update(keyed)
+        if keyed:
+            listing = Changes.added(keyed)
+            for handler in told:
+                handler(listing)
 
-    def _listing(self) -> tuple[list[tuple[tuple[str, str], JSON]], int]:
+    def _listing(self) -> tuple[list[tuple[Key, JSON]], int]:
         """The store's listing for this informer, each object with its cache key (object_key),
-        and its resourceVersion: from the store's `list_keyed` when it has one and the informer
-        is unfiltered (the keys the store holds them by), else from `list`."""
+        and its resourceVersion: from the store's `list_keyed` when the informer is unfiltered
+        (the keys the store holds them by), else from `list`."""
+        store = self._store
+        if self.unfiltered:
+            return store.list_keyed(self.resource)
         namespace, labels, fields = self._selectors
-        list_keyed = getattr(self._store, "list_keyed", None)
-        if list_keyed is not None and not namespace and not labels and not fields:
-            keyed: tuple[list[tuple[tuple[str, str], JSON]], int] = list_keyed(self.resource)
-            return keyed
-        listed = self._store.list(
-            self.resource, namespace=namespace, label_selector=labels, field_selector=fields
-        )
+        listed = store.list(self.resource, namespace=namespace, label_selector=labels, field_selector=fields)
         return [(object_key(obj), obj) for obj in listed.items], int(listed.resource_version)
 
     @property
@@ -139,236 +202,125 @@ class Informer:
         return not namespace and not labels and not fields
 
     def stop(self) -> None:
-        self._runs.settle()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
 
-    def __call__(self, event: WatchEvent) -> None:
-        """The store's handler: one committed change."""
-        if event.resource_version <= self._synced_rv:
-            return
-        self._runs.settle()
-        seen = self._filter.translate(event)
-        if seen is None or seen.type == "BOOKMARK":
-            return
-        key = object_key(seen.object)
-        old = self._cache.get(key)
-        if seen.type == "DELETED":
-            self._cache.pop(key, None)
-            for handlers in self._handlers:
-                if handlers.on_delete is not None:
-                    handlers.on_delete(old if old is not None else seen.object)
-            return
-        self._cache[key] = seen.object
-        for handlers in self._handlers:
-            if old is None:
-                if handlers.on_add is not None:
-                    handlers.on_add(seen.object)
-            elif handlers.on_update is not None:
-                handlers.on_update(old, seen.object)
+    # following the store -------------------------------------------------------------------
 
-    _on_event = __call__
-
-    def deliver_many(self, events: list[WatchEvent]) -> None:
-        """The store's handler for a group of changes (store.watch.Dispatcher): the cache follows
-        them all, then each handler set is told in order, a group of plain updates through
-        on_update_many when it has one. (A handler may so find the cache ahead of the change it
-        is told about, as with client-go, whose handlers lag behind the indexer.)"""
-        self._runs.settle()
-        pairs, changes = self._follow(events)
-        if changes is None:
-            if pairs:
-                self._tell_updates(pairs)
-            return
-        for handlers in self._handlers:
-            self._tell(handlers, changes)
-
-    def deliver_field_group(self, group: FieldWriteGroup) -> None:
-        """The store's handler for a field-write group (store.watch.Dispatcher): `deliver_many` of
-        its events. The usual group (lease renewals: updates of cached objects that stay in the
-        watched namespace, none before the listing) is followed from the group's lists at once,
-        as `_follow_updates` would take its events one by one; any other takes the events."""
-        if self._filter.namespace_only and group.first_rv > self._synced_rv:
-            runs = self._runs
-            run = runs.rewritten_by(group.olds)
-            if run is not None:  # the next round of a run: its objects are the group's olds
-                olds = run.news
-                runs.advance(run, group.news)
-                self._tell_field_updates(run.keys, olds, group.news, group)
-                return
-            runs.settle_any_of(group.keys)
-            # every object cached: each in the watched namespace, and there still (a field write
-            # keeps the metadata), so each event is an update `_follow_updates` takes as it is
-            cache, keys = self._cache, group.keys
-            try:
-                # (a missing key stops it: the cached objects themselves are not looked at)
-                olds_cached: list[JSON] | None = list(map(cache.__getitem__, keys))
-            except KeyError:
-                olds_cached = None
-            if olds_cached is not None:
-                news = group.news
-                if not runs.start(keys, olds_cached, news):
-                    cache.update(zip(keys, news, strict=True))
-                self._tell_field_updates(keys, olds_cached, news, group)
-                return
-        self.deliver_many(group.events())
-
-    def _tell_field_updates(
-        self, keys: list[tuple[str, str]], olds: list[JSON], news: list[JSON], group: FieldWriteGroup
-    ) -> None:
-        """Each handler set in order about a field-write group's updates (olds: as cached)."""
-        pairs: list[tuple[JSON, JSON]] | None = None
-        for handlers in self._handlers:
-            if handlers.on_field_updates is not None:
-                handlers.on_field_updates(keys, olds, news, group.path, group.value)
-                continue
-            if pairs is None:
-                pairs = list(zip(olds, news, strict=True))
-            self._tell_updates(pairs, handlers)
-
-    def _tell_updates(self, pairs: list[tuple[JSON, JSON]], only: EventHandlers | None = None) -> None:
-        """Each handler set in order (or `only` that one) about a group of plain updates
-        (on_update_many if it has one)."""
-        for handlers in self._handlers if only is None else (only,):
-            if handlers.on_update_many is not None:
-                handlers.on_update_many(pairs)
-            else:
-                for old, obj in pairs:
-                    if handlers.on_update is not None:
-                        handlers.on_update(old, obj)
-
-    def _follow(
-        self, events: list[WatchEvent]
-    ) -> tuple[list[tuple[JSON, JSON]], list[tuple[EventType, JSON | None, JSON]] | None]:
-        """Apply a group of changes to the cache: the (old, new) pairs of its updates and, unless
-        it held only updates (then None), every change in order.
+    def _follow_batch(self, batch: ChangeBatch) -> None:
+        """The store's subscriber: the cache follows one committed batch, then each handler is
+        told the changes it made.
 
         An update of an object in and out of the watched namespace (what `WatchFilter.translate`
         decides from the namespaces alone when there is no selector) is taken as it is; every
         other event is translated."""
-        pairs: list[tuple[JSON, JSON]] = []
-        start = self._follow_updates(events, pairs) if self._filter.namespace_only else 0
-        if start == len(events):
-            return pairs, None
-        return self._follow_from(events, start, pairs)
-
-    def _follow_updates(self, events: list[WatchEvent], pairs: list[tuple[JSON, JSON]]) -> int:
-        """The usual group (lease renewals): apply its leading run of updates of cached objects
-        that stay in the watched namespace, each of which `_follow_from` would take as it is,
-        adding their (old, new) pairs; returns how many events that run holds."""
-        synced, cache, append = self._synced_rv, self._cache, pairs.append
-        namespace = self._filter.namespace
-        done = 0
-        for event in events:
-            before = event.old_object
-            obj = event.object
-            meta = obj.get("metadata")
-            if before is None or event.type != "MODIFIED" or type(meta) is not dict:
-                break
-            space, name = meta.get("namespace"), meta.get("name")
-            if type(space) is not str or type(name) is not str or event.resource_version <= synced:
-                break
-            if namespace and (space != namespace or (before.get("metadata") or {}).get("namespace") != space):
-                break
-            key = (space, name)
-            old = cache.get(key)
-            if old is None:
-                break
-            cache[key] = obj
-            append((old, obj))
-            done += 1
-        return done
-
-    def _follow_from(
-        self, events: list[WatchEvent], start: int, pairs: list[tuple[JSON, JSON]]
-    ) -> tuple[list[tuple[JSON, JSON]], list[tuple[EventType, JSON | None, JSON]] | None]:
-        """`_follow` from `events[start]` on, after `pairs` (the leading updates already applied)."""
-        synced, translate, cache = self._synced_rv, self._filter.translate, self._cache
+        cache = self._cache
+        group = batch.field_write
         plain = self._filter.namespace_only
+        if group is not None and plain and group.first_rv > self._synced_rv:
+            # a field write keeps the metadata: an object cached (so in the watched namespace)
+            # stays there, and every update is a MODIFIED of the cached object
+            keys = group.keys
+            try:
+                olds: list[JSON] | None = list(map(cache.__getitem__, keys))
+            except KeyError:
+                olds = None
+            if olds is not None:
+                cache.update(zip(keys, group.news, strict=True))
+                if self._handlers:
+                    told = Changes.of_field_write(
+                        FieldWriteGroup(
+                            group.resource,
+                            keys,
+                            olds,
+                            group.news,
+                            group.first_rv,
+                            path=group.path,
+                            value=group.value,
+                        )
+                    )
+                    for handler in self._handlers:
+                        handler(told)
+                return
+        synced, translate = self._synced_rv, self._filter.translate
         namespace = self._filter.namespace
-        changes: list[tuple[EventType, JSON | None, JSON]] | None = None
-        for event in events[start:] if start else events:
+        changes: list[Change] = []
+        append = changes.append
+        kind: str
+        for event in batch.events:
             if event.resource_version <= synced:
                 continue
             before = event.old_object
             if plain and before is not None and event.type == "MODIFIED":
                 obj = event.object
-                meta = obj.get("metadata") or {}
-                space, name = meta.get("namespace") or "", meta.get("name") or ""
-                key = (space, name) if type(space) is str and type(name) is str else object_key(obj)
+                kind = "MODIFIED"
                 if namespace:
-                    inside = meta.get("namespace", "") == namespace
+                    inside = (obj.get("metadata") or {}).get("namespace", "") == namespace
                     if inside != ((before.get("metadata") or {}).get("namespace", "") == namespace):
                         seen = translate(event)  # moved in or out: an ADDED or DELETED
                         if seen is None:
                             continue
-                        kind: EventType = seen.type
-                        key = object_key(obj)
+                        kind = seen.type
                     elif not inside:
                         continue
-                    else:
-                        kind = "MODIFIED"
-                else:
-                    kind = "MODIFIED"
             else:
                 seen = translate(event)
                 if seen is None or seen.type == "BOOKMARK":
                     continue
                 obj, kind = seen.object, seen.type
-                key = object_key(obj)
+            meta = obj.get("metadata") or {}  # object_key(obj), inline
+            space, name = meta.get("namespace") or "", meta.get("name") or ""
+            key = (space, name) if type(space) is str and type(name) is str else object_key(obj)
             old = cache.get(key)
             if kind == "DELETED":
                 cache.pop(key, None)
-                if changes is None:
-                    changes = [("MODIFIED", o, n) for o, n in pairs]
-                changes.append(("DELETED", old, obj))
+                append(("DELETED", key, old, old if old is not None else obj))
                 continue
             cache[key] = obj
-            if old is None:
-                if changes is None:
-                    changes = [("MODIFIED", o, n) for o, n in pairs]
-                changes.append(("ADDED", None, obj))
-                continue
-            pairs.append((old, obj))
-            if changes is not None:
-                changes.append(("MODIFIED", old, obj))
-        return pairs, changes
-
-    @staticmethod
-    def _tell(handlers: EventHandlers, changes: list[tuple[EventType, JSON | None, JSON]]) -> None:
-        """Each change through the handler method `__call__` would have used."""
-        for kind, old, obj in changes:
-            if kind == "DELETED":
-                if handlers.on_delete is not None:
-                    handlers.on_delete(old if old is not None else obj)
-            elif old is None:
-                if handlers.on_add is not None:
-                    handlers.on_add(obj)
-            elif handlers.on_update is not None:
-                handlers.on_update(old, obj)
+            append(("ADDED", key, None, obj) if old is None else ("MODIFIED", key, old, obj))
+        if not changes or not self._handlers:
+            return
+        if len(changes) > 1:
+            told = Changes(changes)
+            for handler in self._handlers:
+                handler(told)
+            return
+        # a change alone (most writes): the per-object callbacks are called directly
+        kind, _, old, obj = changes[0]
+        batch_of_one: Changes | None = None
+        for handler, callbacks in zip(self._handlers, self._per_object, strict=True):
+            if callbacks is None:
+                if batch_of_one is None:
+                    batch_of_one = Changes(changes, only=kind)
+                handler(batch_of_one)
+            elif kind == "MODIFIED":
+                on_update = callbacks[1]
+                if on_update is not None:
+                    on_update(old, obj)  # type: ignore[arg-type]  # (a MODIFIED change has its old)
+            elif kind == "ADDED":
+                on_add = callbacks[0]
+                if on_add is not None:
+                    on_add(obj)
+            else:
+                on_delete = callbacks[2]
+                if on_delete is not None:
+                    on_delete(obj)
 
     # cache reads ---------------------------------------------------------------------------
 
     def get(self, namespace: str, name: str) -> JSON | None:
-        key = (namespace, name)
-        if self._runs:
-            held = self._runs.get(key)
-            if held is not None:
-                return held
-        return self._cache.get(key)
+        return self._cache.get((namespace, name))
 
-    def keys(self) -> KeysView[tuple[str, str]]:
+    def keys(self) -> KeysView[Key]:
         """A live view of the cache keys ((namespace, name) of each cached object)."""
         return self._cache.keys()
 
     def items(self) -> Iterator[JSON]:
-        self._runs.settle()
         return iter(list(self._cache.values()))
 
-    def keyed_items(self) -> list[tuple[tuple[str, str], JSON]]:
+    def keyed_items(self) -> list[tuple[Key, JSON]]:
         """The cached objects with their keys (object_key of each), in cache order."""
-        self._runs.settle()
         return list(self._cache.items())
 
     def __len__(self) -> int:

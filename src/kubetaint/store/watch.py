@@ -1,16 +1,17 @@
 """Watch streams shared by the store backends: filtering by namespace and selectors (with the
 ADDED/DELETED translation upstream's watch cache does when an object starts or stops matching),
-and a thread-safe buffer that `wait()`s."""
+a thread-safe buffer that `wait()`s, and the `Dispatcher` that hands each commit's batch to the
+store's subscribers."""
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from kubetaint.api.selectors import FieldSelector, LabelSelector
-from kubetaint.store.fieldwrite import FieldWriteGroup
-from kubetaint.store.interface import JSON, EventType, Handler, WatchEvent
+from kubetaint.store.changes import BatchHandler, ChangeBatch
+from kubetaint.store.interface import JSON, EventType, WatchEvent
 
 
 class WatchFilter:
@@ -81,16 +82,21 @@ class BufferedWatch:
     def attach(self, unsubscribe: Callable[[], None]) -> None:
         self._unsubscribe = unsubscribe
 
-    def offer(self, event: WatchEvent) -> None:
-        """Called by the store for every committed change."""
-        if event.resource_version <= self._floor and event.type != "BOOKMARK":
-            return
-        seen = self._filter.translate(event)
+    def offer(self, batch: Iterable[WatchEvent]) -> None:
+        """The store's subscriber: the events of one commit (a `ChangeBatch`), in order."""
+        floor, translate, added = self._floor, self._filter.translate, False
         with self._cond:
-            self._progress = max(self._progress, event.resource_version)
-            if seen is None or self._stopped:
+            for event in batch:
+                if event.resource_version <= floor and event.type != "BOOKMARK":
+                    continue
+                seen = translate(event)
+                self._progress = max(self._progress, event.resource_version)
+                if seen is None or self._stopped:
+                    continue
+                self._events.append(seen)
+                added = True
+            if not added:
                 return
-            self._events.append(seen)
             self._cond.notify_all()
         if self.waker is not None:
             self.waker()
@@ -108,6 +114,10 @@ class BufferedWatch:
             self._cond.notify_all()
         if self.waker is not None:
             self.waker()
+
+    def push_to(self, waker: Callable[[], None] | None) -> bool:
+        self.waker = waker
+        return True
 
     def drain(self) -> list[WatchEvent]:
         with self._cond:
@@ -137,66 +147,36 @@ class BufferedWatch:
         return self._stopped
 
 
-#: A handler's optional way to take a group of events at once (see `Dispatcher.enqueue_group`).
-GroupHandler = Callable[[list[WatchEvent]], None]
-#: A handler's optional way to take a field-write group whole (see `Dispatcher.enqueue_field_group`).
-FieldGroupHandler = Callable[[FieldWriteGroup], None]
-
-
-def group_handler(handler: Handler) -> GroupHandler | None:
-    """The `deliver_many` of a handler that takes groups of events (an object with both
-    `__call__` and `deliver_many`, such as an Informer), else None."""
-    deliver_many: GroupHandler | None = getattr(handler, "deliver_many", None)
-    return deliver_many
-
-
 class Dispatcher:
-    """Delivers committed changes to subscribed handlers in commit order.
+    """Delivers committed batches to subscribed handlers in commit order: the one way every
+    backend hands its changes to subscribers.
 
-    A backend calls `enqueue` while it still holds its write lock (so the queue is in commit
-    order) and `dispatch` after releasing it. Whichever thread finds the dispatcher idle delivers
-    everything queued, including events that handlers themselves cause by writing (re-entrant
-    writes queue up behind the current event instead of nesting).
+    A backend calls `publish(batch)` (a `ChangeBatch`: the events of one commit) while it still
+    holds its write lock, so the queue is in commit order, and `dispatch()` after releasing it.
+    Whichever thread finds the dispatcher idle delivers everything queued, including batches that
+    handlers themselves cause by writing (re-entrant writes queue up behind the current batch
+    instead of nesting).
 
-    A *group* (`enqueue_group`: consecutive events of one resource, e.g. a batch of lease
-    renewals) is delivered handler by handler: a handler with `deliver_many` (`group_handler`)
-    takes the whole group in one call, any other gets its events one by one. Every handler still
-    sees every event in commit order; only the interleaving between handlers differs, which no
-    handler can rely on (each watcher of a real API server has its own stream). A field-write group
-    (`enqueue_field_group`) is a group whose events are built only for the handlers that need
-    them: one with `deliver_field_group` (an Informer) takes the `FieldWriteGroup` itself."""
+    A batch is delivered handler by handler: each handler of its resource receives it whole (a
+    handler of one resource, the batch of that resource's events only). Every handler sees every
+    change in commit order; only the interleaving between handlers differs from event-by-event
+    delivery, which no handler can rely on (each watcher of a real API server has its own stream)."""
 
     def __init__(self) -> None:
-        self._handlers: list[tuple[Handler, str | None]] = []
+        self._handlers: list[tuple[BatchHandler, str | None]] = []
         # per resource, the handlers that see its changes, in subscription order (rebuilt lazily)
-        self._routes: dict[str, list[Handler]] = {}
-        self._group_routes: dict[str, list[tuple[Handler, GroupHandler | None]]] = {}
-        self._pending: deque[WatchEvent | list[WatchEvent] | FieldWriteGroup] = deque()
+        self._routes: dict[str, list[BatchHandler]] = {}
+        self._pending: deque[ChangeBatch] = deque()
         self._dispatching = False
         self._lock = threading.Lock()
 
-    def enqueue(self, event: WatchEvent) -> None:
-        with self._lock:
-            self._pending.append(event)
-
-    def enqueue_many(self, events: list[WatchEvent]) -> None:
-        with self._lock:
-            self._pending.extend(events)
-
-    def enqueue_group(self, events: list[WatchEvent]) -> None:
-        """Queue consecutive events of one resource to be delivered as a group (the list is the
-        dispatcher's from now on)."""
-        if events:
+    def publish(self, batch: ChangeBatch) -> None:
+        """Queue one commit's batch (call while holding the write lock; empty batches are dropped)."""
+        if batch.resource is not None or len(batch):  # (a batch of one resource is not empty)
             with self._lock:
-                self._pending.append(events)
+                self._pending.append(batch)
 
-    def enqueue_field_group(self, group: FieldWriteGroup) -> None:
-        """Queue the events of a field write to be delivered as a group (see the class doc)."""
-        if len(group):
-            with self._lock:
-                self._pending.append(group)
-
-    def _route(self, resource: str) -> list[Handler]:
+    def _route(self, resource: str) -> list[BatchHandler]:
         route = self._routes.get(resource)
         if route is None:
             with self._lock:
@@ -205,13 +185,8 @@ class Dispatcher:
                 ]
         return route
 
-    def _group_route(self, resource: str) -> list[tuple[Handler, GroupHandler | None]]:
-        route = self._group_routes.get(resource)
-        if route is None:
-            route = self._group_routes[resource] = [(h, group_handler(h)) for h in self._route(resource)]
-        return route
-
     def dispatch(self) -> None:
+        """Deliver everything published, unless another thread (or an outer call) is at it."""
         with self._lock:
             if self._dispatching:
                 return
@@ -221,69 +196,53 @@ class Dispatcher:
                 self._pending.clear()
                 return
             self._dispatching = True
-        # Everything pending is taken at once (events handlers cause queue up behind it, so the
-        # order is the commit order still); routes are looked up per queued event or group, so a
-        # handler that unsubscribes another stops its deliveries from the next one on.
-        batch: deque[WatchEvent | list[WatchEvent] | FieldWriteGroup] = deque()
+        # Everything pending is taken at once (batches handlers cause queue up behind it, so the
+        # order is the commit order still); routes are looked up per batch, so a handler that
+        # unsubscribes another stops its deliveries from the next batch on.
+        taken: deque[ChangeBatch] = deque()
         try:
             while True:
                 with self._lock:
                     if not self._pending:
                         self._dispatching = False
                         return
-                    batch, self._pending = self._pending, batch
-                route = self._route
-                while batch:
-                    item = batch.popleft()
-                    if type(item) is list:
-                        self._deliver_group(item)
-                        continue
-                    if type(item) is FieldWriteGroup:
-                        self._deliver_field_group(item)
-                        continue
-                    event: WatchEvent = item  # type: ignore[assignment]
-                    for handler in route(event.resource):
-                        handler(event)
+                    taken, self._pending = self._pending, taken
+                while taken:
+                    batch = taken.popleft()
+                    resource = batch.resource
+                    if resource is not None:
+                        for handler in self._route(resource):
+                            handler(batch)
+                    else:
+                        self._deliver_mixed(batch)
         except BaseException:
             with self._lock:
-                batch.extend(self._pending)  # what the failing handler left undelivered goes first
-                self._pending = batch
+                taken.extend(self._pending)  # what the failing handler left undelivered goes first
+                self._pending = taken
                 self._dispatching = False
             raise
 
-    def _deliver_group(self, events: list[WatchEvent]) -> None:
-        for handler, deliver_many in self._group_route(events[0].resource):
-            if deliver_many is not None:
-                deliver_many(events)
-            else:
-                for event in events:
-                    handler(event)
+    def _deliver_mixed(self, batch: ChangeBatch) -> None:
+        """A batch of several resources: each handler its resource's events (all, unfiltered)."""
+        with self._lock:
+            handlers = list(self._handlers)
+        for handler, wanted in handlers:
+            mine = batch if wanted is None else batch.only(wanted)
+            if mine is not None:
+                handler(mine)
 
-    def _deliver_field_group(self, group: FieldWriteGroup) -> None:
-        for handler, deliver_many in self._group_route(group.resource):
-            deliver_field_group: FieldGroupHandler | None = getattr(handler, "deliver_field_group", None)
-            if deliver_field_group is not None:
-                deliver_field_group(group)
-            elif deliver_many is not None:
-                deliver_many(group.events())
-            else:
-                for event in group.events():
-                    handler(event)
-
-    def subscribe(self, handler: Handler, resource: str | None = None) -> Callable[[], None]:
-        """Deliver every change (of `resource` only, when given) to `handler`."""
+    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
+        """Deliver every batch (of `resource` only, when given: its events of it) to `handler`."""
         entry = (handler, resource)
         with self._lock:
             self._handlers.append(entry)
             self._routes = {}
-            self._group_routes = {}
 
         def unsubscribe() -> None:
             with self._lock:
                 if entry in self._handlers:
                     self._handlers.remove(entry)
                     self._routes = {}
-                    self._group_routes = {}
 
         return unsubscribe
 
@@ -291,4 +250,3 @@ class Dispatcher:
         with self._lock:
             self._handlers.clear()
             self._routes = {}
-            self._group_routes = {}

@@ -76,14 +76,18 @@ class DisruptionController:
                 on_add=self._pod_added,
                 on_update=self._pod_updated,
                 on_delete=self._pod_deleted,
-                on_replay=self._pods_replayed,
-                on_update_many=self._pods_updated,
             )
         )
 
     def start(self) -> None:
         for informer in self._own:
             informer.start()
+
+    def stop(self) -> None:
+        """Stop the informers this controller started and cancel its queued work."""
+        for informer in self._own:
+            informer.stop()
+        self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------
 
@@ -92,27 +96,11 @@ class DisruptionController:
         self._by_namespace.setdefault(namespace, set()).add(name)
         self._enqueue_for(pod)
 
-    def _pods_replayed(self, items: list[tuple[tuple[str, str], JSON]]) -> None:
-        """_pod_added of each replayed pod, its (namespace, name) the cache key."""
-        by_namespace, enqueue_for = self._by_namespace, self._enqueue_for
-        for (namespace, name), pod in items:
-            names = by_namespace.get(namespace)
-            if names is None:
-                names = by_namespace[namespace] = set()
-            names.add(name)
-            enqueue_for(pod)
-
     def _pod_updated(self, old: JSON, new: JSON) -> None:
+        if not len(self.pdbs):  # no budget to look up (the common case)
+            return
         self._enqueue_for(old)
         self._enqueue_for(new)
-
-    def _pods_updated(self, pairs: list[tuple[JSON, JSON]]) -> None:
-        """`_pod_updated` of each (old, new) pair in turn (an informer's update group); with no
-        budget at all each would look up nothing (nothing changes while a group is told)."""
-        if not len(self.pdbs):
-            return
-        for old, new in pairs:
-            self._pod_updated(old, new)
 
     def _pod_deleted(self, pod: JSON) -> None:
         namespace, name = podutil.key_of(pod)

@@ -36,7 +36,7 @@ from kubetaint.core.deletion import (
     being_deleted,
     has_finalizer,
 )
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, ChangesHandler, Informer
 
 JSON = dict[str, Any]
 #: An item of the attemptToDelete / attemptToOrphan queues: identity and uid.
@@ -87,13 +87,11 @@ class GarbageCollector:
         self.attempt_to_delete: WorkQueue[Item] = WorkQueue(clock, self.attempt_delete, "garbagecollector")
         self.attempt_to_orphan: WorkQueue[Item] = WorkQueue(clock, self.orphan, "garbagecollector-orphan")
         for resource, informer in self.informers.items():
-            informer.add_handlers(self._handlers(resource))
+            informer.add_handlers(self._handler(resource))
 
-    def _handlers(self, resource: str) -> EventHandlers:
-        def on_add(obj: JSON) -> None:
-            refs = self.graph.add(resource, obj)
-            if refs or (obj.get("metadata") or {}).get("deletionTimestamp"):
-                self._examine(resource, None, obj, refs_changed=True)
+    def _handler(self, resource: str) -> ChangesHandler:
+        """The informer handler of `resource`: the graph follows each change and the objects
+        whose owner references moved (or that are being deleted) are examined."""
 
         def on_update(old: JSON, new: JSON) -> None:
             old_meta, new_meta = old.get("metadata"), new.get("metadata")
@@ -107,21 +105,29 @@ class GarbageCollector:
             refs = self.graph.update_refs(resource, old, new)
             self._examine(resource, old, new, refs_changed=refs is not None, refs=refs)
 
-        def on_replay(items: list[tuple[tuple[str, str], JSON]]) -> None:
-            # on_add of each, the identity from the informer's cache key (the object's key)
-            examine = self._examine
-            for obj, _ in self.graph.add_each_keyed(resource, items):
-                examine(resource, None, obj, refs_changed=True)
-
-        def on_update_many(pairs: list[tuple[JSON, JSON]]) -> None:
-            # on_update of each pair in turn; two kinds of pair not being deleted need no look:
-            # one keeping its ownerReferences object (no edge moves, nothing to examine), and
-            # an orphan taking the very list the orphan before took when none of its owners is
-            # absent (an adoption: only the edges to add)
-            graph = self.graph
+        def changed(changes: Changes) -> None:
+            graph, examine = self.graph, self._examine
+            if changes.only == "ADDED":  # a listing or a replay
+                for obj, _ in graph.add_each_keyed(resource, [(key, obj) for _, key, _, obj in changes]):
+                    examine(resource, None, obj, refs_changed=True)
+                return
+            # Two kinds of update not being deleted need no look: one keeping its
+            # ownerReferences object (no edge moves, nothing to examine), and an orphan taking the
+            # very list the orphan before took when none of its owners is absent (an adoption:
+            # only the edges to add).
             adopted: object = _NO_REFS  # the list the last orphan examined took, its owners present
             followed: list[JSON] = []
-            for old, new in pairs:
+            for kind, key, old, new in changes:
+                if kind == "ADDED":
+                    for obj, _ in graph.add_each_keyed(resource, ((key, new),)):
+                        examine(resource, None, obj, refs_changed=True)
+                    adopted = _NO_REFS
+                    continue
+                if kind == "DELETED":
+                    self._on_delete(new)
+                    adopted = _NO_REFS
+                    continue
+                assert old is not None
                 old_meta, new_meta = old.get("metadata"), new.get("metadata")
                 if (
                     type(old_meta) is dict
@@ -143,18 +149,17 @@ class GarbageCollector:
                     continue
                 on_update(old, new)
 
-        return EventHandlers(
-            on_add=on_add,
-            on_update=on_update,
-            on_delete=self._on_delete,
-            on_replay=on_replay,
-            on_update_many=on_update_many,
-        )
+        return changed
 
     def start(self) -> None:
         # Once the informers have listed (they start after the controllers): the graph rebuild
         # collects dependents whose owners never existed or went away while nobody watched.
         self.clock.call_soon(self._after_sync)
+
+    def stop(self) -> None:
+        """Cancel the queued deletions and orphanings."""
+        self.attempt_to_delete.stop()
+        self.attempt_to_orphan.stop()
 
     def _after_sync(self) -> None:
         self.synced = True

@@ -1,36 +1,34 @@
 """The node lifecycle controller (mirrors pkg/controller/nodelifecycle/node_lifecycle_controller.go).
 
 - monitorNodeHealth every nodeMonitorPeriod on a fixed grid from start(): node health from Ready
-  heartbeats and Leases, Ready/pressure → Unknown past the grace period, NodeNotReady events and
-  MarkPodsNotReady, NoExecute not-ready/unreachable decisions from the Ready condition observed
-  before the pass changed it, zone states and per-zone rate limits.
-- doNoScheduleTaintingPass (and label reconciliation) on every node add/update.
-- doNoExecuteTaintingPass on the NodeEvictionPeriod (100 ms) grid, but only scheduled at grid
-  points where some zone queue has work and its limiter would accept: skipped grid points are
-  exactly those at which a polling pass would change nothing.
+  heartbeats and Leases (tryUpdateNodeHealth), Ready/pressure → Unknown past the grace period,
+  NodeNotReady events and MarkPodsNotReady, the NoExecute not-ready/unreachable decisions from the
+  Ready condition observed before the pass changed it (processTaintBaseEviction), zone states and
+  per-zone rate limits (handleDisruption). A pass visits the nodes whose visit can change something
+  (`.monitor_work`); in reference mode it visits every node, as upstream does.
+- doNoScheduleTaintingPass (and label reconciliation) on every node add/update (`.workers`).
+- doNoExecuteTaintingPass on the NodeEvictionPeriod (100 ms) grid (`.tainting`).
 At an instant shared by a health pass and a tainting pass, the health pass runs first.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle
-from kubetaint.controllers.nodelifecycle.disruption import ZoneDisruption
 from kubetaint.controllers.nodelifecycle.health import (
     LEASES,
     NODE_LEASE_NAMESPACE,
     HealthResult,
     NodeHealthTracker,
 )
-from kubetaint.controllers.nodelifecycle.node_loop import NodeLoop
+from kubetaint.controllers.nodelifecycle.monitor_work import MonitorWork, Settled, SettledNode
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
-from kubetaint.controllers.nodelifecycle.requeue_plan import RequeuePlan
-from kubetaint.controllers.nodelifecycle.resting import QuietNode, RestingNodes
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
 from kubetaint.controllers.nodelifecycle.tainting import ZoneTainters
 from kubetaint.controllers.nodelifecycle.taints import (
@@ -45,6 +43,8 @@ from kubetaint.controllers.nodelifecycle.zones import (
     ZoneState,
     get_zone_key,
     is_excluded_from_disruption_checks,
+    zone_qps,
+    zone_state,
 )
 from kubetaint.core.conditions import (
     NOT_READY_TAINT_TEMPLATE,
@@ -52,8 +52,9 @@ from kubetaint.core.conditions import (
     get_condition,
     taint_exists,
 )
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, ChangesHandler, EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
@@ -65,12 +66,14 @@ NODE_HEALTH_UPDATE_RETRY = 5
 #: A node missing its Ready condition is retried in the tainting queue after 50 ms.
 MISSING_READY_RETRY_NS = 50_000_000
 
+ZoneConditions = dict[str, list[Mapping[str, Any] | None]]
+
 
 def _name(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
 
 
-class NodeLifecycleController(NodeLoop, ZoneDisruption):
+class NodeLifecycleController:
     """Node health, condition taints and rate-limited NoExecute tainting.
 
     `start()` starts the informers (shared ones may be passed in), the health loop and the
@@ -100,33 +103,23 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
         self.zone_states: dict[str, ZoneState] = {}
         self.tainters = ZoneTainters(clock, self.settings.node_eviction_rate, self._taint_node)
         self.nodes_to_retry: set[str] = set()
-        #: node name → what a pass that changed nothing saw.
-        self._quiet: dict[str, QuietNode] = {}
-        #: idle nodes the passes leave out until something about them changes (see .resting)
-        self.resting = RestingNodes(self.health)
-        self.resting_enabled = True
-        self.reposts_enabled = True
-        self.lazy_requeues = True
-        self._zones: dict[str, tuple[JSON, str]] = {}
-        self._last_result: HealthResult | None = None
         self.workers = NodeEventWorkers(
             store, clock, nodes=self.nodes, pods=self.pods, health=self.health, recorder=self.recorder
         )
-        self._monitor_handle: Handle | None = None
-        #: node names in name order, re-sorted only when a node is added or deleted
-        self._sorted_names: list[str] | None = None
-        self._positions: dict[str, int] = {}
-        #: the nodes the last pass visited and left awake (visited again by the next one)
-        self._awake: set[str] = set()
-        self._requeue_plan = RequeuePlan()
-        #: name → node, kept by the node informer's handlers once started (None before: the
-        #: informer is read directly), the names whose object changed since the last pass, and
-        #: whether a node was added or deleted since then
+        #: the incremental pass's bookkeeping; None: every pass visits every node (reference mode)
+        self.work: MonitorWork | None = (
+            None if reference_mode() else MonitorWork(self.health, self.settings.node_monitor_grace_period)
+        )
+        #: name → node, kept by the node informer's handlers once started; the sorted names (None:
+        #: to sort again after an addition or deletion); whether a node was added or deleted since
+        #: the last pass; the zone states present after the last pass registered its zones
         self._by_name: dict[str, JSON] | None = None
-        self._changed: set[str] = set()
-        self._membership_dirty = True
-        #: the zone states present after the last pass registered its zones
+        self._sorted_names: list[str] | None = None
+        self._membership_changed = True
         self._zones_registered: set[str] = set()
+        #: names whose Node changed since the last pass (for classifyNodes' new-zone check)
+        self._changed: set[str] = set()
+        self._monitor_handle: Handle | None = None
         self._start = 0.0
         self._monitor_k = 0
         self._running = False
@@ -156,21 +149,28 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                 on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
             )
         )
-        lease_replaced = self.resting.lease_replaced
-        self.leases.add_handlers(
-            EventHandlers(
-                on_add=lambda lease: lease_replaced(_name(lease)),
-                on_update=self.resting.lease_handler(),
-                on_update_many=self.resting.lease_group_handler(),
-                on_field_updates=self.resting.lease_field_handler(),
-                on_delete=lambda lease: lease_replaced(_name(lease)),
-            )
-        )
+        if self.work is not None:
+            self.leases.add_handlers(self._lease_handler(self.work.changed_leases))
         self.leases.start()
         self.nodes.start()
         self.pods.start()
         self._monitor_k = 0
         self._monitor_handle = self._clock.call_soon(self._monitor_tick)
+
+    @staticmethod
+    def _lease_handler(changed: dict[str, JSON | None]) -> ChangesHandler:
+        """The lease informer's handler: each changed lease by node name (None: deleted), for the
+        next pass to observe (a field write read from its compact view)."""
+
+        def leases_changed(changes: Changes) -> None:
+            group = changes.field_write
+            if group is not None:
+                changed.update(zip([name for _, name in group.keys], group.news, strict=True))
+                return
+            for kind, (_, name), _, lease in changes:
+                changed[name] = None if kind == "DELETED" else lease
+
+        return leases_changed
 
     def stop(self) -> None:
         self._running = False
@@ -183,10 +183,34 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
     def do_no_schedule_tainting_pass(self, name: str) -> None:
         self.workers.do_no_schedule_tainting_pass(name)
 
-    def _guard(self, handler: Callable[[Any], Any], arg: Any) -> None:
-        guard(handler, arg)
+    def _node_added(self, node: JSON) -> None:
+        name = _name(node)
+        if self._by_name is not None:
+            self._by_name[name] = node
+        self._node_changed(name)
+        self._membership_changed = True
+        self._sorted_names = None
 
-    # health loop ---------------------------------------------------------------------------------
+    def _node_updated(self, _old: JSON, node: JSON) -> None:
+        name = _name(node)
+        if self._by_name is not None:
+            self._by_name[name] = node
+        self._node_changed(name)
+
+    def _node_deleted(self, node: JSON) -> None:
+        name = _name(node)
+        if self._by_name is not None:
+            self._by_name.pop(name, None)
+        self._node_changed(name)
+        self._membership_changed = True
+        self._sorted_names = None
+
+    def _node_changed(self, name: str) -> None:
+        self._changed.add(name)
+        if self.work is not None:
+            self.work.changed_nodes.add(name)
+
+    # monitorNodeHealth -------------------------------------------------------------------------
 
     def _monitor_tick(self) -> None:
         self._monitor_handle = None
@@ -201,36 +225,26 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
             log.exception("Error monitoring node health")
 
     def monitor_node_health(self) -> None:
-        """One monitorNodeHealth pass over every node (in name order); resting nodes are only
-        counted in their zones (see `kubetaint.controllers.nodelifecycle.resting`)."""
-        resting = self.resting
+        """monitorNodeHealth: register and forget nodes, then visit the nodes in name order (only
+        those whose visit can change something, see `.monitor_work`), then handleDisruption."""
         now = self._clock.now()
-        resting.begin_pass(now)
-        by_name = self._by_name
-        named: list[tuple[str, JSON]] | None = None
-        if by_name is None or not self.resting_enabled or self._needs_full_classification():
-            resting.clear(before_visit=True)
-            resting.take_woken()
-            named = self._named_nodes()
-            visits = named
-            listed = [node for _, node in named]
-            start_nodes: Callable[[], list[JSON]] = lambda: listed  # noqa: E731
-        else:
-            visits = self._wake_resting(now, by_name)
-            order, snapshot = self._name_order()[0], dict(by_name)
-            start_nodes = lambda: [snapshot[name] for name in order]  # noqa: E731
-        resting_counts = resting.zone_counts()
-        added, deleted, new_zone_nodes = self._classify_nodes(named)
+        work = self.work if self._by_name is not None else None  # (before start(): no events seen)
+        if work is not None:
+            work.begin_pass(now)
+        names = self._node_names()
+        by_name = self._by_name if self._by_name is not None else self._listed(names)
+        listed = dict(by_name)  # the nodes as listed at the start of the pass
+        added, deleted, new_zone_nodes = self.classify_nodes(names, listed)
         for node in new_zone_nodes:
-            self._add_zone_for(node)
+            self.add_pod_evictor_for_new_zone(node)
         for node in added:
             name = _name(node)
             record_node_event(
                 self.recorder, node, "Normal", "RegisteredNode", f"Registered Node {name} in Controller"
             )
             self.known_nodes[name] = node
-            self._add_zone_for(node)
-            self._guard(self.mark_node_as_reachable, node)
+            self.add_pod_evictor_for_new_zone(node)
+            guard(self.mark_node_as_reachable, node)
         self._zones_registered = set(self.zone_states)
         for node in deleted:
             name = _name(node)
@@ -238,63 +252,60 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                 self.recorder, node, "Normal", "RemovingNode", f"Removing Node {name} from Controller"
             )
             self.known_nodes.pop(name, None)
-            self._zones.pop(name, None)
-            self._quiet.pop(name, None)
-        zone_conditions: dict[str, list[Mapping[str, Any] | None]] = {}
-        self._awake = self._visit(visits, zone_conditions, now, named is None)
-        self.handle_disruption(zone_conditions, start_nodes, resting_counts)
+        zone_to_node_conditions: ZoneConditions = {}
+        #: the settled nodes not visited, counted as their last visit counted them
+        elsewhere = work.zone_counts() if work is not None else None
+        if work is None:
+            for name in names:
+                self._visit(listed[name], zone_to_node_conditions, now)
+        else:
+            settled, unsettled = work.settled, work.unsettled
+            requeues: dict[str, list[tuple[str, str]]] = {}  # zone → REQUEUED nodes not re-queued yet
+            for name in work.to_visit():
+                known = settled.get(name)
+                if known is not None:  # REQUEUED: markNodeForTainting's Remove, then Add
+                    requeues.setdefault(known.zone, []).append((name, known.uid))
+                elif name in listed:
+                    self._requeue(requeues)  # (queues see their operations in name order)
+                    self._visit(listed[name], zone_to_node_conditions, now)
+                else:
+                    unsettled.discard(name)  # deleted
+            self._requeue(requeues)
+        self.handle_disruption(
+            zone_to_node_conditions,
+            lambda: [listed[n] for n in names],
+            elsewhere,
+        )
         self.tainters.arm()
 
-    def _needs_full_classification(self) -> bool:
-        """Whether classifyNodes must look at every node (see _classify_nodes)."""
-        return (
-            self._by_name is None
-            or self._membership_dirty
-            or not self._zones_registered <= self.zone_states.keys()
-        )
+    def _requeue(self, requeues: dict[str, list[tuple[str, str]]]) -> None:
+        """markNodeForTainting's Remove, then Add, of the settled REQUEUED nodes, zone by zone."""
+        if requeues:
+            now = to_nanos(self._clock.now())
+            for zone, items in requeues.items():
+                self.tainters.queue(zone).requeue_many(items, now)
+            requeues.clear()
 
-    def _node_added(self, node: JSON) -> None:
-        name = _name(node)
-        if self._by_name is not None:
-            self._by_name[name] = node
-        self._changed.add(name)
-        self._membership_dirty = True
-        self._sorted_names = None
+    def _visit(self, node: JSON, zone_to_node_conditions: ZoneConditions, now: float) -> None:
+        try:
+            self._monitor_node(node, zone_to_node_conditions, now)
+        except Exception:
+            log.exception("node lifecycle controller: failed to update the health of node %s", _name(node))
 
-    def _node_updated(self, _old: JSON, node: JSON) -> None:
-        name = _name(node)
-        if self._by_name is not None:
-            self._by_name[name] = node
-        self._changed.add(name)
-        self.resting.node_changed.add(name)
-
-    def _node_deleted(self, node: JSON) -> None:
-        # renewals seen by passes before the deletion count, the others never will be seen
-        self.resting.wake(_name(node))
-        if self._by_name is not None:
-            self._by_name.pop(_name(node), None)
-        self._membership_dirty = True
-        self._sorted_names = None
-
-    def _named_nodes(self) -> list[tuple[str, JSON]]:
-        """(name, node) for every node of the informer, in name order."""
-        by_name = self._by_name
-        if by_name is None:
-            self._sorted_names = None
-            get = self.nodes.get
-            names = sorted(_name(n) for n in self.nodes.items())
-            return [(name, node) for name in names if (node := get("", name)) is not None]
-        return [(name, by_name[name]) for name in self._name_order()[0]]
-
-    def _name_order(self) -> tuple[list[str], dict[str, int]]:
-        """The started controller's node names in name order, and each name's position."""
+    def _node_names(self) -> list[str]:
+        """The node names in name order (the informer's, read directly before start())."""
+        if self._by_name is None:
+            return sorted(_name(n) for n in self.nodes.items())
         if self._sorted_names is None:
-            self._sorted_names = sorted(self._by_name or {})
-            self._positions = {name: i for i, name in enumerate(self._sorted_names)}
-        return self._sorted_names, self._positions
+            self._sorted_names = sorted(self._by_name)
+        return self._sorted_names
 
-    def _classify_nodes(
-        self, named: list[tuple[str, JSON]] | None
+    def _listed(self, names: list[str]) -> dict[str, JSON]:
+        get = self.nodes.get
+        return {name: node for name in names if (node := get("", name)) is not None}
+
+    def classify_nodes(
+        self, names: list[str], listed: Mapping[str, JSON]
     ) -> tuple[list[JSON], list[JSON], list[JSON]]:
         """classifyNodes: (added, deleted, known nodes of a zone without state).
 
@@ -302,49 +313,34 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
         only a node whose object changed can be new or be in a zone without state."""
         known, states = self.known_nodes, self.zone_states
         changed, self._changed = self._changed, set()
-        full = self._by_name is None or self._membership_dirty or not self._zones_registered <= states.keys()
-        self._membership_dirty = False
-        if not full and self._by_name is not None:
-            current = self._by_name
-            new_zone = [
-                current[name]
-                for name in sorted(changed)
-                if name in known and name in current and self._zone_of(name, current[name]) not in states
-            ]
-            return [], [], new_zone
-        assert named is not None, "a full classification lists every node"
-        added = [n for name, n in named if name not in known]
-        new_zone = [n for name, n in named if name in known and self._zone_of(name, n) not in states]
-        deleted: list[JSON] = []
-        if len(known) + len(added) != len(named):
-            present = {name for name, _ in named}
-            deleted = [n for name, n in sorted(known.items()) if name not in present]
+        full = self._membership_changed or not self._zones_registered <= states.keys()
+        self._membership_changed = self._by_name is None
+        if not full:
+            candidates = [name for name in sorted(changed) if name in known and name in listed]
+            return [], [], [listed[n] for n in candidates if get_zone_key(listed[n]) not in states]
+        added = [listed[name] for name in names if name not in known]
+        new_zone = [listed[n] for n in names if n in known and get_zone_key(listed[n]) not in states]
+        deleted = [node for name, node in sorted(known.items()) if name not in listed]
         return added, deleted, new_zone
 
-    def _zone_of(self, name: str, node: JSON) -> str:
-        cached = self._zones.get(name)
-        if cached is not None and cached[0] is node:
-            return cached[1]
-        zone = get_zone_key(node)
-        self._zones[name] = (node, zone)
-        return zone
-
-    def _add_zone_for(self, node: Mapping[str, Any]) -> None:
+    def add_pod_evictor_for_new_zone(self, node: Mapping[str, Any]) -> None:
+        """addPodEvictorForNewZone: a new zone starts Initial with a fresh tainting queue."""
         zone = get_zone_key(node)
         if zone not in self.zone_states:
             self.zone_states[zone] = ZoneState.INITIAL
+            if zone in self.tainters.queues and self.work is not None:
+                self.work.unsettle_zone(zone)  # (a zone state dropped earlier: its queue is new)
             self.tainters.new_zone(zone)
 
-    def _full_update_node(
-        self, node: JSON, zone_conditions: dict[str, list[Mapping[str, Any] | None]]
-    ) -> None:
+    def _monitor_node(self, node: JSON, zone_to_node_conditions: ZoneConditions, now: float) -> None:
+        """The body of monitorNodeHealth's loop for one node; the node settles when its next visit
+        would change nothing (see `.monitor_work`)."""
         name = _name(node)
-        self._last_result = None
         result = None
         current_node: JSON = node
         for _ in range(NODE_HEALTH_UPDATE_RETRY):
             try:
-                result = self.health.try_update(current_node)
+                result = self.try_update_node_health(current_node)
                 break
             except StatusError:
                 try:
@@ -357,10 +353,9 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                 "Update health of Node %s from Controller error, Skipping - no pods will be evicted", name
             )
             return
-        self._last_result = result
         updated = result.node
         if not is_excluded_from_disruption_checks(updated):
-            zone_conditions.setdefault(get_zone_key(updated), []).append(result.current_ready)
+            zone_to_node_conditions.setdefault(get_zone_key(updated), []).append(result.current_ready)
         current, observed = result.current_ready, result.observed_ready
         if current is not None:
             self.process_taint_base_eviction(updated, observed)
@@ -381,6 +376,51 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                     self.nodes_to_retry.add(name)
                     return
         self.nodes_to_retry.discard(name)
+        if self.work is not None and self._by_name is not None:
+            settled = self._settles_as(name, result, now)
+            if settled is not None:
+                self.work.settle(name, settled)
+
+    def _settles_as(self, name: str, result: HealthResult, now: float) -> SettledNode | None:
+        """How a node visited now settles: its visit changed nothing, and the next one changes
+        nothing but its zone count (and re-queues a REQUEUED node) while its Node object stays,
+        its grace period lasts and its lease is not renewed (see `.monitor_work`)."""
+        current = result.current_ready
+        if result.wrote or current is None or result.observed_ready != current:
+            return None
+        lease = self.leases.get(NODE_LEASE_NAMESPACE, name)
+        if self.health.would_observe(name, lease):
+            return None  # the next pass takes this lease as renewed
+        node = result.node
+        taints = (node.get("spec") or {}).get("taints") or []
+        unreachable = taint_exists(taints, UNREACHABLE_TAINT_TEMPLATE)
+        not_ready = taint_exists(taints, NOT_READY_TAINT_TEMPLATE)
+        status = current.get("status")
+        zone = get_zone_key(node)
+        queue = self.tainters.queues.get(zone)
+        queued = queue is not None and name in queue.queue.values
+        if status == "True":
+            if unreachable or not_ready or queued:
+                return None
+            kind = Settled.READY
+        elif status == "False" and not unreachable:
+            kind = Settled.TAINTED if not_ready and queued else Settled.REQUEUED
+        elif status == "Unknown" and not not_ready:
+            kind = Settled.TAINTED if unreachable and queued else Settled.REQUEUED
+        else:
+            return None
+        deadline = math.inf
+        if status != "Unknown":
+            health = self.health.get(name)
+            if health is None:
+                return None
+            deadline = health.probe_timestamp + self.settings.node_monitor_grace_period
+        uid = str((node.get("metadata") or {}).get("uid") or "")
+        return SettledNode(kind, zone, not is_excluded_from_disruption_checks(node), uid, deadline)
+
+    def try_update_node_health(self, node: Mapping[str, Any]) -> HealthResult:
+        """tryUpdateNodeHealth (see `.health`); raises StatusError when the status write fails."""
+        return self.health.try_update_node_health(node)
 
     def process_taint_base_eviction(self, node: JSON, observed: Mapping[str, Any]) -> None:
         """Queue (or immediately swap) the NoExecute taint the observed Ready status calls for."""
@@ -393,7 +433,7 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                 ):
                     log.error("Failed to instantly swap UnreachableTaint to NotReadyTaint")
             else:
-                self._mark_node_for_tainting(node, "False")
+                self.mark_node_for_tainting(node, "False")
         elif status == "Unknown":
             if taint_exists(taints, NOT_READY_TAINT_TEMPLATE):
                 if not swap_node_controller_taint(
@@ -401,27 +441,23 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
                 ):
                     log.error("Failed to instantly swap NotReadyTaint to UnreachableTaint")
             else:
-                self._mark_node_for_tainting(node, "Unknown")
+                self.mark_node_for_tainting(node, "Unknown")
         elif status == "True":
             self.mark_node_as_reachable(node)
 
-    def _tainter(self, node: Mapping[str, Any]) -> RateLimitedTimedQueue:
-        return self.tainters.queue(get_zone_key(node))
-
-    def _mark_node_for_tainting(
-        self, node: Mapping[str, Any], status: str, name: str | None = None, zone: str | None = None
-    ) -> bool:
-        queue = self.tainters.queue(get_zone_key(node) if zone is None else zone)
+    def mark_node_for_tainting(self, node: Mapping[str, Any], status: str) -> bool:
+        """markNodeForTainting: a node without the taint its status calls for is removed from its
+        zone queue first (so it is queued again at now); then Add."""
+        queue = self.tainters.queue(get_zone_key(node))
         taints = (node.get("spec") or {}).get("taints") or []
-        name = _name(node) if name is None else name
         wanted = NOT_READY_TAINT_TEMPLATE if status == "False" else UNREACHABLE_TAINT_TEMPLATE
         uid = str((node.get("metadata") or {}).get("uid") or "")
         if not taint_exists(taints, wanted):
-            return queue.requeue(name, uid, to_nanos(self._clock.now()))  # Remove, then Add
-        return queue.add(name, uid, to_nanos(self._clock.now()))
+            return queue.requeue(_name(node), uid, to_nanos(self._clock.now()))  # Remove, then Add
+        return queue.add(_name(node), uid, to_nanos(self._clock.now()))
 
     def mark_node_as_reachable(self, node: Mapping[str, Any]) -> bool:
-        """Remove both NoExecute taints and forget the node in its zone queue."""
+        """markNodeAsReachable: remove both NoExecute taints and forget the node in its zone queue."""
         name = _name(node)
         try:
             remove_taint_off_node(self._store, name, node, [UNREACHABLE_TAINT_TEMPLATE])
@@ -429,9 +465,93 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
         except StatusError as err:
             log.error("Failed to remove taints from node %s: %s", name, err.message)
             return False
-        return self._tainter(node).remove(name)
+        return self.tainters.queue(get_zone_key(node)).remove(name)
 
-    # NoExecute tainting ------------------------------------------------------------------------
+    # handleDisruption ----------------------------------------------------------------------------
+
+    def _unsettle_all(self) -> None:
+        """Every node is visited again from the next pass (their taints, queues or probe times
+        change for all of them)."""
+        if self.work is not None:
+            self.work.unsettle_all()
+
+    def handle_disruption(
+        self,
+        zone_to_node_conditions: Mapping[str, list[Mapping[str, Any] | None]],
+        nodes: Callable[[], list[JSON]],
+        elsewhere: Mapping[str, tuple[int, int]] | None = None,
+    ) -> None:
+        """handleDisruption: zone states and limiters; the all-zones-fully-disrupted stop and its
+        exit. `nodes` gives the nodes listed at the start of the pass (only asked for on entering or
+        leaving full disruption); `elsewhere` counts, per zone, the (Ready, all) nodes not visited."""
+        threshold = self.settings.unhealthy_zone_threshold
+        sizes: dict[str, tuple[int, int]] = {}  # zone -> (ready, all)
+        for zone, conditions in zone_to_node_conditions.items():
+            ready = sum(1 for c in conditions if c is not None and c.get("status") == "True")
+            sizes[zone] = (ready, len(conditions))
+        for zone, (ready_there, size_there) in (elsewhere or {}).items():
+            ready, size = sizes.get(zone, (0, 0))
+            sizes[zone] = (ready + ready_there, size + size_there)
+        new_states: dict[str, ZoneState] = {}
+        all_are_full = True
+        for zone in sorted(sizes):
+            ready, size = sizes[zone]
+            _, state = zone_state(ready, size - ready, threshold)
+            if state != ZoneState.FULL_DISRUPTION:
+                all_are_full = False
+            new_states[zone] = state
+            self.zone_states.setdefault(zone, ZoneState.INITIAL)
+        all_were_full = True
+        for zone in sorted(self.zone_states):
+            if zone not in sizes:
+                del self.zone_states[zone]
+                continue
+            if self.zone_states[zone] != ZoneState.FULL_DISRUPTION:
+                all_were_full = False
+                break
+        if all_are_full and all_were_full:
+            return
+        if all_are_full:
+            log.info("Controller detected that all Nodes are not-Ready. Entering master disruption mode")
+            self._unsettle_all()
+            for node in nodes():
+                guard(self.mark_node_as_reachable, node)
+            for zone in self.zone_states:
+                self.tainters.swap_limiter(zone, 0)
+            for zone in self.zone_states:
+                self.zone_states[zone] = ZoneState.FULL_DISRUPTION
+            return
+        if all_were_full:
+            log.info("Controller detected that some Nodes are Ready. Exiting master disruption mode")
+            self._unsettle_all()
+            self.health.reset_probes([_name(n) for n in nodes()], self._clock.now())
+            for zone in sorted(self.zone_states):
+                self.set_limiter_in_zone(zone, sizes.get(zone, (0, 0))[1], new_states.get(zone))
+                self.zone_states[zone] = new_states.get(zone, ZoneState.INITIAL)
+            return
+        for zone in sorted(self.zone_states):
+            state = new_states.get(zone, ZoneState.INITIAL)
+            if self.zone_states[zone] == state:
+                continue
+            log.info("Controller detected that zone %r is now in state %s", zone, state)
+            self.set_limiter_in_zone(zone, sizes.get(zone, (0, 0))[1], state)
+            self.zone_states[zone] = state
+
+    def set_limiter_in_zone(self, zone: str, size: int, state: ZoneState | None) -> None:
+        """setLimiterInZone: the zone's tainting rate for its new state."""
+        if state is None:
+            return
+        qps = zone_qps(
+            state,
+            size,
+            self.settings.node_eviction_rate,
+            self.settings.secondary_node_eviction_rate,
+            self.settings.large_cluster_size_threshold,
+        )
+        if qps is not None:
+            self.tainters.swap_limiter(zone, qps)
+
+    # doNoExecuteTaintingPass ---------------------------------------------------------------------
 
     @property
     def zone_tainters(self) -> dict[str, RateLimitedTimedQueue]:
@@ -441,6 +561,8 @@ class NodeLifecycleController(NodeLoop, ZoneDisruption):
         self.tainters.run_pass()
 
     def _taint_node(self, value: TimedValue) -> tuple[bool, int]:
+        """doNoExecuteTaintingPass's action for one queued node: swap in the taint its Ready
+        condition calls for."""
         node = self.nodes.get("", value.value)
         if node is None:
             log.info("Node %s no longer present in nodeLister", value.value)

@@ -103,7 +103,7 @@ class NodeHealthTracker:
                 health.probe_timestamp = now
                 health.ready_transition_timestamp = now
 
-    def try_update(self, node: Mapping[str, Any]) -> HealthResult:
+    def try_update_node_health(self, node: Mapping[str, Any]) -> HealthResult:
         """tryUpdateNodeHealth on a copy of `node`; raises StatusError when the status write fails."""
         now = self._clock.now()
         meta = node.get("metadata") or {}
@@ -153,40 +153,23 @@ class NodeHealthTracker:
                 return HealthResult(copy, grace, observed, current, wrote=True)
         return HealthResult(copy, grace, observed, current)
 
-    def try_update_reposted(
-        self, name: str, status: object, lease: Mapping[str, Any] | None, now: float
-    ) -> Mapping[str, Any] | None:
-        """try_update of a node whose Ready condition stays True under a new lastHeartbeatTime (a
-        kubelet's status post), given its `status` and current `lease`: the health record is
-        refreshed (probe time `now`, a new record that starts without a saved lease, which takes
-        `lease` when that counts as renewed) and nothing is written, as the probe time is `now`.
-        The node's current Ready condition; None (nothing done) for any other node."""
-        health = self.healths.get(name)
-        if health is None or type(status) is not dict or now > now + self._settings.node_monitor_grace_period:
-            return None
-        current = get_status_condition(status, "Ready")
-        if current is None or current.get("status") != "True":
-            return None
-        saved = get_status_condition(health.status, "Ready")
-        if saved is None or saved.get("lastHeartbeatTime") == current.get("lastHeartbeatTime"):
-            return None
-        # _observe_status's new heartbeat, then the lease step against the lease saved before
-        transition = health.ready_transition_timestamp
-        if saved.get("lastTransitionTime") != current.get("lastTransitionTime"):
-            transition = now
-        fresh = NodeHealth(now, transition, dict(status))
-        saved_lease = health.lease
-        if lease is not None and (
-            saved_lease is None or renewed_after(renew_text(lease), renew_text(saved_lease))
-        ):
-            fresh.lease = lease
-        self.healths[name] = fresh
-        return current
-
-    def observe_lease(self, name: str, lease: Mapping[str, Any] | None, now: float) -> None:
-        """The lease step of try_update alone (for a node whose object did not change)."""
-        if self.would_observe(name, lease):
-            health = self.healths[name]
+    def observe_leases(self, leases: Mapping[str, Mapping[str, Any] | None], now: float) -> None:
+        """The lease step of try_update_node_health alone, for nodes whose object did not change,
+        given their current leases by node name (many at each pass: inlined, and a group of leases
+        renewed together compares its renewTimes once)."""
+        healths = self.healths
+        last: tuple[object, object, bool] = (None, None, False)
+        for name, lease in leases.items():
+            health = healths.get(name)
+            if health is None or lease is None:
+                continue
+            saved = health.lease
+            if saved is not None:
+                newer, older = renew_text(lease), renew_text(saved)
+                if newer != last[0] or older != last[1]:
+                    last = (newer, older, renewed_after(newer, older))
+                if not last[2]:
+                    continue
             health.lease = lease
             health.probe_timestamp = now
 
@@ -199,19 +182,6 @@ class NodeHealthTracker:
         if health.lease is None:
             return True
         return renewed_after(renew_text(lease), renew_text(health.lease))
-
-    def keeps_lease(self, name: str, has_lease: bool) -> bool:
-        """Whether an unchanged lease will not count as renewed (the saved one is there)."""
-        health = self.healths.get(name)
-        return health is not None and (not has_lease or health.lease is not None)
-
-    def still_quiet(self, name: str, has_lease: bool, now: float) -> bool:
-        """Whether try_update on an unchanged node and lease would change nothing: the saved lease
-        is there (see the quirk above) and the grace period has not run out."""
-        health = self.healths.get(name)
-        if health is None or (has_lease and health.lease is None):
-            return False
-        return now <= health.probe_timestamp + self._settings.node_monitor_grace_period
 
     def _observe_status(
         self,

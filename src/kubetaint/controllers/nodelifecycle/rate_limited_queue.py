@@ -19,6 +19,7 @@ from kubetaint.controllers.nodelifecycle.rate_limiter import (
     float32,
 )
 from kubetaint.controllers.nodelifecycle.requeue_log import POP, RequeueLog
+from kubetaint.speed.reference import reference_mode
 
 #: NodeEvictionPeriod: how often doNoExecuteTaintingPass runs (seconds).
 NODE_EVICTION_PERIOD = 0.1
@@ -42,13 +43,16 @@ class UniqueQueue:
     """A heap of TimedValues by process_at plus the set of values ever added and not removed.
 
     Whole passes of re-queues and the pops of their heads are logged rather than applied while
-    nothing needs the heap itself (see `.requeue_log`); `lazy=False` applies everything at once."""
+    nothing needs the heap itself (see `.requeue_log`); `lazy=False` (the default in reference
+    mode) applies everything at once."""
 
-    def __init__(self, lazy: bool = True) -> None:
+    def __init__(self, lazy: bool | None = None) -> None:
         self._heap: list[TimedValue] = []
         self.values: set[str] = set()
         #: value → its position in the heap (kept current by every swap).
         self._slots: dict[str, int] = {}
+        if lazy is None:
+            lazy = not reference_mode()
         self._log: RequeueLog | None = RequeueLog() if lazy else None
 
     @property

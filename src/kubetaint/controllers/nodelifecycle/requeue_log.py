@@ -1,4 +1,8 @@
-"""The re-queues and head pops a zone's tainting queue has not applied to its heap yet, and what
+"""Speeds up a zone outage's re-queues (markNodeForTainting's Remove, then Add, of every untainted
+not-Ready node at every pass) by logging them instead of moving the heap; off in reference mode
+(`KUBETAINT_REFERENCE=1`) or with `UniqueQueue(lazy=False)`.
+
+The re-queues and head pops a zone's tainting queue has not applied to its heap yet, and what
 its head is meanwhile (bookkeeping for the UniqueQueue of
 pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go; no upstream counterpart).
 

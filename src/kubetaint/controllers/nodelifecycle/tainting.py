@@ -5,7 +5,8 @@ Upstream runs the pass every NodeEvictionPeriod (100 ms) from the controller's s
 pass is only scheduled at the first grid point where some zone queue has work and its limiter
 would accept: at every skipped grid point a polling pass would change nothing (a refused
 TryAccept leaves the bucket untouched, an empty queue is not even tried). A pass never runs twice
-at one grid point, so the results are those of polling.
+at one grid point, so the results are those of polling. This holds in reference mode too: a pass
+scheduled a grid step ahead would run before the other callbacks of its instant, not after them.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ class ZoneTainters:
         self.last_pass_k = -1
         #: Called after each pass (the controller re-arms or records); optional.
         self.after_pass: Callable[[], None] | None = None
-        #: Called with the zone before its queue is handed out (a node loop's lazy re-queues).
-        self.before_use: Callable[[str], None] | None = None
 
     def start(self) -> None:
         self.start_us = round(self._clock.now() * 1_000_000)
@@ -58,8 +57,6 @@ class ZoneTainters:
         self.queues[zone] = RateLimitedTimedQueue(self._qps)
 
     def queue(self, zone: str) -> RateLimitedTimedQueue:
-        if self.before_use is not None:
-            self.before_use(zone)
         if zone not in self.queues:
             self.new_zone(zone)
         return self.queues[zone]

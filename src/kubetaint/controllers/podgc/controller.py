@@ -12,14 +12,13 @@ every pod or every node.
 from __future__ import annotations
 
 import logging
-from operator import itemgetter
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.clock.base import Clock, format_time
+from kubetaint.clock.base import Clock, Handle, format_time
 from kubetaint.controllers.replicaset import podutil
-from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import Store, object_key
+from kubetaint.store.informer import Changes, Informer
+from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -35,7 +34,6 @@ ORPHAN_CONDITION = {
     "message": "PodGC: node no longer exists",
 }
 log = logging.getLogger(__name__)
-_first = itemgetter(0)
 #: The phases podutil.is_terminal tells (inlined in a replay).
 _TERMINAL = ("Succeeded", "Failed")
 
@@ -69,6 +67,7 @@ class PodGCController:
         self.threshold = terminated_pod_threshold
         self.period = gc_check_period
         self.quarantine = quarantine_time
+        self._next_tick: Handle | None = None
         self._terminated: set[Key] = set()
         self._terminating: set[Key] = set()
         self._by_node: dict[str, set[Key]] = {}
@@ -77,28 +76,24 @@ class PodGCController:
         #: the nodes of `_by_node` the node informer has not cached (its key of a node: ("", name)),
         #: kept by both sides' changes so that a pass need not look at every indexed node
         self._unlisted: set[str] = set()
-        self.pods.add_handlers(
-            EventHandlers(
-                on_add=self._add,
-                on_update=self._reindex,
-                on_delete=self._unindex,
-                on_replay=self._replay,
-                on_update_many=self._reindex_many,
-            )
-        )
-        self.nodes.add_handlers(
-            EventHandlers(
-                on_add=self._node_listed, on_delete=self._node_unlisted, on_replay=self._nodes_listed
-            )
-        )
+        self.pods.add_handlers(self._pods_changed)
+        self.nodes.add_handlers(self._nodes_changed)
 
     def start(self) -> None:
         for informer in self._own:
             informer.start()
-        self.clock.call_later(self.period, self._tick)
+        self._next_tick = self.clock.call_later(self.period, self._tick)
+
+    def stop(self) -> None:
+        """Stop the informers this controller started and its periodic pass."""
+        for informer in self._own:
+            informer.stop()
+        if self._next_tick is not None:
+            self._next_tick.cancel()
+            self._next_tick = None
 
     def _tick(self) -> None:
-        self.clock.call_later(self.period, self._tick)
+        self._next_tick = self.clock.call_later(self.period, self._tick)
         try:
             self.gc()
         except Exception:  # one bad object must not stop the collector
@@ -106,21 +101,47 @@ class PodGCController:
 
     # indexes -------------------------------------------------------------------------------------
 
-    def _node_listed(self, node: JSON) -> None:
-        namespace, name = object_key(node)
-        if not namespace:
-            self._unlisted.discard(name)
+    def _nodes_changed(self, changes: Changes) -> None:
+        """The node informer's handler: `_unlisted` follows which indexed nodes it caches (its
+        key of a node: ("", name))."""
+        unlisted, only = self._unlisted, changes.only
+        if only == "MODIFIED" or (only == "ADDED" and not unlisted):
+            return  # nothing to note (an update keeps the key) or to take out
+        for kind, (namespace, name), _, _ in changes:
+            if namespace:
+                continue
+            if kind == "ADDED":
+                unlisted.discard(name)
+            elif kind == "DELETED" and name in self._by_node:
+                unlisted.add(name)
 
-    def _nodes_listed(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_node_listed` of each replayed node (by its cache key, its object_key)."""
-        unlisted = self._unlisted
-        if unlisted:
-            unlisted.difference_update([name for namespace, name in map(_first, items) if not namespace])
-
-    def _node_unlisted(self, node: JSON) -> None:
-        namespace, name = object_key(node)
-        if not namespace and name in self._by_node:
-            self._unlisted.add(name)
+    def _pods_changed(self, changes: Changes) -> None:
+        """The pod informer's handler: each change into the indexes. The indexes hold what
+        `_record` made of the last object told for each key, so an update keeping the spec and
+        status objects (read-only: the same nodeName and phase), its deletionTimestamp and its key
+        (an owner or label change: an adoption) needs nothing."""
+        if changes.only == "ADDED" and not self._node_of and not self._terminated and not self._terminating:
+            self._record_fresh(changes)  # the listing at start
+            return
+        for kind, _, old, pod in changes:
+            if kind == "MODIFIED":
+                assert old is not None
+                old_meta, new_meta = old.get("metadata"), pod.get("metadata")
+                if (
+                    old.get("spec") is pod.get("spec")
+                    and old.get("status") is pod.get("status")
+                    and type(old_meta) is dict
+                    and type(new_meta) is dict
+                    and old_meta.get("deletionTimestamp") is new_meta.get("deletionTimestamp")
+                    and old_meta.get("name") is new_meta.get("name")
+                    and old_meta.get("namespace") is new_meta.get("namespace")
+                ):
+                    continue
+                self._reindex(old, pod)
+            elif kind == "ADDED":
+                self._add(pod)
+            else:
+                self._unindex(pod)
 
     def _new_node_entry(self, node: str) -> set[Key]:
         """`_by_node`'s new (empty) entry for `node`, noted in `_unlisted` when not cached."""
@@ -151,33 +172,16 @@ class PodGCController:
             self._unindex(pod)
         self._record(key, pod)
 
-    def _replay(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand. With
-        nothing indexed yet (the replay at start), there is nothing to unindex first: the
-        informer's keys are distinct, so no replayed pod finds an earlier one's entries."""
-        node_of, terminated, terminating, record = (
-            self._node_of,
-            self._terminated,
-            self._terminating,
-            self._record,
-        )
-        if not node_of and not terminated and not terminating:
-            self._record_fresh(items)
-            return
-        for key, pod in items:
-            if key in node_of or key in terminated or key in terminating:
-                self._unindex(pod)
-            record(key, pod)
-
-    def _record_fresh(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_record` of each replayed (key, pod), inlined (the replay into empty indexes)."""
+    def _record_fresh(self, changes: Changes) -> None:
+        """`_record` of each added (key, pod), inlined: into empty indexes, the informer's keys
+        being distinct, no pod finds an earlier one's entries to unindex."""
         terminated, terminating, node_of, by_node = (
             self._terminated,
             self._terminating,
             self._node_of,
             self._by_node,
         )
-        for key, pod in items:
+        for _, key, _, pod in changes:
             if (pod.get("status") or {}).get("phase") in _TERMINAL:  # podutil.is_terminal
                 terminated.add(key)
             if (pod.get("metadata") or {}).get("deletionTimestamp"):
@@ -218,27 +222,6 @@ class PodGCController:
         ):
             return  # _node_of[key] == node implies key in _by_node[node]: both change together
         self._index(new)
-
-    def _reindex_many(self, pairs: list[tuple[JSON, JSON]]) -> None:
-        """`_reindex` of each (old, new) pair in turn (an informer's update group). The indexes
-        hold what `_record` made of the last object told for each key, so a new pod keeping old's
-        spec and status objects (read-only: the same nodeName and phase), its deletionTimestamp
-        and its key (an owner or label change: an adoption) finds them as `_reindex` wants them:
-        nothing to do."""
-        reindex = self._reindex
-        for old, new in pairs:
-            old_meta, new_meta = old.get("metadata"), new.get("metadata")
-            if (
-                old.get("spec") is new.get("spec")
-                and old.get("status") is new.get("status")
-                and type(old_meta) is dict
-                and type(new_meta) is dict
-                and old_meta.get("deletionTimestamp") is new_meta.get("deletionTimestamp")
-                and old_meta.get("name") is new_meta.get("name")
-                and old_meta.get("namespace") is new_meta.get("namespace")
-            ):
-                continue
-            reindex(old, new)
 
     def _pods(self, keys: set[Key]) -> list[JSON]:
         result = []

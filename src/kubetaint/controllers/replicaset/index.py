@@ -20,7 +20,7 @@ from typing import Any
 
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.controllers.replicaset.podutil import controller_ref_of, key_of
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, Informer
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -58,15 +58,19 @@ class PodOwnerIndex:
         # key -> the owner UID it is indexed under, or None for an orphan (with its labels)
         self._owner_of: dict[Key, str | None] = {}
         self._labels_of: dict[Key, tuple[LabelKey, ...]] = {}
-        informer.add_handlers(
-            EventHandlers(
-                on_add=self._add,
-                on_update=self._update,
-                on_delete=self._delete,
-                on_replay=self._replay,
-                on_update_many=self._update_many,
-            )
-        )
+        informer.add_handlers(self._changed)
+
+    def _changed(self, changes: Changes) -> None:
+        """The pod informer's handler: each run of adds, updates or deletes indexed in turn."""
+        only = changes.only
+        for kind, run in ((only, changes),) if only is not None else changes.runs():
+            if kind == "ADDED":
+                self._replay([(key, pod) for _, key, _, pod in run])
+            elif kind == "MODIFIED":
+                self._update_many([(old, new) for _, _, old, new in run])  # type: ignore[misc]
+            else:
+                for _, _, _, pod in run:
+                    self._delete(pod)
 
     def _bump(self, owner: str) -> None:
         self._versions[owner] = self._versions.get(owner, 0) + 1
@@ -127,7 +131,7 @@ class PodOwnerIndex:
         self._on_change(None, pod)
 
     def _replay(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_add` of each replayed pod, with the informer's cache key (its key_of) at hand (the
+        """`_add` of each added pod, with the informer's cache key (its key_of) at hand (the
         changes told at once with `on_adds`)."""
         owner_of, on_change, on_adds = self._owner_of, self._on_change, self._on_adds
         if not owner_of and on_adds is not None:
@@ -233,8 +237,8 @@ class PodOwnerIndex:
         """`_update` of each pair in turn. With `on_changes`, every pod is indexed first and the
         changes are told at once (the same calls: the callbacks never read the index).
 
-        A group of pods taking one owner reference list (an adoption: a ReplicaSet's
-        `update_each`) finds the controller reference once for the list: `_index` would find
+        A group of pods taking one owner reference list (an adoption: a ReplicaSet's one
+        commit of updates) finds the controller reference once for the list: `_index` would find
         the same in each pod's (read-only) copy of it."""
         on_changes = self._on_changes
         if on_changes is None:

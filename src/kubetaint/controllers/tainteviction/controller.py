@@ -28,6 +28,7 @@ from kubetaint.core.eviction import (
     node_update_needs_processing,
     pod_update_needs_processing,
 )
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
@@ -81,8 +82,6 @@ class TaintEvictionController:
         self._pod_updates: OrderedDict[PodItem, None] = OrderedDict()
         self._worker: Handle | None = None
         self._running = False
-        #: (an attribute so that tests may compare with listing the pods every time)
-        self.skip_needless_listing = True
 
     # lifecycle -----------------------------------------------------------------------------
 
@@ -96,7 +95,6 @@ class TaintEvictionController:
                 on_add=lambda pod: self.pod_updated(None, pod),
                 on_update=self.pod_updated,
                 on_delete=lambda pod: self.pod_updated(pod, None),
-                on_replay=self._pods_replayed,
             )
         )
         self.nodes.add_handlers(
@@ -133,14 +131,6 @@ class TaintEvictionController:
         item = (str(meta.get("namespace") or ""), str(meta.get("name") or ""), _node_name(pod))
         self._pod_updates[item] = None
         self._wake()
-
-    def _pods_replayed(self, items: list[tuple[tuple[str, str], JSON]]) -> None:
-        """pod_updated(None, pod) of each replayed pod, its (namespace, name) the cache key."""
-        for key, pod in items:
-            if not self._running or not pod_update_needs_processing(None, pod):
-                continue
-            self._pod_updates[(key[0], key[1], _node_name(pod))] = None
-            self._wake()
 
     def node_updated(self, old: JSON | None, new: JSON | None) -> None:
         """NodeUpdated: queue the node name when its NoExecute taints changed."""
@@ -190,7 +180,7 @@ class TaintEvictionController:
             self.tainted_nodes[node_name] = taints
         else:
             self.tainted_nodes.pop(node_name, None)
-            if self.skip_needless_listing and not self.queue.workers:
+            if not self.queue.workers and not reference_mode():
                 return  # each pod's cancellation would find no work: listing them changes nothing
         pods = self._pods_on_node(node_name)
         if not pods:
