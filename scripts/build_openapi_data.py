@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""Build src/kubetaint/api/openapi_data/schemas-v1.32.json.gz: the OpenAPI v3
+"""Build src/kubetaint/api/openapi_data/schemas-v1.35.json.gz: the OpenAPI v3
 `components.schemas` of the kinds the API server serves (and everything they reference), in the
-shape of kubernetes/kubernetes api/openapi-spec/v3/*.json for v1.32.
+shape of kubernetes/kubernetes api/openapi-spec/v3/*.json for the release kubetaint follows
+(kubetaint.api.version: v1.35). The repository keeps the generated file; this script documents
+how it is made and remakes it.
 
-Source: upstream's v1.32 definitions as the PyPI package `kubernetes-validate` ships them
-(Apache-2.0; its `_definitions.json` is upstream's swagger definitions turned into JSON Schema):
+Source: upstream's v1.35 definitions as the PyPI package `kubernetes-validate` ships them
+(Apache-2.0; its `_definitions.json` is upstream's swagger definitions turned into JSON Schema;
+the wheel of version 1.35.0 carries every release from 1.25 to 1.35):
 
-    pip download --no-deps -d /tmp/kv kubernetes-validate==1.37.0
-    python scripts/build_openapi_data.py /tmp/kv/kubernetes_validate-1.37.0-py3-none-any.whl
+    pip download --no-deps -d /tmp/kv kubernetes-validate==1.35.0
+    python scripts/build_openapi_data.py /tmp/kv/kubernetes_validate-1.35.0-py3-none-any.whl
+
+The release, the wheel member and the output name all follow MINOR below, which must be
+kubetaint.api.version's (the script checks it).
 
 The conversion undoes what that packaging changed, so the result reads as upstream's v3 documents:
 - `#/$defs/X` references become `#/components/schemas/X`; a reference with sibling keywords
@@ -32,8 +38,11 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-MEMBER = "kubernetes_validate/kubernetes-json-schema/v1.32.0-local/_definitions.json"
-OUT = Path(__file__).resolve().parents[1] / "src/kubetaint/api/openapi_data/schemas-v1.32.json.gz"
+MINOR = "35"
+MEMBER = f"kubernetes_validate/kubernetes-json-schema/v1.{MINOR}.0-local/_definitions.json"
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / f"src/kubetaint/api/openapi_data/schemas-v1.{MINOR}.json.gz"
+VERSION_MODULE = ROOT / "src/kubetaint/api/version.py"
 PREFIX = "#/components/schemas/"
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
@@ -105,9 +114,10 @@ ENUM_OVERLAY: dict[tuple[str, str], tuple[list[str], str]] = {
         ["NoExecute", "NoSchedule", "PreferNoSchedule"],
         _TAINT_EFFECTS,
     ),
+    # v1.35 adds Lt and Gt (TaintTolerationComparisonOperators, alpha) to the enum's constants
     ("io.k8s.api.core.v1.Toleration", "operator"): (
-        ["Equal", "Exists"],
-        '\n\nPossible enum values:\n - `"Equal"`\n - `"Exists"`',
+        ["Equal", "Exists", "Gt", "Lt"],
+        '\n\nPossible enum values:\n - `"Equal"`\n - `"Exists"`\n - `"Gt"`\n - `"Lt"`',
     ),
 }
 
@@ -204,6 +214,10 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__)
         return 2
+    followed = VERSION_MODULE.read_text()
+    if f'MINOR = "{MINOR}"' not in followed:
+        print(f"{VERSION_MODULE} does not follow v1.{MINOR}: change MINOR here to its MINOR")
+        return 1
     defs = load_definitions(Path(argv[1]))
     # The packaged Quantity lost its description; scripts/quantity.txt is upstream's (v3 documents).
     quantity = defs[QUANTITY].get("description") or Path(__file__).with_name("quantity.txt").read_text()

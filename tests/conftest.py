@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kubetaint.speed.memo import clear_all
-from kubetaint.speed.reference import REFERENCE_ENV
+from kubetaint.speed.reference import REFERENCE_ENV, reference_mode
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 os.environ["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [os.environ.get("PYTHONPATH", "")])])
@@ -17,8 +17,12 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [os.environ.
 
 @pytest.fixture
 def default_mode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The speed shortcuts on, whatever KUBETAINT_REFERENCE says: for a test of a shortcut's own
-    workings (what a memo holds, which fast path ran). Memos are emptied before and after."""
+    """The speed shortcuts on: for a test of a shortcut's own workings (what a memo holds, which
+    path ran, a shortcut against the general path). Such a test runs in the default mode only:
+    the reference pass (KUBETAINT_REFERENCE=1) skips it, as it would run the very same. Memos are
+    emptied before and after."""
+    if reference_mode():
+        pytest.skip("a shortcut's own workings: tested in the default mode")
     monkeypatch.delenv(REFERENCE_ENV, raising=False)
     clear_all()
     yield

@@ -14,4 +14,4 @@ def test_cli_version() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "kubetaint", "--version"], capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == f"kubetaint, version {kubetaint.__version__}"
+    assert out.stdout.strip() == f"kubetaint {kubetaint.__version__} (Kubernetes v1.35.0)"

@@ -44,6 +44,7 @@ ALL_TOLERATION_PLUGINS = AdmissionSettings(
 
 def test_the_default_set_is_a_default_kube_apiservers() -> None:
     assert AdmissionChain().plugin_names == [
+        "NamespaceLifecycle",
         "TaintNodesByCondition",
         "Priority",
         "DefaultTolerationSeconds",
@@ -53,6 +54,7 @@ def test_the_default_set_is_a_default_kube_apiservers() -> None:
 
 def test_enabled_plugins_run_in_upstream_order() -> None:
     assert AdmissionChain(ALL_TOLERATION_PLUGINS).plugin_names == [
+        "NamespaceLifecycle",
         "TaintNodesByCondition",
         "Priority",
         "DefaultTolerationSeconds",
@@ -188,7 +190,8 @@ def test_a_lookup_given_per_call_overrides_the_chains() -> None:
 
 def test_disabled_plugins_do_not_run() -> None:
     chain = AdmissionChain(
-        AdmissionSettings(disable_admission_plugins=["DefaultTolerationSeconds", "Priority"])
+        AdmissionSettings(disable_admission_plugins=["DefaultTolerationSeconds", "Priority"]),
+        lookup(namespace()),
     )
     admitted = chain.admit(pod_create(pod()))
     assert admitted is not None

@@ -35,6 +35,7 @@ def test_upstream_plugins_kubetaint_does_not_implement_are_accepted_and_ignored(
         AdmissionSettings(enable_admission_plugins=["AlwaysPullImages", "PodNodeSelector"])
     )
     assert chain.plugin_names == [
+        "NamespaceLifecycle",
         "TaintNodesByCondition",
         "Priority",
         "DefaultTolerationSeconds",

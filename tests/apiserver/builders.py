@@ -44,7 +44,7 @@ def node(
             "containerRuntimeVersion": "containerd://1.7.0",
             "kernelVersion": "6.1.0",
             "kubeProxyVersion": "",
-            "kubeletVersion": "v1.32.0",
+            "kubeletVersion": "v1.35.0",
             "machineID": "",
             "operatingSystem": "linux",
             "osImage": "Debian GNU/Linux 12",

@@ -1155,7 +1155,7 @@ def test_request_state_carries_the_user(tmp_path: Path, clock: VirtualClock) -> 
         return PlainTextResponse(f"{user.name} {','.join(user.groups)}")
 
     app.router.routes.insert(0, Route("/whoami", whoami))
-    assert app.state.security.token_auth_file is not None  # kept for serve()'s check
+    assert app.security.token_auth_file is not None  # kept for serve()'s check
     with TestClient(app) as test_client:
         response = test_client.get("/whoami", headers=bearer("alice-token"))
     assert response.status_code == 403  # a non-resource path nobody was granted

@@ -14,10 +14,13 @@ from .builders import DISCOVERY_ACCEPT
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
 
-def test_version_reports_minor_32_so_the_dispatcher_runs_kubectl_1_32(client: TestClient) -> None:
+def test_version_reports_kubernetes_v1_35_as_a_release_build_does(client: TestClient) -> None:
     body = client.get("/version?timeout=5s").json()
-    assert (body["major"], body["minor"]) == ("1", "32")
-    assert body["gitVersion"].startswith("v1.32.")
+    assert (body["major"], body["minor"]) == ("1", "35")
+    assert (body["emulationMajor"], body["emulationMinor"]) == ("1", "35")
+    assert (body["minCompatibilityMajor"], body["minCompatibilityMinor"]) == ("1", "34")
+    assert body["gitVersion"] == "v1.35.0" and body["gitTreeState"] == "clean"
+    assert len(body["gitCommit"]) == 40 and body["goVersion"].startswith("go1.25")
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/livez", "/readyz"])
@@ -152,7 +155,7 @@ def test_events_k8s_io_is_left_out_of_discovery_and_routing(client: TestClient) 
             id="pods serve attach binding eviction exec log portforward status",
         ),
         pytest.param("nodes", "", ["status"], id="nodes serve status but not proxy"),
-        pytest.param("namespaces", "", ["status"], id="namespaces serve status but not finalize"),
+        pytest.param("namespaces", "", ["finalize", "status"], id="namespaces serve finalize and status"),
         pytest.param("replicasets", "apps", ["scale", "status"], id="replicasets serve scale and status"),
         pytest.param("leases", "coordination.k8s.io", [], id="leases have no subresource"),
     ],

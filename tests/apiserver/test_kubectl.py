@@ -77,8 +77,8 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
 def test_get_nodes_prints_upstream_columns(cluster: Cluster) -> None:
     out = cluster.kubectl("get", "nodes").stdout.splitlines()
     assert out[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
-    assert out[1].split() == ["n1", "Ready", "control-plane", "3h5m", "v1.32.0"]
-    assert out[2].split() == ["n2", "NotReady", "<none>", "3h5m", "v1.32.0"]
+    assert out[1].split() == ["n1", "Ready", "control-plane", "3h5m", "v1.35.0"]
+    assert out[2].split() == ["n2", "NotReady", "<none>", "3h5m", "v1.35.0"]
     wide = cluster.kubectl("get", "nodes", "-o", "wide").stdout.splitlines()
     assert wide[0].split()[5:] == [
         "INTERNAL-IP",

@@ -50,7 +50,7 @@ spec:
                 "  effect\t<string>",
                 "  enum: NoExecute, NoSchedule, PreferNoSchedule",
                 "  operator\t<string>",
-                "  enum: Equal, Exists",
+                "  enum: Equal, Exists, Gt, Lt",
                 "  tolerationSeconds\t<integer>",
             ],
             id="explain pod.spec.tolerations lists the toleration fields with their enums",

@@ -62,7 +62,7 @@ def test_the_hash_is_a_stable_content_digest(client: TestClient) -> None:
 def test_info_version_is_the_reported_server_version(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert document(client, "api/v1")["info"] == {"title": "Kubernetes", "version": "v1.32.0"}
+    assert document(client, "api/v1")["info"] == {"title": "Kubernetes", "version": "v1.35.0"}
     before = client.get("/openapi/v3").json()["paths"]["api/v1"]
     monkeypatch.setitem(discovery.VERSION_INFO, "gitVersion", "v1.30.0")
     assert document(client, "api/v1")["info"]["version"] == "v1.30.0"
@@ -190,7 +190,12 @@ def test_pod_schema_carries_upstream_descriptions_and_patch_metadata() -> None:
         pytest.param(
             "Toleration", "effect", ["NoExecute", "NoSchedule", "PreferNoSchedule"], id="toleration effect"
         ),
-        pytest.param("Toleration", "operator", ["Equal", "Exists"], id="toleration operator"),
+        pytest.param(
+            "Toleration",
+            "operator",
+            ["Equal", "Exists", "Gt", "Lt"],
+            id="toleration operator (Lt, Gt: v1.35)",
+        ),
     ],
 )
 def test_taint_and_toleration_enums_are_upstreams(schema: str, field: str, values: list[str]) -> None:

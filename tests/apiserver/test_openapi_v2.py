@@ -85,7 +85,7 @@ def test_document_header_carries_swagger_and_reported_version(
 ) -> None:
     doc = document(client)
     assert text(doc, 1) == "2.0"
-    assert text(fields(doc[2][0]), 2) == "v1.32.0"
+    assert text(fields(doc[2][0]), 2) == "v1.35.0"
     monkeypatch.setitem(discovery.VERSION_INFO, "gitVersion", "v1.28.0")
     assert text(fields(document(client)[2][0]), 2) == "v1.28.0"
 

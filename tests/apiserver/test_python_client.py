@@ -37,7 +37,7 @@ def test_list_nodes_and_empty_lists_deserialize(api: tuple[MemoryStore, Any]) ->
     _, core = api
     nodes = core.list_node()
     assert [n.metadata.name for n in nodes.items] == ["n1"]
-    assert nodes.items[0].status.node_info.kubelet_version == "v1.32.0"
+    assert nodes.items[0].status.node_info.kubelet_version == "v1.35.0"
     assert core.list_pod_for_all_namespaces(label_selector="app=web").items == []
 
 

@@ -19,6 +19,8 @@ import pytest
 from kubetaint.apiserver.server import BackgroundServer
 from kubetaint.clock import VirtualClock
 from kubetaint.store.memory import MemoryStore
+from kubetaint.store.remote import RemoteStore
+from kubetaint.store.remote_config import Connection
 
 from .builders import kubectl_env, make_app, make_store, namespace
 
@@ -191,6 +193,64 @@ def test_get_shows_managed_fields_only_when_asked(cluster: Cluster) -> None:
     }
 
 
+@needs_kubectl
+@pytest.mark.kubectl
+def test_moving_from_client_side_to_server_side_apply_does_not_conflict(cluster: Cluster) -> None:
+    cluster.kubectl("apply", "-f", cluster.write("web.yaml", DEPLOYMENT))
+    changed = cluster.write("web2.yaml", DEPLOYMENT.replace("nginx:1.25", "nginx:1.27"))
+    assert cluster.kubectl("apply", "--server-side", "-f", changed).stdout.strip() == (
+        "deployment.apps/web serverside-applied"
+    )
+    stored = cluster.store.get("deployments.apps", "default", "web")
+    assert stored["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
+    managers = [(e["manager"], e["operation"]) for e in stored["metadata"]["managedFields"]]
+    assert managers[0] == ("kubectl", "Apply")
+
+
+TEST_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: test-pod
+  labels:
+    name: test-pod-label
+spec:
+  containers:
+  - name: kubernetes-pause
+    image: registry.k8s.io/pause:3.10
+"""
+
+
+@needs_kubectl
+@pytest.mark.kubectl
+def test_cmd_apply_server_side(cluster: Cluster) -> None:
+    # test/cmd/apply.sh run_kubectl_server_side_apply_tests
+    manifest = cluster.write("pod.yaml", TEST_POD)
+    cluster.kubectl("apply", "--server-side", "-f", manifest)
+    labels = cluster.kubectl("get", "pods", "test-pod", "-o", "go-template={{.metadata.labels.name}}").stdout
+    assert labels == "test-pod-label"
+    managers = "jsonpath={.metadata.managedFields[*].manager}"
+    assert "kubectl" in cluster.kubectl("get", "-f", manifest, "-o", managers).stdout
+    cluster.kubectl(
+        "apply", "--server-side", "--field-manager=my-field-manager", "--force-conflicts", "-f", manifest
+    )
+    assert "my-field-manager" in cluster.kubectl("get", "-f", manifest, "-o", managers).stdout
+
+
+@needs_kubectl
+@pytest.mark.kubectl
+def test_cmd_diff_server_side(cluster: Cluster) -> None:
+    # test/cmd/diff.sh "Testing kubectl diff with server-side apply"
+    manifest = cluster.write("pod.yaml", TEST_POD)
+    changed = cluster.write("pod-changed.yaml", TEST_POD.replace("pause:3.10", "pause:3.4"))
+    missing = cluster.kubectl("diff", "--server-side", "-f", manifest, ok=False)
+    assert missing.returncode == 1 and "test-pod" in missing.stdout
+    assert cluster.kubectl("get", "pods", "-o", "name").stdout == ""  # a diff only dry-runs
+    cluster.kubectl("apply", "--server-side", "-f", manifest)
+    assert cluster.kubectl("diff", "--server-side", "-f", manifest).stdout == ""  # exit code 0
+    different = cluster.kubectl("diff", "--server-side", "-f", changed, ok=False)
+    assert different.returncode == 1 and "registry.k8s.io/pause:3.4" in different.stdout
+
+
 # -- raw HTTP ------------------------------------------------------------------------------------
 
 POD = {
@@ -324,3 +384,50 @@ def test_the_python_client_applies_with_the_apply_content_type(cluster: Cluster)
         )
         got = core.read_namespaced_pod("p", "default")
     assert [(e.manager, e.operation) for e in got.metadata.managed_fields] == [("py-apply", "Apply")]
+
+
+def test_an_apply_to_scale_is_answered_with_a_not_modelled_warning(cluster: Cluster) -> None:
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    assert (
+        httpx.post(f"{cluster.url}/apis/apps/v1/namespaces/default/deployments", json=deployment).status_code
+        == 201
+    )
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 3},
+    }
+    r = httpx.patch(
+        f"{cluster.url}/apis/apps/v1/namespaces/default/deployments/web/scale?fieldManager=hpa",
+        content=json.dumps(body).encode(),
+        headers=APPLY,
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"]["replicas"] == 3
+    assert "not modelled: an apply to /scale" in r.headers["warning"]
+
+
+def test_a_remote_component_is_recorded_under_its_user_agents_name(cluster: Cluster) -> None:
+    store = RemoteStore(
+        Connection(server=cluster.url), user_agent="kube-scheduler/v1.35.0 (linux/amd64) kubetaint"
+    )
+    try:
+        created = store.create("pods", {**POD, "metadata": {"name": "p", "namespace": "default"}})
+    finally:
+        store.close()
+    assert [(e["manager"], e["operation"]) for e in created["metadata"]["managedFields"]] == [
+        ("kube-scheduler", "Update")
+    ]

@@ -83,7 +83,7 @@ def with_created(obj: dict[str, Any]) -> dict[str, Any]:
 )
 def test_node_rows(built: dict[str, Any], status: str, roles: str) -> None:
     cells = print_node(with_created(built), NOW)
-    assert cells[:5] == ["n", status, roles, "3h", "v1.32.0"]
+    assert cells[:5] == ["n", status, roles, "3h", "v1.35.0"]
 
 
 def test_node_wide_cells_fall_back_to_none_and_unknown() -> None:

@@ -245,7 +245,7 @@ def test_column_types_match_upstream(resource: str, types: list[str]) -> None:
         pytest.param(
             "deployments.apps",
             "Up-to-date",
-            "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+            "Total number of non-terminating pods targeted by this deployment that have the desired template spec.",
             id="deployment columns carry the status field docs",
         ),
         pytest.param(

@@ -77,6 +77,7 @@ def test_remembered_node_shares_sum_to_a_fresh_count(rounds: list[Any]) -> None:
         assert counts.count(nodes, verdicts, by_node, **kw) == _fresh(nodes, verdicts, by_node, **kw)
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_kept_list_is_counted_once_and_a_turned_verdict_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
     from kubetaint.controllers.daemonset import statuscounts
 

@@ -10,6 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kubetaint.controllers.tainteviction import TaintEvictionController
+from kubetaint.speed.reference import reference_mode_set
 
 from .builders import Cluster, node, pod, taint, toleration, upstream_taint, upstream_toleration
 
@@ -613,12 +614,11 @@ _STEPS = st.lists(
 )
 
 
-def _history(steps: list[tuple[str, str, object]], skip: bool) -> tuple[object, ...]:
+def _history(steps: list[tuple[str, str, object]]) -> tuple[object, ...]:
     c = Cluster()
     for name in ("n1", "n2"):
         c.create("nodes", node(name))
     controller = TaintEvictionController(c.store, c.clock)
-    controller.skip_needless_listing = skip
     controller.start()
     c.run_until(c.t)
     for i, (kind, name, arg) in enumerate(steps):
@@ -638,4 +638,8 @@ def _history(steps: list[tuple[str, str, object]], skip: bool) -> tuple[object, 
 def test_untainted_nodes_skip_listing_only_when_nothing_could_be_cancelled(
     steps: list[tuple[str, str, object]],
 ) -> None:
-    assert _history(steps, skip=True) == _history(steps, skip=False)
+    with reference_mode_set(False):
+        skipping = _history(steps)
+    with reference_mode_set(True):
+        listing = _history(steps)
+    assert skipping == listing

@@ -18,7 +18,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.kubelet import HollowNodePool
 from kubetaint.kubelet.admission import PodUsage, predicate_admit
 from kubetaint.kubelet.resources import StoredPodRequests, pod_requests
-from kubetaint.kubelet.running import RunningPods, delivers_synchronously
+from kubetaint.kubelet.running import RunningPods
 from kubetaint.store.memory import MemoryStore
 
 JSON = dict[str, Any]
@@ -132,6 +132,7 @@ def _assert_tally_matches_read_back(store: MemoryStore, pool: HollowNodePool) ->
                 pytest.fail(f"{key} is in the view but no longer stored")
 
 
+@pytest.mark.usefixtures("default_mode")
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_steps, max_size=25))
 def test_the_pod_view_writes_what_reading_the_store_back_writes(steps: list[Step]) -> None:
@@ -152,13 +153,13 @@ def test_the_pod_view_writes_what_reading_the_store_back_writes(steps: list[Step
 
 def test_only_stores_that_deliver_before_returning_enable_the_view() -> None:
     clock = VirtualClock()
-    assert delivers_synchronously(make_store(clock))
-    assert not delivers_synchronously(object()), "a store that says nothing is read back"
+    assert make_store(clock).delivers_synchronously
     _, _, pool = _pool(ReadBackStore)
     pool.start()
     assert all(k._admitted.view is None for k in pool.kubelets.values())
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_pool_shut_down_stops_keeping_views_and_a_restart_starts_afresh() -> None:
     clock, store, pool = _pool(MemoryStore)
     pool.start()
@@ -173,6 +174,7 @@ def test_a_pool_shut_down_stops_keeping_views_and_a_restart_starts_afresh() -> N
     assert ("default", "a") not in view.objects
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_node_added_to_a_running_pool_sees_the_pods_already_bound_to_it() -> None:
     clock, store, pool = _pool(MemoryStore)
     pool.start()
@@ -186,6 +188,7 @@ def test_a_node_added_to_a_running_pool_sees_the_pods_already_bound_to_it() -> N
     assert len(view) == 1
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_pod_moved_off_its_node_turns_the_old_nodes_view_off() -> None:
     _, _, pool = _pool(MemoryStore)
     pool.start()

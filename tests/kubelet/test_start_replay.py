@@ -144,6 +144,7 @@ class _ReadBackStore(MemoryStore):
         ),
     ],
 )
+@pytest.mark.usefixtures("default_mode")
 def test_the_replay_is_skipped_only_over_a_complete_running_cache(
     build: Callable[[MemoryStore], tuple[Informer, bool]], expected: bool
 ) -> None:

@@ -185,6 +185,7 @@ def test_remembered_requests_admit_as_the_plain_sums_do(others: list[str], asked
     assert plain.reason == reason
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_admission_reads_back_the_pods_running_pods_lists() -> None:
     clock, store, pool = make_pool(["n1"])
     pool.start()

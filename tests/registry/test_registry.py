@@ -12,9 +12,19 @@ from kubetaint.registry import Registry
 from kubetaint.store.memory import MemoryStore
 
 
+def with_namespaces(store: MemoryStore, *names: str) -> MemoryStore:
+    """The namespaces NamespaceLifecycle must find for the objects written in them."""
+    for name in names:
+        store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    return store
+
+
 def make_registry(validator=None) -> Registry:
     return Registry(
-        MemoryStore(VirtualClock()), admission=AdmissionChain(), validator=validator, rng=random.Random(7)
+        with_namespaces(MemoryStore(VirtualClock()), "default", "kube-node-lease"),
+        admission=AdmissionChain(),
+        validator=validator,
+        rng=random.Random(7),
     )
 
 
@@ -38,9 +48,6 @@ def test_generate_name_and_default_namespace() -> None:
 
 def test_admission_adds_default_toleration_seconds_on_create() -> None:
     registry = make_registry()
-    registry.store.create(
-        "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}
-    )
     created = registry.create("pods", bare_pod(name="p"))
     assert created["spec"]["tolerations"] == [
         {

@@ -87,6 +87,7 @@ def test_a_refused_shape_is_never_remembered() -> None:
     assert "Pod other" in str(verdict(memo.check, renamed))
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_shapes_differ_in_types_and_keys_not_in_ascii_strings() -> None:
     memo = DecodeMemo()
     assert memo.shape(pod("a", "n-1")) == memo.shape(pod("b", "n-2"))
@@ -100,6 +101,7 @@ def test_shapes_differ_in_types_and_keys_not_in_ascii_strings() -> None:
     assert memo.shape({"str": "x"}) != memo.shape("x")
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_list_shape_is_held_with_its_list() -> None:
     memo = DecodeMemo()
     listed = [{"name": "c"}]
@@ -162,6 +164,7 @@ TOLERATIONS = st.lists(
         max_size=6,
     )
 )
+@pytest.mark.usefixtures("default_mode")
 def test_a_run_of_pods_gets_the_verdicts_decoding_each_afresh_gives(
     pods: list[tuple[str, dict[str, Any], list[Any] | None]],
 ) -> None:

@@ -20,6 +20,9 @@ from hypothesis import strategies as st
 from kubetaint.sim import doccopy
 from kubetaint.sim.doccopy import _copy_by_hand, _pickled_copy, copy_document
 
+#: every test here is of the fast copy's own workings
+pytestmark = pytest.mark.usefixtures("default_mode")
+
 JSON = dict[str, Any]
 
 PLAIN = st.recursive(

@@ -88,6 +88,7 @@ def test_streamed_documents_match_json_in_small_chunks(doc: Any, monkeypatch: py
     assert "".join(sink.writes) == _expected({"before": list(range(5)), "doc": doc, "after": "x" * 10})
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_large_document_is_written_in_bounded_chunks() -> None:
     doc = {"pods": [{"metadata": {"name": f"pod-{i}", "labels": {"app": "a"}}} for i in range(20_000)]}
     sink = _Chunks()
@@ -123,3 +124,58 @@ def test_a_timeline_document_round_trips() -> None:
     text = dumps_indented(doc)
     assert text == _expected(doc)
     assert json.loads(text) == doc
+
+
+@pytest.mark.parametrize("doc", CASES)
+def test_list_items_holding_containers_match_json(doc: Any) -> None:
+    items = [doc, {"wrapped": doc}, [doc, [doc]], {"wrapped": doc}]
+    assert dumps_indented({"items": items}) == _expected({"items": items})
+
+
+PODS_WITH_TRICKY_STRINGS = [
+    pytest.param({"a": 'say "hi"', "b": [{"c": "\\"}]}, id="quotes and backslashes"),
+    pytest.param({"a": "{[,]}: ", "b": [{"c": '"}]'}]}, id="brackets and commas inside strings"),
+    pytest.param(
+        {"a": "é 雪 \u2028 \n", "b": [{}, [], {"c": [[], {}]}]}, id="non-ASCII and empty containers"
+    ),
+    pytest.param({"a": [1, -2.5, 1e100, True, None], "b": {"c": [{"d": 0}]}}, id="numbers and literals"),
+]
+
+
+@pytest.mark.parametrize("item", PODS_WITH_TRICKY_STRINGS)
+def test_items_of_one_skeleton_at_several_levels_match_json(item: Any) -> None:
+    doc = {"pods": [item, item, {"x": item}], "deeper": {"pods": [[item], item]}}
+    assert dumps_indented(doc) == _expected(doc)
+    assert dumps_indented(doc, 3) == _expected(doc, 3)
+
+
+def test_an_item_over_the_limit_is_written_container_by_container(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsontext, "ITEM_LIMIT", 10)
+    doc = [{"name": "x" * 20, "inner": [{"a": 1}]}, {"b": [1, 2]}]
+    assert dumps_indented(doc) == _expected(doc)
+
+
+def test_a_full_skeleton_memo_starts_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsontext, "SKELETONS", 2)
+    doc = [{"n": [i] * (i % 5)} for i in range(20)]
+    assert dumps_indented(doc) == _expected(doc)
+
+
+def test_large_items_are_handed_over_in_bounded_chunks() -> None:
+    pods = [
+        {"metadata": {"name": f"pod-{i}", "labels": {"app": "a"}}, "spec": {"x": [1]}} for i in range(40_000)
+    ]
+    sink = _Chunks()
+    write_indented({"pods": pods}, sink)
+    assert "".join(sink.writes) == _expected({"pods": pods})
+    assert max(len(w) for w in sink.writes) < 4 << 20
+
+
+@pytest.mark.parametrize("doc", CASES)
+def test_the_reference_mode_writes_json_own_text(doc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KUBETAINT_REFERENCE", "1")
+    wrapped = {"items": [doc, {"x": doc}]}
+    assert dumps_indented(wrapped) == _expected(wrapped)
+    sink = _Chunks()
+    write_indented(wrapped, sink)
+    assert "".join(sink.writes) == _expected(wrapped)

@@ -52,6 +52,7 @@ def loaded(document: JSON) -> list[JSON]:
     return load_scenario(json.dumps(document, indent=2)).objects
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_the_pods_of_a_json_text_share_their_equal_spec_parts() -> None:
     objects = loaded(scenario(stamped(4)))
     assert objects == json.loads(json.dumps(stamped(4)))

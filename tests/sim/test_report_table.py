@@ -87,3 +87,33 @@ def test_cells_are_shown_as_they_are_not_as_console_markup() -> None:
     doc = document([{"t": 5.0, "reason": "Note", "kind": "Pod", "name": "p", "message": message}])
     row = render_table(doc).splitlines()[2]
     assert row.endswith(message) and row.startswith("5s  ")
+
+
+PLAIN_TEXT = st.lists(st.sampled_from(["a", "bb", "ccc", "dddd", " ", "  ", "x" * 70, ""]), max_size=5).map(
+    "".join
+)
+PLAIN_RECORD = st.fixed_dictionaries(
+    {
+        "t": st.sampled_from([0.0, 1.5, 60.0, 3600.25]),
+        "reason": PLAIN_TEXT,
+        "kind": st.just("Pod"),
+        "name": PLAIN_TEXT,
+    },
+    optional={"node": PLAIN_TEXT, "message": PLAIN_TEXT},
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(PLAIN_RECORD, max_size=12), st.sampled_from([160, 100, 60]))
+def test_plain_rows_of_blank_and_repeated_words_are_rich_rendering(
+    records: list[dict[str, Any]], width: int
+) -> None:
+    doc = document(records)
+    assert render_table(doc, width=width) == render_table_with_rich(doc, width=width)
+
+
+def test_the_reference_mode_renders_through_rich(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = document([{"t": 5.0, "reason": "Note", "kind": "Pod", "name": "p", "message": "m " * 90}])
+    fast = render_table(doc)
+    monkeypatch.setenv("KUBETAINT_REFERENCE", "1")
+    assert render_table(doc) == fast == render_table_with_rich(doc)

@@ -19,6 +19,7 @@ from kubetaint.apiserver.security import SecurityConfig
 from kubetaint.apiserver.server import BackgroundServer
 from kubetaint.apiserver.tls import TLSFiles, generate_self_signed
 from kubetaint.clock import VirtualClock
+from kubetaint.registry import Registry
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, ListResult, StoreError, StoreOptions, WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -369,3 +370,25 @@ def test_a_missing_kubeconfig_and_an_unreachable_server(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match=r"cannot reach the API server at http://127\.0\.0\.1:9"):
         remote.list("nodes")
     remote.close()
+
+
+# namespaces -----------------------------------------------------------------------------------
+
+
+def test_a_registry_on_a_remote_store_finalizes_through_the_servers_finalize() -> None:
+    clock = VirtualClock()
+    backing = MemoryStore(clock)
+    with BackgroundServer(create_app(backing, clock)) as server:
+        remote = RemoteStore(Connection(server.url))
+        registry = Registry(remote)
+        created = remote.create(
+            "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}
+        )
+        assert created["spec"]["finalizers"] == ["kubernetes"]
+        marked = remote.delete("namespaces", "", "a")
+        assert marked["status"]["phase"] == "Terminating"
+        registry.finalize_namespace({**marked, "spec": {"finalizers": []}})
+        with pytest.raises(StatusError) as gone:
+            backing.get("namespaces", "", "a")
+        remote.close()
+    assert gone.value.code == 404

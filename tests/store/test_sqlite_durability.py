@@ -148,6 +148,7 @@ def test_closing_syncs_the_deferred_writes(tmp_path: Path) -> None:
         pytest.param("dry-run", id="a dry-run update leaves the stored object as it was"),
     ],
 )
+@pytest.mark.usefixtures("default_mode")
 def test_reads_reuse_decoded_objects_only_at_their_version(tmp_path: Path, write: str) -> None:
     store = SqliteStore(tmp_path, VirtualClock())
     created = store.create("pods", pod("a", node="n1"))

@@ -14,6 +14,7 @@ from kubetaint.admission.attributes import Attributes
 from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSeconds
 from kubetaint.admission.extendedresourcetoleration import ExtendedResourceToleration
 from kubetaint.admission.lookup import DictLookup, ObjectLookup
+from kubetaint.admission.namespacelifecycle import NamespaceLifecycle
 from kubetaint.admission.nodetaint import TaintNodesByCondition
 from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.admission.podtolerationrestriction import (
@@ -38,6 +39,7 @@ def _build_plugin(name: str, settings: AdmissionSettings) -> AdmissionPlugin:
             raise SettingsError(f'couldn\'t init admission plugin "{name}": {error}') from None
         return PodTolerationRestriction(config, settings.feature_gates)
     plugins: dict[str, type[AdmissionPlugin]] = {
+        "NamespaceLifecycle": NamespaceLifecycle,
         "TaintNodesByCondition": TaintNodesByCondition,
         "Priority": Priority,
         "ExtendedResourceToleration": ExtendedResourceToleration,

@@ -55,6 +55,7 @@ ALL_ORDERED_PLUGINS: tuple[str, ...] = (
 
 IMPLEMENTED_PLUGINS: frozenset[str] = frozenset(
     {
+        "NamespaceLifecycle",
         "TaintNodesByCondition",
         "Priority",
         "DefaultTolerationSeconds",

@@ -1,5 +1,6 @@
-"""The served kinds' OpenAPI v3 schemas (upstream's v1.32 `components.schemas`, pruned to the
-served kinds by scripts/build_openapi_data.py), and the strict-decoding check built on them.
+"""The served kinds' OpenAPI v3 schemas (upstream's `components.schemas` of the release
+kubetaint.api.version names, pruned to the served kinds by scripts/build_openapi_data.py), and the
+strict-decoding check built on them.
 
 Strict decoding mirrors kube-apiserver with `fieldValidation=Strict` (apimachinery's
 runtime/serializer/json with sigs.k8s.io/json's UnmarshalStrict): a field the kind's schema does
@@ -19,8 +20,10 @@ from functools import cache
 from importlib import resources as package_data
 from typing import Any
 
+from kubetaint.api.version import OPENAPI_SCHEMA_FILE
+
 JSON = dict[str, Any]
-SCHEMA_FILE = "schemas-v1.32.json.gz"
+SCHEMA_FILE = OPENAPI_SCHEMA_FILE
 REF = "#/components/schemas/"
 #: sigs.k8s.io/json keeps at most this many strict errors per document.
 MAX_STRICT_ERRORS = 100

@@ -51,20 +51,17 @@ class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity; the message is upstream's ErrFormatWrong text."""
 
 
-_CACHE: dict[str | int | float, Fraction] = {}
+_PARSED: Memo[str | int | float, Fraction] = Memo("api.quantity.parse_quantity", limit=1 << 16)
 
 
 def parse_quantity(raw: str | int | float) -> Fraction:
     """The exact value of a quantity; raises QuantityError with upstream's message when malformed."""
     if raw is True or raw is False:  # equal (and hash-equal) to 1 and 0: never from the cache
         raise QuantityError(QUANTITY_FORMAT_ERROR)
-    cached = _CACHE.get(raw)
+    cached = _PARSED.get(raw)
     if cached is not None:
         return cached
-    value = _parse(raw)
-    if len(_CACHE) < 65536:
-        _CACHE[raw] = value
-    return value
+    return _PARSED.put(raw, _parse(raw))
 
 
 def _parse(raw: str | int | float) -> Fraction:

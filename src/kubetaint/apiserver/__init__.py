@@ -1,4 +1,4 @@
-"""The Kubernetes-compatible HTTP API server (starlette + uvicorn) that kubectl 1.32 and the
+"""The Kubernetes-compatible HTTP API server (starlette + uvicorn) that kubectl 1.27–1.33 and the
 official Python client drive (see docs/design.md, "The API server").
 
 Public API:
@@ -25,7 +25,9 @@ Deliberate simplifications (upstream behaviour in brackets):
   deletionTimestamp and grace period and the kubelet removes it); every other kind is deleted at
   once unless finalizers remain (its own, or `orphan` / `foregroundDeletion` for DeleteOptions'
   propagationPolicy): then it is marked (deletionTimestamp) and removing the last finalizer
-  deletes it [namespaces go Terminating and are finalized].
+  deletes it. Namespaces follow their own storage rules (kubetaint.core.namespaces): the first
+  delete marks them Terminating, the namespace controller empties them and `finalize` removes
+  them (docs/namespaces.md).
 - Server-side apply and managedFields follow structured-merge-diff (`kubetaint.core.fieldmanager`,
   `fieldmanagement`): field ownership, conflicts, removal of what a manager stops applying, one
   version per kind [no conversion between versions; `/scale` writes leave managedFields alone].
@@ -39,7 +41,7 @@ Deliberate simplifications (upstream behaviour in brackets):
   `Warning` headers, absent = Warn) from the served schemas; duplicate fields are not reported,
   JSON patches are not checked and patch bodies are checked as sent [upstream checks the patched
   object].
-- OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.32 schemas of the served kinds
+- OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.35 schemas of the served kinds
   (`kubectl explain`, client-side apply's patch metadata) and the served paths' operations, without
   the request/response schemas' `default` values and with enum values only on the taint and
   toleration fields. /openapi/v2 (`kubetaint.apiserver.openapi_v2`, which kubectl 1.27/1.28 need)

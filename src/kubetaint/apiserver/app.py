@@ -142,6 +142,8 @@ class ApiServer:
             return await (h.evict(target, request) if sub == "eviction" else h.bind(target, request))
         if sub in streaming.STREAMING_SUBRESOURCES:
             return streaming.answer(h.store, target.namespace, target.name, sub, request)
+        if sub == "finalize" and method != "PUT":  # FinalizeREST is an Updater only
+            raise _method_not_allowed()
         if target.name:
             if method == "GET":
                 return h.get(target, request)
@@ -165,6 +167,29 @@ class ApiServer:
         raise _method_not_allowed()
 
 
+class APIServerApp(Starlette):
+    """The Kubernetes-compatible API (an ASGI app) with the security it is served under: `serve`
+    and `BackgroundServer` read `security` for the TLS and client-certificate options, and a live
+    cluster's hollow kubelets write through `authorizer` (and NodeRestriction when
+    `node_restriction`)."""
+
+    def __init__(
+        self,
+        *,
+        routes: Sequence[BaseRoute],
+        middleware: Sequence[Middleware],
+        security: SecurityConfig,
+        rbac: StoredPolicy,
+        authorizer: Authorizer,
+        node_restriction: bool,
+    ) -> None:
+        super().__init__(routes=routes, middleware=middleware)
+        self.security = security
+        self.rbac = rbac
+        self.authorizer = authorizer
+        self.node_restriction = node_restriction
+
+
 def create_app(
     store: Store,
     clock: Clock,
@@ -176,7 +201,7 @@ def create_app(
     security: SecurityConfig | None = None,
     extra_routes: Sequence[BaseRoute] = (),
     ready: Callable[[], bool] | None = None,
-) -> Starlette:
+) -> APIServerApp:
     """The Kubernetes-compatible API over `store`. `hooks` get every write (admission and
     validation; no-ops by default); `rng` draws generateName suffixes; `security` configures
     authentication, authorization and limits (default: loopback, anonymous, AlwaysAllow);
@@ -255,13 +280,16 @@ def create_app(
         Route("/apis/{path:path}", server.resource, methods=verbs),
         Route("/{path:path}", not_found, methods=verbs),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(SecurityMiddleware, security=chain)])
+    app = APIServerApp(
+        routes=routes,
+        middleware=[Middleware(SecurityMiddleware, security=chain)],
+        security=config,
+        rbac=rbac,
+        authorizer=chain.authorizer,
+        node_restriction=chain.node_restriction,
+    )
     app.add_exception_handler(Exception, _internal_error)
     app.add_exception_handler(HTTPException, _http_error)
-    app.state.security = config
-    app.state.rbac = rbac
-    app.state.authorizer = chain.authorizer
-    app.state.node_restriction = chain.node_restriction
     return app
 
 

@@ -6,24 +6,16 @@ OpenAPI v3 is in kubetaint.apiserver.openapi.
 
 from __future__ import annotations
 
+from kubetaint.api.version import version_info
 from kubetaint.apiserver.resources import ResourceInfo, group_versions, resources_in, subresources
 from kubetaint.apiserver.wire import JSON
 
 AGGREGATED_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
 
-#: Reported minor "32": the kubectl dispatcher on the dev machines then runs kubectl 1.32.4.
-VERSION_INFO: JSON = {
-    "major": "1",
-    "minor": "32",
-    "gitVersion": "v1.32.0",
-    "gitCommit": "0000000000000000000000000000000000000000",
-    "gitTreeState": "clean",
-    "buildDate": "2025-01-01T00:00:00Z",
-    "goVersion": "go1.23.0",
-    "compiler": "gc",
-    "platform": "linux/amd64",
-}
+#: `GET /version` (kubetaint.api.version). The kubectl dispatcher on the dev machines has no kubectl
+#: 1.35: for minor "35" it runs its own kubectl 1.32.4 (docs/version.md, "kubectl skew").
+VERSION_INFO: JSON = version_info()
 
 
 def aggregated_version(accept: str | None) -> str | None:

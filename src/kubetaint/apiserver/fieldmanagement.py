@@ -29,6 +29,11 @@ from kubetaint.core.fieldmanager.merge import ConflictsError
 
 JSON = dict[str, Any]
 
+#: The warning of an apply to `/scale`, whose field ownership kubetaint does not track.
+SCALE_APPLY_WARNING = (
+    "not modelled: an apply to /scale merges into the Scale without field ownership "
+    "(managedFields of the parent are left as they are)"
+)
 #: apimachinery validation.FieldManagerMaxLength.
 FIELD_MANAGER_MAX_LENGTH = 128
 

@@ -184,7 +184,8 @@ class Handlers:
                 if scaling:
                     parent = Target(res, target.namespace, target.name)
                     stored = self._store_patched(parent, patched, old, caller_rv, is_dry_run)
-                    return json_response(scale.to_scale(stored))
+                    applied = [fieldmanagement.SCALE_APPLY_WARNING] if kind == patches.APPLY_PATCH else []
+                    return fieldvalidation.with_warnings(json_response(scale.to_scale(stored)), applied)
                 if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
                     return fieldvalidation.with_warnings(json_response(old), warnings)
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
@@ -258,7 +259,8 @@ class Handlers:
         gone = self.registry.delete(target, options, is_dry_run)
         res = target.res
         meta = gone.get("metadata") or {}
-        if res.store_resource == "pods" or meta.get("deletionTimestamp"):  # pending: the object itself
+        # pending, pods and namespaces (ReturnDeletedObject): the object itself
+        if res.store_resource in ("pods", "namespaces") or meta.get("deletionTimestamp"):
             return json_response(with_type(res, gone))
         details: JSON = {"name": target.name, "kind": res.plural, "uid": meta.get("uid", "")}
         if res.group:

@@ -1,6 +1,6 @@
 """How a list request reads the store: ListOptions validation
 (apimachinery/pkg/apis/meta/internalversion/validation ValidateListOptions, with the WatchList
-feature gate on, as in v1.32) and the resourceVersion semantics of kube-apiserver's watch cache
+feature gate on, as in v1.35) and the resourceVersion semantics of kube-apiserver's watch cache
 and etcd3 store (apiserver/pkg/storage/cacher/cacher.go shouldDelegateList, etcd3/store.go
 GetList):
 

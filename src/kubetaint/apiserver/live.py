@@ -27,10 +27,8 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 import uvicorn
-from starlette.applications import Starlette
 
-from kubetaint.apiserver.app import create_app, node_uid_of
-from kubetaint.apiserver.authz import Authorizer
+from kubetaint.apiserver.app import APIServerApp, create_app, node_uid_of
 from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
 from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.front import Front
@@ -39,7 +37,7 @@ from kubetaint.apiserver.kubernetes_service import ensure_kubernetes_service
 from kubetaint.apiserver.noderestriction import forbidden_labels
 from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
 from kubetaint.apiserver.security import SecurityConfig
-from kubetaint.apiserver.server import security_of, serving_options
+from kubetaint.apiserver.server import serving_options
 from kubetaint.apiserver.serving import ListeningSocket
 from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock.base import Clock
@@ -108,13 +106,26 @@ class LiveCluster:
         self.store = store
         self.clock = clock
         rng = random.Random(seed)
+        # The hollow kubelets write as system:node:<name>, through the server's authorizer and
+        # (with Node authorization) NodeRestriction: the app's, asked when a node is added.
         self.plane = ControlPlane(
-            store, clock, rng=random.Random(rng.getrandbits(64)), graceful_deletion=True, settings=settings
+            store,
+            clock,
+            rng=random.Random(rng.getrandbits(64)),
+            graceful_deletion=True,
+            settings=settings,
+            kubelet_stores=lambda registry: kubelet_stores(
+                registry,
+                lambda: self.app.authorizer,
+                node_restriction=lambda: self.app.node_restriction,
+                node_uid=node_uid_of(store),
+                clock=clock,
+            ),
         )
         self.workers = workers
         self.server_address = server_address
         self.ready = False
-        self.app: Starlette = create_app(
+        self.app: APIServerApp = create_app(
             store,
             clock,
             EngineHooks(self.plane.registry, clock),
@@ -123,16 +134,6 @@ class LiveCluster:
             extra_routes=clock_routes(clock),
             ready=lambda: self.ready,
             security=security,
-        )
-        # The hollow kubelets write as system:node:<name>, through the server's authorizer and
-        # (with Node authorization) NodeRestriction.
-        authorizer: Authorizer = self.app.state.authorizer
-        self.plane.fleet.pool.store_for = kubelet_stores(
-            self.plane.registry,
-            lambda: authorizer,
-            node_restriction=bool(self.app.state.node_restriction),
-            node_uid=node_uid_of(store),
-            clock=clock,
         )
 
     def start(self) -> list[str]:
@@ -236,7 +237,7 @@ async def serve_forever(
                 access_log=False,
                 lifespan="off",
                 timeout_graceful_shutdown=1,
-                **serving_options(host, tls, security_of(cluster.app)),
+                **serving_options(host, tls, cluster.app.security),
                 **config,
             )
         )

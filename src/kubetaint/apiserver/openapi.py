@@ -1,6 +1,6 @@
 """OpenAPI v3 documents: `/openapi/v3` (the index) and one document per served group version,
 shaped as kube-apiserver's (kube-openapi's v3 handler and builder3; the schemas are upstream's
-v1.32 `components.schemas`, pruned to the served kinds by scripts/build_openapi_data.py).
+v1.35 `components.schemas`, pruned to the served kinds by scripts/build_openapi_data.py).
 
 Each document lists only the paths the server serves, with operations carrying
 `x-kubernetes-group-version-kind` and `x-kubernetes-action` and, on PATCH, the `fieldValidation`

@@ -20,6 +20,7 @@ from kubetaint.api.quantity import QuantityError
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.resources import ResourceInfo
 from kubetaint.clock.base import Clock, format_time
+from kubetaint.core import namespaces
 from kubetaint.core.defaults import RBAC_GROUP, default_pod_requests, default_role_binding
 from kubetaint.core.deletion import (
     POLICIES,
@@ -265,6 +266,11 @@ class Registry:
         if _is_services(res) and not target.subresource:
             obj = drop_type_dependent_fields(keep_allocated_values(default_service(obj), old), old)
             obj = self._allocate_service(obj, old)
+        if _is_namespaces(res):
+            if target.subresource == "finalize":
+                obj = namespaces.prepare_for_finalize(obj, old)
+            elif not target.subresource:
+                obj = namespaces.prepare_for_update(obj, old)
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")
             merged_meta = {**_meta(old)}
@@ -283,7 +289,12 @@ class Registry:
         check_update_preconditions(res.store_resource, obj, old)  # 409 before any 422, as upstream
         obj = keep_deletion_fields(obj, old)
         admitted = self._admit_and_validate("UPDATE", target, obj, old, dry_run)
-        if should_delete_during_update(admitted, old):
+        deletes = (
+            namespaces.should_delete_during_update(admitted, old)
+            if _is_namespaces(res)
+            else should_delete_during_update(admitted, old)
+        )
+        if deletes:
             uid = _meta(old).get("uid")
             return self.store.delete(
                 res.store_resource, target.namespace, target.name, uid=uid, dry_run=dry_run
@@ -309,6 +320,15 @@ class Registry:
                 dry_run=dry_run,
                 current=old,
             )
+        rv, uid = pre.get("resourceVersion") or None, pre.get("uid") or None
+        if _is_namespaces(res) and not _meta(old).get("deletionTimestamp"):
+            # the namespace REST Delete's first request: Terminating, removed once finalized
+            check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
+            terminating = namespaces.first_delete(old, format_time(self.clock.now()), options)
+            return self.store.update(res.store_resource, terminating, dry_run=dry_run)
+        if _is_namespaces(res) and namespaces.spec_finalizers(old):
+            check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
+            return old  # prior to final deletion, spec.finalizers must be empty
         marked = marked_for_deletion(old, policy, format_time(self.clock.now()))
         if marked is not None:  # finalizers pending (incl. orphan / foregroundDeletion): mark only
             rv, uid = pre.get("resourceVersion") or None, pre.get("uid") or None
@@ -346,16 +366,12 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
             status["qosClass"] = pod_qos_class(obj)
         return {**obj, "status": status}
     if res.plural == "namespaces":
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-        assert isinstance(spec, dict)
-        meta, name = _meta(obj), _meta(obj).get("name")
-        labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else None
-        if isinstance(name, str) and name and (labels is not None or "labels" not in meta):
-            # the NamespaceDefaultLabelName label always matches the name
-            meta = {**meta, "labels": {**(labels or {}), "kubernetes.io/metadata.name": name}}
-        spec = {"finalizers": ["kubernetes"], **spec}
-        return {**obj, "metadata": meta, "spec": spec, "status": {"phase": "Active"}}
+        return namespaces.prepare_for_create(obj)
     return obj
+
+
+def _is_namespaces(res: ResourceInfo) -> bool:
+    return res.plural == "namespaces" and not res.group
 
 
 def _is_services(res: ResourceInfo) -> bool:

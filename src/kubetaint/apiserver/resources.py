@@ -11,7 +11,17 @@ from kubetaint.api.resources import RESOURCES, Resource, Subresource
 #: Subresources with handlers (pods' log, exec, attach and portforward answer that the hollow node has
 #: no container runtime: apiserver.streaming); the others in the shared table (finalize, proxy) are left
 #: out of discovery and answer 404, as any unknown subresource does.
-SERVED_SUBRESOURCES = ("attach", "binding", "eviction", "exec", "log", "portforward", "scale", "status")
+SERVED_SUBRESOURCES = (
+    "attach",
+    "binding",
+    "eviction",
+    "exec",
+    "finalize",
+    "log",
+    "portforward",
+    "scale",
+    "status",
+)
 
 ResourceInfo = Resource
 

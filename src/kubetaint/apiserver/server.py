@@ -13,9 +13,9 @@ import threading
 from typing import Any
 
 import uvicorn
-from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from kubetaint.apiserver.app import APIServerApp
 from kubetaint.apiserver.security import PEER_CERTIFICATE, SecurityConfig, ServingConfigError, check_serving
 from kubetaint.apiserver.serving import ListeningSocket, connection_options
 from kubetaint.apiserver.tls import TLSFiles
@@ -31,11 +31,6 @@ class PeerCertificateProtocol(H11Protocol):
         certificate = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
         if certificate:
             self.app_state = {**self.app_state, PEER_CERTIFICATE: certificate}
-
-
-def security_of(app: Starlette) -> SecurityConfig:
-    config = getattr(app.state, "security", None)
-    return config if isinstance(config, SecurityConfig) else SecurityConfig()
 
 
 def serving_options(host: str, tls: TLSFiles | None, config: SecurityConfig) -> dict[str, Any]:
@@ -81,7 +76,7 @@ def _reason(exc: OSError) -> str:
     return str(exc.strerror or exc)
 
 
-def _config(app: Starlette, host: str, port: int, tls: TLSFiles | None) -> uvicorn.Config:
+def _config(app: APIServerApp, host: str, port: int, tls: TLSFiles | None) -> uvicorn.Config:
     return uvicorn.Config(
         app,
         host=host,
@@ -90,11 +85,13 @@ def _config(app: Starlette, host: str, port: int, tls: TLSFiles | None) -> uvico
         access_log=False,
         lifespan="off",
         timeout_graceful_shutdown=1,
-        **serving_options(host, tls, security_of(app)),
+        **serving_options(host, tls, app.security),
     )
 
 
-def serve(app: Starlette, host: str = "127.0.0.1", port: int = 6443, *, tls: TLSFiles | None = None) -> None:
+def serve(
+    app: APIServerApp, host: str = "127.0.0.1", port: int = 6443, *, tls: TLSFiles | None = None
+) -> None:
     """Serve until interrupted (uvicorn handles SIGINT/SIGTERM). Raises
     `security.ServingConfigError` for an unsafe configuration before binding."""
     uvicorn.Server(_config(app, host, port, tls)).run()
@@ -105,7 +102,7 @@ class BackgroundServer:
     so `url` is valid at once). Use as a context manager."""
 
     def __init__(
-        self, app: Starlette, host: str = "127.0.0.1", port: int = 0, *, tls: TLSFiles | None = None
+        self, app: APIServerApp, host: str = "127.0.0.1", port: int = 0, *, tls: TLSFiles | None = None
     ) -> None:
         config = _config(app, host, port, tls)
         self.scheme = "https" if tls else "http"

@@ -135,9 +135,11 @@ class WatchStreamer:
             yield encoder.bookmark(initial_end, initial_events_end=True)
         loop = asyncio.get_running_loop()
         wake = asyncio.Event()
-        pushes = hasattr(stream, "waker")
-        if pushes:
-            stream.waker = lambda: loop.call_soon_threadsafe(wake.set)  # type: ignore[attr-defined]
+
+        def waker() -> None:
+            loop.call_soon_threadsafe(wake.set)
+
+        pushes = stream.push_to(waker)
         deadline = loop.time() + timeout
         next_bookmark = loop.time() + self.bookmark_interval
         try:
@@ -169,7 +171,7 @@ class WatchStreamer:
                         yield encoder.event(event)
         finally:
             if pushes:
-                stream.waker = None  # type: ignore[attr-defined]
+                stream.push_to(None)
             stream.stop()
 
 

@@ -11,6 +11,7 @@ import click
 from click.shell_completion import CompletionItem
 
 from kubetaint import __version__
+from kubetaint.api.version import KUBERNETES_VERSION
 from kubetaint.cli.exiting import mark_console
 from kubetaint.cli.failure import Failure, UsageFailure
 
@@ -149,7 +150,9 @@ def _one_line(exc: click.UsageError) -> click.ClickException:
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kubetaint")
+@click.version_option(
+    __version__, prog_name="kubetaint", message=f"%(prog)s %(version)s (Kubernetes {KUBERNETES_VERSION})"
+)
 def cli() -> None:
     """Kubernetes taints and tolerations: validate, explain, simulate and run a cluster.
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from kubetaint.api.version import KUBERNETES_VERSION
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane.leaderelection import (
     LEASE_DURATION,
@@ -89,7 +90,9 @@ def run(options: dict[str, Any], lease: str, build: Builder) -> None:
         click.echo(line)
         sys.stdout.flush()
 
-    outcome = asyncio.run(run_component(connection, build, election, on_event=say))
+    # kube-scheduler's client-go User-Agent: the API server records its writes as `kube-scheduler`
+    agent = f"kube-scheduler/{KUBERNETES_VERSION} (linux/amd64) kubetaint"
+    outcome = asyncio.run(run_component(connection, build, election, on_event=say, user_agent=agent))
     if outcome.code:
         click.echo(f"error: {outcome.message}", err=True)
     sys.exit(outcome.code)

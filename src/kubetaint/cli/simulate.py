@@ -17,6 +17,7 @@ from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml, gather_files, input_files
 from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.clock.wall import wall_monotonic
+from kubetaint.core.heap import collector_paused
 from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.examples import ExampleError, example_names, example_path
 from kubetaint.sim.report_html import render_html
@@ -166,10 +167,13 @@ def simulate_command(
         for warning in warnings:
             click.echo(f"warning: {warning}", err=True)
     try:
-        loaded, info = load_snapshot(scenario)  # a scenario, a snapshot, or a saved v1 List
-        if config is not None:  # as kube-scheduler --config: the file's configuration, whole
-            loaded.settings.scheduler_config = config
-        sim = Simulation(loaded, seed=seed, until=end)
+        # the parsed file is long-lived and acyclic: nothing is collected from parsing it until the
+        # Simulation has promoted what it keeps to the oldest generation (kubetaint.core.heap)
+        with collector_paused():
+            loaded, info = load_snapshot(scenario)  # a scenario, a snapshot, or a saved v1 List
+            if config is not None:  # as kube-scheduler --config: the file's configuration, whole
+                loaded.settings.scheduler_config = config
+            sim = Simulation(loaded, seed=seed, until=end)
         update, close = _progress(sim.end)
         try:
             if is_snapshot(info):  # as whatif runs it: a cluster that keeps running

@@ -21,7 +21,7 @@ from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.controlplane.fleet import NodeFleet
 from kubetaint.controlplane.schedhost import SchedulerHost
 from kubetaint.controlplane.settings import ControlPlaneSettings
-from kubetaint.controlplane.wiring import start_controllers
+from kubetaint.controlplane.wiring import Controller, start_controllers
 from kubetaint.registry import Registry, StoreLookup, api_validator
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.scheduler import Scheduler
@@ -61,6 +61,7 @@ class ControlPlane:
         seed: int | None = None,
         rng: random.Random | None = None,
         graceful_deletion: bool = False,
+        kubelet_stores: Callable[[Store], Callable[[str], Store]] | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -87,12 +88,18 @@ class ControlPlane:
             pdbs=self.informer("poddisruptionbudgets.policy"),
             recorder=EventRecorder(store, clock, "default-scheduler"),
             namespaces=self.informer("namespaces"),
-            # PodTopologySpread's system default constraints would take the selectors of the
-            # ReplicaSets owning pods (replica_sets=self.informer("replicasets.apps")); they are
-            # not applied: see docs/scheduler-plugins.md "Default constraints"
+            # (PodTopologySpread's system default constraints take the selector of a pod's ReplicaSet)
+            replica_sets=self.informer("replicasets.apps"),
         )
-        self.fleet = NodeFleet(self.registry, clock, pod_informer=self.informer("pods"))
-        self.controllers: list[Any] = []
+        # (each hollow kubelet writes through the registry, or through the store
+        # `kubelet_stores(registry)` gives for its node: a live server's node identities)
+        self.fleet = NodeFleet(
+            self.registry,
+            clock,
+            pod_informer=self.informer("pods"),
+            store_for=kubelet_stores(self.registry) if kubelet_stores is not None else None,
+        )
+        self.controllers: list[Controller] = []
         #: False leaves kube-controller-manager's controllers to another process (`up --no-controllers`).
         self.run_controllers = True
         #: False leaves the hollow kubelets to another replica (`up --no-kubelets`).
@@ -139,13 +146,18 @@ class ControlPlane:
                 "spec": {"finalizers": ["kubernetes"]},
                 "status": {"phase": "Active"},
             }
-            self.store.create("namespaces", namespace)
+            try:
+                self.store.create("namespaces", namespace)
+            except StatusError as err:
+                if err.code != 409:  # another replica created it meanwhile
+                    raise
 
     def start(self) -> None:
         """Build and start the controllers, list every informer once, then start the kubelets."""
         if self.started:
             return
         self.started = True
+        self.ensure_system_namespaces()  # kube-apiserver creates them before serving
         self.controllers = start_controllers(self) if self.run_controllers else []
         self.start_informers()
         if self.run_kubelets:
@@ -181,8 +193,6 @@ class ControlPlane:
         for informer in [*self.informers.values(), *self.controller_informers]:
             informer.stop()
         for controller in self.controllers:
-            stop = getattr(controller, "stop", None)
-            if stop is not None:
-                stop()
+            controller.stop()
         self.fleet.stop()
         self.scheduler_host.stop()

@@ -5,7 +5,7 @@ to it and takes faults (mirrors kubemark's hollow-node fleet, see kubetaint.kube
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubetaint.clock.base import Clock
@@ -48,9 +48,16 @@ def node_config(node: Mapping[str, Any]) -> NodeConfig:
 class NodeFleet:
     """The hollow kubelet pool plus each node's zone (for zone faults)."""
 
-    def __init__(self, store: Store, clock: Clock, *, pod_informer: Informer) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        pod_informer: Informer,
+        store_for: Callable[[str], Store] | None = None,
+    ) -> None:
         self.zones: dict[str, str] = {}  # node name -> zone
-        self.pool = HollowNodePool(store, clock, pod_informer=pod_informer)
+        self.pool = HollowNodePool(store, clock, pod_informer=pod_informer, store_for=store_for)
 
     def add(self, node: Mapping[str, Any]) -> None:
         """A kubelet that registers `node` (a manifest) when the fleet starts."""

@@ -62,11 +62,12 @@ async def run_component(
     election: ElectionConfig | None,
     *,
     on_event: Callable[[str], None] = lambda line: None,
+    user_agent: str | None = None,
 ) -> Outcome:
     """Serve until SIGINT/SIGTERM (or lost leadership); see the module docstring."""
     loop = asyncio.get_running_loop()
     clock = RealClock(loop)
-    store = RemoteStore(connection, dispatch=lambda call: _soon(loop, call))
+    store = RemoteStore(connection, dispatch=lambda call: _soon(loop, call), user_agent=user_agent)
     outcome = Outcome()
     done = asyncio.Event()
     try:

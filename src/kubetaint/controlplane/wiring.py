@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from kubetaint.api.features import comparison_operators_enabled
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
+from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
@@ -26,6 +27,16 @@ if TYPE_CHECKING:
     from kubetaint.controlplane.controlplane import ControlPlane
 
 LEASES = "leases.coordination.k8s.io"
+
+
+class Controller(Protocol):
+    """What the control plane asks of each of kube-controller-manager's controllers."""
+
+    def start(self) -> None:
+        """Register with the informers and start those the controller owns."""
+
+    def stop(self) -> None:
+        """Stop what the controller started: its own informers, its timers and queued work."""
 
 
 def _recorder(plane: ControlPlane, component: str) -> EventRecorder:
@@ -43,7 +54,7 @@ def node_lifecycle_settings(plane: ControlPlane) -> NodeLifecycleSettings:
         raise ControlPlaneError(str(err), key_path=True) from None
 
 
-def build_node_lifecycle(plane: ControlPlane) -> Any:
+def build_node_lifecycle(plane: ControlPlane) -> NodeLifecycleController:
     return NodeLifecycleController(
         plane.registry,
         plane.clock,
@@ -55,7 +66,7 @@ def build_node_lifecycle(plane: ControlPlane) -> Any:
     )
 
 
-def build_taint_eviction(plane: ControlPlane) -> Any:
+def build_taint_eviction(plane: ControlPlane) -> TaintEvictionController:
     return TaintEvictionController(
         plane.registry,
         plane.clock,
@@ -66,7 +77,7 @@ def build_taint_eviction(plane: ControlPlane) -> Any:
     )
 
 
-def build_replicaset(plane: ControlPlane) -> Any:
+def build_replicaset(plane: ControlPlane) -> ReplicaSetController:
     return ReplicaSetController(
         plane.registry,
         plane.clock,
@@ -77,7 +88,7 @@ def build_replicaset(plane: ControlPlane) -> Any:
     )
 
 
-def build_deployment(plane: ControlPlane) -> Any:
+def build_deployment(plane: ControlPlane) -> DeploymentController:
     return DeploymentController(
         plane.registry,
         plane.clock,
@@ -87,7 +98,7 @@ def build_deployment(plane: ControlPlane) -> Any:
     )
 
 
-def build_daemonset(plane: ControlPlane) -> Any:
+def build_daemonset(plane: ControlPlane) -> DaemonSetController:
     return DaemonSetController(
         plane.registry,
         plane.clock,
@@ -100,7 +111,7 @@ def build_daemonset(plane: ControlPlane) -> Any:
     )
 
 
-def build_disruption(plane: ControlPlane) -> Any:
+def build_disruption(plane: ControlPlane) -> DisruptionController:
     return DisruptionController(
         plane.registry,
         plane.clock,
@@ -110,7 +121,7 @@ def build_disruption(plane: ControlPlane) -> Any:
     )
 
 
-def build_podgc(plane: ControlPlane) -> Any:
+def build_podgc(plane: ControlPlane) -> PodGCController:
     return PodGCController(
         plane.registry,
         plane.clock,
@@ -119,7 +130,11 @@ def build_podgc(plane: ControlPlane) -> Any:
     )
 
 
-def build_serviceaccounts(plane: ControlPlane) -> Any:
+def build_namespace(plane: ControlPlane) -> NamespaceController:
+    return NamespaceController(plane.registry, plane.clock, namespace_informer=plane.informer("namespaces"))
+
+
+def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     return ServiceAccountsController(
         plane.registry,
         plane.clock,
@@ -128,13 +143,13 @@ def build_serviceaccounts(plane: ControlPlane) -> Any:
     )
 
 
-def build_garbage_collector(plane: ControlPlane) -> Any:
+def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
     resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
 
 
 #: kube-controller-manager's controllers, in start order.
-BUILDERS: list[Callable[[ControlPlane], Any]] = [
+BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_node_lifecycle,
     build_taint_eviction,
     build_deployment,
@@ -143,16 +158,16 @@ BUILDERS: list[Callable[[ControlPlane], Any]] = [
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_namespace,
     build_garbage_collector,
 ]
 
 
-def start_controllers(plane: ControlPlane) -> list[Any]:
-    """Build and start every available controller; returns them (for inspection)."""
-    started: list[Any] = []
+def start_controllers(plane: ControlPlane) -> list[Controller]:
+    """Build and start every controller; returns them (for inspection, and to stop them)."""
+    started: list[Controller] = []
     for build in BUILDERS:
         controller = build(plane)
-        if controller is not None:
-            controller.start()
-            started.append(controller)
+        controller.start()
+        started.append(controller)
     return started

@@ -1,7 +1,7 @@
 """The defaults kube-apiserver gives the kinds kubetaint stores without running them
 (SetDefaults_EndpointPort of v1 and discovery.k8s.io/v1, SetDefaults_StatefulSet in
 pkg/apis/apps/v1/defaults.go, SetDefaults_Job and SetDefaults_CronJob in
-pkg/apis/batch/v1/defaults.go, with v1.32's default feature gates), so a stored object reads as
+pkg/apis/batch/v1/defaults.go, with v1.35's default feature gates), so a stored object reads as
 upstream's does. Each returns a new object; the argument is not changed."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _job_spec_defaults(spec: JSON) -> JSON:
         spec["backoffLimit"] = 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
-    if spec.get("podReplacementPolicy") is None:  # JobPodReplacementPolicy (beta, on)
+    if spec.get("podReplacementPolicy") is None:  # JobPodReplacementPolicy (GA since 1.34)
         spec["podReplacementPolicy"] = (
             "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
         )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from operator import is_
 from typing import Any
 
+from kubetaint.api.version import KUBERNETES_VERSION
 from kubetaint.clock.base import format_time
 from kubetaint.speed.memo import Memo
 
@@ -71,7 +72,7 @@ class NodeConfig:
     internal_ip: str = ""
     pod_cidr: str = ""
     report_network_condition: bool = True
-    kubelet_version: str = "v1.35.0"
+    kubelet_version: str = KUBERNETES_VERSION
 
 
 def node_labels(config: NodeConfig) -> dict[str, str]:

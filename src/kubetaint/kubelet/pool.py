@@ -16,10 +16,9 @@ from kubetaint.clock.base import Clock, Handle
 from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
 from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
-from kubetaint.kubelet.running import delivers_synchronously
-from kubetaint.store.fieldwrite import update_field_many
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.informer import Changes, Informer
-from kubetaint.store.interface import JSON, Store, update_many
+from kubetaint.store.interface import JSON, SetField, Store, Update, until_failure
 
 #: The cache key of a `HollowNodePool._bound_pods` entry (key, pod) ...
 _KEY = operator.itemgetter(0)
@@ -55,7 +54,7 @@ class _PhaseGroup:
 class _Renewals:
     """The lease renewals of a heartbeat round not yet written: either renewals of the leases
     last written that move only renewTime to one instant (written with
-    `fieldwrite.update_field_many`) or other renewal updates (`update_many`)."""
+    `SetField` commit) or other renewal updates (a commit of `Update`s)."""
 
     __slots__ = ("_kubelets", "_leases", "_own_stores", "_renew", "_store", "_updates", "now")
 
@@ -95,16 +94,18 @@ class _Renewals:
     def flush(self) -> None:
         """Write what is pending: a failed renewal is retried by its kubelet before the rest."""
         kubelets, objects = self._kubelets, self._leases
-        if self._own_stores:
+        if self._own_stores or reference_mode():  # (reference mode: each renewal on its own)
             self._flush_each()
             return
         while objects:
             if self._updates:
-                stored, err = update_many(self._store, LEASE_RESOURCE, objects)
+                updates = [Update(LEASE_RESOURCE, obj) for obj in objects]
+                stored, err = until_failure(self._store.commit(updates, stop_at_failure=True))
                 for kubelet, lease in zip(kubelets, stored, strict=False):
                     kubelet.lease_written(lease)
             else:
-                stored, err = update_field_many(self._store, LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
+                renewal = SetField(LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
+                stored, err = until_failure(self._store.commit((renewal,), stop_at_failure=True))
                 now = self.now
                 for kubelet, lease in zip(kubelets, stored, strict=False):
                     kubelet.lease.renewed_in_place(lease)
@@ -122,11 +123,12 @@ class _Renewals:
         """`flush` through each kubelet's store: the same writes in the same order, one each."""
         for kubelet, obj in zip(self._kubelets, self._leases, strict=True):
             if self._updates:
-                stored, err = update_many(kubelet.store, LEASE_RESOURCE, [obj])
+                stored, err = until_failure(kubelet.store.commit((Update(LEASE_RESOURCE, obj),)))
                 if stored:
                     kubelet.lease_written(stored[0])
             else:
-                stored, err = update_field_many(kubelet.store, LEASE_RESOURCE, [obj], RENEW_TIME, self._renew)
+                renewal = SetField(LEASE_RESOURCE, [obj], RENEW_TIME, self._renew)
+                stored, err = until_failure(kubelet.store.commit((renewal,)))
                 if stored:
                     kubelet.lease.renewed_in_place(stored[0])
                     kubelet.last_lease_renew = self.now
@@ -150,13 +152,15 @@ class HollowNodePool:
         configs: Iterable[NodeConfig] = (),
         settings: KubeletSettings | None = None,
         pod_informer: Informer | None = None,
+        *,
+        store_for: Callable[[str], Store] | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.settings = settings or KubeletSettings()
         #: The store each kubelet writes through, by node name (its identity: the API server's
         #: authorization and NodeRestriction); None: the pool's store.
-        self.store_for: Callable[[str], Store] | None = None
+        self.store_for = store_for
         self.kubelets: dict[str, HollowKubelet] = {}
         self._informer = pod_informer or Informer(store, "pods")
         self._owns_informer = pod_informer is None
@@ -196,7 +200,8 @@ class HollowNodePool:
         self.started = True
         # Each kubelet's view starts from its listing of the pods bound to it (resync_pods), then
         # sees every change through the pod informer (running already, or started below).
-        self._views = delivers_synchronously(self.store)
+        # (reference mode: each kubelet reads its pods from the store, started from a listing)
+        self._views = self.store.delivers_synchronously and not reference_mode()
         from_cache = self._cache_is_store()
         bound = self._bound_pods() if from_cache else {}
         for kubelet in self.kubelets.values():

@@ -23,8 +23,9 @@ from kubetaint.sim.nodes import load_groups
 from kubetaint.sim.scenario import Scenario, ScenarioError
 from kubetaint.sim.source import Where
 from kubetaint.sim.timeline import TimelineRecorder
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.informer import Informer
-from kubetaint.store.interface import JSON, StoreOptions
+from kubetaint.store.interface import JSON, Create, StoreOptions, until_failure
 from kubetaint.store.memory import MemoryStore
 
 __all__ = ["SYSTEM_NAMESPACES", "Cluster", "SeededUidStream", "check_decodable", "seeded_uids"]
@@ -137,21 +138,24 @@ class Cluster:
         # ensured once exists for the rest of the load (nothing is deleted meanwhile)
         decoding = DecodeMemo()
         namespaces: set[str] = set()
-        # consecutive pods are created as one run (Registry.create_pods): each still decoded,
+        # consecutive pods are created as one run (one Registry.commit): each still decoded,
         # and its namespace ensured, in turn; the run is stored before any other write and before
         # a decoding refusal is raised, so every write and message is one create's after another
         run: _PodRun = ([], [])
         # an object refused is skipped and the load goes on, so that every refusal is reported
         # at once (the run never starts)
         problems: list[str] = []
+        # in reference mode each object is created on its own, its namespace ensured each time
+        runs = not reference_mode()
+        known = namespaces if runs else None
         with self.registry.bulk_creates():
             for index in sorted(range(len(objects)), key=ranks.__getitem__):  # stable: file order
                 where = wheres[index] if wheres else ""
                 obj, kind = objects[index], kinds[index]
-                if kind.resource != "pods":
+                if kind.resource != "pods" or not runs:
                     self._create_run(run, problems)
                     try:
-                        self._create(obj, kind, where, decoding, namespaces)
+                        self._create(obj, kind, where, decoding, known)
                     except ScenarioError as err:
                         problems.append(str(err))
                     continue
@@ -184,7 +188,8 @@ class Cluster:
         requests, manifests = run
         try:
             while requests:
-                created, failure = self.registry.create_pods(requests)
+                creates = [Create("pods", request) for request in requests]
+                created, failure = until_failure(self.registry.commit(creates, stop_at_failure=True))
                 if failure is None:
                     break
                 obj, where = manifests[len(created)]
@@ -242,7 +247,7 @@ class Cluster:
         self.timeline.record_creates = True
 
 
-#: Pods loaded by one Registry.create_pods call at most.
+#: Pods loaded by one Registry.commit at most.
 _RUN_LIMIT = 4096
 #: Refused objects listed before the rest are counted.
 MAX_PROBLEMS = 100

@@ -272,33 +272,31 @@ def pack_records(records: Sequence[Mapping[str, Any]]) -> str:
     text column as indexes into its table of distinct values, and a message's own pod name,
     namespace/name and node replaced by the markers \\u0001 (namespace/name), \\u0002 (name) and
     \\u0003 (node), so the thousands of "Marking for deletion Pod ns/name" become one text (a
-    message holding a marker character already is kept literally behind \\u0000)."""
-    tables: dict[str, dict[str, int]] = {column: {} for column in COLUMNS}
-    columns: dict[str, list[int]] = {column: [] for column in (*COLUMNS, "dt")}
-    previous = 0
-    for record in records:
-        t = round(float(record["t"]) * 1000)
-        columns["dt"].append(t - previous)
-        previous = t
-        namespace = str(record.get("namespace") or "")
-        name = str(record.get("name") or "")
-        node = str(record.get("node") or "")
-        message = _template(str(record.get("message") or ""), namespace, name, node)
-        values = {
-            "reason": str(record.get("reason") or ""),
-            "kind": str(record.get("kind") or ""),
-            "namespace": namespace,
-            "name": name,
-            "node": node,
-            "message": message,
-        }
-        for column in COLUMNS:
-            table = tables[column]
-            value = values[column]
-            index = table.get(value)
-            if index is None:
-                index = table[value] = len(table)
-            columns[column].append(index)
+    message holding a marker character already is kept literally behind \\u0000). Worked out
+    column by column."""
+    times = [round(float(record["t"]) * 1000) for record in records]
+    namespaces = [str(record.get("namespace") or "") for record in records]
+    names = [str(record.get("name") or "") for record in records]
+    nodes = [str(record.get("node") or "") for record in records]
+    messages = [str(record.get("message") or "") for record in records]
+    every_message = "".join(messages)
+    template = _template if any(marker in every_message for marker in _MARKERS) else _template_unmarked
+    values = {
+        "reason": [str(record.get("reason") or "") for record in records],
+        "kind": [str(record.get("kind") or "") for record in records],
+        "namespace": namespaces,
+        "name": names,
+        "node": nodes,
+        "message": list(map(template, messages, namespaces, names, nodes)),
+    }
+    tables: dict[str, dict[str, int]] = {}
+    columns: dict[str, list[int]] = {}
+    for column in COLUMNS:
+        table: dict[str, int] = {}
+        add = table.setdefault
+        columns[column] = [add(value, len(table)) for value in values[column]]
+        tables[column] = table
+    columns["dt"] = [t - previous for t, previous in zip(times, [0, *times], strict=False)]
     payload = {"columns": columns, "tables": {column: list(tables[column]) for column in COLUMNS}}
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
     return base64.b64encode(gzip.compress(text, compresslevel=6, mtime=0)).decode("ascii")
@@ -310,6 +308,11 @@ _MARKERS = ("\x00", "\x01", "\x02", "\x03")
 def _template(message: str, namespace: str, name: str, node: str) -> str:
     if any(marker in message for marker in _MARKERS):
         return "\x00" + message  # kept literally
+    return _template_unmarked(message, namespace, name, node)
+
+
+def _template_unmarked(message: str, namespace: str, name: str, node: str) -> str:
+    """`_template` of a message without a marker character."""
     if namespace and name:
         message = message.replace(f"{namespace}/{name}", "\x01")
     if name:

@@ -6,12 +6,18 @@ a row through rich costs ~0.3 ms, which for the 60,000 records of a 5,000-node h
 minute, so rich lays out the columns from the cells that decide their widths, and a row whose
 every cell is printable ASCII fitting its column is written directly, as rich writes it; any other
 row (a cell to fold, wide or control characters) is rendered by rich alone, with the same column
-widths. `render_table_with_rich` renders everything through rich: the reference.
+widths. `render_table_with_rich` renders everything through rich: the reference, which
+`render_table` also is in reference mode (`KUBETAINT_REFERENCE=1`).
+
+The rows are worked out column by column where C code can do it: a row is plain when the text of
+its cells joined is printable ASCII, a column's longest cell and longest word are found in the
+column's text joined, and the times shown are formatted once per distinct instant.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -20,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kubetaint.sim.durations import format_duration
+from kubetaint.speed.reference import reference_mode
 
 COLUMNS = ("TIME", "REASON", "OBJECT", "NODE", "MESSAGE")
 Row = tuple[str, str, str, str, str]
@@ -34,16 +41,23 @@ def _object(record: Mapping[str, Any]) -> str:
 
 
 def _rows(doc: Mapping[str, Any]) -> list[Row]:
-    return [
-        (
-            format_duration(float(record["t"])),
-            str(record["reason"]),
-            _object(record),
-            str(record.get("node") or ""),
-            str(record.get("message") or ""),
+    shown: dict[float, str] = {}  # instant -> its text (records come in waves at one instant)
+    rows: list[Row] = []
+    for record in doc.get("timeline") or []:
+        t = float(record["t"])
+        time = shown.get(t)
+        if time is None:
+            time = shown[t] = format_duration(t)
+        rows.append(
+            (
+                time,
+                str(record["reason"]),
+                _object(record),
+                str(record.get("node") or ""),
+                str(record.get("message") or ""),
+            )
         )
-        for record in doc.get("timeline") or []
-    ]
+    return rows
 
 
 def _console(width: int) -> tuple[Console, io.StringIO]:
@@ -83,8 +97,10 @@ def render_table_with_rich(doc: Mapping[str, Any], *, width: int = 160) -> str:
 
 def render_table(doc: Mapping[str, Any], *, width: int = 160) -> str:
     """What `render_table_with_rich` renders, plain rows written directly."""
+    if reference_mode():
+        return render_table_with_rich(doc, width=width)
     rows = _rows(doc)
-    plain = [all(map(_is_plain, row)) for row in rows]  # (a few µs a row)
+    plain = _plain_rows(rows)
     widths = _column_widths(rows, plain, width)
     if widths is None:
         return render_table_with_rich(doc, width=width)
@@ -92,9 +108,11 @@ def render_table(doc: Mapping[str, Any], *, width: int = 160) -> str:
     head, tail = _head_and_tail(doc)
     console.print(Text(head))
     out = [_lines(buffer.getvalue()), _plain_line(COLUMNS, widths)]
-    for row, is_plain in zip(rows, plain, strict=True):
-        if is_plain and all(len(cell) <= room for cell, room in zip(row, widths, strict=True)):
-            out.append(_plain_line(row, widths))
+    fits = _fitting(rows, plain, widths)
+    line = _line_format(widths)
+    for row, fit in zip(rows, fits, strict=True):
+        if fit:
+            out.append(line(*row).rstrip() + "\n")
         else:
             out.append(_rich_row(row, widths, width))
     console, buffer = _console(width)
@@ -108,9 +126,58 @@ def _is_plain(cell: str) -> bool:
     return cell.isascii() and cell.isprintable()
 
 
+def _plain_rows(rows: list[Row]) -> list[bool]:
+    """Whether each row's cells are all plain (`_is_plain` of their text joined: the same)."""
+    if _is_plain("".join("".join(row) for row in rows)):
+        return [True] * len(rows)
+    return [_is_plain("".join(row)) for row in rows]
+
+
 def _word_width(cell: str) -> int:
     """rich's narrowest width for a folded cell: its longest word."""
     return max(map(len, cell.split()), default=len(cell))
+
+
+def _longest_cell(cells: list[str]) -> int:
+    """The index of the first of `cells` with the most characters."""
+    lengths = list(map(len, cells))
+    return lengths.index(max(lengths))
+
+
+def _widest_word(cells: list[str]) -> int:
+    """The index of the first of `cells` (plain text: no line breaks, spaces the only white
+    space) with the largest `_word_width`, found in the cells' text joined."""
+    text = "\n".join(cells)
+    words = max(map(len, text.split()), default=0)
+    blank = 0  # a cell of spaces: its length
+    spaces = list(map(str.isspace, cells))
+    if True in spaces:
+        blank = max(len(cell) for cell, space in zip(cells, spaces, strict=True) if space)
+    widest = max(words, blank)
+    found = len(cells)
+    if words == widest and words > 0:
+        word = re.search(rf"(?<![^ \n])[^ \n]{{{words}}}(?![^ \n])", text)
+        if word is not None:
+            found = text.count("\n", 0, word.start())
+    if blank == widest:
+        found = min(found, next(i for i, cell in enumerate(cells) if len(cell) == blank and not cell.strip()))
+    return found
+
+
+def _fitting(rows: list[Row], plain: list[bool], widths: Sequence[int]) -> list[bool]:
+    """Whether each row is plain and its every cell fits its column's width (written directly)."""
+    fits = list(plain)
+    for column, room in enumerate(widths):
+        lengths = [len(row[column]) for row in rows]
+        if max(lengths, default=0) > room:
+            fits = [fit and length <= room for fit, length in zip(fits, lengths, strict=True)]
+    return fits
+
+
+def _line_format(widths: Sequence[int]) -> Any:
+    """`_plain_line` of a row without its trailing line break and before its right strip: each
+    cell but the last padded to its column's width, two spaces between."""
+    return "  ".join([*(f"{{:<{room}}}" for room in widths[:-1]), "{}"]).format
 
 
 def _column_widths(rows: list[Row], plain: list[bool], width: int) -> list[int] | None:
@@ -122,8 +189,9 @@ def _column_widths(rows: list[Row], plain: list[bool], width: int) -> list[int] 
     plain_rows = [i for i, is_plain in enumerate(plain) if is_plain]
     for column in range(len(COLUMNS)):
         if plain_rows:
-            deciding[max(plain_rows, key=lambda i: len(rows[i][column]))] = None
-            deciding[max(plain_rows, key=lambda i: _word_width(rows[i][column]))] = None
+            cells = [rows[i][column] for i in plain_rows]
+            deciding[plain_rows[_longest_cell(cells)]] = None
+            deciding[plain_rows[_widest_word(cells)]] = None
     table = _table(rows[i] for i in sorted(deciding))
     console, _ = _console(width)
     try:

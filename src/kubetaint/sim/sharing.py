@@ -1,4 +1,6 @@
-"""Equal parts of the pods of a scenario text made one shared object (bookkeeping only).
+"""Shares equal spec parts of a parsed scenario's pods so memos find them (off with `KUBETAINT_REFERENCE=1`).
+
+Equal parts of the pods of a scenario text are made one shared object (bookkeeping only).
 
 A scenario given as data keeps what its author shared shared (`copy_document` copies a shared
 part once), so the pods stamped from one template carry the very same container lists: the load's

@@ -239,7 +239,8 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
     except InputError as err:
         raise SnapshotError(str(err)) from None
     try:
-        source = _manifests_as_list(text, name) or load_text(text, name)
+        with collector_paused():  # a large file parses into millions of long-lived objects
+            source = _manifests_as_list(text, name) or load_text(text, name)
     except SourceError as err:
         raise SnapshotError(str(err)) from None
     data = source.data

@@ -79,6 +79,10 @@ class Memo(Generic[K, V]):
             entries[key] = value
         return value
 
+    def discard(self, key: K) -> None:
+        """Forget the answer for `key`, if any."""
+        self._entries.pop(key, None)
+
     def clear(self) -> None:
         """Forget every answer (the counts stay)."""
         self._entries.clear()

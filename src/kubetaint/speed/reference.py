@@ -6,7 +6,9 @@ the outputs (timelines, events, objects, messages) are byte for byte those of th
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 #: The environment variable that switches the reference mode on ("1", "true" or "yes").
 REFERENCE_ENV = "KUBETAINT_REFERENCE"
@@ -18,3 +20,22 @@ def reference_mode() -> bool:
     """Whether every speed shortcut is off (read from the environment at each call: cheap, and a
     test can switch it with monkeypatch.setenv)."""
     return os.environ.get(REFERENCE_ENV, "").strip().lower() in _TRUE
+
+
+@contextlib.contextmanager
+def reference_mode_set(on: bool) -> Iterator[None]:
+    """The reference mode on (or off) inside the block, and as it was after it: for tests and
+    tools that compare a shortcut with the general path. Memos keep what they stored before the
+    block (a memo drops it at its next store in reference mode)."""
+    before = os.environ.get(REFERENCE_ENV)
+    if on:
+        os.environ[REFERENCE_ENV] = "1"
+    else:
+        os.environ.pop(REFERENCE_ENV, None)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(REFERENCE_ENV, None)
+        else:
+            os.environ[REFERENCE_ENV] = before

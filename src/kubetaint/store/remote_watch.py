@@ -150,6 +150,9 @@ class RemoteWatch:
     def stop(self) -> None:
         self._stream.stop()
 
+    def push_to(self, waker: Callable[[], None] | None) -> bool:
+        return False  # events arrive on the HTTP stream's thread: the reader polls wait()
+
     def request_bookmark(self) -> None:
         rv = int(self._stream.resource_version or 0)
         self._queue.put(

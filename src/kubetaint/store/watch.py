@@ -115,6 +115,10 @@ class BufferedWatch:
         if self.waker is not None:
             self.waker()
 
+    def push_to(self, waker: Callable[[], None] | None) -> bool:
+        self.waker = waker
+        return True
+
     def drain(self) -> list[WatchEvent]:
         with self._cond:
             events = list(self._events)
@@ -168,7 +172,7 @@ class Dispatcher:
 
     def publish(self, batch: ChangeBatch) -> None:
         """Queue one commit's batch (call while holding the write lock; empty batches are dropped)."""
-        if len(batch):
+        if batch.resource is not None or len(batch):  # (a batch of one resource is not empty)
             with self._lock:
                 self._pending.append(batch)
 

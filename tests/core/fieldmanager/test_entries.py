@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from kubetaint.core.fieldmanager import entries as ent
 from kubetaint.core.fieldmanager import fieldpath as fp
@@ -233,3 +234,179 @@ def test_fields_v1_ignores_unknown_prefixes_and_rejects_non_objects() -> None:
 )
 def test_path_strings(path: fp.Path, text: str) -> None:
     assert fp.path_string(path) == text
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [
+        pytest.param({"f:b": {}, "f:a": {}}, ["f:a", "f:b"], id="fields out of order"),
+        pytest.param({"f:a": {"f:x": {}, ".": {}}}, ["f:a"], id="a dot after the children"),
+        pytest.param({'k:{"b":1,"a":2}': {}}, ['k:{"a":2,"b":1}'], id="key fields out of order"),
+    ],
+)
+def test_fields_v1_not_in_upstreams_form_is_written_back_in_it(
+    given: dict[str, Any], written: list[str]
+) -> None:
+    encoded = from_fields_v1(given).to_fields_v1()
+    assert list(encoded) == written
+    assert from_fields_v1(encoded).to_fields_v1() is encoded  # upstream's form is kept as it is
+    if encoded.get("f:a"):
+        assert list(encoded["f:a"]) == [".", "f:x"]
+
+
+# managedfields_test.go TestRoundTripManagedFields, TestBuildManagerIdentifier, TestSortEncodedManagedFields
+
+ROUND_TRIPS = [
+    pytest.param(
+        """- apiVersion: v1
+  fieldsType: FieldsV1
+  fieldsV1:
+    v:3:
+      f:alsoPi: {}
+    v:3.1415:
+      f:pi: {}
+    v:false:
+      f:notTrue: {}
+  manager: foo
+  operation: Update
+  time: "2001-02-03T04:05:06Z"
+- apiVersion: v1beta1
+  fieldsType: FieldsV1
+  fieldsV1:
+    i:5:
+      f:i: {}
+  manager: foo
+  operation: Update
+  time: "2011-12-13T14:15:16Z"
+""",
+        id="values and indices of two versions",
+    ),
+    pytest.param(
+        """- apiVersion: v1
+  fieldsType: FieldsV1
+  fieldsV1:
+    f:spec:
+      f:containers:
+        k:{"name":"c"}:
+          f:image: {}
+          f:name: {}
+  manager: foo
+  operation: Apply
+""",
+        id="a keyed item",
+    ),
+    pytest.param(
+        """- apiVersion: v1
+  fieldsType: FieldsV1
+  fieldsV1:
+    f:apiVersion: {}
+    f:kind: {}
+    f:metadata:
+      f:labels:
+        f:app: {}
+      f:name: {}
+    f:spec:
+      f:replicas: {}
+      f:selector:
+        f:matchLabels:
+          f:app: {}
+      f:template:
+        f:medatada:
+          f:labels:
+            f:app: {}
+        f:spec:
+          f:containers:
+            k:{"name":"nginx"}:
+              .: {}
+              f:image: {}
+              f:name: {}
+              f:ports:
+                i:0:
+                  f:containerPort: {}
+  manager: foo
+  operation: Update
+""",
+        id="a deployment",
+    ),
+    pytest.param(
+        """- apiVersion: v1
+  fieldsType: FieldsV1
+  fieldsV1:
+    f:spec:
+      f:replicas: {}
+  manager: foo
+  operation: Update
+  subresource: scale
+""",
+        id="a subresource",
+    ),
+]
+
+
+@pytest.mark.parametrize("text", ROUND_TRIPS)
+@pytest.mark.parametrize("lazy", [False, True], ids=["parsed", "lazy"])
+def test_managed_fields_round_trip(text: str, lazy: bool) -> None:
+    given = yaml.safe_load(text)
+    assert ent.encode(ent.decode(given, lazy=lazy)) == given
+
+
+def test_no_managed_fields_encode_to_none() -> None:
+    assert ent.encode(ent.decode(None)) == []
+
+
+@pytest.mark.parametrize(
+    ("who", "expected"),
+    [
+        pytest.param(
+            ent.Identity("foo", "Update", "v1"),
+            '{"manager":"foo","operation":"Update","apiVersion":"v1"}',
+            id="an updater",
+        ),
+        pytest.param(
+            ent.Identity("foo", "Apply", "v1"), '{"manager":"foo","operation":"Apply"}', id="an applier"
+        ),
+        pytest.param(
+            ent.Identity("foo", "Apply", "v1", "scale"),
+            '{"manager":"foo","operation":"Apply","subresource":"scale"}',
+            id="an applier of a subresource",
+        ),
+    ],
+)
+def test_build_manager_identifier(who: ent.Identity, expected: str) -> None:
+    assert ent.identifier(who) == expected
+
+
+def _sortable(manager: str, operation: str, time: str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "manager": manager,
+        "operation": operation,
+        "apiVersion": "v1",
+        "fieldsType": "FieldsV1",
+    }
+    if time:
+        entry["time"] = time
+    entry["fieldsV1"] = {f"f:{manager}{operation}{time}": {}}  # one identity per entry
+    return entry
+
+
+T1, T2 = "2001-01-01T01:00:00Z", "2002-01-01T01:00:00Z"
+SORTS = [
+    pytest.param([("a", "Apply", None), ("a", "Update", T1)], [0, 1], id="remains untouched"),
+    pytest.param([("a", "Update", T1), ("a", "Apply", None)], [1, 0], id="apply first"),
+    pytest.param(
+        [("c", "Update", T1), ("a", "Apply", None), ("d", "Update", T2), ("b", "Apply", None)],
+        [1, 3, 0, 2],
+        id="newest last",
+    ),
+    pytest.param(
+        [("c", "Update", T1), ("a", "Apply", None), ("d", "Update", T1), ("b", "Apply", None)],
+        [1, 3, 0, 2],
+        id="manager last",
+    ),
+]
+
+
+@pytest.mark.parametrize(("given", "order"), SORTS)
+def test_sort_encoded_managed_fields(given: list[tuple[str, str, str | None]], order: list[int]) -> None:
+    entries = [_sortable(*g) for g in given]
+    assert ent.encode(ent.decode(entries)) == [entries[i] for i in order]

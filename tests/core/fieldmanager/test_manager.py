@@ -5,6 +5,7 @@ lastappliedupdater_test.go, capmanagers), with upstream's encoding of the entrie
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -227,3 +228,194 @@ def test_node_taints_are_one_atomic_field() -> None:
     after = fm.update(live, tainted, req("kubectl-taint", T1))
     taint = next(e for e in entries(after) if e["manager"] == "kubectl-taint")
     assert taint["fieldsV1"] == {"f:spec": {"f:taints": {}}}
+
+
+# managedfieldsupdater_test.go: when an entry's time moves, as data -----------------------------
+
+
+def configmap(**data: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "configmap"}, "data": data}
+
+
+TIME_CASES = [
+    pytest.param(
+        [("update", "a", {"key": "value"}), ("update", "a", {"key": "new-value"})],
+        {"a": T1},
+        id="an update that changes a field moves its manager's time",
+    ),
+    pytest.param(
+        [("apply", "a", {"key": "value"}), ("apply", "a", {"key": "new-value"})],
+        {"a": T1},
+        id="an apply that changes a field moves its manager's time",
+    ),
+    pytest.param(
+        [("update", "a", {"key": "value"}), ("update", "a", {"key": "value"})],
+        {"a": T0},
+        id="an update without changes keeps the time",
+    ),
+    pytest.param(
+        [("apply", "a", {"key": "value"}), ("apply", "a", {"key": "value"})],
+        {"a": T0},
+        id="an apply without changes keeps the time",
+    ),
+    pytest.param(
+        [
+            ("update", "a", {"key_a": "value"}),
+            ("update", "b", {"key_b": "value"}),
+            ("update", "a", {"key_a": "value", "key_b": "new-value"}),
+        ],
+        {"a": T2, "b": None},
+        id="an update taking a manager's only field removes its entry",
+    ),
+    pytest.param(
+        [
+            ("apply", "a", {"key_a": "value"}),
+            ("apply", "b", {"key_b": "value"}),
+            ("apply", "a", {"key_a": "new-value"}),
+        ],
+        {"a": T2, "b": T1},
+        id="an apply of other fields leaves another manager's time",
+    ),
+    pytest.param(
+        [("update", "a", {"key_a": "value", "key_b": "value"}), ("update", "b", {"key_b": "new-value"})],
+        {"a": T0, "b": T1},
+        id="taking fields over by an update leaves the previous manager's time",
+    ),
+    pytest.param(
+        [("apply", "a", {"key_a": "value", "key_b": "value"}), ("apply", "b", {"key_b": "new-value"})],
+        {"a": T0, "b": T1},
+        id="taking fields over by an apply leaves the previous manager's time",
+    ),
+    pytest.param(
+        [
+            ("apply", "a", {"key_a": "value", "key_b": "value"}),
+            ("apply", "b", {"key_a": "value", "key_b": "value"}),
+        ],
+        {"a": T0, "b": T1},
+        id="co-owning by applying the same object gives the new manager its own time",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ops", "times"), TIME_CASES)
+def test_managed_fields_times(
+    ops: list[tuple[str, str, dict[str, str]]], times: dict[str, str | None]
+) -> None:
+    live: dict[str, Any] | None = None
+    for step, (verb, manager, data) in enumerate(ops):
+        time = (T0, T1, T2)[step]
+        if verb == "update":
+            new = configmap(**data)
+            if live is not None:
+                new["metadata"] = {**live["metadata"]}
+            live = stored(fm.update(live, new, req(manager, time)))
+        else:
+            live = stored(fm.apply(live, configmap(**data), req(manager, time), "ConfigMap", force=True))
+    assert live is not None
+    got = {e["manager"]: e.get("time") for e in entries(live)}
+    for manager, time in times.items():
+        assert got.get(manager) == time, got
+
+
+def test_co_owners_of_the_same_applied_object_own_the_same_fields() -> None:
+    live = stored(fm.apply(None, configmap(key_a="value", key_b="value"), req("a"), "ConfigMap", force=True))
+    live = fm.apply(live, configmap(key_a="value", key_b="value"), req("b", T1), "ConfigMap", force=True)
+    a, b = (e["fieldsV1"] for e in entries(live))
+    assert a == b == {"f:data": {"f:key_a": {}, "f:key_b": {}}}
+
+
+# skipnonapplied_test.go ---------------------------------------------------------------------------
+
+
+def test_an_apply_to_an_object_updated_before_it_was_tracked_conflicts_with_before_first_apply() -> None:
+    untracked = stored({**pod(), "metadata": {"name": "pod", "labels": {"app": "my-nginx"}}})
+    applied = pod()
+    applied["metadata"] = {"name": "pod", "labels": {"app": "nginx"}}
+    with pytest.raises(ConflictsError) as caught:
+        fm.apply(untracked, applied, req("fieldmanager_test_apply"), "Pod", force=False)
+    ((manager, path),) = [(c.manager, c.path) for c in caught.value.conflicts]
+    assert '"before-first-apply"' in manager
+    assert path == ((0, "metadata"), (0, "labels"), (0, "app"))
+    forced = fm.apply(untracked, applied, req("fieldmanager_test_apply"), "Pod", force=True)
+    assert [m for m, _, _ in managers(forced)] == ["fieldmanager_test_apply", "before-first-apply"]
+
+
+def test_an_apply_to_a_new_object_has_one_entry() -> None:
+    applied = pod()
+    assert [
+        m for m, _, _ in managers(fm.apply(None, applied, req("fieldmanager_test_apply"), "Pod", False))
+    ] == ["fieldmanager_test_apply"]
+
+
+def test_entries_an_update_does_not_touch_are_kept_as_stored() -> None:
+    live = stored(fm.update(None, pod(), req("kubectl-create")))
+    labelled = copy.deepcopy(live)
+    labelled["metadata"]["labels"]["tier"] = "web"
+    live = stored(fm.update(live, labelled, req("kubectl-label", T1)))
+    edited = copy.deepcopy(live)
+    edited["spec"]["containers"][0]["image"] = "nginx:2"
+    after = fm.update(live, edited, req("kubectl-set", T2))
+    before = {e["manager"]: e for e in entries(live)}
+    now = {e["manager"]: e for e in entries(after)}
+    assert now["kubectl-label"]["fieldsV1"] is before["kubectl-label"]["fieldsV1"]
+    assert now["kubectl-create"]["fieldsV1"] != before["kubectl-create"]["fieldsV1"]  # lost the image
+
+
+# lastappliedmanager_test.go: upgrading from client-side to server-side apply --------------------
+
+
+def _client_side_applied(replicas: int) -> dict[str, Any]:
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    annotated = copy.deepcopy(deployment)
+    annotated["metadata"]["annotations"] = {fm.LAST_APPLIED: json.dumps(deployment)}
+    return stored(fm.update(None, annotated, req("kubectl-client-side-apply", api_version="apps/v1")))
+
+
+def _server_side(live: dict[str, Any], replicas: int, manager: str = "kubectl") -> dict[str, Any]:
+    config = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    return fm.apply(live, config, req(manager, T1, api_version="apps/v1"), "Deployment", force=False)
+
+
+def test_kubectls_first_server_side_apply_takes_over_what_client_side_apply_set() -> None:
+    after = _server_side(_client_side_applied(1), 3)
+    assert after["spec"]["replicas"] == 3
+    assert json.loads(after["metadata"]["annotations"][fm.LAST_APPLIED])["spec"]["replicas"] == 3
+
+
+def test_another_manager_does_not_take_over_client_side_applied_fields() -> None:
+    with pytest.raises(ConflictsError):
+        _server_side(_client_side_applied(1), 3, manager="my-controller")
+
+
+def test_fields_changed_since_the_client_side_apply_still_conflict() -> None:
+    live = _client_side_applied(1)
+    scaled = copy.deepcopy(live)
+    scaled["spec"]["replicas"] = 5
+    live = stored(fm.update(live, scaled, req("kubectl-scale", api_version="apps/v1")))
+    with pytest.raises(ConflictsError) as caught:
+        _server_side(live, 3)
+    assert [c.path for c in caught.value.conflicts] == [((0, "spec"), (0, "replicas"))]

@@ -1,5 +1,4 @@
-"""Validation results of the parts of stored objects, remembered by identity (off in reference mode,
-`KUBETAINT_REFERENCE=1`).
+"""Remembers the checks of stored objects' unchanged parts by identity (off with `KUBETAINT_REFERENCE=1`).
 
 An update usually carries parts of the stored object unchanged, as the very same dicts: a kubelet
 renewing its lease keeps the lease's metadata, a status update keeps the pod's metadata and spec.

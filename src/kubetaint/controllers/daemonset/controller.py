@@ -29,6 +29,7 @@ from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.speed.memo import Memo
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -88,7 +89,10 @@ class DaemonSetController:
         self._counts: dict[str, NodeCounts] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
-        self._hash_memo: tuple[JSON, int | None, str] | None = None  # (template, collisionCount, hash)
+        #: id(template) -> (template, collisionCount, hash) of the last template hashed
+        self._hash_memo: Memo[int, tuple[JSON, int | None, str]] = Memo(
+            "controllers.daemonset.controller.template_hash", limit=1
+        )
         self.daemonsets.add_handlers(
             EventHandlers(
                 on_add=lambda ds: self.queue.add(podutil.key_of(ds)),
@@ -103,6 +107,12 @@ class DaemonSetController:
     def start(self) -> None:
         for informer in self._own:
             informer.start()
+
+    def stop(self) -> None:
+        """Stop the informers this controller started and cancel its queued work."""
+        for informer in self._own:
+            informer.stop()
+        self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------
 
@@ -360,7 +370,7 @@ class DaemonSetController:
     def _template_hash(self, template: JSON, collision_count: int | None) -> str:
         """compute_hash(template, collision_count), remembered for the last very same template
         object (stored templates are read-only: the same object hashes the same) and count."""
-        memo = self._hash_memo
+        memo = self._hash_memo.get(id(template))
         if (
             memo is not None
             and memo[0] is template
@@ -369,7 +379,7 @@ class DaemonSetController:
         ):
             return memo[2]
         result = compute_hash(template, collision_count)
-        self._hash_memo = (template, collision_count, result)
+        self._hash_memo.put(id(template), (template, collision_count, result))
         return result
 
     def _create_pod(self, ds: JSON, node_name: str) -> None:

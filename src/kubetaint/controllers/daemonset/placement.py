@@ -16,6 +16,7 @@ from typing import Any
 from kubetaint.core.daemonset import add_or_update_daemon_pod_tolerations
 from kubetaint.core.matching import NO_EXECUTE, do_not_schedule_taints_filter, find_matching_untolerated_taint
 from kubetaint.core.nodeaffinity import required_node_affinity_matches
+from kubetaint.speed.memo import Memo
 
 JSON = dict[str, Any]
 
@@ -27,17 +28,19 @@ def daemon_pod_spec(ds: Mapping[str, Any]) -> JSON:
     return spec
 
 
-_last_spec: list[tuple[Any, Any, JSON]] = []  # (template spec, a deep copy of it, daemon spec)
+#: id(template spec) -> (the template spec, a deep copy of it, its daemon spec), for the last one
+_LAST_SPEC: Memo[int, tuple[Any, Any, JSON]] = Memo("controllers.daemonset.placement.daemon_spec", limit=1)
 
 
 def _daemon_spec_for_placement(ds: Mapping[str, Any]) -> JSON:
     """daemon_pod_spec(ds) for reading only, remembered for the last template (a sync asks once
     per node); a template changed in place since is noticed by comparing with a copy."""
     template: Any = ((ds.get("spec") or {}).get("template") or {}).get("spec")
-    if _last_spec and _last_spec[0][0] is template and _last_spec[0][1] == template:
-        return _last_spec[0][2]
+    last = _LAST_SPEC.get(id(template))
+    if last is not None and last[0] is template and last[1] == template:
+        return last[2]
     spec = daemon_pod_spec(ds)
-    _last_spec[:] = [(template, copy.deepcopy(template), spec)]
+    _LAST_SPEC.put(id(template), (template, copy.deepcopy(template), spec))
     return spec
 
 
@@ -62,7 +65,9 @@ class PlacementMemo:
     even in place), so any change to either computes it afresh."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[Any, Any, JSON, bool, tuple[bool, bool]]] = {}
+        self._entries: Memo[str, tuple[Any, Any, JSON, bool, tuple[bool, bool]]] = Memo(
+            "controllers.daemonset.placement.should_run", limit=1 << 16
+        )
 
     def should_run(
         self, node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
@@ -117,11 +122,11 @@ class PlacementMemo:
         ):
             return entry[4]
         result = _should_run(node, spec, enable_comparison)
-        self._entries[name] = (labels, node_spec, spec, enable_comparison, result)
+        self._entries.put(name, (labels, node_spec, spec, enable_comparison, result))
         return result
 
     def forget(self, name: str) -> None:
-        self._entries.pop(name, None)
+        self._entries.discard(name)
 
 
 def _should_run(node: Mapping[str, Any], spec: JSON, enable_comparison: bool) -> tuple[bool, bool]:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubetaint.controllers.replicaset import podutil
+from kubetaint.speed.memo import Memo
 
 JSON = dict[str, Any]
 #: (desired, current, misscheduled, ready, available, updated), each 0 or 1 for one node
@@ -26,7 +27,9 @@ class NodeCounts:
     """One DaemonSet's per-node counts, as last counted."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[list[JSON], bool, str, Counts]] = {}
+        self._entries: Memo[str, tuple[list[JSON], bool, str, Counts]] = Memo(
+            "controllers.daemonset.statuscounts.node_counts", limit=1 << 16
+        )
 
     def count(
         self,
@@ -56,7 +59,7 @@ class NodeCounts:
             else:
                 counts = node_counts(pods, should_run, revision, min_ready, now)
                 if remember:
-                    entries[name] = (pods, should_run, revision, counts)
+                    entries.put(name, (pods, should_run, revision, counts))
             desired += counts[0]
             current += counts[1]
             misscheduled += counts[2]

@@ -69,6 +69,12 @@ class DeploymentController:
         for informer in self._own:
             informer.start()
 
+    def stop(self) -> None:
+        """Stop the informers this controller started and cancel its queued work."""
+        for informer in self._own:
+            informer.stop()
+        self.queue.stop()
+
     def _rs_changed(self, rs: JSON) -> None:
         ref = podutil.controller_of(rs)
         namespace = podutil.key_of(rs)[0]

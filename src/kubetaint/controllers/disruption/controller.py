@@ -83,6 +83,12 @@ class DisruptionController:
         for informer in self._own:
             informer.start()
 
+    def stop(self) -> None:
+        """Stop the informers this controller started and cancel its queued work."""
+        for informer in self._own:
+            informer.stop()
+        self.queue.stop()
+
     # event intake --------------------------------------------------------------------------------
 
     def _pod_added(self, pod: JSON) -> None:
@@ -91,6 +97,8 @@ class DisruptionController:
         self._enqueue_for(pod)
 
     def _pod_updated(self, old: JSON, new: JSON) -> None:
+        if not len(self.pdbs):  # no budget to look up (the common case)
+            return
         self._enqueue_for(old)
         self._enqueue_for(new)
 

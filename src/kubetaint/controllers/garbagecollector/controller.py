@@ -156,6 +156,11 @@ class GarbageCollector:
         # collects dependents whose owners never existed or went away while nobody watched.
         self.clock.call_soon(self._after_sync)
 
+    def stop(self) -> None:
+        """Cancel the queued deletions and orphanings."""
+        self.attempt_to_delete.stop()
+        self.attempt_to_orphan.stop()
+
     def _after_sync(self) -> None:
         self.synced = True
         for owner in self.graph.absent_owners():

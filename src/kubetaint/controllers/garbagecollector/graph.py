@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from kubetaint.speed.memo import Memo
+
 JSON = dict[str, Any]
 #: (resource, namespace, name): where an object lives in the store.
 Identity = tuple[str, str, str]
@@ -71,7 +73,10 @@ class DependencyGraph:
         self._dependents: dict[str, dict[str, Identity]] = {}
         # update_refs' last (ownerReferences list, its followed references): a controller that
         # adopts gives each adopted pod the very same list (read-only, so the same references)
-        self._last_followed: tuple[object, list[JSON]] | None = None
+        #: id(ownerReferences) -> (ownerReferences, followed_refs) of the last object asked about
+        self._last_followed: Memo[int, tuple[object, list[JSON]]] = Memo(
+            "controllers.garbagecollector.graph.followed", limit=1
+        )
 
     def add(self, resource: str, obj: Mapping[str, Any]) -> list[JSON]:
         """Record `obj`; returns its followed owner references."""
@@ -161,11 +166,11 @@ class DependencyGraph:
         the list returned), remembered for the last non-empty `refs` object."""
         if not refs:
             return []
-        last = self._last_followed
+        last = self._last_followed.get(id(refs))
         if last is not None and last[0] is refs:
             return last[1]
         followed = followed_refs(obj)
-        self._last_followed = (refs, followed)
+        self._last_followed.put(id(refs), (refs, followed))
         return followed
 
     def remove(self, obj: Mapping[str, Any]) -> None:

@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.clock.base import Clock, format_time
+from kubetaint.clock.base import Clock, Handle, format_time
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import Store
@@ -67,6 +67,7 @@ class PodGCController:
         self.threshold = terminated_pod_threshold
         self.period = gc_check_period
         self.quarantine = quarantine_time
+        self._next_tick: Handle | None = None
         self._terminated: set[Key] = set()
         self._terminating: set[Key] = set()
         self._by_node: dict[str, set[Key]] = {}
@@ -81,10 +82,18 @@ class PodGCController:
     def start(self) -> None:
         for informer in self._own:
             informer.start()
-        self.clock.call_later(self.period, self._tick)
+        self._next_tick = self.clock.call_later(self.period, self._tick)
+
+    def stop(self) -> None:
+        """Stop the informers this controller started and its periodic pass."""
+        for informer in self._own:
+            informer.stop()
+        if self._next_tick is not None:
+            self._next_tick.cancel()
+            self._next_tick = None
 
     def _tick(self) -> None:
-        self.clock.call_later(self.period, self._tick)
+        self._next_tick = self.clock.call_later(self.period, self._tick)
         try:
             self.gc()
         except Exception:  # one bad object must not stop the collector
@@ -95,9 +104,9 @@ class PodGCController:
     def _nodes_changed(self, changes: Changes) -> None:
         """The node informer's handler: `_unlisted` follows which indexed nodes it caches (its
         key of a node: ("", name))."""
-        unlisted = self._unlisted
-        if not unlisted and changes.only == "ADDED":
-            return  # nothing to take out
+        unlisted, only = self._unlisted, changes.only
+        if only == "MODIFIED" or (only == "ADDED" and not unlisted):
+            return  # nothing to note (an update keeps the key) or to take out
         for kind, (namespace, name), _, _ in changes:
             if namespace:
                 continue

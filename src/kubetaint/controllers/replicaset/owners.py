@@ -76,7 +76,10 @@ class OwnerSelectorIndex:
             "controllers.replicaset.owners.matching", MATCH_MEMO_SIZE
         )
         # matching_keys' last answer: (namespace, the very labels object, the owner keys)
-        self._last: tuple[str, Mapping[str, str], tuple[Key, ...]] | None = None
+        #: id(labels) -> (namespace, labels, keys) of the last `matching_keys` answer
+        self._last: Memo[int, tuple[str, Mapping[str, str], tuple[Key, ...]]] = Memo(
+            "controllers.replicaset.owners.matching_keys", limit=1
+        )
         informer.add_handlers(EventHandlers(on_add=self._add, on_update=self._update, on_delete=self._delete))
 
     def _add(self, owner: JSON) -> None:
@@ -106,7 +109,7 @@ class OwnerSelectorIndex:
 
     def _forget_matches(self) -> None:
         self._matched.clear()
-        self._last = None
+        self._last.clear()
 
     def _index(self, key: Key, owner: JSON) -> None:
         selector = self.selectors.matching(owner)
@@ -160,12 +163,12 @@ class OwnerSelectorIndex:
         the owners). The last answer is kept for the very same labels object (stored labels are
         read-only, so the same object means the same labels: one template's pods share theirs)
         until an owner is added, deleted or changes its selector, as `matching`'s memo is."""
-        last = self._last
+        last = self._last.get(id(labels))
         if last is not None and last[1] is labels and last[0] == namespace:
             get = self.informer.get
             return [key for key in last[2] if get(*key) is not None]
         keys = [key_of(owner) for owner in self.matching(namespace, labels)]
-        self._last = (namespace, labels, tuple(keys))
+        self._last.put(id(labels), (namespace, labels, tuple(keys)))
         return keys
 
     def matching_uncached(self, namespace: str, labels: Mapping[str, str]) -> list[JSON]:

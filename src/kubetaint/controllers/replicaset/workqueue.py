@@ -66,6 +66,16 @@ class WorkQueue(Generic[K]):
     def __len__(self) -> int:
         return len(self._queued)
 
+    def stop(self) -> None:
+        """Cancel the pending drain and every delayed add; the keys queued are dropped."""
+        if self._drain_handle is not None:
+            self._drain_handle.cancel()
+            self._drain_handle = None
+        for handle in self._later.values():
+            handle.cancel()
+        self._later.clear()
+        self._queued.clear()
+
     def _drain(self) -> None:
         self._drain_handle = None
         slices, synced = self._slices, 0

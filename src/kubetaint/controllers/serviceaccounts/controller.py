@@ -63,6 +63,11 @@ class ServiceAccountsController:
         for informer in self._own:
             informer.start()
 
+    def stop(self) -> None:
+        """Stop the informers this controller started."""
+        for informer in self._own:
+            informer.stop()
+
     def _account_deleted(self, account: JSON) -> None:
         namespace, name = object_key(account)
         if name in self.names:

@@ -28,6 +28,7 @@ from kubetaint.core.eviction import (
     node_update_needs_processing,
     pod_update_needs_processing,
 )
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
@@ -81,8 +82,6 @@ class TaintEvictionController:
         self._pod_updates: OrderedDict[PodItem, None] = OrderedDict()
         self._worker: Handle | None = None
         self._running = False
-        #: (an attribute so that tests may compare with listing the pods every time)
-        self.skip_needless_listing = True
 
     # lifecycle -----------------------------------------------------------------------------
 
@@ -181,7 +180,7 @@ class TaintEvictionController:
             self.tainted_nodes[node_name] = taints
         else:
             self.tainted_nodes.pop(node_name, None)
-            if self.skip_needless_listing and not self.queue.workers:
+            if not self.queue.workers and not reference_mode():
                 return  # each pod's cancellation would find no work: listing them changes nothing
         pods = self._pods_on_node(node_name)
         if not pods:

@@ -80,8 +80,14 @@ def is_reset(entries: Any) -> bool:
     return len(entries) == 1 and entries[0] == {}
 
 
-def decode(entries: Any) -> Managed:
-    """DecodeManagedFields (ManagedFieldsError with upstream's message when an entry is bad)."""
+def decode(entries: Any, *, lazy: bool = False) -> Managed:
+    """DecodeManagedFields (ManagedFieldsError with upstream's message when an entry is bad).
+    With `lazy` (managedFields this server stored), each entry's FieldsV1 is parsed only when
+    its fields are needed."""
+    return _decode(entries, lazy)
+
+
+def _decode(entries: Any, lazy: bool) -> Managed:
     out = Managed()
     if entries is None:
         return out
@@ -107,20 +113,23 @@ def decode(entries: Any) -> Managed:
         who = Identity(manager or "", operation, api_version, subresource or "")
         key = identifier(who)
         fields_v1 = entry.get("fieldsV1")
-        try:
-            fields = from_fields_v1(fields_v1) if fields_v1 is not None else from_fields_v1({})
-        except FieldsV1Error as exc:
-            raise ManagedFieldsError(f"error decoding versioned set from entry {i}: {exc}") from None
-        out.fields[key] = VersionedSet(fields, api_version, operation == APPLY)
+        if lazy and isinstance(fields_v1, dict):
+            out.fields[key] = VersionedSet(None, api_version, operation == APPLY, raw=fields_v1)
+        else:
+            try:
+                fields = from_fields_v1(fields_v1) if fields_v1 is not None else from_fields_v1({})
+            except FieldsV1Error as exc:
+                raise ManagedFieldsError(f"error decoding versioned set from entry {i}: {exc}") from None
+            out.fields[key] = VersionedSet(fields, api_version, operation == APPLY)
         time = entry.get("time")
         out.times[key] = time if isinstance(time, str) else None
     return out
 
 
-def decode_or_empty(entries: Any) -> Managed:
+def decode_or_empty(entries: Any, *, lazy: bool = False) -> Managed:
     """emptyManagedFieldsOnErr(DecodeManagedFields(...))."""
     try:
-        return decode(entries)
+        return decode(entries, lazy=lazy)
     except ManagedFieldsError:
         return Managed()
 
@@ -136,7 +145,7 @@ def encode(managed: Managed) -> list[dict[str, Any]]:
         if time:
             entry["time"] = time
         entry["fieldsType"] = FIELDS_V1
-        entry["fieldsV1"] = owned.fields.to_fields_v1()
+        entry["fieldsV1"] = owned.fields_v1()
         if who.subresource:
             entry["subresource"] = who.subresource
         if not who.manager:

@@ -168,13 +168,15 @@ def parse_element(text: str) -> PathElement | None:
 class FieldSet:
     """fieldpath.Set: `members` are owned as a whole, `children` hold owned descendants."""
 
-    __slots__ = ("children", "members")
+    __slots__ = ("children", "encoded", "members")
 
     def __init__(
         self, members: set[PathElement] | None = None, children: dict[PathElement, FieldSet] | None = None
     ) -> None:
         self.members: set[PathElement] = members if members is not None else set()
         self.children: dict[PathElement, FieldSet] = children if children is not None else {}
+        #: the FieldsV1 document this set was decoded from (reused when it is encoded again)
+        self.encoded: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"FieldSet({sorted(path_string(p) for p in self.paths())})"
@@ -200,6 +202,7 @@ class FieldSet:
         """Add one path (the empty path, the whole object, is never tracked)."""
         if not path:
             return
+        self.encoded = None
         node = self
         for pe in path[:-1]:
             child = node.children.get(pe)
@@ -275,8 +278,10 @@ class FieldSet:
     # -- FieldsV1 ------------------------------------------------------------------------------
 
     def to_fields_v1(self) -> dict[str, Any]:
-        """The FieldsV1 JSON object of this set."""
-        return self._emit(include_self=False)
+        """The FieldsV1 JSON object of this set (treat as read-only)."""
+        if self.encoded is None:
+            self.encoded = self._emit(include_self=False)
+        return self.encoded
 
     def _emit(self, include_self: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -298,27 +303,39 @@ def from_fields_v1(document: Any) -> FieldSet:
     """Set.FromJSON of a FieldsV1 object (FieldsV1Error when it is not one)."""
     if not isinstance(document, dict):
         raise FieldsV1Error("expected an object")
-    result, _ = _read(document)
+    result, _, canonical = _read(document)
+    if canonical:  # encoding the set gives the document back: keep it
+        result.encoded = document
     return result
 
 
-def _read(document: dict[str, Any]) -> tuple[FieldSet, bool]:
+def _read(document: dict[str, Any]) -> tuple[FieldSet, bool, bool]:
+    """The set, whether the document marks its parent a member, and whether it is in the
+    canonical form `to_fields_v1` writes."""
     out = FieldSet()
     is_member = False
-    for text, sub in document.items():
+    canonical = True
+    previous: PathElement | None = None
+    for position, (text, sub) in enumerate(document.items()):
         if text == ".":
             is_member = True
+            canonical = canonical and position == 0 and len(document) > 1 and sub == {}
             continue
         pe = parse_element(text)
         if pe is None:
+            canonical = False
             continue
         if not isinstance(sub, dict):
             raise FieldsV1Error(f"expected an object at {text!r}")
-        child, member = _read(sub)
+        if previous is not None and not previous < pe:
+            canonical = False
+        previous = pe
+        child, member, child_canonical = _read(sub)
+        canonical = canonical and child_canonical and element_fields_v1(pe) == text
         if member:
             out.members.add(pe)
         if not child.empty():
             out.children[pe] = child
     if not document:
         is_member = True
-    return out, is_member
+    return out, is_member, canonical

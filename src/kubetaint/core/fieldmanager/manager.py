@@ -21,7 +21,7 @@ from kubetaint.core.fieldmanager.entries import APPLY, UPDATE, Identity, Managed
 from kubetaint.core.fieldmanager.fieldpath import FieldSet
 from kubetaint.core.fieldmanager.fieldpath import field as f
 from kubetaint.core.fieldmanager.schema import atom_for, empty_object
-from kubetaint.core.fieldmanager.typed import TypedError, drop_nulls
+from kubetaint.core.fieldmanager.typed import TypedError, compare, drop_nulls, to_field_set
 
 JSON = dict[str, Any]
 
@@ -152,8 +152,9 @@ def update(live: JSON | None, new: JSON, who: Request) -> JSON:
         live = empty_object(who.api_version, kind)
     live_entries = _meta(live).get("managedFields")
     new_entries = _meta(new).get("managedFields")
-    if who.subresource:
-        managed = ent.decode_or_empty(live_entries)
+    if who.subresource or (new_entries and (new_entries is live_entries or new_entries == live_entries)):
+        # the stored managedFields (sent back unchanged, as patches and most updates do)
+        managed = ent.decode_or_empty(live_entries, lazy=True)
     elif ent.is_reset(new_entries):
         managed = Managed()
     else:
@@ -162,7 +163,7 @@ def update(live: JSON | None, new: JSON, who: Request) -> JSON:
         except ent.ManagedFieldsError:
             managed = Managed()
         if not managed.fields:
-            managed = ent.decode_or_empty(live_entries)
+            managed = ent.decode_or_empty(live_entries, lazy=True)
     if not managed.fields and _meta(live).get("uid"):
         return _with_managed_fields(new, managed)  # skipNonApplied: an untracked object stays so
     manager_id = identifier(Identity(who.manager, UPDATE, who.api_version, who.subresource))
@@ -194,39 +195,74 @@ def apply(live: JSON | None, config: JSON, who: Request, kind: str, force: bool)
     if live is None:
         live = empty_object(api_version, kind)
     try:
-        managed = ent.decode(_meta(live).get("managedFields"))
+        managed = ent.decode(_meta(live).get("managedFields"), lazy=True)
     except ent.ManagedFieldsError as exc:
         raise ApplyError(500, f"failed to decode managed fields: {exc}") from None
-    atom = atom_for(api_version, kind)
-    live_plain = _typed(live, api_version, kind)
     try:
-        if not managed.fields:  # skipNonApplied: what exists so far belongs to before-first-apply
-            before = Request(BEFORE_FIRST_APPLY, api_version, "", who.time)
-            first_id = identifier(Identity(BEFORE_FIRST_APPLY, UPDATE, api_version))
-            managed = _record_update(empty_object(api_version, kind), live_plain, managed, before, first_id)
-        manager_id = identifier(Identity(who.manager, APPLY, api_version, who.subresource))
-        merged, fields = smd.apply(
-            atom,
-            live_plain,
-            config,
-            dict(managed.fields),
-            manager=manager_id,
-            version=api_version,
-            force=force,
-        )
+        try:
+            result = _apply_once(live, config, who, kind, managed, force=force)
+        except smd.ConflictsError as exc:
+            if who.manager != "kubectl":
+                raise
+            # lastAppliedManager: conflicts on what kubectl's client-side apply last applied
+            # (and the object still holds) do not stop kubectl's first server-side apply
+            allowed = _allowed_from_last_applied(live, api_version, kind)
+            if allowed is None:
+                raise
+            rest = [c for c in exc.conflicts if not allowed.has(c.path)]
+            if rest:
+                raise smd.ConflictsError(rest) from None
+            result = _apply_once(live, config, who, kind, managed, force=True)
     except TypedError as exc:
         raise ApplyError(
             500, f"failed to create typed patch object ({gvk_string(api_version, kind)}): {exc}"
         ) from None
+    return _sync_last_applied(result, config, who.manager)
+
+
+def _apply_once(live: JSON, config: JSON, who: Request, kind: str, managed: Managed, *, force: bool) -> JSON:
+    """skipNonApplied + capManagers + buildManagerInfo + managedFieldsUpdater + stripMeta +
+    structuredMerge Apply."""
+    api_version = who.api_version
+    atom = atom_for(api_version, kind)
+    live_plain = _typed(live, api_version, kind)
+    if not managed.fields:  # skipNonApplied: what exists so far belongs to before-first-apply
+        before = Request(BEFORE_FIRST_APPLY, api_version, "", who.time)
+        first_id = identifier(Identity(BEFORE_FIRST_APPLY, UPDATE, api_version))
+        managed = _record_update(empty_object(api_version, kind), live_plain, managed, before, first_id)
+    manager_id = identifier(Identity(who.manager, APPLY, api_version, who.subresource))
+    merged, fields = smd.apply(
+        atom, live_plain, config, dict(managed.fields), manager=manager_id, version=api_version, force=force
+    )
     out = Managed(fields, dict(managed.times))
     _strip(out, manager_id)
-    if merged is not None:
+    if merged is not None or not out.times.get(manager_id):
+        # a change, or a manager that owns fields from now on (a co-owner applying what is there)
         out.times[manager_id] = who.time
-        result: JSON = drop_nulls(merged)
-    else:
-        result = copy.deepcopy(_without_meta(live))
-    result = _sync_last_applied(result, config, who.manager)
+    result: JSON = drop_nulls(merged) if merged is not None else copy.deepcopy(_without_meta(live))
     return _with_managed_fields(result, ent.cap_update_managers(out))
+
+
+def _allowed_from_last_applied(live: JSON, api_version: str, kind: str) -> FieldSet | None:
+    """allowedConflictsFromLastApplied: the fields of the last-applied-configuration annotation
+    whose values the object still holds (None without a usable annotation)."""
+    annotations = _meta(live).get("annotations")
+    text = annotations.get(LAST_APPLIED) if isinstance(annotations, dict) else None
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        last = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(last, dict) or last.get("apiVersion") != api_version:
+        return None
+    atom = atom_for(api_version, kind)
+    try:
+        fields = to_field_set(last, atom)
+        comparison = compare(last, _typed(live, api_version, kind), atom)
+    except TypedError:
+        return None
+    return fields.difference(comparison.modified).difference(comparison.added).difference(comparison.removed)
 
 
 def _sync_last_applied(obj: JSON, config: JSON, manager: str) -> JSON:

@@ -8,7 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubetaint.core.fieldmanager.fieldpath import FieldSet, Path
+from kubetaint.core.fieldmanager.fieldpath import (
+    FieldSet,
+    FieldsV1Error,
+    Path,
+    element_fields_v1,
+    from_fields_v1,
+)
 from kubetaint.core.fieldmanager.schema import Atom
 from kubetaint.core.fieldmanager.typed import (
     Comparison,
@@ -20,13 +26,41 @@ from kubetaint.core.fieldmanager.typed import (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class VersionedSet:
-    """fieldpath.VersionedSet: a manager's fields, the API version and whether it applied them."""
+    """fieldpath.VersionedSet: a manager's fields, the API version and whether it applied them.
 
-    fields: FieldSet
-    api_version: str
-    applied: bool
+    A set read from a stored object may stay in its FieldsV1 form (`raw`) until it is needed:
+    an update that touches none of a manager's fields neither decodes nor re-encodes them."""
+
+    __slots__ = ("_fields", "api_version", "applied", "raw")
+
+    def __init__(
+        self, fields: FieldSet | None, api_version: str, applied: bool, raw: dict[str, Any] | None = None
+    ) -> None:
+        self._fields = fields
+        self.api_version = api_version
+        self.applied = applied
+        self.raw = raw if fields is None else None
+
+    @property
+    def fields(self) -> FieldSet:
+        if self._fields is None:
+            try:
+                self._fields = from_fields_v1(self.raw if self.raw is not None else {})
+            except FieldsV1Error:
+                self._fields = FieldSet()
+        return self._fields
+
+    def fields_v1(self) -> dict[str, Any]:
+        """The FieldsV1 document of the set (the stored one when it was never decoded)."""
+        return self.raw if self.raw is not None and self._fields is None else self.fields.to_fields_v1()
+
+    def touches(self, probe: FieldSet) -> bool:
+        """Whether the set shares a member with `probe` (so that an intersection or a
+        difference with it may change something), read from FieldsV1 when not decoded."""
+        if self._fields is None and self.raw is not None:
+            return _raw_touches(self.raw, probe)
+        return _touches(self.fields, probe)
 
 
 #: fieldpath.ManagedFields: manager identifier -> its fields.
@@ -47,6 +81,28 @@ class ConflictsError(Exception):
         self.conflicts = conflicts
 
 
+def _touches(owned: FieldSet, probe: FieldSet) -> bool:
+    if not owned.members.isdisjoint(probe.members):
+        return True
+    for pe, child in probe.children.items():
+        mine = owned.children.get(pe)
+        if mine is not None and _touches(mine, child):
+            return True
+    return False
+
+
+def _raw_touches(document: dict[str, Any], probe: FieldSet) -> bool:
+    for pe in probe.members:
+        sub = document.get(element_fields_v1(pe))
+        if isinstance(sub, dict) and (not sub or "." in sub):
+            return True
+    for pe, child in probe.children.items():
+        sub = document.get(element_fields_v1(pe))
+        if isinstance(sub, dict) and sub and _raw_touches(sub, child):
+            return True
+    return False
+
+
 def conflicts_from_managers(sets: Managers) -> list[Conflict]:
     """ConflictsFromManagers (managers in sorted order, paths in Set.Iterate order)."""
     return [Conflict(manager, path) for manager in sorted(sets) for path in sets[manager].fields.paths()]
@@ -57,10 +113,11 @@ def _update(
 ) -> tuple[Managers, Comparison]:
     comparison = compare(live, new, atom)
     changed = comparison.changed()
+    touched = changed.union(comparison.removed)
     conflicts: Managers = {}
     removed: Managers = {}
     for manager, owned in managers.items():
-        if manager == workflow:
+        if manager == workflow or not owned.touches(touched):
             continue
         taken = owned.fields.intersection(changed)
         if not taken.empty():
