@@ -97,3 +97,18 @@ def test_the_engine_refuses_content_in_missing_and_terminating_namespaces(engine
         immortal.json()["message"]
         == 'namespaces "kube-system" is forbidden: this namespace may not be deleted'
     )
+
+
+def test_a_spec_finalizer_must_be_standard_or_fully_qualified(engine_client: TestClient) -> None:
+    body = {"metadata": {"name": "f"}, "spec": {"finalizers": ["foo"]}}
+    refused = engine_client.post(NS, json=body)
+    assert refused.status_code == 422
+    assert refused.json()["message"] == (
+        'Namespace "f" is invalid: spec.finalizers: Invalid value: "foo": '
+        "name is neither a standard finalizer name nor is it fully qualified"
+    )
+    body["spec"] = {"finalizers": ["example.com/hold"]}
+    assert engine_client.post(NS, json=body).json()["spec"]["finalizers"] == [
+        "example.com/hold",
+        "kubernetes",
+    ]

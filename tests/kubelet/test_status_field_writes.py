@@ -1,4 +1,4 @@
-"""A node status post is a field write of status.conditions (`fieldwrite.update_field_many` of the
+"""A node status post is a field write of status.conditions (a `SetField` commit of the
 node as read, the merged conditions as the value): it must store, refuse and retry exactly as the
 store's `update` of `{**node, "status": {**status, "conditions": conditions}}` did, through a
 registry (trusted heartbeat or validated), straight to a memory store, and to a store without
@@ -24,7 +24,7 @@ from kubetaint.kubelet import HollowKubelet, HollowNodePool
 from kubetaint.kubelet.node_status import CONDITION_EVENTS, conditions_differ, merge_conditions
 from kubetaint.registry import Registry
 from kubetaint.store.changes import each_event
-from kubetaint.store.interface import JSON, Store, WatchEvent
+from kubetaint.store.interface import Result, SetField, Store, WatchEvent, WriteOp, as_updates
 from kubetaint.store.memory import MemoryStore
 
 
@@ -68,9 +68,11 @@ class NoFieldWrites:
     def __init__(self, store: Store) -> None:
         self._store = store
 
+    def commit(self, ops: list[WriteOp], *, stop_at_failure: bool = False) -> list[Result]:
+        updates: list[WriteOp] = [u for op in ops for u in (as_updates(op) if type(op) is SetField else [op])]
+        return self._store.commit(updates, stop_at_failure=stop_at_failure)
+
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("update_field_many"):
-            raise AttributeError(name)
         return getattr(self._store, name)
 
 
@@ -168,15 +170,13 @@ class FailingFirst:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
-    def update_field_many(
-        self, resource: str, objects: list[JSON], path: tuple[str, str], value: object
-    ) -> tuple[list[JSON], StatusError | None]:
-        if resource == "nodes":
+    def commit(self, ops: list[WriteOp], *, stop_at_failure: bool = False) -> list[Result]:
+        if len(ops) == 1 and type(ops[0]) is SetField and ops[0].resource == "nodes":
             self.asked += 1
             if self._error is not None:
                 error, self._error = self._error, None
-                return [], error
-        return self._store.update_field_many(resource, objects, path, value)
+                return [error]
+        return self._store.commit(ops, stop_at_failure=stop_at_failure)
 
 
 @pytest.mark.parametrize(

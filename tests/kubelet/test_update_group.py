@@ -15,6 +15,7 @@ from kubelet.builders import container, make_store, node_config, pod
 from kubelet.test_start_replay import NODES, RecordingClock, _dump, _state
 from kubetaint.kubelet import HollowNodePool
 from kubetaint.store.informer import Changes
+from store.commits import update_many
 
 JSON = dict[str, Any]
 Change = Callable[[JSON], JSON]
@@ -75,7 +76,7 @@ def _run(pool_type: type[HollowNodePool], steps: list[tuple[str, str]]) -> list[
             }
         latest[name] = CHANGES[change](current)
         group.append(latest[name])
-    stored, err = store.update_group("pods", group)  # delivered as one group (a ReplicaSet's adoptions)
+    stored, err = update_many(store, "pods", group)  # delivered as one group (a ReplicaSet's adoptions)
     assert err is None and len(stored) == len(group)
     after_group = (clock.scheduled[before:], _state(pool))
     clock.run_until(clock.now() + 30)

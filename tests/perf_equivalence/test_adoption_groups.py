@@ -1,4 +1,4 @@
-"""A group of pod updates (an adoption: `Registry.update_each` through `MemoryStore.update_group`)
+"""A group of pod updates (an adoption: one `Registry.commit` of updates, one batch of the store)
 told to the ReplicaSet and DaemonSet controllers' owner indexes at once (`on_update_many`, with
 the controllers' `_pods_changed`) leaves exactly what telling them one update at a time leaves:
 the same index state and versions, the same queue keys in the same order, the same view and
@@ -19,6 +19,7 @@ from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.replicaset import ReplicaSetController, podutil
 from kubetaint.store.informer import Informer
+from store.commits import update_many
 
 JSON = dict[str, Any]
 LABELS = [{"app": "a"}, {"app": "b"}, {}, {"app": "a", "tier": "x"}]
@@ -134,10 +135,10 @@ def _run(history: list[tuple[int, str, int, int]], group: list[tuple[int, str, i
 
             index._on_changes = record
         before = env.store.current_resource_version()
-        stored, failure = env.store.update_group("pods", objects)
+        stored, failure = update_many(env.store, "pods", objects)
         assert failure is None and len(stored) == len(objects)
         written = env.store.current_resource_version() - before  # (an unchanged pod is no write)
-        assert told == ([written] * 2 if written else [])  # the group path was taken
+        assert told == ([written] * 2 if written else [])  # the commit is one batch
     else:
         for obj in objects:
             env.store.update("pods", copy.copy(obj))

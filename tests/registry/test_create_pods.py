@@ -23,6 +23,7 @@ from kubetaint.sim.cluster import seeded_uids
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import ListResult, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import create_many
 
 JSON = dict[str, Any]
 PLUGINS = ["Priority", "DefaultTolerationSeconds", "PodTolerationRestriction", "RuntimeClass"]
@@ -150,10 +151,10 @@ def test_create_pods_is_one_create_after_another(pods: list[JSON], bulk: bool, s
         with reference.bulk_creates():
             expected, expected_err = one_by_one(reference, copy.deepcopy(pods))
         with batched.bulk_creates():
-            got, got_err = batched.create_pods(copy.deepcopy(pods))
+            got, got_err = create_many(batched, "pods", copy.deepcopy(pods))
     else:
         expected, expected_err = one_by_one(reference, copy.deepcopy(pods))
-        got, got_err = batched.create_pods(copy.deepcopy(pods))
+        got, got_err = create_many(batched, "pods", copy.deepcopy(pods))
     assert json.dumps(got) == json.dumps(expected)
     assert outcome(got_err) == expected_err
     assert state(batched) == state(reference)
@@ -167,7 +168,7 @@ def test_without_pod_admission_each_pod_takes_create() -> None:
         make_registry(make_store(), admission=False),
     )
     expected, expected_err = one_by_one(reference, copy.deepcopy(pods))
-    got, got_err = batched.create_pods(copy.deepcopy(pods))
+    got, got_err = create_many(batched, "pods", copy.deepcopy(pods))
     assert (json.dumps(got), outcome(got_err)) == (json.dumps(expected), expected_err)
     assert state(batched) == state(reference)
 
@@ -215,7 +216,7 @@ def test_create_many_is_create_after_create(keys: list[tuple[str, str, int]], re
             expected_err = outcome(err)
             break
     store, seen = watched()
-    got, err = store.create_many(resource, copy.deepcopy(objects))
+    got, err = create_many(store, resource, copy.deepcopy(objects))
     assert json.dumps(got) == json.dumps(expected)
     assert outcome(err) == expected_err
     assert seen == reference_seen
@@ -288,7 +289,7 @@ def test_pods_are_created_one_by_one_when_a_check_may_read_pods(build: Any) -> N
     with reference.bulk_creates():
         expected, expected_err = one_by_one(reference, copy.deepcopy(pods))
     with batched.bulk_creates():
-        got, got_err = batched.create_pods(copy.deepcopy(pods))
+        got, got_err = create_many(batched, "pods", copy.deepcopy(pods))
     assert (json.dumps(got), outcome(got_err)) == (json.dumps(expected), expected_err)
     assert state(batched) == state(reference)
     assert len(expected) >= 3

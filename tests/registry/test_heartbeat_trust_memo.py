@@ -1,8 +1,8 @@
-"""Registry._trusts_heartbeats keeps its answer per resource for the validator, admission chain and
-plugin list it was found for (every lease renewal batch and node status post asks). It must
-answer what working it out afresh (`_chain_trusts_heartbeats`) answers after any change: another
-validator, another chain, none, a plugin list replaced or changed in place, and asked in turn
-about several resources."""
+"""Registry._trusts_heartbeats keeps its answer per resource in the configuration it was found for
+(registry.trust.Configuration: the validator, admission chain and plugin list; every lease renewal
+batch and node status post asks). It must answer what a fresh configuration answers after any
+change: another validator, another chain, none, a plugin list replaced or changed in place, and
+asked in turn about several resources."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from kubetaint.admission import AdmissionChain
 from kubetaint.registry import Registry
 from kubetaint.registry.registry import APIValidator
+from kubetaint.registry.trust import Configuration
 from registry.test_heartbeat_writes import (
     AnyUpdates,
     LeaseUpdates,
@@ -30,7 +31,8 @@ def answers(registry: Registry) -> list[bool]:
     """Each resource's answer, checked against working it out afresh."""
     found = [registry._trusts_heartbeats(resource) for resource in RESOURCES]
     fresh = [
-        resource in (LEASES, "nodes") and registry._chain_trusts_heartbeats(resource)
+        resource in (LEASES, "nodes")
+        and Configuration(registry.validator, registry.admission).trusts_heartbeats(resource)
         for resource in RESOURCES
     ]
     assert found == fresh

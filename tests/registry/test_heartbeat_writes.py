@@ -21,9 +21,11 @@ from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.heartbeats import HeartbeatTrust, is_heartbeat
 from kubetaint.registry.registry import APIValidator, api_validator
+from kubetaint.registry.trust import Configuration
 from kubetaint.store.changes import each_event
-from kubetaint.store.interface import JSON, WatchEvent, update_many
+from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_many
 
 LEASES = "leases.coordination.k8s.io"
 NAMESPACE = "kube-node-lease"
@@ -236,8 +238,8 @@ def test_a_batch_stops_at_a_refused_renewal_after_storing_the_ones_before(valida
         ),
         pytest.param(
             lambda old: {**renewed(old, stamp(5)), "metadata": dict(old["metadata"])},
-            False,
-            id="an equal copy of the metadata is not the stored object's own",
+            True,
+            id="an equal copy of the metadata carries the same preconditions",
         ),
         pytest.param(
             lambda old: renewed(old, stamp(5), holderIdentity="other"), False, id="a new holder is not"
@@ -261,20 +263,26 @@ def test_is_heartbeat_for_leases(make_new: Any, expected: bool) -> None:
     assert is_heartbeat("configmaps", make_new(old), old) is False
 
 
-def test_trust_is_by_identity_and_per_resource() -> None:
+def test_trust_is_by_resource_version_configuration_and_resource() -> None:
     trust = HeartbeatTrust()
+    config, other = Configuration(None, None), Configuration(None, None)
     key = (NAMESPACE, "a")
     stored = {**lease("a"), "metadata": {**lease("a")["metadata"], "uid": "u", "resourceVersion": "1"}}
-    trust.remember("pods", key, stored)
-    assert not trust.beats_valid(LEASES, key, renewed(stored, stamp(1)), stored)
-    trust.remember(LEASES, key, stored)
-    assert trust.beats_valid(LEASES, key, renewed(stored, stamp(1)), stored)
-    assert not trust.beats_valid("nodes", key, renewed(stored, stamp(1)), stored)
-    twin = {**stored}
-    assert not trust.beats_valid(LEASES, key, renewed(twin, stamp(1)), twin)
-    trust.remember_all(LEASES, [(NAMESPACE, "b"), (NAMESPACE, "c")], [twin])
-    assert trust.beats_valid(LEASES, (NAMESPACE, "b"), renewed(twin, stamp(1)), twin)
+    trust.remember("pods", key, stored, config)
+    assert not trust.beats_valid(LEASES, key, renewed(stored, stamp(1)), stored, config)
+    trust.remember(LEASES, key, stored, config)
+    assert trust.beats_valid(LEASES, key, renewed(stored, stamp(1)), stored, config)
+    assert not trust.beats_valid("nodes", key, renewed(stored, stamp(1)), stored, config)
+    twin = {**stored}  # an equal copy: at the same resourceVersion
+    assert trust.beats_valid(LEASES, key, renewed(twin, stamp(1)), twin, config)
+    later = {**stored, "metadata": {**stored["metadata"], "resourceVersion": "2"}}
+    assert not trust.beats_valid(LEASES, key, renewed(later, stamp(1)), later, config)
+    assert not trust.beats_valid(LEASES, key, renewed(stored, stamp(1)), stored, other)
+    trust.remember_all(LEASES, [(NAMESPACE, "b"), (NAMESPACE, "c")], [twin], config)
+    assert trust.beats_valid(LEASES, (NAMESPACE, "b"), renewed(twin, stamp(1)), twin, config)
     assert len(trust) == 2
+    trust.remember(LEASES, (NAMESPACE, "d"), stored, other)  # another configuration: the rest is void
+    assert len(trust) == 1
 
 
 @pytest.mark.parametrize(
@@ -286,20 +294,21 @@ def test_trust_is_by_identity_and_per_resource() -> None:
     ],
 )
 def test_only_objects_with_their_type_meta_are_trusted(strip: tuple[str, ...]) -> None:
-    """A field write trusts the objects `trusted` holds as they are (with_type_meta would
+    """A field write trusts the objects the trust holds as they are (with_type_meta would
     copy one without type meta, so it is not the stored object any more)."""
     trust = HeartbeatTrust()
+    config = Configuration(None, None)
     key = (NAMESPACE, "a")
     typed = {**lease("a"), "metadata": {**lease("a")["metadata"], "uid": "u", "resourceVersion": "1"}}
     untyped = {k: v for k, v in typed.items() if k not in strip}
-    trust.remember(LEASES, key, typed)
-    trust.remember(LEASES, key, untyped)  # replaces the typed one: nothing trusted under key
-    assert trust.trusted(LEASES) == {}
-    trust.remember_all(LEASES, [key, (NAMESPACE, "b")], [typed, untyped])
-    assert trust.trusted(LEASES) == {key: typed}
-    trust.remember_all(LEASES, [key], [untyped])
-    assert trust.trusted(LEASES) == {}
-    assert not trust.beats_valid(LEASES, key, renewed(untyped, stamp(1)), untyped)
+    trust.remember(LEASES, key, typed, config)
+    trust.remember(LEASES, key, untyped, config)  # replaces the typed one: nothing trusted under key
+    assert len(trust) == 0 and not trust.all_trusted(LEASES, [untyped], config)
+    trust.remember_all(LEASES, [key, (NAMESPACE, "b")], [typed, untyped], config)
+    assert len(trust) == 1 and trust.all_trusted(LEASES, [typed], config)
+    trust.remember_all(LEASES, [key], [untyped], config)
+    assert len(trust) == 0
+    assert not trust.beats_valid(LEASES, key, renewed(untyped, stamp(1)), untyped, config)
 
 
 class LeaseUpdates(AdmissionPlugin):

@@ -18,6 +18,8 @@ from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
+from kubetaint.registry.trust import Configuration
+from kubetaint.speed.reference import REFERENCE_ENV
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -217,11 +219,14 @@ def test_a_pod_written_behind_the_registry_is_not_trusted() -> None:
     assert registry.update("pods", adopt(behind))["metadata"]["ownerReferences"] == [OWNER]
 
 
-def test_a_fresh_copy_of_the_spec_is_not_trusted() -> None:
+def test_an_equal_copy_of_the_spec_is_trusted() -> None:
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
     copied = {**adopt(created), "spec": json.loads(json.dumps(created["spec"]))}
-    assert not registry._pods.keeps_spec(("default", "web-1"), copied, created, registry._pod_config())
+    config = registry._pod_config()
+    assert config is not None and registry._pods.keeps_spec(("default", "web-1"), copied, created, config)
+    changed = {**copied, "spec": {**copied["spec"], "priority": 5}}
+    assert not registry._pods.keeps_spec(("default", "web-1"), changed, created, config)
 
 
 def test_a_deleted_and_recreated_pod_is_trusted_only_as_recreated() -> None:
@@ -258,7 +263,7 @@ def test_an_update_is_trusted_under_the_validator_that_checked_it_not_one_swappe
     registry.store.subscribe(each_event(swap_validator), "pods")
     adopted = registry.update("pods", adopt(created))
     assert registry.validator is swapped_in
-    assert registry._pods._config is not None and registry._pods._config[0] is checked_by
+    assert registry._pods._config is not None and registry._pods._config.validator is checked_by
     # under the new validator the adopted pod is not trusted: its next update is validated afresh
     assert not registry._pods.keeps_spec(
         ("default", "web-1"), adopt(adopted), adopted, registry._pod_config()
@@ -275,11 +280,23 @@ def test_dry_runs_are_not_remembered() -> None:
     assert registry._pods.keeps_spec(("default", "web-1"), adopt(created), created, registry._pod_config())
 
 
-def test_a_store_not_returning_its_objects_remembers_nothing() -> None:
+def test_a_store_returning_copies_trusts_by_resource_version() -> None:
     registry = make_registry(fast=False)
     created = registry.create("pods", bare_pod())
+    adopted = registry.update("pods", adopt(created))
+    assert len(registry._pods) == 1
+    config = registry._pod_config()
+    current = registry.get("pods", "default", "web-1")
+    assert current == adopted and config is not None
+    assert registry._pods.keeps_spec(("default", "web-1"), adopt(current), current, config)
+
+
+def test_the_reference_mode_trusts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(REFERENCE_ENV, "1")
+    registry = make_registry(fast=True)
+    created = registry.create("pods", bare_pod())
     registry.update("pods", adopt(created))
-    assert len(registry._pods) == 0
+    assert registry._pod_config() is None and len(registry._pods) == 0
 
 
 @pytest.mark.parametrize(
@@ -294,8 +311,8 @@ def test_a_store_not_returning_its_objects_remembers_nothing() -> None:
 )
 def test_which_chains_are_trusted(plugins: list[str] | None, trusted: bool) -> None:
     settings = AdmissionSettings() if plugins is None else AdmissionSettings(enable_admission_plugins=plugins)
-    assert chain_keeps_stored_specs(AdmissionChain(settings)) is trusted
-    assert chain_keeps_stored_specs(None)
+    assert chain_keeps_stored_specs(AdmissionChain(settings).plugins) is trusted
+    assert chain_keeps_stored_specs([])
 
 
 def test_a_namespace_whitelist_changed_after_create_still_refuses_a_metadata_update() -> None:
@@ -385,9 +402,8 @@ TRUST_STEPS = [
 def test_remembering_a_run_at_once_remembers_what_remembering_each_does(
     steps: list[tuple[str, str, int]], same_config: bool
 ) -> None:
-    store = MemoryStore(VirtualClock())
-    first, second = (object(), object()), (object(), object())
-    one_by_one, at_once = PodTrust(store), PodTrust(store)
+    first, second = Configuration(None, None), Configuration(None, None)
+    one_by_one, at_once = PodTrust(), PodTrust()
     earlier = _trusted_object("Pod", "v1", 9)
     for trust in (one_by_one, at_once):
         trust.remember(("default", "p9"), earlier, first)

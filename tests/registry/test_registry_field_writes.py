@@ -21,9 +21,10 @@ from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.registry import APIValidator
 from kubetaint.store.changes import each_event
-from kubetaint.store.fieldwrite import update_field_many, with_field
+from kubetaint.store.fieldwrite import with_field
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many, update_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -92,7 +93,7 @@ Setup = Callable[[Registry], list[JSON]]
 
 def renewed_once(registry: Registry) -> list[JSON]:
     created = [registry.create(LEASES, lease(n)) for n in "abc"]
-    stored, err = registry.update_many(LEASES, [with_field(obj, RENEW, stamp(1)) for obj in created])
+    stored, err = update_many(registry, LEASES, [with_field(obj, RENEW, stamp(1)) for obj in created])
     assert err is None
     return stored
 
@@ -159,12 +160,12 @@ def run(make: Callable[[], Registry], setup: Setup, fast: bool, value: str) -> t
     if fast:
         stored, err = update_field_many(registry, LEASES, objects, RENEW, value)
     else:
-        stored, err = registry.update_many(LEASES, [with_field(obj, RENEW, value) for obj in objects])
+        stored, err = update_many(registry, LEASES, [with_field(obj, RENEW, value) for obj in objects])
     # a second round from what the first stored: trust must have followed the first
     again, err2 = (
         update_field_many(registry, LEASES, stored, RENEW, stamp(3))
         if fast
-        else registry.update_many(LEASES, [with_field(obj, RENEW, stamp(3)) for obj in stored])
+        else update_many(registry, LEASES, [with_field(obj, RENEW, stamp(3)) for obj in stored])
     )
     errors = [None if e is None else (e.code, e.reason, e.message) for e in (err, err2)]
     events = [(e.type, e.resource_version, dumps(e.object), dumps(e.old_object)) for e in seen]

@@ -29,6 +29,7 @@ from registry.test_pod_trust import (
     make_registry,
     with_meta,
 )
+from store.commits import update_each
 
 REFUSED = "refused-by-store"  # the store refuses every write of a pod of this name after its create
 
@@ -71,7 +72,7 @@ def _outcome(plan: list[tuple[str, Update]], *, fast: bool, each: bool) -> tuple
     bodies = [update(stored[name]) for name, update in plan]
     results: list[JSON | StatusError] = []
     if each:
-        results = registry.update_each("pods", bodies)
+        results = update_each(registry, "pods", bodies)
     else:
         for body in bodies:
             try:
@@ -178,7 +179,7 @@ def test_update_each_is_consecutive_updates_for_any_plan(plan: list[tuple[str, A
 def test_adoptions_by_update_each_stay_trusted() -> None:
     registry = make_registry(fast=True)
     pods = [registry.create("pods", bare_pod(name)) for name in ("web-0", "web-1")]
-    adopted = registry.update_each("pods", [adopt(p) for p in pods])
+    adopted = update_each(registry, "pods", [adopt(p) for p in pods])
     config = registry._pod_config()
     for pod in adopted:
         assert isinstance(pod, dict)
@@ -190,7 +191,8 @@ def test_other_resources_take_update_one_by_one() -> None:
     registry = make_registry(fast=True)
     registry.create("namespaces", {"metadata": {"name": "team"}})
     team = registry.get("namespaces", "", "team")
-    results = registry.update_each(
+    results = update_each(
+        registry,
         "namespaces",
         [with_meta(team, labels={"a": "b"}), with_meta(team, labels={"a": "-bad-"})],
     )

@@ -1,4 +1,4 @@
-"""Loading a scenario creates its consecutive pods as runs (Registry.create_pods): everything
+"""Loading a scenario creates its consecutive pods as runs (one Registry.commit each): everything
 stored, every later step and every refusal's message must be those of one create per pod, the
 namespaces a run's pods need created in their place, and a refusal of an earlier pod (by the
 registry) reported before a later pod's decoding refusal."""
@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from kubetaint.registry import podbatch
-from kubetaint.registry.registry import Registry
 from kubetaint.sim import cluster
 from kubetaint.sim.api import ScenarioError, Simulation
 
@@ -47,8 +46,8 @@ def scenario(objects: list[JSON]) -> JSON:
 
 
 def one_create_each(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The reference: Registry.create_pods as one Registry.create per pod."""
-    monkeypatch.setattr(Registry, "create_pods", podbatch.create_each)
+    """The reference: a registry commit of pod creates as one Registry.create per pod."""
+    monkeypatch.setattr(podbatch, "create_pods", podbatch.create_each)
 
 
 def outcome(document: JSON) -> str:

@@ -18,6 +18,7 @@ from kubetaint.sim.timeline import TimelineRecorder
 from kubetaint.store.changes import ChangeBatch
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_many
 
 
 def pod(name: str, node: str | None = "node-1", namespace: str | None = "default") -> JSON:
@@ -112,7 +113,7 @@ def test_the_store_delivers_an_update_group_at_once_and_single_changes_one_by_on
 
     store.subscribe(counting, "pods")
     made = [store.create("pods", pod(f"p{i}")) for i in range(3)]
-    store.update_group("pods", [{**p, "status": {"phase": "Running"}} for p in made])
+    update_many(store, "pods", [{**p, "status": {"phase": "Running"}} for p in made])
     assert batches == [1, 1, 1, 3]
     assert [r["reason"] for r in recorder.records] == ["Created"] * 3
     assert recorder._pod_node == {("default", f"p{i}"): "node-1" for i in range(3)}

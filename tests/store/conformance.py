@@ -19,7 +19,8 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.store.changes import each_event
-from kubetaint.store.interface import JSON, Store, Watch, WatchEvent, update_many
+from kubetaint.store.interface import JSON, Store, Watch, WatchEvent
+from store.commits import update_many
 
 UID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 WAIT = 15.0

@@ -18,10 +18,11 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
-from kubetaint.store import memorybulk
+from kubetaint.store import memory as memorybulk
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import create_many
 
 
 def make_store() -> tuple[MemoryStore, list[WatchEvent]]:
@@ -56,7 +57,7 @@ def one_by_one(store: MemoryStore, resource: str, objects: list[JSON]) -> tuple[
 
 
 def at_once(store: MemoryStore, resource: str, objects: list[JSON]) -> tuple[int, str | None]:
-    stored, failure = store.create_many(resource, objects)
+    stored, failure = create_many(store, resource, objects)
     return len(stored), failure.message if failure is not None else None
 
 
@@ -135,14 +136,14 @@ def count_prepared(monkeypatch: pytest.MonkeyPatch) -> list[JSON]:
 def test_which_requests_take_the_shortcut(obj: JSON, general: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = count_prepared(monkeypatch)
     store, _ = make_store()
-    store.create_many("pods", [obj])
+    create_many(store, "pods", [obj])
     assert calls == ([obj] if general else [])
 
 
 def test_the_stored_metadata_is_a_copy_in_the_requests_key_order() -> None:
     store, _ = make_store()
     request = pod("a", resourceVersion="5")
-    (stored,), failure = store.create_many("pods", [request])
+    (stored,), failure = create_many(store, "pods", [request])
     assert failure is None
     assert stored["metadata"] is not request["metadata"] and request["metadata"]["resourceVersion"] == "5"
     assert list(stored["metadata"]) == [

@@ -4,7 +4,6 @@ calls that one event at a time gives."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
 from kubetaint.store.watch import Dispatcher
+from store.commits import update_field_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -386,7 +386,7 @@ def test_a_field_write_reaches_a_handler_as_one_batch_of_updates() -> None:
     calls = recorded(informer, grouped=True)
     informer.start()
     calls.clear()
-    renewed, err = store.update_field_many(LEASES, leases, ("spec", "renewTime"), "t1")
+    renewed, err = update_field_many(store, LEASES, leases, ("spec", "renewTime"), "t1")
     assert err is None
     assert calls[0] == ("updates", [("a@1", "a@4"), ("b@2", "b@5"), ("c@3", "c@6")])
     assert [call[0] for call in calls[1:]] == ["second"] * 3
@@ -421,29 +421,3 @@ def _bodies(store: MemoryStore, names: list[str]) -> list[JSON]:
             pod = {"metadata": {"name": name, "namespace": "default"}, "spec": {}}
         bodies.append({**pod, "metadata": {**pod["metadata"], "labels": {"x": name}}})
     return bodies
-
-
-@pytest.mark.parametrize(
-    "names",
-    [
-        pytest.param(["a", "b", "c"], id="three updates"),
-        pytest.param(["a", "missing", "c"], id="a missing object ends the batch there"),
-        pytest.param(["b", "b"], id="the same object twice: the second is a conflict"),
-        pytest.param([], id="no update"),
-    ],
-)
-def test_update_group_writes_what_update_many_writes_and_delivers_it_as_one_group(names: list[str]) -> None:
-    outcomes = []
-    for method in ("update_many", "update_group"):
-        store = _pods_store()
-        grouping = Grouping()
-        plain: list[int] = []
-        store.subscribe(grouping, "pods")
-        store.subscribe(each_event(lambda e, seen=plain: seen.append(e.resource_version)), "pods")
-        stored, failure = getattr(store, method)("pods", _bodies(store, names))
-        listed = [json.dumps(o, sort_keys=True) for o in store.list("pods").items]
-        code = None if failure is None else failure.code
-        outcomes.append((stored, code, plain, listed, store.current_resource_version()))
-        expected = [[rv] for rv in plain] if method == "update_many" else ([plain] if plain else [])
-        assert grouping.calls == expected
-    assert outcomes[0] == outcomes[1]

@@ -19,8 +19,9 @@ from kubetaint.clock import VirtualClock
 from kubetaint.store.changes import ChangeBatch, each_event
 from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
 from kubetaint.store.informer import Changes, EventHandlers, Informer
-from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, update_many
+from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many, update_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -180,7 +181,7 @@ def run(names: list[str], steps: list[str], write: str, history: int) -> tuple[A
     objects = [stored[n] for n in names]
     result: tuple[list[JSON], StatusError | None]
     if write in ("fast", "events"):
-        result = store.update_field_many(LEASES, objects, RENEW, "t1")
+        result = update_field_many(store, LEASES, objects, RENEW, "t1")
     else:
         result = update_many(store, LEASES, [with_field(o, RENEW, "t1") for o in objects])
     written, err = result
@@ -223,7 +224,7 @@ def test_a_field_write_of_current_objects_is_one_group_an_informer_takes_whole()
     informer.add_handlers(told.append)
     informer.start()
     told.clear()  # the listing
-    written, err = store.update_field_many(LEASES, leases, RENEW, "t1")
+    written, err = update_field_many(store, LEASES, leases, RENEW, "t1")
     assert err is None
     ((batch),) = told
     assert batch.field_write is not None and batch.only == "MODIFIED"
@@ -314,7 +315,7 @@ def history_run(steps: list[tuple[str, Any]], history: int, fast: bool) -> tuple
         if verb == "renew":
             objects = [known[n] for n in arg if n in known]
             if fast:
-                written, err = store.update_field_many(LEASES, objects, RENEW, value)
+                written, err = update_field_many(store, LEASES, objects, RENEW, value)
             else:
                 written, err = update_many(store, LEASES, [with_field(o, RENEW, value) for o in objects])
             stored.update((o["metadata"]["name"], o) for o in written)

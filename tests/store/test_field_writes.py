@@ -14,9 +14,10 @@ import pytest
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store.changes import each_event
-from kubetaint.store.fieldwrite import update_field_many, with_field
-from kubetaint.store.interface import JSON, WatchEvent, update_many
+from kubetaint.store.fieldwrite import with_field
+from kubetaint.store.interface import JSON, Result, SetField, WatchEvent, WriteOp, as_updates
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many, update_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -38,15 +39,17 @@ def lease(name: str, renew: str = "t0") -> JSON:
 
 
 class GenericOnly:
-    """A store without field writes (as SQLite, etcd and remote stores are): fieldwrite falls
-    back to update_many of copies."""
+    """A store committing a field write as the updates of its copies (as SQLite, etcd and remote
+    stores do)."""
 
     def __init__(self, store: MemoryStore) -> None:
         self._store = store
 
+    def commit(self, ops: list[WriteOp], *, stop_at_failure: bool = False) -> list[Result]:
+        updates: list[WriteOp] = [u for op in ops for u in (as_updates(op) if type(op) is SetField else [op])]
+        return self._store.commit(updates, stop_at_failure=stop_at_failure)
+
     def __getattr__(self, name: str) -> Any:
-        if name in {"update_field_many", "update_field_many_if_current"}:
-            raise AttributeError(name)
         return getattr(self._store, name)
 
 
@@ -187,9 +190,7 @@ def run(setup: Setup, resource: str, write: str) -> tuple[str, str, list[tuple[A
     watch = store.watch(resource, resource_version=str(start))
     path = ("spec", "n") if resource == "pods" else RENEW
     result: tuple[list[JSON], StatusError | None]
-    if write == "fast":
-        result = store.update_field_many(resource, objects, path, "t1")
-    elif write == "fieldwrite":
+    if write == "fast" or write == "fieldwrite":
         result = update_field_many(store, resource, objects, path, "t1")
     elif write == "fallback":
         result = update_field_many(GenericOnly(store), resource, objects, path, "t1")  # type: ignore[arg-type]
@@ -218,7 +219,7 @@ def test_the_renewed_objects_keep_their_keys_in_order_and_share_the_rest() -> No
     owned = lease("a")
     owned["metadata"]["ownerReferences"] = [{"kind": "Node", "name": "a"}]
     a = store.create(LEASES, owned)
-    (renewed,), err = store.update_field_many(LEASES, [a], RENEW, "t9")
+    (renewed,), err = update_field_many(store, LEASES, [a], RENEW, "t9")
     assert err is None
     assert list(renewed) == list(a) and list(renewed["spec"]) == list(a["spec"])
     assert list(renewed["metadata"]) == list(a["metadata"])
@@ -231,32 +232,12 @@ def test_the_renewed_objects_keep_their_keys_in_order_and_share_the_rest() -> No
 ALL_CURRENT = (current, unchanged_value, unchanged_between_changed, two_namespaces)
 
 
-@pytest.mark.parametrize("setup, resource", SCENARIOS)
-def test_if_current_writes_all_or_nothing(setup: Setup, resource: str) -> None:
-    store = memory_store()
-    objects = setup(store)
-    before = (store.current_resource_version(), dumps(store.list(resource).items))
-    seen: list[WatchEvent] = []
-    store.subscribe(each_event(seen.append))
-    path = ("spec", "n") if resource == "pods" else RENEW
-    result = store.update_field_many_if_current(resource, objects, path, "t1")
-    if result is None:
-        assert (store.current_resource_version(), dumps(store.list(resource).items)) == before
-        assert seen == [] and store.watch(resource, resource_version=str(before[0])).drain() == []
-        # refused: stale, missing or recreated objects, a duplicate, a part that is not an
-        # object, a generation to bump, a copy of the stored object
-        assert setup not in ALL_CURRENT
-    else:
-        assert setup in ALL_CURRENT
-        assert dumps(result[0]) == run(setup, resource, "generic")[0]
-
-
 def replay_after_write(setup: Setup, resource: str, clear_results: bool) -> list[tuple[Any, ...]]:
     store = memory_store()
     objects = setup(store)
     start = str(store.current_resource_version())
     path = ("spec", "n") if resource == "pods" else RENEW
-    stored, _ = store.update_field_many(resource, objects, path, "t1")
+    stored, _ = update_field_many(store, resource, objects, path, "t1")
     if clear_results:
         stored.clear()
     return [
@@ -277,7 +258,7 @@ def test_a_field_write_never_sets_metadata() -> None:
     with pytest.raises(ValueError):
         update_field_many(store, LEASES, [a], ("metadata", "name"), "b")
     with pytest.raises(ValueError):
-        store.update_field_many(LEASES, [a], ("metadata", "name"), "b")
+        update_field_many(store, LEASES, [a], ("metadata", "name"), "b")
     assert store.get(LEASES, NS, "a") is a
 
 
@@ -301,67 +282,3 @@ def test_a_field_write_never_sets_metadata() -> None:
 )
 def test_with_field(obj: JSON, expected: JSON) -> None:
     assert dumps(with_field(obj, RENEW, "t1")) == dumps(expected)
-
-
-def vouch_all(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
-    """What a registry that stored `objects` holds: each under its (namespace, name)."""
-    return {(o["metadata"].get("namespace") or "", o["metadata"].get("name") or ""): o for o in objects}
-
-
-def vouch_all_but_the_second(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
-    vouched = vouch_all(objects)
-    second = objects[1]["metadata"]
-    vouched[second.get("namespace") or "", second["name"]] = dict(objects[1])  # an equal copy
-    return vouched
-
-
-def vouch_none(objects: list[JSON]) -> dict[tuple[str, str], JSON]:
-    return {}
-
-
-VOUCHERS = [
-    pytest.param(vouch_all, id="every object vouched for"),
-    pytest.param(vouch_all_but_the_second, id="the second vouched for as an equal copy only"),
-    pytest.param(vouch_none, id="nothing vouched for"),
-]
-
-
-@pytest.mark.parametrize("vouch", VOUCHERS)
-@pytest.mark.parametrize("setup, resource", SCENARIOS)
-def test_if_current_with_vouched_writes_as_without_only_when_every_object_is_vouched_for(
-    setup: Setup, resource: str, vouch: Callable[[list[JSON]], dict[tuple[str, str], JSON]]
-) -> None:
-    store = memory_store()
-    objects = setup(store)
-    vouched = vouch(objects)
-    before_vouched = dict(vouched)
-    before = (store.current_resource_version(), dumps(store.list(resource).items))
-    seen: list[WatchEvent] = []
-    store.subscribe(each_event(seen.append))
-    path = ("spec", "n") if resource == "pods" else RENEW
-    result = store.update_field_many_if_current(resource, objects, path, "t1", vouched=vouched)
-    all_vouched = vouch is vouch_all and len(vouch_all(objects)) == len(objects)
-    if result is None:
-        assert (store.current_resource_version(), dumps(store.list(resource).items)) == before
-        assert seen == []
-        assert vouched == before_vouched and all(vouched[k] is v for k, v in before_vouched.items())
-        assert not (all_vouched and setup in (current, unchanged_value))
-    else:
-        assert all_vouched, "written although an object was not vouched for"
-        assert dumps(result[0]) == run(setup, resource, "generic")[0]
-        # the vouched entries are the stored results now
-        for written in result[0]:
-            meta = written["metadata"]
-            assert vouched[meta.get("namespace") or "", meta["name"]] is written
-            assert store.get(resource, meta.get("namespace") or "", meta["name"]) is written
-
-
-def test_a_refused_vouched_batch_puts_back_what_it_had_written_in_vouched() -> None:
-    store = memory_store()
-    a, b, c = current(store)
-    vouched = vouch_all([a, b, c])
-    del vouched[NS, "c"]  # the last one fails after two were written in place
-    assert store.update_field_many_if_current(LEASES, [a, b, c], RENEW, "t1", vouched=vouched) is None
-    assert vouched[NS, "a"] is a and vouched[NS, "b"] is b and (NS, "c") not in vouched
-    assert [store.get(LEASES, NS, n) for n in "abc"] == [a, b, c]
-    assert store.get(LEASES, NS, "a") is a

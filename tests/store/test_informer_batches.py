@@ -18,6 +18,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import JSON
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many, update_many
 
 LEASES = "leases.coordination.k8s.io"
 RENEW = ("spec", "renewTime")
@@ -40,7 +41,7 @@ def dumps(value: Any) -> str:
 
 #: a step: ("create", name, namespace, label), ("relabel", name, namespace, label),
 #: ("delete", name, namespace), ("renew", value, names): a field write of those leases of the
-#: first namespace, ("batch", label, names): one batch of relabels (`update_group`)
+#: first namespace, ("batch", label, names): one batch of relabels (one commit)
 STEPS = st.lists(
     st.one_of(
         st.tuples(st.just("create"), st.sampled_from(NAMES), st.sampled_from(SPACES), st.sampled_from("xy")),
@@ -76,13 +77,15 @@ def apply(store: MemoryStore, step: tuple[Any, ...]) -> None:
             objects = [
                 o for o in store.list(LEASES, namespace=SPACES[0]).items if o["metadata"]["name"] in step[2]
             ]
-            store.update_field_many(LEASES, objects, RENEW, step[1])
+            update_field_many(store, LEASES, objects, RENEW, step[1])
         else:
             objects = [
                 o for o in store.list(LEASES, namespace=SPACES[0]).items if o["metadata"]["name"] in step[2]
             ]
-            store.update_group(
-                LEASES, [{**o, "metadata": {**o["metadata"], "labels": {"tier": step[1]}}} for o in objects]
+            update_many(
+                store,
+                LEASES,
+                [{**o, "metadata": {**o["metadata"], "labels": {"tier": step[1]}}} for o in objects],
             )
     except StatusError:
         pass  # (a conflict, a missing or existing object: nothing changes)
@@ -169,12 +172,12 @@ def test_a_field_write_is_one_batch_with_its_compact_view_and_a_mixed_batch_runs
     (listing,) = told
     assert listing.only == "ADDED" and [run[0] for run in listing.runs()] == ["ADDED"]
     told.clear()
-    written, err = store.update_field_many(LEASES, leases, RENEW, "t1")
+    written, err = update_field_many(store, LEASES, leases, RENEW, "t1")
     assert err is None
     (batch,) = told
     assert batch.field_write is not None and batch.only == "MODIFIED" and len(batch) == 3
     assert [obj for _, _, _, obj in batch] == written
-    mixed = Changes([*batch.changes[:2], ("DELETED", ("x", "y"), None, {}), batch.changes[2]])
+    mixed = Changes([*batch[:2], ("DELETED", ("x", "y"), None, {}), batch[2]])
     assert [(kind, len(run)) for kind, run in mixed.runs()] == [
         ("MODIFIED", 2),
         ("DELETED", 1),

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubetaint.clock import VirtualClock
+from kubetaint.store.base import StoreBase
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, ListResult, object_key
 from kubetaint.store.memory import MemoryStore
@@ -20,8 +21,8 @@ NAMESPACES = ["default", "team", "team-a", "a", "kube-system"]
 NAMES = ["x", "x-1", "y", "a.b", "z0"]
 
 
-class ListOnlyStore:
-    """A MemoryStore seen through its Store interface only (no list_keyed)."""
+class ListOnlyStore(StoreBase):
+    """A MemoryStore seen through `list` only (StoreBase's list_keyed lists and keys each object)."""
 
     def __init__(self, inner: MemoryStore) -> None:
         self._inner = inner

@@ -14,6 +14,7 @@ from kubetaint.api.selectors import parse_field_selector
 from kubetaint.clock import VirtualClock
 from kubetaint.store.interface import JSON
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_many
 
 
 class OddStr(str):
@@ -160,12 +161,12 @@ def test_the_node_index_follows_creates_updates_and_deletes(
             if op == "update":
                 store.update("pods", body)
             else:
-                store.update_group("pods", [body]) if i % 2 else store.update_many("pods", [body])
+                update_many(store, "pods", [body])
         elif op == "keep_spec" and exists:
             current = store.get("pods", "default", name)
             meta = {**current["metadata"], "ownerReferences": [{"kind": "ReplicaSet", "name": node or "x"}]}
             body = {**current, "metadata": meta, "status": {"phase": phase}}
-            store.update_group("pods", [body]) if i % 2 else store.update_many("pods", [body])
+            update_many(store, "pods", [body])
         elif op == "delete" and exists:
             store.delete("pods", "default", name)
         assert store.list("pods", field_selector=selector).items == generic(store, selector)

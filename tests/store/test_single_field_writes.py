@@ -16,10 +16,11 @@ import pytest
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store.changes import ChangeBatch, each_event
-from kubetaint.store.fieldwrite import FieldWriteGroup, update_field_many, with_field
+from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
 from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_field_many
 
 LEASES = "leases.coordination.k8s.io"
 NS = "kube-node-lease"
@@ -145,13 +146,7 @@ def observe(setup: Setup, write: str) -> tuple[Any, ...]:
         except StatusError as err:
             stored, error = [], f"{err.code} {err.message}"
     else:
-        if write == "vouched":
-            vouched = {(obj["metadata"].get("namespace") or "", obj["metadata"]["name"]): obj}
-            result = store.update_field_many_if_current(resource, [obj], path, value, vouched=vouched)
-            if result is None:
-                result = store.update_field_many(resource, [obj], path, value)
-        else:
-            result = update_field_many(store, resource, [obj], path, value)
+        result = update_field_many(store, resource, [obj], path, value)
         stored, err = result
         error = "" if err is None else f"{err.code} {err.message}"
     events = [(e.type, e.resource_version, dumps(e.object), dumps(e.old_object)) for e in seen]
@@ -165,7 +160,7 @@ def observe(setup: Setup, write: str) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("setup", SINGLES)
-@pytest.mark.parametrize("write", ["field write", "vouched"])
+@pytest.mark.parametrize("write", ["field write"])
 def test_a_single_field_write_is_the_stores_update_of_the_copy(setup: Setup, write: str) -> None:
     assert observe(setup, write) == observe(setup, "update")
 
@@ -177,7 +172,7 @@ def test_a_written_single_object_is_one_plain_event_not_a_group() -> None:
     dispatcher = store._dispatcher
     publish = dispatcher.publish
     dispatcher.publish = lambda batch: (queued.append(batch), publish(batch))[1]  # type: ignore[method-assign]
-    (stored,), err = store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched={(NS, "a"): a}) or (
+    (stored,), err = update_field_many(store, LEASES, [a], RENEW, "t1") or (
         [],
         None,
     )
@@ -196,8 +191,7 @@ def test_two_current_objects_keep_their_field_write_group() -> None:
     dispatcher = store._dispatcher
     publish = dispatcher.publish
     dispatcher.publish = lambda batch: (queued.append(batch), publish(batch))[1]  # type: ignore[method-assign]
-    vouched = {(NS, "a"): a, (NS, "b"): b}
-    result = store.update_field_many_if_current(LEASES, [a, b], RENEW, "t1", vouched=vouched)
+    result = update_field_many(store, LEASES, [a, b], RENEW, "t1")
     assert result is not None and result[1] is None
     assert [type(q.field_write) for q in queued] == [FieldWriteGroup] and len(queued[0]) == 2
 
@@ -209,37 +203,16 @@ def test_a_single_write_after_a_no_op_is_a_plain_event_too() -> None:
     b = store.create(LEASES, lease("b"))
     seen: list[WatchEvent] = []
     store.subscribe(each_event(seen.append))
-    stored, err = store.update_field_many(LEASES, [a, b], RENEW, "t1")
+    stored, err = update_field_many(store, LEASES, [a, b], RENEW, "t1")
     assert err is None and stored[0] is a and stored[1]["spec"]["renewTime"] == "t1"
     assert [(e.type, e.object, e.old_object) for e in seen] == [("MODIFIED", stored[1], b)]
-
-
-def test_a_refused_single_vouched_write_leaves_store_and_vouched_as_they_were() -> None:
-    store = memory_store()
-    a = store.create(LEASES, lease("a"))
-    newer = store.update(LEASES, with_field(a, ("spec", "holderIdentity"), "x"))
-    vouched = {(NS, "a"): a}
-    rv = store.current_resource_version()
-    assert store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched=vouched) is None
-    assert vouched == {(NS, "a"): a} and vouched[NS, "a"] is a
-    assert store.current_resource_version() == rv and store.get(LEASES, NS, "a") is newer
-
-
-def test_a_vouched_single_write_records_the_result_in_vouched() -> None:
-    store = memory_store()
-    a = store.create(LEASES, lease("a"))
-    vouched = {(NS, "a"): a}
-    result = store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched=vouched)
-    assert result is not None
-    (stored,), err = result
-    assert err is None and vouched[NS, "a"] is stored and store.get(LEASES, NS, "a") is stored
 
 
 def test_single_writes_in_a_row_replay_from_a_bounded_history() -> None:
     store = memory_store(history=3)
     objects = [store.create(LEASES, lease(n)) for n in "abcd"]
     for i, obj in enumerate(objects):
-        (objects[i],), _ = store.update_field_many(LEASES, [obj], RENEW, "t1")
+        (objects[i],), _ = update_field_many(store, LEASES, [obj], RENEW, "t1")
     rv = store.current_resource_version()
     replay = store.watch(LEASES, resource_version=str(rv - 3)).drain()
     assert [(e.resource_version, e.object["metadata"]["name"]) for e in replay] == [
@@ -251,34 +224,13 @@ def test_single_writes_in_a_row_replay_from_a_bounded_history() -> None:
         store.watch(LEASES, resource_version=str(rv - 4))
 
 
-@pytest.mark.parametrize(
-    "vouched_for",
-    [
-        pytest.param(lambda a: {}, id="the writer vouches for nothing"),
-        pytest.param(lambda a: {(NS, "a"): {**a}}, id="the writer vouches for an equal copy"),
-    ],
-)
-def test_a_single_stored_object_the_writer_does_not_vouch_for_is_not_written(
-    vouched_for: Callable[[JSON], dict[tuple[str, str], JSON]],
-) -> None:
-    store = memory_store()
-    a = store.create(LEASES, lease("a"))
-    vouched = vouched_for(a)
-    before = dict(vouched)
-    rv = store.current_resource_version()
-    assert store.update_field_many_if_current(LEASES, [a], RENEW, "t1", vouched=vouched) is None
-    assert vouched == before and store.current_resource_version() == rv and store.get(LEASES, NS, "a") is a
-    (stored,), err = store.update_field_many(LEASES, [a], RENEW, "t1")
-    assert err is None and stored["spec"]["renewTime"] == "t1", "without vouching: written"
-
-
 def test_a_single_pod_takes_the_general_loop_which_indexes_it() -> None:
     """Pods are indexed by node: the one-object write leaves them to the general loop."""
     store = memory_store()
     pod = store.create(
         "pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": "n1"}}
     )
-    (stored,), err = store.update_field_many("pods", [pod], ("status", "phase"), "Running")
+    (stored,), err = update_field_many(store, "pods", [pod], ("status", "phase"), "Running")
     assert err is None
     assert [p["metadata"]["name"] for p in store.list("pods", field_selector="spec.nodeName=n1").items] == [
         "p"

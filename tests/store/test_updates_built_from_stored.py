@@ -19,6 +19,7 @@ from kubetaint.store import memory
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
+from store.commits import update_many
 
 Change = Callable[[JSON], JSON]
 REFS = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "rs-uid", "controller": True}]
@@ -121,7 +122,7 @@ def _write(stored_meta: JSON, change: Change, *, grouped: bool) -> tuple[list[st
     try:
         body = change(created)
         if grouped:
-            done, failure = store.update_group("pods", [body])
+            done, failure = update_many(store, "pods", [body])
             shown = [f"{failure.code} {failure.message}"] if failure else [json.dumps(done[0])]
         else:
             try:

@@ -18,6 +18,7 @@ from kubetaint.store.interface import JSON, WatchEvent, object_key
 from kubetaint.store.memory import MemoryStore
 from kubetaint.store.mutation import prepare_update
 from kubetaint.store.watch import Dispatcher, WatchFilter
+from store.commits import update_many
 
 
 def stored_pod(**meta: Any) -> JSON:
@@ -275,7 +276,7 @@ def test_batched_updates_with_the_stored_metadata_store_what_copies_of_it_store(
             batch = [change(obj, i) for obj in current]
             if not share:
                 batch = [{**obj, "metadata": dict(obj["metadata"])} for obj in batch]
-            current, err = store.update_many(resource, batch)
+            current, err = update_many(store, resource, batch)
             assert err is None
         return json.dumps(current), seen
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from kubetaint.api import errors
@@ -30,8 +30,20 @@ from kubetaint.apiserver.hooks import Operation
 from kubetaint.apiserver.requestinfo import RequestInfo
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.fieldmanager import manager as fieldmanager
-from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, update_field_many
-from kubetaint.store.interface import JSON, BatchHandler, ListResult, Store, Watch, update_many
+from kubetaint.store.base import StoreBase
+from kubetaint.store.interface import (
+    JSON,
+    BatchHandler,
+    Create,
+    Delete,
+    ListResult,
+    Result,
+    SetField,
+    Store,
+    Update,
+    Watch,
+    WriteOp,
+)
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -58,7 +70,7 @@ def _only_status_differs(obj: JSON, old: JSON | None) -> bool:
     return keep == before and meta == old_meta
 
 
-class NodeIdentityStore:
+class NodeIdentityStore(StoreBase):
     """A Store over `store` whose writes are `node`'s requests: authorized by `authorizer` and,
     when `node_restriction`, admitted by NodeRestriction; refused ones raise the 403."""
 
@@ -74,6 +86,8 @@ class NodeIdentityStore:
     ) -> None:
         self.store = store
         self.clock = clock
+        self.delivers_synchronously = store.delivers_synchronously
+        self.returns_stored_objects = store.returns_stored_objects
         self.node = node
         self.user = node_user(node)
         self.authorizer = authorizer
@@ -145,50 +159,76 @@ class NodeIdentityStore:
             log.warning("kubelet %s: write refused (%d times): %s", self.node, seen, err.message)
         raise err
 
-    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
-        self.check("CREATE", resource, "", obj, None)
-        if resource == "nodes" and self.clock is not None:
-            # the kubelet registers its Node over HTTP upstream: its fields are the kubelet's
-            who = fieldmanager.Request("kubelet", "v1", "", format_time(self.clock.now()))
-            obj = fieldmanager.update(None, {"apiVersion": "v1", "kind": "Node", **obj}, who)
-        return self._as_node(lambda: self.store.create(resource, obj, dry_run=dry_run))
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        """`Store.commit` of `node`'s requests: each write is checked (a field write of a Node's or
+        Pod's status part is a status write) before the checked run is committed at once; a
+        refused write takes its 403 in its place."""
+        results: builtins.list[Result] = []
+        run: builtins.list[WriteOp] = []  # checked, not yet committed
+        for op in ops:
+            refusal: errors.StatusError | None = None
+            if type(op) is SetField:
+                path = op.path
+                sub = "status" if path[0] == "status" and op.resource in ("nodes", "pods") else ""
+                checked, refusal = self._checked_run(op.resource, op.objects, sub)
+                if checked:
+                    run.append(SetField(op.resource, checked, path, op.value))
+                rest = op.objects[len(checked) + 1 :]
+            else:
+                rest = []
+                try:
+                    self._check(op)
+                    run.append(self._registering(op))
+                except errors.StatusError as err:
+                    refusal = err
+            if refusal is None:
+                continue
+            results.extend(self._commit_run(run, stop_at_failure))
+            run = []
+            if stop_at_failure and results and isinstance(results[-1], errors.StatusError):
+                return results
+            results.append(refusal)
+            if stop_at_failure:
+                return results
+            if rest:
+                assert type(op) is SetField
+                results.extend(self.commit((SetField(op.resource, rest, op.path, op.value),)))
+        results.extend(self._commit_run(run, stop_at_failure))
+        return results
 
-    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
-        old = self._old(resource, obj)
-        self.check("UPDATE", resource, self._subresource(resource, obj, old), obj, old)
-        return self._as_node(lambda: self.store.update(resource, obj, dry_run=dry_run))
+    def _commit_run(self, run: builtins.list[WriteOp], stop_at_failure: bool) -> builtins.list[Result]:
+        if not run:
+            return []
+        return self._as_node(lambda: self.store.commit(run, stop_at_failure=stop_at_failure))
+
+    def _registering(self, op: WriteOp) -> WriteOp:
+        """`op`, with the `kubelet` managedFields entry on a Node it creates (with a clock): the
+        kubelet registers its Node over HTTP upstream, so its fields are the kubelet's."""
+        if type(op) is Create and op.resource == "nodes" and self.clock is not None:
+            who = fieldmanager.Request("kubelet", "v1", "", format_time(self.clock.now()))
+            obj = fieldmanager.update(None, {"apiVersion": "v1", "kind": "Node", **op.object}, who)
+            return Create(op.resource, obj, op.dry_run)
+        return op
+
+    def _check(self, op: WriteOp) -> None:
+        """`check` of one create, update or delete."""
+        if type(op) is Create:
+            self.check("CREATE", op.resource, "", op.object, None)
+        elif type(op) is Update:
+            old = self._old(op.resource, op.object)
+            self.check("UPDATE", op.resource, self._subresource(op.resource, op.object, old), op.object, old)
+        elif type(op) is Delete:
+            try:
+                old = self.store.get(op.resource, op.namespace, op.name)
+            except errors.StatusError:
+                old = {"metadata": {"name": op.name, "namespace": op.namespace}}
+            self.check("DELETE", op.resource, "", old, old)
 
     def _subresource(self, resource: str, obj: JSON, old: JSON | None) -> str:
         """A kubelet writes pods' status only, and a Node's status unless it changes more."""
         if resource == "pods" or (resource == "nodes" and _only_status_differs(obj, old)):
             return "status"
         return ""
-
-    def delete(self, resource: str, namespace: str, name: str, **kwargs: Any) -> JSON:
-        try:
-            old = self.store.get(resource, namespace, name)
-        except errors.StatusError:
-            old = {"metadata": {"name": name, "namespace": namespace}}
-        self.check("DELETE", resource, "", old, old)
-        return self._as_node(lambda: self.store.delete(resource, namespace, name, **kwargs))
-
-    def update_many(
-        self, resource: str, objects: builtins.list[JSON]
-    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
-        """store.update_many: each update checked, the checked run written at once."""
-        checked, refused = self._checked_run(resource, objects, None)
-        stored, failed = self._as_node(lambda: update_many(self.store, resource, checked))
-        return stored, failed or refused
-
-    def update_field_many(
-        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
-    ) -> FieldWriteResult:
-        """fieldwrite.update_field_many: each write checked (a status field of a Node or Pod is
-        a status write), the checked run written at once."""
-        subresource = "status" if path[0] == "status" and resource in ("nodes", "pods") else ""
-        checked, refused = self._checked_run(resource, objects, subresource)
-        stored, failed = self._as_node(lambda: update_field_many(self.store, resource, checked, path, value))
-        return stored, failed or refused
 
     def _checked_run(
         self, resource: str, objects: builtins.list[JSON], subresource: str | None

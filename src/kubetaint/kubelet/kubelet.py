@@ -34,8 +34,7 @@ from kubetaint.kubelet.node_status import (
 from kubetaint.kubelet.resources import StoredPodRequests
 from kubetaint.kubelet.running import AdmittedPods
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.fieldwrite import update_field_many
-from kubetaint.store.interface import JSON, Store
+from kubetaint.store.interface import JSON, SetField, Store, until_failure
 
 log = logging.getLogger(__name__)
 
@@ -202,7 +201,8 @@ class HollowKubelet(KubeletFaults):
             conditions, changed = merge_conditions(existing, desired, now)
             # store.update of the node with its conditions replaced, told what changes (a store or
             # registry that knows the node as it stored it writes it without comparing)
-            written, err = update_field_many(self.store, "nodes", [node], NODE_CONDITIONS, conditions)
+            post = SetField("nodes", [node], NODE_CONDITIONS, conditions)
+            written, err = until_failure(self.store.commit((post,)))
             if err is not None:
                 if err.code == 409:
                     continue

@@ -48,7 +48,7 @@ class NodeLease:
 
     def renewable(self) -> JSON | None:
         """The lease last written when renewing it moves only its spec.renewTime (a pool then
-        writes many through `fieldwrite.update_field_many` and reports back with
+        writes many in one `SetField` commit and reports back with
         `renewed_in_place`), else None (`renewal` then says what to write)."""
         return self._lease if self._plain else None
 

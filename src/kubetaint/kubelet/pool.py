@@ -16,11 +16,9 @@ from kubetaint.clock.base import Clock, Handle
 from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
 from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
-from kubetaint.kubelet.running import delivers_synchronously
 from kubetaint.speed.reference import reference_mode
-from kubetaint.store.fieldwrite import update_field_many
 from kubetaint.store.informer import Changes, Informer
-from kubetaint.store.interface import JSON, Store, update_many
+from kubetaint.store.interface import JSON, SetField, Store, Update, until_failure
 
 #: The cache key of a `HollowNodePool._bound_pods` entry (key, pod) ...
 _KEY = operator.itemgetter(0)
@@ -56,7 +54,7 @@ class _PhaseGroup:
 class _Renewals:
     """The lease renewals of a heartbeat round not yet written: either renewals of the leases
     last written that move only renewTime to one instant (written with
-    `fieldwrite.update_field_many`) or other renewal updates (`update_many`)."""
+    `SetField` commit) or other renewal updates (a commit of `Update`s)."""
 
     __slots__ = ("_kubelets", "_leases", "_own_stores", "_renew", "_store", "_updates", "now")
 
@@ -101,11 +99,13 @@ class _Renewals:
             return
         while objects:
             if self._updates:
-                stored, err = update_many(self._store, LEASE_RESOURCE, objects)
+                updates = [Update(LEASE_RESOURCE, obj) for obj in objects]
+                stored, err = until_failure(self._store.commit(updates, stop_at_failure=True))
                 for kubelet, lease in zip(kubelets, stored, strict=False):
                     kubelet.lease_written(lease)
             else:
-                stored, err = update_field_many(self._store, LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
+                renewal = SetField(LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
+                stored, err = until_failure(self._store.commit((renewal,), stop_at_failure=True))
                 now = self.now
                 for kubelet, lease in zip(kubelets, stored, strict=False):
                     kubelet.lease.renewed_in_place(lease)
@@ -123,11 +123,12 @@ class _Renewals:
         """`flush` through each kubelet's store: the same writes in the same order, one each."""
         for kubelet, obj in zip(self._kubelets, self._leases, strict=True):
             if self._updates:
-                stored, err = update_many(kubelet.store, LEASE_RESOURCE, [obj])
+                stored, err = until_failure(kubelet.store.commit((Update(LEASE_RESOURCE, obj),)))
                 if stored:
                     kubelet.lease_written(stored[0])
             else:
-                stored, err = update_field_many(kubelet.store, LEASE_RESOURCE, [obj], RENEW_TIME, self._renew)
+                renewal = SetField(LEASE_RESOURCE, [obj], RENEW_TIME, self._renew)
+                stored, err = until_failure(kubelet.store.commit((renewal,)))
                 if stored:
                     kubelet.lease.renewed_in_place(stored[0])
                     kubelet.last_lease_renew = self.now
@@ -200,7 +201,7 @@ class HollowNodePool:
         # Each kubelet's view starts from its listing of the pods bound to it (resync_pods), then
         # sees every change through the pod informer (running already, or started below).
         # (reference mode: each kubelet reads its pods from the store, started from a listing)
-        self._views = delivers_synchronously(self.store) and not reference_mode()
+        self._views = self.store.delivers_synchronously and not reference_mode()
         from_cache = self._cache_is_store()
         bound = self._bound_pods() if from_cache else {}
         for kubelet in self.kubelets.values():

@@ -6,7 +6,7 @@ tally of its admitted pods (how many, and their summed requests) that admission 
 Mirrors the kubelet's pod manager (pkg/kubelet/pod/pod_manager.go), which keeps the pods its
 config source watches so that admission (HandlePodAdditions: the active pods) reads no API. A
 kubelet uses it only where every committed pod change has reached its informer by the time the
-write returns (see `delivers_synchronously`): then `objects` holds exactly what a store read
+write returns (`Store.delivers_synchronously`): then `objects` holds exactly what a store read
 would return, and the tally exactly what summing the admitted pods read back from the store
 gives, admission after admission, in O(1) instead of O(pods on the node).
 """
@@ -24,14 +24,6 @@ from kubetaint.store.interface import Store
 JSON = dict[str, Any]
 Key = tuple[str, str]
 _TERMINAL = ("Succeeded", "Failed")
-
-
-def delivers_synchronously(store: object) -> bool:
-    """Whether the store runs its subscribers (the pod informer's handlers) for every committed
-    change before the write returns, in the writer's thread (the in-process memory store; the
-    live server writes from one loop). Stores that feed subscribers from another thread or
-    process (etcd, a remote API server) do not: their kubelets read the store instead."""
-    return bool(getattr(store, "delivers_synchronously", False))
 
 
 class AdmittedPods:

@@ -23,7 +23,8 @@ is a valid node name (else it is admitted and validated afresh), and gets its ow
 The look-ups are made again for each pod, except inside `Registry.bulk_creates`, where the
 store's resourceVersion shows that nothing but these pod creates was written since (a scenario
 being loaded). Object validation still runs on every pod; rejections are never remembered (each
-rejected pod goes through admission afresh, so its message names it).
+rejected pod goes through admission afresh, so its message names it). In reference mode
+(`kubetaint.speed.reference`) nothing is remembered: every pod is admitted afresh.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 from kubetaint.admission.lookup import ObjectLookup
 from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.core.defaults import default_pod_requests
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.interface import JSON, Store
 
 #: Entries kept before the memo starts afresh (distinct pod templates).
@@ -234,7 +236,7 @@ class PodAdmissionMemo:
         whose container lists are the very lists of one that needed no defaulting needs none
         either (defaulting reads nothing else of the pod): the pod is returned as it is."""
         spec = pod.get("spec")
-        if self._bulk_resource_version is None or type(spec) is not dict:
+        if self._bulk_resource_version is None or type(spec) is not dict or reference_mode():
             return default_pod_requests(pod)
         lists = (spec.get("containers"), spec.get("initContainers"))
         key = (id(lists[0]), id(lists[1]))
@@ -249,8 +251,8 @@ class PodAdmissionMemo:
 
     def admitted(self, obj: JSON, validator: object) -> JSON | None:
         """`obj` as admission would return it, when a pod of its key was admitted, with equal
-        look-up results, and accepted by `validator`; else None."""
-        if not _plain(obj):
+        look-up results, and accepted by `validator`; else None (always in reference mode)."""
+        if not _plain(obj) or reference_mode():
             return None
         held = self._by_identity.get(_identity_key(obj)) if self._bulk_resource_version is not None else None
         if held is not None:

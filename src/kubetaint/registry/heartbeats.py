@@ -3,11 +3,12 @@
 Every 10 s each kubelet renews its node Lease (the lease it last wrote with spec.renewTime
 moved), and every few minutes it posts its node status (the node it read with
 status.conditions' heartbeat times moved). kube-apiserver admits and validates every such update.
-Here, when the object being replaced is the very object this registry admitted, validated and
-stored (identity, not equality: nobody wrote it since) and the update carries that object's own
-metadata and differs from it only in the heartbeat field, the outcome is known:
+Here, when the object being replaced is at the resourceVersion this registry admitted, validated
+and stored it at, under the same configuration (`registry.trust.Configuration`: nobody wrote it
+since), and the update carries that object's metadata and differs from it only in the heartbeat
+field, the outcome is known:
 
-- no admission plugin acts on updates of the resource (the registry checks its chain);
+- no admission plugin acts on updates of the resource (`Configuration.trusts_heartbeats`);
 - kube-apiserver's validation never reads the heartbeat field: ValidateLease
   (pkg/apis/coordination/validation) checks the metadata, leaseDurationSeconds,
   leaseTransitions, strategy and preferredHolder, not renewTime; ValidateNode checks the
@@ -19,7 +20,13 @@ watch event; only checks that cannot fail are skipped.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kubetaint.registry.podtrust import same_version
 from kubetaint.store.interface import JSON
+
+if TYPE_CHECKING:
+    from kubetaint.registry.trust import Configuration
 
 #: resource -> (part, field): the one field a heartbeat write changes.
 HEARTBEAT_FIELDS: dict[str, tuple[str, str]] = {
@@ -30,13 +37,13 @@ HEARTBEAT_FIELDS: dict[str, tuple[str, str]] = {
 
 def is_heartbeat(resource: str, obj: JSON, old: JSON) -> bool:
     """Whether `obj` is `old` with only the heartbeat field of `resource` set (or changed),
-    carrying old's own metadata object (so its preconditions are old's)."""
+    carrying old's metadata (so its preconditions are old's)."""
     part_field = HEARTBEAT_FIELDS.get(resource)
     if part_field is None:
         return False
     part, field = part_field
-    old_meta = old.get("metadata")
-    if old_meta is None or obj.get("metadata") is not old_meta:
+    old_meta, meta = old.get("metadata"), obj.get("metadata")
+    if old_meta is None or (meta is not old_meta and meta != old_meta):
         return False
     new_part, old_part = obj.get(part), old.get(part)
     if type(new_part) is not dict or type(old_part) is not dict or field not in new_part:
@@ -46,39 +53,69 @@ def is_heartbeat(resource: str, obj: JSON, old: JSON) -> bool:
 
 
 class HeartbeatTrust:
-    """The heartbeat objects a registry admitted, validated and stored, as the store returned them,
-    with their type meta (apiVersion and kind: `with_type_meta` would not copy them)."""
+    """The heartbeat objects a registry admitted, validated and stored, as the store returned them
+    (at the resourceVersion they were stored at), with their type meta (apiVersion and kind:
+    `with_type_meta` would not copy them), for the configuration they passed."""
 
     def __init__(self) -> None:
         self._valid: dict[str, dict[tuple[str, str], JSON]] = {r: {} for r in HEARTBEAT_FIELDS}
+        self._config: Configuration | None = None
 
-    def remember(self, resource: str, key: tuple[str, str], stored: JSON) -> None:
+    def _under(self, config: Configuration) -> None:
+        """Void what was recorded under another configuration."""
+        if self._config is not config:
+            for valid in self._valid.values():
+                valid.clear()
+            self._config = config
+
+    def remember(self, resource: str, key: tuple[str, str], stored: JSON, config: Configuration) -> None:
         """`stored` (the store's result of a write under `key`) passed admission and validation."""
         valid = self._valid.get(resource)
         if valid is not None:
+            self._under(config)
             if _typed(stored):
                 valid[key] = stored
             else:
                 valid.pop(key, None)
 
-    def remember_all(self, resource: str, keys: list[tuple[str, str]], stored: list[JSON]) -> None:
+    def remember_all(
+        self, resource: str, keys: list[tuple[str, str]], stored: list[JSON], config: Configuration
+    ) -> None:
         """`stored` (the store's results of a batch, as far as it got) passed admission and
         validation; `keys` are the batch's (namespace, name) pairs, in order."""
         valid = self._valid.get(resource)
         if valid is not None:
+            self._under(config)
             for key, obj in zip(keys, stored, strict=False):
                 if _typed(obj):
                     valid[key] = obj
                 else:
                     valid.pop(key, None)
 
-    def trusted(self, resource: str) -> dict[tuple[str, str], JSON] | None:
-        """(namespace, name) -> the object this registry validated and stored there last, for a
-        heartbeat resource. Read-only for the caller, except for a store's field write that checks
-        each object against it and puts the results in (`MemoryStore.update_field_many_if_current`'s
-        `vouched`): copies of trusted objects with only the heartbeat field and resourceVersion
-        changed, which pass what those passed and keep their type meta."""
-        return self._valid.get(resource)
+    def all_trusted(self, resource: str, objects: list[JSON], config: Configuration) -> bool:
+        """Whether each of `objects` is (equal to) the object this registry validated and stored
+        under its key last, under `config` (so a heartbeat field write on it needs no admission
+        nor validation: the store's resourceVersion precondition tells that it is current)."""
+        valid = self._valid.get(resource)
+        if valid is None or self._config is not config:
+            return False
+        trusted = valid.get
+        for obj in objects:
+            meta = obj.get("metadata")
+            if type(meta) is not dict:
+                return False
+            known = trusted((meta.get("namespace") or "", meta.get("name") or ""))
+            if known is None or (known is not obj and known != obj):
+                return False
+        return True
+
+    def remember_written(self, resource: str, stored: list[JSON]) -> None:
+        """`stored`, a heartbeat field write's results on trusted objects, passed what those did."""
+        valid = self._valid.get(resource)
+        if valid is not None:
+            for obj in stored:
+                meta = obj["metadata"]
+                valid[meta.get("namespace") or "", meta["name"]] = obj
 
     def forget(self, resource: str, key: tuple[str, str]) -> None:
         """The object under `key` is being deleted: nothing to remember about it any more."""
@@ -86,11 +123,16 @@ class HeartbeatTrust:
         if valid is not None:
             valid.pop(key, None)
 
-    def beats_valid(self, resource: str, key: tuple[str, str], obj: JSON, old: JSON) -> bool:
-        """Whether `obj` (stored under `key`) is a heartbeat on `old`, an object this registry
-        validated."""
+    def beats_valid(
+        self, resource: str, key: tuple[str, str], obj: JSON, old: JSON, config: Configuration
+    ) -> bool:
+        """Whether `obj` (stored under `key`) is a heartbeat on `old`, the object at the
+        resourceVersion this registry validated under `config`."""
         valid = self._valid.get(resource)
-        return valid is not None and valid.get(key) is old and is_heartbeat(resource, obj, old)
+        if valid is None or self._config is not config:
+            return False
+        known = valid.get(key)
+        return known is not None and same_version(known, old) and is_heartbeat(resource, obj, old)
 
     def __len__(self) -> int:
         return sum(len(valid) for valid in self._valid.values())

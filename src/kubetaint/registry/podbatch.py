@@ -1,16 +1,15 @@
-"""`Registry.create_pods`: a run of pod creates (a scenario's pods being loaded) stored at once.
+"""A registry commit of pod creates (a scenario's pods being loaded) stored at once.
 
-With pod admission and a store with `create_many` (the in-memory store), the pods are admitted and
-validated one after another exactly as `Registry.create` does it, then stored by one
-`create_many`: the same writes in the same order, each its own uid, resourceVersion and event
-(delivered once all are stored, as `update_many`'s are). The pod admission plugins kubetaint
-implements (Priority, DefaultTolerationSeconds, PodTolerationRestriction, ExtendedResourceToleration,
-RuntimeClass) look up Namespaces, PriorityClasses and RuntimeClasses, never pods, and
-kube-apiserver's validation (`APIValidator`) reads no store: so admitting a pod before the ones
-ahead of it are stored changes nothing. A pod the store refuses (a name taken) is reported before
-a later pod that admission refused, as one create after another would report it. Otherwise
-(another store, no pod admission, an admission plugin or validator of another kind, which might
-read pods) each pod takes `Registry.create`.
+With pod admission, the pods are admitted and validated one after another exactly as
+`Registry.create` does it, then stored by one store commit: the same writes in the same order,
+each its own uid, resourceVersion and event (delivered once all are stored). The pod admission
+plugins kubetaint implements (Priority, DefaultTolerationSeconds, PodTolerationRestriction,
+ExtendedResourceToleration, RuntimeClass) look up Namespaces, PriorityClasses and
+RuntimeClasses, never pods, and kube-apiserver's validation (`APIValidator`) reads no store: so
+admitting a pod before the ones ahead of it are stored changes nothing. A pod the store refuses
+(a name taken) is reported before a later pod that admission refused, as one create after
+another would report it. Otherwise (no pod admission, an admission plugin or validator of
+another kind, which might read pods) each pod takes `Registry.create`.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from kubetaint.admission.priority import Priority
 from kubetaint.admission.runtimeclass import RuntimeClass
 from kubetaint.api.errors import StatusError
 from kubetaint.registry.validator import APIValidator
-from kubetaint.store.interface import JSON, object_key
+from kubetaint.store.interface import JSON, Create, object_key, until_failure
 
 if TYPE_CHECKING:
     from kubetaint.registry.registry import Registry
@@ -34,11 +33,9 @@ if TYPE_CHECKING:
 
 def create_pods(registry: Registry, objects: list[JSON]) -> tuple[list[JSON], StatusError | None]:
     """The pods created (in order) and the failure that stopped the run (None: none did)."""
-    create_many = getattr(registry.store, "create_many", None)
     admission = registry.admission
     if (
-        create_many is None
-        or admission is None
+        admission is None
         or not admission.acts_on("pods")
         or not _reads_no_pods(admission)
         or (registry.validator is not None and type(registry.validator) is not APIValidator)
@@ -53,8 +50,8 @@ def create_pods(registry: Registry, objects: list[JSON]) -> tuple[list[JSON], St
         except StatusError as err:
             refused = err
             break
-    stored: list[JSON]
-    stored, failure = create_many("pods", admitted)
+    creates = [Create("pods", obj) for obj in admitted]
+    stored, failure = until_failure(registry.store.commit(creates, stop_at_failure=True))
     _remember(registry, stored)
     return stored, failure if failure is not None else refused
 
@@ -80,7 +77,7 @@ def _remember(registry: Registry, stored: list[JSON]) -> None:
     for created in stored:
         memo.stored(created)
     config = registry._pod_config()
-    if config[0] is None:
+    if config is None:
         for created in stored:
             registry._pods.forget(object_key(created))
     else:

@@ -4,9 +4,10 @@ Most pod writes change metadata or status only: the ReplicaSet controller adopti
 (ownerReferences), a kubelet posting status, the node lifecycle controller marking pods not
 ready. kube-apiserver admits and validates each as a full update (ValidatePodUpdate,
 pkg/apis/core/validation/validation.go; the admission chain's Admit and Validate on UPDATE).
-When the update carries the stored spec itself (identity, not equality: stored objects are
-read-only) and the stored pod is the very object this registry admitted, validated and stored
-(nobody wrote it since), the outcome of most of that work is known:
+When the update carries the stored spec (an equal one) and the stored pod is at the
+resourceVersion this registry admitted, validated and stored it at, under the same configuration
+(`registry.trust.Configuration`: nobody wrote it since, and the chain is the one that admitted
+it), the outcome of most of that work is known:
 
 - Admission: of the plugins kubetaint implements, only Priority and DefaultTolerationSeconds
   act on pod updates without reading anything but the spec; ExtendedResourceToleration and
@@ -22,22 +23,22 @@ read-only) and the stored pod is the very object this registry admitted, validat
 - Validation: `kubetaint.api.validation.validate_pod_keeping_spec` (the spec passed before; the
   metadata fields it reads are checked again unless they are old's own).
 - NamespaceLifecycle acts on every update but changes nothing and reads one thing: whether the
-  pod's namespace exists (a missing one is a NotFound). A chain holding it is trusted, and
-  `keeps_spec` checks that the namespace exists (one store read) before trusting an update.
+  pod's namespace exists (a missing one is a NotFound). A chain holding it is trusted, and the
+  registry checks that the namespace exists (`namespace_exists`, one store read) before trusting
+  an update (`Configuration.reads_namespace`).
 - Storage is the ordinary `Store.update`: preconditions (a stale resourceVersion, another uid),
   the new resourceVersion and the watch event are the store's as ever.
 
-Only a store that returns its stored objects themselves (`returns_stored_objects`, the
-in-memory store) can tell "nobody wrote it since" by identity; with any other the generic path
-runs every time and nothing is remembered.
+The resourceVersion tells "nobody wrote it since" on every backend. In reference mode the
+registry trusts nothing (every update is admitted and validated afresh).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kubetaint.admission import UPDATE, AdmissionChain
+from kubetaint.admission import UPDATE
 from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSeconds
 from kubetaint.admission.namespacelifecycle import checks_namespace
 from kubetaint.admission.plugin import AdmissionPlugin
@@ -49,6 +50,9 @@ from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import owner_reference_errors
 from kubetaint.store.interface import JSON, Store
 
+if TYPE_CHECKING:
+    from kubetaint.registry.trust import Configuration
+
 Key = tuple[str, str]
 
 #: Plugins whose Admit on a pod update keeping the stored spec is known to change nothing
@@ -59,29 +63,17 @@ SPEC_ONLY_UPDATE_PLUGINS: frozenset[type[AdmissionPlugin]] = frozenset({Priority
 CREATE_ONLY_PLUGINS: frozenset[type[AdmissionPlugin]] = frozenset({RuntimeClass})
 
 
-def chain_keeps_stored_specs(admission: AdmissionChain | None) -> bool:
-    """Whether `admission` admits every pod update keeping the stored spec of a pod it admitted
-    as it is (see the module docstring): each plugin acting on pods is a known one."""
-    if admission is None:
-        return True
-    plugins = admission.plugins
-    if plugins == _last_answer[0]:  # the very plugins (compared by identity first): the same answer
-        return bool(_last_answer[1])
-    known = _known_pod_plugins(plugins)
-    _last_answer[:] = [list(plugins), known]
-    return known
-
-
-#: chain_keeps_stored_specs' last answer: [a copy of the plugin list it was for, the answer] (every
-#: pod a registry stores asks; a plugin's kind, resources and operations never change).
-_last_answer: list[Any] = [None, False]
+def chain_keeps_stored_specs(plugins: Sequence[AdmissionPlugin]) -> bool:
+    """Whether a chain of `plugins` admits every pod update keeping the stored spec of a pod it
+    admitted as it is (see the module docstring): each plugin acting on pods is a known one."""
+    return _known_pod_plugins(plugins)
 
 
 def _known_pod_plugins(plugins: Sequence[AdmissionPlugin]) -> bool:
     for plugin in plugins:
         if plugin.resources is not None and "pods" not in plugin.resources:
             continue
-        if checks_namespace(plugin):  # keeps_spec reads the namespace as it does
+        if checks_namespace(plugin):  # the registry reads the namespace as it does (namespace_exists)
             continue
         kind = type(plugin)
         if kind in SPEC_ONLY_UPDATE_PLUGINS:
@@ -93,89 +85,64 @@ def _known_pod_plugins(plugins: Sequence[AdmissionPlugin]) -> bool:
 
 
 class PodTrust:
-    """The pods a registry admitted, validated and stored, as the store returned them, for the
-    configuration (validator, admission chain) they passed."""
+    """The pods a registry admitted, validated and stored, as the store returned them (so at the
+    resourceVersion they were stored at), for the configuration they passed."""
 
-    def __init__(self, store: Store) -> None:
-        self.enabled = bool(getattr(store, "returns_stored_objects", False))
-        self._store = store
-        #: Whether the remembered config's chain holds NamespaceLifecycle (its namespace read).
-        self._reads_namespace = False
+    def __init__(self) -> None:
         self._stored: dict[Key, JSON] = {}
-        self._config: tuple[object, object] | None = None
+        self._config: Configuration | None = None
 
-    def remember(self, key: Key, stored: JSON, config: tuple[object, object]) -> None:
+    def remember(self, key: Key, stored: JSON, config: Configuration) -> None:
         """`stored` (the store's result of a pod write under `key`) passed admission and
-        validation as `config` (the registry's validator and admission chain) does them."""
-        if not self.enabled:
-            return
-        if self._config is None or not _same_config(self._config, config):
+        validation as `config` does them."""
+        if self._config is not config:
             self._stored.clear()
             self._config = config
-            self._reads_namespace = _reads_namespace(config)
         if stored.get("kind") == "Pod" and stored.get("apiVersion") == "v1":
             self._stored[key] = stored
         else:
             self._stored.pop(key, None)
 
-    def remember_all(self, items: Iterable[tuple[Key, JSON]], config: tuple[object, object]) -> None:
+    def remember_all(self, items: Iterable[tuple[Key, JSON]], config: Configuration) -> None:
         """`remember(key, stored, config)` of each (key, stored) in turn."""
-        if not self.enabled:
-            return
-        fresh = self._config is None or not _same_config(self._config, config)
-        known = self._stored
         for key, stored in items:
-            if fresh:  # as the first `remember` would (none: nothing changes)
-                known.clear()
-                self._config = config
-                self._reads_namespace = _reads_namespace(config)
-                fresh = False
-            if stored.get("kind") == "Pod" and stored.get("apiVersion") == "v1":
-                known[key] = stored
-            else:
-                known.pop(key, None)
+            self.remember(key, stored, config)
 
-    def remember_binding(
-        self, key: Key, pod: JSON, stored: JSON, node: str, config: tuple[object, object]
-    ) -> None:
+    def remember_binding(self, key: Key, pod: JSON, stored: JSON, node: str, config: Configuration) -> None:
         """`stored` is the store's result of binding `pod` (under `key`) to `node` without
         binding annotations (registry.binding): its spec is pod's with spec.nodeName set and its
         metadata fields are pod's own. When `pod` is trusted and `node` passes the one spec check
         that reads nodeName (a DNS subdomain; binding itself only requires a name, as upstream),
         `stored` passes what `pod` passed: no admission plugin of a trusted chain reads nodeName."""
-        if self._stored.get(key) is not pod:
+        known = self._stored.pop(key, None)
+        if known is None or not same_version(known, pod):
             return
-        self._stored.pop(key)
-        trusted_config = self._config is not None and _same_config(self._config, config)
-        if trusted_config and not name_is_dns_subdomain(node):
+        if self._config is config and not name_is_dns_subdomain(node):
             self.remember(key, stored, config)
 
     def forget(self, key: Key) -> None:
         """The pod under `key` is being deleted (or was written by other means)."""
         self._stored.pop(key, None)
 
-    def keeps_spec(self, key: Key, obj: JSON, old: JSON, config: tuple[object, object]) -> bool:
-        """Whether `obj`, an update of `old` (stored under `key`), carries old's spec object,
-        claims to be a v1 Pod, and `old` is the very object remembered under `config`."""
-        config_now = self._config
+    def keeps_spec(self, key: Key, obj: JSON, old: JSON, config: Configuration) -> bool:
+        """Whether `obj`, an update of `old` (stored under `key`), carries old's spec (an equal
+        one), claims to be a v1 Pod, and `old` is at the resourceVersion remembered under
+        `config`."""
+        if self._config is not config or type(obj) is not dict:
+            return False
+        known = self._stored.get(key)
+        if known is None or not same_version(known, old):
+            return False
+        spec, old_spec = obj.get("spec"), old.get("spec")
         return (
-            config_now is not None
-            and self._stored.get(key) is old
-            and type(obj) is dict
-            and obj.get("spec") is old.get("spec") is not None
+            old_spec is not None
+            and (spec is old_spec or spec == old_spec)
             and obj.get("kind") == "Pod"
             and obj.get("apiVersion") == "v1"
-            and _same_config(config_now, config)
-            and (not self._reads_namespace or namespace_exists(self._store, key[0]))
         )
 
     def __len__(self) -> int:
         return len(self._stored)
-
-
-def _reads_namespace(config: tuple[object, object]) -> bool:
-    chain = config[1]
-    return isinstance(chain, AdmissionChain) and any(checks_namespace(p) for p in chain.plugins)
 
 
 def namespace_exists(store: Store, namespace: str) -> bool:
@@ -187,13 +154,17 @@ def namespace_exists(store: Store, namespace: str) -> bool:
     return True
 
 
-def _same_config(a: tuple[object, object], b: tuple[object, object]) -> bool:
-    return a[0] is b[0] and a[1] is b[1]
+def same_version(known: JSON, current: JSON) -> bool:
+    """Whether `current` is at the resourceVersion of `known` (an object the store returned)."""
+    if known is current:  # (the same object: the same version)
+        return True
+    meta, known_meta = current.get("metadata"), known["metadata"]
+    return type(meta) is dict and meta.get("resourceVersion") == known_meta.get("resourceVersion")
 
 
 class OwnerErrorsOfRun:
     """owner_reference_errors for the pod updates of one run that are checked before any of them
-    is stored (Registry.update_each), remembered for the last owner reference list object: the
+    is stored (a Registry.commit of updates), remembered for the last owner reference list object: the
     run's objects are the caller's, handed over at once, and nothing else runs between those
     checks, so the very list has the very contents it had (an adoption run shares one list).
     A new run takes a new memo."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from kubetaint.admission import (
@@ -23,19 +23,18 @@ from kubetaint.admission import (
     Attributes,
     ObjectLookup,
 )
-from kubetaint.admission.namespacelifecycle import checks_namespace
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
-from kubetaint.registry import podruns
+from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
-from kubetaint.registry.podbatch import create_pods
-from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs, namespace_exists
+from kubetaint.registry.podtrust import PodTrust, namespace_exists
+from kubetaint.registry.trust import Configuration
 from kubetaint.registry.validator import (
     APIValidator,
     StoreLookup,
@@ -45,16 +44,24 @@ from kubetaint.registry.validator import (
     resource_info,
     with_type_meta,
 )
-from kubetaint.store.fieldwrite import FieldPath, FieldWriteResult, with_field
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.interface import (
     JSON,
     BatchHandler,
+    Create,
+    Delete,
+    FieldPath,
     FinalizesNamespaces,
     ListResult,
+    Result,
+    SetField,
     Store,
+    Update,
     Watch,
+    WriteOp,
     object_key,
-    update_many,
+    until_failure,
+    with_field,
 )
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
@@ -97,12 +104,12 @@ class Registry:
         self._rng = rng or random.Random(0)
         self._lookup = StoreLookup(store)
         self._heartbeats = HeartbeatTrust()
-        #: resource -> (validator, admission chain, its plugins, _trusts_heartbeats' answer)
-        self._heartbeat_chains: dict[str, tuple[object, object, tuple[object, ...], bool]] = {}
+        #: The validator and admission chain in force, which trust is recorded under (registry.trust).
+        self._config = Configuration(self.validator, admission)
         #: Admission results of pods stamped from one template (registry.bulk).
         self._pod_memo = PodAdmissionMemo(store, self._lookup)
         #: Pods this registry admitted, validated and stored (registry.podtrust).
-        self._pods = PodTrust(store)
+        self._pods = PodTrust()
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -123,13 +130,83 @@ class Registry:
 
     @property
     def delivers_synchronously(self) -> bool:
-        """The store's (see MemoryStore.delivers_synchronously): the registry adds no delay."""
-        return bool(getattr(self.store, "delivers_synchronously", False))
+        """The store's (`Store.delivers_synchronously`): the registry adds no delay."""
+        return self.store.delivers_synchronously
+
+    @property
+    def returns_stored_objects(self) -> bool:
+        """The store's (`Store.returns_stored_objects`): the registry returns what it stored."""
+        return self.store.returns_stored_objects
+
+    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
+        return self.store.list_keyed(resource)
 
     def close(self) -> None:
         self.store.close()
 
     # writes --------------------------------------------------------------------------------
+
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        """`Store.commit` with admission and validation of each object first (`create`, `update`,
+        `delete`). A run of pod creates is admitted pod by pod and stored in one commit
+        (registry.podbatch); updates of pods keeping their stored spec are checked as `update`
+        checks them and stored in runs (registry.podruns); a field write that is a heartbeat on
+        objects this registry stored skips the checks that cannot fail (registry.heartbeats)."""
+        if reference_mode():
+            return self._commit_one_by_one(ops, stop_at_failure)
+        if len(ops) == 1 and type(field_write := ops[0]) is SetField:
+            fw: SetField = field_write
+            return self._set_field(fw.resource, fw.objects, fw.path, fw.value, stop_at_failure)
+        if ops and all(type(op) is Create and op.resource == "pods" and not op.dry_run for op in ops):
+            stored, failure = podbatch.create_pods(self, [op.object for op in ops])  # type: ignore[union-attr]
+            if failure is None or stop_at_failure:
+                return [*stored, *([failure] if failure is not None else [])]
+            rest = ops[len(stored) + 1 :]
+            return [*stored, failure, *self.commit(rest)]
+        if ops and all(type(op) is Update and not op.dry_run for op in ops):
+            resource = ops[0].resource
+            if all(op.resource == resource for op in ops):
+                objects = [op.object for op in ops]  # type: ignore[union-attr]
+                if stop_at_failure:
+                    stored, failure = self._update_all(resource, objects)
+                    return [*stored, *([failure] if failure is not None else [])]
+                return podruns.update_each(self, resource, objects)
+        return self._commit_one_by_one(ops, stop_at_failure)
+
+    def _commit_one_by_one(self, ops: Sequence[WriteOp], stop_at_failure: bool) -> builtins.list[Result]:
+        """`commit` as one `create`, `update` or `delete` after another (a field write: its
+        updates): each its own store commit of one operation (the reference mode's way)."""
+        results: builtins.list[Result] = []
+        for op in ops:
+            writes: Sequence[WriteOp] = (
+                [Update(op.resource, with_field(obj, op.path, op.value)) for obj in op.objects]
+                if type(op) is SetField
+                else (op,)
+            )
+            for write in writes:
+                try:
+                    results.append(self._one(write))
+                except StatusError as err:
+                    results.append(err)
+                    if stop_at_failure:
+                        return results
+        return results
+
+    def _one(self, op: WriteOp) -> JSON:
+        if type(op) is Create:
+            return self.create(op.resource, op.object, dry_run=op.dry_run)
+        if type(op) is Update:
+            return self.update(op.resource, op.object, dry_run=op.dry_run)
+        assert type(op) is Delete
+        return self.delete(
+            op.resource,
+            op.namespace,
+            op.name,
+            resource_version=op.resource_version,
+            uid=op.uid,
+            dry_run=op.dry_run,
+            grace_period_seconds=op.grace_period_seconds,
+        )
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = self._before_create(resource, obj)
@@ -147,7 +224,7 @@ class Registry:
         if not dry_run and resource == "pods":
             self._remember_pod((namespace, name), created)
         elif not dry_run:  # admitted, validated and stored: a later heartbeat on it needs no checks
-            self._heartbeats.remember(resource, (namespace, name), created)
+            self._heartbeats.remember(resource, (namespace, name), created, self._configuration())
         return created
 
     @contextlib.contextmanager
@@ -189,10 +266,6 @@ class Registry:
             self.validator("pods", admitted, None)
         return admitted
 
-    def create_pods(self, objects: builtins.list[JSON]) -> tuple[builtins.list[JSON], StatusError | None]:
-        """`create("pods", obj)` of each in turn up to a failure: `registry.podbatch`."""
-        return create_pods(self, objects)
-
     def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)
         namespace, name = object_key(obj)
@@ -202,7 +275,7 @@ class Registry:
         if resource == "pods":
             if not dry_run:
                 config = self._pod_config()  # once: the trust check and the result's record share it
-                if self._pods.keeps_spec(key, obj, old, config):
+                if config is not None and self.keeps_spec(key, obj, old, config):
                     return self._update_pod_keeping_spec(key, obj, old, config)
             obj = default_pod_requests(obj)
         elif resource == NAMESPACES:
@@ -210,7 +283,7 @@ class Registry:
         obj = keep_deletion_fields(obj, old)
         if (
             self._trusts_heartbeats(resource)
-            and self._heartbeats.beats_valid(resource, key, obj, old)
+            and self._heartbeats.beats_valid(resource, key, obj, old, self._configuration())
             and self._namespace_admits(resource, namespace)
         ):
             admitted = obj
@@ -222,20 +295,20 @@ class Registry:
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
         stored = self.store.update(resource, admitted, dry_run=dry_run)
         if not dry_run:
-            self._heartbeats.remember(resource, key, stored)
+            self._heartbeats.remember(resource, key, stored, self._configuration())
             if resource == "pods":
                 self._remember_pod(key, stored)
         return stored
 
     def _update_pod_keeping_spec(
-        self, key: tuple[str, str], obj: JSON, old: JSON, config: tuple[object, object]
+        self, key: tuple[str, str], obj: JSON, old: JSON, config: Configuration
     ) -> JSON:
         """`update` of a pod this registry stored by an object carrying its spec object: the
         admission chain would return the object as it is and only the metadata checks can fail
         (registry.podtrust); the rest is the generic path's."""
         obj = keep_deletion_fields(obj, old)  # default_pod_requests: old's spec is defaulted already
-        validator = config[0]
-        assert isinstance(validator, APIValidator)  # _pod_config checked it
+        validator = config.validator
+        assert isinstance(validator, APIValidator)  # the configuration keeps stored specs
         validator.check_pod_keeping_spec(obj, old)
         if should_delete_during_update(obj, old):
             self._pods.forget(key)
@@ -245,60 +318,58 @@ class Registry:
         self._pods.remember(key, stored, config)
         return stored
 
-    def update_each(self, resource: str, objects: builtins.list[JSON]) -> builtins.list[JSON | StatusError]:
-        """`update` of each object in turn: the stored object, or the StatusError `update` raised,
-        in its place (a failure does not stop the later ones). Pod updates keeping the stored
-        spec (registry.podtrust) of distinct pods are checked as `update` checks them and stored
-        by one `update_many` of the store per run of them (registry.podruns); a store with
-        `update_group` (the in-memory store) delivers a run's events as one group (handler by
-        handler, `Dispatcher.enqueue_group`), as lease renewals are."""
-        return podruns.update_each(self, resource, objects)
+    def _configuration(self) -> Configuration:
+        """The configuration in force (a new one when the validator, the chain or its plugins
+        changed: what was trusted under the old one is void)."""
+        config = self._config
+        if not config.holds_for(self.validator, self.admission):
+            config = self._config = Configuration(self.validator, self.admission)
+        return config
 
-    def update_owner_references_each(
-        self, pods: builtins.list[JSON], refs: builtins.list[JSON]
-    ) -> builtins.list[JSON | StatusError]:
-        """`update_each("pods", ...)` of each pod with metadata.ownerReferences set to the one
-        list `refs` (an adoption of pods without references): the same results, writes and
-        events; a pod this registry stored and the store still holds skips the look-ups its
-        update is known to pass (registry.podruns)."""
-        return podruns.update_owner_references_each(self, pods, refs)
+    def keeps_spec(self, key: tuple[str, str], obj: JSON, old: JSON, config: Configuration) -> bool:
+        """Whether the pod update `obj` of `old` keeps the stored spec of a pod trusted under
+        `config` (registry.podtrust), its namespace existing when NamespaceLifecycle is in the
+        chain (what that plugin reads)."""
+        return self._pods.keeps_spec(key, obj, old, config) and (
+            not config.reads_namespace or namespace_exists(self.store, key[0])
+        )
 
-    def _pod_config(self) -> tuple[object, object]:
-        """What pod trust depends on: the validator and the admission chain, or (None, None)
-        when pod updates keeping the spec must take the generic path."""
-        validator, admission = self.validator, self.admission
-        if type(validator) is not APIValidator or not chain_keeps_stored_specs(admission):
-            return (None, None)
-        return (validator, admission)
+    def _pod_config(self) -> Configuration | None:
+        """The configuration pod trust is recorded under, or None when pod updates keeping the
+        spec must take the generic path (in reference mode, every time)."""
+        config = self._configuration()
+        return config if config.keeps_stored_specs and not reference_mode() else None
 
     def trust_binding(self, key: tuple[str, str], pod: JSON, stored: JSON, node: str) -> None:
         """`stored` is the store's result of binding the pod `pod` under `key` to `node` (without
         binding annotations): trusted as `pod` was (registry.podtrust)."""
         config = self._pod_config()
-        if config[0] is None:
+        if config is None:
             self._pods.forget(key)
         else:
             self._pods.remember_binding(key, pod, stored, node, config)
 
     def _remember_pod(self, key: tuple[str, str], stored: JSON) -> None:
         config = self._pod_config()
-        if config[0] is None:
+        if config is None:
             self._pods.forget(key)
         else:
             self._pods.remember(key, stored, config)
 
-    def update_many(
+    def _update_all(
         self, resource: str, objects: builtins.list[JSON]
     ) -> tuple[builtins.list[JSON], StatusError | None]:
-        """`kubetaint.store.interface.update_many` with admission and validation of each object
-        first (against the store as it is before the batch: the objects must be distinct). An
-        object that fails them ends the batch there, after the ones before it are stored.
+        """A commit of the updates of `objects` stopping at the first failure, with admission and
+        validation of each object first (against the store as it is before the batch: the objects
+        must be distinct). An object that fails them ends the batch there, after the ones before
+        it are stored.
 
         Heartbeats (lease renewals) on objects this registry stored skip checks that cannot
         fail (`kubetaint.registry.heartbeats`)."""
         admitted: builtins.list[JSON] = []
         refused: StatusError | None = None
         heartbeats = self._heartbeats if self._trusts_heartbeats(resource) else None
+        config = self._configuration()
         keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
@@ -311,7 +382,7 @@ class Registry:
                 check_update_preconditions(resource, obj, old)
                 if (
                     heartbeats is not None
-                    and heartbeats.beats_valid(resource, key, obj, old)
+                    and heartbeats.beats_valid(resource, key, obj, old, config)
                     and self._namespace_admits(resource, namespace)
                 ):
                     admitted.append(obj)
@@ -321,74 +392,66 @@ class Registry:
             except StatusError as err:
                 refused = err
                 break
-        stored, failure = update_many(self.store, resource, admitted)
-        self._heartbeats.remember_all(resource, keys, stored)
+        stored, failure = until_failure(
+            self.store.commit([Update(resource, obj) for obj in admitted], stop_at_failure=True)
+        )
+        self._heartbeats.remember_all(resource, keys, stored, config)
         return stored, failure if failure is not None else refused
 
-    def update_field_many(
-        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
-    ) -> FieldWriteResult:
-        """`kubetaint.store.fieldwrite.update_field_many` through admission and validation, as
-        `update_many` of the `with_field` copies.
+    def _set_field(
+        self,
+        resource: str,
+        objects: builtins.list[JSON],
+        path: FieldPath,
+        value: object,
+        stop_at_failure: bool,
+    ) -> builtins.list[Result]:
+        """A commit of one `SetField` through admission and validation, as the updates of the
+        `with_field` copies.
 
         When the field is the resource's heartbeat field, its checks cannot fail
-        (`kubetaint.registry.heartbeats`) and every object is the one this registry stored (with
-        its type meta) and the store still holds, the store is told what changes: it checks both
-        identities in its own pass and records the results as trusted
-        (`update_field_many_if_current`'s `vouched`); otherwise the copies take `update_many`'s way."""
-        trusted = self._heartbeats.trusted(resource)
-        fast = getattr(self.store, "update_field_many_if_current", None)
+        (`kubetaint.registry.heartbeats`) and every object is one this registry stored, the store
+        is given the field write as it is and the results are recorded as trusted; otherwise the
+        copies are admitted and validated as updates."""
+        results: builtins.list[Result] = []
+        while True:
+            stored, failure = self._field_write_until_failure(resource, objects, path, value)
+            results.extend(stored)
+            if failure is None:
+                return results
+            results.append(failure)
+            objects = objects[len(stored) + 1 :]
+            if stop_at_failure or not objects:
+                return results
+
+    def _field_write_until_failure(
+        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
+    ) -> tuple[builtins.list[JSON], StatusError | None]:
+        heartbeats = self._heartbeats
         if (
-            fast is not None
-            and trusted is not None
-            and HEARTBEAT_FIELDS[resource] == path
+            HEARTBEAT_FIELDS.get(resource) == path
             and self._trusts_heartbeats(resource)
+            and heartbeats.all_trusted(resource, objects, self._configuration())
             and all(
                 self._namespace_admits(resource, ns)
                 for ns in {str((o.get("metadata") or {}).get("namespace") or "") for o in objects}
             )
         ):
-            result: FieldWriteResult | None = fast(resource, objects, path, value, vouched=trusted)
-            if result is not None:
-                return result
-        return self.update_many(resource, [with_field(obj, path, value) for obj in objects])
+            results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
+            stored, failure = until_failure(results)
+            heartbeats.remember_written(resource, stored)
+            return stored, failure
+        return self._update_all(resource, [with_field(obj, path, value) for obj in objects])
 
     def _trusts_heartbeats(self, resource: str) -> bool:
-        """Whether a heartbeat write's admission and validation are known to pass when the
-        object it changes passed them: no admission plugin acts on updates of `resource` and
-        validation is kube-apiserver's (which never reads the heartbeat field). The answer is
-        kept for the validator, chain and plugins it was found for (every heartbeat asks)."""
-        if resource not in HEARTBEAT_FIELDS:
-            return False
-        validator, admission = self.validator, self.admission
-        plugins = tuple(admission.plugins) if admission is not None else ()
-        known = self._heartbeat_chains.get(resource)
-        if known is not None and known[0] is validator and known[1] is admission and known[2] == plugins:
-            return known[3]
-        trusted = self._chain_trusts_heartbeats(resource)
-        self._heartbeat_chains[resource] = (validator, admission, plugins, trusted)
-        return trusted
-
-    def _chain_trusts_heartbeats(self, resource: str) -> bool:
-        """`_trusts_heartbeats`, found from the validator and the admission chain."""
-        if self.validator is not None and type(self.validator) is not APIValidator:
-            return False
-        admission = self.admission
-        if admission is None:
-            return True
-        plain = plain_resource(resource)
-        return not any(
-            (plugin.resources is None or plain in plugin.resources)
-            and plugin.handles(UPDATE)
-            and not checks_namespace(plugin)  # _namespace_admits reads what it reads
-            for plugin in admission.plugins
-        )
+        """Whether a heartbeat write on an object this registry stored needs no admission nor
+        validation (`Configuration.trusts_heartbeats`); never in reference mode."""
+        return self._configuration().trusts_heartbeats(resource) and not reference_mode()
 
     def _namespace_admits(self, resource: str, namespace: str) -> bool:
         """Whether NamespaceLifecycle, when in the chain, admits an update in `namespace`
         (cluster-scoped objects have none; a namespaced one's namespace must exist)."""
-        admission = self.admission
-        if not namespace or admission is None or not any(checks_namespace(p) for p in admission.plugins):
+        if not namespace or not self._configuration().reads_namespace:
             return True
         return namespace_exists(self.store, namespace)
 

@@ -25,7 +25,7 @@ from kubetaint.sim.source import Where
 from kubetaint.sim.timeline import TimelineRecorder
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.informer import Informer
-from kubetaint.store.interface import JSON, StoreOptions
+from kubetaint.store.interface import JSON, Create, StoreOptions, until_failure
 from kubetaint.store.memory import MemoryStore
 
 __all__ = ["SYSTEM_NAMESPACES", "Cluster", "SeededUidStream", "check_decodable", "seeded_uids"]
@@ -138,7 +138,7 @@ class Cluster:
         # ensured once exists for the rest of the load (nothing is deleted meanwhile)
         decoding = DecodeMemo()
         namespaces: set[str] = set()
-        # consecutive pods are created as one run (Registry.create_pods): each still decoded,
+        # consecutive pods are created as one run (one Registry.commit): each still decoded,
         # and its namespace ensured, in turn; the run is stored before any other write and before
         # a decoding refusal is raised, so every write and message is one create's after another
         run: _PodRun = ([], [])
@@ -188,7 +188,8 @@ class Cluster:
         requests, manifests = run
         try:
             while requests:
-                created, failure = self.registry.create_pods(requests)
+                creates = [Create("pods", request) for request in requests]
+                created, failure = until_failure(self.registry.commit(creates, stop_at_failure=True))
                 if failure is None:
                     break
                 obj, where = manifests[len(created)]
@@ -246,7 +247,7 @@ class Cluster:
         self.timeline.record_creates = True
 
 
-#: Pods loaded by one Registry.create_pods call at most.
+#: Pods loaded by one Registry.commit at most.
 _RUN_LIMIT = 4096
 #: Refused objects listed before the rest are counted.
 MAX_PROBLEMS = 100

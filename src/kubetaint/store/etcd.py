@@ -28,7 +28,7 @@ import json
 import re
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,6 +38,7 @@ from etcd3gw.exceptions import ConnectionFailedError, ConnectionTimeoutError, Et
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
+from kubetaint.store.base import SingleWrite, StoreBase, commit_each
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.etcd_codec import (
     BUILTIN_RESOURCES,
@@ -53,10 +54,15 @@ from kubetaint.store.etcd_health import EtcdHealth, connection_reason
 from kubetaint.store.etcd_watch import EtcdWatchStream, WatchStreamError, compact_revision_for
 from kubetaint.store.interface import (
     JSON,
+    Create,
+    Delete,
     ListResult,
+    Result,
     StoreError,
     StoreOptions,
+    Update,
     WatchEvent,
+    WriteOp,
     object_key,
 )
 from kubetaint.store.mutation import (
@@ -85,7 +91,7 @@ def parse_endpoint(endpoint: str) -> tuple[str, int]:
     return parts.hostname, parts.port
 
 
-class EtcdStore:
+class EtcdStore(StoreBase):
     """Objects in etcd under `options.prefix`."""
 
     def __init__(
@@ -257,7 +263,20 @@ class EtcdStore:
 
     # writes ------------------------------------------------------------------------------
 
-    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        """`Store.commit` as one etcd txn per object, in order (each update is a read, a check of
+        its preconditions and a compare-and-swap on the revision read, as GuaranteedUpdate)."""
+        return commit_each(ops, self._apply, stop_at_failure=stop_at_failure)
+
+    def _apply(self, write: SingleWrite) -> JSON:
+        if type(write) is Create:
+            return self._create(write.resource, write.object, write.dry_run)
+        if type(write) is Update:
+            return self._update(write.resource, write.object, write.dry_run)
+        assert type(write) is Delete
+        return self._delete(write)
+
+    def _create(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
         stored = prepare_create(resource, obj, self._clock, self._uid)
         namespace, name = object_key(stored)
         key = b64(self._key(resource, namespace, name))
@@ -277,7 +296,7 @@ class EtcdStore:
         self._written(rv)
         return stored
 
-    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def _update(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
         namespace, name = object_key(obj)
         key = b64(self._key(resource, namespace, name))
         while True:
@@ -293,22 +312,13 @@ class EtcdStore:
                 self._written(rv)
                 return stored
 
-    def delete(
-        self,
-        resource: str,
-        namespace: str,
-        name: str,
-        *,
-        resource_version: str | None = None,
-        uid: str | None = None,
-        dry_run: bool = False,
-        grace_period_seconds: int | None = None,
-    ) -> JSON:
+    def _delete(self, op: Delete) -> JSON:
+        resource, namespace, name = op.resource, op.namespace, op.name
         key = b64(self._key(resource, namespace, name))
         while True:
             old = self.get(resource, namespace, name)
-            check_delete_preconditions(resource, name, old, resource_version, uid)
-            if dry_run:
+            check_delete_preconditions(resource, name, old, op.resource_version, op.uid)
+            if op.dry_run:
                 return old
             rv = self._swap(key, old, {"request_delete_range": {"key": key}})
             if rv:

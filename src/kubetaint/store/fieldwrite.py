@@ -1,13 +1,12 @@
-"""Updates that set one field of objects the writer last read or wrote (a node lease's
-spec.renewTime, ~1.2 M times in a simulated hour at 5,000 nodes).
+"""The in-memory store's field writes (`SetField` commits: a node lease's spec.renewTime,
+~1.2 M times in a simulated hour at 5,000 nodes) and the `FieldWriteGroup` that carries their
+events.
 
-`update_field_many(store, resource, objects, (part, field), value)` stores exactly what
-`update_many(store, resource, [with_field(obj, (part, field), value) for obj in objects])` stores:
-each update with the object's own metadata (so its resourceVersion is the precondition), its own
-resourceVersion and watch event, in order, stopping at the first failure. A store (or a client
-such as the Registry) that implements `update_field_many` itself is told what changes instead of
-finding out by comparing; any other store gets the generic updates. A MemoryStore delivers the
-updates of current objects as one batch with its compact view (`changes.FieldWriteGroup`).
+A `SetField` commit stores exactly what the `Update`s of its `with_field` copies store: each with
+the object's own metadata (so its resourceVersion is the precondition), its own resourceVersion
+and watch event, in order. The memory store writes the updates of current objects without
+comparing whole objects and publishes them as one batch with its compact view
+(`changes.FieldWriteGroup`).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from operator import is_
 from kubetaint.api.errors import StatusError
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import FieldPath, FieldWriteGroup
-from kubetaint.store.interface import JSON, Store, WatchEvent, update_many
+from kubetaint.store.interface import JSON, WatchEvent, with_field
 
 __all__ = [  # FieldPath and FieldWriteGroup are the change stream's (.changes)
     "FieldPath",
@@ -31,21 +30,11 @@ __all__ = [  # FieldPath and FieldWriteGroup are the change stream's (.changes)
     "add_to_history",
     "field_version",
     "history_events",
-    "update_field_many",
     "with_field",
-    "write_vouched_run",
+    "write_current_run",
 ]
 
 FieldWriteResult = tuple[list[JSON], StatusError | None]
-
-
-def with_field(obj: JSON, path: FieldPath, value: object) -> JSON:
-    """`obj` with `obj[part][field]` set to `value` (same keys, same order; a part that is not an
-    object is replaced by one holding only the field). Shares everything else with `obj`."""
-    part, field = path
-    current = obj.get(part)
-    base: JSON = current if type(current) is dict else {}
-    return {**obj, part: {**base, field: value}}
 
 
 def field_version(obj: JSON, meta: JSON, path: FieldPath, value: object, rv_text: str) -> JSON:
@@ -62,29 +51,12 @@ def field_version(obj: JSON, meta: JSON, path: FieldPath, value: object, rv_text
     return stored
 
 
-def update_field_many(
-    store: Store, resource: str, objects: list[JSON], path: FieldPath, value: object
-) -> FieldWriteResult:
-    """Set `path` (part, field) to `value` on each of `objects` (distinct objects of `resource`, each as
-    the writer last read or wrote it), in order, as `update_many` of `with_field` copies would:
-    returns the stored objects of the updates that succeeded and the first failure (None when
-    all succeeded)."""
-    if path[0] == "metadata":
-        raise ValueError("update_field_many sets a field outside metadata")
-    fast = getattr(store, "update_field_many", None)
-    if fast is not None:
-        result: FieldWriteResult = fast(resource, objects, path, value)
-        return result
-    return update_many(store, resource, [with_field(obj, path, value) for obj in objects])
-
-
 #: Stands for a field an object does not have (equal to no value).
 _ABSENT = object()
 
 
-def write_vouched_run(
+def write_current_run(
     spaces: dict[str, dict[str, JSON]],
-    vouched: dict[tuple[str, str], JSON],
     objects: list[JSON],
     *,
     path: FieldPath,
@@ -94,12 +66,12 @@ def write_vouched_run(
     known_keys: list[tuple[str, str]] | None = None,
 ) -> None:
     """A store's field write of the run of `objects`, from the first, that are plainly current:
-    each held by `vouched` under its (namespace, name) and by its store bucket (`spaces`:
-    namespace -> name -> object) under its name, in the first object's namespace, without a
-    generation to bump, its field differing from `value`. Each is replaced in both by a copy with
-    the field set and resourceVersion `first_rv` + 1, + 2, ...; its key, old and new object are
-    appended to `written` (keys, olds, news; keys and olds may be None: not kept). The run stops
-    before the first other object, which the store's general loop takes.
+    each held by its store bucket (`spaces`: namespace -> name -> object) under its name, in the
+    first object's namespace, without a generation to bump, its field differing from `value`.
+    Each is replaced by a copy with the field set and resourceVersion `first_rv` + 1, + 2, ...;
+    its key, old and new object are appended to `written` (keys, olds, news; keys and olds may
+    be None: not kept). The run stops before the first other object, which the store's general
+    loop takes.
 
     The store's own checks of such an object (metadata a dict with uid, creationTimestamp and
     resourceVersion) hold for every object it stores, so only identity is looked at: a lease
@@ -116,20 +88,19 @@ def write_vouched_run(
         return
     part, field = path
     copy, absent = dict.copy, _ABSENT
-    current_of, vouched_of = bucket.get, vouched.get
+    current_of = bucket.get
     append_new = news.append
     append_key = keys.append if keys is not None else _drop
     append_old = olds.append if olds is not None else _drop
     texts = map(str, range(first_rv + 1, first_rv + 1 + len(objects)))
     if known_keys is not None:
-        _write_keyed_run(bucket, vouched, objects, known_keys, texts, path=path, value=value, news=news)
+        _write_keyed_run(bucket, objects, known_keys, texts, path=path, value=value, news=news)
         return
     try:
         for obj, rv_text in zip(objects, texts, strict=True):
             meta = obj["metadata"]
             name = meta["name"]
-            key = (namespace, name)
-            if vouched_of(key) is not obj or current_of(name) is not obj or "generation" in meta:
+            if current_of(name) is not obj or "generation" in meta:
                 return
             current = obj[part]
             if current.get(field, absent) == value:
@@ -142,8 +113,7 @@ def write_vouched_run(
             stored[part] = changed
             stored["metadata"] = new_meta
             bucket[name] = stored
-            vouched[key] = stored
-            append_key(key)
+            append_key((namespace, name))
             append_old(obj)
             append_new(stored)
     except (KeyError, TypeError, AttributeError):
@@ -152,7 +122,6 @@ def write_vouched_run(
 
 def _write_keyed_run(
     bucket: dict[str, JSON],
-    vouched: dict[tuple[str, str], JSON],
     objects: list[JSON],
     keys: list[tuple[str, str]],
     texts: Iterator[str],
@@ -161,18 +130,18 @@ def _write_keyed_run(
     value: object,
     news: list[JSON],
 ) -> None:
-    """`write_vouched_run`'s loop over objects whose keys are known (`keys[i]` is the key of
+    """`write_current_run`'s loop over objects whose keys are known (`keys[i]` is the key of
     `objects[i]`): the same checks and writes, each new object appended to `news` only. A key
     of another namespace than the bucket's fails the identity check (the bucket holds no object
     of it), so such an object ends the run as in the general loop."""
     part, field = path
     copy, absent = dict.copy, _ABSENT
-    current_of, vouched_of = bucket.get, vouched.get
+    current_of = bucket.get
     append_new = news.append
     try:
         for obj, key, rv_text in zip(objects, keys, texts, strict=True):
             name = key[1]
-            if vouched_of(key) is not obj or current_of(name) is not obj:
+            if current_of(name) is not obj:
                 return
             meta = obj["metadata"]
             if "generation" in meta:
@@ -188,14 +157,13 @@ def _write_keyed_run(
             stored[part] = changed
             stored["metadata"] = new_meta
             bucket[name] = stored
-            vouched[key] = stored
             append_new(stored)
     except (KeyError, TypeError, AttributeError):
         return  # an object of another shape: the general loop takes it
 
 
 def _drop(_: object) -> None:
-    """Keep nothing (a list write_vouched_run need not fill)."""
+    """Keep nothing (a list write_current_run need not fill)."""
 
 
 class RepeatedRounds:

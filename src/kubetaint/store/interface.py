@@ -14,33 +14,47 @@ Mirrors kube-apiserver's storage.Interface semantics:
   0 is the kubelet's and pod GC's "remove it now" for a pod already terminating.
 - Ownership: `create`/`update` take ownership of the dict passed in (callers must not mutate it
   afterwards). Returned objects are shared and READ-ONLY for everyone: copy before changing.
+
+Writes: `commit(ops)` is the one write entry point (see `Store.commit` for the batch semantics);
+`create`/`update`/`delete` are one-operation commits (`kubetaint.store.base.StoreBase`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import builtins
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from kubetaint.api.errors import StatusError
-from kubetaint.store.changes import BatchHandler, ChangeBatch, EventType, WatchEvent
+from kubetaint.store.changes import BatchHandler, ChangeBatch, EventType, FieldPath, WatchEvent
 
 __all__ = [  # the change stream's types (.changes) are part of the store contract
     "JSON",
     "BatchHandler",
     "ChangeBatch",
+    "Create",
     "DeferredDurability",
+    "Delete",
     "EventType",
+    "FieldPath",
     "ListResult",
     "Reachability",
+    "Result",
+    "SetField",
     "Store",
     "StoreError",
     "StoreOptions",
     "ThreadedDelivery",
+    "Update",
     "Watch",
     "WatchEvent",
+    "WriteOp",
+    "as_updates",
     "object_key",
-    "update_many",
+    "until_failure",
+    "with_field",
+    "written",
 ]
 
 JSON = dict[str, Any]
@@ -82,8 +96,97 @@ class Watch(Protocol):
         ...
 
 
+class Create(NamedTuple):
+    """Create `object` (AlreadyExists when its key is taken; the store sets uid, creationTimestamp,
+    generation where the resource has one, and the resourceVersion)."""
+
+    resource: str
+    object: JSON
+    dry_run: bool = False
+
+
+class Update(NamedTuple):
+    """Replace the object under `object`'s key by `object`. Preconditions: its
+    metadata.resourceVersion and uid, when set, are the stored object's (else Conflict). An
+    update that changes nothing stores nothing and returns the stored object."""
+
+    resource: str
+    object: JSON
+    dry_run: bool = False
+
+
+class Delete(NamedTuple):
+    """Delete the object `namespace`/`name`, with optional resourceVersion and uid preconditions;
+    `grace_period_seconds` is DeleteOptions' (see the module doc)."""
+
+    resource: str
+    namespace: str
+    name: str
+    resource_version: str | None = None
+    uid: str | None = None
+    dry_run: bool = False
+    grace_period_seconds: int | None = None
+
+
+class SetField(NamedTuple):
+    """Set `path` (part, field) to `value` on each of `objects`, in order: each is an `Update` of
+    that object with the field set (so its own resourceVersion is its precondition), one result
+    per object. What lease renewals (spec.renewTime) and node status posts (status.conditions)
+    are: a store may commit such a write without comparing whole objects."""
+
+    resource: str
+    objects: list[JSON]
+    path: FieldPath
+    value: object
+
+
+#: One operation of a `Store.commit`.
+WriteOp = Create | Update | Delete | SetField
+#: One object's outcome in a commit: the stored object (a deleted object with the delete's
+#: resourceVersion), or the StatusError its operation met.
+Result = JSON | StatusError
+
+
+def written(ops: Sequence[WriteOp]) -> int:
+    """How many objects `ops` name (one result each in a commit that does not stop early)."""
+    return sum(len(op.objects) if type(op) is SetField else 1 for op in ops)
+
+
+def until_failure(results: list[Result]) -> tuple[list[JSON], StatusError | None]:
+    """A commit's results with `stop_at_failure` as (the stored objects, the failure or None)."""
+    if results and isinstance(last := results[-1], StatusError):
+        return results[:-1], last  # type: ignore[return-value]  # only the last can be an error
+    return results, None  # type: ignore[return-value]
+
+
+def with_field(obj: JSON, path: FieldPath, value: object) -> JSON:
+    """`obj` with `obj[part][field]` set to `value` (same keys, same order; a part that is not an
+    object is replaced by one holding only the field). Shares everything else with `obj`: the
+    Update a `SetField` stands for."""
+    part, name = path
+    current = obj.get(part)
+    base: JSON = current if type(current) is dict else {}
+    return {**obj, part: {**base, name: value}}
+
+
+def as_updates(op: SetField) -> list[Update]:
+    """The updates a field write stands for (what a store without its own field writes commits)."""
+    return [Update(op.resource, with_field(obj, op.path, op.value)) for obj in op.objects]
+
+
 class Store(Protocol):
     """What components read and write through."""
+
+    #: Every write runs the subscribers before it returns (in the writer's thread; a write made
+    #: inside a subscriber is delivered when that subscriber returns), so outside subscribers
+    #: they have seen every committed change (the in-memory store): see kubetaint.kubelet.running.
+    @property
+    def delivers_synchronously(self) -> bool: ...
+
+    #: `get` returns the very object a write stored (and returned) until the next write of that
+    #: key (the in-memory store); other stores decode a new object per read.
+    @property
+    def returns_stored_objects(self) -> bool: ...
 
     def get(self, resource: str, namespace: str, name: str) -> JSON: ...
 
@@ -103,6 +206,25 @@ class Store(Protocol):
         whose history is compacted gives 410 Expired (etcd3's messages; a continue token's
         carries, in the Status's metadata.continue, a token for the rest at the current state),
         one in the future 504 (ResourceVersionTooLarge)."""
+        ...
+
+    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
+        """`list(resource)` unfiltered, each object with its (namespace, name), and the listing's
+        resourceVersion (what an unfiltered informer's start takes)."""
+        ...
+
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        """Commit `ops` in order, at once where the backend can (the in-memory store under one lock
+        hold, SQLite in one transaction; etcd and a remote API server one request per object).
+
+        Each object written gets its own resourceVersion and watch event, in the order of `ops`,
+        exactly as one write after another would; subscribers receive the commit's events as one
+        batch (`ChangeBatch`) once it is committed (etcd and a remote API server, which commit
+        each object on its own, publish one batch per object). The results are one per object
+        the ops name (`written(ops)`), in order: the stored object or the StatusError its
+        operation met. A failing operation changes nothing
+        and the others still commit; with `stop_at_failure` the batch ends at the first failure
+        (the operations before it stay committed) and the results end with its error."""
         ...
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON: ...
@@ -140,27 +262,6 @@ class Store(Protocol):
     def current_resource_version(self) -> int: ...
 
     def close(self) -> None: ...
-
-
-def update_many(store: Store, resource: str, objects: list[JSON]) -> tuple[list[JSON], StatusError | None]:
-    """Update distinct objects of `resource` in order, as consecutive `update` calls would: each
-    its own resourceVersion and watch event. Stops at the first failing update: returns the stored
-    objects of the updates before it and its error (None when all succeeded).
-
-    A store (or a client such as the Registry) may implement `update_many` with this contract to
-    commit the batch at once (the memory store takes its lock and dispatches once); any other
-    store gets one `update` after another."""
-    batch = getattr(store, "update_many", None)
-    if batch is not None:
-        result: tuple[list[JSON], StatusError | None] = batch(resource, objects)
-        return result
-    stored: list[JSON] = []
-    for obj in objects:
-        try:
-            stored.append(store.update(resource, obj))
-        except StatusError as err:
-            return stored, err
-    return stored, None
 
 
 @runtime_checkable

@@ -1,8 +1,9 @@
 """The in-memory store: the simulator's backend and the reference for the others.
 
 Semantics are kube-apiserver storage's (see `kubetaint.store.interface`). Pods are indexed by
-`spec.nodeName`, so `list("pods", field_selector="spec.nodeName=n")` costs O(pods on n). The bulk
-load (`.memorybulk`) and field writes (`.memoryfields`) are mixed in from their own modules.
+`spec.nodeName`, so `list("pods", field_selector="spec.nodeName=n")` costs O(pods on n). Writes
+are `commit` batches under one lock hold; a batch of one field write (lease renewals) takes
+`.memoryfields`' way.
 """
 
 from __future__ import annotations
@@ -11,20 +12,32 @@ import builtins
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator
-from typing import ClassVar
+from collections.abc import Callable, Iterator, Sequence
 
 from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
-from kubetaint.clock.base import Clock
+from kubetaint.clock.base import Clock, format_time
+from kubetaint.store.base import StoreBase
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.fieldwrite import (
     HistoryEntry,
     RepeatedRounds,
     history_events,
 )
-from kubetaint.store.interface import JSON, ListResult, StoreOptions, WatchEvent, object_key
-from kubetaint.store.memorybulk import BulkLoad, pod_node_name
+from kubetaint.store.interface import (
+    JSON,
+    Create,
+    Delete,
+    ListResult,
+    Result,
+    SetField,
+    StoreOptions,
+    Update,
+    WatchEvent,
+    WriteOp,
+    as_updates,
+    object_key,
+)
 from kubetaint.store.memoryfields import FieldWrites
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
@@ -53,17 +66,13 @@ __all__ = ["GENERATION_RESOURCES", "MemoryStore"]
 
 _NODE_INDEX = "spec.nodeName"
 _EMPTY: dict[str, JSON] = {}  # read-only stand-in for a missing bucket
+_EMPTY_SPACES: dict[str, dict[str, JSON]] = {}  # read-only stand-in for a resource never written
 
 
-class MemoryStore(BulkLoad, FieldWrites):
+class MemoryStore(StoreBase, FieldWrites):
     """Objects in dicts, one global resourceVersion counter, bounded change history."""
 
-    #: `get` returns the very object a write stored (and returned) until the next write of that
-    #: key, so a caller may tell "nobody wrote it since" by identity (registry.podtrust).
-    returns_stored_objects: ClassVar[bool] = True
-    #: Every write runs the subscribers before it returns (in the writer's thread; a write made
-    #: inside a subscriber is delivered when that subscriber returns), so outside subscribers
-    #: they have seen every committed change: see kubetaint.kubelet.running.
+    returns_stored_objects = True
     delivers_synchronously = True
 
     def __init__(
@@ -82,7 +91,7 @@ class MemoryStore(BulkLoad, FieldWrites):
         self._history: deque[HistoryEntry] = deque(maxlen=self._options.history_size)
         self._dispatcher = Dispatcher()
         self._lock = threading.RLock()
-        self._repeated = RepeatedRounds()  # vouched field writes repeating the objects of a recent one
+        self._repeated = RepeatedRounds()  # field writes repeating the objects of a recent one
 
     # reads -------------------------------------------------------------------------------
 
@@ -205,97 +214,151 @@ class MemoryStore(BulkLoad, FieldWrites):
             for name in sorted(names):
                 yield (ns, name), names[name]
 
+    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
+        """`Store.list_keyed` without working a key out again per object."""
+        with self._lock:
+            spaces = self._objects.get(resource, _EMPTY_SPACES)
+            keyed: list[tuple[tuple[str, str], JSON]] = []
+            for ns in sorted(spaces, key=namespace_order):
+                names = spaces[ns]
+                keyed.extend([((ns, name), names[name]) for name in sorted(names)])
+            return keyed, self._rv
+
     def current_resource_version(self) -> int:
         return self._rv
 
     # writes ------------------------------------------------------------------------------
 
-    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
-        stored = prepare_create(resource, obj, self._clock, self._uid)
-        key = object_key(stored)
-        name = key[1]
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        """`Store.commit` under one lock hold; its events are published as one batch and
+        dispatched once the lock is released. A commit of one field write takes `FieldWrites`'
+        way (its batch carries a `FieldWriteGroup`)."""
+        if len(ops) == 1 and type(ops[0]) is SetField:
+            return self._set_field(ops[0], stop_at_failure)
+        results: builtins.list[Result] = []
+        events: builtins.list[WatchEvent] = []
         with self._lock:
-            bucket = self._objects.setdefault(resource, {}).setdefault(key[0], {})
-            if name in bucket:
-                raise errors.already_exists(resource, name)
-            if dry_run:
-                return stored
-            self._rv = rv = self._rv + 1
-            stored["metadata"]["resourceVersion"] = str(rv)
-            bucket[name] = stored
-            if resource == "pods":  # _index(resource, None, stored) with the key at hand
-                by_node = self._pods_by_node.get(node := _node_name(stored))
-                if by_node is None:
-                    by_node = self._pods_by_node[node] = {}
-                by_node[key] = stored
-            event = WatchEvent("ADDED", resource, stored, rv)
-            self._history.append(event)  # _commit
-            self._dispatcher.publish(ChangeBatch((event,)))
-        self._dispatcher.dispatch()
-        return stored
-
-    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
-        namespace, name = object_key(obj)
-        with self._lock:
-            bucket = self._objects.get(resource, {}).get(namespace, {})
-            old = bucket.get(name)
-            if old is None:
-                raise errors.not_found(resource, name)
-            stored = prepare_update(resource, obj, old)
-            if stored is None:
-                return old
-            if dry_run:
-                return stored
-            self._rv += 1
-            stored["metadata"]["resourceVersion"] = str(self._rv)
-            bucket[name] = stored
-            self._index(resource, old, stored)
-            self._commit(WatchEvent("MODIFIED", resource, stored, self._rv, old))
-        self._dispatcher.dispatch()
-        return stored
-
-    def update_many(
-        self, resource: str, objects: builtins.list[JSON]
-    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
-        """`kubetaint.store.interface.update_many`: the updates committed under one lock hold, their
-        events dispatched together afterwards (in commit order, as one update after another)."""
-        return self._update_many(resource, objects, grouped=False)
-
-    def update_group(
-        self, resource: str, objects: builtins.list[JSON]
-    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
-        """`update_many` whose events are published as one batch (`Dispatcher.publish`: handler
-        by handler, each seeing them all in commit order)."""
-        return self._update_many(resource, objects, grouped=True)
-
-    def _update_many(
-        self, resource: str, objects: builtins.list[JSON], *, grouped: bool
-    ) -> tuple[builtins.list[JSON], errors.StatusError | None]:
-        """The updates under one lock hold: their events one batch (`grouped`), else one batch
-        each (delivered as consecutive updates' are)."""
-        stored_objects: list[JSON] = []
-        events: list[WatchEvent] = []
-        failure: errors.StatusError | None = None
-        indexed = resource == "pods"
-        with self._lock:
-            spaces = self._objects.get(resource, {})
-            for obj in objects:
+            for op in ops:
+                if type(op) is SetField:
+                    if not self._set_field_in(op, results, events, stop_at_failure) and stop_at_failure:
+                        break
+                    continue
                 try:
-                    stored, event = self._update_in(resource, spaces, obj, indexed)
+                    if type(op) is Create:
+                        stored, event = self._create_in(op.resource, op.object, op.dry_run)
+                    elif type(op) is Update:
+                        stored, event = self._update_op(op)
+                    else:
+                        stored, event = self._delete_in(op)  # type: ignore[arg-type]  # the last kind
                 except errors.StatusError as err:
-                    failure = err
-                    break
-                stored_objects.append(stored)
+                    results.append(err)
+                    if stop_at_failure:
+                        break
+                    continue
+                results.append(stored)
                 if event is not None:
                     events.append(event)
-            self._history.extend(events)
-            if grouped:
+            if events:
+                self._history.extend(events)
                 self._dispatcher.publish(ChangeBatch(events))
-            else:
-                for event in events:
-                    self._dispatcher.publish(ChangeBatch((event,)))
         self._dispatcher.dispatch()
-        return stored_objects, failure
+        return results
+
+    def _set_field(self, op: SetField, stop_at_failure: bool) -> builtins.list[Result]:
+        """A commit of the one field write `op` (`FieldWrites._field_write`)."""
+        objects = op.objects
+        results: builtins.list[Result] = []
+        while True:
+            stored, failure = self._field_write(op.resource, objects, op.path, op.value)
+            results.extend(stored)
+            if failure is None:
+                return results
+            results.append(failure)
+            if stop_at_failure:
+                return results
+            objects = objects[len(stored) + 1 :]
+            if not objects:
+                return results
+
+    def _set_field_in(
+        self,
+        op: SetField,
+        results: builtins.list[Result],
+        events: builtins.list[WatchEvent],
+        stop_at_failure: bool,
+    ) -> bool:
+        """A field write inside a larger commit, object by object as updates (lock held): False
+        when one failed."""
+        ok = True
+        spaces = self._objects.get(op.resource, {})
+        for update in as_updates(op):
+            try:
+                stored, event = self._update_in(op.resource, spaces, update.object, op.resource == "pods")
+            except errors.StatusError as err:
+                results.append(err)
+                ok = False
+                if stop_at_failure:
+                    return False
+                continue
+            results.append(stored)
+            if event is not None:
+                events.append(event)
+        return ok
+
+    def _create_in(self, resource: str, obj: JSON, dry_run: bool) -> tuple[JSON, WatchEvent | None]:
+        """One create (lock held): the stored object and its event (None for a dry run). A plain
+        named request takes prepare_create's steps inline."""
+        meta_in = obj.get("metadata")
+        name = meta_in.get("name") if type(meta_in) is dict else None
+        namespace = (meta_in.get("namespace") or "") if type(meta_in) is dict else None
+        if type(name) is str and name and type(namespace) is str:
+            # the usual create request (a plain named object): prepare_create's steps, the key
+            # read once (object_key of the result: the same name and namespace)
+            meta = dict(meta_in)  # type: ignore[arg-type]  # (a dict: name is a str)
+            meta.setdefault("uid", self._uid())
+            meta.setdefault("creationTimestamp", format_time(self._clock.now()))
+            if resource in GENERATION_RESOURCES:
+                meta.setdefault("generation", 1)
+            meta.pop("resourceVersion", None)
+            stored = {**obj, "metadata": meta}
+            key = (namespace, name)
+        else:
+            stored = prepare_create(resource, obj, self._clock, self._uid)
+            key = object_key(stored)
+            name = key[1]
+        spaces = self._objects.get(resource)
+        if spaces is None:
+            spaces = self._objects[resource] = {}
+        bucket = spaces.get(key[0])
+        if bucket is None:
+            bucket = spaces[key[0]] = {}
+        if name in bucket:
+            raise errors.already_exists(resource, name)
+        if dry_run:
+            return stored, None
+        self._rv = rv = self._rv + 1
+        stored["metadata"]["resourceVersion"] = str(rv)
+        bucket[name] = stored
+        if resource == "pods":  # _index(resource, None, stored) with the key at hand
+            by_node = self._pods_by_node.get(node := _node_name(stored))
+            if by_node is None:
+                by_node = self._pods_by_node[node] = {}
+            by_node[key] = stored
+        return stored, WatchEvent("ADDED", resource, stored, rv)
+
+    def _update_op(self, op: Update) -> tuple[JSON, WatchEvent | None]:
+        """One update (lock held): the stored object and its event (None: a no-op or a dry run)."""
+        resource = op.resource
+        if not op.dry_run:
+            return self._update_in(
+                resource, self._objects.get(resource, _EMPTY_SPACES), op.object, resource == "pods"
+            )
+        namespace, name = object_key(op.object)
+        old = self._objects.get(resource, {}).get(namespace, {}).get(name)
+        if old is None:
+            raise errors.not_found(resource, name)
+        stored = prepare_update(resource, op.object, old)
+        return (old if stored is None else stored), None
 
     def _update_in(
         self, resource: str, spaces: dict[str, dict[str, JSON]], obj: JSON, indexed: bool
@@ -344,32 +407,21 @@ class MemoryStore(BulkLoad, FieldWrites):
                 self._index(resource, old, stored)
         return stored, WatchEvent("MODIFIED", resource, stored, rv, old)
 
-    def delete(
-        self,
-        resource: str,
-        namespace: str,
-        name: str,
-        *,
-        resource_version: str | None = None,
-        uid: str | None = None,
-        dry_run: bool = False,
-        grace_period_seconds: int | None = None,
-    ) -> JSON:
-        with self._lock:
-            bucket = self._objects.get(resource, {}).get(namespace, {})
-            old = bucket.get(name)
-            if old is None:
-                raise errors.not_found(resource, name)
-            check_delete_preconditions(resource, name, old, resource_version, uid)
-            if dry_run:
-                return old
-            self._rv += 1
-            del bucket[name]
-            self._index(resource, old, None)
-            gone = with_resource_version(old, self._rv)
-            self._commit(WatchEvent("DELETED", resource, gone, self._rv, old))
-        self._dispatcher.dispatch()
-        return gone
+    def _delete_in(self, op: Delete) -> tuple[JSON, WatchEvent | None]:
+        """One delete (lock held): the deleted object and its event (None for a dry run)."""
+        resource, namespace, name = op.resource, op.namespace, op.name
+        bucket = self._objects.get(resource, {}).get(namespace, {})
+        old = bucket.get(name)
+        if old is None:
+            raise errors.not_found(resource, name)
+        check_delete_preconditions(resource, name, old, op.resource_version, op.uid)
+        if op.dry_run:
+            return old, None
+        self._rv += 1
+        del bucket[name]
+        self._index(resource, old, None)
+        gone = with_resource_version(old, self._rv)
+        return gone, WatchEvent("DELETED", resource, gone, self._rv, old)
 
     def _index(self, resource: str, old: JSON | None, new: JSON | None) -> None:
         if resource != "pods":
@@ -386,10 +438,6 @@ class MemoryStore(BulkLoad, FieldWrites):
             self._pods_by_node.setdefault(_node_name(new), {})[object_key(new)] = new
 
     # watch -------------------------------------------------------------------------------
-
-    def _commit(self, event: WatchEvent) -> None:
-        self._history.append(event)
-        self._dispatcher.publish(ChangeBatch((event,)))
 
     def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self._dispatcher.subscribe(handler, resource)
@@ -470,5 +518,8 @@ def _carries_system_fields(meta: JSON, old_meta: JSON) -> bool:
     )
 
 
-#: spec.nodeName, "" for anything else (a store must not fail after committing a write).
-_node_name = pod_node_name
+def _node_name(pod: JSON) -> str:
+    """spec.nodeName, "" for anything else (a store must not fail after committing a write)."""
+    spec = pod.get("spec")
+    node = spec.get("nodeName") if isinstance(spec, dict) else None
+    return node if isinstance(node, str) else ""

@@ -1,9 +1,8 @@
-"""MemoryStore's field writes (mixed into `kubetaint.store.memory.MemoryStore`): `update_field_many`
-and `update_field_many_if_current`, the store's side of `kubetaint.store.fieldwrite` (a round of
-node lease renewals is one call). Each stores exactly what `update_many` of `with_field` copies
-stores, with the same resourceVersions, events and history; the updates of current objects are
-published as one batch with its compact view, a `FieldWriteGroup` (the one update of a batch
-that writes one object, as its plain event).
+"""MemoryStore's field writes (mixed into `kubetaint.store.memory.MemoryStore`): a commit of one
+`SetField` (a round of node lease renewals is one). It stores exactly what the `Update`s of its
+`with_field` copies store, with the same resourceVersions, events and history; the updates of
+current objects are published as one batch with its compact view, a `FieldWriteGroup` (the one
+update of a batch that writes one object, as its plain event).
 """
 
 from __future__ import annotations
@@ -21,9 +20,9 @@ from kubetaint.store.fieldwrite import (
     add_to_history,
     field_version,
     with_field,
-    write_vouched_run,
+    write_current_run,
 )
-from kubetaint.store.interface import JSON, WatchEvent, object_key
+from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.watch import Dispatcher
 
 
@@ -45,58 +44,29 @@ class FieldWrites:
     def _index(self, resource: str, old: JSON | None, new: JSON | None) -> None:
         raise NotImplementedError
 
-    def update_field_many(
+    def _field_write(
         self, resource: str, objects: list[JSON], path: FieldPath, value: object
     ) -> tuple[list[JSON], errors.StatusError | None]:
-        """`kubetaint.store.fieldwrite.update_field_many`. An object that is still the one stored
-        under its key (identity: nobody wrote it since) needs no precondition check nor comparison:
-        it is stored with the field set and a new resourceVersion; any other takes `update_many`'s
-        way. The batch's events are published as one batch (`Dispatcher.publish`): with its compact
-        view, a `FieldWriteGroup` whose events are built only for the subscribers that read them
-        (the history holds the group itself, `fieldwrite.add_to_history`), while every write is of
-        a current object. A batch that writes one object (a
+        """A commit of one `SetField` (`MemoryStore.commit`), up to its first failure: the stored
+        objects and that failure (None: none). An object that is still the one stored under its
+        key (identity: nobody wrote it since) needs no precondition check nor comparison: it is
+        stored with the field set and a new resourceVersion; any other takes an update's way. The
+        batch's events are published as one batch (`Dispatcher.publish`): with its compact view,
+        a `FieldWriteGroup` whose events are built only for the subscribers that read them (the
+        history holds the group itself, `fieldwrite.add_to_history`), while every write is of a
+        current object. A batch that writes one object (a
         status round writes a lease, then a node, node after node) commits its one event as
         `update` does: a group of one would only cost its handlers more."""
-        result = self._update_field_many(resource, objects, path, value, only_current=False)
-        if result is None:  # never without only_current
-            raise RuntimeError("update_field_many wrote nothing")
-        return result
-
-    def update_field_many_if_current(
-        self,
-        resource: str,
-        objects: list[JSON],
-        path: FieldPath,
-        value: object,
-        *,
-        vouched: dict[tuple[str, str], JSON] | None = None,
-    ) -> tuple[list[JSON], errors.StatusError | None] | None:
-        """`update_field_many` when every object is the one stored under its key (without a
-        generation to bump) and, with `vouched`, also the one `vouched` holds under its
-        (namespace, name): then `vouched` gets the results under their keys. Otherwise nothing
-        is written (`vouched` is left as it was) and the result is None."""
-        return self._update_field_many(resource, objects, path, value, only_current=True, vouched=vouched)
-
-    def _update_field_many(
-        self,
-        resource: str,
-        objects: list[JSON],
-        path: FieldPath,
-        value: object,
-        *,
-        only_current: bool,
-        vouched: dict[tuple[str, str], JSON] | None = None,
-    ) -> tuple[list[JSON], errors.StatusError | None] | None:
         part, field = path
         if part == "metadata":
-            raise ValueError("update_field_many sets a field outside metadata")
+            raise ValueError("a field write sets a field outside metadata")
         if len(objects) == 1 and resource != "pods":
-            written = self._write_one(resource, objects[0], path, value, vouched)
+            written = self._write_one(resource, objects[0], path, value)
             if written is not None:
                 return [written], None
         # the results; None while they are `news` (every object so far current and changed)
         stored_objects: list[JSON] | None = None
-        # the writes of current objects, in order (a FieldWriteGroup) until one takes update_many's
+        # the writes of current objects, in order (a FieldWriteGroup) until one takes an update's
         # way: from then on the events are built as they are written
         keys: list[tuple[str, str]] = []
         olds: list[JSON] = []
@@ -109,14 +79,13 @@ class FieldWrites:
             spaces = self._objects.get(resource, {})
             first_rv = self._rv
             remaining: Iterable[JSON] = objects
-            if vouched is not None and not indexed and len(objects) > 1:
+            if not indexed and len(objects) > 1:
                 # the usual renewal round: its plainly current prefix in one tight loop; a round
                 # rewriting exactly the objects of a recent one takes its keys and news as its own
                 # keys and olds (RepeatedRounds)
                 repeated = self._repeated.take(objects)
-                write_vouched_run(
+                write_current_run(
                     spaces,
-                    vouched,
                     objects,
                     path=path,
                     value=value,
@@ -150,7 +119,6 @@ class FieldWrites:
                         bucket is not None
                         and type(name) is str
                         and bucket.get(name) is obj
-                        and (vouched is None or vouched.get(key) is obj)
                         and "generation" not in meta
                         and "uid" in meta
                         and "creationTimestamp" in meta
@@ -165,8 +133,6 @@ class FieldWrites:
                         rv += 1
                         stored = field_version(obj, meta, path, value, str(rv))
                         bucket[name] = stored
-                        if vouched is not None:
-                            vouched[key] = stored
                         if indexed:
                             self._index(resource, obj, stored)
                         if events is None:
@@ -180,9 +146,6 @@ class FieldWrites:
                             assert stored_objects is not None  # set when events were
                             stored_objects.append(stored)
                         continue
-                if only_current:
-                    self._undo(resource, olds, news, vouched)
-                    return None
                 if events is None:
                     events = FieldWriteGroup(
                         resource, keys, olds, news, first_rv + 1, path=path, value=value
@@ -209,8 +172,7 @@ class FieldWrites:
                 elif news:
                     group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
                     add_to_history(self._history, group)  # its events built only when read
-                    if vouched is not None:
-                        self._repeated.remember(keys, news)
+                    self._repeated.remember(keys, news)
                     self._dispatcher.publish(ChangeBatch.field_write_of(group))
             elif events:
                 self._history.extend(events)
@@ -224,10 +186,9 @@ class FieldWrites:
         obj: JSON,
         path: FieldPath,
         value: object,
-        vouched: dict[tuple[str, str], JSON] | None,
     ) -> JSON | None:
-        """`_update_field_many` of one object that is plainly current (stored under its key and,
-        with `vouched`, held there; no generation to bump; the store's system fields) and whose
+        """`_field_write` of one object that is plainly current (stored under its key; no
+        generation to bump; the store's system fields) and whose
         field differs from `value`: the general loop's write and single event, without its
         lists. The stored object; None (nothing done) for any other object, which the general
         loop takes."""
@@ -248,40 +209,15 @@ class FieldWrites:
             or (field in current and current[field] == value)
         ):
             return None
-        key = (namespace, name)
         with self._lock:
             bucket = self._objects.get(resource, {}).get(namespace)
-            if (
-                bucket is None
-                or bucket.get(name) is not obj
-                or (vouched is not None and vouched.get(key) is not obj)
-            ):
+            if bucket is None or bucket.get(name) is not obj:
                 return None
             rv = self._rv = self._rv + 1
             stored = field_version(obj, meta, path, value, str(rv))
             bucket[name] = stored
-            if vouched is not None:
-                vouched[key] = stored
             event = WatchEvent("MODIFIED", resource, stored, rv, obj)
             self._history.append(event)
             self._dispatcher.publish(ChangeBatch((event,)))
         self._dispatcher.dispatch()
         return stored
-
-    def _undo(
-        self,
-        resource: str,
-        olds: list[JSON],
-        news: list[JSON],
-        vouched: dict[tuple[str, str], JSON] | None,
-    ) -> None:
-        """Put back the objects `olds` that the uncommitted writes of `news` replaced, in the store
-        and in `vouched` (lock held, nothing dispatched; the resourceVersion counter was not
-        advanced)."""
-        spaces = self._objects.get(resource, {})
-        for old, new in zip(reversed(olds), reversed(news), strict=True):
-            namespace, name = object_key(old)
-            spaces[namespace][name] = old
-            if vouched is not None:
-                vouched[namespace, name] = old  # it held `old` (checked before writing)
-            self._index(resource, new, old)

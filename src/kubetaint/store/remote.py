@@ -13,17 +13,30 @@ REST client, informers' list+watch and the subresources components write through
 
 from __future__ import annotations
 
+import builtins
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
 
 from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
+from kubetaint.store.base import SingleWrite, StoreBase, commit_each
 from kubetaint.store.changes import BatchHandler, ChangeBatch
-from kubetaint.store.interface import JSON, ListResult, StoreError, WatchEvent, object_key
+from kubetaint.store.interface import (
+    JSON,
+    Create,
+    Delete,
+    ListResult,
+    Result,
+    StoreError,
+    Update,
+    WatchEvent,
+    WriteOp,
+    object_key,
+)
 from kubetaint.store.remote_config import Connection
 from kubetaint.store.remote_watch import Reflector, RemoteWatch
 
@@ -67,7 +80,7 @@ def _without(obj: JSON, *keys: str) -> JSON:
     return {**{k: v for k, v in obj.items() if k not in keys}, "metadata": meta}
 
 
-class RemoteStore:
+class RemoteStore(StoreBase):
     """A Store over an API server's REST API (see the module docstring)."""
 
     def __init__(
@@ -236,13 +249,25 @@ class RemoteStore:
 
     # writes --------------------------------------------------------------------------------
 
-    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        """`Store.commit` as one request per object, in order."""
+        return commit_each(ops, self._apply, stop_at_failure=stop_at_failure)
+
+    def _apply(self, write: SingleWrite) -> JSON:
+        if type(write) is Create:
+            return self._create(write.resource, write.object, write.dry_run)
+        if type(write) is Update:
+            return self._update(write.resource, write.object, write.dry_run)
+        assert type(write) is Delete
+        return self._delete(write)
+
+    def _create(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
         namespace, _ = object_key(obj)
         params = {"dryRun": "All"} if dry_run else None
         created: JSON = self.request("POST", resource_path(resource, namespace), body=obj, params=params)
         return created
 
-    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def _update(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
         """PUT what changed: the object, its status subresource, or a binding (module docstring)."""
         namespace, name = object_key(obj)
         current = self._current(resource, obj)
@@ -324,26 +349,17 @@ class RemoteStore:
         result: JSON = self.request("POST", resource_path("pods", namespace, name, "eviction"), body=eviction)
         return result
 
-    def delete(
-        self,
-        resource: str,
-        namespace: str,
-        name: str,
-        *,
-        resource_version: str | None = None,
-        uid: str | None = None,
-        dry_run: bool = False,
-        grace_period_seconds: int | None = None,
-    ) -> JSON:
+    def _delete(self, op: Delete) -> JSON:
         options: JSON = {"apiVersion": "v1", "kind": "DeleteOptions"}
-        preconditions = {k: v for k, v in (("uid", uid), ("resourceVersion", resource_version)) if v}
+        preconditions = {k: v for k, v in (("uid", op.uid), ("resourceVersion", op.resource_version)) if v}
         if preconditions:
             options["preconditions"] = preconditions
-        if dry_run:
+        if op.dry_run:
             options["dryRun"] = ["All"]
-        if grace_period_seconds is not None:
-            options["gracePeriodSeconds"] = grace_period_seconds
-        result: JSON = self.request("DELETE", resource_path(resource, namespace, name), body=options)
+        if op.grace_period_seconds is not None:
+            options["gracePeriodSeconds"] = op.grace_period_seconds
+        path = resource_path(op.resource, op.namespace, op.name)
+        result: JSON = self.request("DELETE", path, body=options)
         return result
 
     def close(self) -> None:

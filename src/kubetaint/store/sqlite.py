@@ -24,7 +24,7 @@ import json
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +32,21 @@ from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
 from kubetaint.speed.reference import reference_mode
+from kubetaint.store.base import StoreBase
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
+    Create,
+    Delete,
     EventType,
     ListResult,
+    Result,
+    SetField,
     StoreOptions,
+    Update,
     WatchEvent,
+    WriteOp,
+    as_updates,
     object_key,
 )
 from kubetaint.store.mutation import (
@@ -83,7 +91,7 @@ def _node_of(resource: str, obj: JSON) -> str | None:
     return str((obj.get("spec") or {}).get("nodeName") or "") if resource == "pods" else None
 
 
-class SqliteStore:
+class SqliteStore(StoreBase):
     """Objects in `<data_dir>/kubetaint.db`; the data dir is locked against other processes."""
 
     def __init__(
@@ -304,11 +312,48 @@ class SqliteStore:
 
     # writes ------------------------------------------------------------------------------
 
-    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
-        stored = prepare_create(resource, obj, self._clock, self._uid)
-        namespace, name = object_key(stored)
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        """`Store.commit` in one transaction (possibly shared with concurrent writers), each write
+        in its own savepoint; returns once durable (unless this thread defers that), after the
+        subscribers were told."""
+        operations: builtins.list[Operation] = []
+        writes: builtins.list[WriteOp] = []  # one per operation (a field write: its updates)
+        for op in ops:
+            for write in as_updates(op) if type(op) is SetField else (op,):
+                writes.append(write)
+                operations.append(self._operation(write))
+        outcomes = self._committer.run_many(operations, stop_at_failure=stop_at_failure)
+        if threading.get_ident() not in self._deferred:
+            self._syncer.wait()
+        self._dispatcher.dispatch()
+        results: builtins.list[Result] = []
+        for write, outcome in zip(writes, outcomes, strict=False):
+            if isinstance(outcome, errors.StatusError):
+                results.append(outcome)
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            elif type(write) is Delete:
+                if not write.dry_run:
+                    self._decoded.pop((write.resource, write.namespace, write.name), None)
+                results.append(outcome)
+            else:
+                dry_run = write.dry_run  # type: ignore[union-attr]  # Create or Update
+                results.append(outcome if dry_run else self._remember(write.resource, outcome))
+        return results
 
+    def _operation(self, op: WriteOp) -> Operation:
+        """The transaction step of one create, update or delete."""
+        if type(op) is Create:
+            return self._create_step(op.resource, op.object, op.dry_run)
+        if type(op) is Update:
+            return self._update_step(op.resource, op.object, op.dry_run)
+        assert type(op) is Delete
+        return self._delete_step(op)
+
+    def _create_step(self, resource: str, obj: JSON, dry_run: bool) -> Operation:
         def operation(db: sqlite3.Connection) -> tuple[JSON, WatchEvent | None]:
+            stored = prepare_create(resource, obj, self._clock, self._uid)
+            namespace, name = object_key(stored)
             if db.execute(_GET, (resource, namespace, name)).fetchone() is not None:
                 raise errors.already_exists(resource, name)
             if dry_run:
@@ -321,9 +366,9 @@ class SqliteStore:
             db.execute(_LOG, (rv, resource, "ADDED", text, None))
             return stored, WatchEvent("ADDED", resource, stored, rv)
 
-        return self._write(operation) if dry_run else self._remember(resource, self._write(operation))
+        return operation
 
-    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def _update_step(self, resource: str, obj: JSON, dry_run: bool) -> Operation:
         namespace, name = object_key(obj)
 
         def operation(db: sqlite3.Connection) -> tuple[JSON, WatchEvent | None]:
@@ -343,19 +388,12 @@ class SqliteStore:
             db.execute(_LOG, (rv, resource, "MODIFIED", text, row[0]))
             return stored, WatchEvent("MODIFIED", resource, stored, rv, old)
 
-        return self._write(operation) if dry_run else self._remember(resource, self._write(operation))
+        return operation
 
-    def delete(
-        self,
-        resource: str,
-        namespace: str,
-        name: str,
-        *,
-        resource_version: str | None = None,
-        uid: str | None = None,
-        dry_run: bool = False,
-        grace_period_seconds: int | None = None,
-    ) -> JSON:
+    def _delete_step(self, op: Delete) -> Operation:
+        resource, namespace, name = op.resource, op.namespace, op.name
+        resource_version, uid, dry_run = op.resource_version, op.uid, op.dry_run
+
         def operation(db: sqlite3.Connection) -> tuple[JSON, WatchEvent | None]:
             row = db.execute(_GET, (resource, namespace, name)).fetchone()
             if row is None:
@@ -370,19 +408,7 @@ class SqliteStore:
             db.execute(_LOG, (rv, resource, "DELETED", _dumps(gone), row[0]))
             return gone, WatchEvent("DELETED", resource, gone, rv, old)
 
-        gone = self._write(operation)
-        if not dry_run:
-            self._decoded.pop((resource, namespace, name), None)
-        return gone
-
-    def _write(self, operation: Operation) -> JSON:
-        """Commit `operation` (possibly together with concurrent writers), wait until it is durable
-        (unless this thread defers that), then tell subscribers."""
-        result = self._committer.run(operation)
-        if threading.get_ident() not in self._deferred:
-            self._syncer.wait()
-        self._dispatcher.dispatch()
-        return result
+        return operation
 
     # durability --------------------------------------------------------------------------
 
@@ -419,9 +445,9 @@ class SqliteStore:
 
     # watch -------------------------------------------------------------------------------
 
-    def _publish(self, event: WatchEvent) -> None:
-        """One committed write's batch (a group commit's writes are each their own)."""
-        self._dispatcher.publish(ChangeBatch((event,)))
+    def _publish(self, events: builtins.list[WatchEvent]) -> None:
+        """One commit's batch (the writes of a group commit's callers are each their own)."""
+        self._dispatcher.publish(ChangeBatch(events))
 
     def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         return self._dispatcher.subscribe(handler, resource)

@@ -1,7 +1,8 @@
 """Group commit for the SQLite store: writers that arrive while a COMMIT is in progress are
 committed together by the next one.
 
-Each write still runs in its own savepoint (it succeeds or fails alone, with its own error).
+Each write still runs in its own savepoint (it succeeds or fails alone, with its own error); the
+writes of one `run_many` (a store commit) are committed in the same transaction, in order.
 COMMIT writes the WAL without fsyncing it; `committed(rv)` hands the batch to the store's
 `sqlite_sync.WalSyncer`, which makes it durable before anyone acknowledges it.
 """
@@ -25,12 +26,17 @@ BeforeCommit = Callable[[sqlite3.Connection, int], Callable[[], None] | None]
 
 
 class _Pending:
-    __slots__ = ("done", "error", "event", "operation", "result")
+    """One caller's writes: `operations` and, once committed, their results (an object or an
+    error each, in order; shorter when `stop_at_failure` ended them) and events."""
 
-    def __init__(self, operation: Operation) -> None:
-        self.operation = operation
-        self.result: JSON | None = None
-        self.event: WatchEvent | None = None
+    __slots__ = ("done", "error", "events", "operations", "results", "stop_at_failure")
+
+    def __init__(self, operations: list[Operation], stop_at_failure: bool) -> None:
+        self.operations = operations
+        self.stop_at_failure = stop_at_failure
+        self.results: list[JSON | BaseException] = []
+        self.events: list[WatchEvent] = []
+        #: the whole batch failed (the file could not be written): nothing was committed
         self.error: BaseException | None = None
         self.done = False
 
@@ -44,7 +50,7 @@ class GroupCommitter:
         db: sqlite3.Connection,
         path: Path,
         before_commit: BeforeCommit,
-        publish: Callable[[WatchEvent], None],
+        publish: Callable[[list[WatchEvent]], None],
         committed: Callable[[int], None] = lambda rv: None,
     ) -> None:
         self._db = db
@@ -57,9 +63,12 @@ class GroupCommitter:
         self.lock = threading.Lock()
         self.closed = False
 
-    def run(self, operation: Operation) -> JSON:
-        """Run `operation` in the next commit; its result once durable, or its error."""
-        pending = _Pending(operation)
+    def run_many(
+        self, operations: list[Operation], *, stop_at_failure: bool = False
+    ) -> list[JSON | BaseException]:
+        """Run `operations` in order in the next commit: each one's result or error (with
+        `stop_at_failure`, up to the first error). Raises when the commit itself failed."""
+        pending = _Pending(operations, stop_at_failure)
         with self._queue_lock:
             self._queue.append(pending)
         with self.lock:
@@ -67,8 +76,7 @@ class GroupCommitter:
                 self._commit_batch()
         if pending.error is not None:
             raise pending.error
-        assert pending.result is not None
-        return pending.result
+        return pending.results
 
     def _commit_batch(self) -> None:
         with self._queue_lock:
@@ -80,7 +88,7 @@ class GroupCommitter:
             after = self._execute(batch)
         except errors.StatusError as failure:
             for pending in batch:
-                pending.result, pending.event, pending.error = None, None, failure
+                pending.results, pending.events, pending.error = [], [], failure
             after = None
         finally:
             for pending in batch:
@@ -88,8 +96,8 @@ class GroupCommitter:
         if after is not None:
             after()
         for pending in batch:
-            if pending.event is not None:
-                self._publish(pending.event)
+            if pending.events:
+                self._publish(pending.events)  # one caller's commit: one batch
 
     def _execute(self, batch: list[_Pending]) -> Callable[[], None] | None:
         db = self._db
@@ -97,17 +105,24 @@ class GroupCommitter:
             db.execute("BEGIN IMMEDIATE")
             last_rv = 0
             for pending in batch:
-                db.execute("SAVEPOINT write")
-                try:
-                    pending.result, pending.event = pending.operation(db)
-                except sqlite3.Error:
-                    raise  # the file itself failed: the whole batch fails, nothing acknowledged
-                except Exception as err:  # this write alone fails, with its own error
-                    db.execute("ROLLBACK TO write")
-                    pending.error = err
-                db.execute("RELEASE write")
-                if pending.event is not None:
-                    last_rv = pending.event.resource_version
+                for operation in pending.operations:
+                    db.execute("SAVEPOINT write")
+                    failed = False
+                    try:
+                        result, event = operation(db)
+                        pending.results.append(result)
+                        if event is not None:
+                            pending.events.append(event)
+                            last_rv = event.resource_version
+                    except sqlite3.Error:
+                        raise  # the file itself failed: the whole batch fails, nothing acknowledged
+                    except Exception as err:  # this write alone fails, with its own error
+                        db.execute("ROLLBACK TO write")
+                        pending.results.append(err)
+                        failed = True
+                    db.execute("RELEASE write")
+                    if failed and pending.stop_at_failure:
+                        break
             after = self._before_commit(db, last_rv) if last_rv else None
             db.execute("COMMIT")  # the WAL frames are written; `committed` has them synced
             if last_rv:

@@ -16,6 +16,7 @@ from kubetaint.api.validation.labelselector import has_invalid_label_value, vali
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
 from kubetaint.api.validation.names import (
+    is_qualified_name,
     is_valid_subdomain_name,
     name_is_dns_label,
     name_is_dns_subdomain,
@@ -210,9 +211,29 @@ def _pod_update_errors(spec: Obj, old_spec: Obj, allow: bool) -> list[f.FieldErr
     ]
 
 
+#: IsStandardFinalizerName: the finalizer names that need no domain.
+STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+
+
 def validate_namespace(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
-    """ValidateNamespace: a DNS-label name, cluster scoped."""
-    return _meta(obj, old, namespaced=False, dns_label=True)
+    """ValidateNamespace: a DNS-label name, cluster scoped; each spec finalizer a qualified name,
+    standard (`kubernetes`) or with a domain (validateFinalizerName)."""
+    errs = _meta(obj, old, namespaced=False, dns_label=True)
+    spec = obj.get("spec")
+    finalizers = spec.get("finalizers") if isinstance(spec, Mapping) else None
+    for name in finalizers if isinstance(finalizers, list) else ():
+        errs.extend(validate_finalizer_name(str(name), "spec.finalizers"))
+    return errs
+
+
+def validate_finalizer_name(name: str, path: str) -> list[f.FieldError]:
+    """validateFinalizerName: apimachinery's qualified-name check, then validateKubeFinalizerName."""
+    errs = [f.invalid(path, name, msg) for msg in is_qualified_name(name)]
+    if "/" not in name and name not in STANDARD_FINALIZERS:
+        errs.append(
+            f.invalid(path, name, "name is neither a standard finalizer name nor is it fully qualified")
+        )
+    return errs
 
 
 def validate_priority_class(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:

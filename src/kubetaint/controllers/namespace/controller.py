@@ -2,8 +2,8 @@
 deletion/namespaced_resources_deleter.go, status_condition_utils.go).
 
 A namespace with a deletionTimestamp is synced: its phase is set to Terminating, every object of
-every served namespaced resource in it is deleted (pods first, as OrderedNamespaceDeletion does in
-1.35, each pod through graceful deletion so its kubelet stops it), the deleter's five conditions
+every served namespaced resource in it is deleted (pods first, as OrderedNamespaceDeletion, GA in
+1.34, does, each pod through graceful deletion so its kubelet stops it), the deleter's five conditions
 are set on the namespace, and once nothing remains the `kubernetes` finalizer is removed through
 the `finalize` subresource, which removes the namespace. While content remains (pods in their
 grace period, objects waiting for finalizers) the namespace is requeued after estimate/2 + 1
@@ -18,7 +18,7 @@ NamespaceDeletionDiscoveryFailure and NamespaceDeletionGroupVersionParsingFailur
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from kubetaint.api.errors import StatusError
@@ -164,15 +164,14 @@ class NamespaceController:
         ns = self._get(name)
         if ns is None or not (ns.get("metadata") or {}).get("deletionTimestamp"):
             return
-        if namespaces.phase(ns) != namespaces.TERMINATING:
-            status = dict(ns.get("status") or {})
-            status["phase"] = namespaces.TERMINATING
-            try:
-                ns = self.store.update_status(NAMESPACES, {**ns, "status": status})
-            except StatusError as err:
-                if err.code == 404:
-                    return
-                raise
+        try:
+            ns = self._retry_on_conflict(ns, self._terminating)
+        except StatusError as err:
+            if err.code == 404:
+                return
+            raise
+        if not (ns.get("metadata") or {}).get("deletionTimestamp"):
+            return
         if not namespaces.spec_finalizers(ns):
             return  # finalized already
         estimate, errors = self._delete_all_content(ns)
@@ -181,10 +180,39 @@ class NamespaceController:
         if estimate > 0:
             raise ResourcesRemainingError(estimate)
         try:
-            self.store.finalize_namespace(namespaces.without_finalizer(ns, self.token))
+            self._retry_on_conflict(ns, self._finalize)
         except StatusError as err:
             if err.code != 404:
                 raise
+
+    def _terminating(self, ns: JSON) -> JSON:
+        """updateNamespaceStatusFunc: phase Terminating on a namespace being deleted."""
+        if (
+            not (ns.get("metadata") or {}).get("deletionTimestamp")
+            or namespaces.phase(ns) == namespaces.TERMINATING
+        ):
+            return ns
+        status = {**(ns.get("status") or {}), "phase": namespaces.TERMINATING}
+        return self.store.update_status(NAMESPACES, {**ns, "status": status})
+
+    def _finalize(self, ns: JSON) -> JSON:
+        """finalizeNamespace: the finalizer token removed through `finalize`."""
+        return self.store.finalize_namespace(namespaces.without_finalizer(ns, self.token))
+
+    def _retry_on_conflict(self, ns: JSON, write: Callable[[JSON], JSON]) -> JSON:
+        """retryOnConflictError: on a conflict, read the namespace again and retry (an error
+        when its uid changed in between)."""
+        latest = ns
+        while True:
+            try:
+                return write(latest)
+            except StatusError as err:
+                if err.code != 409:
+                    raise
+            previous = latest
+            latest = self.store.get(NAMESPACES, "", object_key(previous)[1])
+            if (latest.get("metadata") or {}).get("uid") != (previous.get("metadata") or {}).get("uid"):
+                raise RuntimeError("namespace uid has changed across retries")
 
     def _get(self, name: str) -> JSON | None:
         try:

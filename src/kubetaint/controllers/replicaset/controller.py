@@ -25,7 +25,7 @@ from kubetaint.controllers.replicaset.view import OwnedPodsView, OwnedPodViews
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import Store
+from kubetaint.store.interface import Store, Update
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -279,7 +279,6 @@ class ReplicaSetController:
         matched: list[JSON] = []
         last_labels: object = _UNSET  # the labels matched last and the answer (equal labels: equal)
         last_match = False
-        bare = True  # whether no matched pod has references (each takes `only_ref`)
         for pod in candidates:
             meta = pod.get("metadata") or {}
             if meta.get("deletionTimestamp"):
@@ -289,22 +288,12 @@ class ReplicaSetController:
                 last_labels, last_match = labels, selector.matches(labels)
             if last_match:
                 matched.append(pod)
-                if bare and meta.get("ownerReferences"):
-                    bare = False
-        adopt_bare = getattr(self.store, "update_owner_references_each", None)
-        if bare and matched and adopt_bare is not None:
-            # _with_controller(pod, ref, only_ref) of a pod without references sets only_ref
-            return self._adopted(matched, adopt_bare(matched, only_ref))
         return self._write_owners([_with_controller(pod, ref, only_ref) for pod in matched])
 
     def _write_owners(self, patched: list[JSON]) -> list[JSON]:
-        """AdoptPod of each pod in turn (one update each, in order; a failure is logged and the
-        others go on): the stored pods. A store with `update_each` (the Registry) takes them
-        in one call."""
-        update_each = getattr(self.store, "update_each", None)
-        if update_each is None:
-            return [stored for pod in patched if (stored := self._write_owner(pod)) is not None]
-        return self._adopted(patched, update_each("pods", patched))
+        """AdoptPod of each pod in turn (one update each, in order, committed together; a failure
+        is logged and the others go on): the stored pods."""
+        return self._adopted(patched, self.store.commit([Update("pods", pod) for pod in patched]))
 
     @staticmethod
     def _adopted(pods: list[JSON], results: list[JSON | StatusError]) -> list[JSON]:

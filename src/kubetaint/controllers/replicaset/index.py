@@ -62,7 +62,8 @@ class PodOwnerIndex:
 
     def _changed(self, changes: Changes) -> None:
         """The pod informer's handler: each run of adds, updates or deletes indexed in turn."""
-        for kind, run in changes.runs():
+        only = changes.only
+        for kind, run in ((only, changes),) if only is not None else changes.runs():
             if kind == "ADDED":
                 self._replay([(key, pod) for _, key, _, pod in run])
             elif kind == "MODIFIED":
@@ -236,8 +237,8 @@ class PodOwnerIndex:
         """`_update` of each pair in turn. With `on_changes`, every pod is indexed first and the
         changes are told at once (the same calls: the callbacks never read the index).
 
-        A group of pods taking one owner reference list (an adoption: a ReplicaSet's
-        `update_each`) finds the controller reference once for the list: `_index` would find
+        A group of pods taking one owner reference list (an adoption: a ReplicaSet's one
+        commit of updates) finds the controller reference once for the list: `_index` would find
         the same in each pod's (read-only) copy of it."""
         on_changes = self._on_changes
         if on_changes is None:

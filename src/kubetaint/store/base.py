@@ -1,0 +1,91 @@
+"""`StoreBase`: what every Store shares around its one write method, `commit`.
+
+`create`, `update` and `delete` are one-operation commits that raise the operation's StatusError;
+`list_keyed` lists and keys each object; the declared capabilities default to off.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+
+from kubetaint.api.errors import StatusError
+from kubetaint.store.interface import (
+    JSON,
+    Create,
+    Delete,
+    ListResult,
+    Result,
+    SetField,
+    Update,
+    WriteOp,
+    as_updates,
+    object_key,
+)
+
+#: One create, update or delete (a field write is its updates).
+SingleWrite = Create | Update | Delete
+
+
+class StoreBase:
+    """A store's shared methods; a backend implements `commit` and `list`."""
+
+    #: See `Store.delivers_synchronously`.
+    delivers_synchronously: bool = False
+    #: See `Store.returns_stored_objects`.
+    returns_stored_objects: bool = False
+
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        raise NotImplementedError
+
+    def list(self, resource: str) -> ListResult:
+        raise NotImplementedError
+
+    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+        return only(self.commit((Create(resource, obj, dry_run),)))
+
+    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+        return only(self.commit((Update(resource, obj, dry_run),)))
+
+    def delete(
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        *,
+        resource_version: str | None = None,
+        uid: str | None = None,
+        dry_run: bool = False,
+        grace_period_seconds: int | None = None,
+    ) -> JSON:
+        op = Delete(resource, namespace, name, resource_version, uid, dry_run, grace_period_seconds)
+        return only(self.commit((op,)))
+
+    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
+        listed = self.list(resource)
+        return [(object_key(obj), obj) for obj in listed.items], int(listed.resource_version)
+
+
+def only(results: builtins.list[Result]) -> JSON:
+    """The one result of a one-operation commit, raised when it is an error."""
+    result = results[0]
+    if isinstance(result, StatusError):
+        raise result
+    return result
+
+
+def commit_each(
+    ops: Sequence[WriteOp], apply: Callable[[SingleWrite], JSON], *, stop_at_failure: bool
+) -> builtins.list[Result]:
+    """`Store.commit` as one write after another (`apply` makes one and raises its StatusError):
+    for backends that commit each object on its own (etcd, a remote API server)."""
+    results: builtins.list[Result] = []
+    for op in ops:
+        for write in as_updates(op) if type(op) is SetField else (op,):
+            try:
+                results.append(apply(write))  # type: ignore[arg-type]  # not a SetField
+            except StatusError as err:
+                results.append(err)
+                if stop_at_failure:
+                    return results
+    return results
