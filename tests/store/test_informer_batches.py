@@ -177,7 +177,7 @@ def test_a_field_write_is_one_batch_with_its_compact_view_and_a_mixed_batch_runs
     (batch,) = told
     assert batch.field_write is not None and batch.only == "MODIFIED" and len(batch) == 3
     assert [obj for _, _, _, obj in batch] == written
-    mixed = Changes([*batch.changes[:2], ("DELETED", ("x", "y"), None, {}), batch.changes[2]])
+    mixed = Changes([*batch[:2], ("DELETED", ("x", "y"), None, {}), batch[2]])
     assert [(kind, len(run)) for kind, run in mixed.runs()] == [
         ("MODIFIED", 2),
         ("DELETED", 1),

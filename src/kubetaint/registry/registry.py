@@ -40,6 +40,7 @@ from kubetaint.registry.validator import (
     StoreLookup,
     Validator,
     api_validator,
+    check_namespace_status_update,
     plain_resource,
     resource_info,
     with_type_meta,
@@ -461,6 +462,8 @@ class Registry:
         merged = {**obj, "spec": old["spec"]} if "spec" in old else dict(obj)
         attrs = Attributes(UPDATE, plain_resource(resource), merged, old, namespace, name, "status", dry_run)
         admitted = self._admit(attrs, old)
+        if resource == NAMESPACES and isinstance(self.validator, APIValidator):
+            check_namespace_status_update(admitted)
         return self.store.update(resource, admitted, dry_run=dry_run)
 
     def finalize_namespace(self, obj: JSON, *, dry_run: bool = False) -> JSON:

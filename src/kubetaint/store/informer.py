@@ -16,13 +16,14 @@ indexer).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, KeysView, Sequence
+from collections.abc import Callable, Iterable, Iterator, KeysView
 from dataclasses import dataclass
-from typing import Literal, overload
+from itertools import repeat
+from typing import Literal
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.store.changes import ChangeBatch, FieldWriteGroup
-from kubetaint.store.interface import JSON, Store, WatchEvent, object_key
+from kubetaint.store.interface import JSON, Store, object_key
 from kubetaint.store.watch import WatchFilter
 
 Key = tuple[str, str]
@@ -34,67 +35,48 @@ ChangeKind = Literal["ADDED", "MODIFIED", "DELETED"]
 Change = tuple[ChangeKind, Key, JSON | None, JSON]
 
 
-class Changes(Sequence[Change]):
-    """One batch of changes as an informer's cache followed it, in commit order.
+class Changes(list[Change]):
+    """One batch of changes as an informer's cache followed it, in commit order (read-only).
 
     `field_write` is the compact view of a field write whose every update the cache followed
-    (keys, olds as cached, news, path and value): a handler may read it instead of the changes,
-    which are then built only when read. `only` is the one kind every change has (None when
-    they differ), e.g. "ADDED" for a listing or a replay."""
+    (keys, olds as cached, news, path and value): a handler may read it instead of the changes.
+    `only` is the one kind every change has (None when they differ or there is none), e.g.
+    "ADDED" for a listing or a replay."""
 
-    __slots__ = ("_changes", "_only", "field_write")
+    __slots__ = ("field_write", "only")
 
-    def __init__(self, changes: list[Change]) -> None:
-        self._changes: list[Change] | None = changes
-        self._only: ChangeKind | bool | None = False  # False: not looked at yet
+    def __init__(self, changes: Iterable[Change] = (), *, only: ChangeKind | bool | None = False) -> None:
+        """`only`: the kind every change has when the caller knows it (False: looked at here)."""
+        super().__init__(changes)
         self.field_write: FieldWriteGroup | None = None
+        if only is False:
+            kinds = {change[0] for change in self}
+            only = kinds.pop() if len(kinds) == 1 else None
+        self.only: ChangeKind | None = only  # type: ignore[assignment]  # (not False by now)
 
     @classmethod
     def added(cls, items: Iterable[tuple[Key, JSON]]) -> Changes:
         """A batch of ADDED (a listing or a replay) of (key, object) pairs, in order."""
-        changes = cls([("ADDED", key, None, obj) for key, obj in items])
-        changes._only = "ADDED"
-        return changes
+        return cls([("ADDED", key, None, obj) for key, obj in items], only="ADDED")
 
     @classmethod
     def of_field_write(cls, group: FieldWriteGroup) -> Changes:
         """The updates of a field write (`group`'s olds as the cache held them)."""
-        changes = cls.__new__(cls)
-        changes._changes = None
-        changes._only = "MODIFIED"
+        changes = cls(
+            zip(repeat("MODIFIED"), group.keys, group.olds, group.news),
+            only="MODIFIED",
+        )
         changes.field_write = group
         return changes
-
-    @property
-    def changes(self) -> list[Change]:
-        """The changes, in order (read-only)."""
-        changes = self._changes
-        if changes is None:
-            group = self.field_write
-            assert group is not None
-            changes = self._changes = [
-                ("MODIFIED", key, old, new)
-                for key, old, new in zip(group.keys, group.olds, group.news, strict=True)
-            ]
-        return changes
-
-    @property
-    def only(self) -> ChangeKind | None:
-        """The kind of every change, when they share one (None for a mix or no change)."""
-        only = self._only
-        if only is False:
-            kinds = {change[0] for change in self.changes}
-            only = self._only = kinds.pop() if len(kinds) == 1 else None
-        return only  # type: ignore[return-value]  # (not False once looked at)
 
     def runs(self) -> Iterator[tuple[ChangeKind, list[Change]]]:
         """The changes in maximal runs of one kind, in order: (kind, run)."""
         only = self.only
         if only is not None:
-            yield only, self.changes
+            yield only, self
             return
         run: list[Change] = []
-        for change in self.changes:
+        for change in self:
             if run and change[0] != run[0][0]:
                 yield run[0][0], run
                 run = []
@@ -102,25 +84,8 @@ class Changes(Sequence[Change]):
         if run:
             yield run[0][0], run
 
-    def __len__(self) -> int:
-        if self._changes is None and self.field_write is not None:
-            return len(self.field_write)
-        return len(self.changes)
-
-    def __iter__(self) -> Iterator[Change]:
-        return iter(self.changes)
-
-    @overload
-    def __getitem__(self, index: int) -> Change: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Change]: ...
-
-    def __getitem__(self, index: int | slice) -> Change | Sequence[Change]:
-        return self.changes[index]
-
     def __repr__(self) -> str:
-        return f"Changes({self.changes!r})"
+        return f"Changes({list(self)!r})"
 
 
 #: A component's handler of an informer: told every batch of changes, in order.
@@ -131,10 +96,11 @@ OnUpdate = Callable[[JSON, JSON], None]
 OnDelete = Callable[[JSON], None]
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class EventHandlers:
     """The per-object adapter: a `ChangesHandler` that tells each change of a batch, in order,
-    to on_add(object), on_update(old, new) or on_delete(last known object)."""
+    to on_add(object), on_update(old, new) or on_delete(last known object). (An informer tells
+    a change alone to these callbacks directly.)"""
 
     on_add: OnAdd | None = None
     on_update: OnUpdate | None = None
@@ -178,6 +144,9 @@ class Informer:
         #: replaced (never changed) when a handler is added: a batch is told to the handlers
         #: registered when it arrived; one added meanwhile is told the cache instead (a replay)
         self._handlers: tuple[ChangesHandler, ...] = ()
+        #: per handler, its per-object callbacks (on_add, on_update, on_delete) when it is an
+        #: EventHandlers, else None: a change alone is told to them directly
+        self._per_object: tuple[tuple[OnAdd | None, OnUpdate | None, OnDelete | None] | None, ...] = ()
         self._unsubscribe: Callable[[], None] | None = None
         self._synced_rv = 0
 
@@ -188,6 +157,12 @@ class Informer:
         `replay=False` skips that replay: only for a caller that has already told its handler
         about every cached object, so the adds would change nothing."""
         self._handlers = (*self._handlers, handler)
+        self._per_object = (
+            *self._per_object,
+            (handler.on_add, handler.on_update, handler.on_delete)
+            if isinstance(handler, EventHandlers)
+            else None,
+        )
         if replay and self._unsubscribe is not None and self._cache:
             handler(Changes.added(list(self._cache.items())))
 
@@ -235,12 +210,18 @@ class Informer:
 
     def _follow_batch(self, batch: ChangeBatch) -> None:
         """The store's subscriber: the cache follows one committed batch, then each handler is
-        told the changes it made."""
+        told the changes it made.
+
+        An update of an object in and out of the watched namespace (what `WatchFilter.translate`
+        decides from the namespaces alone when there is no selector) is taken as it is; every
+        other event is translated."""
+        cache = self._cache
         group = batch.field_write
-        if group is not None and self._filter.namespace_only and group.first_rv > self._synced_rv:
+        plain = self._filter.namespace_only
+        if group is not None and plain and group.first_rv > self._synced_rv:
             # a field write keeps the metadata: an object cached (so in the watched namespace)
             # stays there, and every update is a MODIFIED of the cached object
-            cache, keys = self._cache, group.keys
+            keys = group.keys
             try:
                 olds: list[JSON] | None = list(map(cache.__getitem__, keys))
             except KeyError:
@@ -248,44 +229,29 @@ class Informer:
             if olds is not None:
                 cache.update(zip(keys, group.news, strict=True))
                 if self._handlers:
-                    self._tell(
-                        Changes.of_field_write(
-                            FieldWriteGroup(
-                                group.resource,
-                                keys,
-                                olds,
-                                group.news,
-                                group.first_rv,
-                                path=group.path,
-                                value=group.value,
-                            )
+                    told = Changes.of_field_write(
+                        FieldWriteGroup(
+                            group.resource,
+                            keys,
+                            olds,
+                            group.news,
+                            group.first_rv,
+                            path=group.path,
+                            value=group.value,
                         )
                     )
+                    for handler in self._handlers:
+                        handler(told)
                 return
-        changes = self._follow(batch.events)
-        if changes and self._handlers:
-            self._tell(Changes(changes))
-
-    def _tell(self, changes: Changes) -> None:
-        for handler in self._handlers:
-            handler(changes)
-
-    def _follow(self, events: Iterable[WatchEvent]) -> list[Change]:
-        """Apply a batch's events to the cache: the changes they made, in order.
-
-        An update of an object in and out of the watched namespace (what `WatchFilter.translate`
-        decides from the namespaces alone when there is no selector) is taken as it is; every
-        other event is translated."""
-        synced, translate, cache = self._synced_rv, self._filter.translate, self._cache
-        plain = self._filter.namespace_only
+        synced, translate = self._synced_rv, self._filter.translate
         namespace = self._filter.namespace
         changes: list[Change] = []
         append = changes.append
-        for event in events:
+        kind: str
+        for event in batch.events:
             if event.resource_version <= synced:
                 continue
             before = event.old_object
-            kind: str
             if plain and before is not None and event.type == "MODIFIED":
                 obj = event.object
                 kind = "MODIFIED"
@@ -303,7 +269,9 @@ class Informer:
                 if seen is None or seen.type == "BOOKMARK":
                     continue
                 obj, kind = seen.object, seen.type
-            key = object_key(obj)
+            meta = obj.get("metadata") or {}  # object_key(obj), inline
+            space, name = meta.get("namespace") or "", meta.get("name") or ""
+            key = (space, name) if type(space) is str and type(name) is str else object_key(obj)
             old = cache.get(key)
             if kind == "DELETED":
                 cache.pop(key, None)
@@ -311,7 +279,33 @@ class Informer:
                 continue
             cache[key] = obj
             append(("ADDED", key, None, obj) if old is None else ("MODIFIED", key, old, obj))
-        return changes
+        if not changes or not self._handlers:
+            return
+        if len(changes) > 1:
+            told = Changes(changes)
+            for handler in self._handlers:
+                handler(told)
+            return
+        # a change alone (most writes): the per-object callbacks are called directly
+        kind, _, old, obj = changes[0]
+        batch_of_one: Changes | None = None
+        for handler, callbacks in zip(self._handlers, self._per_object, strict=True):
+            if callbacks is None:
+                if batch_of_one is None:
+                    batch_of_one = Changes(changes, only=kind)
+                handler(batch_of_one)
+            elif kind == "MODIFIED":
+                on_update = callbacks[1]
+                if on_update is not None:
+                    on_update(old, obj)  # type: ignore[arg-type]  # (a MODIFIED change has its old)
+            elif kind == "ADDED":
+                on_add = callbacks[0]
+                if on_add is not None:
+                    on_add(obj)
+            else:
+                on_delete = callbacks[2]
+                if on_delete is not None:
+                    on_delete(obj)
 
     # cache reads ---------------------------------------------------------------------------
 

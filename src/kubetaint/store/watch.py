@@ -172,7 +172,7 @@ class Dispatcher:
 
     def publish(self, batch: ChangeBatch) -> None:
         """Queue one commit's batch (call while holding the write lock; empty batches are dropped)."""
-        if len(batch):
+        if batch.resource is not None or len(batch):  # (a batch of one resource is not empty)
             with self._lock:
                 self._pending.append(batch)
 

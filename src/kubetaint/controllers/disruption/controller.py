@@ -97,6 +97,8 @@ class DisruptionController:
         self._enqueue_for(pod)
 
     def _pod_updated(self, old: JSON, new: JSON) -> None:
+        if not len(self.pdbs):  # no budget to look up (the common case)
+            return
         self._enqueue_for(old)
         self._enqueue_for(new)
 

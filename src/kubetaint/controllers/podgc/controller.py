@@ -104,9 +104,9 @@ class PodGCController:
     def _nodes_changed(self, changes: Changes) -> None:
         """The node informer's handler: `_unlisted` follows which indexed nodes it caches (its
         key of a node: ("", name))."""
-        unlisted = self._unlisted
-        if not unlisted and changes.only == "ADDED":
-            return  # nothing to take out
+        unlisted, only = self._unlisted, changes.only
+        if only == "MODIFIED" or (only == "ADDED" and not unlisted):
+            return  # nothing to note (an update keeps the key) or to take out
         for kind, (namespace, name), _, _ in changes:
             if namespace:
                 continue

@@ -62,7 +62,8 @@ class PodOwnerIndex:
 
     def _changed(self, changes: Changes) -> None:
         """The pod informer's handler: each run of adds, updates or deletes indexed in turn."""
-        for kind, run in changes.runs():
+        only = changes.only
+        for kind, run in ((only, changes),) if only is not None else changes.runs():
             if kind == "ADDED":
                 self._replay([(key, pod) for _, key, _, pod in run])
             elif kind == "MODIFIED":
