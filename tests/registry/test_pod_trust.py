@@ -19,7 +19,6 @@ from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.registry.trust import Configuration
-from kubetaint.speed.reference import REFERENCE_ENV
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -291,8 +290,8 @@ def test_a_store_returning_copies_trusts_by_resource_version() -> None:
     assert registry._pods.keeps_spec(("default", "web-1"), adopt(current), current, config)
 
 
-def test_the_reference_mode_trusts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(REFERENCE_ENV, "1")
+def test_the_reference_mode_trusts_nothing(switch_reference_mode: Callable[[bool], None]) -> None:
+    switch_reference_mode(True)
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
     registry.update("pods", adopt(created))
