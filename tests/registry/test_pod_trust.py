@@ -19,7 +19,6 @@ from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.registry.trust import Configuration
-from kubetaint.speed.reference import REFERENCE_ENV
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -295,8 +294,8 @@ def test_a_copy_at_the_stored_resource_version_is_trusted() -> None:
     assert registry._pods.keeps_spec(("default", "web-1"), adopt(copy), copy, config)
 
 
-def test_the_reference_mode_trusts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(REFERENCE_ENV, "1")
+def test_the_reference_mode_trusts_nothing(switch_reference_mode: Callable[[bool], None]) -> None:
+    switch_reference_mode(True)
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
     registry.update("pods", adopt(created))
