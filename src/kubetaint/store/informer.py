@@ -140,6 +140,8 @@ class Informer:
             parse_field_selector(field_selector, resource),
         )
         self._selectors = (namespace, label_selector, field_selector)
+        #: whether the namespace alone decides what the cache holds (no label or field selector)
+        self._plain = self._filter.namespace_only
         self._cache: dict[Key, JSON] = {}
         #: replaced (never changed) when a handler is added: a batch is told to the handlers
         #: registered when it arrived; one added meanwhile is told the cache instead (a replay)
@@ -217,7 +219,7 @@ class Informer:
         other event is translated."""
         cache = self._cache
         group = batch.field_write
-        plain = self._filter.namespace_only
+        plain = self._plain
         if group is not None and plain and group.first_rv > self._synced_rv:
             # a field write keeps the metadata: an object cached (so in the watched namespace)
             # stays there, and every update is a MODIFIED of the cached object
