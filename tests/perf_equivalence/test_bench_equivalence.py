@@ -5,9 +5,14 @@ The goldens were produced by the unoptimised simulator (commit 755154e) and must
 to make an optimisation pass; regenerate only for a deliberate behaviour change, with
 KUBETAINT_UPDATE_GOLDEN=1.
 
-Deliberate changes applied to the goldens since (as data migrations, never regenerated):
+Deliberate changes applied to the goldens since:
 - nodes' `status.nodeInfo.kubeProxyVersion: ""` (the kubelet always sends it; the official Python
-  client rejects nodes without it), placed after `kernelVersion` as the kubelet writes it.
+  client rejects nodes without it), placed after `kernelVersion` as the kubelet writes it (a data
+  migration, not regenerated).
+- PodTopologySpread's system default constraints (hostname maxSkew 3, zone maxSkew 5,
+  ScheduleAnyway) applied to the ReplicaSets' pods, as upstream does: the simulator gives the
+  scheduler its ReplicaSets. Regenerated, and checked equal to the reference mode's documents
+  (KUBETAINT_REFERENCE=1: no shortcut, every node filtered and scored one by one).
 """
 
 from __future__ import annotations

@@ -88,9 +88,8 @@ class ControlPlane:
             pdbs=self.informer("poddisruptionbudgets.policy"),
             recorder=EventRecorder(store, clock, "default-scheduler"),
             namespaces=self.informer("namespaces"),
-            # PodTopologySpread's system default constraints would take the selectors of the
-            # ReplicaSets owning pods (replica_sets=self.informer("replicasets.apps")); they are
-            # not applied: see docs/scheduler-plugins.md "Default constraints"
+            # (PodTopologySpread's system default constraints take the selector of a pod's ReplicaSet)
+            replica_sets=self.informer("replicasets.apps"),
         )
         # (each hollow kubelet writes through the registry, or through the store
         # `kubelet_stores(registry)` gives for its node: a live server's node identities)
@@ -147,7 +146,11 @@ class ControlPlane:
                 "spec": {"finalizers": ["kubernetes"]},
                 "status": {"phase": "Active"},
             }
-            self.store.create("namespaces", namespace)
+            try:
+                self.store.create("namespaces", namespace)
+            except StatusError as err:
+                if err.code != 409:  # another replica created it meanwhile
+                    raise
 
     def start(self) -> None:
         """Build and start the controllers, list every informer once, then start the kubelets."""

@@ -104,6 +104,12 @@ class Group:
         self.total = 0
 
 
+def _pod_labels(p: PodInfo) -> Mapping[str, str]:
+    meta = p.pod.get("metadata")
+    labels = meta.get("labels") if type(meta) is dict else None
+    return labels if isinstance(labels, Mapping) else {}
+
+
 def _pad(array: IntArray, size: int, fill: int) -> IntArray:
     if len(array) >= size:
         return array
@@ -121,6 +127,10 @@ class PodIndex:
         self._nodes: list[NodeInfo | None] = []
         #: The pods each slot's counts were last taken from.
         self._slot_pods: list[dict[str, PodInfo]] = []
+        #: Per label (key, value), the pods counted that carry it, with their slot (kept from the
+        #: first count of a predicate that names a label pair on: a new counter then looks only
+        #: at the pods that may match instead of every pod).
+        self._pods_by_pair: dict[tuple[str, str], dict[tuple[int, str], PodInfo]] | None = None
         #: Per slot, the node's `status.images` object and the names it lists.
         self._slot_images: list[tuple[Any, frozenset[str]]] = []
         #: Image name -> [size in bytes, number of nodes listing it].
@@ -202,6 +212,8 @@ class PodIndex:
         if not gone and not came:
             return
         self._slot_pods[slot] = dict(new)
+        if self._pods_by_pair is not None:
+            self._index_pairs(slot, gone, came)
         if self._counters:
             by_pair, generic = self._counter_index()
             for sign, pods in ((1, came), (-1, gone)):
@@ -317,6 +329,32 @@ class PodIndex:
             self._by_pair, self._generic = by_pair, generic
         return self._by_pair, self._generic
 
+    def _index_pairs(self, slot: int, gone: Iterable[PodInfo], came: Iterable[PodInfo]) -> None:
+        """Bring the label-pair index up to date with the pods that left or arrived on `slot`."""
+        index = self._pods_by_pair
+        assert index is not None
+        for p in gone:
+            for pair in _pod_labels(p).items():
+                held = index.get(pair)
+                if held is not None:
+                    held.pop((slot, p.key), None)
+                    if not held:
+                        del index[pair]
+        for p in came:
+            for pair in _pod_labels(p).items():
+                held = index.get(pair)
+                if held is None:
+                    held = index[pair] = {}
+                held[(slot, p.key)] = p
+
+    def _pair_index(self) -> dict[tuple[str, str], dict[tuple[int, str], PodInfo]]:
+        if self._pods_by_pair is None:
+            self._pods_by_pair = {}
+            for slot, pods in enumerate(self._slot_pods):
+                if pods:
+                    self._index_pairs(slot, (), pods.values())
+        return self._pods_by_pair
+
     def count(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> IntArray:
         """Per-slot counts of the pods `match` accepts; `key` names the predicate (equal keys:
         the same predicate); `pair`: a label (key, value) every pod it accepts has, if any."""
@@ -326,9 +364,15 @@ class PodIndex:
                 self._counters.clear()
             self._by_pair = None
             c = self._counters[key] = Counter(match, self._size, self._looks, pair)
-            for slot, pods in enumerate(self._slot_pods):
-                if pods:
-                    c.recount(slot, pods.values())
+            if pair is None:
+                for slot, pods in enumerate(self._slot_pods):
+                    if pods:
+                        c.recount(slot, pods.values())
+            else:  # only the pods with the pair may match
+                counts = c.counts
+                for (slot, _), p in self._pair_index().get(pair, {}).items():
+                    if match(p):
+                        counts[slot] += 1
         c.used = self._looks
         return c.counts
 

@@ -29,6 +29,8 @@ def pod_key(pod: Mapping[str, Any]) -> str:
 
 
 def _toleration_signature(tolerations: list[dict[str, Any]]) -> tuple[tuple[str, str, str, str], ...]:
+    if not tolerations:
+        return ()
     return tuple(
         (
             str(t.get("key") or ""),

@@ -16,7 +16,6 @@ from collections.abc import Iterable, Iterator
 from itertools import repeat
 from operator import is_
 
-from kubetaint.api.errors import StatusError
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import FieldPath, FieldWriteGroup
 from kubetaint.store.interface import JSON, WatchEvent, with_field
@@ -24,7 +23,6 @@ from kubetaint.store.interface import JSON, WatchEvent, with_field
 __all__ = [  # FieldPath and FieldWriteGroup are the change stream's (.changes)
     "FieldPath",
     "FieldWriteGroup",
-    "FieldWriteResult",
     "HistoryEntry",
     "RepeatedRounds",
     "add_to_history",
@@ -33,8 +31,6 @@ __all__ = [  # FieldPath and FieldWriteGroup are the change stream's (.changes)
     "with_field",
     "write_current_run",
 ]
-
-FieldWriteResult = tuple[list[JSON], StatusError | None]
 
 
 def field_version(obj: JSON, meta: JSON, path: FieldPath, value: object, rv_text: str) -> JSON:

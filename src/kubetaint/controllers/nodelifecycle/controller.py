@@ -26,7 +26,7 @@ from kubetaint.controllers.nodelifecycle.health import (
     HealthResult,
     NodeHealthTracker,
 )
-from kubetaint.controllers.nodelifecycle.monitor_work import MonitorWork, Settled, SettledNode
+from kubetaint.controllers.nodelifecycle.monitor_work import MonitorWork, Requeues, Settled, SettledNode
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
@@ -259,32 +259,20 @@ class NodeLifecycleController:
             for name in names:
                 self._visit(listed[name], zone_to_node_conditions, now)
         else:
-            settled, unsettled = work.settled, work.unsettled
-            requeues: dict[str, list[tuple[str, str]]] = {}  # zone → REQUEUED nodes not re-queued yet
+            requeues = Requeues(work.requeued_by_zone(), self.tainters.queue, self._clock)
             for name in work.to_visit():
-                known = settled.get(name)
-                if known is not None:  # REQUEUED: markNodeForTainting's Remove, then Add
-                    requeues.setdefault(known.zone, []).append((name, known.uid))
-                elif name in listed:
-                    self._requeue(requeues)  # (queues see their operations in name order)
+                if name in listed:
+                    requeues.until(name)  # (each queue sees its operations in name order)
                     self._visit(listed[name], zone_to_node_conditions, now)
                 else:
-                    unsettled.discard(name)  # deleted
-            self._requeue(requeues)
+                    work.unsettled.discard(name)  # deleted
+            requeues.until(None)
         self.handle_disruption(
             zone_to_node_conditions,
             lambda: [listed[n] for n in names],
             elsewhere,
         )
         self.tainters.arm()
-
-    def _requeue(self, requeues: dict[str, list[tuple[str, str]]]) -> None:
-        """markNodeForTainting's Remove, then Add, of the settled REQUEUED nodes, zone by zone."""
-        if requeues:
-            now = to_nanos(self._clock.now())
-            for zone, items in requeues.items():
-                self.tainters.queue(zone).requeue_many(items, now)
-            requeues.clear()
 
     def _visit(self, node: JSON, zone_to_node_conditions: ZoneConditions, now: float) -> None:
         try:

@@ -10,7 +10,7 @@ posted Ready) Ready and the pressure conditions become Unknown and the status is
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -51,8 +51,7 @@ class HealthResult:
     wrote: bool = False
 
 
-#: renewTime text → clock seconds (thousands of leases share one renewTime)
-RENEW_TIMES: dict[str, float] = {}
+_EMPTY: Mapping[str, Any] = {}
 
 
 def renew_text(lease: Mapping[str, Any] | None) -> str | None:
@@ -68,18 +67,7 @@ def renewed_after(newer: str | None, older: str | None) -> bool:
         return False
     if len(newer) == len(older) == 27 and newer[26] == older[26] == "Z" and newer[19] == older[19] == ".":
         return older < newer
-    parsed_older, parsed_newer = _parsed(older), _parsed(newer)
-    return parsed_older < parsed_newer
-
-
-def _parsed(text: str) -> float:
-    # thousands of leases carry the same renewTime (renewed at one instant): parse each once
-    parsed = RENEW_TIMES.get(text)
-    if parsed is None:
-        if len(RENEW_TIMES) >= 4096:
-            RENEW_TIMES.clear()
-        parsed = RENEW_TIMES[text] = parse_time(text)
-    return parsed
+    return parse_time(older) < parse_time(newer)
 
 
 class NodeHealthTracker:
@@ -153,22 +141,29 @@ class NodeHealthTracker:
                 return HealthResult(copy, grace, observed, current, wrote=True)
         return HealthResult(copy, grace, observed, current)
 
-    def observe_leases(self, leases: Mapping[str, Mapping[str, Any] | None], now: float) -> None:
-        """The lease step of try_update_node_health alone, for nodes whose object did not change,
-        given their current leases by node name (many at each pass: inlined, and a group of leases
-        renewed together compares its renewTimes once)."""
-        healths = self.healths
-        last: tuple[object, object, bool] = (None, None, False)
+    def observe_leases(
+        self, leases: Mapping[str, Mapping[str, Any] | None], names: Container[str], now: float
+    ) -> None:
+        """The lease step of try_update_node_health alone, for the nodes of `names` whose object did
+        not change, given the current leases by node name (thousands at each pass: inlined, and a
+        group of leases renewed together compares its renewTimes once)."""
+        healths, empty = self.healths, _EMPTY
+        last_newer: object = None
+        last_older: object = None
+        later = False
         for name, lease in leases.items():
+            if lease is None or name not in names:
+                continue
             health = healths.get(name)
-            if health is None or lease is None:
+            if health is None:
                 continue
             saved = health.lease
             if saved is not None:
-                newer, older = renew_text(lease), renew_text(saved)
-                if newer != last[0] or older != last[1]:
-                    last = (newer, older, renewed_after(newer, older))
-                if not last[2]:
+                newer = (lease.get("spec") or empty).get("renewTime") or None
+                older = (saved.get("spec") or empty).get("renewTime") or None
+                if newer != last_newer or older != last_older:
+                    last_newer, last_older, later = newer, older, renewed_after(newer, older)
+                if not later:
                     continue
             health.lease = lease
             health.probe_timestamp = now

@@ -21,10 +21,15 @@ from __future__ import annotations
 
 import heapq
 import math
+from bisect import bisect_left
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from kubetaint.clock.base import Clock
 from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker
+from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
+from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.store.interface import JSON
 
 
@@ -51,10 +56,13 @@ class MonitorWork:
         self._health = health
         self._grace = grace_period
         self.settled: dict[str, SettledNode] = {}
-        #: the names a pass visits: the nodes not settled (deleted ones are dropped by the pass)
-        #: and the settled REQUEUED ones
+        #: the names a pass visits: the nodes not settled (deleted ones are dropped by the pass);
+        #: and the settled REQUEUED ones, which it re-queues
         self.unsettled: set[str] = set()
         self.requeued: set[str] = set()
+        #: zone → the REQUEUED nodes' names in name order and their (name, uid) items (None: to
+        #: be made again, after a REQUEUED node settled or unsettled)
+        self._requeued_by_zone: dict[str, tuple[list[str], list[tuple[str, str]]]] | None = None
         #: zone → (settled Ready nodes, settled nodes) counted there
         self._counts: dict[str, list[int]] = {}
         #: (deadline, name) of settled nodes; an entry is checked against the node when it comes
@@ -64,8 +72,20 @@ class MonitorWork:
         self.changed_leases: dict[str, JSON | None] = {}
 
     def to_visit(self) -> list[str]:
-        """The names this pass visits, in name order."""
-        return sorted(self.unsettled | self.requeued)
+        """The names of the nodes this pass visits, in name order."""
+        return sorted(self.unsettled)
+
+    def requeued_by_zone(self) -> dict[str, tuple[list[str], list[tuple[str, str]]]]:
+        """zone → the names of its REQUEUED nodes in name order, and their (name, uid) items."""
+        if self._requeued_by_zone is None:
+            by_zone: dict[str, tuple[list[str], list[tuple[str, str]]]] = {}
+            for name in sorted(self.requeued):
+                node = self.settled[name]
+                names, items = by_zone.setdefault(node.zone, ([], []))
+                names.append(name)
+                items.append((name, node.uid))
+            self._requeued_by_zone = by_zone
+        return self._requeued_by_zone
 
     def settle(self, name: str, node: SettledNode) -> None:
         self.unsettle(name)
@@ -73,6 +93,7 @@ class MonitorWork:
         self.settled[name] = node
         if node.kind is Settled.REQUEUED:
             self.requeued.add(name)
+            self._requeued_by_zone = None
         if node.counted:
             counts = self._counts.setdefault(node.zone, [0, 0])
             counts[0] += node.kind is Settled.READY
@@ -87,6 +108,7 @@ class MonitorWork:
             return
         if node.kind is Settled.REQUEUED:
             self.requeued.discard(name)
+            self._requeued_by_zone = None
         if node.counted:
             counts = self._counts[node.zone]
             counts[0] -= node.kind is Settled.READY
@@ -107,6 +129,7 @@ class MonitorWork:
     def unsettle_all(self) -> None:
         self.unsettled.update(self.settled)
         self.requeued.clear()
+        self._requeued_by_zone = None
         self.settled.clear()
         self._counts.clear()
         self._deadlines.clear()
@@ -119,9 +142,8 @@ class MonitorWork:
             self.unsettle(name)
         self.changed_nodes.clear()
         health, settled = self._health, self.settled
-        changed = self.changed_leases
-        health.observe_leases({name: changed[name] for name in changed.keys() & settled.keys()}, now)
-        changed.clear()
+        health.observe_leases(self.changed_leases, settled, now)
+        self.changed_leases.clear()
         deadlines, grace = self._deadlines, self._grace
         while deadlines and deadlines[0][0] < now:
             deadline, name = heapq.heappop(deadlines)
@@ -139,3 +161,29 @@ class MonitorWork:
     def zone_counts(self) -> dict[str, tuple[int, int]]:
         """zone → (settled Ready nodes, settled nodes) counted there."""
         return {zone: (ready, size) for zone, (ready, size) in self._counts.items()}
+
+
+class Requeues:
+    """A pass's re-queues of the settled REQUEUED nodes (markNodeForTainting's Remove, then Add),
+    made where their visits would come in the name-ordered node loop: a visit touches only its
+    node's zone queue, so each zone's re-queues up to a name go to its queue in one batch."""
+
+    def __init__(
+        self,
+        by_zone: Mapping[str, tuple[list[str], list[tuple[str, str]]]],
+        queue_of: Callable[[str], RateLimitedTimedQueue],
+        clock: Clock,
+    ) -> None:
+        self._by_zone = by_zone
+        self._queue_of = queue_of
+        self._clock = clock
+        self._done = dict.fromkeys(by_zone, 0)
+
+    def until(self, name: str | None) -> None:
+        """Re-queue the nodes before `name` in name order (None: all the rest)."""
+        for zone, (names, items) in self._by_zone.items():
+            start = self._done[zone]
+            stop = len(names) if name is None else bisect_left(names, name, start)
+            if stop > start:
+                self._done[zone] = stop
+                self._queue_of(zone).requeue_many(items[start:stop], to_nanos(self._clock.now()))

@@ -46,6 +46,7 @@ from kubetaint.scheduler.pod_index import PodIndex, pod_index, required_pair
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import InputError
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
+from kubetaint.speed.memo import Memo
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
@@ -137,6 +138,11 @@ def filter_constraints(raw: Sequence[Any], pod_labels: Mapping[str, str], action
 
 
 _EVERYTHING_EMPTY = LabelSelector()
+#: A ReplicaSet's parsed selector by (namespace, name, uid, resourceVersion): the same stored
+#: version always parses alike.
+_RS_SELECTORS: Memo[tuple[str, str, Any, Any], LabelSelector] = Memo(
+    "scheduler.pod_topology_spread.replica_set_selectors", 1 << 12
+)
 
 
 def default_selector(pod: Mapping[str, Any], listers: ClusterListers | None) -> LabelSelector:
@@ -155,11 +161,18 @@ def default_selector(pod: Mapping[str, Any], listers: ClusterListers | None) -> 
     rs = listers.replica_set(meta.get("namespace") or "default", str(owner.get("name") or ""))
     if rs is None:
         return LabelSelector()
+    rs_meta = rs.get("metadata") or {}
+    version = rs_meta.get("resourceVersion")
+    key = (rs_meta.get("namespace") or "default", rs_meta.get("name") or "", rs_meta.get("uid"), version)
+    known = _RS_SELECTORS.get(key) if version else None
+    if known is not None:
+        return known
     try:
         selector = _selector((rs.get("spec") or {}).get("selector"))
     except TermError:
-        return LabelSelector()
-    return selector if selector is not None else LabelSelector()
+        selector = None
+    found = selector if selector is not None else LabelSelector()
+    return _RS_SELECTORS.put(key, found) if version else found
 
 
 def _validate_default_constraints(raw: Any) -> list[Mapping[str, Any]]:

@@ -1,0 +1,92 @@
+"""PodIndex's per-slot pod counts (InterPodAffinity and PodTopologySpread read them) against
+counting every node's pods afresh: through pods bound, moved, relabelled and deleted and nodes
+added and removed, a predicate first asked for at any point (its counts then built from the
+pods carrying its label pair, or from every pod without one) counts exactly what a full count
+finds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubetaint.scheduler.cache import Cache
+from kubetaint.scheduler.pod_index import pod_index
+from kubetaint.scheduler.podinfo import PodInfo
+from scheduler.builders import node
+
+JSON = dict[str, Any]
+APPS = ("a", "b", "c")
+
+
+def _pod(i: int, app: str, tier: str, node_name: str) -> JSON:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"p{i}",
+            "namespace": "default",
+            "uid": f"u{i}",
+            "labels": {"app": app, "tier": tier},
+        },
+        "spec": {"nodeName": node_name, "containers": [{"name": "c", "image": "x"}]},
+    }
+
+
+def _predicate(app: str, tier: str | None) -> Any:
+    def match(p: PodInfo) -> bool:
+        labels = (p.pod.get("metadata") or {}).get("labels") or {}
+        return labels.get("app") == app and (tier is None or labels.get("tier") == tier)
+
+    return match
+
+
+def _full_count(cache: Cache, app: str, tier: str | None) -> dict[str, int]:
+    match = _predicate(app, tier)
+    return {name: sum(1 for p in ni.pods.values() if match(p)) for name, ni in cache.nodes.items()}
+
+
+_ops = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("bind"),
+            st.integers(0, 12),
+            st.sampled_from(APPS),
+            st.sampled_from("xy"),
+            st.integers(0, 5),
+        ),
+        st.tuples(st.just("delete"), st.integers(0, 12)),
+        st.tuples(st.just("node"), st.integers(0, 6)),
+        st.tuples(st.just("drop"), st.integers(0, 6)),
+        st.tuples(st.just("ask"), st.sampled_from(APPS), st.sampled_from(["x", "y", None]), st.booleans()),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_ops)
+def test_counts_equal_a_full_count(ops: list[Any]) -> None:
+    cache = Cache()
+    for n in range(4):
+        cache.add_node(node(f"n{n}"))
+    asked: list[tuple[str, str | None, bool]] = []
+    for op in ops:
+        if op[0] == "bind":
+            _, i, app, tier, n = op
+            cache.add_pod(_pod(i, app, tier, f"n{n}"))
+        elif op[0] == "delete":
+            cache.remove_pod(f"u{op[1]}")
+        elif op[0] == "node":
+            cache.add_node(node(f"n{op[1]}"))
+        elif op[0] == "drop":
+            cache.remove_node(f"n{op[1]}")
+        else:
+            asked.append(op[1:])
+        index = pod_index(cache)
+        for app, tier, with_pair in asked:
+            pair = ("app", app) if with_pair else None
+            counts = index.count(("test", app, tier, with_pair), _predicate(app, tier), pair)
+            got = {name: int(counts[ni.slot]) for name, ni in cache.nodes.items()}
+            assert got == _full_count(cache, app, tier)
