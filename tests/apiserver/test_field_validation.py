@@ -1,6 +1,7 @@
 """fieldValidation=Strict|Warn|Ignore against the served schemas: unknown-field paths, upstream's
 400 messages for create/update and for patches, `Warning: 299` headers, and the real kubectl's
-output for a manifest with unknown fields (kubectl-wire.md §4.9, §5.3)."""
+output for a manifest with unknown fields (kubectl-wire.md §4.9, §5.3), and duplicate fields of JSON and
+YAML bodies."""
 
 from __future__ import annotations
 
@@ -308,3 +309,59 @@ def test_kubectl_raw_create_with_a_duplicate_field_fails_as_on_a_real_cluster(cl
     # `kubectl create -f` decodes the manifest itself (the last value wins) and sends it re-encoded
     created = cluster.kubectl("create", "-f", "dup.json")
     assert (created.stdout.strip(), created.stderr) == ("pod/p created", "")
+
+
+DUPLICATE_POD_YAML = b"""apiVersion: v1
+kind: Pod
+metadata:
+  name: a
+  name: p
+spec:
+  containers:
+  - {name: main, image: nginx, image: nginx}
+"""
+YAML_DUPLICATES = (
+    "yaml: unmarshal errors:\n"
+    '  line 5: key "name" already set in map\n'
+    '  line 8: key "image" already set in map'
+)
+
+
+@pytest.mark.parametrize(
+    ("validation", "status"),
+    [
+        pytest.param("Strict", 400, id="Strict rejects with go-yaml's strict error"),
+        pytest.param("Warn", 201, id="Warn creates; the multi-line warning is no valid header"),
+        pytest.param("Ignore", 201, id="Ignore is silent"),
+    ],
+)
+def test_create_from_yaml_with_duplicate_keys(client: TestClient, validation: str, status: int) -> None:
+    response = client.post(
+        PODS,
+        params={"fieldValidation": validation},
+        content=DUPLICATE_POD_YAML,
+        headers={"Content-Type": "application/yaml"},
+    )
+    assert response.status_code == status
+    assert response.headers.get_list("warning") == []
+    if status == 400:
+        assert response.json()["message"] == (
+            f'Pod in version "v1" cannot be handled as a Pod: strict decoding error: {YAML_DUPLICATES}'
+        )
+    else:
+        assert response.json()["metadata"]["name"] == "p"
+
+
+def test_strict_apply_with_duplicate_keys(client: TestClient) -> None:
+    body = b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"1","a":"2"}}}'
+    response = client.patch(
+        f"{PODS}/p",
+        params={"fieldValidation": "Strict", "fieldManager": "m"},
+        content=body,
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n"
+        '  line 1: key "a" already set in map'
+    )

@@ -2,7 +2,10 @@
 OpenAPI schemas, reported as kube-apiserver does (mirrors apiserver/pkg/endpoints/handlers
 create.go/update.go/patch.go with sigs.k8s.io/json's strict decoding: paths such as
 `spec.containers[0].foo`, in the body's order), and fields a JSON body gives twice
-(`duplicate field "metadata.name"`; the last value is kept, as Go's decoder keeps it).
+(`duplicate field "metadata.name"`; the last value is kept, as Go's decoder keeps it). A YAML
+body's duplicate keys are go-yaml's strict error (`yaml: unmarshal errors:\n  line 5: key "name"
+already set in map`, json.go's YAMLToJSONStrict; apply patches: patch.go's `error strict decoding
+YAML: ...`), which no warning header can carry (it holds a newline).
 
 - Strict: 400 BadRequest. Create and update say
   `Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.foo"`
@@ -70,10 +73,13 @@ def decode(
     patch: bool = False,
     directives: bool | None = None,
     duplicates: Mapping[int, Sequence[str]] | None = None,
+    yaml_error: str | None = None,
 ) -> tuple[Any, list[str]]:
     """`body` as the Go type it decodes into keeps it: unknown fields dropped (never stored),
     with the warnings to send for them and for the fields given twice (`duplicates`, from
-    `wire.load_json_recording`) (Warn), or a 400 (Strict); no warnings for Ignore.
+    `wire.load_json_recording`) (Warn), or a 400 (Strict); no warnings for Ignore. A YAML body's
+    duplicate keys come as go-yaml's `yaml_error`, the first strict error (json.go unmarshal); as
+    a warning it holds a newline, so no header carries it, as net.NewWarningHeader refuses it.
     `patch`: the Strict message has no kind prefix; `directives` (default: `patch`): strategic
     merge `$` keys and `null` deletions are not fields."""
     if directives is None:
@@ -83,6 +89,8 @@ def decode(
     if name is None:
         return body, []
     found = strict_errors(body, name, patch=directives, duplicates=duplicates)
+    if yaml_error is not None:
+        found = [yaml_error, *found]
     if not found:
         return body, []
     if mode == "Strict":
@@ -92,6 +100,18 @@ def decode(
         raise errors.bad_request(message)
     pruned = prune_unknown(body, name, patch=directives)
     return pruned, [] if mode == "Ignore" else found
+
+
+def check_apply_yaml(yaml_error: str | None, value: str | None) -> list[str]:
+    """The duplicate keys of an apply patch (patch.go applyPatcher: sigs.k8s.io/yaml
+    UnmarshalStrict): a 400 for Strict, a warning for Warn (as a header: none, for its newline)."""
+    mode = directive(value)
+    if yaml_error is None or mode == "Ignore":
+        return []
+    message = f"error converting YAML to JSON: {yaml_error}"
+    if mode == "Strict":
+        raise errors.bad_request(f"error strict decoding YAML: {message}")
+    return [message]
 
 
 def decode_patched(res: ResourceInfo, patched: JSON, value: str | None) -> tuple[JSON, list[str]]:

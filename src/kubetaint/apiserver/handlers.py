@@ -26,6 +26,7 @@ from kubetaint.apiserver.resources import lookup
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import (
     JSON,
+    Duplicates,
     decode_object,
     decode_object_recording,
     dry_run,
@@ -33,7 +34,7 @@ from kubetaint.apiserver.wire import (
     load_json_any,
     load_json_recording,
     load_protobuf,
-    load_yaml,
+    load_yaml_recording,
     media_type,
     negotiate,
     success_status,
@@ -122,9 +123,11 @@ class Handlers:
     async def create(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         fieldmanagement.check_options(request, "CreateOptions")
-        obj, twice = decode_object_recording(await request.body(), media_type(request))
+        obj, twice, yaml_error = decode_object_recording(await request.body(), media_type(request))
         validation = query.of(request).get("fieldValidation")
-        obj, warnings = fieldvalidation.decode(target.res, obj, validation, duplicates=twice)
+        obj, warnings = fieldvalidation.decode(
+            target.res, obj, validation, duplicates=twice, yaml_error=yaml_error
+        )
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = fieldmanagement.record(target, obj, None, request, self.clock)
         created = self.registry.create(target, obj, dry_run(request))
@@ -133,14 +136,16 @@ class Handlers:
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         fieldmanagement.check_options(request, "UpdateOptions")
-        obj, twice = decode_object_recording(await request.body(), media_type(request))
+        obj, twice, yaml_error = decode_object_recording(await request.body(), media_type(request))
         if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
             old = self.store.get(target.res.store_resource, target.namespace, target.name)
             parent = Target(target.res, target.namespace, target.name)
             stored = self.registry.update(parent, scale.from_scale(old, obj), old, dry_run(request))
             return json_response(scale.to_scale(stored))
         validation = query.of(request).get("fieldValidation")
-        obj, warnings = fieldvalidation.decode(target.res, obj, validation, duplicates=twice)
+        obj, warnings = fieldvalidation.decode(
+            target.res, obj, validation, duplicates=twice, yaml_error=yaml_error
+        )
         self.registry.check_name(target, obj)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
@@ -156,13 +161,19 @@ class Handlers:
             raise unsupported_media(", ".join(patches.PATCH_TYPES))
         fieldmanagement.check_options(request, "PatchOptions", apply=kind == patches.APPLY_PATCH)
         raw = await request.body()
-        body, twice = (load_yaml(raw), {}) if kind == patches.APPLY_PATCH else load_json_recording(raw)
+        yaml_error: str | None = None
+        twice: Duplicates = {}
+        if kind == patches.APPLY_PATCH:
+            body, yaml_error = load_yaml_recording(raw)
+        else:
+            body, twice = load_json_recording(raw)
         warnings: list[str] = []
         if kind != patches.JSON_PATCH:
             validation = query.of(request).get("fieldValidation")
             body, warnings = fieldvalidation.decode(
                 target.res, body, validation, patch=True, duplicates=twice
             )
+            warnings = [*fieldvalidation.check_apply_yaml(yaml_error, validation), *warnings]
         is_dry_run = dry_run(request)
         res = target.res
         for attempt in range(_CONFLICT_RETRIES):

@@ -7,6 +7,7 @@ the 3 MiB `MaxRequestBodyBytes` default; the others are kubetaint's own guards, 
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from dataclasses import dataclass
@@ -58,7 +59,24 @@ def too_many_requests() -> errors.StatusError:
 
 
 class _JSONLoader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
-    """YAML as sigs.k8s.io/yaml reads it for JSON: timestamps stay strings."""
+    """YAML as sigs.k8s.io/yaml reads it for JSON: timestamps stay strings; the keys a mapping
+    gives twice are recorded as go-yaml's strict decoding reports them (yaml.v2 decode.go)."""
+
+    def __init__(self, stream: bytes) -> None:
+        super().__init__(stream)
+        self.duplicates: list[str] = []
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                if key_node.value in seen:
+                    key = json.dumps(key_node.value, ensure_ascii=False)
+                    self.duplicates.append(
+                        f"line {key_node.start_mark.line + 1}: key {key} already set in map"
+                    )
+                seen.add(key_node.value)
+        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
 
 
 _JSONLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
@@ -67,13 +85,23 @@ _SCALARS = (str, bool, int, type(None))
 
 def load_yaml_json(raw: bytes) -> Any:
     """Decode a YAML body into JSON values (checked by `check_decoded`); errors are 400s."""
+    return load_yaml_json_recording(raw)[0]
+
+
+def load_yaml_json_recording(raw: bytes) -> tuple[Any, str | None]:
+    """`load_yaml_json` with go-yaml's strict decoding error for the keys given twice
+    (`yaml: unmarshal errors:\n  line 3: key "name" already set in map`), None without any."""
+    loader = _JSONLoader(raw)  # a SafeLoader subclass
     try:
-        value = yaml.load(raw, Loader=_JSONLoader)  # a SafeLoader subclass
+        value = loader.get_single_data()
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
         raise errors.bad_request(f"error decoding YAML body: {_one_line(exc)}") from None
     except ValueError as exc:  # an integer of more digits than Python converts (sys.int_info)
         raise errors.bad_request(f"error decoding YAML body: {_one_line(exc)}") from None
-    return check_decoded(value, len(raw), "YAML")
+    finally:
+        loader.dispose()
+    repeated = "yaml: unmarshal errors:\n  " + "\n  ".join(loader.duplicates) if loader.duplicates else None
+    return check_decoded(value, len(raw), "YAML"), repeated
 
 
 def _one_line(exc: BaseException) -> str:

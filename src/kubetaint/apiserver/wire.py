@@ -117,15 +117,17 @@ def decode_object(raw: bytes, content_type: str, accepted: str = _BODY_TYPES) ->
 
 def decode_object_recording(
     raw: bytes, content_type: str, accepted: str = _BODY_TYPES
-) -> tuple[JSON, Duplicates]:
-    """`decode_object` with the duplicate keys of a JSON body (last value wins, as in Go)."""
+) -> tuple[JSON, Duplicates, str | None]:
+    """`decode_object` with the duplicate keys of a JSON body (last value wins, as in Go), or
+    go-yaml's strict decoding error for those of a YAML body (`load_yaml_recording`)."""
     if content_type in ("", JSON_TYPE):
         value, duplicates = load_json_recording(raw)
-        return _as_object(value), duplicates
+        return _as_object(value), duplicates, None
     if content_type == protobuf.MEDIA_TYPE:
-        return load_protobuf(raw), {}
+        return load_protobuf(raw), {}, None
     if content_type in ("application/yaml", "application/apply-patch+yaml"):
-        return _as_object(load_yaml(raw)), {}
+        value, repeated = load_yaml_recording(raw)
+        return _as_object(value), {}, repeated
     raise unsupported_media(accepted)
 
 
@@ -209,7 +211,12 @@ _YAML_SURROGATE_ESCAPE = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}
 
 def load_yaml(raw: bytes) -> Any:
     """YAML bodies; each surrogate escape decodes to U+FFFD as go-yaml does (libyaml refuses them)."""
-    return limits.load_yaml_json(_YAML_SURROGATE_ESCAPE.sub(rb"\\uFFFD", raw))
+    return load_yaml_recording(raw)[0]
+
+
+def load_yaml_recording(raw: bytes) -> tuple[Any, str | None]:
+    """`load_yaml` with go-yaml's strict decoding error for keys given twice (None without any)."""
+    return limits.load_yaml_json_recording(_YAML_SURROGATE_ESCAPE.sub(rb"\\uFFFD", raw))
 
 
 def load_json_any(raw: bytes) -> Any:
