@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from kubetaint.speed.memo import clear_all
-from kubetaint.speed.reference import REFERENCE_ENV, reference_mode
+from kubetaint.speed.reference import REFERENCE_ENV, reference_mode, reference_mode_set
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 os.environ["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [os.environ.get("PYTHONPATH", "")])])
@@ -27,3 +28,11 @@ def default_mode(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     clear_all()
     yield
     clear_all()
+
+
+@pytest.fixture
+def switch_reference_mode() -> Iterator[Callable[[bool], None]]:
+    """`switch_reference_mode(on)` switches the reference mode on or off for the rest of the test
+    (as `kubetaint.speed.reference.reference_mode_set` does, environment included)."""
+    with contextlib.ExitStack() as stack:
+        yield lambda on: stack.enter_context(reference_mode_set(on))

@@ -192,3 +192,11 @@ def test_a_kubelet_registering_its_node_records_the_kubelet_field_manager(cluste
     (entry,) = node["metadata"]["managedFields"]
     assert (entry["manager"], entry["operation"], entry["apiVersion"]) == ("kubelet", "Update", "v1")
     assert "f:labels" in entry["fieldsV1"]["f:metadata"]
+
+
+def test_the_control_plane_node_carries_the_kubelet_and_kubeadm_entries(cluster: LiveCluster) -> None:
+    node = cluster.store.get("nodes", "", "control-plane")
+    owners = {e["manager"]: e["fieldsV1"] for e in node["metadata"]["managedFields"]}
+    assert sorted(owners) == ["kubeadm", "kubelet"]
+    assert "f:node-role.kubernetes.io/control-plane" in owners["kubeadm"]["f:metadata"]["f:labels"]
+    assert "f:node-role.kubernetes.io/control-plane" not in owners["kubelet"]["f:metadata"]["f:labels"]

@@ -112,3 +112,20 @@ def test_a_spec_finalizer_must_be_standard_or_fully_qualified(engine_client: Tes
         "example.com/hold",
         "kubernetes",
     ]
+
+
+def test_a_status_update_keeps_the_phase_consistent_with_the_deletion(engine_client: TestClient) -> None:
+    created = engine_client.post(NS, json={"metadata": {"name": "s"}}).json()
+    refused = engine_client.put(f"{NS}/s/status", json={**created, "status": {"phase": "Terminating"}})
+    assert refused.status_code == 422
+    assert refused.json()["message"] == (
+        'Namespace "s" is invalid: status.Phase: Invalid value: "Terminating": '
+        "may only be 'Active' if `deletionTimestamp` is empty"
+    )
+    marked = engine_client.delete(f"{NS}/s").json()
+    refused = engine_client.put(f"{NS}/s/status", json={**marked, "status": {"phase": "Active"}})
+    assert refused.status_code == 422
+    assert refused.json()["message"] == (
+        'Namespace "s" is invalid: status.Phase: Invalid value: "Active": '
+        "may only be 'Terminating' if `deletionTimestamp` is not empty"
+    )

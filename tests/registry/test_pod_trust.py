@@ -19,7 +19,6 @@ from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.registry.podtrust import PodTrust, chain_keeps_stored_specs
 from kubetaint.registry.trust import Configuration
-from kubetaint.speed.reference import REFERENCE_ENV
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
 from kubetaint.store.memory import MemoryStore
@@ -27,11 +26,15 @@ from kubetaint.store.memory import MemoryStore
 Update = Callable[[JSON], JSON]
 
 
-class IdentityBlindStore(MemoryStore):
-    """The in-memory store, but not claiming `returns_stored_objects`: the registry over it
-    always takes the generic path (the reference every fast result is compared with)."""
+class TrustingNothing(Registry):
+    """A registry that trusts nothing, as in reference mode: it always takes the generic path
+    (the reference every fast result is compared with)."""
 
-    returns_stored_objects = False
+    def _pod_config(self) -> Configuration | None:
+        return None
+
+    def _trusts_heartbeats(self, resource: str) -> bool:
+        return False
 
 
 def counting_uids() -> Any:
@@ -40,12 +43,12 @@ def counting_uids() -> Any:
 
 
 def make_registry(*, fast: bool, plugins: list[str] | None = None, **settings: Any) -> Registry:
-    store_type = MemoryStore if fast else IdentityBlindStore
-    store = store_type(VirtualClock(), uid_factory=counting_uids())
+    store = MemoryStore(VirtualClock(), uid_factory=counting_uids())
+    registry_type = Registry if fast else TrustingNothing
     admission_settings = AdmissionSettings(**settings)
     if plugins is not None:
         admission_settings = AdmissionSettings(enable_admission_plugins=plugins, **settings)
-    registry = Registry(store, admission=AdmissionChain(admission_settings), clock=VirtualClock())
+    registry = registry_type(store, admission=AdmissionChain(admission_settings), clock=VirtualClock())
     registry.create("namespaces", {"metadata": {"name": "default"}})
     return registry
 
@@ -280,19 +283,19 @@ def test_dry_runs_are_not_remembered() -> None:
     assert registry._pods.keeps_spec(("default", "web-1"), adopt(created), created, registry._pod_config())
 
 
-def test_a_store_returning_copies_trusts_by_resource_version() -> None:
-    registry = make_registry(fast=False)
+def test_a_copy_at_the_stored_resource_version_is_trusted() -> None:
+    registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
     adopted = registry.update("pods", adopt(created))
     assert len(registry._pods) == 1
     config = registry._pod_config()
-    current = registry.get("pods", "default", "web-1")
-    assert current == adopted and config is not None
-    assert registry._pods.keeps_spec(("default", "web-1"), adopt(current), current, config)
+    copy = json.loads(json.dumps(adopted))  # as a store that decodes each read returns it
+    assert config is not None
+    assert registry._pods.keeps_spec(("default", "web-1"), adopt(copy), copy, config)
 
 
-def test_the_reference_mode_trusts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(REFERENCE_ENV, "1")
+def test_the_reference_mode_trusts_nothing(switch_reference_mode: Callable[[bool], None]) -> None:
+    switch_reference_mode(True)
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
     registry.update("pods", adopt(created))

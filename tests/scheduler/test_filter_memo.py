@@ -9,7 +9,6 @@ change log."""
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -26,7 +25,7 @@ from kubetaint.scheduler.framework import CycleState
 from kubetaint.scheduler.podinfo import make_pod_info
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.search import first_hits
-from kubetaint.speed.reference import REFERENCE_ENV
+from kubetaint.speed.reference import reference_mode_set
 from scheduler.builders import node, pod, scheduler, taint, toleration
 
 JSON = dict[str, Any]
@@ -73,15 +72,8 @@ def _stamped(name: str, template: int, node_name: str | None = None) -> JSON:
 @contextmanager
 def reference_mode() -> Iterator[None]:
     """Every shortcut off while the block runs (the variable restored after)."""
-    before = os.environ.get(REFERENCE_ENV)
-    os.environ[REFERENCE_ENV] = "1"
-    try:
+    with reference_mode_set(True):
         yield
-    finally:
-        if before is None:
-            del os.environ[REFERENCE_ENV]
-        else:
-            os.environ[REFERENCE_ENV] = before
 
 
 def _written_alike(name: str, template: int) -> JSON:

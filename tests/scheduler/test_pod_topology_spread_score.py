@@ -1,6 +1,7 @@
 """PodTopologySpread PreScore/Score/NormalizeScore, ported from upstream's
-podtopologyspread/scoring_test.go (TestPodTopologySpreadScore) as data. Upstream's Service
-selector of the system-defaulting case is a ReplicaSet's here (kubetaint has no Services)."""
+podtopologyspread/scoring_test.go (TestPodTopologySpreadScore) as data. The system-defaulting
+case is taken here with a ReplicaSet's selector (with a Service's, as upstream, in
+test_default_selector.py)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ spread constraints, pod anti-affinity, host ports and pods of one shape written 
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +14,7 @@ import pytest
 
 from kubetaint.scheduler.extension_points import EXTENSION_POINTS, Plugin, declares, implements
 from kubetaint.scheduler.registry import new_in_tree_registry
-from kubetaint.speed.reference import REFERENCE_ENV
+from kubetaint.speed.reference import reference_mode_set
 from scheduler.builders import node, scheduler, taint, toleration
 
 JSON = dict[str, Any]
@@ -25,15 +24,8 @@ HOSTNAME = "kubernetes.io/hostname"
 
 @contextmanager
 def reference_mode() -> Iterator[None]:
-    before = os.environ.get(REFERENCE_ENV)
-    os.environ[REFERENCE_ENV] = "1"
-    try:
+    with reference_mode_set(True):
         yield
-    finally:
-        if before is None:
-            del os.environ[REFERENCE_ENV]
-        else:
-            os.environ[REFERENCE_ENV] = before
 
 
 def _nodes(count: int) -> list[JSON]:

@@ -7,6 +7,7 @@ import io
 import json
 import math
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -172,8 +173,10 @@ def test_large_items_are_handed_over_in_bounded_chunks() -> None:
 
 
 @pytest.mark.parametrize("doc", CASES)
-def test_the_reference_mode_writes_json_own_text(doc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KUBETAINT_REFERENCE", "1")
+def test_the_reference_mode_writes_json_own_text(
+    doc: Any, switch_reference_mode: Callable[[bool], None]
+) -> None:
+    switch_reference_mode(True)
     wrapped = {"items": [doc, {"x": doc}]}
     assert dumps_indented(wrapped) == _expected(wrapped)
     sink = _Chunks()

@@ -4,6 +4,7 @@ wide and control characters) and however wide the console."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +113,8 @@ def test_plain_rows_of_blank_and_repeated_words_are_rich_rendering(
     assert render_table(doc, width=width) == render_table_with_rich(doc, width=width)
 
 
-def test_the_reference_mode_renders_through_rich(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_reference_mode_renders_through_rich(switch_reference_mode: Callable[[bool], None]) -> None:
     doc = document([{"t": 5.0, "reason": "Note", "kind": "Pod", "name": "p", "message": "m " * 90}])
     fast = render_table(doc)
-    monkeypatch.setenv("KUBETAINT_REFERENCE", "1")
+    switch_reference_mode(True)
     assert render_table(doc) == fast == render_table_with_rich(doc)

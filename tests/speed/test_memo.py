@@ -3,10 +3,11 @@ and answers nothing in reference mode."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from kubetaint.speed.memo import Memo, clear_all, format_memo_table, memo_table, memos
-from kubetaint.speed.reference import REFERENCE_ENV
 
 
 @pytest.mark.usefixtures("default_mode")
@@ -28,11 +29,11 @@ def test_a_full_memo_starts_afresh_and_never_holds_more_than_its_limit() -> None
     assert memo.get(0) is None
 
 
-def test_in_reference_mode_a_memo_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(REFERENCE_ENV, raising=False)
+def test_in_reference_mode_a_memo_keeps_nothing(switch_reference_mode: Callable[[bool], None]) -> None:
+    switch_reference_mode(False)
     memo: Memo[str, int] = Memo("tests.memo.reference", limit=4)
     memo.put("before", 1)
-    monkeypatch.setenv(REFERENCE_ENV, "1")
+    switch_reference_mode(True)
     clear_all()
     assert memo.put("a", 1) == 1
     assert memo.get("a") is None
@@ -41,12 +42,12 @@ def test_in_reference_mode_a_memo_keeps_nothing(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_stored_answer_dropped_when_the_reference_mode_is_switched_on(
-    monkeypatch: pytest.MonkeyPatch,
+    switch_reference_mode: Callable[[bool], None],
 ) -> None:
-    monkeypatch.delenv(REFERENCE_ENV, raising=False)
+    switch_reference_mode(False)
     memo: Memo[str, int] = Memo("tests.memo.switched", limit=4)
     memo.put("a", 1)
-    monkeypatch.setenv(REFERENCE_ENV, "1")
+    switch_reference_mode(True)
     memo.put("b", 2)  # the next store sees the mode and drops everything
     assert memo.get("a") is None
     assert memo.get("b") is None

@@ -17,6 +17,7 @@ from kubetaint.clock.base import Clock
 from kubetaint.registry import Registry, StoreLookup
 from kubetaint.registry import eviction as evictions
 from kubetaint.registry.registry import plain_resource
+from kubetaint.registry.validator import check_namespace_status_update
 
 JSON = dict[str, Any]
 
@@ -79,6 +80,8 @@ class EngineHooks:
             admitted = dict(chain.mutate(attrs, self._lookup) or obj) if chain is not None else obj
             if self.registry.validator is not None:
                 self.registry.validator(resource, admitted, old)
+                if resource == "namespaces" and subresource == "status":
+                    check_namespace_status_update(admitted)
             if chain is not None:
                 chain.validate(attrs.with_object(admitted), self._lookup)
             return admitted

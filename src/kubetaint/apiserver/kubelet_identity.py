@@ -87,7 +87,6 @@ class NodeIdentityStore(StoreBase):
         self.store = store
         self.clock = clock
         self.delivers_synchronously = store.delivers_synchronously
-        self.returns_stored_objects = store.returns_stored_objects
         self.node = node
         self.user = node_user(node)
         self.authorizer = authorizer

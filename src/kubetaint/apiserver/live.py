@@ -40,9 +40,10 @@ from kubetaint.apiserver.security import SecurityConfig
 from kubetaint.apiserver.server import serving_options
 from kubetaint.apiserver.serving import ListeningSocket
 from kubetaint.apiserver.tls import TLSFiles
-from kubetaint.clock.base import Clock
+from kubetaint.clock.base import Clock, format_time
 from kubetaint.controlplane import ControlPlane, ControlPlaneSettings
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
+from kubetaint.core.fieldmanager import manager as fieldmanager
 from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store, ThreadedDelivery
 
 CONTROL_PLANE_NODE = "control-plane"
@@ -87,6 +88,22 @@ def kubelet_manifest(node: JSON) -> JSON:
         return node
     kept = {k: v for k, v in labels.items() if k not in restricted}
     return {**node, "metadata": {**node["metadata"], "labels": kept}}
+
+
+def _as_kubeadm_leaves_it(node: JSON, kubelets_own: JSON, clock: Clock) -> JSON:
+    """`node` with the managedFields a kubeadm control-plane Node has: what its kubelet
+    registered under `kubelet`, the role label (and taints) kubeadm adds under `kubeadm`."""
+    now = format_time(clock.now())
+    registered = fieldmanager.update(
+        None,
+        {"apiVersion": "v1", "kind": "Node", **kubelets_own},
+        fieldmanager.Request("kubelet", "v1", "", now),
+    )
+    return fieldmanager.update(
+        registered,
+        {"apiVersion": "v1", "kind": "Node", **node},
+        fieldmanager.Request("kubeadm", "v1", "", now),
+    )
 
 
 class LiveCluster:
@@ -159,7 +176,7 @@ class LiveCluster:
                 if kubelets_own is not node:
                     # labels a kubelet may not set (node-role.kubernetes.io/control-plane): the
                     # Node is created as kubeadm leaves it, by the admin; its kubelet adopts it
-                    self.plane.registry.create("nodes", node)
+                    self.plane.registry.create("nodes", _as_kubeadm_leaves_it(node, kubelets_own, self.clock))
                 self.plane.fleet.add(kubelets_own)
                 created.append(name)
         self.plane.start()

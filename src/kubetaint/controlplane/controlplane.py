@@ -88,8 +88,11 @@ class ControlPlane:
             pdbs=self.informer("poddisruptionbudgets.policy"),
             recorder=EventRecorder(store, clock, "default-scheduler"),
             namespaces=self.informer("namespaces"),
-            # (PodTopologySpread's system default constraints take the selector of a pod's ReplicaSet)
+            # (PodTopologySpread's default constraints take the selectors of a pod's Services and
+            # of its controlling ReplicaSet or StatefulSet)
             replica_sets=self.informer("replicasets.apps"),
+            stateful_sets=self.informer("statefulsets.apps"),
+            services=self.informer("services"),
         )
         # (each hollow kubelet writes through the registry, or through the store
         # `kubelet_stores(registry)` gives for its node: a live server's node identities)

@@ -46,6 +46,8 @@ class SchedulerHost:
         recorder: EventRecorder,
         namespaces: Informer | None = None,
         replica_sets: Informer | None = None,
+        stateful_sets: Informer | None = None,
+        services: Informer | None = None,
     ) -> None:
         self.registry = registry
         self.clock = clock
@@ -90,6 +92,22 @@ class SchedulerHost:
                     on_add=self.scheduler.add_replica_set,
                     on_update=lambda old, new: self.scheduler.update_replica_set(new),
                     on_delete=self.scheduler.remove_replica_set,
+                )
+            )
+        if stateful_sets is not None:  # PodTopologySpread's default selector
+            stateful_sets.add_handlers(
+                EventHandlers(
+                    on_add=self.scheduler.add_stateful_set,
+                    on_update=lambda old, new: self.scheduler.update_stateful_set(new),
+                    on_delete=self.scheduler.remove_stateful_set,
+                )
+            )
+        if services is not None:  # PodTopologySpread's default selector
+            services.add_handlers(
+                EventHandlers(
+                    on_add=self.scheduler.add_service,
+                    on_update=lambda old, new: self.scheduler.update_service(new),
+                    on_delete=self.scheduler.remove_service,
                 )
             )
 

@@ -212,6 +212,8 @@ class PodAdmissionMemo:
         #: In bulk: the (containers, initContainers) values found to need no request defaulting,
         #: by their ids (held, so no other object takes those ids meanwhile).
         self._undefaulted: dict[tuple[int, int], tuple[Any, Any]] = {}
+        #: reference mode (read when the memo is made): nothing is remembered
+        self._reference = reference_mode()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -236,7 +238,7 @@ class PodAdmissionMemo:
         whose container lists are the very lists of one that needed no defaulting needs none
         either (defaulting reads nothing else of the pod): the pod is returned as it is."""
         spec = pod.get("spec")
-        if self._bulk_resource_version is None or type(spec) is not dict or reference_mode():
+        if self._bulk_resource_version is None or type(spec) is not dict or self._reference:
             return default_pod_requests(pod)
         lists = (spec.get("containers"), spec.get("initContainers"))
         key = (id(lists[0]), id(lists[1]))
@@ -252,7 +254,7 @@ class PodAdmissionMemo:
     def admitted(self, obj: JSON, validator: object) -> JSON | None:
         """`obj` as admission would return it, when a pod of its key was admitted, with equal
         look-up results, and accepted by `validator`; else None (always in reference mode)."""
-        if not _plain(obj) or reference_mode():
+        if not _plain(obj) or self._reference:
             return None
         held = self._by_identity.get(_identity_key(obj)) if self._bulk_resource_version is not None else None
         if held is not None:

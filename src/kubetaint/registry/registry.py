@@ -40,6 +40,7 @@ from kubetaint.registry.validator import (
     StoreLookup,
     Validator,
     api_validator,
+    check_namespace_status_update,
     plain_resource,
     resource_info,
     with_type_meta,
@@ -106,6 +107,9 @@ class Registry:
         self._heartbeats = HeartbeatTrust()
         #: The validator and admission chain in force, which trust is recorded under (registry.trust).
         self._config = Configuration(self.validator, admission)
+        #: Reference mode (read when the registry is made): one operation per store commit, and
+        #: nothing trusted (every write admitted and validated afresh).
+        self._reference = reference_mode()
         #: Admission results of pods stamped from one template (registry.bulk).
         self._pod_memo = PodAdmissionMemo(store, self._lookup)
         #: Pods this registry admitted, validated and stored (registry.podtrust).
@@ -133,11 +137,6 @@ class Registry:
         """The store's (`Store.delivers_synchronously`): the registry adds no delay."""
         return self.store.delivers_synchronously
 
-    @property
-    def returns_stored_objects(self) -> bool:
-        """The store's (`Store.returns_stored_objects`): the registry returns what it stored."""
-        return self.store.returns_stored_objects
-
     def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
         return self.store.list_keyed(resource)
 
@@ -152,7 +151,7 @@ class Registry:
         (registry.podbatch); updates of pods keeping their stored spec are checked as `update`
         checks them and stored in runs (registry.podruns); a field write that is a heartbeat on
         objects this registry stored skips the checks that cannot fail (registry.heartbeats)."""
-        if reference_mode():
+        if self._reference:
             return self._commit_one_by_one(ops, stop_at_failure)
         if len(ops) == 1 and type(field_write := ops[0]) is SetField:
             fw: SetField = field_write
@@ -338,7 +337,7 @@ class Registry:
         """The configuration pod trust is recorded under, or None when pod updates keeping the
         spec must take the generic path (in reference mode, every time)."""
         config = self._configuration()
-        return config if config.keeps_stored_specs and not reference_mode() else None
+        return config if config.keeps_stored_specs and not self._reference else None
 
     def trust_binding(self, key: tuple[str, str], pod: JSON, stored: JSON, node: str) -> None:
         """`stored` is the store's result of binding the pod `pod` under `key` to `node` (without
@@ -446,7 +445,7 @@ class Registry:
     def _trusts_heartbeats(self, resource: str) -> bool:
         """Whether a heartbeat write on an object this registry stored needs no admission nor
         validation (`Configuration.trusts_heartbeats`); never in reference mode."""
-        return self._configuration().trusts_heartbeats(resource) and not reference_mode()
+        return not self._reference and self._configuration().trusts_heartbeats(resource)
 
     def _namespace_admits(self, resource: str, namespace: str) -> bool:
         """Whether NamespaceLifecycle, when in the chain, admits an update in `namespace`
@@ -463,6 +462,8 @@ class Registry:
         merged = {**obj, "spec": old["spec"]} if "spec" in old else dict(obj)
         attrs = Attributes(UPDATE, plain_resource(resource), merged, old, namespace, name, "status", dry_run)
         admitted = self._admit(attrs, old)
+        if resource == NAMESPACES and isinstance(self.validator, APIValidator):
+            check_namespace_status_update(admitted)
         return self.store.update(resource, admitted, dry_run=dry_run)
 
     def finalize_namespace(self, obj: JSON, *, dry_run: bool = False) -> JSON:

@@ -22,6 +22,7 @@ from kubetaint.api.validation import (
     validate_pod_create_like,
     validate_pod_keeping_spec,
 )
+from kubetaint.api.validation.kinds import validate_namespace_status_update
 from kubetaint.store.interface import JSON, Store
 
 #: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
@@ -95,6 +96,14 @@ class APIValidator:
         if errs:
             name = str((obj.get("metadata") or {}).get("name") or "")
             raise StatusError.from_status(invalid_status(info.kind, name, errs, info.group))
+
+
+def check_namespace_status_update(obj: JSON) -> None:
+    """ValidateNamespaceStatusUpdate's phase rule on a namespace `status` update (422)."""
+    errs = validate_namespace_status_update(obj)
+    if errs:
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        raise StatusError.from_status(invalid_status("Namespace", name, errs, ""))
 
 
 def api_validator(feature_gates: FeatureGates | None = None) -> Validator:

@@ -166,6 +166,10 @@ def _explain(
             scheduler.add_namespace(obj)
         elif obj.get("kind") == "ReplicaSet":
             scheduler.add_replica_set(obj)
+        elif obj.get("kind") == "StatefulSet":
+            scheduler.add_stateful_set(obj)
+        elif obj.get("kind") == "Service":
+            scheduler.add_service(obj)
     pending: list[PodInfo] = []
     for p in pods:
         pi = make_pod_info(p)

@@ -27,6 +27,8 @@ from kubetaint.scheduler.extension_points import (
     PreFilterPlugin,
     PreScorePlugin,
     QueueSortPlugin,
+    ScoreBatch,
+    ScoreExtensions,
     ScorePlugin,
     declares,
     has_enqueue_extensions,
@@ -89,6 +91,17 @@ class Framework:
         #: whether every filter plugin declares FilterBatch (the search then runs them vectorised,
         #: unless in reference mode)
         self.batch_filter = all(has_filter_batch(p) for p in self.filter_plugins)
+        #: per score plugin: (plugin, its weight, itself as ScoreBatch and as ScoreExtensions when
+        #: it declares them, else None)
+        self._scorers: list[tuple[ScorePlugin, int, ScoreBatch | None, ScoreExtensions | None]] = [
+            (
+                pl,
+                self.weights.get(pl.name, 1),
+                pl if has_score_batch(pl) else None,
+                pl if has_score_extensions(pl) else None,
+            )
+            for pl in self.score_plugins
+        ]
 
     def _at(self, point: str) -> list[Any]:
         """The plugins enabled at `point`, each declaring the point's Protocol (the configuration
@@ -210,16 +223,17 @@ class Framework:
         total: IntArray = np.zeros(len(nodes), np.int64)
         per_plugin: dict[str, IntArray] = {}
         reference = reference_mode()
-        for pl in self.score_plugins:
-            if pl.name in state.skip_score:
+        skip = state.skip_score
+        for pl, weight, batch, extensions in self._scorers:
+            if pl.name in skip:
                 continue
-            if cache is not None and has_score_batch(pl) and not reference:
+            if cache is not None and batch is not None and not reference:
                 if slots is None:
                     slots = np.fromiter((ni.slot for ni in nodes), np.int64, len(nodes))
-                raw: IntArray = pl.score_batch(state, pi, cache, slots)
+                raw: IntArray = batch.score_batch(state, pi, cache, slots)
             else:
                 raw = np.fromiter((pl.score(state, pi, ni) for ni in nodes), np.int64, len(nodes))
-            scores: IntArray = pl.normalize_score(state, pi, raw) if has_score_extensions(pl) else raw
+            scores: IntArray = extensions.normalize_score(state, pi, raw) if extensions is not None else raw
             # (the ufuncs' own reductions: ndarray.min/max add two Python-level calls each)
             if len(scores) and (_min(scores) < 0 or _max(scores) > MAX_NODE_SCORE):
                 raise ValueError(
@@ -227,7 +241,7 @@ class Framework:
                     f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
                 )
             per_plugin[pl.name] = scores
-            total += scores * self.weights.get(pl.name, 1)
+            total += scores * weight
         return per_plugin, total
 
 

@@ -54,6 +54,22 @@ class InformerEvents:
     def remove_replica_set(self, rs: Mapping[str, Any]) -> None:
         self.listers.remove_replica_set(rs)
 
+    def add_stateful_set(self, ss: Mapping[str, Any]) -> None:
+        self.listers.add_stateful_set(ss)
+
+    update_stateful_set = add_stateful_set
+
+    def remove_stateful_set(self, ss: Mapping[str, Any]) -> None:
+        self.listers.remove_stateful_set(ss)
+
+    def add_service(self, svc: Mapping[str, Any]) -> None:
+        self.listers.add_service(svc)
+
+    update_service = add_service
+
+    def remove_service(self, svc: Mapping[str, Any]) -> None:
+        self.listers.remove_service(svc)
+
     # ---- informer events ---------------------------------------------------------------------
     def add_node(self, node: Mapping[str, Any]) -> None:
         self.cache.add_node(node)

@@ -1,10 +1,11 @@
 """What the pod-aware plugins read of the cluster besides nodes and pods (upstream's informer
-listers of a framework.Handle: namespaces for InterPodAffinity, replica sets for
-PodTopologySpread's default selector)."""
+listers of a framework.Handle: namespaces for InterPodAffinity; services, replica sets and
+stateful sets for PodTopologySpread's default selector. ReplicationControllers are not served, so
+no lister holds them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kubetaint.api.selectors import LabelSelector
@@ -28,13 +29,24 @@ class ClusterListers(Protocol):
         """rsLister.ReplicaSets(namespace).Get(name), None when it is not known."""
         ...
 
+    def stateful_set(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        """ssLister.StatefulSets(namespace).Get(name), None when it is not known."""
+        ...
+
+    def services(self, namespace: str) -> Iterable[Mapping[str, Any]]:
+        """sl.Services(namespace).List(labels.Everything()): the known services of the namespace."""
+        ...
+
 
 class Listers:
-    """Namespaces and replica sets as a Scheduler's informers deliver them."""
+    """Namespaces, services, replica sets and stateful sets as a Scheduler's informers deliver them."""
 
     def __init__(self) -> None:
         self.namespaces: dict[str, Mapping[str, str]] = {}
         self.replica_sets: dict[tuple[str, str], Mapping[str, Any]] = {}
+        self.stateful_sets: dict[tuple[str, str], Mapping[str, Any]] = {}
+        #: services by namespace, then name
+        self.services: dict[str, dict[str, Mapping[str, Any]]] = {}
 
     def add_namespace(self, ns: Mapping[str, Any]) -> None:
         meta = ns.get("metadata") or {}
@@ -50,3 +62,26 @@ class Listers:
     def remove_replica_set(self, rs: Mapping[str, Any]) -> None:
         meta = rs.get("metadata") or {}
         self.replica_sets.pop((str(meta.get("namespace") or "default"), str(meta.get("name") or "")), None)
+
+    def add_stateful_set(self, ss: Mapping[str, Any]) -> None:
+        self.stateful_sets[_key(ss)] = ss
+
+    def remove_stateful_set(self, ss: Mapping[str, Any]) -> None:
+        self.stateful_sets.pop(_key(ss), None)
+
+    def add_service(self, svc: Mapping[str, Any]) -> None:
+        namespace, name = _key(svc)
+        self.services.setdefault(namespace, {})[name] = svc
+
+    def remove_service(self, svc: Mapping[str, Any]) -> None:
+        namespace, name = _key(svc)
+        known = self.services.get(namespace)
+        if known is not None:
+            known.pop(name, None)
+            if not known:
+                del self.services[namespace]
+
+
+def _key(obj: Mapping[str, Any]) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return str(meta.get("namespace") or "default"), str(meta.get("name") or "")

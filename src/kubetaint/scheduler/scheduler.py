@@ -9,7 +9,7 @@ nominatedNodeName, delete the preemption victims. Nothing here does I/O.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -135,6 +135,12 @@ class Scheduler(InformerEvents):
 
     def replica_set(self, namespace: str, name: str) -> Mapping[str, Any] | None:
         return self.listers.replica_sets.get((namespace, name))
+
+    def stateful_set(self, namespace: str, name: str) -> Mapping[str, Any] | None:
+        return self.listers.stateful_sets.get((namespace, name))
+
+    def services(self, namespace: str) -> Iterable[Mapping[str, Any]]:
+        return (self.listers.services.get(namespace) or {}).values()
 
     def binding_failed(
         self, result: ScheduleResult, error: str, current: Mapping[str, Any] | None

@@ -69,9 +69,19 @@ def pod_warnings(pod: Mapping[str, Any]) -> list[str]:
     spec = _mapping(pod.get("spec"))
     volumes = spec.get("volumes")
     claims = spec.get("resourceClaims")
-    if not volumes and not claims and "resources" not in spec:
+    owners = _mapping(pod.get("metadata")).get("ownerReferences")
+    if not volumes and not claims and "resources" not in spec and not owners:
         return []
     out: list[str] = []
+    for i, raw in enumerate(_items(owners)):
+        ref = _mapping(raw)
+        if ref.get("controller"):
+            if ref.get("apiVersion") == "v1" and ref.get("kind") == "ReplicationController":
+                out.append(
+                    f"metadata.ownerReferences[{i}]: ReplicationControllers are not served: the "
+                    "controller's selector is not merged into PodTopologySpread's default constraints"
+                )
+            break
     for i, raw in enumerate(_items(volumes)):
         volume = _mapping(raw)
         for source in _VOLUME_SOURCES:

@@ -16,10 +16,22 @@ REFERENCE_ENV = "KUBETAINT_REFERENCE"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
 
-def reference_mode() -> bool:
-    """Whether every speed shortcut is off (read from the environment at each call: cheap, and a
-    test can switch it with monkeypatch.setenv)."""
+def _from_environment() -> bool:
     return os.environ.get(REFERENCE_ENV, "").strip().lower() in _TRUE
+
+
+class _Mode:
+    """The mode in force: read from the environment when kubetaint is imported, switched by
+    `reference_mode_set` (which sets the environment too, for the processes a test starts)."""
+
+    on = _from_environment()
+
+
+def reference_mode() -> bool:
+    """Whether every speed shortcut is off: `KUBETAINT_REFERENCE` as it was when kubetaint was
+    imported, or as `reference_mode_set` last switched it (memos ask at every store, so this is a
+    variable read, not an environment lookup)."""
+    return _Mode.on
 
 
 @contextlib.contextmanager
@@ -27,14 +39,13 @@ def reference_mode_set(on: bool) -> Iterator[None]:
     """The reference mode on (or off) inside the block, and as it was after it: for tests and
     tools that compare a shortcut with the general path. Memos keep what they stored before the
     block (a memo drops it at its next store in reference mode)."""
-    before = os.environ.get(REFERENCE_ENV)
-    if on:
-        os.environ[REFERENCE_ENV] = "1"
-    else:
-        os.environ.pop(REFERENCE_ENV, None)
+    before, was = os.environ.get(REFERENCE_ENV), _Mode.on
+    os.environ[REFERENCE_ENV] = "1" if on else "0"
+    _Mode.on = on
     try:
         yield
     finally:
+        _Mode.on = was
         if before is None:
             os.environ.pop(REFERENCE_ENV, None)
         else:

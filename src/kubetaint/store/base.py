@@ -16,11 +16,10 @@ from kubetaint.store.interface import (
     Delete,
     ListResult,
     Result,
-    SetField,
     Update,
     WriteOp,
-    as_updates,
     object_key,
+    single_writes,
 )
 
 #: One create, update or delete (a field write is its updates).
@@ -32,8 +31,6 @@ class StoreBase:
 
     #: See `Store.delivers_synchronously`.
     delivers_synchronously: bool = False
-    #: See `Store.returns_stored_objects`.
-    returns_stored_objects: bool = False
 
     def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
         raise NotImplementedError
@@ -80,12 +77,11 @@ def commit_each(
     """`Store.commit` as one write after another (`apply` makes one and raises its StatusError):
     for backends that commit each object on its own (etcd, a remote API server)."""
     results: builtins.list[Result] = []
-    for op in ops:
-        for write in as_updates(op) if type(op) is SetField else (op,):
-            try:
-                results.append(apply(write))  # type: ignore[arg-type]  # not a SetField
-            except StatusError as err:
-                results.append(err)
-                if stop_at_failure:
-                    return results
+    for write in single_writes(ops):
+        try:
+            results.append(apply(write))
+        except StatusError as err:
+            results.append(err)
+            if stop_at_failure:
+                return results
     return results

@@ -140,13 +140,20 @@ class Informer:
             parse_field_selector(field_selector, resource),
         )
         self._selectors = (namespace, label_selector, field_selector)
+        #: whether the namespace alone decides what the cache holds (no label or field selector)
+        self._plain = self._filter.namespace_only
         self._cache: dict[Key, JSON] = {}
         #: replaced (never changed) when a handler is added: a batch is told to the handlers
         #: registered when it arrived; one added meanwhile is told the cache instead (a replay)
         self._handlers: tuple[ChangesHandler, ...] = ()
-        #: per handler, its per-object callbacks (on_add, on_update, on_delete) when it is an
-        #: EventHandlers, else None: a change alone is told to them directly
-        self._per_object: tuple[tuple[OnAdd | None, OnUpdate | None, OnDelete | None] | None, ...] = ()
+        #: per kind of change, what a change alone of that kind calls, in handler order: a batch
+        #: handler (True: told a batch of one) or an EventHandlers' callback for that kind
+        #: (False: called directly; handlers without one are left out)
+        self._one: dict[str, tuple[tuple[Callable[..., None], bool], ...]] = {
+            "ADDED": (),
+            "MODIFIED": (),
+            "DELETED": (),
+        }
         self._unsubscribe: Callable[[], None] | None = None
         self._synced_rv = 0
 
@@ -157,12 +164,18 @@ class Informer:
         `replay=False` skips that replay: only for a caller that has already told its handler
         about every cached object, so the adds would change nothing."""
         self._handlers = (*self._handlers, handler)
-        self._per_object = (
-            *self._per_object,
-            (handler.on_add, handler.on_update, handler.on_delete)
-            if isinstance(handler, EventHandlers)
-            else None,
-        )
+        one = self._one
+        if isinstance(handler, EventHandlers):
+            for kind, callback in (
+                ("ADDED", handler.on_add),
+                ("MODIFIED", handler.on_update),
+                ("DELETED", handler.on_delete),
+            ):
+                if callback is not None:
+                    one[kind] = (*one[kind], (callback, False))
+        else:
+            for kind in one:
+                one[kind] = (*one[kind], (handler, True))
         if replay and self._unsubscribe is not None and self._cache:
             handler(Changes.added(list(self._cache.items())))
 
@@ -217,7 +230,7 @@ class Informer:
         other event is translated."""
         cache = self._cache
         group = batch.field_write
-        plain = self._filter.namespace_only
+        plain = self._plain
         if group is not None and plain and group.first_rv > self._synced_rv:
             # a field write keeps the metadata: an object cached (so in the watched namespace)
             # stays there, and every update is a MODIFIED of the cached object
@@ -289,23 +302,16 @@ class Informer:
         # a change alone (most writes): the per-object callbacks are called directly
         kind, _, old, obj = changes[0]
         batch_of_one: Changes | None = None
-        for handler, callbacks in zip(self._handlers, self._per_object, strict=True):
-            if callbacks is None:
+        updated = kind == "MODIFIED"
+        for call, batched in self._one[kind]:
+            if batched:
                 if batch_of_one is None:
                     batch_of_one = Changes(changes, only=kind)
-                handler(batch_of_one)
-            elif kind == "MODIFIED":
-                on_update = callbacks[1]
-                if on_update is not None:
-                    on_update(old, obj)  # type: ignore[arg-type]  # (a MODIFIED change has its old)
-            elif kind == "ADDED":
-                on_add = callbacks[0]
-                if on_add is not None:
-                    on_add(obj)
+                call(batch_of_one)
+            elif updated:
+                call(old, obj)
             else:
-                on_delete = callbacks[2]
-                if on_delete is not None:
-                    on_delete(obj)
+                call(obj)
 
     # cache reads ---------------------------------------------------------------------------
 

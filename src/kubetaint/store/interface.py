@@ -22,7 +22,7 @@ Writes: `commit(ops)` is the one write entry point (see `Store.commit` for the b
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -52,9 +52,9 @@ __all__ = [  # the change stream's types (.changes) are part of the store contra
     "WriteOp",
     "as_updates",
     "object_key",
+    "single_writes",
     "until_failure",
     "with_field",
-    "written",
 ]
 
 JSON = dict[str, Any]
@@ -147,11 +147,6 @@ WriteOp = Create | Update | Delete | SetField
 Result = JSON | StatusError
 
 
-def written(ops: Sequence[WriteOp]) -> int:
-    """How many objects `ops` name (one result each in a commit that does not stop early)."""
-    return sum(len(op.objects) if type(op) is SetField else 1 for op in ops)
-
-
 def until_failure(results: list[Result]) -> tuple[list[JSON], StatusError | None]:
     """A commit's results with `stop_at_failure` as (the stored objects, the failure or None)."""
     if results and isinstance(last := results[-1], StatusError):
@@ -174,6 +169,15 @@ def as_updates(op: SetField) -> list[Update]:
     return [Update(op.resource, with_field(obj, op.path, op.value)) for obj in op.objects]
 
 
+def single_writes(ops: Sequence[WriteOp]) -> Iterator[Create | Update | Delete]:
+    """`ops` one object at a time: each field write as its updates."""
+    for op in ops:
+        if type(op) is SetField:
+            yield from as_updates(op)
+        else:
+            yield op  # type: ignore[misc]  # not a SetField
+
+
 class Store(Protocol):
     """What components read and write through."""
 
@@ -182,11 +186,6 @@ class Store(Protocol):
     #: they have seen every committed change (the in-memory store): see kubetaint.kubelet.running.
     @property
     def delivers_synchronously(self) -> bool: ...
-
-    #: `get` returns the very object a write stored (and returned) until the next write of that
-    #: key (the in-memory store); other stores decode a new object per read.
-    @property
-    def returns_stored_objects(self) -> bool: ...
 
     def get(self, resource: str, namespace: str, name: str) -> JSON: ...
 
@@ -221,7 +220,7 @@ class Store(Protocol):
         exactly as one write after another would; subscribers receive the commit's events as one
         batch (`ChangeBatch`) once it is committed (etcd and a remote API server, which commit
         each object on its own, publish one batch per object). The results are one per object
-        the ops name (`written(ops)`), in order: the stored object or the StatusError its
+        the ops name (a `SetField` one per object), in order: the stored object or the StatusError its
         operation met. A failing operation changes nothing
         and the others still commit; with `stop_at_failure` the batch ends at the first failure
         (the operations before it stay committed) and the results end with its error."""

@@ -21,7 +21,6 @@ from kubetaint.store.base import StoreBase
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.fieldwrite import (
     HistoryEntry,
-    RepeatedRounds,
     history_events,
 )
 from kubetaint.store.interface import (
@@ -35,8 +34,8 @@ from kubetaint.store.interface import (
     Update,
     WatchEvent,
     WriteOp,
-    as_updates,
     object_key,
+    single_writes,
 )
 from kubetaint.store.memoryfields import FieldWrites
 from kubetaint.store.mutation import (
@@ -72,7 +71,6 @@ _EMPTY_SPACES: dict[str, dict[str, JSON]] = {}  # read-only stand-in for a resou
 class MemoryStore(StoreBase, FieldWrites):
     """Objects in dicts, one global resourceVersion counter, bounded change history."""
 
-    returns_stored_objects = True
     delivers_synchronously = True
 
     def __init__(
@@ -91,7 +89,6 @@ class MemoryStore(StoreBase, FieldWrites):
         self._history: deque[HistoryEntry] = deque(maxlen=self._options.history_size)
         self._dispatcher = Dispatcher()
         self._lock = threading.RLock()
-        self._repeated = RepeatedRounds()  # field writes repeating the objects of a recent one
 
     # reads -------------------------------------------------------------------------------
 
@@ -238,18 +235,14 @@ class MemoryStore(StoreBase, FieldWrites):
         results: builtins.list[Result] = []
         events: builtins.list[WatchEvent] = []
         with self._lock:
-            for op in ops:
-                if type(op) is SetField:
-                    if not self._set_field_in(op, results, events, stop_at_failure) and stop_at_failure:
-                        break
-                    continue
+            for write in single_writes(ops):
                 try:
-                    if type(op) is Create:
-                        stored, event = self._create_in(op.resource, op.object, op.dry_run)
-                    elif type(op) is Update:
-                        stored, event = self._update_op(op)
+                    if type(write) is Create:
+                        stored, event = self._create_in(write.resource, write.object, write.dry_run)
+                    elif type(write) is Update:
+                        stored, event = self._update_op(write)
                     else:
-                        stored, event = self._delete_in(op)  # type: ignore[arg-type]  # the last kind
+                        stored, event = self._delete_in(write)  # type: ignore[arg-type]  # the last kind
                 except errors.StatusError as err:
                     results.append(err)
                     if stop_at_failure:
@@ -279,31 +272,6 @@ class MemoryStore(StoreBase, FieldWrites):
             objects = objects[len(stored) + 1 :]
             if not objects:
                 return results
-
-    def _set_field_in(
-        self,
-        op: SetField,
-        results: builtins.list[Result],
-        events: builtins.list[WatchEvent],
-        stop_at_failure: bool,
-    ) -> bool:
-        """A field write inside a larger commit, object by object as updates (lock held): False
-        when one failed."""
-        ok = True
-        spaces = self._objects.get(op.resource, {})
-        for update in as_updates(op):
-            try:
-                stored, event = self._update_in(op.resource, spaces, update.object, op.resource == "pods")
-            except errors.StatusError as err:
-                results.append(err)
-                ok = False
-                if stop_at_failure:
-                    return False
-                continue
-            results.append(stored)
-            if event is not None:
-                events.append(event)
-        return ok
 
     def _create_in(self, resource: str, obj: JSON, dry_run: bool) -> tuple[JSON, WatchEvent | None]:
         """One create (lock held): the stored object and its event (None for a dry run). A plain

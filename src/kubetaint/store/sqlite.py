@@ -41,13 +41,12 @@ from kubetaint.store.interface import (
     EventType,
     ListResult,
     Result,
-    SetField,
     StoreOptions,
     Update,
     WatchEvent,
     WriteOp,
-    as_updates,
     object_key,
+    single_writes,
 )
 from kubetaint.store.mutation import (
     check_delete_preconditions,
@@ -316,12 +315,8 @@ class SqliteStore(StoreBase):
         """`Store.commit` in one transaction (possibly shared with concurrent writers), each write
         in its own savepoint; returns once durable (unless this thread defers that), after the
         subscribers were told."""
-        operations: builtins.list[Operation] = []
-        writes: builtins.list[WriteOp] = []  # one per operation (a field write: its updates)
-        for op in ops:
-            for write in as_updates(op) if type(op) is SetField else (op,):
-                writes.append(write)
-                operations.append(self._operation(write))
+        writes = builtins.list(single_writes(ops))  # (a field write: its updates)
+        operations = [self._operation(write) for write in writes]
         outcomes = self._committer.run_many(operations, stop_at_failure=stop_at_failure)
         if threading.get_ident() not in self._deferred:
             self._syncer.wait()
@@ -337,8 +332,7 @@ class SqliteStore(StoreBase):
                     self._decoded.pop((write.resource, write.namespace, write.name), None)
                 results.append(outcome)
             else:
-                dry_run = write.dry_run  # type: ignore[union-attr]  # Create or Update
-                results.append(outcome if dry_run else self._remember(write.resource, outcome))
+                results.append(outcome if write.dry_run else self._remember(write.resource, outcome))
         return results
 
     def _operation(self, op: WriteOp) -> Operation:

@@ -226,6 +226,22 @@ def validate_namespace(obj: Obj, old: Obj | None, allow_comparison: bool) -> lis
     return errs
 
 
+def validate_namespace_status_update(obj: Obj) -> list[f.FieldError]:
+    """ValidateNamespaceStatusUpdate's phase rule: `Active` without a deletionTimestamp,
+    `Terminating` with one (upstream's field path is `status.Phase`)."""
+    meta = obj.get("metadata")
+    deleting = bool(meta.get("deletionTimestamp")) if isinstance(meta, Mapping) else False
+    status = obj.get("status")
+    phase = str(status.get("phase") or "") if isinstance(status, Mapping) else ""
+    if not deleting and phase != "Active":
+        return [f.invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty")]
+    if deleting and phase != "Terminating":
+        return [
+            f.invalid("status.Phase", phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")
+        ]
+    return []
+
+
 def validate_finalizer_name(name: str, path: str) -> list[f.FieldError]:
     """validateFinalizerName: apimachinery's qualified-name check, then validateKubeFinalizerName."""
     errs = [f.invalid(path, name, msg) for msg in is_qualified_name(name)]

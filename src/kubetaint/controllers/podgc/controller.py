@@ -17,8 +17,8 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, format_time
 from kubetaint.controllers.replicaset import podutil
-from kubetaint.store.informer import Changes, Informer
-from kubetaint.store.interface import Store
+from kubetaint.store.informer import Changes, EventHandlers, Informer
+from kubetaint.store.interface import Store, object_key
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -77,7 +77,7 @@ class PodGCController:
         #: kept by both sides' changes so that a pass need not look at every indexed node
         self._unlisted: set[str] = set()
         self.pods.add_handlers(self._pods_changed)
-        self.nodes.add_handlers(self._nodes_changed)
+        self.nodes.add_handlers(EventHandlers(on_add=self._node_listed, on_delete=self._node_unlisted))
 
     def start(self) -> None:
         for informer in self._own:
@@ -101,19 +101,17 @@ class PodGCController:
 
     # indexes -------------------------------------------------------------------------------------
 
-    def _nodes_changed(self, changes: Changes) -> None:
-        """The node informer's handler: `_unlisted` follows which indexed nodes it caches (its
-        key of a node: ("", name))."""
-        unlisted, only = self._unlisted, changes.only
-        if only == "MODIFIED" or (only == "ADDED" and not unlisted):
-            return  # nothing to note (an update keeps the key) or to take out
-        for kind, (namespace, name), _, _ in changes:
-            if namespace:
-                continue
-            if kind == "ADDED":
-                unlisted.discard(name)
-            elif kind == "DELETED" and name in self._by_node:
-                unlisted.add(name)
+    def _node_listed(self, node: JSON) -> None:
+        """`_unlisted` follows which indexed nodes the node informer caches (its key of a node:
+        ("", name)): one it adds is no longer unlisted."""
+        namespace, name = object_key(node)
+        if not namespace:
+            self._unlisted.discard(name)
+
+    def _node_unlisted(self, node: JSON) -> None:
+        namespace, name = object_key(node)
+        if not namespace and name in self._by_node:
+            self._unlisted.add(name)
 
     def _pods_changed(self, changes: Changes) -> None:
         """The pod informer's handler: each change into the indexes. The indexes hold what

@@ -299,19 +299,21 @@ class FieldSet:
 _EMPTY = FieldSet()
 
 
-def from_fields_v1(document: Any) -> FieldSet:
-    """Set.FromJSON of a FieldsV1 object (FieldsV1Error when it is not one)."""
+def from_fields_v1(document: Any, *, written_here: bool = False) -> FieldSet:
+    """Set.FromJSON of a FieldsV1 object (FieldsV1Error when it is not one). A document
+    `written_here` (by `to_fields_v1`, as stored managedFields are) is known to be in upstream's
+    form and is kept for re-encoding without checking."""
     if not isinstance(document, dict):
         raise FieldsV1Error("expected an object")
-    result, _, canonical = _read(document)
+    result, _, canonical = _read(document, check=not written_here)
     if canonical:  # encoding the set gives the document back: keep it
         result.encoded = document
     return result
 
 
-def _read(document: dict[str, Any]) -> tuple[FieldSet, bool, bool]:
-    """The set, whether the document marks its parent a member, and whether it is in the
-    canonical form `to_fields_v1` writes."""
+def _read(document: dict[str, Any], check: bool = True) -> tuple[FieldSet, bool, bool]:
+    """The set, whether the document marks its parent a member, and (when `check`) whether it
+    is in the canonical form `to_fields_v1` writes."""
     out = FieldSet()
     is_member = False
     canonical = True
@@ -319,7 +321,7 @@ def _read(document: dict[str, Any]) -> tuple[FieldSet, bool, bool]:
     for position, (text, sub) in enumerate(document.items()):
         if text == ".":
             is_member = True
-            canonical = canonical and position == 0 and len(document) > 1 and sub == {}
+            canonical = canonical and (not check or (position == 0 and len(document) > 1 and sub == {}))
             continue
         pe = parse_element(text)
         if pe is None:
@@ -327,11 +329,12 @@ def _read(document: dict[str, Any]) -> tuple[FieldSet, bool, bool]:
             continue
         if not isinstance(sub, dict):
             raise FieldsV1Error(f"expected an object at {text!r}")
-        if previous is not None and not previous < pe:
-            canonical = False
-        previous = pe
-        child, member, child_canonical = _read(sub)
-        canonical = canonical and child_canonical and element_fields_v1(pe) == text
+        if check:
+            if previous is not None and not previous < pe:
+                canonical = False
+            previous = pe
+        child, member, child_canonical = _read(sub, check)
+        canonical = canonical and child_canonical and (not check or element_fields_v1(pe) == text)
         if member:
             out.members.add(pe)
         if not child.empty():

@@ -46,10 +46,16 @@ class VersionedSet:
     def fields(self) -> FieldSet:
         if self._fields is None:
             try:
-                self._fields = from_fields_v1(self.raw if self.raw is not None else {})
+                self._fields = from_fields_v1(self.raw if self.raw is not None else {}, written_here=True)
             except FieldsV1Error:
                 self._fields = FieldSet()
         return self._fields
+
+    def empty(self) -> bool:
+        """Whether the set has no field (read from FieldsV1 when not decoded)."""
+        if self._fields is None and self.raw is not None:
+            return not self.raw
+        return self.fields.empty()
 
     def fields_v1(self) -> dict[str, Any]:
         """The FieldsV1 document of the set (the stored one when it was never decoded)."""
@@ -137,7 +143,7 @@ def _update(
         out[manager] = VersionedSet(
             owned.fields.difference(removed_set.fields), owned.api_version, owned.applied
         )
-    return {m: s for m, s in out.items() if not s.fields.empty()}, comparison
+    return {m: s for m, s in out.items() if not s.empty()}, comparison
 
 
 def update(atom: Atom, live: Any, new: Any, managers: Managers, *, manager: str, version: str) -> Managers:
