@@ -199,3 +199,112 @@ def test_kubectl_create_with_unknown_fields_fails_as_on_a_real_cluster(cluster: 
         'Warning: unknown field "spec.containers[0].bar"',
         'Warning: unknown field "spec.foo"',
     ]
+
+
+DUPLICATE_POD = (
+    b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"p"},'
+    b'"spec":{"containers":[{"name":"main","image":"nginx"}]}}'
+)
+STRICT_DUPLICATE_MESSAGE = (
+    'Pod in version "v1" cannot be handled as a Pod: strict decoding error: duplicate field "metadata.name"'
+)
+
+
+@pytest.mark.parametrize(
+    ("validation", "status", "warnings"),
+    [
+        pytest.param("Strict", 400, [], id="Strict rejects with the kind prefix"),
+        pytest.param(
+            "Warn", 201, ['299 - "duplicate field \\"metadata.name\\""'], id="Warn creates and warns"
+        ),
+        pytest.param(None, 201, ['299 - "duplicate field \\"metadata.name\\""'], id="absent means Warn"),
+        pytest.param("Ignore", 201, [], id="Ignore is silent"),
+    ],
+)
+def test_create_with_a_duplicate_field(
+    client: TestClient, validation: str | None, status: int, warnings: list[str]
+) -> None:
+    params = {"fieldValidation": validation} if validation else {}
+    response = client.post(
+        PODS, params=params, content=DUPLICATE_POD, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == status
+    assert response.headers.get_list("warning") == warnings
+    if status == 400:
+        assert response.json()["message"] == STRICT_DUPLICATE_MESSAGE
+    else:
+        assert response.json()["metadata"]["name"] == "p", "the last value wins, as in Go"
+
+
+def test_duplicates_and_unknown_fields_are_reported_together(client: TestClient) -> None:
+    body = (
+        b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"1","a":"2"}},'
+        b'"spec":{"foo":1,"containers":[{"name":"main","image":"x","image":"nginx"}]}}'
+    )
+    response = client.post(PODS, content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 201
+    assert response.headers.get_list("warning") == [
+        '299 - "duplicate field \\"metadata.labels.a\\""',
+        '299 - "unknown field \\"spec.foo\\""',
+        '299 - "duplicate field \\"spec.containers[0].image\\""',
+    ]
+    assert response.json()["metadata"]["labels"] == {"a": "2"}
+    assert response.json()["spec"]["containers"][0]["image"] == "nginx"
+
+
+def test_strict_update_with_a_duplicate_field(client: TestClient) -> None:
+    assert client.post(PODS, json=pod_body()).status_code == 201
+    response = client.put(
+        f"{PODS}/p",
+        params={"fieldValidation": "Strict"},
+        content=DUPLICATE_POD,
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["message"] == STRICT_DUPLICATE_MESSAGE
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/strategic-merge-patch+json", "application/merge-patch+json"],
+)
+def test_patch_with_a_duplicate_field(client: TestClient, content_type: str) -> None:
+    assert client.post(PODS, json=pod_body()).status_code == 201
+    body = b'{"metadata":{"labels":{"a":"1","a":"2"}}}'
+    strict = client.patch(
+        f"{PODS}/p",
+        params={"fieldValidation": "Strict"},
+        content=body,
+        headers={"Content-Type": content_type},
+    )
+    assert strict.status_code == 400
+    assert strict.json()["message"] == 'strict decoding error: duplicate field "metadata.labels.a"'
+    warned = client.patch(f"{PODS}/p", content=body, headers={"Content-Type": content_type})
+    assert warned.status_code == 200
+    assert warned.headers.get_list("warning") == ['299 - "duplicate field \\"metadata.labels.a\\""']
+    assert warned.json()["metadata"]["labels"] == {"a": "2"}
+
+
+def test_duplicate_keys_that_differ_only_in_lone_surrogates(client: TestClient) -> None:
+    body = (
+        b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"\\ud800":"1","\\udc00":"2"}},'
+        b'"spec":{"containers":[{"name":"main","image":"nginx"}]}}'
+    )
+    response = client.post(
+        PODS, params={"fieldValidation": "Strict"}, content=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["message"].endswith('duplicate field "metadata.labels.\ufffd"')
+
+
+@pytest.mark.kubectl
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+def test_kubectl_raw_create_with_a_duplicate_field_fails_as_on_a_real_cluster(cluster: Cluster) -> None:
+    (cluster.workdir / "dup.json").write_bytes(DUPLICATE_POD)
+    path = "/api/v1/namespaces/default/pods?fieldValidation=Strict"
+    result = cluster.kubectl("create", "--raw", path, "-f", "dup.json", ok=False)
+    assert result.returncode == 1
+    assert result.stderr.strip() == f"Error from server (BadRequest): {STRICT_DUPLICATE_MESSAGE}"
+    # `kubectl create -f` decodes the manifest itself (the last value wins) and sends it re-encoded
+    created = cluster.kubectl("create", "-f", "dup.json")
+    assert (created.stdout.strip(), created.stderr) == ("pod/p created", "")

@@ -37,10 +37,11 @@ Deliberate simplifications (upstream behaviour in brackets):
   [registry/core/pod/storage/eviction.go]; a dry-run eviction skips the budget check.
 - No defaulting beyond PrepareForCreate status (pods Pending + qosClass, namespaces Active): the
   admission/defaulting hooks own it.
-- fieldValidation (`kubetaint.apiserver.fieldvalidation`) reports unknown fields (Strict 400, Warn
-  `Warning` headers, absent = Warn) from the served schemas; duplicate fields are not reported,
-  JSON patches are not checked and patch bodies are checked as sent [upstream checks the patched
-  object].
+- fieldValidation (`kubetaint.apiserver.fieldvalidation`) reports unknown fields and the fields a
+  JSON body gives twice (Strict 400, Warn `Warning` headers, absent = Warn) from the served
+  schemas; JSON patches are not checked and patch bodies are checked as sent [upstream checks the
+  patched object]; YAML bodies' duplicate keys are not reported [upstream: go-yaml's
+  `key "k" already set in map`].
 - OpenAPI v3 (`kubetaint.apiserver.openapi`) serves upstream's v1.35 schemas of the served kinds
   (`kubectl explain`, client-side apply's patch metadata) and the served paths' operations, without
   the request/response schemas' `default` values and with enum values only on the taint and

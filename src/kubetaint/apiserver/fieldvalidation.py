@@ -1,7 +1,8 @@
 """`fieldValidation=Strict|Warn|Ignore`: unknown fields of a request body, found with the served
 OpenAPI schemas, reported as kube-apiserver does (mirrors apiserver/pkg/endpoints/handlers
 create.go/update.go/patch.go with sigs.k8s.io/json's strict decoding: paths such as
-`spec.containers[0].foo`, in the body's order).
+`spec.containers[0].foo`, in the body's order), and fields a JSON body gives twice
+(`duplicate field "metadata.name"`; the last value is kept, as Go's decoder keeps it).
 
 - Strict: 400 BadRequest. Create and update say
   `Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.foo"`
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from starlette.responses import Response
@@ -61,10 +63,17 @@ def _schema_of(res: ResourceInfo, body: Any) -> tuple[str | None, str, str]:
 
 
 def decode(
-    res: ResourceInfo, body: Any, value: str | None, *, patch: bool = False, directives: bool | None = None
+    res: ResourceInfo,
+    body: Any,
+    value: str | None,
+    *,
+    patch: bool = False,
+    directives: bool | None = None,
+    duplicates: Mapping[int, Sequence[str]] | None = None,
 ) -> tuple[Any, list[str]]:
     """`body` as the Go type it decodes into keeps it: unknown fields dropped (never stored),
-    with the warnings to send for them (Warn), or a 400 (Strict); no warnings for Ignore.
+    with the warnings to send for them and for the fields given twice (`duplicates`, from
+    `wire.load_json_recording`) (Warn), or a 400 (Strict); no warnings for Ignore.
     `patch`: the Strict message has no kind prefix; `directives` (default: `patch`): strategic
     merge `$` keys and `null` deletions are not fields."""
     if directives is None:
@@ -73,7 +82,7 @@ def decode(
     name, kind, version = _schema_of(res, body)
     if name is None:
         return body, []
-    found = strict_errors(body, name, patch=directives)
+    found = strict_errors(body, name, patch=directives, duplicates=duplicates)
     if not found:
         return body, []
     if mode == "Strict":

@@ -27,9 +27,11 @@ from kubetaint.apiserver.tables import build_table, include_object_policy, with_
 from kubetaint.apiserver.wire import (
     JSON,
     decode_object,
+    decode_object_recording,
     dry_run,
     json_response,
     load_json_any,
+    load_json_recording,
     load_protobuf,
     load_yaml,
     media_type,
@@ -120,8 +122,9 @@ class Handlers:
     async def create(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         fieldmanagement.check_options(request, "CreateOptions")
-        obj = decode_object(await request.body(), media_type(request))
-        obj, warnings = fieldvalidation.decode(target.res, obj, query.of(request).get("fieldValidation"))
+        obj, twice = decode_object_recording(await request.body(), media_type(request))
+        validation = query.of(request).get("fieldValidation")
+        obj, warnings = fieldvalidation.decode(target.res, obj, validation, duplicates=twice)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = fieldmanagement.record(target, obj, None, request, self.clock)
         created = self.registry.create(target, obj, dry_run(request))
@@ -130,13 +133,14 @@ class Handlers:
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         fieldmanagement.check_options(request, "UpdateOptions")
-        obj = decode_object(await request.body(), media_type(request))
+        obj, twice = decode_object_recording(await request.body(), media_type(request))
         if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
             old = self.store.get(target.res.store_resource, target.namespace, target.name)
             parent = Target(target.res, target.namespace, target.name)
             stored = self.registry.update(parent, scale.from_scale(old, obj), old, dry_run(request))
             return json_response(scale.to_scale(stored))
-        obj, warnings = fieldvalidation.decode(target.res, obj, query.of(request).get("fieldValidation"))
+        validation = query.of(request).get("fieldValidation")
+        obj, warnings = fieldvalidation.decode(target.res, obj, validation, duplicates=twice)
         self.registry.check_name(target, obj)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
@@ -152,11 +156,13 @@ class Handlers:
             raise unsupported_media(", ".join(patches.PATCH_TYPES))
         fieldmanagement.check_options(request, "PatchOptions", apply=kind == patches.APPLY_PATCH)
         raw = await request.body()
-        body = load_yaml(raw) if kind == patches.APPLY_PATCH else load_json_any(raw)
+        body, twice = (load_yaml(raw), {}) if kind == patches.APPLY_PATCH else load_json_recording(raw)
         warnings: list[str] = []
         if kind != patches.JSON_PATCH:
             validation = query.of(request).get("fieldValidation")
-            body, warnings = fieldvalidation.decode(target.res, body, validation, patch=True)
+            body, warnings = fieldvalidation.decode(
+                target.res, body, validation, patch=True, duplicates=twice
+            )
         is_dry_run = dry_run(request)
         res = target.res
         for attempt in range(_CONFLICT_RETRIES):

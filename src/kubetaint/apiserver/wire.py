@@ -104,15 +104,28 @@ def media_type(request: Request) -> str:
     return (request.headers.get("content-type") or "").split(";")[0].strip().lower()
 
 
+#: id(dict) -> the keys a JSON body gave more than once in that object (the dicts are the
+#: decoded body's own, so the mapping is valid while the body is).
+Duplicates = dict[int, tuple[str, ...]]
+
+
 def decode_object(raw: bytes, content_type: str, accepted: str = _BODY_TYPES) -> JSON:
     """Decode a create/update body: JSON (also when no Content-Type is sent, as Python client 37.x
     does), YAML or protobuf (kubectl's typed clients); anything else is 415."""
+    return decode_object_recording(raw, content_type, accepted)[0]
+
+
+def decode_object_recording(
+    raw: bytes, content_type: str, accepted: str = _BODY_TYPES
+) -> tuple[JSON, Duplicates]:
+    """`decode_object` with the duplicate keys of a JSON body (last value wins, as in Go)."""
     if content_type in ("", JSON_TYPE):
-        return _as_object(_load_json(raw))
+        value, duplicates = load_json_recording(raw)
+        return _as_object(value), duplicates
     if content_type == protobuf.MEDIA_TYPE:
-        return load_protobuf(raw)
+        return load_protobuf(raw), {}
     if content_type in ("application/yaml", "application/apply-patch+yaml"):
-        return _as_object(load_yaml(raw))
+        return _as_object(load_yaml(raw)), {}
     raise unsupported_media(accepted)
 
 
@@ -144,17 +157,49 @@ def _without_surrogates(value: Any) -> Any:
     return value
 
 
-def _load_json(raw: bytes) -> Any:
-    """JSON as Go decodes it (no NaN/Infinity), then the depth and type guards of `limits`."""
+def _clean_member(value: Any) -> Any:
+    """A decoded member without lone surrogates; objects are already clean (their own hook ran)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_clean_member(v) for v in value]
+    return value
+
+
+def load_json_recording(raw: bytes) -> tuple[Any, Duplicates]:
+    """`_load_json`, recording the keys each object gives more than once (compared after lone
+    surrogates become U+FFFD, as Go compares them); the dicts keep their identity."""
+    duplicates: Duplicates = {}
+    clean = _SURROGATE_ESCAPE.search(raw) is not None
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        if clean:
+            pairs = [(_SURROGATE.sub("\ufffd", k), _clean_member(v)) for k, v in pairs]
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            twice = [key for key, _ in pairs if key in seen or seen.add(key)]  # type: ignore[func-returns-value]
+            duplicates[id(obj)] = tuple(dict.fromkeys(twice))
+        return obj
+
+    value = _load_json(raw, pairs_hook, clean)
+    return value, duplicates
+
+
+def _load_json(raw: bytes, pairs_hook: Any = None, clean: bool = False) -> Any:
+    """JSON as Go decodes it (no NaN/Infinity), then the depth and type guards of `limits`
+    (`pairs_hook`: json's object_pairs_hook, which then owns replacing surrogates in objects)."""
     try:
-        value = json.loads(raw, parse_constant=_reject_constant)
+        value = json.loads(raw, parse_constant=_reject_constant, object_pairs_hook=pairs_hook)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.bad_request(f"error decoding JSON body: {exc}") from None
     except RecursionError:
         raise errors.bad_request(
             f"error decoding JSON body: exceeded max depth of {limits.MAX_BODY_DEPTH} nested objects"
         ) from None
-    if _SURROGATE_ESCAPE.search(raw):
+    if pairs_hook is not None:
+        value = _clean_member(value) if clean else value
+    elif _SURROGATE_ESCAPE.search(raw):
         value = _without_surrogates(value)
     return limits.check_decoded(value, len(raw), "JSON")
 
