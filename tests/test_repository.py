@@ -90,7 +90,6 @@ COINED_TERMS = [
     "plain event",
     "pod run",
     "heartbeat round",
-    "keyed repeated round",
     "settled node",
     "logged re-queue",
     "zone tainter",

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from kubetaint.api.selectors import LabelSelector
+from kubetaint.scheduler.explain import explain
 from kubetaint.scheduler.plugins.pod_topology_spread import default_selector
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.unmodelled import pod_warnings
@@ -323,3 +324,17 @@ def test_a_pod_controlled_by_a_replication_controller_is_reported() -> None:
 
 def test_a_pod_controlled_by_a_replica_set_has_no_warning() -> None:
     assert pod_warnings(pod(WEB, owner("ReplicaSet", "rs"))) == []
+
+
+# ---- explain reads the Services of its input ----------------------------------------------------
+def test_explain_spreads_a_pod_a_service_of_its_input_selects() -> None:
+    def node(name: str) -> JSON:
+        return make_node(name, {HOST: name}) | {"status": {"allocatable": {"cpu": "4", "pods": "110"}}}
+
+    objects = [node("a1"), node("b1")]
+    objects += [make_pod(f"e{i}", node="a1", labels={"app": "web"}) for i in range(3)]
+    objects.append(make_pod("new", labels={"app": "web"}))
+    bare = explain(objects)["pods"][0]["nodes"]
+    assert all(PLUGIN not in n["scores"] for n in bare)
+    served = explain([*objects, service("web", {"app": "web"})])["pods"][0]["nodes"]
+    assert {n["name"]: n["scores"][PLUGIN] for n in served} == {"a1": 33, "b1": 100}

@@ -14,9 +14,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import repeat
-from operator import is_
 
-from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import FieldPath, FieldWriteGroup
 from kubetaint.store.interface import JSON, WatchEvent, with_field
 
@@ -24,7 +22,6 @@ __all__ = [  # FieldPath and FieldWriteGroup are the change stream's (.changes)
     "FieldPath",
     "FieldWriteGroup",
     "HistoryEntry",
-    "RepeatedRounds",
     "add_to_history",
     "field_version",
     "history_events",
@@ -58,22 +55,18 @@ def write_current_run(
     path: FieldPath,
     value: object,
     first_rv: int,
-    written: tuple[list[tuple[str, str]] | None, list[JSON] | None, list[JSON]],
-    known_keys: list[tuple[str, str]] | None = None,
+    written: tuple[list[tuple[str, str]], list[JSON], list[JSON]],
 ) -> None:
     """A store's field write of the run of `objects`, from the first, that are plainly current:
     each held by its store bucket (`spaces`: namespace -> name -> object) under its name, in the
     first object's namespace, without a generation to bump, its field differing from `value`.
     Each is replaced by a copy with the field set and resourceVersion `first_rv` + 1, + 2, ...;
-    its key, old and new object are appended to `written` (keys, olds, news; keys and olds may
-    be None: not kept). The run stops before the first other object, which the store's general
-    loop takes.
+    its key, old and new object are appended to `written` (keys, olds, news). The run stops
+    before the first other object, which the store's general loop takes.
 
     The store's own checks of such an object (metadata a dict with uid, creationTimestamp and
-    resourceVersion) hold for every object it stores, so only identity is looked at: a lease
-    renewal round is ~3,300 of these. With `known_keys` (the keys of `objects`, in order, as a
-    repeated round's are: `RepeatedRounds`) nothing is appended to keys and olds, and the keys
-    are not built again."""
+    resourceVersion) hold for every object it stores, so only identity with the stored object is
+    looked at: a lease renewal round is ~3,300 of these."""
     keys, olds, news = written
     try:
         namespace = objects[0]["metadata"].get("namespace") or ""
@@ -85,13 +78,8 @@ def write_current_run(
     part, field = path
     copy, absent = dict.copy, _ABSENT
     current_of = bucket.get
-    append_new = news.append
-    append_key = keys.append if keys is not None else _drop
-    append_old = olds.append if olds is not None else _drop
+    append_key, append_old, append_new = keys.append, olds.append, news.append
     texts = map(str, range(first_rv + 1, first_rv + 1 + len(objects)))
-    if known_keys is not None:
-        _write_keyed_run(bucket, objects, known_keys, texts, path=path, value=value, news=news)
-        return
     try:
         for obj, rv_text in zip(objects, texts, strict=True):
             meta = obj["metadata"]
@@ -114,90 +102,6 @@ def write_current_run(
             append_new(stored)
     except (KeyError, TypeError, AttributeError):
         return  # an object of another shape: the general loop takes it
-
-
-def _write_keyed_run(
-    bucket: dict[str, JSON],
-    objects: list[JSON],
-    keys: list[tuple[str, str]],
-    texts: Iterator[str],
-    *,
-    path: FieldPath,
-    value: object,
-    news: list[JSON],
-) -> None:
-    """`write_current_run`'s loop over objects whose keys are known (`keys[i]` is the key of
-    `objects[i]`): the same checks and writes, each new object appended to `news` only. A key
-    of another namespace than the bucket's fails the identity check (the bucket holds no object
-    of it), so such an object ends the run as in the general loop."""
-    part, field = path
-    copy, absent = dict.copy, _ABSENT
-    current_of = bucket.get
-    append_new = news.append
-    try:
-        for obj, key, rv_text in zip(objects, keys, texts, strict=True):
-            name = key[1]
-            if current_of(name) is not obj:
-                return
-            meta = obj["metadata"]
-            if "generation" in meta:
-                return
-            current = obj[part]
-            if current.get(field, absent) == value:
-                return  # unchanged: the general loop's no-op
-            changed = copy(current)  # (a TypeError unless a dict)
-            changed[field] = value
-            new_meta = copy(meta)
-            new_meta["resourceVersion"] = rv_text
-            stored = copy(obj)
-            stored[part] = changed
-            stored["metadata"] = new_meta
-            bucket[name] = stored
-            append_new(stored)
-    except (KeyError, TypeError, AttributeError):
-        return  # an object of another shape: the general loop takes it
-
-
-def _drop(_: object) -> None:
-    """Keep nothing (a list write_current_run need not fill)."""
-
-
-class RepeatedRounds:
-    """The keys and new objects of a store's recent large field-write groups, so that a round
-    rewriting exactly the objects of one of them (a heartbeat group renewing the leases it renewed
-    last, in the same order) takes that group's lists as its own keys and old objects: built once
-    instead of every round, and each old object let go with the list that held it as new."""
-
-    AT_LEAST = 16  # smaller groups are not remembered
-    KEEP = 8  # groups remembered at most (each holds objects that may since have been replaced)
-
-    __slots__ = ("_by_first",)
-
-    def __init__(self) -> None:
-        #: id of a group's first new object -> (its keys, its news)
-        self._by_first: dict[int, tuple[list[tuple[str, str]], list[JSON]]] = {}
-
-    def take(self, objects: list[JSON]) -> tuple[list[tuple[str, str]], list[JSON]] | None:
-        """The (keys, news) of the remembered group whose news are exactly `objects` (the same
-        objects in the same order), forgotten here; None when there is none."""
-        if not objects or not self._by_first:
-            return None
-        entry = self._by_first.pop(id(objects[0]), None)
-        if entry is None:
-            return None
-        news = entry[1]
-        if news is not objects and (len(news) != len(objects) or not all(map(is_, news, objects))):
-            self._by_first[id(news[0])] = entry  # (another round of the same first object)
-            return None
-        return entry
-
-    def remember(self, keys: list[tuple[str, str]], news: list[JSON]) -> None:
-        if len(news) < self.AT_LEAST or reference_mode():  # (reference mode: nothing is taken)
-            return
-        by_first = self._by_first
-        by_first[id(news[0])] = (keys, news)
-        if len(by_first) > self.KEEP:
-            del by_first[next(iter(by_first))]
 
 
 #: A bounded history's entry: an event, or one of a field-write group's updates. A group stands in

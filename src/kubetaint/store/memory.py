@@ -21,7 +21,6 @@ from kubetaint.store.base import StoreBase
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.fieldwrite import (
     HistoryEntry,
-    RepeatedRounds,
     history_events,
 )
 from kubetaint.store.interface import (
@@ -90,7 +89,6 @@ class MemoryStore(StoreBase, FieldWrites):
         self._history: deque[HistoryEntry] = deque(maxlen=self._options.history_size)
         self._dispatcher = Dispatcher()
         self._lock = threading.RLock()
-        self._repeated = RepeatedRounds()  # field writes repeating the objects of a recent one
 
     # reads -------------------------------------------------------------------------------
 

@@ -16,7 +16,6 @@ from kubetaint.api import errors
 from kubetaint.store.changes import ChangeBatch, FieldPath, FieldWriteGroup
 from kubetaint.store.fieldwrite import (
     HistoryEntry,
-    RepeatedRounds,
     add_to_history,
     field_version,
     with_field,
@@ -34,7 +33,6 @@ class FieldWrites:
     _history: deque[HistoryEntry]
     _dispatcher: Dispatcher
     _lock: threading.RLock
-    _repeated: RepeatedRounds
 
     def _update_in(
         self, resource: str, spaces: dict[str, dict[str, JSON]], obj: JSON, indexed: bool
@@ -80,27 +78,12 @@ class FieldWrites:
             first_rv = self._rv
             remaining: Iterable[JSON] = objects
             if not indexed and len(objects) > 1:
-                # the usual renewal round: its plainly current prefix in one tight loop; a round
-                # rewriting exactly the objects of a recent one takes its keys and news as its own
-                # keys and olds (RepeatedRounds)
-                repeated = self._repeated.take(objects)
+                # the usual renewal round: its plainly current prefix in one tight loop
                 write_current_run(
-                    spaces,
-                    objects,
-                    path=path,
-                    value=value,
-                    first_rv=first_rv,
-                    written=(keys, olds, news) if repeated is None else (None, None, news),
-                    known_keys=None if repeated is None else repeated[0],
+                    spaces, objects, path=path, value=value, first_rv=first_rv, written=(keys, olds, news)
                 )
                 if news:
                     remaining = islice(objects, len(news), None)
-                if repeated is not None:
-                    done = len(news)
-                    if done == len(objects):  # (so nothing more is appended to them)
-                        keys, olds = repeated
-                    else:
-                        keys[:], olds[:] = repeated[0][:done], repeated[1][:done]
             rv = first_rv + len(news)
             # the bucket of the last namespace looked up (the objects of a batch share one)
             last_namespace: object = None
@@ -172,7 +155,6 @@ class FieldWrites:
                 elif news:
                     group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
                     add_to_history(self._history, group)  # its events built only when read
-                    self._repeated.remember(keys, news)
                     self._dispatcher.publish(ChangeBatch.field_write_of(group))
             elif events:
                 self._history.extend(events)
