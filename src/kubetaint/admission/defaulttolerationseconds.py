@@ -29,6 +29,7 @@ def _tolerates(tolerations: list[Mapping[str, Any]], key: str) -> bool:
 
 class DefaultTolerationSeconds(AdmissionPlugin):
     name: ClassVar[str] = "DefaultTolerationSeconds"
+    looks_up = frozenset()
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE})
     mutating: ClassVar[bool] = True
     resources: ClassVar[frozenset[str] | None] = frozenset({"pods"})

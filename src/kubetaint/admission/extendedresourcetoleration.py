@@ -58,6 +58,7 @@ def requested_extended_resources(spec: Mapping[str, Any]) -> list[str]:
 
 class ExtendedResourceToleration(AdmissionPlugin):
     name: ClassVar[str] = "ExtendedResourceToleration"
+    looks_up = frozenset()
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE})
     mutating: ClassVar[bool] = True
     resources: ClassVar[frozenset[str] | None] = frozenset({"pods"})

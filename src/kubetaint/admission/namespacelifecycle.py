@@ -37,6 +37,7 @@ class NamespaceLifecycle(AdmissionPlugin):
     """Refuses content in missing or terminating namespaces and deletes of immortal ones."""
 
     name: ClassVar[str] = "NamespaceLifecycle"
+    looks_up = frozenset({"namespaces"})
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE, DELETE})
     mutating: ClassVar[bool] = True
     validating: ClassVar[bool] = True

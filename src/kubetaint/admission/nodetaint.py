@@ -19,6 +19,7 @@ NOT_READY_TAINT = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"
 
 class TaintNodesByCondition(AdmissionPlugin):
     name: ClassVar[str] = "TaintNodesByCondition"
+    looks_up = frozenset()
     operations: ClassVar[frozenset[str]] = frozenset({CREATE})
     mutating: ClassVar[bool] = True
     resources: ClassVar[frozenset[str] | None] = frozenset({"nodes"})

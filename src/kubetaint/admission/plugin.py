@@ -25,6 +25,10 @@ class AdmissionPlugin:
     #: The resources whose requests the plugin may change or reject (None: any); the chain skips
     #: it for the others, where its Admit and Validate return at once.
     resources: ClassVar[frozenset[str] | None] = None
+    #: The resources the plugin reads through its ObjectLookup (None: any it likes). A batch of
+    #: writes may be admitted before any of it is stored only when no plugin reads what the batch
+    #: writes (registry.podbatch).
+    looks_up: ClassVar[frozenset[str] | None] = None
 
     def handles(self, operation: str) -> bool:
         """Handler.Handles: whether the plugin runs for `operation`."""

@@ -63,6 +63,7 @@ def _preemption_policy(pc: Mapping[str, Any]) -> str:
 
 class Priority(AdmissionPlugin):
     name: ClassVar[str] = "Priority"
+    looks_up = frozenset({"priorityclasses"})
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE, DELETE})
     mutating: ClassVar[bool] = True
     resources: ClassVar[frozenset[str] | None] = frozenset({"pods", "priorityclasses"})

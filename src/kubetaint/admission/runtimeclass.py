@@ -39,6 +39,7 @@ def _same_resources(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) ->
 
 class RuntimeClass(AdmissionPlugin):
     name: ClassVar[str] = "RuntimeClass"
+    looks_up = frozenset({"runtimeclasses"})
     operations: ClassVar[frozenset[str]] = frozenset({CREATE})
     mutating: ClassVar[bool] = True
     resources: ClassVar[frozenset[str] | None] = frozenset({"pods"})

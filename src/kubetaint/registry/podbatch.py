@@ -17,12 +17,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kubetaint.admission import AdmissionChain
-from kubetaint.admission.defaulttolerationseconds import DefaultTolerationSeconds
-from kubetaint.admission.extendedresourcetoleration import ExtendedResourceToleration
-from kubetaint.admission.plugin import AdmissionPlugin
-from kubetaint.admission.podtolerationrestriction.admission import PodTolerationRestriction
-from kubetaint.admission.priority import Priority
-from kubetaint.admission.runtimeclass import RuntimeClass
 from kubetaint.api.errors import StatusError
 from kubetaint.registry.validator import APIValidator
 from kubetaint.store.interface import JSON, Create, object_key, until_failure
@@ -56,17 +50,13 @@ def create_pods(registry: Registry, objects: list[JSON]) -> tuple[list[JSON], St
     return stored, failure if failure is not None else refused
 
 
-#: The pod admission plugins known to look up no pod.
-POD_LOOKUP_FREE_PLUGINS: frozenset[type[AdmissionPlugin]] = frozenset(
-    {Priority, DefaultTolerationSeconds, PodTolerationRestriction, ExtendedResourceToleration, RuntimeClass}
-)
-
-
 def _reads_no_pods(admission: AdmissionChain) -> bool:
-    """Whether every plugin of `admission` that acts on pods is one known to look up no pod."""
+    """Whether no plugin of `admission` that acts on pods reads pods (each declares what it
+    reads: `AdmissionPlugin.looks_up`), so that admitting a run of pods before storing any of it
+    answers as admitting each after the ones before are stored."""
     return all(
         (plugin.resources is not None and "pods" not in plugin.resources)
-        or type(plugin) in POD_LOOKUP_FREE_PLUGINS
+        or (plugin.looks_up is not None and "pods" not in plugin.looks_up)
         for plugin in admission.plugins
     )
 

@@ -38,6 +38,7 @@ MEMORY_PRESSURE_TOLERATION: JSONDict = {
 
 class PodTolerationRestriction(AdmissionPlugin):
     name: ClassVar[str] = "PodTolerationRestriction"
+    looks_up = frozenset({"namespaces"})
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE})
     mutating: ClassVar[bool] = True
     resources: ClassVar[frozenset[str] | None] = frozenset({"pods"})
