@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import ControlPlane
-from kubetaint.scheduler.plugins.pod_topology_spread import default_selector
+from kubetaint.scheduler.plugins.default_selector import default_selector
 from kubetaint.store.memory import MemoryStore
 
 from .builders import pod

@@ -13,7 +13,7 @@ import pytest
 
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.scheduler.explain import explain
-from kubetaint.scheduler.plugins.pod_topology_spread import default_selector
+from kubetaint.scheduler.plugins.default_selector import default_selector
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.unmodelled import pod_warnings
 from kubetaint.speed.reference import reference_mode_set

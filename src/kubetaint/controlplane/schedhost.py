@@ -11,7 +11,7 @@ time slices (`clock.slices`): requests are served between them."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -71,45 +71,17 @@ class SchedulerHost:
             )
         )
         pods.add_handlers(self.scheduler.pods_changed)
-        pdbs.add_handlers(
-            EventHandlers(
-                on_add=self.scheduler.add_pdb,
-                on_update=lambda old, new: self.scheduler.update_pdb(new),
-                on_delete=self.scheduler.remove_pdb,
-            )
-        )
-        if namespaces is not None:  # InterPodAffinity's namespaceSelector
-            namespaces.add_handlers(
-                EventHandlers(
-                    on_add=self.scheduler.add_namespace,
-                    on_update=lambda old, new: self.scheduler.update_namespace(new),
-                    on_delete=self.scheduler.remove_namespace,
-                )
-            )
-        if replica_sets is not None:  # PodTopologySpread's default selector
-            replica_sets.add_handlers(
-                EventHandlers(
-                    on_add=self.scheduler.add_replica_set,
-                    on_update=lambda old, new: self.scheduler.update_replica_set(new),
-                    on_delete=self.scheduler.remove_replica_set,
-                )
-            )
-        if stateful_sets is not None:  # PodTopologySpread's default selector
-            stateful_sets.add_handlers(
-                EventHandlers(
-                    on_add=self.scheduler.add_stateful_set,
-                    on_update=lambda old, new: self.scheduler.update_stateful_set(new),
-                    on_delete=self.scheduler.remove_stateful_set,
-                )
-            )
-        if services is not None:  # PodTopologySpread's default selector
-            services.add_handlers(
-                EventHandlers(
-                    on_add=self.scheduler.add_service,
-                    on_update=lambda old, new: self.scheduler.update_service(new),
-                    on_delete=self.scheduler.remove_service,
-                )
-            )
+        s = self.scheduler
+        _follow(pdbs, s.add_pdb, s.update_pdb, s.remove_pdb)
+        # InterPodAffinity's namespaceSelector; PodTopologySpread's default selector
+        for informer, add, update, remove in (
+            (namespaces, s.add_namespace, s.update_namespace, s.remove_namespace),
+            (replica_sets, s.add_replica_set, s.update_replica_set, s.remove_replica_set),
+            (stateful_sets, s.add_stateful_set, s.update_stateful_set, s.remove_stateful_set),
+            (services, s.add_service, s.update_service, s.remove_service),
+        ):
+            if informer is not None:
+                _follow(informer, add, update, remove)
 
     def _on_active(self) -> None:
         if self._handle is None and self.leading:
@@ -244,3 +216,17 @@ class SchedulerHost:
             self.registry.delete("pods", namespace, name)
         except StatusError as err:
             log.debug("preemption of %s/%s failed: %s", namespace, name, err.message)
+
+
+def _follow(
+    informer: Informer,
+    add: Callable[[dict[str, Any]], None],
+    update: Callable[[dict[str, Any]], None],
+    remove: Callable[[dict[str, Any]], None],
+) -> None:
+    """The scheduler's cache follows `informer`'s objects (an update hands over the new object)."""
+
+    def updated(old: dict[str, Any], new: dict[str, Any]) -> None:
+        update(new)
+
+    informer.add_handlers(EventHandlers(on_add=add, on_update=updated, on_delete=remove))
