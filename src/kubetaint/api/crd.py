@@ -7,7 +7,7 @@ and pkg/controller/{status,establish,finalizer}).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,11 +232,11 @@ def first_delete(crd: JSON, now: str) -> JSON:
     meta["finalizers"] = finalizers
     message = "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
     return set_condition(
-        {**crd, "metadata": meta}, TERMINATING, "True", "InstanceDeletionPending", message, now
+        {**crd, "metadata": meta}, TERMINATING, "True", "InstanceDeletionPending", message, now=now
     )
 
 
-def names_conflict(crd: Mapping[str, Any], others: list[Mapping[str, Any]]) -> tuple[str, str] | None:
+def names_conflict(crd: Mapping[str, Any], others: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
     """The naming controller's check (calculateNamesAndConditions): (reason, message) when a
     requested name is taken by another CRD of the same group, else None."""
     spec = spec_of(crd)
@@ -273,7 +273,7 @@ def names_conflict(crd: Mapping[str, Any], others: list[Mapping[str, Any]]) -> t
     return None
 
 
-def established_status(crd: JSON, others: list[Mapping[str, Any]], now: str) -> JSON:
+def established_status(crd: JSON, others: Sequence[Mapping[str, Any]], now: str) -> JSON:
     """The CRD as the naming and establishing controllers leave it: acceptedNames and
     NamesAccepted (NoConflicts, or the conflict), then Established (InitialNamesAccepted) once
     the names are accepted."""
@@ -285,7 +285,7 @@ def established_status(crd: JSON, others: list[Mapping[str, Any]], now: str) -> 
             accepted["singular"] = str(accepted["kind"]).lower()
         st = {**_as_dict(crd.get("status")), "acceptedNames": accepted}
         crd = set_condition(
-            {**crd, "status": st}, NAMES_ACCEPTED, "True", "NoConflicts", "no conflicts found", now
+            {**crd, "status": st}, NAMES_ACCEPTED, "True", "NoConflicts", "no conflicts found", now=now
         )
         if not condition_true(crd, ESTABLISHED):
             crd = set_condition(
