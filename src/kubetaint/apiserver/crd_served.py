@@ -115,6 +115,14 @@ def at_version(res: CustomResource, obj: JSON) -> JSON:
     return {**obj, "apiVersion": want}
 
 
+def prepare_for_create(res: CustomResource, obj: JSON) -> JSON:
+    """The custom resource strategy's PrepareForCreate: generation 1; no status when status is
+    a subresource; stored at the storage version."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    out = {k: v for k, v in obj.items() if not (k == "status" and res.has_status)}
+    return for_storage(res, {**out, "metadata": {**meta, "generation": 1}})
+
+
 def for_storage(res: CustomResource, obj: JSON) -> JSON:
     """An object to store: at the storage version (conversion strategy None)."""
     if not res.storage_version or res.storage_version == res.version:

@@ -254,7 +254,7 @@ class Registry:
         if _is_services(target.res):
             obj = self._allocate_service(obj, None)
         if isinstance(target.res, CustomResource):
-            obj = crd_served.for_storage(target.res, {**obj, "metadata": {**_meta(obj), "generation": 1}})
+            obj = crd_served.prepare_for_create(target.res, obj)
         admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)
         return self.store.create(target.res.store_resource, omit_empty(admitted), dry_run=dry_run)
 
