@@ -118,7 +118,7 @@ def at_version(res: CustomResource, obj: JSON) -> JSON:
 def prepare_for_create(res: CustomResource, obj: JSON) -> JSON:
     """The custom resource strategy's PrepareForCreate: generation 1; no status when status is
     a subresource; stored at the storage version."""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = meta_of(obj)
     out = {k: v for k, v in obj.items() if not (k == "status" and res.has_status)}
     return for_storage(res, {**out, "metadata": {**meta, "generation": 1}})
 
