@@ -258,3 +258,40 @@ def test_deleting_the_crd_deletes_its_custom_resources(crd_client: TestClient, p
     assert plane.store.list("crontabs.stable.example.com").items == []
     assert crd_client.get(CT).status_code == 404
     assert crd_client.get("/apis/stable.example.com").status_code == 404
+
+
+def test_a_crd_using_what_kubetaint_does_not_check_is_answered_with_warnings(crd_client: TestClient) -> None:
+    crd = crontab_crd()
+    crd["metadata"]["name"] = "widgets.stable.example.com"
+    crd["spec"]["names"] = {"plural": "widgets", "kind": "Widget"}
+    version = crd["spec"]["versions"][0]
+    version["schema"]["openAPIV3Schema"]["x-kubernetes-validations"] = [{"rule": "has(self.spec)"}]
+    version["selectableFields"] = [{"jsonPath": ".spec.image"}]
+    response = crd_client.post(CRDS, json=crd)
+    assert response.status_code == 201, response.text
+    assert response.headers.get_list("warning") == [
+        '299 - "kubetaint does not check x-kubernetes-validations of widgets.stable.example.com: '
+        'values are accepted unchecked"',
+        '299 - "kubetaint does not serve the selectableFields of widgets.stable.example.com: '
+        'field selectors take metadata.name and metadata.namespace only"',
+    ]
+
+
+def test_every_served_version_reads_the_stored_objects(crd_client: TestClient, plane: ControlPlane) -> None:
+    crd = crd_client.get(f"{CRDS}/crontabs.stable.example.com").json()
+    v1 = crd["spec"]["versions"][0]
+    crd["spec"]["versions"] = [{**v1, "name": "v1beta1", "storage": False}, v1]
+    assert crd_client.put(f"{CRDS}/crontabs.stable.example.com", json=crd).status_code == 200
+    plane.clock.run_pending()
+    crd_client.post(CT, json=crontab())
+    beta = crd_client.get("/apis/stable.example.com/v1beta1/namespaces/default/crontabs/c1").json()
+    assert beta["apiVersion"] == "stable.example.com/v1beta1" and beta["spec"]["cronSpec"] == "* * * * */5"
+    created = crd_client.post(
+        "/apis/stable.example.com/v1beta1/namespaces/default/crontabs",
+        json={**crontab("c2"), "apiVersion": "stable.example.com/v1beta1"},
+    )
+    assert created.status_code == 201, created.text
+    stored = plane.store.get("crontabs.stable.example.com", "default", "c2")
+    assert stored["apiVersion"] == "stable.example.com/v1"
+    group = crd_client.get("/apis/stable.example.com").json()
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]

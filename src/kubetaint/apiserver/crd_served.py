@@ -269,9 +269,42 @@ def from_scale(res: CustomResource, parent: JSON, scale: Any) -> JSON:
     return _path_set(parent, res.scale_paths[0], replicas)
 
 
-def unchecked_warnings(res: CustomResource) -> list[str]:
-    """The warning a write carries when the schema uses what kubetaint does not check."""
-    missing = crschema.unchecked(res.schema)
-    if not missing:
-        return []
-    return [f"kubetaint does not check {', '.join(missing)} of {res.group_resource}: accepted unchecked"]
+def crd_warnings(crd: JSON) -> list[str]:
+    """The warnings a CRD write carries for what of it kubetaint does not model: conversion
+    webhooks (never called: every served version is the stored object with its apiVersion
+    changed), CEL rules and formats it does not check, selectable fields."""
+    spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
+    assert isinstance(spec, dict)
+    name = str(meta_of(crd).get("name") or "")
+    out: list[str] = []
+    conversion = spec.get("conversion") if isinstance(spec.get("conversion"), dict) else {}
+    assert isinstance(conversion, dict)
+    if conversion.get("strategy") == "Webhook":
+        out.append(
+            f"kubetaint does not call conversion webhooks: the versions of {name} are served as stored, "
+            "with only apiVersion changed"
+        )
+    unchecked: list[str] = []
+    selectable = False
+    for version in spec.get("versions") or []:
+        if not isinstance(version, dict):
+            continue
+        schema = (
+            (version.get("schema") or {}).get("openAPIV3Schema")
+            if isinstance(version.get("schema"), dict)
+            else None
+        )
+        for item in crschema.unchecked(schema if isinstance(schema, dict) else None):
+            if item not in unchecked:
+                unchecked.append(item)
+        selectable = selectable or bool(version.get("selectableFields"))
+    if unchecked:
+        out.append(
+            f"kubetaint does not check {', '.join(unchecked)} of {name}: values are accepted unchecked"
+        )
+    if selectable:
+        out.append(
+            f"kubetaint does not serve the selectableFields of {name}: field selectors take "
+            "metadata.name and metadata.namespace only"
+        )
+    return out

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
+from kubetaint.api.crd import GROUP as CRD_GROUP
 from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.resources import Resource, stored_only_warning
@@ -150,9 +151,8 @@ class Handlers:
             warnings = [*warnings, *pruned]
         obj = fieldmanagement.record(target, obj, None, request, self.clock)
         created = self.registry.create(target, obj, dry_run(request))
-        return fieldvalidation.with_warnings(
-            json_response(_out(target.res, created), 201), _created_warnings(target, warnings)
-        )
+        warnings = [*_created_warnings(target, warnings), *_crd_warnings(target, created)]
+        return fieldvalidation.with_warnings(json_response(_out(target.res, created), 201), warnings)
 
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
@@ -176,6 +176,7 @@ class Handlers:
         old = self.store.get(target.res.store_resource, target.namespace, target.name)
         obj = fieldmanagement.record(target, obj, old, request, self.clock)
         updated = self.registry.update(target, obj, old, dry_run(request))
+        warnings = [*warnings, *_crd_warnings(target, updated)]
         return fieldvalidation.with_warnings(json_response(_out(target.res, updated)), warnings)
 
     async def patch(self, target: Target, request: Request) -> Response:
@@ -238,6 +239,7 @@ class Handlers:
                 if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
                     return fieldvalidation.with_warnings(json_response(_out(res, old)), warnings)
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
+                warnings = [*warnings, *_crd_warnings(target, stored)]
                 return fieldvalidation.with_warnings(json_response(_out(res, stored)), warnings)
             except errors.StatusError as exc:
                 # Patches without a resourceVersion are retried on conflict, as upstream.
@@ -284,7 +286,9 @@ class Handlers:
             obj, _ = crd_served.decode(target.res, obj, query.of(request).get("fieldValidation"), patch=True)
         self.registry.check_name(target, obj)
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
-        return json_response(self.registry.create(target, obj, is_dry_run), 201)
+        created = self.registry.create(target, obj, is_dry_run)
+        response = json_response(_out(target.res, created), 201)
+        return fieldvalidation.with_warnings(response, _crd_warnings(target, created))
 
     def _store_patched(
         self, target: Target, patched: JSON, old: JSON, caller_rv: bool, is_dry_run: bool
@@ -397,6 +401,13 @@ def _created_warnings(target: Target, warnings: list[str]) -> list[str]:
     its controller, a warning saying so (never a silent store)."""
     extra = stored_only_warning(target.res)
     return [*warnings, extra] if extra else warnings
+
+
+def _crd_warnings(target: Target, written: JSON) -> list[str]:
+    """What of a written CRD kubetaint does not model (crd_served.crd_warnings)."""
+    if (target.res.group, target.res.kind) != (CRD_GROUP, "CustomResourceDefinition") or target.subresource:
+        return []
+    return crd_served.crd_warnings(written)
 
 
 def _binding_node(binding: JSON, name: str) -> str:

@@ -46,6 +46,8 @@ def with_type(res: ResourceInfo, obj: JSON) -> JSON:
     dropped); a shallow copy where anything changes."""
     if obj.get("kind") == res.kind and obj.get("apiVersion") == res.api_version:
         return omit_empty(obj)
+    if isinstance(res, CustomResource):  # served at the request's version (conversion None)
+        return omit_empty({**obj, "kind": res.kind, "apiVersion": res.api_version})
     return omit_empty({"kind": res.kind, "apiVersion": res.api_version, **obj})
 
 
