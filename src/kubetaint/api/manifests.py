@@ -125,7 +125,7 @@ def _expand(doc: Parsed, source: str, text: str) -> list[Manifest]:
         )
     list_kind = obj.get("kind")
     if not (isinstance(list_kind, str) and list_kind.endswith("List") and "items" in obj):
-        return [_manifest(obj, source, doc, doc.line, doc.node, text)]
+        return [_manifest(obj, source, doc, doc.line, doc.node, text=text)]
     items = obj.get("items") or []
     if not isinstance(items, list):
         raise ManifestError("items must be a list", source, doc.document, doc.line, "items")
@@ -138,12 +138,12 @@ def _expand(doc: Parsed, source: str, text: str) -> list[Manifest]:
                 "expected a Kubernetes object (a mapping)", source, doc.document, line, f"items[{i}]"
             )
         node = _child(item_nodes, i) if item_nodes is not None else None
-        manifests.append(_manifest(item, source, doc, line, node, text))
+        manifests.append(_manifest(item, source, doc, line, node, text=text))
     return manifests
 
 
 def _manifest(
-    obj: dict[str, Any], source: str, doc: Parsed, line: int | None, node: Any, text: str
+    obj: dict[str, Any], source: str, doc: Parsed, line: int | None, node: Any, *, text: str
 ) -> Manifest:
     """A manifest with the duplicate keys its part of the document gave."""
     yaml_duplicates: tuple[str, ...] = ()
