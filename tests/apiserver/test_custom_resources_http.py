@@ -295,3 +295,23 @@ def test_every_served_version_reads_the_stored_objects(crd_client: TestClient, p
     assert stored["apiVersion"] == "stable.example.com/v1"
     group = crd_client.get("/apis/stable.example.com").json()
     assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]
+
+
+def test_openapi_v3_describes_the_custom_resources(crd_client: TestClient) -> None:
+    index = crd_client.get("/openapi/v3").json()["paths"]
+    url = index["apis/stable.example.com/v1"]["serverRelativeURL"]
+    doc = crd_client.get(url).json()
+    schemas = doc["components"]["schemas"]
+    kind = schemas["com.example.stable.v1.CronTab"]
+    assert kind["x-kubernetes-group-version-kind"] == [
+        {"group": "stable.example.com", "kind": "CronTab", "version": "v1"}
+    ]
+    assert kind["properties"]["spec"]["properties"]["replicas"] == {
+        "type": "integer",
+        "minimum": 1,
+        "default": 1,
+    }
+    assert "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" in schemas
+    assert "com.example.stable.v1.CronTabList" in schemas
+    patch = doc["paths"]["/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}"]["patch"]
+    assert "fieldValidation" in [p["name"] for p in patch["parameters"]]

@@ -106,6 +106,17 @@ def test_kubectl_applies_gets_and_describes_custom_resources(server: UpServer) -
     assert resources[1].split() == ["crontabs", "ct", "stable.example.com/v1", "true", "CronTab"]
 
 
+def test_kubectl_explain_describes_custom_resources(server: UpServer) -> None:
+    out = server.kubectl("explain", "crontabs.spec.replicas").stdout
+    assert out.splitlines()[:5] == [
+        "GROUP:      stable.example.com",
+        "KIND:       CronTab",
+        "VERSION:    v1",
+        "",
+        "FIELD: replicas <integer>",
+    ]
+
+
 def test_schema_errors_and_unknown_fields_are_upstreams(server: UpServer) -> None:
     bad = (
         CRONTAB.replace("NS", "default")
