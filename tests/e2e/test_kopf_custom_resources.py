@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .harness import KUBECTL, START_TIMEOUT, UpServer, eventually
-from .test_up_custom_resources import CRD, CRONTAB, _established
+from .test_up_custom_resources import CRD, CRONTAB, established
 
 pytestmark = [
     pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed"),
