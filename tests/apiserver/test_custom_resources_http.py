@@ -315,3 +315,56 @@ def test_openapi_v3_describes_the_custom_resources(crd_client: TestClient) -> No
     assert "com.example.stable.v1.CronTabList" in schemas
     patch = doc["paths"]["/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}"]["patch"]
     assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
+
+
+def test_server_side_apply_merges_by_the_schemas_list_map_keys(
+    crd_client: TestClient, plane: ControlPlane
+) -> None:
+    crd = crontab_crd()
+    crd["metadata"]["name"] = "gateways.stable.example.com"
+    crd["spec"]["names"] = {"plural": "gateways", "kind": "Gateway"}
+    version = crd["spec"]["versions"][0]
+    version["schema"]["openAPIV3Schema"]["properties"]["spec"] = {
+        "type": "object",
+        "properties": {
+            "listeners": {
+                "type": "array",
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["name"],
+                "items": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
+                },
+            }
+        },
+    }
+    assert crd_client.post(CRDS, json=crd).status_code == 201
+    plane.clock.run_pending()
+    url = "/apis/stable.example.com/v1/namespaces/default/gateways/gw"
+
+    def apply(manager: str, listener: JSON) -> Any:
+        body = {
+            "apiVersion": "stable.example.com/v1",
+            "kind": "Gateway",
+            "metadata": {"name": "gw"},
+            "spec": {"listeners": [listener]},
+        }
+        return crd_client.patch(
+            f"{url}?fieldManager={manager}",
+            content=json.dumps(body),
+            headers={"content-type": "application/apply-patch+yaml"},
+        )
+
+    assert apply("a", {"name": "http", "port": 80}).status_code == 201
+    second = apply("b", {"name": "https", "port": 443})
+    assert second.status_code == 200, second.text
+    assert second.json()["spec"]["listeners"] == [
+        {"name": "http", "port": 80},
+        {"name": "https", "port": 443},
+    ]
+    clash = apply("b", {"name": "http", "port": 8080})
+    assert clash.status_code == 409
+    assert clash.json()["message"] == (
+        'Apply failed with 1 conflict: conflict with "a": .spec.listeners[name="http"].port'
+    )
