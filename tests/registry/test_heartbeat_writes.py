@@ -317,7 +317,7 @@ class LeaseUpdates(AdmissionPlugin):
     name = "LeaseUpdates"
     operations = frozenset({UPDATE})
     mutating = True
-    resources = frozenset({"leases"})
+    resources = frozenset({"leases.coordination.k8s.io"})
 
 
 class NodeCreates(AdmissionPlugin):
