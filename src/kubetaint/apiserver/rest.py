@@ -13,13 +13,16 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from kubetaint.api import crd as crds
 from kubetaint.api import errors
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.quantity import QuantityError
 from kubetaint.api.user import UserInfo
+from kubetaint.apiserver import crd_served
 from kubetaint.apiserver.authn import CURRENT_USER
 from kubetaint.apiserver.resources import ResourceInfo
 from kubetaint.clock.base import Clock
@@ -238,6 +241,9 @@ class REST:
             obj = with_generated_selector({**obj, "metadata": {**_meta(obj), "uid": uid}})
         if _is_services(target.res):
             obj = self._allocate_service(obj, None)
+        if isinstance(target.res, CustomResource):
+            obj = crd_served.prepare_for_create(target.res, obj)
+            crd_served.validate(target.res, obj, None)  # the custom resource strategy's schema
         resource = target.res.store_resource
         return self.registry.create(resource, omit_empty(obj), dry_run=dry_run, user=requesting_user())
 
@@ -270,9 +276,14 @@ class REST:
             obj = {k: v for k, v in obj.items() if k != "status"}
             if "status" in old:
                 obj["status"] = old["status"]
+        if _is_crds(res):
+            obj = crds.with_defaults(obj) if not target.subresource else obj
+            obj = crds.prepare_for_update(obj, old) if not target.subresource else obj
         obj = {**obj, "kind": old.get("kind", res.kind), "apiVersion": old.get("apiVersion", res.api_version)}
         check_update_preconditions(res.store_resource, obj, old)  # 409 before any 422, as upstream
         obj = omit_empty(keep_deletion_fields(obj, old))
+        if isinstance(res, CustomResource):  # the custom resource strategy's schema validation
+            crd_served.validate(res, obj, old)
         user = requesting_user()
         if target.subresource == "status":
             return self.registry.update_status(res.store_resource, obj, dry_run=dry_run, user=user)
@@ -305,6 +316,8 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     defaulted API groups."""
     if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
         return default_role_binding(obj)
+    if _is_crds(res):
+        return crds.prepare_for_create(crds.with_defaults(obj))
     if res.group:
         return with_workload_defaults(res.group, res.kind, obj)
     if res.plural == "secrets":
@@ -323,6 +336,10 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     if res.plural == "namespaces":
         return namespaces.prepare_for_create(obj)
     return obj
+
+
+def _is_crds(res: ResourceInfo) -> bool:
+    return res.group == crds.GROUP and res.plural == "customresourcedefinitions"
 
 
 def _is_namespaces(res: ResourceInfo) -> bool:

@@ -27,6 +27,7 @@ from kubetaint.admission import (
     Attributes,
     ObjectLookup,
 )
+from kubetaint.api import crd as crds
 from kubetaint.api.errors import StatusError
 from kubetaint.api.user import UserInfo
 from kubetaint.clock.base import Clock, format_time
@@ -71,6 +72,7 @@ from kubetaint.store.interface import (
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
 NAMESPACES = "namespaces"
+CRDS = f"customresourcedefinitions.{crds.GROUP}"
 
 __all__ = [
     "APIValidator",
@@ -559,6 +561,10 @@ class Registry:
             check_delete_preconditions(resource, name, old, resource_version, uid)
             options = {"propagationPolicy": propagation_policy} if propagation_policy else {}
             return self.store.update(resource, namespaces.first_delete(old, now, options), dry_run=dry_run)
+        if resource == CRDS and not (old.get("metadata") or {}).get("deletionTimestamp"):
+            # the CRD REST Delete's first request: the cleanup finalizer deletes the custom resources
+            check_delete_preconditions(resource, name, old, resource_version, uid)
+            return self.store.update(resource, crds.first_delete(old, now), dry_run=dry_run)
         if resource == NAMESPACES and namespaces.spec_finalizers(old):
             check_delete_preconditions(resource, name, old, resource_version, uid)
             return old  # prior to final deletion, spec.finalizers must be empty
