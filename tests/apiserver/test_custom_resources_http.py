@@ -16,7 +16,6 @@ import pytest
 from starlette.testclient import TestClient
 
 from kubetaint.apiserver.app import create_app
-from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.controllers.crd import CRDController
 from kubetaint.controlplane import ControlPlane
 
@@ -88,7 +87,7 @@ def crontab(name: str = "c1", **spec: Any) -> JSON:
 def crd_client(plane: ControlPlane) -> Iterator[TestClient]:
     controller = CRDController(plane.registry, plane.clock)
     controller.start()
-    app = create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))
+    app = create_app(plane.store, plane.clock, plane.registry)
     with TestClient(app, raise_server_exceptions=True) as client:
         response = client.post(CRDS, json=crontab_crd())
         assert response.status_code == 201, response.text
