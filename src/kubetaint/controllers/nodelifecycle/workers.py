@@ -104,6 +104,15 @@ class NodeEventWorkers:
         without a call."""
         if not self.running:
             return
+        if changes.only == "ADDED":  # a listing or a replay: each bound pod queued by its cache key
+            queue, queued = self._pod_queue, False
+            for _, key, _, pod in changes:
+                if (pod.get("spec") or {}).get("nodeName"):
+                    queue[key] = None
+                    queued = True
+            if queued and self._pod_worker is None:
+                self._pod_worker = self._clock.call_soon(self._drain_pods)
+            return
         pod_updated = self.pod_updated
         for kind, _, old, pod in changes:
             if kind == "MODIFIED":
