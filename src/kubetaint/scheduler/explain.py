@@ -25,6 +25,7 @@ from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
 from kubetaint.scheduler.plugins.node_selector import compile_preferred
 from kubetaint.scheduler.plugins.node_unschedulable import UNSCHEDULABLE_TAINT
+from kubetaint.scheduler.plugins.volume_binding import binding_warnings
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info
 from kubetaint.scheduler.resources import InputError, object_ref, quantity
 from kubetaint.scheduler.scheduler import Scheduler
@@ -170,6 +171,8 @@ def _explain(
             scheduler.add_stateful_set(obj)
         elif obj.get("kind") == "Service":
             scheduler.add_service(obj)
+        else:  # the volume plugins' claims, volumes, classes and CSINodes
+            scheduler.add_storage_object(obj)
     pending: list[PodInfo] = []
     for p in pods:
         pi = make_pod_info(p)
@@ -185,7 +188,7 @@ def _explain(
     for i in order:
         pi = pending[i]
         report = _explain_pod(scheduler, pi, enable_cmp)
-        warnings = pod_warnings(pi.pod)
+        warnings = pod_warnings(pi.pod) + report.pop("bindingWarnings", [])
         if warnings:
             report["warnings"] = warnings
         if pod is None or f"{pi.namespace}/{pi.name}" == pod:
@@ -260,6 +263,10 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
     ]
     if node is not None:
         scheduler.cache.assume_pod(pi, node)
+        fw.run_reserve(state, pi, node)  # (VolumeBinding assumes the claims' bindings)
+        bindings = binding_warnings(state)
+        if bindings:
+            result["bindingWarnings"] = bindings
     return result
 
 
