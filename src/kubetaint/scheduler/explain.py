@@ -16,6 +16,7 @@ from typing import Any
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.clock.virtual import VirtualClock
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
+from kubetaint.core.storage_defaults import with_storage_defaults
 from kubetaint.scheduler.cache import IntArray
 from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.fit_error import SchedulingError
@@ -171,8 +172,8 @@ def _explain(
             scheduler.add_stateful_set(obj)
         elif obj.get("kind") == "Service":
             scheduler.add_service(obj)
-        else:  # the volume plugins' claims, volumes, classes and CSINodes
-            scheduler.add_storage_object(obj)
+        else:  # the volume plugins' claims, volumes, classes and CSINodes, as stored
+            scheduler.add_storage_object(with_storage_defaults(dict(obj)))
     pending: list[PodInfo] = []
     for p in pods:
         pi = make_pod_info(p)

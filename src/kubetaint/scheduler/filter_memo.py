@@ -33,9 +33,9 @@ from kubetaint.scheduler.plugins.node_name import NodeName
 from kubetaint.scheduler.plugins.node_ports import NodePorts
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubetaint.scheduler.plugins.node_volume_limits import NodeVolumeLimits
 from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
-from kubetaint.scheduler.plugins.node_volume_limits import NodeVolumeLimits
 from kubetaint.scheduler.plugins.volume_binding import VolumeBinding
 from kubetaint.scheduler.plugins.volume_restrictions import VolumeRestrictions
 from kubetaint.scheduler.plugins.volume_zone import VolumeZone

@@ -17,11 +17,11 @@ from kubetaint.scheduler.plugins.node_ports import NodePorts
 from kubetaint.scheduler.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubetaint.scheduler.plugins.node_volume_limits import NodeVolumeLimits
 from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.priority_sort import PrioritySort
 from kubetaint.scheduler.plugins.scheduling_gates import SchedulingGates
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
-from kubetaint.scheduler.plugins.node_volume_limits import NodeVolumeLimits
 from kubetaint.scheduler.plugins.volume_binding import VolumeBinding
 from kubetaint.scheduler.plugins.volume_restrictions import VolumeRestrictions
 from kubetaint.scheduler.plugins.volume_zone import VolumeZone

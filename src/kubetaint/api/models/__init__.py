@@ -62,10 +62,19 @@ from kubetaint.api.models.rbac import (
     SelfSubjectRulesReview,
     SubjectAccessReview,
 )
+from kubetaint.api.models.storage import (
+    CSIDriver,
+    CSINode,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 
 __all__ = [
     "MODELS",
     "Binding",
+    "CSIDriver",
+    "CSINode",
     "ClusterRole",
     "ClusterRoleBinding",
     "ConfigMap",
@@ -90,6 +99,8 @@ __all__ = [
     "ObjectMeta",
     "ObjectReference",
     "OwnerReference",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Pod",
     "PodDisruptionBudget",
     "PodSpec",
@@ -108,6 +119,7 @@ __all__ = [
     "Status",
     "StatusCause",
     "StatusDetails",
+    "StorageClass",
     "Taint",
     "Toleration",
     "TypedObject",
@@ -149,6 +161,11 @@ MODELS: dict[tuple[str, str], type[TypedObject]] = {
     ("apps/v1", "StatefulSet"): StatefulSet,
     ("batch/v1", "Job"): Job,
     ("batch/v1", "CronJob"): CronJob,
+    ("v1", "PersistentVolume"): PersistentVolume,
+    ("v1", "PersistentVolumeClaim"): PersistentVolumeClaim,
+    ("storage.k8s.io/v1", "StorageClass"): StorageClass,
+    ("storage.k8s.io/v1", "CSINode"): CSINode,
+    ("storage.k8s.io/v1", "CSIDriver"): CSIDriver,
 }
 
 

@@ -59,7 +59,7 @@ def csi_attach_limit_key(driver: str) -> str:
     return CSI_ATTACH_LIMIT_PREFIX + driver
 
 
-class PVCNotFound(LookupError):
+class PVCNotFoundError(LookupError):
     """A claim the new pod needs is missing (UnschedulableAndUnresolvable)."""
 
 
@@ -95,7 +95,7 @@ def _driver_info(storage: StorageListers, pvc: Obj) -> tuple[str, str]:
 
 def attachable_volumes(storage: StorageListers, pod: Obj, new_pod: bool, result: dict[str, str]) -> None:
     """filterAttachableVolumes: the pod's CSI volumes into `result` (unique name → limit key).
-    Raises PVCNotFound (new pod, missing claim) or ValueError (an ephemeral claim the pod does
+    Raises PVCNotFoundError (new pod, missing claim) or ValueError (an ephemeral claim the pod does
     not own)."""
     meta = pod.get("metadata") or {}
     namespace = str(meta.get("namespace") or "default")
@@ -111,7 +111,7 @@ def attachable_volumes(storage: StorageListers, pod: Obj, new_pod: bool, result:
         pvc = storage.api_pvc(namespace, name)
         if pvc is None:
             if new_pod:
-                raise PVCNotFound(
+                raise PVCNotFoundError(
                     f'looking up PVC {namespace}/{name}: persistentvolumeclaim "{name}" not found'
                 )
             continue
@@ -170,7 +170,7 @@ class NodeVolumeLimits(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, F
         new_volumes: dict[str, str] = {}
         try:
             attachable_volumes(storage, pi.pod, True, new_volumes)
-        except PVCNotFound as exc:
+        except PVCNotFoundError as exc:
             return Status(Code.UnschedulableAndUnresolvable, str(exc))
         except ValueError as exc:
             return Status(Code.Error, str(exc))

@@ -98,9 +98,7 @@ def _volume_claim(storage: StorageListers, pod: Obj, volume: Mapping[str, Any]) 
     namespace = str(meta(pod).get("namespace") or "default")
     pvc = storage.pvc(namespace, name)
     if pvc is None:
-        raise BinderError(
-            f'error getting PVC "{namespace}/{name}": persistentvolumeclaim "{name}" not found'
-        )
+        raise BinderError(f'error getting PVC "{namespace}/{name}": persistentvolumeclaim "{name}" not found')
     if ephemeral:
         problem = volume_is_for_pod(pod, pvc)
         if problem is not None:

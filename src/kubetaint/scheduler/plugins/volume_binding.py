@@ -109,8 +109,12 @@ class VolumeBinding(
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
-            ClusterEventWithHint(ClusterEvent(STORAGE_CLASS, ActionType.Add | Update), after_storage_class_change),
-            ClusterEventWithHint(ClusterEvent(PERSISTENT_VOLUME_CLAIM, ActionType.Add | Update), after_pvc_change),
+            ClusterEventWithHint(
+                ClusterEvent(STORAGE_CLASS, ActionType.Add | Update), after_storage_class_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME_CLAIM, ActionType.Add | Update), after_pvc_change
+            ),
             ClusterEventWithHint(ClusterEvent(PERSISTENT_VOLUME, ActionType.Add | Update)),
             ClusterEventWithHint(ClusterEvent(NODE, ActionType.Add | ActionType.UpdateNodeLabel)),
             ClusterEventWithHint(ClusterEvent(CSI_NODE, ActionType.Add | Update), after_csi_node_change),
@@ -133,7 +137,8 @@ class VolumeBinding(
             if pvc is None:
                 if ephemeral:
                     return has, (
-                        f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{name}"'
+                        "waiting for ephemeral volume controller to create the persistentvolumeclaim "
+                        f'"{name}"'
                     )
                 return has, f'persistentvolumeclaim "{name}" not found'
             if (pvc.get("status") or {}).get("phase") == "Lost":

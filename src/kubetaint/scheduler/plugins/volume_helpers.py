@@ -97,8 +97,8 @@ def volume_is_for_pod(pod: Obj, pvc: Obj) -> str | None:
     """ephemeral.VolumeIsForPod: None when the claim's controller is the pod, else the error."""
     pod_meta, pvc_meta = meta(pod), meta(pvc)
     uid = pod_meta.get("uid")
-    for ref in _list(pvc_meta.get("ownerReferences")):
-        ref = _mapping(ref)
+    for raw in _list(pvc_meta.get("ownerReferences")):
+        ref = _mapping(raw)
         if ref.get("controller") and ref.get("uid") == uid and uid:
             return None
     return (
@@ -152,8 +152,8 @@ def match_topology_selector_terms(terms: Any, labels: Mapping[str, str]) -> bool
         if not expressions:
             continue
         ok = True
-        for expr in expressions:
-            expr = _mapping(expr)
+        for raw_expr in expressions:
+            expr = _mapping(raw_expr)
             values = [str(v) for v in _list(expr.get("values"))]
             key = str(expr.get("key") or "")
             if not values or key not in labels or labels[key] not in values:

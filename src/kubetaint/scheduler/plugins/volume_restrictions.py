@@ -58,35 +58,49 @@ def _have_overlap(a: Any, b: Any) -> bool:
     return any(v in first for v in (b if isinstance(b, list) else ()))
 
 
+def _both_read_only(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return bool(a.get("readOnly") and b.get("readOnly"))
+
+
+def _same_gce(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same GCE disk, not read-only in both."""
+    return a.get("pdName", "") == b.get("pdName", "") and not _both_read_only(a, b)
+
+
+def _same_aws(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same EBS volume ID."""
+    return bool(a.get("volumeID", "") == b.get("volumeID", ""))
+
+
+def _same_iscsi(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """The same IQN, not read-only in both."""
+    return a.get("iqn", "") == b.get("iqn", "") and not _both_read_only(a, b)
+
+
+def _same_rbd(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """A shared Ceph monitor, the same pool and image, not read-only in both."""
+    return (
+        _have_overlap(a.get("monitors"), b.get("monitors"))
+        and a.get("pool", "rbd") == b.get("pool", "rbd")
+        and a.get("image", "") == b.get("image", "")
+        and not _both_read_only(a, b)
+    )
+
+
+_SAME = (
+    ("gcePersistentDisk", _same_gce),
+    ("awsElasticBlockStore", _same_aws),
+    ("iscsi", _same_iscsi),
+    ("rbd", _same_rbd),
+)
+
+
 def is_volume_conflict(volume: Mapping[str, Any], pod: Obj) -> bool:
     """isVolumeConflict: `volume` against each of the existing pod's volumes."""
-    gce, aws = _source(volume, "gcePersistentDisk"), _source(volume, "awsElasticBlockStore")
-    iscsi, rbd = _source(volume, "iscsi"), _source(volume, "rbd")
     for existing in pod_volumes(pod):
-        e_gce = _source(existing, "gcePersistentDisk")
-        if gce is not None and e_gce is not None:
-            if gce.get("pdName", "") == e_gce.get("pdName", "") and not (
-                gce.get("readOnly") and e_gce.get("readOnly")
-            ):
-                return True
-        e_aws = _source(existing, "awsElasticBlockStore")
-        if aws is not None and e_aws is not None:
-            if aws.get("volumeID", "") == e_aws.get("volumeID", ""):
-                return True
-        e_iscsi = _source(existing, "iscsi")
-        if iscsi is not None and e_iscsi is not None:
-            if iscsi.get("iqn", "") == e_iscsi.get("iqn", "") and not (
-                iscsi.get("readOnly") and e_iscsi.get("readOnly")
-            ):
-                return True
-        e_rbd = _source(existing, "rbd")
-        if rbd is not None and e_rbd is not None:
-            if (
-                _have_overlap(rbd.get("monitors"), e_rbd.get("monitors"))
-                and rbd.get("pool", "rbd") == e_rbd.get("pool", "rbd")
-                and rbd.get("image", "") == e_rbd.get("image", "")
-                and not (rbd.get("readOnly") and e_rbd.get("readOnly"))
-            ):
+        for source, same in _SAME:
+            mine, theirs = _source(volume, source), _source(existing, source)
+            if mine is not None and theirs is not None and same(mine, theirs):
                 return True
     return False
 
@@ -151,9 +165,7 @@ class VolumeRestrictions(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin,
                 continue
             pvc = storage.api_pvc(pi.namespace, name)
             if pvc is None:
-                return Status(
-                    Code.UnschedulableAndUnresolvable, f'persistentvolumeclaim "{name}" not found'
-                )
+                return Status(Code.UnschedulableAndUnresolvable, f'persistentvolumeclaim "{name}" not found')
             modes = (pvc.get("spec") or {}).get("accessModes") or ()
             if READ_WRITE_ONCE_POD in modes:
                 claims.add(name)

@@ -116,7 +116,9 @@ class VolumeZone(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterP
                 return [], Status(Code.UnschedulableAndUnresolvable, "PersistentVolumeClaim had no name")
             pvc = storage.api_pvc(pi.namespace, name)
             if pvc is None:
-                return [], Status(Code.UnschedulableAndUnresolvable, f'persistentvolumeclaim "{name}" not found')
+                return [], Status(
+                    Code.UnschedulableAndUnresolvable, f'persistentvolumeclaim "{name}" not found'
+                )
             pv_name = str((pvc.get("spec") or {}).get("volumeName") or "")
             if not pv_name:
                 sc_name = persistent_volume_claim_class(pvc)
