@@ -14,11 +14,10 @@ from kubetaint.api.errors import StatusError
 from kubetaint.api.quantity import QuantityError, parse_quantity
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.scheduler.plugins.node_selector_parse import lazy_node_selector, terms_matcher
+from kubetaint.scheduler.storage_listers import storage_class_name
 
 Obj = Mapping[str, Any]
 
-#: the beta annotations that take precedence over spec.storageClassName
-BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
@@ -50,18 +49,12 @@ def annotations_of(obj: Obj) -> Mapping[str, Any]:
 
 def persistent_volume_claim_class(claim: Obj) -> str:
     """GetPersistentVolumeClaimClass: the beta annotation, else spec.storageClassName, else ""."""
-    ann = annotations_of(claim)
-    if BETA_STORAGE_CLASS_ANNOTATION in ann:
-        return str(ann[BETA_STORAGE_CLASS_ANNOTATION])
-    return str(spec(claim).get("storageClassName") or "")
+    return storage_class_name(claim)
 
 
 def persistent_volume_class(volume: Obj) -> str:
     """GetPersistentVolumeClass: the beta annotation, else spec.storageClassName, else ""."""
-    ann = annotations_of(volume)
-    if BETA_STORAGE_CLASS_ANNOTATION in ann:
-        return str(ann[BETA_STORAGE_CLASS_ANNOTATION])
-    return str(spec(volume).get("storageClassName") or "")
+    return storage_class_name(volume)
 
 
 def pod_volumes(pod: Obj) -> list[Mapping[str, Any]]:
