@@ -31,8 +31,10 @@ from kubetaint.scheduler.extension_points import (
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.volume_helpers import (
+    SKIP,
     claim_name,
     ephemeral_claim_name,
+    has_volumes,
     persistent_volume_claim_class,
     pod_volumes,
     volume_is_for_pod,
@@ -156,10 +158,12 @@ class NodeVolumeLimits(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, F
         ]
 
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
+        if not has_volumes(pi.pod):
+            return SKIP
         for volume in pod_volumes(pi.pod):
             if claim_name(volume) is not None or isinstance(volume.get("ephemeral"), Mapping):
                 return SUCCESS
-        return Status(Code.Skip)
+        return SKIP
 
     def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
         if not pod_volumes(pi.pod):

@@ -54,9 +54,11 @@ from kubetaint.scheduler.plugins.volume_binder import (
     revert_assumed_pod_volumes,
 )
 from kubetaint.scheduler.plugins.volume_helpers import (
+    SKIP,
     annotations_of,
     claim_name,
     ephemeral_claim_name,
+    has_volumes,
     meta,
     pod_volumes,
     spec,
@@ -155,8 +157,8 @@ class VolumeBinding(
         return has, None
 
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
-        if not pod_volumes(pi.pod):
-            return Status(Code.Skip)
+        if not has_volumes(pi.pod):
+            return SKIP
         has, problem = self._pod_has_pvcs(pi)
         if problem is not None:
             return Status(Code.UnschedulableAndUnresolvable, problem)
@@ -198,7 +200,7 @@ class VolumeBinding(
 
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
         # no scorer: StorageCapacityScoring (alpha) is off in 1.35
-        return Status(Code.Skip)
+        return SKIP
 
     def score(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> int:
         return 0

@@ -14,6 +14,7 @@ from kubetaint.api.errors import StatusError
 from kubetaint.api.quantity import QuantityError, parse_quantity
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.scheduler.plugins.node_selector_parse import lazy_node_selector, terms_matcher
+from kubetaint.scheduler.status import Code, Status
 from kubetaint.scheduler.storage_listers import storage_class_name
 
 Obj = Mapping[str, Any]
@@ -25,6 +26,8 @@ NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
 LABEL_MULTI_ZONE_DELIMITER = "__"
+#: a volume plugin's PreFilter answer for a pod without the volumes it judges (made once)
+SKIP = Status(Code.Skip)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -55,6 +58,12 @@ def persistent_volume_claim_class(claim: Obj) -> str:
 def persistent_volume_class(volume: Obj) -> str:
     """GetPersistentVolumeClass: the beta annotation, else spec.storageClassName, else ""."""
     return storage_class_name(volume)
+
+
+def has_volumes(pod: Obj) -> bool:
+    """Whether the pod lists any volume (the volume plugins' PreFilter skips it otherwise)."""
+    spec = pod.get("spec")
+    return bool(spec.get("volumes")) if type(spec) is dict else bool(_mapping(spec).get("volumes"))
 
 
 def pod_volumes(pod: Obj) -> list[Mapping[str, Any]]:

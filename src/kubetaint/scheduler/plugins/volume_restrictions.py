@@ -29,7 +29,13 @@ from kubetaint.scheduler.extension_points import (
 )
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
-from kubetaint.scheduler.plugins.volume_helpers import READ_WRITE_ONCE_POD, claim_name, pod_volumes
+from kubetaint.scheduler.plugins.volume_helpers import (
+    READ_WRITE_ONCE_POD,
+    SKIP,
+    claim_name,
+    has_volumes,
+    pod_volumes,
+)
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import SUCCESS, Code, Status
 from kubetaint.scheduler.storage_listers import PERSISTENT_VOLUME_CLAIM
@@ -152,9 +158,9 @@ class VolumeRestrictions(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin,
         ]
 
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
+        if not has_volumes(pi.pod):
+            return SKIP
         volumes = pod_volumes(pi.pod)
-        if not volumes:
-            return Status(Code.Skip)
         assert self.handle is not None
         storage = self.handle.storage
         check_disks = any(needs_restrictions_check(v) for v in volumes)

@@ -29,8 +29,10 @@ from kubetaint.scheduler.extension_points import (
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.volume_helpers import (
+    SKIP,
     WAIT_FOR_FIRST_CONSUMER,
     claim_name,
+    has_volumes,
     label_zones_to_set,
     persistent_volume_claim_class,
     pod_volumes,
@@ -151,8 +153,8 @@ class VolumeZone(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterP
         return out, SUCCESS
 
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
-        if not pod_volumes(pi.pod):
-            return Status(Code.Skip)
+        if not has_volumes(pi.pod):
+            return SKIP
         topologies, status = self._pv_by_pod(pi)
         if not status.is_success():
             return status
