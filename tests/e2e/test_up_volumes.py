@@ -1,6 +1,8 @@
 """`kubetaint up` with storage: kubectl applies a StorageClass, a local PersistentVolume, a claim
-and a pod; the scheduler's VolumeBinding places the pod on the PV's node, a NotModelled event
-says the binding is not written, and kubectl prints the storage kinds with its own columns."""
+and a pod; the persistent volume controller makes the volume Available, the scheduler's
+VolumeBinding places the pod on the PV's node and pre-binds the volume to the claim (PreBind),
+the controller completes the binding, and kubectl prints the storage kinds with its own
+columns."""
 
 from __future__ import annotations
 
@@ -30,7 +32,6 @@ spec:
     required:
       nodeSelectorTerms:
       - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [node-2]}]
-status: {phase: Available}
 ---
 apiVersion: v1
 kind: PersistentVolumeClaim
@@ -67,16 +68,20 @@ def test_a_pod_with_a_local_volume_claim_goes_to_the_volumes_node(server: UpServ
         "the pod bound",
     )
     assert node == "node-2"
-    events = eventually(
+    volume = eventually(
         lambda: (
             out
-            if "NotModelled"
-            in (out := server.kubectl("get", "events", "--field-selector", "reason=NotModelled").stdout)
+            if (
+                out := server.kubectl(
+                    "get", "pvc", "data", "-o", "jsonpath={.status.phase}/{.spec.volumeName}"
+                ).stdout
+            )
+            == "Bound/pv-node-2"
             else None
         ),
-        "the NotModelled event",
+        "the claim bound",
     )
-    assert "persistentvolumeclaim data: not modelled (VolumeBinding PreBind" in events
+    assert volume == "Bound/pv-node-2"
 
 
 def test_kubectl_prints_the_storage_kinds_with_its_columns(server: UpServer) -> None:
@@ -95,9 +100,9 @@ def test_kubectl_prints_the_storage_kinds_with_its_columns(server: UpServer) -> 
         "REASON",
         "AGE",
     ]
-    assert pvs[1].split()[:6] == ["pv-node-2", "10Gi", "RWO", "Retain", "Available", "local"]
+    assert pvs[1].split()[:7] == ["pv-node-2", "10Gi", "RWO", "Retain", "Bound", "default/data", "local"]
     claims = server.kubectl("get", "pvc").stdout.splitlines()
-    assert claims[1].split()[:3] == ["data", "Pending", "local"]
+    assert claims[1].split()[:6] == ["data", "Bound", "pv-node-2", "10Gi", "RWO", "local"]
     classes = server.kubectl("get", "sc").stdout.splitlines()
     assert classes[1].split()[:4] == [
         "local",

@@ -234,7 +234,7 @@ def test_a_pod_whose_claim_is_bound_to_a_local_pv_keeps_its_node() -> None:
 
 def test_reserve_keeps_a_chosen_pv_from_the_next_pod() -> None:
     """Two pods with WaitForFirstConsumer claims and one local PV on b1: the first takes it (the
-    binding assumed), the second finds none left."""
+    binding assumed, PreBind's write handed to the host), the second finds none left."""
     sched = scheduler_with(
         _local_cluster(),
         [],
@@ -248,11 +248,26 @@ def test_reserve_keeps_a_chosen_pv_from_the_next_pod() -> None:
     sched.add_pod(pod("db-0", claims=("data-0",)))
     first = sched.run(limit=1)[0]
     assert first.node == "b1"
-    assert any("assumed bound to persistentvolume pv-b1" in w for w in first.warnings)
+    ((resource, written),) = first.prebind_writes  # PreBind's write: the PV's claimRef
+    assert resource == "persistentvolumes" and written["metadata"]["name"] == "pv-b1"
+    assert written["spec"]["claimRef"]["name"] == "data-0"
     sched.add_pod(pod("db-1", claims=("data-1",)))
     (second,) = sched.run(limit=1)
     assert second.node is None
     assert "3 node(s) didn't find available persistent volumes to bind" in second.message
+
+
+def test_a_claim_to_provision_is_written_with_its_node_and_warned_about() -> None:
+    sched = scheduler_with(_local_cluster(), [], [PROVISIONING, pvc("data", class_name="provisioning-sc")])
+    sched.add_pod(pod("db", claims=("data",)))
+    (result,) = sched.run()
+    ((resource, written),) = result.prebind_writes
+    assert resource == "persistentvolumeclaims"
+    assert written["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == result.node
+    assert result.warnings == [
+        f"persistentvolumeclaim data: not modelled (dynamic provisioning): a volume would be provisioned "
+        f"for node {result.node}; none is created and the claim stays Pending"
+    ]
 
 
 @pytest.mark.parametrize(

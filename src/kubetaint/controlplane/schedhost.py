@@ -146,6 +146,8 @@ class SchedulerHost:
             self._warn(pod, result.warnings)
         if result.node is not None:
             try:
+                for resource, obj in result.prebind_writes:  # PreBind (VolumeBinding's bindAPIUpdate)
+                    self.registry.update(resource, obj)
                 bound = bind(self.registry, namespace, name, result.node)
             except StatusError as err:
                 log.warning("binding pod %s/%s to %s failed: %s", namespace, name, result.node, err.message)

@@ -265,7 +265,7 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
     if node is not None:
         scheduler.cache.assume_pod(pi, node)
         fw.run_reserve(state, pi, node)  # (VolumeBinding assumes the claims' bindings)
-        bindings = binding_warnings(state)
+        bindings = binding_warnings(state, written=False)
         if bindings:
             result["bindingWarnings"] = bindings
     return result

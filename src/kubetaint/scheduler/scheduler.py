@@ -39,7 +39,7 @@ from kubetaint.scheduler.informer_events import InformerEvents
 from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.nodes_at import NodesAt
-from kubetaint.scheduler.plugins.volume_binding import binding_warnings
+from kubetaint.scheduler.plugins.volume_binding import binding_warnings, prebind_writes
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
 from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from kubetaint.scheduler.registry import new_in_tree_registry
@@ -245,7 +245,8 @@ class Scheduler(InformerEvents, StorageInformerEvents):
                 evaluation=evaluation,
                 queued=qpi,
                 bind_plugin=bind_plugin,
-                warnings=binding_warnings(state),
+                warnings=binding_warnings(state, written=True),
+                prebind_writes=prebind_writes(state),
             )
         assert fit_error is not None
         return self._handle_failure(fw, state, qpi, fit_error, evaluation)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.core.volumes import storage_class_name
+
 #: upstream's framework GVK names of the storage kinds (the resources of their cluster events)
 PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
 PERSISTENT_VOLUME = "PersistentVolume"
@@ -18,20 +20,6 @@ CSI_NODE = "storage.k8s.io/CSINode"
 CSI_DRIVER = "storage.k8s.io/CSIDriver"
 
 Obj = Mapping[str, Any]
-
-
-#: the beta annotation that takes precedence over spec.storageClassName
-BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
-
-
-def storage_class_name(obj: Obj) -> str:
-    """GetPersistentVolumeClass / GetPersistentVolumeClaimClass: the beta annotation, else
-    spec.storageClassName, else ""."""
-    annotations = _meta(obj).get("annotations")
-    if isinstance(annotations, Mapping) and BETA_STORAGE_CLASS_ANNOTATION in annotations:
-        return str(annotations[BETA_STORAGE_CLASS_ANNOTATION])
-    spec = obj.get("spec")
-    return str((spec.get("storageClassName") if isinstance(spec, Mapping) else "") or "")
 
 
 def _meta(obj: Obj) -> Mapping[str, Any]:

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubetaint.core.volumes import is_delay_binding_mode as delay_binding_mode
 from kubetaint.scheduler.plugins.volume_helpers import (
     ANN_BIND_COMPLETED,
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
-    WAIT_FOR_FIRST_CONSUMER,
     MatchError,
     annotations_of,
     bind_volume_to_claim,
@@ -73,18 +73,12 @@ def is_pvc_fully_bound(pvc: Obj) -> bool:
 
 
 def is_delay_binding_mode(storage: StorageListers, claim: Obj) -> bool:
-    """IsDelayBindingMode: the claim's class binds WaitForFirstConsumer (no class or an unknown
-    one: no). Raises BinderError for a class without a volumeBindingMode."""
-    class_name = persistent_volume_claim_class(claim)
-    if not class_name:
-        return False
-    sc = storage.storage_class(class_name)
-    if sc is None:
-        return False
-    mode = sc.get("volumeBindingMode")
-    if mode is None:
-        raise BinderError(f'VolumeBindingMode not set for StorageClass "{class_name}"')
-    return bool(mode == WAIT_FOR_FIRST_CONSUMER)
+    """IsDelayBindingMode over the scheduler's StorageClass lister; BinderError for a class
+    without a volumeBindingMode."""
+    try:
+        return delay_binding_mode(storage.storage_class, claim)
+    except ValueError as exc:
+        raise BinderError(str(exc)) from None
 
 
 def _volume_claim(storage: StorageListers, pod: Obj, volume: Mapping[str, Any]) -> tuple[bool, Obj | None]:
@@ -161,7 +155,7 @@ def _find_matching_volumes(
     for pvc in sorted(claims, key=storage_request):
         pvs = volumes_by_class.get(persistent_volume_claim_class(pvc), [])
         try:
-            pv = find_matching_volume(pvc, pvs, node_labels, chosen, True)
+            pv = find_matching_volume(pvc, pvs, node_labels, chosen)
         except MatchError as exc:
             raise BinderError(str(exc)) from None
         if pv is None:

@@ -9,9 +9,10 @@ the node by its node affinity (pods with claims bound to local PVs keep their no
 there. Reserve assumes the chosen bindings so that the next pods do not take the same PVs.
 Score: StorageCapacityScoring is off in 1.35, so PreScore skips it, as upstream's.
 
-PreBind's API updates (the PV's claimRef, the claim's selected-node annotation) and the PV
-controller that completes a binding are not run: a pod whose claims needed binding gets a
-NotModelled warning naming them (`binding_warnings`)."""
+PreBind's API updates (the PV's claimRef, the claim's selected-node annotation:
+`prebind_writes`) are made by the scheduler's host before the pod's binding, and the persistent
+volume controller completes the binding; no provisioner runs: a pod whose claim would be
+provisioned gets a NotModelled warning (`binding_warnings`)."""
 
 from __future__ import annotations
 
@@ -227,24 +228,40 @@ class VolumeBinding(
         s.assumed = None
 
 
-def binding_warnings(state: CycleState) -> list[str]:
-    """What VolumeBinding's PreBind would write and the PV controller complete, which kubetaint
-    does not run: one warning per claim the cycle assumed bound or provisioned."""
+def prebind_writes(state: CycleState) -> list[tuple[str, dict[str, Any]]]:
+    """PreBind's API updates (bindAPIUpdate) of the bindings Reserve assumed, as (resource,
+    object): each chosen PV with its claimRef, each claim to provision with its
+    `volume.kubernetes.io/selected-node`. The host writes them before the pod's binding."""
+    s: _State | None = state.data.get(_STATE_KEY)
+    if s is None or s.assumed is None:
+        return []
+    writes: list[tuple[str, dict[str, Any]]] = [
+        ("persistentvolumes", dict(pv)) for _, pv in s.assumed.static_bindings
+    ]
+    writes += [("persistentvolumeclaims", dict(pvc)) for pvc in s.assumed.dynamic_provisions]
+    return writes
+
+
+def binding_warnings(state: CycleState, written: bool) -> list[str]:
+    """What of VolumeBinding's PreBind and the controllers behind it kubetaint does not model:
+    the bindings themselves when they are not written (`explain`), and always the dynamic
+    provisioning of a claim (no provisioner creates its volume)."""
     s: _State | None = state.data.get(_STATE_KEY)
     if s is None or s.assumed is None:
         return []
     out: list[str] = []
-    for pvc, pv in s.assumed.static_bindings:
-        out.append(
-            f"persistentvolumeclaim {meta(pvc).get('name') or ''}: not modelled (VolumeBinding PreBind, "
-            f"PV controller): the claim is assumed bound to persistentvolume {meta(pv).get('name') or ''} "
-            "but the binding is not written"
-        )
+    if not written:
+        for pvc, pv in s.assumed.static_bindings:
+            out.append(
+                f"persistentvolumeclaim {meta(pvc).get('name') or ''}: not modelled (VolumeBinding PreBind): "
+                f"the claim is assumed bound to persistentvolume {meta(pv).get('name') or ''}; the binding "
+                "is not written"
+            )
     for pvc in s.assumed.dynamic_provisions:
         node = annotations_of(pvc).get("volume.kubernetes.io/selected-node", "")
         out.append(
-            f"persistentvolumeclaim {meta(pvc).get('name') or ''}: not modelled (VolumeBinding PreBind, "
-            f"dynamic provisioning): a volume would be provisioned for node {node}; none is created"
+            f"persistentvolumeclaim {meta(pvc).get('name') or ''}: not modelled (dynamic provisioning): a "
+            f"volume would be provisioned for node {node}; none is created and the claim stays Pending"
         )
     return out
 
