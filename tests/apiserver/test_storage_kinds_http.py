@@ -1,6 +1,6 @@
 """PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and CSIDrivers over HTTP:
 stored with upstream's defaults, refused in upstream's words, printed with kubectl's columns; a
-claim's create warns that no persistent volume controller runs."""
+claim's create warns that no provisioner runs."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_storage_objects_are_stored_with_upstreams_defaults(engine_client: TestC
     assert stored["status"] == {"phase": "Pending"}
     created = engine_client.post(f"{CORE}/namespaces/default/persistentvolumeclaims", json=PVC)
     assert created.status_code == 201, created.text
-    assert "does not run the persistent volume controller" in created.headers["warning"]
+    assert "runs no provisioner" in created.headers["warning"]
     assert created.json()["status"] == {"phase": "Pending"}
     assert engine_client.post(f"{STORAGE}/storageclasses", json=SC).status_code == 201
     stored_sc = engine_client.get(f"{STORAGE}/storageclasses/local").json()

@@ -258,12 +258,12 @@ STORED_ONLY: dict[tuple[str, str], str] = {
     ("batch", "Job"): "job",
     ("batch", "CronJob"): "cronjob",
 }
-#: Stored kinds whose controller kubetaint does not run, with what that leaves undone (the
-#: persistent volume controller binds claims and provisions volumes).
+#: Stored kinds whose controllers kubetaint runs in part, with what that leaves undone (no
+#: provisioner creates the volume a claim asks for).
 STORED_ONLY_DETAIL: dict[tuple[str, str], str] = {
     ("", "PersistentVolumeClaim"): (
-        "kubetaint stores this PersistentVolumeClaim but does not run the persistent volume "
-        "controller: it is not bound or provisioned (the scheduler reads it)"
+        "kubetaint binds this PersistentVolumeClaim to existing PersistentVolumes but runs no "
+        "provisioner: no volume is created for it"
     ),
 }
 
