@@ -333,3 +333,23 @@ def _csi_node(annotation: str | None) -> JSON:
 )
 def test_hint_after_csi_node_change(old: JSON | None, new: JSON, queued: bool) -> None:
     assert after_csi_node_change(make_pod_info(pod("p")), old, new) is queued
+
+
+def test_a_pod_waiting_for_its_claim_is_requeued_when_the_claim_is_added() -> None:
+    """The claim's PersistentVolumeClaim/Add event: VolumeRestrictions' and VolumeBinding's hints
+    move the pod they rejected; an unrelated claim leaves it where it is."""
+    sched = scheduler_with(_local_cluster(), [], [IMMEDIATE])
+    sched.add_pod(pod("db", claims=("data",)))
+    (first,) = sched.run()
+    assert first.node is None and 'persistentvolumeclaim "data" not found' in first.message
+    sched.add_pvc(pvc("other", volume_name="pv-x", bound=True))
+    assert sched.queue.pending()["unschedulablePods"] == ["uid-default-db"]
+    sched.add_pv(
+        pv("pv-a", claim=("default", "data"), phase="Bound", node_affinity={"kubernetes.io/hostname": ["c1"]})
+    )
+    sched.add_pvc(pvc("data", volume_name="pv-a", bound=True))
+    assert sched.queue.pending()["unschedulablePods"] == []
+    sched.clock.advance(30)  # (past the pod's backoff)
+    sched.queue.flush_backoff_completed()
+    (second,) = sched.run()
+    assert second.node == "c1"
