@@ -99,6 +99,8 @@ ROOTS = [
         for kind in ("StorageClass", "CSINode", "CSIDriver")
         for suffix in ("", "List")
     ),
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList",
     _META + "DeleteOptions",
     _META + "Status",
     _META + "Patch",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.models.apiextensions import CustomResourceDefinition
 from kubetaint.api.models.appkinds import (
     ConfigMap,
     CronJob,
@@ -80,6 +81,7 @@ __all__ = [
     "ConfigMap",
     "Container",
     "CronJob",
+    "CustomResourceDefinition",
     "DaemonSet",
     "DecodeError",
     "Deployment",
@@ -166,6 +168,7 @@ MODELS: dict[tuple[str, str], type[TypedObject]] = {
     ("storage.k8s.io/v1", "StorageClass"): StorageClass,
     ("storage.k8s.io/v1", "CSINode"): CSINode,
     ("storage.k8s.io/v1", "CSIDriver"): CSIDriver,
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): CustomResourceDefinition,
 }
 
 
