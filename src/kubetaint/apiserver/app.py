@@ -17,9 +17,10 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
-from kubetaint.api.resources import REVIEW_GROUPS
+from kubetaint.api.resources import REVIEW_GROUPS, Resource
 from kubetaint.apiserver import discovery, openapi, openapi_v2, query, reviews, streaming
 from kubetaint.apiserver.authz import Authorizer
+from kubetaint.apiserver.crd_served import CustomResources
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.health import api_server_checks, health_routes
@@ -44,8 +45,11 @@ def _method_not_allowed() -> errors.StatusError:
     return errors.StatusError(405, "MethodNotAllowed", _METHOD_NOT_ALLOWED)
 
 
-def parse_target(group: str, version: str, parts: list[str]) -> Target | None:
-    """Resolve the path segments after /api/v1 or /apis/<g>/<v> to a target, or None (404)."""
+def parse_target(
+    group: str, version: str, parts: list[str], custom: CustomResources | None = None
+) -> Target | None:
+    """Resolve the path segments after /api/v1 or /apis/<g>/<v> to a target, or None (404);
+    `custom`: the custom resources served besides the built-in ones."""
     if not parts or any(not p for p in parts):
         return None
     namespace = ""
@@ -56,6 +60,8 @@ def parse_target(group: str, version: str, parts: list[str]) -> Target | None:
     ):
         namespace, parts = parts[1], parts[2:]
     res = lookup(group, version, parts[0])
+    if res is None and custom is not None and len(parts) <= 3:
+        res = custom.lookup(group, version, parts[0])
     if res is None or len(parts) > 3:
         return None
     if namespace and not res.namespaced:
@@ -85,6 +91,7 @@ class ApiServer:
         limits: Limits | None = None,
     ) -> None:
         self.handlers = Handlers(Registry(store, hooks, rng, clock), clock, evictor, limits)
+        self.custom = CustomResources(store)
         self.authorizer = authorizer
         self.durable = DurabilityBarrier(store)
         self.watcher = WatchStreamer(store, clock, bookmark_interval, self.durable)
@@ -99,7 +106,7 @@ class ApiServer:
         try:
             if not rest:
                 return self._discovery(request, group, version)
-            target = parse_target(group, version, rest)
+            target = parse_target(group, version, rest, self.custom)
             if target is None:
                 return status_response(not_found_path())
             response = await self._dispatch(target, request)
@@ -116,7 +123,12 @@ class ApiServer:
     def _discovery(self, request: Request, group: str, version: str) -> Response:
         if request.method != "GET":
             raise _method_not_allowed()
-        doc = discovery.api_resource_list(group, version) if version else discovery.api_group(group)
+        extra = self.custom.served() if "." in group else []
+        doc = (
+            discovery.api_resource_list(group, version, extra)
+            if version
+            else discovery.api_group(group, extra)
+        )
         if doc is None:
             raise not_found_path()
         return json_response(doc)
@@ -236,7 +248,8 @@ def create_app(
         return _root(request, core=True, legacy=discovery.api_versions(server_address))
 
     async def groups_root(request: Request) -> Response:
-        return _root(request, core=False, legacy=discovery.api_group_list())
+        extra = server.custom.served()
+        return _root(request, core=False, legacy=discovery.api_group_list(extra), extra=extra)
 
     async def openapi_index(request: Request) -> Response:
         return json_response(openapi.openapi_index())
@@ -320,12 +333,14 @@ def node_uid_of(store: Store) -> Callable[[str], str | None]:
     return node_uid
 
 
-def _root(request: Request, *, core: bool, legacy: dict[str, object]) -> Response:
+def _root(
+    request: Request, *, core: bool, legacy: dict[str, object], extra: Sequence[Resource] = ()
+) -> Response:
     aggregated = discovery.aggregated_version(request.headers.get("accept"))
     if aggregated is None:
         return json_response(legacy)
     content_type = discovery.AGGREGATED_TYPE if aggregated == "v2" else discovery.AGGREGATED_V2BETA1_TYPE
-    return json_response(discovery.aggregated_list(core, aggregated), content_type=content_type)
+    return json_response(discovery.aggregated_list(core, aggregated, extra), content_type=content_type)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

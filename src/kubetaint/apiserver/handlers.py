@@ -12,9 +12,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
+from kubetaint.api.crd import GROUP as CRD_GROUP
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
-from kubetaint.api.resources import stored_only_warning
-from kubetaint.apiserver import fieldmanagement, fieldvalidation, query, scale
+from kubetaint.api.resources import Resource, stored_only_warning
+from kubetaint.apiserver import crd_served, fieldmanagement, fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.hooks import Evictor
 from kubetaint.apiserver.limits import Limits
@@ -49,6 +51,21 @@ assert _PODS is not None
 PODS = _PODS
 
 
+def _out(res: Resource, obj: JSON) -> JSON:
+    """An object as served at the request's version (a custom resource's apiVersion)."""
+    return crd_served.at_version(res, obj) if isinstance(res, CustomResource) else obj
+
+
+def _to_scale(res: Resource, obj: JSON) -> JSON:
+    return crd_served.to_scale(res, obj) if isinstance(res, CustomResource) else scale.to_scale(obj)
+
+
+def _from_scale(res: Resource, parent: JSON, body: Any) -> JSON:
+    if isinstance(res, CustomResource):
+        return crd_served.from_scale(res, parent, body)
+    return scale.from_scale(parent, body)
+
+
 def _field_validation(request: Request) -> None:
     fieldvalidation.directive(query.of(request).get("fieldValidation"))
 
@@ -71,7 +88,7 @@ class Handlers:
         res = target.res
         obj = self.store.get(res.store_resource, target.namespace, target.name)
         if target.subresource == "scale":
-            return json_response(scale.to_scale(obj))
+            return json_response(_to_scale(res, obj))
         rendering = negotiate(request.headers.get("accept"))
         if rendering.table:
             policy = include_object_policy(query.of(request).get("includeObject"))
@@ -79,7 +96,7 @@ class Handlers:
                 res, [obj], self.clock.now(), policy=policy, table_version=rendering.table_version
             )
             return json_response(table)
-        return json_response(with_type(res, obj))
+        return json_response(with_type(res, _out(res, obj)))
 
     def list(self, target: Target, request: Request) -> Response:
         res = target.res
@@ -114,7 +131,7 @@ class Handlers:
             meta["continue"] = result.continue_token
         if result.remaining_item_count is not None:
             meta["remainingItemCount"] = result.remaining_item_count
-        items = [omit_empty(item) for item in result.items]
+        items = [omit_empty(_out(res, item)) for item in result.items]
         body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": meta, "items": items}
         return json_response(body)
 
@@ -129,9 +146,13 @@ class Handlers:
             target.res, obj, validation, duplicates=twice, yaml_error=yaml_error
         )
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        if isinstance(target.res, CustomResource):
+            obj, pruned = crd_served.decode(target.res, obj, validation)
+            warnings = [*warnings, *pruned]
         obj = fieldmanagement.record(target, obj, None, request, self.clock)
         created = self.registry.create(target, obj, dry_run(request))
-        return fieldvalidation.with_warnings(json_response(created, 201), _created_warnings(target, warnings))
+        warnings = [*_created_warnings(target, warnings), *_crd_warnings(target, created)]
+        return fieldvalidation.with_warnings(json_response(_out(target.res, created), 201), warnings)
 
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
@@ -140,8 +161,8 @@ class Handlers:
         if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
             old = self.store.get(target.res.store_resource, target.namespace, target.name)
             parent = Target(target.res, target.namespace, target.name)
-            stored = self.registry.update(parent, scale.from_scale(old, obj), old, dry_run(request))
-            return json_response(scale.to_scale(stored))
+            stored = self.registry.update(parent, _from_scale(target.res, old, obj), old, dry_run(request))
+            return json_response(_to_scale(target.res, stored))
         validation = query.of(request).get("fieldValidation")
         obj, warnings = fieldvalidation.decode(
             target.res, obj, validation, duplicates=twice, yaml_error=yaml_error
@@ -149,15 +170,23 @@ class Handlers:
         self.registry.check_name(target, obj)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
+        if isinstance(target.res, CustomResource):
+            obj, pruned = crd_served.decode(target.res, obj, validation)
+            warnings = [*warnings, *pruned]
         old = self.store.get(target.res.store_resource, target.namespace, target.name)
         obj = fieldmanagement.record(target, obj, old, request, self.clock)
         updated = self.registry.update(target, obj, old, dry_run(request))
-        return fieldvalidation.with_warnings(json_response(updated), warnings)
+        warnings = [*warnings, *_crd_warnings(target, updated)]
+        return fieldvalidation.with_warnings(json_response(_out(target.res, updated)), warnings)
 
     async def patch(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         kind = media_type(request)
-        if kind not in patches.PATCH_TYPES:
+        if isinstance(target.res, CustomResource):  # no Go struct to merge strategically
+            accepted = [t for t in patches.PATCH_TYPES if t != patches.STRATEGIC_PATCH]
+            if kind not in accepted:
+                raise unsupported_media(", ".join(accepted))
+        elif kind not in patches.PATCH_TYPES:
             raise unsupported_media(", ".join(patches.PATCH_TYPES))
         fieldmanagement.check_options(request, "PatchOptions", apply=kind == patches.APPLY_PATCH)
         raw = await request.body()
@@ -187,7 +216,7 @@ class Handlers:
             caller_rv = _mentions_resource_version(body)
             scaling = target.subresource == "scale"
             if scaling:  # the patch applies to the Scale; the parent's spec.replicas changes
-                patched = scale.from_scale(old, self._apply_patch(kind, scale.to_scale(old), body, request))
+                patched = _from_scale(res, old, self._apply_patch(kind, _to_scale(res, old), body, request))
             elif kind == patches.APPLY_PATCH:
                 patched = self._server_side_apply(target, old, body, request)
             else:
@@ -196,17 +225,22 @@ class Handlers:
                 if kind == patches.JSON_PATCH:  # the patched object decodes into its Go type
                     validation = query.of(request).get("fieldValidation")
                     patched, warnings = fieldvalidation.decode_patched(res, patched, validation)
+            if isinstance(res, CustomResource) and not scaling:
+                validation = query.of(request).get("fieldValidation")
+                patched, pruned = crd_served.decode(res, patched, validation, patch=True)
+                warnings = [*warnings, *pruned]
             patches.check_size(patched, self.limits.max_request_body_bytes)
             try:
                 if scaling:
                     parent = Target(res, target.namespace, target.name)
                     stored = self._store_patched(parent, patched, old, caller_rv, is_dry_run)
                     applied = [fieldmanagement.SCALE_APPLY_WARNING] if kind == patches.APPLY_PATCH else []
-                    return fieldvalidation.with_warnings(json_response(scale.to_scale(stored)), applied)
+                    return fieldvalidation.with_warnings(json_response(_to_scale(res, stored)), applied)
                 if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
-                    return fieldvalidation.with_warnings(json_response(old), warnings)
+                    return fieldvalidation.with_warnings(json_response(_out(res, old)), warnings)
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
-                return fieldvalidation.with_warnings(json_response(stored), warnings)
+                warnings = [*warnings, *_crd_warnings(target, stored)]
+                return fieldvalidation.with_warnings(json_response(_out(res, stored)), warnings)
             except errors.StatusError as exc:
                 # Patches without a resourceVersion are retried on conflict, as upstream.
                 if (
@@ -248,9 +282,13 @@ class Handlers:
             raise errors.bad_request("error decoding YAML: the apply configuration must be an object")
         obj = self._server_side_apply(target, None, body, request)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        if isinstance(target.res, CustomResource):
+            obj, _ = crd_served.decode(target.res, obj, query.of(request).get("fieldValidation"), patch=True)
         self.registry.check_name(target, obj)
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
-        return json_response(self.registry.create(target, obj, is_dry_run), 201)
+        created = self.registry.create(target, obj, is_dry_run)
+        response = json_response(_out(target.res, created), 201)
+        return fieldvalidation.with_warnings(response, _crd_warnings(target, created))
 
     def _store_patched(
         self, target: Target, patched: JSON, old: JSON, caller_rv: bool, is_dry_run: bool
@@ -278,7 +316,7 @@ class Handlers:
         meta = gone.get("metadata") or {}
         # pending, pods and namespaces (ReturnDeletedObject): the object itself
         if res.store_resource in ("pods", "namespaces") or meta.get("deletionTimestamp"):
-            return json_response(with_type(res, gone))
+            return json_response(with_type(res, _out(res, gone)))
         details: JSON = {"name": target.name, "kind": res.plural, "uid": meta.get("uid", "")}
         if res.group:
             details["group"] = res.group
@@ -363,6 +401,13 @@ def _created_warnings(target: Target, warnings: list[str]) -> list[str]:
     its controller, a warning saying so (never a silent store)."""
     extra = stored_only_warning(target.res)
     return [*warnings, extra] if extra else warnings
+
+
+def _crd_warnings(target: Target, written: JSON) -> list[str]:
+    """What of a written CRD kubetaint does not model (crd_served.crd_warnings)."""
+    if (target.res.group, target.res.kind) != (CRD_GROUP, "CustomResourceDefinition") or target.subresource:
+        return []
+    return crd_served.crd_warnings(written)
 
 
 def _binding_node(binding: JSON, name: str) -> str:

@@ -11,12 +11,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from kubetaint.api import crd as crds
 from kubetaint.api import errors
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.quantity import QuantityError
+from kubetaint.apiserver import crd_served
 from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.resources import ResourceInfo
 from kubetaint.clock.base import Clock, format_time
@@ -228,6 +231,8 @@ class Registry:
         admitted = self.hooks.admit(
             operation, res.store_resource, target.subresource, obj, old=old, dry_run=dry_run
         )
+        if isinstance(res, CustomResource):  # the custom resource strategy's schema validation
+            crd_served.validate(res, admitted, old)
         causes = self.hooks.validate(res.store_resource, admitted, old)
         if causes:
             raise invalid(res.kind, str(_meta(admitted).get("name") or ""), causes)
@@ -248,6 +253,8 @@ class Registry:
             obj = with_generated_selector({**obj, "metadata": {**_meta(obj), "uid": uid}})
         if _is_services(target.res):
             obj = self._allocate_service(obj, None)
+        if isinstance(target.res, CustomResource):
+            obj = crd_served.prepare_for_create(target.res, obj)
         admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)
         return self.store.create(target.res.store_resource, omit_empty(admitted), dry_run=dry_run)
 
@@ -285,6 +292,9 @@ class Registry:
             obj = {k: v for k, v in obj.items() if k != "status"}
             if "status" in old:
                 obj["status"] = old["status"]
+        if _is_crds(res):
+            obj = crds.with_defaults(obj) if not target.subresource else obj
+            obj = crds.prepare_for_update(obj, old) if not target.subresource else obj
         obj = {**obj, "kind": old.get("kind", res.kind), "apiVersion": old.get("apiVersion", res.api_version)}
         check_update_preconditions(res.store_resource, obj, old)  # 409 before any 422, as upstream
         obj = keep_deletion_fields(obj, old)
@@ -326,6 +336,12 @@ class Registry:
             check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
             terminating = namespaces.first_delete(old, format_time(self.clock.now()), options)
             return self.store.update(res.store_resource, terminating, dry_run=dry_run)
+        if _is_crds(res) and not _meta(old).get("deletionTimestamp"):
+            # the CRD REST Delete's first request: the cleanup finalizer deletes the custom resources
+            check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
+            return self.store.update(
+                res.store_resource, crds.first_delete(old, format_time(self.clock.now())), dry_run=dry_run
+            )
         if _is_namespaces(res) and namespaces.spec_finalizers(old):
             check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
             return old  # prior to final deletion, spec.finalizers must be empty
@@ -350,6 +366,8 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     defaulted API groups."""
     if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
         return default_role_binding(obj)
+    if _is_crds(res):
+        return crds.prepare_for_create(crds.with_defaults(obj))
     if res.group:
         return with_workload_defaults(res.group, res.kind, obj)
     if res.plural == "secrets":
@@ -368,6 +386,10 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     if res.plural == "namespaces":
         return namespaces.prepare_for_create(obj)
     return obj
+
+
+def _is_crds(res: ResourceInfo) -> bool:
+    return res.group == crds.GROUP and res.plural == "customresourcedefinitions"
 
 
 def _is_namespaces(res: ResourceInfo) -> bool:
