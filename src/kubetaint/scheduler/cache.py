@@ -75,6 +75,10 @@ class Cache:
         self.epoch = 0
         self.changed_slots: list[int] = []
         self.changed_base = 0
+        #: Bumped whenever a node's own scheduling parts (taints, labels, unschedulable,
+        #: allocatable) change in place: while it holds still, the slots the change log lists
+        #: changed only by their pods (scheduler.filter_memo skips those a node-only filter rejects).
+        self.node_changes = 0
         self._slot_positions: dict[int, int] | None = None
 
     # ---- change log --------------------------------------------------------------------------
@@ -171,6 +175,7 @@ class Cache:
         self.unschedulable[s] = ni.unschedulable
         if resized:
             self.slot_version[s] += 1
+        self.node_changes += 1
         self._changed(s)
 
     def _sync_pods(self, ni: NodeInfo) -> None:

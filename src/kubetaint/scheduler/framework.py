@@ -190,7 +190,15 @@ class Framework:
 
     def run_filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
         """A pass mask over cache slots: the AND of every filter plugin's vectorised verdict."""
+        return self.run_filter_batch_split(state, pi, cache, ())[0]
+
+    def run_filter_batch_split(
+        self, state: CycleState, pi: PodInfo, cache: Cache, part: tuple[type, ...]
+    ) -> tuple[BoolArray, BoolArray]:
+        """`run_filter_batch`, and the AND of the verdicts of the plugins of the types in `part`
+        alone (a node every plugin passes passes those too)."""
         mask: BoolArray = cache.valid.copy()
+        partial: BoolArray = mask.copy() if part else mask
         for pl in self.filter_plugins:
             if pl.name in state.skip_filter:
                 continue
@@ -198,7 +206,17 @@ class Framework:
             passed = pl.filter_batch(state, pi, cache)
             if passed is not None:
                 mask &= passed
-        return mask
+                if part and type(pl) in part:
+                    partial &= passed
+        return mask, partial
+
+    def run_filter_part(self, state: CycleState, pi: PodInfo, ni: NodeInfo, part: tuple[type, ...]) -> bool:
+        """Whether the node passes the (not skipped) filter plugins of the types in `part`."""
+        skip = state.skip_filter
+        for pl in self.filter_plugins:
+            if type(pl) in part and pl.name not in skip and not pl.filter(state, pi, ni).is_success():
+                return False
+        return True
 
     # ---- score -------------------------------------------------------------------------------
     def run_pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
