@@ -45,7 +45,7 @@ from kubetaint.scheduler.extension_points import (
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
-from kubetaint.scheduler.pod_index import PodIndex, domain_sums, pod_index, required_pair
+from kubetaint.scheduler.pod_index import Counter, Holder, PodIndex, pod_index, required_pair
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 
@@ -134,13 +134,14 @@ def is_schedulable_after_node_change(
     return False
 
 
-def term_counts(index: PodIndex, term: AffinityTerm) -> IntArray:
-    """Per slot, the pods the incoming pod's term matches (its namespaceSelector merged)."""
+def term_counter(index: PodIndex, term: AffinityTerm) -> Counter:
+    """The index's counter of the pods the incoming pod's term matches (its namespaceSelector
+    merged), per slot."""
 
     def match(p: PodInfo) -> bool:
         return term.matches(p.namespace, _labels(p.pod), None)
 
-    return index.count(("one", term), match, required_pair(term.selector))
+    return index.counter(("one", term), match, required_pair(term.selector))
 
 
 @dataclass
@@ -261,18 +262,15 @@ class InterPodAffinity(
         st.namespace, st.labels = pi.namespace, _labels(pi.pod)
         st.ns_labels = handle.namespace_labels(pi.namespace)
         if affinity:
-            slot_counts = index.count(
+            counter = index.counter(
                 ("all", affinity), lambda p: matches_all(affinity, p), required_pair(affinity[0].selector)
             )
             for t in affinity:
-                d = index.domains(t.topology_key)
-                _add(st.affinity_counts, t.topology_key, domain_sums(d.ids, slot_counts, len(d.values)))
+                _add(st.affinity_counts, t.topology_key, index.sums(counter, t.topology_key))
             st.affinity_counts = _nonzero(st.affinity_counts)
             st.self_match = matches_all(affinity, pi)
         for t in anti:
-            slot_counts = term_counts(index, t)
-            d = index.domains(t.topology_key)
-            _add(st.anti_counts, t.topology_key, domain_sums(d.ids, slot_counts, len(d.values)))
+            _add(st.anti_counts, t.topology_key, index.sums(term_counter(index, t), t.topology_key))
         st.anti_counts = _nonzero(st.anti_counts)
         state.data[_PRE_FILTER] = st
         return SUCCESS
@@ -290,8 +288,7 @@ class InterPodAffinity(
         for group in index.anti_affinity_groups(labels):
             for t in group.info.required_anti_affinity:
                 if t.matches(pi.namespace, labels, ns_labels):
-                    d = index.domains(t.topology_key)
-                    _add(counts, t.topology_key, domain_sums(d.ids, group.counts, len(d.values)))
+                    _add(counts, t.topology_key, index.sums(group, t.topology_key))
         return _nonzero(counts)
 
     def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
@@ -391,22 +388,18 @@ class InterPodAffinity(
         scores: dict[str, IntArray] = {}
         matched = False
 
-        def add(term: AffinityTerm, weight: int, slot_counts: IntArray) -> None:
+        def add(term: AffinityTerm, weight: int, holder: Holder) -> None:
             nonlocal matched
-            d = index.domains(term.topology_key)
-            keep = d.ids >= 0
-            if not (slot_counts[keep] > 0).any():
+            sums = index.sums(holder, term.topology_key)
+            if not sums.any():  # (no matching pod on a node with the key)
                 return
             matched = True
-            sums = np.bincount(d.ids[keep], weights=slot_counts[keep], minlength=len(d.values)).astype(
-                np.int64
-            )
             _add(scores, term.topology_key, sums * weight)
 
         for weight, t in preferred:
-            add(t, weight, term_counts(index, t))
+            add(t, weight, term_counter(index, t))
         for weight, t in preferred_anti:
-            add(t, -weight, term_counts(index, t))
+            add(t, -weight, term_counter(index, t))
         ns_labels = handle.namespace_labels(pi.namespace)
         labels = _labels(pi.pod)
         for group in list(index.groups.values()):
@@ -414,13 +407,13 @@ class InterPodAffinity(
             if self.hard_pod_affinity_weight > 0:
                 for t in existing.required_affinity:
                     if t.matches(pi.namespace, labels, ns_labels):
-                        add(t, self.hard_pod_affinity_weight, group.counts)
+                        add(t, self.hard_pod_affinity_weight, group)
             for weight, t in existing.preferred_affinity:
                 if t.matches(pi.namespace, labels, ns_labels):
-                    add(t, weight, group.counts)
+                    add(t, weight, group)
             for weight, t in existing.preferred_anti_affinity:
                 if t.matches(pi.namespace, labels, ns_labels):
-                    add(t, -weight, group.counts)
+                    add(t, -weight, group)
         if not matched:
             return Status(Code.Skip)
         state.data[_PRE_SCORE] = (index, scores)
