@@ -38,6 +38,7 @@ from kubetaint.scheduler.extension_points import (
     has_score_extensions,
 )
 from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.nodes_at import node_slots
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 from kubetaint.speed.reference import reference_mode
@@ -247,7 +248,7 @@ class Framework:
                 continue
             if cache is not None and batch is not None and not reference:
                 if slots is None:
-                    slots = np.fromiter((ni.slot for ni in nodes), np.int64, len(nodes))
+                    slots = node_slots(nodes)
                 raw: IntArray = batch.score_batch(state, pi, cache, slots)
             else:
                 raw = np.fromiter((pl.score(state, pi, ni) for ni in nodes), np.int64, len(nodes))

@@ -153,6 +153,7 @@ class PodIndex:
         self._by_pair: dict[tuple[str, str], list[Counter]] | None = None
         self._generic: list[Counter] = []
         self._anti_by_pair: dict[tuple[str, str], list[Group]] | None = None
+        self._scoring: list[Group] | None = None
         self._anti_generic: list[Group] = []
         self._looks = 0
         #: Bumped whenever a slot's node or one of its remembered label values changes.
@@ -311,10 +312,22 @@ class PodIndex:
                     found.append(group)
         return found
 
+    def scoring_groups(self) -> list[Group]:
+        """The groups whose terms can score an incoming pod (InterPodAffinity's PreScore): those
+        with required affinity (hardPodAffinityWeight), preferred affinity or preferred
+        anti-affinity terms, in the order of `groups` (read-only)."""
+        if self._scoring is None:
+            self._scoring = [
+                g
+                for g in self.groups.values()
+                if g.info.required_affinity or g.info.preferred_affinity or g.info.preferred_anti_affinity
+            ]
+        return self._scoring
+
     def _add_to_group(self, info: PodAffinityInfo, slot: int, count: int) -> None:
         group = self.groups.get(info)
         if group is None:
-            self._anti_by_pair = None
+            self._anti_by_pair = self._scoring = None
             group = self.groups[info] = Group(info, self._size)
         group.counts[slot] += count
         group.total += count
@@ -324,7 +337,7 @@ class PodIndex:
             self.required_anti_pods += count
         if group.total <= 0:
             del self.groups[info]
-            self._anti_by_pair = None
+            self._anti_by_pair = self._scoring = None
 
     # ---- per-value sums ------------------------------------------------------------------------
     def _add_sums(self, holder: Holder, slot: int, count: int) -> None:

@@ -426,8 +426,8 @@ class Scheduler(InformerEvents):
                 order = np.fromiter((ni.slot for ni in searched), np.int64, n)
                 mask = fw.run_filter_batch(state, pi, self.cache)[order]
             at, processed = first_hits(mask, start, k)  # positions in the searched list
-            feasible = NodesAt(candidates, at)
             slots = order[at]
+            feasible = NodesAt(candidates, at, slots)
         else:
             found: list[NodeInfo] = []
             processed = 0

@@ -362,18 +362,19 @@ class InterPodAffinity(
             if counts is None:
                 continue
             ids = index.domains(t.topology_key).ids[:size]
-            passed &= ~((ids >= 0) & (_lookup(counts, ids) > 0))
+            passed &= _lookup(counts, ids) == 0  # (0 without the key)
         for key, counts in st.existing_anti.items():
             ids = index.domains(key).ids[:size]
-            passed &= ~((ids >= 0) & (_lookup(counts, ids) > 0))
+            passed &= _lookup(counts, ids) == 0  # (0 without the key)
         return passed
 
     # ---- score ---------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
         if raw_pod_affinity(pi.pod) is None and (
-            self.ignore_preferred_terms_of_existing_pods or not pod_index(self._handle().cache).groups
+            self.ignore_preferred_terms_of_existing_pods
+            or not pod_index(self._handle().cache).scoring_groups()
         ):
-            return SKIP  # no preferred term of its own, no existing pod with terms
+            return SKIP  # no preferred term of its own, no existing pod with terms that score
         try:
             info = pod_affinity_info(pi.pod)
         except TermError as exc:
@@ -402,7 +403,7 @@ class InterPodAffinity(
             add(t, -weight, term_counter(index, t))
         ns_labels = handle.namespace_labels(pi.namespace)
         labels = _labels(pi.pod)
-        for group in list(index.groups.values()):
+        for group in index.scoring_groups():  # (the groups with only required anti-affinity add nothing)
             existing: PodAffinityInfo = group.info
             if self.hard_pod_affinity_weight > 0:
                 for t in existing.required_affinity:
@@ -432,7 +433,7 @@ class InterPodAffinity(
         total: IntArray = np.zeros(len(slots), np.int64)
         for key, values in scores.items():
             ids = index.domains(key).ids[slots]
-            total += np.where(ids >= 0, _lookup(values, ids), 0)
+            total += _lookup(values, ids)  # (0 without the key)
         return total
 
     def normalize_score(self, state: CycleState, pi: PodInfo, scores: IntArray) -> IntArray:
@@ -453,9 +454,10 @@ def _lookup(counts: IntArray | None, ids: IntArray) -> IntArray:
     """counts[ids] with 0 for ids -1 or beyond the counts (values first seen after they were summed)."""
     if counts is None:
         return np.zeros(len(ids), np.int64)
-    inside = (ids >= 0) & (ids < len(counts))
-    out: IntArray = np.zeros(len(ids), np.int64)
-    out[inside] = counts[ids[inside]]
+    n = len(counts)
+    extended: IntArray = np.zeros(n + 1, np.int64)  # (id -1 and ids clipped to n read the 0 at n)
+    extended[:n] = counts
+    out: IntArray = extended[np.minimum(ids, n)]
     return out
 
 

@@ -39,6 +39,7 @@ from kubetaint.scheduler.extension_points import (
 )
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.nodes_at import node_slots
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.default_selector import default_selector
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
@@ -484,7 +485,7 @@ class PodTopologySpread(
         all_keys = cache.valid[:size].copy()
         for c in constraints:
             all_keys &= index.domains(c.topology_key).ids[:size] >= 0
-        filtered = np.fromiter((ni.slot for ni in nodes), np.int64, len(nodes))
+        filtered = node_slots(nodes)
         ignored: BoolArray = np.zeros(size, np.bool_)
         if require_all:
             ignored[filtered] = ~all_keys[filtered]
