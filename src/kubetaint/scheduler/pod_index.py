@@ -313,9 +313,13 @@ class PodIndex:
         return found
 
     def scoring_groups(self) -> list[Group]:
-        """The groups whose terms can score an incoming pod (InterPodAffinity's PreScore): those
-        with required affinity (hardPodAffinityWeight), preferred affinity or preferred
-        anti-affinity terms, in the order of `groups` (read-only)."""
+        """The groups whose terms can score an incoming pod, so that PreScore skips the others
+        (off with KUBETAINT_REFERENCE=1: every group).
+
+        Those with required affinity (hardPodAffinityWeight), preferred affinity or preferred
+        anti-affinity terms (InterPodAffinity's PreScore), in the order of `groups` (read-only)."""
+        if reference_mode():
+            return list(self.groups.values())
         if self._scoring is None:
             self._scoring = [
                 g
@@ -369,9 +373,11 @@ class PodIndex:
                 sums[after] += count
 
     def sums(self, holder: Holder, key: str) -> IntArray:
-        """Per value id of the node label `key`, the holder's counts summed over the slots with
-        that value (a fresh array, one entry per value seen). Kept up to date from the first ask
-        on (worked out afresh at every ask in reference mode)."""
+        """Per-topology-value counts kept up to date instead of summed over every node per cycle
+        (off with KUBETAINT_REFERENCE=1: summed afresh at every ask).
+
+        Per value id of the node label `key`, the holder's counts summed over the slots with that
+        value (a fresh array, one entry per value seen), kept up to date from the first ask on."""
         d = self.domains(key)
         if reference_mode():
             return domain_sums(d.ids, holder.counts, len(d.values))
@@ -383,9 +389,10 @@ class PodIndex:
         return known.copy()
 
     def values_present(self, key: str) -> BoolArray:
-        """Per value id of the node label `key`, whether a node in the cache has it now (read-only)."""
+        """Per value id of the node label `key`, whether a node in the cache has it now (read-only;
+        remembered until the layout changes, worked out at every ask with KUBETAINT_REFERENCE=1)."""
         known = self._present.get(key)
-        if known is not None and known[0] == self.layout:
+        if known is not None and known[0] == self.layout and not reference_mode():
             return known[1]
         d = self.domains(key)
         present: BoolArray = np.zeros(len(d.values), np.bool_)
@@ -395,9 +402,10 @@ class PodIndex:
         return present
 
     def same_nodes(self, keys: tuple[str, ...], key: str) -> bool:
-        """Whether the nodes with every label of `keys` are the nodes with the label `key`."""
+        """Whether the nodes with every label of `keys` are the nodes with the label `key`
+        (remembered until the layout changes, worked out at every ask with KUBETAINT_REFERENCE=1)."""
         known = self._same_nodes.get((keys, key))
-        if known is not None and known[0] == self.layout:
+        if known is not None and known[0] == self.layout and not reference_mode():
             return known[1]
         same = keys == (key,) or bool(np.array_equal(self.with_keys(keys), self.with_keys((key,))))
         if len(self._same_nodes) >= 64:
