@@ -87,10 +87,9 @@ def pod_aware_filters(fw: Framework) -> frozenset[str]:
 
 
 class _Entry:
-    __slots__ = ("cache", "epoch", "mask", "node_changes", "node_only", "seen")
+    __slots__ = ("epoch", "mask", "node_changes", "node_only", "seen")
 
     def __init__(self, cache: Cache, mask: BoolArray, node_only: BoolArray) -> None:
-        self.cache = cache
         self.epoch = cache.epoch
         self.seen = cache.changes_seen()
         self.node_changes = cache.node_changes
@@ -114,9 +113,9 @@ class FilterMemo:
         fw = self.fw
         if not self.applies or not self.pod_aware <= state.skip_filter or reference_mode():
             return fw.run_filter_batch(state, pi, cache)[cache.order()]
-        key = (id(cache), pi.facts.filter_sig, pi.node_name, frozenset(state.skip_filter))
+        key = (cache.serial, pi.facts.filter_sig, pi.node_name, frozenset(state.skip_filter))
         entry = self._entries.get(key)
-        if entry is not None and entry.cache is cache and entry.epoch == cache.epoch:
+        if entry is not None and entry.epoch == cache.epoch:
             changed = cache.changes_since(entry.seen, MAX_CHANGES)
             slots = set(changed) if changed is not None else None
             position = cache.slot_position

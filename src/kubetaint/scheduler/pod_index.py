@@ -252,7 +252,7 @@ class PodIndex:
                 spec = p.pod.get("spec")
                 if type(spec) is not dict or not spec.get("affinity") or raw_pod_affinity(p.pod) is None:
                     continue
-                info = pod_affinity_info_or_none(p.pod)
+                info = pod_affinity_info_or_none(p.pod, p.facts.pod_affinity_sig)
                 if info.has_any:
                     self._add_to_group(info, slot, sign)
 

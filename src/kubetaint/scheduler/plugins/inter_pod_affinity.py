@@ -93,7 +93,7 @@ def is_schedulable_after_pod_change(
     if not _bound(new) or not _bound(old):
         return False
     try:
-        info = pod_affinity_info(pi.pod)
+        info = pod_affinity_info(pi.pod, pi.facts.pod_affinity_sig)
     except TermError:
         return True
     terms, anti = info.required_affinity, info.required_anti_affinity
@@ -116,7 +116,7 @@ def is_schedulable_after_node_change(
     if new is None:
         return False
     try:
-        info = pod_affinity_info(pi.pod)
+        info = pod_affinity_info(pi.pod, pi.facts.pod_affinity_sig)
     except TermError:
         return True
     new_labels = (new.get("metadata") or {}).get("labels") or {}
@@ -250,7 +250,7 @@ class InterPodAffinity(
         if not index.required_anti_pods and raw_pod_affinity(pi.pod) is None:
             return SKIP  # no term of its own, no existing pod's anti-affinity to match
         try:
-            info = pod_affinity_info(pi.pod)
+            info = pod_affinity_info(pi.pod, pi.facts.pod_affinity_sig)
         except TermError as exc:
             return Status(Code.UnschedulableAndUnresolvable, f"parsing pod: {exc}")
         affinity = tuple(self._merge_namespaces(t) for t in info.required_affinity)
@@ -376,7 +376,7 @@ class InterPodAffinity(
         ):
             return SKIP  # no preferred term of its own, no existing pod with terms that score
         try:
-            info = pod_affinity_info(pi.pod)
+            info = pod_affinity_info(pi.pod, pi.facts.pod_affinity_sig)
         except TermError as exc:
             return Status(Code.Error, f"failed to parse pod: {exc}")
         preferred = tuple((w, self._merge_namespaces(t)) for w, t in info.preferred_affinity)
@@ -487,7 +487,7 @@ def _own_counts(ni: NodeInfo, st: _FilterState) -> _OwnCounts:
         own.anti_deltas_by_key[t.topology_key] = own.anti_deltas_by_key.get(t.topology_key, 0) + now - before
     for sign, group in ((1, pods), (-1, cached_pods)):
         for p in group:
-            for t in pod_affinity_info_or_none(p.pod).required_anti_affinity:
+            for t in pod_affinity_info_or_none(p.pod, p.facts.pod_affinity_sig).required_anti_affinity:
                 if t.matches(st.namespace, st.labels, st.ns_labels):
                     key = t.topology_key
                     own.existing_deltas[key] = own.existing_deltas.get(key, 0) + sign
