@@ -1,7 +1,8 @@
 """HTTP verbs on resources: get, list, create, update (PUT), patch, delete, deletecollection,
 the pods/binding, bindings and pods/eviction subresources, and deployments|replicasets/scale
 (mirrors apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete}.go and
-pkg/registry/core/pod/storage/storage.go for binding and eviction).
+pkg/registry/core/pod/storage/storage.go for binding and eviction). Every write goes through
+`apiserver.rest.REST` to the one write path, `kubetaint.registry.Registry`.
 """
 
 from __future__ import annotations
@@ -18,13 +19,11 @@ from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.resources import Resource, stored_only_warning
 from kubetaint.apiserver import crd_served, fieldmanagement, fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
-from kubetaint.apiserver.hooks import Evictor
 from kubetaint.apiserver.limits import Limits
 from kubetaint.apiserver.listing import list_read, validate_list_options
 from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
 from kubetaint.apiserver.query import parse_int64
-from kubetaint.apiserver.registry import Registry, Target, check_decodable, grace_period, invalid
-from kubetaint.apiserver.resources import lookup
+from kubetaint.apiserver.rest import REST, Target, check_decodable, grace_period, invalid, requesting_user
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import (
     JSON,
@@ -43,12 +42,9 @@ from kubetaint.apiserver.wire import (
     unsupported_media,
 )
 from kubetaint.clock.base import Clock
-from kubetaint.registry.binding import bound_pod
+from kubetaint.registry import binding, eviction
 
 _CONFLICT_RETRIES = 5
-_PODS = lookup("", "v1", "pods")
-assert _PODS is not None
-PODS = _PODS
 
 
 def _out(res: Resource, obj: JSON) -> JSON:
@@ -73,11 +69,8 @@ def _field_validation(request: Request) -> None:
 class Handlers:
     """The verbs, bound to a registry and a clock."""
 
-    def __init__(
-        self, registry: Registry, clock: Clock, evictor: Evictor | None = None, limits: Limits | None = None
-    ) -> None:
+    def __init__(self, registry: REST, clock: Clock, limits: Limits | None = None) -> None:
         self.registry = registry
-        self.evictor = evictor
         self.store = registry.store
         self.clock = clock
         self.limits = limits or Limits()
@@ -350,9 +343,9 @@ class Handlers:
     # pods/binding, bindings, pods/eviction --------------------------------------------------
 
     async def bind(self, target: Target, request: Request) -> Response:
-        binding = decode_object(await request.body(), media_type(request))
-        binding = self.registry.check_type(target.res, binding, kind="Binding")
-        meta = binding.get("metadata") if isinstance(binding.get("metadata"), dict) else {}
+        body = decode_object(await request.body(), media_type(request))
+        body = self.registry.check_type(target.res, body, kind="Binding")
+        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
         assert isinstance(meta, dict)
         name = target.name or str(meta.get("name") or "")
         if target.name and meta.get("name") and meta["name"] != target.name:
@@ -361,15 +354,20 @@ class Handlers:
             raise errors.bad_request(
                 "the namespace of the provided object does not match the namespace sent on the request"
             )
-        node = _binding_node(binding, name)
+        node = _binding_node(body, name)
         is_dry_run = dry_run(request)
-        pod_target = Target(PODS, target.namespace, name, "binding")
+        annotations = meta.get("annotations")
         for attempt in range(_CONFLICT_RETRIES):
-            pod = self.store.get("pods", target.namespace, name)
-            annotations = meta.get("annotations")
-            bound = bound_pod(pod, node, annotations if isinstance(annotations, dict) else None)
             try:
-                self.registry.update(pod_target, bound, pod, is_dry_run)
+                binding.bind(
+                    self.registry.registry,
+                    target.namespace,
+                    name,
+                    node,
+                    annotations=annotations if isinstance(annotations, dict) else None,
+                    dry_run=is_dry_run,
+                    user=requesting_user(),
+                )
                 break
             except errors.StatusError as exc:
                 if exc.reason != "Conflict" or attempt == _CONFLICT_RETRIES - 1:
@@ -377,22 +375,25 @@ class Handlers:
         return json_response(success_status(201), 201)
 
     async def evict(self, target: Target, request: Request) -> Response:
-        """Eviction deletes the pod once admission allows it; an `Evictor` (the engine's hooks)
-        checks PodDisruptionBudgets and deletes (429 when a budget forbids it)."""
-        eviction = decode_object(await request.body(), media_type(request))
-        eviction = self.registry.check_type(target.res, eviction, kind="Eviction")
-        options = eviction.get("deleteOptions") if isinstance(eviction.get("deleteOptions"), dict) else {}
+        """Eviction deletes the pod once admission allows it and no PodDisruptionBudget forbids
+        it (429 when one does: kubetaint.registry.eviction)."""
+        body = decode_object(await request.body(), media_type(request))
+        body = self.registry.check_type(target.res, body, kind="Eviction")
+        options = body.get("deleteOptions") if isinstance(body.get("deleteOptions"), dict) else {}
         assert isinstance(options, dict)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
         )
-        pod = self.store.get("pods", target.namespace, target.name)
-        self.registry.hooks.admit("CREATE", "pods", "eviction", eviction, old=pod, dry_run=is_dry_run)
-        if self.evictor is not None and not is_dry_run:
-            # the engine's eviction: budgets, then a delete with the Eviction's grace period
-            self.evictor.evict(target.namespace, target.name, grace_period(options))
-        else:
-            self.registry.delete(Target(target.res, target.namespace, target.name), options, is_dry_run)
+        eviction.evict(
+            self.registry.registry,
+            self.clock,
+            target.namespace,
+            target.name,
+            grace_period_seconds=grace_period(options),
+            eviction=body,
+            dry_run=is_dry_run,
+            user=requesting_user(),
+        )
         return json_response(success_status(201), 201)
 
 
