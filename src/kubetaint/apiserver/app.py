@@ -259,7 +259,7 @@ def create_app(
         return _root(request, core=False, legacy=discovery.api_group_list(extra), extra=extra)
 
     async def openapi_index(request: Request) -> Response:
-        return json_response(openapi.openapi_index())
+        return json_response(openapi.openapi_index(server.custom.served()))
 
     async def openapi_doc(request: Request) -> Response:
         parts = request.path_params["path"].strip("/").split("/")
@@ -267,7 +267,8 @@ def create_app(
         if len(parts) == 2 and parts[0] == "api":
             doc = openapi.rendered_document("", parts[1])
         elif len(parts) == 3 and parts[0] == "apis":
-            doc = openapi.rendered_document(parts[1], parts[2])
+            extra = server.custom.served() if "." in parts[1] else []
+            doc = openapi.document_for(parts[1], parts[2], extra)
         if doc is None:
             return status_response(not_found_path())
         return Response(doc[0], media_type="application/json")

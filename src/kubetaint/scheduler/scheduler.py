@@ -120,7 +120,8 @@ class Scheduler(InformerEvents, StorageInformerEvents):
         #: Whether the search over every node takes its filter verdicts from a FilterMemo (an
         #: attribute so that tests may compare with the vectorised filters run afresh).
         self.filter_memo = True
-        self._filter_memos: dict[int, FilterMemo] = {}
+        #: per profile name
+        self._filter_memos: dict[str, FilterMemo] = {}
 
     # ---- profiles and listers ----------------------------------------------------------------
     def framework_for(self, pi: PodInfo) -> Framework:
@@ -441,8 +442,8 @@ class Scheduler(InformerEvents, StorageInformerEvents):
                 order = np.fromiter((ni.slot for ni in searched), np.int64, n)
                 mask = fw.run_filter_batch(state, pi, self.cache)[order]
             at, processed = first_hits(mask, start, k)  # positions in the searched list
-            feasible = NodesAt(candidates, at)
             slots = order[at]
+            feasible = NodesAt(candidates, at, slots)
         else:
             found: list[NodeInfo] = []
             processed = 0
@@ -465,9 +466,9 @@ class Scheduler(InformerEvents, StorageInformerEvents):
         return feasible, slots
 
     def _filter_memo(self, fw: Framework) -> FilterMemo:
-        memo = self._filter_memos.get(id(fw))
-        if memo is None or memo.fw is not fw:
-            memo = self._filter_memos[id(fw)] = FilterMemo(fw)
+        memo = self._filter_memos.get(fw.profile_name)
+        if memo is None:
+            memo = self._filter_memos[fw.profile_name] = FilterMemo(fw)
         return memo
 
     def _advance(self, processed: int, num_all_nodes: int) -> None:
