@@ -157,7 +157,8 @@ class Scheduler(InformerEvents, StorageInformerEvents):
         AssignedPodDelete for the pods it kept out), then handleSchedulingFailure with an error
         status: the pod as the informer has it now (`current`; None when it is gone) goes back to
         the queue after its backoff, which grows with its attempts, unless it is gone or bound
-        meanwhile. Returns the failure for the host to apply: FailedScheduling, PodScheduled=False (SchedulerError), no nominated node."""
+        meanwhile. Returns the failure for the host to apply: FailedScheduling,
+        PodScheduled=False (SchedulerError), no nominated node."""
         pod = result.pod
         key = pod_key(pod)
         if result.unreserve is not None:  # (VolumeBinding reverts the bindings it assumed)
