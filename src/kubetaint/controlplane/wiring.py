@@ -18,6 +18,7 @@ from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
 from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
+from kubetaint.controllers.persistentvolume import PersistentVolumeController
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.controllers.serviceaccounts import ServiceAccountsController
@@ -145,6 +146,16 @@ def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     )
 
 
+def build_persistent_volume(plane: ControlPlane) -> PersistentVolumeController:
+    return PersistentVolumeController(
+        plane.registry,
+        plane.clock,
+        volume_informer=plane.informer("persistentvolumes"),
+        claim_informer=plane.informer("persistentvolumeclaims"),
+        class_informer=plane.informer("storageclasses.storage.k8s.io"),
+    )
+
+
 def build_crd(plane: ControlPlane) -> CRDController:
     return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
@@ -168,6 +179,7 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_persistent_volume,
     build_namespace,
     build_garbage_collector,
     build_crd,

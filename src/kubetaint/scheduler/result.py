@@ -44,6 +44,9 @@ class ScheduleResult:
     #: `Scheduler.binding_failed` when the host cannot bind.
     queued: QueuedPodInfo | None = None
     bind_plugin: str = ""
+    #: PreBind's API updates, (resource, object), for the host to write before the binding
+    #: (VolumeBinding: the chosen PVs' claimRef, the claims to provision)
+    prebind_writes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def scheduled(self) -> bool:

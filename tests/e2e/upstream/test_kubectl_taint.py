@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from ..harness import UpServer
+from ..harness import KUBECTL, UpServer
+
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 
 
 def taint(key: str, value: str, effect: str) -> dict[str, str]:

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 
-from ..harness import UpServer
+import pytest
+
+from ..harness import KUBECTL, UpServer
 from .kube_test import KubeTest, if_has_not_string, if_has_string
+
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 
 ID_FIELD = ".metadata.name"
 DEDICATED = '{{range .spec.taints}}{{if eq .key "dedicated"}}{{.key}}={{.value}}:{{.effect}}{{end}}{{end}}'
