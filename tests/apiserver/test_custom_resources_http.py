@@ -367,3 +367,15 @@ def test_server_side_apply_merges_by_the_schemas_list_map_keys(
     assert clash.json()["message"] == (
         'Apply failed with 1 conflict: conflict with "a": .spec.listeners[name="http"].port'
     )
+
+
+def test_a_crd_schema_of_the_wrong_json_type_is_a_400(crd_client: TestClient) -> None:
+    crd = crontab_crd()
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["required"] = "spec"
+    response = crd_client.post(CRDS, json=crd)
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: '
+        "json: cannot unmarshal string into Go struct field "
+        "JSONSchemaProps.spec.versions.schema.openAPIV3Schema.required of type []string"
+    )

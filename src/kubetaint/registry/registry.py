@@ -35,6 +35,7 @@ from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
+from kubetaint.core.storage_defaults import STORAGE_RESOURCES, with_storage_defaults
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
@@ -594,6 +595,12 @@ class Registry:
             del meta["namespace"]  # BeforeCreate: a cluster-scoped object's namespace is dropped
         if resource == NAMESPACES:
             return namespaces.prepare_for_create({**obj, "metadata": meta})
+        if resource in STORAGE_RESOURCES:
+            # SetDefaults of the storage kinds; a volume's or claim's status starts empty
+            # (their strategies' PrepareForCreate)
+            if resource in ("persistentvolumes", "persistentvolumeclaims"):
+                obj = {**obj, "status": {}}
+            return with_storage_defaults({**obj, "metadata": meta})
         return {**obj, "metadata": meta}
 
     def admit_subresource(self, attrs: Attributes) -> None:

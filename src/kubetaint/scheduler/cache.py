@@ -8,6 +8,7 @@ identical taints share a taint-set id. Node order follows upstream's node tree: 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -24,6 +25,8 @@ BoolArray = npt.NDArray[np.bool_]
 CHANGE_LOG_LIMIT = 1 << 16
 
 LABEL_ZONE = "topology.kubernetes.io/zone"
+#: Serial numbers of caches (`Cache.serial`), never reused in a process.
+_SERIALS = itertools.count(1)
 LABEL_REGION = "topology.kubernetes.io/region"
 LABEL_ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
 LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
@@ -42,6 +45,9 @@ class Cache:
     """Nodes and the pods bound or assumed on them, with vectorised per-node columns."""
 
     def __init__(self) -> None:
+        #: This cache's number, unique in the process: what is remembered about a cache is keyed
+        #: by it (an object's id may be reused once the object is gone).
+        self.serial = next(_SERIALS)
         self.nodes: dict[str, NodeInfo] = {}
         self.columns: dict[str, int] = {CPU: 0, MEMORY: 1, EPHEMERAL_STORAGE: 2}
         self._capacity = 0
@@ -75,6 +81,10 @@ class Cache:
         self.epoch = 0
         self.changed_slots: list[int] = []
         self.changed_base = 0
+        #: Bumped whenever a node's own scheduling parts (taints, labels, unschedulable,
+        #: allocatable) change in place: while it holds still, the slots the change log lists
+        #: changed only by their pods (scheduler.filter_memo skips those a node-only filter rejects).
+        self.node_changes = 0
         self._slot_positions: dict[int, int] | None = None
 
     # ---- change log --------------------------------------------------------------------------
@@ -171,6 +181,7 @@ class Cache:
         self.unschedulable[s] = ni.unschedulable
         if resized:
             self.slot_version[s] += 1
+        self.node_changes += 1
         self._changed(s)
 
     def _sync_pods(self, ni: NodeInfo) -> None:
