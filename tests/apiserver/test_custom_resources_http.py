@@ -408,3 +408,26 @@ def test_a_terminating_crd_waits_for_finalized_objects_and_refuses_creates(
     plane.clock.advance(2)
     plane.clock.run_pending()
     assert crd_client.get(f"{CRDS}/crontabs.stable.example.com").status_code == 404
+
+
+def test_cluster_scoped_custom_resources_have_no_namespace(
+    crd_client: TestClient, plane: ControlPlane
+) -> None:
+    crd = crontab_crd()
+    crd["metadata"]["name"] = "clusterthings.stable.example.com"
+    crd["spec"]["names"] = {"plural": "clusterthings", "kind": "ClusterThing"}
+    crd["spec"]["scope"] = "Cluster"
+    assert crd_client.post(CRDS, json=crd).status_code == 201
+    plane.clock.run_pending()
+    url = "/apis/stable.example.com/v1/clusterthings"
+    body = {**crontab("one"), "kind": "ClusterThing"}
+    body["metadata"]["namespace"] = "ignored"
+    created = crd_client.post(url, json=body)
+    assert created.status_code == 201, created.text
+    assert "namespace" not in created.json()["metadata"]
+    assert crd_client.get(f"{url}/one").status_code == 200
+    assert (
+        crd_client.get("/apis/stable.example.com/v1/namespaces/default/clusterthings/one").status_code == 404
+    )
+    resources = crd_client.get("/apis/stable.example.com/v1").json()["resources"]
+    assert {r["name"]: r["namespaced"] for r in resources}["clusterthings"] is False
