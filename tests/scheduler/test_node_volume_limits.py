@@ -11,6 +11,7 @@ import pytest
 
 from kubetaint.scheduler.plugins.node_volume_limits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
+    after_csi_node_updated,
     after_pod_deleted,
     after_pvc_added,
     csi_attach_limit_key,
@@ -194,3 +195,27 @@ def test_hint_after_pvc_added(p: JSON, added: JSON, queued: bool) -> None:
 )
 def test_hint_after_pod_deleted(deleted: JSON, queued: bool) -> None:
     assert after_pod_deleted(make_pod_info(pod("p", claims=("pvc1",))), deleted, None) is queued
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "queued"),
+    [
+        pytest.param(
+            csi_node("n", ebs_csi_aws_com=1), csi_node("n", ebs_csi_aws_com=2), True, id="a count grew"
+        ),
+        pytest.param(
+            csi_node("n", ebs_csi_aws_com=2), csi_node("n", ebs_csi_aws_com=1), False, id="a count shrank"
+        ),
+        pytest.param(
+            csi_node("n", ebs_csi_aws_com=2), csi_node("n", ebs_csi_aws_com=2), False, id="no change"
+        ),
+        pytest.param(
+            csi_node("n", ebs_csi_aws_com=2),
+            csi_node("n", ebs_csi_aws_com=2, pd_csi_storage_gke_io=1),
+            True,
+            id="a driver with a count appeared",
+        ),
+    ],
+)
+def test_hint_after_csi_node_updated(old: JSON, new: JSON, queued: bool) -> None:
+    assert after_csi_node_updated(make_pod_info(pod("p", claims=("pvc1",))), old, new) is queued

@@ -353,3 +353,21 @@ def test_a_pod_waiting_for_its_claim_is_requeued_when_the_claim_is_added() -> No
     sched.queue.flush_backoff_completed()
     (second,) = sched.run()
     assert second.node == "c1"
+
+
+def test_a_failed_binding_reverts_the_assumed_volume() -> None:
+    """handleBindingCycleError runs Unreserve: the PV the pod's cycle assumed is offered again."""
+    sched = scheduler_with(
+        _local_cluster(),
+        [],
+        [
+            WAIT,
+            pvc("data-0", class_name="wait-sc"),
+            pv("pv-b1", class_name="wait-sc", node_affinity={"kubernetes.io/hostname": ["b1"]}),
+        ],
+    )
+    sched.add_pod(pod("db-0", claims=("data-0",)))
+    (result,) = sched.run()
+    assert "pv-b1" in sched.storage.assumed_pvs
+    sched.binding_failed(result, "conflict", result.pod)
+    assert "pv-b1" not in sched.storage.assumed_pvs

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kubetaint.api.crd import CRDS
 from kubetaint.api.features import comparison_operators_enabled
-from kubetaint.controllers.crd import CRDController
+from kubetaint.controllers.crd import CRDController, CustomResourceOwners
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
@@ -160,6 +160,10 @@ def build_crd(plane: ControlPlane) -> CRDController:
     return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
 
+def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
+    return CustomResourceOwners(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
+
+
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
     resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
@@ -179,6 +183,7 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_namespace,
     build_garbage_collector,
     build_crd,
+    build_crd_owners,
 ]
 
 

@@ -153,13 +153,16 @@ class Scheduler(InformerEvents, StorageInformerEvents):
         self, result: ScheduleResult, error: str, current: Mapping[str, Any] | None
     ) -> ScheduleResult:
         """handleBindingCycleError: the host could not bind `result`'s pod (`error`, the API
-        server's message). The assumed pod is forgotten (an AssignedPodDelete for the pods it kept
-        out), then handleSchedulingFailure with an error status: the pod as the informer has it
-        now (`current`; None when it is gone) goes back to the queue after its backoff, which
-        grows with its attempts, unless it is gone or bound meanwhile. Returns the failure for the
-        host to apply: FailedScheduling, PodScheduled=False (SchedulerError), no nominated node."""
+        server's message). The Reserve plugins' Unreserve runs, the assumed pod is forgotten (an
+        AssignedPodDelete for the pods it kept out), then handleSchedulingFailure with an error
+        status: the pod as the informer has it now (`current`; None when it is gone) goes back to
+        the queue after its backoff, which grows with its attempts, unless it is gone or bound
+        meanwhile. Returns the failure for the host to apply: FailedScheduling,
+        PodScheduled=False (SchedulerError), no nominated node."""
         pod = result.pod
         key = pod_key(pod)
+        if result.unreserve is not None:  # (VolumeBinding reverts the bindings it assumed)
+            result.unreserve()
         assumed = {**pod, "spec": {**(pod.get("spec") or {}), "nodeName": result.node}}
         self.cache.forget_pod(key)
         self.queue.move_on_event(
@@ -248,6 +251,7 @@ class Scheduler(InformerEvents, StorageInformerEvents):
                 bind_plugin=bind_plugin,
                 warnings=binding_warnings(state, written=True),
                 prebind_writes=prebind_writes(state),
+                unreserve=lambda: fw.run_unreserve(state, pi, node),
             )
         assert fit_error is not None
         return self._handle_failure(fw, state, qpi, fit_error, evaluation)

@@ -153,6 +153,8 @@ class NodeVolumeLimits(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, F
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(CSI_NODE, ActionType.Add)),
+            # (MutableCSINodeAllocatableCount, beta and on in 1.35: a driver's count can grow)
+            ClusterEventWithHint(ClusterEvent(CSI_NODE, ActionType.UpdateOther), after_csi_node_updated),
             ClusterEventWithHint(ClusterEvent(POD, ActionType.Delete), after_pod_deleted),
             ClusterEventWithHint(ClusterEvent(PERSISTENT_VOLUME_CLAIM, ActionType.Add), after_pvc_added),
         ]
@@ -233,3 +235,21 @@ def after_pvc_added(pi: PodInfo, _old: Obj | None, new: Obj | None) -> bool:
         if name is not None and name == meta.get("name"):
             return True
     return False
+
+
+def _counts(csi_node: Obj | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for driver in ((csi_node or {}).get("spec") or {}).get("drivers") or ():
+        if isinstance(driver, Mapping):
+            count = (driver.get("allocatable") or {}).get("count")
+            if isinstance(count, int) and not isinstance(count, bool):
+                out[str(driver.get("name") or "")] = count
+    return out
+
+
+def after_csi_node_updated(_pi: PodInfo, old: Obj | None, new: Obj | None) -> bool:
+    """isSchedulableAfterCSINodeUpdated: some driver's allocatable count grew (or appeared)."""
+    if old is None:
+        return True
+    before, after = _counts(old), _counts(new)
+    return any(count > before.get(name, -1) for name, count in after.items())
