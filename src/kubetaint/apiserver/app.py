@@ -20,6 +20,7 @@ from kubetaint.admission import AdmissionChain, AdmissionSettings
 from kubetaint.admission.noderestriction import PLUGIN_NAME, NodeRestriction
 from kubetaint.admission.settings import IMPLEMENTED_PLUGINS
 from kubetaint.api import errors
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.resources import REVIEW_GROUPS, Resource
 from kubetaint.apiserver import discovery, openapi, openapi_v2, query, reviews, streaming
 from kubetaint.apiserver.authz import Authorizer
@@ -175,6 +176,12 @@ class ApiServer:
         if target.res.namespaced and not target.namespace:
             raise _method_not_allowed()
         if method == "POST":
+            if isinstance(target.res, CustomResource) and target.res.terminating:
+                raise errors.StatusError(
+                    405,
+                    "MethodNotAllowed",
+                    "create not allowed while custom resource definition is terminating",
+                )
             return await h.create(target, request)
         if method == "DELETE":
             return await h.delete_collection(target, request)

@@ -580,6 +580,16 @@ class Registry:
 
     # steps ---------------------------------------------------------------------------------
 
+    def _custom_namespaced(self, resource: str) -> bool:
+        """Whether a resource the table does not know is namespaced: a custom resource is as
+        its CustomResourceDefinition (`<plural>.<group>`) says; anything else is taken as
+        namespaced."""
+        try:
+            crd = self.store.get(CRDS, "", resource)
+        except StatusError:
+            return True
+        return (crd.get("spec") or {}).get("scope") != "Cluster"
+
     def _before_create(self, resource: str, obj: JSON) -> JSON:
         obj = with_type_meta(resource, obj)
         if resource == "pods":
@@ -588,7 +598,7 @@ class Registry:
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = generate_name(str(meta["generateName"]), self._rng)
         info = resource_info(resource)
-        if info is None or info.namespaced:
+        if info.namespaced if info is not None else self._custom_namespaced(resource):
             if not meta.get("namespace"):
                 meta["namespace"] = "default"
         elif "namespace" in meta:
