@@ -20,6 +20,7 @@ from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
+from kubetaint.controllers.rootcacertpublisher import Publisher
 from kubetaint.controllers.serviceaccounts import ServiceAccountsController
 from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.controlplane.errors import ControlPlaneError
@@ -149,13 +150,27 @@ def build_crd(plane: ControlPlane) -> CRDController:
     return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
 
+def build_root_ca_publisher(plane: ControlPlane) -> Controller | None:
+    """The root-ca-cert-publisher, when the cluster has a CA to publish (`kubetaint up` serving
+    HTTPS); none for a simulation or an insecure server."""
+    if plane.root_ca is None:
+        return None
+    return Publisher(
+        plane.registry,
+        plane.clock,
+        plane.root_ca,
+        namespace_informer=plane.informer("namespaces"),
+        config_map_informer=plane.informer("configmaps"),
+    )
+
+
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
     resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
 
 
 #: kube-controller-manager's controllers, in start order.
-BUILDERS: list[Callable[[ControlPlane], Controller]] = [
+BUILDERS: list[Callable[[ControlPlane], Controller | None]] = [
     build_node_lifecycle,
     build_taint_eviction,
     build_deployment,
@@ -164,6 +179,7 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_root_ca_publisher,
     build_namespace,
     build_garbage_collector,
     build_crd,
@@ -175,6 +191,8 @@ def start_controllers(plane: ControlPlane) -> list[Controller]:
     started: list[Controller] = []
     for build in BUILDERS:
         controller = build(plane)
+        if controller is None:
+            continue
         controller.start()
         started.append(controller)
     return started
