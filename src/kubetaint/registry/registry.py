@@ -582,7 +582,7 @@ class Registry:
     def _before_create(self, resource: str, obj: JSON) -> JSON:
         obj = with_type_meta(resource, obj)
         if resource == "pods":
-            obj = self._pod_memo.default_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
+            obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         meta = dict(obj.get("metadata") or {})
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = generate_name(str(meta["generateName"]), self._rng)
