@@ -20,6 +20,7 @@ from kubetaint.admission import AdmissionChain, AdmissionSettings
 from kubetaint.admission.noderestriction import PLUGIN_NAME, NodeRestriction
 from kubetaint.admission.settings import IMPLEMENTED_PLUGINS
 from kubetaint.api import errors
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.resources import REVIEW_GROUPS, Resource
 from kubetaint.apiserver import discovery, openapi, openapi_v2, query, reviews, streaming
 from kubetaint.apiserver.authz import Authorizer
@@ -175,6 +176,12 @@ class ApiServer:
         if target.res.namespaced and not target.namespace:
             raise _method_not_allowed()
         if method == "POST":
+            if isinstance(target.res, CustomResource) and target.res.terminating:
+                raise errors.StatusError(
+                    405,
+                    "MethodNotAllowed",
+                    "create not allowed while custom resource definition is terminating",
+                )
             return await h.create(target, request)
         if method == "DELETE":
             return await h.delete_collection(target, request)
@@ -259,7 +266,7 @@ def create_app(
         return _root(request, core=False, legacy=discovery.api_group_list(extra), extra=extra)
 
     async def openapi_index(request: Request) -> Response:
-        return json_response(openapi.openapi_index())
+        return json_response(openapi.openapi_index(server.custom.served()))
 
     async def openapi_doc(request: Request) -> Response:
         parts = request.path_params["path"].strip("/").split("/")
@@ -267,7 +274,8 @@ def create_app(
         if len(parts) == 2 and parts[0] == "api":
             doc = openapi.rendered_document("", parts[1])
         elif len(parts) == 3 and parts[0] == "apis":
-            doc = openapi.rendered_document(parts[1], parts[2])
+            extra = server.custom.served() if "." in parts[1] else []
+            doc = openapi.document_for(parts[1], parts[2], extra)
         if doc is None:
             return status_response(not_found_path())
         return Response(doc[0], media_type="application/json")

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from kubetaint.api.crd import CRDS
 from kubetaint.api.features import comparison_operators_enabled
-from kubetaint.controllers.crd import CRDController
+from kubetaint.controllers.crd import CRDController, CustomResourceOwners
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
 from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
+from kubetaint.controllers.persistentvolume import PersistentVolumeController
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.controllers.serviceaccounts import ServiceAccountsController
@@ -145,8 +146,22 @@ def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     )
 
 
+def build_persistent_volume(plane: ControlPlane) -> PersistentVolumeController:
+    return PersistentVolumeController(
+        plane.registry,
+        plane.clock,
+        volume_informer=plane.informer("persistentvolumes"),
+        claim_informer=plane.informer("persistentvolumeclaims"),
+        class_informer=plane.informer("storageclasses.storage.k8s.io"),
+    )
+
+
 def build_crd(plane: ControlPlane) -> CRDController:
     return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
+
+
+def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
+    return CustomResourceOwners(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
 
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
@@ -164,9 +179,11 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_persistent_volume,
     build_namespace,
     build_garbage_collector,
     build_crd,
+    build_crd_owners,
 ]
 
 

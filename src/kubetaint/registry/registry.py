@@ -35,6 +35,7 @@ from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
+from kubetaint.core.storage_defaults import STORAGE_RESOURCES, with_storage_defaults
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
@@ -585,6 +586,16 @@ class Registry:
 
     # steps ---------------------------------------------------------------------------------
 
+    def _custom_namespaced(self, resource: str) -> bool:
+        """Whether a resource the table does not know is namespaced: a custom resource is as
+        its CustomResourceDefinition (`<plural>.<group>`) says; anything else is taken as
+        namespaced."""
+        try:
+            crd = self.store.get(CRDS, "", resource)
+        except StatusError:
+            return True
+        return (crd.get("spec") or {}).get("scope") != "Cluster"
+
     def _before_create(self, resource: str, obj: JSON) -> JSON:
         obj = with_type_meta(resource, obj)
         if resource == "pods":
@@ -593,13 +604,19 @@ class Registry:
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = generate_name(str(meta["generateName"]), self._rng)
         info = resource_info(resource)
-        if info is None or info.namespaced:
+        if info.namespaced if info is not None else self._custom_namespaced(resource):
             if not meta.get("namespace"):
                 meta["namespace"] = "default"
         elif "namespace" in meta:
             del meta["namespace"]  # BeforeCreate: a cluster-scoped object's namespace is dropped
         if resource == NAMESPACES:
             return namespaces.prepare_for_create({**obj, "metadata": meta})
+        if resource in STORAGE_RESOURCES:
+            # SetDefaults of the storage kinds; a volume's or claim's status starts empty
+            # (their strategies' PrepareForCreate)
+            if resource in ("persistentvolumes", "persistentvolumeclaims"):
+                obj = {**obj, "status": {}}
+            return with_storage_defaults({**obj, "metadata": meta})
         return {**obj, "metadata": meta}
 
     def admit_subresource(self, attrs: Attributes) -> None:
