@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=150000)
     parser.add_argument("--until", default="1h")
-    parser.add_argument("--output", nargs="+", default=["table", "json", "html"])
+    parser.add_argument("--output", nargs="+", default=["table", "json", "yaml", "html"])
     parser.add_argument("--phases", action="store_true", help="report import, load, run and write times")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-sim-cli-") as folder:

@@ -379,3 +379,55 @@ def test_a_crd_schema_of_the_wrong_json_type_is_a_400(crd_client: TestClient) ->
         "json: cannot unmarshal string into Go struct field "
         "JSONSchemaProps.spec.versions.schema.openAPIV3Schema.required of type []string"
     )
+
+
+def test_a_terminating_crd_waits_for_finalized_objects_and_refuses_creates(
+    crd_client: TestClient, plane: ControlPlane
+) -> None:
+    held = crontab("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    crd_client.post(CT, json=held)
+    crd_client.delete(f"{CRDS}/crontabs.stable.example.com")
+    plane.clock.run_pending()
+    crd = crd_client.get(f"{CRDS}/crontabs.stable.example.com").json()
+    terminating = next(c for c in crd["status"]["conditions"] if c["type"] == "Terminating")
+    assert (terminating["reason"], terminating["message"]) == (
+        "InstanceDeletionInProgress",
+        "CustomResource deletion is in progress",
+    )
+    refused = crd_client.post(CT, json=crontab("late"))
+    assert refused.status_code == 405
+    assert refused.json()["message"] == "create not allowed while custom resource definition is terminating"
+    assert crd_client.get(f"{CT}/held").json()["metadata"]["deletionTimestamp"]
+    released = crd_client.patch(
+        f"{CT}/held",
+        content=json.dumps({"metadata": {"finalizers": None}}),
+        headers={"content-type": "application/merge-patch+json"},
+    )
+    assert released.status_code == 200, released.text
+    plane.clock.advance(2)
+    plane.clock.run_pending()
+    assert crd_client.get(f"{CRDS}/crontabs.stable.example.com").status_code == 404
+
+
+def test_cluster_scoped_custom_resources_have_no_namespace(
+    crd_client: TestClient, plane: ControlPlane
+) -> None:
+    crd = crontab_crd()
+    crd["metadata"]["name"] = "clusterthings.stable.example.com"
+    crd["spec"]["names"] = {"plural": "clusterthings", "kind": "ClusterThing"}
+    crd["spec"]["scope"] = "Cluster"
+    assert crd_client.post(CRDS, json=crd).status_code == 201
+    plane.clock.run_pending()
+    url = "/apis/stable.example.com/v1/clusterthings"
+    body = {**crontab("one"), "kind": "ClusterThing"}
+    body["metadata"]["namespace"] = "ignored"
+    created = crd_client.post(url, json=body)
+    assert created.status_code == 201, created.text
+    assert "namespace" not in created.json()["metadata"]
+    assert crd_client.get(f"{url}/one").status_code == 200
+    assert (
+        crd_client.get("/apis/stable.example.com/v1/namespaces/default/clusterthings/one").status_code == 404
+    )
+    resources = crd_client.get("/apis/stable.example.com/v1").json()["resources"]
+    assert {r["name"]: r["namespaced"] for r in resources}["clusterthings"] is False

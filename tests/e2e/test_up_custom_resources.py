@@ -262,3 +262,19 @@ def test_crds_and_custom_resources_survive_a_restart_and_the_crd_deletion_remove
     finally:
         if etcd is not None:
             etcd.stop()
+
+
+def test_objects_owned_by_a_deleted_custom_resource_are_garbage_collected(server: UpServer) -> None:
+    _apply(server, CRONTAB.replace("NS", "default").replace("my-cron", "owner"))
+    uid = server.kubectl("get", "ct", "owner", "-o", "jsonpath={.metadata.uid}").stdout
+    child = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\n  namespace: default\n"
+        "  ownerReferences:\n  - apiVersion: stable.example.com/v1\n    kind: CronTab\n"
+        f"    name: owner\n    uid: {uid}\ndata: {{a: b}}\n"
+    )
+    _apply(server, child)
+    server.kubectl("delete", "ct", "owner")
+    eventually(
+        lambda: server.kubectl("get", "configmap", "owned", ok=False).returncode == 1 or None,
+        "the owned ConfigMap to be collected",
+    )

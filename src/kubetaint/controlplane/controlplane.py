@@ -19,7 +19,7 @@ from kubetaint.api.features import FeatureGates
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.controlplane.fleet import NodeFleet
-from kubetaint.controlplane.schedhost import SchedulerHost
+from kubetaint.controlplane.schedhost import STORAGE_RESOURCES, SchedulerHost
 from kubetaint.controlplane.settings import ControlPlaneSettings
 from kubetaint.controlplane.wiring import Controller, start_controllers
 from kubetaint.registry import Registry, StoreLookup, api_validator
@@ -93,6 +93,7 @@ class ControlPlane:
             replica_sets=self.informer("replicasets.apps"),
             stateful_sets=self.informer("statefulsets.apps"),
             services=self.informer("services"),
+            storage={resource: self.informer(resource) for resource in STORAGE_RESOURCES},
         )
         # (each hollow kubelet writes through the registry, or through the store
         # `kubelet_stores(registry)` gives for its node: a live server's node identities)

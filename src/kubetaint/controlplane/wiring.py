@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from kubetaint.api.crd import CRDS
 from kubetaint.api.features import comparison_operators_enabled
-from kubetaint.controllers.crd import CRDController
+from kubetaint.controllers.crd import CRDController, CustomResourceOwners
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
 from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
+from kubetaint.controllers.persistentvolume import PersistentVolumeController
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.controllers.rootcacertpublisher import Publisher
@@ -146,6 +147,16 @@ def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     )
 
 
+def build_persistent_volume(plane: ControlPlane) -> PersistentVolumeController:
+    return PersistentVolumeController(
+        plane.registry,
+        plane.clock,
+        volume_informer=plane.informer("persistentvolumes"),
+        claim_informer=plane.informer("persistentvolumeclaims"),
+        class_informer=plane.informer("storageclasses.storage.k8s.io"),
+    )
+
+
 def build_crd(plane: ControlPlane) -> CRDController:
     return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
@@ -164,6 +175,10 @@ def build_root_ca_publisher(plane: ControlPlane) -> Controller | None:
     )
 
 
+def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
+    return CustomResourceOwners(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
+
+
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
     resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
@@ -180,9 +195,11 @@ BUILDERS: list[Callable[[ControlPlane], Controller | None]] = [
     build_podgc,
     build_serviceaccounts,
     build_root_ca_publisher,
+    build_persistent_volume,
     build_namespace,
     build_garbage_collector,
     build_crd,
+    build_crd_owners,
 ]
 
 

@@ -39,8 +39,12 @@ from kubetaint.scheduler.plugins.node_name import NodeName
 from kubetaint.scheduler.plugins.node_ports import NodePorts
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubetaint.scheduler.plugins.node_volume_limits import NodeVolumeLimits
 from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
+from kubetaint.scheduler.plugins.volume_binding import VolumeBinding
+from kubetaint.scheduler.plugins.volume_restrictions import VolumeRestrictions
+from kubetaint.scheduler.plugins.volume_zone import VolumeZone
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
@@ -60,7 +64,15 @@ SPEC_ONLY_FILTERS: tuple[type, ...] = (
 )
 #: Filter plugins whose verdicts depend on other pods too: remembered only for the pods their
 #: PreFilter skips (their filter then does not run).
-POD_AWARE_FILTERS: tuple[type, ...] = (InterPodAffinity, PodTopologySpread)
+POD_AWARE_FILTERS: tuple[type, ...] = (
+    InterPodAffinity,
+    PodTopologySpread,
+    # (these read claims, volumes and CSINodes besides the node: remembered only when skipped)
+    VolumeRestrictions,
+    NodeVolumeLimits,
+    VolumeBinding,
+    VolumeZone,
+)
 #: Spec-only filter plugins that read the node alone, never the pods on it: their verdicts change
 #: only when the node itself changes.
 NODE_ONLY_FILTERS: tuple[type, ...] = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity)

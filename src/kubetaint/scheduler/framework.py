@@ -27,6 +27,7 @@ from kubetaint.scheduler.extension_points import (
     PreFilterPlugin,
     PreScorePlugin,
     QueueSortPlugin,
+    ReservePlugin,
     ScoreBatch,
     ScoreExtensions,
     ScorePlugin,
@@ -85,6 +86,7 @@ class Framework:
         self.post_filter_plugins: list[PostFilterPlugin] = self._at("postFilter")
         self.pre_enqueue_plugins: list[PreEnqueuePlugin] = self._at("preEnqueue")
         self.bind_plugins: list[BindPlugin] = self._at("bind")
+        self.reserve_plugins: list[ReservePlugin] = self._at("reserve")
         sorts: list[QueueSortPlugin] = self._at("queueSort")
         if len(sorts) != 1:  # (the configuration admits exactly one)
             raise ValueError(f"one queue sort plugin is needed, not {len(sorts)}")
@@ -218,6 +220,20 @@ class Framework:
             if type(pl) in part and pl.name not in skip and not pl.filter(state, pi, ni).is_success():
                 return False
         return True
+
+    # ---- reserve -----------------------------------------------------------------------------
+    def run_reserve(self, state: CycleState, pi: PodInfo, node_name: str) -> Status:
+        """RunReservePluginsReserve: the first failure (the caller then runs Unreserve)."""
+        for pl in self.reserve_plugins:
+            status: Status = pl.reserve(state, pi, node_name)
+            if not status.is_success():
+                return status.with_plugin(pl.name)
+        return SUCCESS
+
+    def run_unreserve(self, state: CycleState, pi: PodInfo, node_name: str) -> None:
+        """RunReservePluginsUnreserve: every reserve plugin, in reverse order."""
+        for pl in reversed(self.reserve_plugins):
+            pl.unreserve(state, pi, node_name)
 
     # ---- score -------------------------------------------------------------------------------
     def run_pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
