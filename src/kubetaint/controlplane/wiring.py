@@ -21,6 +21,7 @@ from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLif
 from kubetaint.controllers.persistentvolume import PersistentVolumeController
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
+from kubetaint.controllers.rootcacertpublisher import Publisher
 from kubetaint.controllers.serviceaccounts import ServiceAccountsController
 from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.controlplane.errors import ControlPlaneError
@@ -160,6 +161,20 @@ def build_crd(plane: ControlPlane) -> CRDController:
     return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
 
+def build_root_ca_publisher(plane: ControlPlane) -> Controller | None:
+    """The root-ca-cert-publisher, when the cluster has a CA to publish (`kubetaint up` serving
+    HTTPS); none for a simulation or an insecure server."""
+    if plane.root_ca is None:
+        return None
+    return Publisher(
+        plane.registry,
+        plane.clock,
+        plane.root_ca,
+        namespace_informer=plane.informer("namespaces"),
+        config_map_informer=plane.informer("configmaps"),
+    )
+
+
 def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
     return CustomResourceOwners(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
@@ -170,7 +185,7 @@ def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
 
 
 #: kube-controller-manager's controllers, in start order.
-BUILDERS: list[Callable[[ControlPlane], Controller]] = [
+BUILDERS: list[Callable[[ControlPlane], Controller | None]] = [
     build_node_lifecycle,
     build_taint_eviction,
     build_deployment,
@@ -179,6 +194,7 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_root_ca_publisher,
     build_persistent_volume,
     build_namespace,
     build_garbage_collector,
@@ -192,6 +208,8 @@ def start_controllers(plane: ControlPlane) -> list[Controller]:
     started: list[Controller] = []
     for build in BUILDERS:
         controller = build(plane)
+        if controller is None:
+            continue
         controller.start()
         started.append(controller)
     return started
