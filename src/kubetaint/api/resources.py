@@ -232,8 +232,6 @@ RESOURCES: tuple[Resource, ...] = (
 #: Kinds kubetaint stores and serves but whose controller it does not run: a create of one is
 #: answered with a warning saying so (kube-apiserver's `Warning: 299` header).
 STORED_ONLY: dict[tuple[str, str], str] = {
-    ("apps", "StatefulSet"): "statefulset",
-    ("batch", "Job"): "job",
     ("batch", "CronJob"): "cronjob",
 }
 

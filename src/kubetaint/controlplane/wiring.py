@@ -14,11 +14,13 @@ from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
+from kubetaint.controllers.job import JobController
 from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.controllers.serviceaccounts import ServiceAccountsController
+from kubetaint.controllers.statefulset import StatefulSetController
 from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.store.events import EventRecorder
@@ -111,6 +113,27 @@ def build_daemonset(plane: ControlPlane) -> DaemonSetController:
     )
 
 
+def build_statefulset(plane: ControlPlane) -> StatefulSetController:
+    return StatefulSetController(
+        plane.registry,
+        plane.clock,
+        pod_informer=plane.informer("pods"),
+        sts_informer=plane.informer("statefulsets.apps"),
+        recorder=_recorder(plane, "statefulset-controller"),
+    )
+
+
+def build_job(plane: ControlPlane) -> JobController:
+    return JobController(
+        plane.registry,
+        plane.clock,
+        _rng(plane),
+        pod_informer=plane.informer("pods"),
+        job_informer=plane.informer("jobs.batch"),
+        recorder=_recorder(plane, "job-controller"),
+    )
+
+
 def build_disruption(plane: ControlPlane) -> DisruptionController:
     return DisruptionController(
         plane.registry,
@@ -144,7 +167,15 @@ def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
 
 
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
-    resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
+    resources = (
+        "pods",
+        "replicasets.apps",
+        "deployments.apps",
+        "daemonsets.apps",
+        "statefulsets.apps",
+        "jobs.batch",
+        "cronjobs.batch",
+    )
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
 
 
@@ -155,6 +186,8 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_deployment,
     build_replicaset,
     build_daemonset,
+    build_statefulset,
+    build_job,
     build_disruption,
     build_podgc,
     build_serviceaccounts,
