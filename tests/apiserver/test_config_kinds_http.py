@@ -210,11 +210,7 @@ def test_workloads_are_stored_with_upstreams_defaults_and_run_without_a_warning(
     assert response.status_code == 201, response.text
     assert response.json()["spec"] | DEFAULTS[controller] == response.json()["spec"]
     assert engine_client.get(f"{path}/w").status_code == 200
-    if controller == "CronJob":
-        warning = response.headers["warning"]
-        assert warning.startswith('299 - "kubetaint stores this CronJob but does not run the cronjob controller')
-    else:
-        assert "warning" not in response.headers
+    assert "warning" not in response.headers
 
 
 def test_a_jobs_selector_is_generated_from_its_uid(engine_client: TestClient) -> None:

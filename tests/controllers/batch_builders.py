@@ -4,9 +4,8 @@ clock with hollow nodes, and the workloads as Kubernetes JSON."""
 from __future__ import annotations
 
 import copy
-from typing import Any
-
 import uuid
+from typing import Any
 
 from controlplane.builders import node
 from kubetaint.controlplane import ControlPlane
@@ -27,7 +26,9 @@ def running_plane(*nodes: str, seed: int = 1) -> ControlPlane:
     return plane
 
 
-def pod_template(restart_policy: str = "Always", annotations: dict[str, str] | None = None, **labels: str) -> JSON:
+def pod_template(
+    restart_policy: str = "Always", annotations: dict[str, str] | None = None, **labels: str
+) -> JSON:
     meta: JSON = {"labels": dict(labels)} if labels else {}
     if annotations:
         meta["annotations"] = dict(annotations)
@@ -78,7 +79,9 @@ def pods(plane: ControlPlane, namespace: str = "default") -> list[JSON]:
 def events(plane: ControlPlane, component: str, namespace: str = "default") -> list[tuple[str, str, str]]:
     """(type, reason, message) of the component's events, in creation order."""
     items = [
-        e for e in plane.store.list("events", namespace=namespace).items if e["source"].get("component") == component
+        e
+        for e in plane.store.list("events", namespace=namespace).items
+        if e["source"].get("component") == component
     ]
     items.sort(key=lambda e: (e.get("firstTimestamp") or "", int(e["metadata"]["resourceVersion"])))
     return [(e["type"], e["reason"], e["message"]) for e in items]

@@ -53,7 +53,9 @@ def test_job_pods_carry_the_job_labels_the_tracking_finalizer_and_a_batch_owner(
         uid,
         True,
     )
-    assert events(plane, "job-controller") == [("Normal", "SuccessfulCreate", f"Created pod: {pod['metadata']['name']}")]
+    assert events(plane, "job-controller") == [
+        ("Normal", "SuccessfulCreate", f"Created pod: {pod['metadata']['name']}")
+    ]
 
 
 def test_failed_pods_past_the_backoff_limit_fail_the_job() -> None:
@@ -116,9 +118,7 @@ def test_a_job_active_longer_than_its_deadline_fails_and_its_pods_are_deleted() 
 
 def test_an_indexed_job_gives_each_pod_its_completion_index_and_hostname() -> None:
     plane = running_plane("n1")
-    create_job(
-        plane, job("idx", run_seconds=5, completions=3, parallelism=3, completionMode="Indexed")
-    )
+    create_job(plane, job("idx", run_seconds=5, completions=3, parallelism=3, completionMode="Indexed"))
     plane.clock.advance(1)
     running = pods(plane)
     by_index = {p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]: p for p in running}
@@ -131,7 +131,9 @@ def test_an_indexed_job_gives_each_pod_its_completion_index_and_hostname() -> No
             {
                 "name": "JOB_COMPLETION_INDEX",
                 "valueFrom": {
-                    "fieldRef": {"fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}
+                    "fieldRef": {
+                        "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+                    }
                 },
             }
         ]

@@ -90,7 +90,13 @@ def test_first_pending_indexes(
                 ("1", "Pending"),
                 ("1", "Running"),
             ],
-            [(NO_INDEX, "Pending"), ("invalid", "Running"), ("-2", "Running"), ("1", "Pending"), ("1", "Pending")],
+            [
+                (NO_INDEX, "Pending"),
+                ("invalid", "Running"),
+                ("-2", "Running"),
+                ("1", "Pending"),
+                ("1", "Pending"),
+            ],
             [("0", "Pending"), ("1", "Running")],
             6,
             id="mixed",
@@ -185,7 +191,9 @@ def test_past_backoff_limit_on_failure(
 
 
 def test_ensure_condition_status_appends_updates_and_never_adds_a_false_condition() -> None:
-    conditions, changed = util.ensure_condition_status([], "Suspended", "False", "JobResumed", "Job resumed", now=0)
+    conditions, changed = util.ensure_condition_status(
+        [], "Suspended", "False", "JobResumed", "Job resumed", now=0
+    )
     assert (conditions, changed) == ([], False)
     conditions, changed = util.ensure_condition_status(
         [], "Suspended", "True", "JobSuspended", "Job suspended", now=0
@@ -198,4 +206,8 @@ def test_ensure_condition_status_appends_updates_and_never_adds_a_false_conditio
     resumed, changed = util.ensure_condition_status(
         conditions, "Suspended", "False", "JobResumed", "Job resumed", now=5
     )
-    assert changed and resumed[0]["reason"] == "JobResumed" and resumed[0]["lastTransitionTime"] == "1970-01-01T00:00:05Z"
+    assert (
+        changed
+        and resumed[0]["reason"] == "JobResumed"
+        and resumed[0]["lastTransitionTime"] == "1970-01-01T00:00:05Z"
+    )

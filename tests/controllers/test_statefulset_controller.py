@@ -65,7 +65,10 @@ def test_pods_get_their_identity() -> None:
     labels = pod["metadata"]["labels"]
     assert labels["statefulset.kubernetes.io/pod-name"] == "db-1"
     assert labels["apps.kubernetes.io/pod-index"] == "1"
-    assert labels["controller-revision-hash"] == get(plane, "statefulsets.apps", "db")["status"]["updateRevision"]
+    assert (
+        labels["controller-revision-hash"]
+        == get(plane, "statefulsets.apps", "db")["status"]["updateRevision"]
+    )
     (ref,) = pod["metadata"]["ownerReferences"]
     assert (ref["kind"], ref["name"], ref["uid"]) == ("StatefulSet", "db", created["metadata"]["uid"])
 
@@ -139,9 +142,11 @@ def test_a_failed_pod_is_recreated_with_upstreams_warning() -> None:
     plane.registry.update("pods", {**pod, "status": {**pod["status"], "phase": "Failed"}})
     plane.clock.run_pending()
     assert get(plane, "pods", "db-0")["status"]["phase"] == "Running"
-    assert ("Warning", "RecreatingFailedPod", "StatefulSet default/db is recreating failed Pod db-0") in events(
-        plane, "statefulset-controller"
-    )
+    assert (
+        "Warning",
+        "RecreatingFailedPod",
+        "StatefulSet default/db is recreating failed Pod db-0",
+    ) in events(plane, "statefulset-controller")
 
 
 def test_a_rolling_update_replaces_pods_from_the_highest_ordinal_down_to_the_partition() -> None:
@@ -159,7 +164,9 @@ def test_a_rolling_update_replaces_pods_from_the_highest_ordinal_down_to_the_par
     status = get(plane, "statefulsets.apps", "db")["status"]
     after = status["updateRevision"]
     assert after != before
-    revisions = {p["metadata"]["name"]: p["metadata"]["labels"]["controller-revision-hash"] for p in pods(plane)}
+    revisions = {
+        p["metadata"]["name"]: p["metadata"]["labels"]["controller-revision-hash"] for p in pods(plane)
+    }
     assert revisions == {"db-0": before, "db-1": after, "db-2": after}
     assert (status["currentRevision"], status["currentReplicas"], status["updatedReplicas"]) == (before, 1, 2)
     images = {p["metadata"]["name"]: p["spec"]["containers"][0]["image"] for p in pods(plane)}

@@ -1,6 +1,7 @@
-"""StatefulSets and Jobs on `kubetaint up` with the real kubectl: a StatefulSet's pods come up in
-order as `<set>-<n>` and come back under their name after a NoExecute eviction; a Job's pods
-run to completion on the hollow runtime and `kubectl wait --for=condition=complete` returns."""
+"""StatefulSets, Jobs and CronJobs on `kubetaint up` with the real kubectl: a StatefulSet's pods
+come up in order as `<set>-<n>` and come back under their name after a NoExecute eviction; a
+Job's pods run to completion on the hollow runtime and `kubectl wait --for=condition=complete`
+returns; on the virtual clock, advancing it through the clock API runs a CronJob's schedule."""
 
 from __future__ import annotations
 
@@ -90,10 +91,17 @@ def test_an_evicted_stateful_pod_comes_back_under_its_name(server: UpServer) -> 
 
         def replaced() -> bool | None:
             result = server.kubectl(
-                "get", "pod", "db-1", "-o", "jsonpath={.metadata.uid} {.spec.nodeName} {.status.phase}", ok=False
+                "get",
+                "pod",
+                "db-1",
+                "-o",
+                "jsonpath={.metadata.uid} {.spec.nodeName} {.status.phase}",
+                ok=False,
             )
             fields = result.stdout.split()
-            return (len(fields) == 3 and fields[0] != uid and fields[1] != node and fields[2] == "Running") or None
+            return (
+                len(fields) == 3 and fields[0] != uid and fields[1] != node and fields[2] == "Running"
+            ) or None
 
         eventually(replaced, "db-1 back on the other node")
     finally:
@@ -112,3 +120,58 @@ def test_a_job_completes_on_the_hollow_runtime(server: UpServer) -> None:
         "get", "job", "pi", "-o", "jsonpath={range .status.conditions[*]}{.type}={.reason}{'\\n'}{end}"
     ).stdout.splitlines()
     assert conditions == ["SuccessCriteriaMet=CompletionsReached", "Complete=CompletionsReached"]
+
+
+CRON_JOB = """apiVersion: batch/v1
+kind: CronJob
+metadata: {name: report}
+spec:
+  schedule: "*/10 * * * *"
+  successfulJobsHistoryLimit: 2
+  jobTemplate:
+    spec:
+      template:
+        metadata:
+          annotations: {kubetaint.io/run-seconds: "120"}
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: report, image: busybox}]
+"""
+
+
+def _advance(server: UpServer, seconds: float) -> None:
+    with server.client() as client:
+        response = client.post("/kubetaint/v1/clock/advance", json={"seconds": seconds})
+    assert response.status_code == 200, response.text
+
+
+def test_advancing_the_virtual_clock_runs_a_cron_jobs_schedule(virtual_server: UpServer) -> None:
+    server = virtual_server
+    assert _apply(server, "cronjob.yaml", CRON_JOB) == "cronjob.batch/report created"
+    now = server.get("/kubetaint/v1/clock").json()["now"]
+    minute = int(now[14:16])
+    _advance(server, (10 - minute % 10) * 60 + 1)  # just past the next ten-minute mark
+
+    def jobs() -> list[list[str]] | None:
+        out = server.kubectl("get", "jobs", "--no-headers").stdout
+        rows = [line.split() for line in out.splitlines() if line.strip()]
+        return rows or None
+
+    (row,) = eventually(jobs, "the first job")
+    assert row[0].startswith("report-") and row[1] == "Running"
+    _advance(server, 121)
+    eventually(lambda: (jobs() or [[]])[0][1:3] == ["Complete", "1/1"] or None, "the first job to complete")
+    _advance(server, 3 * 600)
+    names = eventually(lambda: len(jobs() or []) == 2 and jobs(), "the history limit to keep two jobs")
+    assert all(r[0].startswith("report-") for r in names)
+    last = server.kubectl("get", "cronjob", "report", "-o", "jsonpath={.status.lastScheduleTime}").stdout
+    assert last.endswith("0:00Z")
+    created = server.kubectl(
+        "get",
+        "events",
+        "--field-selector",
+        "involvedObject.kind=CronJob,involvedObject.name=report,reason=SuccessfulCreate",
+        "-o",
+        "jsonpath={range .items[*]}{.message}{'\\n'}{end}",
+    ).stdout.splitlines()
+    assert len(created) == 4 and all(line.startswith("Created job report-") for line in created)

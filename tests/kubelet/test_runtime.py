@@ -77,7 +77,10 @@ def test_a_never_pod_succeeds_after_its_run_seconds_on_the_cluster_clock() -> No
     (container,) = status["containerStatuses"]
     terminated = container["state"]["terminated"]
     assert (terminated["exitCode"], terminated["reason"]) == (0, "Completed")
-    assert (terminated["startedAt"], terminated["finishedAt"]) == ("2026-01-01T00:00:00Z", "2026-01-01T00:00:30Z")
+    assert (terminated["startedAt"], terminated["finishedAt"]) == (
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:00:30Z",
+    )
     ready = next(c for c in status["conditions"] if c["type"] == "Ready")
     assert (ready["status"], ready["reason"]) == ("False", "PodCompleted")
 

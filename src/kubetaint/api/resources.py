@@ -229,11 +229,10 @@ RESOURCES: tuple[Resource, ...] = (
     ),
 )
 
-#: Kinds kubetaint stores and serves but whose controller it does not run: a create of one is
+#: Kinds kubetaint stores and serves but whose controller it does not run (none at present: the
+#: StatefulSet, Job and CronJob controllers run): a create of one is
 #: answered with a warning saying so (kube-apiserver's `Warning: 299` header).
-STORED_ONLY: dict[tuple[str, str], str] = {
-    ("batch", "CronJob"): "cronjob",
-}
+STORED_ONLY: dict[tuple[str, str], str] = {}
 
 
 def stored_only_warning(resource: Resource) -> str | None:

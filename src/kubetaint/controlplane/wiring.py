@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from kubetaint.api.features import comparison_operators_enabled
+from kubetaint.controllers.cronjob import CronJobController
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
@@ -134,6 +135,17 @@ def build_job(plane: ControlPlane) -> JobController:
     )
 
 
+def build_cronjob(plane: ControlPlane) -> CronJobController:
+    return CronJobController(
+        plane.registry,
+        plane.clock,
+        _rng(plane),
+        job_informer=plane.informer("jobs.batch"),
+        cronjob_informer=plane.informer("cronjobs.batch"),
+        recorder=_recorder(plane, "cronjob-controller"),
+    )
+
+
 def build_disruption(plane: ControlPlane) -> DisruptionController:
     return DisruptionController(
         plane.registry,
@@ -188,6 +200,7 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_daemonset,
     build_statefulset,
     build_job,
+    build_cronjob,
     build_disruption,
     build_podgc,
     build_serviceaccounts,

@@ -21,6 +21,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time, parse_time
 from kubetaint.controllers.job import util
+from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
@@ -28,7 +29,6 @@ from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.core.workload_defaults import with_workload_defaults
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -54,7 +54,7 @@ class JobController:
 
     def __init__(
         self,
-        store: Store,
+        store: PropagatingStore,
         clock: Clock,
         rng: random.Random,
         *,
@@ -213,7 +213,9 @@ class JobController:
         status = job["status"]
         vanished = self._vanished.pop(key, [])
         if vanished:
-            status["uncountedTerminatedPods"] = _with_vanished(status.get("uncountedTerminatedPods") or {}, vanished)
+            status["uncountedTerminatedPods"] = _with_vanished(
+                status.get("uncountedTerminatedPods") or {}, vanished
+            )
         uncounted_in = status.get("uncountedTerminatedPods") or {}
         uncounted = {
             "succeeded": set(uncounted_in.get("succeeded") or []),
@@ -674,7 +676,13 @@ class JobController:
             return
         namespace, name = podutil.key_of(job)
         try:
-            self.store.delete(RESOURCE, namespace, name, uid=str(job["metadata"].get("uid") or "") or None)
+            self.store.delete(
+                RESOURCE,
+                namespace,
+                name,
+                uid=str(job["metadata"].get("uid") or "") or None,
+                propagation_policy="Foreground",
+            )
         except StatusError as err:
             if err.code not in (404, 409):
                 log.info("ttl-after-finished: deleting %s/%s: %s", namespace, name, err.message)
