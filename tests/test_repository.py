@@ -60,6 +60,7 @@ SPEED_MODULES = [
     "kubelet/running.py",
     "sim/doccopy.py",
     "sim/jsontext.py",
+    "sim/yamltext.py",
     "sim/sharing.py",
     "scheduler/filter_memo.py",
     "scheduler/plugins/fit_masks.py",

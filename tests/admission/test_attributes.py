@@ -70,7 +70,7 @@ def test_equal_requests_are_equal_and_shown_by_field() -> None:
     assert Attributes(CREATE, "pods") != ("CREATE", "pods")
     assert repr(Attributes(CREATE, "pods", name="p")) == (
         "Attributes(operation='CREATE', resource='pods', object=None, old_object=None, namespace='', "
-        "name='p', subresource='', dry_run=False)"
+        "name='p', subresource='', dry_run=False, user=None)"
     )
 
 

@@ -151,7 +151,7 @@ CLASS_CASES = [
 def test_priority_class_admission(
     existing: list[dict[str, Any]], new: dict[str, Any], operation: str, message: str | None
 ) -> None:
-    attrs = Attributes(operation, "priorityclasses", new, name=new["metadata"]["name"])
+    attrs = Attributes(operation, "priorityclasses.scheduling.k8s.io", new, name=new["metadata"]["name"])
     if message is None:
         Priority().validate(attrs, lookup(*existing))
     else:
@@ -161,7 +161,9 @@ def test_priority_class_admission(
 
 
 def test_a_user_class_above_one_billion_is_invalid() -> None:
-    attrs = Attributes(CREATE, "priorityclasses", priority_class("huge", 1_000_000_001), name="huge")
+    attrs = Attributes(
+        CREATE, "priorityclasses.scheduling.k8s.io", priority_class("huge", 1_000_000_001), name="huge"
+    )
     with pytest.raises(AdmissionError) as caught:
         Priority().validate(attrs, lookup())
     assert caught.value.code == 422
@@ -179,7 +181,10 @@ def test_a_user_class_above_one_billion_is_invalid() -> None:
 
 
 def test_exactly_one_billion_is_allowed() -> None:
-    Priority().validate(Attributes(CREATE, "priorityclasses", priority_class("top", 1_000_000_000)), lookup())
+    Priority().validate(
+        Attributes(CREATE, "priorityclasses.scheduling.k8s.io", priority_class("top", 1_000_000_000)),
+        lookup(),
+    )
 
 
 @pytest.mark.parametrize(

@@ -67,6 +67,16 @@ def pod(spec: dict[str, Any], status: dict[str, Any] | None = None) -> dict[str,
             pod({}, {"phase": "Pending"}),
             id="empty pod status fields",
         ),
+        pytest.param(
+            {"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {}, "binaryData": {}},
+            {"kind": "ConfigMap", "metadata": {"name": "c"}},
+            id="a ConfigMap's empty data is omitted",
+        ),
+        pytest.param(
+            {"kind": "Secret", "metadata": {"name": "s"}, "data": {}, "type": "Opaque"},
+            {"kind": "Secret", "metadata": {"name": "s"}, "type": "Opaque"},
+            id="a Secret's empty data is omitted",
+        ),
     ],
 )
 def test_empty_omitempty_fields_are_dropped(obj: dict[str, Any], expected: dict[str, Any]) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 from starlette.applications import Starlette
 
 from kubetaint.apiserver.app import create_app
-from kubetaint.apiserver.hooks import WriteHooks
 from kubetaint.clock import VirtualClock
+from kubetaint.registry import Registry
 from kubetaint.store.memory import MemoryStore
 
 JSON = dict[str, Any]
@@ -101,8 +101,8 @@ def make_store(clock: VirtualClock | None = None, history_size: int | None = Non
     return MemoryStore(clock or VirtualClock(), options=options, uid_factory=lambda: f"uid-{next(uids)}")
 
 
-def make_app(store: MemoryStore, clock: VirtualClock, hooks: WriteHooks | None = None) -> Starlette:
-    return create_app(store, clock, hooks, rng=random.Random(7), bookmark_interval=0.05)
+def make_app(store: MemoryStore, clock: VirtualClock, registry: Registry | None = None) -> Starlette:
+    return create_app(store, clock, registry, rng=random.Random(7), bookmark_interval=0.05)
 
 
 def kubectl_env(server_url: str, home: Path) -> dict[str, str]:

@@ -9,7 +9,6 @@ import pytest
 from starlette.testclient import TestClient
 
 from kubetaint.apiserver.app import create_app
-from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import ControlPlane
 from kubetaint.store.memory import MemoryStore
@@ -45,6 +44,6 @@ def plane() -> ControlPlane:
 
 @pytest.fixture
 def engine_client(plane: ControlPlane) -> Iterator[TestClient]:
-    app = create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))
+    app = create_app(plane.store, plane.clock, plane.registry)
     with TestClient(app, raise_server_exceptions=True) as test_client:
         yield test_client

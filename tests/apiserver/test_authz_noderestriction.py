@@ -1,17 +1,17 @@
-"""NodeRestriction as a write hook: what a `system:node:n1` user may write, with upstream's
+"""NodeRestriction in the admission chain: what a `system:node:n1` user may write, with upstream's
 messages (plugin/pkg/admission/noderestriction admission_test.go cases, as data)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from kubetaint.admission import AdmissionError, Attributes, DictLookup
+from kubetaint.admission.noderestriction import NodeRestriction, Operation, forbidden_labels, is_kubelet_label
 from kubetaint.api import errors
 from kubetaint.apiserver.authn import CURRENT_USER, UserInfo
-from kubetaint.apiserver.hooks import NoHooks, Operation
-from kubetaint.apiserver.noderestriction import NodeRestriction, forbidden_labels, is_kubelet_label
 
 JSON = dict[str, Any]
 N1 = UserInfo("system:node:n1", "", ("system:nodes", "system:authenticated"))
@@ -42,8 +42,17 @@ def as_n1() -> Iterator[None]:
 
 
 def admit(operation: Operation, resource: str, subresource: str, obj: JSON, old: JSON | None) -> JSON:
-    plugin = NodeRestriction(NoHooks(), {"n1": "uid-1"}.get)
-    return plugin.admit(operation, resource, subresource, obj, old=old, dry_run=False)
+    """The plugin's Admit of the request as the current user makes it (a StatusError when refused)."""
+    lookup = DictLookup({"nodes": [{"metadata": {"name": "n1", "uid": "uid-1"}}]})
+    meta = (old if operation == "DELETE" else obj).get("metadata") or {}
+    name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "")
+    new = None if operation == "DELETE" else obj
+    attrs = Attributes(operation, resource, new, old, namespace, name, subresource, False, CURRENT_USER.get())
+    try:
+        admitted = NodeRestriction().admit(attrs, lookup)
+    except AdmissionError as err:
+        raise errors.StatusError.from_status(err.status) from None
+    return obj if admitted is None else cast(JSON, admitted)
 
 
 TAINT = {"key": "k", "value": "v", "effect": "NoSchedule"}

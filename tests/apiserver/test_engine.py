@@ -1,4 +1,4 @@
-"""The server on the shared engine (EngineHooks): admission defaults, 422 validation bodies,
+"""The server on the shared engine (the control plane's registry): admission defaults, 422 validation bodies,
 admission rejections, pods/binding and pods/eviction with PodDisruptionBudgets (429)."""
 
 from __future__ import annotations

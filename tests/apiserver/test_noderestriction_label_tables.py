@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from kubetaint.apiserver.hooks import Operation
-from kubetaint.apiserver.noderestriction import Write, check
+from kubetaint.admission.noderestriction import Operation, Write, check
 
 JSON = dict[str, Any]
 NODE = "mynode"

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
+from kubetaint.admission.noderestriction import MIRROR_POD_ANNOTATION, Operation, Write, check
 from kubetaint.apiserver.authz import forbidden_error
-from kubetaint.apiserver.hooks import Operation
-from kubetaint.apiserver.noderestriction import MIRROR_POD_ANNOTATION, Write, check
 
 JSON = dict[str, Any]
 NODE = "mynode"

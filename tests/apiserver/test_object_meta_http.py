@@ -13,7 +13,6 @@ import pytest
 from starlette.testclient import TestClient
 
 from kubetaint.apiserver.app import create_app
-from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.server import BackgroundServer
 from kubetaint.controlplane import ControlPlane
 from kubetaint.store.memory import MemoryStore
@@ -36,7 +35,7 @@ def pod_body(**meta: Any) -> dict[str, Any]:
 @pytest.fixture
 def engine_cluster(plane: ControlPlane, tmp_path: Path) -> Iterator[Cluster]:
     """kubectl against the server on the shared engine (admission and validation as served)."""
-    app = create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))
+    app = create_app(plane.store, plane.clock, plane.registry)
     with BackgroundServer(app) as server:
         env = kubectl_env(server.url, tmp_path)
         assert isinstance(plane.store, MemoryStore)

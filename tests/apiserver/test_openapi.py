@@ -19,6 +19,7 @@ from .builders import make_app, make_store
 CORE = "io.k8s.api.core.v1."
 GV_PATHS = [
     "api/v1",
+    "apis/apiextensions.k8s.io/v1",
     "apis/apps/v1",
     "apis/authentication.k8s.io/v1",
     "apis/authorization.k8s.io/v1",

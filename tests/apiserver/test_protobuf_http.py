@@ -70,13 +70,12 @@ def test_admission_and_validation_apply_to_protobuf_bodies() -> None:
     """On the engine's hooks: a Deployment without containers is 422 as with JSON, and a
     PriorityClass gets its admission defaults."""
     from kubetaint.apiserver.app import create_app
-    from kubetaint.apiserver.engine import EngineHooks
     from kubetaint.controlplane import ControlPlane
 
     clock = VirtualClock()
     plane = ControlPlane(MemoryStore(clock), clock, seed=3)
     plane.ensure_system_namespaces()
-    with TestClient(create_app(plane.store, plane.clock, EngineHooks(plane.registry, plane.clock))) as client:
+    with TestClient(create_app(plane.store, plane.clock, plane.registry)) as client:
         huge = post(client, PCS, priority_class("huge", 2_000_000_000))
         assert huge.status_code == 422, huge.text
         assert huge.json()["reason"] == "Invalid"

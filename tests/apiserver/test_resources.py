@@ -3,15 +3,20 @@ Status errors of bad requests (kubectl-wire.md §4, §5.2-5.4, §11)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
-from kubetaint.apiserver.hooks import NoHooks, Operation
+from kubetaint.admission import AdmissionChain, AdmissionSettings, Attributes, ObjectLookup
+from kubetaint.admission.plugin import AdmissionPlugin
+from kubetaint.admission.settings import IMPLEMENTED_PLUGINS
+from kubetaint.apiserver.rest import invalid
 from kubetaint.clock import VirtualClock
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.qos import pod_qos_class
+from kubetaint.registry import Registry
 from kubetaint.store.memory import MemoryStore
 
 from .builders import make_app, node, pod
@@ -434,45 +439,48 @@ def test_missing_name_message_is_upstreams(client: TestClient) -> None:
     )
 
 
-# hooks -----------------------------------------------------------------------------------
+# admission and validation ------------------------------------------------------------------
 
 
-class RecordingHooks(NoHooks):
-    """Labels every created object, rejects images named `bad`, records calls."""
+class RecordingPlugin(AdmissionPlugin):
+    """Labels every created object and records the requests it sees."""
+
+    name = "Recording"
+    operations = frozenset({"CREATE", "UPDATE", "DELETE"})
+    mutating = True
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, str]] = []
 
-    def admit(
-        self,
-        operation: Operation,
-        resource: str,
-        subresource: str,
-        obj: dict[str, Any],
-        *,
-        old: dict[str, Any] | None,
-        dry_run: bool,
-    ) -> dict[str, Any]:
-        self.calls.append((operation, resource, subresource))
-        if operation == "CREATE" and not subresource:
+    def admit(self, attrs: Attributes, lookup: ObjectLookup) -> Mapping[str, Any] | None:
+        self.calls.append((attrs.operation, attrs.resource, attrs.subresource))
+        obj = attrs.object
+        if attrs.operation == "CREATE" and not attrs.subresource and obj is not None:
             meta = {**obj["metadata"], "labels": {**(obj["metadata"].get("labels") or {}), "admitted": "yes"}}
             return {**obj, "metadata": meta}
         return obj
 
-    def validate(
-        self, resource: str, obj: dict[str, Any], old: dict[str, Any] | None
-    ) -> list[tuple[str, str, str]]:
-        containers = (obj.get("spec") or {}).get("containers") or []
-        return [
-            (f"spec.containers[{i}].image", "FieldValueRequired", "Required value")
-            for i, c in enumerate(containers)
-            if not c.get("image")
-        ]
+
+def images_required(resource: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+    """A validator refusing containers without an image."""
+    containers = (obj.get("spec") or {}).get("containers") or []
+    causes = [
+        (f"spec.containers[{i}].image", "FieldValueRequired", "Required value")
+        for i, c in enumerate(containers)
+        if not c.get("image")
+    ]
+    if causes:
+        raise invalid("Pod", obj["metadata"]["name"], causes)
 
 
-def test_hooks_mutate_validate_and_see_every_write(store: MemoryStore, clock: VirtualClock) -> None:
-    hooks = RecordingHooks()
-    with TestClient(make_app(store, clock, hooks)) as client:
+def test_admission_and_validation_see_every_write(store: MemoryStore, clock: VirtualClock) -> None:
+    plugin = RecordingPlugin()
+    chain = AdmissionChain(AdmissionSettings(disable_admission_plugins=sorted(IMPLEMENTED_PLUGINS)))
+    chain.add(plugin)
+    registry = Registry(
+        store, admission=chain, validator=images_required, clock=clock, graceful_pod_deletion=True
+    )
+    with TestClient(make_app(store, clock, registry)) as client:
         created = client.post(PODS, json=pod("a")).json()
         assert created["metadata"]["labels"] == {"admitted": "yes"}
         bad = pod("b")
@@ -494,11 +502,11 @@ def test_hooks_mutate_validate_and_see_every_write(store: MemoryStore, clock: Vi
         )
         client.post(f"{PODS}/a/binding", json={"metadata": {"name": "a"}, "target": {"name": "n1"}})
         client.delete(f"{PODS}/a")
-    assert hooks.calls == [
+    assert plugin.calls == [
         ("CREATE", "pods", ""),
         ("CREATE", "pods", ""),
         ("UPDATE", "pods", ""),
-        ("UPDATE", "pods", "binding"),
+        ("CREATE", "pods", "binding"),
         ("DELETE", "pods", ""),
     ]
 

@@ -20,7 +20,6 @@ import httpx
 import pytest
 
 from kubetaint.apiserver.app import create_app
-from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.fieldvalidation import warning_headers
 from kubetaint.apiserver.limits import Limits
 from kubetaint.apiserver.query import parse
@@ -53,9 +52,7 @@ def serve(tmp_path: Path, **config: Any) -> BackgroundServer:
     plane.ensure_system_namespaces()
     for name in ("n1", "n2"):
         plane.store.create("nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
-    app = create_app(
-        plane.store, clock, EngineHooks(plane.registry, clock), security=SecurityConfig(**config)
-    )
+    app = create_app(plane.store, clock, plane.registry, security=SecurityConfig(**config))
     return BackgroundServer(app).start()
 
 

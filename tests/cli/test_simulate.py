@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
 from click.testing import CliRunner
 
 from kubetaint.cli.main import cli
@@ -30,6 +31,15 @@ def test_json_is_the_timeline_document() -> None:
     doc = json.loads(out)
     assert code == 0 and doc["scenario"] == "toleration-seconds" and doc["end"] == 3720.0
     assert set(doc["summary"]) == {"scheduled", "failedScheduling", "evicted", "preempted", "pendingAtEnd"}
+
+
+def test_yaml_is_the_json_document_as_pyyaml_writes_it() -> None:
+    code, out, _ = run(str(EXAMPLES / "taint-based-eviction.yaml"), "-o", "yaml")
+    _, json_out, _ = run(str(EXAMPLES / "taint-based-eviction.yaml"), "-o", "json")
+    assert code == 0
+    assert out == yaml.dump(
+        json.loads(json_out), Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True
+    )
 
 
 def test_until_and_seed_override_the_scenario() -> None:

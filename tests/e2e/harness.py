@@ -23,6 +23,8 @@ import httpx
 from kubetaint.store.remote_config import Connection, load_kubeconfig
 
 KUBECTL = shutil.which("kubectl")
+#: The official JavaScript client's package (its node_modules installed by scripts/setup).
+JS_CLIENT = Path(__file__).resolve().parent / "js"
 #: Start-up and polling bounds (generous: they only bound a failure, never decide a pass).
 START_TIMEOUT = 30.0
 POLL_TIMEOUT = 15.0
@@ -217,3 +219,27 @@ def eventually(probe: Callable[[], T | None], what: str) -> T:
             return value
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.1)
+
+
+def client_node_package() -> Path:
+    """tests/e2e/js with @kubernetes/client-node installed, for `node` to run its scripts; skips
+    the test only where node or npm is not installed. scripts/setup installs the locked packages
+    (`npm ci`); a checkout whose lock file is newer than its node_modules gets them here."""
+    import pytest
+
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if npm is None or node is None:
+        pytest.skip("node and npm are not installed on this machine")
+    stamp = JS_CLIENT / "node_modules" / ".package-lock.json"
+    lock = JS_CLIENT / "package-lock.json"
+    if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
+        result = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=JS_CLIENT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+    return JS_CLIENT

@@ -23,7 +23,7 @@ import pytest
 import yaml
 from cryptography import x509
 
-from .harness import KUBECTL, UpServer
+from .harness import KUBECTL, UpServer, client_node_package
 
 pytestmark = [
     pytest.mark.kubectl,
@@ -32,7 +32,6 @@ pytestmark = [
 
 KUBECTL_MINORS = ["27", "28", "29", "30", "31", "32", "33"]
 NODES = ["control-plane", "node-1"]
-JS_CLIENT = Path(__file__).resolve().parent / "js"
 
 
 @pytest.fixture(scope="module")
@@ -173,23 +172,8 @@ def test_the_official_python_client_lists_the_nodes_through_the_kubeconfig(serve
 
 @pytest.fixture(scope="session")
 def client_node() -> Path:
-    """tests/e2e/js with its locked packages installed (`npm ci`, once per lock file)."""
-    npm, node = shutil.which("npm"), shutil.which("node")
-    if npm is None or node is None:
-        pytest.skip("node and npm are not installed on this machine")
-    stamp = JS_CLIENT / "node_modules" / ".package-lock.json"
-    lock = JS_CLIENT / "package-lock.json"
-    if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
-        result = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=JS_CLIENT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert result.returncode == 0, result.stderr
-    return JS_CLIENT
+    """tests/e2e/js with its locked packages installed."""
+    return client_node_package()
 
 
 def test_client_node_lists_the_nodes_through_the_kubeconfig(server: UpServer, client_node: Path) -> None:

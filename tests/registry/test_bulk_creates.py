@@ -276,6 +276,7 @@ def test_keys_tell_json_types_apart_and_ignore_only_the_node_name() -> None:
     assert pod_key(pod("a", node=None)) != pod_key(pod("a"))
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_gap_in_resource_versions_drops_every_entry() -> None:
     registry = make_registry()
     create_all(registry, SETUP)
@@ -377,6 +378,7 @@ def shared_pod(name: str, node: str, containers: list[JSON], namespace: str = "d
     return obj
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_pods_sharing_their_spec_values_are_admitted_as_pods_with_copies() -> None:
     containers = copy.deepcopy(TEMPLATE["containers"])
     steps = [
@@ -411,6 +413,7 @@ class CopyingLookup(StoreLookup):
 @pytest.mark.parametrize(
     "copying", [False, True], ids=["a store returning its objects", "a store returning copies"]
 )
+@pytest.mark.usefixtures("default_mode")
 def test_outside_bulk_admission_runs_once_per_template_while_look_ups_agree(copying: bool) -> None:
     registry = make_registry()
     if copying:

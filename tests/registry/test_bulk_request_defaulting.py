@@ -61,6 +61,7 @@ def test_every_result_is_what_defaulting_afresh_gives(pods: list[JSON], in_bulk:
         assert (got is p) == (default_pod_requests(p) is p)
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_pod_sharing_a_plain_template_is_returned_as_it_is_without_defaulting_again() -> None:
     subject = memo()
     subject.start_bulk()

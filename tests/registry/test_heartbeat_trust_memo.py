@@ -84,6 +84,7 @@ CHANGES = [
 
 
 @pytest.mark.parametrize("change, expected", CHANGES)
+@pytest.mark.usefixtures("default_mode")
 def test_a_kept_answer_is_the_fresh_answer_after_any_change(change: Change, expected: list[bool]) -> None:
     registry = make_registry()
     assert answers(registry) == [True, True, False, False]
@@ -92,6 +93,7 @@ def test_a_kept_answer_is_the_fresh_answer_after_any_change(change: Change, expe
     assert answers(registry) == expected, "asked again: the same"
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_change_back_is_answered_afresh_too() -> None:
     registry = make_registry()
     chain = registry.admission

@@ -120,6 +120,7 @@ def test_fast_and_generic_renewals_store_the_same_objects_versions_and_events() 
     assert [e.resource_version for e in fast_events] == list(range(2, 5 * 5 + 2))  # 1: the namespace
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_trusted_renewals_skip_validation_and_others_are_validated(validated: list[str]) -> None:
     run_renewals(make_registry(), ["a", "b"], rounds=3)
     # the creates only: the registry knows the leases it stored from their creates on
@@ -317,7 +318,7 @@ class LeaseUpdates(AdmissionPlugin):
     name = "LeaseUpdates"
     operations = frozenset({UPDATE})
     mutating = True
-    resources = frozenset({"leases"})
+    resources = frozenset({"leases.coordination.k8s.io"})
 
 
 class NodeCreates(AdmissionPlugin):
@@ -344,6 +345,7 @@ class AnyUpdates(AdmissionPlugin):
         pytest.param(APIValidator(), [AnyUpdates()], False, id="a plugin acting on every update does not"),
     ],
 )
+@pytest.mark.usefixtures("default_mode")
 def test_when_the_registry_trusts_lease_renewals(
     validator: Any, plugins: list[AdmissionPlugin], trusted: bool
 ) -> None:
@@ -355,6 +357,7 @@ def test_when_the_registry_trusts_lease_renewals(
     assert registry._trusts_heartbeats("pods") is False
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_kubetaints_own_chain_trusts_heartbeats_on_leases_and_nodes() -> None:
     registry = make_registry()
     assert registry._trusts_heartbeats(LEASES) and registry._trusts_heartbeats("nodes")
@@ -392,6 +395,7 @@ def run_posts(registry: Registry, names: list[str], rounds: int) -> tuple[list[J
     return current, events
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_fast_and_generic_status_posts_store_the_same_objects_versions_and_events(
     validated: list[str],
 ) -> None:
@@ -426,6 +430,7 @@ def test_a_node_changed_behind_the_registrys_back_is_validated_when_posted(valid
     assert validated == ["n1"]
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_deleting_forgets_and_a_recreated_lease_is_trusted_from_its_own_create(validated: list[str]) -> None:
     registry = make_registry()
     stored = registry.create(LEASES, lease("a"))

@@ -202,6 +202,7 @@ def test_the_same_holds_for_a_pod_being_deleted_gracefully(update: Update) -> No
     assert run(make_registry(fast=True)) == run(make_registry(fast=False))
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_adoption_takes_the_fast_path_and_each_result_is_trusted_in_turn() -> None:
     registry = make_registry(fast=True)
     current = registry.create("pods", bare_pod())
@@ -222,6 +223,7 @@ def test_a_pod_written_behind_the_registry_is_not_trusted() -> None:
     assert registry.update("pods", adopt(behind))["metadata"]["ownerReferences"] == [OWNER]
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_an_equal_copy_of_the_spec_is_trusted() -> None:
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
@@ -232,6 +234,7 @@ def test_an_equal_copy_of_the_spec_is_trusted() -> None:
     assert not registry._pods.keeps_spec(("default", "web-1"), changed, created, config)
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_deleted_and_recreated_pod_is_trusted_only_as_recreated() -> None:
     registry = make_registry(fast=True)
     first = registry.create("pods", bare_pod())
@@ -243,6 +246,7 @@ def test_a_deleted_and_recreated_pod_is_trusted_only_as_recreated() -> None:
     assert registry._pods.keeps_spec(("default", "web-1"), adopt(second), second, config)
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_registry_whose_validator_changed_forgets_what_it_trusted() -> None:
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
@@ -254,6 +258,7 @@ def test_a_registry_whose_validator_changed_forgets_what_it_trusted() -> None:
     assert len(registry._pods) == 1
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_an_update_is_trusted_under_the_validator_that_checked_it_not_one_swapped_in_meanwhile() -> None:
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
@@ -273,6 +278,7 @@ def test_an_update_is_trusted_under_the_validator_that_checked_it_not_one_swappe
     )
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_dry_runs_are_not_remembered() -> None:
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
@@ -283,6 +289,7 @@ def test_dry_runs_are_not_remembered() -> None:
     assert registry._pods.keeps_spec(("default", "web-1"), adopt(created), created, registry._pod_config())
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_copy_at_the_stored_resource_version_is_trusted() -> None:
     registry = make_registry(fast=True)
     created = registry.create("pods", bare_pod())
@@ -343,6 +350,7 @@ def test_a_namespace_whitelist_changed_after_create_still_refuses_a_metadata_upd
         pytest.param("Node_2", id="a pod bound to an invalid node name is refused on its next update"),
     ],
 )
+@pytest.mark.usefixtures("default_mode")
 def test_binding_keeps_the_trust_only_for_a_valid_node_name(node: str) -> None:
     def run(fast: bool) -> tuple[list[str], bool]:
         registry = make_registry(fast=fast)

@@ -198,6 +198,7 @@ def validated(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_trusted_renewals_are_written_without_validation_and_others_with(validated: list[str]) -> None:
     registry = make_registry()
     leases = renewed_once(registry)

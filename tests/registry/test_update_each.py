@@ -176,6 +176,7 @@ def test_update_each_is_consecutive_updates_for_any_plan(plan: list[tuple[str, A
     _assert_same([(name, param.values[0]) for name, param in plan])
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_adoptions_by_update_each_stay_trusted() -> None:
     registry = make_registry(fast=True)
     pods = [registry.create("pods", bare_pod(name)) for name in ("web-0", "web-1")]

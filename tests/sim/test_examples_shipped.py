@@ -1,5 +1,5 @@
 """kubetaint.sim.examples: the example scenarios by name, from a source checkout (the wheel's copy
-is checked by tests/packaging)."""
+is checked by tests/wheel)."""
 
 from __future__ import annotations
 

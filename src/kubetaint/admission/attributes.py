@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.user import UserInfo
+
 CREATE = "CREATE"
 UPDATE = "UPDATE"
 DELETE = "DELETE"
@@ -25,15 +27,32 @@ RESOURCE_GROUPS: dict[str, str] = {
 
 
 def qualified_resource(resource: str) -> str:
-    """GroupResource.String(): `pods`, `priorityclasses.scheduling.k8s.io`."""
+    """GroupResource.String(): `pods`, `priorityclasses.scheduling.k8s.io` (of a plural or of a
+    resource already qualified)."""
+    if "." in resource:
+        return resource
     group = RESOURCE_GROUPS.get(resource, "")
     return f"{resource}.{group}" if group else resource
+
+
+def resource_group(resource: str) -> str:
+    """GroupResource.Group of a plural (`priorityclasses`) or a qualified resource."""
+    plural, dot, group = resource.partition(".")
+    return group if dot else RESOURCE_GROUPS.get(plural, "")
+
+
+def resource_plural(resource: str) -> str:
+    """GroupResource.Resource: `leases.coordination.k8s.io` → `leases`."""
+    return resource.partition(".")[0]
 
 
 class Attributes:
     """One admission request.
 
-    `object` is the new object (None on DELETE/CONNECT), `old_object` the stored one on UPDATE.
+    `resource` is the GroupResource (`pods`, `leases.coordination.k8s.io`: the store's resource
+    name); `object` is the new object (None on DELETE/CONNECT), `old_object` the stored one on
+    UPDATE; `user` is the requesting user (GetUserInfo), None for the control plane's own
+    components writing in process.
     Read-only, as both objects are: plugins return changed copies. (A plain slotted class rather
     than a frozen dataclass, whose construction costs four times as much: every write builds one.)
     """
@@ -47,6 +66,7 @@ class Attributes:
         "operation",
         "resource",
         "subresource",
+        "user",
     )
 
     def __init__(  # noqa: PLR0917 - positional like the dataclass it replaces (every caller)
@@ -59,6 +79,7 @@ class Attributes:
         name: str = "",
         subresource: str = "",
         dry_run: bool = False,
+        user: UserInfo | None = None,
     ) -> None:
         if operation not in OPERATIONS:
             raise ValueError(f"unknown admission operation {operation!r}")
@@ -70,6 +91,7 @@ class Attributes:
         self.name = name
         self.subresource = subresource
         self.dry_run = dry_run
+        self.user = user
 
     def _fields(self) -> tuple[Any, ...]:
         return (
@@ -81,6 +103,7 @@ class Attributes:
             self.name,
             self.subresource,
             self.dry_run,
+            self.user,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -100,6 +123,7 @@ class Attributes:
             "name",
             "subresource",
             "dry_run",
+            "user",
         )
         shown = ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields(), strict=True))
         return f"Attributes({shown})"
@@ -115,4 +139,5 @@ class Attributes:
             self.name,
             self.subresource,
             self.dry_run,
+            self.user,
         )

@@ -24,7 +24,12 @@ from kubetaint.admission.podtolerationrestriction import (
 )
 from kubetaint.admission.priority import Priority
 from kubetaint.admission.runtimeclass import RuntimeClass
-from kubetaint.admission.settings import IMPLEMENTED_PLUGINS, AdmissionSettings, SettingsError
+from kubetaint.admission.settings import (
+    ALL_ORDERED_PLUGINS,
+    IMPLEMENTED_PLUGINS,
+    AdmissionSettings,
+    SettingsError,
+)
 
 
 def _build_plugin(name: str, settings: AdmissionSettings) -> AdmissionPlugin:
@@ -61,6 +66,13 @@ class AdmissionChain:
             if name in IMPLEMENTED_PLUGINS
         ]
         self._by_resource: dict[str, list[AdmissionPlugin]] = {}
+
+    def add(self, plugin: AdmissionPlugin) -> None:
+        """Enable `plugin` (one the API server configures itself, such as NodeRestriction with
+        the Node authorizer) at its place in upstream's order."""
+        order = {name: index for index, name in enumerate(ALL_ORDERED_PLUGINS)}
+        self.plugins = sorted([*self.plugins, plugin], key=lambda p: order.get(p.name, len(order)))
+        self._by_resource = {}
 
     def _plugins_for(self, resource: str) -> list[AdmissionPlugin]:
         """The plugins that may act on `resource`, in chain order."""

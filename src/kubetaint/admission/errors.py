@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubetaint.admission.attributes import RESOURCE_GROUPS, Attributes, qualified_resource
+from kubetaint.admission.attributes import Attributes, qualified_resource, resource_group, resource_plural
 
 JSONDict = dict[str, Any]
 
@@ -63,14 +63,22 @@ def forbidden(attrs: Attributes, reason: str) -> AdmissionError:
     message = (
         f'{qualified} "{name}" is forbidden: {reason}' if name else f"{qualified} is forbidden: {reason}"
     )
-    details = {"name": name, "group": RESOURCE_GROUPS.get(resource, ""), "kind": resource}
+    details = {"name": name, "group": resource_group(resource), "kind": resource_plural(resource)}
+    return AdmissionError(_status(403, "Forbidden", message, {k: v for k, v in details.items() if v}))
+
+
+def forbidden_resource(resource: str, name: str, reason: str) -> AdmissionError:
+    """apierrors.NewForbidden of the GroupResource `resource`: `<resource> "<name>" is forbidden:
+    <reason>` (without a name: `<resource> is forbidden: <reason>`)."""
+    message = f'{resource} "{name}" is forbidden: {reason}' if name else f"{resource} is forbidden: {reason}"
+    details = {"name": name, "group": resource_group(resource), "kind": resource_plural(resource)}
     return AdmissionError(_status(403, "Forbidden", message, {k: v for k, v in details.items() if v}))
 
 
 def not_found(resource: str, name: str) -> AdmissionError:
     """errors.NewNotFound: 404 `<resource> "<name>" not found`."""
     qualified = qualified_resource(resource)
-    details = {"name": name, "group": RESOURCE_GROUPS.get(resource, ""), "kind": resource}
+    details = {"name": name, "group": resource_group(resource), "kind": resource_plural(resource)}
     return AdmissionError(
         _status(404, "NotFound", f'{qualified} "{name}" not found', {k: v for k, v in details.items() if v})
     )
@@ -86,7 +94,7 @@ def invalid(kind: str, resource: str, name: str, causes: Sequence[Mapping[str, s
 
     Each cause has `field`, `reason` (e.g. FieldValueForbidden) and `message` (e.g. `Forbidden: ...`).
     """
-    group = RESOURCE_GROUPS.get(resource, "")
+    group = resource_group(resource)
     qualified_kind = f"{kind}.{group}" if group else kind
     rendered = [f"{c['field']}: {c['message']}" for c in causes]
     summary = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"

@@ -29,6 +29,10 @@ class AdmissionPlugin:
     #: writes may be admitted before any of it is stored only when no plugin reads what the batch
     #: writes (registry.podbatch).
     looks_up: ClassVar[frozenset[str] | None] = None
+    #: True for a plugin that acts on requests of users only (NodeRestriction): the control
+    #: plane's own writes (`Attributes.user` None) pass it unchanged, so what the registry trusts
+    #: of those writes (registry.trust) does not depend on it.
+    users_only: ClassVar[bool] = False
 
     def handles(self, operation: str) -> bool:
         """Handler.Handles: whether the plugin runs for `operation`."""

@@ -30,6 +30,8 @@ SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY
 SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
 DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS = 0
 PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+#: The GroupResource of PriorityClasses (what admission attributes name).
+PRIORITY_CLASSES = "priorityclasses.scheduling.k8s.io"
 
 SYSTEM_PRIORITY_CLASSES: dict[str, JSONDict] = {
     name: {
@@ -66,7 +68,7 @@ class Priority(AdmissionPlugin):
     looks_up = frozenset({"priorityclasses"})
     operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE, DELETE})
     mutating: ClassVar[bool] = True
-    resources: ClassVar[frozenset[str] | None] = frozenset({"pods", "priorityclasses"})
+    resources: ClassVar[frozenset[str] | None] = frozenset({"pods", PRIORITY_CLASSES})
     validating: ClassVar[bool] = True
 
     def admit(self, attrs: Attributes, lookup: ObjectLookup) -> Mapping[str, Any] | None:
@@ -121,7 +123,7 @@ class Priority(AdmissionPlugin):
 
     def validate(self, attrs: Attributes, lookup: ObjectLookup) -> None:
         pc = attrs.object
-        if attrs.subresource or attrs.resource != "priorityclasses" or not isinstance(pc, Mapping):
+        if attrs.subresource or attrs.resource != PRIORITY_CLASSES or not isinstance(pc, Mapping):
             return
         if attrs.operation not in (CREATE, UPDATE):
             return

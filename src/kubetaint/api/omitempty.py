@@ -4,7 +4,8 @@ decoding into the k8s.io/api Go types and encoding again drops them (`taints: []
 
 The table follows the struct tags of k8s.io/api/core/v1/types.go and metav1.ObjectMeta for the
 objects kubetaint's controllers and clients write most: object metadata, node specs, pod specs
-and statuses (and the pod templates of workloads), taints and tolerations. A field is omitted when
+and statuses (and the pod templates of workloads), taints and tolerations, the data of ConfigMaps
+and Secrets. A field is omitted when
 its tag says `omitempty` and its value is Go's empty value for its type: `""` for a string,
 `false` for a bool, `0` for an integer, an empty list or map, or null for a pointer. A pointer to
 an empty value (`*bool` false, `*int64` 0) stays, as in Go. Fields without `omitempty` (a taint's
@@ -144,6 +145,17 @@ KINDS: dict[str, Fields] = {
     "Pod": {"metadata": (POINTER, OBJECT_META), "spec": (POINTER, POD_SPEC), "status": (POINTER, POD_STATUS)},
     **{kind: _WORKLOAD for kind in ("Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "Job")},
     "CronJob": {"metadata": (POINTER, OBJECT_META), "spec": (POINTER, {"jobTemplate": (POINTER, _WORKLOAD)})},
+    "ConfigMap": {
+        "metadata": (POINTER, OBJECT_META),
+        "data": (COLLECTION, None),
+        "binaryData": (COLLECTION, None),
+    },
+    "Secret": {
+        "metadata": (POINTER, OBJECT_META),
+        "data": (COLLECTION, None),
+        "stringData": (COLLECTION, None),
+        "type": (STRING, None),
+    },
 }
 _DEFAULT: Fields = {"metadata": (POINTER, OBJECT_META)}
 

@@ -227,6 +227,17 @@ RESOURCES: tuple[Resource, ...] = (
         subresources=("status",),
         categories=("all",),
     ),
+    Resource(
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        "customresourcedefinition",
+        ("crd", "crds"),
+        False,
+        subresources=("status",),
+        categories=("api-extensions",),
+    ),
 )
 
 #: Kinds kubetaint stores and serves but whose controller it does not run (none at present: the

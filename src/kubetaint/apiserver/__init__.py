@@ -2,17 +2,13 @@
 official Python client drive (see docs/design.md, "The API server").
 
 Public API:
-- `kubetaint.apiserver.app.create_app(store, clock, hooks=None, *, rng=None, server_address=...,
-  bookmark_interval=60.0) -> Starlette`: serves any `Store`; every write goes through `hooks`.
-- `kubetaint.apiserver.hooks.WriteHooks`: `admit(operation, resource, subresource, obj, *, old,
-  dry_run) -> obj` and `validate(resource, obj, old) -> [(field, reason, message)]`; `NoHooks` is
-  the default. `resource` is the store's group-qualified plural (`pods`, `leases.coordination.k8s.io`).
+- `kubetaint.apiserver.app.create_app(store, clock, registry=None, *, rng=None, server_address=...,
+  bookmark_interval=60.0) -> Starlette`: serves any `Store`; every write goes through `registry`
+  (a `kubetaint.registry.Registry`: admission, validation, the store; by default one without
+  admission or validation). The handlers prepare request objects in `apiserver.rest`.
 - `kubetaint.apiserver.server.serve(app, host, port)` and `BackgroundServer(app)` (a free port,
   in a thread; a context manager).
 - `kubetaint.apiserver.resources`: what is served, derived from kubetaint.api.resources.
-- `kubetaint.apiserver.engine.EngineHooks(registry, clock)`: the hooks on the shared engine
-  (admission chain, validation with kube-apiserver's 422 bodies, pods/binding admission,
-  pods/eviction with PodDisruptionBudget checks).
 - `kubetaint.apiserver.live.LiveCluster(store, clock, workers=, seed=, server_address=)`: the app on
   a `kubetaint.controlplane.ControlPlane` plus the initial node set (`kubetaint up`).
 - `kubetaint.apiserver.pki.ensure_pki(folder, host)`: the cluster CA, serving and admin client
@@ -32,11 +28,11 @@ Deliberate simplifications (upstream behaviour in brackets):
   `fieldmanagement`): field ownership, conflicts, removal of what a manager stops applying, one
   version per kind [no conversion between versions; `/scale` writes leave managedFields alone].
 - Strategic merge patch knows the merge keys of the served kinds by field name, not from OpenAPI.
-- pods/eviction deletes the pod once `hooks.admit("CREATE", "pods", "eviction", ...)` allows it;
-  hooks with an `evict(namespace, name)` method (EngineHooks) check PodDisruptionBudgets (429)
-  [registry/core/pod/storage/eviction.go]; a dry-run eviction skips the budget check.
-- No defaulting beyond PrepareForCreate status (pods Pending + qosClass, namespaces Active): the
-  admission/defaulting hooks own it.
+- pods/eviction deletes the pod once admission allows it and its PodDisruptionBudget does
+  (429 otherwise: `kubetaint.registry.eviction`) [registry/core/pod/storage/eviction.go]; a
+  dry-run eviction skips the budget check.
+- No defaulting beyond PrepareForCreate status (pods Pending + qosClass, namespaces Active) and
+  the registry's (admission plugins, pod requests).
 - fieldValidation (`kubetaint.apiserver.fieldvalidation`) reports unknown fields and the fields a
   JSON body gives twice (Strict 400, Warn `Warning` headers, absent = Warn) from the served
   schemas; JSON patches are not checked and patch bodies are checked as sent [upstream checks the

@@ -16,24 +16,28 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from kubetaint.admission import AdmissionChain, AdmissionSettings
+from kubetaint.admission.noderestriction import PLUGIN_NAME, NodeRestriction
+from kubetaint.admission.settings import IMPLEMENTED_PLUGINS
 from kubetaint.api import errors
-from kubetaint.api.resources import REVIEW_GROUPS
+from kubetaint.api.resources import REVIEW_GROUPS, Resource
 from kubetaint.apiserver import discovery, openapi, openapi_v2, query, reviews, streaming
 from kubetaint.apiserver.authz import Authorizer
+from kubetaint.apiserver.crd_served import CustomResources
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.handlers import Handlers
 from kubetaint.apiserver.health import api_server_checks, health_routes
-from kubetaint.apiserver.hooks import Evictor, NoHooks, WriteHooks
 from kubetaint.apiserver.limits import Limits
-from kubetaint.apiserver.noderestriction import NodeRestriction
-from kubetaint.apiserver.rbac_escalation import EscalationCheck
+from kubetaint.apiserver.rbac_escalation import add_escalation_checks
 from kubetaint.apiserver.rbac_store import StoredPolicy, ensure_bootstrap_policy
-from kubetaint.apiserver.registry import Registry, Target
 from kubetaint.apiserver.resources import lookup, subresource
+from kubetaint.apiserver.rest import REST, Target
 from kubetaint.apiserver.security import Security, SecurityConfig, SecurityMiddleware
 from kubetaint.apiserver.watch import BOOKMARK_INTERVAL, WatchStreamer
 from kubetaint.apiserver.wire import decode_object, json_response, media_type, not_found_path, status_response
 from kubetaint.clock.base import Clock
+from kubetaint.registry import Registry
+from kubetaint.registry.validator import no_validation
 from kubetaint.store.interface import Reachability, Store
 
 log = logging.getLogger(__name__)
@@ -44,8 +48,11 @@ def _method_not_allowed() -> errors.StatusError:
     return errors.StatusError(405, "MethodNotAllowed", _METHOD_NOT_ALLOWED)
 
 
-def parse_target(group: str, version: str, parts: list[str]) -> Target | None:
-    """Resolve the path segments after /api/v1 or /apis/<g>/<v> to a target, or None (404)."""
+def parse_target(
+    group: str, version: str, parts: list[str], custom: CustomResources | None = None
+) -> Target | None:
+    """Resolve the path segments after /api/v1 or /apis/<g>/<v> to a target, or None (404);
+    `custom`: the custom resources served besides the built-in ones."""
     if not parts or any(not p for p in parts):
         return None
     namespace = ""
@@ -56,6 +63,8 @@ def parse_target(group: str, version: str, parts: list[str]) -> Target | None:
     ):
         namespace, parts = parts[1], parts[2:]
     res = lookup(group, version, parts[0])
+    if res is None and custom is not None and len(parts) <= 3:
+        res = custom.lookup(group, version, parts[0])
     if res is None or len(parts) > 3:
         return None
     if namespace and not res.namespaced:
@@ -76,15 +85,15 @@ class ApiServer:
         self,
         store: Store,
         clock: Clock,
-        hooks: WriteHooks,
+        registry: Registry,
         rng: random.Random,
         bookmark_interval: float,
         *,
         authorizer: Authorizer,
-        evictor: Evictor | None = None,
         limits: Limits | None = None,
     ) -> None:
-        self.handlers = Handlers(Registry(store, hooks, rng, clock), clock, evictor, limits)
+        self.handlers = Handlers(REST(registry, rng, clock), clock, limits)
+        self.custom = CustomResources(store)
         self.authorizer = authorizer
         self.durable = DurabilityBarrier(store)
         self.watcher = WatchStreamer(store, clock, bookmark_interval, self.durable)
@@ -99,7 +108,7 @@ class ApiServer:
         try:
             if not rest:
                 return self._discovery(request, group, version)
-            target = parse_target(group, version, rest)
+            target = parse_target(group, version, rest, self.custom)
             if target is None:
                 return status_response(not_found_path())
             response = await self._dispatch(target, request)
@@ -116,7 +125,12 @@ class ApiServer:
     def _discovery(self, request: Request, group: str, version: str) -> Response:
         if request.method != "GET":
             raise _method_not_allowed()
-        doc = discovery.api_resource_list(group, version) if version else discovery.api_group(group)
+        extra = self.custom.served() if "." in group else []
+        doc = (
+            discovery.api_resource_list(group, version, extra)
+            if version
+            else discovery.api_group(group, extra)
+        )
         if doc is None:
             raise not_found_path()
         return json_response(doc)
@@ -193,7 +207,7 @@ class APIServerApp(Starlette):
 def create_app(
     store: Store,
     clock: Clock,
-    hooks: WriteHooks | None = None,
+    registry: Registry | None = None,
     *,
     rng: random.Random | None = None,
     server_address: str = "127.0.0.1:6443",
@@ -202,30 +216,35 @@ def create_app(
     extra_routes: Sequence[BaseRoute] = (),
     ready: Callable[[], bool] | None = None,
 ) -> APIServerApp:
-    """The Kubernetes-compatible API over `store`. `hooks` get every write (admission and
-    validation; no-ops by default); `rng` draws generateName suffixes; `security` configures
-    authentication, authorization and limits (default: loopback, anonymous, AlwaysAllow);
+    """The Kubernetes-compatible API over `store`, writing through `registry` (admission,
+    validation, the store: a live cluster's control-plane registry; by default one with neither
+    admission nor validation, with graceful pod deletion), to which the server adds
+    NodeRestriction (with the Node authorizer) and RBAC's escalation checks; `rng` draws
+    generateName suffixes; `security` configures authentication, authorization and limits
+    (default: loopback, anonymous, AlwaysAllow);
     `extra_routes` are served before the Kubernetes paths; `/readyz` fails with 500 while
     `ready()` is False, and every health endpoint while an etcd store is unreachable
     (`apiserver.health`)."""
     config = security or SecurityConfig()
-    evictor = hooks if isinstance(hooks, Evictor) else None
+    if registry is None:
+        registry = Registry(
+            store, admission=None, validator=no_validation, clock=clock, graceful_pod_deletion=True
+        )
     rbac = StoredPolicy(store, clock)
     if "RBAC" in config.modes():
         ensure_bootstrap_policy(store)  # storage_rbac's post-start hook, before serving
     rbac.start()
     chain = Security(config, _pod_node(store), rbac)
     if chain.node_restriction:
-        hooks = NodeRestriction(hooks or NoHooks(), node_uid_of(store))
-    hooks = EscalationCheck(hooks or NoHooks(), lambda: chain.authorizer, chain.policy)
+        enable_node_restriction(registry)
+    add_escalation_checks(registry, lambda: chain.authorizer, chain.policy)
     server = ApiServer(
         store,
         clock,
-        hooks,
+        registry,
         rng or random.Random(0),
         bookmark_interval,
         authorizer=chain.authorizer,
-        evictor=evictor,
         limits=config.limits,
     )
 
@@ -236,7 +255,8 @@ def create_app(
         return _root(request, core=True, legacy=discovery.api_versions(server_address))
 
     async def groups_root(request: Request) -> Response:
-        return _root(request, core=False, legacy=discovery.api_group_list())
+        extra = server.custom.served()
+        return _root(request, core=False, legacy=discovery.api_group_list(extra), extra=extra)
 
     async def openapi_index(request: Request) -> Response:
         return json_response(openapi.openapi_index())
@@ -293,6 +313,17 @@ def create_app(
     return app
 
 
+def enable_node_restriction(registry: Registry) -> None:
+    """NodeRestriction in the registry's admission chain (kube-apiserver with the Node
+    authorizer enables it; it acts on node users' requests only)."""
+    if registry.admission is None:
+        registry.admission = AdmissionChain(
+            AdmissionSettings(disable_admission_plugins=sorted(IMPLEMENTED_PLUGINS))
+        )
+    if PLUGIN_NAME not in registry.admission.plugin_names:
+        registry.admission.add(NodeRestriction())
+
+
 def _pod_node(store: Store) -> Callable[[str, str], str | None]:
     """The node a pod is bound to, for the Node authorizer."""
 
@@ -320,12 +351,14 @@ def node_uid_of(store: Store) -> Callable[[str], str | None]:
     return node_uid
 
 
-def _root(request: Request, *, core: bool, legacy: dict[str, object]) -> Response:
+def _root(
+    request: Request, *, core: bool, legacy: dict[str, object], extra: Sequence[Resource] = ()
+) -> Response:
     aggregated = discovery.aggregated_version(request.headers.get("accept"))
     if aggregated is None:
         return json_response(legacy)
     content_type = discovery.AGGREGATED_TYPE if aggregated == "v2" else discovery.AGGREGATED_V2BETA1_TYPE
-    return json_response(discovery.aggregated_list(core, aggregated), content_type=content_type)
+    return json_response(discovery.aggregated_list(core, aggregated, extra), content_type=content_type)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -14,40 +14,39 @@ from __future__ import annotations
 import csv
 import io
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 
 from kubetaint.api import errors
+from kubetaint.api.user import (
+    ANONYMOUS_USER,
+    AUTHENTICATED_GROUP,
+    MASTERS_GROUP,
+    NODE_USER_PREFIX,
+    NODES_GROUP,
+    UNAUTHENTICATED_GROUP,
+    UserInfo,
+)
 from kubetaint.speed.memo import Memo
 
-ANONYMOUS_USER = "system:anonymous"
-UNAUTHENTICATED_GROUP = "system:unauthenticated"
-AUTHENTICATED_GROUP = "system:authenticated"
-MASTERS_GROUP = "system:masters"
-NODES_GROUP = "system:nodes"
-NODE_USER_PREFIX = "system:node:"
-
-
-@dataclass(frozen=True, slots=True)
-class UserInfo:
-    """user.DefaultInfo: a name, a uid, groups and extra values (key, values)."""
-
-    name: str
-    uid: str = ""
-    groups: tuple[str, ...] = ()
-    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-    @property
-    def anonymous(self) -> bool:
-        return self.name == ANONYMOUS_USER
-
-    def node_name(self) -> str | None:
-        """nodeidentifier.NodeIdentity: the node name of a `system:node:<name>` user in the
-        `system:nodes` group ("" when the name is missing), or None for any other user."""
-        if not self.name.startswith(NODE_USER_PREFIX) or NODES_GROUP not in self.groups:
-            return None
-        return self.name.removeprefix(NODE_USER_PREFIX)
-
+__all__ = [
+    "ANONYMOUS",
+    "ANONYMOUS_USER",
+    "AUTHENTICATED_GROUP",
+    "CURRENT_USER",
+    "LOOPBACK_ADMIN",
+    "MASTERS_GROUP",
+    "NODES_GROUP",
+    "NODE_USER_PREFIX",
+    "UNAUTHENTICATED_GROUP",
+    "Authenticator",
+    "TokenFileError",
+    "UserInfo",
+    "bearer_token",
+    "certificate_user",
+    "load_token_file",
+    "parse_token_file",
+    "unauthorized",
+]
 
 ANONYMOUS = UserInfo(ANONYMOUS_USER, "", (UNAUTHENTICATED_GROUP,))
 #: The user the server acts for when no security middleware runs (tests, embedded use).

@@ -6,6 +6,8 @@ OpenAPI v3 is in kubetaint.apiserver.openapi.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kubetaint.api.version import version_info
 from kubetaint.apiserver.resources import ResourceInfo, group_versions, resources_in, subresources
 from kubetaint.apiserver.wire import JSON
@@ -60,10 +62,11 @@ def _aggregated_resource(res: ResourceInfo) -> JSON:
     return entry
 
 
-def aggregated_list(core: bool, api_version: str = "v2") -> JSON:
-    """APIGroupDiscoveryList for /api (core only) or /apis (every named group)."""
+def aggregated_list(core: bool, api_version: str = "v2", extra: Sequence[ResourceInfo] = ()) -> JSON:
+    """APIGroupDiscoveryList for /api (core only) or /apis (every named group; `extra`: the
+    custom resources)."""
     items = []
-    for group, versions in group_versions().items():
+    for group, versions in group_versions(extra).items():
         if (group == "") != core:
             continue
         items.append(
@@ -72,7 +75,7 @@ def aggregated_list(core: bool, api_version: str = "v2") -> JSON:
                 "versions": [
                     {
                         "version": version,
-                        "resources": [_aggregated_resource(r) for r in resources_in(group, version)],
+                        "resources": [_aggregated_resource(r) for r in resources_in(group, version, extra)],
                         "freshness": "Current",
                     }
                     for version in versions
@@ -95,8 +98,8 @@ def api_versions(server_address: str) -> JSON:
     }
 
 
-def api_group(group: str) -> JSON | None:
-    versions = group_versions().get(group)
+def api_group(group: str, extra: Sequence[ResourceInfo] = ()) -> JSON | None:
+    versions = group_versions(extra).get(group)
     if not group or not versions:
         return None
     gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
@@ -109,10 +112,10 @@ def api_group(group: str) -> JSON | None:
     }
 
 
-def api_group_list() -> JSON:
+def api_group_list(extra: Sequence[ResourceInfo] = ()) -> JSON:
     groups = []
-    for group in group_versions():
-        doc = api_group(group)
+    for group in group_versions(extra):
+        doc = api_group(group, extra)
         if doc is not None:
             doc.pop("kind")
             doc.pop("apiVersion")
@@ -120,8 +123,8 @@ def api_group_list() -> JSON:
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
-def api_resource_list(group: str, version: str) -> JSON | None:
-    served = resources_in(group, version)
+def api_resource_list(group: str, version: str, extra: Sequence[ResourceInfo] = ()) -> JSON | None:
+    served = resources_in(group, version, extra)
     if not served:
         return None
     entries: list[JSON] = []

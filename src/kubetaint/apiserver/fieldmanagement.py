@@ -20,7 +20,7 @@ from starlette.requests import Request
 from kubetaint.api import errors
 from kubetaint.api.validation import field as fe
 from kubetaint.apiserver import query
-from kubetaint.apiserver.registry import Target
+from kubetaint.apiserver.rest import Target
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.fieldmanager import manager as fm
 from kubetaint.core.fieldmanager.entries import identity_of

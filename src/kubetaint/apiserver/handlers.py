@@ -1,7 +1,8 @@
 """HTTP verbs on resources: get, list, create, update (PUT), patch, delete, deletecollection,
 the pods/binding, bindings and pods/eviction subresources, and deployments|replicasets/scale
 (mirrors apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete}.go and
-pkg/registry/core/pod/storage/storage.go for binding and eviction).
+pkg/registry/core/pod/storage/storage.go for binding and eviction). Every write goes through
+`apiserver.rest.REST` to the one write path, `kubetaint.registry.Registry`.
 """
 
 from __future__ import annotations
@@ -12,17 +13,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kubetaint.api import errors
+from kubetaint.api.crd import GROUP as CRD_GROUP
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
-from kubetaint.api.resources import stored_only_warning
-from kubetaint.apiserver import fieldmanagement, fieldvalidation, query, scale
+from kubetaint.api.resources import Resource, stored_only_warning
+from kubetaint.apiserver import crd_served, fieldmanagement, fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
-from kubetaint.apiserver.hooks import Evictor
 from kubetaint.apiserver.limits import Limits
 from kubetaint.apiserver.listing import list_read, validate_list_options
 from kubetaint.apiserver.protobuf import MEDIA_TYPE as PROTOBUF
 from kubetaint.apiserver.query import parse_int64
-from kubetaint.apiserver.registry import Registry, Target, check_decodable, grace_period, invalid
-from kubetaint.apiserver.resources import lookup
+from kubetaint.apiserver.rest import REST, Target, check_decodable, grace_period, invalid, requesting_user
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import (
     JSON,
@@ -41,12 +42,24 @@ from kubetaint.apiserver.wire import (
     unsupported_media,
 )
 from kubetaint.clock.base import Clock
-from kubetaint.registry.binding import bound_pod
+from kubetaint.registry import binding, eviction
 
 _CONFLICT_RETRIES = 5
-_PODS = lookup("", "v1", "pods")
-assert _PODS is not None
-PODS = _PODS
+
+
+def _out(res: Resource, obj: JSON) -> JSON:
+    """An object as served at the request's version (a custom resource's apiVersion)."""
+    return crd_served.at_version(res, obj) if isinstance(res, CustomResource) else obj
+
+
+def _to_scale(res: Resource, obj: JSON) -> JSON:
+    return crd_served.to_scale(res, obj) if isinstance(res, CustomResource) else scale.to_scale(obj)
+
+
+def _from_scale(res: Resource, parent: JSON, body: Any) -> JSON:
+    if isinstance(res, CustomResource):
+        return crd_served.from_scale(res, parent, body)
+    return scale.from_scale(parent, body)
 
 
 def _field_validation(request: Request) -> None:
@@ -56,11 +69,8 @@ def _field_validation(request: Request) -> None:
 class Handlers:
     """The verbs, bound to a registry and a clock."""
 
-    def __init__(
-        self, registry: Registry, clock: Clock, evictor: Evictor | None = None, limits: Limits | None = None
-    ) -> None:
+    def __init__(self, registry: REST, clock: Clock, limits: Limits | None = None) -> None:
         self.registry = registry
-        self.evictor = evictor
         self.store = registry.store
         self.clock = clock
         self.limits = limits or Limits()
@@ -71,7 +81,7 @@ class Handlers:
         res = target.res
         obj = self.store.get(res.store_resource, target.namespace, target.name)
         if target.subresource == "scale":
-            return json_response(scale.to_scale(obj))
+            return json_response(_to_scale(res, obj))
         rendering = negotiate(request.headers.get("accept"))
         if rendering.table:
             policy = include_object_policy(query.of(request).get("includeObject"))
@@ -79,7 +89,7 @@ class Handlers:
                 res, [obj], self.clock.now(), policy=policy, table_version=rendering.table_version
             )
             return json_response(table)
-        return json_response(with_type(res, obj))
+        return json_response(with_type(res, _out(res, obj)))
 
     def list(self, target: Target, request: Request) -> Response:
         res = target.res
@@ -114,7 +124,7 @@ class Handlers:
             meta["continue"] = result.continue_token
         if result.remaining_item_count is not None:
             meta["remainingItemCount"] = result.remaining_item_count
-        items = [omit_empty(item) for item in result.items]
+        items = [omit_empty(_out(res, item)) for item in result.items]
         body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": meta, "items": items}
         return json_response(body)
 
@@ -129,9 +139,13 @@ class Handlers:
             target.res, obj, validation, duplicates=twice, yaml_error=yaml_error
         )
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        if isinstance(target.res, CustomResource):
+            obj, pruned = crd_served.decode(target.res, obj, validation)
+            warnings = [*warnings, *pruned]
         obj = fieldmanagement.record(target, obj, None, request, self.clock)
         created = self.registry.create(target, obj, dry_run(request))
-        return fieldvalidation.with_warnings(json_response(created, 201), _created_warnings(target, warnings))
+        warnings = [*_created_warnings(target, warnings), *_crd_warnings(target, created)]
+        return fieldvalidation.with_warnings(json_response(_out(target.res, created), 201), warnings)
 
     async def update(self, target: Target, request: Request) -> Response:
         _field_validation(request)
@@ -140,8 +154,8 @@ class Handlers:
         if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
             old = self.store.get(target.res.store_resource, target.namespace, target.name)
             parent = Target(target.res, target.namespace, target.name)
-            stored = self.registry.update(parent, scale.from_scale(old, obj), old, dry_run(request))
-            return json_response(scale.to_scale(stored))
+            stored = self.registry.update(parent, _from_scale(target.res, old, obj), old, dry_run(request))
+            return json_response(_to_scale(target.res, stored))
         validation = query.of(request).get("fieldValidation")
         obj, warnings = fieldvalidation.decode(
             target.res, obj, validation, duplicates=twice, yaml_error=yaml_error
@@ -149,15 +163,23 @@ class Handlers:
         self.registry.check_name(target, obj)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
+        if isinstance(target.res, CustomResource):
+            obj, pruned = crd_served.decode(target.res, obj, validation)
+            warnings = [*warnings, *pruned]
         old = self.store.get(target.res.store_resource, target.namespace, target.name)
         obj = fieldmanagement.record(target, obj, old, request, self.clock)
         updated = self.registry.update(target, obj, old, dry_run(request))
-        return fieldvalidation.with_warnings(json_response(updated), warnings)
+        warnings = [*warnings, *_crd_warnings(target, updated)]
+        return fieldvalidation.with_warnings(json_response(_out(target.res, updated)), warnings)
 
     async def patch(self, target: Target, request: Request) -> Response:
         _field_validation(request)
         kind = media_type(request)
-        if kind not in patches.PATCH_TYPES:
+        if isinstance(target.res, CustomResource):  # no Go struct to merge strategically
+            accepted = [t for t in patches.PATCH_TYPES if t != patches.STRATEGIC_PATCH]
+            if kind not in accepted:
+                raise unsupported_media(", ".join(accepted))
+        elif kind not in patches.PATCH_TYPES:
             raise unsupported_media(", ".join(patches.PATCH_TYPES))
         fieldmanagement.check_options(request, "PatchOptions", apply=kind == patches.APPLY_PATCH)
         raw = await request.body()
@@ -187,7 +209,7 @@ class Handlers:
             caller_rv = _mentions_resource_version(body)
             scaling = target.subresource == "scale"
             if scaling:  # the patch applies to the Scale; the parent's spec.replicas changes
-                patched = scale.from_scale(old, self._apply_patch(kind, scale.to_scale(old), body, request))
+                patched = _from_scale(res, old, self._apply_patch(kind, _to_scale(res, old), body, request))
             elif kind == patches.APPLY_PATCH:
                 patched = self._server_side_apply(target, old, body, request)
             else:
@@ -196,17 +218,22 @@ class Handlers:
                 if kind == patches.JSON_PATCH:  # the patched object decodes into its Go type
                     validation = query.of(request).get("fieldValidation")
                     patched, warnings = fieldvalidation.decode_patched(res, patched, validation)
+            if isinstance(res, CustomResource) and not scaling:
+                validation = query.of(request).get("fieldValidation")
+                patched, pruned = crd_served.decode(res, patched, validation, patch=True)
+                warnings = [*warnings, *pruned]
             patches.check_size(patched, self.limits.max_request_body_bytes)
             try:
                 if scaling:
                     parent = Target(res, target.namespace, target.name)
                     stored = self._store_patched(parent, patched, old, caller_rv, is_dry_run)
                     applied = [fieldmanagement.SCALE_APPLY_WARNING] if kind == patches.APPLY_PATCH else []
-                    return fieldvalidation.with_warnings(json_response(scale.to_scale(stored)), applied)
+                    return fieldvalidation.with_warnings(json_response(_to_scale(res, stored)), applied)
                 if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
-                    return fieldvalidation.with_warnings(json_response(old), warnings)
+                    return fieldvalidation.with_warnings(json_response(_out(res, old)), warnings)
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
-                return fieldvalidation.with_warnings(json_response(stored), warnings)
+                warnings = [*warnings, *_crd_warnings(target, stored)]
+                return fieldvalidation.with_warnings(json_response(_out(res, stored)), warnings)
             except errors.StatusError as exc:
                 # Patches without a resourceVersion are retried on conflict, as upstream.
                 if (
@@ -248,9 +275,13 @@ class Handlers:
             raise errors.bad_request("error decoding YAML: the apply configuration must be an object")
         obj = self._server_side_apply(target, None, body, request)
         obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        if isinstance(target.res, CustomResource):
+            obj, _ = crd_served.decode(target.res, obj, query.of(request).get("fieldValidation"), patch=True)
         self.registry.check_name(target, obj)
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
-        return json_response(self.registry.create(target, obj, is_dry_run), 201)
+        created = self.registry.create(target, obj, is_dry_run)
+        response = json_response(_out(target.res, created), 201)
+        return fieldvalidation.with_warnings(response, _crd_warnings(target, created))
 
     def _store_patched(
         self, target: Target, patched: JSON, old: JSON, caller_rv: bool, is_dry_run: bool
@@ -278,7 +309,7 @@ class Handlers:
         meta = gone.get("metadata") or {}
         # pending, pods and namespaces (ReturnDeletedObject): the object itself
         if res.store_resource in ("pods", "namespaces") or meta.get("deletionTimestamp"):
-            return json_response(with_type(res, gone))
+            return json_response(with_type(res, _out(res, gone)))
         details: JSON = {"name": target.name, "kind": res.plural, "uid": meta.get("uid", "")}
         if res.group:
             details["group"] = res.group
@@ -312,9 +343,9 @@ class Handlers:
     # pods/binding, bindings, pods/eviction --------------------------------------------------
 
     async def bind(self, target: Target, request: Request) -> Response:
-        binding = decode_object(await request.body(), media_type(request))
-        binding = self.registry.check_type(target.res, binding, kind="Binding")
-        meta = binding.get("metadata") if isinstance(binding.get("metadata"), dict) else {}
+        body = decode_object(await request.body(), media_type(request))
+        body = self.registry.check_type(target.res, body, kind="Binding")
+        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
         assert isinstance(meta, dict)
         name = target.name or str(meta.get("name") or "")
         if target.name and meta.get("name") and meta["name"] != target.name:
@@ -323,15 +354,20 @@ class Handlers:
             raise errors.bad_request(
                 "the namespace of the provided object does not match the namespace sent on the request"
             )
-        node = _binding_node(binding, name)
+        node = _binding_node(body, name)
         is_dry_run = dry_run(request)
-        pod_target = Target(PODS, target.namespace, name, "binding")
+        annotations = meta.get("annotations")
         for attempt in range(_CONFLICT_RETRIES):
-            pod = self.store.get("pods", target.namespace, name)
-            annotations = meta.get("annotations")
-            bound = bound_pod(pod, node, annotations if isinstance(annotations, dict) else None)
             try:
-                self.registry.update(pod_target, bound, pod, is_dry_run)
+                binding.bind(
+                    self.registry.registry,
+                    target.namespace,
+                    name,
+                    node,
+                    annotations=annotations if isinstance(annotations, dict) else None,
+                    dry_run=is_dry_run,
+                    user=requesting_user(),
+                )
                 break
             except errors.StatusError as exc:
                 if exc.reason != "Conflict" or attempt == _CONFLICT_RETRIES - 1:
@@ -339,22 +375,25 @@ class Handlers:
         return json_response(success_status(201), 201)
 
     async def evict(self, target: Target, request: Request) -> Response:
-        """Eviction deletes the pod once admission allows it; an `Evictor` (the engine's hooks)
-        checks PodDisruptionBudgets and deletes (429 when a budget forbids it)."""
-        eviction = decode_object(await request.body(), media_type(request))
-        eviction = self.registry.check_type(target.res, eviction, kind="Eviction")
-        options = eviction.get("deleteOptions") if isinstance(eviction.get("deleteOptions"), dict) else {}
+        """Eviction deletes the pod once admission allows it and no PodDisruptionBudget forbids
+        it (429 when one does: kubetaint.registry.eviction)."""
+        body = decode_object(await request.body(), media_type(request))
+        body = self.registry.check_type(target.res, body, kind="Eviction")
+        options = body.get("deleteOptions") if isinstance(body.get("deleteOptions"), dict) else {}
         assert isinstance(options, dict)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
         )
-        pod = self.store.get("pods", target.namespace, target.name)
-        self.registry.hooks.admit("CREATE", "pods", "eviction", eviction, old=pod, dry_run=is_dry_run)
-        if self.evictor is not None and not is_dry_run:
-            # the engine's eviction: budgets, then a delete with the Eviction's grace period
-            self.evictor.evict(target.namespace, target.name, grace_period(options))
-        else:
-            self.registry.delete(Target(target.res, target.namespace, target.name), options, is_dry_run)
+        eviction.evict(
+            self.registry.registry,
+            self.clock,
+            target.namespace,
+            target.name,
+            grace_period_seconds=grace_period(options),
+            eviction=body,
+            dry_run=is_dry_run,
+            user=requesting_user(),
+        )
         return json_response(success_status(201), 201)
 
 
@@ -363,6 +402,13 @@ def _created_warnings(target: Target, warnings: list[str]) -> list[str]:
     its controller, a warning saying so (never a silent store)."""
     extra = stored_only_warning(target.res)
     return [*warnings, extra] if extra else warnings
+
+
+def _crd_warnings(target: Target, written: JSON) -> list[str]:
+    """What of a written CRD kubetaint does not model (crd_served.crd_warnings)."""
+    if (target.res.group, target.res.kind) != (CRD_GROUP, "CustomResourceDefinition") or target.subresource:
+        return []
+    return crd_served.crd_warnings(written)
 
 
 def _binding_node(binding: JSON, name: str) -> str:

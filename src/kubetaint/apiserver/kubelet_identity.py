@@ -16,8 +16,9 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from kubetaint.admission import AdmissionError, noderestriction
+from kubetaint.admission.noderestriction import Operation
 from kubetaint.api import errors
-from kubetaint.apiserver import noderestriction
 from kubetaint.apiserver.authn import (
     AUTHENTICATED_GROUP,
     CURRENT_USER,
@@ -26,7 +27,6 @@ from kubetaint.apiserver.authn import (
     UserInfo,
 )
 from kubetaint.apiserver.authz import Authorizer, forbidden, forbidden_error
-from kubetaint.apiserver.hooks import Operation
 from kubetaint.apiserver.requestinfo import RequestInfo
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.fieldmanager import manager as fieldmanager
@@ -143,8 +143,8 @@ class NodeIdentityStore(StoreBase):
             write = noderestriction.Write(self.user.name, operation, resource, subresource, obj, old)
             try:
                 why = noderestriction.check(self.node, write, self.node_uid)
-            except errors.StatusError as err:
-                self._refuse(err)
+            except AdmissionError as err:
+                self._refuse(errors.StatusError.from_status(err.status))
             if why:
                 self._refuse(forbidden_error(plural, group, write.name, why))
 

@@ -1,6 +1,6 @@
 """A live cluster: the API server on the shared control plane (`kubetaint up`).
 
-One asyncio loop runs everything: HTTP handlers write through the engine hooks, informer
+One asyncio loop runs everything: HTTP handlers write through the control plane's registry, informer
 handlers run inside those writes and schedule work on the clock, whose timers are the loop's
 (RealClock) or a `LoopVirtualClock` that moves only when asked. Hence no locks: every store
 write happens on the loop's thread. With the SQLite store those writes do not wait for the
@@ -28,13 +28,12 @@ from typing import Any
 
 import uvicorn
 
+from kubetaint.admission.noderestriction import forbidden_labels
 from kubetaint.apiserver.app import APIServerApp, create_app, node_uid_of
 from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
-from kubetaint.apiserver.engine import EngineHooks
 from kubetaint.apiserver.front import Front
 from kubetaint.apiserver.kubelet_identity import kubelet_stores
 from kubetaint.apiserver.kubernetes_service import ensure_kubernetes_service
-from kubetaint.apiserver.noderestriction import forbidden_labels
 from kubetaint.apiserver.rbac_store import ensure_bootstrap_policy
 from kubetaint.apiserver.security import SecurityConfig
 from kubetaint.apiserver.server import serving_options
@@ -145,7 +144,7 @@ class LiveCluster:
         self.app: APIServerApp = create_app(
             store,
             clock,
-            EngineHooks(self.plane.registry, clock),
+            self.plane.registry,
             rng=random.Random(rng.getrandbits(64)),
             server_address=server_address,
             extra_routes=clock_routes(clock),

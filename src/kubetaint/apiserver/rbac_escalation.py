@@ -6,7 +6,9 @@ clusterrole/policybased, rolebinding/policybased, clusterrolebinding/policybased
 pkg/registry/rbac/validation/rule.go ConfirmNoEscalation and policy_compact.go, and
 component-helpers/auth/rbac/validation/policy_comparator.go Covers).
 
-`EscalationCheck` wraps the server's WriteHooks and reads the writer from `authn.CURRENT_USER`.
+`EscalationCheck` is the RBAC resources' storage check on the write path (`registry.WriteCheck`,
+as upstream's policy-based storage wraps the RBAC REST storage): it reads the writer from the
+admission attributes (`Attributes.user`).
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from kubetaint.admission import CREATE, UPDATE, Attributes
 from kubetaint.api import errors
-from kubetaint.apiserver.authn import CURRENT_USER, MASTERS_GROUP, UserInfo
+from kubetaint.apiserver.authn import MASTERS_GROUP, UserInfo
 from kubetaint.apiserver.authz import Authorizer, PolicySource
-from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
 from kubetaint.apiserver.rbac import RBAC_GROUP, PolicyRule, aggregate, go_string_slice
 from kubetaint.apiserver.requestinfo import RequestInfo
+from kubetaint.registry import Registry
 
 JSON = dict[str, Any]
 ROLE_KINDS = {"roles": "Role", "clusterroles": "ClusterRole"}
@@ -162,34 +165,22 @@ def only_mutating_gc_fields(obj: Mapping[str, Any], old: Mapping[str, Any] | Non
 
 
 class EscalationCheck:
-    """WriteHooks that refuse RBAC writes granting permissions the writer does not hold, then
-    delegate to `inner`."""
+    """Refuses RBAC creates and updates granting permissions the writing user does not hold."""
 
-    def __init__(self, inner: WriteHooks, authorizer: Callable[[], Authorizer], policy: PolicySource) -> None:
-        self.inner = inner
+    def __init__(self, authorizer: Callable[[], Authorizer], policy: PolicySource) -> None:
         self.authorizer = authorizer
         self.policy = policy
 
-    def admit(
-        self,
-        operation: Operation,
-        resource: str,
-        subresource: str,
-        obj: JSON,
-        *,
-        old: JSON | None,
-        dry_run: bool,
-    ) -> JSON:
-        plural, _, group = resource.partition(".")
-        if group == RBAC_GROUP and operation in ("CREATE", "UPDATE") and not subresource:
-            user = CURRENT_USER.get()
-            gc_only = operation == "UPDATE" and only_mutating_gc_fields(obj, old)
-            if user is not None and MASTERS_GROUP not in user.groups and not gc_only:
-                self._check(user, plural, obj, old)
-        return self.inner.admit(operation, resource, subresource, obj, old=old, dry_run=dry_run)
-
-    def validate(self, resource: str, obj: JSON, old: JSON | None) -> list[FieldCause]:
-        return self.inner.validate(resource, obj, old)
+    def check(self, attrs: Attributes) -> None:
+        """`registry.WriteCheck`: raise the 403 (or the 404 of a missing role) of an escalation."""
+        user = attrs.user
+        if attrs.operation not in (CREATE, UPDATE) or attrs.subresource or user is None:
+            return
+        obj = dict(attrs.object or {})
+        old = dict(attrs.old_object) if attrs.old_object is not None else None
+        gc_only = attrs.operation == UPDATE and only_mutating_gc_fields(obj, old)
+        if MASTERS_GROUP not in user.groups and not gc_only:
+            self._check(user, attrs.resource.partition(".")[0], obj, old)
 
     def _allowed(self, user: UserInfo, verb: str, info: RequestInfo) -> bool:
         """Whether the authorizer allows `verb` on the RBAC object `info` names."""
@@ -237,3 +228,12 @@ class EscalationCheck:
         covered, missing = covers(owner_rules, rules)
         if not covered:
             raise errors.forbidden(qualified, name, escalation_message(user, missing, resolution_errors))
+
+
+def add_escalation_checks(
+    registry: Registry, authorizer: Callable[[], Authorizer], policy: PolicySource
+) -> None:
+    """The escalation check on the registry's creates and updates of the four RBAC resources."""
+    check = EscalationCheck(authorizer, policy)
+    for plural in (*ROLE_KINDS, *BINDING_KINDS):
+        registry.add_write_check(f"{plural}.{RBAC_GROUP}", check)

@@ -6,6 +6,8 @@ resource metadata.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kubetaint.api.resources import RESOURCES, Resource, Subresource
 
 #: Subresources with handlers (pods' log, exec, attach and portforward answer that the hollow node has
@@ -48,16 +50,19 @@ def subresource(res: Resource, name: str) -> Subresource | None:
     return res.subresource(name) if name in SERVED_SUBRESOURCES else None
 
 
-def group_versions() -> dict[str, list[str]]:
-    """Served group -> versions, core group ("") first, then groups by name."""
+def group_versions(extra: Sequence[Resource] = ()) -> dict[str, list[str]]:
+    """Served group -> versions, core group ("") first, then groups by name; `extra` (the custom
+    resources, in their groups' version priority) after the built-in groups."""
     out: dict[str, list[str]] = {}
-    for res in SERVED:
+    for res in (*SERVED, *extra):
         versions = out.setdefault(res.group, [])
         if res.version not in versions:
             versions.append(res.version)
     return out
 
 
-def resources_in(group: str, version: str) -> list[Resource]:
+def resources_in(group: str, version: str, extra: Sequence[Resource] = ()) -> list[Resource]:
     """The served resources of one group version, by plural (as kube-apiserver's discovery)."""
-    return [r for r in SERVED if r.group == group and r.version == version]
+    found = [r for r in SERVED if r.group == group and r.version == version]
+    custom = [r for r in extra if r.group == group and r.version == version]
+    return found + sorted(custom, key=lambda r: r.plural)

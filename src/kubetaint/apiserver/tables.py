@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from kubetaint.api import errors
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
+from kubetaint.apiserver import crd_served
 from kubetaint.apiserver.printers import printer_for
 from kubetaint.apiserver.resources import ResourceInfo
 
@@ -44,6 +46,8 @@ def with_type(res: ResourceInfo, obj: JSON) -> JSON:
     dropped); a shallow copy where anything changes."""
     if obj.get("kind") == res.kind and obj.get("apiVersion") == res.api_version:
         return omit_empty(obj)
+    if isinstance(res, CustomResource):  # served at the request's version (conversion None)
+        return omit_empty({**obj, "kind": res.kind, "apiVersion": res.api_version})
     return omit_empty({"kind": res.kind, "apiVersion": res.api_version, **obj})
 
 
@@ -59,7 +63,10 @@ def build_table(
     remaining_item_count: int | None = None,
     headers: bool = True,
 ) -> JSON:
-    columns, printer = printer_for(res.store_resource)
+    if isinstance(res, CustomResource):
+        columns, printer = crd_served.printer(res)
+    else:
+        columns, printer = printer_for(res.store_resource)
     rows = []
     for obj in objects:
         row: JSON = {"cells": printer(obj, now)}

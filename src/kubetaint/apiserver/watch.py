@@ -20,7 +20,7 @@ from kubetaint.api import errors
 from kubetaint.apiserver import query
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.listing import validate_list_options
-from kubetaint.apiserver.registry import Target
+from kubetaint.apiserver.rest import Target
 from kubetaint.apiserver.tables import build_table, include_object_policy, with_type
 from kubetaint.apiserver.wire import JSON, dumps, negotiate
 from kubetaint.clock.base import Clock

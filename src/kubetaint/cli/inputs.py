@@ -4,7 +4,6 @@ and `-o/--output` formats."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -40,11 +39,8 @@ def gather_files(files: tuple[str, ...], more_files: tuple[str, ...]) -> list[st
 
 
 def dumps_yaml(document: Any) -> str:
-    """A JSON document as block-style YAML (keys in document order)."""
-    import yaml
+    """A JSON document as block-style YAML (keys in document order): PyYAML's libyaml text of
+    it read back from JSON (`kubetaint.sim.yamltext`)."""
+    from kubetaint.sim.yamltext import dumps_yaml as block_yaml
 
-    dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    # (through JSON first: the document holds only JSON types, whatever classes made it)
-    return str(
-        yaml.dump(json.loads(json.dumps(document)), Dumper=dumper, sort_keys=False, allow_unicode=True)
-    )
+    return block_yaml(document)

@@ -11,10 +11,6 @@ from typing import Any
 import click
 import yaml
 
-from kubetaint.clock.virtual import VirtualClock
-from kubetaint.scheduler.config import ConfigError
-from kubetaint.scheduler.scheduler import Scheduler
-
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 
@@ -49,6 +45,10 @@ def load_scheduler_config(path: str) -> tuple[dict[str, Any], list[str]]:
             f'{path}: no kind "{kind}" is registered for version "{api_version}" '
             f"(expected kind {KIND}, apiVersion {API_VERSION})"
         )
+    from kubetaint.clock.virtual import VirtualClock  # (imported when a --config is given)
+    from kubetaint.scheduler.config import ConfigError
+    from kubetaint.scheduler.scheduler import Scheduler
+
     try:
         scheduler = Scheduler(VirtualClock(), config=config)
     except (ConfigError, ValueError) as err:

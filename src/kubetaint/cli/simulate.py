@@ -14,19 +14,11 @@ import click
 
 from kubetaint.cli.exiting import exit_now
 from kubetaint.cli.failure import Failure, UsageFailure
-from kubetaint.cli.inputs import dumps_yaml, gather_files, input_files
+from kubetaint.cli.inputs import gather_files, input_files
 from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
-from kubetaint.clock.wall import wall_monotonic
-from kubetaint.core.heap import collector_paused
-from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.examples import ExampleError, example_names, example_path
-from kubetaint.sim.report_html import render_html
-from kubetaint.sim.report_table import render_table
-from kubetaint.sim.scenario import ScenarioError
-from kubetaint.sim.simulation import Simulation, SimulationError
-from kubetaint.sim.snapshot import SnapshotError, load_snapshot
-from kubetaint.sim.snapshot_run import is_snapshot, start_snapshot
-from kubetaint.sim.timeline import write_json
+
+# (the simulator is imported when the command runs: `kubetaint simulate --help` stays fast)
 
 #: Runs shorter than this (wall seconds) never show a progress bar.
 PROGRESS_AFTER = 2.0
@@ -38,6 +30,8 @@ def _progress(end: float) -> tuple[Callable[[float], None], Callable[[], None]]:
         return (lambda t: None), (lambda: None)
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from kubetaint.clock.wall import wall_monotonic
 
     started = wall_monotonic()  # wall time for the progress display only, never for the simulation
     state: dict[str, Any] = {"bar": None, "task": None, "last": 0.0}
@@ -136,6 +130,13 @@ def simulate_command(
     The scenario format is described by its JSON Schema (kubetaint/sim/scenario.schema.json);
     unknown keys, wrong types and objects kube-apiserver would refuse are errors, all reported
     before anything runs."""
+    from kubetaint.core.heap import collector_paused
+    from kubetaint.sim.durations import DurationError, parse_duration
+    from kubetaint.sim.scenario import ScenarioError
+    from kubetaint.sim.simulation import Simulation, SimulationError
+    from kubetaint.sim.snapshot import SnapshotError, load_snapshot
+    from kubetaint.sim.snapshot_run import is_snapshot, start_snapshot
+
     # Components log recoverable hiccups (a retried deletion); the timeline is the output here.
     logging.getLogger("kubetaint").addHandler(logging.NullHandler())
     if example is not None:
@@ -183,16 +184,30 @@ def simulate_command(
             close()
     except (ScenarioError, SimulationError, SnapshotError) as err:
         raise Failure(str(err)) from None
-    if output == "json":
-        write_json(doc, sys.stdout)  # streamed: the text of a large run is never held whole
-        sys.stdout.flush()
-    elif output == "yaml":
-        click.echo(dumps_yaml(doc), nl=False)
-    elif output == "html":
-        click.echo(render_html(doc), nl=False)
-    else:
-        click.echo(render_table(doc), nl=False)
+    _write(doc, output)
     code = 1 if failed(doc.get("summary") or {}, fail_on) else 0
     exit_now(code)  # (a large run's objects are not torn down one by one)
     if code:
         raise SystemExit(code)
+
+
+def _write(doc: dict[str, Any], output: str) -> None:
+    """The run's document in the output format, on standard output."""
+    if output == "json":
+        from kubetaint.sim.timeline import write_json
+
+        write_json(doc, sys.stdout)  # streamed: the text of a large run is never held whole
+        sys.stdout.flush()
+    elif output == "yaml":
+        from kubetaint.sim.yamltext import write_yaml
+
+        write_yaml(doc, sys.stdout)  # streamed, as json
+        sys.stdout.flush()
+    elif output == "html":
+        from kubetaint.sim.report_html import render_html
+
+        click.echo(render_html(doc), nl=False)
+    else:
+        from kubetaint.sim.report_table import render_table
+
+        click.echo(render_table(doc), nl=False)

@@ -19,7 +19,8 @@ from kubetaint.clock import RealClock
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane.leaderelection import ElectionConfig, LeaderElector
 from kubetaint.registry import Registry
-from kubetaint.store.interface import JSON, StoreError
+from kubetaint.registry.validator import no_validation
+from kubetaint.store.interface import StoreError
 from kubetaint.store.remote import RemoteStore
 from kubetaint.store.remote_config import Connection
 
@@ -36,12 +37,8 @@ class Component(Protocol):
 Builder = Callable[[RemoteStore, Registry, Clock], Component]
 
 
-def _no_validation(resource: str, obj: JSON, old: JSON | None) -> None:
-    """The API server validates; a client does not."""
-
-
 def remote_registry(store: RemoteStore) -> Registry:
-    return Registry(store, admission=None, validator=_no_validation)
+    return Registry(store, admission=None, validator=no_validation)
 
 
 def _soon(loop: asyncio.AbstractEventLoop, call: Callable[[], None]) -> None:

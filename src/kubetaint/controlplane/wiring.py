@@ -9,8 +9,10 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from kubetaint.api.crd import CRDS
 from kubetaint.api.features import comparison_operators_enabled
 from kubetaint.controllers.cronjob import CronJobController
+from kubetaint.controllers.crd import CRDController
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
@@ -178,6 +180,10 @@ def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     )
 
 
+def build_crd(plane: ControlPlane) -> CRDController:
+    return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
+
+
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
     resources = (
         "pods",
@@ -206,6 +212,7 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_serviceaccounts,
     build_namespace,
     build_garbage_collector,
+    build_crd,
 ]
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.admission import CREATE, AdmissionError, Attributes
+from kubetaint.admission import CREATE, Attributes
 from kubetaint.api import errors
-from kubetaint.registry.registry import Registry, StoreLookup
+from kubetaint.api.user import UserInfo
+from kubetaint.registry.registry import Registry
 from kubetaint.store.interface import JSON
 
 
@@ -41,7 +42,16 @@ def bound_pod(pod: Mapping[str, Any], node: str, annotations: Mapping[str, str] 
     return {**pod, "metadata": new_meta, "spec": {**spec, "nodeName": node}, "status": status}
 
 
-def bind(registry: Registry, namespace: str, name: str, node: str) -> JSON:
+def bind(
+    registry: Registry,
+    namespace: str,
+    name: str,
+    node: str,
+    *,
+    annotations: Mapping[str, str] | None = None,
+    dry_run: bool = False,
+    user: UserInfo | None = None,
+) -> JSON:
     """POST pods/NAME/binding: returns the bound pod; 404/409 StatusErrors as upstream."""
     pod = registry.store.get("pods", namespace, name)
     binding: JSON = {
@@ -50,12 +60,12 @@ def bind(registry: Registry, namespace: str, name: str, node: str) -> JSON:
         "metadata": {"name": name, "namespace": namespace},
         "target": {"apiVersion": "v1", "kind": "Node", "name": node},
     }
-    if registry.admission is not None:
-        attrs = Attributes(CREATE, "pods", binding, None, namespace, name, "binding")
-        try:
-            registry.admission.validate(attrs, StoreLookup(registry.store))
-        except AdmissionError as err:
-            raise errors.StatusError.from_status(err.status) from None
-    stored = registry.store.update("pods", bound_pod(pod, node))
-    registry.trust_binding((namespace, name), pod, stored, node)
+    if annotations:
+        binding["metadata"]["annotations"] = dict(annotations)
+    registry.admit_subresource(
+        Attributes(CREATE, "pods", binding, None, namespace, name, "binding", dry_run, user)
+    )
+    stored = registry.store.update("pods", bound_pod(pod, node, annotations), dry_run=dry_run)
+    if not dry_run:
+        registry.trust_binding((namespace, name), pod, stored, node)
     return stored

@@ -12,8 +12,10 @@ import contextlib
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.admission import CREATE, Attributes
 from kubetaint.api import errors
 from kubetaint.api.selectors import selector_matches
+from kubetaint.api.user import UserInfo
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.registry.registry import Registry
 from kubetaint.store.interface import JSON
@@ -118,11 +120,26 @@ def _disruption_allowed_condition(status: Mapping[str, Any], now: float) -> list
 
 
 def evict(
-    registry: Registry, clock: Clock, namespace: str, name: str, *, grace_period_seconds: int | None = None
+    registry: Registry,
+    clock: Clock,
+    namespace: str,
+    name: str,
+    *,
+    grace_period_seconds: int | None = None,
+    eviction: JSON | None = None,
+    dry_run: bool = False,
+    user: UserInfo | None = None,
 ) -> JSON:
-    """POST pods/NAME/eviction: deletes the pod (with the Eviction's deleteOptions grace period)
-    and returns it, or raises."""
+    """POST pods/NAME/eviction: admission of the Eviction (a CREATE of pods/eviction), then the
+    PodDisruptionBudget check and the delete (with the Eviction's deleteOptions grace period);
+    returns the pod, or raises. A dry run deletes (dry) without the budget check."""
     pod = registry.get("pods", namespace, name)
+    request = eviction if eviction is not None else {"metadata": {"name": name, "namespace": namespace}}
+    registry.admit_subresource(
+        Attributes(CREATE, "pods", request, pod, namespace, name, "eviction", dry_run, user)
+    )
+    if dry_run:
+        return registry.delete("pods", namespace, name, dry_run=True, user=user)
     if not can_ignore_pdb(pod):
         budgets = matching_budgets(registry, pod)
         if len(budgets) > 1:
@@ -143,7 +160,7 @@ def evict(
             if not unready_ok:
                 registry.update_status(PDB_RESOURCE, check_and_decrement(pdb, name, clock.now()))
     _mark_disruption_target(registry, clock, pod)
-    return registry.delete("pods", namespace, name, grace_period_seconds=grace_period_seconds)
+    return registry.delete("pods", namespace, name, grace_period_seconds=grace_period_seconds, user=user)
 
 
 def _mark_disruption_target(registry: Registry, clock: Clock, pod: Mapping[str, Any]) -> None:

@@ -1,9 +1,13 @@
-"""`Registry`: a Store that runs admission and validation before every write.
+"""`Registry`: a Store that runs admission and validation before every write: the one write
+path of the simulator's components and of the API server's handlers.
 
 Mirrors the generic registry store's Create/Update/Delete flow: BeforeCreate (generateName), the
-mutating admission chain, object validation, the validating admission chain, then storage.
-With `graceful_pod_deletion` (and a clock), pod deletes are graceful as kube-apiserver's
-(registry.graceful).
+mutating admission chain, the resource's user-dependent storage check (`WriteCheck`: RBAC's
+privilege-escalation check), object validation, the validating admission chain, then storage.
+A write on behalf of a user (an HTTP request) names it (`user=`): admission sees it
+(`Attributes.user`) and the registry's memos are not used for it (registry.trust covers the
+control plane's own writes). With `graceful_pod_deletion` (and a clock), pod deletes are graceful
+as kube-apiserver's (registry.graceful).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import builtins
 import contextlib
 import random
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from kubetaint.admission import (
     CREATE,
@@ -23,7 +27,9 @@ from kubetaint.admission import (
     Attributes,
     ObjectLookup,
 )
+from kubetaint.api import crd as crds
 from kubetaint.api.errors import StatusError
+from kubetaint.api.user import UserInfo
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
@@ -41,7 +47,6 @@ from kubetaint.registry.validator import (
     Validator,
     api_validator,
     check_namespace_status_update,
-    plain_resource,
     resource_info,
     with_type_meta,
 )
@@ -67,6 +72,7 @@ from kubetaint.store.interface import (
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
 NAMESPACES = "namespaces"
+CRDS = f"customresourcedefinitions.{crds.GROUP}"
 
 __all__ = [
     "APIValidator",
@@ -74,10 +80,17 @@ __all__ = [
     "StoreLookup",
     "Validator",
     "api_validator",
-    "plain_resource",
     "resource_info",
     "with_type_meta",
 ]
+
+
+class WriteCheck(Protocol):
+    """A resource's storage check of creates and updates by a user, run after mutating admission
+    and before validation (upstream's policy-based storage: pkg/registry/rbac/*/policybased)."""
+
+    def check(self, attrs: Attributes) -> None:
+        """Raise `StatusError` to refuse the write `attrs` describes."""
 
 
 class Registry:
@@ -114,6 +127,12 @@ class Registry:
         self._pod_memo = PodAdmissionMemo(store, self._lookup)
         #: Pods this registry admitted, validated and stored (registry.podtrust).
         self._pods = PodTrust()
+        #: Storage checks of users' writes, by resource (`add_write_check`).
+        self._write_checks: dict[str, WriteCheck] = {}
+
+    def add_write_check(self, resource: str, check: WriteCheck) -> None:
+        """Run `check` on every create and update of `resource` (the store's name)."""
+        self._write_checks[resource] = check
 
     # reads pass straight through -----------------------------------------------------------
 
@@ -207,17 +226,20 @@ class Registry:
             grace_period_seconds=op.grace_period_seconds,
         )
 
-    def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def create(
+        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+    ) -> JSON:
         obj = self._before_create(resource, obj)
         if (
             resource == "pods"
             and not dry_run
+            and user is None
             and self.admission is not None
             and self.admission.acts_on("pods")
         ):
             return self._create_pod(obj)
         namespace, name = object_key(obj)
-        attrs = Attributes(CREATE, plain_resource(resource), obj, None, namespace, name, "", dry_run)
+        attrs = Attributes(CREATE, resource, obj, None, namespace, name, "", dry_run, user)
         admitted = self._admit(attrs, None)
         created = self.store.create(resource, admitted, dry_run=dry_run)
         if not dry_run and resource == "pods":
@@ -265,14 +287,17 @@ class Registry:
             self.validator("pods", admitted, None)
         return admitted
 
-    def update(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def update(
+        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+    ) -> JSON:
         obj = with_type_meta(resource, obj)
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         check_update_preconditions(resource, obj, old)  # 409 before any 422, as upstream
         key = (namespace, name)
+        trusting = user is None  # the memos cover the control plane's own writes (registry.trust)
         if resource == "pods":
-            if not dry_run:
+            if not dry_run and trusting:
                 config = self._pod_config()  # once: the trust check and the result's record share it
                 if config is not None and self.keeps_spec(key, obj, old, config):
                     return self._update_pod_keeping_spec(key, obj, old, config)
@@ -281,13 +306,14 @@ class Registry:
             obj = namespaces.prepare_for_update(obj, old)
         obj = keep_deletion_fields(obj, old)
         if (
-            self._trusts_heartbeats(resource)
+            trusting
+            and self._trusts_heartbeats(resource)
             and self._heartbeats.beats_valid(resource, key, obj, old, self._configuration())
             and self._namespace_admits(resource, namespace)
         ):
             admitted = obj
         else:
-            attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", dry_run)
+            attrs = Attributes(UPDATE, resource, obj, old, namespace, name, "", dry_run, user)
             admitted = self._admit(attrs, old)
         if _deletes_during_update(resource, admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
@@ -386,7 +412,7 @@ class Registry:
                 ):
                     admitted.append(obj)
                     continue
-                attrs = Attributes(UPDATE, plain_resource(resource), obj, old, namespace, name, "", False)
+                attrs = Attributes(UPDATE, resource, obj, old, namespace, name, "", False)
                 admitted.append(self._admit(attrs, old))
             except StatusError as err:
                 refused = err
@@ -454,19 +480,21 @@ class Registry:
             return True
         return namespace_exists(self.store, namespace)
 
-    def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def update_status(
+        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+    ) -> JSON:
         """The `status` subresource: only status (and metadata) changes; spec stays as stored."""
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         check_update_preconditions(resource, obj, old)
         merged = {**obj, "spec": old["spec"]} if "spec" in old else dict(obj)
-        attrs = Attributes(UPDATE, plain_resource(resource), merged, old, namespace, name, "status", dry_run)
+        attrs = Attributes(UPDATE, resource, merged, old, namespace, name, "status", dry_run, user)
         admitted = self._admit(attrs, old)
         if resource == NAMESPACES and isinstance(self.validator, APIValidator):
             check_namespace_status_update(admitted)
         return self.store.update(resource, admitted, dry_run=dry_run)
 
-    def finalize_namespace(self, obj: JSON, *, dry_run: bool = False) -> JSON:
+    def finalize_namespace(self, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None) -> JSON:
         """The namespace `finalize` subresource: `obj`'s spec.finalizers replace the stored ones
         (status stays); with none left on a namespace being deleted, the namespace is removed
         (kubetaint.core.namespaces)."""
@@ -477,7 +505,7 @@ class Registry:
         obj = keep_deletion_fields(namespaces.prepare_for_finalize(obj, old), old)
         if isinstance(self.store, FinalizesNamespaces):  # the server applies its own finalize
             return self.store.finalize_namespace(obj, dry_run=dry_run)
-        attrs = Attributes(UPDATE, NAMESPACES, obj, old, "", name, "finalize", dry_run)
+        attrs = Attributes(UPDATE, NAMESPACES, obj, old, "", name, "finalize", dry_run, user)
         admitted = self._admit(attrs, old)
         if namespaces.should_delete_during_update(admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
@@ -495,20 +523,27 @@ class Registry:
         dry_run: bool = False,
         grace_period_seconds: int | None = None,
         propagation_policy: str | None = None,
+        graceful: bool | None = None,
+        user: UserInfo | None = None,
     ) -> JSON:
         """Delete, or (finalizers pending, e.g. `orphan` / `foregroundDeletion` for the
-        propagation policy) mark for deletion and return the marked object."""
+        propagation policy) mark for deletion and return the marked object. A pod is deleted
+        gracefully when `graceful` says so (None: as `graceful_pod_deletion` says)."""
         old = self.store.get(resource, namespace, name)
         self._heartbeats.forget(resource, (namespace, name))  # its entry would only keep it alive
         if resource == "pods":
             self._pods.forget((namespace, name))
         if self.admission is not None:
-            attrs = Attributes(DELETE, plain_resource(resource), None, old, namespace, name, "", dry_run)
+            attrs = Attributes(DELETE, resource, None, old, namespace, name, "", dry_run, user)
             try:
+                if user is not None:  # NodeRestriction (the one plugin acting on deletes by users)
+                    self.admission.mutate(attrs, self._lookup)
                 self.admission.validate(attrs, self._lookup)
             except AdmissionError as err:
                 raise StatusError.from_status(err.status) from None
-        if resource == "pods" and self.graceful_pod_deletion and self.clock is not None:
+        if graceful is None:
+            graceful = self.graceful_pod_deletion
+        if resource == "pods" and graceful and self.clock is not None:
             return delete_pod(
                 self.store,
                 self.clock,
@@ -526,7 +561,12 @@ class Registry:
             check_delete_preconditions(resource, name, old, resource_version, uid)
             options = {"propagationPolicy": propagation_policy} if propagation_policy else {}
             return self.store.update(resource, namespaces.first_delete(old, now, options), dry_run=dry_run)
+        if resource == CRDS and not (old.get("metadata") or {}).get("deletionTimestamp"):
+            # the CRD REST Delete's first request: the cleanup finalizer deletes the custom resources
+            check_delete_preconditions(resource, name, old, resource_version, uid)
+            return self.store.update(resource, crds.first_delete(old, now), dry_run=dry_run)
         if resource == NAMESPACES and namespaces.spec_finalizers(old):
+            check_delete_preconditions(resource, name, old, resource_version, uid)
             return old  # prior to final deletion, spec.finalizers must be empty
         # pods keep their own (graceful) path: their finalizers are not modelled
         marked = None if resource == "pods" else marked_for_deletion(old, propagation_policy, now)
@@ -556,6 +596,20 @@ class Registry:
             return namespaces.prepare_for_create({**obj, "metadata": meta})
         return {**obj, "metadata": meta}
 
+    def admit_subresource(self, attrs: Attributes) -> None:
+        """Admission of a subresource request carrying an object of another kind (pods/binding's
+        Binding, pods/eviction's Eviction): the chain without object validation. The mutating
+        phase runs for users' requests (NodeRestriction; the other plugins leave subresources
+        alone)."""
+        if self.admission is None:
+            return
+        try:
+            if attrs.user is not None:
+                self.admission.mutate(attrs, self._lookup)
+            self.admission.validate(attrs, self._lookup)
+        except AdmissionError as err:
+            raise StatusError.from_status(err.status) from None
+
     def _admit(self, attrs: Attributes, old: JSON | None, lookup: ObjectLookup | None = None) -> JSON:
         lookup = lookup if lookup is not None else self._lookup
         obj = dict(attrs.object or {})
@@ -566,6 +620,9 @@ class Registry:
         try:
             if admission is not None:
                 obj = dict(admission.mutate(attrs, lookup) or obj)
+            check = self._write_checks.get(attrs.resource) if attrs.user is not None else None
+            if check is not None and not attrs.subresource:
+                check.check(attrs.with_object(obj))
             if self.validator is not None:
                 self.validator(attrs.resource, obj, old)
             if admission is not None:

@@ -15,7 +15,7 @@ from kubetaint.admission.namespacelifecycle import checks_namespace
 from kubetaint.admission.plugin import AdmissionPlugin
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS
 from kubetaint.registry.podtrust import chain_keeps_stored_specs
-from kubetaint.registry.validator import APIValidator, Validator, plain_resource
+from kubetaint.registry.validator import APIValidator, Validator
 
 
 class Configuration:
@@ -56,9 +56,9 @@ class Configuration:
             return False
         if self.validator is not None and type(self.validator) is not APIValidator:
             return False
-        plain = plain_resource(resource)
         return not any(
-            (plugin.resources is None or plain in plugin.resources)
+            (plugin.resources is None or resource in plugin.resources)
+            and not plugin.users_only  # trust covers the control plane's own writes only
             and plugin.handles(UPDATE)
             and not checks_namespace(plugin)  # the registry reads what it reads (reads_namespace)
             for plugin in self.plugins

@@ -70,6 +70,7 @@ from kubetaint.store.mutation import (
     continue_resource_version,
     decode_continue,
     encode_continue,
+    key_segment,
     parse_resource_version,
     prepare_create,
     prepare_update,
@@ -172,12 +173,12 @@ class EtcdStore(StoreBase):
         return int(self._range(b64(self._prefix + "/"), limit=1, keys_only=True)["header"]["revision"])
 
     def _key(self, resource: str, namespace: str, name: str) -> str:
-        self._resources.setdefault(resource.partition(".")[0], resource)
+        self._resources.setdefault(key_segment(resource), resource)
         return registry_key(self._prefix, resource, namespace, name)
 
     def _range_prefix(self, resource: str, namespace: str) -> str:
-        self._resources.setdefault(resource.partition(".")[0], resource)
-        base = f"{self._prefix}/{resource.partition('.')[0]}/"
+        self._resources.setdefault(key_segment(resource), resource)
+        base = f"{self._prefix}/{key_segment(resource)}/"
         return f"{base}{namespace}/" if namespace else base
 
     # reads -------------------------------------------------------------------------------

@@ -60,9 +60,19 @@ def decode_kv(kv: dict[str, Any]) -> JSON:
     return obj
 
 
+def _segments(key: str, prefix: str) -> list[str]:
+    """The key's parts after the prefix; a custom resource's `<group>/<plural>` (a group always
+    holds a dot, a plural never does) joined into one."""
+    parts = key[len(prefix) :].strip("/").split("/")
+    if len(parts) >= 2 and "." in parts[0]:
+        parts = [f"{parts[0]}/{parts[1]}", *parts[2:]]
+    return parts
+
+
 def resource_of_key(key: str, prefix: str, known: dict[str, str]) -> str:
-    plural = key[len(prefix) :].lstrip("/").partition("/")[0]
-    return known.get(plural, plural)
+    segment = _segments(key, prefix)[0]
+    group, slash, plural = segment.partition("/")
+    return known.get(segment, f"{plural}.{group}" if slash else segment)
 
 
 def to_watch_event(raw: dict[str, Any], resource: str, prefix: str) -> WatchEvent:
@@ -84,5 +94,5 @@ def to_watch_event(raw: dict[str, Any], resource: str, prefix: str) -> WatchEven
 
 
 def _key_names(key: str, prefix: str) -> tuple[str, str]:
-    parts = key[len(prefix) :].strip("/").split("/")  # plural, [namespace,] name
+    parts = _segments(key, prefix)  # segment, [namespace,] name
     return (parts[1], parts[2]) if len(parts) >= 3 else ("", parts[-1])

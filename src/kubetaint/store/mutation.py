@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 
 from kubetaint.api import errors
+from kubetaint.api.resources import RESOURCES
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.store.interface import JSON, object_key
 
@@ -181,10 +182,30 @@ def key_order(key: tuple[str, str]) -> tuple[str, str]:
     return key[0] + "/", key[1]
 
 
+#: The group-qualified built-in resources, whose keys drop the group.
+GROUPED_BUILTINS = frozenset(
+    {
+        *(r.store_resource for r in RESOURCES if r.group),
+        "controllerrevisions.apps",
+        "csinodes.storage.k8s.io",
+        "storageclasses.storage.k8s.io",
+    }
+)
+
+
+def key_segment(resource: str) -> str:
+    """The key segment of a resource: the plural for the built-in kinds (the group dropped as
+    upstream does: `deployments.apps` is stored under `/registry/deployments`), `<group>/<plural>`
+    for custom resources (apiextensions-apiserver's `/registry/<group>/<plural>`)."""
+    plural, dot, group = resource.partition(".")
+    if not dot or resource in GROUPED_BUILTINS:
+        return plural
+    return f"{group}/{plural}"
+
+
 def registry_key(prefix: str, resource: str, namespace: str, name: str) -> str:
-    """kube-apiserver's key layout: `<prefix>/<plural>/<namespace>/<name>` (no namespace segment
-    for cluster-scoped objects). The group is dropped as upstream does (`deployments.apps` is
-    stored under `/registry/deployments`)."""
-    plural = resource.partition(".")[0]
+    """kube-apiserver's key layout: `<prefix>/<segment>/<namespace>/<name>` (no namespace segment
+    for cluster-scoped objects; the segment is `key_segment`'s)."""
+    segment = key_segment(resource)
     base = prefix.rstrip("/")
-    return f"{base}/{plural}/{namespace}/{name}" if namespace else f"{base}/{plural}/{name}"
+    return f"{base}/{segment}/{namespace}/{name}" if namespace else f"{base}/{segment}/{name}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.models.apiextensions import CustomResourceDefinition
 from kubetaint.api.models.appkinds import (
     ConfigMap,
     CronJob,
@@ -71,6 +72,7 @@ __all__ = [
     "ConfigMap",
     "Container",
     "CronJob",
+    "CustomResourceDefinition",
     "DaemonSet",
     "DecodeError",
     "Deployment",
@@ -149,6 +151,7 @@ MODELS: dict[tuple[str, str], type[TypedObject]] = {
     ("apps/v1", "StatefulSet"): StatefulSet,
     ("batch/v1", "Job"): Job,
     ("batch/v1", "CronJob"): CronJob,
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): CustomResourceDefinition,
 }
 
 

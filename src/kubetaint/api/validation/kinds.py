@@ -10,7 +10,7 @@ from operator import is_not
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
-from kubetaint.api.validation import batch, configdata, endpoints, rbac, services
+from kubetaint.api.validation import batch, configdata, crd, endpoints, rbac, services
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
@@ -460,4 +460,5 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("apps", "StatefulSet"): validate_stateful_set,
     ("batch", "Job"): batch.validate_job,
     ("batch", "CronJob"): batch.validate_cron_job,
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): crd.validate_crd,
 }

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from kubetaint.api.crd import CRDS, served_resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.resources import RESOURCES, Resource
 from kubetaint.clock.base import Clock, Handle, format_time, parse_time
@@ -222,6 +223,17 @@ class NamespaceController:
                 return None
             raise
 
+    def _custom_resources(self) -> list[Resource]:
+        """The namespaced custom resources of the established CRDs (one per CRD: the storage
+        version's), as discovery lists them to the deleter."""
+        found: list[Resource] = []
+        for crd in self.store.list(CRDS).items:
+            served = [r for r in served_resources(crd) if r.namespaced]
+            storage = next((r for r in served if r.version == r.storage_version), None)
+            if served:
+                found.append(storage or served[0])
+        return sorted(found, key=lambda r: (r.group, r.plural))
+
     def _delete_all_content(self, ns: JSON) -> tuple[int, list[str]]:
         """deleteAllContent: (estimate, errors); sets the conditions on the namespace."""
         name = object_key(ns)[1]
@@ -230,7 +242,7 @@ class NamespaceController:
         errors: list[str] = []
         remaining: dict[tuple[str, str], int] = {}
         finalizers: dict[str, int] = {}
-        for resource in self.resources:
+        for resource in [*self.resources, *self._custom_resources()]:
             try:
                 wait, count, held = self._delete_resource(resource, name, deleted_at)
             except StatusError as err:

@@ -1,6 +1,8 @@
-"""The write path shared by every verb: object preparation (generateName, kind/apiVersion,
-namespace checks, status-subresource rules), admission and validation hooks, then the store
-(mirrors apiserver/pkg/registry/generic/registry/store.go and rest/create.go, rest/update.go).
+"""What the HTTP handlers do to a request's object before the write path: the body's kind,
+group version, namespace and name checks, generateName, and the resource strategies' preparation
+(PrepareForCreate / PrepareForUpdate: defaults, status-subresource rules, Service allocation);
+then `kubetaint.registry.Registry` (admission, validation, the store) with the requesting user
+(mirrors apiserver/pkg/registry/rest/create.go, rest/update.go and the registry strategies).
 """
 
 from __future__ import annotations
@@ -11,24 +13,22 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from kubetaint.api import crd as crds
 from kubetaint.api import errors
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.quantity import QuantityError
-from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
+from kubetaint.api.user import UserInfo
+from kubetaint.apiserver import crd_served
+from kubetaint.apiserver.authn import CURRENT_USER
 from kubetaint.apiserver.resources import ResourceInfo
-from kubetaint.clock.base import Clock, format_time
+from kubetaint.clock.base import Clock
 from kubetaint.core import namespaces
 from kubetaint.core.defaults import RBAC_GROUP, default_pod_requests, default_role_binding
-from kubetaint.core.deletion import (
-    POLICIES,
-    keep_deletion_fields,
-    marked_for_deletion,
-    propagation_from_options,
-    should_delete_during_update,
-)
+from kubetaint.core.deletion import POLICIES, keep_deletion_fields, propagation_from_options
 from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
 from kubetaint.core.secrets import stored_secret
@@ -42,11 +42,12 @@ from kubetaint.core.services import (
     keep_allocated_values,
 )
 from kubetaint.core.workload_defaults import with_generated_selector, with_workload_defaults
-from kubetaint.registry.graceful import delete_pod
-from kubetaint.store.interface import Store
-from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
+from kubetaint.registry import Registry
+from kubetaint.store.mutation import check_update_preconditions
 
 JSON = dict[str, Any]
+#: (field path, cause reason such as `FieldValueRequired`, error body such as `Required value`).
+FieldCause = tuple[str, str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,19 +132,23 @@ def _meta(obj: JSON) -> JSON:
     return meta if isinstance(meta, dict) else {}
 
 
-class Registry:
-    """Prepares, admits, validates and stores objects for the HTTP handlers."""
+def requesting_user() -> UserInfo | None:
+    """The user of the request being served (request.UserFrom): what admission sees."""
+    return CURRENT_USER.get()
+
+
+class REST:
+    """Prepares request objects and writes them through `registry` for the HTTP handlers."""
 
     def __init__(
         self,
-        store: Store,
-        hooks: WriteHooks,
+        registry: Registry,
         rng: random.Random,
         clock: Clock,
         network: ServiceNetwork | None = None,
     ) -> None:
-        self.store = store
-        self.hooks = hooks
+        self.registry = registry
+        self.store = registry.store
         self.rng = rng
         self.clock = clock
         self.network = network or ServiceNetwork()
@@ -221,18 +226,6 @@ class Registry:
 
     # writes --------------------------------------------------------------------------------
 
-    def _admit_and_validate(
-        self, operation: Operation, target: Target, obj: JSON, old: JSON | None, dry_run: bool
-    ) -> JSON:
-        res = target.res
-        admitted = self.hooks.admit(
-            operation, res.store_resource, target.subresource, obj, old=old, dry_run=dry_run
-        )
-        causes = self.hooks.validate(res.store_resource, admitted, old)
-        if causes:
-            raise invalid(res.kind, str(_meta(admitted).get("name") or ""), causes)
-        return admitted
-
     def create(self, target: Target, obj: JSON, dry_run: bool) -> JSON:
         obj = self.generate_name(target.res, obj)
         meta = {
@@ -248,8 +241,11 @@ class Registry:
             obj = with_generated_selector({**obj, "metadata": {**_meta(obj), "uid": uid}})
         if _is_services(target.res):
             obj = self._allocate_service(obj, None)
-        admitted = self._admit_and_validate("CREATE", target, obj, None, dry_run)
-        return self.store.create(target.res.store_resource, omit_empty(admitted), dry_run=dry_run)
+        if isinstance(target.res, CustomResource):
+            obj = crd_served.prepare_for_create(target.res, obj)
+            crd_served.validate(target.res, obj, None)  # the custom resource strategy's schema
+        resource = target.res.store_resource
+        return self.registry.create(resource, omit_empty(obj), dry_run=dry_run, user=requesting_user())
 
     def update(self, target: Target, obj: JSON, old: JSON, dry_run: bool) -> JSON:
         """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
@@ -266,11 +262,6 @@ class Registry:
         if _is_services(res) and not target.subresource:
             obj = drop_type_dependent_fields(keep_allocated_values(default_service(obj), old), old)
             obj = self._allocate_service(obj, old)
-        if _is_namespaces(res):
-            if target.subresource == "finalize":
-                obj = namespaces.prepare_for_finalize(obj, old)
-            elif not target.subresource:
-                obj = namespaces.prepare_for_update(obj, old)
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")
             merged_meta = {**_meta(old)}
@@ -285,62 +276,37 @@ class Registry:
             obj = {k: v for k, v in obj.items() if k != "status"}
             if "status" in old:
                 obj["status"] = old["status"]
+        if _is_crds(res):
+            obj = crds.with_defaults(obj) if not target.subresource else obj
+            obj = crds.prepare_for_update(obj, old) if not target.subresource else obj
         obj = {**obj, "kind": old.get("kind", res.kind), "apiVersion": old.get("apiVersion", res.api_version)}
         check_update_preconditions(res.store_resource, obj, old)  # 409 before any 422, as upstream
-        obj = keep_deletion_fields(obj, old)
-        admitted = self._admit_and_validate("UPDATE", target, obj, old, dry_run)
-        deletes = (
-            namespaces.should_delete_during_update(admitted, old)
-            if _is_namespaces(res)
-            else should_delete_during_update(admitted, old)
-        )
-        if deletes:
-            uid = _meta(old).get("uid")
-            return self.store.delete(
-                res.store_resource, target.namespace, target.name, uid=uid, dry_run=dry_run
-            )
-        return self.store.update(res.store_resource, omit_empty(admitted), dry_run=dry_run)
+        obj = omit_empty(keep_deletion_fields(obj, old))
+        if isinstance(res, CustomResource):  # the custom resource strategy's schema validation
+            crd_served.validate(res, obj, old)
+        user = requesting_user()
+        if target.subresource == "status":
+            return self.registry.update_status(res.store_resource, obj, dry_run=dry_run, user=user)
+        if target.subresource == "finalize" and _is_namespaces(res):
+            return self.registry.finalize_namespace(obj, dry_run=dry_run, user=user)
+        return self.registry.update(res.store_resource, obj, dry_run=dry_run, user=user)
 
     def delete(self, target: Target, options: JSON, dry_run: bool) -> JSON:
-        res = target.res
-        old = self.store.get(res.store_resource, target.namespace, target.name)
-        self.hooks.admit("DELETE", res.store_resource, "", old, old=old, dry_run=dry_run)
         pre = options.get("preconditions") if isinstance(options.get("preconditions"), dict) else {}
         assert isinstance(pre, dict)
         policy = propagation_policy(options)  # a bad policy is a 422 for every kind
-        if res.store_resource == "pods":
-            return delete_pod(
-                self.store,
-                self.clock,
-                target.namespace,
-                target.name,
-                grace_period_seconds=grace_period(options),
-                resource_version=pre.get("resourceVersion") or None,
-                uid=pre.get("uid") or None,
-                dry_run=dry_run,
-                current=old,
-            )
-        rv, uid = pre.get("resourceVersion") or None, pre.get("uid") or None
-        if _is_namespaces(res) and not _meta(old).get("deletionTimestamp"):
-            # the namespace REST Delete's first request: Terminating, removed once finalized
-            check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
-            terminating = namespaces.first_delete(old, format_time(self.clock.now()), options)
-            return self.store.update(res.store_resource, terminating, dry_run=dry_run)
-        if _is_namespaces(res) and namespaces.spec_finalizers(old):
-            check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
-            return old  # prior to final deletion, spec.finalizers must be empty
-        marked = marked_for_deletion(old, policy, format_time(self.clock.now()))
-        if marked is not None:  # finalizers pending (incl. orphan / foregroundDeletion): mark only
-            rv, uid = pre.get("resourceVersion") or None, pre.get("uid") or None
-            check_delete_preconditions(res.store_resource, target.name, old, rv, uid)
-            return self.store.update(res.store_resource, marked, dry_run=dry_run)
-        return self.store.delete(
-            res.store_resource,
+        grace = grace_period(options)
+        return self.registry.delete(
+            target.res.store_resource,
             target.namespace,
             target.name,
             resource_version=pre.get("resourceVersion") or None,
             uid=pre.get("uid") or None,
             dry_run=dry_run,
+            grace_period_seconds=grace,
+            propagation_policy=policy,
+            graceful=True,
+            user=requesting_user(),
         )
 
 
@@ -350,6 +316,8 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     defaulted API groups."""
     if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
         return default_role_binding(obj)
+    if _is_crds(res):
+        return crds.prepare_for_create(crds.with_defaults(obj))
     if res.group:
         return with_workload_defaults(res.group, res.kind, obj)
     if res.plural == "secrets":
@@ -368,6 +336,10 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     if res.plural == "namespaces":
         return namespaces.prepare_for_create(obj)
     return obj
+
+
+def _is_crds(res: ResourceInfo) -> bool:
+    return res.group == crds.GROUP and res.plural == "customresourcedefinitions"
 
 
 def _is_namespaces(res: ResourceInfo) -> bool:

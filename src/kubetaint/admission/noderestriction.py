@@ -3,22 +3,27 @@
 mirror pods bound to itself and the status and evictions of pods bound to itself
 (mirrors plugin/pkg/admission/noderestriction/admission.go).
 
-It wraps the server's `WriteHooks` and reads the writer from `authn.CURRENT_USER`.
+The writer is the request's user (`Attributes.user`): the plugin acts on requests of node users
+only; the control plane's own components (no user) and every other user pass. It is in the chain
+when the API server authorizes with the Node mode.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Literal
 
-from kubetaint.api import errors
-from kubetaint.apiserver.authn import CURRENT_USER
-from kubetaint.apiserver.authz import NODE_LEASE_NAMESPACE, forbidden_error
-from kubetaint.apiserver.hooks import FieldCause, Operation, WriteHooks
+from kubetaint.admission.attributes import CREATE, DELETE, UPDATE, Attributes
+from kubetaint.admission.errors import forbidden_resource, not_found
+from kubetaint.admission.lookup import ObjectLookup
+from kubetaint.admission.plugin import AdmissionPlugin
 
 JSON = dict[str, Any]
+Operation = Literal["CREATE", "UPDATE", "DELETE", "CONNECT"]
 PLUGIN_NAME = "NodeRestriction"
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+LEASES = "leases.coordination.k8s.io"
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 NODE_RESTRICTION_LABEL_NAMESPACE = "node-restriction.kubernetes.io"
 #: kubelet/pkg/apis.IsKubeletLabel: the labels a kubelet may set on its Node.
@@ -117,35 +122,35 @@ def _pod_references(pod: JSON) -> str | None:
     return None
 
 
-class NodeRestriction:
-    """WriteHooks that apply NodeRestriction for node users, then delegate to `inner`."""
+class NodeRestriction(AdmissionPlugin):
+    """Refuses a node user's writes beyond its own Node, Lease and pods (upstream's plugin is a
+    mutating one that changes nothing: it runs in the Admit phase, before object validation)."""
 
-    def __init__(self, inner: WriteHooks, node_uid: Callable[[str], str | None]) -> None:
-        self.inner = inner
-        self.node_uid = node_uid
+    name: ClassVar[str] = PLUGIN_NAME
+    operations: ClassVar[frozenset[str]] = frozenset({CREATE, UPDATE, DELETE})
+    mutating: ClassVar[bool] = True
+    resources: ClassVar[frozenset[str] | None] = frozenset({"pods", "nodes", LEASES})
+    looks_up = frozenset({"nodes"})
+    users_only: ClassVar[bool] = True
 
-    def admit(
-        self,
-        operation: Operation,
-        resource: str,
-        subresource: str,
-        obj: JSON,
-        *,
-        old: JSON | None,
-        dry_run: bool,
-    ) -> JSON:
-        user = CURRENT_USER.get()
+    def admit(self, attrs: Attributes, lookup: ObjectLookup) -> Mapping[str, Any] | None:
+        user = attrs.user
         node = user.node_name() if user is not None else None
-        if node is not None and user is not None:
-            write = Write(user.name, operation, resource, subresource, obj, old)
-            reason = check(node, write, self.node_uid)
-            if reason:
-                plural, _, group = resource.partition(".")
-                raise forbidden_error(plural, group, write.name, reason)
-        return self.inner.admit(operation, resource, subresource, obj, old=old, dry_run=dry_run)
+        if node is None or user is None:
+            return attrs.object
+        old = dict(attrs.old_object) if attrs.old_object is not None else None
+        obj = dict(attrs.object) if attrs.object is not None else old
+        operation: Operation = attrs.operation  # type: ignore[assignment]
+        write = Write(user.name, operation, attrs.resource, attrs.subresource, obj or {}, old)
 
-    def validate(self, resource: str, obj: JSON, old: JSON | None) -> list[FieldCause]:
-        return self.inner.validate(resource, obj, old)
+        def node_uid(name: str) -> str | None:
+            found = lookup.get("nodes", "", name)
+            return None if found is None else str((found.get("metadata") or {}).get("uid") or "")
+
+        reason = check(node, write, node_uid)
+        if reason:
+            raise forbidden_resource(attrs.resource, write.name, reason)
+        return attrs.object
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +192,7 @@ def check(node: str, write: Write, node_uid: Callable[[str], str | None]) -> str
         return f"unexpected pod subresource \"{write.subresource}\", only 'status' and 'eviction' are allowed"
     if write.resource == "nodes":
         return _admit_node(node, operation, write.name, obj, old)
-    if write.resource == "leases.coordination.k8s.io":
+    if write.resource == LEASES:
         if write.namespace != NODE_LEASE_NAMESPACE:
             return f'can only access leases in the "{NODE_LEASE_NAMESPACE}" system namespace'
         if write.name != node:
@@ -227,7 +232,7 @@ def _admit_pod(
         return f'node "{node}" must not set blockOwnerDeletion on an owner reference'
     uid = node_uid(node)
     if uid is None:
-        raise errors.not_found("nodes", node)
+        raise not_found("nodes", node)
     if owner.get("uid") != uid:
         return f"node {node} UID mismatch: expected {owner.get('uid')} got {uid}"
     referenced = _pod_references(obj)

@@ -1,0 +1,189 @@
+"""Custom resources against their structural schema: pruning (cases of upstream's
+pruning/algorithm_test.go TestPrune), defaulting (defaulting/algorithm_test.go) and validation
+with kube-openapi's messages as apiextensions reports them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubetaint.api import crschema
+
+JSON = dict[str, Any]
+
+SCHEMA: JSON = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "required": ["cronSpec"],
+            "properties": {
+                "cronSpec": {"type": "string", "pattern": r"^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$"},
+                "replicas": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
+                "size": {"type": "string", "enum": ["small", "large"]},
+                "name": {"type": "string", "maxLength": 5, "minLength": 2},
+                "ports": {
+                    "type": "array",
+                    "maxItems": 2,
+                    "items": {"type": "integer"},
+                    "x-kubernetes-list-type": "set",
+                },
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                "port": {"x-kubernetes-int-or-string": True},
+                "ratio": {"type": "number", "exclusiveMaximum": True, "maximum": 1},
+            },
+        },
+        "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}},
+    },
+}
+
+
+def body(**spec: Any) -> JSON:
+    return {
+        "apiVersion": "stable.example.com/v1",
+        "kind": "CronTab",
+        "metadata": {"name": "c", "labels": {"a": "b"}},
+        "spec": {"cronSpec": "* * * * */5", **spec},
+    }
+
+
+@pytest.mark.parametrize(
+    ("obj", "pruned", "dropped"),
+    [
+        pytest.param(body(), body(), [], id="known fields stay"),
+        pytest.param(
+            {**body(extra=1), "other": {"x": 1}},
+            body(),
+            ["spec.extra", "other"],
+            id="unknown fields go, apiVersion kind and metadata stay",
+        ),
+        pytest.param(
+            body(free={"anything": {"deep": [1]}}),
+            body(free={"anything": {"deep": [1]}}),
+            [],
+            id="x-kubernetes-preserve-unknown-fields keeps what is below it",
+        ),
+        pytest.param(
+            body(labels={"a": "b", "c": "d"}),
+            body(labels={"a": "b", "c": "d"}),
+            [],
+            id="additionalProperties keeps every key",
+        ),
+    ],
+)
+def test_prune(obj: JSON, pruned: JSON, dropped: list[str]) -> None:
+    assert crschema.prune(obj, SCHEMA) == (pruned, dropped)
+
+
+def test_without_a_schema_everything_but_type_and_metadata_is_pruned() -> None:
+    assert crschema.prune(body(), None) == (
+        {
+            "apiVersion": "stable.example.com/v1",
+            "kind": "CronTab",
+            "metadata": {"name": "c", "labels": {"a": "b"}},
+        },
+        ["spec"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("obj", "defaulted"),
+    [
+        pytest.param(body(), body(replicas=1), id="an absent field gets its default"),
+        pytest.param(body(replicas=4), body(replicas=4), id="a given value stays"),
+        pytest.param(body(replicas=None), body(replicas=1), id="null of a non-nullable field is defaulted"),
+    ],
+)
+def test_default(obj: JSON, defaulted: JSON) -> None:
+    assert crschema.default(obj, SCHEMA) == defaulted
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        pytest.param(body(replicas=3), [], id="a valid object"),
+        pytest.param(
+            body(replicas="three"),
+            [
+                'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"'
+            ],
+            id="types",
+        ),
+        pytest.param(
+            body(replicas=11),
+            ["spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"],
+            id="maximum",
+        ),
+        pytest.param(
+            body(replicas=0),
+            ["spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1"],
+            id="minimum",
+        ),
+        pytest.param(
+            body(ratio=1),
+            ["spec.ratio: Invalid value: 1: spec.ratio in body should be less than 1"],
+            id="exclusive maximum",
+        ),
+        pytest.param(
+            body(size="medium"),
+            ['spec.size: Unsupported value: "medium": supported values: "small", "large"'],
+            id="enum",
+        ),
+        pytest.param(
+            {**body(), "spec": {}},
+            ["spec.cronSpec: Required value"],
+            id="required",
+        ),
+        pytest.param(
+            body(cronSpec="often"),
+            [
+                'spec.cronSpec: Invalid value: "often": spec.cronSpec in body should match '
+                "'^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'"
+            ],
+            id="pattern",
+        ),
+        pytest.param(body(name="abcdef"), ["spec.name: Too long: may not be longer than 5"], id="maxLength"),
+        pytest.param(
+            body(name="a"),
+            ['spec.name: Invalid value: "a": spec.name in body should be at least 2 chars long'],
+            id="minLength",
+        ),
+        pytest.param(
+            body(ports=[1, 2, 3]),
+            ["spec.ports: Too many: 3: must have at most 2 items"],
+            id="maxItems",
+        ),
+        pytest.param(body(ports=[1, 1]), ["spec.ports[1]: Duplicate value: 1"], id="list-type set"),
+        pytest.param(body(port="http"), [], id="int-or-string takes a string"),
+        pytest.param(
+            body(port=True),
+            [
+                'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"'
+            ],
+            id="int-or-string takes nothing else",
+        ),
+        pytest.param(
+            body(labels={"a": 1}),
+            [
+                'spec.labels.a: Invalid value: "integer": spec.labels.a in body must be of type string: "integer"'
+            ],
+            id="additionalProperties values",
+        ),
+    ],
+)
+def test_validate(obj: JSON, expected: list[str]) -> None:
+    assert [str(e) for e in crschema.validate(obj, SCHEMA)] == expected
+
+
+def test_unchecked_names_cel_rules_and_unknown_formats() -> None:
+    schema = {
+        "type": "object",
+        "x-kubernetes-validations": [{"rule": "self.a > 0"}],
+        "properties": {
+            "a": {"type": "string", "format": "hostname"},
+            "b": {"type": "string", "format": "date"},
+        },
+    }
+    assert crschema.unchecked(schema) == ["x-kubernetes-validations", "format hostname"]
