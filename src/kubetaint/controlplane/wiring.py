@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from kubetaint.api.crd import CRDS
 from kubetaint.api.features import comparison_operators_enabled
-from kubetaint.controllers.cronjob import CronJobController
 from kubetaint.controllers.crd import CRDController
+from kubetaint.controllers.cronjob import CronJobController
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
