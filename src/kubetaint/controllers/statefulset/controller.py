@@ -31,6 +31,8 @@ from kubetaint.store.interface import Store
 JSON = dict[str, Any]
 Key = tuple[str, str]
 RESOURCE = "statefulsets.apps"
+#: Pods a Parallel StatefulSet creates in one sync at most (the rest in the next ones).
+BURST_REPLICAS = 500
 log = logging.getLogger(__name__)
 
 
@@ -143,7 +145,7 @@ class StatefulSetController:
         replica_count = int(spec.get("replicas") or 0) if spec.get("replicas") is not None else 1
         start = int((spec.get("ordinals") or {}).get("start") or 0)
         monotonic = spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
-        replicas: list[JSON | None] = [None] * replica_count
+        replicas: dict[int, JSON | None] = {}  # by index from the start ordinal (missing: none)
         condemned: list[JSON] = []
         for pod in owned:
             ordinal = stspods.ordinal_of(pod)
@@ -153,13 +155,15 @@ class StatefulSetController:
                 condemned.append(pod)
         condemned.sort(key=stspods.ordinal_of, reverse=True)
         unhealthy = None  # the first unhealthy pod, by ordinal (replicas first, then condemned)
-        for pod in [*[p for p in replicas if p is not None], *sorted(condemned, key=stspods.ordinal_of)]:
+        ordered = [replicas[i] for i in sorted(replicas)]
+        for pod in [*[p for p in ordered if p is not None], *sorted(condemned, key=stspods.ordinal_of)]:
             if not stspods.is_healthy(pod):
                 unhealthy = pod
                 break
+        created = 0
         for i in range(replica_count):
             ordinal = start + i
-            replica = replicas[i]
+            replica = replicas.get(i)
             if replica is not None and stspods.phase(replica) in ("Failed", "Succeeded"):
                 if not stspods.is_terminating(replica):
                     self._recreate_terminated(sts, replica)
@@ -171,7 +175,11 @@ class StatefulSetController:
             if replica is None:
                 template, revision = self._template_for(sts, uid, ordinal, current, update)
                 self._create(sts, stspods.new_pod(sts, template, ordinal, revision))
+                created += 1
                 if monotonic:
+                    return
+                if created >= BURST_REPLICAS:  # the rest in a later sync
+                    self.queue.add(podutil.key_of(sts))
                     return
                 continue
             if stspods.is_terminating(replica) and monotonic:
@@ -193,7 +201,7 @@ class StatefulSetController:
             return
         partition = int((strategy.get("rollingUpdate") or {}).get("partition") or 0)
         for i in range(replica_count - 1, max(partition - start, 0) - 1, -1):
-            replica = replicas[i]
+            replica = replicas.get(i)
             if replica is None:
                 return
             if stspods.revision_of(replica) != update and not stspods.is_terminating(replica):
