@@ -10,6 +10,7 @@ import base64
 import ipaddress
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -225,3 +226,19 @@ def test_field_selectors_of_secrets_and_jobs(server: UpServer) -> None:
         return done.stdout.split() == ["job.batch/migrate"] or None
 
     eventually(completed, "the job to have one successful pod")
+
+
+def test_deleting_the_namespace_removes_every_object_and_pod_in_it(server: UpServer) -> None:
+    """Last in this module: the namespace goes, with its StatefulSet's, Job's and Deployment's pods."""
+    eventually(lambda: _table(server, "sts", "db")[1][1] == "1/1" or None, "db-0 to be ready")
+    assert server.kubectl("delete", "ns", "shop", "--wait=false").stdout.strip() == 'namespace "shop" deleted'
+
+    # pods first (gracefully), then the rest: about 16 s, as upstream requeues after half the
+    # pods' 30 s grace period, plus one
+    deadline = time.monotonic() + 45
+    while server.kubectl("get", "ns", "shop", ok=False).returncode == 0:
+        assert time.monotonic() < deadline, "shop was not removed"
+        time.sleep(0.5)
+    kinds = "pods,deployments,replicasets,statefulsets,jobs,cronjobs,services,configmaps,secrets"
+    left = server.kubectl("get", kinds, "-n", "shop", "--no-headers", "-o", "name")
+    assert left.stdout.split() == []
