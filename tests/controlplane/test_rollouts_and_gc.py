@@ -343,7 +343,6 @@ def test_a_pod_owned_by_a_kind_the_collector_does_not_follow_is_kept() -> None:
 @pytest.mark.parametrize(
     ("api_version", "kind"),
     [
-        pytest.param("apps/v1", "StatefulSet", id="a StatefulSet"),
         pytest.param("batch/v1", "Job", id="a Job"),
         pytest.param("batch/v1", "CronJob", id="a CronJob"),
     ],

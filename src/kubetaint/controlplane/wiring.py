@@ -190,7 +190,6 @@ def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
         "replicasets.apps",
         "deployments.apps",
         "daemonsets.apps",
-        "statefulsets.apps",
         "jobs.batch",
         "cronjobs.batch",
     )

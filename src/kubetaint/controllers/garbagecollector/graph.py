@@ -24,7 +24,6 @@ OWNER_RESOURCES: dict[tuple[str, str], str] = {
     ("apps", "ReplicaSet"): "replicasets.apps",
     ("apps", "Deployment"): "deployments.apps",
     ("apps", "DaemonSet"): "daemonsets.apps",
-    ("apps", "StatefulSet"): "statefulsets.apps",
     ("batch", "Job"): "jobs.batch",
     ("batch", "CronJob"): "cronjobs.batch",
 }
@@ -36,7 +35,6 @@ _BY_VERSION: dict[tuple[str, str], str] = {
     ("apps/v1", "ReplicaSet"): "replicasets.apps",
     ("apps/v1", "Deployment"): "deployments.apps",
     ("apps/v1", "DaemonSet"): "daemonsets.apps",
-    ("apps/v1", "StatefulSet"): "statefulsets.apps",
     ("batch/v1", "Job"): "jobs.batch",
     ("batch/v1", "CronJob"): "cronjobs.batch",
 }
