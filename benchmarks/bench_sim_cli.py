@@ -4,7 +4,12 @@ file. Prints the wall time and peak RSS of each output format; for `html`, the p
 long headless Chromium takes to open it (until its table is filled).
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_sim_cli.py [--nodes 5000 --pods 150000]
-        [--output table json html]
+        [--output table json yaml html] [--phases]
+
+With --phases the console program also reports, on its standard error, where its time went:
+`import` (the simulator's modules), `load` (reading and checking the scenario, loading its
+objects, starting the control plane: the `Simulation` made), `run` (the simulated hour and the
+timeline document), `write` (the output written), each as wall and CPU seconds.
 
 Target: 5,000 nodes / 150,000 pods in ≤ 30 s wall and ≤ 2 GB peak RSS for every format; the
 report under ~2 MB and open in under 2 s.
@@ -29,19 +34,51 @@ from bench_sim import scenario
 
 KUBETAINT = [sys.executable, "-m", "kubetaint"]
 
+#: `kubetaint ARGS` with its phases timed (hooks on the Simulation class and on the command's
+#: exit), reported on standard error as one `phases:` line.
+PHASES = """
+import os, sys, time
+marks = [("start", time.perf_counter(), time.process_time())]
+def mark(name):
+    marks.append((name, time.perf_counter(), time.process_time()))
+import kubetaint.sim.simulation as simulation
+import kubetaint.cli.exiting as exiting
+mark("import")
+made, ran, leave = simulation.Simulation.__init__, simulation.Simulation.run, exiting.exit_now
+def init(self, *args, **kwargs):
+    made(self, *args, **kwargs)
+    mark("load")
+def run(self, *args, **kwargs):
+    doc = ran(self, *args, **kwargs)
+    mark("run")
+    return doc
+def exit_now(code):
+    mark("write")
+    sys.stderr.write("phases: " + " ".join(
+        f"{name} {t - marks[i][1]:.2f}s ({cpu - marks[i][2]:.2f}s CPU)"
+        for i, (name, t, cpu) in enumerate(marks[1:])) + "\\n")
+    leave(code)
+simulation.Simulation.__init__, simulation.Simulation.run, exiting.exit_now = init, run, exit_now
+from kubetaint.cli.main import main
+sys.argv = ["kubetaint", *sys.argv[1:]]
+main()
+"""
 
-def run_cli(args: list[str], out: Path) -> tuple[float, float, float, int]:
-    """(wall seconds, CPU seconds, peak RSS in MB, exit code) of `kubetaint ARGS > out`. On a
-    busy machine the CPU time is the steadier figure."""
+
+def run_cli(args: list[str], out: Path, *, phases: bool = False) -> tuple[float, float, float, int, str]:
+    """(wall seconds, CPU seconds, peak RSS in MB, exit code, the `phases:` line or "") of
+    `kubetaint ARGS > out`. On a busy machine the CPU time is the steadier figure."""
+    command = [sys.executable, "-c", PHASES, *args] if phases else [*KUBETAINT, *args]
     started = time.perf_counter()
-    with out.open("wb") as sink:
-        process = subprocess.Popen([*KUBETAINT, *args], stdout=sink, stderr=subprocess.PIPE)
+    with out.open("wb") as sink, tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, stdout=sink, stderr=errors)
         _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    assert process.stderr is not None
-    process.stderr.close()
+        wall = time.perf_counter() - started
+        errors.seek(0)
+        lines = errors.read().decode(errors="replace").splitlines()
     cpu = usage.ru_utime + usage.ru_stime
-    return wall, cpu, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    found = [line for line in lines if line.startswith("phases: ")]
+    return wall, cpu, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), found[-1] if found else ""
 
 
 def open_in_chromium(page: Path) -> int | None:
@@ -76,14 +113,17 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=150000)
     parser.add_argument("--until", default="1h")
-    parser.add_argument("--output", nargs="+", default=["table", "json", "html"])
+    parser.add_argument("--output", nargs="+", default=["table", "json", "yaml", "html"])
+    parser.add_argument("--phases", action="store_true", help="report import, load, run and write times")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-sim-cli-") as folder:
         source = Path(folder) / "scenario.json"
         source.write_text(json.dumps(scenario(args.nodes, args.pods, args.until), indent=2))
         for output in args.output:
             out = Path(folder) / f"out.{output}"
-            wall, cpu, rss, code = run_cli(["simulate", str(source), "-o", output], out)
+            wall, cpu, rss, code, phases = run_cli(
+                ["simulate", str(source), "-o", output], out, phases=args.phases
+            )
             line = (
                 f"nodes={args.nodes} pods={args.pods} -o {output}: {wall:.1f} s wall ({cpu:.1f} s CPU), "
                 f"peak RSS {rss:.0f} MB, exit {code}, output {out.stat().st_size / 1e6:.1f} MB"
@@ -91,7 +131,7 @@ def main() -> None:
             if output == "html":
                 opened = open_in_chromium(out)
                 line += f", opens in {opened} ms" if opened is not None else ", (no chromium to open it)"
-            print(line, flush=True)
+            print(line + (f"\n  {phases}" if phases else ""), flush=True)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_sim import scenario
 from kubetaint.sim.api import Simulation
-from kubetaint.speed.memo import format_memo_table
+from kubetaint.speed.memo import counting, format_memo_table
 from kubetaint.speed.reference import reference_mode
 
 
@@ -29,6 +29,7 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=6000)
     parser.add_argument("--until", default="10m")
     args = parser.parse_args()
+    counting(True)
     sim = Simulation(scenario(args.nodes, args.pods, args.until))
     sim.run()
     mode = "reference mode" if reference_mode() else "default mode"

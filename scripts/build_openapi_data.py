@@ -89,6 +89,16 @@ ROOTS = [
     "io.k8s.api.apps.v1.StatefulSet",
     "io.k8s.api.apps.v1.StatefulSetList",
     *(f"io.k8s.api.batch.v1.{kind}{suffix}" for kind in ("Job", "CronJob") for suffix in ("", "List")),
+    *(
+        f"io.k8s.api.core.v1.{kind}{suffix}"
+        for kind in ("PersistentVolume", "PersistentVolumeClaim")
+        for suffix in ("", "List")
+    ),
+    *(
+        f"io.k8s.api.storage.v1.{kind}{suffix}"
+        for kind in ("StorageClass", "CSINode", "CSIDriver")
+        for suffix in ("", "List")
+    ),
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList",
     _META + "DeleteOptions",

@@ -187,3 +187,16 @@ def test_unchecked_names_cel_rules_and_unknown_formats() -> None:
         },
     }
     assert crschema.unchecked(schema) == ["x-kubernetes-validations", "format hostname"]
+
+
+def test_patterns_are_matched_as_gos_regexp_in_linear_time() -> None:
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
+    errs = crschema.validate({"s": "a" * 100_000 + "!"}, schema)  # exponential for a backtracking engine
+    assert [e.field for e in errs] == ["s"]
+
+
+def test_perl_only_syntax_is_not_a_valid_pattern() -> None:
+    from kubetaint.api.gopattern import compile_error
+
+    assert compile_error("(?<=a)b") is not None
+    assert compile_error(r"^\d+(\.\d+)?$") is None

@@ -60,7 +60,7 @@ def test_by_api_version_kind(api_version: str, kind: str, plural: str, namespace
     [
         ("v1", "Deployment"),
         ("apps/v1beta1", "Deployment"),
-        ("v1", "PersistentVolume"),
+        ("v1", "ReplicationController"),
         ("policy/v1", "Eviction"),
     ],
 )

@@ -294,3 +294,140 @@ def test_every_served_version_reads_the_stored_objects(crd_client: TestClient, p
     assert stored["apiVersion"] == "stable.example.com/v1"
     group = crd_client.get("/apis/stable.example.com").json()
     assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]
+
+
+def test_openapi_v3_describes_the_custom_resources(crd_client: TestClient) -> None:
+    index = crd_client.get("/openapi/v3").json()["paths"]
+    url = index["apis/stable.example.com/v1"]["serverRelativeURL"]
+    doc = crd_client.get(url).json()
+    schemas = doc["components"]["schemas"]
+    kind = schemas["com.example.stable.v1.CronTab"]
+    assert kind["x-kubernetes-group-version-kind"] == [
+        {"group": "stable.example.com", "kind": "CronTab", "version": "v1"}
+    ]
+    assert kind["properties"]["spec"]["properties"]["replicas"] == {
+        "type": "integer",
+        "minimum": 1,
+        "default": 1,
+    }
+    assert "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" in schemas
+    assert "com.example.stable.v1.CronTabList" in schemas
+    patch = doc["paths"]["/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}"]["patch"]
+    assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
+
+
+def test_server_side_apply_merges_by_the_schemas_list_map_keys(
+    crd_client: TestClient, plane: ControlPlane
+) -> None:
+    crd = crontab_crd()
+    crd["metadata"]["name"] = "gateways.stable.example.com"
+    crd["spec"]["names"] = {"plural": "gateways", "kind": "Gateway"}
+    version = crd["spec"]["versions"][0]
+    version["schema"]["openAPIV3Schema"]["properties"]["spec"] = {
+        "type": "object",
+        "properties": {
+            "listeners": {
+                "type": "array",
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["name"],
+                "items": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {"name": {"type": "string"}, "port": {"type": "integer"}},
+                },
+            }
+        },
+    }
+    assert crd_client.post(CRDS, json=crd).status_code == 201
+    plane.clock.run_pending()
+    url = "/apis/stable.example.com/v1/namespaces/default/gateways/gw"
+
+    def apply(manager: str, listener: JSON) -> Any:
+        body = {
+            "apiVersion": "stable.example.com/v1",
+            "kind": "Gateway",
+            "metadata": {"name": "gw"},
+            "spec": {"listeners": [listener]},
+        }
+        return crd_client.patch(
+            f"{url}?fieldManager={manager}",
+            content=json.dumps(body),
+            headers={"content-type": "application/apply-patch+yaml"},
+        )
+
+    assert apply("a", {"name": "http", "port": 80}).status_code == 201
+    second = apply("b", {"name": "https", "port": 443})
+    assert second.status_code == 200, second.text
+    assert second.json()["spec"]["listeners"] == [
+        {"name": "http", "port": 80},
+        {"name": "https", "port": 443},
+    ]
+    clash = apply("b", {"name": "http", "port": 8080})
+    assert clash.status_code == 409
+    assert clash.json()["message"] == (
+        'Apply failed with 1 conflict: conflict with "a": .spec.listeners[name="http"].port'
+    )
+
+
+def test_a_crd_schema_of_the_wrong_json_type_is_a_400(crd_client: TestClient) -> None:
+    crd = crontab_crd()
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["required"] = "spec"
+    response = crd_client.post(CRDS, json=crd)
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: '
+        "json: cannot unmarshal string into Go struct field "
+        "JSONSchemaProps.spec.versions.schema.openAPIV3Schema.required of type []string"
+    )
+
+
+def test_a_terminating_crd_waits_for_finalized_objects_and_refuses_creates(
+    crd_client: TestClient, plane: ControlPlane
+) -> None:
+    held = crontab("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    crd_client.post(CT, json=held)
+    crd_client.delete(f"{CRDS}/crontabs.stable.example.com")
+    plane.clock.run_pending()
+    crd = crd_client.get(f"{CRDS}/crontabs.stable.example.com").json()
+    terminating = next(c for c in crd["status"]["conditions"] if c["type"] == "Terminating")
+    assert (terminating["reason"], terminating["message"]) == (
+        "InstanceDeletionInProgress",
+        "CustomResource deletion is in progress",
+    )
+    refused = crd_client.post(CT, json=crontab("late"))
+    assert refused.status_code == 405
+    assert refused.json()["message"] == "create not allowed while custom resource definition is terminating"
+    assert crd_client.get(f"{CT}/held").json()["metadata"]["deletionTimestamp"]
+    released = crd_client.patch(
+        f"{CT}/held",
+        content=json.dumps({"metadata": {"finalizers": None}}),
+        headers={"content-type": "application/merge-patch+json"},
+    )
+    assert released.status_code == 200, released.text
+    plane.clock.advance(2)
+    plane.clock.run_pending()
+    assert crd_client.get(f"{CRDS}/crontabs.stable.example.com").status_code == 404
+
+
+def test_cluster_scoped_custom_resources_have_no_namespace(
+    crd_client: TestClient, plane: ControlPlane
+) -> None:
+    crd = crontab_crd()
+    crd["metadata"]["name"] = "clusterthings.stable.example.com"
+    crd["spec"]["names"] = {"plural": "clusterthings", "kind": "ClusterThing"}
+    crd["spec"]["scope"] = "Cluster"
+    assert crd_client.post(CRDS, json=crd).status_code == 201
+    plane.clock.run_pending()
+    url = "/apis/stable.example.com/v1/clusterthings"
+    body = {**crontab("one"), "kind": "ClusterThing"}
+    body["metadata"]["namespace"] = "ignored"
+    created = crd_client.post(url, json=body)
+    assert created.status_code == 201, created.text
+    assert "namespace" not in created.json()["metadata"]
+    assert crd_client.get(f"{url}/one").status_code == 200
+    assert (
+        crd_client.get("/apis/stable.example.com/v1/namespaces/default/clusterthings/one").status_code == 404
+    )
+    resources = crd_client.get("/apis/stable.example.com/v1").json()["resources"]
+    assert {r["name"]: r["namespaced"] for r in resources}["clusterthings"] is False

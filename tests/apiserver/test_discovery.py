@@ -182,6 +182,8 @@ def test_core_resources_are_listed_by_plural_as_kube_apiserver_does(client: Test
         "events",
         "namespaces",
         "nodes",
+        "persistentvolumeclaims",
+        "persistentvolumes",
         "pods",
         "secrets",
         "serviceaccounts",

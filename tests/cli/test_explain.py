@@ -70,18 +70,18 @@ def test_table_carries_the_pods_and_the_configurations_warnings(tmp_path: Path) 
     )
     text = CLUSTER.replace(
         "  containers: [{name: c, image: nginx,",
-        "  volumes: [{name: d, persistentVolumeClaim: {claimName: d}}]\n  containers: [{name: c, image: nginx,",
+        "  volumes: [{name: d, awsElasticBlockStore: {volumeID: vol-1}}]\n  containers: [{name: c, image: nginx,",
     )
     code, out, _ = _run(tmp_path, text, "--config", str(config))
     assert code == 0, out
     assert out.splitlines()[0] == (
         "warning: parallelism: not modelled: kubetaint's scheduler does not apply this setting"
     )
-    assert "  warning: spec.volumes[0].persistentVolumeClaim: not modelled (VolumeBinding" in out
+    assert "  warning: spec.volumes[0].awsElasticBlockStore: not modelled (CSI migration)" in out
     code, out, _ = _run(tmp_path, text, "--config", str(config), "-o", "json")
     doc = json.loads(out)
     assert doc["warnings"] == ["parallelism: not modelled: kubetaint's scheduler does not apply this setting"]
-    assert doc["pods"][0]["warnings"][0].startswith("spec.volumes[0].persistentVolumeClaim: not modelled")
+    assert doc["pods"][0]["warnings"][0].startswith("spec.volumes[0].awsElasticBlockStore: not modelled")
 
 
 def test_config_applies_plugin_arguments(tmp_path: Path) -> None:

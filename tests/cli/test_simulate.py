@@ -191,7 +191,7 @@ spec:
     metadata: {name: db}
     spec:
       containers: [{name: c, image: postgres}]
-      volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+      volumes: [{name: data, awsElasticBlockStore: {volumeID: vol-1}}]
 """
 
 
@@ -201,16 +201,17 @@ def test_simulate_records_what_the_scheduler_does_not_model(tmp_path: Path) -> N
     config = tmp_path / "scheduler.yaml"
     config.write_text(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        "podMaxBackoffSeconds: 20\nprofiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {}\n"
+        "podMaxBackoffSeconds: 20\nprofiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {bindTimeoutSeconds: 60}\n"
     )
     result = CliRunner().invoke(cli, ["simulate", str(scenario), "-o", "json", "--config", str(config)])
     assert result.exit_code == 0, result.stderr
     assert result.stderr.splitlines() == [
         "warning: podMaxBackoffSeconds: not modelled: kubetaint's scheduler does not apply this setting",
-        "warning: profiles[0].pluginConfig[0]: plugin VolumeBinding is not implemented: its arguments are not applied",
+        "warning: profiles[0].pluginConfig[0].args.bindTimeoutSeconds: not modelled: VolumeBinding does not read "
+        "this argument",
     ]
     records = json.loads(result.stdout)["timeline"]
     (warned,) = [r for r in records if r["reason"] == "NotModelled"]
     assert warned["name"] == "db"
-    assert warned["message"].startswith("spec.volumes[0].persistentVolumeClaim: not modelled (VolumeBinding")
+    assert warned["message"].startswith("spec.volumes[0].awsElasticBlockStore: not modelled (CSI migration)")
     assert any(r["reason"] == "Scheduled" and r["name"] == "db" for r in records)

@@ -177,6 +177,20 @@ def test_the_command_group_imports_a_subcommand_only_when_it_runs() -> None:
     assert out.stdout.strip() == "['kubetaint.cli.exiting', 'kubetaint.cli.failure', 'kubetaint.cli.main']"
 
 
+@pytest.mark.parametrize("name", ["validate", "explain", "simulate", "whatif", "clock"])
+def test_a_command_help_imports_no_engine(name: str) -> None:
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom kubetaint.cli.main import cli\n"
+        f"result = CliRunner().invoke(cli, [{name!r}, '--help'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "engines = ('kubetaint.scheduler', 'kubetaint.controlplane', 'kubetaint.sim.simulation',"
+        " 'kubetaint.api.models', 'kubetaint.apiserver')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(engines)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 @pytest.mark.parametrize(
     "name",
     ["validate", "explain", "simulate", "whatif", "snapshot", "up", "clock", "scheduler", "controllers"],

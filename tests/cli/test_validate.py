@@ -85,6 +85,16 @@ def test_stdin_and_mixed_results(tmp_path: Path) -> None:
     assert out.stdout.splitlines()[:2] == ["node/gpu-1 valid", "pod/trainer valid"]
 
 
+def test_an_unknown_field_read_from_stdin_names_its_line() -> None:
+    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i}]\n  toleration: []\n"
+    out = run("-", stdin=text)
+    assert out.returncode == 1
+    assert out.stdout == (
+        '<stdin>, document 1, line 6: Pod in version "v1" cannot be handled as a Pod: '
+        'strict decoding error: unknown field "spec.toleration"\n'
+    )
+
+
 def test_json_output_is_a_stable_document(tmp_path: Path) -> None:
     path = write(tmp_path, "bad.yaml", BAD_NODE)
     out = run("-f", path, "-o", "json")

@@ -185,7 +185,7 @@ def test_whatif_notes_what_the_scheduler_does_not_model(tmp_path: Path) -> None:
         "metadata": {"name": "db", "namespace": "default"},
         "spec": {
             "containers": [{"name": "c", "image": "i"}],
-            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
+            "volumes": [{"name": "d", "awsElasticBlockStore": {"volumeID": "vol-1"}}],
         },
     }
     doc = build_snapshot([_node("node-1"), _node("node-2"), pending], SnapshotInfo())

@@ -30,10 +30,10 @@ def _events(store: MemoryStore, reason: str) -> list[dict[str, Any]]:
     return [e for e in store.list("events", namespace="default").items if e.get("reason") == reason]
 
 
-def test_a_pod_with_a_claim_volume_gets_one_not_modelled_warning() -> None:
+def test_a_pod_with_an_in_tree_disk_volume_gets_one_not_modelled_warning() -> None:
     plane, store, clock = _plane()
     db = pod("db")
-    db["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]
+    db["spec"]["volumes"] = [{"name": "data", "awsElasticBlockStore": {"volumeID": "vol-1"}}]
     plane.registry.create("pods", db)
     plane.registry.create("pods", pod("web"))
     clock.advance(400)  # unschedulable (the taint): retried by the leftover flush
@@ -41,7 +41,7 @@ def test_a_pod_with_a_claim_volume_gets_one_not_modelled_warning() -> None:
     (warning,) = _events(store, "NotModelled")
     assert warning["type"] == "Warning"
     assert warning["involvedObject"]["name"] == "db"
-    assert warning["message"].startswith("spec.volumes[0].persistentVolumeClaim: not modelled (VolumeBinding")
+    assert warning["message"].startswith("spec.volumes[0].awsElasticBlockStore: not modelled (CSI migration)")
 
 
 def test_unapplied_configuration_settings_are_logged(caplog: pytest.LogCaptureFixture) -> None:

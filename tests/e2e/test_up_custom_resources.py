@@ -66,7 +66,7 @@ def _apply(server: UpServer, text: str, *args: str, ok: bool = True) -> Any:
     return server.kubectl("apply", "-f", str(path), *args, ok=ok)
 
 
-def _established(server: UpServer) -> str | None:
+def established(server: UpServer) -> str | None:
     out = server.kubectl(
         "get",
         "crd",
@@ -84,7 +84,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UpServer]:
         _apply(up, CRD).stdout.strip()
         == "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created"
     )
-    eventually(lambda: _established(up), "the CRD to be established")
+    eventually(lambda: established(up), "the CRD to be established")
     yield up
     up.kill()
 
@@ -104,6 +104,17 @@ def test_kubectl_applies_gets_and_describes_custom_resources(server: UpServer) -
     )
     resources = server.kubectl("api-resources", "--api-group=stable.example.com").stdout.splitlines()
     assert resources[1].split() == ["crontabs", "ct", "stable.example.com/v1", "true", "CronTab"]
+
+
+def test_kubectl_explain_describes_custom_resources(server: UpServer) -> None:
+    out = server.kubectl("explain", "crontabs.spec.replicas").stdout
+    assert out.splitlines()[:5] == [
+        "GROUP:      stable.example.com",
+        "KIND:       CronTab",
+        "VERSION:    v1",
+        "",
+        "FIELD: replicas <integer>",
+    ]
 
 
 def test_schema_errors_and_unknown_fields_are_upstreams(server: UpServer) -> None:
@@ -229,7 +240,7 @@ def test_crds_and_custom_resources_survive_a_restart_and_the_crd_deletion_remove
         first = UpServer(tmp_path, *args).start()
         try:
             _apply(first, CRD)
-            eventually(lambda: _established(first), "the CRD to be established")
+            eventually(lambda: established(first), "the CRD to be established")
             _apply(first, CRONTAB.replace("NS", "default"))
         finally:
             first.stop()
@@ -251,3 +262,19 @@ def test_crds_and_custom_resources_survive_a_restart_and_the_crd_deletion_remove
     finally:
         if etcd is not None:
             etcd.stop()
+
+
+def test_objects_owned_by_a_deleted_custom_resource_are_garbage_collected(server: UpServer) -> None:
+    _apply(server, CRONTAB.replace("NS", "default").replace("my-cron", "owner"))
+    uid = server.kubectl("get", "ct", "owner", "-o", "jsonpath={.metadata.uid}").stdout
+    child = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\n  namespace: default\n"
+        "  ownerReferences:\n  - apiVersion: stable.example.com/v1\n    kind: CronTab\n"
+        f"    name: owner\n    uid: {uid}\ndata: {{a: b}}\n"
+    )
+    _apply(server, child)
+    server.kubectl("delete", "ct", "owner")
+    eventually(
+        lambda: server.kubectl("get", "configmap", "owned", ok=False).returncode == 1 or None,
+        "the owned ConfigMap to be collected",
+    )

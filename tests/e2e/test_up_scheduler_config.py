@@ -32,7 +32,7 @@ kind: Pod
 metadata: {name: db, namespace: default}
 spec:
   containers: [{name: db, image: postgres}]
-  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+  volumes: [{name: data, awsElasticBlockStore: {volumeID: vol-1}}]
 """
 
 
@@ -66,7 +66,7 @@ def test_the_profile_applies_and_the_pod_gets_a_not_modelled_event(configured: U
         ),
         "the NotModelled event",
     )
-    assert "spec.volumes[0].persistentVolumeClaim: not modelled" in events
+    assert "spec.volumes[0].awsElasticBlockStore: not modelled" in events
 
 
 def test_the_unapplied_setting_is_said_on_stderr(configured: UpServer) -> None:

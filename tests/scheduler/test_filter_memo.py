@@ -157,7 +157,7 @@ def test_a_template_s_later_pods_take_the_remembered_mask() -> None:
     s.add_pod(_stamped("a", 0))
     first = s.run()[0]
     fw = next(iter(s.profiles.values()))
-    memo = s._filter_memos[id(fw)]
+    memo = s._filter_memos[fw.profile_name]
     assert len(memo._entries) == 1
     (entry,) = memo._entries._entries.values()
     # fill the chosen node: the next pod of the template must not go there
@@ -181,7 +181,7 @@ def test_pods_written_alike_share_one_remembered_mask() -> None:
         s.add_pod(_written_alike(name, 1))
     assert all(r.node for r in s.run())
     fw = next(iter(s.profiles.values()))
-    assert len(s._filter_memos[id(fw)]._entries) == 1
+    assert len(s._filter_memos[fw.profile_name]._entries) == 1
 
 
 def test_reference_mode_remembers_no_mask() -> None:
@@ -191,7 +191,7 @@ def test_reference_mode_remembers_no_mask() -> None:
             s.add_pod(_stamped(name, 0))
         assert all(r.node for r in s.run())
     fw = next(iter(s.profiles.values()))
-    assert s._filter_memos.get(id(fw)) is None or len(s._filter_memos[id(fw)]._entries) == 0
+    assert s._filter_memos.get(fw.profile_name) is None or len(s._filter_memos[fw.profile_name]._entries) == 0
 
 
 def test_a_plugin_not_known_to_the_memo_filters_afresh() -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from kubetaint.scheduler.framework import CycleState
 from kubetaint.scheduler.nodeinfo import NodeInfo
-from kubetaint.scheduler.nodes_at import NodesAt
+from kubetaint.scheduler.nodes_at import NodesAt, node_slots
 from kubetaint.scheduler.podinfo import make_pod_info
 from kubetaint.scheduler.scheduler import PINNED_NODES_TO_FILTER_ONE_BY_ONE, Evaluation, Scheduler
 from scheduler.builders import node, pod, scheduler, taint, toleration
@@ -193,7 +193,9 @@ def test_nodes_at_reads_as_the_list_of_those_nodes(size: int, picks: list[int], 
     """The feasible nodes of a vectorised search, picked when read, read as the plain list."""
     nodes = [NodeInfo(node(f"n{i}"), slot=i) for i in range(size)]
     positions = [p % size for p in picks]
-    lazy, plain = NodesAt(nodes, np.array(positions, np.int64)), [nodes[p] for p in positions]
+    slots = np.array([nodes[p].slot for p in positions], np.int64)
+    lazy, plain = NodesAt(nodes, np.array(positions, np.int64), slots), [nodes[p] for p in positions]
+    assert node_slots(lazy).tolist() == node_slots(plain).tolist() == [ni.slot for ni in plain]
     assert len(lazy) == len(plain)
     assert bool(lazy) == bool(plain)
     assert [lazy[i] for i in range(-len(plain), len(plain))] == [

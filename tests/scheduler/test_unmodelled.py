@@ -29,13 +29,34 @@ def _with(**spec: Any) -> dict[str, Any]:
         ),
         pytest.param(
             _with(
-                volumes=[{"name": "cfg", "configMap": {"name": "c"}}, {"name": "d", "csi": {"driver": "x"}}]
+                volumes=[
+                    {"name": "cfg", "configMap": {"name": "c"}},
+                    {"name": "d", "gcePersistentDisk": {"pdName": "x"}},
+                ]
             ),
             [
-                "spec.volumes[1].csi: not modelled (VolumeBinding, VolumeRestrictions, NodeVolumeLimits and "
-                "VolumeZone): the volume's node affinity, attach limits and conflicts are not judged"
+                "spec.volumes[1].gcePersistentDisk: not modelled (CSI migration): NodeVolumeLimits does not "
+                "count the volume against its CSI driver's attach limit"
             ],
-            id="a CSI volume is named by its index",
+            id="an in-tree disk is named by its index",
+        ),
+        pytest.param(
+            _with(
+                volumes=[
+                    {"name": "d", "csi": {"driver": "x"}},
+                    {"name": "c", "persistentVolumeClaim": {"claimName": "c"}},
+                ]
+            ),
+            [],
+            id="inline CSI volumes and claims are judged as upstream",
+        ),
+        pytest.param(
+            _with(volumes=[{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}]),
+            [
+                "spec.volumes[0].ephemeral: not modelled (ephemeral volume controller): the claim p-scratch is "
+                "not created for the pod; VolumeBinding waits for it"
+            ],
+            id="a generic ephemeral volume's claim is not created",
         ),
         pytest.param(
             _with(resourceClaims=[{"name": "gpu"}]),

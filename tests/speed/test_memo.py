@@ -3,14 +3,31 @@ and answers nothing in reference mode."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from kubetaint.speed.memo import Memo, clear_all, format_memo_table, memo_table, memos
+from kubetaint.speed.memo import (
+    Memo,
+    clear_all,
+    counting,
+    counting_on,
+    format_memo_table,
+    memo_table,
+    memos,
+)
 
 
-@pytest.mark.usefixtures("default_mode")
+@pytest.fixture
+def counted() -> Iterator[None]:
+    """Memo lookups counted for the test (as `benchmarks/memo_stats.py` counts them)."""
+    before = counting_on()
+    counting(True)
+    yield
+    counting(before)
+
+
+@pytest.mark.usefixtures("default_mode", "counted")
 def test_a_stored_answer_is_found_and_counted_as_a_hit() -> None:
     memo: Memo[str, int] = Memo("tests.memo.stored", limit=4)
     assert memo.get("a") is None
@@ -53,7 +70,7 @@ def test_a_stored_answer_dropped_when_the_reference_mode_is_switched_on(
     assert memo.get("b") is None
 
 
-@pytest.mark.usefixtures("default_mode")
+@pytest.mark.usefixtures("default_mode", "counted")
 def test_the_table_sums_the_memos_of_one_name() -> None:
     first: Memo[str, int] = Memo("tests.memo.table", limit=8)
     second: Memo[str, int] = Memo("tests.memo.table", limit=8)
@@ -71,3 +88,21 @@ def test_the_table_sums_the_memos_of_one_name() -> None:
 def test_a_limit_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match=r"tests\.memo\.empty: limit must be positive"):
         Memo("tests.memo.empty", limit=0)
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_lookups_are_counted_only_while_counting_is_on() -> None:
+    memo: Memo[str, int] = Memo("tests.memo.counting", limit=4)
+    memo.put("a", 1)
+    before = counting_on()
+    try:
+        counting(False)
+        assert memo.get("a") == 1 and memo.get("b") is None
+        assert (memo.hits, memo.misses) == (0, 0)
+        counting(True)  # (also for the memos made before it)
+        assert memo.get("a") == 1 and memo.get("b") is None
+        assert (memo.hits, memo.misses) == (1, 1)
+        made_while_counting: Memo[str, int] = Memo("tests.memo.counting", limit=4)
+        assert made_while_counting.get("a") is None and made_while_counting.misses == 1
+    finally:
+        counting(before)

@@ -44,6 +44,8 @@ class CustomResource(Resource):
     scale_paths: tuple[str, str, str] = ("", "", "")
     preserve_unknown: bool = False
     crd_uid: str = ""
+    #: The CRD is being deleted: its objects are read and deleted, no longer created.
+    terminating: bool = False
 
     @property
     def list_kind(self) -> str:
@@ -155,6 +157,7 @@ def resource_for(crd: Mapping[str, Any], version: str) -> CustomResource | None:
         ),
         preserve_unknown=spec.get("preserveUnknownFields") is True,
         crd_uid=str(_as_dict(crd.get("metadata")).get("uid") or ""),
+        terminating=condition_true(crd, TERMINATING),
     )
 
 

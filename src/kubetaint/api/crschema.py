@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api import gopattern
 from kubetaint.api.validation import field as f
 
 JSON = dict[str, Any]
@@ -250,13 +251,8 @@ def _validate_string(value: str, schema: JSON, path: str, shown: str, errs: list
     if isinstance(min_length, int) and len(value) < min_length:
         errs.append(f.invalid(path, value, f"{shown} in body should be at least {min_length} chars long"))
     pattern = schema.get("pattern")
-    if isinstance(pattern, str):
-        try:
-            matched = re.search(pattern, value) is not None
-        except re.error:
-            matched = True
-        if not matched:
-            errs.append(f.invalid(path, value, f"{shown} in body should match '{pattern}'"))
+    if isinstance(pattern, str) and not gopattern.search(pattern, value):
+        errs.append(f.invalid(path, value, f"{shown} in body should match '{pattern}'"))
     fmt = schema.get("format")
     check = FORMATS.get(str(fmt)) if fmt else None
     if check is not None and check.fullmatch(value) is None:

@@ -37,6 +37,8 @@ class Manifest:
     json_duplicates: Mapping[int, tuple[str, ...]] = field(default_factory=dict, compare=False)
     yaml_duplicates: tuple[str, ...] = field(default=(), compare=False)
     from_yaml: bool = field(default=False, compare=False)
+    #: the text the manifest was read from (standard input included), for the lines of its fields
+    text: str | None = field(default=None, compare=False, repr=False)
 
 
 class ManifestError(ValueError):
@@ -108,12 +110,13 @@ def load_documents(paths: Sequence[str]) -> list[Manifest]:
     manifests: list[Manifest] = []
     for source in expand_paths(paths):
         shown = "<stdin>" if source == "-" else source
-        for doc in _docs(_read(source), shown):
-            manifests.extend(_expand(doc, shown))
+        text = _read(source)
+        for doc in _docs(text, shown):
+            manifests.extend(_expand(doc, shown, text))
     return manifests
 
 
-def _expand(doc: Parsed, source: str) -> list[Manifest]:
+def _expand(doc: Parsed, source: str, text: str) -> list[Manifest]:
     obj = doc.data
     if not isinstance(obj, dict):
         kind = type(obj).__name__.replace("str", "string").replace("dict", "mapping")
@@ -122,7 +125,7 @@ def _expand(doc: Parsed, source: str) -> list[Manifest]:
         )
     list_kind = obj.get("kind")
     if not (isinstance(list_kind, str) and list_kind.endswith("List") and "items" in obj):
-        return [_manifest(obj, source, doc, doc.line, doc.node)]
+        return [_manifest(obj, source, doc, doc.line, doc.node, text=text)]
     items = obj.get("items") or []
     if not isinstance(items, list):
         raise ManifestError("items must be a list", source, doc.document, doc.line, "items")
@@ -135,11 +138,13 @@ def _expand(doc: Parsed, source: str) -> list[Manifest]:
                 "expected a Kubernetes object (a mapping)", source, doc.document, line, f"items[{i}]"
             )
         node = _child(item_nodes, i) if item_nodes is not None else None
-        manifests.append(_manifest(item, source, doc, line, node))
+        manifests.append(_manifest(item, source, doc, line, node, text=text))
     return manifests
 
 
-def _manifest(obj: dict[str, Any], source: str, doc: Parsed, line: int | None, node: Any) -> Manifest:
+def _manifest(
+    obj: dict[str, Any], source: str, doc: Parsed, line: int | None, node: Any, *, text: str
+) -> Manifest:
     """A manifest with the duplicate keys its part of the document gave."""
     yaml_duplicates: tuple[str, ...] = ()
     if doc.yaml_duplicates:
@@ -153,6 +158,7 @@ def _manifest(obj: dict[str, Any], source: str, doc: Parsed, line: int | None, n
         json_duplicates=doc.json_duplicates,
         yaml_duplicates=yaml_duplicates,
         from_yaml=doc.is_yaml,
+        text=text,
     )
 
 
@@ -216,10 +222,13 @@ _PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 def _field_line(manifest: Manifest, path: str) -> int | None:
     """The line of `path` in the manifest's YAML when it can be found, else the document's line."""
+    text = manifest.text
     try:
-        loader = _Loader(_read(manifest.source)) if manifest.source not in ("-", "<stdin>") else None
+        if text is None and manifest.source not in ("-", "<stdin>"):
+            text = _read(manifest.source)
     except ManifestError:
-        loader = None
+        text = None
+    loader = _Loader(text) if text is not None else None
     if loader is None:
         return manifest.line
     try:

@@ -218,6 +218,28 @@ RESOURCES: tuple[Resource, ...] = (
     ),
     Resource("batch", "v1", "Job", "jobs", "job", subresources=("status",), categories=("all",)),
     Resource(
+        "",
+        "v1",
+        "PersistentVolume",
+        "persistentvolumes",
+        "persistentvolume",
+        ("pv",),
+        False,
+        subresources=("status",),
+    ),
+    Resource(
+        "",
+        "v1",
+        "PersistentVolumeClaim",
+        "persistentvolumeclaims",
+        "persistentvolumeclaim",
+        ("pvc",),
+        subresources=("status",),
+    ),
+    Resource("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", ("sc",), False),
+    Resource("storage.k8s.io", "v1", "CSINode", "csinodes", "csinode", (), False),
+    Resource("storage.k8s.io", "v1", "CSIDriver", "csidrivers", "csidriver", (), False),
+    Resource(
         "batch",
         "v1",
         "CronJob",
@@ -244,10 +266,21 @@ RESOURCES: tuple[Resource, ...] = (
 #: StatefulSet, Job and CronJob controllers run): a create of one is
 #: answered with a warning saying so (kube-apiserver's `Warning: 299` header).
 STORED_ONLY: dict[tuple[str, str], str] = {}
+#: Stored kinds whose controllers kubetaint runs in part, with what that leaves undone (no
+#: provisioner creates the volume a claim asks for).
+STORED_ONLY_DETAIL: dict[tuple[str, str], str] = {
+    ("", "PersistentVolumeClaim"): (
+        "kubetaint binds this PersistentVolumeClaim to existing PersistentVolumes but runs no "
+        "provisioner: no volume is created for it"
+    ),
+}
 
 
 def stored_only_warning(resource: Resource) -> str | None:
     """The warning a create of a kind kubetaint stores but does not run carries, else None."""
+    detail = STORED_ONLY_DETAIL.get((resource.group, resource.kind))
+    if detail is not None:
+        return detail
     controller = STORED_ONLY.get((resource.group, resource.kind))
     if controller is None:
         return None

@@ -20,6 +20,7 @@ from kubetaint.admission import AdmissionChain, AdmissionSettings
 from kubetaint.admission.noderestriction import PLUGIN_NAME, NodeRestriction
 from kubetaint.admission.settings import IMPLEMENTED_PLUGINS
 from kubetaint.api import errors
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.resources import REVIEW_GROUPS, Resource
 from kubetaint.apiserver import discovery, openapi, openapi_v2, query, reviews, streaming
 from kubetaint.apiserver.authz import Authorizer
@@ -38,7 +39,7 @@ from kubetaint.apiserver.wire import decode_object, json_response, media_type, n
 from kubetaint.clock.base import Clock
 from kubetaint.registry import Registry
 from kubetaint.registry.validator import no_validation
-from kubetaint.store.interface import Reachability, Store
+from kubetaint.store.interface import Store
 
 log = logging.getLogger(__name__)
 _METHOD_NOT_ALLOWED = "the server does not allow this method on the requested resource"
@@ -175,6 +176,12 @@ class ApiServer:
         if target.res.namespaced and not target.namespace:
             raise _method_not_allowed()
         if method == "POST":
+            if isinstance(target.res, CustomResource) and target.res.terminating:
+                raise errors.StatusError(
+                    405,
+                    "MethodNotAllowed",
+                    "create not allowed while custom resource definition is terminating",
+                )
             return await h.create(target, request)
         if method == "DELETE":
             return await h.delete_collection(target, request)
@@ -259,7 +266,7 @@ def create_app(
         return _root(request, core=False, legacy=discovery.api_group_list(extra), extra=extra)
 
     async def openapi_index(request: Request) -> Response:
-        return json_response(openapi.openapi_index())
+        return json_response(openapi.openapi_index(server.custom.served()))
 
     async def openapi_doc(request: Request) -> Response:
         parts = request.path_params["path"].strip("/").split("/")
@@ -267,7 +274,8 @@ def create_app(
         if len(parts) == 2 and parts[0] == "api":
             doc = openapi.rendered_document("", parts[1])
         elif len(parts) == 3 and parts[0] == "apis":
-            doc = openapi.rendered_document(parts[1], parts[2])
+            extra = server.custom.served() if "." in parts[1] else []
+            doc = openapi.document_for(parts[1], parts[2], extra)
         if doc is None:
             return status_response(not_found_path())
         return Response(doc[0], media_type="application/json")
@@ -283,9 +291,7 @@ def create_app(
 
     verbs = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
-        *health_routes(
-            api_server_checks(store.unreachable if isinstance(store, Reachability) else None, ready)
-        ),
+        *health_routes(api_server_checks(_unreachable(store), ready)),
         Route("/version", version),
         Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
@@ -322,6 +328,12 @@ def enable_node_restriction(registry: Registry) -> None:
         )
     if PLUGIN_NAME not in registry.admission.plugin_names:
         registry.admission.add(NodeRestriction())
+
+
+def _unreachable(store: Store) -> Callable[[], str | None] | None:
+    """Why the store's backend does not answer, for a store behind a network."""
+    reachability = store.capabilities.reachability
+    return reachability.unreachable if reachability is not None else None
 
 
 def _pod_node(store: Store) -> Callable[[str, str], str | None]:

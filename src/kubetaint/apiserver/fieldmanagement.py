@@ -18,6 +18,7 @@ from typing import Any
 from starlette.requests import Request
 
 from kubetaint.api import errors
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.validation import field as fe
 from kubetaint.apiserver import query
 from kubetaint.apiserver.rest import Target
@@ -118,6 +119,12 @@ def _request(target: Target, request: Request, clock: Clock) -> fm.Request:
     )
 
 
+def _schema(target: Target) -> JSON | None:
+    """A custom resource's structural schema (its fields are typed by it, not deduced)."""
+    res = target.res
+    return res.schema if isinstance(res, CustomResource) and res.schema else None
+
+
 def effective(target: Target, new: JSON, old: JSON | None) -> JSON:
     """What a write changes, as the registry keeps it: through `/status` only the status;
     through the main resource of a kind with a status subresource everything but the status."""
@@ -149,7 +156,9 @@ def record(target: Target, new: JSON, old: JSON | None, request: Request, clock:
     """`new` with managedFields updated for this write (create when `old` is None)."""
     if target.subresource not in ("", "status"):
         return new
-    recorded = fm.update(old, effective(target, new, old), _request(target, request, clock))
+    recorded = fm.update(
+        old, effective(target, new, old), _request(target, request, clock), schema=_schema(target)
+    )
     meta = {**_meta(new)}
     if "managedFields" in _meta(recorded):
         meta["managedFields"] = _meta(recorded)["managedFields"]
@@ -167,7 +176,9 @@ def apply(target: Target, old: JSON | None, config: JSON, request: Request, cloc
     elif target.subresource == "status":
         config = {k: v for k, v in config.items() if k in ("apiVersion", "kind", "metadata", "status")}
     try:
-        return fm.apply(old, config, _request(target, request, clock), target.res.kind, force)
+        return fm.apply(
+            old, config, _request(target, request, clock), target.res.kind, force, schema=_schema(target)
+        )
     except ConflictsError as exc:
         raise conflict_error(exc) from None
     except fm.ApplyError as exc:

@@ -12,10 +12,13 @@ kind's schema through its paths.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from kubetaint.api.crd import CustomResource
 from kubetaint.api.openapi_schemas import REF, schema_name, schemas
+from kubetaint.apiserver import crd_openapi
 from kubetaint.apiserver.discovery import VERSION_INFO
 from kubetaint.apiserver.resources import ResourceInfo, group_versions, resources_in, subresources
 from kubetaint.apiserver.wire import JSON, dumps
@@ -93,8 +96,12 @@ def _resource_paths(res: ResourceInfo) -> dict[str, JSON]:
     prefix = "/" + _gv_path(res.group, res.version)
     scope = f"{prefix}/namespaces/{{namespace}}" if res.namespaced else prefix
     gvk = _gvk(res.group, res.version, res.kind)
-    kind_schema = schema_name(res.group, res.version, res.kind)
-    list_schema = schema_name(res.group, res.version, res.list_kind)
+    if isinstance(res, CustomResource):
+        kind_schema: str | None = crd_openapi.friendly_name(res.group, res.version, res.kind)
+        list_schema: str | None = crd_openapi.friendly_name(res.group, res.version, res.list_kind)
+    else:
+        kind_schema = schema_name(res.group, res.version, res.kind)
+        list_schema = schema_name(res.group, res.version, res.list_kind)
     if kind_schema is None:
         return {}
     ns_param = [_param("namespace", "path")] if res.namespaced else []
@@ -123,7 +130,11 @@ def _resource_paths(res: ResourceInfo) -> dict[str, JSON]:
     if item:
         paths[f"{scope}/{res.plural}/{{name}}"] = {**item, "parameters": name_params}
     for sub in subresources(res):
-        sub_schema = schema_name(sub.group, sub.version, sub.kind)
+        sub_schema = (
+            kind_schema
+            if isinstance(res, CustomResource) and sub.name == "status"
+            else schema_name(sub.group, sub.version, sub.kind)
+        )
         if sub_schema is None:
             continue
         sub_gvk = _gvk(sub.group, sub.version, sub.kind)
@@ -198,11 +209,36 @@ def rendered_document(group: str, version: str) -> tuple[bytes, str] | None:
     return _rendered(group, version, str(VERSION_INFO["gitVersion"]))
 
 
-def openapi_index() -> JSON:
+def custom_document(resources: Sequence[CustomResource]) -> JSON:
+    """The document of a custom resources' group version (`resources`: its served resources)."""
     paths: JSON = {}
-    for group, versions in group_versions().items():
+    for res in resources:
+        paths.update(_resource_paths(res))
+    custom = crd_openapi.components(resources)
+    shipped = _closure(_refs(paths) | _refs(custom))
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
+        "paths": dict(sorted(paths.items())),
+        "components": {"schemas": dict(sorted({**shipped, **custom}.items()))},
+    }
+
+
+def document_for(group: str, version: str, extra: Sequence[CustomResource]) -> tuple[bytes, str] | None:
+    """(JSON bytes, content hash) of a group version's document: a built-in one, else the
+    custom resources' of `extra` in that group version."""
+    rendered = rendered_document(group, version)
+    if rendered is not None:
+        return rendered
+    mine = [r for r in extra if r.group == group and r.version == version]
+    return crd_openapi.render(custom_document(mine)) if mine else None
+
+
+def openapi_index(extra: Sequence[CustomResource] = ()) -> JSON:
+    paths: JSON = {}
+    for group, versions in group_versions(extra).items():
         for version in versions:
-            rendered = rendered_document(group, version)
+            rendered = document_for(group, version, extra)
             if rendered is None:
                 continue
             path = _gv_path(group, version)

@@ -23,6 +23,7 @@ from kubetaint.apiserver.printing import (
     since,
     swagger_doc,
 )
+from kubetaint.apiserver.storage_printers import STORAGE_PRINTERS
 from kubetaint.apiserver.workload_printers import (
     DAEMON_SET_COLUMNS,
     DEPLOYMENT_COLUMNS,
@@ -285,6 +286,7 @@ PRINTERS: dict[str, tuple[list[JSON], Printer]] = {
     "rolebindings.rbac.authorization.k8s.io": (ROLE_BINDING_COLUMNS, print_binding),
     "clusterrolebindings.rbac.authorization.k8s.io": (CLUSTER_ROLE_BINDING_COLUMNS, print_binding),
     **APP_PRINTERS,
+    **STORAGE_PRINTERS,
 }
 
 

@@ -324,6 +324,9 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
         return stored_secret(obj)
     if res.plural == "services":
         return {**default_service(obj), "status": {"loadBalancer": {}}}
+    if res.plural in ("persistentvolumes", "persistentvolumeclaims"):
+        # the strategies' PrepareForCreate: the status starts empty (phase Pending by default)
+        return with_workload_defaults(res.group, res.kind, {**obj, "status": {}})
     if res.plural == "endpoints":
         return with_workload_defaults(res.group, res.kind, obj)
     if res.plural == "pods":

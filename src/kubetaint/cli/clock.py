@@ -12,11 +12,10 @@ from typing import Any
 import click
 import httpx
 
-from kubetaint.apiserver.clockapi import CLOCK_PATH
-from kubetaint.cli.up import default_data_dir
-from kubetaint.sim.durations import DurationError, format_duration, parse_duration
 from kubetaint.store.interface import StoreError
 from kubetaint.store.remote_config import Connection, load_kubeconfig
+
+# (the server's modules are imported when a command runs: `kubetaint clock --help` stays fast)
 
 #: Advancing a day of virtual time can take a while on a big cluster.
 TIMEOUT_SECONDS = 600.0
@@ -33,6 +32,8 @@ def kubeconfig_path(given: Path | None) -> Path:
     first = next((p for p in env.split(os.pathsep) if p), "")
     if first:
         return Path(first)
+    from kubetaint.cli.up import default_data_dir
+
     local = default_data_dir() / "kubeconfig"
     return local if local.exists() else Path.home() / ".kube" / "config"
 
@@ -73,6 +74,8 @@ def _call(
 
 
 def _show(doc: dict[str, Any]) -> str:
+    from kubetaint.sim.durations import format_duration
+
     text = f"{doc.get('now')} ({doc.get('type')} clock"
     if "elapsedSeconds" in doc:
         text += f", {format_duration(float(doc['elapsedSeconds']))} since the server started"
@@ -80,6 +83,8 @@ def _show(doc: dict[str, Any]) -> str:
 
 
 def _run(action: str, kubeconfig: Path | None, seconds: float | None = None) -> None:
+    from kubetaint.apiserver.clockapi import CLOCK_PATH
+
     try:
         server = connection(kubeconfig_path(kubeconfig))
         if action == "now":
@@ -126,6 +131,8 @@ def now_command(kubeconfig: Path | None) -> None:
 def advance_command(duration: str, kubeconfig: Path | None) -> None:
     """Move virtual time forward by DURATION (Go-style: 90s, 5m, 1h30m; or plain seconds),
     running everything due on the way (evictions, heartbeats, controllers)."""
+    from kubetaint.sim.durations import DurationError, parse_duration
+
     try:
         seconds = parse_duration(duration)
     except DurationError as err:

@@ -14,18 +14,17 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubetaint.api.manifests import Manifest, ManifestError, load_documents
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import DATA_OUTPUTS, dumps_yaml, input_files
 from kubetaint.cli.live import LiveOptions, capture_live, live_options
 from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
-from kubetaint.scheduler.config import ConfigError
-from kubetaint.scheduler.explain import ExplainError, explain
-from kubetaint.scheduler.explain_table import render_table
+
+if TYPE_CHECKING:  # (the scheduler is imported when the command runs: `--help` stays fast)
+    from kubetaint.api.manifests import Manifest
 
 #: --fail-on: what makes the command exit 1 once its report is written
 FAIL_ON = ("unschedulable", "pending")
@@ -33,6 +32,7 @@ FAIL_ON = ("unschedulable", "pending")
 
 def _expand_scenarios(manifests: list[Manifest]) -> list[Manifest]:
     """A kubetaint scenario or snapshot stands for its objects and its node groups' nodes."""
+    from kubetaint.api.manifests import Manifest
     from kubetaint.sim.scenario import API_VERSION
 
     out: list[Manifest] = []
@@ -71,6 +71,7 @@ def _registered(node: dict[str, Any]) -> dict[str, Any]:
 def load_checked(paths: list[str]) -> list[Mapping[str, Any]]:
     """Every object of the inputs, each decoded strictly and validated; Failure lists every
     problem (one line each) when any object is not one kube-apiserver would take."""
+    from kubetaint.api.manifests import ManifestError, load_documents
     from kubetaint.cli.validate import validate_manifests
 
     try:
@@ -212,6 +213,10 @@ def explain_command(
     are all reported and nothing is placed. Without files, the cluster of the kubeconfig's
     context is read: its pending pods are explained, or the pods named pod/NAME as if they were
     pending (where they could go, and why not elsewhere)."""
+    from kubetaint.scheduler.config import ConfigError
+    from kubetaint.scheduler.explain import ExplainError, explain
+    from kubetaint.scheduler.explain_table import render_table
+
     live = LiveOptions(kubeconfig, context, namespace, selector)
     try:
         config = load_scheduler_config(config_file)[0] if config_file else None

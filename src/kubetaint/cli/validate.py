@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from kubetaint.api.features import resolve_gates
-from kubetaint.api.manifests import Manifest, ManifestError, check_manifest, load_documents, manifest_name
-from kubetaint.api.validation import FieldError, api_group, invalid_message, kubectl_invalid_message, validate
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml, gather_files, input_files
+
+if TYPE_CHECKING:  # (the API models are imported when the command runs: `--help` stays fast)
+    from kubetaint.api.manifests import Manifest
+    from kubetaint.api.validation import FieldError
 
 
 @dataclass
@@ -29,6 +30,9 @@ class Result:
         return not self.errors and self.decode_error is None
 
     def text(self) -> str:
+        from kubetaint.api.manifests import manifest_name
+        from kubetaint.api.validation import kubectl_invalid_message
+
         obj = self.manifest.obj
         if self.decode_error is not None:
             return self.decode_error
@@ -37,6 +41,8 @@ class Result:
         return f"{manifest_name(obj)} valid"
 
     def to_json(self) -> dict[str, Any]:
+        from kubetaint.api.validation import api_group, invalid_message
+
         obj, m = self.manifest.obj, self.manifest
         raw_meta = obj.get("metadata")
         meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
@@ -78,6 +84,8 @@ def _name(obj: dict[str, Any]) -> str:
 
 def parse_feature_gates(text: str) -> dict[str, bool]:
     """`K=V,K2=V2` as kube components take --feature-gates."""
+    from kubetaint.api.features import resolve_gates
+
     gates: dict[str, bool] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, raw = item.partition("=")
@@ -92,6 +100,9 @@ def parse_feature_gates(text: str) -> dict[str, bool]:
 
 def validate_manifests(manifests: list[Manifest], gates: dict[str, bool] | None) -> list[Result]:
     """Decode and validate each manifest; type errors make that object invalid."""
+    from kubetaint.api.manifests import ManifestError, check_manifest
+    from kubetaint.api.validation import validate
+
     results = []
     for manifest in manifests:
         try:
@@ -133,6 +144,8 @@ def validate_command(
 
     Each object is decoded as with fieldValidation=Strict (unknown and duplicate fields are
     errors) and validated as on create; every object gets its verdict in one run."""
+    from kubetaint.api.manifests import ManifestError, load_documents
+
     try:
         gates = parse_feature_gates(feature_gates)
     except ValueError as exc:

@@ -11,13 +11,8 @@ import click
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml
 from kubetaint.cli.live import LiveOptions, capture_live, live_options
-from kubetaint.sim.durations import DurationError, parse_duration
-from kubetaint.sim.scenario import ScenarioError
-from kubetaint.sim.simulation import SimulationError
-from kubetaint.sim.snapshot import SnapshotError, load_snapshot, load_snapshot_document
-from kubetaint.sim.whatif import DEFAULT_FOR, compare
-from kubetaint.sim.whatif_change import WhatIfError, WhatIfUsageError, parse_change
-from kubetaint.sim.whatif_report import dumps, render_html, render_text
+
+# (the simulator is imported when the command runs: `kubetaint whatif --help` stays fast)
 
 
 @click.command(
@@ -81,6 +76,14 @@ def whatif_command(
     seed: int | None,
 ) -> None:
     """Run a snapshot with and without a change and report the difference."""
+    from kubetaint.sim.durations import DurationError, parse_duration
+    from kubetaint.sim.scenario import ScenarioError
+    from kubetaint.sim.simulation import SimulationError
+    from kubetaint.sim.snapshot import SnapshotError, load_snapshot, load_snapshot_document
+    from kubetaint.sim.whatif import DEFAULT_FOR, compare
+    from kubetaint.sim.whatif_change import WhatIfError, WhatIfUsageError, parse_change
+    from kubetaint.sim.whatif_report import dumps, render_html, render_text
+
     # Components log recoverable hiccups (a retried deletion); the report is the output here.
     logging.getLogger("kubetaint").addHandler(logging.NullHandler())
     seconds = DEFAULT_FOR

@@ -19,7 +19,7 @@ from kubetaint.api.features import FeatureGates
 from kubetaint.clock.base import Clock
 from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.controlplane.fleet import NodeFleet
-from kubetaint.controlplane.schedhost import SchedulerHost
+from kubetaint.controlplane.schedhost import STORAGE_RESOURCES, SchedulerHost
 from kubetaint.controlplane.settings import ControlPlaneSettings
 from kubetaint.controlplane.wiring import Controller, start_controllers
 from kubetaint.registry import Registry, StoreLookup, api_validator
@@ -93,6 +93,7 @@ class ControlPlane:
             replica_sets=self.informer("replicasets.apps"),
             stateful_sets=self.informer("statefulsets.apps"),
             services=self.informer("services"),
+            storage={resource: self.informer(resource) for resource in STORAGE_RESOURCES},
         )
         # (each hollow kubelet writes through the registry, or through the store
         # `kubelet_stores(registry)` gives for its node: a live server's node identities)
@@ -107,6 +108,9 @@ class ControlPlane:
         self.run_controllers = True
         #: False leaves the hollow kubelets to another replica (`up --no-kubelets`).
         self.run_kubelets = True
+        #: The CA bundle (PEM) the root-ca-cert-publisher puts in every namespace's
+        #: `kube-root-ca.crt`; None runs no publisher (a simulation, an insecure server).
+        self.root_ca: str | None = None
         #: The informers of controllers started by `start_controllers` (a leader-elected replica).
         self.controller_informers: list[Informer] = []
         self.started = False

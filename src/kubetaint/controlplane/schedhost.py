@@ -27,6 +27,14 @@ log = logging.getLogger(__name__)
 
 #: Scheduling cycles run after other work due at the same instant (controllers, kubelets).
 SCHEDULE_PRIORITY = 10
+#: The storage resources whose informers the scheduler follows (its volume plugins' listers).
+STORAGE_RESOURCES = (
+    "persistentvolumeclaims",
+    "persistentvolumes",
+    "storageclasses.storage.k8s.io",
+    "csinodes.storage.k8s.io",
+    "csidrivers.storage.k8s.io",
+)
 #: The Warning event naming a pod's fields the scheduler does not model (once per pod).
 NOT_MODELLED = "NotModelled"
 
@@ -48,6 +56,7 @@ class SchedulerHost:
         replica_sets: Informer | None = None,
         stateful_sets: Informer | None = None,
         services: Informer | None = None,
+        storage: dict[str, Informer] | None = None,
     ) -> None:
         self.registry = registry
         self.clock = clock
@@ -82,6 +91,21 @@ class SchedulerHost:
         ):
             if informer is not None:
                 _follow(informer, add, update, remove)
+        # the volume plugins' claims, volumes, classes, CSINodes and CSIDrivers
+        storage_handlers = {
+            "persistentvolumeclaims": (s.add_pvc, s.update_pvc, s.remove_pvc),
+            "persistentvolumes": (s.add_pv, s.update_pv, s.remove_pv),
+            "storageclasses.storage.k8s.io": (
+                s.add_storage_class,
+                s.update_storage_class,
+                s.remove_storage_class,
+            ),
+            "csinodes.storage.k8s.io": (s.add_csi_node, s.update_csi_node, s.remove_csi_node),
+            "csidrivers.storage.k8s.io": (s.add_csi_driver, s.update_csi_driver, s.remove_csi_driver),
+        }
+        for resource, informer in (storage or {}).items():
+            add, update, remove = storage_handlers[resource]
+            _follow(informer, add, update, remove)
 
     def _on_active(self) -> None:
         if self._handle is None and self.leading:
@@ -122,6 +146,8 @@ class SchedulerHost:
             self._warn(pod, result.warnings)
         if result.node is not None:
             try:
+                for resource, obj in result.prebind_writes:  # PreBind (VolumeBinding's bindAPIUpdate)
+                    self.registry.update(resource, obj)
                 bound = bind(self.registry, namespace, name, result.node)
             except StatusError as err:
                 log.warning("binding pod %s/%s to %s failed: %s", namespace, name, result.node, err.message)

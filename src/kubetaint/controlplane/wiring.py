@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kubetaint.api.crd import CRDS
 from kubetaint.api.features import comparison_operators_enabled
-from kubetaint.controllers.crd import CRDController
+from kubetaint.controllers.crd import CRDController, CustomResourceOwners
 from kubetaint.controllers.cronjob import CronJobController
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
@@ -20,8 +20,10 @@ from kubetaint.controllers.garbagecollector import GarbageCollector
 from kubetaint.controllers.job import JobController
 from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
+from kubetaint.controllers.persistentvolume import PersistentVolumeController
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
+from kubetaint.controllers.rootcacertpublisher import Publisher
 from kubetaint.controllers.serviceaccounts import ServiceAccountsController
 from kubetaint.controllers.statefulset import StatefulSetController
 from kubetaint.controllers.tainteviction import TaintEvictionController
@@ -180,8 +182,36 @@ def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     )
 
 
+def build_persistent_volume(plane: ControlPlane) -> PersistentVolumeController:
+    return PersistentVolumeController(
+        plane.registry,
+        plane.clock,
+        volume_informer=plane.informer("persistentvolumes"),
+        claim_informer=plane.informer("persistentvolumeclaims"),
+        class_informer=plane.informer("storageclasses.storage.k8s.io"),
+    )
+
+
 def build_crd(plane: ControlPlane) -> CRDController:
     return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
+
+
+def build_root_ca_publisher(plane: ControlPlane) -> Controller | None:
+    """The root-ca-cert-publisher, when the cluster has a CA to publish (`kubetaint up` serving
+    HTTPS); none for a simulation or an insecure server."""
+    if plane.root_ca is None:
+        return None
+    return Publisher(
+        plane.registry,
+        plane.clock,
+        plane.root_ca,
+        namespace_informer=plane.informer("namespaces"),
+        config_map_informer=plane.informer("configmaps"),
+    )
+
+
+def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
+    return CustomResourceOwners(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
 
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
@@ -197,7 +227,7 @@ def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
 
 
 #: kube-controller-manager's controllers, in start order.
-BUILDERS: list[Callable[[ControlPlane], Controller]] = [
+BUILDERS: list[Callable[[ControlPlane], Controller | None]] = [
     build_node_lifecycle,
     build_taint_eviction,
     build_deployment,
@@ -209,9 +239,12 @@ BUILDERS: list[Callable[[ControlPlane], Controller]] = [
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_root_ca_publisher,
+    build_persistent_volume,
     build_namespace,
     build_garbage_collector,
     build_crd,
+    build_crd_owners,
 ]
 
 
@@ -220,6 +253,8 @@ def start_controllers(plane: ControlPlane) -> list[Controller]:
     started: list[Controller] = []
     for build in BUILDERS:
         controller = build(plane)
+        if controller is None:
+            continue
         controller.start()
         started.append(controller)
     return started

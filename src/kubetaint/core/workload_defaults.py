@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubetaint.core.storage_defaults import STORAGE_DEFAULTERS
+
 JSON = dict[str, Any]
 
 
@@ -111,6 +113,7 @@ DEFAULTERS: dict[tuple[str, str], Callable[[JSON], JSON]] = {
     ("apps", "StatefulSet"): default_stateful_set,
     ("batch", "Job"): default_job,
     ("batch", "CronJob"): default_cron_job,
+    **STORAGE_DEFAULTERS,
 }
 
 

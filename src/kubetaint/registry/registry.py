@@ -35,6 +35,7 @@ from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
+from kubetaint.core.storage_defaults import STORAGE_RESOURCES, with_storage_defaults
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.graceful import delete_pod
@@ -54,10 +55,10 @@ from kubetaint.speed.reference import reference_mode
 from kubetaint.store.interface import (
     JSON,
     BatchHandler,
+    Capabilities,
     Create,
     Delete,
     FieldPath,
-    FinalizesNamespaces,
     ListResult,
     Result,
     SetField,
@@ -155,6 +156,11 @@ class Registry:
     def delivers_synchronously(self) -> bool:
         """The store's (`Store.delivers_synchronously`): the registry adds no delay."""
         return self.store.delivers_synchronously
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The store's (`Store.capabilities`): the registry adds none."""
+        return self.store.capabilities
 
     def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
         return self.store.list_keyed(resource)
@@ -503,8 +509,9 @@ class Registry:
         old = self.store.get(NAMESPACES, "", name)
         check_update_preconditions(NAMESPACES, obj, old)
         obj = keep_deletion_fields(namespaces.prepare_for_finalize(obj, old), old)
-        if isinstance(self.store, FinalizesNamespaces):  # the server applies its own finalize
-            return self.store.finalize_namespace(obj, dry_run=dry_run)
+        server = self.store.capabilities.finalizes_namespaces
+        if server is not None:  # the server applies its own finalize
+            return server.finalize_namespace(obj, dry_run=dry_run)
         attrs = Attributes(UPDATE, NAMESPACES, obj, old, "", name, "finalize", dry_run, user)
         admitted = self._admit(attrs, old)
         if namespaces.should_delete_during_update(admitted, old):
@@ -579,21 +586,37 @@ class Registry:
 
     # steps ---------------------------------------------------------------------------------
 
+    def _custom_namespaced(self, resource: str) -> bool:
+        """Whether a resource the table does not know is namespaced: a custom resource is as
+        its CustomResourceDefinition (`<plural>.<group>`) says; anything else is taken as
+        namespaced."""
+        try:
+            crd = self.store.get(CRDS, "", resource)
+        except StatusError:
+            return True
+        return (crd.get("spec") or {}).get("scope") != "Cluster"
+
     def _before_create(self, resource: str, obj: JSON) -> JSON:
         obj = with_type_meta(resource, obj)
         if resource == "pods":
-            obj = self._pod_memo.default_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
+            obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         meta = dict(obj.get("metadata") or {})
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = generate_name(str(meta["generateName"]), self._rng)
         info = resource_info(resource)
-        if info is None or info.namespaced:
+        if info.namespaced if info is not None else self._custom_namespaced(resource):
             if not meta.get("namespace"):
                 meta["namespace"] = "default"
         elif "namespace" in meta:
             del meta["namespace"]  # BeforeCreate: a cluster-scoped object's namespace is dropped
         if resource == NAMESPACES:
             return namespaces.prepare_for_create({**obj, "metadata": meta})
+        if resource in STORAGE_RESOURCES:
+            # SetDefaults of the storage kinds; a volume's or claim's status starts empty
+            # (their strategies' PrepareForCreate)
+            if resource in ("persistentvolumes", "persistentvolumeclaims"):
+                obj = {**obj, "status": {}}
+            return with_storage_defaults({**obj, "metadata": meta})
         return {**obj, "metadata": meta}
 
     def admit_subresource(self, attrs: Attributes) -> None:

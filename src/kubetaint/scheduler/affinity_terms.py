@@ -187,25 +187,28 @@ def raw_pod_affinity(pod: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping
     return (aff or {}), (anti or {})
 
 
-#: Parsed terms by (id of the affinity object, namespace, labels), holding the object alive.
-_PARSED: Memo[tuple[int, str, tuple[tuple[str, str], ...]], tuple[Any, PodAffinityInfo]] = Memo(
+#: Parsed terms by (the pod affinity by value, namespace, labels): equal values parse alike.
+_PARSED: Memo[tuple[str, str, tuple[tuple[str, str], ...]], PodAffinityInfo] = Memo(
     "scheduler.affinity_terms.parsed", 1 << 12
 )
 
 
-def pod_affinity_info(pod: Mapping[str, Any]) -> PodAffinityInfo:
-    """The pod's parsed affinity terms (NO_AFFINITY without any); raises TermError."""
+def pod_affinity_info(pod: Mapping[str, Any], sig: str | None = None) -> PodAffinityInfo:
+    """The pod's parsed affinity terms (NO_AFFINITY without any); raises TermError. `sig`: the
+    pod's podAffinity and podAntiAffinity by value (the spec facts' `pod_affinity_sig`), by which
+    the answer is remembered; without it nothing is remembered."""
     raw = raw_pod_affinity(pod)
     if raw is None:
         return NO_AFFINITY
     meta = pod.get("metadata") or {}
     namespace = meta.get("namespace") or "default"
     labels: Mapping[str, str] = meta.get("labels") or {}
-    affinity = (pod.get("spec") or {}).get("affinity")
-    key = (id(affinity), namespace, tuple(sorted(labels.items())))
-    known = _PARSED.get(key)
-    if known is not None and known[0] is affinity:
-        return known[1]
+    key = None
+    if sig is not None:
+        key = (sig, namespace, tuple(sorted(labels.items())))
+        known = _PARSED.get(key)
+        if known is not None:
+            return known
     aff, anti = raw
     errors: list[str] = []
 
@@ -224,14 +227,15 @@ def pod_affinity_info(pod: Mapping[str, Any]) -> PodAffinityInfo:
     )
     if errors:  # utilerrors.NewAggregate
         raise TermError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
-    _PARSED.put(key, (affinity, info))
+    if key is not None:
+        _PARSED.put(key, info)
     return info
 
 
-def pod_affinity_info_or_none(pod: Mapping[str, Any]) -> PodAffinityInfo:
+def pod_affinity_info_or_none(pod: Mapping[str, Any], sig: str | None = None) -> PodAffinityInfo:
     """pod_affinity_info, with an unparsable existing pod counted as having no terms (upstream
     logs the error of an assigned pod's NewPodInfo and keeps the terms it parsed)."""
     try:
-        return pod_affinity_info(pod)
+        return pod_affinity_info(pod, sig)
     except (TermError, ValueError, TypeError):
         return NO_AFFINITY

@@ -1,9 +1,8 @@
 """KubeSchedulerConfiguration profiles: defaults, merging and framework construction
 (mirrors pkg/scheduler/apis/config/v1/default_plugins.go, defaults.go and runtime.NewFramework).
 
-Upstream default plugins kubetaint does not implement are left out of the default profile:
-VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone (no volumes are modelled).
-Naming them in a profile is rejected.
+Upstream default plugins kubetaint does not implement are left out of the default profile (the
+DynamicResources plugin); naming them in a profile is rejected.
 """
 
 from __future__ import annotations
@@ -31,8 +30,10 @@ DEFAULT_MULTIPOINT: tuple[PluginRef, ...] = (
     (names.NODE_AFFINITY, 2),
     (names.NODE_PORTS, 0),
     (names.NODE_RESOURCES_FIT, 1),
-    # VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone come here upstream; they
-    # are not implemented.
+    (names.VOLUME_RESTRICTIONS, 0),
+    (names.NODE_VOLUME_LIMITS, 0),
+    (names.VOLUME_BINDING, 0),
+    (names.VOLUME_ZONE, 0),
     (names.POD_TOPOLOGY_SPREAD, 2),
     (names.INTER_POD_AFFINITY, 2),
     (names.DEFAULT_PREEMPTION, 0),

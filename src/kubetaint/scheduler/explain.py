@@ -16,6 +16,7 @@ from typing import Any
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.clock.virtual import VirtualClock
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
+from kubetaint.core.storage_defaults import with_storage_defaults
 from kubetaint.scheduler.cache import IntArray
 from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.fit_error import SchedulingError
@@ -25,6 +26,7 @@ from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
 from kubetaint.scheduler.plugins.node_selector import compile_preferred
 from kubetaint.scheduler.plugins.node_unschedulable import UNSCHEDULABLE_TAINT
+from kubetaint.scheduler.plugins.volume_binding import binding_warnings
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info
 from kubetaint.scheduler.resources import InputError, object_ref, quantity
 from kubetaint.scheduler.scheduler import Scheduler
@@ -170,6 +172,8 @@ def _explain(
             scheduler.add_stateful_set(obj)
         elif obj.get("kind") == "Service":
             scheduler.add_service(obj)
+        else:  # the volume plugins' claims, volumes, classes and CSINodes, as stored
+            scheduler.add_storage_object(with_storage_defaults(dict(obj)))
     pending: list[PodInfo] = []
     for p in pods:
         pi = make_pod_info(p)
@@ -185,7 +189,7 @@ def _explain(
     for i in order:
         pi = pending[i]
         report = _explain_pod(scheduler, pi, enable_cmp)
-        warnings = pod_warnings(pi.pod)
+        warnings = pod_warnings(pi.pod) + report.pop("bindingWarnings", [])
         if warnings:
             report["warnings"] = warnings
         if pod is None or f"{pi.namespace}/{pi.name}" == pod:
@@ -260,6 +264,10 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
     ]
     if node is not None:
         scheduler.cache.assume_pod(pi, node)
+        fw.run_reserve(state, pi, node)  # (VolumeBinding assumes the claims' bindings)
+        bindings = binding_warnings(state, written=False)
+        if bindings:
+            result["bindingWarnings"] = bindings
     return result
 
 

@@ -25,6 +25,7 @@ from kubetaint.scheduler.status import Status
 if TYPE_CHECKING:
     from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
     from kubetaint.scheduler.framework import Framework
+    from kubetaint.scheduler.storage_listers import StorageListers
 
 
 class CycleState:
@@ -67,6 +68,7 @@ class Handle(ClusterListers, Protocol):
 
     cache: Cache
     rng: random.Random
+    storage: StorageListers
 
     def framework_for(self, pi: PodInfo) -> Framework: ...
 

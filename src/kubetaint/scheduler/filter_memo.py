@@ -15,6 +15,12 @@ nodes changed since. A reshaped cache (node added or removed, node order or colu
 long change list or a framework with a filter plugin not known here takes the vectorised filters
 afresh.
 
+An entry also remembers the verdicts of the node-only filters (NodeUnschedulable, NodeName,
+TaintToleration, NodeAffinity: they read the node, never its pods). While no node changed in
+place (`Cache.node_changes`), the changed slots changed only by their pods, and a node one of
+those filters rejects stays rejected: only the others are filtered again (pods of one toleration
+class skip the nodes of the other classes the pods in between were placed on).
+
 InterPodAffinity and PodTopologySpread judge a node by other pods too (those in the node's
 topology domain): a cycle whose PreFilter did not skip them takes the vectorised filters afresh;
 for the pods they skip (no required pod affinity, no spread constraint to enforce, no existing
@@ -33,8 +39,12 @@ from kubetaint.scheduler.plugins.node_name import NodeName
 from kubetaint.scheduler.plugins.node_ports import NodePorts
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubetaint.scheduler.plugins.node_volume_limits import NodeVolumeLimits
 from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
+from kubetaint.scheduler.plugins.volume_binding import VolumeBinding
+from kubetaint.scheduler.plugins.volume_restrictions import VolumeRestrictions
+from kubetaint.scheduler.plugins.volume_zone import VolumeZone
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
@@ -54,7 +64,18 @@ SPEC_ONLY_FILTERS: tuple[type, ...] = (
 )
 #: Filter plugins whose verdicts depend on other pods too: remembered only for the pods their
 #: PreFilter skips (their filter then does not run).
-POD_AWARE_FILTERS: tuple[type, ...] = (InterPodAffinity, PodTopologySpread)
+POD_AWARE_FILTERS: tuple[type, ...] = (
+    InterPodAffinity,
+    PodTopologySpread,
+    # (these read claims, volumes and CSINodes besides the node: remembered only when skipped)
+    VolumeRestrictions,
+    NodeVolumeLimits,
+    VolumeBinding,
+    VolumeZone,
+)
+#: Spec-only filter plugins that read the node alone, never the pods on it: their verdicts change
+#: only when the node itself changes.
+NODE_ONLY_FILTERS: tuple[type, ...] = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity)
 #: More changes than this (repeats counted) are not looked through: every node is filtered
 #: vectorised instead.
 MAX_CHANGES = 256
@@ -78,13 +99,15 @@ def pod_aware_filters(fw: Framework) -> frozenset[str]:
 
 
 class _Entry:
-    __slots__ = ("cache", "epoch", "mask", "seen")
+    __slots__ = ("epoch", "mask", "node_changes", "node_only", "seen")
 
-    def __init__(self, cache: Cache, mask: BoolArray) -> None:
-        self.cache = cache
+    def __init__(self, cache: Cache, mask: BoolArray, node_only: BoolArray) -> None:
         self.epoch = cache.epoch
         self.seen = cache.changes_seen()
+        self.node_changes = cache.node_changes
         self.mask = mask
+        #: the node-only filters' pass mask, in node-tree order
+        self.node_only = node_only
 
 
 class FilterMemo:
@@ -102,22 +125,32 @@ class FilterMemo:
         fw = self.fw
         if not self.applies or not self.pod_aware <= state.skip_filter or reference_mode():
             return fw.run_filter_batch(state, pi, cache)[cache.order()]
-        key = (id(cache), pi.facts.filter_sig, pi.node_name, frozenset(state.skip_filter))
+        key = (cache.serial, pi.facts.filter_sig, pi.node_name, frozenset(state.skip_filter))
         entry = self._entries.get(key)
-        if entry is not None and entry.cache is cache and entry.epoch == cache.epoch:
+        if entry is not None and entry.epoch == cache.epoch:
             changed = cache.changes_since(entry.seen, MAX_CHANGES)
             slots = set(changed) if changed is not None else None
+            position = cache.slot_position
+            pods_only = entry.node_changes == cache.node_changes
+            if slots and pods_only:
+                # a node a node-only filter rejects stays rejected while only its pods change
+                node_only = entry.node_only
+                slots = {slot for slot in slots if node_only[position(slot)]}
             if slots is not None and len(slots) <= MAX_CHANGED_NODES:
-                if slots:
-                    mask = entry.mask
-                    nodes, position, run_filter = cache.slot_nodes, cache.slot_position, fw.run_filter
-                    for slot in slots:
-                        ni = nodes[slot]
-                        assert ni is not None  # a slot emptied reshapes the cache
-                        mask[position(slot)] = run_filter(state, pi, ni).is_success()
-                    entry.seen = cache.changes_seen()
+                mask = entry.mask
+                nodes, run_filter = cache.slot_nodes, fw.run_filter
+                for slot in slots:
+                    ni = nodes[slot]
+                    assert ni is not None  # a slot emptied reshapes the cache
+                    at = position(slot)
+                    if not pods_only:
+                        entry.node_only[at] = fw.run_filter_part(state, pi, ni, NODE_ONLY_FILTERS)
+                    mask[at] = run_filter(state, pi, ni).is_success()
+                entry.seen = cache.changes_seen()
+                entry.node_changes = cache.node_changes
                 return entry.mask
         order = cache.order()  # (may reshape: taken before the entry records the epoch)
-        mask = fw.run_filter_batch(state, pi, cache)[order]
-        self._entries.put(key, _Entry(cache, mask))
+        mask, node_only = fw.run_filter_batch_split(state, pi, cache, NODE_ONLY_FILTERS)
+        mask, node_only = mask[order], node_only[order]
+        self._entries.put(key, _Entry(cache, mask, node_only))
         return mask

@@ -27,6 +27,7 @@ from kubetaint.scheduler.extension_points import (
     PreFilterPlugin,
     PreScorePlugin,
     QueueSortPlugin,
+    ReservePlugin,
     ScoreBatch,
     ScoreExtensions,
     ScorePlugin,
@@ -38,6 +39,7 @@ from kubetaint.scheduler.extension_points import (
     has_score_extensions,
 )
 from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.nodes_at import node_slots
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 from kubetaint.speed.reference import reference_mode
@@ -84,6 +86,7 @@ class Framework:
         self.post_filter_plugins: list[PostFilterPlugin] = self._at("postFilter")
         self.pre_enqueue_plugins: list[PreEnqueuePlugin] = self._at("preEnqueue")
         self.bind_plugins: list[BindPlugin] = self._at("bind")
+        self.reserve_plugins: list[ReservePlugin] = self._at("reserve")
         sorts: list[QueueSortPlugin] = self._at("queueSort")
         if len(sorts) != 1:  # (the configuration admits exactly one)
             raise ValueError(f"one queue sort plugin is needed, not {len(sorts)}")
@@ -190,7 +193,15 @@ class Framework:
 
     def run_filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
         """A pass mask over cache slots: the AND of every filter plugin's vectorised verdict."""
+        return self.run_filter_batch_split(state, pi, cache, ())[0]
+
+    def run_filter_batch_split(
+        self, state: CycleState, pi: PodInfo, cache: Cache, part: tuple[type, ...]
+    ) -> tuple[BoolArray, BoolArray]:
+        """`run_filter_batch`, and the AND of the verdicts of the plugins of the types in `part`
+        alone (a node every plugin passes passes those too)."""
         mask: BoolArray = cache.valid.copy()
+        partial: BoolArray = mask.copy() if part else mask
         for pl in self.filter_plugins:
             if pl.name in state.skip_filter:
                 continue
@@ -198,7 +209,31 @@ class Framework:
             passed = pl.filter_batch(state, pi, cache)
             if passed is not None:
                 mask &= passed
-        return mask
+                if part and type(pl) in part:
+                    partial &= passed
+        return mask, partial
+
+    def run_filter_part(self, state: CycleState, pi: PodInfo, ni: NodeInfo, part: tuple[type, ...]) -> bool:
+        """Whether the node passes the (not skipped) filter plugins of the types in `part`."""
+        skip = state.skip_filter
+        for pl in self.filter_plugins:
+            if type(pl) in part and pl.name not in skip and not pl.filter(state, pi, ni).is_success():
+                return False
+        return True
+
+    # ---- reserve -----------------------------------------------------------------------------
+    def run_reserve(self, state: CycleState, pi: PodInfo, node_name: str) -> Status:
+        """RunReservePluginsReserve: the first failure (the caller then runs Unreserve)."""
+        for pl in self.reserve_plugins:
+            status: Status = pl.reserve(state, pi, node_name)
+            if not status.is_success():
+                return status.with_plugin(pl.name)
+        return SUCCESS
+
+    def run_unreserve(self, state: CycleState, pi: PodInfo, node_name: str) -> None:
+        """RunReservePluginsUnreserve: every reserve plugin, in reverse order."""
+        for pl in reversed(self.reserve_plugins):
+            pl.unreserve(state, pi, node_name)
 
     # ---- score -------------------------------------------------------------------------------
     def run_pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
@@ -229,7 +264,7 @@ class Framework:
                 continue
             if cache is not None and batch is not None and not reference:
                 if slots is None:
-                    slots = np.fromiter((ni.slot for ni in nodes), np.int64, len(nodes))
+                    slots = node_slots(nodes)
                 raw: IntArray = batch.score_batch(state, pi, cache, slots)
             else:
                 raw = np.fromiter((pl.score(state, pi, ni) for ni in nodes), np.int64, len(nodes))

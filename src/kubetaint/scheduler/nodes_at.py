@@ -8,6 +8,8 @@ import operator
 from collections.abc import Iterator, Sequence
 from typing import overload
 
+import numpy as np
+
 from kubetaint.scheduler.cache import IntArray
 from kubetaint.scheduler.nodeinfo import NodeInfo
 
@@ -16,12 +18,14 @@ class NodesAt(Sequence[NodeInfo]):
     """The nodes at some positions of the node list, each picked when read: a cycle that scores
     its feasible nodes vectorised reads just the chosen one (or, explaining, all of them)."""
 
-    __slots__ = ("_nodes", "_picked", "_positions")
+    __slots__ = ("_nodes", "_picked", "_positions", "slots")
 
-    def __init__(self, nodes: list[NodeInfo], positions: IntArray) -> None:
+    def __init__(self, nodes: list[NodeInfo], positions: IntArray, slots: IntArray) -> None:
         self._nodes = nodes
         self._positions = positions
         self._picked: list[NodeInfo] | None = None
+        #: the nodes' cache slots, in order
+        self.slots = slots
 
     def __len__(self) -> int:
         return len(self._positions)
@@ -51,3 +55,10 @@ def _nodes_at(nodes: list[NodeInfo], positions: list[int]) -> list[NodeInfo]:
     if len(positions) > 1:
         return list(operator.itemgetter(*positions)(nodes))
     return [nodes[i] for i in positions]
+
+
+def node_slots(nodes: Sequence[NodeInfo]) -> IntArray:
+    """The nodes' cache slots, in order (those NodesAt holds already, else read node by node)."""
+    if isinstance(nodes, NodesAt):
+        return nodes.slots
+    return np.fromiter((ni.slot for ni in nodes), np.int64, len(nodes))

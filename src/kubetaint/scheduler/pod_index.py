@@ -4,9 +4,12 @@ verdicts depend on other pods (InterPodAffinity, PodTopologySpread) or on every 
 
 Upstream's PreFilter/PreScore go over every NodeInfo (or those with pods with affinity) each
 cycle and sum per topology pair. Here the per-node part is remembered between cycles, in numpy
-columns over the cache's node slots, and brought up to date by looking only at the slots the
-cache logged as changed since (a pod assumed, bound, relabelled, removed; a node added,
-relabelled or reporting other images), counting the pods that left or arrived there:
+columns over the cache's node slots, and brought up to date from the cache's events since: the
+pods that left or arrived on a slot (assumed, bound, relabelled, removed: `Cache.pod_changes`)
+and the slots whose node was added, removed, relabelled or reports other images. When the
+cache's logs no longer reach back (or hold too much), and at every look in reference mode
+(`KUBETAINT_REFERENCE=1`), the slots the cache logged as changed are compared with the pods
+counted there instead (every slot after a long pause):
 
 - `domains(key)`: each slot's value of the node label `key`, as an id (-1 without the label);
 - `count(key, match)`: each slot's number of pods for which `match(pod_info)` holds;
@@ -14,7 +17,11 @@ relabelled or reporting other images), counting the pods that left or arrived th
   with its per-slot pod count;
 - `image_states`: per image name listed in nodes' `status.images`, its size and node count.
 
-A cycle then sums a column per topology value with one `np.bincount`.
+A cycle reads per topology value sums (`sums(holder, key)`): a counter's or group's counts summed
+per value of a node label, kept up to date with the counts (a pod counted or uncounted adds to its
+node's value; a node relabelled moves its count), as upstream's PreFilter state keeps
+per-topology-pair counts up to date through AddPod/RemovePod. The first ask sums the column with
+one `np.bincount`; in reference mode (`KUBETAINT_REFERENCE=1`) every ask does.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from kubetaint.api.selectors import LabelSelector
 from kubetaint.scheduler.affinity_terms import PodAffinityInfo, pod_affinity_info_or_none, raw_pod_affinity
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.speed.reference import reference_mode
 
 if TYPE_CHECKING:
     from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
@@ -78,15 +86,17 @@ class Domains:
 
 
 class Counter:
-    """Per-slot pod counts for one predicate (`used`: the index's look it last served)."""
+    """Per-slot pod counts for one predicate (`used`: the index's look it last served; `sums`: the
+    counts summed per value of the node labels asked for, kept up to date)."""
 
-    __slots__ = ("counts", "match", "pair", "used")
+    __slots__ = ("counts", "match", "pair", "sums", "used")
 
     def __init__(self, match: PodMatch, size: int, used: int, pair: tuple[str, str] | None = None) -> None:
         self.match = match
         self.counts: IntArray = np.zeros(size, np.int64)
         self.used = used
         self.pair = pair
+        self.sums: dict[str, IntArray] = {}
 
     def recount(self, slot: int, pods: Iterable[PodInfo]) -> None:
         match = self.match
@@ -96,12 +106,17 @@ class Counter:
 class Group:
     """The pods sharing one set of parsed pod affinity terms."""
 
-    __slots__ = ("counts", "info", "total")
+    __slots__ = ("counts", "info", "sums", "total")
 
     def __init__(self, info: PodAffinityInfo, size: int) -> None:
         self.info = info
         self.counts: IntArray = np.zeros(size, np.int64)
         self.total = 0
+        self.sums: dict[str, IntArray] = {}
+
+
+#: What `PodIndex.sums` sums: per-slot counts with their per-value sums.
+Holder = Counter | Group
 
 
 def _pod_labels(p: PodInfo) -> Mapping[str, str]:
@@ -124,6 +139,8 @@ class PodIndex:
         self._size = 0
         self._seen = -1
         self._epoch = -1
+        #: the cache's pod and node change log positions last followed, None before the first look
+        self._pod_seen: tuple[int, int] | None = None
         self._nodes: list[NodeInfo | None] = []
         #: The pods each slot's counts were last taken from.
         self._slot_pods: list[dict[str, PodInfo]] = []
@@ -141,11 +158,14 @@ class PodIndex:
         self._by_pair: dict[tuple[str, str], list[Counter]] | None = None
         self._generic: list[Counter] = []
         self._anti_by_pair: dict[tuple[str, str], list[Group]] | None = None
+        self._scoring: list[Group] | None = None
         self._anti_generic: list[Group] = []
         self._looks = 0
         #: Bumped whenever a slot's node or one of its remembered label values changes.
         self.layout = 0
         self._with_keys: dict[tuple[str, ...], tuple[int, BoolArray]] = {}
+        self._present: dict[str, tuple[int, BoolArray]] = {}
+        self._same_nodes: dict[tuple[tuple[str, ...], str], tuple[int, bool]] = {}
         #: Pods with required anti-affinity terms on the cache's nodes.
         self.required_anti_pods = 0
 
@@ -165,6 +185,22 @@ class PodIndex:
         slots: set[int]
         if size != self._size:
             self._grow(size)
+        # (in reference mode every look compares the changed slots' pods instead)
+        seen = self._pod_seen
+        events = (
+            cache.pod_changes_since(seen, MAX_CHANGES) if seen is not None and not reference_mode() else None
+        )
+        self._pod_seen = cache.pod_changes_seen()
+        if events is not None:
+            node_slots, pod_changes = events
+            slot_nodes = cache.slot_nodes
+            for slot in set(node_slots):
+                self._update_node(slot, slot_nodes[slot])
+            for slot, gone, came in pod_changes:
+                self._pod_moved(slot, gone, came)
+            self._seen = cache.changes_seen()
+            self._epoch = cache.epoch
+            return
         changed = cache.changes_since(self._seen, MAX_CHANGES) if self._seen >= 0 else None
         slots = set(range(size)) if changed is None else set(changed)
         if cache.epoch != self._epoch:
@@ -190,9 +226,23 @@ class PodIndex:
             g.counts = _pad(g.counts, size, 0)
         self._size = size
 
-    def _update_slot(self, slot: int, ni: NodeInfo | None) -> None:
-        """Bring one slot up to date: its labels, and the counts by the pods that left or
-        arrived since its last look (a refreshed PodInfo counts as leaving and arriving)."""
+    def _pod_moved(self, slot: int, gone: PodInfo | None, came: PodInfo | None) -> None:
+        """A pod change of the cache: `gone` left the slot, `came` arrived (the version counted
+        before leaves, whichever object the cache names: they count alike)."""
+        pods = self._slot_pods[slot]
+        left = [] if gone is None else [p for p in (pods.pop(gone.key, None),) if p is not None]
+        arrived: list[PodInfo] = []
+        if came is not None:
+            before = pods.get(came.key)
+            if before is not None:
+                left.append(before)
+            pods[came.key] = came
+            arrived.append(came)
+        if left or arrived:
+            self._count(slot, left, arrived)
+
+    def _update_node(self, slot: int, ni: NodeInfo | None) -> None:
+        """Bring one slot's node up to date: its presence, labels and images."""
         if self._nodes[slot] is not ni:
             self.layout += 1
         self._nodes[slot] = ni
@@ -201,8 +251,15 @@ class PodIndex:
         if images is not self._slot_images[slot][0]:
             self._set_images(slot, images)
         for d in self._domains.values():
+            before = int(d.ids[slot])
             if d.set(slot, ni):
                 self.layout += 1
+                self._move_sums(d, slot, before)
+
+    def _update_slot(self, slot: int, ni: NodeInfo | None) -> None:
+        """Bring one slot up to date: its labels, and the counts by the pods that left or
+        arrived since its last look (a refreshed PodInfo counts as leaving and arriving)."""
+        self._update_node(slot, ni)
         old = self._slot_pods[slot]
         new: dict[str, PodInfo] = ni.pods if ni is not None else {}
         if not old and not new:
@@ -212,6 +269,10 @@ class PodIndex:
         if not gone and not came:
             return
         self._slot_pods[slot] = dict(new)
+        self._count(slot, gone, came)
+
+    def _count(self, slot: int, gone: list[PodInfo], came: list[PodInfo]) -> None:
+        """The counts of `slot` without the pods `gone` and with the pods `came`."""
         if self._pods_by_pair is not None:
             self._index_pairs(slot, gone, came)
         if self._counters:
@@ -228,12 +289,14 @@ class PodIndex:
                     for c in candidates:
                         if c.match(p):
                             c.counts[slot] += sign
+                            if c.sums:
+                                self._add_sums(c, slot, sign)
         for sign, pods in ((-1, gone), (1, came)):
             for p in pods:
                 spec = p.pod.get("spec")
                 if type(spec) is not dict or not spec.get("affinity") or raw_pod_affinity(p.pod) is None:
                     continue
-                info = pod_affinity_info_or_none(p.pod)
+                info = pod_affinity_info_or_none(p.pod, p.facts.pod_affinity_sig)
                 if info.has_any:
                     self._add_to_group(info, slot, sign)
 
@@ -293,18 +356,106 @@ class PodIndex:
                     found.append(group)
         return found
 
+    def scoring_groups(self) -> list[Group]:
+        """The groups whose terms can score an incoming pod, so that PreScore skips the others
+        (off with KUBETAINT_REFERENCE=1: every group).
+
+        Those with required affinity (hardPodAffinityWeight), preferred affinity or preferred
+        anti-affinity terms (InterPodAffinity's PreScore), in the order of `groups` (read-only)."""
+        if reference_mode():
+            return list(self.groups.values())
+        if self._scoring is None:
+            self._scoring = [
+                g
+                for g in self.groups.values()
+                if g.info.required_affinity or g.info.preferred_affinity or g.info.preferred_anti_affinity
+            ]
+        return self._scoring
+
     def _add_to_group(self, info: PodAffinityInfo, slot: int, count: int) -> None:
         group = self.groups.get(info)
         if group is None:
-            self._anti_by_pair = None
+            self._anti_by_pair = self._scoring = None
             group = self.groups[info] = Group(info, self._size)
         group.counts[slot] += count
         group.total += count
+        if group.sums:
+            self._add_sums(group, slot, count)
         if info.required_anti_affinity:
             self.required_anti_pods += count
         if group.total <= 0:
             del self.groups[info]
-            self._anti_by_pair = None
+            self._anti_by_pair = self._scoring = None
+
+    # ---- per-value sums ------------------------------------------------------------------------
+    def _add_sums(self, holder: Holder, slot: int, count: int) -> None:
+        """`count` pods more (or fewer) counted on `slot`: its value's sum of each key follows."""
+        for key in holder.sums:
+            vid = int(self._domains[key].ids[slot])
+            if vid < 0:
+                continue
+            sums = holder.sums[key]
+            if vid >= len(sums):
+                sums = holder.sums[key] = _pad(sums, len(self._domains[key].values), 0)
+            sums[vid] += count
+
+    def _move_sums(self, d: Domains, slot: int, before: int) -> None:
+        """The slot's value of `d.key` changed from the id `before`: its counts move along."""
+        after = int(d.ids[slot])
+        holders: list[Holder] = [*self._counters.values(), *self.groups.values()]
+        for holder in holders:
+            sums = holder.sums.get(d.key)
+            count = int(holder.counts[slot]) if sums is not None else 0
+            if not count:
+                continue
+            assert sums is not None
+            if before >= 0:
+                sums[before] -= count
+            if after >= 0:
+                if after >= len(sums):
+                    sums = holder.sums[d.key] = _pad(sums, len(d.values), 0)
+                sums[after] += count
+
+    def sums(self, holder: Holder, key: str) -> IntArray:
+        """Per-topology-value counts kept up to date instead of summed over every node per cycle
+        (off with KUBETAINT_REFERENCE=1: summed afresh at every ask).
+
+        Per value id of the node label `key`, the holder's counts summed over the slots with that
+        value (a fresh array, one entry per value seen), kept up to date from the first ask on."""
+        d = self.domains(key)
+        if reference_mode():
+            return domain_sums(d.ids, holder.counts, len(d.values))
+        known = holder.sums.get(key)
+        if known is None:
+            known = holder.sums[key] = domain_sums(d.ids, holder.counts, len(d.values))
+        elif len(known) < len(d.values):
+            known = holder.sums[key] = _pad(known, len(d.values), 0)
+        return known.copy()
+
+    def values_present(self, key: str) -> BoolArray:
+        """Per value id of the node label `key`, whether a node in the cache has it now (read-only;
+        remembered until the layout changes, worked out at every ask with KUBETAINT_REFERENCE=1)."""
+        known = self._present.get(key)
+        if known is not None and known[0] == self.layout and not reference_mode():
+            return known[1]
+        d = self.domains(key)
+        present: BoolArray = np.zeros(len(d.values), np.bool_)
+        ids = d.ids[d.ids >= 0]
+        present[ids] = True
+        self._present[key] = (self.layout, present)
+        return present
+
+    def same_nodes(self, keys: tuple[str, ...], key: str) -> bool:
+        """Whether the nodes with every label of `keys` are the nodes with the label `key`
+        (remembered until the layout changes, worked out at every ask with KUBETAINT_REFERENCE=1)."""
+        known = self._same_nodes.get((keys, key))
+        if known is not None and known[0] == self.layout and not reference_mode():
+            return known[1]
+        same = keys == (key,) or bool(np.array_equal(self.with_keys(keys), self.with_keys((key,))))
+        if len(self._same_nodes) >= 64:
+            self._same_nodes.clear()
+        self._same_nodes[(keys, key)] = (self.layout, same)
+        return same
 
     # ---- columns -------------------------------------------------------------------------------
     def domains(self, key: str) -> Domains:
@@ -358,6 +509,10 @@ class PodIndex:
     def count(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> IntArray:
         """Per-slot counts of the pods `match` accepts; `key` names the predicate (equal keys:
         the same predicate); `pair`: a label (key, value) every pod it accepts has, if any."""
+        return self.counter(key, match, pair).counts
+
+    def counter(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> Counter:
+        """The counter of `count` (its per-slot counts, and its per-value `sums`)."""
         c = self._counters.get(key)
         if c is None:
             if len(self._counters) >= COUNTERS_LIMIT:
@@ -374,7 +529,7 @@ class PodIndex:
                     if match(p):
                         counts[slot] += 1
         c.used = self._looks
-        return c.counts
+        return c
 
     def with_keys(self, keys: tuple[str, ...]) -> BoolArray:
         """Per slot, whether a node is there with every label of `keys` (read-only)."""

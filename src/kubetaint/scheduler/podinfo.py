@@ -142,10 +142,12 @@ class _SpecFacts:
         "has_required_affinity",
         "host_ports",
         "nonzero",
+        "pod_affinity_sig",
         "preemption_policy",
         "preferred_terms",
         "priority",
         "requests",
+        "required_sig",
         "scheduling_gates",
         "tol_sig",
         "tolerations",
@@ -173,6 +175,15 @@ class _SpecFacts:
         self.preferred_terms: list[dict[str, Any]] = list(
             self.affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
         )
+        #: The nodeSelector and the required node affinity, by value (None: empty, absent): pods
+        #: with equal signatures have equal required node affinity (NodeAffinity's memos).
+        self.required_sig: tuple[str | None, str | None] = (
+            _by_value(spec.get("nodeSelector")),
+            _exactly(self.affinity.get("requiredDuringSchedulingIgnoredDuringExecution")),
+        )
+        #: The podAffinity and podAntiAffinity, by value (None when the pod has neither): what
+        #: the parsed pod affinity terms are remembered by (scheduler.affinity_terms).
+        self.pod_affinity_sig: str | None = _pod_affinity_sig(spec)
         #: Everything in the spec (nodeName aside) the filters that judge a node by the pod's spec
         #: alone read, by value: pods with equal signatures get equal verdicts from them
         #: (scheduler.filter_memo).
@@ -180,8 +191,7 @@ class _SpecFacts:
             self.tol_sig,
             tuple(sorted(self.requests.items())),
             self.host_ports,
-            _by_value(spec.get("nodeSelector")),
-            _by_value(self.affinity.get("requiredDuringSchedulingIgnoredDuringExecution")),
+            self.required_sig,
         )
 
     #: what is derived, compared by __eq__ (`values` only holds the ids of the key alive)
@@ -200,7 +210,29 @@ def _by_value(value: Any) -> str | None:
     """A hashable rendering of a JSON value, equal for equal values (None when empty)."""
     if not value:
         return None
-    return json.dumps(value, sort_keys=True, default=repr)
+    return _exactly(value)
+
+
+def _exactly(value: Any) -> str | None:
+    """A hashable rendering of a JSON value, equal for equal values, different for different ones
+    (None only for None)."""
+    if value is None:
+        return None
+    try:
+        return json.dumps(value, sort_keys=True, default=repr)
+    except TypeError:  # keys of mixed types: not sortable (equal values then may differ: no harm)
+        return repr(value)
+
+
+def _pod_affinity_sig(spec: Mapping[str, Any]) -> str | None:
+    """raw_pod_affinity's (podAffinity, podAntiAffinity) by value, None when it has neither."""
+    affinity = spec.get("affinity")
+    if not affinity or not isinstance(affinity, Mapping):
+        return None
+    aff, anti = affinity.get("podAffinity"), affinity.get("podAntiAffinity")
+    if not aff and not anti:
+        return None
+    return _exactly([aff or {}, anti or {}])
 
 
 def same_spec_facts(old: Any, new: Any) -> bool:

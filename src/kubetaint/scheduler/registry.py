@@ -17,10 +17,14 @@ from kubetaint.scheduler.plugins.node_ports import NodePorts
 from kubetaint.scheduler.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from kubetaint.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubetaint.scheduler.plugins.node_volume_limits import NodeVolumeLimits
 from kubetaint.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubetaint.scheduler.plugins.priority_sort import PrioritySort
 from kubetaint.scheduler.plugins.scheduling_gates import SchedulingGates
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
+from kubetaint.scheduler.plugins.volume_binding import VolumeBinding
+from kubetaint.scheduler.plugins.volume_restrictions import VolumeRestrictions
+from kubetaint.scheduler.plugins.volume_zone import VolumeZone
 
 Factory = Callable[[Mapping[str, Any]], Any]
 
@@ -37,6 +41,10 @@ def new_in_tree_registry(feature_gates: FeatureGates | None = None) -> dict[str,
         names.NODE_AFFINITY: NodeAffinity,
         names.NODE_PORTS: lambda _args: NodePorts(),
         names.NODE_RESOURCES_FIT: NodeResourcesFit,
+        names.VOLUME_RESTRICTIONS: lambda _args: VolumeRestrictions(),
+        names.NODE_VOLUME_LIMITS: lambda _args: NodeVolumeLimits(),
+        names.VOLUME_BINDING: lambda _args: VolumeBinding(),
+        names.VOLUME_ZONE: lambda _args: VolumeZone(),
         names.POD_TOPOLOGY_SPREAD: lambda args: PodTopologySpread(args, enable_cmp),
         names.INTER_POD_AFFINITY: InterPodAffinity,
         names.NODE_RESOURCES_BALANCED_ALLOCATION: NodeResourcesBalancedAllocation,

@@ -3,7 +3,7 @@ diagnosis the host applies): the chosen node or the failure, and what the cycle 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,11 @@ class ScheduleResult:
     #: `Scheduler.binding_failed` when the host cannot bind.
     queued: QueuedPodInfo | None = None
     bind_plugin: str = ""
+    #: PreBind's API updates, (resource, object), for the host to write before the binding
+    #: (VolumeBinding: the chosen PVs' claimRef, the claims to provision)
+    prebind_writes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: the cycle's Unreserve (RunReservePluginsUnreserve), for `Scheduler.binding_failed`
+    unreserve: Callable[[], None] | None = None
 
     @property
     def scheduled(self) -> bool:

@@ -39,6 +39,7 @@ from kubetaint.scheduler.informer_events import InformerEvents
 from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.nodes_at import NodesAt
+from kubetaint.scheduler.plugins.volume_binding import binding_warnings, prebind_writes
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key
 from kubetaint.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from kubetaint.scheduler.registry import new_in_tree_registry
@@ -52,6 +53,8 @@ from kubetaint.scheduler.search import (
     select_host,
 )
 from kubetaint.scheduler.status import Code, Status
+from kubetaint.scheduler.storage_events import StorageInformerEvents
+from kubetaint.scheduler.storage_listers import StorageListers
 from kubetaint.scheduler.unmodelled import config_warnings, pod_warnings
 from kubetaint.speed.reference import reference_mode
 
@@ -68,7 +71,7 @@ __all__ = [
 PINNED_NODES_TO_FILTER_ONE_BY_ONE = 16
 
 
-class Scheduler(InformerEvents):
+class Scheduler(InformerEvents, StorageInformerEvents):
     """A kube-scheduler instance over an injected clock and random source."""
 
     def __init__(
@@ -86,6 +89,9 @@ class Scheduler(InformerEvents):
         #: Namespaces and replica sets (InterPodAffinity's namespaceSelector, PodTopologySpread's
         #: default selector), as the host's informers deliver them.
         self.listers = Listers()
+        #: PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes and CSIDrivers (the
+        #: volume plugins' listers) and the volume bindings assumed in Reserve
+        self.storage = StorageListers()
         registry = new_in_tree_registry(feature_gates)
         specs, self.global_percentage = load_profiles(config)
         #: the configuration's settings kubetaint does not apply (unmodelled.config_warnings)
@@ -114,7 +120,8 @@ class Scheduler(InformerEvents):
         #: Whether the search over every node takes its filter verdicts from a FilterMemo (an
         #: attribute so that tests may compare with the vectorised filters run afresh).
         self.filter_memo = True
-        self._filter_memos: dict[int, FilterMemo] = {}
+        #: per profile name
+        self._filter_memos: dict[str, FilterMemo] = {}
 
     # ---- profiles and listers ----------------------------------------------------------------
     def framework_for(self, pi: PodInfo) -> Framework:
@@ -146,13 +153,16 @@ class Scheduler(InformerEvents):
         self, result: ScheduleResult, error: str, current: Mapping[str, Any] | None
     ) -> ScheduleResult:
         """handleBindingCycleError: the host could not bind `result`'s pod (`error`, the API
-        server's message). The assumed pod is forgotten (an AssignedPodDelete for the pods it kept
-        out), then handleSchedulingFailure with an error status: the pod as the informer has it
-        now (`current`; None when it is gone) goes back to the queue after its backoff, which
-        grows with its attempts, unless it is gone or bound meanwhile. Returns the failure for the
-        host to apply: FailedScheduling, PodScheduled=False (SchedulerError), no nominated node."""
+        server's message). The Reserve plugins' Unreserve runs, the assumed pod is forgotten (an
+        AssignedPodDelete for the pods it kept out), then handleSchedulingFailure with an error
+        status: the pod as the informer has it now (`current`; None when it is gone) goes back to
+        the queue after its backoff, which grows with its attempts, unless it is gone or bound
+        meanwhile. Returns the failure for the host to apply: FailedScheduling,
+        PodScheduled=False (SchedulerError), no nominated node."""
         pod = result.pod
         key = pod_key(pod)
+        if result.unreserve is not None:  # (VolumeBinding reverts the bindings it assumed)
+            result.unreserve()
         assumed = {**pod, "spec": {**(pod.get("spec") or {}), "nodeName": result.node}}
         self.cache.forget_pod(key)
         self.queue.move_on_event(
@@ -197,7 +207,7 @@ class Scheduler(InformerEvents):
         result = self._cycle(qpi)
         warnings = pod_warnings(qpi.pod_info.pod)
         if warnings:
-            result.warnings = warnings
+            result.warnings = warnings + result.warnings
         return result
 
     def _cycle(self, qpi: QueuedPodInfo) -> ScheduleResult:
@@ -218,6 +228,13 @@ class Scheduler(InformerEvents):
             return self._handle_error(qpi, str(exc))
         if node is not None:
             self.cache.assume_pod(pi, node)
+            reserved = fw.run_reserve(state, pi, node)
+            if not reserved.is_success():
+                fw.run_unreserve(state, pi, node)
+                self.cache.forget_pod(pi.key)
+                return self._handle_error(
+                    qpi, f'running Reserve plugin "{reserved.plugin}": {reserved.message()}'
+                )
             bind_plugin = ""
             for binder in fw.bind_plugins:
                 status = binder.bind(state, pi, node)
@@ -232,6 +249,9 @@ class Scheduler(InformerEvents):
                 evaluation=evaluation,
                 queued=qpi,
                 bind_plugin=bind_plugin,
+                warnings=binding_warnings(state, written=True),
+                prebind_writes=prebind_writes(state),
+                unreserve=lambda: fw.run_unreserve(state, pi, node),
             )
         assert fit_error is not None
         return self._handle_failure(fw, state, qpi, fit_error, evaluation)
@@ -426,8 +446,8 @@ class Scheduler(InformerEvents):
                 order = np.fromiter((ni.slot for ni in searched), np.int64, n)
                 mask = fw.run_filter_batch(state, pi, self.cache)[order]
             at, processed = first_hits(mask, start, k)  # positions in the searched list
-            feasible = NodesAt(candidates, at)
             slots = order[at]
+            feasible = NodesAt(candidates, at, slots)
         else:
             found: list[NodeInfo] = []
             processed = 0
@@ -450,9 +470,9 @@ class Scheduler(InformerEvents):
         return feasible, slots
 
     def _filter_memo(self, fw: Framework) -> FilterMemo:
-        memo = self._filter_memos.get(id(fw))
-        if memo is None or memo.fw is not fw:
-            memo = self._filter_memos[id(fw)] = FilterMemo(fw)
+        memo = self._filter_memos.get(fw.profile_name)
+        if memo is None:
+            memo = self._filter_memos[fw.profile_name] = FilterMemo(fw)
         return memo
 
     def _advance(self, processed: int, num_all_nodes: int) -> None:

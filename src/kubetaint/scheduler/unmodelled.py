@@ -11,21 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: Volume sources whose node constraints, attach limits or conflicts upstream's VolumeBinding,
-#: VolumeRestrictions, NodeVolumeLimits and VolumeZone judge (none are modelled).
-_VOLUME_SOURCES = (
-    "persistentVolumeClaim",
-    "ephemeral",
-    "csi",
+#: In-tree volume sources that upstream's NodeVolumeLimits counts against a CSI driver's attach
+#: limit through CSI migration (csi-translation-lib), which kubetaint does not model.
+_MIGRATED_SOURCES = (
     "awsElasticBlockStore",
     "gcePersistentDisk",
     "azureDisk",
+    "azureFile",
     "cinder",
-    "iscsi",
-    "rbd",
+    "vsphereVolume",
     "portworxVolume",
 )
-VOLUME_PLUGINS = "VolumeBinding, VolumeRestrictions, NodeVolumeLimits and VolumeZone"
 
 #: KubeSchedulerConfiguration fields the scheduler reads.
 _CONFIG_FIELDS = frozenset({"apiVersion", "kind", "profiles", "percentageOfNodesToScore"})
@@ -50,6 +46,8 @@ PLUGIN_ARGS: dict[str, frozenset[str]] = {
     "NodeAffinity": frozenset({"addedAffinity"}),
     "DefaultPreemption": frozenset({"minCandidateNodesPercentage", "minCandidateNodesAbsolute"}),
     "InterPodAffinity": frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
+    # (VolumeBinding's bindTimeoutSeconds and shape are not read: no binding is waited for and
+    # StorageCapacityScoring is off)
     "PodTopologySpread": frozenset({"defaultConstraints", "defaultingType"}),
 }
 _ARGS_TYPE = frozenset({"apiVersion", "kind"})
@@ -84,11 +82,18 @@ def pod_warnings(pod: Mapping[str, Any]) -> list[str]:
             break
     for i, raw in enumerate(_items(volumes)):
         volume = _mapping(raw)
-        for source in _VOLUME_SOURCES:
+        if "ephemeral" in volume:
+            out.append(
+                f"spec.volumes[{i}].ephemeral: not modelled (ephemeral volume controller): the claim "
+                f"{_mapping(pod.get('metadata')).get('name') or ''}-{volume.get('name') or ''} is not "
+                "created for the pod; VolumeBinding waits for it"
+            )
+            continue
+        for source in _MIGRATED_SOURCES:
             if source in volume:
                 out.append(
-                    f"spec.volumes[{i}].{source}: not modelled ({VOLUME_PLUGINS}): "
-                    "the volume's node affinity, attach limits and conflicts are not judged"
+                    f"spec.volumes[{i}].{source}: not modelled (CSI migration): NodeVolumeLimits does "
+                    "not count the volume against its CSI driver's attach limit"
                 )
                 break
     if claims:

@@ -36,7 +36,35 @@ KINDS: tuple[Kind, ...] = (
         0,
         ("runtimeclass", "runtimeclasses"),
     ),
+    Kind(
+        "StorageClass",
+        "storage.k8s.io/v1",
+        "storageclasses.storage.k8s.io",
+        False,
+        0,
+        ("storageclass", "storageclasses", "sc"),
+    ),
+    Kind(
+        "CSIDriver", "storage.k8s.io/v1", "csidrivers.storage.k8s.io", False, 0, ("csidriver", "csidrivers")
+    ),
     Kind("Node", "v1", "nodes", False, 1, ("node", "nodes", "no")),
+    Kind("CSINode", "storage.k8s.io/v1", "csinodes.storage.k8s.io", False, 2, ("csinode", "csinodes")),
+    Kind(
+        "PersistentVolume",
+        "v1",
+        "persistentvolumes",
+        False,
+        2,
+        ("persistentvolume", "persistentvolumes", "pv"),
+    ),
+    Kind(
+        "PersistentVolumeClaim",
+        "v1",
+        "persistentvolumeclaims",
+        True,
+        2,
+        ("persistentvolumeclaim", "persistentvolumeclaims", "pvc"),
+    ),
     Kind(
         "PodDisruptionBudget",
         "policy/v1",

@@ -45,7 +45,12 @@ KEPT_KINDS: dict[str, str] = {
     "Namespace": "v1",
     "PriorityClass": "scheduling.k8s.io/v1",
     "RuntimeClass": "node.k8s.io/v1",
+    "StorageClass": "storage.k8s.io/v1",
+    "CSIDriver": "storage.k8s.io/v1",
     "Node": "v1",
+    "CSINode": "storage.k8s.io/v1",
+    "PersistentVolume": "v1",
+    "PersistentVolumeClaim": "v1",
     "PodDisruptionBudget": "policy/v1",
     "Deployment": "apps/v1",
     "ReplicaSet": "apps/v1",
@@ -161,6 +166,14 @@ def clean_object(obj: Mapping[str, Any]) -> JSON | None:
     if kind == "Node":
         status = {k: v for k, v in (obj.get("status") or {}).items() if k not in ("images", "volumesInUse")}
         out["status"] = status
+    if kind == "PersistentVolume":
+        # the claim gets a new uid when the snapshot is loaded: the binding is kept by the
+        # claim's name (the persistent volume controller completes it again)
+        spec = dict(obj.get("spec") or {})
+        ref = spec.get("claimRef")
+        if isinstance(ref, Mapping):
+            spec["claimRef"] = {k: v for k, v in ref.items() if k not in ("uid", "resourceVersion")}
+            out["spec"] = spec
     return out
 
 

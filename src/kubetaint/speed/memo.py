@@ -1,9 +1,11 @@
 """Bounded memos with a name and hit/miss counts; none answers in reference mode (`KUBETAINT_REFERENCE=1`).
 
 Every memo of kubetaint is a `Memo`: a dictionary from a key to an answer worked out before,
-holding at most `limit` entries (when full, it starts afresh), counting its hits and misses, and
-listed by `memos()` under its dotted name (`memo_table()` sums the memos of one name, for
-`benchmarks/memo_stats.py` and docs/performance.md). The answer a memo gives must be the one
+holding at most `limit` entries (when full, it starts afresh), and listed by `memos()` under its
+dotted name (`memo_table()` sums the memos of one name, for `benchmarks/memo_stats.py` and
+docs/performance.md). Hits and misses are counted while `counting(True)` is in force (the
+statistics tool and tests switch it on): otherwise a lookup is the dictionary's own `get`, with
+no Python-level call on the way, since memos sit on the hottest paths. The answer a memo gives must be the one
 working it out again would give: a memo is a shortcut, and in reference mode
 (`kubetaint.speed.reference`) no memo keeps anything, so every answer is worked out afresh.
 
@@ -23,7 +25,7 @@ Answers are never None (None means "not remembered"): wrap an answer that may be
 from __future__ import annotations
 
 import weakref
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -36,14 +38,25 @@ V = TypeVar("V")
 _MEMOS: weakref.WeakSet[Memo[Hashable, object]] = weakref.WeakSet()
 
 
+class _Counting:
+    """Whether lookups are counted (`counting`)."""
+
+    on = False
+
+
 class Memo(Generic[K, V]):
-    """A named dictionary of answers, at most `limit` of them, counting hits and misses.
+    """A named dictionary of answers, at most `limit` of them, counting hits and misses while
+    `counting(True)` is in force.
 
     The reference mode is read when an answer is stored: in reference mode nothing is stored (and
     what was stored before is dropped), so `get` finds nothing. A test that switches the mode in
     the middle of a process calls `clear_all()` as well."""
 
-    __slots__ = ("__weakref__", "_entries", "hits", "limit", "misses", "name")
+    __slots__ = ("__weakref__", "_entries", "get", "hits", "limit", "misses", "name")
+
+    #: The answer remembered for a key, or None: the dictionary's own `get`, or `counted_get`
+    #: while lookups are counted.
+    get: Callable[[K], V | None]
 
     def __init__(self, name: str, limit: int) -> None:
         if limit < 1:
@@ -56,11 +69,13 @@ class Memo(Generic[K, V]):
         self.hits = 0
         #: lookups not answered
         self.misses = 0
+        #: (never replaced: `get` may be its bound method)
         self._entries: dict[K, V] = {}
+        self.get = self.counted_get if _Counting.on else self._entries.get
         _MEMOS.add(self)  # type: ignore[arg-type]  # (listed whatever its key and answer types)
 
-    def get(self, key: K) -> V | None:
-        """The answer remembered for `key`, or None."""
+    def counted_get(self, key: K) -> V | None:
+        """The answer remembered for `key`, or None, counted as a hit or a miss."""
         found = self._entries.get(key)
         if found is None:
             self.misses += 1
@@ -137,6 +152,19 @@ def format_memo_table(rows: list[MemoCounts] | None = None) -> Iterator[str]:
     yield f"{'memo':<{width}}  {'limit':>8}  {'size':>8}  {'hits':>12}  {'misses':>12}"
     for row in rows:
         yield f"{row.name:<{width}}  {row.limit:>8}  {row.size:>8}  {row.hits:>12}  {row.misses:>12}"
+
+
+def counting(on: bool) -> None:
+    """Count every memo's hits and misses from now on (or stop counting): for
+    `benchmarks/memo_stats.py` and tests. Uncounted lookups cost one dictionary lookup each."""
+    _Counting.on = on
+    for memo in list(_MEMOS):
+        memo.get = memo.counted_get if on else memo._entries.get
+
+
+def counting_on() -> bool:
+    """Whether memo lookups are counted (`counting`)."""
+    return _Counting.on
 
 
 def clear_all() -> None:

@@ -230,8 +230,11 @@ class MemoryStore(StoreBase, FieldWrites):
         """`Store.commit` under one lock hold; its events are published as one batch and
         dispatched once the lock is released. A commit of one field write takes `FieldWrites`'
         way (its batch carries a `FieldWriteGroup`)."""
-        if len(ops) == 1 and type(ops[0]) is SetField:
-            return self._set_field(ops[0], stop_at_failure)
+        if len(ops) == 1:
+            op = ops[0]
+            if type(op) is SetField:
+                return self._set_field(op, stop_at_failure)
+            return [self._commit_one(op)]  # type: ignore[arg-type]  # (not a SetField)
         results: builtins.list[Result] = []
         events: builtins.list[WatchEvent] = []
         with self._lock:
@@ -256,6 +259,27 @@ class MemoryStore(StoreBase, FieldWrites):
                 self._dispatcher.publish(ChangeBatch(events))
         self._dispatcher.dispatch()
         return results
+
+    def _commit_one(self, write: Create | Update | Delete) -> Result:
+        """The commit of the one create, update or delete `write` (the loop above for one
+        operation): its result, its event published as a batch of one."""
+        with self._lock:
+            try:
+                if type(write) is Create:
+                    stored, event = self._create_in(write.resource, write.object, write.dry_run)
+                elif type(write) is Update:
+                    stored, event = self._update_op(write)
+                else:
+                    stored, event = self._delete_in(write)  # type: ignore[arg-type]  # the last kind
+            except errors.StatusError as err:
+                result: Result = err
+            else:
+                result = stored
+                if event is not None:
+                    self._history.append(event)
+                    self._dispatcher.publish(ChangeBatch((event,)))
+        self._dispatcher.dispatch()
+        return result
 
     def _set_field(self, op: SetField, stop_at_failure: bool) -> builtins.list[Result]:
         """A commit of the one field write `op` (`FieldWrites._field_write`)."""

@@ -1,6 +1,8 @@
 """kopf, the Python operator framework, against `kubetaint up`: its handlers see pods created
 and deleted (holding them with its finalizer until its deletion handler ran, which the hollow
-kubelet honours) and a node's `spec.unschedulable` change, and it stops cleanly. The operator
+kubelet honours), a node's `spec.unschedulable` change and custom resources of a
+CustomResourceDefinition (a child ConfigMap it owns, which the garbage collector removes with
+its owner; the handlers' results in the status subresource), and it stops cleanly. The operator
 (kopf_operator.py beside this file) runs as `kopf run --standalone` in its own process."""
 
 from __future__ import annotations
@@ -30,17 +32,68 @@ class Operator:
         return self.log.read_text()
 
 
+#: kopf's own example CRD (examples/crd.yaml of kopf), served with a status subresource
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "kopfexamples.kopf.dev"},
+    "spec": {
+        "group": "kopf.dev",
+        "scope": "Namespaced",
+        "names": {
+            "plural": "kopfexamples",
+            "singular": "kopfexample",
+            "kind": "KopfExample",
+            "shortNames": ["kex"],
+        },
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "subresources": {"status": {}},
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+
+
 @pytest.fixture(scope="module")
-def core(cluster: UpServer) -> Iterator[Any]:
+def api(cluster: UpServer) -> Iterator[Any]:
     from kubernetes import client, config
 
     api_client = config.new_client_from_config(config_file=str(cluster.kubeconfig))
-    core_v1 = client.CoreV1Api(api_client)
-    core_v1.create_namespace(namespace(NS))
+    client.CoreV1Api(api_client).create_namespace(namespace(NS))
+    extensions = client.ApiextensionsV1Api(api_client)
+    extensions.create_custom_resource_definition(CRD)
+
+    def established() -> bool:
+        conditions = (
+            extensions.read_custom_resource_definition(CRD["metadata"]["name"]).status.conditions or []
+        )
+        return any(c.type == "Established" and c.status == "True" for c in conditions)
+
+    eventually(established, "the CRD to be established")
     try:
-        yield core_v1
+        yield api_client
     finally:
         api_client.close()
+
+
+@pytest.fixture(scope="module")
+def core(api: Any) -> Any:
+    from kubernetes import client
+
+    return client.CoreV1Api(api)
 
 
 @pytest.fixture(scope="module")
@@ -100,6 +153,71 @@ def test_a_node_cordoned_and_uncordoned_is_seen(core: Any, operator: Operator) -
     assert eventually(lambda: annotation() == "true", "kopf to see the cordon")
     core.patch_node(NODE, {"spec": {"unschedulable": None}})
     assert eventually(lambda: annotation() == "false", "kopf to see the uncordon")
+
+
+def test_a_custom_resource_gets_its_child_and_status(api: Any, core: Any, operator: Operator) -> None:
+    from kubernetes import client
+
+    custom = client.CustomObjectsApi(api)
+    example = {
+        "apiVersion": "kopf.dev/v1",
+        "kind": "KopfExample",
+        "metadata": {"name": "kex1"},
+        "spec": {"field": "a"},
+    }
+    created = custom.create_namespaced_custom_object("kopf.dev", "v1", NS, "kopfexamples", example)
+
+    def child() -> Any:
+        found = core.list_namespaced_config_map(NS, field_selector="metadata.name=kex1-child").items
+        return found[0] if found else None
+
+    owned = eventually(child, "kopf's child ConfigMap")
+    assert owned.data == {"field": "a"}
+    assert [(o.kind, o.name, o.uid) for o in owned.metadata.owner_references] == [
+        ("KopfExample", "kex1", created["metadata"]["uid"])
+    ]
+
+    def status() -> Any:
+        return custom.get_namespaced_custom_object("kopf.dev", "v1", NS, "kopfexamples", "kex1").get("status")
+
+    assert eventually(lambda: (status() or {}).get("example_created"), "kopf's result in the status") == {
+        "child": "kex1-child"
+    }
+    custom.patch_namespaced_custom_object(
+        "kopf.dev", "v1", NS, "kopfexamples", "kex1", {"spec": {"field": "b"}}
+    )
+    eventually(lambda: (status() or {}).get("field") == "b", "kopf's field handler")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="kubetaint's garbage collector follows pods, ReplicaSets, Deployments and DaemonSets as owners "
+    "and dependents only (docs/clients.md)",
+)
+def test_the_child_of_a_deleted_custom_resource_is_garbage_collected(
+    api: Any, core: Any, operator: Operator
+) -> None:
+    from kubernetes import client
+
+    custom = client.CustomObjectsApi(api)
+    example = {
+        "apiVersion": "kopf.dev/v1",
+        "kind": "KopfExample",
+        "metadata": {"name": "kex2"},
+        "spec": {"field": "a"},
+    }
+    custom.create_namespaced_custom_object("kopf.dev", "v1", NS, "kopfexamples", example)
+
+    def child() -> Any:
+        found = core.list_namespaced_config_map(NS, field_selector="metadata.name=kex2-child").items
+        return found[0] if found else None
+
+    eventually(child, "kopf's child ConfigMap")
+    custom.delete_namespaced_custom_object("kopf.dev", "v1", NS, "kopfexamples", "kex2")
+    try:
+        eventually(lambda: child() is None, "the garbage collector to remove the child with its owner")
+    finally:
+        core.delete_namespaced_config_map("kex2-child", NS)
 
 
 def test_the_operator_ran_without_errors_and_stops_cleanly(operator: Operator) -> None:

@@ -63,10 +63,19 @@ from kubetaint.api.models.rbac import (
     SelfSubjectRulesReview,
     SubjectAccessReview,
 )
+from kubetaint.api.models.storage import (
+    CSIDriver,
+    CSINode,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 
 __all__ = [
     "MODELS",
     "Binding",
+    "CSIDriver",
+    "CSINode",
     "ClusterRole",
     "ClusterRoleBinding",
     "ConfigMap",
@@ -92,6 +101,8 @@ __all__ = [
     "ObjectMeta",
     "ObjectReference",
     "OwnerReference",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Pod",
     "PodDisruptionBudget",
     "PodSpec",
@@ -110,6 +121,7 @@ __all__ = [
     "Status",
     "StatusCause",
     "StatusDetails",
+    "StorageClass",
     "Taint",
     "Toleration",
     "TypedObject",
@@ -151,6 +163,11 @@ MODELS: dict[tuple[str, str], type[TypedObject]] = {
     ("apps/v1", "StatefulSet"): StatefulSet,
     ("batch/v1", "Job"): Job,
     ("batch/v1", "CronJob"): CronJob,
+    ("v1", "PersistentVolume"): PersistentVolume,
+    ("v1", "PersistentVolumeClaim"): PersistentVolumeClaim,
+    ("storage.k8s.io/v1", "StorageClass"): StorageClass,
+    ("storage.k8s.io/v1", "CSINode"): CSINode,
+    ("storage.k8s.io/v1", "CSIDriver"): CSIDriver,
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): CustomResourceDefinition,
 }
 

@@ -15,10 +15,10 @@ struct with its memory addresses).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api import gopattern
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
@@ -392,13 +392,10 @@ def _structural(s: Obj, level: str, path: str, errs: list[f.FieldError]) -> None
     if isinstance(s.get("not"), Mapping):
         _nested(_m(s, "not"), f"{path}.not", errs)
     pattern = s.get("pattern")
-    if isinstance(pattern, str):
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            errs.append(
-                f.invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {exc}")
-            )
+    if isinstance(pattern, str) and (error := gopattern.compile_error(pattern)) is not None:
+        errs.append(
+            f.invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {error}")
+        )
     if embedded and kind != "object":
         detail = "must be object if x-kubernetes-embedded-resource is true"
         errs.append(

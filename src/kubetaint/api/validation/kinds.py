@@ -10,7 +10,7 @@ from operator import is_not
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
-from kubetaint.api.validation import batch, configdata, crd, endpoints, rbac, services
+from kubetaint.api.validation import batch, configdata, crd, endpoints, rbac, services, storage
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
@@ -460,5 +460,10 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("apps", "StatefulSet"): validate_stateful_set,
     ("batch", "Job"): batch.validate_job,
     ("batch", "CronJob"): batch.validate_cron_job,
+    ("", "PersistentVolume"): storage.validate_persistent_volume,
+    ("", "PersistentVolumeClaim"): storage.validate_persistent_volume_claim,
+    ("storage.k8s.io", "StorageClass"): storage.validate_storage_class,
+    ("storage.k8s.io", "CSINode"): storage.validate_csi_node,
+    ("storage.k8s.io", "CSIDriver"): storage.validate_csi_driver,
     ("apiextensions.k8s.io", "CustomResourceDefinition"): crd.validate_crd,
 }

@@ -24,7 +24,7 @@ from kubetaint.controllers.disruption.budget import (
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
@@ -71,13 +71,7 @@ class DisruptionController:
                 on_update=lambda _o, p: self.queue.add(podutil.key_of(p)),
             )
         )
-        self.pods.add_handlers(
-            EventHandlers(
-                on_add=self._pod_added,
-                on_update=self._pod_updated,
-                on_delete=self._pod_deleted,
-            )
-        )
+        self.pods.add_handlers(self._pods_changed)
 
     def start(self) -> None:
         for informer in self._own:
@@ -90,6 +84,33 @@ class DisruptionController:
         self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------
+
+    def _pods_changed(self, changes: Changes) -> None:
+        """The pod informer's handler: `_pod_added`, `_pod_updated` or `_pod_deleted` of each
+        change in turn; with no budget an update looks nothing up, so updates are skipped
+        without a call."""
+        budgets = len(self.pdbs) > 0
+        only = changes.only
+        if not budgets and only == "MODIFIED":
+            return
+        if only == "ADDED":  # a listing or a replay: `_pod_added` with the cache key at hand
+            by_namespace = self._by_namespace
+            for _, (namespace, name), _, pod in changes:
+                names = by_namespace.get(namespace)
+                if names is None:
+                    names = by_namespace[namespace] = set()
+                names.add(name)
+                if budgets:
+                    self._enqueue_for(pod)
+            return
+        for kind, _, old, pod in changes:
+            if kind == "MODIFIED":
+                if budgets:
+                    self._pod_updated(old, pod)  # type: ignore[arg-type]  # (a MODIFIED change has its old)
+            elif kind == "ADDED":
+                self._pod_added(pod)
+            else:
+                self._pod_deleted(pod)
 
     def _pod_added(self, pod: JSON) -> None:
         namespace, name = podutil.key_of(pod)

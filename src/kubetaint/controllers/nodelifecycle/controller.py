@@ -144,11 +144,7 @@ class NodeLifecycleController:
                 on_delete=lambda node: self.nodes_to_retry.discard(_name(node)),
             )
         )
-        self.pods.add_handlers(
-            EventHandlers(
-                on_add=lambda pod: self.workers.pod_updated(None, pod), on_update=self.workers.pod_updated
-            )
-        )
+        self.pods.add_handlers(self.workers.pods_changed)
         if self.work is not None:
             self.leases.add_handlers(self._lease_handler(self.work.changed_leases))
         self.leases.start()

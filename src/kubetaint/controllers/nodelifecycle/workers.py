@@ -17,7 +17,7 @@ from kubetaint.controllers.nodelifecycle.labels import reconcile_node_labels
 from kubetaint.controllers.nodelifecycle.taints import mark_pods_not_ready, swap_node_controller_taint
 from kubetaint.core.conditions import get_status_condition, no_schedule_taint_changes
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.informer import Informer
+from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,25 @@ class NodeEventWorkers:
             log.error("Failed to taint NoSchedule on node %s", name)
 
     # pods --------------------------------------------------------------------------------------
+
+    def pods_changed(self, changes: Changes) -> None:
+        """The pod informer's handler: `pod_updated` of each add and update in turn (deletes are
+        not its business)."""
+        if not self.running:
+            return
+        if changes.only == "ADDED":  # a listing or a replay: each bound pod queued by its cache key
+            queue, queued = self._pod_queue, False
+            for _, key, _, pod in changes:
+                if (pod.get("spec") or {}).get("nodeName"):
+                    queue[key] = None
+                    queued = True
+            if queued and self._pod_worker is None:
+                self._pod_worker = self._clock.call_soon(self._drain_pods)
+            return
+        pod_updated = self.pod_updated
+        for kind, _, old, pod in changes:
+            if kind != "DELETED":
+                pod_updated(old, pod)
 
     def pod_updated(self, old: JSON | None, new: JSON | None) -> None:
         if not self.running or new is None:

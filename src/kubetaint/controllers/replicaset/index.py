@@ -61,7 +61,17 @@ class PodOwnerIndex:
         informer.add_handlers(self._changed)
 
     def _changed(self, changes: Changes) -> None:
-        """The pod informer's handler: each run of adds, updates or deletes indexed in turn."""
+        """The pod informer's handler: each run of adds, updates or deletes indexed in turn (a
+        change alone, most writes, by the per-object steps the runs' loops repeat)."""
+        if len(changes) == 1:
+            kind, _, old, pod = changes[0]
+            if kind == "MODIFIED":
+                self._update(old, pod)  # type: ignore[arg-type]  # (a MODIFIED change has its old)
+            elif kind == "DELETED":
+                self._delete(pod)
+            else:
+                self._replay([(changes[0][1], pod)])
+            return
         only = changes.only
         for kind, run in ((only, changes),) if only is not None else changes.runs():
             if kind == "ADDED":

@@ -30,7 +30,7 @@ from kubetaint.core.eviction import (
 )
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
@@ -90,13 +90,7 @@ class TaintEvictionController:
         if self._running:
             return
         self._running = True
-        self.pods.add_handlers(
-            EventHandlers(
-                on_add=lambda pod: self.pod_updated(None, pod),
-                on_update=self.pod_updated,
-                on_delete=lambda pod: self.pod_updated(pod, None),
-            )
-        )
+        self.pods.add_handlers(self._pods_changed)
         self.nodes.add_handlers(
             EventHandlers(
                 on_add=lambda node: self.node_updated(None, node),
@@ -131,6 +125,29 @@ class TaintEvictionController:
         item = (str(meta.get("namespace") or ""), str(meta.get("name") or ""), _node_name(pod))
         self._pod_updates[item] = None
         self._wake()
+
+    def _pods_changed(self, changes: Changes) -> None:
+        """The pod informer's handler: `pod_updated` of each change in turn, an update keeping
+        its spec object skipped without a call."""
+        if not self._running:
+            return  # (pod_updated ignores everything while stopped)
+        if changes.only == "ADDED":  # a listing or a replay: every add counts, keyed by the cache key
+            updates = self._pod_updates
+            for _, (namespace, name), _, pod in changes:
+                updates[(namespace, name, _node_name(pod))] = None
+            if changes:
+                self._wake()
+            return
+        pod_updated = self.pod_updated
+        for kind, _, old, pod in changes:
+            if kind == "MODIFIED":
+                assert old is not None
+                if old.get("spec") is not pod.get("spec"):
+                    pod_updated(old, pod)
+            elif kind == "ADDED":
+                pod_updated(None, pod)
+            else:
+                pod_updated(pod, None)
 
     def node_updated(self, old: JSON | None, new: JSON | None) -> None:
         """NodeUpdated: queue the node name when its NoExecute taints changed."""

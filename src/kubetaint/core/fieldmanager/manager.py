@@ -20,7 +20,7 @@ from kubetaint.core.fieldmanager import merge as smd
 from kubetaint.core.fieldmanager.entries import APPLY, UPDATE, Identity, Managed, identifier
 from kubetaint.core.fieldmanager.fieldpath import FieldSet
 from kubetaint.core.fieldmanager.fieldpath import field as f
-from kubetaint.core.fieldmanager.schema import atom_for, empty_object
+from kubetaint.core.fieldmanager.schema import Atom, atom_for, custom_atom, empty_object
 from kubetaint.core.fieldmanager.typed import TypedError, compare, drop_nulls, to_field_set
 
 JSON = dict[str, Any]
@@ -122,10 +122,13 @@ def _fill(obj: Any, zero: Any) -> Any:
     return out
 
 
-def _record_update(live: JSON, new: JSON, managed: Managed, who: Request, manager_id: str) -> Managed:
-    """managedFieldsUpdater + stripMeta + structuredMerge Update, for `manager_id`."""
+def _record_update(
+    live: JSON, new: JSON, managed: Managed, who: Request, manager_id: str, *, atom: Atom | None = None
+) -> Managed:
+    """managedFieldsUpdater + stripMeta + structuredMerge Update, for `manager_id` (`atom`: the
+    object's type when not its kind's shipped one)."""
     kind = str(new.get("kind") or live.get("kind") or "")
-    atom = atom_for(who.api_version, kind)
+    atom = atom or atom_for(who.api_version, kind)
     fields = dict(managed.fields)
     fields.pop(_CURRENT_OPERATION, None)
     typed_live, typed_new = _typed(live, who.api_version, kind), _typed(new, who.api_version, kind)
@@ -143,10 +146,11 @@ def _record_update(live: JSON, new: JSON, managed: Managed, who: Request, manage
     return out
 
 
-def update(live: JSON | None, new: JSON, who: Request) -> JSON:
+def update(live: JSON | None, new: JSON, who: Request, *, schema: JSON | None = None) -> JSON:
     """FieldManager.UpdateNoErrors: `new` with managedFields recording `who`'s write over `live`
     (None for a create). Objects that never had managedFields are not tracked by an update
-    (skip-non-applied); a request that resets managedFields (`[]` or `[{}]`) clears them."""
+    (skip-non-applied); a request that resets managedFields (`[]` or `[{}]`) clears them.
+    `schema`: a custom resource's structural schema (its CRD's openAPIV3Schema)."""
     kind = str(new.get("kind") or "")
     if live is None:
         live = empty_object(who.api_version, kind)
@@ -168,7 +172,8 @@ def update(live: JSON | None, new: JSON, who: Request) -> JSON:
         return _with_managed_fields(new, managed)  # skipNonApplied: an untracked object stays so
     manager_id = identifier(Identity(who.manager, UPDATE, who.api_version, who.subresource))
     try:
-        recorded = _record_update(live, new, managed, who, manager_id)
+        atom = custom_atom(schema) if schema is not None else None
+        recorded = _record_update(live, new, managed, who, manager_id, atom=atom)
     except TypedError:
         meta = {k: v for k, v in _meta(new).items() if k != "managedFields"}
         if "managedFields" in _meta(live):
@@ -183,9 +188,11 @@ def gvk_string(api_version: str, kind: str) -> str:
     return f"{group}/{version}, Kind={kind}"
 
 
-def apply(live: JSON | None, config: JSON, who: Request, kind: str, force: bool) -> JSON:
-    """FieldManager.Apply: `config` applied by `who` over `live` (None: create-on-apply).
-    Raises smd.ConflictsError, ApplyError."""
+def apply(
+    live: JSON | None, config: JSON, who: Request, kind: str, force: bool, *, schema: JSON | None = None
+) -> JSON:
+    """FieldManager.Apply: `config` applied by `who` over `live` (None: create-on-apply); `schema`:
+    a custom resource's structural schema. Raises smd.ConflictsError, ApplyError."""
     api_version = who.api_version
     given = (str(config.get("apiVersion") or ""), str(config.get("kind") or ""))
     if given != (api_version, kind):
@@ -198,21 +205,22 @@ def apply(live: JSON | None, config: JSON, who: Request, kind: str, force: bool)
         managed = ent.decode(_meta(live).get("managedFields"), lazy=True)
     except ent.ManagedFieldsError as exc:
         raise ApplyError(500, f"failed to decode managed fields: {exc}") from None
+    atom = custom_atom(schema) if schema is not None else atom_for(api_version, kind)
     try:
         try:
-            result = _apply_once(live, config, who, kind, managed, force=force)
+            result = _apply_once(live, config, who, kind, managed, force=force, atom=atom)
         except smd.ConflictsError as exc:
             if who.manager != "kubectl":
                 raise
             # lastAppliedManager: conflicts on what kubectl's client-side apply last applied
             # (and the object still holds) do not stop kubectl's first server-side apply
-            allowed = _allowed_from_last_applied(live, api_version, kind)
+            allowed = _allowed_from_last_applied(live, api_version, kind, atom)
             if allowed is None:
                 raise
             rest = [c for c in exc.conflicts if not allowed.has(c.path)]
             if rest:
                 raise smd.ConflictsError(rest) from None
-            result = _apply_once(live, config, who, kind, managed, force=True)
+            result = _apply_once(live, config, who, kind, managed, force=True, atom=atom)
     except TypedError as exc:
         raise ApplyError(
             500, f"failed to create typed patch object ({gvk_string(api_version, kind)}): {exc}"
@@ -220,16 +228,19 @@ def apply(live: JSON | None, config: JSON, who: Request, kind: str, force: bool)
     return _sync_last_applied(result, config, who.manager)
 
 
-def _apply_once(live: JSON, config: JSON, who: Request, kind: str, managed: Managed, *, force: bool) -> JSON:
+def _apply_once(
+    live: JSON, config: JSON, who: Request, kind: str, managed: Managed, *, force: bool, atom: Atom
+) -> JSON:
     """skipNonApplied + capManagers + buildManagerInfo + managedFieldsUpdater + stripMeta +
     structuredMerge Apply."""
     api_version = who.api_version
-    atom = atom_for(api_version, kind)
     live_plain = _typed(live, api_version, kind)
     if not managed.fields:  # skipNonApplied: what exists so far belongs to before-first-apply
         before = Request(BEFORE_FIRST_APPLY, api_version, "", who.time)
         first_id = identifier(Identity(BEFORE_FIRST_APPLY, UPDATE, api_version))
-        managed = _record_update(empty_object(api_version, kind), live_plain, managed, before, first_id)
+        managed = _record_update(
+            empty_object(api_version, kind), live_plain, managed, before, first_id, atom=atom
+        )
     manager_id = identifier(Identity(who.manager, APPLY, api_version, who.subresource))
     merged, fields = smd.apply(
         atom, live_plain, config, dict(managed.fields), manager=manager_id, version=api_version, force=force
@@ -243,7 +254,7 @@ def _apply_once(live: JSON, config: JSON, who: Request, kind: str, managed: Mana
     return _with_managed_fields(result, ent.cap_update_managers(out))
 
 
-def _allowed_from_last_applied(live: JSON, api_version: str, kind: str) -> FieldSet | None:
+def _allowed_from_last_applied(live: JSON, api_version: str, kind: str, atom: Atom) -> FieldSet | None:
     """allowedConflictsFromLastApplied: the fields of the last-applied-configuration annotation
     whose values the object still holds (None without a usable annotation)."""
     annotations = _meta(live).get("annotations")
@@ -256,7 +267,6 @@ def _allowed_from_last_applied(live: JSON, api_version: str, kind: str) -> Field
         return None
     if not isinstance(last, dict) or last.get("apiVersion") != api_version:
         return None
-    atom = atom_for(api_version, kind)
     try:
         fields = to_field_set(last, atom)
         comparison = compare(last, _typed(live, api_version, kind), atom)

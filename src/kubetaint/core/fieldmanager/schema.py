@@ -14,8 +14,9 @@ OpenAPI schemas as kube-openapi's schemaconv builds structured-merge-diff's sche
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from kubetaint.api.openapi_schemas import REF, schema_of, schemas
@@ -153,6 +154,24 @@ def atom_for(api_version: str, kind: str) -> Atom:
     if name is None:
         return DEDUCED_ATOM
     return _BUILDER.build({"$ref": REF + name})
+
+
+_OBJECT_META = {"$ref": REF + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+
+
+def custom_atom(schema: JSON) -> Atom:
+    """The type of a custom resource from its CRD's structural schema (apiextensions' structural
+    schema as structured-merge-diff reads it: apiVersion, kind and ObjectMeta added at the root),
+    remembered by the schema's content."""
+    return _custom_atom(json.dumps(schema, sort_keys=True))
+
+
+@lru_cache(maxsize=256)
+def _custom_atom(text: str) -> Atom:
+    schema = json.loads(text)
+    props = dict(schema.get("properties") or {}) if isinstance(schema.get("properties"), dict) else {}
+    props.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _OBJECT_META})
+    return _BUILDER.build({**schema, "type": "object", "properties": props})
 
 
 def empty_object(api_version: str, kind: str) -> JSON:

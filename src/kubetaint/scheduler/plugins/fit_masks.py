@@ -43,7 +43,7 @@ class FitMasks:
     def mask(self, cache: Cache, wanted: Wanted) -> BoolArray:
         """Per slot, whether the node has room for one more pod and for every wanted amount
         (every column of `wanted` exists in the cache)."""
-        key = (id(cache), wanted)
+        key = (cache.serial, wanted)
         known = self._masks.get(key)
         if known is not None and known.epoch == cache.epoch:
             changed = cache.changes_since(known.seen, MAX_CHANGES)

@@ -45,7 +45,7 @@ from kubetaint.scheduler.extension_points import (
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
-from kubetaint.scheduler.pod_index import PodIndex, domain_sums, pod_index, required_pair
+from kubetaint.scheduler.pod_index import Counter, Holder, PodIndex, pod_index, required_pair
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 
@@ -93,7 +93,7 @@ def is_schedulable_after_pod_change(
     if not _bound(new) or not _bound(old):
         return False
     try:
-        info = pod_affinity_info(pi.pod)
+        info = pod_affinity_info(pi.pod, pi.facts.pod_affinity_sig)
     except TermError:
         return True
     terms, anti = info.required_affinity, info.required_anti_affinity
@@ -116,7 +116,7 @@ def is_schedulable_after_node_change(
     if new is None:
         return False
     try:
-        info = pod_affinity_info(pi.pod)
+        info = pod_affinity_info(pi.pod, pi.facts.pod_affinity_sig)
     except TermError:
         return True
     new_labels = (new.get("metadata") or {}).get("labels") or {}
@@ -134,13 +134,14 @@ def is_schedulable_after_node_change(
     return False
 
 
-def term_counts(index: PodIndex, term: AffinityTerm) -> IntArray:
-    """Per slot, the pods the incoming pod's term matches (its namespaceSelector merged)."""
+def term_counter(index: PodIndex, term: AffinityTerm) -> Counter:
+    """The index's counter of the pods the incoming pod's term matches (its namespaceSelector
+    merged), per slot."""
 
     def match(p: PodInfo) -> bool:
         return term.matches(p.namespace, _labels(p.pod), None)
 
-    return index.count(("one", term), match, required_pair(term.selector))
+    return index.counter(("one", term), match, required_pair(term.selector))
 
 
 @dataclass
@@ -249,7 +250,7 @@ class InterPodAffinity(
         if not index.required_anti_pods and raw_pod_affinity(pi.pod) is None:
             return SKIP  # no term of its own, no existing pod's anti-affinity to match
         try:
-            info = pod_affinity_info(pi.pod)
+            info = pod_affinity_info(pi.pod, pi.facts.pod_affinity_sig)
         except TermError as exc:
             return Status(Code.UnschedulableAndUnresolvable, f"parsing pod: {exc}")
         affinity = tuple(self._merge_namespaces(t) for t in info.required_affinity)
@@ -261,18 +262,15 @@ class InterPodAffinity(
         st.namespace, st.labels = pi.namespace, _labels(pi.pod)
         st.ns_labels = handle.namespace_labels(pi.namespace)
         if affinity:
-            slot_counts = index.count(
+            counter = index.counter(
                 ("all", affinity), lambda p: matches_all(affinity, p), required_pair(affinity[0].selector)
             )
             for t in affinity:
-                d = index.domains(t.topology_key)
-                _add(st.affinity_counts, t.topology_key, domain_sums(d.ids, slot_counts, len(d.values)))
+                _add(st.affinity_counts, t.topology_key, index.sums(counter, t.topology_key))
             st.affinity_counts = _nonzero(st.affinity_counts)
             st.self_match = matches_all(affinity, pi)
         for t in anti:
-            slot_counts = term_counts(index, t)
-            d = index.domains(t.topology_key)
-            _add(st.anti_counts, t.topology_key, domain_sums(d.ids, slot_counts, len(d.values)))
+            _add(st.anti_counts, t.topology_key, index.sums(term_counter(index, t), t.topology_key))
         st.anti_counts = _nonzero(st.anti_counts)
         state.data[_PRE_FILTER] = st
         return SUCCESS
@@ -290,8 +288,7 @@ class InterPodAffinity(
         for group in index.anti_affinity_groups(labels):
             for t in group.info.required_anti_affinity:
                 if t.matches(pi.namespace, labels, ns_labels):
-                    d = index.domains(t.topology_key)
-                    _add(counts, t.topology_key, domain_sums(d.ids, group.counts, len(d.values)))
+                    _add(counts, t.topology_key, index.sums(group, t.topology_key))
         return _nonzero(counts)
 
     def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
@@ -365,20 +362,21 @@ class InterPodAffinity(
             if counts is None:
                 continue
             ids = index.domains(t.topology_key).ids[:size]
-            passed &= ~((ids >= 0) & (_lookup(counts, ids) > 0))
+            passed &= _lookup(counts, ids) == 0  # (0 without the key)
         for key, counts in st.existing_anti.items():
             ids = index.domains(key).ids[:size]
-            passed &= ~((ids >= 0) & (_lookup(counts, ids) > 0))
+            passed &= _lookup(counts, ids) == 0  # (0 without the key)
         return passed
 
     # ---- score ---------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
         if raw_pod_affinity(pi.pod) is None and (
-            self.ignore_preferred_terms_of_existing_pods or not pod_index(self._handle().cache).groups
+            self.ignore_preferred_terms_of_existing_pods
+            or not pod_index(self._handle().cache).scoring_groups()
         ):
-            return SKIP  # no preferred term of its own, no existing pod with terms
+            return SKIP  # no preferred term of its own, no existing pod with terms that score
         try:
-            info = pod_affinity_info(pi.pod)
+            info = pod_affinity_info(pi.pod, pi.facts.pod_affinity_sig)
         except TermError as exc:
             return Status(Code.Error, f"failed to parse pod: {exc}")
         preferred = tuple((w, self._merge_namespaces(t)) for w, t in info.preferred_affinity)
@@ -391,36 +389,32 @@ class InterPodAffinity(
         scores: dict[str, IntArray] = {}
         matched = False
 
-        def add(term: AffinityTerm, weight: int, slot_counts: IntArray) -> None:
+        def add(term: AffinityTerm, weight: int, holder: Holder) -> None:
             nonlocal matched
-            d = index.domains(term.topology_key)
-            keep = d.ids >= 0
-            if not (slot_counts[keep] > 0).any():
+            sums = index.sums(holder, term.topology_key)
+            if not sums.any():  # (no matching pod on a node with the key)
                 return
             matched = True
-            sums = np.bincount(d.ids[keep], weights=slot_counts[keep], minlength=len(d.values)).astype(
-                np.int64
-            )
             _add(scores, term.topology_key, sums * weight)
 
         for weight, t in preferred:
-            add(t, weight, term_counts(index, t))
+            add(t, weight, term_counter(index, t))
         for weight, t in preferred_anti:
-            add(t, -weight, term_counts(index, t))
+            add(t, -weight, term_counter(index, t))
         ns_labels = handle.namespace_labels(pi.namespace)
         labels = _labels(pi.pod)
-        for group in list(index.groups.values()):
+        for group in index.scoring_groups():  # (the groups with only required anti-affinity add nothing)
             existing: PodAffinityInfo = group.info
             if self.hard_pod_affinity_weight > 0:
                 for t in existing.required_affinity:
                     if t.matches(pi.namespace, labels, ns_labels):
-                        add(t, self.hard_pod_affinity_weight, group.counts)
+                        add(t, self.hard_pod_affinity_weight, group)
             for weight, t in existing.preferred_affinity:
                 if t.matches(pi.namespace, labels, ns_labels):
-                    add(t, weight, group.counts)
+                    add(t, weight, group)
             for weight, t in existing.preferred_anti_affinity:
                 if t.matches(pi.namespace, labels, ns_labels):
-                    add(t, -weight, group.counts)
+                    add(t, -weight, group)
         if not matched:
             return Status(Code.Skip)
         state.data[_PRE_SCORE] = (index, scores)
@@ -439,7 +433,7 @@ class InterPodAffinity(
         total: IntArray = np.zeros(len(slots), np.int64)
         for key, values in scores.items():
             ids = index.domains(key).ids[slots]
-            total += np.where(ids >= 0, _lookup(values, ids), 0)
+            total += _lookup(values, ids)  # (0 without the key)
         return total
 
     def normalize_score(self, state: CycleState, pi: PodInfo, scores: IntArray) -> IntArray:
@@ -460,9 +454,10 @@ def _lookup(counts: IntArray | None, ids: IntArray) -> IntArray:
     """counts[ids] with 0 for ids -1 or beyond the counts (values first seen after they were summed)."""
     if counts is None:
         return np.zeros(len(ids), np.int64)
-    inside = (ids >= 0) & (ids < len(counts))
-    out: IntArray = np.zeros(len(ids), np.int64)
-    out[inside] = counts[ids[inside]]
+    n = len(counts)
+    extended: IntArray = np.zeros(n + 1, np.int64)  # (id -1 and ids clipped to n read the 0 at n)
+    extended[:n] = counts
+    out: IntArray = extended[np.minimum(ids, n)]
     return out
 
 
@@ -492,7 +487,7 @@ def _own_counts(ni: NodeInfo, st: _FilterState) -> _OwnCounts:
         own.anti_deltas_by_key[t.topology_key] = own.anti_deltas_by_key.get(t.topology_key, 0) + now - before
     for sign, group in ((1, pods), (-1, cached_pods)):
         for p in group:
-            for t in pod_affinity_info_or_none(p.pod).required_anti_affinity:
+            for t in pod_affinity_info_or_none(p.pod, p.facts.pod_affinity_sig).required_anti_affinity:
                 if t.matches(st.namespace, st.labels, st.ns_labels):
                     key = t.topology_key
                     own.existing_deltas[key] = own.existing_deltas.get(key, 0) + sign

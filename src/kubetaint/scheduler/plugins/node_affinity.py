@@ -100,11 +100,12 @@ class NodeAffinity(
         self.added_preferred: list[tuple[int, Matcher]] | None = (
             preferred_terms(pref)[0] if isinstance(pref, list) and pref else None
         )
-        self._required: Memo[str, tuple[Mapping[str, Any], Matcher | None]] = Memo(
-            "scheduler.node_affinity.required", 1 << 16
+        #: by the spec facts' required_sig (the nodeSelector and required terms by value)
+        self._required: Memo[tuple[str | None, str | None], tuple[Matcher | None]] = Memo(
+            "scheduler.node_affinity.required", 1 << 12
         )
-        self._names: Memo[str, tuple[Mapping[str, Any], frozenset[str] | None]] = Memo(
-            "scheduler.node_affinity.pinned_names", 1 << 16
+        self._names: Memo[tuple[str | None, str | None], tuple[frozenset[str] | None]] = Memo(
+            "scheduler.node_affinity.pinned_names", 1 << 12
         )
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -133,19 +134,25 @@ class NodeAffinity(
         return not matcher(old_meta.get("name", ""), old_meta.get("labels") or {})
 
     def _matcher(self, pi: PodInfo) -> Matcher | None:
-        cached = self._required.get(pi.key)
-        if cached is not None and cached[0] is pi.pod:
-            return cached[1]
-        matcher = required_affinity(pi.pod) if pi.has_required_affinity else None
-        self._required.put(pi.key, (pi.pod, matcher))
+        if not pi.has_required_affinity:
+            return None
+        key = pi.facts.required_sig
+        cached = self._required.get(key)
+        if cached is not None:
+            return cached[0]
+        matcher = required_affinity(pi.pod)
+        self._required.put(key, (matcher,))
         return matcher
 
     def _pinned_names(self, pi: PodInfo) -> frozenset[str] | None:
-        cached = self._names.get(pi.key)
-        if cached is not None and cached[0] is pi.pod:
-            return cached[1]
-        names = required_node_names(pi.pod) if pi.has_required_affinity else None
-        self._names.put(pi.key, (pi.pod, names))
+        if not pi.has_required_affinity:
+            return None
+        key = pi.facts.required_sig
+        cached = self._names.get(key)
+        if cached is not None:
+            return cached[0]
+        names = required_node_names(pi.pod)
+        self._names.put(key, (names,))
         return names
 
     def pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:

@@ -39,10 +39,11 @@ from kubetaint.scheduler.extension_points import (
 )
 from kubetaint.scheduler.listers import ClusterListers
 from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.nodes_at import node_slots
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.default_selector import default_selector
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
-from kubetaint.scheduler.pod_index import PodIndex, pod_index, required_pair
+from kubetaint.scheduler.pod_index import Counter, PodIndex, pod_index, required_pair
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import InputError
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
@@ -311,6 +312,11 @@ class PodTopologySpread(
     @staticmethod
     def _counts(index: PodIndex, pi: PodInfo, c: Constraint) -> IntArray:
         """Per slot, the pods countPodsMatchSelector counts: same namespace, not terminating, selected."""
+        return PodTopologySpread._counter(index, pi, c).counts
+
+    @staticmethod
+    def _counter(index: PodIndex, pi: PodInfo, c: Constraint) -> Counter:
+        """The index's counter of the pods countPodsMatchSelector counts (`_counts`)."""
         selector, namespace = c.selector, pi.namespace
         key = ("spread", namespace, None if selector is None else selector.requirements)
         labels_match = None if selector is None else label_matcher(selector)
@@ -321,7 +327,7 @@ class PodTopologySpread(
             meta = p.pod.get("metadata") or {}
             return not meta.get("deletionTimestamp") and labels_match(meta.get("labels") or {})
 
-        return index.count(key, match, required_pair(selector))
+        return index.counter(key, match, required_pair(selector))
 
     def _inclusion(
         self, pi: PodInfo, cache: Cache, constraints: Sequence[Constraint]
@@ -384,20 +390,27 @@ class PodTopologySpread(
         cache = self._handle().cache
         index = pod_index(cache)
         size = len(cache.slot_nodes)
-        eligible = index.with_keys(tuple(sorted({c.topology_key for c in constraints})))[:size]
+        keys = tuple(sorted({c.topology_key for c in constraints}))
+        eligible = index.with_keys(keys)[:size]
         inclusion = self._inclusion(pi, cache, constraints)
         st = _SpreadFilterState(index, pi.namespace)
         for c in constraints:
             d = index.domains(c.topology_key)
-            ids = d.ids[:size]
             included = inclusion.get((c.node_affinity_policy, c.node_taints_policy))
             keep = eligible if included is None else eligible & included
-            counts = self._counts(index, pi, c)[:size]
-            at = np.flatnonzero(counts)  # (most nodes hold no matching pod)
-            at = at[keep[at]]
-            tp = np.bincount(ids[at], weights=counts[at], minlength=len(d.values)).astype(np.int64)
-            present = np.zeros(len(d.values), np.bool_)
-            present[ids[keep]] = True
+            counter = self._counter(index, pi, c)
+            counts = counter.counts[:size]
+            if included is None and index.same_nodes(keys, c.topology_key):
+                # every node with the key counts: the index's per-value sums are the counts
+                tp = index.sums(counter, c.topology_key)
+                present = index.values_present(c.topology_key)
+            else:
+                ids = d.ids[:size]
+                at = np.flatnonzero(counts)  # (most nodes hold no matching pod)
+                at = at[keep[at]]
+                tp = np.bincount(ids[at], weights=counts[at], minlength=len(d.values)).astype(np.int64)
+                present = np.zeros(len(d.values), np.bool_)
+                present[ids[keep]] = True
             st.add(
                 c,
                 tp,
@@ -442,14 +455,15 @@ class PodTopologySpread(
         size = len(cache.slot_nodes)
         passed: BoolArray = np.ones(size, np.bool_)
         for i, c in enumerate(st.constraints):
-            ids = st.index.domains(c.topology_key).ids[:size]
-            has = ids >= 0
+            d = st.index.domains(c.topology_key)
             tp = st.tp[i]
-            inside = has & (ids < len(tp))
-            match_num = np.zeros(size, np.int64)
-            match_num[inside] = tp[ids[inside]]
-            min_match = _min_match(tp, st.present[i], c.min_domains)
-            passed &= has & (match_num + st.self_match[i] - min_match <= c.max_skew)
+            if len(tp) < len(d.values):  # (values first seen after the counts were taken)
+                tp = np.concatenate([tp, np.zeros(len(d.values) - len(tp), np.int64)])
+            min_match = _min_match(st.tp[i], st.present[i], c.min_domains)
+            # the verdict per value, then per slot by its value (a slot without the key: id -1,
+            # the appended False)
+            verdicts = np.append(tp + st.self_match[i] - min_match <= c.max_skew, False)
+            passed &= verdicts[d.ids[:size]]
         return passed
 
     # ---- score ---------------------------------------------------------------------------------
@@ -471,7 +485,7 @@ class PodTopologySpread(
         all_keys = cache.valid[:size].copy()
         for c in constraints:
             all_keys &= index.domains(c.topology_key).ids[:size] >= 0
-        filtered = np.fromiter((ni.slot for ni in nodes), np.int64, len(nodes))
+        filtered = node_slots(nodes)
         ignored: BoolArray = np.zeros(size, np.bool_)
         if require_all:
             ignored[filtered] = ~all_keys[filtered]
@@ -480,20 +494,32 @@ class PodTopologySpread(
         inclusion = self._inclusion(pi, cache, constraints)
         st = _SpreadScoreState(index, ignored)
         for c in constraints:
-            counts = self._counts(index, pi, c)[:size]
+            counter = self._counter(index, pi, c)
+            counts = counter.counts[:size]
             if c.topology_key == LABEL_HOSTNAME:
                 st.add(c, None, counts, math.log(len(filtered) - int(ignored[filtered].sum()) + 2))
                 continue
             d = index.domains(c.topology_key)
             # a node without the label counts toward the value "" (upstream reads a missing label as "")
             empty = d.value_ids.get("", len(d.values))
-            ids = np.where(d.ids[:size] >= 0, d.ids[:size], empty)
             wanted = np.zeros(max(len(d.values), empty + 1), np.bool_)
-            wanted[ids[candidates]] = True
+            candidate_ids = d.ids[candidates]
+            wanted[np.where(candidate_ids >= 0, candidate_ids, empty)] = True
             included = inclusion.get((c.node_affinity_policy, c.node_taints_policy))
-            keep = eligible_all & wanted[ids] if included is None else eligible_all & included & wanted[ids]
-            tp = np.bincount(ids[keep], weights=counts[keep], minlength=len(wanted)).astype(np.int64)
-            st.add(c, (ids, tp), counts, math.log(int(wanted.sum()) + 2))
+            if included is None and not require_all:
+                # every node counts toward its value: the index's per-value sums (the values not
+                # wanted are never read), the pods on nodes without the label toward ""
+                sums = index.sums(counter, c.topology_key)
+                tp = np.zeros(len(wanted), np.int64)
+                tp[: len(sums)] = sums
+                tp[empty] += int(counts.sum()) - int(sums.sum())
+            else:
+                ids = np.where(d.ids[:size] >= 0, d.ids[:size], empty)
+                keep = (
+                    eligible_all & wanted[ids] if included is None else eligible_all & included & wanted[ids]
+                )
+                tp = np.bincount(ids[keep], weights=counts[keep], minlength=len(wanted)).astype(np.int64)
+            st.add(c, (empty, tp), counts, math.log(int(wanted.sum()) + 2))
         state.data[_PRE_SCORE] = st
         return SUCCESS
 
@@ -509,8 +535,9 @@ class PodTopologySpread(
             if domain is None:
                 cnt = counts[slots]
             else:
-                ids, tp = domain
-                cnt = tp[ids[slots]]
+                empty, tp = domain
+                ids = index.domains(c.topology_key).ids[slots]
+                cnt = tp[np.where(ids >= 0, ids, empty)]
             score += np.where(has, cnt.astype(np.float64) * weight + float(c.max_skew - 1), 0.0)
         out: IntArray = np.floor(score + 0.5).astype(np.int64)
         out[st.ignored[slots]] = _INVALID_SCORE
@@ -582,11 +609,11 @@ class _SpreadFilterState:
 class _SpreadScoreState:
     index: PodIndex
     ignored: BoolArray
-    items: list[tuple[Constraint, tuple[IntArray, IntArray] | None, IntArray, float]] = field(
-        default_factory=list
-    )
+    #: per constraint: the constraint, (the value id nodes without the label count toward, the
+    #: counts per value id) or None for the hostname key, the per-slot counts, the weight
+    items: list[tuple[Constraint, tuple[int, IntArray] | None, IntArray, float]] = field(default_factory=list)
 
     def add(
-        self, c: Constraint, domain: tuple[IntArray, IntArray] | None, counts: IntArray, weight: float
+        self, c: Constraint, domain: tuple[int, IntArray] | None, counts: IntArray, weight: float
     ) -> None:
         self.items.append((c, domain, counts, weight))

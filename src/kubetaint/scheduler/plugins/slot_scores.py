@@ -125,14 +125,9 @@ class SlotScores:
 
     def scores(self, cache: Cache, slots: IntArray, pod_req: list[int]) -> IntArray:
         """The raw scores of `slots`, exactly as `batch` computes them now."""
-        key = tuple(pod_req)
+        key = (cache.serial, *pod_req)
         entry = self._entries.get(key)
-        if (
-            entry is not None
-            and entry.cache is cache
-            and entry.epoch == cache.epoch
-            and entry.columns == len(cache.columns)
-        ):
+        if entry is not None and entry.epoch == cache.epoch and entry.columns == len(cache.columns):
             if entry.seen != cache.changes_seen():
                 changed = cache.changes_since(entry.seen, MAX_CHANGED)
                 if changed is not None:
@@ -154,7 +149,7 @@ class SlotScores:
         known = np.zeros(len(cache.valid), np.int64)
         if len(valid):
             known[valid] = self._batch(cache, valid, pod_req)
-        return _Remembered(cache, known, cache.epoch, len(cache.columns), cache.changes_seen())
+        return _Remembered(known, cache.epoch, len(cache.columns), cache.changes_seen())
 
     def _fresh(self, cache: Cache, stale: IntArray, pod_req: list[int]) -> IntArray | list[int]:
         one = self._one
@@ -174,10 +169,9 @@ class _Remembered:
     """Every slot's score for one requested-amounts vector, as of the cache's change-log
     position `seen` within its `epoch` (and with `columns` resource columns)."""
 
-    __slots__ = ("cache", "columns", "epoch", "known", "seen")
+    __slots__ = ("columns", "epoch", "known", "seen")
 
-    def __init__(self, cache: Cache, known: IntArray, epoch: int, columns: int, seen: int) -> None:
-        self.cache = cache
+    def __init__(self, known: IntArray, epoch: int, columns: int, seen: int) -> None:
         self.known = known
         self.epoch = epoch
         self.columns = columns

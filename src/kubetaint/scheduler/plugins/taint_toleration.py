@@ -127,7 +127,7 @@ class TaintToleration(
         return SUCCESS if fits else Status(Code.UnschedulableAndUnresolvable, ERR_REASON_NOT_MATCH)
 
     def _verdicts(self, pi: PodInfo, cache: Cache) -> BoolArray:
-        key = (id(cache), pi.tol_sig)
+        key = (cache.serial, pi.tol_sig)
         sets = cache.taint_sets
         known = self._filter_cache.get(key)
         if known is None or len(known) < len(sets):
@@ -152,7 +152,7 @@ class TaintToleration(
         return count_intolerable_prefer_no_schedule(ni.taints, pi.tolerations, self.enable_cmp)
 
     def score_batch(self, state: CycleState, pi: PodInfo, cache: Cache, slots: IntArray) -> IntArray:
-        key = (id(cache), pi.tol_sig)
+        key = (cache.serial, pi.tol_sig)
         sets = cache.taint_sets
         known = self._score_cache.get(key)
         if known is None or len(known) < len(sets):
