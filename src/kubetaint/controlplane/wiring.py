@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Protocol
 from kubetaint.api.crd import CRDS
 from kubetaint.api.features import comparison_operators_enabled
 from kubetaint.controllers.crd import CRDController, CustomResourceOwners
+from kubetaint.controllers.cronjob import CronJobController
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
+from kubetaint.controllers.job import JobController
 from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.persistentvolume import PersistentVolumeController
@@ -23,6 +25,7 @@ from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
 from kubetaint.controllers.rootcacertpublisher import Publisher
 from kubetaint.controllers.serviceaccounts import ServiceAccountsController
+from kubetaint.controllers.statefulset import StatefulSetController
 from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.store.events import EventRecorder
@@ -115,6 +118,38 @@ def build_daemonset(plane: ControlPlane) -> DaemonSetController:
     )
 
 
+def build_statefulset(plane: ControlPlane) -> StatefulSetController:
+    return StatefulSetController(
+        plane.registry,
+        plane.clock,
+        pod_informer=plane.informer("pods"),
+        sts_informer=plane.informer("statefulsets.apps"),
+        recorder=_recorder(plane, "statefulset-controller"),
+    )
+
+
+def build_job(plane: ControlPlane) -> JobController:
+    return JobController(
+        plane.registry,
+        plane.clock,
+        _rng(plane),
+        pod_informer=plane.informer("pods"),
+        job_informer=plane.informer("jobs.batch"),
+        recorder=_recorder(plane, "job-controller"),
+    )
+
+
+def build_cronjob(plane: ControlPlane) -> CronJobController:
+    return CronJobController(
+        plane.registry,
+        plane.clock,
+        _rng(plane),
+        job_informer=plane.informer("jobs.batch"),
+        cronjob_informer=plane.informer("cronjobs.batch"),
+        recorder=_recorder(plane, "cronjob-controller"),
+    )
+
+
 def build_disruption(plane: ControlPlane) -> DisruptionController:
     return DisruptionController(
         plane.registry,
@@ -180,7 +215,14 @@ def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
 
 
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
-    resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
+    resources = (
+        "pods",
+        "replicasets.apps",
+        "deployments.apps",
+        "daemonsets.apps",
+        "jobs.batch",
+        "cronjobs.batch",
+    )
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
 
 
@@ -191,6 +233,9 @@ BUILDERS: list[Callable[[ControlPlane], Controller | None]] = [
     build_deployment,
     build_replicaset,
     build_daemonset,
+    build_statefulset,
+    build_job,
+    build_cronjob,
     build_disruption,
     build_podgc,
     build_serviceaccounts,
