@@ -138,6 +138,37 @@ TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
             {"spec": {"strategy": {"type": "Recreate"}}},
             id="retainKeys drops keys not listed",
         ),
+        pytest.param(
+            {"kind": "Service", "spec": {"ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]}},
+            {"spec": {"ports": [{"port": 80, "name": "http"}, {"port": 443, "name": "https"}]}},
+            {
+                "kind": "Service",
+                "spec": {
+                    "ports": [
+                        {"port": 80, "protocol": "TCP", "targetPort": 80, "name": "http"},
+                        {"port": 443, "name": "https"},
+                    ]
+                },
+            },
+            id="a Service's ports merge by port",
+        ),
+        pytest.param(
+            {"kind": "Pod", "spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}},
+            {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 81}]}]}},
+            {
+                "kind": "Pod",
+                "spec": {
+                    "containers": [{"name": "a", "ports": [{"containerPort": 80}, {"containerPort": 81}]}]
+                },
+            },
+            id="a container's ports merge by containerPort",
+        ),
+        pytest.param(
+            {"kind": "EndpointSlice", "ports": [{"name": "a", "port": 80}]},
+            {"ports": [{"name": "b", "port": 81}]},
+            {"kind": "EndpointSlice", "ports": [{"name": "b", "port": 81}]},
+            id="an EndpointSlice's ports are replaced",
+        ),
     ],
 )
 def test_strategic_merge(original: dict[str, Any], patch: dict[str, Any], expected: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
-"""PodIndex's per-slot pod counts (InterPodAffinity and PodTopologySpread read them) against
-counting every node's pods afresh: through pods bound, moved, relabelled and deleted and nodes
-added and removed, a predicate first asked for at any point (its counts then built from the
+"""PodIndex's per-slot pod counts (InterPodAffinity and PodTopologySpread read them), kept up to
+date from the cache's pod and node changes, against counting every node's pods afresh: through
+pods bound, moved, relabelled (a new version of the same spec: refreshed in place) and deleted,
+assumed and forgotten, and nodes added, relabelled and removed, a predicate first asked for at any point (its counts then built from the
 pods carrying its label pair, or from every pod without one) counts exactly what a full count
 finds; and its per-zone sums, kept up to date through nodes relabelled as well, equal the counts
 summed per zone afresh."""
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from kubetaint.scheduler.cache import Cache
 from kubetaint.scheduler.pod_index import pod_index
-from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.scheduler.podinfo import PodInfo, make_pod_info
 from scheduler.builders import node
 
 JSON = dict[str, Any]
@@ -66,6 +67,9 @@ _ops = st.lists(
         st.tuples(st.just("node"), st.integers(0, 6)),
         st.tuples(st.just("drop"), st.integers(0, 6)),
         st.tuples(st.just("relabel"), st.integers(0, 6), st.sampled_from(["z0", "z1", "z2", None])),
+        st.tuples(st.just("relabel_pod"), st.integers(0, 12), st.sampled_from(APPS)),
+        st.tuples(st.just("assume"), st.integers(13, 15), st.sampled_from(APPS), st.integers(0, 5)),
+        st.tuples(st.just("forget"), st.integers(13, 15)),
         st.tuples(st.just("ask"), st.sampled_from(APPS), st.sampled_from(["x", "y", None]), st.booleans()),
     ),
     max_size=40,
@@ -83,11 +87,25 @@ def test_counts_equal_a_full_count(ops: list[Any]) -> None:
     for n in range(4):
         cache.add_node(_zoned(f"n{n}", f"z{n % 2}"))
     asked: list[tuple[str, str | None, bool]] = []
+    bound: dict[int, JSON] = {}
     summed = False
     for op in ops:
         if op[0] == "bind":
             _, i, app, tier, n = op
-            cache.add_pod(_pod(i, app, tier, f"n{n}"))
+            bound[i] = _pod(i, app, tier, f"n{n}")
+            cache.add_pod(bound[i])
+        elif op[0] == "relabel_pod":
+            known = bound.get(op[1])
+            if known is not None:  # the same spec object: the cache refreshes the pod in place
+                meta = {**known["metadata"], "labels": {**known["metadata"]["labels"], "app": op[2]}}
+                bound[op[1]] = {**known, "metadata": meta}
+                cache.add_pod(bound[op[1]])
+        elif op[0] == "assume":
+            _, i, app, n = op
+            if f"n{n}" in cache.nodes:
+                cache.assume_pod(make_pod_info(_pod(i, app, "x", "")), f"n{n}")
+        elif op[0] == "forget":
+            cache.forget_pod(f"u{op[1]}")
         elif op[0] == "delete":
             cache.remove_pod(f"u{op[1]}")
         elif op[0] == "node":

@@ -51,6 +51,13 @@ MERGE_KEYS: dict[str, str] = {
     "hostIPs": "ip",
     "topologySpreadConstraints": "topologyKey",
 }
+#: Lists whose patch strategy depends on the kind: (kind, field path) -> the merge key, or None
+#: for a list that is replaced (`x-kubernetes-list-type: atomic`, no patch strategy), as the
+#: shipped OpenAPI schemas give them; they take precedence over MERGE_KEYS.
+KIND_MERGE_KEYS: dict[tuple[str, tuple[str, ...]], str | None] = {
+    ("Service", ("spec", "ports")): "port",
+    ("EndpointSlice", ("ports",)): None,
+}
 #: Primitive lists with patchStrategy=merge (set union).
 MERGED_PRIMITIVE_LISTS = frozenset({"finalizers"})
 
@@ -192,12 +199,14 @@ def check_size(obj: Any, limit: int) -> None:
 
 
 def strategic_merge(target: Any, patch: Any) -> Any:
+    """`patch` merged into `target`, the lists merged by the merge keys of `target`'s kind."""
     if not isinstance(patch, dict):
         raise errors.bad_request("strategic merge patch: the patch must be a JSON object")
-    return _merge_map(target if isinstance(target, dict) else {}, patch)
+    original = target if isinstance(target, dict) else {}
+    return _merge_map(original, patch, str(original.get("kind") or ""), ())
 
 
-def _merge_map(original: JSON, patch: JSON) -> JSON:
+def _merge_map(original: JSON, patch: JSON, kind: str = "", path: tuple[str, ...] = ()) -> JSON:
     directive = patch.get("$patch")
     if directive == "replace":
         return {k: copy.deepcopy(v) for k, v in patch.items() if k != "$patch"}
@@ -219,9 +228,9 @@ def _merge_map(original: JSON, patch: JSON) -> JSON:
             result.pop(key, None)
         elif isinstance(value, dict):
             current = result.get(key)
-            result[key] = _merge_map(current if isinstance(current, dict) else {}, value)
+            result[key] = _merge_map(current if isinstance(current, dict) else {}, value, kind, (*path, key))
         elif isinstance(value, list):
-            result[key] = _merge_list(key, result.get(key), value)
+            result[key] = _merge_list(key, result.get(key), value, kind, (*path, key))
         else:
             result[key] = value
     if isinstance(retain, list):
@@ -229,13 +238,15 @@ def _merge_map(original: JSON, patch: JSON) -> JSON:
     return result
 
 
-def _merge_list(field_name: str, original: Any, patch: list[Any]) -> list[Any]:
+def _merge_list(
+    field_name: str, original: Any, patch: list[Any], kind: str = "", path: tuple[str, ...] = ()
+) -> list[Any]:
     current = original if isinstance(original, list) else []
     if any(isinstance(item, dict) and item.get("$patch") == "replace" for item in patch):
         return [copy.deepcopy(i) for i in patch if not (isinstance(i, dict) and i.get("$patch") == "replace")]
     if field_name in MERGED_PRIMITIVE_LISTS:
         return list(current) + [v for v in patch if v not in current]
-    key = MERGE_KEYS.get(field_name)
+    key = KIND_MERGE_KEYS[kind, path] if (kind, path) in KIND_MERGE_KEYS else MERGE_KEYS.get(field_name)
     if key is None or not all(isinstance(item, dict) for item in patch):
         return copy.deepcopy(patch)
     result = list(current)
@@ -251,7 +262,7 @@ def _merge_list(field_name: str, original: Any, patch: list[Any]) -> list[Any]:
                 result.pop(index)
             continue
         if index is None:
-            result.append(_merge_map({}, item))
+            result.append(_merge_map({}, item, kind, path))
         else:
-            result[index] = _merge_map(result[index], item)
+            result[index] = _merge_map(result[index], item, kind, path)
     return result

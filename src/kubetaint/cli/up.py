@@ -114,6 +114,8 @@ async def _run(
             else ControlPlaneSettings(scheduler_config=scheduler_config),
         )
         cluster.plane.run_controllers = controllers
+        if serving.ca_pem is not None:  # kube-controller-manager's root CA: the serving CA
+            cluster.plane.root_ca = serving.ca_pem.decode()
         this = Replica(cluster.plane, election, kubelets=kubelets)
         created = cluster.start()
         this.start()

@@ -23,6 +23,8 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 #: The change log is cleared (its readers then start afresh) when it reaches this length.
 CHANGE_LOG_LIMIT = 1 << 16
+#: A pod change: (slot, the PodInfo that left the slot or None, the one that arrived or None).
+PodChange = tuple[int, "PodInfo | None", "PodInfo | None"]
 
 LABEL_ZONE = "topology.kubernetes.io/zone"
 #: Serial numbers of caches (`Cache.serial`), never reused in a process.
@@ -81,6 +83,14 @@ class Cache:
         self.epoch = 0
         self.changed_slots: list[int] = []
         self.changed_base = 0
+        #: The pods that left or arrived on a node slot, in order (bounded like `changed_slots`):
+        #: what counts pods per node (scheduler.pod_index) follows these events, as upstream's
+        #: snapshot follows the cache's NodeInfo updates.
+        self.pod_changes: list[PodChange] = []
+        self.pod_changes_base = 0
+        #: The slots whose node was added, removed or changed (its labels, taints, images, ...).
+        self.node_changed_slots: list[int] = []
+        self.node_changed_base = 0
         #: Bumped whenever a node's own scheduling parts (taints, labels, unschedulable,
         #: allocatable) change in place: while it holds still, the slots the change log lists
         #: changed only by their pods (scheduler.filter_memo skips those a node-only filter rejects).
@@ -99,6 +109,38 @@ class Cache:
             self.changed_base += len(changed)
             changed.clear()
         changed.append(slot)
+
+    def _pod_changed(self, slot: int, old: PodInfo | None, new: PodInfo | None) -> None:
+        log = self.pod_changes
+        if len(log) >= CHANGE_LOG_LIMIT:  # nobody read it for long: start afresh
+            self.pod_changes_base += len(log)
+            log.clear()
+        log.append((slot, old, new))
+
+    def _node_changed(self, slot: int) -> None:
+        log = self.node_changed_slots
+        if len(log) >= CHANGE_LOG_LIMIT:
+            self.node_changed_base += len(log)
+            log.clear()
+        log.append(slot)
+
+    def pod_changes_seen(self) -> tuple[int, int]:
+        """The pod and node change logs' positions now (to pass to `pod_changes_since` later)."""
+        return self.pod_changes_base + len(self.pod_changes), self.node_changed_base + len(
+            self.node_changed_slots
+        )
+
+    def pod_changes_since(
+        self, seen: tuple[int, int], limit: int
+    ) -> tuple[list[int], list[PodChange]] | None:
+        """The slots whose node changed and the pod changes since the positions `seen`, or None
+        when a log no longer reaches back that far or holds more than `limit` entries since."""
+        at_pods, at_nodes = seen[0] - self.pod_changes_base, seen[1] - self.node_changed_base
+        if at_pods < 0 or at_nodes < 0:
+            return None
+        if len(self.pod_changes) - at_pods > limit or len(self.node_changed_slots) - at_nodes > limit:
+            return None
+        return self.node_changed_slots[at_nodes:], self.pod_changes[at_pods:]
 
     def changes_seen(self) -> int:
         """The change log's position now (to pass to `changes_since` later)."""
@@ -182,6 +224,7 @@ class Cache:
         if resized:
             self.slot_version[s] += 1
         self.node_changes += 1
+        self._node_changed(s)
         self._changed(s)
 
     def _sync_pods(self, ni: NodeInfo) -> None:
@@ -215,7 +258,11 @@ class Cache:
         self.slot_nodes[slot] = ni
         self.valid[slot] = True
         self._sync_node(ni)
-        ni.add_pods(self._orphans.pop(name, {}).values())  # the pods listed before the node
+        orphans = self._orphans.pop(name, None)
+        if orphans:
+            ni.add_pods(orphans.values())  # the pods listed before the node
+            for pi in orphans.values():
+                self._pod_changed(slot, None, pi)
         self._sync_pods(ni)
         self._zones.setdefault(zone_key(ni.labels), []).append(name)
         self._reshape()
@@ -230,7 +277,8 @@ class Cache:
             # what the generic update leaves: the same taints (interned alike), flags, labels
             # (zone), allocatable (kept parse) and slot columns; only the object is new
             if _images(node) is not _images(ni.node):
-                self._changed(ni.slot)  # (ImageLocality reads them: scheduler.pod_index)
+                self._node_changed(ni.slot)  # (ImageLocality reads them: scheduler.pod_index)
+                self._changed(ni.slot)
             ni.node = node
             self.generation += 1
             return ni
@@ -256,6 +304,9 @@ class Cache:
             # Pods outlive their node in the cache until their own deletion arrives (upstream keeps
             # a node-less NodeInfo); they reattach if the node comes back.
             self._orphans[name] = dict(ni.pods)
+            for pi in ni.pods.values():
+                self._pod_changed(ni.slot, pi, None)
+        self._node_changed(ni.slot)
         self.valid[ni.slot] = False
         self.slot_nodes[ni.slot] = None
         self._free.append(ni.slot)
@@ -322,6 +373,7 @@ class Cache:
             waiting[pi.key] = pi
             return
         ni.add_pod(pi)
+        self._pod_changed(ni.slot, None, pi)
         self._sync_pods(ni)
 
     def _detach(self, key: str) -> PodInfo | None:
@@ -334,6 +386,7 @@ class Cache:
         old = ni.pods.get(key)
         if old is not None:
             ni.remove_pod(old)
+            self._pod_changed(ni.slot, old, None)
             self._sync_pods(ni)
         return old
 
@@ -420,6 +473,7 @@ class Cache:
                     pods[key] = pi
                     self.generation += 2
                     if _pod_matching_changed(prior.pod, pod):
+                        self._pod_changed(ni.slot, prior, pi)
                         self._changed(ni.slot)
                     continue
             self.add_pod(pod, key)
@@ -433,7 +487,8 @@ class Cache:
         ni.pods[pi.key] = pi
         self.generation += 2
         if _pod_matching_changed(prior.pod, pi.pod):
-            self._changed(ni.slot)  # what counts pods by labels (scheduler.pod_index) recounts it
+            self._pod_changed(ni.slot, prior, pi)  # what counts pods by labels (scheduler.pod_index)
+            self._changed(ni.slot)
         return pi
 
     def update_pod(self, pod: Mapping[str, Any], key: str | None = None) -> PodInfo | None:

@@ -4,9 +4,12 @@ verdicts depend on other pods (InterPodAffinity, PodTopologySpread) or on every 
 
 Upstream's PreFilter/PreScore go over every NodeInfo (or those with pods with affinity) each
 cycle and sum per topology pair. Here the per-node part is remembered between cycles, in numpy
-columns over the cache's node slots, and brought up to date by looking only at the slots the
-cache logged as changed since (a pod assumed, bound, relabelled, removed; a node added,
-relabelled or reporting other images), counting the pods that left or arrived there:
+columns over the cache's node slots, and brought up to date from the cache's events since: the
+pods that left or arrived on a slot (assumed, bound, relabelled, removed: `Cache.pod_changes`)
+and the slots whose node was added, removed, relabelled or reports other images. When the
+cache's logs no longer reach back (or hold too much), and at every look in reference mode
+(`KUBETAINT_REFERENCE=1`), the slots the cache logged as changed are compared with the pods
+counted there instead (every slot after a long pause):
 
 - `domains(key)`: each slot's value of the node label `key`, as an id (-1 without the label);
 - `count(key, match)`: each slot's number of pods for which `match(pod_info)` holds;
@@ -136,6 +139,8 @@ class PodIndex:
         self._size = 0
         self._seen = -1
         self._epoch = -1
+        #: the cache's pod and node change log positions last followed, None before the first look
+        self._pod_seen: tuple[int, int] | None = None
         self._nodes: list[NodeInfo | None] = []
         #: The pods each slot's counts were last taken from.
         self._slot_pods: list[dict[str, PodInfo]] = []
@@ -180,6 +185,22 @@ class PodIndex:
         slots: set[int]
         if size != self._size:
             self._grow(size)
+        # (in reference mode every look compares the changed slots' pods instead)
+        seen = self._pod_seen
+        events = (
+            cache.pod_changes_since(seen, MAX_CHANGES) if seen is not None and not reference_mode() else None
+        )
+        self._pod_seen = cache.pod_changes_seen()
+        if events is not None:
+            node_slots, pod_changes = events
+            slot_nodes = cache.slot_nodes
+            for slot in set(node_slots):
+                self._update_node(slot, slot_nodes[slot])
+            for slot, gone, came in pod_changes:
+                self._pod_moved(slot, gone, came)
+            self._seen = cache.changes_seen()
+            self._epoch = cache.epoch
+            return
         changed = cache.changes_since(self._seen, MAX_CHANGES) if self._seen >= 0 else None
         slots = set(range(size)) if changed is None else set(changed)
         if cache.epoch != self._epoch:
@@ -205,9 +226,23 @@ class PodIndex:
             g.counts = _pad(g.counts, size, 0)
         self._size = size
 
-    def _update_slot(self, slot: int, ni: NodeInfo | None) -> None:
-        """Bring one slot up to date: its labels, and the counts by the pods that left or
-        arrived since its last look (a refreshed PodInfo counts as leaving and arriving)."""
+    def _pod_moved(self, slot: int, gone: PodInfo | None, came: PodInfo | None) -> None:
+        """A pod change of the cache: `gone` left the slot, `came` arrived (the version counted
+        before leaves, whichever object the cache names: they count alike)."""
+        pods = self._slot_pods[slot]
+        left = [] if gone is None else [p for p in (pods.pop(gone.key, None),) if p is not None]
+        arrived: list[PodInfo] = []
+        if came is not None:
+            before = pods.get(came.key)
+            if before is not None:
+                left.append(before)
+            pods[came.key] = came
+            arrived.append(came)
+        if left or arrived:
+            self._count(slot, left, arrived)
+
+    def _update_node(self, slot: int, ni: NodeInfo | None) -> None:
+        """Bring one slot's node up to date: its presence, labels and images."""
         if self._nodes[slot] is not ni:
             self.layout += 1
         self._nodes[slot] = ni
@@ -220,6 +255,11 @@ class PodIndex:
             if d.set(slot, ni):
                 self.layout += 1
                 self._move_sums(d, slot, before)
+
+    def _update_slot(self, slot: int, ni: NodeInfo | None) -> None:
+        """Bring one slot up to date: its labels, and the counts by the pods that left or
+        arrived since its last look (a refreshed PodInfo counts as leaving and arriving)."""
+        self._update_node(slot, ni)
         old = self._slot_pods[slot]
         new: dict[str, PodInfo] = ni.pods if ni is not None else {}
         if not old and not new:
@@ -229,6 +269,10 @@ class PodIndex:
         if not gone and not came:
             return
         self._slot_pods[slot] = dict(new)
+        self._count(slot, gone, came)
+
+    def _count(self, slot: int, gone: list[PodInfo], came: list[PodInfo]) -> None:
+        """The counts of `slot` without the pods `gone` and with the pods `came`."""
         if self._pods_by_pair is not None:
             self._index_pairs(slot, gone, came)
         if self._counters:
