@@ -173,16 +173,35 @@ def test_a_rolling_update_replaces_pods_from_the_highest_ordinal_down_to_the_par
     assert images == {"db-0": "busybox", "db-1": "busybox:2", "db-2": "busybox:2"}
 
 
-def test_claim_templates_give_claim_volumes_and_are_reported_not_modelled() -> None:
+def test_claim_templates_create_each_pods_claims_before_the_pod() -> None:
     plane = running_plane("n1")
-    claim = {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}
+    claim = {
+        "metadata": {"name": "data", "labels": {"tier": "db"}},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
     plane.registry.create("statefulsets.apps", statefulset("db", 1, volumeClaimTemplates=[claim]))
     plane.clock.run_pending()
     pod = get(plane, "pods", "db-0")
     assert pod["spec"]["volumes"] == [{"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}}]
+    created = get(plane, "persistentvolumeclaims", "data-db-0")
+    assert created["metadata"]["labels"] == {"tier": "db", "app": "db"}
+    assert created["spec"]["resources"] == {"requests": {"storage": "1Gi"}}
+    assert [e for e in events(plane, "statefulset-controller") if e[1] == "SuccessfulCreate"] == [
+        ("Normal", "SuccessfulCreate", "create Claim data-db-0 Pod db-0 in StatefulSet db success"),
+        ("Normal", "SuccessfulCreate", "create Pod db-0 in StatefulSet db successful"),
+    ]
+
+
+def test_a_deleting_claim_retention_policy_is_reported_not_modelled() -> None:
+    plane = running_plane("n1")
+    retention = {"whenDeleted": "Delete", "whenScaled": "Retain"}
+    plane.registry.create(
+        "statefulsets.apps", statefulset("db", 1, persistentVolumeClaimRetentionPolicy=retention)
+    )
+    plane.clock.run_pending()
     assert (
         "Warning",
         "NotModelled",
-        "spec.volumeClaimTemplates: not modelled: kubetaint creates no PersistentVolumeClaims; "
-        "the pods get their claim volumes, naming claims that do not exist",
+        "spec.persistentVolumeClaimRetentionPolicy (whenDeleted: Delete): not modelled: "
+        "kubetaint's statefulset controller retains the claims it creates",
     ) in events(plane, "statefulset-controller")

@@ -8,8 +8,8 @@ processCondemned, the rolling update, computeReplicaStatus, completeRollingUpdat
 stateful_pod_control.go (its events). Differences, reported or documented: the revisions are
 `<set>-<hash of the pod template>` and their templates are kept in memory only (no
 ControllerRevision objects are served), so after a restart a pod of an older revision is
-recreated from the current template; `volumeClaimTemplates` give the pods their claim volumes but
-no PersistentVolumeClaim is created (a Warning event `NotModelled` on the StatefulSet says so).
+recreated from the current template; the claims of `volumeClaimTemplates` are created and kept (a
+retention policy that deletes them gets a Warning event `NotModelled` on the StatefulSet).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from kubetaint.store.interface import Store
 JSON = dict[str, Any]
 Key = tuple[str, str]
 RESOURCE = "statefulsets.apps"
+CLAIMS = "persistentvolumeclaims"
 #: Pods a Parallel StatefulSet creates in one sync at most (the rest in the next ones).
 BURST_REPLICAS = 500
 log = logging.getLogger(__name__)
@@ -229,8 +230,11 @@ class StatefulSetController:
         self._delete(sts, pod)
 
     def _create(self, sts: JSON, pod: JSON) -> None:
+        """CreateStatefulPod: the pod's claims first, then the pod."""
         name = pod["metadata"]["name"]
         set_name = sts["metadata"].get("name")
+        if not self._create_claims(sts, pod):
+            return
         try:
             self.store.create("pods", pod)
         except StatusError as err:
@@ -246,6 +250,42 @@ class StatefulSetController:
         self.recorder.event(
             sts, "Normal", "SuccessfulCreate", f"create Pod {name} in StatefulSet {set_name} successful"
         )
+
+    def _create_claims(self, sts: JSON, pod: JSON) -> bool:
+        """createPersistentVolumeClaims: each claim of the pod that does not exist, with its event;
+        False when one could not be created."""
+        ok = True
+        pod_name = pod["metadata"]["name"]
+        set_name = sts["metadata"].get("name")
+        for claim in stspods.claims_for(sts, stspods.ordinal_of(pod)):
+            namespace, claim_name = podutil.key_of(claim)
+            try:
+                self.store.get(CLAIMS, namespace, claim_name)
+                continue
+            except StatusError as err:
+                if err.code != 404:
+                    return False
+            try:
+                self.store.create(CLAIMS, claim)
+            except StatusError as err:
+                if err.reason == "AlreadyExists":
+                    continue
+                ok = False
+                self.recorder.event(
+                    sts,
+                    "Warning",
+                    "FailedCreate",
+                    f"create Claim {claim_name} for Pod {pod_name} in StatefulSet {set_name} failed error: "
+                    f"failed to create PVC {claim_name}: {err.message}",
+                )
+                continue
+            self.recorder.event(
+                sts,
+                "Normal",
+                "SuccessfulCreate",
+                f"create Claim {claim_name} Pod {pod_name} in StatefulSet {set_name} success",
+            )
+        return ok
 
     def _delete(self, sts: JSON, pod: JSON) -> None:
         namespace, name = podutil.key_of(pod)
@@ -315,13 +355,16 @@ class StatefulSetController:
             self.queue.add_after(podutil.key_of(sts), float(min_ready))
 
     def _report_not_modelled(self, sts: JSON, uid: str) -> None:
-        if uid in self._reported or not (sts.get("spec") or {}).get("volumeClaimTemplates"):
+        """A Warning event NotModelled, once, for a claim retention policy other than Retain."""
+        retention = (sts.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {}
+        deleting = [f"{k}: {v}" for k, v in sorted(retention.items()) if v not in (None, "Retain")]
+        if uid in self._reported or not deleting:
             return
         self._reported.add(uid)
         self.recorder.event(
             sts,
             "Warning",
             "NotModelled",
-            "spec.volumeClaimTemplates: not modelled: kubetaint creates no PersistentVolumeClaims; "
-            "the pods get their claim volumes, naming claims that do not exist",
+            f"spec.persistentVolumeClaimRetentionPolicy ({', '.join(deleting)}): not modelled: "
+            "kubetaint's statefulset controller retains the claims it creates",
         )

@@ -47,6 +47,29 @@ def claim_name(sts: Mapping[str, Any], claim: Mapping[str, Any], ordinal: int) -
     return f"{(claim.get('metadata') or {}).get('name')}-{pod_name(sts, ordinal)}"
 
 
+def claims_for(sts: Mapping[str, Any], ordinal: int) -> list[JSON]:
+    """getPersistentVolumeClaims: each claim template as the claim of one ordinal, named
+    `<claim>-<set>-<ordinal>` in the set's namespace, with the set's selector's matchLabels."""
+    spec = sts.get("spec") or {}
+    match = ((spec.get("selector") or {}).get("matchLabels")) or {}
+    namespace = (sts.get("metadata") or {}).get("namespace", "default")
+    claims = []
+    for template in spec.get("volumeClaimTemplates") or []:
+        meta = dict(template.get("metadata") or {})
+        meta["name"] = claim_name(sts, template, ordinal)
+        meta["namespace"] = namespace
+        meta["labels"] = {**(meta.get("labels") or {}), **match}
+        claims.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": meta,
+                "spec": dict(template.get("spec") or {}),
+            }
+        )
+    return claims
+
+
 def revision_of(pod: Mapping[str, Any]) -> str:
     return str(((pod.get("metadata") or {}).get("labels") or {}).get(REVISION_LABEL) or "")
 
