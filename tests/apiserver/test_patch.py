@@ -182,10 +182,38 @@ def test_strategic_merge_does_not_change_its_inputs() -> None:
     assert original == {"spec": {"containers": [{"name": "main", "image": "a"}]}}
 
 
-def test_keyed_list_element_without_its_key_is_rejected() -> None:
+@pytest.mark.parametrize(
+    ("original", "patch", "message"),
+    [
+        pytest.param(
+            {"kind": "DaemonSet"},
+            {"spec": {"template": {"spec": {"volumes": [{"hostPath": {"path": "/var/lib/kubelet/pods"}}]}}}},
+            "map: map[hostPath:map[path:/var/lib/kubelet/pods]] does not contain declared merge key: name",
+            id="a volume without its name",
+        ),
+        pytest.param(
+            {"kind": "Service"},
+            {"spec": {"ports": [{"targetPort": 441}]}},
+            "map: map[targetPort:441] does not contain declared merge key: port",
+            id="a Service port without its port",
+        ),
+        pytest.param(
+            {"kind": "Pod"},
+            {"spec": {"containers": [{"image": "x", "args": ["a", "b"], "tty": True, "x": None, "y": 1e6}]}},
+            "map: map[args:[a b] image:x tty:true x:<nil> y:1e+06] does not contain declared merge key: name",
+            id="values as Go prints them",
+        ),
+    ],
+)
+def test_keyed_list_element_without_its_key_is_a_400_with_mergepatchs_message(
+    original: dict[str, Any], patch: dict[str, Any], message: str
+) -> None:
+    """mergepatch.ErrNoMergeKey's text (upstream's kubectl shows `Error from server: map: map[...] does
+    not contain declared merge key: name`); a 400 here where upstream answers 500 (a documented
+    difference)."""
     with pytest.raises(StatusError) as err:
-        strategic_merge({}, {"spec": {"containers": [{"image": "x"}]}})
-    assert err.value.code == 400
+        strategic_merge(original, patch)
+    assert (err.value.code, err.value.message) == (400, message)
 
 
 json_values = st.recursive(

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
+from decimal import Decimal
 from typing import Any
 
 import jsonpatch
@@ -252,7 +254,9 @@ def _merge_list(
     result = list(current)
     for item in patch:
         if key not in item:
-            raise errors.bad_request(f"map: {item} does not contain declared merge key: {key}")
+            # mergepatch.ErrNoMergeKey's text; kube-apiserver answers it as a 500 (not a Status
+            # error), here a 400: a client's mistake is never a 5xx (differences-from-upstream.md)
+            raise errors.bad_request(f"map: {go_value(item)} does not contain declared merge key: {key}")
         index = next(
             (i for i, have in enumerate(result) if isinstance(have, dict) and have.get(key) == item[key]),
             None,
@@ -266,3 +270,42 @@ def _merge_list(
         else:
             result[index] = _merge_map(result[index], item, kind, path)
     return result
+
+
+def go_value(value: Any) -> str:
+    """`%v` of a decoded JSON value as Go prints it: maps with sorted keys, slices space-separated,
+    strings bare, float64 as `%g` (JSON integers stay int64)."""
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_value(value[k])}" for k in sorted(value)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_value(v) for v in value) + "]"
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _go_float(value)
+    return str(value)
+
+
+def _go_float(value: float) -> str:
+    """strconv.FormatFloat(value, 'g', -1, 64): the shortest digits, in %e form when the
+    exponent is below -4 or at least 6 (as `%v` prints a float64)."""
+    if value == 0:
+        return "0"
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    point = len(digit_tuple) + exponent  # where the decimal point falls in the digits
+    exp = point - 1
+    head = "-" if sign else ""
+    if exp < -4 or exp >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{head}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if point <= 0:
+        return f"{head}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return head + digits + "0" * (point - len(digits))
+    return f"{head}{digits[:point]}.{digits[point:]}"
