@@ -205,3 +205,35 @@ def test_a_deleting_claim_retention_policy_is_reported_not_modelled() -> None:
         "spec.persistentVolumeClaimRetentionPolicy (whenDeleted: Delete): not modelled: "
         "kubetaint's statefulset controller retains the claims it creates",
     ) in events(plane, "statefulset-controller")
+
+
+def _bare_pod(name: str, labels: dict[str, str]) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": labels},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+    }
+
+
+def test_an_orphan_pod_holding_an_ordinals_name_is_adopted() -> None:
+    plane = running_plane("n1")
+    plane.registry.create("pods", _bare_pod("db-0", {"app": "db"}))
+    created = plane.registry.create("statefulsets.apps", statefulset("db", 2))
+    plane.clock.run_pending()
+    (ref,) = get(plane, "pods", "db-0")["metadata"]["ownerReferences"]
+    assert (ref["kind"], ref["uid"], ref["controller"]) == ("StatefulSet", created["metadata"]["uid"], True)
+    assert _names(plane) == ["db-0", "db-1"]
+
+
+def test_a_pod_of_that_name_the_set_cannot_adopt_is_reported() -> None:
+    plane = running_plane("n1")
+    plane.registry.create("pods", _bare_pod("db-0", {"app": "other"}))
+    plane.registry.create("statefulsets.apps", statefulset("db", 2))
+    plane.clock.run_pending()
+    assert _names(plane) == ["db-0"]
+    assert (
+        "Warning",
+        "FailedCreate",
+        'create Pod db-0 in StatefulSet db failed error: pods "db-0" already exists',
+    ) in events(plane, "statefulset-controller")

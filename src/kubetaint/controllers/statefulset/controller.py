@@ -18,6 +18,7 @@ import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
+from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.replicaset import podutil
@@ -238,7 +239,7 @@ class StatefulSetController:
         try:
             self.store.create("pods", pod)
         except StatusError as err:
-            if err.reason == "AlreadyExists":
+            if err.reason == "AlreadyExists" and self._adopt(sts, pod):
                 return
             self.recorder.event(
                 sts,
@@ -250,6 +251,32 @@ class StatefulSetController:
         self.recorder.event(
             sts, "Normal", "SuccessfulCreate", f"create Pod {name} in StatefulSet {set_name} successful"
         )
+
+    def _adopt(self, sts: JSON, pod: JSON) -> bool:
+        """ClaimPods for the ordinal whose name is taken: an orphan pod of that name matching the
+        selector is adopted (the set becomes its controller); True when the name is the set's."""
+        namespace, name = podutil.key_of(pod)
+        try:
+            existing = self.store.get("pods", namespace, name)
+        except StatusError:
+            return False
+        meta = existing.get("metadata") or {}
+        ref = podutil.controller_ref_of(existing)
+        if ref is not None:
+            return bool(ref.get("uid") == sts["metadata"].get("uid"))
+        selector = label_selector_from_dict((sts.get("spec") or {}).get("selector"))
+        if (
+            meta.get("deletionTimestamp")
+            or selector is None
+            or not selector.matches(meta.get("labels") or {})
+        ):
+            return False
+        owners = [*(meta.get("ownerReferences") or []), podutil.controller_ref(sts, "apps/v1", "StatefulSet")]
+        try:
+            self.store.update("pods", {**existing, "metadata": {**meta, "ownerReferences": owners}})
+        except StatusError:
+            return False
+        return True
 
     def _create_claims(self, sts: JSON, pod: JSON) -> bool:
         """createPersistentVolumeClaims: each claim of the pod that does not exist, with its event;
