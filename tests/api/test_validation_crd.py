@@ -299,3 +299,59 @@ def test_an_update_may_not_change_the_group_or_plural_and_once_established_the_s
     new["metadata"]["name"] = "others.group.com"
     found = messages(new, old)
     assert 'spec.names.plural: Invalid value: "others": field is immutable' in found
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [
+        pytest.param(["version"], [], id="the storage version is stored"),
+        pytest.param(
+            ["version", "gone"],
+            ['status.storedVersions[1]: Invalid value: "gone": must appear in spec.versions'],
+            id="stored versions appear in spec.versions",
+        ),
+        pytest.param(
+            ["other"],
+            [
+                "status.storedVersions: Invalid value: apiextensions.CustomResourceDefinitionVersion"
+                '{Name:"version", Served:true, Storage:true, ...}: must have the storage version version',
+                'status.storedVersions[0]: Invalid value: "other": must appear in spec.versions',
+            ],
+            id="the storage version is among the stored ones",
+        ),
+    ],
+)
+def test_stored_versions_on_update(stored: list[str], expected: list[str]) -> None:
+    old = crds.established_status(crds.prepare_for_create(valid_crd()), [], now="2025-01-01T00:00:00Z")
+    new = copy.deepcopy(old)
+    new["status"]["storedVersions"] = stored
+    assert messages(new, old) == expected
+
+
+@pytest.mark.parametrize(
+    ("conversion", "expected"),
+    [
+        pytest.param({"strategy": "None"}, [], id="no conversion"),
+        pytest.param(
+            {"strategy": "Webhook"},
+            ["spec.conversion.webhook: Required value: required when strategy is set to Webhook"],
+            id="a webhook strategy needs a webhook",
+        ),
+        pytest.param(
+            {"strategy": "Magic"},
+            ['spec.conversion.strategy: Unsupported value: "Magic": supported values: "None", "Webhook"'],
+            id="strategies are None and Webhook",
+        ),
+    ],
+)
+def test_conversion(conversion: JSON, expected: list[str]) -> None:
+    assert messages(valid_crd(conversion=conversion)) == expected
+
+
+def test_short_names_and_categories_are_dns_1035_labels() -> None:
+    crd = valid_crd()
+    crd["spec"]["names"].update(shortNames=["ok", "Not-OK"], categories=["all", "a_b"])
+    assert [m.split(":")[0] for m in messages(crd)] == [
+        "spec.names.shortNames[1]",
+        "spec.names.categories[1]",
+    ]

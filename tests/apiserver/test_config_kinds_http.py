@@ -203,15 +203,14 @@ DEFAULTS: dict[str, JSON] = {
         ),
     ],
 )
-def test_a_kind_stored_but_not_run_is_created_with_a_warning(
+def test_workloads_are_stored_with_upstreams_defaults_and_run_without_a_warning(
     engine_client: TestClient, path: str, body: JSON, controller: str
 ) -> None:
     response = engine_client.post(path, json={**body, "metadata": meta("w")})
     assert response.status_code == 201, response.text
-    warning = response.headers["warning"]
     assert response.json()["spec"] | DEFAULTS[controller] == response.json()["spec"]
-    assert warning.startswith('299 - "kubetaint stores this ' + controller)
-    assert "does not run the " in warning and engine_client.get(f"{path}/w").status_code == 200
+    assert engine_client.get(f"{path}/w").status_code == 200
+    assert "warning" not in response.headers
 
 
 def test_a_jobs_selector_is_generated_from_its_uid(engine_client: TestClient) -> None:

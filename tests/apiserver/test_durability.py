@@ -17,6 +17,7 @@ from kubetaint.apiserver.app import create_app
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.server import BackgroundServer
 from kubetaint.clock import VirtualClock
+from kubetaint.store.interface import Capabilities
 from kubetaint.store.memory import MemoryStore
 from kubetaint.store.sqlite import SqliteStore
 
@@ -28,6 +29,7 @@ class ManualStore(MemoryStore):
 
     def __init__(self) -> None:
         super().__init__(VirtualClock())
+        self.capabilities = Capabilities(durability=self)
         self.durable = True
         self.pending: list[Callback] = []
 

@@ -10,17 +10,20 @@ from starlette.testclient import TestClient
 
 from kubetaint.apiserver.app import create_app
 from kubetaint.clock import VirtualClock
+from kubetaint.store.interface import Capabilities
 from kubetaint.store.memory import MemoryStore
 
 AWAY = "error getting data from etcd: context deadline exceeded"
 
 
 class RemoteStore(MemoryStore):
-    """A memory store that reports reachability as an etcd store does (`unreachable`)."""
+    """A memory store that reports reachability as an etcd store does (`unreachable`, declared
+    in its capabilities)."""
 
     def __init__(self, clock: VirtualClock) -> None:
         super().__init__(clock)
         self.away: str | None = None
+        self.capabilities = Capabilities(reachability=self)
 
     def unreachable(self) -> str | None:
         return self.away

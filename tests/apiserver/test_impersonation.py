@@ -5,6 +5,7 @@ its tests' cases)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -118,17 +119,39 @@ def test_an_allowed_impersonation_switches_the_user(client: TestClient, headers,
             'API group "authentication.k8s.io" at the cluster scope',
             id="a uid not granted",
         ),
-        pytest.param(
-            {"Impersonate-Group": "team"},
-            500,
-            "Internal error occurred: requested [{Group  team    }] without impersonating a user",
-            id="a group without a user",
-        ),
     ],
 )
 def test_a_refused_impersonation(client: TestClient, headers: dict, code: int, message: str) -> None:
     response = client.get("/api/v1/nodes", headers={**bearer("alice-token"), **headers})
     assert (response.status_code, response.json()["message"]) == (code, message)
+
+
+@pytest.mark.parametrize(
+    ("headers", "requested"),
+    [
+        pytest.param({"Impersonate-Group": "team"}, "[{Group  team    }]", id="a group"),
+        pytest.param(
+            [("Impersonate-Extra-Scopes", "a"), ("Impersonate-Group", "team")],
+            "[{Group  team    } {UserExtra  a  authentication.k8s.io/v1  scopes}]",
+            id="the groups before the extras",
+        ),
+        pytest.param({"Impersonate-Uid": "1"}, "[{UID  1  authentication.k8s.io/v1  }]", id="a uid"),
+        pytest.param({"Impersonate-Group": "<b>&"}, "[{Group  &lt;b&gt;&amp;    }]", id="sanitized as HTML"),
+    ],
+)
+def test_impersonating_without_a_user_is_a_plain_text_internal_error(
+    client: TestClient, headers: Any, requested: str
+) -> None:
+    """buildImpersonationRequests' error, answered by responsewriters.InternalError (http.Error)."""
+    response = client.get(
+        "/api/v1/nodes?limit=1", headers=[*bearer("alice-token").items(), *dict(headers).items()]
+    )
+    assert response.status_code == 500
+    assert response.headers["content-type"] == "text/plain; charset=utf-8"
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.text == (
+        f'Internal Server Error: "/api/v1/nodes?limit=1": requested {requested} without impersonating a user\n'
+    )
 
 
 def test_the_impersonated_user_is_authorized(client: TestClient) -> None:

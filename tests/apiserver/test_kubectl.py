@@ -176,6 +176,30 @@ def test_apply_twice_label_and_server_side_apply(cluster: Cluster) -> None:
     assert managers == ["kubectl"]
 
 
+SERVICE_YAML = """apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports:
+"""
+
+
+def test_applying_a_service_again_merges_its_ports_by_port_and_defaults_their_protocol(
+    cluster: Cluster,
+) -> None:
+    (cluster.workdir / "svc.yaml").write_text(SERVICE_YAML + "  - {port: 80}\n")
+    assert cluster.kubectl("apply", "-f", "svc.yaml").stdout.strip() == "service/web created"
+    (cluster.workdir / "svc.yaml").write_text(
+        SERVICE_YAML + "  - {name: http, port: 80}\n  - {name: https, port: 443, targetPort: 8443}\n"
+    )
+    assert cluster.kubectl("apply", "-f", "svc.yaml").stdout.strip() == "service/web configured"
+    assert cluster.store.get("services", "default", "web")["spec"]["ports"] == [
+        {"name": "http", "port": 80, "protocol": "TCP", "targetPort": 80},
+        {"name": "https", "port": 443, "protocol": "TCP", "targetPort": 8443},
+    ]
+
+
 def test_sort_by_uses_full_row_objects(cluster: Cluster) -> None:
     cluster.store.create("pods", pod("b", node_name="n1"))
     cluster.store.create("pods", pod("a", node_name="n2"))

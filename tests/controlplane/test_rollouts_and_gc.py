@@ -323,10 +323,10 @@ def test_a_replicaset_whose_owner_never_existed_is_collected_at_start_up() -> No
 def test_a_pod_owned_by_a_kind_the_collector_does_not_follow_is_kept() -> None:
     cp, clock = cluster()
     owner = {
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
+        "apiVersion": "v1",
+        "kind": "ReplicationController",
         "name": "db",
-        "uid": "sts-uid",
+        "uid": "rc-uid",
         "controller": True,
     }
     body = {
@@ -338,3 +338,24 @@ def test_a_pod_owned_by_a_kind_the_collector_does_not_follow_is_kept() -> None:
     cp.registry.create("pods", body)
     clock.advance(5)
     assert [p["metadata"]["name"] for p in pods(cp)] == ["db-0"]
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind"),
+    [
+        pytest.param("batch/v1", "Job", id="a Job"),
+        pytest.param("batch/v1", "CronJob", id="a CronJob"),
+    ],
+)
+def test_a_pod_whose_owner_is_gone_is_collected(api_version: str, kind: str) -> None:
+    cp, clock = cluster()
+    owner = {"apiVersion": api_version, "kind": kind, "name": "gone", "uid": "gone-uid", "controller": True}
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "gone-0", "namespace": "default", "ownerReferences": [owner]},
+        "spec": {"containers": [{"name": "c", "image": "db"}]},
+    }
+    cp.registry.create("pods", body)
+    clock.advance(5)
+    assert pods(cp) == []

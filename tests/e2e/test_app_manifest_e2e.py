@@ -1,7 +1,7 @@
 """An ordinary application manifest on `kubetaint up` with the real kubectl: one `kubectl apply -f`
 of a Namespace, ServiceAccount, ConfigMap, Secret, Service, Deployment, StatefulSet, Job and
-CronJob succeeds; `kubectl get` prints upstream's columns; the kinds kubetaint stores without
-running them come with kubectl's `Warning:` lines; every namespace has its default
+CronJob succeeds without a warning (kubetaint runs every one of them); `kubectl get` prints
+upstream's columns; every namespace has its default
 ServiceAccount and `default/kubernetes` holds the first service IP."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import base64
 import ipaddress
 import json
 import subprocess
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -130,15 +131,8 @@ def test_one_apply_creates_every_object(applied: subprocess.CompletedProcess[str
     ]
 
 
-def test_kinds_stored_but_not_run_are_created_with_kubectls_warning(
-    applied: subprocess.CompletedProcess[str],
-) -> None:
-    warnings = [line for line in applied.stderr.splitlines() if line.startswith("Warning:")]
-    assert warnings == [
-        f"Warning: kubetaint stores this {kind} but does not run the {kind.lower()} controller: "
-        "no pods are created for it"
-        for kind in ("StatefulSet", "Job", "CronJob")
-    ]
+def test_the_workloads_are_created_without_a_warning(applied: subprocess.CompletedProcess[str]) -> None:
+    assert [line for line in applied.stderr.splitlines() if line.startswith("Warning:")] == []
 
 
 def test_get_prints_upstreams_columns(server: UpServer) -> None:
@@ -152,9 +146,12 @@ def test_get_prints_upstreams_columns(server: UpServer) -> None:
     assert row[:2] == ["web", "ClusterIP"] and row[3:5] == ["<none>", "80/TCP"]
     assert ipaddress.IPv4Address(row[2]) in ipaddress.IPv4Network("10.96.0.0/12")
     assert _table(server, "sts", "db")[0] == ["NAME", "READY", "AGE"]
-    assert _table(server, "sts", "db")[1][:2] == ["db", "0/1"]
+    eventually(lambda: _table(server, "sts", "db")[1][:2] == ["db", "1/1"] or None, "db-0 to be ready")
     assert _table(server, "job", "migrate")[0] == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
-    assert _table(server, "job", "migrate")[1][:3] == ["migrate", "Running", "0/1"]
+    eventually(
+        lambda: _table(server, "job", "migrate")[1][:3] == ["migrate", "Complete", "1/1"] or None,
+        "the job to complete",
+    )
     assert _table(server, "cronjob", "report")[0] == [
         "NAME",
         "SCHEDULE",
@@ -221,7 +218,27 @@ def test_a_config_map_is_watchable(server: UpServer) -> None:
 def test_field_selectors_of_secrets_and_jobs(server: UpServer) -> None:
     opaque = server.kubectl("get", "secrets", "-n", "shop", "--field-selector", "type=Opaque", "-o", "name")
     assert opaque.stdout.split() == ["secret/web-secret"]
-    running = server.kubectl(
-        "get", "jobs", "-n", "shop", "--field-selector", "status.successful=0", "-o", "name"
-    )
-    assert running.stdout.split() == ["job.batch/migrate"]
+
+    def completed() -> bool | None:
+        done = server.kubectl(
+            "get", "jobs", "-n", "shop", "--field-selector", "status.successful=1", "-o", "name"
+        )
+        return done.stdout.split() == ["job.batch/migrate"] or None
+
+    eventually(completed, "the job to have one successful pod")
+
+
+def test_deleting_the_namespace_removes_every_object_and_pod_in_it(server: UpServer) -> None:
+    """Last in this module: the namespace goes, with its StatefulSet's, Job's and Deployment's pods."""
+    eventually(lambda: _table(server, "sts", "db")[1][1] == "1/1" or None, "db-0 to be ready")
+    assert server.kubectl("delete", "ns", "shop", "--wait=false").stdout.strip() == 'namespace "shop" deleted'
+
+    # pods first (gracefully), then the rest: about 16 s, as upstream requeues after half the
+    # pods' 30 s grace period, plus one
+    deadline = time.monotonic() + 45
+    while server.kubectl("get", "ns", "shop", ok=False).returncode == 0:
+        assert time.monotonic() < deadline, "shop was not removed"
+        time.sleep(0.5)
+    kinds = "pods,deployments,replicasets,statefulsets,jobs,cronjobs,services,configmaps,secrets"
+    left = server.kubectl("get", kinds, "-n", "shop", "--no-headers", "-o", "name")
+    assert left.stdout.split() == []

@@ -216,6 +216,24 @@ def test_a_restart_on_the_same_data_dir_resumes_the_cluster(workdir: Path) -> No
     assert code == 0
 
 
+def test_a_restarted_virtual_clock_resumes_past_what_the_cluster_stamped(workdir: Path) -> None:
+    first = UpServer(workdir, "--nodes", "1", "--clock", "virtual").start()
+    try:
+        first.kubetaint("clock", "advance", "1h")
+        first.kubectl("create", "-f", _write(first, "web.yaml", PLAIN_POD % {"name": "web"}))
+        assert eventually(lambda: _node_of(first, "web"), "pod web to be scheduled") == "node-1"
+    finally:
+        first.stop(signal.SIGTERM)
+    second = UpServer(workdir, "--nodes", "1", "--clock", "virtual").start()
+    try:
+        ages = [row[3] for row in _rows(second.kubectl("get", "events").stdout).values()]
+        assert ages and "<invalid>" not in ages
+        assert _rows(second.kubectl("get", "pods").stdout)["web"][4] != "<invalid>"
+    finally:
+        code, _, _ = second.stop(signal.SIGINT)
+    assert code == 0
+
+
 def test_a_second_server_on_a_data_dir_in_use_fails_with_one_line(workdir: Path) -> None:
     first = UpServer(workdir, "--nodes", "1").start()
     try:

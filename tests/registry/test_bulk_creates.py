@@ -393,7 +393,7 @@ def test_pods_sharing_their_spec_values_are_admitted_as_pods_with_copies() -> No
     registry = make_registry()
     with registry.bulk_creates():
         got = create_all(registry, [*SETUP, *steps])
-        assert len(registry._pod_memo._by_identity) == 3
+        assert len(registry._pod_memo) == 3
     expected = create_all(make_registry(afresh=True), [*SETUP, *steps])
     assert got == expected
     assert '"nodeName": "node-6"' in got[-1] and '"priority": 1000' in got[-4]

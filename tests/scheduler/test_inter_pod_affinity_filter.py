@@ -417,6 +417,51 @@ BAD_VALUE_MESSAGE = (
 
 
 @pytest.mark.parametrize(
+    ("requirement", "message"),
+    [
+        pytest.param(
+            {"key": "service", "operator": "In", "values": []},
+            "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+            id="In without values",
+        ),
+        pytest.param(
+            {"key": "service", "operator": "NotIn"},
+            "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+            id="NotIn without values",
+        ),
+        pytest.param(
+            {"key": "service", "operator": "Exists", "values": ["a", "b"]},
+            'values: Invalid value: []string{"a", "b"}: values set must be empty for exists and does not exist',
+            id="Exists with values",
+        ),
+        pytest.param(
+            {"key": "bad key", "operator": "In", "values": []},
+            "[key: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or "
+            "'.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+            "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), values: "
+            "Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty]",
+            id="a bad key and no values, aggregated",
+        ),
+    ],
+)
+def test_a_requirement_whose_values_do_not_fit_its_operator_fails_pre_filter(
+    requirement: dict[str, Any], message: str
+) -> None:
+    """labels.NewRequirement's checks, met through LabelSelectorAsSelector when NewPodInfo parses
+    the terms (the pod is unschedulable and unresolvable with the parse error)."""
+    from kubetaint.scheduler.framework import CycleState
+    from kubetaint.scheduler.podinfo import make_pod_info
+
+    sched = scheduler_with([NODE1], [])
+    pi = make_pod_info(make_pod(labels=POD_LABEL, affinity=[term("region", requirement)]))
+    status = sched.framework_for(pi).plugins[PLUGIN].pre_filter(CycleState(), pi, sched.cache.node_list())
+    assert (status.code, status.message()) == (
+        Code.UnschedulableAndUnresolvable,
+        f"parsing pod: requiredAffinityTerms: {message}",
+    )
+
+
+@pytest.mark.parametrize(
     "affinity",
     [
         pytest.param(

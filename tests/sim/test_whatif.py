@@ -187,6 +187,27 @@ def test_cordon_evicts_nothing() -> None:
     assert doc["evictions"] == [] and names(doc["notEvicted"]) == ["p"]
 
 
+def pending_pod(name: str) -> dict[str, Any]:
+    pending = pod(name, "")
+    del pending["spec"]["nodeName"]
+    return {**pending, "status": {"phase": "Pending"}}
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        pytest.param(["cordon", "a"], "1 node(s) were unschedulable", id="a cordon"),
+        pytest.param(["drain", "a"], "1 node(s) were unschedulable", id="a drain"),
+        pytest.param(["taint", "a", "x=y:NoSchedule"], "2 node(s) had untolerated taint(s)", id="a taint"),
+    ],
+)
+def test_a_pod_pending_in_the_snapshot_is_scheduled_after_the_change(change: list[str], reason: str) -> None:
+    closed = node("b", taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}])
+    doc = run([node("a"), closed, pending_pod("p")], change, duration=60)
+    assert (doc["summary"]["pending"], doc["summary"]["pendingWithout"]) == (1, 0)
+    assert names(doc["pending"]) == ["p"] and reason in doc["pending"][0]["message"]
+
+
 def test_a_failed_zone_evicts_after_the_default_not_ready_grace() -> None:
     doc = run(
         [node("n1", zone="a"), node("n2", zone="b"), replica_set("web", 1), pod("web-a", "n1", app="web")],

@@ -14,7 +14,6 @@ from conformance import WAIT, pod, relabelled, rv, status_of
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
-from kubetaint.store.interface import DeferredDurability
 from kubetaint.store.sqlite import SqliteStore
 
 
@@ -63,7 +62,7 @@ def in_thread(target: object) -> tuple[threading.Thread, list[object]]:
 
 def test_the_sqlite_store_offers_deferred_durability(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path, VirtualClock())
-    assert isinstance(store, DeferredDurability)
+    assert store.capabilities.durability is store
     store.close()
 
 

@@ -262,13 +262,10 @@ RESOURCES: tuple[Resource, ...] = (
     ),
 )
 
-#: Kinds kubetaint stores and serves but whose controller it does not run: a create of one is
+#: Kinds kubetaint stores and serves but whose controller it does not run (none at present: the
+#: StatefulSet, Job and CronJob controllers run): a create of one is
 #: answered with a warning saying so (kube-apiserver's `Warning: 299` header).
-STORED_ONLY: dict[tuple[str, str], str] = {
-    ("apps", "StatefulSet"): "statefulset",
-    ("batch", "Job"): "job",
-    ("batch", "CronJob"): "cronjob",
-}
+STORED_ONLY: dict[tuple[str, str], str] = {}
 #: Stored kinds whose controllers kubetaint runs in part, with what that leaves undone (no
 #: provisioner creates the volume a claim asks for).
 STORED_ONLY_DETAIL: dict[tuple[str, str], str] = {

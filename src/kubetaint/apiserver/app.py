@@ -39,7 +39,7 @@ from kubetaint.apiserver.wire import decode_object, json_response, media_type, n
 from kubetaint.clock.base import Clock
 from kubetaint.registry import Registry
 from kubetaint.registry.validator import no_validation
-from kubetaint.store.interface import Reachability, Store
+from kubetaint.store.interface import Store
 
 log = logging.getLogger(__name__)
 _METHOD_NOT_ALLOWED = "the server does not allow this method on the requested resource"
@@ -291,9 +291,7 @@ def create_app(
 
     verbs = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
-        *health_routes(
-            api_server_checks(store.unreachable if isinstance(store, Reachability) else None, ready)
-        ),
+        *health_routes(api_server_checks(_unreachable(store), ready)),
         Route("/version", version),
         Route("/version/", version),  # the official Python client's VersionApi asks here
         Route("/api", core_root),
@@ -330,6 +328,12 @@ def enable_node_restriction(registry: Registry) -> None:
         )
     if PLUGIN_NAME not in registry.admission.plugin_names:
         registry.admission.add(NodeRestriction())
+
+
+def _unreachable(store: Store) -> Callable[[], str | None] | None:
+    """Why the store's backend does not answer, for a store behind a network."""
+    reachability = store.capabilities.reachability
+    return reachability.unreachable if reachability is not None else None
 
 
 def _pod_node(store: Store) -> Callable[[str, str], str | None]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -40,6 +41,8 @@ class LoopVirtualClock(VirtualClock):
         self._pump_pending = False
         self._slice = SliceTimer()
         self._advancing = asyncio.Lock()
+        #: Told the time each advance moves to, before it runs (`kubetaint up` records it).
+        self.on_advance: Callable[[float], None] | None = None
 
     def slice_over(self) -> bool:
         """Whether the callbacks run since the loop last took over have used their slice."""
@@ -68,6 +71,8 @@ class LoopVirtualClock(VirtualClock):
         at a time: a second one starts where the first ended)."""
         async with self._advancing:
             target = self.now() + seconds
+            if self.on_advance is not None:
+                self.on_advance(target)
             while True:
                 self._slice.begin()
                 while not self._slice.over():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kubetaint.store.interface import DeferredDurability, Store
+from kubetaint.store.interface import Store
 
 
 class DurabilityBarrier:
@@ -21,7 +21,7 @@ class DurabilityBarrier:
     raises the store's error when the sync failed."""
 
     def __init__(self, store: Store) -> None:
-        self._store = store if isinstance(store, DeferredDurability) else None
+        self._store = store.capabilities.durability
 
     async def wait(self) -> None:
         store = self._store

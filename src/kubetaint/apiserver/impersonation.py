@@ -6,11 +6,12 @@ groups, uids and userextras/<key> (mirrors apiserver/pkg/endpoints/filters/imper
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from kubetaint.api import errors
+from kubetaint.api.goquote import go_quote
 from kubetaint.apiserver.authn import ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, UserInfo
 from kubetaint.apiserver.authz import Authorizer, forbidden
 from kubetaint.apiserver.requestinfo import RequestInfo
@@ -49,32 +50,48 @@ def _split_service_account(name: str) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
+class WithoutUserError(Exception):
+    """Groups, a uid or extras requested without a user: buildImpersonationRequests' error, which
+    the filter answers with responsewriters.InternalError (a plain-text 500, `internal_error_body`)."""
+
+
 def requests_of(headers: Sequence[tuple[bytes, bytes]]) -> list[Request]:
-    """buildImpersonationRequests: what the headers ask to impersonate (empty when none).
-    Raises a 500 StatusError for groups, a uid or extras without a user, as upstream."""
+    """buildImpersonationRequests: what the headers ask to impersonate (empty when none): the
+    user, then the groups, the extras and the uid. Raises WithoutUserError for groups, a uid or
+    extras without a user, as upstream."""
     found: list[Request] = []
     user = next((v.decode("latin-1") for k, v in headers if k.lower() == USER_HEADER.encode()), "")
     if user:
         account = _split_service_account(user)
         found.append(Request("ServiceAccount", account[1], account[0]) if account else Request("User", user))
-    others = False
-    for key, value in headers:
-        name = key.decode("latin-1").lower()
-        text = value.decode("latin-1")
-        if name == GROUP_HEADER:
-            found.append(Request("Group", text))
-            others = True
-        elif name.startswith(EXTRA_PREFIX):
-            found.append(Request("UserExtra", text, extra_key=unquote(name[len(EXTRA_PREFIX) :])))
-            others = True
+    named = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in headers]
+    groups = [Request("Group", text) for name, text in named if name == GROUP_HEADER]
+    extras = [
+        Request("UserExtra", text, extra_key=unquote(name[len(EXTRA_PREFIX) :]))
+        for name, text in named
+        if name.startswith(EXTRA_PREFIX)
+    ]
+    found += groups + extras
     uid = next((v.decode("latin-1") for k, v in headers if k.lower() == UID_HEADER.encode()), "")
     if uid:
         found.append(Request("UID", uid))
-        others = True
-    if others and not user:
+    if (groups or extras or uid) and not user:
         listed = " ".join(r.go_value() for r in found)
-        raise errors.internal_error(f"requested [{listed}] without impersonating a user")
+        raise WithoutUserError(f"requested [{listed}] without impersonating a user")
     return found
+
+
+#: responsewriters' sanitizer: no error text that looks like HTML.
+_SANITIZE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def internal_error_body(request_uri: bytes, err: Exception) -> bytes:
+    """responsewriters.InternalError's body (http.Error: the text and a newline), for the
+    request-target `request_uri` as the client sent it."""
+    quoted = re.sub(
+        r"\\udc([89a-f][0-9a-f])", r"\\x\1", go_quote(request_uri.decode("utf-8", "surrogateescape"))
+    )
+    return (f"Internal Server Error: {quoted}: {err}".translate(_SANITIZE) + "\n").encode()
 
 
 _RESOURCES = {"User": "users", "ServiceAccount": "serviceaccounts", "Group": "groups", "UID": "uids"}

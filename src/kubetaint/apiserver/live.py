@@ -43,7 +43,7 @@ from kubetaint.clock.base import Clock, format_time
 from kubetaint.controlplane import ControlPlane, ControlPlaneSettings
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
 from kubetaint.core.fieldmanager import manager as fieldmanager
-from kubetaint.store.interface import JSON, DeferredDurability, Reachability, Store, ThreadedDelivery
+from kubetaint.store.interface import JSON, Store
 
 CONTROL_PLANE_NODE = "control-plane"
 CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
@@ -157,9 +157,10 @@ class LiveCluster:
         Returns the names of the nodes created now (none on a restart of the same cluster).
         On a running event loop, a store that receives changes on a thread of its own (etcd)
         delivers them on this loop, where every write happens."""
-        if isinstance(self.store, ThreadedDelivery):
+        delivery = self.store.capabilities.threaded_delivery
+        if delivery is not None:
             with contextlib.suppress(RuntimeError):  # no running loop: the store's own thread
-                self.store.deliver_through(asyncio.get_running_loop().call_soon_threadsafe)
+                delivery.deliver_through(asyncio.get_running_loop().call_soon_threadsafe)
         self.plane.ensure_system_namespaces()
         ensure_bootstrap_policy(self.store)
         ensure_kubernetes_service(self.store, self.server_address)
@@ -243,7 +244,8 @@ async def serve_forever(
     configuration goes through `security.check_serving` first: `security.ServingConfigError`
     (one line) for an unsafe one."""
     host = str(sock.getsockname()[0])
-    fronted = isinstance(cluster.store, Reachability)
+    capabilities = cluster.store.capabilities
+    fronted = capabilities.reachability is not None
     try:
         app: Any = Front(cluster.app, asyncio.get_running_loop()) if fronted else cluster.app
         server = _Server(
@@ -258,10 +260,10 @@ async def serve_forever(
             )
         )
         server.on_serving = on_serving
-        if isinstance(cluster.store, DeferredDurability):
+        if capabilities.durability is not None:
             # Every write on this loop returns once committed; responses and watch events wait for
             # the fsync (apiserver.durability), so the loop serves on while the disk syncs.
-            cluster.store.defer_durability()
+            capabilities.durability.defer_durability()
         if fronted:
             await _serve_from_front(server, sock)
         else:

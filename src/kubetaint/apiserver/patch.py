@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
+from decimal import Decimal
 from typing import Any
 
 import jsonpatch
@@ -50,6 +52,13 @@ MERGE_KEYS: dict[str, str] = {
     "podIPs": "ip",
     "hostIPs": "ip",
     "topologySpreadConstraints": "topologyKey",
+}
+#: Lists whose patch strategy depends on the kind: (kind, field path) -> the merge key, or None
+#: for a list that is replaced (`x-kubernetes-list-type: atomic`, no patch strategy), as the
+#: shipped OpenAPI schemas give them; they take precedence over MERGE_KEYS.
+KIND_MERGE_KEYS: dict[tuple[str, tuple[str, ...]], str | None] = {
+    ("Service", ("spec", "ports")): "port",
+    ("EndpointSlice", ("ports",)): None,
 }
 #: Primitive lists with patchStrategy=merge (set union).
 MERGED_PRIMITIVE_LISTS = frozenset({"finalizers"})
@@ -192,12 +201,14 @@ def check_size(obj: Any, limit: int) -> None:
 
 
 def strategic_merge(target: Any, patch: Any) -> Any:
+    """`patch` merged into `target`, the lists merged by the merge keys of `target`'s kind."""
     if not isinstance(patch, dict):
         raise errors.bad_request("strategic merge patch: the patch must be a JSON object")
-    return _merge_map(target if isinstance(target, dict) else {}, patch)
+    original = target if isinstance(target, dict) else {}
+    return _merge_map(original, patch, str(original.get("kind") or ""), ())
 
 
-def _merge_map(original: JSON, patch: JSON) -> JSON:
+def _merge_map(original: JSON, patch: JSON, kind: str = "", path: tuple[str, ...] = ()) -> JSON:
     directive = patch.get("$patch")
     if directive == "replace":
         return {k: copy.deepcopy(v) for k, v in patch.items() if k != "$patch"}
@@ -219,9 +230,9 @@ def _merge_map(original: JSON, patch: JSON) -> JSON:
             result.pop(key, None)
         elif isinstance(value, dict):
             current = result.get(key)
-            result[key] = _merge_map(current if isinstance(current, dict) else {}, value)
+            result[key] = _merge_map(current if isinstance(current, dict) else {}, value, kind, (*path, key))
         elif isinstance(value, list):
-            result[key] = _merge_list(key, result.get(key), value)
+            result[key] = _merge_list(key, result.get(key), value, kind, (*path, key))
         else:
             result[key] = value
     if isinstance(retain, list):
@@ -229,19 +240,23 @@ def _merge_map(original: JSON, patch: JSON) -> JSON:
     return result
 
 
-def _merge_list(field_name: str, original: Any, patch: list[Any]) -> list[Any]:
+def _merge_list(
+    field_name: str, original: Any, patch: list[Any], kind: str = "", path: tuple[str, ...] = ()
+) -> list[Any]:
     current = original if isinstance(original, list) else []
     if any(isinstance(item, dict) and item.get("$patch") == "replace" for item in patch):
         return [copy.deepcopy(i) for i in patch if not (isinstance(i, dict) and i.get("$patch") == "replace")]
     if field_name in MERGED_PRIMITIVE_LISTS:
         return list(current) + [v for v in patch if v not in current]
-    key = MERGE_KEYS.get(field_name)
+    key = KIND_MERGE_KEYS[kind, path] if (kind, path) in KIND_MERGE_KEYS else MERGE_KEYS.get(field_name)
     if key is None or not all(isinstance(item, dict) for item in patch):
         return copy.deepcopy(patch)
     result = list(current)
     for item in patch:
         if key not in item:
-            raise errors.bad_request(f"map: {item} does not contain declared merge key: {key}")
+            # mergepatch.ErrNoMergeKey's text; kube-apiserver answers it as a 500 (not a Status
+            # error), here a 400: a client's mistake is never a 5xx (differences-from-upstream.md)
+            raise errors.bad_request(f"map: {go_value(item)} does not contain declared merge key: {key}")
         index = next(
             (i for i, have in enumerate(result) if isinstance(have, dict) and have.get(key) == item[key]),
             None,
@@ -251,7 +266,46 @@ def _merge_list(field_name: str, original: Any, patch: list[Any]) -> list[Any]:
                 result.pop(index)
             continue
         if index is None:
-            result.append(_merge_map({}, item))
+            result.append(_merge_map({}, item, kind, path))
         else:
-            result[index] = _merge_map(result[index], item)
+            result[index] = _merge_map(result[index], item, kind, path)
     return result
+
+
+def go_value(value: Any) -> str:
+    """`%v` of a decoded JSON value as Go prints it: maps with sorted keys, slices space-separated,
+    strings bare, float64 as `%g` (JSON integers stay int64)."""
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_value(value[k])}" for k in sorted(value)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_value(v) for v in value) + "]"
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _go_float(value)
+    return str(value)
+
+
+def _go_float(value: float) -> str:
+    """strconv.FormatFloat(value, 'g', -1, 64): the shortest digits, in %e form when the
+    exponent is below -4 or at least 6 (as `%v` prints a float64)."""
+    if value == 0:
+        return "0"
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    point = len(digit_tuple) + exponent  # where the decimal point falls in the digits
+    exp = point - 1
+    head = "-" if sign else ""
+    if exp < -4 or exp >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{head}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if point <= 0:
+        return f"{head}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return head + digits + "0" * (point - len(digits))
+    return f"{head}{digits[:point]}.{digits[point:]}"

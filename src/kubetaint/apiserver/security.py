@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kubetaint.api import errors
@@ -29,7 +30,7 @@ from kubetaint.apiserver.authn import (
     load_token_file,
     unauthorized,
 )
-from kubetaint.apiserver.impersonation import impersonate
+from kubetaint.apiserver.impersonation import WithoutUserError, impersonate, internal_error_body
 from kubetaint.apiserver.limits import Limits, WatchCounter, cap_limit, too_large, too_many_requests
 from kubetaint.apiserver.query import Query
 from kubetaint.apiserver.query import attach as attach_query
@@ -155,6 +156,15 @@ async def _reply(err: errors.StatusError, scope: Scope, receive: Receive, send: 
     await response(scope, receive, send)
 
 
+async def _plain_internal_error(err: Exception, scope: Scope, receive: Receive, send: Send) -> None:
+    """responsewriters.InternalError: a plain-text 500 naming the request-target (http.Error)."""
+    target = bytes(scope.get("raw_path") or scope["path"].encode())
+    query = bytes(scope.get("query_string") or b"")
+    body = internal_error_body(target + b"?" + query if query else target, err)
+    headers = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
+    await Response(body, status_code=500, headers=headers)(scope, receive, send)
+
+
 class SecurityMiddleware:
     """Pure ASGI (so that `CURRENT_USER` set here is seen by the handlers' task)."""
 
@@ -179,6 +189,9 @@ class SecurityMiddleware:
             user = impersonate(user, scope.get("headers", []), sec.authorizer)
         except errors.StatusError as err:
             await _reply(err, scope, receive, send)
+            return
+        except WithoutUserError as err:
+            await _plain_internal_error(err, scope, receive, send)
             return
         query = self._query(scope)
         info = request_info(method, path, query.first_values())

@@ -10,6 +10,7 @@ import os
 import random
 import socket
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from kubetaint.apiserver.clockapi import LoopVirtualClock
 from kubetaint.apiserver.live import CONTROL_PLANE_NODE, LiveCluster, listen, serve_forever
 from kubetaint.apiserver.pki import PkiError, private_dir
 from kubetaint.apiserver.security import ServingConfigError
+from kubetaint.cli.clock_state import ClockStateError, resumed_time, save_time
 from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.cli.up_replica import Replica, ReplicaElection, replica_election, replica_options
 from kubetaint.cli.up_serving import Serving, prepare_serving, serving_flags, write_kubeconfig
@@ -94,7 +96,19 @@ async def _run(
 ) -> int:
     loop = asyncio.get_running_loop()
     real = RealClock(loop)
-    clock: Clock = real if clock_kind == "real" else LoopVirtualClock(real.now(), loop)
+    clock: Clock = real
+    if clock_kind == "virtual":
+        # a stored cluster resumes its virtual clock where it stood (kubetaint.cli.clock_state)
+        persistent = store_kind != "memory"
+        try:
+            start = resumed_time(data_dir, real.now()) if persistent else real.now()
+        except ClockStateError as err:
+            click.echo(f"error: {err}", err=True)
+            return 1
+        virtual = LoopVirtualClock(start, loop)
+        if persistent:
+            virtual.on_advance = partial(save_time, data_dir)
+        clock = virtual
     try:
         store = open_store(store_kind, data_dir=data_dir, clock=clock)
     except StoreError as err:
@@ -114,6 +128,8 @@ async def _run(
             else ControlPlaneSettings(scheduler_config=scheduler_config),
         )
         cluster.plane.run_controllers = controllers
+        if serving.ca_pem is not None:  # kube-controller-manager's root CA: the serving CA
+            cluster.plane.root_ca = serving.ca_pem.decode()
         this = Replica(cluster.plane, election, kubelets=kubelets)
         created = cluster.start()
         this.start()

@@ -108,6 +108,9 @@ class ControlPlane:
         self.run_controllers = True
         #: False leaves the hollow kubelets to another replica (`up --no-kubelets`).
         self.run_kubelets = True
+        #: The CA bundle (PEM) the root-ca-cert-publisher puts in every namespace's
+        #: `kube-root-ca.crt`; None runs no publisher (a simulation, an insecure server).
+        self.root_ca: str | None = None
         #: The informers of controllers started by `start_controllers` (a leader-elected replica).
         self.controller_informers: list[Informer] = []
         self.started = False

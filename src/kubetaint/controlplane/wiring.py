@@ -12,16 +12,20 @@ from typing import TYPE_CHECKING, Protocol
 from kubetaint.api.crd import CRDS
 from kubetaint.api.features import comparison_operators_enabled
 from kubetaint.controllers.crd import CRDController, CustomResourceOwners
+from kubetaint.controllers.cronjob import CronJobController
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
 from kubetaint.controllers.garbagecollector import GarbageCollector
+from kubetaint.controllers.job import JobController
 from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.persistentvolume import PersistentVolumeController
 from kubetaint.controllers.podgc import PodGCController
 from kubetaint.controllers.replicaset import ReplicaSetController
+from kubetaint.controllers.rootcacertpublisher import Publisher
 from kubetaint.controllers.serviceaccounts import ServiceAccountsController
+from kubetaint.controllers.statefulset import StatefulSetController
 from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.store.events import EventRecorder
@@ -114,6 +118,38 @@ def build_daemonset(plane: ControlPlane) -> DaemonSetController:
     )
 
 
+def build_statefulset(plane: ControlPlane) -> StatefulSetController:
+    return StatefulSetController(
+        plane.registry,
+        plane.clock,
+        pod_informer=plane.informer("pods"),
+        sts_informer=plane.informer("statefulsets.apps"),
+        recorder=_recorder(plane, "statefulset-controller"),
+    )
+
+
+def build_job(plane: ControlPlane) -> JobController:
+    return JobController(
+        plane.registry,
+        plane.clock,
+        _rng(plane),
+        pod_informer=plane.informer("pods"),
+        job_informer=plane.informer("jobs.batch"),
+        recorder=_recorder(plane, "job-controller"),
+    )
+
+
+def build_cronjob(plane: ControlPlane) -> CronJobController:
+    return CronJobController(
+        plane.registry,
+        plane.clock,
+        _rng(plane),
+        job_informer=plane.informer("jobs.batch"),
+        cronjob_informer=plane.informer("cronjobs.batch"),
+        recorder=_recorder(plane, "cronjob-controller"),
+    )
+
+
 def build_disruption(plane: ControlPlane) -> DisruptionController:
     return DisruptionController(
         plane.registry,
@@ -160,25 +196,50 @@ def build_crd(plane: ControlPlane) -> CRDController:
     return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
 
+def build_root_ca_publisher(plane: ControlPlane) -> Controller | None:
+    """The root-ca-cert-publisher, when the cluster has a CA to publish (`kubetaint up` serving
+    HTTPS); none for a simulation or an insecure server."""
+    if plane.root_ca is None:
+        return None
+    return Publisher(
+        plane.registry,
+        plane.clock,
+        plane.root_ca,
+        namespace_informer=plane.informer("namespaces"),
+        config_map_informer=plane.informer("configmaps"),
+    )
+
+
 def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
     return CustomResourceOwners(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
 
 
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
-    resources = ("pods", "replicasets.apps", "deployments.apps", "daemonsets.apps")
+    resources = (
+        "pods",
+        "replicasets.apps",
+        "deployments.apps",
+        "daemonsets.apps",
+        "jobs.batch",
+        "cronjobs.batch",
+    )
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
 
 
 #: kube-controller-manager's controllers, in start order.
-BUILDERS: list[Callable[[ControlPlane], Controller]] = [
+BUILDERS: list[Callable[[ControlPlane], Controller | None]] = [
     build_node_lifecycle,
     build_taint_eviction,
     build_deployment,
     build_replicaset,
     build_daemonset,
+    build_statefulset,
+    build_job,
+    build_cronjob,
     build_disruption,
     build_podgc,
     build_serviceaccounts,
+    build_root_ca_publisher,
     build_persistent_volume,
     build_namespace,
     build_garbage_collector,
@@ -192,6 +253,8 @@ def start_controllers(plane: ControlPlane) -> list[Controller]:
     started: list[Controller] = []
     for build in BUILDERS:
         controller = build(plane)
+        if controller is None:
+            continue
         controller.start()
         started.append(controller)
     return started

@@ -17,7 +17,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, parse_time
-from kubetaint.kubelet import pods
+from kubetaint.kubelet import pods, runtime
 from kubetaint.kubelet.admission import admit
 from kubetaint.kubelet.faults import KubeletFaults
 from kubetaint.kubelet.lease import NodeLease
@@ -94,6 +94,7 @@ class HollowKubelet(KubeletFaults):
         self._pending: set[tuple[str, str]] = set()
         self._pending_handle: Handle | None = None
         self._finalisers: dict[tuple[str, str], Handle] = {}
+        self._exits: dict[tuple[str, str], Handle] = {}  # run-to-completion pods' container exits
         self._ip_counter = 0
         self._requests = StoredPodRequests()  # requests of the stored pods admission sums
         self._admitted = AdmittedPods(config.name, self._requests)  # key -> uid of pods running here
@@ -321,9 +322,10 @@ class HollowKubelet(KubeletFaults):
         self._admitted.deleted(key)
         if self._admitted.get(key) == meta.get("uid"):
             self._admitted.drop(key)
-        handle = self._finalisers.pop(key, None)
-        if handle is not None:
-            handle.cancel()
+        for timers in (self._finalisers, self._exits):
+            handle = timers.pop(key, None)
+            if handle is not None:
+                handle.cancel()
 
     def _process_pending(self) -> None:
         self._pending_handle = None
@@ -352,6 +354,7 @@ class HollowKubelet(KubeletFaults):
             return
         if phase == "Running":  # bound and running before this kubelet started (a snapshot)
             self._admitted.set(key, str(uid))
+            self._schedule_exit(pod, key)
             return
         self._admit(pod, key)
 
@@ -385,9 +388,52 @@ class HollowKubelet(KubeletFaults):
             status = pods.running_status(pod, self._host_ip(), self._pod_ip(pod), self.clock.now())
             if self._write_status(pod, status):
                 self._admitted.set(key, str(pod["metadata"].get("uid")))
+                self._schedule_exit({**pod, "status": status}, key)
             return
         if self._write_status(pod, pods.rejected_status(pod, result.reason, result.message)):
             self._event(pod, "Warning", result.reason, result.message)
+
+    def _schedule_exit(self, pod: JSON, key: tuple[str, str], when: float | None = None) -> None:
+        """Let a run-to-completion pod's containers exit when `kubetaint.kubelet.runtime` says."""
+        when = runtime.exit_time(pod) if when is None else when
+        if when is None:
+            return
+        uid = str(pod["metadata"].get("uid") or "")
+        pending = self._exits.pop(key, None)
+        if pending is not None:
+            pending.cancel()
+        self._exits[key] = self.clock.call_at(max(when, self.clock.now()), lambda: self._exit(key, uid))
+
+    def _exit(self, key: tuple[str, str], uid: str) -> None:
+        """The containers of a running run-to-completion pod exit (or, waiting in CrashLoopBackOff,
+        restart); a stopped kubelet writes nothing and looks again after a status period."""
+        self._exits.pop(key, None)
+        try:
+            pod = self.store.get("pods", key[0], key[1])
+        except StatusError:
+            return
+        meta = pod["metadata"]
+        if (
+            meta.get("uid") != uid
+            or meta.get("deletionTimestamp")
+            or (pod.get("spec") or {}).get("nodeName") != self.name
+        ):
+            return
+        if (pod.get("status") or {}).get("phase") != "Running":
+            return
+        now = self.clock.now()
+        if self.stopped:
+            self._schedule_exit(pod, key, now + self.settings.node_status_update_frequency)
+            return
+        if runtime.started_at(pod) is None:  # waiting in CrashLoopBackOff: the restart is due
+            status = runtime.restarted_status(pod, now)
+            if self._write_status(pod, status):
+                self._schedule_exit({**pod, "status": status}, key)
+            return
+        status = runtime.exited_status(pod, now)
+        if self._write_status(pod, status) and status["phase"] == "Running":
+            restarts = runtime.restart_count(pod)
+            self._schedule_exit(pod, key, now + runtime.restart_backoff(restarts))
 
     def _write_status(self, pod: JSON, status: JSON) -> bool:
         try:
@@ -438,7 +484,10 @@ class HollowKubelet(KubeletFaults):
         meta = pod["metadata"]
         if not meta.get("finalizers") or (uid and meta.get("uid") != uid):
             return
-        status = pods.stopped_status(pod, self.clock.now())
+        if runtime.runs_to_completion(pod) and (pod.get("status") or {}).get("phase") == "Running":
+            status = runtime.killed_status(pod, self.clock.now())
+        else:
+            status = pods.stopped_status(pod, self.clock.now())
         if status != pod.get("status"):
             self.store.update("pods", {**pod, "status": status})
 

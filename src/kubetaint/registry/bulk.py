@@ -22,7 +22,8 @@ is a valid node name (else it is admitted and validated afresh), and gets its ow
 
 The look-ups are made again for each pod, except inside `Registry.bulk_creates`, where the
 store's resourceVersion shows that nothing but these pod creates was written since (a scenario
-being loaded). Object validation still runs on every pod; rejections are never remembered (each
+being loaded): entries are trusted by the store's resourceVersion, never by object identity.
+Object validation still runs on every pod; rejections are never remembered (each
 rejected pod goes through admission afresh, so its message names it). In reference mode
 (`kubetaint.speed.reference`) nothing is remembered: every pod is admitted afresh.
 """
@@ -34,7 +35,6 @@ from typing import Any
 
 from kubetaint.admission.lookup import ObjectLookup
 from kubetaint.api.validation.names import name_is_dns_subdomain
-from kubetaint.core.defaults import default_pod_requests
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.interface import JSON, Store
 
@@ -45,7 +45,6 @@ _ANY_NODE = "\x00node"
 
 Rest = tuple[tuple[str | tuple[str], str | tuple[str]], ...]
 Key = tuple[str, str, Rest]
-IdentityKey = tuple[str, tuple[tuple[str, int], ...], Rest]
 #: A look-up admission made: ("get", (resource, namespace, name), result) or ("list", (resource,), result).
 Call = tuple[str, tuple[str, ...], Any]
 
@@ -139,14 +138,6 @@ def pod_key(obj: Mapping[str, Any]) -> Key | None:
     return str(obj["metadata"].get("namespace") or ""), repr(masked), _rest(obj)
 
 
-def _identity_key(obj: JSON) -> IdentityKey:
-    """pod_key with the spec's values (nodeName's aside) by identity: pods stamped from one
-    template carry the very same objects, which cost nothing to compare."""
-    spec = obj["spec"]
-    values = tuple([(k, 0 if k == "nodeName" else id(v)) for k, v in spec.items()])
-    return str(obj["metadata"].get("namespace") or ""), values, _rest(obj)
-
-
 class RecordingLookup:
     """An ObjectLookup that records every look-up and its result."""
 
@@ -195,23 +186,16 @@ class _Admitted:
 
 
 class PodAdmissionMemo:
-    """Pod admission results by `pod_key`.
-
-    In bulk, where the objects given do not change meanwhile (a scenario's own copy being
-    loaded), entries are also found by the identities of a remembered pod's spec values, held
-    with the entry so that no other object can take their ids."""
+    """Pod admission results by `pod_key`, valid while the look-ups they made answer the same
+    (in bulk: while the store's resourceVersion shows no other write)."""
 
     def __init__(self, store: Store, lookup: ObjectLookup, limit: int = LIMIT) -> None:
         self._store = store
         self._lookup = lookup
         self._limit = limit
         self._entries: dict[Key, _Admitted] = {}
-        self._by_identity: dict[IdentityKey, tuple[tuple[Any, ...], _Admitted]] = {}
         #: In bulk: the store's resourceVersion after the last write seen (else None).
         self._bulk_resource_version: int | None = None
-        #: In bulk: the (containers, initContainers) values found to need no request defaulting,
-        #: by their ids (held, so no other object takes those ids meanwhile).
-        self._undefaulted: dict[tuple[int, int], tuple[Any, Any]] = {}
         #: reference mode (read when the memo is made): nothing is remembered
         self._reference = reference_mode()
 
@@ -230,38 +214,14 @@ class PodAdmissionMemo:
 
     def end_bulk(self) -> None:
         self._bulk_resource_version = None
-        self._by_identity.clear()  # only a bulk's objects are known not to change meanwhile
-        self._undefaulted.clear()
-
-    def default_requests(self, pod: JSON) -> JSON:
-        """`default_pod_requests(pod)`. In bulk, whose objects do not change meanwhile, a spec
-        whose container lists are the very lists of one that needed no defaulting needs none
-        either (defaulting reads nothing else of the pod): the pod is returned as it is."""
-        spec = pod.get("spec")
-        if self._bulk_resource_version is None or type(spec) is not dict or self._reference:
-            return default_pod_requests(pod)
-        lists = (spec.get("containers"), spec.get("initContainers"))
-        key = (id(lists[0]), id(lists[1]))
-        if key in self._undefaulted:
-            return pod
-        defaulted = default_pod_requests(pod)
-        if defaulted is pod:
-            if len(self._undefaulted) >= self._limit:
-                self._undefaulted.clear()
-            self._undefaulted[key] = lists
-        return defaulted
 
     def admitted(self, obj: JSON, validator: object) -> JSON | None:
         """`obj` as admission would return it, when a pod of its key was admitted, with equal
         look-up results, and accepted by `validator`; else None (always in reference mode)."""
         if not _plain(obj) or self._reference:
             return None
-        held = self._by_identity.get(_identity_key(obj)) if self._bulk_resource_version is not None else None
-        if held is not None:
-            entry: _Admitted | None = held[1]
-        else:
-            key = pod_key(obj)
-            entry = self._entries.get(key) if key is not None else None
+        key = pod_key(obj)
+        entry = self._entries.get(key) if key is not None else None
         if entry is None or entry.validator is not validator:
             return None
         if entry.own_affinity:
@@ -306,8 +266,6 @@ class PodAdmissionMemo:
             self._clear()
         entry = _Admitted(admitted_spec, admitted_spec is not spec, tuple(calls), validator, own_affinity)
         self._entries[key] = entry
-        if self._bulk_resource_version is not None:
-            self._by_identity[_identity_key(obj)] = (tuple(spec.values()), entry)
 
     def stored(self, created: Mapping[str, Any]) -> None:
         """A pod create was committed as `created`. In bulk, the entries stay when it was the
@@ -335,4 +293,3 @@ class PodAdmissionMemo:
 
     def _clear(self) -> None:
         self._entries.clear()
-        self._by_identity.clear()

@@ -55,10 +55,10 @@ from kubetaint.speed.reference import reference_mode
 from kubetaint.store.interface import (
     JSON,
     BatchHandler,
+    Capabilities,
     Create,
     Delete,
     FieldPath,
-    FinalizesNamespaces,
     ListResult,
     Result,
     SetField,
@@ -156,6 +156,11 @@ class Registry:
     def delivers_synchronously(self) -> bool:
         """The store's (`Store.delivers_synchronously`): the registry adds no delay."""
         return self.store.delivers_synchronously
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The store's (`Store.capabilities`): the registry adds none."""
+        return self.store.capabilities
 
     def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
         return self.store.list_keyed(resource)
@@ -504,8 +509,9 @@ class Registry:
         old = self.store.get(NAMESPACES, "", name)
         check_update_preconditions(NAMESPACES, obj, old)
         obj = keep_deletion_fields(namespaces.prepare_for_finalize(obj, old), old)
-        if isinstance(self.store, FinalizesNamespaces):  # the server applies its own finalize
-            return self.store.finalize_namespace(obj, dry_run=dry_run)
+        server = self.store.capabilities.finalizes_namespaces
+        if server is not None:  # the server applies its own finalize
+            return server.finalize_namespace(obj, dry_run=dry_run)
         attrs = Attributes(UPDATE, NAMESPACES, obj, old, "", name, "finalize", dry_run, user)
         admitted = self._admit(attrs, old)
         if namespaces.should_delete_during_update(admitted, old):
@@ -593,7 +599,7 @@ class Registry:
     def _before_create(self, resource: str, obj: JSON) -> JSON:
         obj = with_type_meta(resource, obj)
         if resource == "pods":
-            obj = self._pod_memo.default_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
+            obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         meta = dict(obj.get("metadata") or {})
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = generate_name(str(meta["generateName"]), self._rng)

@@ -103,6 +103,11 @@ class PodAffinityInfo:
 NO_AFFINITY = PodAffinityInfo()
 
 
+#: labels.NewRequirement's messages for a values set that does not fit the operator.
+_EMPTY_IN = "for 'in', 'notin' operators, values set can't be empty"
+_VALUES_FOR_EXISTS = "values set must be empty for exists and does not exist"
+
+
 def _selector(raw: Any) -> LabelSelector | None:
     """metav1.LabelSelectorAsSelector, with labels.NewRequirement's checks of keys and values."""
     if raw is None:
@@ -114,15 +119,28 @@ def _selector(raw: Any) -> LabelSelector | None:
     except StatusError as exc:
         raise TermError(exc.message) from None
     assert selector is not None  # (a selector object, not nil)
-    for key, _op, values in selector.requirements:
+    for key, op, values in selector.requirements:
+        found: list[str] = []  # NewRequirement's field errors, aggregated
         errs = is_qualified_name(key)
         if errs:
-            raise TermError(f"key: Invalid value: {go_quote(key)}: {'; '.join(errs)}")
+            found.append(f"key: Invalid value: {go_quote(key)}: {'; '.join(errs)}")
+        if op in ("in", "notin") and not values:
+            found.append(f"values: Invalid value: {_go_strings(values)}: {_EMPTY_IN}")
+        elif op in ("exists", "!") and values:
+            found.append(f"values: Invalid value: {_go_strings(values)}: {_VALUES_FOR_EXISTS}")
         for i, value in enumerate(values):
             errs = is_valid_label_value(value)
             if errs:
-                raise TermError(f"values[{i}][{key}]: Invalid value: {go_quote(value)}: {'; '.join(errs)}")
+                found.append(f"values[{i}][{key}]: Invalid value: {go_quote(value)}: {'; '.join(errs)}")
+        if found:
+            unique = list(dict.fromkeys(found))
+            raise TermError(unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]")
     return selector
+
+
+def _go_strings(values: tuple[str, ...]) -> str:
+    """`%#v` of the []string NewRequirement is given (nil when empty)."""
+    return "[]string{" + ", ".join(map(go_quote, values)) + "}" if values else "[]string(nil)"
 
 
 def _merged_selector(term: Mapping[str, Any], labels: Mapping[str, str]) -> LabelSelector | None:

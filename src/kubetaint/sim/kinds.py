@@ -76,6 +76,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("Deployment", "apps/v1", "deployments.apps", True, 3, ("deployment", "deployments", "deploy")),
     Kind("ReplicaSet", "apps/v1", "replicasets.apps", True, 3, ("replicaset", "replicasets", "rs")),
     Kind("DaemonSet", "apps/v1", "daemonsets.apps", True, 3, ("daemonset", "daemonsets", "ds")),
+    Kind("StatefulSet", "apps/v1", "statefulsets.apps", True, 3, ("statefulset", "statefulsets", "sts")),
+    Kind("CronJob", "batch/v1", "cronjobs.batch", True, 3, ("cronjob", "cronjobs", "cj")),
+    Kind("Job", "batch/v1", "jobs.batch", True, 3, ("job", "jobs")),
     Kind("Pod", "v1", "pods", True, 4, ("pod", "pods", "po")),
 )
 

@@ -1,4 +1,5 @@
-"""A minimal StatefulSet owner for snapshots (the simulator has no StatefulSet controller): when a
+"""A minimal StatefulSet owner for snapshots (which record StatefulSets in their annotation, not as
+objects the StatefulSet controller runs): when a
 pod owned by a recorded StatefulSet is deleted and its ordinal is below `replicas`, the same pod
 (`<sts>-<ordinal>`, stable name, same spec, unbound) is created again, as the StatefulSet
 controller (pkg/controller/statefulset) recreates a missing ordinal. Ordering guarantees,

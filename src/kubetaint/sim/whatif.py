@@ -1,5 +1,7 @@
 """`whatif`: run a snapshot twice with the same seed — without and with a change applied at t=0
-through the Simulation API — and report the difference (docs/cli.md, `kubetaint whatif`).
+through the Simulation API — and report the difference (docs/cli.md, `kubetaint whatif`). The
+change comes before the scheduler's first cycle: pods Pending in the snapshot are scheduled with
+the change in force.
 
 In-flight evictions. Upstream's taint eviction controller starts a pod's timer when it processes
 the pod on a tainted node (processing time, not the taint's `timeAdded`); a restarted controller
@@ -67,10 +69,16 @@ class Run:
         #: The owner each pod last had (controllers adopt snapshot pods at t=0).
         self.owners: dict[Key, str] = {}
         self.sim.cluster.store.subscribe(each_event(self._track_owner))
-        # t=0: controllers adopt the snapshot's pods and start their timers, then the change.
+        # t=0: controllers adopt the snapshot's pods and start their timers, then the change,
+        # then the scheduler's first cycle: a pod Pending in the snapshot is placed with the
+        # change in force, as after a cordon, drain or taint made now.
+        scheduler = self.sim.cluster.scheduler_host
+        scheduler.stop()
+        scheduler.leading = False
         run_to_start(self.sim, info)
         if change is not None:
             self.kubectl_output = change.apply(self.sim)
+        scheduler.lead()
         self.sim.run_until(duration)
         self.final = {_key(p): p for p in self.sim.objects("pods")}
 

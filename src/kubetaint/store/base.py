@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from kubetaint.api.errors import StatusError
 from kubetaint.store.interface import (
     JSON,
+    NO_CAPABILITIES,
+    Capabilities,
     Create,
     Delete,
     ListResult,
@@ -31,6 +33,8 @@ class StoreBase:
 
     #: See `Store.delivers_synchronously`.
     delivers_synchronously: bool = False
+    #: See `Store.capabilities` (a backend offering more declares it in its constructor).
+    capabilities: Capabilities = NO_CAPABILITIES
 
     def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
         raise NotImplementedError

@@ -54,6 +54,7 @@ from kubetaint.store.etcd_health import EtcdHealth, connection_reason
 from kubetaint.store.etcd_watch import EtcdWatchStream, WatchStreamError, compact_revision_for
 from kubetaint.store.interface import (
     JSON,
+    Capabilities,
     Create,
     Delete,
     ListResult,
@@ -105,6 +106,7 @@ class EtcdStore(StoreBase):
         timeout: float = 10.0,
     ) -> None:
         self._clock = clock
+        self.capabilities = Capabilities(reachability=self, threaded_delivery=self)
         self._options = options or StoreOptions()
         self._uid = uid_factory or (lambda: str(uuid.uuid4()))
         self._prefix = self._options.prefix.rstrip("/")

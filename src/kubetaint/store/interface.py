@@ -24,7 +24,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol
 
 from kubetaint.api.errors import StatusError
 from kubetaint.store.changes import BatchHandler, ChangeBatch, EventType, FieldPath, WatchEvent
@@ -187,6 +187,10 @@ class Store(Protocol):
     @property
     def delivers_synchronously(self) -> bool: ...
 
+    #: The optional capabilities the store offers (`Capabilities`).
+    @property
+    def capabilities(self) -> Capabilities: ...
+
     def get(self, resource: str, namespace: str, name: str) -> JSON: ...
 
     def list(
@@ -263,7 +267,6 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
-@runtime_checkable
 class FinalizesNamespaces(Protocol):
     """Optional, for stores that are a client of an API server (RemoteStore): the namespace
     `finalize` subresource, which the server applies (and removes a finalized namespace being
@@ -274,7 +277,6 @@ class FinalizesNamespaces(Protocol):
         ...
 
 
-@runtime_checkable
 class DeferredDurability(Protocol):
     """Optional, for stores that fsync (SQLite): let one thread (an event loop) write without
     waiting for the disk, and learn when its writes are durable, before acknowledging them.
@@ -292,7 +294,6 @@ class DeferredDurability(Protocol):
         ...
 
 
-@runtime_checkable
 class Reachability(Protocol):
     """Optional, for stores behind a network (etcd): whether the backend answers, watched in
     the background so that asking never waits. While it does not, the store's calls fail at
@@ -303,7 +304,6 @@ class Reachability(Protocol):
         ...
 
 
-@runtime_checkable
 class ThreadedDelivery(Protocol):
     """Optional, for stores whose changes arrive on a thread of their own (etcd's watch feed):
     hand subscribers' deliveries to the thread that writes, so that handlers run where every
@@ -313,6 +313,26 @@ class ThreadedDelivery(Protocol):
         """From now on, changes that arrive are delivered by `run_soon(deliver)` (an event loop's
         `call_soon_threadsafe`), and a write returns after delivering its own change."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a store offers beyond the Store protocol, as the store declares it (`Store.capabilities`;
+    never discovered by probing for methods): each is the store itself, typed by its capability's
+    Protocol, or None when the store does not offer it."""
+
+    #: a store that syncs in the background (SQLite)
+    durability: DeferredDurability | None = None
+    #: a store behind a network (etcd)
+    reachability: Reachability | None = None
+    #: a store whose changes arrive on a thread of its own (etcd)
+    threaded_delivery: ThreadedDelivery | None = None
+    #: a client of an API server, which applies the namespace `finalize` itself (RemoteStore)
+    finalizes_namespaces: FinalizesNamespaces | None = None
+
+
+#: A store offering nothing beyond the protocol.
+NO_CAPABILITIES = Capabilities()
 
 
 class StoreError(Exception):

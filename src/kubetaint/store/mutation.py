@@ -20,7 +20,16 @@ from kubetaint.store.interface import JSON, object_key
 
 #: Resources whose objects carry metadata.generation (bumped when spec changes).
 GENERATION_RESOURCES = frozenset(
-    {"pods", "deployments.apps", "replicasets.apps", "daemonsets.apps", "poddisruptionbudgets.policy"}
+    {
+        "pods",
+        "deployments.apps",
+        "replicasets.apps",
+        "daemonsets.apps",
+        "statefulsets.apps",
+        "jobs.batch",
+        "cronjobs.batch",
+        "poddisruptionbudgets.policy",
+    }
 )
 
 

@@ -27,6 +27,7 @@ from kubetaint.store.base import SingleWrite, StoreBase, commit_each
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
+    Capabilities,
     Create,
     Delete,
     ListResult,
@@ -87,6 +88,7 @@ class RemoteStore(StoreBase):
         self, connection: Connection, *, dispatch: Dispatch | None = None, user_agent: str | None = None
     ) -> None:
         self.connection = connection
+        self.capabilities = Capabilities(finalizes_namespaces=self)
         #: the User-Agent of every request (the API server names its writes' field manager after it)
         self.user_agent = user_agent
         self._client = self._make_client()

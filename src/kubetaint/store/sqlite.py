@@ -36,6 +36,7 @@ from kubetaint.store.base import StoreBase
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
+    Capabilities,
     Create,
     Delete,
     EventType,
@@ -103,6 +104,7 @@ class SqliteStore(StoreBase):
         busy_timeout: float = 5.0,
     ) -> None:
         self._clock = clock
+        self.capabilities = Capabilities(durability=self)
         self._options = options or StoreOptions()
         self._uid = uid_factory or (lambda: str(uuid.uuid4()))
         self.data_dir = Path(data_dir)

@@ -189,11 +189,6 @@ def test_a_custom_resource_gets_its_child_and_status(api: Any, core: Any, operat
     eventually(lambda: (status() or {}).get("field") == "b", "kopf's field handler")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kubetaint's garbage collector follows pods, ReplicaSets, Deployments and DaemonSets as owners "
-    "and dependents only (docs/clients.md)",
-)
 def test_the_child_of_a_deleted_custom_resource_is_garbage_collected(
     api: Any, core: Any, operator: Operator
 ) -> None:
@@ -214,10 +209,7 @@ def test_the_child_of_a_deleted_custom_resource_is_garbage_collected(
 
     eventually(child, "kopf's child ConfigMap")
     custom.delete_namespaced_custom_object("kopf.dev", "v1", NS, "kopfexamples", "kex2")
-    try:
-        eventually(lambda: child() is None, "the garbage collector to remove the child with its owner")
-    finally:
-        core.delete_namespaced_config_map("kex2-child", NS)
+    eventually(lambda: child() is None, "the garbage collector to remove the child with its owner")
 
 
 def test_the_operator_ran_without_errors_and_stops_cleanly(operator: Operator) -> None:

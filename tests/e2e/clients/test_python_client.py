@@ -185,3 +185,18 @@ def test_server_side_apply_owns_fields_and_reports_conflicts(api: Any) -> None:
     )
     assert forced.data == {"owner": "bob"}
     assert [(m.manager, m.operation) for m in forced.metadata.managed_fields] == [("bob", "Apply")]
+
+
+def test_every_namespace_publishes_the_cluster_ca_as_kube_root_ca(api: Any, cluster: UpServer) -> None:
+    from kubernetes import client
+
+    core = client.CoreV1Api(api)
+
+    def published() -> Any:
+        found = core.list_namespaced_config_map(NS, field_selector="metadata.name=kube-root-ca.crt").items
+        return found[0] if found else None
+
+    config_map = eventually(published, "the root-ca-cert-publisher")
+    assert cluster.connection.ca_pem is not None
+    assert config_map.data == {"ca.crt": cluster.connection.ca_pem}
+    assert set(config_map.metadata.annotations) == {"kubernetes.io/description"}

@@ -47,20 +47,27 @@ def _s(obj: Obj, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _version_text(version: Any) -> str:
+    v = version if isinstance(version, Mapping) else {}
+    served = "true" if v.get("served") is True else "false"
+    storage = "true" if v.get("storage") is True else "false"
+    return (
+        "apiextensions.CustomResourceDefinitionVersion{"
+        f"Name:{go_quote(_s(v, 'name'))}, Served:{served}, Storage:{storage}, ...}}"
+    )
+
+
 def versions_value(versions: list[Any]) -> f.GoValue:
     """spec.versions as a bad value (shortened: names, served and storage)."""
-    parts = []
-    for item in versions:
-        v = item if isinstance(item, Mapping) else {}
-        served = "true" if v.get("served") is True else "false"
-        storage = "true" if v.get("storage") is True else "false"
-        parts.append(
-            "apiextensions.CustomResourceDefinitionVersion{"
-            f"Name:{go_quote(_s(v, 'name'))}, Served:{served}, Storage:{storage}, ...}}"
-        )
     if not versions:
         return f.GoValue(versions, "[]apiextensions.CustomResourceDefinitionVersion(nil)")
-    return f.GoValue(versions, "[]apiextensions.CustomResourceDefinitionVersion{" + ", ".join(parts) + "}")
+    parts = ", ".join(_version_text(v) for v in versions)
+    return f.GoValue(versions, "[]apiextensions.CustomResourceDefinitionVersion{" + parts + "}")
+
+
+def version_value(version: Any) -> f.GoValue:
+    """One version as a bad value (shortened as versions_value)."""
+    return f.GoValue(version, _version_text(version))
 
 
 def validate_crd(obj: Obj, old: Obj | None, allow_comparison: bool = False) -> list[f.FieldError]:
@@ -241,7 +248,7 @@ def _stored_versions_errors(stored: list[Any], versions: list[Any]) -> list[f.Fi
         version = item if isinstance(item, Mapping) else {}
         name = _s(version, "name")
         if version.get("storage") is True and name not in index:
-            errs.append(f.invalid(path, versions_value([version]), f"must have the storage version {name}"))
+            errs.append(f.invalid(path, version_value(version), f"must have the storage version {name}"))
         index.pop(name, None)
     for name, i in index.items():
         errs.append(f.invalid(f"{path}[{i}]", name, "must appear in spec.versions"))

@@ -90,7 +90,18 @@ class DisruptionController:
         change in turn; with no budget an update looks nothing up, so updates are skipped
         without a call."""
         budgets = len(self.pdbs) > 0
-        if not budgets and changes.only == "MODIFIED":
+        only = changes.only
+        if not budgets and only == "MODIFIED":
+            return
+        if only == "ADDED":  # a listing or a replay: `_pod_added` with the cache key at hand
+            by_namespace = self._by_namespace
+            for _, (namespace, name), _, pod in changes:
+                names = by_namespace.get(namespace)
+                if names is None:
+                    names = by_namespace[namespace] = set()
+                names.add(name)
+                if budgets:
+                    self._enqueue_for(pod)
             return
         for kind, _, old, pod in changes:
             if kind == "MODIFIED":

@@ -24,6 +24,8 @@ OWNER_RESOURCES: dict[tuple[str, str], str] = {
     ("apps", "ReplicaSet"): "replicasets.apps",
     ("apps", "Deployment"): "deployments.apps",
     ("apps", "DaemonSet"): "daemonsets.apps",
+    ("batch", "Job"): "jobs.batch",
+    ("batch", "CronJob"): "cronjobs.batch",
 }
 
 
@@ -33,6 +35,8 @@ _BY_VERSION: dict[tuple[str, str], str] = {
     ("apps/v1", "ReplicaSet"): "replicasets.apps",
     ("apps/v1", "Deployment"): "deployments.apps",
     ("apps/v1", "DaemonSet"): "daemonsets.apps",
+    ("batch/v1", "Job"): "jobs.batch",
+    ("batch/v1", "CronJob"): "cronjobs.batch",
 }
 
 

@@ -100,18 +100,22 @@ class NodeEventWorkers:
 
     def pods_changed(self, changes: Changes) -> None:
         """The pod informer's handler: `pod_updated` of each add and update in turn (deletes are
-        not its business); an update keeping its spec object keeps its nodeName, so it is skipped
-        without a call."""
+        not its business)."""
         if not self.running:
+            return
+        if changes.only == "ADDED":  # a listing or a replay: each bound pod queued by its cache key
+            queue, queued = self._pod_queue, False
+            for _, key, _, pod in changes:
+                if (pod.get("spec") or {}).get("nodeName"):
+                    queue[key] = None
+                    queued = True
+            if queued and self._pod_worker is None:
+                self._pod_worker = self._clock.call_soon(self._drain_pods)
             return
         pod_updated = self.pod_updated
         for kind, _, old, pod in changes:
-            if kind == "MODIFIED":
-                assert old is not None
-                if old.get("spec") is not pod.get("spec"):
-                    pod_updated(old, pod)
-            elif kind == "ADDED":
-                pod_updated(None, pod)
+            if kind != "DELETED":
+                pod_updated(old, pod)
 
     def pod_updated(self, old: JSON | None, new: JSON | None) -> None:
         if not self.running or new is None:

@@ -26,11 +26,14 @@ def create_owned_pod(
     *,
     kind: str,
     template: Mapping[str, Any],
+    api_version: str = "apps/v1",
+    base: str | None = None,
 ) -> JSON | None:
-    """Create a pod from `template` owned by `owner` (`<owner>-<5 chars>`); SuccessfulCreate or
-    FailedCreate event on the owner. Returns the created pod, or None."""
-    ref = podutil.controller_ref(owner, "apps/v1", kind)
-    base = str(owner["metadata"]["name"]) + "-"
+    """Create a pod from `template` owned by `owner` (`<base><5 chars>`, `base` by default
+    `<owner>-`); SuccessfulCreate or FailedCreate event on the owner. Returns the created pod, or
+    None."""
+    ref = podutil.controller_ref(owner, api_version, kind)
+    base = base if base is not None else str(owner["metadata"]["name"]) + "-"
     for _ in range(_NAME_ATTEMPTS):
         pod = podutil.pod_from_template(template, owner, ref, generate_name(base, rng))
         try:

@@ -131,6 +131,13 @@ class TaintEvictionController:
         its spec object skipped without a call."""
         if not self._running:
             return  # (pod_updated ignores everything while stopped)
+        if changes.only == "ADDED":  # a listing or a replay: every add counts, keyed by the cache key
+            updates = self._pod_updates
+            for _, (namespace, name), _, pod in changes:
+                updates[(namespace, name, _node_name(pod))] = None
+            if changes:
+                self._wake()
+            return
         pod_updated = self.pod_updated
         for kind, _, old, pod in changes:
             if kind == "MODIFIED":

@@ -1,0 +1,138 @@
+"""kube-controller-manager's root-ca-cert-publisher (mirrors
+pkg/controller/certificates/rootcacertpublisher/publisher.go): every namespace gets the
+`kube-root-ca.crt` ConfigMap with the cluster's CA bundle as `ca.crt` and the annotation that
+describes it, and gets it back when it is deleted or changed. Namespaces added, or updated while
+active, and that ConfigMap updated or deleted queue their namespace; syncNamespace creates the
+ConfigMap when it is missing (ignoring a namespace gone or terminating) and restores its data and
+annotation when they differ."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import Clock
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import Store, object_key
+
+JSON = dict[str, Any]
+ROOT_CA_CERT_CONFIG_MAP_NAME = "kube-root-ca.crt"
+DESCRIPTION_ANNOTATION = "kubernetes.io/description"
+DESCRIPTION = (
+    "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints "
+    "such as the internal service IP or kubernetes.default.svc. "
+    "No other usage is guaranteed across distributions of Kubernetes clusters."
+)
+CONFIG_MAPS = "configmaps"
+log = logging.getLogger(__name__)
+
+
+class Publisher:
+    """Keeps `kube-root-ca.crt` with `root_ca` (PEM) in every namespace."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        root_ca: str,
+        *,
+        namespace_informer: Informer | None = None,
+        config_map_informer: Informer | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.root_ca = root_ca
+        self.namespaces = namespace_informer or Informer(store, "namespaces")
+        self.config_maps = config_map_informer or Informer(store, CONFIG_MAPS)
+        self._own = [
+            informer
+            for informer, given in (
+                (self.namespaces, namespace_informer),
+                (self.config_maps, config_map_informer),
+            )
+            if given is None
+        ]
+        self._queue: set[str] = set()
+        self._draining = False
+        self.config_maps.add_handlers(
+            EventHandlers(
+                on_update=lambda old, new: self._config_map_changed(new),
+                on_delete=self._config_map_changed,
+            ),
+            replay=False,
+        )
+        self.namespaces.add_handlers(
+            EventHandlers(
+                on_add=lambda ns: self._enqueue(object_key(ns)[1]), on_update=self._namespace_updated
+            )
+        )
+
+    def start(self) -> None:
+        for informer in self._own:
+            informer.start()
+
+    def stop(self) -> None:
+        """Stop the informers this controller started."""
+        for informer in self._own:
+            informer.stop()
+
+    def _config_map_changed(self, config_map: JSON) -> None:
+        namespace, name = object_key(config_map)
+        if name == ROOT_CA_CERT_CONFIG_MAP_NAME and namespace:
+            self._enqueue(namespace)
+
+    def _namespace_updated(self, old: JSON, new: JSON) -> None:
+        status = new.get("status") if isinstance(new.get("status"), dict) else {}
+        if (status or {}).get("phase") == "Active":
+            self._enqueue(object_key(new)[1])
+
+    def _enqueue(self, namespace: str) -> None:
+        self._queue.add(namespace)
+        if not self._draining:
+            self._draining = True
+            self.clock.call_soon(self._drain)
+
+    def _drain(self) -> None:
+        self._draining = False
+        queued, self._queue = sorted(self._queue), set()
+        for namespace in queued:
+            try:
+                self.sync_namespace(namespace)
+            except Exception:  # one namespace's failure must not stop the others
+                log.exception("root-ca-cert-publisher: syncing namespace %s failed", namespace)
+
+    def sync_namespace(self, namespace: str) -> None:
+        """syncNamespace"""
+        data = {"ca.crt": self.root_ca}
+        current = self.config_maps.get(namespace, ROOT_CA_CERT_CONFIG_MAP_NAME)
+        if current is None:
+            config_map = {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {
+                    "name": ROOT_CA_CERT_CONFIG_MAP_NAME,
+                    "namespace": namespace,
+                    "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION},
+                },
+                "data": data,
+            }
+            try:
+                self.store.create(CONFIG_MAPS, config_map)
+            except StatusError as err:
+                # don't retry a create if the namespace doesn't exist or is terminating (or the
+                # ConfigMap is there already)
+                if err.code not in (403, 404, 409):
+                    raise
+            return
+        meta = current.get("metadata") or {}
+        annotations = dict(meta.get("annotations") or {})
+        if current.get("data") == data and annotations.get(DESCRIPTION_ANNOTATION):
+            return
+        annotations[DESCRIPTION_ANNOTATION] = DESCRIPTION
+        updated = {**current, "data": data, "metadata": {**meta, "annotations": annotations}}
+        try:
+            self.store.update(CONFIG_MAPS, updated)
+        except StatusError as err:
+            if err.code not in (404, 409):  # gone, or changed since: its event queues it again
+                raise

@@ -1,0 +1,397 @@
+"""The StatefulSet controller: pods named `<set>-<ordinal>`, created in order (OrderedReady: each
+waits for its predecessor to be Running and Ready) or all at once (Parallel), removed from the
+highest ordinal down, recreated under the same name when deleted, evicted or finished, and
+replaced from the highest ordinal down to the partition on a RollingUpdate.
+
+Mirrors pkg/controller/statefulset/stateful_set_control.go (updateStatefulSet, processReplica,
+processCondemned, the rolling update, computeReplicaStatus, completeRollingUpdate) and
+stateful_pod_control.go (its events). Differences, reported or documented: the revisions are
+`<set>-<hash of the pod template>` and their templates are kept in memory only (no
+ControllerRevision objects are served), so after a restart a pod of an older revision is
+recreated from the current template; the claims of `volumeClaimTemplates` are created and kept (a
+retention policy that deletes them gets a Warning event `NotModelled` on the StatefulSet).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kubetaint.api.errors import StatusError
+from kubetaint.api.selectors import label_selector_from_dict
+from kubetaint.clock.base import Clock
+from kubetaint.controllers.deployment.hashing import compute_hash
+from kubetaint.controllers.replicaset import podutil
+from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
+from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.controllers.statefulset import pods as stspods
+from kubetaint.store.events import EventRecorder
+from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import Store
+
+JSON = dict[str, Any]
+Key = tuple[str, str]
+RESOURCE = "statefulsets.apps"
+CLAIMS = "persistentvolumeclaims"
+#: Pods a Parallel StatefulSet creates in one sync at most (the rest in the next ones).
+BURST_REPLICAS = 500
+log = logging.getLogger(__name__)
+
+
+class StatefulSetController:
+    """Keeps each StatefulSet's ordinal pods and its status."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        pod_informer: Informer | None = None,
+        sts_informer: Informer | None = None,
+        recorder: EventRecorder | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.pods = pod_informer or Informer(store, "pods")
+        self.sets = sts_informer or Informer(store, RESOURCE)
+        given = ((self.pods, pod_informer), (self.sets, sts_informer))
+        self._own = [informer for informer, passed in given if passed is None]
+        self.recorder = recorder or EventRecorder(store, clock, "statefulset-controller")
+        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
+        #: revision name -> pod template, per StatefulSet uid (the ControllerRevisions' data)
+        self._revisions: dict[str, dict[str, JSON]] = {}
+        self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
+        self.owned = KindOwnedPods(self.pods, "StatefulSet", self._pod_changed)
+        self.sets.add_handlers(
+            EventHandlers(
+                on_add=lambda sts: self.queue.add(podutil.key_of(sts)),
+                on_update=lambda _old, sts: self.queue.add(podutil.key_of(sts)),
+                on_delete=self._forget,
+            )
+        )
+
+    def start(self) -> None:
+        for informer in self._own:
+            informer.start()
+
+    def stop(self) -> None:
+        """Stop the informers this controller started and cancel its queued work."""
+        for informer in self._own:
+            informer.stop()
+        self.queue.stop()
+
+    def _pod_changed(self, namespace: str, name: str, old: JSON | None, new: JSON | None) -> None:
+        self.queue.add((namespace, name))
+
+    def _forget(self, sts: JSON) -> None:
+        uid = str((sts.get("metadata") or {}).get("uid") or "")
+        self._revisions.pop(uid, None)
+        self._reported.discard(uid)
+
+    # sync ----------------------------------------------------------------------------------------
+
+    def sync(self, key: Key) -> None:
+        sts = self.sets.get(*key)
+        if sts is None:
+            return
+        uid = str(sts["metadata"].get("uid") or "")
+        self._report_not_modelled(sts, uid)
+        owned = [p for p in self.owned.pods(uid) if stspods.is_member(sts, p)]
+        current_revision, update_revision = self._revisions_of(sts, uid, owned)
+        if not sts["metadata"].get("deletionTimestamp"):
+            self._update(sts, uid, owned, current_revision, update_revision)
+        latest = self.sets.get(*key) or sts
+        owned = [p for p in self.owned.pods(uid) if stspods.is_member(latest, p)]
+        self._update_status(latest, owned, current_revision, update_revision)
+
+    def _revisions_of(self, sts: JSON, uid: str, owned: list[JSON]) -> tuple[str, str]:
+        """getStatefulSetRevisions: the update revision is the current template's; the current
+        revision is the status' while a template of it is known, else the update revision."""
+        spec = sts.get("spec") or {}
+        status = sts.get("status") or {}
+        template = spec.get("template") or {}
+        name = str(sts["metadata"].get("name") or "")
+        update = f"{name}-{compute_hash(template, int(status.get('collisionCount') or 0))}"
+        known = self._revisions.setdefault(uid, {})
+        known[update] = template
+        current = str(status.get("currentRevision") or "")
+        if not current or current not in known:
+            # a revision the pods carry stays current while its template is not known (a
+            # restart): its pods are kept, and recreated from the update revision
+            current = current or update
+        return current, update
+
+    def _template_for(self, sts: JSON, uid: str, ordinal: int, current: str, update: str) -> tuple[JSON, str]:
+        """newVersionedStatefulSetPod: the current revision below the partition (while its template
+        is known), the update revision otherwise."""
+        spec = sts.get("spec") or {}
+        strategy = spec.get("updateStrategy") or {}
+        known = self._revisions.get(uid, {})
+        use_current = False
+        if current != update and current in known:
+            if strategy.get("type") == "OnDelete":
+                use_current = False
+            elif strategy.get("type", "RollingUpdate") == "RollingUpdate":
+                rolling = strategy.get("rollingUpdate")
+                if rolling is None:
+                    use_current = ordinal < int((sts.get("status") or {}).get("currentReplicas") or 0)
+                else:
+                    use_current = ordinal < int(rolling.get("partition") or 0)
+        if use_current:
+            return known[current], current
+        return spec.get("template") or {}, update
+
+    def _update(self, sts: JSON, uid: str, owned: list[JSON], current: str, update: str) -> None:
+        """updateStatefulSet without its status: create, recreate, scale down, roll."""
+        spec = sts.get("spec") or {}
+        replica_count = int(spec.get("replicas") or 0) if spec.get("replicas") is not None else 1
+        start = int((spec.get("ordinals") or {}).get("start") or 0)
+        monotonic = spec.get("podManagementPolicy", "OrderedReady") != "Parallel"
+        replicas: dict[int, JSON | None] = {}  # by index from the start ordinal (missing: none)
+        condemned: list[JSON] = []
+        for pod in owned:
+            ordinal = stspods.ordinal_of(pod)
+            if start <= ordinal < start + replica_count:
+                replicas[ordinal - start] = pod
+            elif ordinal >= 0:
+                condemned.append(pod)
+        condemned.sort(key=stspods.ordinal_of, reverse=True)
+        unhealthy = None  # the first unhealthy pod, by ordinal (replicas first, then condemned)
+        ordered = [replicas[i] for i in sorted(replicas)]
+        for pod in [*[p for p in ordered if p is not None], *sorted(condemned, key=stspods.ordinal_of)]:
+            if not stspods.is_healthy(pod):
+                unhealthy = pod
+                break
+        created = 0
+        for i in range(replica_count):
+            ordinal = start + i
+            replica = replicas.get(i)
+            if replica is not None and stspods.phase(replica) in ("Failed", "Succeeded"):
+                if not stspods.is_terminating(replica):
+                    self._recreate_terminated(sts, replica)
+                replica = replicas[i] = None if self._gone(replica) else replica
+                if replica is not None:
+                    if monotonic:
+                        return
+                    continue
+            if replica is None:
+                template, revision = self._template_for(sts, uid, ordinal, current, update)
+                self._create(sts, stspods.new_pod(sts, template, ordinal, revision))
+                created += 1
+                if monotonic:
+                    return
+                if created >= BURST_REPLICAS:  # the rest in a later sync
+                    self.queue.add(podutil.key_of(sts))
+                    return
+                continue
+            if stspods.is_terminating(replica) and monotonic:
+                return
+            if not stspods.is_running_and_ready(replica) and monotonic:
+                return
+        for pod in condemned:
+            if stspods.is_terminating(pod):
+                if monotonic:
+                    return
+                continue
+            if not stspods.is_running_and_ready(pod) and monotonic and pod is not unhealthy:
+                return
+            self._delete(sts, pod)
+            if monotonic:
+                return
+        strategy = spec.get("updateStrategy") or {}
+        if strategy.get("type") == "OnDelete":
+            return
+        partition = int((strategy.get("rollingUpdate") or {}).get("partition") or 0)
+        for i in range(replica_count - 1, max(partition - start, 0) - 1, -1):
+            replica = replicas.get(i)
+            if replica is None:
+                return
+            if stspods.revision_of(replica) != update and not stspods.is_terminating(replica):
+                self._delete(sts, replica)
+                return
+            if not stspods.is_healthy(replica):
+                return
+
+    def _gone(self, pod: JSON) -> bool:
+        return self.pods.get(*podutil.key_of(pod)) is None
+
+    def _recreate_terminated(self, sts: JSON, pod: JSON) -> None:
+        meta = sts["metadata"]
+        name = pod["metadata"]["name"]
+        if stspods.phase(pod) == "Failed":
+            message = (
+                f"StatefulSet {meta.get('namespace')}/{meta.get('name')} is recreating failed Pod {name}"
+            )
+            self.recorder.event(sts, "Warning", "RecreatingFailedPod", message)
+        else:
+            message = (
+                f"StatefulSet {meta.get('namespace')}/{meta.get('name')} is recreating terminated Pod {name}"
+            )
+            self.recorder.event(sts, "Normal", "RecreatingTerminatedPod", message)
+        self._delete(sts, pod)
+
+    def _create(self, sts: JSON, pod: JSON) -> None:
+        """CreateStatefulPod: the pod's claims first, then the pod."""
+        name = pod["metadata"]["name"]
+        set_name = sts["metadata"].get("name")
+        if not self._create_claims(sts, pod):
+            return
+        try:
+            self.store.create("pods", pod)
+        except StatusError as err:
+            if err.reason == "AlreadyExists" and self._adopt(sts, pod):
+                return
+            self.recorder.event(
+                sts,
+                "Warning",
+                "FailedCreate",
+                f"create Pod {name} in StatefulSet {set_name} failed error: {err.message}",
+            )
+            return
+        self.recorder.event(
+            sts, "Normal", "SuccessfulCreate", f"create Pod {name} in StatefulSet {set_name} successful"
+        )
+
+    def _adopt(self, sts: JSON, pod: JSON) -> bool:
+        """ClaimPods for the ordinal whose name is taken: an orphan pod of that name matching the
+        selector is adopted (the set becomes its controller); True when the name is the set's."""
+        namespace, name = podutil.key_of(pod)
+        try:
+            existing = self.store.get("pods", namespace, name)
+        except StatusError:
+            return False
+        meta = existing.get("metadata") or {}
+        ref = podutil.controller_ref_of(existing)
+        if ref is not None:
+            return bool(ref.get("uid") == sts["metadata"].get("uid"))
+        selector = label_selector_from_dict((sts.get("spec") or {}).get("selector"))
+        if (
+            meta.get("deletionTimestamp")
+            or selector is None
+            or not selector.matches(meta.get("labels") or {})
+        ):
+            return False
+        owners = [*(meta.get("ownerReferences") or []), podutil.controller_ref(sts, "apps/v1", "StatefulSet")]
+        try:
+            self.store.update("pods", {**existing, "metadata": {**meta, "ownerReferences": owners}})
+        except StatusError:
+            return False
+        return True
+
+    def _create_claims(self, sts: JSON, pod: JSON) -> bool:
+        """createPersistentVolumeClaims: each claim of the pod that does not exist, with its event;
+        False when one could not be created."""
+        ok = True
+        pod_name = pod["metadata"]["name"]
+        set_name = sts["metadata"].get("name")
+        for claim in stspods.claims_for(sts, stspods.ordinal_of(pod)):
+            namespace, claim_name = podutil.key_of(claim)
+            try:
+                self.store.get(CLAIMS, namespace, claim_name)
+                continue
+            except StatusError as err:
+                if err.code != 404:
+                    return False
+            try:
+                self.store.create(CLAIMS, claim)
+            except StatusError as err:
+                if err.reason == "AlreadyExists":
+                    continue
+                ok = False
+                self.recorder.event(
+                    sts,
+                    "Warning",
+                    "FailedCreate",
+                    f"create Claim {claim_name} for Pod {pod_name} in StatefulSet {set_name} failed error: "
+                    f"failed to create PVC {claim_name}: {err.message}",
+                )
+                continue
+            self.recorder.event(
+                sts,
+                "Normal",
+                "SuccessfulCreate",
+                f"create Claim {claim_name} Pod {pod_name} in StatefulSet {set_name} success",
+            )
+        return ok
+
+    def _delete(self, sts: JSON, pod: JSON) -> None:
+        namespace, name = podutil.key_of(pod)
+        set_name = sts["metadata"].get("name")
+        try:
+            self.store.delete("pods", namespace, name, uid=str(pod["metadata"].get("uid") or "") or None)
+        except StatusError as err:
+            if err.code != 404:
+                self.recorder.event(
+                    sts,
+                    "Warning",
+                    "FailedDelete",
+                    f"delete Pod {name} in StatefulSet {set_name} failed error: {err.message}",
+                )
+            return
+        self.recorder.event(
+            sts, "Normal", "SuccessfulDelete", f"delete Pod {name} in StatefulSet {set_name} successful"
+        )
+
+    def _update_status(self, sts: JSON, owned: list[JSON], current: str, update: str) -> None:
+        """computeReplicaStatus and completeRollingUpdate, written when it changed."""
+        spec = sts.get("spec") or {}
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        now = self.clock.now()
+        replicas = ready = available = current_count = updated = 0
+        for pod in owned:
+            replicas += 1
+            if stspods.is_running_and_ready(pod):
+                ready += 1
+                if stspods.is_running_and_available(pod, min_ready, now):
+                    available += 1
+            if stspods.is_terminating(pod):
+                continue
+            revision = stspods.revision_of(pod)
+            if revision == current:
+                current_count += 1
+            if revision == update:
+                updated += 1
+        old = sts.get("status") or {}
+        status: JSON = {
+            "observedGeneration": sts["metadata"].get("generation", 1),
+            "replicas": replicas,
+            "readyReplicas": ready,
+            "currentReplicas": current_count,
+            "updatedReplicas": updated,
+            "currentRevision": current,
+            "updateRevision": update,
+            "collisionCount": int(old.get("collisionCount") or 0),
+            "availableReplicas": available,
+        }
+        strategy = (spec.get("updateStrategy") or {}).get("type", "RollingUpdate")
+        if strategy == "RollingUpdate" and updated == replicas and ready == replicas:
+            status["currentReplicas"] = updated
+            status["currentRevision"] = update
+        for field in ("readyReplicas", "currentReplicas", "updatedReplicas"):  # omitempty
+            if not status[field]:
+                del status[field]
+        if old.get("conditions"):
+            status["conditions"] = old["conditions"]
+        if status != old:
+            try:
+                self.store.update(RESOURCE, {**sts, "status": status})
+            except StatusError as err:
+                if err.code == 409:
+                    self.queue.add_after(podutil.key_of(sts), 0.001)
+        if min_ready > 0 and ready != available:
+            self.queue.add_after(podutil.key_of(sts), float(min_ready))
+
+    def _report_not_modelled(self, sts: JSON, uid: str) -> None:
+        """A Warning event NotModelled, once, for a claim retention policy other than Retain."""
+        retention = (sts.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {}
+        deleting = [f"{k}: {v}" for k, v in sorted(retention.items()) if v not in (None, "Retain")]
+        if uid in self._reported or not deleting:
+            return
+        self._reported.add(uid)
+        self.recorder.event(
+            sts,
+            "Warning",
+            "NotModelled",
+            f"spec.persistentVolumeClaimRetentionPolicy ({', '.join(deleting)}): not modelled: "
+            "kubetaint's statefulset controller retains the claims it creates",
+        )

@@ -1,0 +1,177 @@
+"""StatefulSets, Jobs and CronJobs on `kubetaint up` with the real kubectl: a StatefulSet's pods
+come up in order as `<set>-<n>` and come back under their name after a NoExecute eviction; a
+Job's pods run to completion on the hollow runtime and `kubectl wait --for=condition=complete`
+returns; on the virtual clock, advancing it through the clock API runs a CronJob's schedule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .harness import KUBECTL, UpServer, eventually
+
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+
+STATEFUL_SET = """apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: "postgres:16"}]
+"""
+
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata: {name: pi}
+spec:
+  completions: 3
+  parallelism: 2
+  template:
+    metadata:
+      annotations: {kubetaint.io/run-seconds: "1"}
+    spec:
+      restartPolicy: Never
+      containers: [{name: pi, image: perl}]
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UpServer]:
+    up = UpServer(tmp_path_factory.mktemp("up-workloads"), "--nodes", "2").start()
+    yield up
+    up.kill()
+
+
+def _apply(server: UpServer, name: str, text: str) -> str:
+    path = server.workdir / name
+    path.write_text(text)
+    return server.kubectl("apply", "-f", str(path)).stdout.strip()
+
+
+def _pods(server: UpServer, selector: str) -> list[list[str]]:
+    out = server.kubectl("get", "pods", "-l", selector, "--no-headers").stdout
+    return [line.split() for line in out.splitlines() if line.strip()]
+
+
+def test_a_stateful_sets_pods_come_up_in_order(server: UpServer) -> None:
+    assert _apply(server, "sts.yaml", STATEFUL_SET) == "statefulset.apps/db created"
+
+    def all_running() -> list[list[str]] | None:
+        rows = _pods(server, "app=db")
+        return rows if len(rows) == 3 and all(r[2] == "Running" for r in rows) else None
+
+    rows = eventually(all_running, "three running db pods")
+    assert [r[0] for r in rows] == ["db-0", "db-1", "db-2"]
+    messages = server.kubectl(
+        "get",
+        "events",
+        "--field-selector",
+        "involvedObject.kind=StatefulSet,involvedObject.name=db,reason=SuccessfulCreate",
+        "--sort-by=.metadata.creationTimestamp",
+        "-o",
+        "jsonpath={range .items[*]}{.message}{'\\n'}{end}",
+    ).stdout.splitlines()
+    assert messages == [f"create Pod db-{i} in StatefulSet db successful" for i in range(3)]
+    ready = server.kubectl("get", "sts", "db", "--no-headers").stdout.split()
+    assert ready[:2] == ["db", "3/3"]
+
+
+def test_an_evicted_stateful_pod_comes_back_under_its_name(server: UpServer) -> None:
+    eventually(lambda: len(_pods(server, "app=db")) == 3 or None, "the db pods")
+    node = server.kubectl("get", "pod", "db-1", "-o", "jsonpath={.spec.nodeName}").stdout
+    uid = server.kubectl("get", "pod", "db-1", "-o", "jsonpath={.metadata.uid}").stdout
+    server.kubectl("taint", "nodes", node, "maintenance=now:NoExecute")
+    try:
+
+        def replaced() -> bool | None:
+            result = server.kubectl(
+                "get",
+                "pod",
+                "db-1",
+                "-o",
+                "jsonpath={.metadata.uid} {.spec.nodeName} {.status.phase}",
+                ok=False,
+            )
+            fields = result.stdout.split()
+            return (
+                len(fields) == 3 and fields[0] != uid and fields[1] != node and fields[2] == "Running"
+            ) or None
+
+        eventually(replaced, "db-1 back on the other node")
+    finally:
+        server.kubectl("taint", "nodes", node, "maintenance=now:NoExecute-")
+
+
+def test_a_job_completes_on_the_hollow_runtime(server: UpServer) -> None:
+    assert _apply(server, "job.yaml", JOB) == "job.batch/pi created"
+    waited = server.kubectl("wait", "--for=condition=complete", "job/pi", "--timeout=30s")
+    assert waited.stdout.strip() == "job.batch/pi condition met"
+    row = server.kubectl("get", "job", "pi", "--no-headers").stdout.split()
+    assert row[:3] == ["pi", "Complete", "3/3"]
+    rows = _pods(server, "batch.kubernetes.io/job-name=pi")
+    assert len(rows) == 3 and {r[2] for r in rows} == {"Completed"}
+    conditions = server.kubectl(
+        "get", "job", "pi", "-o", "jsonpath={range .status.conditions[*]}{.type}={.reason}{'\\n'}{end}"
+    ).stdout.splitlines()
+    assert conditions == ["SuccessCriteriaMet=CompletionsReached", "Complete=CompletionsReached"]
+
+
+CRON_JOB = """apiVersion: batch/v1
+kind: CronJob
+metadata: {name: report}
+spec:
+  schedule: "*/10 * * * *"
+  successfulJobsHistoryLimit: 2
+  jobTemplate:
+    spec:
+      template:
+        metadata:
+          annotations: {kubetaint.io/run-seconds: "120"}
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: report, image: busybox}]
+"""
+
+
+def _advance(server: UpServer, seconds: float) -> None:
+    with server.client() as client:
+        response = client.post("/kubetaint/v1/clock/advance", json={"seconds": seconds})
+    assert response.status_code == 200, response.text
+
+
+def test_advancing_the_virtual_clock_runs_a_cron_jobs_schedule(virtual_server: UpServer) -> None:
+    server = virtual_server
+    assert _apply(server, "cronjob.yaml", CRON_JOB) == "cronjob.batch/report created"
+    now = server.get("/kubetaint/v1/clock").json()["now"]
+    minute = int(now[14:16])
+    _advance(server, (10 - minute % 10) * 60 + 1)  # just past the next ten-minute mark
+
+    def jobs() -> list[list[str]] | None:
+        out = server.kubectl("get", "jobs", "--no-headers").stdout
+        rows = [line.split() for line in out.splitlines() if line.strip()]
+        return rows or None
+
+    (row,) = eventually(jobs, "the first job")
+    assert row[0].startswith("report-") and row[1] == "Running"
+    _advance(server, 121)
+    eventually(lambda: (jobs() or [[]])[0][1:3] == ["Complete", "1/1"] or None, "the first job to complete")
+    _advance(server, 3 * 600)
+    names = eventually(lambda: len(jobs() or []) == 2 and jobs(), "the history limit to keep two jobs")
+    assert all(r[0].startswith("report-") for r in names)
+    last = server.kubectl("get", "cronjob", "report", "-o", "jsonpath={.status.lastScheduleTime}").stdout
+    assert last.endswith("0:00Z")
+    created = server.kubectl(
+        "get",
+        "events",
+        "--field-selector",
+        "involvedObject.kind=CronJob,involvedObject.name=report,reason=SuccessfulCreate",
+        "-o",
+        "jsonpath={range .items[*]}{.message}{'\\n'}{end}",
+    ).stdout.splitlines()
+    assert len(created) == 4 and all(line.startswith("Created job report-") for line in created)
