@@ -106,6 +106,18 @@ def test_a_stateful_set_update_without_defaults_stores_them() -> None:
             "rbac.authorization.k8s.io",
             id="a binding's role reference gets the RBAC group",
         ),
+        pytest.param(
+            "secrets",
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {"name": "s", "namespace": "default"},
+                "stringData": {"k": "v"},
+            },
+            ("data", "k"),
+            "dg==",
+            id="a secret's string data is stored as base64 data",
+        ),
     ],
 )
 def test_an_in_process_create_stores_the_kinds_defaults(

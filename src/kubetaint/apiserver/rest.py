@@ -1,6 +1,6 @@
 """What the HTTP handlers do to a request's object before the write path: the body's kind,
 group version, namespace and name checks, generateName, and the resource strategies' preparation
-(PrepareForCreate / PrepareForUpdate: defaults, status-subresource rules, Service allocation);
+(PrepareForCreate / PrepareForUpdate: status-subresource rules, Service defaults and allocation);
 then `kubetaint.registry.Registry` (admission, validation, the store) with the requesting user
 (mirrors apiserver/pkg/registry/rest/create.go, rest/update.go and the registry strategies).
 """
@@ -31,7 +31,6 @@ from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import POLICIES, keep_deletion_fields, propagation_from_options
 from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
-from kubetaint.core.secrets import stored_secret
 from kubetaint.core.services import (
     AllocationError,
     ServiceNetwork,
@@ -251,10 +250,6 @@ class REST:
         """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
         `obj` is a precondition (409 Conflict when stale)."""
         res = target.res
-        if res.plural == "pods" and not res.group and not target.subresource:
-            obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
-        if res.plural == "secrets" and not res.group:
-            obj = stored_secret(obj)  # decoding a v1.Secret merges stringData, defaults the type
         if _is_services(res) and not target.subresource:
             obj = drop_type_dependent_fields(keep_allocated_values(default_service(obj), old), old)
             obj = self._allocate_service(obj, old)
@@ -314,8 +309,6 @@ def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
         return crds.prepare_for_create(crds.with_defaults(obj))
     if res.group:
         return obj
-    if res.plural == "secrets":
-        return stored_secret(obj)
     if res.plural == "services":
         return {**default_service(obj), "status": {"loadBalancer": {}}}
     if res.plural == "pods":

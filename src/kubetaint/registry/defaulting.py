@@ -6,8 +6,9 @@ the same object.
 
 The kinds are declared in `DEFAULTERS` (by API group and kind). Pods are defaulted by the
 registry's own pod path (`core.defaults.default_pod_requests`, which returns the pod itself when
-nothing changes); Services are defaulted with their allocation (apiserver.rest), Secrets and
-CustomResourceDefinitions by their strategies (apiserver.rest)."""
+nothing changes; the HTTP handlers default a created pod first, as its QoS class is derived
+from the defaulted requests); Services are defaulted with their allocation and
+CustomResourceDefinitions by their strategy (apiserver.rest)."""
 
 from __future__ import annotations
 
@@ -15,15 +16,17 @@ from collections.abc import Callable
 from typing import Any
 
 from kubetaint.core.defaults import RBAC_GROUP, default_role_binding
+from kubetaint.core.secrets import stored_secret
 from kubetaint.core.workload_defaults import DEFAULTERS as WORKLOAD_DEFAULTERS
 from kubetaint.core.workload_defaults import with_generated_selector
 
 JSON = dict[str, Any]
 
-#: SetDefaults_* by (API group, kind): the workload, endpoint and storage kinds' and RBAC
-#: bindings'.
+#: SetDefaults_* by (API group, kind): the workload, endpoint and storage kinds', RBAC
+#: bindings' and Secrets' (with the v1 conversion merging `stringData` into `data`).
 DEFAULTERS: dict[tuple[str, str], Callable[[JSON], JSON]] = {
     **WORKLOAD_DEFAULTERS,
+    ("", "Secret"): stored_secret,
     (RBAC_GROUP, "RoleBinding"): default_role_binding,
     (RBAC_GROUP, "ClusterRoleBinding"): default_role_binding,
 }
