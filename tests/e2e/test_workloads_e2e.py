@@ -175,3 +175,46 @@ def test_advancing_the_virtual_clock_runs_a_cron_jobs_schedule(virtual_server: U
         "jsonpath={range .items[*]}{.message}{'\\n'}{end}",
     ).stdout.splitlines()
     assert len(created) == 4 and all(line.startswith("Created job report-") for line in created)
+
+
+WEB = (
+    STATEFUL_SET.replace("name: db", "name: web")
+    .replace("app: db", "app: web")
+    .replace("replicas: 3", "replicas: 2")
+)
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers: [{name: app, image: nginx}]
+"""
+
+
+def test_deleting_a_stateful_set_deletes_its_pods(server: UpServer) -> None:
+    assert _apply(server, "web.yaml", WEB) == "statefulset.apps/web created"
+    eventually(lambda: len(_pods(server, "app=web")) == 2 or None, "two web pods")
+    assert server.kubectl("delete", "statefulset", "web").stdout.strip() == 'statefulset.apps "web" deleted'
+    eventually(lambda: _pods(server, "app=web") == [] or None, "the web pods collected")
+
+
+def test_a_config_map_owned_by_a_deployment_goes_with_it(server: UpServer) -> None:
+    assert _apply(server, "app.yaml", DEPLOYMENT) == "deployment.apps/app created"
+    uid = server.kubectl("get", "deployment", "app", "-o", "jsonpath={.metadata.uid}").stdout
+    owned = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\n  ownerReferences:\n"
+        f"  - {{apiVersion: apps/v1, kind: Deployment, name: app, uid: {uid}}}\ndata: {{k: v}}\n"
+    )
+    assert _apply(server, "cm.yaml", owned) == "configmap/app-config created"
+    server.kubectl("delete", "deployment", "app")
+
+    def collected() -> bool | None:
+        result = server.kubectl("get", "configmap", "app-config", ok=False)
+        return ("NotFound" in result.stderr) or None
+
+    eventually(collected, "the config map collected")

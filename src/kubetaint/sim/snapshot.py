@@ -208,7 +208,11 @@ def from_list(document: Mapping[str, Any], *, name: str = "snapshot") -> JSON:
     return build_snapshot(items, SnapshotInfo(), name=name)
 
 
-_POD_IDENTITY_LABELS = ("controller-revision-hash", "statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index")
+_POD_IDENTITY_LABELS = (
+    "controller-revision-hash",
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+)
 
 
 def _sts_controller(obj: Mapping[str, Any]) -> str | None:
@@ -263,9 +267,9 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
     as objects, and pods' references to StatefulSets dropped (their controller adopts them by
     name). Anything else (not a snapshot, no StatefulSet pods) is returned as it is."""
     spec = document.get("spec")
-    objects = spec.get("objects") if isinstance(spec, Mapping) else None
-    if not isinstance(objects, list):
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("objects"), list):
         return document
+    objects: list[Any] = spec["objects"]
     owned: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for obj in objects:
         if isinstance(obj, Mapping) and obj.get("kind") == "Pod":
@@ -301,8 +305,9 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
                 meta["ownerReferences"] = refs
             else:
                 meta.pop("ownerReferences", None)
-            obj = {**obj, "metadata": meta}
-        kept.append(obj)
+            kept.append({**obj, "metadata": meta})
+        else:
+            kept.append(obj)
     return {**document, "spec": {**spec, "objects": kept + added}}
 
 

@@ -1,6 +1,7 @@
 """Starting a simulation of a snapshot as a cluster that keeps running (shared by `simulate` and
 `whatif`): the snapshot's StatefulSet pods get the simulator's name of their captured revision,
-the controllers take the snapshot's objects at t=0, and in-flight taint-eviction timers continue from the snapshot.
+the controllers take the snapshot's objects at t=0, and in-flight taint-eviction timers continue
+from the snapshot.
 
 In-flight evictions. Upstream's taint eviction controller starts a pod's timer when it processes
 the pod on a tainted node (processing time, not the taint's `timeAdded`); a restarted controller
