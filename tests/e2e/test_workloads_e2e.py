@@ -5,6 +5,7 @@ returns; on the virtual clock, advancing it through the clock API runs a CronJob
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -218,3 +219,31 @@ def test_a_config_map_owned_by_a_deployment_goes_with_it(server: UpServer) -> No
         return ("NotFound" in result.stderr) or None
 
     eventually(collected, "the config map collected")
+
+
+def _running(server: UpServer, selector: str, count: int) -> list[list[str]] | None:
+    rows = _pods(server, selector)
+    return rows if len(rows) == count and all(r[2] == "Running" for r in rows) else None
+
+
+def test_whatif_on_a_snapshot_has_the_stateful_set_recreate_its_evicted_pod(server: UpServer) -> None:
+    rows = eventually(lambda: _running(server, "app=db", 3), "three running db pods")
+    assert [r[0] for r in rows] == ["db-0", "db-1", "db-2"]
+    node = server.kubectl("get", "pod", "db-1", "-o", "jsonpath={.spec.nodeName}").stdout
+    snap = server.workdir / "snap.json"
+    result = server.kubetaint("snapshot", "--kubeconfig", str(server.kubeconfig), "-o", str(snap))
+    assert result.returncode == 0, result.stderr
+    kinds = [o["kind"] for o in json.loads(snap.read_text())["spec"]["objects"]]
+    assert kinds.count("StatefulSet") == 1
+    result = server.kubetaint(
+        "whatif", "taint", node, "maintenance=true:NoExecute", "-f", str(snap), "--for", "5m", "-o", "json"
+    )
+    assert result.returncode == 0, result.stderr
+    evicted = {e["name"]: e for e in json.loads(result.stdout)["evictions"]}
+    db = {name: e for name, e in evicted.items() if name.startswith("db-")}
+    wide = server.kubectl("get", "pods", "-l", "app=db", "-o", "wide", "--no-headers").stdout
+    on_node = {line.split()[0] for line in wide.splitlines() if line.split()[6:7] == [node]}
+    assert set(db) == on_node
+    entry = db["db-1"]
+    assert entry["owner"] == "StatefulSet/db"
+    assert entry["replacement"]["name"] == "db-1" and entry["replacement"]["node"] not in (None, node)
