@@ -218,8 +218,8 @@ def _sts_pod(name: str, node_name: str, revision: str) -> dict[str, Any]:
 def _pods_after_drain(doc: dict[str, Any]) -> dict[str, tuple[str | None, str]]:
     scenario, info = load_snapshot_document(doc)
     sim = Simulation(scenario, until=600)
-    run_to_start(sim, info)
     uids = {p["metadata"]["name"]: p["metadata"]["uid"] for p in sim.objects("pods")}
+    run_to_start(sim, info)
     sim.kubectl("drain n1 --force")
     sim.run_until(60)
     return {
