@@ -27,7 +27,7 @@ from kubetaint.apiserver.authn import CURRENT_USER
 from kubetaint.apiserver.resources import ResourceInfo
 from kubetaint.clock.base import Clock
 from kubetaint.core import namespaces
-from kubetaint.core.defaults import RBAC_GROUP, default_pod_requests, default_role_binding
+from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import POLICIES, keep_deletion_fields, propagation_from_options
 from kubetaint.core.names import generate_name
 from kubetaint.core.qos import pod_qos_class
@@ -41,7 +41,6 @@ from kubetaint.core.services import (
     drop_type_dependent_fields,
     keep_allocated_values,
 )
-from kubetaint.core.workload_defaults import with_generated_selector, with_workload_defaults
 from kubetaint.registry import Registry
 from kubetaint.store.mutation import check_update_preconditions
 
@@ -237,8 +236,9 @@ class REST:
         obj = prepare_for_create(target.res, obj)
         if (target.res.group, target.res.kind) == ("batch", "Job"):
             # the generic store fills the uid before the Job strategy derives its selector from it
+            # (in the registry's defaulting step)
             uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-            obj = with_generated_selector({**obj, "metadata": {**_meta(obj), "uid": uid}})
+            obj = {**obj, "metadata": {**_meta(obj), "uid": uid}}
         if _is_services(target.res):
             obj = self._allocate_service(obj, None)
         if isinstance(target.res, CustomResource):
@@ -253,12 +253,8 @@ class REST:
         res = target.res
         if res.plural == "pods" and not res.group and not target.subresource:
             obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
-        if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
-            obj = default_role_binding(obj)  # decoding the body runs the binding's defaulting
         if res.plural == "secrets" and not res.group:
             obj = stored_secret(obj)  # decoding a v1.Secret merges stringData, defaults the type
-        if not target.subresource:
-            obj = with_workload_defaults(res.group, res.kind, obj)
         if _is_services(res) and not target.subresource:
             obj = drop_type_dependent_fields(keep_allocated_values(default_service(obj), old), old)
             obj = self._allocate_service(obj, old)
@@ -312,23 +308,16 @@ class REST:
 
 def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
     """The registry strategies' PrepareForCreate for status: a new pod is Pending with its QoS
-    class; a new namespace is Active with the `kubernetes` finalizer; bindings get their
-    defaulted API groups."""
-    if res.group == RBAC_GROUP and res.kind in ("RoleBinding", "ClusterRoleBinding"):
-        return default_role_binding(obj)
+    class; a new namespace is Active with the `kubernetes` finalizer. (The declared kinds'
+    defaults are the registry's step: registry.defaulting.)"""
     if _is_crds(res):
         return crds.prepare_for_create(crds.with_defaults(obj))
     if res.group:
-        return with_workload_defaults(res.group, res.kind, obj)
+        return obj
     if res.plural == "secrets":
         return stored_secret(obj)
     if res.plural == "services":
         return {**default_service(obj), "status": {"loadBalancer": {}}}
-    if res.plural in ("persistentvolumes", "persistentvolumeclaims"):
-        # the strategies' PrepareForCreate: the status starts empty (phase Pending by default)
-        return with_workload_defaults(res.group, res.kind, {**obj, "status": {}})
-    if res.plural == "endpoints":
-        return with_workload_defaults(res.group, res.kind, obj)
     if res.plural == "pods":
         obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
         status: JSON = {"phase": "Pending"}

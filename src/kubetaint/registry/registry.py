@@ -1,8 +1,9 @@
 """`Registry`: a Store that runs admission and validation before every write: the one write
 path of the simulator's components and of the API server's handlers.
 
-Mirrors the generic registry store's Create/Update/Delete flow: BeforeCreate (generateName), the
-mutating admission chain, the resource's user-dependent storage check (`WriteCheck`: RBAC's
+Mirrors the generic registry store's Create/Update/Delete flow: the kind's defaults
+(registry.defaulting: the decoder's SetDefaults_*), BeforeCreate (generateName), the mutating
+admission chain, the resource's user-dependent storage check (`WriteCheck`: RBAC's
 privilege-escalation check), object validation, the validating admission chain, then storage.
 A write on behalf of a user (an HTTP request) names it (`user=`): admission sees it
 (`Attributes.user`) and the registry's memos are not used for it (registry.trust covers the
@@ -35,9 +36,9 @@ from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
 from kubetaint.core.names import generate_name
-from kubetaint.core.storage_defaults import STORAGE_RESOURCES, with_storage_defaults
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
+from kubetaint.registry.defaulting import defaulted, defaulted_for_create
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, namespace_exists
@@ -310,6 +311,8 @@ class Registry:
             obj = default_pod_requests(obj)
         elif resource == NAMESPACES:
             obj = namespaces.prepare_for_update(obj, old)
+        else:
+            obj = defaulted(obj)
         obj = keep_deletion_fields(obj, old)
         if (
             trusting
@@ -404,8 +407,7 @@ class Registry:
         keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
-            if resource == "pods":
-                obj = default_pod_requests(obj)
+            obj = default_pod_requests(obj) if resource == "pods" else defaulted(obj)
             key = namespace, name = object_key(obj)
             keys.append(key)
             try:
@@ -611,13 +613,9 @@ class Registry:
             del meta["namespace"]  # BeforeCreate: a cluster-scoped object's namespace is dropped
         if resource == NAMESPACES:
             return namespaces.prepare_for_create({**obj, "metadata": meta})
-        if resource in STORAGE_RESOURCES:
-            # SetDefaults of the storage kinds; a volume's or claim's status starts empty
-            # (their strategies' PrepareForCreate)
-            if resource in ("persistentvolumes", "persistentvolumeclaims"):
-                obj = {**obj, "status": {}}
-            return with_storage_defaults({**obj, "metadata": meta})
-        return {**obj, "metadata": meta}
+        if resource == "pods":
+            return {**obj, "metadata": meta}
+        return defaulted_for_create({**obj, "metadata": meta})  # the kind's defaults (registry.defaulting)
 
     def admit_subresource(self, attrs: Attributes) -> None:
         """Admission of a subresource request carrying an object of another kind (pods/binding's

@@ -142,6 +142,14 @@ class Cache:
             return None
         return self.node_changed_slots[at_nodes:], self.pod_changes[at_pods:]
 
+    def drop_pod_changes(self) -> None:
+        """Forget the pod and node changes logged so far (their one reader, scheduler.pod_index,
+        has followed them): the PodInfos they name are not held any longer."""
+        self.pod_changes_base += len(self.pod_changes)
+        self.pod_changes.clear()
+        self.node_changed_base += len(self.node_changed_slots)
+        self.node_changed_slots.clear()
+
     def changes_seen(self) -> int:
         """The change log's position now (to pass to `changes_since` later)."""
         return self.changed_base + len(self.changed_slots)

@@ -190,6 +190,7 @@ class PodIndex:
         events = (
             cache.pod_changes_since(seen, MAX_CHANGES) if seen is not None and not reference_mode() else None
         )
+        cache.drop_pod_changes()  # (followed below, or counted afresh from the slots)
         self._pod_seen = cache.pod_changes_seen()
         if events is not None:
             node_slots, pod_changes = events

@@ -17,7 +17,6 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.controlplane import SYSTEM_NAMESPACES, ControlPlane, ControlPlaneError
-from kubetaint.core.workload_defaults import with_generated_selector, with_workload_defaults
 from kubetaint.sim.decoding import DecodeMemo, check_decodable
 from kubetaint.sim.decoding import describe as _describe
 from kubetaint.sim.kinds import Kind, kind_of
@@ -227,8 +226,8 @@ class Cluster:
                 if namespaces is not None:
                     namespaces.add(namespace)
         request = _fresh(obj)
-        if kind.kind in _STORED_AS_CREATED:
-            request = self._as_created(kind, request)
+        if kind.kind == "Job":
+            request = self._with_uid(request)
         try:
             created = self.registry.create(kind.resource, request)
         except StatusError as err:
@@ -237,15 +236,11 @@ class Cluster:
             self.fleet.adopt(created)
         return created
 
-    def _as_created(self, kind: Kind, request: JSON) -> JSON:
-        """A StatefulSet, Job or CronJob as kube-apiserver stores a created one: defaulted, a Job
-        with the selector generated from its uid (drawn from the cluster's seeded randomness)."""
-        group = kind.api_version.rpartition("/")[0]
-        request = with_workload_defaults(group, kind.kind, request)
-        if kind.kind == "Job":
-            uid = str(uuid.UUID(int=self.plane.controller_rng.getrandbits(128), version=4))
-            request = with_generated_selector({**request, "metadata": {**request["metadata"], "uid": uid}})
-        return request
+    def _with_uid(self, request: JSON) -> JSON:
+        """A Job's create request with the uid the generic store gives it, drawn from the
+        cluster's seeded randomness (the registry's defaulting generates its selector from it)."""
+        uid = str(uuid.UUID(int=self.plane.controller_rng.getrandbits(128), version=4))
+        return {**request, "metadata": {**request["metadata"], "uid": uid}}
 
     def begin(self) -> None:
         """Start recording, every informer, the controllers and the hollow nodes (at t=0)."""
@@ -262,8 +257,6 @@ class Cluster:
         self.timeline.record_creates = True
 
 
-#: Kinds created as kube-apiserver stores them (its defaults; a Job's generated selector).
-_STORED_AS_CREATED = ("StatefulSet", "Job", "CronJob")
 #: Pods loaded by one Registry.commit at most.
 _RUN_LIMIT = 4096
 #: Refused objects listed before the rest are counted.

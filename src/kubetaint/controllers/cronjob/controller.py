@@ -24,7 +24,6 @@ from kubetaint.controllers.cronjob.schedule import Schedule, ScheduleError, load
 from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
-from kubetaint.core.workload_defaults import with_generated_selector, with_workload_defaults
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 
@@ -337,11 +336,10 @@ class CronJobController:
         return utils.next_schedule_time_duration(cron_job, now, schedule), True
 
     def _as_api_server_stores(self, job: JSON) -> JSON:
-        """The Job as kube-apiserver stores a created one: defaulted, with its selector generated
-        from the uid the generic store gives it."""
-        defaulted = with_workload_defaults("batch", "Job", job)
+        """The Job create request with the uid the generic store gives it (the registry's
+        defaulting generates its selector from it)."""
         uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-        return with_generated_selector({**defaulted, "metadata": {**defaulted["metadata"], "uid": uid}})
+        return {**job, "metadata": {**job["metadata"], "uid": uid}}
 
     def _cleanup_finished_jobs(self, cron_job: JSON, jobs: list[JSON]) -> bool:
         """cleanupFinishedJobs: delete the oldest finished Jobs beyond the history limits;

@@ -482,22 +482,25 @@ class PodTopologySpread(
         require_all = (
             bool((pi.pod.get("spec") or {}).get("topologySpreadConstraints")) or not self.system_defaulted
         )
-        all_keys = cache.valid[:size].copy()
-        for c in constraints:
-            all_keys &= index.domains(c.topology_key).ids[:size] >= 0
         filtered = node_slots(nodes)
-        ignored: BoolArray = np.zeros(size, np.bool_)
-        if require_all:
+        ignored: BoolArray | None = None  # (the system defaults ignore no node)
+        candidates, eligible_all, scored = filtered, cache.valid[:size], len(filtered)
+        if require_all:  # a node without every topology key is ignored
+            all_keys = cache.valid[:size].copy()
+            for c in constraints:
+                all_keys &= index.domains(c.topology_key).ids[:size] >= 0
+            ignored = np.zeros(size, np.bool_)
             ignored[filtered] = ~all_keys[filtered]
-        candidates = filtered[~ignored[filtered]]
-        eligible_all = cache.valid[:size] & (all_keys if require_all else True)
+            candidates = filtered[~ignored[filtered]]
+            eligible_all = eligible_all & all_keys
+            scored = len(candidates)
         inclusion = self._inclusion(pi, cache, constraints)
         st = _SpreadScoreState(index, ignored)
         for c in constraints:
             counter = self._counter(index, pi, c)
             counts = counter.counts[:size]
             if c.topology_key == LABEL_HOSTNAME:
-                st.add(c, None, counts, math.log(len(filtered) - int(ignored[filtered].sum()) + 2))
+                st.add(c, None, counts, math.log(scored + 2))
                 continue
             d = index.domains(c.topology_key)
             # a node without the label counts toward the value "" (upstream reads a missing label as "")
@@ -540,7 +543,8 @@ class PodTopologySpread(
                 cnt = tp[np.where(ids >= 0, ids, empty)]
             score += np.where(has, cnt.astype(np.float64) * weight + float(c.max_skew - 1), 0.0)
         out: IntArray = np.floor(score + 0.5).astype(np.int64)
-        out[st.ignored[slots]] = _INVALID_SCORE
+        if st.ignored is not None:
+            out[st.ignored[slots]] = _INVALID_SCORE
         return out
 
     def normalize_score(self, state: CycleState, pi: PodInfo, scores: IntArray) -> IntArray:
@@ -608,7 +612,8 @@ class _SpreadFilterState:
 @dataclass
 class _SpreadScoreState:
     index: PodIndex
-    ignored: BoolArray
+    #: per slot, whether the node is ignored (it lacks a topology key); None: none is
+    ignored: BoolArray | None
     #: per constraint: the constraint, (the value id nodes without the label count toward, the
     #: counts per value id) or None for the hostname key, the per-slot counts, the weight
     items: list[tuple[Constraint, tuple[int, IntArray] | None, IntArray, float]] = field(default_factory=list)
