@@ -345,6 +345,10 @@ def test_a_pod_owned_by_a_kind_the_collector_does_not_follow_is_kept() -> None:
     [
         pytest.param("batch/v1", "Job", id="a Job"),
         pytest.param("batch/v1", "CronJob", id="a CronJob"),
+        pytest.param("apps/v1", "StatefulSet", id="a StatefulSet"),
+        pytest.param("v1", "Service", id="a Service"),
+        pytest.param("v1", "ConfigMap", id="a ConfigMap"),
+        pytest.param("v1", "Node", id="a Node (cluster-scoped)"),
     ],
 )
 def test_a_pod_whose_owner_is_gone_is_collected(api_version: str, kind: str) -> None:
@@ -359,3 +363,67 @@ def test_a_pod_whose_owner_is_gone_is_collected(api_version: str, kind: str) -> 
     cp.registry.create("pods", body)
     clock.advance(5)
     assert pods(cp) == []
+
+
+def config_map(name: str, owner: JSON) -> JSON:
+    meta = {"name": name, "namespace": "default", "ownerReferences": [owner]}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": "v"}}
+
+
+def test_a_config_map_owned_by_a_node_stays_while_the_node_exists_and_goes_with_it() -> None:
+    cp, clock = cluster()
+    n1 = cp.store.get("nodes", "", "n1")
+    owner = {"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": n1["metadata"]["uid"]}
+    cp.registry.create("configmaps", config_map("n1-config", owner))
+    clock.advance(5)
+    assert cp.store.get("configmaps", "default", "n1-config")["metadata"]["ownerReferences"] == [owner]
+    cp.registry.delete("nodes", "", "n1")
+    clock.advance(5)
+    with pytest.raises(StatusError):
+        cp.store.get("configmaps", "default", "n1-config")
+
+
+def test_foreground_deletion_of_a_deployment_waits_for_its_blocking_config_map() -> None:
+    cp, clock = cluster()
+    cp.registry.create(DEPLOYMENTS, web(1))
+    clock.advance(30)
+    uid = get_web(cp)["metadata"]["uid"]
+    owner = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "web",
+        "uid": uid,
+        "blockOwnerDeletion": True,
+    }
+    cp.registry.create("configmaps", config_map("web-config", owner))
+    order: list[str] = []
+
+    def watch(event: WatchEvent) -> None:
+        if event.type == "DELETED":
+            order.append(event.object["kind"])
+
+    unsubscribe = cp.store.subscribe(each_event(watch))
+    cp.registry.delete(DEPLOYMENTS, "default", "web", propagation_policy="Foreground")
+    clock.advance(1)
+    unsubscribe()
+    assert order[-1] == "Deployment" and "ConfigMap" in order
+
+
+def test_orphan_deletion_of_a_stateful_set_keeps_its_pods_without_the_reference() -> None:
+    cp, clock = cluster()
+    body = web(2)
+    sts = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {**body["spec"], "serviceName": "db", "podManagementPolicy": "Parallel"},
+    }
+    cp.registry.create("statefulsets.apps", sts)
+    clock.advance(30)
+    assert sorted(p["metadata"]["name"] for p in pods(cp)) == ["db-0", "db-1"]
+    cp.registry.delete("statefulsets.apps", "default", "db", propagation_policy="Orphan")
+    clock.advance(1)
+    assert cp.store.list("statefulsets.apps", namespace="default").items == []
+    kept = pods(cp)
+    assert sorted(p["metadata"]["name"] for p in kept) == ["db-0", "db-1"]
+    assert all("ownerReferences" not in p["metadata"] for p in kept)

@@ -5,6 +5,7 @@ returns; on the virtual clock, advancing it through the clock API runs a CronJob
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -175,3 +176,74 @@ def test_advancing_the_virtual_clock_runs_a_cron_jobs_schedule(virtual_server: U
         "jsonpath={range .items[*]}{.message}{'\\n'}{end}",
     ).stdout.splitlines()
     assert len(created) == 4 and all(line.startswith("Created job report-") for line in created)
+
+
+WEB = (
+    STATEFUL_SET.replace("name: db", "name: web")
+    .replace("app: db", "app: web")
+    .replace("replicas: 3", "replicas: 2")
+)
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers: [{name: app, image: nginx}]
+"""
+
+
+def test_deleting_a_stateful_set_deletes_its_pods(server: UpServer) -> None:
+    assert _apply(server, "web.yaml", WEB) == "statefulset.apps/web created"
+    eventually(lambda: len(_pods(server, "app=web")) == 2 or None, "two web pods")
+    assert server.kubectl("delete", "statefulset", "web").stdout.strip() == 'statefulset.apps "web" deleted'
+    eventually(lambda: _pods(server, "app=web") == [] or None, "the web pods collected")
+
+
+def test_a_config_map_owned_by_a_deployment_goes_with_it(server: UpServer) -> None:
+    assert _apply(server, "app.yaml", DEPLOYMENT) == "deployment.apps/app created"
+    uid = server.kubectl("get", "deployment", "app", "-o", "jsonpath={.metadata.uid}").stdout
+    owned = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\n  ownerReferences:\n"
+        f"  - {{apiVersion: apps/v1, kind: Deployment, name: app, uid: {uid}}}\ndata: {{k: v}}\n"
+    )
+    assert _apply(server, "cm.yaml", owned) == "configmap/app-config created"
+    server.kubectl("delete", "deployment", "app")
+
+    def collected() -> bool | None:
+        result = server.kubectl("get", "configmap", "app-config", ok=False)
+        return ("NotFound" in result.stderr) or None
+
+    eventually(collected, "the config map collected")
+
+
+def _running(server: UpServer, selector: str, count: int) -> list[list[str]] | None:
+    rows = _pods(server, selector)
+    return rows if len(rows) == count and all(r[2] == "Running" for r in rows) else None
+
+
+def test_whatif_on_a_snapshot_has_the_stateful_set_recreate_its_evicted_pod(server: UpServer) -> None:
+    rows = eventually(lambda: _running(server, "app=db", 3), "three running db pods")
+    assert [r[0] for r in rows] == ["db-0", "db-1", "db-2"]
+    node = server.kubectl("get", "pod", "db-1", "-o", "jsonpath={.spec.nodeName}").stdout
+    snap = server.workdir / "snap.json"
+    result = server.kubetaint("snapshot", "--kubeconfig", str(server.kubeconfig), "-o", str(snap))
+    assert result.returncode == 0, result.stderr
+    kinds = [o["kind"] for o in json.loads(snap.read_text())["spec"]["objects"]]
+    assert kinds.count("StatefulSet") == 1
+    result = server.kubetaint(
+        "whatif", "taint", node, "maintenance=true:NoExecute", "-f", str(snap), "--for", "5m", "-o", "json"
+    )
+    assert result.returncode == 0, result.stderr
+    evicted = {e["name"]: e for e in json.loads(result.stdout)["evictions"]}
+    db = {name: e for name, e in evicted.items() if name.startswith("db-")}
+    wide = server.kubectl("get", "pods", "-l", "app=db", "-o", "wide", "--no-headers").stdout
+    on_node = {line.split()[0] for line in wide.splitlines() if line.split()[6:7] == [node]}
+    assert set(db) == on_node
+    entry = db["db-1"]
+    assert entry["owner"] == "StatefulSet/db"
+    assert entry["replacement"]["name"] == "db-1" and entry["replacement"]["node"] not in (None, node)

@@ -1,5 +1,5 @@
 """Snapshots: cleaning captured objects, the Scenario document, loading (Scenario, v1 List, bad
-files) and the StatefulSet owner."""
+files) and StatefulSets (kept as objects, or rebuilt from an older snapshot's annotation)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from kubetaint.sim.snapshot import (
     clean_object,
     from_list,
     load_snapshot,
+    load_snapshot_document,
 )
-from kubetaint.sim.statefulset import StatefulSetOwner
+from kubetaint.sim.snapshot_run import run_to_start
 
 CAPTURED = "2026-01-01T00:10:00Z"
 
@@ -136,12 +137,12 @@ def test_build_snapshot_is_a_scenario_with_the_annotation_and_faults_for_unready
     info = json.loads(doc["metadata"]["annotations"][SNAPSHOT_ANNOTATION])
     assert info["capturedAt"] == CAPTURED and info["serverVersion"] == "v1.35.0" and info["version"] == 1
     assert info["leases"] == {"n1": CAPTURED}
-    assert info["statefulSets"] == [{"namespace": "default", "name": "db", "replicas": 2}]
+    assert info["statefulSets"] == []
     assert doc["spec"]["events"] == [
         {"at": 0, "fault": "stop", "node": "n2"},
         {"at": 0, "fault": "not-ready", "node": "n3"},
     ]
-    assert [o["kind"] for o in doc["spec"]["objects"]] == ["Node", "Node", "Node", "Pod"]
+    assert [o["kind"] for o in doc["spec"]["objects"]] == ["Node", "Node", "Node", "StatefulSet", "Pod"]
 
 
 def test_a_snapshot_file_runs_as_a_scenario(tmp_path: Path) -> None:
@@ -205,29 +206,66 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
         load_snapshot(tmp_path / "nope.json")
 
 
-def test_a_deleted_statefulset_pod_is_recreated_under_its_stable_name() -> None:
-    doc = build_snapshot(
-        [
-            node("n1"),
-            node("n2"),
-            {
-                "apiVersion": "apps/v1",
-                "kind": "StatefulSet",
-                "metadata": {"name": "db", "namespace": "default"},
-                "spec": {"replicas": 1},
-            },
-            pod("db-0", "n1", owner=("StatefulSet", "db")),
-            pod("db-7", "n1", owner=("StatefulSet", "db")),
-        ],
-        SnapshotInfo(captured_at=CAPTURED),
+def _sts_pod(name: str, node_name: str, revision: str) -> dict[str, Any]:
+    return pod(
+        name,
+        node_name,
+        owner=("StatefulSet", "db"),
+        meta={"labels": {"app": "db", "controller-revision-hash": revision}},
     )
-    scenario = load_snapshot_from(doc)
-    sim = Simulation(scenario[0], until=600)
-    StatefulSetOwner(sim, scenario[1].stateful_sets)
+
+
+def _pods_after_drain(doc: dict[str, Any]) -> dict[str, tuple[str | None, str]]:
+    scenario, info = load_snapshot_document(doc)
+    sim = Simulation(scenario, until=600)
+    uids = {p["metadata"]["name"]: p["metadata"]["uid"] for p in sim.objects("pods")}
+    run_to_start(sim, info)
     sim.kubectl("drain n1 --force")
     sim.run_until(60)
-    pods = {p["metadata"]["name"]: p["spec"].get("nodeName") for p in sim.objects("pods")}
-    assert pods == {"db-0": "n2"}  # ordinal 7 is beyond replicas: scaled away, not recreated
+    return {
+        p["metadata"]["name"]: (
+            p["spec"].get("nodeName"),
+            "kept" if uids.get(p["metadata"]["name"]) == p["metadata"]["uid"] else "recreated",
+        )
+        for p in sim.objects("pods")
+    }
+
+
+def test_a_snapshot_statefulset_owns_its_pods_and_recreates_a_drained_one_under_its_name() -> None:
+    sts = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default", "uid": "x"},
+        "spec": {
+            "replicas": 2,
+            "podManagementPolicy": "Parallel",
+            "selector": {"matchLabels": {"app": "db"}},
+            "serviceName": "db",
+            "template": {
+                "metadata": {"labels": {"app": "db"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            },
+        },
+        "status": {"updateRevision": "db-5f7c", "currentRevision": "db-5f7c"},
+    }
+    doc = build_snapshot(
+        [node("n1"), node("n2"), sts, _sts_pod("db-0", "n1", "db-5f7c"), _sts_pod("db-1", "n2", "db-5f7c")],
+        SnapshotInfo(captured_at=CAPTURED),
+    )
+    # db-1 (on n2) is adopted and kept, not rolled; db-0 comes back under its name on n2
+    assert _pods_after_drain(doc) == {"db-0": ("n2", "recreated"), "db-1": ("n2", "kept")}
+
+
+def test_an_older_snapshot_with_statefulsets_only_in_its_annotation_still_recreates_their_pods() -> None:
+    doc = build_snapshot(
+        [node("n1"), node("n2"), _sts_pod("db-0", "n1", "db-1a"), _sts_pod("db-7", "n1", "db-1a")],
+        SnapshotInfo(captured_at=CAPTURED),
+    )
+    annotation = json.loads(doc["metadata"]["annotations"][SNAPSHOT_ANNOTATION])
+    annotation["statefulSets"] = [{"namespace": "default", "name": "db", "replicas": 1}]
+    doc["metadata"]["annotations"][SNAPSHOT_ANNOTATION] = json.dumps(annotation)
+    # ordinal 7 is beyond replicas: scaled away, not recreated
+    assert _pods_after_drain(doc) == {"db-0": ("n2", "recreated")}
 
 
 def load_snapshot_from(doc: dict[str, Any]) -> Any:

@@ -178,7 +178,7 @@ def simulate_command(
         update, close = _progress(sim.end)
         try:
             if is_snapshot(info):  # as whatif runs it: a cluster that keeps running
-                start_snapshot(sim, info)  # (its StatefulSet stand-in stays subscribed to the store)
+                start_snapshot(sim, info)
             doc = sim.run(update)
         finally:
             close()

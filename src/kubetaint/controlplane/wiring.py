@@ -16,7 +16,7 @@ from kubetaint.controllers.cronjob import CronJobController
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.deployment import DeploymentController
 from kubetaint.controllers.disruption import DisruptionController
-from kubetaint.controllers.garbagecollector import GarbageCollector
+from kubetaint.controllers.garbagecollector import FOLLOWED, GarbageCollector
 from kubetaint.controllers.job import JobController
 from kubetaint.controllers.namespace import NamespaceController
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
@@ -215,14 +215,7 @@ def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
 
 
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
-    resources = (
-        "pods",
-        "replicasets.apps",
-        "deployments.apps",
-        "daemonsets.apps",
-        "jobs.batch",
-        "cronjobs.batch",
-    )
+    resources = [r.store_resource for r in FOLLOWED]
     return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
 
 

@@ -10,10 +10,13 @@ How a snapshot maps onto the simulator (decided here, documented in the report n
 - Controller ownerReferences (ReplicaSet, Deployment, DaemonSet, Node) are dropped: the
   simulator's controllers adopt the orphans their selectors match, exactly as upstream's
   ClaimPods does, and so get the new uids the simulator gives their owners.
-- StatefulSets are not a scenario kind. Their pods are kept with their ownerReference (so
-  `drain` sees them as managed) and each StatefulSet is recorded in the annotation; `whatif`
-  recreates a deleted StatefulSet pod under the same name (`<sts>-<ordinal>`), as the
-  StatefulSet controller would.
+- StatefulSets are kept as objects. When loaded, their pods' references to them are dropped
+  (the simulated StatefulSet gets a new uid) and the StatefulSet controller adopts each pod that
+  holds one of its ordinals' names; a pod of the captured update revision is relabelled with
+  the simulator's name of that revision (`align_stateful_set_revisions`), so it is not rolled.
+  A snapshot written before StatefulSets were kept records them only in the annotation
+  (`statefulSets`): each such StatefulSet is rebuilt from its lowest-ordinal pod (template and
+  selector from the pod's labels, `Parallel`, `OnDelete`).
 - Terminating pods (deletionTimestamp set) and finished pods (Succeeded/Failed) are left out.
 - The system namespaces and the built-in `system-` PriorityClasses exist in every simulated
   cluster already and are not duplicated.
@@ -40,7 +43,7 @@ from kubetaint.store.interface import JSON
 SNAPSHOT_ANNOTATION = "kubetaint.dev/snapshot"
 #: The snapshot format this version writes and reads.
 SNAPSHOT_VERSION = 1
-#: kind → apiVersion of every kind a snapshot keeps (StatefulSet only in the annotation).
+#: kind → apiVersion of every kind a snapshot keeps.
 KEPT_KINDS: dict[str, str] = {
     "Namespace": "v1",
     "PriorityClass": "scheduling.k8s.io/v1",
@@ -68,6 +71,8 @@ class SnapshotError(ValueError):
 
 @dataclass
 class StatefulSetRef:
+    """A StatefulSet recorded only in the annotation (snapshots written before they were kept)."""
+
     namespace: str
     name: str
     replicas: int
@@ -82,6 +87,9 @@ class SnapshotInfo:
     leases: dict[str, str] = field(default_factory=dict)
     stateful_sets: list[StatefulSetRef] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    #: (namespace, StatefulSet name) → the update revision its pods carry in the snapshot
+    #: (read from the loaded objects, never written to the annotation).
+    revisions: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def as_json(self) -> JSON:
         return {
@@ -107,17 +115,6 @@ def build_snapshot(
     events: list[JSON] = []
     for obj in objects:
         kind = str(obj.get("kind") or "")
-        if kind == "StatefulSet":
-            meta = obj.get("metadata") or {}
-            replicas = (obj.get("spec") or {}).get("replicas")
-            info.stateful_sets.append(
-                StatefulSetRef(
-                    str(meta.get("namespace") or "default"),
-                    str(meta.get("name")),
-                    1 if replicas is None else int(replicas),
-                )
-            )
-            continue
         if kind == "Lease":
             _note_lease(obj, info)
             continue
@@ -211,13 +208,127 @@ def from_list(document: Mapping[str, Any], *, name: str = "snapshot") -> JSON:
     return build_snapshot(items, SnapshotInfo(), name=name)
 
 
+_POD_IDENTITY_LABELS = (
+    "controller-revision-hash",
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+)
+
+
+def _sts_controller(obj: Mapping[str, Any]) -> str | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if isinstance(ref, Mapping) and ref.get("kind") == "StatefulSet" and ref.get("controller"):
+            return str(ref.get("name") or "")
+    return None
+
+
+def _key(obj: Mapping[str, Any]) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return str(meta.get("namespace") or "default"), str(meta.get("name") or "")
+
+
+def _ordinal(pod: Mapping[str, Any]) -> int:
+    tail = _key(pod)[1].rpartition("-")[2]
+    return int(tail) if tail.isdigit() else -1
+
+
+def _rebuilt_stateful_set(ref: StatefulSetRef, pods: list[Mapping[str, Any]]) -> JSON | None:
+    """A StatefulSet recorded only in the annotation, rebuilt from its lowest-ordinal pod; None
+    when it has no pod with labels to select by."""
+    if not pods:
+        return None
+    pod = min(pods, key=_ordinal)
+    labels = dict((pod.get("metadata") or {}).get("labels") or {})
+    revision = str(labels.get("controller-revision-hash") or "")
+    labels = {k: v for k, v in labels.items() if k not in _POD_IDENTITY_LABELS}
+    if not labels:
+        return None
+    pod_spec = {k: v for k, v in (pod.get("spec") or {}).items() if k != "nodeName"}
+    sts: JSON = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": ref.name, "namespace": ref.namespace},
+        "spec": {
+            "replicas": ref.replicas,
+            "selector": {"matchLabels": labels},
+            "serviceName": str(pod_spec.get("subdomain") or ""),
+            "podManagementPolicy": "Parallel",
+            "updateStrategy": {"type": "OnDelete"},
+            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
+        },
+    }
+    if revision:
+        sts["status"] = {"updateRevision": revision}
+    return sts
+
+
+def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A snapshot document as it loads: the annotation's StatefulSets without an object rebuilt
+    as objects, and pods' references to StatefulSets dropped (their controller adopts them by
+    name). Anything else (not a snapshot, no StatefulSet pods) is returned as it is."""
+    spec = document.get("spec")
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("objects"), list):
+        return document
+    objects: list[Any] = spec["objects"]
+    owned: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for obj in objects:
+        if isinstance(obj, Mapping) and obj.get("kind") == "Pod":
+            owner = _sts_controller(obj)
+            if owner is not None:
+                owned.setdefault((_key(obj)[0], owner), []).append(obj)
+    raw = ((document.get("metadata") or {}).get("annotations") or {}).get(SNAPSHOT_ANNOTATION)
+    try:
+        recorded = (json.loads(raw) or {}).get("statefulSets") or [] if isinstance(raw, str) else []
+    except ValueError:
+        recorded = []  # (snapshot_info reports it)
+    if not owned and not recorded:
+        return document
+    present = {_key(o) for o in objects if isinstance(o, Mapping) and o.get("kind") == "StatefulSet"}
+    added: list[JSON] = []
+    for entry in recorded if isinstance(recorded, list) else []:
+        if not isinstance(entry, Mapping):
+            continue
+        ref = StatefulSetRef(
+            str(entry.get("namespace") or "default"), str(entry.get("name")), int(entry.get("replicas") or 0)
+        )
+        if (ref.namespace, ref.name) in present:
+            continue
+        rebuilt = _rebuilt_stateful_set(ref, owned.get((ref.namespace, ref.name), []))
+        if rebuilt is not None:
+            added.append(rebuilt)
+    kept: list[Any] = []
+    for obj in objects:
+        if isinstance(obj, Mapping) and obj.get("kind") == "Pod" and _sts_controller(obj) is not None:
+            meta = dict(obj.get("metadata") or {})
+            refs = [r for r in meta.get("ownerReferences") or [] if r.get("kind") != "StatefulSet"]
+            if refs:
+                meta["ownerReferences"] = refs
+            else:
+                meta.pop("ownerReferences", None)
+            kept.append({**obj, "metadata": meta})
+        else:
+            kept.append(obj)
+    return {**document, "spec": {**spec, "objects": kept + added}}
+
+
+def _revisions(document: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    spec = document.get("spec") or {}
+    revisions = {}
+    for obj in spec.get("objects") or [] if isinstance(spec, Mapping) else []:
+        if isinstance(obj, Mapping) and obj.get("kind") == "StatefulSet":
+            revision = (obj.get("status") or {}).get("updateRevision")
+            if isinstance(revision, str) and revision:
+                revisions[_key(obj)] = revision
+    return revisions
+
+
 def snapshot_info(scenario: Scenario) -> SnapshotInfo:
     """The snapshot annotation of a loaded scenario (an empty info for a plain scenario)."""
     source = scenario.source
     data = source.data if source is not None else {}
     raw = ((data.get("metadata") or {}).get("annotations") or {}).get(SNAPSHOT_ANNOTATION)
     if raw is None:
-        return SnapshotInfo()
+        return SnapshotInfo(revisions=_revisions(data))
     try:
         parsed = json.loads(raw)
     except (TypeError, ValueError):
@@ -238,6 +349,7 @@ def snapshot_info(scenario: Scenario) -> SnapshotInfo:
             for s in parsed.get("statefulSets") or []
         ],
         skipped=dict(parsed.get("skipped") or {}),
+        revisions=_revisions(data),
     )
 
 
@@ -266,9 +378,10 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
             data = from_list(data, name=Path(name).stem or "snapshot")
         except SnapshotError as err:
             raise SnapshotError(f"{name}: {err}") from None
-        scenario = load_scenario(data)
+        scenario = load_scenario(with_stateful_sets(data))
     elif data.get("kind") == "Scenario" or data.get("apiVersion") == API_VERSION:
         # (a scenario with a bad kind gets the scenario parser's message, with its line)
+        source.data = with_stateful_sets(data)
         with collector_paused():  # as load_scenario, from the text already parsed
             scenario = parse_scenario(source)
     else:
@@ -316,7 +429,7 @@ def _duplicate_line(source: Source, path: list[str | int], line: int | None) -> 
 
 def load_snapshot_document(document: Mapping[str, Any]) -> tuple[Scenario, SnapshotInfo]:
     """A snapshot document already in memory (a fresh capture) as a scenario plus its info."""
-    scenario = load_scenario(document)
+    scenario = load_scenario(with_stateful_sets(document))
     return scenario, snapshot_info(scenario)
 
 
@@ -333,4 +446,5 @@ __all__ = [
     "load_snapshot",
     "load_snapshot_document",
     "snapshot_info",
+    "with_stateful_sets",
 ]

@@ -1,6 +1,7 @@
 """Starting a simulation of a snapshot as a cluster that keeps running (shared by `simulate` and
-`whatif`): the snapshot's StatefulSets recreate their deleted pods, the controllers take the
-snapshot's objects at t=0, and in-flight taint-eviction timers continue from the snapshot.
+`whatif`): the snapshot's StatefulSet pods get the simulator's name of their captured revision,
+the controllers take the snapshot's objects at t=0, and in-flight taint-eviction timers continue
+from the snapshot.
 
 In-flight evictions. Upstream's taint eviction controller starts a pod's timer when it processes
 the pod on a tainted node (processing time, not the taint's `timeAdded`); a restarted controller
@@ -17,36 +18,61 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.clock import parse_time
+from kubetaint.controllers.statefulset.pods import REVISION_LABEL, is_member, update_revision
 from kubetaint.controllers.tainteviction.controller import TaintEvictionController
 from kubetaint.core.eviction import min_toleration_seconds
 from kubetaint.core.matching import get_matching_tolerations
 from kubetaint.sim.scenario import Scenario
 from kubetaint.sim.simulation import Simulation
 from kubetaint.sim.snapshot import SnapshotInfo
-from kubetaint.sim.statefulset import StatefulSetOwner
 from kubetaint.store.interface import JSON
 
 
 def is_snapshot(info: SnapshotInfo) -> bool:
     """Whether a scenario's snapshot info holds anything a run must honour (a capture time for
-    in-flight timers, StatefulSets to stand in for)."""
-    return bool(info.captured_at or info.stateful_sets)
+    in-flight timers, StatefulSet revisions to align)."""
+    return bool(info.captured_at or info.revisions)
 
 
-def start_snapshot(sim: Simulation, info: SnapshotInfo) -> StatefulSetOwner:
-    """Run `sim` (not yet started) to t=0 as a snapshot: the StatefulSet stand-in first (it
-    watches from the start), then t=0's work, then the in-flight timers moved. Returns the
-    stand-in (it lives as long as the run)."""
-    owner = StatefulSetOwner(sim, info.stateful_sets)
+def start_snapshot(sim: Simulation, info: SnapshotInfo) -> None:
+    """Run `sim` (not yet started) to t=0 as a snapshot: the StatefulSet pods' revisions aligned,
+    then t=0's work, then the in-flight timers moved."""
     run_to_start(sim, info)
-    return owner
 
 
 def run_to_start(sim: Simulation, info: SnapshotInfo) -> None:
-    """t=0's work (controllers adopt the snapshot's pods and start their timers), then the
-    in-flight taint-eviction timers moved to where the snapshot had them."""
+    """The StatefulSet pods' revisions aligned, t=0's work (controllers adopt the snapshot's
+    pods and start their timers), then the in-flight taint-eviction timers moved to where the
+    snapshot had them."""
+    align_stateful_set_revisions(sim, info)
     sim.run_until(0)
     continue_timers(sim, info)
+
+
+def align_stateful_set_revisions(sim: Simulation, info: SnapshotInfo) -> None:
+    """Relabel each pod of a StatefulSet's captured update revision with the revision name the
+    simulated StatefulSet controller gives the same template (`<set>-<hash>`, the hash being the
+    simulator's): the controller then keeps the pods it adopts instead of rolling them."""
+    if not info.revisions:
+        return
+    store = sim.cluster.store
+    for sts in sim.objects("statefulsets.apps"):
+        meta = sts.get("metadata") or {}
+        captured = info.revisions.get((str(meta.get("namespace") or "default"), str(meta.get("name"))))
+        if captured is None:
+            continue
+        ours = update_revision(sts)
+        for pod in sim.objects("pods"):
+            pod_meta = pod.get("metadata") or {}
+            labels = pod_meta.get("labels") or {}
+            if (
+                pod_meta.get("namespace") != meta.get("namespace")
+                or not is_member(sts, pod)
+                or labels.get(REVISION_LABEL) != captured
+            ):
+                continue
+            relabelled = {**pod_meta, "labels": {**labels, REVISION_LABEL: ours}}
+            store.update("pods", {**pod, "metadata": relabelled})
 
 
 def _node(pod: Mapping[str, Any]) -> str:

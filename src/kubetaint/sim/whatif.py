@@ -24,7 +24,6 @@ from kubetaint.sim.scenario import Scenario, load_scenario
 from kubetaint.sim.simulation import Simulation
 from kubetaint.sim.snapshot import SnapshotInfo
 from kubetaint.sim.snapshot_run import run_to_start
-from kubetaint.sim.statefulset import StatefulSetOwner
 from kubetaint.sim.whatif_change import Change, WhatIfError
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
@@ -63,7 +62,6 @@ class Run:
         data = scenario.source.data if scenario.source is not None else None
         fresh = load_scenario(copy.deepcopy(data)) if isinstance(data, Mapping) else copy.deepcopy(scenario)
         self.sim = Simulation(fresh, seed=seed, until=duration)
-        self.sts_owner = StatefulSetOwner(self.sim, info.stateful_sets)
         self.kubectl_output: list[str] = []
         self.initial = {_key(p): p for p in self.sim.objects("pods")}
         #: The owner each pod last had (controllers adopt snapshot pods at t=0).

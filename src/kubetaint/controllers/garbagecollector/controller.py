@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.garbagecollector.graph import (
+    CLUSTER_SCOPED,
     OWNER_RESOURCES,
     DependencyGraph,
     Identity,
@@ -74,7 +75,8 @@ def _deleting_dependents(obj: Mapping[str, Any]) -> bool:
 
 
 class GarbageCollector:
-    """Follows pods, ReplicaSets, Deployments and DaemonSets through the given informers."""
+    """Follows the owner references of every object of the given informers' resources (every
+    built-in kind but Events, `FOLLOWED`, in a control plane)."""
 
     def __init__(self, client: Client, clock: Clock, informers: Mapping[str, Informer]) -> None:
         self.client = client
@@ -267,8 +269,9 @@ class GarbageCollector:
         for ref in refs:
             owner_res = owner_resource(ref)
             assert owner_res is not None
-            # every followed owner kind is namespaced: the owner is in the dependent's namespace
-            owner = self._live(owner_res, namespace, str(ref.get("name") or ""), str(ref["uid"]))
+            # a namespaced owner is in the dependent's namespace, a cluster-scoped one in none
+            owner_ns = "" if owner_res in CLUSTER_SCOPED else namespace
+            owner = self._live(owner_res, owner_ns, str(ref.get("name") or ""), str(ref["uid"]))
             if owner is None:
                 gone.add(str(ref["uid"]))
             elif _deleting_dependents(owner):

@@ -2,8 +2,9 @@
 graph_builder.go at the level the collector needs): for every owner uid, the objects whose
 metadata.ownerReferences name it, kept current incrementally from informer events.
 
-Only references to kinds this server serves as owners are indexed (a pod owned by a StatefulSet
-the simulator does not store is never treated as dangling). Nothing is scanned per event: an add
+References to every built-in kind the server serves (as upstream, whose graph covers every
+deletable resource) are indexed; custom resources' dependents are collected by
+controllers/crd/owners. Nothing is scanned per event: an add
 or delete touches the object's own references, an update only when they changed.
 """
 
@@ -12,32 +13,35 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from kubetaint.api.resources import RESOURCES, REVIEW_GROUPS, Resource
 from kubetaint.speed.memo import Memo
 
 JSON = dict[str, Any]
 #: (resource, namespace, name): where an object lives in the store.
 Identity = tuple[str, str, str]
 
-#: The owner kinds the collector follows, by (API group, kind), and their store resources.
-OWNER_RESOURCES: dict[tuple[str, str], str] = {
-    ("", "Pod"): "pods",
-    ("apps", "ReplicaSet"): "replicasets.apps",
-    ("apps", "Deployment"): "deployments.apps",
-    ("apps", "DaemonSet"): "daemonsets.apps",
-    ("batch", "Job"): "jobs.batch",
-    ("batch", "CronJob"): "cronjobs.batch",
-}
+#: Resources the collector leaves alone, as upstream's default `ignoredResources` (Events).
+IGNORED_RESOURCES = frozenset({"events", "events.events.k8s.io"})
 
+#: Every built-in resource the collector follows, as owner and as dependent: each one served that
+#: can be listed, watched and deleted (upstream's GetDeletableResources), but the ignored ones.
+FOLLOWED: tuple[Resource, ...] = tuple(
+    r
+    for r in RESOURCES
+    if r.served
+    and r.group not in REVIEW_GROUPS
+    and {"list", "watch", "delete"} <= set(r.verbs)
+    and r.store_resource not in IGNORED_RESOURCES
+)
+
+#: The owner kinds the collector follows, by (API group, kind), and their store resources.
+OWNER_RESOURCES: dict[tuple[str, str], str] = {(r.group, r.kind): r.store_resource for r in FOLLOWED}
+
+#: The store resources of cluster-scoped followed kinds (their owners have no namespace).
+CLUSTER_SCOPED: frozenset[str] = frozenset(r.store_resource for r in FOLLOWED if not r.namespaced)
 
 #: The same by (apiVersion, kind), the fast path for the served versions.
-_BY_VERSION: dict[tuple[str, str], str] = {
-    ("v1", "Pod"): "pods",
-    ("apps/v1", "ReplicaSet"): "replicasets.apps",
-    ("apps/v1", "Deployment"): "deployments.apps",
-    ("apps/v1", "DaemonSet"): "daemonsets.apps",
-    ("batch/v1", "Job"): "jobs.batch",
-    ("batch/v1", "CronJob"): "cronjobs.batch",
-}
+_BY_VERSION: dict[tuple[str, str], str] = {(r.api_version, r.kind): r.store_resource for r in FOLLOWED}
 
 
 def _group(api_version: str) -> str:

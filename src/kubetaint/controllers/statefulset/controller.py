@@ -20,7 +20,6 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
-from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
@@ -107,13 +106,10 @@ class StatefulSetController:
     def _revisions_of(self, sts: JSON, uid: str, owned: list[JSON]) -> tuple[str, str]:
         """getStatefulSetRevisions: the update revision is the current template's; the current
         revision is the status' while a template of it is known, else the update revision."""
-        spec = sts.get("spec") or {}
         status = sts.get("status") or {}
-        template = spec.get("template") or {}
-        name = str(sts["metadata"].get("name") or "")
-        update = f"{name}-{compute_hash(template, int(status.get('collisionCount') or 0))}"
+        update = stspods.update_revision(sts)
         known = self._revisions.setdefault(uid, {})
-        known[update] = template
+        known[update] = (sts.get("spec") or {}).get("template") or {}
         current = str(status.get("currentRevision") or "")
         if not current or current not in known:
             # a revision the pods carry stays current while its template is not known (a
