@@ -26,7 +26,6 @@ from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
-from kubetaint.core.workload_defaults import with_workload_defaults
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 
@@ -74,7 +73,6 @@ class JobController:
         self.orphans: WorkQueue[Key] = WorkQueue(clock, self.sync_orphan_pod, "job_orphan_pod")
         self._backoff: dict[Key, _Backoff] = {}
         self._reported: set[str] = set()  # Job uids whose NotModelled warning was recorded
-        self._stored_spec: Any = None  # the spec of the Job being synced, as stored
         #: per Job: (uid, succeeded) of its pods removed while they had the tracking finalizer
         self._vanished: dict[Key, list[tuple[str, bool]]] = {}
         self.owned = KindOwnedPods(self.pods, "Job", self._pod_changed)
@@ -188,9 +186,6 @@ class JobController:
         if shared is None:
             self._backoff.pop(key, None)
             return
-        # (read with upstream's defaults: a Job created past kube-apiserver's defaulting has them)
-        self._stored_spec = shared.get("spec")
-        shared = with_workload_defaults("batch", "Job", shared)
         spec = shared.get("spec") or {}
         managed_by = spec.get("managedBy")
         if managed_by is not None and managed_by != MANAGED_BY_DEFAULT:
@@ -635,7 +630,7 @@ class JobController:
             and not (k == "conditions" and not v)
         }
         try:
-            return self.store.update(RESOURCE, {**job, "spec": self._stored_spec, "status": status})
+            return self.store.update(RESOURCE, {**job, "status": status})
         except StatusError as err:
             if err.code != 404:
                 self.queue.add_after(podutil.key_of(job), 0.001)
