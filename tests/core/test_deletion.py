@@ -119,8 +119,14 @@ def test_owners_never_seen_are_absent_owners() -> None:
 
 
 def test_references_to_kinds_not_followed_are_not_indexed() -> None:
+    """Events are not followed (upstream's default ignoredResources); every other built-in kind
+    the server serves is, StatefulSets included."""
     graph = DependencyGraph()
-    graph.add("pods", owned("db-0", "db-0", "sts", kind="StatefulSet"))
+    pod = owned("p", "p")
+    pod["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "e"}]
+    graph.add("pods", pod)
     assert list(graph.absent_owners()) == []
-    assert owner_resource({"apiVersion": "apps/v1", "kind": "StatefulSet"}) is None
+    assert owner_resource({"apiVersion": "v1", "kind": "Event"}) is None
+    assert owner_resource({"apiVersion": "events.k8s.io/v1", "kind": "Event"}) is None
+    assert owner_resource({"apiVersion": "apps/v1", "kind": "StatefulSet"}) == "statefulsets.apps"
     assert owner_resource({"apiVersion": "v1", "kind": "Pod"}) == "pods"

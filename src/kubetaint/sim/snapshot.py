@@ -215,15 +215,25 @@ _POD_IDENTITY_LABELS = (
 )
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """`value` when it is an object, else an empty one (malformed input is reported by the
+    scenario parser, with its line, after this module's rewriting has left it alone)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _sts_controller(obj: Mapping[str, Any]) -> str | None:
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+    for ref in _list(_mapping(obj.get("metadata")).get("ownerReferences")):
         if isinstance(ref, Mapping) and ref.get("kind") == "StatefulSet" and ref.get("controller"):
             return str(ref.get("name") or "")
     return None
 
 
 def _key(obj: Mapping[str, Any]) -> tuple[str, str]:
-    meta = obj.get("metadata") or {}
+    meta = _mapping(obj.get("metadata"))
     return str(meta.get("namespace") or "default"), str(meta.get("name") or "")
 
 
@@ -238,12 +248,12 @@ def _rebuilt_stateful_set(ref: StatefulSetRef, pods: list[Mapping[str, Any]]) ->
     if not pods:
         return None
     pod = min(pods, key=_ordinal)
-    labels = dict((pod.get("metadata") or {}).get("labels") or {})
+    labels = dict(_mapping(_mapping(pod.get("metadata")).get("labels")))
     revision = str(labels.get("controller-revision-hash") or "")
     labels = {k: v for k, v in labels.items() if k not in _POD_IDENTITY_LABELS}
     if not labels:
         return None
-    pod_spec = {k: v for k, v in (pod.get("spec") or {}).items() if k != "nodeName"}
+    pod_spec = {k: v for k, v in _mapping(pod.get("spec")).items() if k != "nodeName"}
     sts: JSON = {
         "apiVersion": "apps/v1",
         "kind": "StatefulSet",
@@ -276,9 +286,9 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
             owner = _sts_controller(obj)
             if owner is not None:
                 owned.setdefault((_key(obj)[0], owner), []).append(obj)
-    raw = ((document.get("metadata") or {}).get("annotations") or {}).get(SNAPSHOT_ANNOTATION)
+    raw = _mapping(_mapping(document.get("metadata")).get("annotations")).get(SNAPSHOT_ANNOTATION)
     try:
-        recorded = (json.loads(raw) or {}).get("statefulSets") or [] if isinstance(raw, str) else []
+        recorded = _list(_mapping(json.loads(raw)).get("statefulSets")) if isinstance(raw, str) else []
     except ValueError:
         recorded = []  # (snapshot_info reports it)
     if not owned and not recorded:
@@ -286,7 +296,7 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
     present = {_key(o) for o in objects if isinstance(o, Mapping) and o.get("kind") == "StatefulSet"}
     added: list[JSON] = []
     for entry in recorded if isinstance(recorded, list) else []:
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("replicas", 0), int):
             continue
         ref = StatefulSetRef(
             str(entry.get("namespace") or "default"), str(entry.get("name")), int(entry.get("replicas") or 0)
@@ -299,8 +309,8 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
     kept: list[Any] = []
     for obj in objects:
         if isinstance(obj, Mapping) and obj.get("kind") == "Pod" and _sts_controller(obj) is not None:
-            meta = dict(obj.get("metadata") or {})
-            refs = [r for r in meta.get("ownerReferences") or [] if r.get("kind") != "StatefulSet"]
+            meta = dict(_mapping(obj.get("metadata")))
+            refs = [r for r in _list(meta.get("ownerReferences")) if _mapping(r).get("kind") != "StatefulSet"]
             if refs:
                 meta["ownerReferences"] = refs
             else:
@@ -312,11 +322,10 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _revisions(document: Mapping[str, Any]) -> dict[tuple[str, str], str]:
-    spec = document.get("spec") or {}
     revisions = {}
-    for obj in spec.get("objects") or [] if isinstance(spec, Mapping) else []:
+    for obj in _list(_mapping(document.get("spec")).get("objects")):
         if isinstance(obj, Mapping) and obj.get("kind") == "StatefulSet":
-            revision = (obj.get("status") or {}).get("updateRevision")
+            revision = _mapping(obj.get("status")).get("updateRevision")
             if isinstance(revision, str) and revision:
                 revisions[_key(obj)] = revision
     return revisions
