@@ -5,8 +5,9 @@ Mirrors pkg/controller/job/job_controller.go (syncJob, manageJob, trackJobStatus
 flushUncountedAndRemoveFinalizers, enactJobFinished, syncOrphanPod) at v1.35, where the terminal
 condition is delayed (JobManagedBy and JobPodReplacementPolicy are on): a Job first gets
 `SuccessCriteriaMet` or `FailureTarget`, and `Complete` or `Failed` once no pod of it is
-terminating. The TTL-after-finished controller's deletion (`spec.ttlSecondsAfterFinished`) is done
-here too. Not modelled (a Warning event `NotModelled` on the Job): `podFailurePolicy`,
+terminating. The TTL-after-finished controller's deletion (`spec.ttlSecondsAfterFinished`) runs
+in this sync (ttl_after_finished.py); the finished-pod accounting is in tracking.py, the backoff
+record in backoff.py. Not modelled (a Warning event `NotModelled` on the Job): `podFailurePolicy`,
 `successPolicy`, `backoffLimitPerIndex`, `managedBy` other than the built-in controller, and the
 adoption of orphan pods matching a Job's selector.
 """
@@ -20,7 +21,8 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time, parse_time
-from kubetaint.controllers.job import util
+from kubetaint.controllers.job import tracking, ttl_after_finished, util
+from kubetaint.controllers.job.backoff import Backoff
 from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
@@ -36,16 +38,6 @@ MANAGED_BY_DEFAULT = "kubernetes.io/job-controller"
 #: Spec fields the controller does not model, reported once per Job.
 _NOT_MODELLED = ("podFailurePolicy", "successPolicy", "backoffLimitPerIndex")
 log = logging.getLogger(__name__)
-
-
-class _Backoff:
-    """backoffRecord: failures since the last success and when the last one finished."""
-
-    __slots__ = ("failures", "last_failure")
-
-    def __init__(self) -> None:
-        self.failures = 0
-        self.last_failure: float | None = None
 
 
 class JobController:
@@ -71,7 +63,7 @@ class JobController:
         self.recorder = recorder or EventRecorder(store, clock, "job-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "job")
         self.orphans: WorkQueue[Key] = WorkQueue(clock, self.sync_orphan_pod, "job_orphan_pod")
-        self._backoff: dict[Key, _Backoff] = {}
+        self._backoff: dict[Key, Backoff] = {}
         self._reported: set[str] = set()  # Job uids whose NotModelled warning was recorded
         #: per Job: (uid, succeeded) of its pods removed while they had the tracking finalizer
         self._vanished: dict[Key, list[tuple[str, bool]]] = {}
@@ -111,7 +103,7 @@ class JobController:
             # removed with its finalizer (a store that does not keep pods for their finalizers):
             # it is counted as it finished, or as failed
             self._vanished.setdefault((namespace, job_name), []).append(
-                (str(pod["metadata"].get("uid") or ""), _phase(pod) == "Succeeded")
+                (str(pod["metadata"].get("uid") or ""), tracking.phase(pod) == "Succeeded")
             )
         self.queue.add((namespace, job_name))
 
@@ -192,7 +184,7 @@ class JobController:
             return  # managed by an external controller
         if util.finished_condition(shared) is not None:
             self._backoff.pop(key, None)
-            self._ttl(shared)
+            ttl_after_finished.sync(self.store, self.queue.add_after, self.clock.now(), shared)
             return
         mode = spec.get("completionMode")
         if mode is not None and mode not in ("NonIndexed", "Indexed"):
@@ -208,7 +200,7 @@ class JobController:
         status = job["status"]
         vanished = self._vanished.pop(key, [])
         if vanished:
-            status["uncountedTerminatedPods"] = _with_vanished(
+            status["uncountedTerminatedPods"] = tracking.with_vanished(
                 status.get("uncountedTerminatedPods") or {}, vanished
             )
         uncounted_in = status.get("uncountedTerminatedPods") or {}
@@ -226,7 +218,7 @@ class JobController:
         indexed = util.is_indexed(job)
         completions = spec.get("completions")
         new_succeeded = [
-            p for p in self._valid(job, pods, uncounted["succeeded"]) if _phase(p) == "Succeeded"
+            p for p in self._valid(job, pods, uncounted["succeeded"]) if tracking.phase(p) == "Succeeded"
         ]
         new_failed = [p for p in self._valid(job, pods, uncounted["failed"]) if util.is_pod_failed(p, job)]
         succeeded = int(status.get("succeeded") or 0) + len(new_succeeded) + len(uncounted["succeeded"])
@@ -266,7 +258,11 @@ class JobController:
             succeeded_indexes = set(previous_indexes)
             for pod in pods:
                 index = util.completion_index(pod)
-                if _phase(pod) == "Succeeded" and 0 <= index < total and util.has_tracking_finalizer(pod):
+                if (
+                    tracking.phase(pod) == "Succeeded"
+                    and 0 <= index < total
+                    and util.has_tracking_finalizer(pod)
+                ):
                     succeeded_indexes.add(index)
             succeeded = len(succeeded_indexes)
         suspend_changed = False
@@ -352,15 +348,15 @@ class JobController:
             result.append(pod)
         return result
 
-    def _backoff_record(self, key: Key, succeeded: list[JSON], failed: list[JSON], now: float) -> _Backoff:
+    def _backoff_record(self, key: Key, succeeded: list[JSON], failed: list[JSON], now: float) -> Backoff:
         """newBackoffRecord: a success resets the failures; each new failure counts from its end."""
-        record = self._backoff.setdefault(key, _Backoff())
+        record = self._backoff.setdefault(key, Backoff())
         if succeeded:
             record.failures = 0
             record.last_failure = None
         if failed:
             record.failures += len(failed)
-            record.last_failure = max(_finished_at(p, now) for p in failed)
+            record.last_failure = max(tracking.finished_at(p, now) for p in failed)
         return record
 
     def _past_active_deadline(self, job: JSON, now: float) -> bool:
@@ -379,7 +375,7 @@ class JobController:
         succeeded_indexes: set[int],
         terminating: int,
         ready: int,
-        backoff: _Backoff,
+        backoff: Backoff,
     ) -> tuple[int, int, int]:
         """manageJob: returns (active, terminating, ready) after its creates or deletes."""
         spec = job.get("spec") or {}
@@ -482,7 +478,7 @@ class JobController:
         uncounted_succeeded = list((status.get("uncountedTerminatedPods") or {}).get("succeeded") or [])
         uncounted_failed = list((status.get("uncountedTerminatedPods") or {}).get("failed") or [])
         with_finalizer = {str(p["metadata"].get("uid")) for p in pods if util.has_tracking_finalizer(p)}
-        if _clean_uncounted(status, uncounted_succeeded, uncounted_failed, with_finalizer):
+        if tracking.clean_uncounted(status, uncounted_succeeded, uncounted_failed, with_finalizer):
             uncounted_succeeded = list(status["uncountedTerminatedPods"].get("succeeded") or [])
             uncounted_failed = list(status["uncountedTerminatedPods"].get("failed") or [])
             needs_flush = True
@@ -497,10 +493,12 @@ class JobController:
                 continue
             pod_uid = str(pod["metadata"].get("uid") or "")
             failed = util.is_pod_failed(pod, job)
-            if not (job_deleting or finished_condition is not None or _phase(pod) == "Succeeded" or failed):
+            if not (
+                job_deleting or finished_condition is not None or tracking.phase(pod) == "Succeeded" or failed
+            ):
                 continue
             to_remove.append(pod)
-            if _phase(pod) == "Succeeded" and pod_uid not in uncounted["failed"]:
+            if tracking.phase(pod) == "Succeeded" and pod_uid not in uncounted["failed"]:
                 if indexed:
                     index = util.completion_index(pod)
                     if 0 <= index < completions and index not in previous_indexes:
@@ -516,7 +514,7 @@ class JobController:
                     uncounted_failed.append(pod_uid)
                     uncounted["failed"].add(pod_uid)
                     needs_flush = True
-        status["uncountedTerminatedPods"] = _uncounted(uncounted_succeeded, uncounted_failed)
+        status["uncountedTerminatedPods"] = tracking.uncounted_pods(uncounted_succeeded, uncounted_failed)
         if indexed:
             text = util.format_indexes(previous_indexes | set(new_indexes) | succeeded_indexes)
             if text != (status.get("completedIndexes") or ""):
@@ -561,7 +559,7 @@ class JobController:
                 self._vanished[key] = kept
             else:
                 del self._vanished[key]
-        if _clean_uncounted(
+        if tracking.clean_uncounted(
             status,
             list((status.get("uncountedTerminatedPods") or {}).get("succeeded") or []),
             list((status.get("uncountedTerminatedPods") or {}).get("failed") or []),
@@ -616,7 +614,7 @@ class JobController:
                 str(finished_condition.get("reason") or ""),
                 str(finished_condition.get("message") or ""),
             )
-        self._ttl(job)
+        ttl_after_finished.sync(self.store, self.queue.add_after, self.clock.now(), job)
 
     def _write_status(self, job: JSON) -> JSON | None:
         """UpdateStatus of the Job as stored (its spec without the defaults read); a conflict
@@ -653,88 +651,3 @@ class JobController:
             f"{', '.join(fields)}: not modelled: kubetaint's job controller ignores "
             + ("this field" if len(fields) == 1 else "these fields"),
         )
-
-    # ttl after finished ----------------------------------------------------------------------------
-
-    def _ttl(self, job: JSON) -> None:
-        """The TTL-after-finished controller: delete a finished Job (foreground) ttlSecondsAfterFinished
-        after it finished."""
-        ttl = (job.get("spec") or {}).get("ttlSecondsAfterFinished")
-        if ttl is None or job["metadata"].get("deletionTimestamp"):
-            return
-        finished_at = _finish_time(job)
-        if finished_at is None:
-            return
-        remaining = finished_at + float(ttl) - self.clock.now()
-        if remaining > 0:
-            self.queue.add_after(podutil.key_of(job), remaining)
-            return
-        namespace, name = podutil.key_of(job)
-        try:
-            self.store.delete(
-                RESOURCE,
-                namespace,
-                name,
-                uid=str(job["metadata"].get("uid") or "") or None,
-                propagation_policy="Foreground",
-            )
-        except StatusError as err:
-            if err.code not in (404, 409):
-                log.info("ttl-after-finished: deleting %s/%s: %s", namespace, name, err.message)
-
-
-def _phase(pod: Mapping[str, Any]) -> str:
-    return str((pod.get("status") or {}).get("phase") or "")
-
-
-def _finished_at(pod: Mapping[str, Any], now: float) -> float:
-    """When a failed pod finished: its containers' latest finishedAt, else now."""
-    latest: float | None = None
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        finished = ((status.get("state") or {}).get("terminated") or {}).get("finishedAt")
-        if finished:
-            stamp = parse_time(str(finished))
-            latest = stamp if latest is None else max(latest, stamp)
-    return latest if latest is not None else now
-
-
-def _finish_time(job: Mapping[str, Any]) -> float | None:
-    """jobFinishTime: the lastTransitionTime of the Complete or Failed condition."""
-    for condition in (job.get("status") or {}).get("conditions") or []:
-        if condition.get("type") in ("Complete", "Failed") and condition.get("status") == "True":
-            stamp = condition.get("lastTransitionTime")
-            return parse_time(str(stamp)) if stamp else None
-    return None
-
-
-def _with_vanished(uncounted: Mapping[str, Any], vanished: list[tuple[str, bool]]) -> JSON:
-    """The uncounted pods with those removed while tracked (as succeeded or failed) added."""
-    succeeded = list(uncounted.get("succeeded") or [])
-    failed = list(uncounted.get("failed") or [])
-    for uid, did_succeed in vanished:
-        if uid in succeeded or uid in failed:
-            continue
-        (succeeded if did_succeed else failed).append(uid)
-    return _uncounted(succeeded, failed)
-
-
-def _uncounted(succeeded: list[str], failed: list[str]) -> JSON:
-    result: JSON = {}
-    if succeeded:
-        result["succeeded"] = succeeded
-    if failed:
-        result["failed"] = failed
-    return result
-
-
-def _clean_uncounted(status: JSON, succeeded: list[str], failed: list[str], with_finalizer: set[str]) -> bool:
-    """cleanUncountedPodsWithoutFinalizers: uncounted pods whose finalizer is gone move to the counters."""
-    kept_succeeded = [uid for uid in succeeded if uid in with_finalizer]
-    kept_failed = [uid for uid in failed if uid in with_finalizer]
-    if len(kept_succeeded) == len(succeeded) and len(kept_failed) == len(failed):
-        status["uncountedTerminatedPods"] = _uncounted(succeeded, failed)
-        return False
-    status["succeeded"] = int(status.get("succeeded") or 0) + len(succeeded) - len(kept_succeeded)
-    status["failed"] = int(status.get("failed") or 0) + len(failed) - len(kept_failed)
-    status["uncountedTerminatedPods"] = _uncounted(kept_succeeded, kept_failed)
-    return True
