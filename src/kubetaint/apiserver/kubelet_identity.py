@@ -28,8 +28,6 @@ from kubetaint.apiserver.authn import (
 )
 from kubetaint.apiserver.authz import Authorizer, forbidden, forbidden_error
 from kubetaint.apiserver.requestinfo import RequestInfo
-from kubetaint.clock.base import Clock, format_time
-from kubetaint.core.fieldmanager import manager as fieldmanager
 from kubetaint.store.base import StoreBase
 from kubetaint.store.interface import (
     JSON,
@@ -82,10 +80,8 @@ class NodeIdentityStore(StoreBase):
         *,
         node_restriction: bool,
         node_uid: Callable[[str], str | None],
-        clock: Clock | None = None,
     ) -> None:
         self.store = store
-        self.clock = clock
         self.delivers_synchronously = store.delivers_synchronously
         self.node = node
         self.user = node_user(node)
@@ -177,7 +173,7 @@ class NodeIdentityStore(StoreBase):
                 rest = []
                 try:
                     self._check(op)
-                    run.append(self._registering(op))
+                    run.append(op)
                 except errors.StatusError as err:
                     refusal = err
             if refusal is None:
@@ -199,15 +195,6 @@ class NodeIdentityStore(StoreBase):
         if not run:
             return []
         return self._as_node(lambda: self.store.commit(run, stop_at_failure=stop_at_failure))
-
-    def _registering(self, op: WriteOp) -> WriteOp:
-        """`op`, with the `kubelet` managedFields entry on a Node it creates (with a clock): the
-        kubelet registers its Node over HTTP upstream, so its fields are the kubelet's."""
-        if type(op) is Create and op.resource == "nodes" and self.clock is not None:
-            who = fieldmanager.Request("kubelet", "v1", "", format_time(self.clock.now()))
-            obj = fieldmanager.update(None, {"apiVersion": "v1", "kind": "Node", **op.object}, who)
-            return Create(op.resource, obj, op.dry_run)
-        return op
 
     def _check(self, op: WriteOp) -> None:
         """`check` of one create, update or delete."""
@@ -263,16 +250,15 @@ def kubelet_stores(
     *,
     node_restriction: Callable[[], bool],
     node_uid: Callable[[str], str | None],
-    clock: Clock | None = None,
 ) -> Callable[[str], Store]:
-    """The factory the hollow-node pool takes: a NodeIdentityStore per node (recording, with
-    a `clock`, the `kubelet` managedFields entry of the Node it registers). `authorizer` and
+    """The factory the hollow-node pool takes: a NodeIdentityStore per node over `store` (the
+    kubelets' writes: the control plane's registry recording kubelet's managedFields). `authorizer` and
     `node_restriction` are asked when a node's store is made (the API server's app, built after
     the control plane, holds them)."""
 
     def store_for(node: str) -> Store:
         return NodeIdentityStore(
-            store, node, authorizer, node_restriction=node_restriction(), node_uid=node_uid, clock=clock
+            store, node, authorizer, node_restriction=node_restriction(), node_uid=node_uid
         )
 
     return store_for
