@@ -80,6 +80,7 @@ class ControlPlane:
         graceful_deletion: bool = False,
         kubelet_stores: Callable[[Store], Callable[[str], Store]] | None = None,
         managed_fields: bool = False,
+        container_events: bool = False,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -128,6 +129,9 @@ class ControlPlane:
             pod_informer=self.informer("pods"),
             store_for=kubelet_stores(kubelet_writes) if kubelet_stores is not None else None,
         )
+        #: True: the kubelets record their pods' container events (`kubetaint up`); False: not (the
+        #: simulator, for speed).
+        self.fleet.pool.settings.container_events = container_events
         self.controllers: list[Controller] = []
         #: False leaves kube-controller-manager's controllers to another process (`up --no-controllers`).
         self.run_controllers = True

@@ -91,9 +91,17 @@ class EventRecorder:
         self._lock = threading.Lock()
 
     def event(
-        self, involved: Mapping[str, Any], event_type: str, reason: str, message: str, kind: str = ""
+        self,
+        involved: Mapping[str, Any],
+        event_type: str,
+        reason: str,
+        message: str,
+        kind: str = "",
+        *,
+        field_path: str = "",
     ) -> JSON | None:
-        """Record an event about `involved` (a stored object); returns the stored Event or None."""
+        """Record an event about `involved` (a stored object; `field_path`: the part of it the
+        event is about, e.g. `spec.containers{c}`); returns the stored Event or None."""
         meta = involved.get("metadata") or {}
         kind = kind or str(involved.get("kind") or "")
         namespace = str(meta.get("namespace") or "default")
@@ -108,6 +116,8 @@ class EventRecorder:
         }
         if not involved_ref["namespace"]:
             del involved_ref["namespace"]
+        if field_path:
+            involved_ref["fieldPath"] = field_path
         key = (
             self.component,
             self.host,
@@ -116,6 +126,7 @@ class EventRecorder:
             involved_ref["name"],
             involved_ref["uid"],
             involved_ref["apiVersion"],
+            field_path,
             event_type,
             reason,
             message,
