@@ -174,3 +174,14 @@ def test_deletes_and_the_simulators_registry_record_nothing() -> None:
     assert "managedFields" not in created["metadata"]
     view.create("pods", pod())
     assert view.delete("pods", "default", "web")["metadata"]["name"] == "web"
+
+
+def test_a_field_write_on_an_untracked_object_leaves_it_untracked() -> None:
+    view, clock = writes("kubelet")
+    created = view.registry.create("nodes", node())  # e.g. stored before managedFields were recorded
+    clock.advance(10)
+    conditions = [{"type": "Ready", "status": "False"}]
+    (posted,) = view.commit((SetField("nodes", [created], ("status", "conditions"), conditions),))
+    assert isinstance(posted, dict)
+    assert posted["status"]["conditions"] == conditions
+    assert "managedFields" not in posted["metadata"]

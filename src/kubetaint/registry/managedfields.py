@@ -120,10 +120,13 @@ def record_update(
     return out
 
 
-def _has_entry(obj: JSON, manager: str, subresource: str) -> bool:
+def _passes_through(obj: JSON, manager: str, subresource: str) -> bool:
+    """Whether a field write on `obj` leaves its managedFields as they are: the manager has its
+    entry for the subresource already, or the object is untracked (no managedFields: an update
+    would record none either)."""
     entries = _meta(obj).get("managedFields")
-    if not isinstance(entries, list):
-        return False
+    if not isinstance(entries, list) or not entries:
+        return True
     for entry in entries:
         if (
             isinstance(entry, dict)
@@ -204,7 +207,7 @@ class ManagerWrites:
             return [Update(op.resource, self._updated(op.resource, op.object), op.dry_run)]
         if type(op) is SetField:
             subresource = "status" if op.path[0] == "status" else ""
-            if all(_has_entry(obj, self.manager, subresource) for obj in op.objects):
+            if all(_passes_through(obj, self.manager, subresource) for obj in op.objects):
                 return [op]  # a heartbeat on fields the manager owns: the entry's time stays
             return [
                 Update(op.resource, self._updated(op.resource, with_field(obj, op.path, op.value)))
