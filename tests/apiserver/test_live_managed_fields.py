@@ -140,3 +140,17 @@ def test_the_simulators_control_plane_records_no_managed_fields() -> None:
     assert len(written) > 4
     assert all("managedFields" not in obj["metadata"] for obj in written)
     plane.stop()
+
+
+def test_kube_apiservers_own_objects_carry_its_entry(cluster: LiveCluster) -> None:
+    service = cluster.store.get("services", "default", "kubernetes")
+    assert managers(service) == [("kube-apiserver", "Update", "")]
+    spec = owned(service, "kube-apiserver")["f:spec"]
+    assert "f:clusterIP" in spec
+    assert "f:clusterIPs" not in spec  # the service REST's allocation: owned by no one
+    for resource in ("endpoints", "endpointslices.discovery.k8s.io"):
+        assert managers(cluster.store.get(resource, "default", "kubernetes")) == [
+            ("kube-apiserver", "Update", "")
+        ]
+    role = cluster.store.get("clusterroles.rbac.authorization.k8s.io", "", "cluster-admin")
+    assert managers(role) == [("kube-apiserver", "Update", "")]

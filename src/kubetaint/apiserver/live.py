@@ -161,8 +161,8 @@ class LiveCluster:
             with contextlib.suppress(RuntimeError):  # no running loop: the store's own thread
                 delivery.deliver_through(asyncio.get_running_loop().call_soon_threadsafe)
         self.plane.ensure_system_namespaces()
-        ensure_bootstrap_policy(self.store)
-        ensure_kubernetes_service(self.store, self.server_address)
+        ensure_bootstrap_policy(self.store, self.clock)
+        ensure_kubernetes_service(self.store, self.server_address, clock=self.clock)
         stored = self.store.list("nodes").items
         for node in stored:
             self.plane.fleet.adopt(kubelet_manifest(node))
