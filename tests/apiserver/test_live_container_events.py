@@ -1,4 +1,4 @@
-"""On `kubetaint up`'s cluster a hollow kubelet records the container events of the pods it
+"""With container events on, a hollow kubelet records the container events of the pods it
 starts (Pulling, Pulled, Created, Started, with the container's field path, from `kubelet` on
 its node) and of a pod it stops after its deletion (Killing); the simulator records none."""
 
@@ -33,6 +33,7 @@ def test_a_started_and_deleted_pod_has_the_kubelets_container_events() -> None:
     clock = VirtualClock()
     store = MemoryStore(clock)
     cluster = LiveCluster(store, clock, workers=1, seed=1, server_address="http://127.0.0.1:1")
+    cluster.plane.fleet.pool.settings.container_events = True
     cluster.start()
     clock.advance(1)
     cluster.plane.registry.create("pods", dict(POD))
