@@ -13,6 +13,7 @@ from click.shell_completion import CompletionItem
 from kubetaint import __version__
 from kubetaint.api.version import KUBERNETES_VERSION
 from kubetaint.cli.exiting import mark_console
+from kubetaint.cli.extras import missing_package
 from kubetaint.cli.failure import Failure, UsageFailure
 
 # (command name, module, attribute, one-line help): subcommands register here; the help line is
@@ -76,10 +77,7 @@ def _needs_extra(name: str, missing: str) -> click.Command:
         help="(needs the server extra: pip install 'kubetaint[server]')",
     )
     def needs_extra() -> None:
-        click.echo(
-            f"error: kubetaint {name} needs the {missing} package: pip install 'kubetaint[server]'", err=True
-        )
-        raise SystemExit(1)
+        raise Failure(missing_package(name, missing))
 
     return needs_extra
 
