@@ -174,7 +174,9 @@ def test_the_command_group_imports_a_subcommand_only_when_it_runs() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('kubetaint.cli.') or m.startswith('kubetaint.sim')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['kubetaint.cli.exiting', 'kubetaint.cli.failure', 'kubetaint.cli.main']"
+    assert out.stdout.strip() == (
+        "['kubetaint.cli.exiting', 'kubetaint.cli.extras', 'kubetaint.cli.failure', 'kubetaint.cli.main']"
+    )
 
 
 @pytest.mark.parametrize("name", ["validate", "explain", "simulate", "whatif", "clock"])

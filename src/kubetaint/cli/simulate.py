@@ -15,6 +15,7 @@ import click
 from kubetaint.cli.exiting import exit_now
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import gather_files, input_files
+from kubetaint.cli.output import write_out
 from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.sim.examples import ExampleError, example_names, example_path
 
@@ -206,8 +207,8 @@ def _write(doc: dict[str, Any], output: str) -> None:
     elif output == "html":
         from kubetaint.sim.report_html import render_html
 
-        click.echo(render_html(doc), nl=False)
+        write_out(render_html(doc))
     else:
         from kubetaint.sim.report_table import render_table
 
-        click.echo(render_table(doc), nl=False)
+        write_out(render_table(doc))
