@@ -104,6 +104,7 @@ Examples:
     metavar="NAME",
     default=None,
     help=f"Run a scenario shipped with kubetaint instead of a file ({', '.join(example_names())}).",
+    shell_complete=lambda ctx, param, incomplete: [n for n in example_names() if n.startswith(incomplete)],
 )
 @click.option("--until", "until", default=None, metavar="D", help="Run this long (Go duration or seconds).")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
