@@ -350,17 +350,13 @@ def _pod_node(store: Store) -> Callable[[str, str], str | None]:
     return pod_node
 
 
-def node_uid_of(store: Store) -> Callable[[str], str | None]:
-    """A node's uid, for NodeRestriction's mirror-pod owner check."""
-
-    def node_uid(name: str) -> str | None:
-        try:
-            node = store.get("nodes", "", name)
-        except errors.StatusError:
-            return None
-        return str((node.get("metadata") or {}).get("uid") or "")
-
-    return node_uid
+def node_restriction_in(registry: Registry) -> NodeRestriction | None:
+    """The NodeRestriction plugin of the registry's admission chain (`enable_node_restriction`
+    adds it with the Node authorizer), or None."""
+    chain = registry.admission
+    if chain is None:
+        return None
+    return next((plugin for plugin in chain.plugins if isinstance(plugin, NodeRestriction)), None)
 
 
 def _root(
