@@ -140,10 +140,10 @@ class ApiServer:
         """POST of a review (authorization.k8s.io, authentication.k8s.io): answered, not stored."""
         if request.method != "POST" or target.name:
             raise _method_not_allowed()
-        registry = self.handlers.registry
-        obj = registry.check_type(target.res, decode_object(await request.body(), media_type(request)))
+        rest = self.handlers.rest
+        obj = rest.check_type(target.res, decode_object(await request.body(), media_type(request)))
         if target.res.namespaced:
-            obj = registry.check_namespace(target, obj)
+            obj = rest.check_namespace(target, obj)
         return json_response(reviews.review(target.res, target.namespace, obj, self.authorizer), 201)
 
     async def _dispatch(self, target: Target, request: Request) -> Response:
