@@ -38,7 +38,7 @@ from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, s
 from kubetaint.core.names import generate_name
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
-from kubetaint.registry.defaulting import defaulted, defaulted_for_create
+from kubetaint.registry.defaulting import defaulted_for_create, defaulted_for_update
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, namespace_exists
@@ -332,7 +332,7 @@ class Registry:
         elif resource == NAMESPACES:
             obj = namespaces.prepare_for_update(obj, old)
         else:
-            obj = defaulted(obj)
+            obj = defaulted_for_update(obj, old)
         obj = keep_deletion_fields(obj, old)
         if (
             trusting
@@ -427,11 +427,14 @@ class Registry:
         keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
-            obj = default_pod_requests(obj) if resource == "pods" else defaulted(obj)
+            if resource == "pods":
+                obj = default_pod_requests(obj)
             key = namespace, name = object_key(obj)
             keys.append(key)
             try:
                 old = self.store.get(resource, namespace, name)
+                if resource != "pods":
+                    obj = defaulted_for_update(obj, old)
                 check_update_preconditions(resource, obj, old)
                 if (
                     heartbeats is not None
