@@ -238,11 +238,10 @@ class REST:
             obj = {**obj, "metadata": {**_meta(obj), "uid": uid}}
         if _is_services(target.res):
             obj = self._allocate_service(defaulted(obj), None)
-        if isinstance(target.res, CustomResource):
-            obj = crd_served.prepare_for_create(target.res, obj)
-            crd_served.validate(target.res, obj, None)  # the custom resource strategy's schema
         resource = target.res.store_resource
-        return self.registry.create(resource, omit_empty(obj), dry_run=dry_run, user=requesting_user())
+        return self.registry.create(
+            resource, omit_empty(obj), dry_run=dry_run, user=requesting_user(), strategy=_strategy(target)
+        )
 
     def update(self, target: Target, obj: JSON, old: JSON, dry_run: bool) -> JSON:
         """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
@@ -267,15 +266,16 @@ class REST:
                 obj["status"] = old["status"]
         obj = {**obj, "kind": old.get("kind", res.kind), "apiVersion": old.get("apiVersion", res.api_version)}
         check_update_preconditions(res.store_resource, obj, old)  # 409 before any 422, as upstream
-        obj = omit_empty(keep_deletion_fields(obj, old))
-        if isinstance(res, CustomResource):  # the custom resource strategy's schema validation
-            crd_served.validate(res, obj, old)
+        obj = omit_empty(keep_deletion_fields(_generation_of(obj, old), old))
         user = requesting_user()
+        strategy = _strategy(target)
         if target.subresource == "status":
-            return self.registry.update_status(res.store_resource, obj, dry_run=dry_run, user=user)
+            return self.registry.update_status(
+                res.store_resource, obj, dry_run=dry_run, user=user, strategy=strategy
+            )
         if target.subresource == "finalize" and _is_namespaces(res):
             return self.registry.finalize_namespace(obj, dry_run=dry_run, user=user)
-        return self.registry.update(res.store_resource, obj, dry_run=dry_run, user=user)
+        return self.registry.update(res.store_resource, obj, dry_run=dry_run, user=user, strategy=strategy)
 
     def delete(self, target: Target, options: JSON, dry_run: bool) -> JSON:
         pre = options.get("preconditions") if isinstance(options.get("preconditions"), dict) else {}
@@ -294,6 +294,27 @@ class REST:
             graceful=True,
             user=requesting_user(),
         )
+
+
+def _strategy(target: Target) -> crd_served.CustomResourceStrategy | None:
+    """The strategy the registry runs between mutating and validating admission for a request
+    on `target` (a custom resource's: its PrepareForCreate/PrepareForUpdate and validation)."""
+    if isinstance(target.res, CustomResource):
+        return crd_served.CustomResourceStrategy(target.res, target.subresource)
+    return None
+
+
+def _generation_of(obj: JSON, old: JSON) -> JSON:
+    """rest.BeforeUpdate: a request cannot set metadata.generation; it is old's until the
+    strategy (or, for the kinds whose spec changes bump it, the store) moves it."""
+    meta = _meta(obj)
+    generation = _meta(old).get("generation")
+    if meta.get("generation") == generation and ("generation" in meta) == (generation is not None):
+        return obj
+    meta = {k: v for k, v in meta.items() if k != "generation"}
+    if generation is not None:
+        meta["generation"] = generation
+    return {**obj, "metadata": meta}
 
 
 def _is_pods(res: ResourceInfo) -> bool:
