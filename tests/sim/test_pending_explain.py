@@ -91,3 +91,17 @@ def test_the_report_shows_the_verdicts_under_the_pods_still_pending() -> None:
         '{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}'
         in rows.replace("&quot;", '"')
     )
+
+
+def test_every_group_is_explained_largest_first() -> None:
+    huge = _pod("huge")
+    huge["spec"]["containers"] = [{**POD, "resources": {"requests": {"cpu": "100"}}}]
+    doc = simulate(
+        {**SCENARIO, "spec": {**SCENARIO["spec"], "objects": [*SCENARIO["spec"]["objects"], huge]}}
+    )
+    groups = explain_pending(doc)
+    assert [(g["pod"], g["pods"]) for g in groups] == [("default/late-0", 3), ("default/huge", 1)]
+    assert [(v["plugin"], v["nodes"]) for v in groups[1]["verdicts"]] == [
+        ("NodeResourcesFit", 4),
+        ("TaintToleration", 2),
+    ]

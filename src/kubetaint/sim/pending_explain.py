@@ -7,6 +7,9 @@ and reason (how many nodes, the first few by name) with the toleration that woul
 untolerated taint, so the section stays small at thousands of nodes. The explanation sees the
 run's final Nodes and Pods only, not its PodDisruptionBudgets, Services or workloads: those only
 score nodes and choose preemption victims, which the filter verdicts shown do not depend on.
+The groups' pods are explained together, on one scheduler built once, in scheduling order: one
+that would fit now (a pod the scheduler has not retried yet) takes its node's room from those
+after it, as `kubetaint explain` places pods.
 """
 
 from __future__ import annotations
@@ -40,20 +43,24 @@ def explain_pending(
     final = doc.get("final") or {}
     nodes = [n for n in final.get("nodes") or [] if isinstance(n, Mapping)]
     pods = [p for p in final.get("pods") or [] if isinstance(p, Mapping)]
+    if not nodes:
+        return []
     bound = [p for p in pods if (p.get("spec") or {}).get("nodeName")]
     by_name = {_name(p): p for p in pods}
+    chosen = [(message, members, by_name.get(_key(members[0]))) for message, members in groups]
+    explained = [(message, members, pod) for message, members, pod in chosen if pod is not None]
+    try:  # one scheduler for every group: the final cluster is built once
+        document = explain(
+            [*nodes, *bound, *(pod for _, _, pod in explained)], config=config, feature_gates=feature_gates
+        )
+    except ExplainError:
+        return []
+    reports = {f"{r['namespace']}/{r['name']}": r for r in document["pods"]}
     out: list[JSON] = []
-    for message, members in groups:
-        pod = by_name.get(members[0] if "/" in members[0] else f"/{members[0]}")
-        if pod is None or not nodes:
+    for message, members, pod in explained:
+        report = reports.get(_name(pod))
+        if report is None:
             continue
-        try:
-            document = explain(
-                [*nodes, *bound, pod], pod=_name(pod).lstrip("/"), config=config, feature_gates=feature_gates
-            )
-        except ExplainError:
-            continue
-        (report,) = document["pods"]
         out.append(
             {
                 "pod": members[0],
@@ -64,6 +71,11 @@ def explain_pending(
             }
         )
     return out
+
+
+def _key(member: str) -> str:
+    """`pending_reasons`' name of a pod (`ns/name`, or `name` without a namespace) as `_name`'s."""
+    return member if "/" in member else f"/{member}"
 
 
 def _name(pod: Mapping[str, Any]) -> str:
