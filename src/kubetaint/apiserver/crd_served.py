@@ -18,6 +18,7 @@ from kubetaint.api.openapi_schemas import cannot_handle, strict_decoding_error
 from kubetaint.api.resources import Resource
 from kubetaint.api.validation import field as fe
 from kubetaint.api.validation.crd import validate_custom_resource_meta
+from kubetaint.apiserver import crd_scale
 from kubetaint.apiserver.fieldvalidation import directive
 from kubetaint.apiserver.printing import AGE_COLUMN, NAME_COLUMN, Cells, Printer, col, meta_of, since
 from kubetaint.store.interface import Store
@@ -88,11 +89,35 @@ def decode(
     return out, ([] if mode == "Ignore" else found)
 
 
-def validate(res: CustomResource, obj: JSON, old: JSON | None) -> None:
-    """The custom resource strategy's validation: metadata, then the schema (422 Invalid)."""
-    errs = validate_custom_resource_meta(obj, old, namespaced=res.namespaced)
-    errs.extend(_type_meta_errors(res, obj))
-    errs.extend(crschema.validate(obj, res.schema))
+class CustomResourceStrategy:
+    """The custom resource strategy of one request (registry.RequestStrategy), which the
+    registry runs after mutating admission and before validating admission: the main resource's
+    (`subresource` ""; the scale subresource writes through it too) or the status
+    subresource's ("status")."""
+
+    def __init__(self, res: CustomResource, subresource: str = "") -> None:
+        self.res = res
+        self.subresource = subresource
+
+    def prepare(self, obj: JSON, old: JSON | None) -> JSON:
+        if old is None:
+            return prepare_for_create(self.res, obj)
+        if self.subresource == "status":
+            return with_generation(obj, meta_of(old).get("generation"))
+        return prepare_for_update(obj, old)
+
+    def validate(self, obj: JSON, old: JSON | None) -> None:
+        validate(self.res, obj, old, status=self.subresource == "status")
+
+
+def validate(res: CustomResource, obj: JSON, old: JSON | None, *, status: bool = False) -> None:
+    """The custom resource strategy's validation: the kind, metadata, the schema, then the scale
+    subresource's replicas paths (the status strategy's: the status paths only); 422 Invalid."""
+    errs = _type_meta_errors(res, obj)
+    if not errs:  # ValidateTypeMeta's errors are returned alone
+        errs = validate_custom_resource_meta(obj, old, namespaced=res.namespaced)
+        errs.extend(crschema.validate(obj, res.schema))
+        errs.extend(crd_scale.validate(obj, res.scale_paths, spec=not status))
     if errs:
         from kubetaint.api.validation.status import invalid_status
 
@@ -121,6 +146,27 @@ def prepare_for_create(res: CustomResource, obj: JSON) -> JSON:
     meta = meta_of(obj)
     out = {k: v for k, v in obj.items() if not (k == "status" and res.has_status)}
     return for_storage(res, {**out, "metadata": {**meta, "generation": 1}})
+
+
+def prepare_for_update(obj: JSON, old: JSON) -> JSON:
+    """The custom resource strategy's PrepareForUpdate: the generation is old's, plus one when
+    anything outside `metadata` changes (the status is already old's when it is a subresource)."""
+    generation = meta_of(old).get("generation")
+    if isinstance(generation, int) and _non_metadata(obj) != _non_metadata(old):
+        generation += 1
+    return with_generation(obj, generation)
+
+
+def _non_metadata(obj: JSON) -> JSON:
+    return {k: v for k, v in obj.items() if k != "metadata"}
+
+
+def with_generation(obj: JSON, generation: Any) -> JSON:
+    """`obj` with metadata.generation `generation` (none when it is not an int)."""
+    meta = {k: v for k, v in meta_of(obj).items() if k != "generation"}
+    if isinstance(generation, int) and not isinstance(generation, bool):
+        meta["generation"] = generation
+    return {**obj, "metadata": meta}
 
 
 def for_storage(res: CustomResource, obj: JSON) -> JSON:

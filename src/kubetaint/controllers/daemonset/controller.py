@@ -34,6 +34,7 @@ from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.speed.memo import Memo
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -70,18 +71,12 @@ class DaemonSetController:
         self.store = store
         self.clock = clock
         self.rng = rng
-        self.pods = pod_informer or Informer(store, "pods")
-        self.nodes = node_informer or Informer(store, "nodes")
-        self.daemonsets = ds_informer or Informer(store, RESOURCE)
-        self.revisions = revision_informer or Informer(store, revisions.RESOURCE)
+        self.informers = ComponentInformers(store)
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
+        self.nodes = self.informers.shared_or_own(node_informer, "nodes")
+        self.daemonsets = self.informers.shared_or_own(ds_informer, RESOURCE)
+        self.revisions = self.informers.shared_or_own(revision_informer, revisions.RESOURCE)
         self.history = History(store, self.revisions)
-        given = (
-            (self.pods, pod_informer),
-            (self.nodes, node_informer),
-            (self.daemonsets, ds_informer),
-            (self.revisions, revision_informer),
-        )
-        self._own = [informer for informer, passed in given if passed is None]
         self.recorder = recorder or EventRecorder(store, clock, "daemonset-controller")
         self.enable_comparison = enable_comparison_operators
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
@@ -117,13 +112,11 @@ class DaemonSetController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
         self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.controllers.statefulset import pods as stspods
 from kubetaint.controllers.statefulset import revisions
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -55,12 +56,11 @@ class StatefulSetController:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.pods = pod_informer or Informer(store, "pods")
-        self.sets = sts_informer or Informer(store, RESOURCE)
-        self.revisions = revision_informer or Informer(store, history.RESOURCE)
+        self.informers = ComponentInformers(store)
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
+        self.sets = self.informers.shared_or_own(sts_informer, RESOURCE)
+        self.revisions = self.informers.shared_or_own(revision_informer, history.RESOURCE)
         self.history = History(store, self.revisions)
-        given = ((self.pods, pod_informer), (self.sets, sts_informer), (self.revisions, revision_informer))
-        self._own = [informer for informer, passed in given if passed is None]
         self.recorder = recorder or EventRecorder(store, clock, "statefulset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
         self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
@@ -74,13 +74,11 @@ class StatefulSetController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
         self.queue.stop()
 
     def _pod_changed(self, namespace: str, name: str, old: JSON | None, new: JSON | None) -> None:
