@@ -100,7 +100,8 @@ def test_html_shows_the_evictions_with_and_without_the_change(snap: Path, tmp_pa
     assert "<h3>without the change: 0</h3>" in dom
     assert "<h3>with the change: 1</h3>" in dom
     with_change = dom[dom.index("<h3>with the change: 1</h3>") :]
-    assert 'class="bar"' in with_change[: with_change.index("</svg>")]
+    chart = with_change[with_change.index('<svg class="chart bars"') :]
+    assert 'class="bar Eviction"' in chart[: chart.index("</svg>")]
     assert dom.count('class="chart lines"') == 2
     assert dom.count('class="chart pending"') == 2
 

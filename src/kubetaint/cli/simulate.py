@@ -15,6 +15,7 @@ import click
 from kubetaint.cli.exiting import exit_now
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import gather_files, input_files
+from kubetaint.cli.output import write_out
 from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.sim.examples import ExampleError, example_names, example_path
 
@@ -103,6 +104,7 @@ Examples:
     metavar="NAME",
     default=None,
     help=f"Run a scenario shipped with kubetaint instead of a file ({', '.join(example_names())}).",
+    shell_complete=lambda ctx, param, incomplete: [n for n in example_names() if n.startswith(incomplete)],
 )
 @click.option("--until", "until", default=None, metavar="D", help="Run this long (Go duration or seconds).")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
@@ -206,8 +208,8 @@ def _write(doc: dict[str, Any], output: str) -> None:
     elif output == "html":
         from kubetaint.sim.report_html import render_html
 
-        click.echo(render_html(doc), nl=False)
+        write_out(render_html(doc))
     else:
         from kubetaint.sim.report_table import render_table
 
-        click.echo(render_table(doc), nl=False)
+        write_out(render_table(doc))

@@ -160,7 +160,7 @@ def render_html(doc: Mapping[str, Any]) -> str:
         f'<h2 id="marks">Taints, faults and evictions by node</h2>{_node_chart(doc, end)}'
         f'<h2 id="zones">Pods on each zone\'s nodes</h2>{zone_lines(per_zone, order, end, "pods per zone")}'
         f'<h2 id="evictions">Evictions per {interval_name(interval)}</h2>'
-        f"{bars(evictions_per_interval(doc.get('timeline') or [], end, interval), interval, end, 'eviction')}"
+        f"{bars(evictions_per_interval(doc.get('timeline') or [], end, interval), interval, end)}"
         f'<h2 id="pending">Pending pods</h2>{band(pending_band(pending_series(doc), end, BUCKETS), end)}'
         f'<h2 id="still-pending">Pods still pending</h2>{_pending_section(doc)}'
         f'<h2 id="timeline">Timeline</h2>{_timeline_section(doc)}'

@@ -159,8 +159,9 @@ def _before_after(runs: tuple[Mapping[str, Any], Mapping[str, Any]]) -> str:
     order = zone_order(zones.values())
     parts = [f"<h2>Evictions per {interval_name(interval)}</h2>"]
     for label, doc in (("without the change", without), ("with the change", with_change)):
-        values = evictions_per_interval(doc.get("timeline") or [], end, interval)
-        parts.append(f"<h3>{label}: {sum(values):,}</h3>{bars(values, interval, end, 'eviction')}")
+        series = evictions_per_interval(doc.get("timeline") or [], end, interval)
+        total = sum(sum(values) for values in series.values())
+        parts.append(f"<h3>{label}: {total:,}</h3>{bars(series, interval, end)}")
     parts.append("<h2>Pods on each zone's nodes</h2>")
     for label, doc in (("without the change", without), ("with the change", with_change)):
         series = pods_per_zone(doc, node_zones(doc) or zones, end, BUCKETS)
