@@ -20,10 +20,13 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
+from kubetaint.controllers import history
+from kubetaint.controllers.history import History, sort_revisions
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.controllers.statefulset import pods as stspods
+from kubetaint.controllers.statefulset import revisions
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
@@ -48,6 +51,7 @@ class StatefulSetController:
         *,
         pod_informer: Informer | None = None,
         sts_informer: Informer | None = None,
+        revision_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
     ) -> None:
         self.store = store
@@ -55,10 +59,10 @@ class StatefulSetController:
         self.informers = ComponentInformers(store)
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.sets = self.informers.shared_or_own(sts_informer, RESOURCE)
+        self.revisions = self.informers.shared_or_own(revision_informer, history.RESOURCE)
+        self.history = History(store, self.revisions)
         self.recorder = recorder or EventRecorder(store, clock, "statefulset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
-        #: revision name -> pod template, per StatefulSet uid (the ControllerRevisions' data)
-        self._revisions: dict[str, dict[str, JSON]] = {}
         self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
         self.owned = KindOwnedPods(self.pods, "StatefulSet", self._pod_changed)
         self.sets.add_handlers(
@@ -82,7 +86,6 @@ class StatefulSetController:
 
     def _forget(self, sts: JSON) -> None:
         uid = str((sts.get("metadata") or {}).get("uid") or "")
-        self._revisions.pop(uid, None)
         self._reported.discard(uid)
 
     # sync ----------------------------------------------------------------------------------------
@@ -93,49 +96,55 @@ class StatefulSetController:
             return
         uid = str(sts["metadata"].get("uid") or "")
         self._report_not_modelled(sts, uid)
+        deleting = bool(sts["metadata"].get("deletionTimestamp"))
+        selector = (sts.get("spec") or {}).get("selector")
+        if not deleting:
+            self._adopt_orphan_revisions(sts, selector)
         owned = [p for p in self.owned.pods(uid) if stspods.is_member(sts, p)]
-        current_revision, update_revision = self._revisions_of(sts, uid, owned)
-        if not sts["metadata"].get("deletionTimestamp"):
-            self._update(sts, uid, owned, current_revision, update_revision)
+        listed = sort_revisions(self.history.list(sts, selector))
+        try:
+            current, update, collisions = revisions.statefulset_revisions(self.history, sts, listed)
+        except StatusError as err:
+            log.info("statefulset controller: revisions of %s/%s: %s", *key, err.message)
+            self.queue.add_after(key, 1.0)
+            return
+        if not deleting:
+            self._update(sts, uid, owned, current, update)
         latest = self.sets.get(*key) or sts
         owned = [p for p in self.owned.pods(uid) if stspods.is_member(latest, p)]
-        self._update_status(latest, owned, current_revision, update_revision)
+        current_name = str(current["metadata"].get("name") or "")
+        update_name = str(update["metadata"].get("name") or "")
+        self._update_status(latest, owned, current_name, update_name, collisions)
+        try:
+            revisions.truncate_history(self.history, latest, owned, listed, current, update)
+        except StatusError as err:
+            log.info("statefulset controller: history of %s/%s: %s", *key, err.message)
 
-    def _revisions_of(self, sts: JSON, uid: str, owned: list[JSON]) -> tuple[str, str]:
-        """getStatefulSetRevisions: the update revision is the current template's; the current
-        revision is the status' while a template of it is known, else the update revision."""
-        status = sts.get("status") or {}
-        update = stspods.update_revision(sts)
-        known = self._revisions.setdefault(uid, {})
-        known[update] = (sts.get("spec") or {}).get("template") or {}
-        current = str(status.get("currentRevision") or "")
-        if not current or current not in known:
-            # a revision the pods carry stays current while its template is not known (a
-            # restart): its pods are kept, and recreated from the update revision
-            current = current or update
-        return current, update
+    def _adopt_orphan_revisions(self, sts: JSON, selector: JSON | None) -> None:
+        """adoptOrphanRevisions: the set becomes the controller of the revisions matching its
+        selector that have none."""
+        for revision in self.history.list(sts, selector):
+            if podutil.controller_ref_of(revision) is None:
+                self.history.adopt(sts, revisions.API_VERSION, revisions.KIND, revision)
 
-    def _template_for(self, sts: JSON, uid: str, ordinal: int, current: str, update: str) -> tuple[JSON, str]:
-        """newVersionedStatefulSetPod: the current revision below the partition (while its template
-        is known), the update revision otherwise."""
+    def _template_for(self, sts: JSON, ordinal: int, current: JSON, update: JSON) -> tuple[JSON, str]:
+        """newVersionedStatefulSetPod: the current revision's template below the partition (below
+        currentReplicas without a rollingUpdate), the set's (update revision) otherwise."""
         spec = sts.get("spec") or {}
         strategy = spec.get("updateStrategy") or {}
-        known = self._revisions.get(uid, {})
+        start = int((spec.get("ordinals") or {}).get("start") or 0)
         use_current = False
-        if current != update and current in known:
-            if strategy.get("type") == "OnDelete":
-                use_current = False
-            elif strategy.get("type", "RollingUpdate") == "RollingUpdate":
-                rolling = strategy.get("rollingUpdate")
-                if rolling is None:
-                    use_current = ordinal < int((sts.get("status") or {}).get("currentReplicas") or 0)
-                else:
-                    use_current = ordinal < int(rolling.get("partition") or 0)
+        if strategy.get("type", "RollingUpdate") == "RollingUpdate":
+            rolling = strategy.get("rollingUpdate")
+            if rolling is None:
+                use_current = ordinal < start + int((sts.get("status") or {}).get("currentReplicas") or 0)
+            else:
+                use_current = ordinal < start + int(rolling.get("partition") or 0)
         if use_current:
-            return known[current], current
-        return spec.get("template") or {}, update
+            return revisions.template_of(current), str(current["metadata"].get("name") or "")
+        return spec.get("template") or {}, str(update["metadata"].get("name") or "")
 
-    def _update(self, sts: JSON, uid: str, owned: list[JSON], current: str, update: str) -> None:
+    def _update(self, sts: JSON, uid: str, owned: list[JSON], current: JSON, update: JSON) -> None:
         """updateStatefulSet without its status: create, recreate, scale down, roll."""
         spec = sts.get("spec") or {}
         replica_count = int(spec.get("replicas") or 0) if spec.get("replicas") is not None else 1
@@ -169,7 +178,7 @@ class StatefulSetController:
                         return
                     continue
             if replica is None:
-                template, revision = self._template_for(sts, uid, ordinal, current, update)
+                template, revision = self._template_for(sts, ordinal, current, update)
                 self._create(sts, stspods.new_pod(sts, template, ordinal, revision))
                 created += 1
                 if monotonic:
@@ -200,7 +209,9 @@ class StatefulSetController:
             replica = replicas.get(i)
             if replica is None:
                 return
-            if stspods.revision_of(replica) != update and not stspods.is_terminating(replica):
+            if stspods.revision_of(replica) != update["metadata"].get("name") and not stspods.is_terminating(
+                replica
+            ):
                 self._delete(sts, replica)
                 return
             if not stspods.is_healthy(replica):
@@ -326,7 +337,9 @@ class StatefulSetController:
             sts, "Normal", "SuccessfulDelete", f"delete Pod {name} in StatefulSet {set_name} successful"
         )
 
-    def _update_status(self, sts: JSON, owned: list[JSON], current: str, update: str) -> None:
+    def _update_status(
+        self, sts: JSON, owned: list[JSON], current: str, update: str, collisions: int
+    ) -> None:
         """computeReplicaStatus and completeRollingUpdate, written when it changed."""
         spec = sts.get("spec") or {}
         min_ready = int(spec.get("minReadySeconds") or 0)
@@ -354,7 +367,7 @@ class StatefulSetController:
             "updatedReplicas": updated,
             "currentRevision": current,
             "updateRevision": update,
-            "collisionCount": int(old.get("collisionCount") or 0),
+            "collisionCount": collisions,
             "availableReplicas": available,
         }
         strategy = (spec.get("updateStrategy") or {}).get("type", "RollingUpdate")
