@@ -12,7 +12,7 @@ deletion deletes it there, as kube-apiserver does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from kubetaint.api.errors import StatusError
@@ -109,6 +109,10 @@ class GarbageCollector:
 
         def changed(changes: Changes) -> None:
             graph, examine = self.graph, self._examine
+            group = changes.field_write
+            if group is not None and group.path[0] != "metadata":
+                _outside_metadata(group.olds, group.news, on_update)
+                return
             if changes.only == "ADDED":  # a listing or a replay
                 for obj, _ in graph.add_each_keyed(resource, [(key, obj) for _, key, _, obj in changes]):
                     examine(resource, None, obj, refs_changed=True)
@@ -351,6 +355,17 @@ class GarbageCollector:
         except StatusError as err:
             if err.code != 404:
                 raise
+
+
+def _outside_metadata(olds: list[JSON], news: list[JSON], on_update: Callable[[JSON, JSON], None]) -> None:
+    """Speeds up a field write outside metadata (a heartbeat round's lease renewals, a round of
+    node status posts): each object keeps its ownerReferences and deletionTimestamp, so only
+    those being deleted go to `on_update` (which leaves every other one alone). Off in reference
+    mode, where a field write is committed as its updates one by one (no compact view)."""
+    for old, new in zip(olds, news, strict=True):
+        meta = new.get("metadata")
+        if type(meta) is not dict or meta.get("deletionTimestamp"):
+            on_update(old, new)
 
 
 def _blocks(dependent: Mapping[str, Any], owner_uid: str) -> bool:
