@@ -1,7 +1,8 @@
 """A field write outside metadata (a heartbeat round's lease renewals, a round of node status
 posts) told to the garbage collector as one batch with its compact view queues exactly what
 telling it each update alone queues: nothing for objects keeping their owners and not being
-deleted, the orphaning or foreground deletion of those being deleted."""
+deleted, the orphaning or foreground deletion of those being deleted (listed, or updated to
+being deleted, before the field write)."""
 
 from __future__ import annotations
 
@@ -58,10 +59,17 @@ OLDS = [
 ]
 
 
+def _plain(obj: JSON) -> JSON:
+    """`obj` before its deletion began (no deletionTimestamp, no finalizers)."""
+    meta = {k: v for k, v in obj["metadata"].items() if k not in ("deletionTimestamp", "finalizers")}
+    return {**obj, "metadata": meta}
+
+
 @pytest.mark.parametrize("synced", [True, False], ids=["synced", "not yet synced"])
+@pytest.mark.parametrize("updated", [False, True], ids=["listed as they are", "updated to what they are"])
 @pytest.mark.parametrize("olds", OLDS)
 def test_a_field_write_outside_metadata_queues_what_its_updates_one_by_one_queue(
-    olds: list[JSON], synced: bool
+    olds: list[JSON], updated: bool, synced: bool
 ) -> None:
     news = [renewed(old, 10 + i) for i, old in enumerate(olds)]
     keys = [(old["metadata"]["namespace"], old["metadata"]["name"]) for old in olds]
@@ -75,8 +83,17 @@ def test_a_field_write_outside_metadata_queues_what_its_updates_one_by_one_queue
         value="2026-01-01T00:00:10.000000Z",
     )
     batched, alone = _collector(synced), _collector(synced)
-    batched._handler("leases.coordination.k8s.io")(Changes.of_field_write(group))
+    told = batched._handler("leases.coordination.k8s.io")
     handler = alone._handler("leases.coordination.k8s.io")
+    for tell in (told, handler):
+        if updated:
+            tell(Changes.added([(key, _plain(old)) for key, old in zip(keys, olds, strict=True)]))
+            tell(Changes([("MODIFIED", key, _plain(old), old) for key, old in zip(keys, olds, strict=True)]))
+        else:
+            tell(Changes.added(list(zip(keys, olds, strict=True))))
+    for gc in (batched, alone):  # the queued work is done (the objects are not in the store)
+        gc.clock.run_until(gc.clock.now() + 1)
+    told(Changes.of_field_write(group))
     for key, old, new in zip(keys, olds, news, strict=True):
         handler(Changes([("MODIFIED", key, old, new)], only="MODIFIED"))
     assert _queued(batched) == _queued(alone)

@@ -37,7 +37,9 @@ from kubetaint.core.deletion import (
     being_deleted,
     has_finalizer,
 )
+from kubetaint.store.changes import FieldWriteGroup
 from kubetaint.store.informer import Changes, ChangesHandler, Informer
+from kubetaint.store.interface import object_key
 
 JSON = dict[str, Any]
 #: An item of the attemptToDelete / attemptToOrphan queues: identity and uid.
@@ -107,14 +109,18 @@ class GarbageCollector:
             refs = self.graph.update_refs(resource, old, new)
             self._examine(resource, old, new, refs_changed=refs is not None, refs=refs)
 
+        #: the cache keys of the objects seen being deleted (until their deletion)
+        deleting: set[tuple[str, str]] = set()
+
         def changed(changes: Changes) -> None:
             graph, examine = self.graph, self._examine
             group = changes.field_write
             if group is not None and group.path[0] != "metadata":
-                _outside_metadata(group.olds, group.news, on_update)
+                _outside_metadata(group, deleting, on_update)
                 return
             if changes.only == "ADDED":  # a listing or a replay
                 for obj, _ in graph.add_each_keyed(resource, [(key, obj) for _, key, _, obj in changes]):
+                    _note_deleting(obj, deleting)
                     examine(resource, None, obj, refs_changed=True)
                 return
             # Two kinds of update not being deleted need no look: one keeping its
@@ -126,10 +132,12 @@ class GarbageCollector:
             for kind, key, old, new in changes:
                 if kind == "ADDED":
                     for obj, _ in graph.add_each_keyed(resource, ((key, new),)):
+                        _note_deleting(obj, deleting)
                         examine(resource, None, obj, refs_changed=True)
                     adopted = _NO_REFS
                     continue
                 if kind == "DELETED":
+                    deleting.discard(key)
                     self._on_delete(new)
                     adopted = _NO_REFS
                     continue
@@ -153,6 +161,8 @@ class GarbageCollector:
                         dangling = self.synced and any(str(r["uid"]) not in present for r in followed)
                         adopted = refs if followed and not dangling else _NO_REFS
                     continue
+                if being_deleted(new):
+                    deleting.add(key)
                 on_update(old, new)
 
         return changed
@@ -357,14 +367,24 @@ class GarbageCollector:
                 raise
 
 
-def _outside_metadata(olds: list[JSON], news: list[JSON], on_update: Callable[[JSON, JSON], None]) -> None:
+def _note_deleting(obj: JSON, deleting: set[tuple[str, str]]) -> None:
+    """Note `obj`'s cache key in `deleting` when it is being deleted."""
+    if being_deleted(obj):
+        deleting.add(object_key(obj))
+
+
+def _outside_metadata(
+    group: FieldWriteGroup, deleting: set[tuple[str, str]], on_update: Callable[[JSON, JSON], None]
+) -> None:
     """Speeds up a field write outside metadata (a heartbeat round's lease renewals, a round of
     node status posts): each object keeps its ownerReferences and deletionTimestamp, so only
-    those being deleted go to `on_update` (which leaves every other one alone). Off in reference
-    mode, where a field write is committed as its updates one by one (no compact view)."""
-    for old, new in zip(olds, news, strict=True):
-        meta = new.get("metadata")
-        if type(meta) is not dict or meta.get("deletionTimestamp"):
+    those seen being deleted (`deleting`: none, usually) go to `on_update`, which leaves every
+    other one alone. Off in reference mode, where a field write is committed as its updates one
+    by one (no compact view)."""
+    if not deleting:
+        return
+    for key, old, new in zip(group.keys, group.olds, group.news, strict=True):
+        if key in deleting:
             on_update(old, new)
 
 
