@@ -174,6 +174,10 @@ class ApiServer:
                 return self.watcher.respond(target, request)
             return h.list(target, request)
         if target.res.namespaced and not target.namespace:
+            if isinstance(target.res, CustomResource):
+                # crdHandler passes a namespaced resource's request without a namespace, but a
+                # list or a watch, to its delegate: the server's 404 for an unknown path
+                raise not_found_path()
             raise _method_not_allowed()
         if method == "POST":
             if isinstance(target.res, CustomResource) and target.res.terminating:

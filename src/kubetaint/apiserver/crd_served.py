@@ -14,8 +14,10 @@ from typing import Any
 
 from kubetaint.api import crschema, errors
 from kubetaint.api.crd import CRDS, CustomResource, served_resources
+from kubetaint.api.goquote import go_quote
 from kubetaint.api.openapi_schemas import cannot_handle, strict_decoding_error
 from kubetaint.api.resources import Resource
+from kubetaint.api.selectors import parse_field_selector
 from kubetaint.api.validation import field as fe
 from kubetaint.api.validation.crd import validate_custom_resource_meta
 from kubetaint.apiserver import crd_scale
@@ -67,6 +69,17 @@ class CustomResources:
 
 def is_custom(res: Resource) -> bool:
     return isinstance(res, CustomResource)
+
+
+def check_field_labels(res: Resource, selector: str | None) -> None:
+    """The custom resource converter's field labels (ConvertFieldLabel): `metadata.name`, and
+    `metadata.namespace` for a namespaced resource only; 400 `field label not supported`
+    otherwise (the store's selector parsing checks the rest)."""
+    if not isinstance(res, CustomResource) or res.namespaced or not selector:
+        return
+    for field, _, _ in parse_field_selector(selector, res.store_resource).terms:
+        if field == "metadata.namespace":
+            raise errors.bad_request(f"field label not supported: {field}")
 
 
 # decoding ---------------------------------------------------------------------------------
@@ -313,6 +326,27 @@ def from_scale(res: CustomResource, parent: JSON, scale: Any) -> JSON:
         )
         raise errors.StatusError(422, "Invalid", message, kind="Scale", group="autoscaling")
     return _path_set(parent, res.scale_paths[0], replicas)
+
+
+#: The finalizers upstream names without a domain (helper.IsStandardFinalizerName).
+STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+
+
+def finalizer_warnings(obj: JSON, old: JSON | None) -> list[str]:
+    """The custom resource strategy's warnings on a write (generateWarningsFromObj): each
+    finalizer it adds without a domain, other than the standard ones, in name order."""
+    added = set(_finalizers(obj)) - set(_finalizers(old) if old is not None else ())
+    return [
+        f"metadata.finalizers: {go_quote(name)}: prefer a domain-qualified finalizer name to avoid "
+        "accidental conflicts with other finalizer writers"
+        for name in sorted(added)
+        if "/" not in name and name not in STANDARD_FINALIZERS
+    ]
+
+
+def _finalizers(obj: JSON) -> list[str]:
+    found = meta_of(obj).get("finalizers")
+    return [f for f in found if isinstance(f, str)] if isinstance(found, list) else []
 
 
 def crd_warnings(crd: JSON) -> list[str]:
