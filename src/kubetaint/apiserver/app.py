@@ -140,10 +140,10 @@ class ApiServer:
         """POST of a review (authorization.k8s.io, authentication.k8s.io): answered, not stored."""
         if request.method != "POST" or target.name:
             raise _method_not_allowed()
-        registry = self.handlers.registry
-        obj = registry.check_type(target.res, decode_object(await request.body(), media_type(request)))
+        rest = self.handlers.rest
+        obj = rest.check_type(target.res, decode_object(await request.body(), media_type(request)))
         if target.res.namespaced:
-            obj = registry.check_namespace(target, obj)
+            obj = rest.check_namespace(target, obj)
         return json_response(reviews.review(target.res, target.namespace, obj, self.authorizer), 201)
 
     async def _dispatch(self, target: Target, request: Request) -> Response:
@@ -174,6 +174,10 @@ class ApiServer:
                 return self.watcher.respond(target, request)
             return h.list(target, request)
         if target.res.namespaced and not target.namespace:
+            if isinstance(target.res, CustomResource):
+                # crdHandler passes a namespaced resource's request without a namespace, but a
+                # list or a watch, to its delegate: the server's 404 for an unknown path
+                raise not_found_path()
             raise _method_not_allowed()
         if method == "POST":
             if isinstance(target.res, CustomResource) and target.res.terminating:
@@ -350,17 +354,13 @@ def _pod_node(store: Store) -> Callable[[str, str], str | None]:
     return pod_node
 
 
-def node_uid_of(store: Store) -> Callable[[str], str | None]:
-    """A node's uid, for NodeRestriction's mirror-pod owner check."""
-
-    def node_uid(name: str) -> str | None:
-        try:
-            node = store.get("nodes", "", name)
-        except errors.StatusError:
-            return None
-        return str((node.get("metadata") or {}).get("uid") or "")
-
-    return node_uid
+def node_restriction_in(registry: Registry) -> NodeRestriction | None:
+    """The NodeRestriction plugin of the registry's admission chain (`enable_node_restriction`
+    adds it with the Node authorizer), or None."""
+    chain = registry.admission
+    if chain is None:
+        return None
+    return next((plugin for plugin in chain.plugins if isinstance(plugin, NodeRestriction)), None)
 
 
 def _root(

@@ -29,6 +29,7 @@ from kubetaint.core.eviction import (
     pod_update_needs_processing,
 )
 from kubetaint.speed.reference import reference_mode
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
@@ -70,8 +71,9 @@ class TaintEvictionController:
         self._clock = clock
         self._slices = slices_of(clock)
         self.name = controller_name
-        self.pods = pod_informer or Informer(store, "pods")
-        self.nodes = node_informer or Informer(store, "nodes")
+        self.informers = ComponentInformers(store)
+        self.nodes = self.informers.shared_or_own(node_informer, "nodes")
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.recorder = recorder or EventRecorder(store, clock, controller_name)
         self._enable_comparison = comparison_operators_enabled(feature_gates)
         self.deleter = PodDeleter(store, clock, self.recorder)
@@ -98,8 +100,7 @@ class TaintEvictionController:
                 on_delete=lambda node: self.node_updated(node, None),
             )
         )
-        self.nodes.start()
-        self.pods.start()
+        self.informers.start_all()
 
     def stop(self) -> None:
         """Stop processing and cancel every pending timer (CancelAndWait)."""
@@ -110,6 +111,7 @@ class TaintEvictionController:
         self._node_updates.clear()
         self._pod_updates.clear()
         self.queue.cancel_all()
+        self.informers.stop()
 
     # event intake ----------------------------------------------------------------------------
 
