@@ -216,6 +216,7 @@ def test_every_observer_of_a_field_write_sees_what_it_sees_of_the_generic_update
     assert fast == generic
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_field_write_of_current_objects_is_one_group_an_informer_takes_whole() -> None:
     store = memory_store()
     leases = [store.create(LEASES, lease(n)) for n in "abc"]
