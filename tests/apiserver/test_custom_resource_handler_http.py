@@ -120,3 +120,38 @@ def test_a_cluster_scoped_resource_has_no_namespace_field_label(crd_client: Test
         assert refused.json()["message"] == "field label not supported: metadata.namespace"
     assert crd_client.get(url, params={"fieldSelector": "metadata.name=x"}).status_code == 200
     assert crd_client.get(CT, params={"fieldSelector": "metadata.namespace=default"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "code", "message"),
+    [
+        pytest.param(
+            "GET",
+            f"{CT}/c1/foo",
+            404,
+            'crontabs.stable.example.com "c1" not found',
+            id="an undeclared subresource",
+        ),
+        pytest.param(
+            "DELETE",
+            f"{CT}/c1/status",
+            405,
+            'delete is not supported on resources of kind "crontabs.stable.example.com"',
+            id="deleting the status",
+        ),
+        pytest.param(
+            "POST",
+            f"{CT}/c1/scale",
+            405,
+            'create is not supported on resources of kind "crontabs.stable.example.com"',
+            id="posting to the scale",
+        ),
+    ],
+)
+def test_subresource_requests_the_handler_does_not_serve(
+    crd_client: TestClient, method: str, url: str, code: int, message: str
+) -> None:
+    crd_client.post(CT, json=crontab())
+    response = crd_client.request(method, url, content="{}")
+    assert response.status_code == code
+    assert response.json()["message"] == message
