@@ -196,15 +196,3 @@ def test_an_evicted_job_pod_counts_as_failed_and_is_replaced() -> None:
     assert second["metadata"]["name"] != first["metadata"]["name"]
     assert second["spec"]["nodeName"] != first["spec"]["nodeName"]
     assert get(plane, "jobs.batch", "evicted")["status"]["failed"] == 1
-
-
-def test_a_job_with_a_pod_failure_policy_is_reported_not_modelled() -> None:
-    plane = running_plane("n1")
-    policy = {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}]}
-    create_job(plane, job("policy", podFailurePolicy=policy))
-    plane.clock.advance(1)
-    assert (
-        "Warning",
-        "NotModelled",
-        "spec.podFailurePolicy: not modelled: kubetaint's job controller ignores this field",
-    ) in events(plane, "job-controller")

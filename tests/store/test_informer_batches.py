@@ -197,3 +197,22 @@ def test_a_stopped_informer_follows_nothing_more() -> None:
     informer.stop()
     store.create(LEASES, lease("b", SPACES[0], "x"))
     assert list(informer.keys()) == [(SPACES[0], "a")]
+
+
+def test_handlers_added_while_the_cache_is_unchanged_share_one_replay_and_a_write_renews_it() -> None:
+    store = MemoryStore(VirtualClock())
+    for name in "ab":
+        store.create(LEASES, lease(name, SPACES[0], "x"))
+    informer = Informer(store, LEASES)
+    told: list[Changes] = []
+    informer.add_handlers(told.append)
+    informer.start()
+    informer.add_handlers(told.append)
+    informer.add_handlers(told.append)
+    assert told[1] is told[0] and told[2] is told[0]
+    store.create(LEASES, lease("c", SPACES[0], "x"))
+    told.clear()
+    informer.add_handlers(told.append)
+    (replay,) = told
+    assert [(kind, key[1]) for kind, key, _, _ in replay] == [("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c")]
+    assert [obj for _, _, _, obj in replay] == [informer.get(SPACES[0], n) for n in "abc"]

@@ -38,10 +38,11 @@ from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, s
 from kubetaint.core.names import generate_name
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
-from kubetaint.registry.defaulting import defaulted, defaulted_for_create
+from kubetaint.registry.defaulting import defaulted_for_create, defaulted_for_update
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, namespace_exists
+from kubetaint.registry.strategy import RequestStrategy
 from kubetaint.registry.trust import Configuration
 from kubetaint.registry.validator import (
     APIValidator,
@@ -79,6 +80,7 @@ CRDS = f"customresourcedefinitions.{crds.GROUP}"
 __all__ = [
     "APIValidator",
     "Registry",
+    "RequestStrategy",
     "StoreLookup",
     "Validator",
     "api_validator",
@@ -234,11 +236,20 @@ class Registry:
         )
 
     def create(
-        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+        self,
+        resource: str,
+        obj: JSON,
+        *,
+        dry_run: bool = False,
+        user: UserInfo | None = None,
+        strategy: RequestStrategy | None = None,
     ) -> JSON:
+        """Create `obj`: its defaults, generateName, mutating admission, the request's `strategy`
+        (prepared and validated), validation, validating admission, then the store."""
         obj = self._before_create(resource, obj)
         if (
-            resource == "pods"
+            strategy is None
+            and resource == "pods"
             and not dry_run
             and user is None
             and self.admission is not None
@@ -247,7 +258,7 @@ class Registry:
             return self._create_pod(obj)
         namespace, name = object_key(obj)
         attrs = Attributes(CREATE, resource, obj, None, namespace, name, "", dry_run, user)
-        admitted = self._admit(attrs, None)
+        admitted = self._admit(attrs, None, strategy=strategy)
         created = self.store.create(resource, admitted, dry_run=dry_run)
         if not dry_run and resource == "pods":
             self._remember_pod((namespace, name), created)
@@ -295,14 +306,23 @@ class Registry:
         return admitted
 
     def update(
-        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+        self,
+        resource: str,
+        obj: JSON,
+        *,
+        dry_run: bool = False,
+        user: UserInfo | None = None,
+        strategy: RequestStrategy | None = None,
     ) -> JSON:
+        """Replace the stored object by `obj`: preconditions, mutating admission, the request's
+        `strategy` (prepared and validated), validation, validating admission, then the store."""
         obj = with_type_meta(resource, obj)
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         check_update_preconditions(resource, obj, old)  # 409 before any 422, as upstream
         key = (namespace, name)
-        trusting = user is None  # the memos cover the control plane's own writes (registry.trust)
+        # the memos cover the control plane's own writes (registry.trust)
+        trusting = user is None and strategy is None
         if resource == "pods":
             if not dry_run and trusting:
                 config = self._pod_config()  # once: the trust check and the result's record share it
@@ -312,7 +332,7 @@ class Registry:
         elif resource == NAMESPACES:
             obj = namespaces.prepare_for_update(obj, old)
         else:
-            obj = defaulted(obj)
+            obj = defaulted_for_update(obj, old)
         obj = keep_deletion_fields(obj, old)
         if (
             trusting
@@ -323,7 +343,7 @@ class Registry:
             admitted = obj
         else:
             attrs = Attributes(UPDATE, resource, obj, old, namespace, name, "", dry_run, user)
-            admitted = self._admit(attrs, old)
+            admitted = self._admit(attrs, old, strategy=strategy)
         if _deletes_during_update(resource, admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
@@ -407,11 +427,14 @@ class Registry:
         keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
-            obj = default_pod_requests(obj) if resource == "pods" else defaulted(obj)
+            if resource == "pods":
+                obj = default_pod_requests(obj)
             key = namespace, name = object_key(obj)
             keys.append(key)
             try:
                 old = self.store.get(resource, namespace, name)
+                if resource != "pods":
+                    obj = defaulted_for_update(obj, old)
                 check_update_preconditions(resource, obj, old)
                 if (
                     heartbeats is not None
@@ -483,15 +506,22 @@ class Registry:
         return namespace_exists(self.store, namespace)
 
     def update_status(
-        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+        self,
+        resource: str,
+        obj: JSON,
+        *,
+        dry_run: bool = False,
+        user: UserInfo | None = None,
+        strategy: RequestStrategy | None = None,
     ) -> JSON:
-        """The `status` subresource: only status (and metadata) changes; spec stays as stored."""
+        """The `status` subresource: only status (and metadata) changes; spec stays as stored.
+        `strategy`: the status strategy's steps, run as `update` runs them."""
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         check_update_preconditions(resource, obj, old)
         merged = {**obj, "spec": old["spec"]} if "spec" in old else dict(obj)
         attrs = Attributes(UPDATE, resource, merged, old, namespace, name, "status", dry_run, user)
-        admitted = self._admit(attrs, old)
+        admitted = self._admit(attrs, old, strategy=strategy)
         if resource == NAMESPACES and isinstance(self.validator, APIValidator):
             check_namespace_status_update(admitted)
         return self.store.update(resource, admitted, dry_run=dry_run)
@@ -625,7 +655,17 @@ class Registry:
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
 
-    def _admit(self, attrs: Attributes, old: JSON | None, lookup: ObjectLookup | None = None) -> JSON:
+    def _admit(
+        self,
+        attrs: Attributes,
+        old: JSON | None,
+        lookup: ObjectLookup | None = None,
+        *,
+        strategy: RequestStrategy | None = None,
+    ) -> JSON:
+        """Mutating admission, the storage check, the strategy (`strategy`'s steps, then the
+        registry's validator), then validating admission: kube-apiserver's order, so a
+        validation error answers before a validating plugin's refusal."""
         lookup = lookup if lookup is not None else self._lookup
         obj = dict(attrs.object or {})
         # a chain without a plugin for this resource would return the object and accept it
@@ -638,6 +678,9 @@ class Registry:
             check = self._write_checks.get(attrs.resource) if attrs.user is not None else None
             if check is not None and not attrs.subresource:
                 check.check(attrs.with_object(obj))
+            if strategy is not None:
+                obj = strategy.prepare(obj, old)
+                strategy.validate(obj, old)
             if self.validator is not None:
                 self.validator(attrs.resource, obj, old)
             if admission is not None:

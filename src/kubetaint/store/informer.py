@@ -6,7 +6,8 @@ and tells each handler every batch its cache followed as one `Changes`: the chan
 (kind, key, old, object). A component registers ONE handler (`add_handlers`): a function of
 `Changes`, or `EventHandlers(on_add=..., on_update=..., on_delete=...)`, the per-object adapter for a
 component that does not need batches. Starting lists the store and tells the handlers one batch of
-ADDED; a handler added to a started informer is told the cache as one batch of ADDED (a replay).
+ADDED; a handler added to a started informer is told the cache as one batch of ADDED (a replay:
+the handlers added while the cache stays as it is are told the same batch).
 
 Handlers run synchronously, in commit order, inside the store's dispatch: they must only record
 work (enqueue, schedule on the clock) and never block. Cached objects are read-only. When a
@@ -160,6 +161,9 @@ class Informer:
         #: reference mode (read when the informer is made): a field write is followed event by
         #: event, each looked up in the cache
         self._reference = reference_mode()
+        #: the cache as one batch of ADDED, told to every handler added while the cache stays
+        #: as it is (None once a batch is followed): the handlers of a start share one replay
+        self._replay: Changes | None = None
 
     def add_handlers(self, handler: ChangesHandler, *, replay: bool = True) -> None:
         """Register a component's handler; when already started, tells it the cache as one batch
@@ -181,7 +185,9 @@ class Informer:
             for kind in one:
                 one[kind] = (*one[kind], (handler, True))
         if replay and self._unsubscribe is not None and self._cache:
-            handler(Changes.added(list(self._cache.items())))
+            if self._replay is None:
+                self._replay = Changes.added(list(self._cache.items()))
+            handler(self._replay)
 
     def start(self) -> None:
         """List the current state (told as one batch of ADDED) and follow later changes."""
@@ -190,9 +196,13 @@ class Informer:
         told = self._handlers
         self._unsubscribe = self._store.subscribe(self._follow_batch, self.resource)
         keyed, self._synced_rv = self._listing()
+        fresh = not self._cache
         self._cache.update(keyed)
+        self._replay = None
         if keyed:
             listing = Changes.added(keyed)
+            if fresh:  # the listing is the cache, in its order: later handlers' replay too
+                self._replay = listing
             for handler in told:
                 handler(listing)
 
@@ -233,6 +243,7 @@ class Informer:
         decides from the namespaces alone when there is no selector) is taken as it is; every
         other event is translated."""
         cache = self._cache
+        self._replay = None
         group = batch.field_write
         plain = self._plain
         if group is not None and plain and group.first_rv > self._synced_rv and not self._reference:

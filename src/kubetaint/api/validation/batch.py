@@ -12,6 +12,11 @@ from typing import Any
 
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
+from kubetaint.api.validation.jobpolicies import (
+    restart_policy_errors,
+    validate_indexes_and_modes,
+    validate_policies,
+)
 from kubetaint.api.validation.labelselector import selector_converts, validate_label_selector
 from kubetaint.api.validation.metaupdate import validate_object_meta_update
 from kubetaint.api.validation.names import name_is_dns_subdomain
@@ -51,9 +56,12 @@ def _nonnegative(spec: Obj, path: str, *names: str) -> list[f.FieldError]:
 
 
 def validate_job_spec(spec: Obj, path: str, allow_comparison: bool) -> list[f.FieldError]:
-    """validateJobSpec: counts, the pod template, a restart policy of OnFailure or Never."""
+    """validateJobSpec: counts, indexes and policies (jobpolicies.py), the pod template, a restart
+    policy of OnFailure or Never (Never with a pod failure policy)."""
     errs = _nonnegative(spec, path, "parallelism", "completions", "activeDeadlineSeconds", "backoffLimit")
     errs.extend(_nonnegative(spec, path, "ttlSecondsAfterFinished"))
+    errs.extend(validate_indexes_and_modes(spec, path))
+    errs.extend(validate_policies(spec, path))
     template = spec.get("template")
     if isinstance(template, Mapping):
         errs.extend(
@@ -65,6 +73,8 @@ def validate_job_spec(spec: Obj, path: str, allow_comparison: bool) -> list[f.Fi
         errs.append(f.required(restart_path, 'valid values: "OnFailure", "Never"'))
     elif restart not in RESTART_POLICIES:
         errs.append(f.not_supported(restart_path, restart, RESTART_POLICIES))
+    else:
+        errs.extend(restart_policy_errors(spec, path, restart))
     return errs
 
 

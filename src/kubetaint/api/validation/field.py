@@ -21,6 +21,7 @@ FORBIDDEN = "Forbidden"
 TOO_LONG = "Too long"
 NOT_FOUND = "Not found"
 TYPE_INVALID = "Invalid value"
+TOO_MANY = "Too many"
 
 # field.ErrorType -> metav1.CauseType (the StatusCause reason).
 REASONS = {
@@ -32,6 +33,7 @@ REASONS = {
     "Forbidden": "FieldValueForbidden",
     "TooLong": "FieldValueTooLong",
     "TypeInvalid": "FieldValueTypeInvalid",
+    "TooMany": "FieldValueTooMany",
 }
 
 # Types whose body never prints the bad value.
@@ -127,6 +129,17 @@ def _make(path: str, type_: str, kind: str, bad_value: Any, detail: str, *, omit
 def invalid(path: str, bad_value: Any, detail: str) -> FieldError:
     """field.Invalid."""
     return _make(path, INVALID, "Invalid", bad_value, detail)
+
+
+def invalid_omitted(path: str, detail: str) -> FieldError:
+    """field.Invalid with field.OmitValueType{}: the body names no value."""
+    return _make(path, INVALID, "Invalid", None, detail, omit=True)
+
+
+def too_many(path: str, actual: int, maximum: int) -> FieldError:
+    """field.TooMany: `Too many: <actual>: must have at most <max> items`."""
+    unit = "item" if maximum == 1 else "items"
+    return _make(path, TOO_MANY, "TooMany", actual, f"must have at most {maximum} {unit}")
 
 
 def required(path: str, detail: str = "") -> FieldError:

@@ -5,11 +5,12 @@ Mirrors pkg/controller/job/job_controller.go (syncJob, manageJob, trackJobStatus
 flushUncountedAndRemoveFinalizers, enactJobFinished, syncOrphanPod) at v1.35, where the terminal
 condition is delayed (JobManagedBy and JobPodReplacementPolicy are on): a Job first gets
 `SuccessCriteriaMet` or `FailureTarget`, and `Complete` or `Failed` once no pod of it is
-terminating. The TTL-after-finished controller's deletion (`spec.ttlSecondsAfterFinished`) runs
-in this sync (ttl_after_finished.py); the finished-pod accounting is in tracking.py, the backoff
-record in backoff.py. Not modelled (a Warning event `NotModelled` on the Job): `podFailurePolicy`,
-`successPolicy`, `backoffLimitPerIndex`, `managedBy` other than the built-in controller, and the
-adoption of orphan pods matching a Job's selector.
+terminating. The sync's decisions are here; manageJob is manage.py, trackJobStatusAndRemoveFinalizers
+track.py, the pod failure policy pod_failure_policy.py, the success policy success_policy.py, the
+indexes and `backoffLimitPerIndex` indexed_job_utils.py, the back-off backoff.py, the finished-pod
+accounting tracking.py and the TTL-after-finished deletion (`spec.ttlSecondsAfterFinished`)
+ttl_after_finished.py. A Job whose `managedBy` names another controller is left to it. Not
+modelled: the adoption of orphan pods matching a Job's selector (its pods are those it created).
 """
 
 from __future__ import annotations
@@ -21,13 +22,25 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time, parse_time
-from kubetaint.controllers.job import tracking, ttl_after_finished, util
+from kubetaint.controllers.job import (
+    backoff,
+    indexed_job_utils,
+    intervals,
+    tracking,
+    ttl_after_finished,
+    util,
+)
 from kubetaint.controllers.job.backoff import Backoff
 from kubetaint.controllers.job.client import PropagatingStore
+from kubetaint.controllers.job.context import SyncJobCtx
+from kubetaint.controllers.job.manage import delete_pods, manage_job
+from kubetaint.controllers.job.pod_failure_policy import match_pod_failure_policy
+from kubetaint.controllers.job.success_policy import REASON_SUCCESS_POLICY, match_success_policy
+from kubetaint.controllers.job.track import track_status_and_remove_finalizers
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
-from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 
@@ -35,8 +48,11 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 RESOURCE = "jobs.batch"
 MANAGED_BY_DEFAULT = "kubernetes.io/job-controller"
-#: Spec fields the controller does not model, reported once per Job.
-_NOT_MODELLED = ("podFailurePolicy", "successPolicy", "backoffLimitPerIndex")
+REASON_POD_FAILURE_POLICY = "PodFailurePolicy"
+REASON_MAX_FAILED_INDEXES = "MaxFailedIndexesExceeded"
+MESSAGE_MAX_FAILED_INDEXES = "Job has exceeded the specified maximal number of failed indexes"
+REASON_FAILED_INDEXES = "FailedIndexes"
+MESSAGE_FAILED_INDEXES = "Job has failed indexes"
 log = logging.getLogger(__name__)
 
 
@@ -56,17 +72,15 @@ class JobController:
         self.store = store
         self.clock = clock
         self.rng = rng
-        self.pods = pod_informer or Informer(store, "pods")
-        self.jobs = job_informer or Informer(store, RESOURCE)
-        given = ((self.pods, pod_informer), (self.jobs, job_informer))
-        self._own = [informer for informer, passed in given if passed is None]
+        self.informers = ComponentInformers(store)
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
+        self.jobs = self.informers.shared_or_own(job_informer, RESOURCE)
         self.recorder = recorder or EventRecorder(store, clock, "job-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "job")
         self.orphans: WorkQueue[Key] = WorkQueue(clock, self.sync_orphan_pod, "job_orphan_pod")
         self._backoff: dict[Key, Backoff] = {}
-        self._reported: set[str] = set()  # Job uids whose NotModelled warning was recorded
-        #: per Job: (uid, succeeded) of its pods removed while they had the tracking finalizer
-        self._vanished: dict[Key, list[tuple[str, bool]]] = {}
+        #: per Job: its pods removed while they had the tracking finalizer, as last seen
+        self._vanished: dict[Key, list[JSON]] = {}
         self.owned = KindOwnedPods(self.pods, "Job", self._pod_changed)
         self.jobs.add_handlers(
             EventHandlers(
@@ -77,13 +91,11 @@ class JobController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
         self.queue.stop()
         self.orphans.stop()
 
@@ -101,10 +113,8 @@ class JobController:
             return
         if new is None and util.has_tracking_finalizer(pod):
             # removed with its finalizer (a store that does not keep pods for their finalizers):
-            # it is counted as it finished, or as failed
-            self._vanished.setdefault((namespace, job_name), []).append(
-                (str(pod["metadata"].get("uid") or ""), tracking.phase(pod) == "Succeeded")
-            )
+            # it is counted as it finished, or as failed as it last was
+            self._vanished.setdefault((namespace, job_name), []).append(pod)
         self.queue.add((namespace, job_name))
 
     def _job_updated(self, old: JSON, new: JSON) -> None:
@@ -120,7 +130,6 @@ class JobController:
         self._backoff.pop(key, None)
         self._vanished.pop(key, None)
         uid = str((job.get("metadata") or {}).get("uid") or "")
-        self._reported.discard(uid)
         for pod in self.owned.pods(uid):  # cleanupPodFinalizers
             if util.has_tracking_finalizer(pod):
                 self.orphans.add(podutil.key_of(pod))
@@ -143,9 +152,9 @@ class JobController:
                 and util.finished_condition(job) is None
             ):
                 return  # adopted: its Job counts it
-        self._remove_finalizer(pod)
+        self.remove_finalizer(pod)
 
-    def _remove_finalizer(self, pod: JSON) -> bool:
+    def remove_finalizer(self, pod: JSON) -> bool:
         """Remove the tracking finalizer (NotFound counts as removed)."""
         namespace, name = podutil.key_of(pod)
         for _ in range(3):
@@ -169,6 +178,16 @@ class JobController:
                 except StatusError:
                     return True
         return False
+
+    def forget_vanished(self, key: Key, counted: set[str]) -> None:
+        """Forget the removed pods of the Job a sync has just counted."""
+        pending = self._vanished.get(key)
+        if pending:
+            kept = [pod for pod in pending if str(pod["metadata"].get("uid") or "") not in counted]
+            if kept:
+                self._vanished[key] = kept
+            else:
+                del self._vanished[key]
 
     # sync ----------------------------------------------------------------------------------------
 
@@ -195,103 +214,93 @@ class JobController:
                 "Skipped Job sync because completion mode is unknown",
             )
             return
-        self._report_not_modelled(shared)
         job: JSON = {**shared, "status": dict(shared.get("status") or {})}
         status = job["status"]
         vanished = self._vanished.pop(key, [])
         if vanished:
             status["uncountedTerminatedPods"] = tracking.with_vanished(
-                status.get("uncountedTerminatedPods") or {}, vanished
+                status.get("uncountedTerminatedPods") or {}, _vanished_counts(job, vanished)
             )
         uncounted_in = status.get("uncountedTerminatedPods") or {}
-        uncounted = {
-            "succeeded": set(uncounted_in.get("succeeded") or []),
-            "failed": set(uncounted_in.get("failed") or []),
-        }
         now = self.clock.now()
         uid = str(job["metadata"].get("uid") or "")
         pods = self.owned.pods(uid)
         active_pods = [p for p in pods if podutil.is_active(p)]
-        ready = sum(1 for p in active_pods if podutil.is_ready(p))
-        terminating = sum(1 for p in pods if util.is_terminating(p))
+        ctx = SyncJobCtx(
+            job=job,
+            pods=pods,
+            active_pods=active_pods,
+            ready=sum(1 for p in active_pods if podutil.is_ready(p)),
+            terminating=sum(1 for p in pods if util.is_terminating(p)),
+            uncounted={
+                "succeeded": set(uncounted_in.get("succeeded") or []),
+                "failed": set(uncounted_in.get("failed") or []),
+            },
+            backoff=Backoff(),
+            vanished=[_as_failed(p) for p in vanished if tracking.phase(p) != "Succeeded"],
+        )
         active = len(active_pods)
         indexed = util.is_indexed(job)
         completions = spec.get("completions")
         new_succeeded = [
-            p for p in self._valid(job, pods, uncounted["succeeded"]) if tracking.phase(p) == "Succeeded"
+            p for p in self._valid(job, pods, ctx.uncounted["succeeded"]) if tracking.phase(p) == "Succeeded"
         ]
-        new_failed = [p for p in self._valid(job, pods, uncounted["failed"]) if util.is_pod_failed(p, job)]
-        succeeded = int(status.get("succeeded") or 0) + len(new_succeeded) + len(uncounted["succeeded"])
-        failed = int(status.get("failed") or 0) + len(new_failed) + len(uncounted["failed"])
+        new_failed = [
+            p for p in self._valid(job, pods, ctx.uncounted["failed"]) if util.is_pod_failed(p, job)
+        ]
+        ctx.succeeded = (
+            int(status.get("succeeded") or 0) + len(new_succeeded) + len(ctx.uncounted["succeeded"])
+        )
+        ctx.failed = (
+            int(status.get("failed") or 0)
+            + _non_ignored_failed(job, new_failed)
+            + len(ctx.uncounted["failed"])
+        )
         suspended = bool(spec.get("suspend"))
         if status.get("startTime") is None and not suspended:
             status["startTime"] = format_time(now)
-        backoff = self._backoff_record(key, new_succeeded, new_failed, now)
+        ctx.backoff = self._backoff_record(key, new_succeeded, new_failed, now)
         conditions: list[JSON] = list(status.get("conditions") or [])
-        finished = util.find_condition(conditions, "SuccessCriteriaMet")
-        finished_condition: JSON | None = (
-            dict(finished) if finished is not None and finished.get("status") == "True" else None
-        )
-        if finished_condition is None:
-            target = util.find_condition(conditions, "FailureTarget")
-            if target is not None and target.get("status") == "True":
-                finished_condition = util.new_condition(
-                    "Failed", "True", str(target.get("reason") or ""), str(target.get("message") or ""), now
-                )
-        if finished_condition is None:
-            if failed > int(spec.get("backoffLimit") or 0) or util.past_backoff_limit_on_failure(job, pods):
-                finished_condition = util.new_condition(
-                    "FailureTarget", "True", util.REASON_BACKOFF_LIMIT, util.MESSAGE_BACKOFF_LIMIT, now
-                )
-            elif self._past_active_deadline(job, now):
-                finished_condition = util.new_condition(
-                    "FailureTarget", "True", util.REASON_DEADLINE, util.MESSAGE_DEADLINE, now
-                )
-            elif spec.get("activeDeadlineSeconds") is not None and not suspended:
-                started = parse_time(str(status["startTime"]))
-                self.queue.add_after(key, float(spec["activeDeadlineSeconds"]) - (now - started))
-        succeeded_indexes: set[int] = set()
-        previous_indexes: set[int] = set()
+        ctx.finished_condition = self._finished_condition(ctx, conditions, now)
         if indexed:
-            total = int(completions or 0)
-            previous_indexes = set(util.parse_indexes(str(status.get("completedIndexes") or ""), total))
-            succeeded_indexes = set(previous_indexes)
-            for pod in pods:
-                index = util.completion_index(pod)
-                if (
-                    tracking.phase(pod) == "Succeeded"
-                    and 0 <= index < total
-                    and util.has_tracking_finalizer(pod)
-                ):
-                    succeeded_indexes.add(index)
-            succeeded = len(succeeded_indexes)
+            ctx.prev_succeeded_indexes, ctx.succeeded_indexes = indexed_job_utils.calculate_succeeded_indexes(
+                job, pods
+            )
+            ctx.succeeded = intervals.total(ctx.succeeded_indexes)
+            if indexed_job_utils.has_backoff_limit_per_index(job):
+                ctx.failed_indexes = indexed_job_utils.calculate_failed_indexes(job, pods)
+                if ctx.finished_condition is None:
+                    ctx.finished_condition = _failed_indexes_condition(ctx, now)
+                ctx.pods_with_delayed_deletion = indexed_job_utils.pods_with_delayed_deletion_per_index(
+                    ctx, self._valid(job, pods, set())
+                )
+            if ctx.finished_condition is None:
+                message, met = match_success_policy(
+                    spec.get("successPolicy"), int(completions or 0), ctx.succeeded_indexes
+                )
+                if met:
+                    ctx.finished_condition = util.new_condition(
+                        "SuccessCriteriaMet", "True", REASON_SUCCESS_POLICY, message, now
+                    )
         suspend_changed = False
-        if finished_condition is not None:
-            deleted, deleted_ready = self._delete_pods(job, active_pods)
+        if ctx.finished_condition is not None:
+            deleted, deleted_ready = delete_pods(self, job, active_pods)
             if deleted != active:
-                finished_condition = None
+                ctx.finished_condition = None
             active -= deleted
-            terminating += deleted
-            ready -= deleted_ready
+            ctx.terminating += deleted
+            ctx.ready -= deleted_ready
         else:
             manage_called = False
             if not job["metadata"].get("deletionTimestamp"):
-                active, terminating, ready = self._manage(
-                    job,
-                    active_pods,
-                    succeeded=succeeded,
-                    succeeded_indexes=succeeded_indexes,
-                    terminating=terminating,
-                    ready=ready,
-                    backoff=backoff,
-                )
+                active = manage_job(self, ctx)
                 manage_called = True
             if completions is None:
-                complete = succeeded > 0 and active == 0
+                complete = ctx.succeeded > 0 and active == 0
             else:
-                complete = succeeded >= int(completions) and active == 0
+                complete = ctx.succeeded >= int(completions) and active == 0
             if complete:
-                finished_condition = util.new_condition(
+                ctx.finished_condition = util.new_condition(
                     "SuccessCriteriaMet",
                     "True",
                     util.REASON_COMPLETIONS_REACHED,
@@ -317,22 +326,46 @@ class JobController:
         needs_flush = (
             suspend_changed
             or active != status.get("active", 0)
-            or ready != status.get("ready")
-            or terminating != status.get("terminating")
+            or ctx.ready != status.get("ready")
+            or ctx.terminating != status.get("terminating")
         )
         status["conditions"] = conditions
         status["active"] = active
-        status["ready"] = ready
-        status["terminating"] = terminating
-        self._track(
-            job,
-            pods,
-            finished_condition=finished_condition,
-            uncounted=uncounted,
-            succeeded_indexes=succeeded_indexes,
-            previous_indexes=previous_indexes,
-            needs_flush=needs_flush,
-        )
+        status["ready"] = ctx.ready
+        status["terminating"] = ctx.terminating
+        track_status_and_remove_finalizers(self, ctx, needs_flush)
+
+    def _finished_condition(self, ctx: SyncJobCtx, conditions: list[JSON], now: float) -> JSON | None:
+        """The condition syncJob reaches before looking at indexes: SuccessCriteriaMet already set;
+        Failed from a FailureTarget already set; a FailureTarget for a pod matching a FailJob rule,
+        the backoff limit or the deadline."""
+        job = ctx.job
+        spec = job.get("spec") or {}
+        met = util.find_condition(conditions, "SuccessCriteriaMet")
+        if met is not None and met.get("status") == "True":
+            return dict(met)
+        target = util.find_condition(conditions, "FailureTarget")
+        if target is not None and target.get("status") == "True":
+            return util.new_condition(
+                "Failed", "True", str(target.get("reason") or ""), str(target.get("message") or ""), now
+            )
+        message = _fail_job_message(job, [*ctx.pods, *ctx.vanished])
+        if message is not None:
+            return util.new_condition("FailureTarget", "True", REASON_POD_FAILURE_POLICY, message, now)
+        if ctx.failed > int(spec.get("backoffLimit") or 0) or util.past_backoff_limit_on_failure(
+            job, ctx.pods
+        ):
+            return util.new_condition(
+                "FailureTarget", "True", util.REASON_BACKOFF_LIMIT, util.MESSAGE_BACKOFF_LIMIT, now
+            )
+        if self._past_active_deadline(job, now):
+            return util.new_condition(
+                "FailureTarget", "True", util.REASON_DEADLINE, util.MESSAGE_DEADLINE, now
+            )
+        if spec.get("activeDeadlineSeconds") is not None and not spec.get("suspend"):
+            started = parse_time(str(job["status"]["startTime"]))
+            self.queue.add_after(podutil.key_of(job), float(spec["activeDeadlineSeconds"]) - (now - started))
+        return None
 
     def _valid(self, job: JSON, pods: list[JSON], uncounted: set[str]) -> list[JSON]:
         """getValidPodsWithFilter without its filter: pods with the finalizer, not yet uncounted,
@@ -349,14 +382,15 @@ class JobController:
         return result
 
     def _backoff_record(self, key: Key, succeeded: list[JSON], failed: list[JSON], now: float) -> Backoff:
-        """newBackoffRecord: a success resets the failures; each new failure counts from its end."""
+        """newBackoffRecord: a success resets the failures; each new failure counts from its end
+        (getFinishedTime)."""
         record = self._backoff.setdefault(key, Backoff())
         if succeeded:
             record.failures = 0
             record.last_failure = None
         if failed:
             record.failures += len(failed)
-            record.last_failure = max(tracking.finished_at(p, now) for p in failed)
+            record.last_failure = max(backoff.finished_time(p) for p in failed)
         return record
 
     def _past_active_deadline(self, job: JSON, now: float) -> bool:
@@ -366,288 +400,55 @@ class JobController:
             return False
         return now - parse_time(str(start)) >= float(spec["activeDeadlineSeconds"])
 
-    def _manage(
-        self,
-        job: JSON,
-        active_pods: list[JSON],
-        *,
-        succeeded: int,
-        succeeded_indexes: set[int],
-        terminating: int,
-        ready: int,
-        backoff: Backoff,
-    ) -> tuple[int, int, int]:
-        """manageJob: returns (active, terminating, ready) after its creates or deletes."""
-        spec = job.get("spec") or {}
-        key = podutil.key_of(job)
-        active = len(active_pods)
-        parallelism = int(spec.get("parallelism") or 0) if spec.get("parallelism") is not None else 1
-        if spec.get("suspend"):
-            removed, removed_ready = self._delete_pods(
-                job, util.active_pods_for_removal(job, active_pods, active)
-            )
-            return active - removed, terminating + removed, ready - removed_ready
-        completions = spec.get("completions")
-        if completions is None:
-            want = active if succeeded > 0 else parallelism
-        else:
-            want = max(0, min(int(completions) - succeeded, parallelism))
-        remove = util.active_pods_for_removal(job, active_pods, max(0, active - want))[
-            : util.MAX_POD_CREATE_DELETE_PER_SYNC
-        ]
-        if remove:
-            removed, removed_ready = self._delete_pods(job, remove)
-            return active - removed, terminating + removed, ready - removed_ready
-        held = terminating if util.only_replace_failed_pods(job) else 0
-        diff = want - held - active
-        if diff <= 0:
-            return active, terminating, ready
-        remaining = util.remaining_backoff(backoff.failures, backoff.last_failure, self.clock.now())
-        if remaining > 0:
-            self.queue.add_after(key, remaining)
-            return 0, terminating, ready
-        diff = min(diff, util.MAX_POD_CREATE_DELETE_PER_SYNC)
-        indexes: list[int | None] = [None] * diff
-        if util.is_indexed(job):
-            indexes = list(
-                util.first_pending_indexes(active_pods, succeeded_indexes, diff, int(completions or 0))
-            )
-        template = dict(spec.get("template") or {})
-        tmeta = dict(template.get("metadata") or {})
-        finalizers = list(tmeta.get("finalizers") or [])
-        if util.TRACKING_FINALIZER not in finalizers:
-            finalizers.append(util.TRACKING_FINALIZER)
-        tmeta["finalizers"] = finalizers
-        tspec = dict(template.get("spec") or {})
-        if util.is_indexed(job):
-            tspec = util.with_completion_index_env(tspec)
-        name = str(job["metadata"]["name"])
-        for index in indexes:
-            meta = dict(tmeta)
-            pod_spec = tspec
-            if index is not None:
-                meta["annotations"] = {
-                    **(meta.get("annotations") or {}),
-                    util.COMPLETION_INDEX_ANNOTATION: str(index),
-                }
-                meta["labels"] = {**(meta.get("labels") or {}), util.COMPLETION_INDEX_LABEL: str(index)}
-                pod_spec = {**tspec, "hostname": f"{name}-{index}"}
-            created = create_owned_pod(
-                self.store,
-                self.recorder,
-                self.rng,
-                job,
-                kind="Job",
-                api_version="batch/v1",
-                template={"metadata": meta, "spec": pod_spec},
-                base=util.pod_generate_name(name, index),
-            )
-            if created is not None:
-                active += 1
-        return active, terminating, ready
 
-    def _delete_pods(self, job: JSON, pods: list[JSON]) -> tuple[int, int]:
-        """deleteActivePods / deleteJobPods: (deleted, of which ready)."""
-        deleted = deleted_ready = 0
-        for pod in pods:
-            if (
-                delete_owned_pod(self.store, self.recorder, job, pod)
-                or self.pods.get(*podutil.key_of(pod)) is None
-            ):
-                deleted += 1
-                deleted_ready += podutil.is_ready(pod)
-        return deleted, deleted_ready
-
-    def _track(
-        self,
-        job: JSON,
-        pods: list[JSON],
-        *,
-        finished_condition: JSON | None,
-        uncounted: dict[str, set[str]],
-        succeeded_indexes: set[int],
-        previous_indexes: set[int],
-        needs_flush: bool,
-    ) -> None:
-        """trackJobStatusAndRemoveFinalizers with flushUncountedAndRemoveFinalizers and enactJobFinished."""
-        status = job["status"]
-        spec = job.get("spec") or {}
-        indexed = util.is_indexed(job)
-        completions = int(spec.get("completions") or 0)
-        now = self.clock.now()
-        uncounted_succeeded = list((status.get("uncountedTerminatedPods") or {}).get("succeeded") or [])
-        uncounted_failed = list((status.get("uncountedTerminatedPods") or {}).get("failed") or [])
-        with_finalizer = {str(p["metadata"].get("uid")) for p in pods if util.has_tracking_finalizer(p)}
-        if tracking.clean_uncounted(status, uncounted_succeeded, uncounted_failed, with_finalizer):
-            uncounted_succeeded = list(status["uncountedTerminatedPods"].get("succeeded") or [])
-            uncounted_failed = list(status["uncountedTerminatedPods"].get("failed") or [])
-            needs_flush = True
-        to_remove: list[JSON] = []
-        new_indexes: list[int] = []
-        job_deleting = bool(job["metadata"].get("deletionTimestamp"))
-        success_met = (
-            finished_condition is not None and finished_condition.get("type") == "SuccessCriteriaMet"
+def _failed_indexes_condition(ctx: SyncJobCtx, now: float) -> JSON | None:
+    """With backoffLimitPerIndex: more failed indexes than maxFailedIndexes, or every index
+    finished with some failed, fail the Job."""
+    spec = ctx.job.get("spec") or {}
+    failed = intervals.total(ctx.failed_indexes or [])
+    max_failed = spec.get("maxFailedIndexes")
+    if max_failed is not None and failed > int(max_failed):
+        return util.new_condition(
+            "FailureTarget", "True", REASON_MAX_FAILED_INDEXES, MESSAGE_MAX_FAILED_INDEXES, now
         )
-        for pod in pods:
-            if not util.has_tracking_finalizer(pod):
-                continue
-            pod_uid = str(pod["metadata"].get("uid") or "")
-            failed = util.is_pod_failed(pod, job)
-            if not (
-                job_deleting or finished_condition is not None or tracking.phase(pod) == "Succeeded" or failed
-            ):
-                continue
-            to_remove.append(pod)
-            if tracking.phase(pod) == "Succeeded" and pod_uid not in uncounted["failed"]:
-                if indexed:
-                    index = util.completion_index(pod)
-                    if 0 <= index < completions and index not in previous_indexes:
-                        new_indexes.append(index)
-                        needs_flush = True
-                elif pod_uid not in uncounted["succeeded"]:
-                    uncounted_succeeded.append(pod_uid)
-                    uncounted["succeeded"].add(pod_uid)
-                    needs_flush = True
-            elif failed or (finished_condition is not None and not success_met):
-                index = util.completion_index(pod)
-                if pod_uid not in uncounted["failed"] and (not indexed or 0 <= index < completions):
-                    uncounted_failed.append(pod_uid)
-                    uncounted["failed"].add(pod_uid)
-                    needs_flush = True
-        status["uncountedTerminatedPods"] = tracking.uncounted_pods(uncounted_succeeded, uncounted_failed)
-        if indexed:
-            text = util.format_indexes(previous_indexes | set(new_indexes) | succeeded_indexes)
-            if text != (status.get("completedIndexes") or ""):
-                needs_flush = True
-            status["completedIndexes"] = text
-            status["succeeded"] = len(util.parse_indexes(text, completions)) if text else 0
-        conditions: list[JSON] = status["conditions"]
-        if finished_condition is not None and finished_condition["type"] == "FailureTarget":
-            conditions.append(finished_condition)
-            needs_flush = True
-            finished_condition = util.new_condition(
-                "Failed",
-                "True",
-                finished_condition.get("reason", ""),
-                finished_condition.get("message", ""),
-                now,
-            )
-        if finished_condition is not None and finished_condition["type"] == "SuccessCriteriaMet":
-            if util.find_condition(conditions, "SuccessCriteriaMet") is None:
-                conditions.append(finished_condition)
-                needs_flush = True
-            finished_condition = util.new_condition(
-                "Complete",
-                "True",
-                finished_condition.get("reason", ""),
-                finished_condition.get("message", ""),
-                now,
-            )
-        if needs_flush:
-            written = self._write_status(job)
-            if written is None:
-                return
-            job = {**written, "spec": job["spec"]}
-            status = job["status"]
-            needs_flush = False
-        removed = {str(p["metadata"].get("uid")) for p in to_remove if self._remove_finalizer(p)}
-        key = podutil.key_of(job)
-        pending = self._vanished.get(key)
-        if pending:  # removed pods this sync has just counted
-            kept = [entry for entry in pending if entry[0] not in removed]
-            if kept:
-                self._vanished[key] = kept
-            else:
-                del self._vanished[key]
-        if tracking.clean_uncounted(
-            status,
-            list((status.get("uncountedTerminatedPods") or {}).get("succeeded") or []),
-            list((status.get("uncountedTerminatedPods") or {}).get("failed") or []),
-            with_finalizer - removed,
-        ):
-            needs_flush = True
-        finished = self._enact_finished(job, finished_condition, now)
-        if finished or needs_flush:
-            written = self._write_status(job)
-            if written is not None and finished and finished_condition is not None:
-                self._record_finished(written, finished_condition)
+    if failed > 0 and failed + intervals.total(ctx.succeeded_indexes) >= int(spec.get("completions") or 0):
+        return util.new_condition("FailureTarget", "True", REASON_FAILED_INDEXES, MESSAGE_FAILED_INDEXES, now)
+    return None
 
-    def _enact_finished(self, job: JSON, finished_condition: JSON | None, now: float) -> bool:
-        """enactJobFinished: the Complete or Failed condition once nothing is uncounted or terminating."""
-        if finished_condition is None:
-            return False
-        status = job["status"]
-        uncounted = status.get("uncountedTerminatedPods") or {}
-        if uncounted.get("succeeded") or uncounted.get("failed") or status.get("terminating"):
-            return False
-        status["conditions"], _ = util.ensure_condition_status(
-            list(status.get("conditions") or []),
-            finished_condition["type"],
-            finished_condition["status"],
-            str(finished_condition.get("reason") or ""),
-            str(finished_condition.get("message") or ""),
-            now=now,
-        )
-        if finished_condition["type"] == "Complete":
-            status["completionTime"] = format_time(now)
-        return True
 
-    def _record_finished(self, job: JSON, finished_condition: Mapping[str, Any]) -> None:
-        """recordJobFinished: Completed (and TooManySucceededPods), or the failure reason."""
-        spec = job.get("spec") or {}
-        if finished_condition["type"] == "Complete":
-            completions = spec.get("completions")
-            if completions is not None and int((job.get("status") or {}).get("succeeded") or 0) > int(
-                completions
-            ):
-                self.recorder.event(
-                    job,
-                    "Warning",
-                    "TooManySucceededPods",
-                    "Too many succeeded pods running after completion count reached",
-                )
-            self.recorder.event(job, "Normal", "Completed", "Job completed")
-        else:
-            self.recorder.event(
-                job,
-                "Warning",
-                str(finished_condition.get("reason") or ""),
-                str(finished_condition.get("message") or ""),
-            )
-        ttl_after_finished.sync(self.store, self.queue.add_after, self.clock.now(), job)
+def _fail_job_message(job: Mapping[str, Any], pods: list[JSON]) -> str | None:
+    """getFailJobMessage: the message of the first failed pod matching a FailJob rule."""
+    policy = (job.get("spec") or {}).get("podFailurePolicy")
+    if policy is None:
+        return None
+    for pod in pods:
+        if util.is_pod_failed(pod, job):
+            message = match_pod_failure_policy(policy, pod).job_failure_message
+            if message is not None:
+                return message
+    return None
 
-    def _write_status(self, job: JSON) -> JSON | None:
-        """UpdateStatus of the Job as stored (its spec without the defaults read); a conflict
-        requeues the Job (its next sync reads the current one)."""
-        # (active, succeeded and failed are omitempty counters; ready and terminating pointers)
-        status = {
-            k: v
-            for k, v in job["status"].items()
-            if v is not None
-            and not (v == 0 and k in ("active", "succeeded", "failed"))
-            and not (k == "conditions" and not v)
-        }
-        try:
-            return self.store.update(RESOURCE, {**job, "status": status})
-        except StatusError as err:
-            if err.code != 404:
-                self.queue.add_after(podutil.key_of(job), 0.001)
-                log.info("job controller: status of %s: %s", podutil.key_of(job), err.message)
-            return None
 
-    def _report_not_modelled(self, job: JSON) -> None:
-        uid = str(job["metadata"].get("uid") or "")
-        if uid in self._reported:
-            return
-        spec = job.get("spec") or {}
-        fields = [f"spec.{name}" for name in _NOT_MODELLED if spec.get(name) is not None]
-        if not fields:
-            return
-        self._reported.add(uid)
-        self.recorder.event(
-            job,
-            "Warning",
-            "NotModelled",
-            f"{', '.join(fields)}: not modelled: kubetaint's job controller ignores "
-            + ("this field" if len(fields) == 1 else "these fields"),
-        )
+def _non_ignored_failed(job: Mapping[str, Any], failed: list[JSON]) -> int:
+    """nonIgnoredFailedPodsCount: failed pods less those an Ignore rule matches."""
+    policy = (job.get("spec") or {}).get("podFailurePolicy")
+    if policy is None:
+        return len(failed)
+    return sum(1 for pod in failed if match_pod_failure_policy(policy, pod).count_failed)
+
+
+def _as_failed(pod: JSON) -> JSON:
+    """A pod removed before it finished, as the failed pod it counts as."""
+    return {**pod, "status": {**(pod.get("status") or {}), "phase": "Failed"}}
+
+
+def _vanished_counts(job: Mapping[str, Any], vanished: list[JSON]) -> list[tuple[str, bool]]:
+    """(uid, succeeded) of the removed pods that count: a failure an Ignore rule of the pod
+    failure policy matches does not."""
+    policy = (job.get("spec") or {}).get("podFailurePolicy")
+    result = []
+    for pod in vanished:
+        succeeded = tracking.phase(pod) == "Succeeded"
+        if succeeded or policy is None or match_pod_failure_policy(policy, pod).count_failed:
+            result.append((str(pod["metadata"].get("uid") or ""), succeeded))
+    return result
