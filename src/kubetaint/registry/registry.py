@@ -483,20 +483,14 @@ class Registry:
     def _field_write_until_failure(
         self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
     ) -> tuple[builtins.list[JSON], StatusError | None]:
-        heartbeats = self._heartbeats
-        if (
-            HEARTBEAT_FIELDS.get(resource) == path
-            and self._trusts_heartbeats(resource)
-            and heartbeats.all_trusted(resource, objects, self._configuration())
-            and all(
-                self._namespace_admits(resource, ns)
-                for ns in {str((o.get("metadata") or {}).get("namespace") or "") for o in objects}
-            )
-        ):
-            results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
-            stored, failure = until_failure(results)
-            heartbeats.remember_written(resource, stored)
-            return stored, failure
+        if HEARTBEAT_FIELDS.get(resource) == path and self._trusts_heartbeats(resource):
+            heartbeats = self._heartbeats
+            spaces = heartbeats.batch_namespaces(resource, objects, self._configuration())
+            if spaces is not None and all(self._namespace_admits(resource, ns) for ns in spaces):
+                results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
+                stored, failure = until_failure(results)
+                heartbeats.remember_written(resource, stored, spaces)
+                return stored, failure
         return self._update_all(resource, [with_field(obj, path, value) for obj in objects])
 
     def _trusts_heartbeats(self, resource: str) -> bool:
