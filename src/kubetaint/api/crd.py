@@ -7,6 +7,8 @@ and pkg/controller/{status,establish,finalizer}).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +46,8 @@ class CustomResource(Resource):
     scale_paths: tuple[str, str, str] = ("", "", "")
     preserve_unknown: bool = False
     crd_uid: str = ""
+    #: The CRD the resource was read from (what `storage_key` reads when a watch starts).
+    definition: Mapping[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
     #: The CRD is being deleted: its objects are read and deleted, no longer created.
     terminating: bool = False
 
@@ -157,8 +161,19 @@ def resource_for(crd: Mapping[str, Any], version: str) -> CustomResource | None:
         ),
         preserve_unknown=spec.get("preserveUnknownFields") is True,
         crd_uid=str(_as_dict(crd.get("metadata")).get("uid") or ""),
+        definition=crd,
         terminating=condition_true(crd, TERMINATING),
     )
+
+
+def storage_key(crd: Mapping[str, Any]) -> str:
+    """What kube-apiserver builds a CRD's serving storage from: its uid, spec and accepted names
+    (crdHandler keeps a storage while none of them changes, and tears it down when one does or
+    the CRD is deleted)."""
+    accepted = _as_dict(crd.get("status")).get("acceptedNames")
+    identity = [_as_dict(crd.get("metadata")).get("uid"), crd.get("spec"), accepted]
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def served_resources(crd: Mapping[str, Any]) -> list[CustomResource]:

@@ -72,8 +72,8 @@ def parse_target(
         return None
     name = parts[1] if len(parts) > 1 else ""
     sub = parts[2] if len(parts) > 2 else ""
-    if sub and subresource(res, sub) is None:
-        return None
+    if sub and subresource(res, sub) is None and not isinstance(res, CustomResource):
+        return None  # (a custom resource's unknown subresource is its handler's NotFound)
     if res.namespaced and name and not namespace:
         return None
     return Target(res, namespace, name, sub)
@@ -140,15 +140,17 @@ class ApiServer:
         """POST of a review (authorization.k8s.io, authentication.k8s.io): answered, not stored."""
         if request.method != "POST" or target.name:
             raise _method_not_allowed()
-        registry = self.handlers.registry
-        obj = registry.check_type(target.res, decode_object(await request.body(), media_type(request)))
+        rest = self.handlers.rest
+        obj = rest.check_type(target.res, decode_object(await request.body(), media_type(request)))
         if target.res.namespaced:
-            obj = registry.check_namespace(target, obj)
+            obj = rest.check_namespace(target, obj)
         return json_response(reviews.review(target.res, target.namespace, obj, self.authorizer), 201)
 
     async def _dispatch(self, target: Target, request: Request) -> Response:
         method, h = request.method, self.handlers
         sub = target.subresource
+        if isinstance(target.res, CustomResource) and sub:
+            _check_custom_subresource(target.res, sub, target.name, method)
         if target.res.group in REVIEW_GROUPS:
             return await self._review(target, request)
         if sub in ("binding", "eviction") or (target.res.plural == "bindings" and not target.res.group):
@@ -174,6 +176,10 @@ class ApiServer:
                 return self.watcher.respond(target, request)
             return h.list(target, request)
         if target.res.namespaced and not target.namespace:
+            if isinstance(target.res, CustomResource):
+                # crdHandler passes a namespaced resource's request without a namespace, but a
+                # list or a watch, to its delegate: the server's 404 for an unknown path
+                raise not_found_path()
             raise _method_not_allowed()
         if method == "POST":
             if isinstance(target.res, CustomResource) and target.res.terminating:
@@ -186,6 +192,23 @@ class ApiServer:
         if method == "DELETE":
             return await h.delete_collection(target, request)
         raise _method_not_allowed()
+
+
+def _check_custom_subresource(res: CustomResource, sub: str, name: str, method: str) -> None:
+    """crdHandler's answers on a custom resource's subresources: one the version does not
+    declare is the resource's NotFound; status and scale serve get, update and patch, any
+    other verb is NewMethodNotSupported."""
+    if subresource(res, sub) is None:
+        raise errors.not_found(res.store_resource, name)
+    verb = {"POST": "create", "DELETE": "delete"}.get(method)
+    if verb is not None:
+        raise errors.StatusError(
+            405,
+            "MethodNotAllowed",
+            f'{verb} is not supported on resources of kind "{res.store_resource}"',
+            group=res.group,
+            kind=res.plural,
+        )
 
 
 class APIServerApp(Starlette):
@@ -350,17 +373,13 @@ def _pod_node(store: Store) -> Callable[[str, str], str | None]:
     return pod_node
 
 
-def node_uid_of(store: Store) -> Callable[[str], str | None]:
-    """A node's uid, for NodeRestriction's mirror-pod owner check."""
-
-    def node_uid(name: str) -> str | None:
-        try:
-            node = store.get("nodes", "", name)
-        except errors.StatusError:
-            return None
-        return str((node.get("metadata") or {}).get("uid") or "")
-
-    return node_uid
+def node_restriction_in(registry: Registry) -> NodeRestriction | None:
+    """The NodeRestriction plugin of the registry's admission chain (`enable_node_restriction`
+    adds it with the Node authorizer), or None."""
+    chain = registry.admission
+    if chain is None:
+        return None
+    return next((plugin for plugin in chain.plugins if isinstance(plugin, NodeRestriction)), None)
 
 
 def _root(

@@ -12,7 +12,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kubetaint.api import errors
+from kubetaint.api import crformats, errors
 from kubetaint.api.crd import GROUP as CRD_GROUP
 from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
@@ -67,11 +67,12 @@ def _field_validation(request: Request) -> None:
 
 
 class Handlers:
-    """The verbs, bound to a registry and a clock."""
+    """The verbs: each reads and decodes its request, then writes through `rest` (the request's
+    preparation, then the registry's write path)."""
 
-    def __init__(self, registry: REST, clock: Clock, limits: Limits | None = None) -> None:
-        self.registry = registry
-        self.store = registry.store
+    def __init__(self, rest: REST, clock: Clock, limits: Limits | None = None) -> None:
+        self.rest = rest
+        self.store = rest.store
         self.clock = clock
         self.limits = limits or Limits()
 
@@ -95,6 +96,7 @@ class Handlers:
         res = target.res
         params = query.of(request)
         validate_list_options(params, watch=False)
+        crd_served.check_field_labels(res, params.get("fieldSelector"))
         read = list_read(params, self.store)
         result = self.store.list(
             res.store_resource,
@@ -138,13 +140,13 @@ class Handlers:
         obj, warnings = fieldvalidation.decode(
             target.res, obj, validation, duplicates=twice, yaml_error=yaml_error
         )
-        obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        obj = self.rest.check_namespace(target, self.rest.check_type(target.res, obj))
         if isinstance(target.res, CustomResource):
             obj, pruned = crd_served.decode(target.res, obj, validation)
             warnings = [*warnings, *pruned]
         obj = fieldmanagement.record(target, obj, None, request, self.clock)
-        created = self.registry.create(target, obj, dry_run(request))
-        warnings = [*_created_warnings(target, warnings), *_crd_warnings(target, created)]
+        created = self.rest.create(target, obj, dry_run(request))
+        warnings = [*_created_warnings(target, warnings), *_strategy_warnings(target, created, None)]
         return fieldvalidation.with_warnings(json_response(_out(target.res, created), 201), warnings)
 
     async def update(self, target: Target, request: Request) -> Response:
@@ -154,22 +156,22 @@ class Handlers:
         if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
             old = self.store.get(target.res.store_resource, target.namespace, target.name)
             parent = Target(target.res, target.namespace, target.name)
-            stored = self.registry.update(parent, _from_scale(target.res, old, obj), old, dry_run(request))
+            stored = self.rest.update(parent, _from_scale(target.res, old, obj), old, dry_run(request))
             return json_response(_to_scale(target.res, stored))
         validation = query.of(request).get("fieldValidation")
         obj, warnings = fieldvalidation.decode(
             target.res, obj, validation, duplicates=twice, yaml_error=yaml_error
         )
-        self.registry.check_name(target, obj)
-        obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        self.rest.check_name(target, obj)
+        obj = self.rest.check_namespace(target, self.rest.check_type(target.res, obj))
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
         if isinstance(target.res, CustomResource):
             obj, pruned = crd_served.decode(target.res, obj, validation)
             warnings = [*warnings, *pruned]
         old = self.store.get(target.res.store_resource, target.namespace, target.name)
         obj = fieldmanagement.record(target, obj, old, request, self.clock)
-        updated = self.registry.update(target, obj, old, dry_run(request))
-        warnings = [*warnings, *_crd_warnings(target, updated)]
+        updated = self.rest.update(target, obj, old, dry_run(request))
+        warnings = [*warnings, *_strategy_warnings(target, updated, old)]
         return fieldvalidation.with_warnings(json_response(_out(target.res, updated)), warnings)
 
     async def patch(self, target: Target, request: Request) -> Response:
@@ -232,7 +234,7 @@ class Handlers:
                 if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
                     return fieldvalidation.with_warnings(json_response(_out(res, old)), warnings)
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
-                warnings = [*warnings, *_crd_warnings(target, stored)]
+                warnings = [*warnings, *_strategy_warnings(target, stored, old)]
                 return fieldvalidation.with_warnings(json_response(_out(res, stored)), warnings)
             except errors.StatusError as exc:
                 # Patches without a resourceVersion are retried on conflict, as upstream.
@@ -274,14 +276,14 @@ class Handlers:
         if not isinstance(body, dict):
             raise errors.bad_request("error decoding YAML: the apply configuration must be an object")
         obj = self._server_side_apply(target, None, body, request)
-        obj = self.registry.check_namespace(target, self.registry.check_type(target.res, obj))
+        obj = self.rest.check_namespace(target, self.rest.check_type(target.res, obj))
         if isinstance(target.res, CustomResource):
             obj, _ = crd_served.decode(target.res, obj, query.of(request).get("fieldValidation"), patch=True)
-        self.registry.check_name(target, obj)
+        self.rest.check_name(target, obj)
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
-        created = self.registry.create(target, obj, is_dry_run)
+        created = self.rest.create(target, obj, is_dry_run)
         response = json_response(_out(target.res, created), 201)
-        return fieldvalidation.with_warnings(response, _crd_warnings(target, created))
+        return fieldvalidation.with_warnings(response, _strategy_warnings(target, created, None))
 
     def _store_patched(
         self, target: Target, patched: JSON, old: JSON, caller_rv: bool, is_dry_run: bool
@@ -297,14 +299,14 @@ class Handlers:
         patched = {**patched, "metadata": meta}
         if patched.get("apiVersion") and patched.get("kind"):
             check_decodable(patched)  # the patched object is decoded into its Go type: 400 when it cannot be
-        return self.registry.update(target, patched, old, is_dry_run)
+        return self.rest.update(target, patched, old, is_dry_run)
 
     async def delete(self, target: Target, request: Request) -> Response:
         options = await _delete_options(request)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
         )
-        gone = self.registry.delete(target, options, is_dry_run)
+        gone = self.rest.delete(target, options, is_dry_run)
         res = target.res
         meta = gone.get("metadata") or {}
         # pending, pods and namespaces (ReturnDeletedObject): the object itself
@@ -317,6 +319,7 @@ class Handlers:
 
     async def delete_collection(self, target: Target, request: Request) -> Response:
         validate_list_options(query.of(request), watch=False)  # delete.go DeleteCollection
+        crd_served.check_field_labels(target.res, query.of(request).get("fieldSelector"))
         options = await _delete_options(request)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
@@ -333,7 +336,7 @@ class Handlers:
             meta = obj.get("metadata") or {}
             one = Target(res, str(meta.get("namespace") or ""), str(meta.get("name")))
             try:
-                deleted.append(self.registry.delete(one, options, is_dry_run))
+                deleted.append(self.rest.delete(one, options, is_dry_run))
             except errors.StatusError as exc:
                 if exc.code != 404:
                     raise
@@ -344,7 +347,7 @@ class Handlers:
 
     async def bind(self, target: Target, request: Request) -> Response:
         body = decode_object(await request.body(), media_type(request))
-        body = self.registry.check_type(target.res, body, kind="Binding")
+        body = self.rest.check_type(target.res, body, kind="Binding")
         meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
         assert isinstance(meta, dict)
         name = target.name or str(meta.get("name") or "")
@@ -360,7 +363,7 @@ class Handlers:
         for attempt in range(_CONFLICT_RETRIES):
             try:
                 binding.bind(
-                    self.registry.registry,
+                    self.rest.registry,
                     target.namespace,
                     name,
                     node,
@@ -378,14 +381,14 @@ class Handlers:
         """Eviction deletes the pod once admission allows it and no PodDisruptionBudget forbids
         it (429 when one does: kubetaint.registry.eviction)."""
         body = decode_object(await request.body(), media_type(request))
-        body = self.registry.check_type(target.res, body, kind="Eviction")
+        body = self.rest.check_type(target.res, body, kind="Eviction")
         options = body.get("deleteOptions") if isinstance(body.get("deleteOptions"), dict) else {}
         assert isinstance(options, dict)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
         )
         eviction.evict(
-            self.registry.registry,
+            self.rest.registry,
             self.clock,
             target.namespace,
             target.name,
@@ -404,11 +407,15 @@ def _created_warnings(target: Target, warnings: list[str]) -> list[str]:
     return [*warnings, extra] if extra else warnings
 
 
-def _crd_warnings(target: Target, written: JSON) -> list[str]:
-    """What of a written CRD kubetaint does not model (crd_served.crd_warnings)."""
+def _strategy_warnings(target: Target, written: JSON, old: JSON | None) -> list[str]:
+    """The warnings of a write besides the decoder's: the strategy's (WarningsOnCreate /
+    WarningsOnUpdate: a custom resource's finalizer names it added, a CRD's unrecognized
+    formats), then what of a written CRD kubetaint does not model (crd_served.crd_warnings)."""
+    if isinstance(target.res, CustomResource):
+        return crd_served.finalizer_warnings(written, old)
     if (target.res.group, target.res.kind) != (CRD_GROUP, "CustomResourceDefinition") or target.subresource:
         return []
-    return crd_served.crd_warnings(written)
+    return [*crformats.format_warnings(written, old), *crd_served.crd_warnings(written)]
 
 
 def _binding_node(binding: JSON, name: str) -> str:

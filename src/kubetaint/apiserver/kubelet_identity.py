@@ -5,8 +5,11 @@ with Node authorization, the NodeRestriction admission plugin, as a real kubelet
 The kubelets run in the server's process and write through the control plane's registry; a
 `NodeIdentityStore` per kubelet stands between them: it answers reads from the registry and
 refuses a write with the 403 a real kubelet would get, logging it (a kubelet write is never
-silently dropped). Reads are not authorized (the Node authorizer allows a kubelet's reads of its
-own Node, Lease and bound pods, the only ones a hollow kubelet makes).
+silently dropped). The checks are the server's own: its authorizer, and the NodeRestriction
+plugin of the registry's admission chain (`admission/noderestriction.py` owns what a node may
+write), asked with the write as HTTP would present it (a kubelet's pod writes and its Node
+status posts are status writes). Reads are not authorized (the Node authorizer allows a
+kubelet's reads of its own Node, Lease and bound pods, the only ones a hollow kubelet makes).
 """
 
 from __future__ import annotations
@@ -14,20 +17,16 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
-from kubetaint.admission import AdmissionError, noderestriction
-from kubetaint.admission.noderestriction import Operation
+from kubetaint.admission import AdmissionError
+from kubetaint.admission.attributes import Attributes
+from kubetaint.admission.noderestriction import NodeRestriction, Operation
 from kubetaint.api import errors
-from kubetaint.apiserver.authn import (
-    AUTHENTICATED_GROUP,
-    CURRENT_USER,
-    NODE_USER_PREFIX,
-    NODES_GROUP,
-    UserInfo,
-)
-from kubetaint.apiserver.authz import Authorizer, forbidden, forbidden_error
+from kubetaint.apiserver.authn import AUTHENTICATED_GROUP, NODE_USER_PREFIX, NODES_GROUP, UserInfo
+from kubetaint.apiserver.authz import Authorizer, forbidden
 from kubetaint.apiserver.requestinfo import RequestInfo
+from kubetaint.registry.validator import StoreLookup
 from kubetaint.store.base import StoreBase
 from kubetaint.store.interface import (
     JSON,
@@ -44,7 +43,6 @@ from kubetaint.store.interface import (
 )
 
 log = logging.getLogger(__name__)
-_T = TypeVar("_T")
 _VERBS: dict[Operation, str] = {"CREATE": "create", "UPDATE": "update", "DELETE": "delete"}
 
 
@@ -69,8 +67,9 @@ def _only_status_differs(obj: JSON, old: JSON | None) -> bool:
 
 
 class NodeIdentityStore(StoreBase):
-    """A Store over `store` whose writes are `node`'s requests: authorized by `authorizer` and,
-    when `node_restriction`, admitted by NodeRestriction; refused ones raise the 403."""
+    """A Store over `store` whose writes are `node`'s requests: authorized by `authorizer` and
+    admitted by `node_restriction` (the admission chain's NodeRestriction; None without the
+    Node authorizer); refused ones raise the 403."""
 
     def __init__(
         self,
@@ -78,8 +77,7 @@ class NodeIdentityStore(StoreBase):
         node: str,
         authorizer: Callable[[], Authorizer],
         *,
-        node_restriction: bool,
-        node_uid: Callable[[str], str | None],
+        node_restriction: NodeRestriction | None,
     ) -> None:
         self.store = store
         self.delivers_synchronously = store.delivers_synchronously
@@ -87,7 +85,7 @@ class NodeIdentityStore(StoreBase):
         self.user = node_user(node)
         self.authorizer = authorizer
         self.node_restriction = node_restriction
-        self.node_uid = node_uid
+        self._lookup = StoreLookup(store)  # what NodeRestriction looks up (a mirror pod's Node)
         self.refused = 0
         #: how often each refusal was met (logged the 1st, 10th, 100th... time)
         self._refusals: dict[str, int] = {}
@@ -135,14 +133,13 @@ class NodeIdentityStore(StoreBase):
         allowed, reason = self.authorizer().authorize(self.user, info)
         if not allowed:
             self._refuse(forbidden(self.user, info, reason))
-        if self.node_restriction:
-            write = noderestriction.Write(self.user.name, operation, resource, subresource, obj, old)
+        if self.node_restriction is not None:
+            new = None if operation == "DELETE" else obj
+            attrs = Attributes(operation, resource, new, old, namespace, name, subresource, False, self.user)
             try:
-                why = noderestriction.check(self.node, write, self.node_uid)
+                self.node_restriction.admit(attrs, self._lookup)
             except AdmissionError as err:
                 self._refuse(errors.StatusError.from_status(err.status))
-            if why:
-                self._refuse(forbidden_error(plural, group, write.name, why))
 
     def _refuse(self, err: errors.StatusError) -> None:
         """Count and log (the 1st, 10th, 100th... time each) a refused write, then raise it."""
@@ -194,7 +191,7 @@ class NodeIdentityStore(StoreBase):
     def _commit_run(self, run: builtins.list[WriteOp], stop_at_failure: bool) -> builtins.list[Result]:
         if not run:
             return []
-        return self._as_node(lambda: self.store.commit(run, stop_at_failure=stop_at_failure))
+        return self.store.commit(run, stop_at_failure=stop_at_failure)
 
     def _check(self, op: WriteOp) -> None:
         """`check` of one create, update or delete."""
@@ -229,14 +226,6 @@ class NodeIdentityStore(StoreBase):
                 return objects[:index], err
         return objects, None
 
-    def _as_node(self, write: Callable[[], _T]) -> _T:
-        """Run a write with the node as the current user (what admission sees)."""
-        token = CURRENT_USER.set(self.user)
-        try:
-            return write()
-        finally:
-            CURRENT_USER.reset(token)
-
 
 def _is_power_of_ten(n: int) -> bool:
     while n >= 10 and n % 10 == 0:
@@ -248,17 +237,14 @@ def kubelet_stores(
     store: Store,
     authorizer: Callable[[], Authorizer],
     *,
-    node_restriction: Callable[[], bool],
-    node_uid: Callable[[str], str | None],
+    node_restriction: Callable[[], NodeRestriction | None],
 ) -> Callable[[str], Store]:
     """The factory the hollow-node pool takes: a NodeIdentityStore per node over `store` (the
     kubelets' writes: the control plane's registry recording kubelet's managedFields). `authorizer` and
-    `node_restriction` are asked when a node's store is made (the API server's app, built after
-    the control plane, holds them)."""
+    `node_restriction` are asked when a node's store is made (the API server's app and the
+    admission chain it completes are built after the control plane)."""
 
     def store_for(node: str) -> Store:
-        return NodeIdentityStore(
-            store, node, authorizer, node_restriction=node_restriction(), node_uid=node_uid
-        )
+        return NodeIdentityStore(store, node, authorizer, node_restriction=node_restriction())
 
     return store_for

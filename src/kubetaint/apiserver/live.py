@@ -29,7 +29,7 @@ from typing import Any
 import uvicorn
 
 from kubetaint.admission.noderestriction import forbidden_labels
-from kubetaint.apiserver.app import APIServerApp, create_app, node_uid_of
+from kubetaint.apiserver.app import APIServerApp, create_app, node_restriction_in
 from kubetaint.apiserver.clockapi import LoopVirtualClock, clock_routes
 from kubetaint.apiserver.front import Front
 from kubetaint.apiserver.kubelet_identity import kubelet_stores
@@ -133,8 +133,7 @@ class LiveCluster:
             kubelet_stores=lambda kubelet_writes: kubelet_stores(
                 kubelet_writes,
                 lambda: self.app.authorizer,
-                node_restriction=lambda: self.app.node_restriction,
-                node_uid=node_uid_of(store),
+                node_restriction=lambda: node_restriction_in(self.plane.registry),
             ),
         )
         self.workers = workers

@@ -1,46 +1,43 @@
 """What the HTTP handlers do to a request's object before the write path: the body's kind,
-group version, namespace and name checks, generateName, and the resource strategies' preparation
-(PrepareForCreate / PrepareForUpdate: status-subresource rules, Service defaults and allocation);
-then `kubetaint.registry.Registry` (admission, validation, the store) with the requesting user
-(mirrors apiserver/pkg/registry/rest/create.go, rest/update.go and the registry strategies).
+group version, namespace and name checks, generateName, and what of the resource strategies'
+preparation only a request has (PrepareForCreate / PrepareForUpdate: a created pod's status,
+the status-subresource split, a Service's ClusterIP and NodePort allocation, custom resources'
+schemas); then `kubetaint.registry.Registry` (defaulting, admission, validation, the store)
+with the requesting user (mirrors apiserver/pkg/registry/rest/create.go, rest/update.go and the
+registry strategies). The kinds' defaults are the registry's (`registry.defaulting`), for an
+HTTP request and an in-process write alike.
 """
 
 from __future__ import annotations
 
-import contextlib
 import random
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from kubetaint.api import crd as crds
 from kubetaint.api import errors
-from kubetaint.api.crd import CustomResource
+from kubetaint.api.crd import CRDS, CustomResource
 from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.omitempty import omit_empty
-from kubetaint.api.quantity import QuantityError
 from kubetaint.api.user import UserInfo
 from kubetaint.apiserver import crd_served
 from kubetaint.apiserver.authn import CURRENT_USER
 from kubetaint.apiserver.resources import ResourceInfo
 from kubetaint.clock.base import Clock
-from kubetaint.core import namespaces
-from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import POLICIES, keep_deletion_fields, propagation_from_options
 from kubetaint.core.names import generate_name
-from kubetaint.core.qos import pod_qos_class
 from kubetaint.core.services import (
     AllocationError,
     ServiceNetwork,
     allocate,
     allocated_values,
-    default_service,
     drop_type_dependent_fields,
     keep_allocated_values,
 )
 from kubetaint.registry import Registry
+from kubetaint.registry.defaulting import defaulted, pod_status_on_create
 from kubetaint.store.mutation import check_update_preconditions
 
 JSON = dict[str, Any]
@@ -232,26 +229,28 @@ class REST:
             if k not in ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generation")
         }
         obj = {**obj, "metadata": meta}
-        obj = prepare_for_create(target.res, obj)
+        if _is_pods(target.res):  # the pod strategy's PrepareForCreate of a request
+            obj = pod_status_on_create(obj)
         if (target.res.group, target.res.kind) == ("batch", "Job"):
             # the generic store fills the uid before the Job strategy derives its selector from it
             # (in the registry's defaulting step)
             uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
             obj = {**obj, "metadata": {**_meta(obj), "uid": uid}}
         if _is_services(target.res):
-            obj = self._allocate_service(obj, None)
-        if isinstance(target.res, CustomResource):
-            obj = crd_served.prepare_for_create(target.res, obj)
-            crd_served.validate(target.res, obj, None)  # the custom resource strategy's schema
+            obj = self._allocate_service(defaulted(obj), None)
         resource = target.res.store_resource
-        return self.registry.create(resource, omit_empty(obj), dry_run=dry_run, user=requesting_user())
+        return self.registry.create(
+            resource, omit_empty(obj), dry_run=dry_run, user=requesting_user(), strategy=_strategy(target)
+        )
 
     def update(self, target: Target, obj: JSON, old: JSON, dry_run: bool) -> JSON:
         """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
         `obj` is a precondition (409 Conflict when stale)."""
         res = target.res
+        if not _allows_unconditional_update(res) and not _meta(obj).get("resourceVersion"):
+            raise _resource_version_required(res, target.name)
         if _is_services(res) and not target.subresource:
-            obj = drop_type_dependent_fields(keep_allocated_values(default_service(obj), old), old)
+            obj = drop_type_dependent_fields(keep_allocated_values(defaulted(obj), old), old)
             obj = self._allocate_service(obj, old)
         if target.subresource == "status":
             rv = _meta(obj).get("resourceVersion")
@@ -267,20 +266,18 @@ class REST:
             obj = {k: v for k, v in obj.items() if k != "status"}
             if "status" in old:
                 obj["status"] = old["status"]
-        if _is_crds(res):
-            obj = crds.with_defaults(obj) if not target.subresource else obj
-            obj = crds.prepare_for_update(obj, old) if not target.subresource else obj
         obj = {**obj, "kind": old.get("kind", res.kind), "apiVersion": old.get("apiVersion", res.api_version)}
         check_update_preconditions(res.store_resource, obj, old)  # 409 before any 422, as upstream
-        obj = omit_empty(keep_deletion_fields(obj, old))
-        if isinstance(res, CustomResource):  # the custom resource strategy's schema validation
-            crd_served.validate(res, obj, old)
+        obj = omit_empty(keep_deletion_fields(_generation_of(obj, old), old))
         user = requesting_user()
+        strategy = _strategy(target)
         if target.subresource == "status":
-            return self.registry.update_status(res.store_resource, obj, dry_run=dry_run, user=user)
+            return self.registry.update_status(
+                res.store_resource, obj, dry_run=dry_run, user=user, strategy=strategy
+            )
         if target.subresource == "finalize" and _is_namespaces(res):
             return self.registry.finalize_namespace(obj, dry_run=dry_run, user=user)
-        return self.registry.update(res.store_resource, obj, dry_run=dry_run, user=user)
+        return self.registry.update(res.store_resource, obj, dry_run=dry_run, user=user, strategy=strategy)
 
     def delete(self, target: Target, options: JSON, dry_run: bool) -> JSON:
         pre = options.get("preconditions") if isinstance(options.get("preconditions"), dict) else {}
@@ -301,30 +298,53 @@ class REST:
         )
 
 
-def prepare_for_create(res: ResourceInfo, obj: JSON) -> JSON:
-    """The registry strategies' PrepareForCreate for status: a new pod is Pending with its QoS
-    class; a new namespace is Active with the `kubernetes` finalizer. (The declared kinds'
-    defaults are the registry's step: registry.defaulting.)"""
-    if _is_crds(res):
-        return crds.prepare_for_create(crds.with_defaults(obj))
-    if res.group:
+def _allows_unconditional_update(res: ResourceInfo) -> bool:
+    """The strategy's AllowUnconditionalUpdate: false for custom resources and
+    CustomResourceDefinitions (their main and status strategies), whose updates must name the
+    resourceVersion they replace; true for the other kinds kubetaint serves."""
+    return not isinstance(res, CustomResource) and res.store_resource != CRDS
+
+
+def _resource_version_required(res: ResourceInfo, name: str) -> errors.StatusError:
+    """The generic store's 422 for an update without a resourceVersion when the strategy
+    allows no unconditional update (NewInvalid of the GroupKind {group, resource}; the value is
+    the uint64 0, which field.Error prints as `%#v`)."""
+    qualified = f"{res.plural}.{res.group}" if res.group else res.plural
+    detail = "Invalid value: 0x0: must be specified for an update"
+    return errors.StatusError(
+        422,
+        "Invalid",
+        f'{qualified} "{name}" is invalid: metadata.resourceVersion: {detail}',
+        name=name,
+        group=res.group,
+        kind=res.plural,
+        causes=[{"reason": "FieldValueInvalid", "message": detail, "field": "metadata.resourceVersion"}],
+    )
+
+
+def _strategy(target: Target) -> crd_served.CustomResourceStrategy | None:
+    """The strategy the registry runs between mutating and validating admission for a request
+    on `target` (a custom resource's: its PrepareForCreate/PrepareForUpdate and validation)."""
+    if isinstance(target.res, CustomResource):
+        return crd_served.CustomResourceStrategy(target.res, target.subresource)
+    return None
+
+
+def _generation_of(obj: JSON, old: JSON) -> JSON:
+    """rest.BeforeUpdate: a request cannot set metadata.generation; it is old's until the
+    strategy (or, for the kinds whose spec changes bump it, the store) moves it."""
+    meta = _meta(obj)
+    generation = _meta(old).get("generation")
+    if meta.get("generation") == generation and ("generation" in meta) == (generation is not None):
         return obj
-    if res.plural == "services":
-        return {**default_service(obj), "status": {"loadBalancer": {}}}
-    if res.plural == "pods":
-        obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
-        status: JSON = {"phase": "Pending"}
-        with contextlib.suppress(QuantityError, TypeError, AttributeError):
-            # A malformed quantity leaves qosClass unset: validation rejects the pod right after.
-            status["qosClass"] = pod_qos_class(obj)
-        return {**obj, "status": status}
-    if res.plural == "namespaces":
-        return namespaces.prepare_for_create(obj)
-    return obj
+    meta = {k: v for k, v in meta.items() if k != "generation"}
+    if generation is not None:
+        meta["generation"] = generation
+    return {**obj, "metadata": meta}
 
 
-def _is_crds(res: ResourceInfo) -> bool:
-    return res.group == crds.GROUP and res.plural == "customresourcedefinitions"
+def _is_pods(res: ResourceInfo) -> bool:
+    return res.plural == "pods" and not res.group
 
 
 def _is_namespaces(res: ResourceInfo) -> bool:

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from kubetaint.api import errors
-from kubetaint.apiserver import query
+from kubetaint.api.crd import CustomResource
+from kubetaint.apiserver import crd_served, query
+from kubetaint.apiserver.crd_teardown import TEARDOWN_DELAY, StorageTeardowns, WatchEnd
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.listing import validate_list_options
 from kubetaint.apiserver.rest import Target
@@ -43,15 +45,19 @@ class WatchStreamer:
         clock: Clock,
         bookmark_interval: float = BOOKMARK_INTERVAL,
         durable: DurabilityBarrier | None = None,
+        teardowns: StorageTeardowns | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.bookmark_interval = bookmark_interval
         self.durable = durable or DurabilityBarrier(store)
+        #: Ends the watches of custom resources whose CRD's storage is torn down.
+        self.teardowns = teardowns if teardowns is not None else StorageTeardowns(store)
 
     def respond(self, target: Target, request: Request) -> Response:
         params = query.of(request)
         validate_list_options(params, watch=True)
+        crd_served.check_field_labels(target.res, params.get("fieldSelector"))
         rendering = negotiate(request.headers.get("accept"))
         policy = include_object_policy(params.get("includeObject")) if rendering.table else "Metadata"
         bookmarks = params.flag("allowWatchBookmarks")
@@ -85,8 +91,20 @@ class WatchStreamer:
             body = _single(encoder.error(expired))
         else:
             start_rv = int(since) if since and since.isdigit() else self.store.current_resource_version()
+            end: WatchEnd | None = None
+            forget: Callable[[], None] | None = None
+            if isinstance(target.res, CustomResource):
+                end, forget = self.teardowns.watch(target.res)
             body = self._events(
-                stream, encoder, timeout, bookmarks, start_rv, initial=initial, initial_end=initial_end
+                stream,
+                encoder,
+                timeout,
+                bookmarks,
+                start_rv,
+                initial=initial,
+                initial_end=initial_end,
+                end=end,
+                forget=forget,
             )
         return StreamingResponse(body, media_type="application/json")
 
@@ -128,7 +146,12 @@ class WatchStreamer:
         *,
         initial: list[WatchEvent] | None = None,
         initial_end: int | None = None,
+        end: WatchEnd | None = None,
+        forget: Callable[[], None] | None = None,
     ) -> AsyncIterator[bytes]:
+        """The watch's lines until its timeout, the stream's end, or (`end` set: its custom
+        resource's storage torn down) TEARDOWN_DELAY later, the events committed until then
+        delivered first."""
         for event in initial or ():
             yield encoder.event(event)
         if initial_end is not None:
@@ -142,6 +165,9 @@ class WatchStreamer:
         pushes = stream.push_to(waker)
         deadline = loop.time() + timeout
         next_bookmark = loop.time() + self.bookmark_interval
+        torn_down: float | None = None  # when the storage's teardown ends the watch
+        if end is not None:
+            end.wake_with(waker)
         try:
             while not stream.stopped:
                 wake.clear()
@@ -155,10 +181,15 @@ class WatchStreamer:
                 now = loop.time()
                 if now >= deadline:
                     return
+                if end is not None and end.is_set:
+                    if torn_down is None:
+                        torn_down = now + TEARDOWN_DELAY
+                    elif now >= torn_down:
+                        return
                 if bookmarks and now >= next_bookmark:
                     next_bookmark = now + self.bookmark_interval
                     yield encoder.bookmark(last_rv)
-                pause = min(deadline, next_bookmark if bookmarks else deadline) - now
+                pause = min(deadline, next_bookmark if bookmarks else deadline, torn_down or deadline) - now
                 if pushes:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(wake.wait(), timeout=max(pause, 0.0))
@@ -173,6 +204,10 @@ class WatchStreamer:
             if pushes:
                 stream.push_to(None)
             stream.stop()
+            if end is not None:
+                end.wake_with(None)
+            if forget is not None:
+                forget()
 
 
 async def _single(line: bytes) -> AsyncIterator[bytes]:

@@ -113,6 +113,7 @@ def build_daemonset(plane: ControlPlane) -> DaemonSetController:
         pod_informer=plane.informer("pods"),
         node_informer=plane.informer("nodes"),
         ds_informer=plane.informer("daemonsets.apps"),
+        revision_informer=plane.informer("controllerrevisions.apps"),
         recorder=_recorder(plane, "daemonset-controller"),
         enable_comparison_operators=comparison_operators_enabled(plane.feature_gates),
     )
@@ -124,6 +125,7 @@ def build_statefulset(plane: ControlPlane) -> StatefulSetController:
         plane.clock,
         pod_informer=plane.informer("pods"),
         sts_informer=plane.informer("statefulsets.apps"),
+        revision_informer=plane.informer("controllerrevisions.apps"),
         recorder=_recorder(plane, "statefulset-controller"),
     )
 

@@ -17,6 +17,7 @@ from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
 from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.speed.reference import reference_mode
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, SetField, Store, Update, until_failure
 
@@ -162,8 +163,8 @@ class HollowNodePool:
         #: authorization and NodeRestriction); None: the pool's store.
         self.store_for = store_for
         self.kubelets: dict[str, HollowKubelet] = {}
-        self._informer = pod_informer or Informer(store, "pods")
-        self._owns_informer = pod_informer is None
+        self._informers = ComponentInformers(store)
+        self._informer = self._informers.shared_or_own(pod_informer, "pods")
         self._groups: dict[float, _PhaseGroup] = {}
         self._phase_of: dict[str, float] = {}
         self.started = False
@@ -208,8 +209,7 @@ class HollowNodePool:
             kubelet.use_pod_view(self._views)
             self._start_kubelet(kubelet, bound.get(kubelet.name, []) if from_cache else None)
         self._informer.add_handlers(self._on_pods, replay=not from_cache)
-        if self._owns_informer:
-            self._informer.start()
+        self._informers.start()
 
     def _cache_is_store(self) -> bool:
         """Whether the pod informer's cache holds exactly the stored pods (the very objects): a
@@ -219,7 +219,7 @@ class HollowNodePool:
         informer's replay of its cache: it would route to each kubelet the pods it has just
         observed, and observing a pod again, nothing else in between, changes nothing."""
         informer = self._informer
-        return self._views and not self._owns_informer and informer.started and informer.unfiltered
+        return self._views and not self._informers.owns(informer) and informer.started and informer.unfiltered
 
     def _bound_pods(self) -> dict[str, list[tuple[tuple[str, str], JSON]]]:
         """The cached pods bound to this pool's nodes, by node, each list in the store's key order,
@@ -255,8 +255,7 @@ class HollowNodePool:
                 group.handle.cancel()
         self._groups.clear()
         self._phase_of.clear()
-        if self._owns_informer:
-            self._informer.stop()
+        self._informers.stop()
         self.started = False
         self._views = False  # changes may go unobserved from now on
         for kubelet in self.kubelets.values():

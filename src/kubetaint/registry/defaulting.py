@@ -1,41 +1,80 @@
 """The defaulting step of the write path: what kube-apiserver's decoder applies to a request's
-object before admission (the SetDefaults_* functions of each kind's API group), and the Job
-strategy's generated selector on create. `Registry.create` and `Registry.update` run it for
-every write, so an HTTP request and an in-process write (the simulator, the controllers) store
-the same object.
+object before admission (the SetDefaults_* functions of each kind's API group), and the
+strategies' PrepareForCreate / PrepareForUpdate that do not depend on the request (a new
+object's status, a Job's generated selector, a CustomResourceDefinition's generation and stored
+versions). `Registry.create` and `Registry.update` run it for every write, so an HTTP request
+and an in-process write (the simulator, the controllers) store the same object.
 
-The kinds are declared in `DEFAULTERS` (by API group and kind). Pods are defaulted by the
+The kinds are declared in `DEFAULTERS` (by API group and kind), the create and update
+preparations in `PREPARE_FOR_CREATE` and `PREPARE_FOR_UPDATE`. Pods are defaulted by the
 registry's own pod path (`core.defaults.default_pod_requests`, which returns the pod itself when
-nothing changes; the HTTP handlers default a created pod first, as its QoS class is derived
-from the defaulted requests); Services are defaulted with their allocation and
-CustomResourceDefinitions by their strategy (apiserver.rest)."""
+nothing changes). What stays with the HTTP handlers (apiserver.rest) is what an HTTP request
+alone has: the created pod's status reset (`pod_status_on_create`, here too: a scenario's pods
+keep the status they are written with), a Service's ClusterIP and NodePort allocation (from the
+`defaulted` Service, as kube-apiserver allocates after decoding) and custom resources' schemas."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from kubetaint.core.defaults import RBAC_GROUP, default_role_binding
+from kubetaint.api import crd as crds
+from kubetaint.api.quantity import QuantityError
+from kubetaint.core.defaults import RBAC_GROUP, default_pod_requests, default_role_binding
+from kubetaint.core.qos import pod_qos_class
 from kubetaint.core.secrets import stored_secret
+from kubetaint.core.services import default_service
 from kubetaint.core.workload_defaults import DEFAULTERS as WORKLOAD_DEFAULTERS
 from kubetaint.core.workload_defaults import with_generated_selector
 
 JSON = dict[str, Any]
 
-#: SetDefaults_* by (API group, kind): the workload, endpoint and storage kinds', RBAC
-#: bindings' and Secrets' (with the v1 conversion merging `stringData` into `data`).
-DEFAULTERS: dict[tuple[str, str], Callable[[JSON], JSON]] = {
+GroupKind = tuple[str, str]
+_CRD: GroupKind = (crds.GROUP, "CustomResourceDefinition")
+
+#: SetDefaults_* by (API group, kind): the workload, endpoint and storage kinds', Services'
+#: (with the IP family fields a single-stack IPv4 cluster's REST storage fills), RBAC bindings',
+#: Secrets' (with the v1 conversion merging `stringData` into `data`) and
+#: CustomResourceDefinitions'.
+DEFAULTERS: dict[GroupKind, Callable[[JSON], JSON]] = {
     **WORKLOAD_DEFAULTERS,
+    ("", "Service"): default_service,
     ("", "Secret"): stored_secret,
     (RBAC_GROUP, "RoleBinding"): default_role_binding,
     (RBAC_GROUP, "ClusterRoleBinding"): default_role_binding,
+    _CRD: crds.with_defaults,
 }
 
-#: The kinds whose strategies' PrepareForCreate starts the status empty (phase Pending by default).
-_EMPTY_STATUS_ON_CREATE = frozenset({("", "PersistentVolume"), ("", "PersistentVolumeClaim")})
+
+def _status_reset(status: JSON) -> Callable[[JSON], JSON]:
+    def reset(obj: JSON) -> JSON:
+        return {**obj, "status": dict(status)}
+
+    return reset
 
 
-def _group_kind(obj: JSON) -> tuple[str, str]:
+#: The strategies' PrepareForCreate by (API group, kind), run before the kind's defaults: a
+#: PersistentVolume or claim starts with an empty status (phase Pending by default), a Service
+#: with an empty load balancer status, a CustomResourceDefinition at generation 1 with only its
+#: storage version stored.
+PREPARE_FOR_CREATE: dict[GroupKind, Callable[[JSON], JSON]] = {
+    ("", "PersistentVolume"): _status_reset({}),
+    ("", "PersistentVolumeClaim"): _status_reset({}),
+    ("", "Service"): _status_reset({"loadBalancer": {}}),
+    _CRD: crds.prepare_for_create,
+}
+
+#: The strategies' PrepareForUpdate by (API group, kind) that depend on the stored object alone,
+#: run after the kind's defaults: a CustomResourceDefinition keeps its stored status, adds its
+#: storage version to status.storedVersions and moves to the next generation when its spec
+#: changes.
+PREPARE_FOR_UPDATE: dict[GroupKind, Callable[[JSON, JSON], JSON]] = {
+    _CRD: crds.prepare_for_update,
+}
+
+
+def _group_kind(obj: JSON) -> GroupKind:
     return str(obj.get("apiVersion") or "").rpartition("/")[0], str(obj.get("kind") or "")
 
 
@@ -47,12 +86,13 @@ def defaulted(obj: JSON) -> JSON:
 
 
 def defaulted_for_create(obj: JSON) -> JSON:
-    """`defaulted`, after the create strategies' status reset (PersistentVolume and claim), and
-    for a Job carrying its uid (the generic store's, drawn by its creator) without
-    `manualSelector`, the selector and template labels generated from it (generateSelector)."""
+    """`defaulted`, after the kind's PrepareForCreate (`PREPARE_FOR_CREATE`), and for a Job
+    carrying its uid (the generic store's, drawn by its creator) without `manualSelector`, the
+    selector and template labels generated from it (generateSelector)."""
     group_kind = _group_kind(obj)
-    if group_kind in _EMPTY_STATUS_ON_CREATE:
-        obj = {**obj, "status": {}}
+    prepare = PREPARE_FOR_CREATE.get(group_kind)
+    if prepare is not None:
+        obj = prepare(obj)
     defaulter = DEFAULTERS.get(group_kind)
     if defaulter is None:
         return obj
@@ -60,3 +100,26 @@ def defaulted_for_create(obj: JSON) -> JSON:
     if group_kind == ("batch", "Job") and ((obj.get("metadata") or {}).get("uid")):
         obj = with_generated_selector(obj)
     return obj
+
+
+def defaulted_for_update(obj: JSON, old: JSON) -> JSON:
+    """`defaulted`, then the kind's PrepareForUpdate against the stored `old`
+    (`PREPARE_FOR_UPDATE`); `obj` itself for a kind declared in neither."""
+    group_kind = _group_kind(obj)
+    defaulter = DEFAULTERS.get(group_kind)
+    if defaulter is not None:
+        obj = defaulter(obj)
+    prepare = PREPARE_FOR_UPDATE.get(group_kind)
+    return prepare(obj, old) if prepare is not None else obj
+
+
+def pod_status_on_create(pod: JSON) -> JSON:
+    """The pod strategy's PrepareForCreate of an HTTP request: the pod's requests defaulted
+    (SetDefaults_Pod) and its status reset to phase Pending with the QoS class of those
+    requests (left unset for a malformed quantity: validation rejects the pod right after).
+    In-process writers (a scenario, a snapshot) write pods with the status they hold."""
+    pod = default_pod_requests(pod)
+    status: JSON = {"phase": "Pending"}
+    with contextlib.suppress(QuantityError, TypeError, AttributeError):
+        status["qosClass"] = pod_qos_class(pod)
+    return {**pod, "status": status}

@@ -38,10 +38,11 @@ from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, s
 from kubetaint.core.names import generate_name
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
-from kubetaint.registry.defaulting import defaulted, defaulted_for_create
+from kubetaint.registry.defaulting import defaulted_for_create, defaulted_for_update
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, namespace_exists
+from kubetaint.registry.strategy import RequestStrategy
 from kubetaint.registry.trust import Configuration
 from kubetaint.registry.validator import (
     APIValidator,
@@ -80,6 +81,7 @@ CRDS = f"customresourcedefinitions.{crds.GROUP}"
 __all__ = [
     "APIValidator",
     "Registry",
+    "RequestStrategy",
     "StoreLookup",
     "Validator",
     "api_validator",
@@ -264,11 +266,20 @@ class Registry:
         )
 
     def create(
-        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+        self,
+        resource: str,
+        obj: JSON,
+        *,
+        dry_run: bool = False,
+        user: UserInfo | None = None,
+        strategy: RequestStrategy | None = None,
     ) -> JSON:
+        """Create `obj`: its defaults, generateName, mutating admission, the request's `strategy`
+        (prepared and validated), validation, validating admission, then the store."""
         obj = self._before_create(resource, obj)
         if (
-            resource == "pods"
+            strategy is None
+            and resource == "pods"
             and not dry_run
             and user is None
             and self.admission is not None
@@ -277,7 +288,7 @@ class Registry:
             return self._create_pod(obj)
         namespace, name = object_key(obj)
         attrs = Attributes(CREATE, resource, obj, None, namespace, name, "", dry_run, user)
-        admitted = self._admit(attrs, None)
+        admitted = self._admit(attrs, None, strategy=strategy)
         created = self.store.create(resource, admitted, dry_run=dry_run)
         if not dry_run and resource == "pods":
             self._remember_pod((namespace, name), created)
@@ -325,14 +336,23 @@ class Registry:
         return admitted
 
     def update(
-        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+        self,
+        resource: str,
+        obj: JSON,
+        *,
+        dry_run: bool = False,
+        user: UserInfo | None = None,
+        strategy: RequestStrategy | None = None,
     ) -> JSON:
+        """Replace the stored object by `obj`: preconditions, mutating admission, the request's
+        `strategy` (prepared and validated), validation, validating admission, then the store."""
         obj = with_type_meta(resource, obj)
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         check_update_preconditions(resource, obj, old)  # 409 before any 422, as upstream
         key = (namespace, name)
-        trusting = user is None  # the memos cover the control plane's own writes (registry.trust)
+        # the memos cover the control plane's own writes (registry.trust)
+        trusting = user is None and strategy is None
         if resource == "pods":
             if not dry_run and trusting:
                 config = self._pod_config()  # once: the trust check and the result's record share it
@@ -342,7 +362,7 @@ class Registry:
         elif resource == NAMESPACES:
             obj = namespaces.prepare_for_update(obj, old)
         else:
-            obj = defaulted(obj)
+            obj = defaulted_for_update(obj, old)
         obj = keep_deletion_fields(obj, old)
         if (
             trusting
@@ -353,7 +373,7 @@ class Registry:
             admitted = obj
         else:
             attrs = Attributes(UPDATE, resource, obj, old, namespace, name, "", dry_run, user)
-            admitted = self._admit(attrs, old)
+            admitted = self._admit(attrs, old, strategy=strategy)
         if _deletes_during_update(resource, admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
@@ -437,11 +457,14 @@ class Registry:
         keys: builtins.list[tuple[str, str]] = []
         for given in objects:
             obj = with_type_meta(resource, given)
-            obj = default_pod_requests(obj) if resource == "pods" else defaulted(obj)
+            if resource == "pods":
+                obj = default_pod_requests(obj)
             key = namespace, name = object_key(obj)
             keys.append(key)
             try:
                 old = self.store.get(resource, namespace, name)
+                if resource != "pods":
+                    obj = defaulted_for_update(obj, old)
                 check_update_preconditions(resource, obj, old)
                 if (
                     heartbeats is not None
@@ -490,20 +513,14 @@ class Registry:
     def _field_write_until_failure(
         self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
     ) -> tuple[builtins.list[JSON], StatusError | None]:
-        heartbeats = self._heartbeats
-        if (
-            HEARTBEAT_FIELDS.get(resource) == path
-            and self._trusts_heartbeats(resource)
-            and heartbeats.all_trusted(resource, objects, self._configuration())
-            and all(
-                self._namespace_admits(resource, ns)
-                for ns in {str((o.get("metadata") or {}).get("namespace") or "") for o in objects}
-            )
-        ):
-            results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
-            stored, failure = until_failure(results)
-            heartbeats.remember_written(resource, stored)
-            return stored, failure
+        if HEARTBEAT_FIELDS.get(resource) == path and self._trusts_heartbeats(resource):
+            heartbeats = self._heartbeats
+            spaces = heartbeats.batch_namespaces(resource, objects, self._configuration())
+            if spaces is not None and all(self._namespace_admits(resource, ns) for ns in spaces):
+                results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
+                stored, failure = until_failure(results)
+                heartbeats.remember_written(resource, stored, spaces)
+                return stored, failure
         return self._update_all(resource, [with_field(obj, path, value) for obj in objects])
 
     def _trusts_heartbeats(self, resource: str) -> bool:
@@ -519,15 +536,22 @@ class Registry:
         return namespace_exists(self.store, namespace)
 
     def update_status(
-        self, resource: str, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None
+        self,
+        resource: str,
+        obj: JSON,
+        *,
+        dry_run: bool = False,
+        user: UserInfo | None = None,
+        strategy: RequestStrategy | None = None,
     ) -> JSON:
-        """The `status` subresource: only status (and metadata) changes; spec stays as stored."""
+        """The `status` subresource: only status (and metadata) changes; spec stays as stored.
+        `strategy`: the status strategy's steps, run as `update` runs them."""
         namespace, name = object_key(obj)
         old = self.store.get(resource, namespace, name)
         check_update_preconditions(resource, obj, old)
         merged = {**obj, "spec": old["spec"]} if "spec" in old else dict(obj)
         attrs = Attributes(UPDATE, resource, merged, old, namespace, name, "status", dry_run, user)
-        admitted = self._admit(attrs, old)
+        admitted = self._admit(attrs, old, strategy=strategy)
         if resource == NAMESPACES and isinstance(self.validator, APIValidator):
             check_namespace_status_update(admitted)
         return self.store.update(resource, admitted, dry_run=dry_run)
@@ -661,7 +685,17 @@ class Registry:
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
 
-    def _admit(self, attrs: Attributes, old: JSON | None, lookup: ObjectLookup | None = None) -> JSON:
+    def _admit(
+        self,
+        attrs: Attributes,
+        old: JSON | None,
+        lookup: ObjectLookup | None = None,
+        *,
+        strategy: RequestStrategy | None = None,
+    ) -> JSON:
+        """Mutating admission, the storage check, the strategy (`strategy`'s steps, then the
+        registry's validator), then validating admission: kube-apiserver's order, so a
+        validation error answers before a validating plugin's refusal."""
         lookup = lookup if lookup is not None else self._lookup
         obj = dict(attrs.object or {})
         # a chain without a plugin for this resource would return the object and accept it
@@ -674,6 +708,9 @@ class Registry:
             check = self._write_checks.get(attrs.resource) if attrs.user is not None else None
             if check is not None and not attrs.subresource:
                 check.check(attrs.with_object(obj))
+            if strategy is not None:
+                obj = strategy.prepare(obj, old)
+                strategy.validate(obj, old)
             if self.validator is not None:
                 self.validator(attrs.resource, obj, old)
             if admission is not None:

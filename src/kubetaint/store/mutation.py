@@ -18,9 +18,13 @@ from kubetaint.api.resources import RESOURCES
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.store.interface import JSON, object_key
 
-#: Resources whose objects carry metadata.generation (bumped when spec changes).
+#: Resources whose objects carry metadata.generation, bumped by the store when spec changes (their
+#: strategies' rule). Other resources keep the generation their writer sets: a custom resource's
+#: is its strategy's (any change outside metadata, or outside status too when status is a
+#: subresource: the API server's custom resource strategy sets it before the write).
 GENERATION_RESOURCES = frozenset(
     {
+        "customresourcedefinitions.apiextensions.k8s.io",
         "pods",
         "deployments.apps",
         "replicasets.apps",
@@ -61,12 +65,12 @@ def prepare_update(resource: str, obj: JSON, old: JSON) -> JSON | None:
         and "creationTimestamp" in old_meta
         and "resourceVersion" in old_meta
     ):
-        return _prepare_unchanged_meta(obj, old)
+        return _prepare_unchanged_meta(resource, obj, old)
     check_update_preconditions(resource, obj, old)
     meta = dict(obj.get("metadata") or {})
     meta["uid"] = old_meta.get("uid")
     meta["creationTimestamp"] = old_meta.get("creationTimestamp")
-    if "generation" in old_meta:
+    if "generation" in old_meta and resource in GENERATION_RESOURCES:
         changed_spec = obj.get("spec") != old.get("spec")
         meta["generation"] = old_meta["generation"] + (1 if changed_spec else 0)
     meta["resourceVersion"] = old_meta.get("resourceVersion")
@@ -89,7 +93,7 @@ def check_update_preconditions(resource: str, obj: JSON, old: JSON) -> None:
         raise errors.conflict(resource, object_key(obj)[1], errors.OBJECT_MODIFIED)
 
 
-def _prepare_unchanged_meta(obj: JSON, old: JSON) -> JSON | None:
+def _prepare_unchanged_meta(resource: str, obj: JSON, old: JSON) -> JSON | None:
     """`prepare_update` of an update that carries the stored object's own metadata (a copy of the
     stored object with other fields changed, as a lease renewal is): its uid and resourceVersion
     preconditions hold and the system fields prepare_update sets (uid, creationTimestamp,
@@ -98,7 +102,7 @@ def _prepare_unchanged_meta(obj: JSON, old: JSON) -> JSON | None:
         return None
     old_meta = old["metadata"]
     meta = dict(old_meta)
-    if "generation" in old_meta and obj.get("spec") != old.get("spec"):
+    if "generation" in old_meta and resource in GENERATION_RESOURCES and obj.get("spec") != old.get("spec"):
         meta["generation"] = old_meta["generation"] + 1
     return {**obj, "metadata": meta}
 

@@ -30,6 +30,7 @@ from kubetaint.api.crd import (
 )
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, format_time
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
 
@@ -53,8 +54,8 @@ class CRDController:
     def __init__(self, store: CRDWriter, clock: Clock, *, crd_informer: Informer | None = None) -> None:
         self.store = store
         self.clock = clock
-        self.crds = crd_informer or Informer(store, CRDS)
-        self._own = [self.crds] if crd_informer is None else []
+        self.informers = ComponentInformers(store)
+        self.crds = self.informers.shared_or_own(crd_informer, CRDS)
         self._queued: set[str] = set()
         self._timers: dict[str, Handle] = {}
         self._draining = False
@@ -68,16 +69,14 @@ class CRDController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         self._stopped = True
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
 
     # queue -----------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from kubetaint.controllers.cronjob.schedule import Schedule, ScheduleError, load
 from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 
@@ -54,10 +55,9 @@ class CronJobController:
         self.store = store
         self.clock = clock
         self.rng = rng
-        self.jobs = job_informer or Informer(store, JOBS)
-        self.cron_jobs = cronjob_informer or Informer(store, RESOURCE)
-        given = ((self.jobs, job_informer), (self.cron_jobs, cronjob_informer))
-        self._own = [informer for informer, passed in given if passed is None]
+        self.informers = ComponentInformers(store)
+        self.jobs = self.informers.shared_or_own(job_informer, JOBS)
+        self.cron_jobs = self.informers.shared_or_own(cronjob_informer, RESOURCE)
         self.recorder = recorder or EventRecorder(store, clock, "cronjob-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "cronjob")
         self._jobs_of: dict[str, set[Key]] = {}  # CronJob uid -> its Jobs' keys
@@ -77,13 +77,11 @@ class CronJobController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
         self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from kubetaint.controllers.deployment import status, util
 from kubetaint.controllers.deployment.sync import Rollout
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -44,11 +45,9 @@ class DeploymentController:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.deployments = deployment_informer or Informer(store, RESOURCE)
-        self.replicasets = rs_informer or Informer(store, RS_RESOURCE)
-        self._own = [
-            i for i, g in ((self.deployments, deployment_informer), (self.replicasets, rs_informer)) if not g
-        ]
+        self.informers = ComponentInformers(store)
+        self.deployments = self.informers.shared_or_own(deployment_informer, RESOURCE)
+        self.replicasets = self.informers.shared_or_own(rs_informer, RS_RESOURCE)
         self.recorder = recorder or EventRecorder(store, clock, "deployment-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "deployment")
         self.deployments.add_handlers(
@@ -66,13 +65,11 @@ class DeploymentController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
         self.queue.stop()
 
     def _rs_changed(self, rs: JSON) -> None:

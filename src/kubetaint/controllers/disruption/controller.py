@@ -23,6 +23,7 @@ from kubetaint.controllers.disruption.budget import (
 )
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -59,9 +60,9 @@ class DisruptionController:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.pods = pod_informer or Informer(store, "pods")
-        self.pdbs = pdb_informer or Informer(store, RESOURCE)
-        self._own = [i for i, g in ((self.pods, pod_informer), (self.pdbs, pdb_informer)) if g is None]
+        self.informers = ComponentInformers(store)
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
+        self.pdbs = self.informers.shared_or_own(pdb_informer, RESOURCE)
         self.recorder = recorder or EventRecorder(store, clock, "controllermanager")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "disruption")
         self._by_namespace: dict[str, set[str]] = {}
@@ -74,13 +75,11 @@ class DisruptionController:
         self.pods.add_handlers(self._pods_changed)
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
         self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------

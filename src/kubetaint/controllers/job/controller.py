@@ -22,7 +22,14 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time, parse_time
-from kubetaint.controllers.job import indexed_job_utils, intervals, tracking, ttl_after_finished, util
+from kubetaint.controllers.job import (
+    backoff,
+    indexed_job_utils,
+    intervals,
+    tracking,
+    ttl_after_finished,
+    util,
+)
 from kubetaint.controllers.job.backoff import Backoff
 from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.job.context import SyncJobCtx
@@ -33,6 +40,7 @@ from kubetaint.controllers.job.track import track_status_and_remove_finalizers
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 
@@ -64,10 +72,9 @@ class JobController:
         self.store = store
         self.clock = clock
         self.rng = rng
-        self.pods = pod_informer or Informer(store, "pods")
-        self.jobs = job_informer or Informer(store, RESOURCE)
-        given = ((self.pods, pod_informer), (self.jobs, job_informer))
-        self._own = [informer for informer, passed in given if passed is None]
+        self.informers = ComponentInformers(store)
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
+        self.jobs = self.informers.shared_or_own(job_informer, RESOURCE)
         self.recorder = recorder or EventRecorder(store, clock, "job-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "job")
         self.orphans: WorkQueue[Key] = WorkQueue(clock, self.sync_orphan_pod, "job_orphan_pod")
@@ -84,13 +91,11 @@ class JobController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
         self.queue.stop()
         self.orphans.stop()
 
@@ -377,14 +382,15 @@ class JobController:
         return result
 
     def _backoff_record(self, key: Key, succeeded: list[JSON], failed: list[JSON], now: float) -> Backoff:
-        """newBackoffRecord: a success resets the failures; each new failure counts from its end."""
+        """newBackoffRecord: a success resets the failures; each new failure counts from its end
+        (getFinishedTime)."""
         record = self._backoff.setdefault(key, Backoff())
         if succeeded:
             record.failures = 0
             record.last_failure = None
         if failed:
             record.failures += len(failed)
-            record.last_failure = max(tracking.finished_at(p, now) for p in failed)
+            record.last_failure = max(backoff.finished_time(p) for p in failed)
         return record
 
     def _past_active_deadline(self, job: JSON, now: float) -> bool:

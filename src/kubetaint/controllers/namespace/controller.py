@@ -26,6 +26,7 @@ from kubetaint.api.errors import StatusError
 from kubetaint.api.resources import RESOURCES, Resource
 from kubetaint.clock.base import Clock, Handle, format_time, parse_time
 from kubetaint.core import namespaces
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
 
@@ -95,8 +96,8 @@ class NamespaceController:
         self.store = store
         self.clock = clock
         self.token = finalizer_token
-        self.namespaces = namespace_informer or Informer(store, NAMESPACES)
-        self._own = [self.namespaces] if namespace_informer is None else []
+        self.informers = ComponentInformers(store)
+        self.namespaces = self.informers.shared_or_own(namespace_informer, NAMESPACES)
         self.resources = deletable_resources()
         self._queued: set[str] = set()
         self._timers: dict[str, Handle] = {}
@@ -110,13 +111,13 @@ class NamespaceController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
+        self.informers.stop()
 
     # queue -----------------------------------------------------------------------------------
 

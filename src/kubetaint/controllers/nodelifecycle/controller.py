@@ -53,6 +53,7 @@ from kubetaint.core.conditions import (
     taint_exists,
 )
 from kubetaint.speed.reference import reference_mode
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Changes, ChangesHandler, EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
@@ -94,9 +95,10 @@ class NodeLifecycleController:
         self._store = store
         self._clock = clock
         self.settings = settings or NodeLifecycleSettings()
-        self.nodes = node_informer or Informer(store, "nodes")
-        self.pods = pod_informer or Informer(store, "pods")
-        self.leases = lease_informer or Informer(store, LEASES, namespace=NODE_LEASE_NAMESPACE)
+        self.informers = ComponentInformers(store)
+        self.leases = self.informers.shared_or_own(lease_informer, LEASES, namespace=NODE_LEASE_NAMESPACE)
+        self.nodes = self.informers.shared_or_own(node_informer, "nodes")
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.recorder = recorder or EventRecorder(store, clock, EVENT_COMPONENT)
         self.health = NodeHealthTracker(store, clock, self.settings, self.leases)
         self.known_nodes: dict[str, JSON] = {}
@@ -147,9 +149,7 @@ class NodeLifecycleController:
         self.pods.add_handlers(self.workers.pods_changed)
         if self.work is not None:
             self.leases.add_handlers(self._lease_handler(self.work.changed_leases))
-        self.leases.start()
-        self.nodes.start()
-        self.pods.start()
+        self.informers.start_all()
         self._monitor_k = 0
         self._monitor_handle = self._clock.call_soon(self._monitor_tick)
 
@@ -175,6 +175,7 @@ class NodeLifecycleController:
             self._monitor_handle = None
         self.workers.stop()
         self.tainters.stop()
+        self.informers.stop()
 
     def do_no_schedule_tainting_pass(self, name: str) -> None:
         self.workers.do_no_schedule_tainting_pass(name)

@@ -28,6 +28,7 @@ from kubetaint.core.volumes import (
     persistent_volume_claim_class,
     persistent_volume_class,
 )
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
 
@@ -55,18 +56,10 @@ class PersistentVolumeController:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.volumes = volume_informer or Informer(store, PVS)
-        self.claims = claim_informer or Informer(store, PVCS)
-        self.classes = class_informer or Informer(store, "storageclasses.storage.k8s.io")
-        self._own = [
-            informer
-            for informer, given in (
-                (self.volumes, volume_informer),
-                (self.claims, claim_informer),
-                (self.classes, class_informer),
-            )
-            if given is None
-        ]
+        self.informers = ComponentInformers(store)
+        self.volumes = self.informers.shared_or_own(volume_informer, PVS)
+        self.claims = self.informers.shared_or_own(claim_informer, PVCS)
+        self.classes = self.informers.shared_or_own(class_informer, "storageclasses.storage.k8s.io")
         self._queue: dict[tuple[str, str, str], None] = {}
         self._draining = False
         self.volumes.add_handlers(
@@ -85,12 +78,10 @@ class PersistentVolumeController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
 
     # ---- queue -------------------------------------------------------------------------------
     def _enqueue(self, resource: str, obj: Mapping[str, Any]) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, format_time
 from kubetaint.controllers.replicaset import podutil
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
 
@@ -61,9 +62,9 @@ class PodGCController:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.pods = pod_informer or Informer(store, "pods")
-        self.nodes = node_informer or Informer(store, "nodes")
-        self._own = [i for i, g in ((self.pods, pod_informer), (self.nodes, node_informer)) if g is None]
+        self.informers = ComponentInformers(store)
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
+        self.nodes = self.informers.shared_or_own(node_informer, "nodes")
         self.threshold = terminated_pod_threshold
         self.period = gc_check_period
         self.quarantine = quarantine_time
@@ -80,14 +81,12 @@ class PodGCController:
         self.nodes.add_handlers(EventHandlers(on_add=self._node_listed, on_delete=self._node_unlisted))
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
         self._next_tick = self.clock.call_later(self.period, self._tick)
 
     def stop(self) -> None:
         """Stop the informers this controller started and its periodic pass."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
         if self._next_tick is not None:
             self._next_tick.cancel()
             self._next_tick = None

@@ -23,6 +23,7 @@ from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.view import OwnedPodsView, OwnedPodViews
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, Update
@@ -53,11 +54,9 @@ class ReplicaSetController:
         self.store = store
         self.clock = clock
         self.rng = rng
-        self.pods = pod_informer or Informer(store, "pods")
-        self.replicasets = rs_informer or Informer(store, RESOURCE)
-        self._own_informers = [
-            i for i, given in ((self.pods, pod_informer), (self.replicasets, rs_informer)) if not given
-        ]
+        self.informers = ComponentInformers(store)
+        self.pods = self.informers.shared_or_own(pod_informer, "pods")
+        self.replicasets = self.informers.shared_or_own(rs_informer, RESOURCE)
         self.recorder = recorder or EventRecorder(store, clock, "replicaset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "replicaset")
         self.owners = OwnerSelectorIndex(self.replicasets)
@@ -76,13 +75,11 @@ class ReplicaSetController:
         )
 
     def start(self) -> None:
-        for informer in self._own_informers:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        for informer in self._own_informers:
-            informer.stop()
+        self.informers.stop()
         self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
 
@@ -43,16 +44,9 @@ class Publisher:
         self.store = store
         self.clock = clock
         self.root_ca = root_ca
-        self.namespaces = namespace_informer or Informer(store, "namespaces")
-        self.config_maps = config_map_informer or Informer(store, CONFIG_MAPS)
-        self._own = [
-            informer
-            for informer, given in (
-                (self.namespaces, namespace_informer),
-                (self.config_maps, config_map_informer),
-            )
-            if given is None
-        ]
+        self.informers = ComponentInformers(store)
+        self.namespaces = self.informers.shared_or_own(namespace_informer, "namespaces")
+        self.config_maps = self.informers.shared_or_own(config_map_informer, CONFIG_MAPS)
         self._queue: set[str] = set()
         self._draining = False
         self.config_maps.add_handlers(
@@ -69,13 +63,11 @@ class Publisher:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
 
     def _config_map_changed(self, config_map: JSON) -> None:
         namespace, name = object_key(config_map)

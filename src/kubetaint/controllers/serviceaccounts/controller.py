@@ -11,6 +11,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
+from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
 
@@ -36,16 +37,9 @@ class ServiceAccountsController:
         self.store = store
         self.clock = clock
         self.names = names
-        self.namespaces = namespace_informer or Informer(store, "namespaces")
-        self.accounts = service_account_informer or Informer(store, SERVICE_ACCOUNTS)
-        self._own = [
-            informer
-            for informer, given in (
-                (self.namespaces, namespace_informer),
-                (self.accounts, service_account_informer),
-            )
-            if given is None
-        ]
+        self.informers = ComponentInformers(store)
+        self.namespaces = self.informers.shared_or_own(namespace_informer, "namespaces")
+        self.accounts = self.informers.shared_or_own(service_account_informer, SERVICE_ACCOUNTS)
         self._queue: set[str] = set()
         self._draining = False
         self.namespaces.add_handlers(
@@ -60,13 +54,11 @@ class ServiceAccountsController:
         )
 
     def start(self) -> None:
-        for informer in self._own:
-            informer.start()
+        self.informers.start()
 
     def stop(self) -> None:
         """Stop the informers this controller started."""
-        for informer in self._own:
-            informer.stop()
+        self.informers.stop()
 
     def _account_deleted(self, account: JSON) -> None:
         namespace, name = object_key(account)

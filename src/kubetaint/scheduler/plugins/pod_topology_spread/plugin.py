@@ -1,0 +1,241 @@
+"""The PodTopologySpread plugin (mirrors pkg/scheduler/framework/plugins/podtopologyspread/
+plugin.go): its arguments (the default constraints, System or List defaulting), the events that
+may make a pod it rejected schedulable (EventsToRegister and the queueing hints) and the pod's
+constraints (getConstraints: its own, else the defaults selecting by helper.DefaultSelector,
+`default_selector`). Filtering (DoNotSchedule) is in filtering.py, scoring (ScheduleAnyway) in
+scoring.py, what both share in common.py. A pod without constraints is skipped (upstream's Skip).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kubetaint.scheduler.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint
+from kubetaint.scheduler.extension_points import (
+    EnqueueExtensions,
+    FilterBatch,
+    FilterPlugin,
+    Handle,
+    Plugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    ScorePlugin,
+    UsesHandle,
+)
+from kubetaint.scheduler.listers import ClusterListers
+from kubetaint.scheduler.plugins import names
+from kubetaint.scheduler.plugins.default_selector import default_selector
+from kubetaint.scheduler.plugins.pod_topology_spread.common import (
+    DO_NOT_SCHEDULE,
+    HONOR,
+    LABEL_HOSTNAME,
+    LABEL_TOPOLOGY_ZONE,
+    SCHEDULE_ANYWAY,
+    Constraint,
+    filter_constraints,
+    has_topology_keys,
+    node_labels,
+    pod_labels,
+    selects,
+)
+from kubetaint.scheduler.plugins.pod_topology_spread.filtering import Filtering
+from kubetaint.scheduler.plugins.pod_topology_spread.scoring import Scoring
+from kubetaint.scheduler.podinfo import PodInfo
+
+SYSTEM_DEFAULTING, LIST_DEFAULTING = "System", "List"
+#: systemDefaultConstraints
+SYSTEM_DEFAULT_CONSTRAINTS: tuple[Mapping[str, Any], ...] = (
+    {"topologyKey": LABEL_HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 3},
+    {"topologyKey": LABEL_TOPOLOGY_ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 5},
+)
+
+
+def _uid(pod: Mapping[str, Any]) -> str:
+    return str((pod.get("metadata") or {}).get("uid") or "")
+
+
+def _involved(pod: Mapping[str, Any], pi: PodInfo) -> bool:
+    """involvedInTopologySpreading: the pending pod itself, or a bound pod of its namespace."""
+    if _uid(pod) == _uid(pi.pod):
+        return True
+    meta = pod.get("metadata") or {}
+    bound = bool((pod.get("spec") or {}).get("nodeName"))
+    return bound and (meta.get("namespace") or "default") == pi.namespace
+
+
+def _validate_default_constraints(raw: Any) -> list[Mapping[str, Any]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ValueError(f"defaultConstraints: Invalid value: {raw!r}: must be a list")
+    for i, c in enumerate(raw):
+        where = f"defaultConstraints[{i}]"
+        if not isinstance(c, Mapping):
+            raise ValueError(f"{where}: Invalid value: {c!r}: must be an object")
+        skew = c.get("maxSkew")
+        if not isinstance(skew, int) or skew <= 0:
+            raise ValueError(f"{where}.maxSkew: Invalid value: {skew!r}: must be greater than zero")
+        if not c.get("topologyKey"):
+            raise ValueError(f"{where}.topologyKey: Required value: can not be empty")
+        if c.get("whenUnsatisfiable") not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+            raise ValueError(
+                f'{where}.whenUnsatisfiable: Unsupported value: "{c.get("whenUnsatisfiable")}": '
+                f'supported values: "DoNotSchedule", "ScheduleAnyway"'
+            )
+        if c.get("labelSelector") is not None:
+            raise ValueError(
+                f"{where}.labelSelector: Forbidden: constraint must not define a selector, "
+                "as they deduced for each pod"
+            )
+    return list(raw)
+
+
+class PodTopologySpread(
+    Filtering,
+    Scoring,
+    Plugin,
+    EnqueueExtensions,
+    PreFilterPlugin,
+    FilterPlugin,
+    FilterBatch,
+    PreScorePlugin,
+    ScorePlugin,
+    ScoreBatch,
+    ScoreExtensions,
+    UsesHandle,
+):
+    name = names.POD_TOPOLOGY_SPREAD
+
+    def __init__(
+        self, args: Mapping[str, Any] | None = None, enable_comparison_operators: bool = False
+    ) -> None:
+        args = args or {}
+        self.enable_cmp = enable_comparison_operators
+        constraints = _validate_default_constraints(args.get("defaultConstraints"))
+        defaulting = args.get("defaultingType") or (LIST_DEFAULTING if constraints else SYSTEM_DEFAULTING)
+        if defaulting not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
+            raise ValueError(
+                f'defaultingType: Unsupported value: "{defaulting}": supported values: "List", "System"'
+            )
+        if defaulting == SYSTEM_DEFAULTING and constraints:
+            raise ValueError(
+                f"defaultConstraints: Invalid value: {constraints!r}: "
+                'when .defaultingType is "System", .defaultConstraints must be empty'
+            )
+        self.system_defaulted = defaulting == SYSTEM_DEFAULTING
+        self.default_constraints: list[Mapping[str, Any]] = (
+            list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted else constraints
+        )
+        self._defaults_for = {
+            action: any(c.get("whenUnsatisfiable") == action for c in self.default_constraints)
+            for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
+        }
+        self.handle: ClusterListers | None = None
+
+    def use_handle(self, handle: Handle) -> None:
+        self.handle = handle
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """EventsToRegister (with SchedulerQueueingHints): pods added, relabelled, deleted or given
+        a toleration, and nodes added, deleted, relabelled or retainted, each with its hint."""
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(
+                    POD,
+                    ActionType.Add
+                    | ActionType.UpdatePodLabel
+                    | ActionType.UpdatePodToleration
+                    | ActionType.Delete,
+                ),
+                self.is_schedulable_after_pod_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    NODE,
+                    ActionType.Add
+                    | ActionType.Delete
+                    | ActionType.UpdateNodeLabel
+                    | ActionType.UpdateNodeTaint,
+                ),
+                self.is_schedulable_after_node_change,
+            ),
+        ]
+
+    def is_schedulable_after_pod_change(
+        self, pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+    ) -> bool:
+        """isSchedulableAfterPodChange: only the pending pod itself or a bound pod of its namespace
+        matters. The pending pod's new toleration helps when a constraint honours taints; a bound
+        pod's label change helps when it changes whether some constraint selects it; an added or
+        deleted pod helps when some constraint selects it."""
+        if (new is not None and not _involved(new, pi)) or (old is not None and not _involved(old, pi)):
+            return False
+        constraints = self.constraints(pi, DO_NOT_SCHEDULE)
+        if old is not None and new is not None:
+            if (
+                _uid(new) == _uid(pi.pod)
+                and (new.get("spec") or {}).get("tolerations") != (old.get("spec") or {}).get("tolerations")
+                and any(c.node_taints_policy == HONOR for c in constraints)
+            ):
+                return True
+            old_labels, new_labels = pod_labels(old), pod_labels(new)
+            if old_labels == new_labels:
+                return False
+            return any(selects(c, old_labels) != selects(c, new_labels) for c in constraints)
+        if new is not None:
+            return any(selects(c, pod_labels(new)) for c in constraints)
+        return old is not None and any(selects(c, pod_labels(old)) for c in constraints)
+
+    def is_schedulable_after_node_change(
+        self, pi: PodInfo, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None
+    ) -> bool:
+        """isSchedulableAfterNodeChange: a node that now has (or no longer has) every topology key
+        of the pending pod's constraints; an updated node with them all whose values of those keys
+        or whose taints changed; an added node with them all; a deleted node that had them all."""
+        constraints = self.constraints(pi, DO_NOT_SCHEDULE)
+        old_matching = old is not None and has_topology_keys(old, constraints)
+        new_matching = new is not None and has_topology_keys(new, constraints)
+        if old is not None and new is not None:
+            if old_matching != new_matching:
+                return True
+            old_labels, new_labels = node_labels(old), node_labels(new)
+            return new_matching and (
+                any(old_labels.get(c.topology_key) != new_labels.get(c.topology_key) for c in constraints)
+                or (old.get("spec") or {}).get("taints") != (new.get("spec") or {}).get("taints")
+            )
+        if new is not None:
+            return new_matching
+        return old_matching
+
+    def listers(self) -> ClusterListers:
+        """The handle's listers (the scheduler's cache among them)."""
+        assert self.handle is not None, "PodTopologySpread needs a handle"
+        return self.handle
+
+    def constraints(self, pi: PodInfo, action: str) -> list[Constraint]:
+        """getConstraints / the PreScore constraints: the pod's own, else the defaults."""
+        pod = pi.pod
+        own = (pod.get("spec") or {}).get("topologySpreadConstraints") or ()
+        labels = pod_labels(pod)
+        if own:
+            return filter_constraints(own, labels, action)
+        if not self._defaults_for[action]:
+            return []
+        selector = default_selector(pod, self.handle)
+        if selector.empty:
+            return []
+        constraints = filter_constraints(self.default_constraints, labels, action)
+        return [
+            Constraint(
+                c.max_skew,
+                c.topology_key,
+                selector,
+                c.min_domains,
+                c.node_affinity_policy,
+                c.node_taints_policy,
+            )
+            for c in constraints
+        ]
