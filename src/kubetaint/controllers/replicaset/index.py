@@ -161,8 +161,8 @@ class PodOwnerIndex:
     def _index_fresh(self, items: list[tuple[Key, JSON]]) -> None:
         """`_index_new` of each (key, pod) of a replay into an empty index (no key indexed: the
         replay at start), inlined: the informer's keys are distinct, so every key is new.
-        Consecutive orphans of one namespace with labels equal to string-only ones (one
-        template's pods) share their label tags and the posting lists they join."""
+        Consecutive orphans of one namespace whose labels are the same string pairs in the same
+        order (one template's pods) share their label tags and the posting lists they join."""
         owner_of, owned, versions = self._owner_of, self.owned, self._versions
         track, orphans, by_label, labels_of = (
             self._track_orphans,
@@ -170,7 +170,7 @@ class PodOwnerIndex:
             self._orphan_labels,
             self._labels_of,
         )
-        last_labels: object = _ABSENT  # string-only labels whose tags are `tags`
+        last_pairs: object = _ABSENT  # the string-only label pairs whose tags are `tags`
         last_space: object = _ABSENT
         tags: tuple[LabelKey, ...] = ()
         postings: list[set[Key]] = []  # the posting lists of `tags`
@@ -195,12 +195,13 @@ class PodOwnerIndex:
                 continue
             namespace = key[0]
             labels = meta.get("labels") or {}
-            # (labels equal to string-only ones are string-only: no other JSON value equals a string)
-            if namespace != last_space or (labels is not last_labels and labels != last_labels):
+            # (pairs equal to string-only ones are string-only: no other JSON value equals a string)
+            pairs = tuple(labels.items())
+            if namespace != last_space or pairs != last_pairs:
                 # _orphan_tags, first: what it raises leaves no trace
-                tags = tuple([(namespace, str(k), str(v)) for k, v in labels.items()])
-                plain = all(type(k) is str and type(v) is str for k, v in labels.items())
-                last_labels, last_space = (labels, namespace) if plain else (_ABSENT, _ABSENT)
+                tags = tuple([(namespace, str(k), str(v)) for k, v in pairs])
+                plain = all(type(k) is str and type(v) is str for k, v in pairs)
+                last_pairs, last_space = (pairs, namespace) if plain else (_ABSENT, _ABSENT)
                 found = orphans.get(namespace)
                 if found is None:
                     found = orphans[namespace] = set()
