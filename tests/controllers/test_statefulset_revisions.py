@@ -104,3 +104,24 @@ def test_history_beyond_the_limit_is_deleted_unless_a_pod_uses_it() -> None:
     assert [number for _, number in _revisions(plane)] == [3, 4]
     assert get(plane, "statefulsets.apps", "db")["status"]["updateRevision"] == names[-1]
     assert _images(plane) == {"db-0": "busybox:4"}
+
+
+def test_an_orphan_revision_matching_the_selector_is_adopted_and_reused() -> None:
+    plane = running_plane("n1")
+    first = plane.registry.create("statefulsets.apps", statefulset("db", 1))
+    plane.clock.run_pending()
+    (revision,) = plane.store.list(REVISIONS, namespace="default").items
+    # the set deleted with --cascade=orphan: its revision (and pod) stay without an owner
+    plane.registry.delete("statefulsets.apps", "default", "db", propagation_policy="Orphan")
+    plane.clock.run_pending()
+    (orphan,) = plane.store.list(REVISIONS, namespace="default").items
+    assert "ownerReferences" not in orphan["metadata"] or orphan["metadata"]["ownerReferences"] == []
+    second = plane.registry.create("statefulsets.apps", statefulset("db", 1))
+    plane.clock.run_pending()
+    (adopted,) = plane.store.list(REVISIONS, namespace="default").items
+    assert adopted["metadata"]["name"] == revision["metadata"]["name"]
+    (ref,) = adopted["metadata"]["ownerReferences"]
+    assert (ref["uid"], ref["controller"]) == (second["metadata"]["uid"], True)
+    assert ref["uid"] != first["metadata"]["uid"]
+    (pod,) = pods(plane)
+    assert pod["metadata"]["ownerReferences"][0]["uid"] == second["metadata"]["uid"]  # the pod too

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubetaint.sim.api import simulate
+from kubetaint.sim.pending_explain import explain_pending
 from kubetaint.sim.report_data import (
     MARKS,
     evictions_per_interval,
@@ -31,6 +32,7 @@ from kubetaint.sim.report_html import NODE_ROWS, render_html
 from kubetaint.sim.report_svg import bars
 from sim.browser import needs_chromium, rendered_dom
 from sim.helpers import EXAMPLES, run_example
+from sim.test_pending_explain import pending_run
 
 _TEXT = st.text(alphabet=st.sampled_from("ab-/0\x00\x01\x02\x03 "), max_size=12)
 
@@ -268,3 +270,12 @@ def test_a_zone_outage_report_opens_with_every_record_in_its_table(tmp_path: Pat
     assert 'data-ready="yes"' in _body(dom)
     nodes = [r for r in doc["timeline"] if r["kind"] == "Node"]
     assert f"{len(nodes):,} of {len(doc['timeline']):,} records" in dom
+
+
+@needs_chromium
+def test_a_report_explaining_its_pending_pods_renders_without_script_errors(tmp_path: Path) -> None:
+    doc = pending_run()
+    dom = rendered_dom(_write(tmp_path, render_html(doc, explain_pending(doc))))
+    body = _body(dom)
+    assert 'data-ready="yes"' in body and "data-errors" not in body
+    assert dom.count('<details class="why" open="">') == 1

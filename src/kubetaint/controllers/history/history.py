@@ -151,7 +151,10 @@ class History:
         controlled by the parent or by nothing."""
         meta = parent.get("metadata") or {}
         namespace = meta.get("namespace") or "default"
-        parsed = label_selector_from_dict(selector)
+        try:
+            parsed = label_selector_from_dict(selector)
+        except StatusError:  # an invalid selector selects nothing
+            return []
         if parsed is None:
             return []
         result = []
@@ -224,8 +227,11 @@ class History:
         uid = (parent.get("metadata") or {}).get("uid")
         meta = revision.get("metadata") or {}
         owners = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") != uid]
+        meta = {k: v for k, v in meta.items() if k != "ownerReferences"}  # omitted when empty
+        if owners:
+            meta["ownerReferences"] = owners
         try:
-            return self.store.update(RESOURCE, {**revision, "metadata": {**meta, "ownerReferences": owners}})
+            return self.store.update(RESOURCE, {**revision, "metadata": meta})
         except StatusError as err:
             if err.code in (404, 409, 422):
                 return None

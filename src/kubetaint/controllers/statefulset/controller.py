@@ -5,11 +5,10 @@ replaced from the highest ordinal down to the partition on a RollingUpdate.
 
 Mirrors pkg/controller/statefulset/stateful_set_control.go (updateStatefulSet, processReplica,
 processCondemned, the rolling update, computeReplicaStatus, completeRollingUpdate) and
-stateful_pod_control.go (its events). Differences, reported or documented: the revisions are
-`<set>-<hash of the pod template>` and their templates are kept in memory only (no
-ControllerRevision objects are served), so after a restart a pod of an older revision is
-recreated from the current template; the claims of `volumeClaimTemplates` are created and kept (a
-retention policy that deletes them gets a Warning event `NotModelled` on the StatefulSet).
+stateful_pod_control.go (its events), with its ControllerRevisions in revisions.py and the pods
+it claims (adopts and releases) in claims.py. Difference, reported: the claims of
+`volumeClaimTemplates` are created and kept (a retention policy that deletes them gets a Warning
+event `NotModelled` on the StatefulSet).
 """
 
 from __future__ import annotations
@@ -18,15 +17,15 @@ import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
 from kubetaint.controllers import history
 from kubetaint.controllers.history import History, sort_revisions
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
+from kubetaint.controllers.replicaset.owners import SelectorCache
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.controllers.statefulset import claims, revisions
 from kubetaint.controllers.statefulset import pods as stspods
-from kubetaint.controllers.statefulset import revisions
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
@@ -65,6 +64,10 @@ class StatefulSetController:
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
         self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
         self.owned = KindOwnedPods(self.pods, "StatefulSet", self._pod_changed)
+        self.orphans = claims.OrphanPods(self.pods, self._orphan_changed)
+        self.selectors = SelectorCache()
+        #: the error of this sync's pod creation whose name was taken, raised after its status
+        self._failed: StatusError | None = None
         self.sets.add_handlers(
             EventHandlers(
                 on_add=lambda sts: self.queue.add(podutil.key_of(sts)),
@@ -100,7 +103,7 @@ class StatefulSetController:
         selector = (sts.get("spec") or {}).get("selector")
         if not deleting:
             self._adopt_orphan_revisions(sts, selector)
-        owned = [p for p in self.owned.pods(uid) if stspods.is_member(sts, p)]
+        owned = self._claim_pods(sts, uid)
         listed = sort_revisions(self.history.list(sts, selector))
         try:
             current, update, collisions = revisions.statefulset_revisions(self.history, sts, listed)
@@ -108,6 +111,7 @@ class StatefulSetController:
             log.info("statefulset controller: revisions of %s/%s: %s", *key, err.message)
             self.queue.add_after(key, 1.0)
             return
+        self._failed = None
         if not deleting:
             self._update(sts, uid, owned, current, update)
         latest = self.sets.get(*key) or sts
@@ -119,6 +123,47 @@ class StatefulSetController:
             revisions.truncate_history(self.history, latest, owned, listed, current, update)
         except StatusError as err:
             log.info("statefulset controller: history of %s/%s: %s", *key, err.message)
+        if self._failed is not None:
+            raise self._failed  # the queue retries the set with back-off
+
+    def _claim_pods(self, sts: JSON, uid: str) -> list[JSON]:
+        """getPodsForStatefulSet: the pods it controls that match its selector and name, orphans
+        that do adopted, the others released."""
+        try:
+            selector = self.selectors.parsed(sts)
+        except StatusError:
+            selector = None
+        if selector is None:
+            return []
+        return claims.claim_pods(
+            self.store,
+            sts,
+            selector,
+            owned=self.owned.pods(uid),
+            orphans=self.orphans.pods(str(sts["metadata"].get("namespace") or "default")),
+            can_adopt=lambda: self._can_adopt(sts),
+        )
+
+    def _can_adopt(self, sts: JSON) -> bool:
+        """RecheckDeletionTimestamp: the set as stored now is the same one and not being deleted."""
+        try:
+            fresh = self.store.get(RESOURCE, *podutil.key_of(sts))
+        except StatusError:
+            return False
+        meta = fresh.get("metadata") or {}
+        return meta.get("uid") == sts["metadata"].get("uid") and not meta.get("deletionTimestamp")
+
+    def _orphan_changed(self, pod: JSON) -> None:
+        """getPodStatefulSets: the sets of the pod's namespace whose (non-empty) selector matches
+        it sync (they may adopt it)."""
+        meta = pod.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        for sts in self.sets.items():
+            if (sts.get("metadata") or {}).get("namespace") != meta.get("namespace"):
+                continue
+            selector = self.selectors.matching(sts)
+            if not selector.empty and selector.matches(labels):
+                self.queue.add(podutil.key_of(sts))
 
     def _adopt_orphan_revisions(self, sts: JSON, selector: JSON | None) -> None:
         """adoptOrphanRevisions: the set becomes the controller of the revisions matching its
@@ -236,7 +281,8 @@ class StatefulSetController:
         self._delete(sts, pod)
 
     def _create(self, sts: JSON, pod: JSON) -> None:
-        """CreateStatefulPod: the pod's claims first, then the pod."""
+        """CreateStatefulPod: the pod's claims first, then the pod. A name already taken (a pod
+        the set could not claim) gives no event: the sync fails and is retried with back-off."""
         name = pod["metadata"]["name"]
         set_name = sts["metadata"].get("name")
         if not self._create_claims(sts, pod):
@@ -244,7 +290,8 @@ class StatefulSetController:
         try:
             self.store.create("pods", pod)
         except StatusError as err:
-            if err.reason == "AlreadyExists" and self._adopt(sts, pod):
+            if err.reason == "AlreadyExists":
+                self._failed = err
                 return
             self.recorder.event(
                 sts,
@@ -256,32 +303,6 @@ class StatefulSetController:
         self.recorder.event(
             sts, "Normal", "SuccessfulCreate", f"create Pod {name} in StatefulSet {set_name} successful"
         )
-
-    def _adopt(self, sts: JSON, pod: JSON) -> bool:
-        """ClaimPods for the ordinal whose name is taken: an orphan pod of that name matching the
-        selector is adopted (the set becomes its controller); True when the name is the set's."""
-        namespace, name = podutil.key_of(pod)
-        try:
-            existing = self.store.get("pods", namespace, name)
-        except StatusError:
-            return False
-        meta = existing.get("metadata") or {}
-        ref = podutil.controller_ref_of(existing)
-        if ref is not None:
-            return bool(ref.get("uid") == sts["metadata"].get("uid"))
-        selector = label_selector_from_dict((sts.get("spec") or {}).get("selector"))
-        if (
-            meta.get("deletionTimestamp")
-            or selector is None
-            or not selector.matches(meta.get("labels") or {})
-        ):
-            return False
-        owners = [*(meta.get("ownerReferences") or []), podutil.controller_ref(sts, "apps/v1", "StatefulSet")]
-        try:
-            self.store.update("pods", {**existing, "metadata": {**meta, "ownerReferences": owners}})
-        except StatusError:
-            return False
-        return True
 
     def _create_claims(self, sts: JSON, pod: JSON) -> bool:
         """createPersistentVolumeClaims: each claim of the pod that does not exist, with its event;
