@@ -88,6 +88,8 @@ ROOTS = [
     "io.k8s.api.discovery.v1.EndpointSliceList",
     "io.k8s.api.apps.v1.StatefulSet",
     "io.k8s.api.apps.v1.StatefulSetList",
+    "io.k8s.api.apps.v1.ControllerRevision",
+    "io.k8s.api.apps.v1.ControllerRevisionList",
     *(f"io.k8s.api.batch.v1.{kind}{suffix}" for kind in ("Job", "CronJob") for suffix in ("", "List")),
     *(
         f"io.k8s.api.core.v1.{kind}{suffix}"

@@ -215,3 +215,48 @@ def test_simulate_records_what_the_scheduler_does_not_model(tmp_path: Path) -> N
     assert warned["name"] == "db"
     assert warned["message"].startswith("spec.volumes[0].awsElasticBlockStore: not modelled (CSI migration)")
     assert any(r["reason"] == "Scheduled" and r["name"] == "db" for r in records)
+
+
+UNPLACEABLE = """apiVersion: kubetaint.dev/v1alpha1
+kind: Scenario
+metadata: {name: unplaceable}
+spec:
+  until: 1m
+  nodeGroups:
+  - {name: node, count: 2}
+  objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: picky-pod-with-a-long-name}
+    spec:
+      nodeSelector: {disktype: ssd}
+      containers: [{name: c, image: nginx}]
+"""
+
+
+def test_wide_writes_each_record_on_one_line_where_the_table_folds_long_messages(tmp_path: Path) -> None:
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(UNPLACEABLE)
+    _, table, _ = run(str(scenario))
+    code, wide, _ = run(str(scenario), "-o", "wide")
+    _, doc, _ = run(str(scenario), "-o", "json")
+    records = json.loads(doc)["timeline"]
+    failed = [line for line in wide.splitlines() if "FailedScheduling" in line]
+    assert code == 0 and len(wide.splitlines()) == len(records) + 3  # heading, header, summary
+    assert len(failed) == 1 and failed[0].endswith("Preemption is not helpful for scheduling.")
+    assert len(table.splitlines()) > len(wide.splitlines())  # the table folds the message
+    assert [line.split() for line in table.splitlines()[:2]] == [
+        line.split() for line in wide.splitlines()[:2]
+    ]
+
+
+def test_the_html_report_explains_the_pods_still_pending(tmp_path: Path) -> None:
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(UNPLACEABLE)
+    code, page, _ = run(str(scenario), "-o", "html")
+    why = page[page.index('<details class="why"') :]
+    assert code == 0 and "Why <b>default/picky-pod-with-a-long-name</b> is pending" in why
+    assert (
+        "<td>NodeAffinity</td><td>2</td><td>node(s) didn&#x27;t match Pod&#x27;s node affinity/selector"
+        in why
+    )

@@ -61,6 +61,26 @@ def test_validate_decodes_strictly(tmp_path: Path, text: str, name: str, expecte
 
 
 @pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        pytest.param(
+            POD + "  tolerationz:\n  - {key: a}\n", 6, id="the key's line when the value is a block below it"
+        ),
+        pytest.param(POD + "  tolerationz: [{key: a}]\n", 6, id="the key's line when the value is on it"),
+        pytest.param(
+            POD.replace("[{name: c, image: i}]", "\n  - name: c\n    image: i\n    imagePullPolic: Always"),
+            8,
+            id="the line of a misspelt field inside a list item",
+        ),
+    ],
+)
+def test_validate_names_the_line_of_the_unknown_field(tmp_path: Path, text: str, line: int) -> None:
+    path = _write(tmp_path, "pod.yaml", text)
+    code, out, _ = _run("validate", path)
+    assert code == 1 and out.startswith(f"{path}, document 1, line {line}: "), out
+
+
+@pytest.mark.parametrize(
     "form",
     [
         pytest.param(["b.yaml", "a.yaml"], id="arguments are read in the order given"),
@@ -174,7 +194,9 @@ def test_the_command_group_imports_a_subcommand_only_when_it_runs() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('kubetaint.cli.') or m.startswith('kubetaint.sim')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['kubetaint.cli.exiting', 'kubetaint.cli.failure', 'kubetaint.cli.main']"
+    assert out.stdout.strip() == (
+        "['kubetaint.cli.exiting', 'kubetaint.cli.extras', 'kubetaint.cli.failure', 'kubetaint.cli.main']"
+    )
 
 
 @pytest.mark.parametrize("name", ["validate", "explain", "simulate", "whatif", "clock"])

@@ -100,7 +100,8 @@ def test_html_shows_the_evictions_with_and_without_the_change(snap: Path, tmp_pa
     assert "<h3>without the change: 0</h3>" in dom
     assert "<h3>with the change: 1</h3>" in dom
     with_change = dom[dom.index("<h3>with the change: 1</h3>") :]
-    assert 'class="bar"' in with_change[: with_change.index("</svg>")]
+    chart = with_change[with_change.index('<svg class="chart bars"') :]
+    assert 'class="bar Eviction"' in chart[: chart.index("</svg>")]
     assert dom.count('class="chart lines"') == 2
     assert dom.count('class="chart pending"') == 2
 
@@ -195,3 +196,13 @@ def test_whatif_notes_what_the_scheduler_does_not_model(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     notes = json.loads(result.stdout)["notes"]
     assert [n for n in notes if n.startswith("not modelled for pod default/db: spec.volumes[0]")], notes
+
+
+def test_the_text_report_folds_no_sentence_and_ends_no_line_in_spaces() -> None:
+    snapshot = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "zone-snap.json"
+    result = CliRunner().invoke(cli, ["whatif", "drain", "node-1", "node-4", "-f", str(snapshot)])
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 0 and lines
+    assert [line for line in lines if line != line.rstrip()] == []
+    (note,) = [line for line in lines if line.startswith("note: ")]
+    assert note.endswith("a real controller restart would start every timer from zero.")

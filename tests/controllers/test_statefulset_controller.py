@@ -226,14 +226,38 @@ def test_an_orphan_pod_holding_an_ordinals_name_is_adopted() -> None:
     assert _names(plane) == ["db-0", "db-1"]
 
 
-def test_a_pod_of_that_name_the_set_cannot_adopt_is_reported() -> None:
+def test_a_pod_of_that_name_the_set_cannot_claim_holds_the_ordinal_without_an_event() -> None:
+    # upstream's CreateStatefulPod sinks AlreadyExists: no event, the sync is retried with back-off
     plane = running_plane("n1")
     plane.registry.create("pods", _bare_pod("db-0", {"app": "other"}))
     plane.registry.create("statefulsets.apps", statefulset("db", 2))
-    plane.clock.run_pending()
+    plane.clock.advance(5)
     assert _names(plane) == ["db-0"]
-    assert (
-        "Warning",
-        "FailedCreate",
-        'create Pod db-0 in StatefulSet db failed error: pods "db-0" already exists',
-    ) in events(plane, "statefulset-controller")
+    assert "ownerReferences" not in get(plane, "pods", "db-0")["metadata"]
+    assert [e for e in events(plane, "statefulset-controller") if e[1] == "FailedCreate"] == []
+
+
+def test_an_orphan_created_later_with_a_members_name_is_adopted_and_scaled_down() -> None:
+    plane = running_plane("n1")
+    created = plane.registry.create("statefulsets.apps", statefulset("db", 2))
+    plane.clock.run_pending()
+    plane.registry.create("pods", _bare_pod("db-5", {"app": "db"}))
+    plane.registry.create("pods", _bare_pod("stray", {"app": "db"}))
+    plane.clock.run_pending()
+    assert _names(plane) == ["db-0", "db-1", "stray"]  # db-5 adopted, then deleted as condemned
+    assert "ownerReferences" not in get(plane, "pods", "stray")["metadata"]  # not a member: ignored
+    deleted = [e for e in events(plane, "statefulset-controller") if e[1] == "SuccessfulDelete"]
+    assert deleted == [("Normal", "SuccessfulDelete", "delete Pod db-5 in StatefulSet db successful")]
+    assert created["metadata"]["uid"]
+
+
+def test_a_pod_that_stops_matching_the_selector_is_released() -> None:
+    plane = running_plane("n1")
+    plane.registry.create("statefulsets.apps", statefulset("db", 2))
+    plane.clock.run_pending()
+    pod = get(plane, "pods", "db-1")
+    pod["metadata"]["labels"]["app"] = "debug"
+    plane.registry.update("pods", pod)
+    plane.clock.run_pending()
+    assert "ownerReferences" not in get(plane, "pods", "db-1")["metadata"]
+    assert get(plane, "statefulsets.apps", "db")["status"]["replicas"] == 1

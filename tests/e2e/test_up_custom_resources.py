@@ -7,6 +7,7 @@ with its objects surviving a restart on SQLite, memory (gone, as every object) a
 from __future__ import annotations
 
 import importlib.util
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -278,3 +279,40 @@ def test_objects_owned_by_a_deleted_custom_resource_are_garbage_collected(server
         lambda: server.kubectl("get", "configmap", "owned", ok=False).returncode == 1 or None,
         "the owned ConfigMap to be collected",
     )
+
+
+def test_a_replace_without_resource_version_is_refused_and_kubectl_replace_fills_it_in(
+    server: UpServer,
+) -> None:
+    from kubernetes import client, config
+
+    manifest = CRONTAB.replace("NS", "default").replace("my-cron", "replaced")
+    _apply(server, manifest)
+    api_client = config.new_client_from_config(config_file=str(server.kubeconfig))
+    try:
+        api = client.CustomObjectsApi(api_client)
+        body = {
+            "apiVersion": "stable.example.com/v1",
+            "kind": "CronTab",
+            "metadata": {"name": "replaced", "namespace": "default"},
+            "spec": {"cronSpec": "* * * * */5", "image": "other-image"},
+        }
+        with pytest.raises(client.ApiException) as refused:
+            api.replace_namespaced_custom_object(
+                "stable.example.com", "v1", "default", "crontabs", "replaced", body
+            )
+        assert refused.value.status == 422
+        assert json.loads(refused.value.body)["message"] == (
+            'crontabs.stable.example.com "replaced" is invalid: metadata.resourceVersion: '
+            "Invalid value: 0x0: must be specified for an update"
+        )
+    finally:
+        api_client.close()
+    # kubectl replace reads the object's resourceVersion first when the manifest has none
+    path = server.workdir / "replaced.yaml"
+    path.write_text(manifest.replace("replaced-image", "other-image"))
+    assert (
+        server.kubectl("replace", "-f", str(path)).stdout.strip()
+        == "crontab.stable.example.com/replaced replaced"
+    )
+    assert server.kubectl("get", "ct", "replaced", "-o", "jsonpath={.spec.image}").stdout == "other-image"

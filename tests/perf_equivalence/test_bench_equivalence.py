@@ -13,6 +13,9 @@ Deliberate changes applied to the goldens since:
   ScheduleAnyway) applied to the ReplicaSets' pods, as upstream does: the simulator gives the
   scheduler its ReplicaSets. Regenerated, and checked equal to the reference mode's documents
   (KUBETAINT_REFERENCE=1: no shortcut, every node filtered and scored one by one).
+- the DaemonSet's ControllerRevision, created at its first sync as upstream's constructHistory
+  does: one object more, so every later resourceVersion is one higher and every later uid the
+  seeded generator's next one (nothing else differs). Regenerated.
 """
 
 from __future__ import annotations

@@ -120,6 +120,22 @@ def _cache_state(s: Scheduler) -> tuple[Any, ...]:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 4), min_size=NODES, max_size=NODES), _ops)
 def test_remembered_verdicts_decide_as_the_filters_run_afresh(kinds: list[int], ops: list[Any]) -> None:
+    _decide_alike(kinds, ops)
+
+
+def test_a_node_untainted_then_filled_is_filtered_again_for_a_template_it_rejected() -> None:
+    """The slots a template's node-only filters pass follow a node's change in place: a node
+    its pods did not tolerate, untainted, then filled by pods bound there, is no longer
+    feasible for the template's next pods."""
+    kinds = [1, 0, 0, 0]
+    before = [("pending", 0, 1), ("bound", 1, 0, 1), ("pending", 0, 1), ("node", 0, 0), ("pending", 0, 1)]
+    fill = [("bound", 10 + i, 0, 0) for i in range(4)]
+    _decide_alike(kinds, [*before, *fill, ("pending", 0, 3)])
+
+
+def _decide_alike(kinds: list[int], ops: list[Any]) -> None:
+    """A scheduler remembering verdicts and one in reference mode, told `ops` over nodes of
+    `kinds`, decide alike and end with the same cache."""
     nodes = [_node(i, k) for i, k in enumerate(kinds)]
     remembering = scheduler(nodes)
     with reference_mode():

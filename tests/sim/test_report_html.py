@@ -17,8 +17,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubetaint.sim.api import simulate
+from kubetaint.sim.pending_explain import explain_pending
 from kubetaint.sim.report_data import (
     MARKS,
+    evictions_per_interval,
     interval_for,
     natural_key,
     pack_records,
@@ -27,8 +29,10 @@ from kubetaint.sim.report_data import (
     unpack_records,
 )
 from kubetaint.sim.report_html import NODE_ROWS, render_html
+from kubetaint.sim.report_svg import bars
 from sim.browser import needs_chromium, rendered_dom
 from sim.helpers import EXAMPLES, run_example
+from sim.test_pending_explain import pending_run
 
 _TEXT = st.text(alphabet=st.sampled_from("ab-/0\x00\x01\x02\x03 "), max_size=12)
 
@@ -87,6 +91,40 @@ def test_nodes_sort_by_their_numbers() -> None:
 )
 def test_eviction_bars_take_a_round_interval(end: float, interval: float) -> None:
     assert interval_for(end) == interval
+
+
+def _eviction(t: float, reason: str) -> dict[str, Any]:
+    message = "Marking for deletion Pod default/p" if reason == "TaintManagerEviction" else "The node was low"
+    return {"t": t, "reason": reason, "kind": "Pod", "name": "default/p", "message": message}
+
+
+def test_evictions_are_counted_by_kind_per_interval() -> None:
+    records = [
+        _eviction(10, "TaintManagerEviction"),
+        _eviction(70, "Evicted"),
+        _eviction(80, "TaintManagerEviction"),
+    ]
+    records.append(
+        {"t": 80, "reason": "TaintManagerEviction", "kind": "Pod", "message": "Cancelling deletion"}
+    )
+    assert evictions_per_interval(records, 120, 60) == {"Eviction": [1, 1], "Evicted": [0, 1]}
+
+
+def test_the_evictions_chart_stacks_each_kind_in_its_marks_colour_with_a_legend() -> None:
+    chart = bars({"Eviction": [2, 1], "Evicted": [0, 1]}, 60, 120)
+    colours = {mark.key: mark.color for mark in MARKS}
+    rects = re.findall(
+        r'<rect class="bar (\w+)" x="([\d.]+)" y="([\d.]+)" [^>]*height="([\d.]+)" fill="([^"]+)"', chart
+    )
+    assert [(kind, fill) for kind, _, _, _, fill in rects] == [
+        ("Eviction", colours["Eviction"]),
+        ("Eviction", colours["Eviction"]),
+        ("Evicted", colours["Evicted"]),
+    ]
+    # the second interval's kubelet eviction sits on its taint manager eviction
+    (_, x1, y1, h1, _), (_, x2, y2, h2, _) = rects[1], rects[2]
+    assert x1 == x2 and abs(float(y2) + float(h2) - float(y1)) < 0.2 and float(h1) == float(h2)
+    assert "taint manager eviction</span>" in chart and "evicted (kubelet or API eviction)</span>" in chart
 
 
 def test_pods_per_zone_count_the_pods_bound_before_the_run() -> None:
@@ -212,7 +250,7 @@ def test_the_page_shows_every_kind_of_mark_in_its_legend_and_its_evictions(tmp_p
     for mark in MARKS:
         assert f'href="#m-{mark.key}"' in dom
     assert 'class="mark Eviction"' in dom
-    assert 'class="bar"' in dom  # the evictions-per-interval chart
+    assert 'class="bar Eviction"' in dom  # the evictions-per-interval chart, in the mark's colour
 
 
 @needs_chromium
@@ -232,3 +270,12 @@ def test_a_zone_outage_report_opens_with_every_record_in_its_table(tmp_path: Pat
     assert 'data-ready="yes"' in _body(dom)
     nodes = [r for r in doc["timeline"] if r["kind"] == "Node"]
     assert f"{len(nodes):,} of {len(doc['timeline']):,} records" in dom
+
+
+@needs_chromium
+def test_a_report_explaining_its_pending_pods_renders_without_script_errors(tmp_path: Path) -> None:
+    doc = pending_run()
+    dom = rendered_dom(_write(tmp_path, render_html(doc, explain_pending(doc))))
+    body = _body(dom)
+    assert 'data-ready="yes"' in body and "data-errors" not in body
+    assert dom.count('<details class="why" open="">') == 1

@@ -270,11 +270,19 @@ def _child(node: Any, part: str | int) -> Any:
 
 
 def _node_line(node: Any, parts: Sequence[str | int]) -> int | None:
+    """The line of the field at `parts`: its key's line for a mapping field (the value of
+    `tolerationz:` may start on the next line), the item's own line for a list item."""
+    line: int | None = None
     for part in parts:
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            key = next((k for k, _ in node.value if getattr(k, "value", None) == part), None)
+            line = int(key.start_mark.line) + 1 if key is not None else None
         node = _child(node, part)
         if node is None:
             return None
-    return int(node.start_mark.line) + 1 if node is not None else None
+        if not (isinstance(part, str) and line is not None):
+            line = int(node.start_mark.line) + 1
+    return line
 
 
 def manifest_name(obj: Mapping[str, Any]) -> str:

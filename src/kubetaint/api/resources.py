@@ -216,6 +216,7 @@ RESOURCES: tuple[Resource, ...] = (
         subresources=("scale", "status"),
         categories=("all",),
     ),
+    Resource("apps", "v1", "ControllerRevision", "controllerrevisions", "controllerrevision"),
     Resource("batch", "v1", "Job", "jobs", "job", subresources=("status",), categories=("all",)),
     Resource(
         "",

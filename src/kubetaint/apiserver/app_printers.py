@@ -265,6 +265,29 @@ def print_stateful_set(obj: JSON, now: float) -> Cells:
     return [_name(obj), f"{_count(status.get('readyReplicas'))}/{desired}", age_of(obj, now), names, images]
 
 
+CONTROLLER_REVISION_COLUMNS = [
+    NAME_COLUMN,
+    col("Controller", "Controller of the object"),
+    col("Revision", swagger_doc("io.k8s.api.apps.v1.ControllerRevision", "revision")),
+    AGE_COLUMN,
+]
+
+
+def print_controller_revision(obj: JSON, now: float) -> Cells:
+    """printControllerRevision: the controller as `<kind>.<group>/<name>` (formatResourceName)."""
+    controller = "<none>"
+    for ref in map(as_dict, as_list(as_dict(obj.get("metadata")).get("ownerReferences"))):
+        if ref.get("controller") is True:
+            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+            kind = str(ref.get("kind") or "")
+            group_kind = f"{kind}.{group}" if group else kind
+            controller = (
+                f"{group_kind.lower()}/{ref.get('name') or ''}" if group_kind else str(ref.get("name") or "")
+            )
+            break
+    return [_name(obj), controller, _count(obj.get("revision")), age_of(obj, now)]
+
+
 _SELECTOR_COLUMN = col("Selector", swagger_doc(_BATCH + "JobSpec", "selector"), priority=1)
 JOB_COLUMNS = [
     NAME_COLUMN,
@@ -394,6 +417,7 @@ APP_PRINTERS = {
     "endpoints": (ENDPOINTS_COLUMNS, print_endpoints),
     "endpointslices.discovery.k8s.io": (ENDPOINT_SLICE_COLUMNS, print_endpoint_slice),
     "statefulsets.apps": (STATEFUL_SET_COLUMNS, print_stateful_set),
+    "controllerrevisions.apps": (CONTROLLER_REVISION_COLUMNS, print_controller_revision),
     "jobs.batch": (JOB_COLUMNS, print_job),
     "cronjobs.batch": (CRON_JOB_COLUMNS, print_cron_job),
 }

@@ -18,10 +18,10 @@ from typing import Protocol
 
 from kubetaint.api import errors
 from kubetaint.apiserver.authn import MASTERS_GROUP, UserInfo
+from kubetaint.apiserver.modes import MODES
 from kubetaint.apiserver.rbac import Policy, PolicyRule, aggregate
 from kubetaint.apiserver.requestinfo import RequestInfo, exact_match
 
-MODES = ("AlwaysAllow", "Node", "RBAC")
 NODE_LEASE_NAMESPACE = "kube-node-lease"
 #: (allowed, reason): a denial's reason is appended to the 403 message when not empty.
 Decision = tuple[bool, str]

@@ -14,8 +14,10 @@ from typing import Any
 
 from kubetaint.api import crschema, errors
 from kubetaint.api.crd import CRDS, CustomResource, served_resources
+from kubetaint.api.goquote import go_quote
 from kubetaint.api.openapi_schemas import cannot_handle, strict_decoding_error
 from kubetaint.api.resources import Resource
+from kubetaint.api.selectors import parse_field_selector
 from kubetaint.api.validation import field as fe
 from kubetaint.api.validation.crd import validate_custom_resource_meta
 from kubetaint.apiserver import crd_scale
@@ -69,6 +71,17 @@ def is_custom(res: Resource) -> bool:
     return isinstance(res, CustomResource)
 
 
+def check_field_labels(res: Resource, selector: str | None) -> None:
+    """The custom resource converter's field labels (ConvertFieldLabel): `metadata.name`, and
+    `metadata.namespace` for a namespaced resource only; 400 `field label not supported`
+    otherwise (the store's selector parsing checks the rest)."""
+    if not isinstance(res, CustomResource) or res.namespaced or not selector:
+        return
+    for field, _, _ in parse_field_selector(selector, res.store_resource).terms:
+        if field == "metadata.namespace":
+            raise errors.bad_request(f"field label not supported: {field}")
+
+
 # decoding ---------------------------------------------------------------------------------
 
 
@@ -104,7 +117,7 @@ class CustomResourceStrategy:
             return prepare_for_create(self.res, obj)
         if self.subresource == "status":
             return with_generation(obj, meta_of(old).get("generation"))
-        return prepare_for_update(obj, old)
+        return prepare_for_update(obj, old, status_subresource=self.res.has_status)
 
     def validate(self, obj: JSON, old: JSON | None) -> None:
         validate(self.res, obj, old, status=self.subresource == "status")
@@ -148,9 +161,14 @@ def prepare_for_create(res: CustomResource, obj: JSON) -> JSON:
     return for_storage(res, {**out, "metadata": {**meta, "generation": 1}})
 
 
-def prepare_for_update(obj: JSON, old: JSON) -> JSON:
-    """The custom resource strategy's PrepareForUpdate: the generation is old's, plus one when
-    anything outside `metadata` changes (the status is already old's when it is a subresource)."""
+def prepare_for_update(obj: JSON, old: JSON, *, status_subresource: bool) -> JSON:
+    """The custom resource strategy's PrepareForUpdate: with a status subresource, the status is
+    old's (none when old has none); the generation is old's, plus one when anything outside
+    `metadata` changes."""
+    if status_subresource:
+        obj = {k: v for k, v in obj.items() if k != "status"}
+        if "status" in old:
+            obj["status"] = old["status"]
     generation = meta_of(old).get("generation")
     if isinstance(generation, int) and _non_metadata(obj) != _non_metadata(old):
         generation += 1
@@ -313,6 +331,27 @@ def from_scale(res: CustomResource, parent: JSON, scale: Any) -> JSON:
         )
         raise errors.StatusError(422, "Invalid", message, kind="Scale", group="autoscaling")
     return _path_set(parent, res.scale_paths[0], replicas)
+
+
+#: The finalizers upstream names without a domain (helper.IsStandardFinalizerName).
+STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+
+
+def finalizer_warnings(obj: JSON, old: JSON | None) -> list[str]:
+    """The custom resource strategy's warnings on a write (generateWarningsFromObj): each
+    finalizer it adds without a domain, other than the standard ones, in name order."""
+    added = set(_finalizers(obj)) - set(_finalizers(old) if old is not None else ())
+    return [
+        f"metadata.finalizers: {go_quote(name)}: prefer a domain-qualified finalizer name to avoid "
+        "accidental conflicts with other finalizer writers"
+        for name in sorted(added)
+        if "/" not in name and name not in STANDARD_FINALIZERS
+    ]
+
+
+def _finalizers(obj: JSON) -> list[str]:
+    found = meta_of(obj).get("finalizers")
+    return [f for f in found if isinstance(f, str)] if isinstance(found, list) else []
 
 
 def crd_warnings(crd: JSON) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kubetaint.api import errors
+from kubetaint.api import crformats, errors
 from kubetaint.api.crd import GROUP as CRD_GROUP
 from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
@@ -96,6 +96,7 @@ class Handlers:
         res = target.res
         params = query.of(request)
         validate_list_options(params, watch=False)
+        crd_served.check_field_labels(res, params.get("fieldSelector"))
         read = list_read(params, self.store)
         result = self.store.list(
             res.store_resource,
@@ -145,7 +146,7 @@ class Handlers:
             warnings = [*warnings, *pruned]
         obj = fieldmanagement.record(target, obj, None, request, self.clock)
         created = self.rest.create(target, obj, dry_run(request))
-        warnings = [*_created_warnings(target, warnings), *_crd_warnings(target, created)]
+        warnings = [*_created_warnings(target, warnings), *_strategy_warnings(target, created, None)]
         return fieldvalidation.with_warnings(json_response(_out(target.res, created), 201), warnings)
 
     async def update(self, target: Target, request: Request) -> Response:
@@ -170,7 +171,7 @@ class Handlers:
         old = self.store.get(target.res.store_resource, target.namespace, target.name)
         obj = fieldmanagement.record(target, obj, old, request, self.clock)
         updated = self.rest.update(target, obj, old, dry_run(request))
-        warnings = [*warnings, *_crd_warnings(target, updated)]
+        warnings = [*warnings, *_strategy_warnings(target, updated, old)]
         return fieldvalidation.with_warnings(json_response(_out(target.res, updated)), warnings)
 
     async def patch(self, target: Target, request: Request) -> Response:
@@ -233,7 +234,7 @@ class Handlers:
                 if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
                     return fieldvalidation.with_warnings(json_response(_out(res, old)), warnings)
                 stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
-                warnings = [*warnings, *_crd_warnings(target, stored)]
+                warnings = [*warnings, *_strategy_warnings(target, stored, old)]
                 return fieldvalidation.with_warnings(json_response(_out(res, stored)), warnings)
             except errors.StatusError as exc:
                 # Patches without a resourceVersion are retried on conflict, as upstream.
@@ -282,7 +283,7 @@ class Handlers:
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
         created = self.rest.create(target, obj, is_dry_run)
         response = json_response(_out(target.res, created), 201)
-        return fieldvalidation.with_warnings(response, _crd_warnings(target, created))
+        return fieldvalidation.with_warnings(response, _strategy_warnings(target, created, None))
 
     def _store_patched(
         self, target: Target, patched: JSON, old: JSON, caller_rv: bool, is_dry_run: bool
@@ -318,6 +319,7 @@ class Handlers:
 
     async def delete_collection(self, target: Target, request: Request) -> Response:
         validate_list_options(query.of(request), watch=False)  # delete.go DeleteCollection
+        crd_served.check_field_labels(target.res, query.of(request).get("fieldSelector"))
         options = await _delete_options(request)
         is_dry_run = dry_run(
             request, options.get("dryRun") if isinstance(options.get("dryRun"), list) else None
@@ -405,11 +407,15 @@ def _created_warnings(target: Target, warnings: list[str]) -> list[str]:
     return [*warnings, extra] if extra else warnings
 
 
-def _crd_warnings(target: Target, written: JSON) -> list[str]:
-    """What of a written CRD kubetaint does not model (crd_served.crd_warnings)."""
+def _strategy_warnings(target: Target, written: JSON, old: JSON | None) -> list[str]:
+    """The warnings of a write besides the decoder's: the strategy's (WarningsOnCreate /
+    WarningsOnUpdate: a custom resource's finalizer names it added, a CRD's unrecognized
+    formats), then what of a written CRD kubetaint does not model (crd_served.crd_warnings)."""
+    if isinstance(target.res, CustomResource):
+        return crd_served.finalizer_warnings(written, old)
     if (target.res.group, target.res.kind) != (CRD_GROUP, "CustomResourceDefinition") or target.subresource:
         return []
-    return crd_served.crd_warnings(written)
+    return [*crformats.format_warnings(written, old), *crd_served.crd_warnings(written)]
 
 
 def _binding_node(binding: JSON, name: str) -> str:

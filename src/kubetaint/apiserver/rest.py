@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api import errors
-from kubetaint.api.crd import CustomResource
+from kubetaint.api.crd import CRDS, CustomResource
 from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
@@ -247,6 +247,8 @@ class REST:
         """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
         `obj` is a precondition (409 Conflict when stale)."""
         res = target.res
+        if not _allows_unconditional_update(res) and not _meta(obj).get("resourceVersion"):
+            raise _resource_version_required(res, target.name)
         if _is_services(res) and not target.subresource:
             obj = drop_type_dependent_fields(keep_allocated_values(defaulted(obj), old), old)
             obj = self._allocate_service(obj, old)
@@ -294,6 +296,30 @@ class REST:
             graceful=True,
             user=requesting_user(),
         )
+
+
+def _allows_unconditional_update(res: ResourceInfo) -> bool:
+    """The strategy's AllowUnconditionalUpdate: false for custom resources and
+    CustomResourceDefinitions (their main and status strategies), whose updates must name the
+    resourceVersion they replace; true for the other kinds kubetaint serves."""
+    return not isinstance(res, CustomResource) and res.store_resource != CRDS
+
+
+def _resource_version_required(res: ResourceInfo, name: str) -> errors.StatusError:
+    """The generic store's 422 for an update without a resourceVersion when the strategy
+    allows no unconditional update (NewInvalid of the GroupKind {group, resource}; the value is
+    the uint64 0, which field.Error prints as `%#v`)."""
+    qualified = f"{res.plural}.{res.group}" if res.group else res.plural
+    detail = "Invalid value: 0x0: must be specified for an update"
+    return errors.StatusError(
+        422,
+        "Invalid",
+        f'{qualified} "{name}" is invalid: metadata.resourceVersion: {detail}',
+        name=name,
+        group=res.group,
+        kind=res.plural,
+        causes=[{"reason": "FieldValueInvalid", "message": detail, "field": "metadata.resourceVersion"}],
+    )
 
 
 def _strategy(target: Target) -> crd_served.CustomResourceStrategy | None:

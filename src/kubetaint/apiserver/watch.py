@@ -18,7 +18,7 @@ from starlette.responses import Response, StreamingResponse
 
 from kubetaint.api import errors
 from kubetaint.api.crd import CustomResource
-from kubetaint.apiserver import query
+from kubetaint.apiserver import crd_served, query
 from kubetaint.apiserver.crd_teardown import TEARDOWN_DELAY, StorageTeardowns, WatchEnd
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.listing import validate_list_options
@@ -57,6 +57,7 @@ class WatchStreamer:
     def respond(self, target: Target, request: Request) -> Response:
         params = query.of(request)
         validate_list_options(params, watch=True)
+        crd_served.check_field_labels(target.res, params.get("fieldSelector"))
         rendering = negotiate(request.headers.get("accept"))
         policy = include_object_policy(params.get("includeObject")) if rendering.table else "Metadata"
         bookmarks = params.flag("allowWatchBookmarks")

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-import httpx
 
+from kubetaint.cli.extras import missing_extra
 from kubetaint.store.interface import StoreError
 from kubetaint.store.remote_config import Connection, load_kubeconfig
 
-# (the server's modules are imported when a command runs: `kubetaint clock --help` stays fast)
+# (httpx and the server's modules are imported when a command runs: `kubetaint clock --help` stays fast)
 
 #: Advancing a day of virtual time can take a while on a big cluster.
 TIMEOUT_SECONDS = 600.0
@@ -53,6 +53,10 @@ def connection(path: Path) -> Connection:
 def _call(
     connection: Connection, method: str, path: str, body: dict[str, Any] | None = None
 ) -> dict[str, Any]:
+    try:
+        import httpx
+    except ModuleNotFoundError as error:
+        raise missing_extra("clock", error, "cluster") from None
     url = connection.server + path
     try:
         with httpx.Client(verify=connection.ssl_context(), timeout=TIMEOUT_SECONDS) as client:

@@ -21,6 +21,7 @@ import click
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import DATA_OUTPUTS, dumps_yaml, input_files
 from kubetaint.cli.live import LiveOptions, capture_live, live_options
+from kubetaint.cli.output import write_out
 from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 
 if TYPE_CHECKING:  # (the scheduler is imported when the command runs: `--help` stays fast)
@@ -242,10 +243,10 @@ def explain_command(
     if not paths:
         document = _picked(document, objects, names, live, live_namespace)
     if output == "json":
-        click.echo(json.dumps(document, indent=2))
+        write_out(json.dumps(document, indent=2) + "\n")
     elif output == "yaml":
-        click.echo(dumps_yaml(document), nl=False)
+        write_out(dumps_yaml(document))
     else:
-        click.echo(render_table(document, all_rows=all_rows or output == "wide"), nl=False)
+        write_out(render_table(document, all_rows=all_rows or output == "wide"))
     if fail_on and any(p.get("result") != "Scheduled" for p in document.get("pods", [])):
         raise SystemExit(1)

@@ -12,7 +12,8 @@ from click.shell_completion import CompletionItem
 
 from kubetaint import __version__
 from kubetaint.api.version import KUBERNETES_VERSION
-from kubetaint.cli.exiting import mark_console
+from kubetaint.cli.exiting import console_running, end_on_closed_pipe, flush_or_end, mark_console
+from kubetaint.cli.extras import missing_package
 from kubetaint.cli.failure import Failure, UsageFailure
 
 # (command name, module, attribute, one-line help): subcommands register here; the help line is
@@ -76,10 +77,7 @@ def _needs_extra(name: str, missing: str) -> click.Command:
         help="(needs the server extra: pip install 'kubetaint[server]')",
     )
     def needs_extra() -> None:
-        click.echo(
-            f"error: kubetaint {name} needs the {missing} package: pip install 'kubetaint[server]'", err=True
-        )
-        raise SystemExit(1)
+        raise Failure(missing_package(name, missing))
 
     return needs_extra
 
@@ -128,16 +126,29 @@ class LazyGroup(click.Group):
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as exc:
             raise _one_line(exc) from None
+        except BrokenPipeError:
+            _closed_pipe()  # while writing --help or --version
+            raise
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.UsageError as exc:
             raise _one_line(exc) from None
+        except BrokenPipeError:
+            _closed_pipe()
+            raise
         except RecursionError:
             raise Failure("the input is nested too deeply") from None
         except MemoryError:
             raise Failure("out of memory (the input is too large)") from None
+
+
+def _closed_pipe() -> None:
+    """The reader of the output went away (`kubetaint simulate FILE | head`): the console program
+    ends as kubectl does, by SIGPIPE; in-process callers get the exception."""
+    if console_running():
+        end_on_closed_pipe()
 
 
 def _one_line(exc: click.UsageError) -> click.ClickException:
@@ -165,14 +176,22 @@ def cli() -> None:
     """
 
 
+def _run_console(prog_name: str) -> None:
+    mark_console()
+    try:
+        cli(prog_name=prog_name)
+    except BrokenPipeError:
+        end_on_closed_pipe()  # while writing an error line to a closed standard error
+    finally:
+        flush_or_end()  # help, version and usage errors are written at exit
+
+
 def main() -> None:
     """Console-script entry point."""
-    mark_console()
-    cli(prog_name="kubetaint")
+    _run_console("kubetaint")
 
 
 def kubectl_main() -> None:
     """The `kubectl-kubetaint` console script: kubectl runs it for `kubectl kubetaint ...` (a
     kubectl plugin is an executable named kubectl-NAME on the PATH)."""
-    mark_console()
-    cli(prog_name="kubectl kubetaint")
+    _run_console("kubectl kubetaint")

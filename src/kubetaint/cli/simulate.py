@@ -8,15 +8,19 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kubetaint.cli.exiting import exit_now
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import gather_files, input_files
+from kubetaint.cli.output import write_out
 from kubetaint.cli.scheduler_config import SchedulerConfigError, config_option, load_scheduler_config
 from kubetaint.sim.examples import ExampleError, example_names, example_path
+
+if TYPE_CHECKING:  # (the simulator is imported when the command runs)
+    from kubetaint.sim.scenario import Scenario
 
 # (the simulator is imported when the command runs: `kubetaint simulate --help` stays fast)
 
@@ -96,13 +100,15 @@ Examples:
     type=click.Choice(["table", "wide", "json", "yaml", "html"]),
     default="table",
     show_default=True,
-    help="table (wide: the same), json, yaml, or a self-contained html report.",
+    help="table (long messages fold), wide (one line per record), json, yaml, or a self-contained "
+    "html report.",
 )
 @click.option(
     "--example",
     metavar="NAME",
     default=None,
     help=f"Run a scenario shipped with kubetaint instead of a file ({', '.join(example_names())}).",
+    shell_complete=lambda ctx, param, incomplete: [n for n in example_names() if n.startswith(incomplete)],
 )
 @click.option("--until", "until", default=None, metavar="D", help="Run this long (Go duration or seconds).")
 @click.option("--seed", type=int, default=None, help="Override the scenario's seed.")
@@ -184,14 +190,14 @@ def simulate_command(
             close()
     except (ScenarioError, SimulationError, SnapshotError) as err:
         raise Failure(str(err)) from None
-    _write(doc, output)
+    _write(doc, output, loaded)
     code = 1 if failed(doc.get("summary") or {}, fail_on) else 0
     exit_now(code)  # (a large run's objects are not torn down one by one)
     if code:
         raise SystemExit(code)
 
 
-def _write(doc: dict[str, Any], output: str) -> None:
+def _write(doc: dict[str, Any], output: str, scenario: Scenario) -> None:
     """The run's document in the output format, on standard output."""
     if output == "json":
         from kubetaint.sim.timeline import write_json
@@ -204,10 +210,14 @@ def _write(doc: dict[str, Any], output: str) -> None:
         write_yaml(doc, sys.stdout)  # streamed, as json
         sys.stdout.flush()
     elif output == "html":
+        from kubetaint.sim.pending_explain import explain_pending
         from kubetaint.sim.report_html import render_html
 
-        click.echo(render_html(doc), nl=False)
+        pending = explain_pending(
+            doc, config=scenario.settings.scheduler_config, feature_gates=scenario.feature_gates
+        )
+        write_out(render_html(doc, pending))
     else:
-        from kubetaint.sim.report_table import render_table
+        from kubetaint.sim.report_table import UNFOLDED, WIDTH, render_table
 
-        click.echo(render_table(doc), nl=False)
+        write_out(render_table(doc, width=UNFOLDED if output == "wide" else WIDTH))

@@ -14,6 +14,7 @@ import click
 from kubetaint.cli.failure import Failure
 from kubetaint.cli.inputs import dumps_yaml
 from kubetaint.cli.live import LiveOptions, capture_live, live_options
+from kubetaint.cli.output import write_out
 
 
 @click.command(
@@ -64,7 +65,7 @@ def snapshot_command(
     else:
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"
     if output == "-":
-        click.echo(text, nl=False)
+        write_out(text)
     else:
         try:
             Path(output).write_text(text, encoding="utf-8")

@@ -13,54 +13,14 @@ from __future__ import annotations
 import random
 import signal
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
 
 from kubetaint.controlplane import ControlPlane
-from kubetaint.controlplane.leaderelection import LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD
 from kubetaint.controlplane.replica import ElectedControlPlane, ReplicaElection, replica_identity
 
-__all__ = ["Replica", "ReplicaElection", "replica_election", "replica_options"]
-
-
-def replica_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--leader-elect, the --leader-elect-* durations and --kubelets/--no-kubelets."""
-    options = [
-        click.option(
-            "--leader-elect",
-            is_flag=True,
-            help="Run the scheduler and controllers only while holding their Lease (several replicas).",
-        ),
-        click.option(
-            "--leader-elect-lease-duration",
-            type=click.FloatRange(min=1),
-            default=LEASE_DURATION,
-            show_default=True,
-        ),
-        click.option(
-            "--leader-elect-renew-deadline",
-            type=click.FloatRange(min=1),
-            default=RENEW_DEADLINE,
-            show_default=True,
-        ),
-        click.option(
-            "--leader-elect-retry-period",
-            type=click.FloatRange(min=0.01),
-            default=RETRY_PERIOD,
-            show_default=True,
-        ),
-        click.option(
-            "--kubelets/--no-kubelets",
-            default=True,
-            show_default=True,
-            help="Run the hollow kubelets (off: another replica runs them).",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+__all__ = ["Replica", "ReplicaElection", "replica_election"]
 
 
 def replica_election(options: dict[str, Any]) -> ReplicaElection | None:

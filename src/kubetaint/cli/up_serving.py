@@ -10,7 +10,6 @@ credentials (client certificate and token of `kubernetes-admin` in `system:maste
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,73 +19,14 @@ import yaml
 from click.core import ParameterSource
 
 from kubetaint.apiserver.authn import TokenFileError, load_token_file
-from kubetaint.apiserver.authz import MODES
+from kubetaint.apiserver.modes import MODES, UNSUPPORTED_MODES
 from kubetaint.apiserver.pki import Pki, PkiError, ensure_pki, write_file
 from kubetaint.apiserver.security import SecurityConfig, ServingConfigError
 from kubetaint.apiserver.server import serving_options
 from kubetaint.apiserver.tls import TLSFiles, kubeconfig
 
 PKI_DIR = "pki"
-DEFAULT_AUTHORIZATION_MODE = "Node,RBAC"
 CONTEXT = "kubetaint"
-
-
-def serving_flags(command: Callable[..., Any]) -> Callable[..., Any]:
-    """kube-apiserver's flags, same names and meanings, plus --insecure-serving."""
-    path = click.Path(dir_okay=False, path_type=Path)
-    options = [
-        click.option(
-            "--tls-cert-file",
-            type=path,
-            default=None,
-            help="Serving certificate (PEM, chain allowed) for HTTPS; default: DATA_DIR/pki/apiserver.crt, "
-            "signed by the cluster CA DATA_DIR/pki/ca.crt and made on first start.",
-        ),
-        click.option(
-            "--tls-private-key-file", type=path, default=None, help="Private key of --tls-cert-file (PEM)."
-        ),
-        click.option(
-            "--client-ca-file",
-            type=path,
-            default=None,
-            help="Client certificates signed by these CAs authenticate as their CommonName in the groups "
-            "of their Organizations; default: DATA_DIR/pki/ca.crt.",
-        ),
-        click.option(
-            "--token-auth-file",
-            type=path,
-            default=None,
-            help="Bearer tokens, one 'token,user,uid,\"group1,group2\"' line each; default: "
-            "DATA_DIR/pki/tokens.csv, made on first start with an admin token.",
-        ),
-        click.option(
-            "--anonymous-auth",
-            type=click.BOOL,
-            default=True,
-            show_default=True,
-            is_flag=False,
-            flag_value=True,
-            metavar="BOOL",
-            help="Serve requests without credentials as system:anonymous (what it may do is up to "
-            "authorization); false: they get 401.",
-        ),
-        click.option(
-            "--authorization-mode",
-            default=DEFAULT_AUTHORIZATION_MODE,
-            show_default=True,
-            help=f"Comma-separated authorizers, tried in order: {', '.join(MODES)}. "
-            "system:masters may always do everything.",
-        ),
-        click.option(
-            "--insecure-serving",
-            is_flag=True,
-            help="Serve plain HTTP instead of HTTPS, on a loopback address only, without authentication "
-            "or authorization (as kube-apiserver's former insecure port).",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
 
 
 @dataclass(frozen=True)
@@ -120,10 +60,6 @@ class Serving:
             f"HTTPS; authentication: client certificates, tokens, --anonymous-auth={anonymous}; "
             f"--authorization-mode={','.join(config.modes())}"
         )
-
-
-#: kube-apiserver's other modes (authzmodes.AuthorizationModeChoices), which kubetaint does not run.
-UNSUPPORTED_MODES = ("AlwaysDeny", "ABAC", "Webhook")
 
 
 def _modes(value: str) -> tuple[str, ...]:
@@ -247,4 +183,4 @@ def write_kubeconfig(path: Path, server: str, serving: Serving) -> None:
     write_file(path, yaml.safe_dump(document, sort_keys=False).encode())
 
 
-__all__ = ["CONTEXT", "Serving", "prepare_serving", "serving_flags", "write_kubeconfig"]
+__all__ = ["CONTEXT", "Serving", "prepare_serving", "write_kubeconfig"]

@@ -11,6 +11,7 @@ import click
 
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml, gather_files, input_files
+from kubetaint.cli.output import write_out
 
 if TYPE_CHECKING:  # (the API models are imported when the command runs: `--help` stays fast)
     from kubetaint.api.manifests import Manifest
@@ -159,9 +160,7 @@ def validate_command(
     results = validate_manifests(manifests, gates)
     if output in ("json", "yaml"):
         document = {"valid": all(r.valid for r in results), "objects": [r.to_json() for r in results]}
-        click.echo(
-            json.dumps(document, indent=2) if output == "json" else dumps_yaml(document), nl=output == "json"
-        )
+        write_out(json.dumps(document, indent=2) + "\n" if output == "json" else dumps_yaml(document))
     else:
         for result in results:
             click.echo(result.text())

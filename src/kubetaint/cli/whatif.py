@@ -11,6 +11,7 @@ import click
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml
 from kubetaint.cli.live import LiveOptions, capture_live, live_options
+from kubetaint.cli.output import write_out
 
 # (the simulator is imported when the command runs: `kubetaint whatif --help` stays fast)
 
@@ -110,13 +111,13 @@ def whatif_command(
         raise Failure(str(err)) from None
     document = compared.document
     if output == "json":
-        click.echo(dumps(document))
+        write_out(dumps(document) + "\n")
     elif output == "yaml":
-        click.echo(dumps_yaml(document), nl=False)
+        write_out(dumps_yaml(document))
     elif output == "html":
-        click.echo(render_html(document, (compared.without, compared.with_change)), nl=False)
+        write_out(render_html(document, (compared.without, compared.with_change)))
     else:
-        click.echo(render_text(document), nl=False)
+        write_out(render_text(document))
     summary = document["summary"]
     if "evictions" in fail_on and summary["evictedAtOnce"] + summary["evictedLater"] > 0:
         raise SystemExit(1)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kubetaint.api import componentconfig
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, format_micro_time
 from kubetaint.store.interface import JSON, Store, StoreError
@@ -24,9 +25,9 @@ log = logging.getLogger(__name__)
 
 LEASES = "leases.coordination.k8s.io"
 #: kube-scheduler's and kube-controller-manager's --leader-elect-* defaults and lease names.
-LEASE_DURATION = 15.0
-RENEW_DEADLINE = 10.0
-RETRY_PERIOD = 2.0
+LEASE_DURATION = componentconfig.LEASE_DURATION
+RENEW_DEADLINE = componentconfig.RENEW_DEADLINE
+RETRY_PERIOD = componentconfig.RETRY_PERIOD
 JITTER_FACTOR = 1.2
 LEASE_NAMESPACE = "kube-system"
 SCHEDULER_LEASE = "kube-scheduler"

@@ -99,7 +99,7 @@ def pod_aware_filters(fw: Framework) -> frozenset[str]:
 
 
 class _Entry:
-    __slots__ = ("epoch", "mask", "node_changes", "node_only", "seen")
+    __slots__ = ("epoch", "mask", "node_changes", "node_only", "node_only_slots", "seen")
 
     def __init__(self, cache: Cache, mask: BoolArray, node_only: BoolArray) -> None:
         self.epoch = cache.epoch
@@ -108,6 +108,15 @@ class _Entry:
         self.mask = mask
         #: the node-only filters' pass mask, in node-tree order
         self.node_only = node_only
+        #: the slots of the nodes `node_only` passes (made at the first look that needs them)
+        self.node_only_slots: set[int] | None = None
+
+    def passing_slots(self, cache: Cache) -> set[int]:
+        """The slots of the nodes the node-only filters pass (the cache at this entry's epoch)."""
+        slots = self.node_only_slots
+        if slots is None:
+            slots = self.node_only_slots = set(cache.order()[self.node_only].tolist())
+        return slots
 
 
 class FilterMemo:
@@ -134,8 +143,7 @@ class FilterMemo:
             pods_only = entry.node_changes == cache.node_changes
             if slots and pods_only:
                 # a node a node-only filter rejects stays rejected while only its pods change
-                node_only = entry.node_only
-                slots = {slot for slot in slots if node_only[position(slot)]}
+                slots &= entry.passing_slots(cache)
             if slots is not None and len(slots) <= MAX_CHANGED_NODES:
                 mask = entry.mask
                 nodes, run_filter = cache.slot_nodes, fw.run_filter
@@ -144,7 +152,13 @@ class FilterMemo:
                     assert ni is not None  # a slot emptied reshapes the cache
                     at = position(slot)
                     if not pods_only:
-                        entry.node_only[at] = fw.run_filter_part(state, pi, ni, NODE_ONLY_FILTERS)
+                        passes = fw.run_filter_part(state, pi, ni, NODE_ONLY_FILTERS)
+                        entry.node_only[at] = passes
+                        if entry.node_only_slots is not None:
+                            if passes:
+                                entry.node_only_slots.add(slot)
+                            else:
+                                entry.node_only_slots.discard(slot)
                     mask[at] = run_filter(state, pi, ni).is_success()
                 entry.seen = cache.changes_seen()
                 entry.node_changes = cache.node_changes

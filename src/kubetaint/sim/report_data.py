@@ -56,10 +56,6 @@ def mark_of(record: Mapping[str, Any]) -> str | None:
     return reason if reason in MARK_ORDER else None
 
 
-def is_eviction(record: Mapping[str, Any]) -> bool:
-    return mark_of(record) in ("Evicted", "Eviction")
-
-
 def node_of(record: Mapping[str, Any]) -> str:
     if record.get("kind") == "Node":
         return str(record.get("name") or "")
@@ -187,12 +183,21 @@ def interval_name(interval: float) -> str:
     return format_duration(interval)
 
 
-def evictions_per_interval(records: Iterable[Mapping[str, Any]], end: float, interval: float) -> list[int]:
+#: The evictions' marks, as the evictions chart stacks them (bottom first).
+EVICTION_MARKS = ("Eviction", "Evicted")
+
+
+def evictions_per_interval(
+    records: Iterable[Mapping[str, Any]], end: float, interval: float
+) -> dict[str, list[int]]:
+    """Evictions per interval of `interval` seconds, by mark: the taint manager's (`Eviction`)
+    and the kubelet's or the Eviction API's (`Evicted`)."""
     count = max(1, -int(-end // interval))
-    counts = [0] * count
+    counts = {mark: [0] * count for mark in EVICTION_MARKS}
     for record in records:
-        if is_eviction(record):
-            counts[min(count - 1, int(float(record["t"]) // interval))] += 1
+        mark = mark_of(record)
+        if mark in counts:
+            counts[mark][min(count - 1, int(float(record["t"]) // interval))] += 1
     return counts
 
 

@@ -7,7 +7,8 @@ whose records travel packed (`report_data.pack_records`) and are unpacked by the
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubetaint.sim.durations import format_duration
@@ -102,7 +103,45 @@ def _node_chart(doc: Mapping[str, Any], end: float) -> str:
     return "".join(parts)
 
 
-def _pending_section(doc: Mapping[str, Any]) -> str:
+def _why(explained: Mapping[str, Any]) -> str:
+    """One explained pod of a group of pending pods: the nodes each plugin refused it, and the
+    toleration that would tolerate each untolerated taint."""
+    rows = []
+    for verdict in explained.get("verdicts") or []:
+        names = ", ".join(html.escape(str(n)) for n in verdict.get("names") or [])
+        if int(verdict.get("nodes") or 0) > len(verdict.get("names") or []):
+            names += ", …"
+        reason = html.escape(str(verdict.get("reason")))
+        taint = verdict.get("taint")
+        if isinstance(taint, Mapping):
+            value = f"={taint['value']}" if taint.get("value") else ""
+            spelled = f"{taint.get('key')}{value}:{taint.get('effect')}"
+            reason += f" <code>{html.escape(spelled)}</code>"
+        toleration = verdict.get("toleration")
+        fix = (
+            "<code>" + html.escape(json.dumps(toleration, separators=(", ", ": "))) + "</code>"
+            if toleration
+            else ""
+        )
+        rows.append(
+            f"<tr><td>{html.escape(str(verdict.get('plugin')))}</td>"
+            f"<td>{int(verdict.get('nodes') or 0):,}</td><td>{reason}</td><td>{names}</td><td>{fix}</td></tr>"
+        )
+    others = int(explained.get("pods") or 1) - 1
+    who = html.escape(str(explained.get("pod")))
+    also = f" (and {others:,} more with the same message)" if others else ""
+    feasible = int(explained.get("feasible") or 0)
+    now = f"; {feasible:,} node(s) would take it now" if feasible else ""
+    return (
+        f'<details class="why" open><summary>Why <b>{who}</b>{also} is pending, plugin by plugin{now}'
+        "</summary>"
+        '<table class="verdicts"><thead><tr><th>plugin</th><th>nodes</th><th>reason</th><th>which</th>'
+        f"<th>toleration that tolerates the taint</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        "</details>"
+    )
+
+
+def _pending_section(doc: Mapping[str, Any], explained: Sequence[Mapping[str, Any]] = ()) -> str:
     groups = pending_reasons(doc)
     if not groups:
         return "<p>No pod is pending at the end.</p>"
@@ -113,11 +152,16 @@ def _pending_section(doc: Mapping[str, Any]) -> str:
             names += f" and {len(pods) - PENDING_NAMES:,} more"
         rows.append(f"<tr><td>{len(pods):,}</td><td>{html.escape(message)}</td><td>{names}</td></tr>")
     return (
-        "<p>Grouped by the scheduler's last message for them, which names each plugin's reason "
-        "(<code>kubetaint explain</code> shows the verdicts per node).</p>"
-        '<table class="pending-pods"><thead><tr><th>pods</th><th>scheduler message</th><th>which</th>'
+        "<p>Grouped by the scheduler's last message for them, which names each plugin's reason; "
+        + (
+            "below, one pod of each group is explained plugin by plugin on the final nodes, as "
+            "<code>kubetaint explain</code> explains it.</p>"
+            if explained
+            else "<code>kubetaint explain</code> shows the verdicts per node.</p>"
+        )
+        + '<table class="pending-pods"><thead><tr><th>pods</th><th>scheduler message</th><th>which</th>'
         "</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"<tbody>{''.join(rows)}</tbody></table>" + "".join(_why(one) for one in explained)
     )
 
 
@@ -143,7 +187,9 @@ def _timeline_section(doc: Mapping[str, Any]) -> str:
     )
 
 
-def render_html(doc: Mapping[str, Any]) -> str:
+def render_html(doc: Mapping[str, Any], pending: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The report of the run `doc`; `pending` (`pending_explain.explain_pending(doc)`) explains its
+    pods still pending, plugin by plugin."""
     end = float(doc.get("end") or 0.0)
     zones = node_zones(doc)
     order = zone_order(zones.values())
@@ -160,9 +206,9 @@ def render_html(doc: Mapping[str, Any]) -> str:
         f'<h2 id="marks">Taints, faults and evictions by node</h2>{_node_chart(doc, end)}'
         f'<h2 id="zones">Pods on each zone\'s nodes</h2>{zone_lines(per_zone, order, end, "pods per zone")}'
         f'<h2 id="evictions">Evictions per {interval_name(interval)}</h2>'
-        f"{bars(evictions_per_interval(doc.get('timeline') or [], end, interval), interval, end, 'eviction')}"
+        f"{bars(evictions_per_interval(doc.get('timeline') or [], end, interval), interval, end)}"
         f'<h2 id="pending">Pending pods</h2>{band(pending_band(pending_series(doc), end, BUCKETS), end)}'
-        f'<h2 id="still-pending">Pods still pending</h2>{_pending_section(doc)}'
+        f'<h2 id="still-pending">Pods still pending</h2>{_pending_section(doc, pending)}'
         f'<h2 id="timeline">Timeline</h2>{_timeline_section(doc)}'
         f"<script>{SCRIPT}</script></body></html>\n"
     )

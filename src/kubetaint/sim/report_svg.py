@@ -186,28 +186,42 @@ def zone_lines(series: Mapping[str, Sequence[int]], order: Sequence[str], end: f
     return f'<div class="legend">{"".join(keys)}</div>' + "".join(parts)
 
 
-def bars(values: Sequence[int], width: float, end: float, what: str) -> str:
-    """A bar per interval of `width` seconds (`what` names one record, e.g. "eviction")."""
+def bars(series: Mapping[str, Sequence[int]], width: float, end: float) -> str:
+    """Evictions per interval of `width` seconds: a bar per interval, stacked by kind of eviction
+    (`series` by mark key, bottom first), each in its mark's colour, with a legend."""
     height = 160
     plot = height - 50
-    peak = max(values, default=0) or 1
+    totals = [sum(column) for column in zip(*series.values(), strict=True)]
+    peak = max(totals, default=0) or 1
+    present = [mark for mark, values in series.items() if any(values)]
+    keys = "".join(
+        f'<span class="key"><svg width="14" height="14" aria-hidden="true"><rect x="2" y="2" width="10" '
+        f'height="10" fill="{_MARK_BY_KEY[mark].color}"/></svg>{html.escape(_MARK_BY_KEY[mark].label)}</span>'
+        for mark in present
+    )
     parts = [f'<svg class="chart bars" width="{WIDTH}" height="{height}" role="img">']
     parts.append(f'<text x="{LEFT - 8}" y="14" text-anchor="end" class="tick">{peak:,}</text>')
     parts.append(f'<text x="{LEFT - 8}" y="{10 + plot + 4}" text-anchor="end" class="tick">0</text>')
-    for bucket, n in enumerate(values):
-        if not n:
-            continue
+    for bucket in range(len(totals)):
         x0, x1 = x_of(bucket * width, end), x_of((bucket + 1) * width, end)
-        h = plot * n / peak
         t0 = bucket * width
-        parts.append(
-            f'<rect class="bar" x="{x0:.1f}" y="{10 + plot - h:.1f}" width="{max(1.0, x1 - x0 - 0.5):.1f}" '
-            f'height="{h:.1f}" fill="#d55e00"><title>{n:,} {what}{"s" if n != 1 else ""}, '
-            f"{format_duration(round(t0))}–{format_duration(round(min(end, t0 + width)))}</title></rect>"
-        )
+        span = f"{format_duration(round(t0))}–{format_duration(round(min(end, t0 + width)))}"
+        below = 0
+        for mark in present:
+            n = series[mark][bucket]
+            if not n:
+                continue
+            h, base = plot * n / peak, plot * below / peak
+            below += n
+            label = _MARK_BY_KEY[mark].label
+            parts.append(
+                f'<rect class="bar {mark}" x="{x0:.1f}" y="{10 + plot - base - h:.1f}" '
+                f'width="{max(1.0, x1 - x0 - 0.5):.1f}" height="{h:.1f}" fill="{_MARK_BY_KEY[mark].color}">'
+                f"<title>{n:,} × {html.escape(label)}, {span}</title></rect>"
+            )
     parts.append(axis(end, height - 24))
     parts.append("</svg>")
-    return "".join(parts)
+    return (f'<div class="legend">{keys}</div>' if keys else "") + "".join(parts)
 
 
 def band(values: Sequence[tuple[int, int, int]], end: float) -> str:

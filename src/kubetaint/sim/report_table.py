@@ -60,6 +60,12 @@ def _rows(doc: Mapping[str, Any]) -> list[Row]:
     return rows
 
 
+#: The table's width: a longer message folds onto the lines below its row.
+WIDTH = 160
+#: A width no record reaches: every record on one line (`simulate -o wide`, for grep and awk).
+UNFOLDED = 1_000_000
+
+
 def _console(width: int) -> tuple[Console, io.StringIO]:
     buffer = io.StringIO()
     return Console(file=buffer, width=width, no_color=True, highlight=False, soft_wrap=False), buffer
@@ -85,7 +91,7 @@ def _head_and_tail(doc: Mapping[str, Any]) -> tuple[str, str]:
     return head, "summary: " + ", ".join(f"{k} {v}" for k, v in summary.items())
 
 
-def render_table_with_rich(doc: Mapping[str, Any], *, width: int = 160) -> str:
+def render_table_with_rich(doc: Mapping[str, Any], *, width: int = WIDTH) -> str:
     """Time, reason, object, node and message per record, then the summary: all through rich."""
     console, buffer = _console(width)
     head, tail = _head_and_tail(doc)
@@ -95,7 +101,7 @@ def render_table_with_rich(doc: Mapping[str, Any], *, width: int = 160) -> str:
     return _lines(buffer.getvalue())
 
 
-def render_table(doc: Mapping[str, Any], *, width: int = 160) -> str:
+def render_table(doc: Mapping[str, Any], *, width: int = WIDTH) -> str:
     """What `render_table_with_rich` renders, plain rows written directly."""
     if reference_mode():
         return render_table_with_rich(doc, width=width)

@@ -76,13 +76,15 @@ def render_text(document: JSON) -> str:
     change = document["change"]
     summary = document["summary"]
     console.print(
-        f"whatif: {change['command']}  (snapshot {document['snapshot']['name']}, for {document['for']:g}s)"
+        f"whatif: {change['command']}  (snapshot {document['snapshot']['name']}, for {document['for']:g}s)",
+        soft_wrap=True,
     )
     console.print(
         f"{summary['evictedAtOnce']} pod(s) evicted at once, {summary['evictedLater']} later, "
         f"{summary['notEvicted']} stay, {summary['pending']} Pending at the end "
         f"(without the change: {summary['pendingWithout']}); {summary['inFlight']} in-flight eviction(s) "
-        "happen either way"
+        "happen either way",
+        soft_wrap=True,
     )
     _table(
         console,
@@ -124,7 +126,7 @@ def render_text(document: JSON) -> str:
         [[f"{e['namespace']}/{e['name']}", e["message"]] for e in document["pdbBlocked"]],
     )
     for pod in document["pending"]:
-        console.print(f"\nPending {pod['namespace']}/{pod['name']}: {pod['message']}")
+        console.print(f"\nPending {pod['namespace']}/{pod['name']}: {pod['message']}", soft_wrap=True)
         _table(
             console,
             None,
@@ -132,8 +134,9 @@ def render_text(document: JSON) -> str:
             _pending_rows(pod),
         )
     for note in document["notes"]:
-        console.print(f"\nnote: {note}")
-    return buffer.getvalue()
+        console.print(f"\nnote: {note}", soft_wrap=True)
+    # (prose lines are never folded; table cells are padded to their column: no line ends in spaces)
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
 def _table(console: Console, title: str | None, headers: list[str], rows: list[list[str]]) -> None:
@@ -159,8 +162,9 @@ def _before_after(runs: tuple[Mapping[str, Any], Mapping[str, Any]]) -> str:
     order = zone_order(zones.values())
     parts = [f"<h2>Evictions per {interval_name(interval)}</h2>"]
     for label, doc in (("without the change", without), ("with the change", with_change)):
-        values = evictions_per_interval(doc.get("timeline") or [], end, interval)
-        parts.append(f"<h3>{label}: {sum(values):,}</h3>{bars(values, interval, end, 'eviction')}")
+        series = evictions_per_interval(doc.get("timeline") or [], end, interval)
+        total = sum(sum(values) for values in series.values())
+        parts.append(f"<h3>{label}: {total:,}</h3>{bars(series, interval, end)}")
     parts.append("<h2>Pods on each zone's nodes</h2>")
     for label, doc in (("without the change", without), ("with the change", with_change)):
         series = pods_per_zone(doc, node_zones(doc) or zones, end, BUCKETS)

@@ -6,7 +6,8 @@ and tells each handler every batch its cache followed as one `Changes`: the chan
 (kind, key, old, object). A component registers ONE handler (`add_handlers`): a function of
 `Changes`, or `EventHandlers(on_add=..., on_update=..., on_delete=...)`, the per-object adapter for a
 component that does not need batches. Starting lists the store and tells the handlers one batch of
-ADDED; a handler added to a started informer is told the cache as one batch of ADDED (a replay).
+ADDED; a handler added to a started informer is told the cache as one batch of ADDED (a replay:
+the handlers added while the cache stays as it is are told the same batch).
 
 Handlers run synchronously, in commit order, inside the store's dispatch: they must only record
 work (enqueue, schedule on the clock) and never block. Cached objects are read-only. When a
@@ -22,6 +23,7 @@ from itertools import repeat
 from typing import Literal
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import ChangeBatch, FieldWriteGroup
 from kubetaint.store.interface import JSON, Store, object_key
 from kubetaint.store.watch import WatchFilter
@@ -61,7 +63,7 @@ class Changes(list[Change]):
 
     @classmethod
     def of_field_write(cls, group: FieldWriteGroup) -> Changes:
-        """The updates of a field write (`group`'s olds as the cache held them)."""
+        """The updates of a field write (the cache held `group`'s olds)."""
         changes = cls(
             zip(repeat("MODIFIED"), group.keys, group.olds, group.news),
             only="MODIFIED",
@@ -156,6 +158,12 @@ class Informer:
         }
         self._unsubscribe: Callable[[], None] | None = None
         self._synced_rv = 0
+        #: reference mode (read when the informer is made): a field write is followed event by
+        #: event, each looked up in the cache
+        self._reference = reference_mode()
+        #: the cache as one batch of ADDED, told to every handler added while the cache stays
+        #: as it is (None once a batch is followed): the handlers of a start share one replay
+        self._replay: Changes | None = None
 
     def add_handlers(self, handler: ChangesHandler, *, replay: bool = True) -> None:
         """Register a component's handler; when already started, tells it the cache as one batch
@@ -177,7 +185,9 @@ class Informer:
             for kind in one:
                 one[kind] = (*one[kind], (handler, True))
         if replay and self._unsubscribe is not None and self._cache:
-            handler(Changes.added(list(self._cache.items())))
+            if self._replay is None:
+                self._replay = Changes.added(list(self._cache.items()))
+            handler(self._replay)
 
     def start(self) -> None:
         """List the current state (told as one batch of ADDED) and follow later changes."""
@@ -186,9 +196,13 @@ class Informer:
         told = self._handlers
         self._unsubscribe = self._store.subscribe(self._follow_batch, self.resource)
         keyed, self._synced_rv = self._listing()
+        fresh = not self._cache
         self._cache.update(keyed)
+        self._replay = None
         if keyed:
             listing = Changes.added(keyed)
+            if fresh:  # the listing is the cache, in its order: later handlers' replay too
+                self._replay = listing
             for handler in told:
                 handler(listing)
 
@@ -229,30 +243,18 @@ class Informer:
         decides from the namespaces alone when there is no selector) is taken as it is; every
         other event is translated."""
         cache = self._cache
+        self._replay = None
         group = batch.field_write
         plain = self._plain
-        if group is not None and plain and group.first_rv > self._synced_rv:
-            # a field write keeps the metadata: an object cached (so in the watched namespace)
-            # stays there, and every update is a MODIFIED of the cached object
-            keys = group.keys
-            try:
-                olds: list[JSON] | None = list(map(cache.__getitem__, keys))
-            except KeyError:
-                olds = None
-            if olds is not None:
-                cache.update(zip(keys, group.news, strict=True))
+        if group is not None and plain and group.first_rv > self._synced_rv and not self._reference:
+            namespace = self._filter.namespace
+            if not namespace or group.namespaces() == {namespace}:
+                # The cache has followed every batch since its listing, so it holds each key's
+                # old object; a field write keeps the metadata (the namespace among it): every
+                # update is a MODIFIED of the cached object.
+                cache.update(zip(group.keys, group.news, strict=True))
                 if self._handlers:
-                    told = Changes.of_field_write(
-                        FieldWriteGroup(
-                            group.resource,
-                            keys,
-                            olds,
-                            group.news,
-                            group.first_rv,
-                            path=group.path,
-                            value=group.value,
-                        )
-                    )
+                    told = Changes.of_field_write(group)
                     for handler in self._handlers:
                         handler(told)
                 return

@@ -12,6 +12,7 @@ from typing import Any
 from kubetaint.api.models.apiextensions import CustomResourceDefinition
 from kubetaint.api.models.appkinds import (
     ConfigMap,
+    ControllerRevision,
     CronJob,
     Endpoints,
     EndpointSlice,
@@ -80,6 +81,7 @@ __all__ = [
     "ClusterRoleBinding",
     "ConfigMap",
     "Container",
+    "ControllerRevision",
     "CronJob",
     "CustomResourceDefinition",
     "DaemonSet",
@@ -161,6 +163,7 @@ MODELS: dict[tuple[str, str], type[TypedObject]] = {
     ("v1", "Endpoints"): Endpoints,
     ("discovery.k8s.io/v1", "EndpointSlice"): EndpointSlice,
     ("apps/v1", "StatefulSet"): StatefulSet,
+    ("apps/v1", "ControllerRevision"): ControllerRevision,
     ("batch/v1", "Job"): Job,
     ("batch/v1", "CronJob"): CronJob,
     ("v1", "PersistentVolume"): PersistentVolume,

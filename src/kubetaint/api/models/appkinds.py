@@ -150,6 +150,11 @@ class StatefulSet(TypedObject):
     status: StatefulSetStatus | None = None
 
 
+class ControllerRevision(TypedObject):
+    data: Untyped | None = None
+    revision: Int64 | None = None
+
+
 class JobSpec(K8sModel):
     parallelism: Int32 | None = None
     completions: Int32 | None = None

@@ -5,6 +5,7 @@ ValidateLease in pkg/apis/coordination/validation; the apps/v1 workloads in pkg/
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from operator import is_not
 from typing import Any
@@ -298,6 +299,26 @@ def validate_runtime_class(obj: Obj, old: Obj | None, allow_comparison: bool) ->
     return errs
 
 
+def validate_controller_revision(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
+    """ValidateControllerRevision (ValidateControllerRevisionUpdate with `old`: data is immutable)."""
+    errs = _meta(obj, old, namespaced=True)
+    if obj.get("data") is None:
+        errs.append(f.required("data", "data is mandatory"))
+    revision = obj.get("revision")
+    if isinstance(revision, int) and not isinstance(revision, bool) and revision < 0:
+        errs.append(f.invalid("revision", revision, IS_NEGATIVE_ERROR))
+    if old is not None and obj.get("data") != old.get("data"):
+        errs.append(f.invalid("data", _go_raw_extension(obj.get("data")), "field is immutable"))
+    return errs
+
+
+def _go_raw_extension(data: Any) -> f.GoValue:
+    """Go's %#v of a runtime.RawExtension holding `data` as JSON bytes."""
+    raw = json.dumps(data, separators=(",", ":"), sort_keys=True).encode() if data is not None else b""
+    listed = "[]byte(nil)" if data is None else "[]byte{" + ", ".join(f"0x{b:x}" for b in raw) + "}"
+    return f.GoValue(data, f"runtime.RawExtension{{Raw:{listed}, Object:runtime.Object(nil)}}")
+
+
 def validate_lease(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateLease: positive duration, non-negative transitions."""
     errs = _meta(obj, old, namespaced=True)
@@ -458,6 +479,7 @@ VALIDATORS: dict[tuple[str, str], KindValidator] = {
     ("", "Endpoints"): endpoints.validate_endpoints,
     ("discovery.k8s.io", "EndpointSlice"): endpoints.validate_endpoint_slice,
     ("apps", "StatefulSet"): validate_stateful_set,
+    ("apps", "ControllerRevision"): validate_controller_revision,
     ("batch", "Job"): batch.validate_job,
     ("batch", "CronJob"): batch.validate_cron_job,
     ("", "PersistentVolume"): storage.validate_persistent_volume,

@@ -3,8 +3,9 @@ affinity term and left to the scheduler; pods on nodes they no longer fit are de
 that a running pod stays while it tolerates every NoExecute taint.
 
 Mirrors pkg/controller/daemon/daemon_controller.go (manage, podsShouldBeOnNode, syncNodes,
-updateDaemonSetStatus) with util/daemonset_util.go (CreatePodTemplate). The
-controller-revision-hash label is a hash of the template (no ControllerRevision objects).
+updateDaemonSetStatus) with util/daemonset_util.go (CreatePodTemplate), and its ControllerRevisions
+as update.go's constructHistory and cleanupHistory (revisions.py). Pods of an older revision are
+not replaced (no rolling update): a changed template applies to the pods created from then on.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
+from kubetaint.controllers.daemonset import revisions
 from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
@@ -25,6 +28,7 @@ from kubetaint.controllers.daemonset.placement import (
 )
 from kubetaint.controllers.daemonset.statuscounts import NodeCounts, creation_and_phase
 from kubetaint.controllers.deployment.hashing import compute_hash
+from kubetaint.controllers.history import History
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
@@ -60,6 +64,7 @@ class DaemonSetController:
         pod_informer: Informer | None = None,
         node_informer: Informer | None = None,
         ds_informer: Informer | None = None,
+        revision_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
         enable_comparison_operators: bool = False,
     ) -> None:
@@ -70,6 +75,8 @@ class DaemonSetController:
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.nodes = self.informers.shared_or_own(node_informer, "nodes")
         self.daemonsets = self.informers.shared_or_own(ds_informer, RESOURCE)
+        self.revisions = self.informers.shared_or_own(revision_informer, revisions.RESOURCE)
+        self.history = History(store, self.revisions)
         self.recorder = recorder or EventRecorder(store, clock, "daemonset-controller")
         self.enable_comparison = enable_comparison_operators
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
@@ -249,12 +256,34 @@ class DaemonSetController:
         by_node = self._pods_by_node(ds)
         placed: Placement | None = None
         if not (ds.get("metadata") or {}).get("deletionTimestamp"):
+            old = self._construct_history(ds)
+            if old is None:
+                return
             placed = self._placement_of(ds)
             self._manage(ds, by_node, placed)
+            if old:
+                pods = [pod for node_pods in self._pods_by_node(ds).values() for pod in node_pods]
+                try:
+                    revisions.cleanup_history(self.history, ds, old, pods)
+                except StatusError as err:
+                    log.info("daemonset controller: history of %s/%s: %s", *key, err.message)
         current = self.daemonsets.get(*key) or ds
         # the same DaemonSet (no node changes while it syncs: handlers only record work): the
         # same verdicts for the same nodes, which status counts in any order
         self.update_status(current, self._pods_by_node(current), placed if current is ds else None)
+
+    def _construct_history(self, ds: JSON) -> list[JSON] | None:
+        """constructHistory: the old revisions (the current one created or renumbered); None
+        when it failed (the DaemonSet is synced again in a second)."""
+        template = (ds.get("spec") or {}).get("template") or {}
+        hash_ = self._template_hash(template, (ds.get("status") or {}).get("collisionCount"))
+        try:
+            _current, old = revisions.construct_history(self.store, self.history, ds, hash_)
+        except (StatusError, revisions.StaleCollisionCountError) as err:
+            log.info("daemonset controller: revisions of %s: %s", podutil.key_of(ds), err)
+            self.queue.add_after(podutil.key_of(ds), 1.0)
+            return None
+        return old
 
     def _pods_by_node(self, ds: JSON) -> dict[str, list[JSON]]:
         """The DaemonSet's pods by target node (in key order); READ-ONLY, kept until one of its

@@ -12,7 +12,7 @@ deletion deletes it there, as kube-apiserver does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from kubetaint.api.errors import StatusError
@@ -37,7 +37,9 @@ from kubetaint.core.deletion import (
     being_deleted,
     has_finalizer,
 )
+from kubetaint.store.changes import FieldWriteGroup
 from kubetaint.store.informer import Changes, ChangesHandler, Informer
+from kubetaint.store.interface import object_key
 
 JSON = dict[str, Any]
 #: An item of the attemptToDelete / attemptToOrphan queues: identity and uid.
@@ -107,10 +109,18 @@ class GarbageCollector:
             refs = self.graph.update_refs(resource, old, new)
             self._examine(resource, old, new, refs_changed=refs is not None, refs=refs)
 
+        #: the cache keys of the objects seen being deleted (until their deletion)
+        deleting: set[tuple[str, str]] = set()
+
         def changed(changes: Changes) -> None:
             graph, examine = self.graph, self._examine
+            group = changes.field_write
+            if group is not None and group.path[0] != "metadata":
+                _outside_metadata(group, deleting, on_update)
+                return
             if changes.only == "ADDED":  # a listing or a replay
                 for obj, _ in graph.add_each_keyed(resource, [(key, obj) for _, key, _, obj in changes]):
+                    _note_deleting(obj, deleting)
                     examine(resource, None, obj, refs_changed=True)
                 return
             # Two kinds of update not being deleted need no look: one keeping its
@@ -122,10 +132,12 @@ class GarbageCollector:
             for kind, key, old, new in changes:
                 if kind == "ADDED":
                     for obj, _ in graph.add_each_keyed(resource, ((key, new),)):
+                        _note_deleting(obj, deleting)
                         examine(resource, None, obj, refs_changed=True)
                     adopted = _NO_REFS
                     continue
                 if kind == "DELETED":
+                    deleting.discard(key)
                     self._on_delete(new)
                     adopted = _NO_REFS
                     continue
@@ -149,6 +161,8 @@ class GarbageCollector:
                         dangling = self.synced and any(str(r["uid"]) not in present for r in followed)
                         adopted = refs if followed and not dangling else _NO_REFS
                     continue
+                if being_deleted(new):
+                    deleting.add(key)
                 on_update(old, new)
 
         return changed
@@ -351,6 +365,27 @@ class GarbageCollector:
         except StatusError as err:
             if err.code != 404:
                 raise
+
+
+def _note_deleting(obj: JSON, deleting: set[tuple[str, str]]) -> None:
+    """Note `obj`'s cache key in `deleting` when it is being deleted."""
+    if being_deleted(obj):
+        deleting.add(object_key(obj))
+
+
+def _outside_metadata(
+    group: FieldWriteGroup, deleting: set[tuple[str, str]], on_update: Callable[[JSON, JSON], None]
+) -> None:
+    """Speeds up a field write outside metadata (a heartbeat round's lease renewals, a round of
+    node status posts): each object keeps its ownerReferences and deletionTimestamp, so only
+    those seen being deleted (`deleting`: none, usually) go to `on_update`, which leaves every
+    other one alone. Off in reference mode, where a field write is committed as its updates one
+    by one (no compact view)."""
+    if not deleting:
+        return
+    for key, old, new in zip(group.keys, group.olds, group.news, strict=True):
+        if key in deleting:
+            on_update(old, new)
 
 
 def _blocks(dependent: Mapping[str, Any], owner_uid: str) -> bool:

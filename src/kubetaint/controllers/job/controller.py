@@ -22,7 +22,14 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time, parse_time
-from kubetaint.controllers.job import indexed_job_utils, intervals, tracking, ttl_after_finished, util
+from kubetaint.controllers.job import (
+    backoff,
+    indexed_job_utils,
+    intervals,
+    tracking,
+    ttl_after_finished,
+    util,
+)
 from kubetaint.controllers.job.backoff import Backoff
 from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.job.context import SyncJobCtx
@@ -375,14 +382,15 @@ class JobController:
         return result
 
     def _backoff_record(self, key: Key, succeeded: list[JSON], failed: list[JSON], now: float) -> Backoff:
-        """newBackoffRecord: a success resets the failures; each new failure counts from its end."""
+        """newBackoffRecord: a success resets the failures; each new failure counts from its end
+        (getFinishedTime)."""
         record = self._backoff.setdefault(key, Backoff())
         if succeeded:
             record.failures = 0
             record.last_failure = None
         if failed:
             record.failures += len(failed)
-            record.last_failure = max(tracking.finished_at(p, now) for p in failed)
+            record.last_failure = max(backoff.finished_time(p) for p in failed)
         return record
 
     def _past_active_deadline(self, job: JSON, now: float) -> bool:

@@ -5,11 +5,10 @@ replaced from the highest ordinal down to the partition on a RollingUpdate.
 
 Mirrors pkg/controller/statefulset/stateful_set_control.go (updateStatefulSet, processReplica,
 processCondemned, the rolling update, computeReplicaStatus, completeRollingUpdate) and
-stateful_pod_control.go (its events). Differences, reported or documented: the revisions are
-`<set>-<hash of the pod template>` and their templates are kept in memory only (no
-ControllerRevision objects are served), so after a restart a pod of an older revision is
-recreated from the current template; the claims of `volumeClaimTemplates` are created and kept (a
-retention policy that deletes them gets a Warning event `NotModelled` on the StatefulSet).
+stateful_pod_control.go (its events), with its ControllerRevisions in revisions.py and the pods
+it claims (adopts and releases) in claims.py. Difference, reported: the claims of
+`volumeClaimTemplates` are created and kept (a retention policy that deletes them gets a Warning
+event `NotModelled` on the StatefulSet).
 """
 
 from __future__ import annotations
@@ -18,11 +17,14 @@ import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
+from kubetaint.controllers import history
+from kubetaint.controllers.history import History, sort_revisions
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
+from kubetaint.controllers.replicaset.owners import SelectorCache
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.controllers.statefulset import claims, revisions
 from kubetaint.controllers.statefulset import pods as stspods
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
@@ -48,6 +50,7 @@ class StatefulSetController:
         *,
         pod_informer: Informer | None = None,
         sts_informer: Informer | None = None,
+        revision_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
     ) -> None:
         self.store = store
@@ -55,12 +58,16 @@ class StatefulSetController:
         self.informers = ComponentInformers(store)
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.sets = self.informers.shared_or_own(sts_informer, RESOURCE)
+        self.revisions = self.informers.shared_or_own(revision_informer, history.RESOURCE)
+        self.history = History(store, self.revisions)
         self.recorder = recorder or EventRecorder(store, clock, "statefulset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
-        #: revision name -> pod template, per StatefulSet uid (the ControllerRevisions' data)
-        self._revisions: dict[str, dict[str, JSON]] = {}
         self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
         self.owned = KindOwnedPods(self.pods, "StatefulSet", self._pod_changed)
+        self.orphans = claims.OrphanPods(self.pods, self._orphan_changed)
+        self.selectors = SelectorCache()
+        #: the error of this sync's pod creation whose name was taken, raised after its status
+        self._failed: StatusError | None = None
         self.sets.add_handlers(
             EventHandlers(
                 on_add=lambda sts: self.queue.add(podutil.key_of(sts)),
@@ -82,7 +89,6 @@ class StatefulSetController:
 
     def _forget(self, sts: JSON) -> None:
         uid = str((sts.get("metadata") or {}).get("uid") or "")
-        self._revisions.pop(uid, None)
         self._reported.discard(uid)
 
     # sync ----------------------------------------------------------------------------------------
@@ -93,49 +99,97 @@ class StatefulSetController:
             return
         uid = str(sts["metadata"].get("uid") or "")
         self._report_not_modelled(sts, uid)
-        owned = [p for p in self.owned.pods(uid) if stspods.is_member(sts, p)]
-        current_revision, update_revision = self._revisions_of(sts, uid, owned)
-        if not sts["metadata"].get("deletionTimestamp"):
-            self._update(sts, uid, owned, current_revision, update_revision)
+        deleting = bool(sts["metadata"].get("deletionTimestamp"))
+        selector = (sts.get("spec") or {}).get("selector")
+        if not deleting:
+            self._adopt_orphan_revisions(sts, selector)
+        owned = self._claim_pods(sts, uid)
+        listed = sort_revisions(self.history.list(sts, selector))
+        try:
+            current, update, collisions = revisions.statefulset_revisions(self.history, sts, listed)
+        except StatusError as err:
+            log.info("statefulset controller: revisions of %s/%s: %s", *key, err.message)
+            self.queue.add_after(key, 1.0)
+            return
+        self._failed = None
+        if not deleting:
+            self._update(sts, uid, owned, current, update)
         latest = self.sets.get(*key) or sts
         owned = [p for p in self.owned.pods(uid) if stspods.is_member(latest, p)]
-        self._update_status(latest, owned, current_revision, update_revision)
+        current_name = str(current["metadata"].get("name") or "")
+        update_name = str(update["metadata"].get("name") or "")
+        self._update_status(latest, owned, current_name, update_name, collisions)
+        try:
+            revisions.truncate_history(self.history, latest, owned, listed, current, update)
+        except StatusError as err:
+            log.info("statefulset controller: history of %s/%s: %s", *key, err.message)
+        if self._failed is not None:
+            raise self._failed  # the queue retries the set with back-off
 
-    def _revisions_of(self, sts: JSON, uid: str, owned: list[JSON]) -> tuple[str, str]:
-        """getStatefulSetRevisions: the update revision is the current template's; the current
-        revision is the status' while a template of it is known, else the update revision."""
-        status = sts.get("status") or {}
-        update = stspods.update_revision(sts)
-        known = self._revisions.setdefault(uid, {})
-        known[update] = (sts.get("spec") or {}).get("template") or {}
-        current = str(status.get("currentRevision") or "")
-        if not current or current not in known:
-            # a revision the pods carry stays current while its template is not known (a
-            # restart): its pods are kept, and recreated from the update revision
-            current = current or update
-        return current, update
+    def _claim_pods(self, sts: JSON, uid: str) -> list[JSON]:
+        """getPodsForStatefulSet: the pods it controls that match its selector and name, orphans
+        that do adopted, the others released."""
+        try:
+            selector = self.selectors.parsed(sts)
+        except StatusError:
+            selector = None
+        if selector is None:
+            return []
+        return claims.claim_pods(
+            self.store,
+            sts,
+            selector,
+            owned=self.owned.pods(uid),
+            orphans=self.orphans.pods(str(sts["metadata"].get("namespace") or "default")),
+            can_adopt=lambda: self._can_adopt(sts),
+        )
 
-    def _template_for(self, sts: JSON, uid: str, ordinal: int, current: str, update: str) -> tuple[JSON, str]:
-        """newVersionedStatefulSetPod: the current revision below the partition (while its template
-        is known), the update revision otherwise."""
+    def _can_adopt(self, sts: JSON) -> bool:
+        """RecheckDeletionTimestamp: the set as stored now is the same one and not being deleted."""
+        try:
+            fresh = self.store.get(RESOURCE, *podutil.key_of(sts))
+        except StatusError:
+            return False
+        meta = fresh.get("metadata") or {}
+        return meta.get("uid") == sts["metadata"].get("uid") and not meta.get("deletionTimestamp")
+
+    def _orphan_changed(self, pod: JSON) -> None:
+        """getPodStatefulSets: the sets of the pod's namespace whose (non-empty) selector matches
+        it sync (they may adopt it)."""
+        meta = pod.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        for sts in self.sets.items():
+            if (sts.get("metadata") or {}).get("namespace") != meta.get("namespace"):
+                continue
+            selector = self.selectors.matching(sts)
+            if not selector.empty and selector.matches(labels):
+                self.queue.add(podutil.key_of(sts))
+
+    def _adopt_orphan_revisions(self, sts: JSON, selector: JSON | None) -> None:
+        """adoptOrphanRevisions: the set becomes the controller of the revisions matching its
+        selector that have none."""
+        for revision in self.history.list(sts, selector):
+            if podutil.controller_ref_of(revision) is None:
+                self.history.adopt(sts, revisions.API_VERSION, revisions.KIND, revision)
+
+    def _template_for(self, sts: JSON, ordinal: int, current: JSON, update: JSON) -> tuple[JSON, str]:
+        """newVersionedStatefulSetPod: the current revision's template below the partition (below
+        currentReplicas without a rollingUpdate), the set's (update revision) otherwise."""
         spec = sts.get("spec") or {}
         strategy = spec.get("updateStrategy") or {}
-        known = self._revisions.get(uid, {})
+        start = int((spec.get("ordinals") or {}).get("start") or 0)
         use_current = False
-        if current != update and current in known:
-            if strategy.get("type") == "OnDelete":
-                use_current = False
-            elif strategy.get("type", "RollingUpdate") == "RollingUpdate":
-                rolling = strategy.get("rollingUpdate")
-                if rolling is None:
-                    use_current = ordinal < int((sts.get("status") or {}).get("currentReplicas") or 0)
-                else:
-                    use_current = ordinal < int(rolling.get("partition") or 0)
+        if strategy.get("type", "RollingUpdate") == "RollingUpdate":
+            rolling = strategy.get("rollingUpdate")
+            if rolling is None:
+                use_current = ordinal < start + int((sts.get("status") or {}).get("currentReplicas") or 0)
+            else:
+                use_current = ordinal < start + int(rolling.get("partition") or 0)
         if use_current:
-            return known[current], current
-        return spec.get("template") or {}, update
+            return revisions.template_of(current), str(current["metadata"].get("name") or "")
+        return spec.get("template") or {}, str(update["metadata"].get("name") or "")
 
-    def _update(self, sts: JSON, uid: str, owned: list[JSON], current: str, update: str) -> None:
+    def _update(self, sts: JSON, uid: str, owned: list[JSON], current: JSON, update: JSON) -> None:
         """updateStatefulSet without its status: create, recreate, scale down, roll."""
         spec = sts.get("spec") or {}
         replica_count = int(spec.get("replicas") or 0) if spec.get("replicas") is not None else 1
@@ -169,7 +223,7 @@ class StatefulSetController:
                         return
                     continue
             if replica is None:
-                template, revision = self._template_for(sts, uid, ordinal, current, update)
+                template, revision = self._template_for(sts, ordinal, current, update)
                 self._create(sts, stspods.new_pod(sts, template, ordinal, revision))
                 created += 1
                 if monotonic:
@@ -200,7 +254,9 @@ class StatefulSetController:
             replica = replicas.get(i)
             if replica is None:
                 return
-            if stspods.revision_of(replica) != update and not stspods.is_terminating(replica):
+            if stspods.revision_of(replica) != update["metadata"].get("name") and not stspods.is_terminating(
+                replica
+            ):
                 self._delete(sts, replica)
                 return
             if not stspods.is_healthy(replica):
@@ -225,7 +281,8 @@ class StatefulSetController:
         self._delete(sts, pod)
 
     def _create(self, sts: JSON, pod: JSON) -> None:
-        """CreateStatefulPod: the pod's claims first, then the pod."""
+        """CreateStatefulPod: the pod's claims first, then the pod. A name already taken (a pod
+        the set could not claim) gives no event: the sync fails and is retried with back-off."""
         name = pod["metadata"]["name"]
         set_name = sts["metadata"].get("name")
         if not self._create_claims(sts, pod):
@@ -233,7 +290,8 @@ class StatefulSetController:
         try:
             self.store.create("pods", pod)
         except StatusError as err:
-            if err.reason == "AlreadyExists" and self._adopt(sts, pod):
+            if err.reason == "AlreadyExists":
+                self._failed = err
                 return
             self.recorder.event(
                 sts,
@@ -245,32 +303,6 @@ class StatefulSetController:
         self.recorder.event(
             sts, "Normal", "SuccessfulCreate", f"create Pod {name} in StatefulSet {set_name} successful"
         )
-
-    def _adopt(self, sts: JSON, pod: JSON) -> bool:
-        """ClaimPods for the ordinal whose name is taken: an orphan pod of that name matching the
-        selector is adopted (the set becomes its controller); True when the name is the set's."""
-        namespace, name = podutil.key_of(pod)
-        try:
-            existing = self.store.get("pods", namespace, name)
-        except StatusError:
-            return False
-        meta = existing.get("metadata") or {}
-        ref = podutil.controller_ref_of(existing)
-        if ref is not None:
-            return bool(ref.get("uid") == sts["metadata"].get("uid"))
-        selector = label_selector_from_dict((sts.get("spec") or {}).get("selector"))
-        if (
-            meta.get("deletionTimestamp")
-            or selector is None
-            or not selector.matches(meta.get("labels") or {})
-        ):
-            return False
-        owners = [*(meta.get("ownerReferences") or []), podutil.controller_ref(sts, "apps/v1", "StatefulSet")]
-        try:
-            self.store.update("pods", {**existing, "metadata": {**meta, "ownerReferences": owners}})
-        except StatusError:
-            return False
-        return True
 
     def _create_claims(self, sts: JSON, pod: JSON) -> bool:
         """createPersistentVolumeClaims: each claim of the pod that does not exist, with its event;
@@ -326,7 +358,9 @@ class StatefulSetController:
             sts, "Normal", "SuccessfulDelete", f"delete Pod {name} in StatefulSet {set_name} successful"
         )
 
-    def _update_status(self, sts: JSON, owned: list[JSON], current: str, update: str) -> None:
+    def _update_status(
+        self, sts: JSON, owned: list[JSON], current: str, update: str, collisions: int
+    ) -> None:
         """computeReplicaStatus and completeRollingUpdate, written when it changed."""
         spec = sts.get("spec") or {}
         min_ready = int(spec.get("minReadySeconds") or 0)
@@ -354,7 +388,7 @@ class StatefulSetController:
             "updatedReplicas": updated,
             "currentRevision": current,
             "updateRevision": update,
-            "collisionCount": int(old.get("collisionCount") or 0),
+            "collisionCount": collisions,
             "availableReplicas": available,
         }
         strategy = (spec.get("updateStrategy") or {}).get("type", "RollingUpdate")

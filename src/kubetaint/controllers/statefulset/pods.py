@@ -8,23 +8,20 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.replicaset import podutil
+from kubetaint.controllers.statefulset import revisions
 
 JSON = dict[str, Any]
+REVISION_LABEL = revisions.REVISION_LABEL
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
-REVISION_LABEL = "controller-revision-hash"
 _ORDINAL = re.compile(r"^(.*)-([0-9]+)$")
 
 
 def update_revision(sts: Mapping[str, Any]) -> str:
     """The revision name of the set's current template (`<set>-<hash>`, as getStatefulSetRevisions
-    names the update revision)."""
-    spec = sts.get("spec") or {}
-    status = sts.get("status") or {}
-    name = str((sts.get("metadata") or {}).get("name") or "")
-    return f"{name}-{compute_hash(spec.get('template') or {}, int(status.get('collisionCount') or 0))}"
+    names a new update revision)."""
+    return revisions.update_revision_name(sts)
 
 
 def parent_and_ordinal(pod: Mapping[str, Any]) -> tuple[str, int]:
