@@ -69,6 +69,12 @@ def test_the_wheel_carries_the_examples_the_license_and_the_project_metadata(whe
         license_text = archive.read(next(n for n in names if n.endswith("/licenses/LICENSE"))).decode()
     assert {f"kubetaint/examples/{name}" for name in EXAMPLES} <= names
     assert "kubetaint/sim/scenario.schema.json" in names
+    with zipfile.ZipFile(wheel) as archive:
+        entry_points = archive.read(
+            next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        ).decode()
+    for program in ("kubetaint", "kubectl-kubetaint", "kubectl_complete-kubetaint"):
+        assert f"\n{program} = " in entry_points
     assert "Apache License" in license_text and "Version 2.0" in license_text
     assert "License :: OSI Approved :: Apache Software License" in metadata.get_all("Classifier", [])
     assert metadata.get_all("Project-URL")
