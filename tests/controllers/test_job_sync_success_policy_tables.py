@@ -5,18 +5,13 @@ index failure count annotation and the tracking finalizer; the status the sync w
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import pytest
 
-from kubetaint.clock.virtual import VirtualClock
-from kubetaint.controllers.job import JobController
-from kubetaint.store.memory import MemoryStore
+from controllers.job_sync import MAX_INT32, indexed_job, pod, sync_once
 
 JSON = dict[str, Any]
-UID = "6d3c2b1a-0000-4000-8000-000000000002"
-MAX_INT32 = 2**31 - 1
 MATCHED = "Matched rules at index 0"
 SUCCESS_MET = {"type": "SuccessCriteriaMet", "status": "True", "reason": "SuccessPolicy", "message": MATCHED}
 DISRUPTION_MESSAGE = "Pod default/mypod-0 has condition DisruptionTarget matching FailJob rule at index 0"
@@ -33,53 +28,16 @@ def _job(
     failure_policy: JSON | None = None,
     status: JSON | None = None,
 ) -> JSON:
-    spec: JSON = {
-        "selector": {"matchLabels": {"foo": "bar"}},
-        "template": {
-            "metadata": {"labels": {"foo": "bar"}},
-            "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "foo/bar"}]},
-        },
-        "completionMode": "Indexed",
-        "parallelism": 2,
-        "completions": 2,
-        "backoffLimit": backoff,
-        "successPolicy": {"rules": [rule]},
-    }
+    spec: JSON = {"backoffLimit": backoff, "successPolicy": {"rules": [rule]}}
     if per_index is not None:
         spec["backoffLimitPerIndex"] = per_index
     if failure_policy is not None:
         spec["podFailurePolicy"] = failure_policy
-        spec["podReplacementPolicy"] = "Failed"
-    job: JSON = {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": "foobar", "namespace": "default", "uid": UID},
-        "spec": spec,
-    }
-    if status is not None:
-        job["status"] = status
-    return job
+    return indexed_job(2, status=status, **spec)
 
 
-def _pod(
-    uid: str,
-    index: int,
-    phase: str,
-    *,
-    failures: str | None = None,
-    disrupted: bool = False,
-    finalizer: bool = True,
-) -> JSON:
-    annotations = {"batch.kubernetes.io/job-completion-index": str(index)}
-    if failures is not None:
-        annotations["batch.kubernetes.io/job-index-failure-count"] = failures
-    status: JSON = {"phase": phase}
-    if disrupted:
-        status["conditions"] = [{"type": "DisruptionTarget", "status": "True"}]
-    meta: JSON = {"uid": uid, "annotations": annotations}
-    if finalizer:
-        meta["finalizers"] = ["batch.kubernetes.io/job-tracking"]
-    return {"metadata": meta, "status": status}
+def _pod(uid: str, index: int, phase: str, **given: Any) -> JSON:
+    return pod(uid, index, phase, **given)
 
 
 def _conditions(kind: str, reason: str, message: str) -> list[tuple[str, str, str]]:
@@ -166,51 +124,11 @@ CASES = [
 ]
 
 
-def _sync_once(job: JSON, pods: list[JSON]) -> JSON:
-    clock = VirtualClock()
-    store = MemoryStore(clock)
-    store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
-    store.create("jobs.batch", job)
-    for i, given in enumerate(pods):
-        meta: JSON = {
-            **given["metadata"],
-            "name": f"mypod-{i}",
-            "namespace": "default",
-            "labels": {"foo": "bar"},
-            "ownerReferences": [
-                {
-                    "apiVersion": "batch/v1",
-                    "kind": "Job",
-                    "name": "foobar",
-                    "uid": UID,
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
-        }
-        store.create(
-            "pods",
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": meta,
-                "spec": {"containers": [{"name": "c", "image": "foo/bar"}]},
-                "status": given["status"],
-            },
-        )
-    clock.advance(1000.0)  # created long ago: no back-off
-    controller = JobController(store, clock, random.Random(1))
-    controller.start()
-    controller.sync(("default", "foobar"))  # one syncJob, as upstream's test
-    controller.stop()
-    return store.get("jobs.batch", "default", "foobar")
-
-
 @pytest.mark.parametrize(("job", "pods", "counters", "conditions"), CASES)
 def test_sync_job_with_a_success_policy(
     job: JSON, pods: list[JSON], counters: JSON, conditions: list[tuple[str, str, str]]
 ) -> None:
-    status = _sync_once(job, pods)["status"]
+    status = sync_once(job, pods)["status"]
     got = [(c["type"], c.get("reason", ""), c.get("message", "")) for c in status.get("conditions") or []]
     assert got == conditions
     assert {
