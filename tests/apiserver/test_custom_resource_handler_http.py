@@ -155,3 +155,46 @@ def test_subresource_requests_the_handler_does_not_serve(
     response = crd_client.request(method, url, content="{}")
     assert response.status_code == code
     assert response.json()["message"] == message
+
+
+def _crd_with_formats(name: str, formats: dict[str, JSON]) -> JSON:
+    crd = crontab_crd()
+    crd["metadata"]["name"] = f"{name}s.stable.example.com"
+    crd["spec"]["names"] = {"plural": f"{name}s", "kind": name.capitalize()}
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"] = {**spec["properties"], **formats}
+    return crd
+
+
+def test_a_crd_naming_unrecognized_formats_is_warned_about_as_upstream(crd_client: TestClient) -> None:
+    crd = _crd_with_formats(
+        "gadget",
+        {
+            "typo": {"type": "string", "format": "emial"},
+            "count": {"type": "integer", "format": "int32"},
+            "label": {"type": "string", "format": "k8s-short-name"},
+            "when": {"type": "string", "format": "date-time"},
+            "size": {"type": "string", "format": "int64"},
+            "ratio": {"type": "number", "format": "int32"},
+        },
+    )
+    created = crd_client.post(CRDS, json=crd)
+    assert created.status_code == 201, created.text
+    assert created.headers.get_list("warning") == [
+        '299 - "unrecognized format \\"emial\\""',
+        '299 - "unrecognized format \\"int64\\""',
+        '299 - "unrecognized format \\"int32\\""',
+        '299 - "kubetaint does not check format k8s-short-name of gadgets.stable.example.com: '
+        'values are accepted unchecked"',
+    ]
+    stored = crd_client.get(f"{CRDS}/gadgets.stable.example.com").json()
+    spec = stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"]["other"] = {"type": "boolean", "format": "flag"}
+    updated = crd_client.put(f"{CRDS}/gadgets.stable.example.com", json=stored)
+    assert updated.status_code == 200, updated.text
+    # an update warns about the formats the old CRD did not use, then what kubetaint does not check
+    assert updated.headers.get_list("warning") == [
+        '299 - "unrecognized format \\"flag\\""',
+        '299 - "kubetaint does not check format k8s-short-name of gadgets.stable.example.com: '
+        'values are accepted unchecked"',
+    ]

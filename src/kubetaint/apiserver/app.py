@@ -262,7 +262,7 @@ def create_app(
         )
     rbac = StoredPolicy(store, clock)
     if "RBAC" in config.modes():
-        ensure_bootstrap_policy(store)  # storage_rbac's post-start hook, before serving
+        ensure_bootstrap_policy(store, clock)  # storage_rbac's post-start hook, before serving
     rbac.start()
     chain = Security(config, _pod_node(store), rbac)
     if chain.node_restriction:
