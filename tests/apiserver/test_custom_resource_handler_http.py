@@ -120,3 +120,81 @@ def test_a_cluster_scoped_resource_has_no_namespace_field_label(crd_client: Test
         assert refused.json()["message"] == "field label not supported: metadata.namespace"
     assert crd_client.get(url, params={"fieldSelector": "metadata.name=x"}).status_code == 200
     assert crd_client.get(CT, params={"fieldSelector": "metadata.namespace=default"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "code", "message"),
+    [
+        pytest.param(
+            "GET",
+            f"{CT}/c1/foo",
+            404,
+            'crontabs.stable.example.com "c1" not found',
+            id="an undeclared subresource",
+        ),
+        pytest.param(
+            "DELETE",
+            f"{CT}/c1/status",
+            405,
+            'delete is not supported on resources of kind "crontabs.stable.example.com"',
+            id="deleting the status",
+        ),
+        pytest.param(
+            "POST",
+            f"{CT}/c1/scale",
+            405,
+            'create is not supported on resources of kind "crontabs.stable.example.com"',
+            id="posting to the scale",
+        ),
+    ],
+)
+def test_subresource_requests_the_handler_does_not_serve(
+    crd_client: TestClient, method: str, url: str, code: int, message: str
+) -> None:
+    crd_client.post(CT, json=crontab())
+    response = crd_client.request(method, url, content="{}")
+    assert response.status_code == code
+    assert response.json()["message"] == message
+
+
+def _crd_with_formats(name: str, formats: dict[str, JSON]) -> JSON:
+    crd = crontab_crd()
+    crd["metadata"]["name"] = f"{name}s.stable.example.com"
+    crd["spec"]["names"] = {"plural": f"{name}s", "kind": name.capitalize()}
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"] = {**spec["properties"], **formats}
+    return crd
+
+
+def test_a_crd_naming_unrecognized_formats_is_warned_about_as_upstream(crd_client: TestClient) -> None:
+    crd = _crd_with_formats(
+        "gadget",
+        {
+            "typo": {"type": "string", "format": "emial"},
+            "count": {"type": "integer", "format": "int32"},
+            "label": {"type": "string", "format": "k8s-short-name"},
+            "when": {"type": "string", "format": "date-time"},
+            "size": {"type": "string", "format": "int64"},
+            "ratio": {"type": "number", "format": "int32"},
+        },
+    )
+    created = crd_client.post(CRDS, json=crd)
+    assert created.status_code == 201, created.text
+    assert created.headers.get_list("warning") == [
+        '299 - "unrecognized format \\"emial\\""',
+        '299 - "unrecognized format \\"int64\\""',
+        '299 - "unrecognized format \\"int32\\""',
+        '299 - "kubetaint does not check format k8s-short-name of gadgets.stable.example.com: '
+        'values are accepted unchecked"',
+    ]
+    stored = crd_client.get(f"{CRDS}/gadgets.stable.example.com").json()
+    spec = stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"]["other"] = {"type": "boolean", "format": "flag"}
+    updated = crd_client.put(f"{CRDS}/gadgets.stable.example.com", json=stored)
+    assert updated.status_code == 200, updated.text
+    # an update warns about the formats the old CRD did not use, then what kubetaint does not check
+    assert updated.headers.get_list("warning") == [
+        '299 - "unrecognized format \\"flag\\""',
+        '299 - "kubetaint does not check format k8s-short-name of gadgets.stable.example.com: '
+        'values are accepted unchecked"',
+    ]

@@ -189,14 +189,21 @@ def test_a_repeated_refusal_is_logged_the_1st_10th_and_100th_time(
 
 def test_a_kubelet_registering_its_node_records_the_kubelet_field_manager(cluster: LiveCluster) -> None:
     node = cluster.store.get("nodes", "", "node-1")
-    (entry,) = node["metadata"]["managedFields"]
+    entry, status = node["metadata"]["managedFields"]  # the registration, then its status posts
     assert (entry["manager"], entry["operation"], entry["apiVersion"]) == ("kubelet", "Update", "v1")
+    assert (status["manager"], status["subresource"]) == ("kubelet", "status")
     assert "f:labels" in entry["fieldsV1"]["f:metadata"]
 
 
 def test_the_control_plane_node_carries_the_kubelet_and_kubeadm_entries(cluster: LiveCluster) -> None:
     node = cluster.store.get("nodes", "", "control-plane")
-    owners = {e["manager"]: e["fieldsV1"] for e in node["metadata"]["managedFields"]}
-    assert sorted(owners) == ["kubeadm", "kubelet"]
+    owners = {
+        e["manager"]: e["fieldsV1"] for e in node["metadata"]["managedFields"] if "subresource" not in e
+    }
+    # (node lifecycle took the not-ready taint off: kube-controller-manager owns the taints, as on
+    # a kubeadm cluster)
+    assert sorted(owners) == ["kube-controller-manager", "kubeadm", "kubelet"]
+    assert owners["kube-controller-manager"] == {"f:spec": {"f:taints": {}}}
+    assert "f:status" not in owners["kubelet"]
     assert "f:node-role.kubernetes.io/control-plane" in owners["kubeadm"]["f:metadata"]["f:labels"]
     assert "f:node-role.kubernetes.io/control-plane" not in owners["kubelet"]["f:metadata"]["f:labels"]

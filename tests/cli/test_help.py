@@ -1,4 +1,4 @@
-"""`--help` of every command shows without loading what the command runs: the server, the control
+"""`--help` of every command shows examples, without loading what the command runs: the server, the control
 plane, the scheduler, HTTP clients or the numeric libraries are imported when a command runs, so
 help and shell completion answer at once (benchmarks/bench_help.py times them)."""
 
@@ -46,7 +46,7 @@ HELPS += [pytest.param(["clock", sub], id=f"kubetaint clock {sub} --help") for s
 
 
 @pytest.mark.parametrize("argv", HELPS)
-def test_help_imports_nothing_the_command_runs(argv: list[str]) -> None:
+def test_help_shows_examples_and_imports_nothing_the_command_runs(argv: list[str]) -> None:
     result = subprocess.run(
         [sys.executable, "-c", SHOW_HELP, *argv, "--help"],
         check=True,
@@ -55,6 +55,6 @@ def test_help_imports_nothing_the_command_runs(argv: list[str]) -> None:
         timeout=60,
     )
     report = json.loads(result.stderr.splitlines()[-1])
-    assert report["code"] == 0 and "Usage:" in result.stdout
+    assert report["code"] == 0 and "Usage:" in result.stdout and "Examples:" in result.stdout
     loaded = [m for m in report["modules"] if any(m == h or m.startswith(h + ".") for h in HEAVY)]
     assert loaded == []

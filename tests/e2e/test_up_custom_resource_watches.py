@@ -1,6 +1,6 @@
 """Watches of custom resources end when kube-apiserver would tear down their CRD's storage
 (customresource_handler.go: the CRD deleted, or its spec changed, such as a version no longer
-served), on `kubetaint up` with the memory and SQLite stores: the official Python client's
+served), on `kubetaint up` with the memory, SQLite and etcd stores: the official Python client's
 CustomObjectsApi watch sees the custom resource's DELETED event, then the end of the stream, and
 watching again is a 404; `kubectl get -w` returns; a watch of another CRD goes on."""
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .harness import KUBECTL, UpServer, eventually
-from .test_up_custom_resources import CRD, CRONTAB, _apply, established
+from .test_up_custom_resources import CRD, CRONTAB, ETCD, _apply, established
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 
@@ -33,13 +33,31 @@ OTHER_CRD = CRD.replace("crontabs.stable.example.com", "widgets.stable.example.c
 )
 
 
-@pytest.fixture(params=["memory", "sqlite"], ids=["on the memory store", "on SQLite"])
+@pytest.fixture(
+    params=[
+        pytest.param("memory", id="on the memory store"),
+        pytest.param("sqlite", id="on SQLite"),
+        pytest.param(
+            "etcd", id="on etcd", marks=pytest.mark.skipif(ETCD.ETCD_BINARY is None, reason=ETCD.SKIP_REASON)
+        ),
+    ]
+)
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[UpServer]:
-    up = UpServer(tmp_path, "--nodes", "0", "--store", request.param).start()
+    etcd = None
+    store = request.param
+    if store == "etcd":
+        (tmp_path / "etcd").mkdir()
+        etcd = ETCD.EtcdServer(tmp_path / "etcd")
+        store = "etcd://" + etcd.url.removeprefix("http://")
     try:
-        yield up
+        up = UpServer(tmp_path, "--nodes", "0", "--store", store).start()
+        try:
+            yield up
+        finally:
+            up.kill()
     finally:
-        up.kill()
+        if etcd is not None:
+            etcd.stop()
 
 
 def _install(server: UpServer, crd: str = CRD) -> None:

@@ -4,6 +4,7 @@ that `kubectl taint` leaves a `kubectl-taint` managedFields entry on a hollow no
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from .harness import UpServer
@@ -62,3 +63,35 @@ def test_reapplying_a_deployment_without_a_toleration_removes_it(
         "--show-managed-fields",
     ).stdout
     assert managers.split()[0] == "kubectl"
+
+
+def _managers(server: UpServer, *target: str) -> list[str]:
+    jsonpath = "jsonpath={range .metadata.managedFields[*]}{.manager}/{.subresource} {end}"
+    return server.kubectl("get", *target, "-o", jsonpath, "--show-managed-fields").stdout.split()
+
+
+def test_the_components_writes_carry_their_field_managers(real_server: UpServer, workdir: Path) -> None:
+    manifest = workdir / "api.yaml"
+    manifest.write_text(DEPLOYMENT.replace("name: web", "name: api").replace("app: web", "app: api"))
+    real_server.kubectl("create", "-f", str(manifest))
+    real_server.kubectl("rollout", "status", "deployment/api", "--timeout=60s")
+    pod = real_server.kubectl("get", "pods", "-l", "app=api", "-o", "name").stdout.split()[0]
+    deadline = time.monotonic() + 30
+    while (managers := _managers(real_server, pod)) != ["kube-controller-manager/", "kubelet/status"]:
+        assert time.monotonic() < deadline, managers
+        time.sleep(0.5)
+    assert _managers(real_server, "node", "node-1")[:2] == ["kubelet/", "kubelet/status"]
+    # server-side apply meets the ReplicaSet's replicas the deployment controller owns
+    replica_set = real_server.kubectl("get", "rs", "-l", "app=api", "-o", "name").stdout.split()[0]
+    applied = workdir / "rs.yaml"
+    applied.write_text(
+        f"apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: {replica_set.split('/')[1]}\n"
+        "spec:\n  replicas: 5\n"
+    )
+    refused = real_server.kubectl("apply", "--server-side", "-f", str(applied), ok=False)
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines()[0] == (
+        'error: Apply failed with 1 conflict: conflict with "kube-controller-manager" using apps/v1: '
+        ".spec.replicas"
+    )
+    real_server.kubectl("delete", "deployment", "api")

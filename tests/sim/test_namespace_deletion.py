@@ -1,7 +1,8 @@
 """Namespaces in the simulator: deleting one removes its Deployment, ReplicaSet and pods and then
 the namespace (the namespace controller runs there as in `kubetaint up`), frees the nodes for a
 pod waiting in another namespace, and new content in the terminating namespace is refused; the
-system namespaces cannot be deleted."""
+system namespaces are Active with the kubernetes finalizer, as kube-apiserver creates them, and
+cannot be deleted."""
 
 from __future__ import annotations
 
@@ -94,3 +95,11 @@ def test_the_system_namespaces_cannot_be_deleted(name: str) -> None:
     with pytest.raises(SimulationError) as refused:
         sim.delete("Namespace", name)
     assert str(refused.value) == f'namespaces "{name}" is forbidden: this namespace may not be deleted'
+
+
+@pytest.mark.parametrize("name", ["default", "kube-system", "kube-public", "kube-node-lease"])
+def test_the_system_namespaces_are_active_with_the_kubernetes_finalizer(name: str) -> None:
+    namespace = next(o for o in simulation().objects("Namespace") if o["metadata"]["name"] == name)
+    assert namespace["spec"] == {"finalizers": ["kubernetes"]}
+    assert namespace["status"] == {"phase": "Active"}
+    assert namespace["metadata"]["labels"] == {"kubernetes.io/metadata.name": name}

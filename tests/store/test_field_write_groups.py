@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
-from kubetaint.store.changes import ChangeBatch, each_event
-from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
+from kubetaint.store.changes import ChangeBatch, FieldWriteGroup, each_event
 from kubetaint.store.informer import Changes, EventHandlers, Informer
-from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
+from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, with_field
 from kubetaint.store.memory import MemoryStore
 from store.commits import update_field_many, update_many
 
@@ -216,6 +215,7 @@ def test_every_observer_of_a_field_write_sees_what_it_sees_of_the_generic_update
     assert fast == generic
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_a_field_write_of_current_objects_is_one_group_an_informer_takes_whole() -> None:
     store = memory_store()
     leases = [store.create(LEASES, lease(n)) for n in "abc"]
@@ -241,7 +241,9 @@ def test_a_field_write_of_current_objects_is_one_group_an_informer_takes_whole()
 
 def informer_run(case: str, via_group: bool) -> tuple[Any, ...]:
     store = memory_store()
-    leases = [store.create(LEASES, lease(n)) for n in "abc"]
+    leases = [
+        store.create(LEASES, lease(n)) for n in ("ac" if case == "one created after the listing" else "abc")
+    ]
     selectors: dict[str, Any] = {"namespace": NS}
     if case == "label selector":
         selectors = {"label_selector": "n!=b"}
@@ -258,6 +260,8 @@ def informer_run(case: str, via_group: bool) -> tuple[Any, ...]:
         )
     )
     informer.start()
+    if case == "one created after the listing":  # its ADDED followed: cached as every other
+        leases.insert(1, store.create(LEASES, lease("b")))
     rv = store.current_resource_version()
     news = [
         with_field({**o, "metadata": {**o["metadata"], "resourceVersion": str(rv + i + 1)}}, RENEW, "t1")
@@ -267,8 +271,6 @@ def informer_run(case: str, via_group: bool) -> tuple[Any, ...]:
     if case == "listed after the first":
         first = rv - 1  # the informer's listing holds the first updates already
         informer._synced_rv = rv  # as if it had listed at rv (the cache holds the old objects still)
-    if case == "one not cached":
-        informer._cache.pop((NS, "b"))
     group = FieldWriteGroup(LEASES, [(NS, n) for n in "abc"], leases, news, first, path=RENEW, value="t1")
     if via_group:
         informer._follow_batch(ChangeBatch.field_write_of(group))
@@ -281,7 +283,7 @@ def informer_run(case: str, via_group: bool) -> tuple[Any, ...]:
     "case",
     [
         "every one cached",
-        "one not cached",
+        "one created after the listing",
         "listed after the first",
         "label selector",
         "another namespace",
@@ -362,7 +364,7 @@ def test_a_group_stands_in_the_history_once_per_update_it_keeps(
     from collections import deque
     from itertools import groupby
 
-    from kubetaint.store.fieldwrite import HistoryEntry, add_to_history, history_events
+    from kubetaint.store.memoryfields import HistoryEntry, add_to_history, history_events
 
     history: deque[HistoryEntry] = deque(maxlen=bound)
     groups = [group_of(size) for size in sizes]

@@ -46,9 +46,8 @@ class CustomResource(Resource):
     scale_paths: tuple[str, str, str] = ("", "", "")
     preserve_unknown: bool = False
     crd_uid: str = ""
-    #: What the API server's storage for the CRD is built from (`storage_key`): a CRD whose key
-    #: changes has its storage torn down, ending the watches on its resources.
-    storage_key: str = field(default="", compare=False, hash=False)
+    #: The CRD the resource was read from (what `storage_key` reads when a watch starts).
+    definition: Mapping[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
     #: The CRD is being deleted: its objects are read and deleted, no longer created.
     terminating: bool = False
 
@@ -162,7 +161,7 @@ def resource_for(crd: Mapping[str, Any], version: str) -> CustomResource | None:
         ),
         preserve_unknown=spec.get("preserveUnknownFields") is True,
         crd_uid=str(_as_dict(crd.get("metadata")).get("uid") or ""),
-        storage_key=storage_key(crd),
+        definition=crd,
         terminating=condition_true(crd, TERMINATING),
     )
 

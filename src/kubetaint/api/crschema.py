@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api import gopattern
+from kubetaint.api.crformats import recognized
 from kubetaint.api.validation import field as f
 
 JSON = dict[str, Any]
@@ -365,8 +366,8 @@ def _validate_object(
 
 
 def unchecked(schema: Mapping[str, Any] | None) -> list[str]:
-    """What a schema uses that kubetaint does not check: CEL rules and formats outside FORMATS
-    (each named once, in the schema's order)."""
+    """What a schema uses that kubetaint does not check: CEL rules and the formats upstream
+    recognizes outside FORMATS (each named once, in the schema's order)."""
     found: list[str] = []
 
     def walk(node: Any) -> None:
@@ -379,6 +380,7 @@ def unchecked(schema: Mapping[str, Any] | None) -> list[str]:
                 isinstance(fmt, str)
                 and fmt
                 and fmt not in (*FORMATS, *_NUMERIC_FORMATS)
+                and recognized(node)  # upstream ignores the others too (crformats)
                 and named not in found
             ):
                 found.append(named)

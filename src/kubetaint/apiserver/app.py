@@ -72,8 +72,8 @@ def parse_target(
         return None
     name = parts[1] if len(parts) > 1 else ""
     sub = parts[2] if len(parts) > 2 else ""
-    if sub and subresource(res, sub) is None:
-        return None
+    if sub and subresource(res, sub) is None and not isinstance(res, CustomResource):
+        return None  # (a custom resource's unknown subresource is its handler's NotFound)
     if res.namespaced and name and not namespace:
         return None
     return Target(res, namespace, name, sub)
@@ -149,6 +149,8 @@ class ApiServer:
     async def _dispatch(self, target: Target, request: Request) -> Response:
         method, h = request.method, self.handlers
         sub = target.subresource
+        if isinstance(target.res, CustomResource) and sub:
+            _check_custom_subresource(target.res, sub, target.name, method)
         if target.res.group in REVIEW_GROUPS:
             return await self._review(target, request)
         if sub in ("binding", "eviction") or (target.res.plural == "bindings" and not target.res.group):
@@ -190,6 +192,23 @@ class ApiServer:
         if method == "DELETE":
             return await h.delete_collection(target, request)
         raise _method_not_allowed()
+
+
+def _check_custom_subresource(res: CustomResource, sub: str, name: str, method: str) -> None:
+    """crdHandler's answers on a custom resource's subresources: one the version does not
+    declare is the resource's NotFound; status and scale serve get, update and patch, any
+    other verb is NewMethodNotSupported."""
+    if subresource(res, sub) is None:
+        raise errors.not_found(res.store_resource, name)
+    verb = {"POST": "create", "DELETE": "delete"}.get(method)
+    if verb is not None:
+        raise errors.StatusError(
+            405,
+            "MethodNotAllowed",
+            f'{verb} is not supported on resources of kind "{res.store_resource}"',
+            group=res.group,
+            kind=res.plural,
+        )
 
 
 class APIServerApp(Starlette):
@@ -243,7 +262,7 @@ def create_app(
         )
     rbac = StoredPolicy(store, clock)
     if "RBAC" in config.modes():
-        ensure_bootstrap_policy(store)  # storage_rbac's post-start hook, before serving
+        ensure_bootstrap_policy(store, clock)  # storage_rbac's post-start hook, before serving
     rbac.start()
     chain = Security(config, _pod_node(store), rbac)
     if chain.node_restriction:

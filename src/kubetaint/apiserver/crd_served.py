@@ -117,7 +117,7 @@ class CustomResourceStrategy:
             return prepare_for_create(self.res, obj)
         if self.subresource == "status":
             return with_generation(obj, meta_of(old).get("generation"))
-        return prepare_for_update(obj, old)
+        return prepare_for_update(obj, old, status_subresource=self.res.has_status)
 
     def validate(self, obj: JSON, old: JSON | None) -> None:
         validate(self.res, obj, old, status=self.subresource == "status")
@@ -161,9 +161,14 @@ def prepare_for_create(res: CustomResource, obj: JSON) -> JSON:
     return for_storage(res, {**out, "metadata": {**meta, "generation": 1}})
 
 
-def prepare_for_update(obj: JSON, old: JSON) -> JSON:
-    """The custom resource strategy's PrepareForUpdate: the generation is old's, plus one when
-    anything outside `metadata` changes (the status is already old's when it is a subresource)."""
+def prepare_for_update(obj: JSON, old: JSON, *, status_subresource: bool) -> JSON:
+    """The custom resource strategy's PrepareForUpdate: with a status subresource, the status is
+    old's (none when old has none); the generation is old's, plus one when anything outside
+    `metadata` changes."""
+    if status_subresource:
+        obj = {k: v for k, v in obj.items() if k != "status"}
+        if "status" in old:
+            obj["status"] = old["status"]
     generation = meta_of(old).get("generation")
     if isinstance(generation, int) and _non_metadata(obj) != _non_metadata(old):
         generation += 1

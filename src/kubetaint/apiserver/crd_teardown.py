@@ -82,9 +82,10 @@ class StorageTeardowns:
         self.start()
         end = WatchEnd()
         name = f"{res.plural}.{res.group}"
+        served = storage_key(res.definition) if res.definition is not None else ""
         with self._lock:
-            self._watches.setdefault(name, {})[end] = res.storage_key
-        if self._current_key(name) != res.storage_key:
+            self._watches.setdefault(name, {})[end] = served
+        if self._current_key(name) != served:
             self._end(name, None)
 
         def forget() -> None:

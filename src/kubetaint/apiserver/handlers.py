@@ -12,7 +12,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from kubetaint.api import errors
+from kubetaint.api import crformats, errors
 from kubetaint.api.crd import GROUP as CRD_GROUP
 from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
@@ -408,14 +408,14 @@ def _created_warnings(target: Target, warnings: list[str]) -> list[str]:
 
 
 def _strategy_warnings(target: Target, written: JSON, old: JSON | None) -> list[str]:
-    """The warnings of a write besides the decoder's: a custom resource strategy's
-    (WarningsOnCreate / WarningsOnUpdate: finalizer names it added), and what of a written CRD
-    kubetaint does not model (crd_served.crd_warnings)."""
+    """The warnings of a write besides the decoder's: the strategy's (WarningsOnCreate /
+    WarningsOnUpdate: a custom resource's finalizer names it added, a CRD's unrecognized
+    formats), then what of a written CRD kubetaint does not model (crd_served.crd_warnings)."""
     if isinstance(target.res, CustomResource):
         return crd_served.finalizer_warnings(written, old)
     if (target.res.group, target.res.kind) != (CRD_GROUP, "CustomResourceDefinition") or target.subresource:
         return []
-    return crd_served.crd_warnings(written)
+    return [*crformats.format_warnings(written, old), *crd_served.crd_warnings(written)]
 
 
 def _binding_node(binding: JSON, name: str) -> str:

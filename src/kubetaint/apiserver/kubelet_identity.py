@@ -26,8 +26,6 @@ from kubetaint.api import errors
 from kubetaint.apiserver.authn import AUTHENTICATED_GROUP, NODE_USER_PREFIX, NODES_GROUP, UserInfo
 from kubetaint.apiserver.authz import Authorizer, forbidden
 from kubetaint.apiserver.requestinfo import RequestInfo
-from kubetaint.clock.base import Clock, format_time
-from kubetaint.core.fieldmanager import manager as fieldmanager
 from kubetaint.registry.validator import StoreLookup
 from kubetaint.store.base import StoreBase
 from kubetaint.store.interface import (
@@ -80,10 +78,8 @@ class NodeIdentityStore(StoreBase):
         authorizer: Callable[[], Authorizer],
         *,
         node_restriction: NodeRestriction | None,
-        clock: Clock | None = None,
     ) -> None:
         self.store = store
-        self.clock = clock
         self.delivers_synchronously = store.delivers_synchronously
         self.node = node
         self.user = node_user(node)
@@ -174,7 +170,7 @@ class NodeIdentityStore(StoreBase):
                 rest = []
                 try:
                     self._check(op)
-                    run.append(self._registering(op))
+                    run.append(op)
                 except errors.StatusError as err:
                     refusal = err
             if refusal is None:
@@ -196,15 +192,6 @@ class NodeIdentityStore(StoreBase):
         if not run:
             return []
         return self.store.commit(run, stop_at_failure=stop_at_failure)
-
-    def _registering(self, op: WriteOp) -> WriteOp:
-        """`op`, with the `kubelet` managedFields entry on a Node it creates (with a clock): the
-        kubelet registers its Node over HTTP upstream, so its fields are the kubelet's."""
-        if type(op) is Create and op.resource == "nodes" and self.clock is not None:
-            who = fieldmanager.Request("kubelet", "v1", "", format_time(self.clock.now()))
-            obj = fieldmanager.update(None, {"apiVersion": "v1", "kind": "Node", **op.object}, who)
-            return Create(op.resource, obj, op.dry_run)
-        return op
 
     def _check(self, op: WriteOp) -> None:
         """`check` of one create, update or delete."""
@@ -251,14 +238,13 @@ def kubelet_stores(
     authorizer: Callable[[], Authorizer],
     *,
     node_restriction: Callable[[], NodeRestriction | None],
-    clock: Clock | None = None,
 ) -> Callable[[str], Store]:
-    """The factory the hollow-node pool takes: a NodeIdentityStore per node (recording, with
-    a `clock`, the `kubelet` managedFields entry of the Node it registers). `authorizer` and
+    """The factory the hollow-node pool takes: a NodeIdentityStore per node over `store` (the
+    kubelets' writes: the control plane's registry recording kubelet's managedFields). `authorizer` and
     `node_restriction` are asked when a node's store is made (the API server's app and the
     admission chain it completes are built after the control plane)."""
 
     def store_for(node: str) -> Store:
-        return NodeIdentityStore(store, node, authorizer, node_restriction=node_restriction(), clock=clock)
+        return NodeIdentityStore(store, node, authorizer, node_restriction=node_restriction())
 
     return store_for

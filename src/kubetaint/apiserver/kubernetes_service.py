@@ -8,7 +8,9 @@ import ipaddress
 from typing import Any
 
 from kubetaint.api.errors import StatusError
+from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.services import ServiceNetwork, kubernetes_service
+from kubetaint.registry.managedfields import KUBE_APISERVER, record_create
 from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
@@ -54,18 +56,31 @@ def _endpoint_slice(ip: str, port: int) -> JSON:
     }
 
 
+def _recorded(resource: str, obj: JSON, now: str) -> JSON:
+    """`obj` with kube-apiserver's entry for what its controller sends: the Service's clusterIPs
+    and ipFamilies are the service REST's allocation, owned by no one."""
+    if resource != "services":
+        return record_create(obj, resource, KUBE_APISERVER, now)
+    allocated = {k: v for k, v in obj["spec"].items() if k in ("clusterIPs", "ipFamilies")}
+    sent = {**obj, "spec": {k: v for k, v in obj["spec"].items() if k not in allocated}}
+    recorded = record_create(sent, resource, KUBE_APISERVER, now)
+    return {**recorded, "spec": obj["spec"]}
+
+
 def ensure_kubernetes_service(
-    store: Store, server_address: str, network: ServiceNetwork | None = None
+    store: Store, server_address: str, network: ServiceNetwork | None = None, clock: Clock | None = None
 ) -> None:
-    """Create the `default/kubernetes` Service, Endpoints and EndpointSlice that are missing."""
+    """Create the `default/kubernetes` Service, Endpoints and EndpointSlice that are missing (with
+    a `clock`, each with the `kube-apiserver` managedFields entry of its create)."""
     ip, port = _host_and_port(server_address)
     for resource, obj in (
         ("services", kubernetes_service(network or ServiceNetwork(), port)),
         ("endpoints", _endpoints(ip, port)),
         ("endpointslices.discovery.k8s.io", _endpoint_slice(ip, port)),
     ):
+        request = obj if clock is None else _recorded(resource, obj, format_time(clock.now()))
         try:
-            store.create(resource, obj)
+            store.create(resource, request)
         except StatusError as err:
             if err.code != 409:
                 raise

@@ -43,6 +43,7 @@ from kubetaint.clock.base import Clock, format_time
 from kubetaint.controlplane import ControlPlane, ControlPlaneSettings
 from kubetaint.controlplane.fleet import HOSTNAME_LABEL, ZONE_LABEL
 from kubetaint.core.fieldmanager import manager as fieldmanager
+from kubetaint.registry.managedfields import KUBELET, record_create
 from kubetaint.store.interface import JSON, Store
 
 CONTROL_PLANE_NODE = "control-plane"
@@ -93,11 +94,7 @@ def _as_kubeadm_leaves_it(node: JSON, kubelets_own: JSON, clock: Clock) -> JSON:
     """`node` with the managedFields a kubeadm control-plane Node has: what its kubelet
     registered under `kubelet`, the role label (and taints) kubeadm adds under `kubeadm`."""
     now = format_time(clock.now())
-    registered = fieldmanager.update(
-        None,
-        {"apiVersion": "v1", "kind": "Node", **kubelets_own},
-        fieldmanager.Request("kubelet", "v1", "", now),
-    )
+    registered = record_create(kubelets_own, "nodes", KUBELET, now)  # its status is not owned
     return fieldmanager.update(
         registered,
         {"apiVersion": "v1", "kind": "Node", **node},
@@ -130,11 +127,13 @@ class LiveCluster:
             rng=random.Random(rng.getrandbits(64)),
             graceful_deletion=True,
             settings=settings,
-            kubelet_stores=lambda registry: kubelet_stores(
-                registry,
+            # every component's writes carry its managedFields entries, the kubelets' included
+            managed_fields=True,
+            container_events=False,  # (on once writing them costs kubetaint up no throughput)
+            kubelet_stores=lambda kubelet_writes: kubelet_stores(
+                kubelet_writes,
                 lambda: self.app.authorizer,
                 node_restriction=lambda: node_restriction_in(self.plane.registry),
-                clock=clock,
             ),
         )
         self.workers = workers
@@ -161,8 +160,8 @@ class LiveCluster:
             with contextlib.suppress(RuntimeError):  # no running loop: the store's own thread
                 delivery.deliver_through(asyncio.get_running_loop().call_soon_threadsafe)
         self.plane.ensure_system_namespaces()
-        ensure_bootstrap_policy(self.store)
-        ensure_kubernetes_service(self.store, self.server_address)
+        ensure_bootstrap_policy(self.store, self.clock)
+        ensure_kubernetes_service(self.store, self.server_address, clock=self.clock)
         stored = self.store.list("nodes").items
         for node in stored:
             self.plane.fleet.adopt(kubelet_manifest(node))

@@ -19,7 +19,8 @@ from kubetaint.api import errors
 from kubetaint.api.selectors import selector_matches
 from kubetaint.apiserver.rbac import RBAC_GROUP, Policy
 from kubetaint.apiserver.rbac_bootstrap import cluster_role_bindings, cluster_roles
-from kubetaint.clock.base import Clock
+from kubetaint.clock.base import Clock, format_time
+from kubetaint.registry.managedfields import KUBE_APISERVER, record_create
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
 
@@ -107,10 +108,11 @@ def bootstrap_policy() -> Policy:
     return policy_of([*cluster_roles(), *cluster_role_bindings()])
 
 
-def ensure_bootstrap_policy(store: Store) -> list[str]:
+def ensure_bootstrap_policy(store: Store, clock: Clock | None = None) -> list[str]:
     """storage_rbac's post-start hook: create every bootstrap ClusterRole and ClusterRoleBinding
     that does not exist (an existing one is kept as it is). Returns the names created. An
-    aggregated role is created with the rules the aggregation controller gives it at once."""
+    aggregated role is created with the rules the aggregation controller gives it at once. With
+    a `clock`, each carries the `kube-apiserver` managedFields entry of its create."""
     created = []
     for resource, objects in (
         (CLUSTER_ROLES, with_aggregation(cluster_roles())),
@@ -124,8 +126,11 @@ def ensure_bootstrap_policy(store: Store) -> list[str]:
             except errors.StatusError as err:
                 if err.code != 404:
                     raise
+            request = dict(obj)
+            if clock is not None:
+                request = record_create(request, resource, KUBE_APISERVER, format_time(clock.now()))
             try:
-                store.create(resource, dict(obj))
+                store.create(resource, request)
             except errors.StatusError as err:
                 if err.code != 409:
                     raise

@@ -16,18 +16,26 @@ from kubetaint.admission import AdmissionChain, AdmissionSettings
 from kubetaint.admission.settings import SettingsError as AdmissionSettingsError
 from kubetaint.api.errors import StatusError
 from kubetaint.api.features import FeatureGates
-from kubetaint.clock.base import Clock
+from kubetaint.clock.base import Clock, format_time
 from kubetaint.controlplane.errors import ControlPlaneError
 from kubetaint.controlplane.fleet import NodeFleet
 from kubetaint.controlplane.schedhost import STORAGE_RESOURCES, SchedulerHost
 from kubetaint.controlplane.settings import ControlPlaneSettings
 from kubetaint.controlplane.wiring import Controller, start_controllers
 from kubetaint.registry import Registry, StoreLookup, api_validator
+from kubetaint.registry.managedfields import (
+    KUBE_APISERVER,
+    KUBE_CONTROLLER_MANAGER,
+    KUBE_SCHEDULER,
+    KUBELET,
+    ManagerWrites,
+    record_create,
+)
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Informer
-from kubetaint.store.interface import Store
+from kubetaint.store.interface import JSON, Store
 
 #: The namespaces kube-apiserver creates at start-up (the system namespaces controller).
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -40,6 +48,15 @@ def admission_chain(store: Store, settings: Mapping[str, Any], feature_gates: Fe
         return AdmissionChain(admission_settings, StoreLookup(store))
     except (AdmissionSettingsError, TypeError) as err:
         raise ControlPlaneError(str(err)) from None
+
+
+def _system_namespace_managed_fields(namespace: JSON, now: str) -> JSON:
+    """The system namespace with kube-apiserver's entry: its system namespaces controller creates
+    it by name, decoding defaults the name label (SetDefaults_Namespace) and the create strategy
+    adds the `kubernetes` finalizer and the phase (owned by no one)."""
+    requested = {k: v for k, v in namespace.items() if k not in ("spec", "status")}
+    recorded = record_create(requested, "namespaces", KUBE_APISERVER, now)
+    return {**namespace, "metadata": recorded["metadata"]}
 
 
 class ControlPlane:
@@ -62,6 +79,8 @@ class ControlPlane:
         rng: random.Random | None = None,
         graceful_deletion: bool = False,
         kubelet_stores: Callable[[Store], Callable[[str], Store]] | None = None,
+        managed_fields: bool = False,
+        container_events: bool = False,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -76,6 +95,11 @@ class ControlPlane:
             clock=clock,
             graceful_pod_deletion=graceful_deletion,
         )
+        #: True: the components' creates and updates carry the managedFields entries of their field
+        #: managers (registry.managedfields; `kubetaint up`); False: none (the simulator).
+        self.managed_fields = managed_fields
+        #: kube-controller-manager's controllers write through this.
+        self.controller_writes = self.writes_of(KUBE_CONTROLLER_MANAGER)
         self.informers: dict[str, Informer] = {}
         scheduler_rng = random.Random(root.getrandbits(64))
         self.controller_rng = random.Random(root.getrandbits(64))
@@ -94,15 +118,20 @@ class ControlPlane:
             stateful_sets=self.informer("statefulsets.apps"),
             services=self.informer("services"),
             storage={resource: self.informer(resource) for resource in STORAGE_RESOURCES},
+            writes=self.writes_of(KUBE_SCHEDULER),
         )
         # (each hollow kubelet writes through the registry, or through the store
         # `kubelet_stores(registry)` gives for its node: a live server's node identities)
+        kubelet_writes = self.writes_of(KUBELET)
         self.fleet = NodeFleet(
-            self.registry,
+            kubelet_writes,
             clock,
             pod_informer=self.informer("pods"),
-            store_for=kubelet_stores(self.registry) if kubelet_stores is not None else None,
+            store_for=kubelet_stores(kubelet_writes) if kubelet_stores is not None else None,
         )
+        #: True: the kubelets record their pods' container events (`kubetaint up`); False: not (the
+        #: simulator, for speed).
+        self.fleet.pool.settings.container_events = container_events
         self.controllers: list[Controller] = []
         #: False leaves kube-controller-manager's controllers to another process (`up --no-controllers`).
         self.run_controllers = True
@@ -114,6 +143,13 @@ class ControlPlane:
         #: The informers of controllers started by `start_controllers` (a leader-elected replica).
         self.controller_informers: list[Informer] = []
         self.started = False
+
+    def writes_of(self, manager: str) -> Registry | ManagerWrites:
+        """What the component whose field manager is `manager` writes through: the registry, or
+        (with `managed_fields`) its view recording that manager's managedFields entries."""
+        if not self.managed_fields:
+            return self.registry
+        return ManagerWrites(self.registry, manager, self.clock)
 
     def _scheduler_factory(self, rng: random.Random) -> Callable[[Callable[[], None]], Scheduler]:
         config = self.settings.scheduler_config
@@ -153,6 +189,8 @@ class ControlPlane:
                 "spec": {"finalizers": ["kubernetes"]},
                 "status": {"phase": "Active"},
             }
+            if self.managed_fields:
+                namespace = _system_namespace_managed_fields(namespace, format_time(self.clock.now()))
             try:
                 self.store.create("namespaces", namespace)
             except StatusError as err:

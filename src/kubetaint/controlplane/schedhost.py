@@ -19,6 +19,7 @@ from kubetaint.clock.base import Clock, Handle, format_time
 from kubetaint.clock.slices import slices_of
 from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
+from kubetaint.registry.managedfields import ManagerWrites
 from kubetaint.scheduler.scheduler import Scheduler, ScheduleResult
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
@@ -57,8 +58,12 @@ class SchedulerHost:
         stateful_sets: Informer | None = None,
         services: Informer | None = None,
         storage: dict[str, Informer] | None = None,
+        writes: Registry | ManagerWrites | None = None,
     ) -> None:
         self.registry = registry
+        #: The scheduler's own writes (status, preemption, PreBind): the registry, or its view
+        #: recording kube-scheduler's managedFields (the binding itself records none, as upstream).
+        self.writes = writes if writes is not None else registry
         self.clock = clock
         self._slices = slices_of(clock)
         self.recorder = recorder
@@ -147,7 +152,7 @@ class SchedulerHost:
         if result.node is not None:
             try:
                 for resource, obj in result.prebind_writes:  # PreBind (VolumeBinding's bindAPIUpdate)
-                    self.registry.update(resource, obj)
+                    self.writes.update(resource, obj)
                 bound = bind(self.registry, namespace, name, result.node)
             except StatusError as err:
                 log.warning("binding pod %s/%s to %s failed: %s", namespace, name, result.node, err.message)
@@ -212,7 +217,7 @@ class SchedulerHost:
         status["conditions"] = conditions
         status.setdefault("phase", "Pending")
         try:
-            self.registry.update_status("pods", {**pod, "status": status})
+            self.writes.update_status("pods", {**pod, "status": status})
         except StatusError as err:
             log.debug("pod %s: status update failed: %s", pod.get("metadata", {}).get("name"), err.message)
 
@@ -238,8 +243,8 @@ class SchedulerHost:
             }
         )
         try:
-            self.registry.update_status("pods", {**current, "status": {**status, "conditions": conditions}})
-            self.registry.delete("pods", namespace, name)
+            self.writes.update_status("pods", {**current, "status": {**status, "conditions": conditions}})
+            self.writes.delete("pods", namespace, name)
         except StatusError as err:
             log.debug("preemption of %s/%s failed: %s", namespace, name, err.message)
 

@@ -63,7 +63,7 @@ def node_lifecycle_settings(plane: ControlPlane) -> NodeLifecycleSettings:
 
 def build_node_lifecycle(plane: ControlPlane) -> NodeLifecycleController:
     return NodeLifecycleController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         node_lifecycle_settings(plane),
         node_informer=plane.informer("nodes"),
@@ -75,7 +75,7 @@ def build_node_lifecycle(plane: ControlPlane) -> NodeLifecycleController:
 
 def build_taint_eviction(plane: ControlPlane) -> TaintEvictionController:
     return TaintEvictionController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         pod_informer=plane.informer("pods"),
         node_informer=plane.informer("nodes"),
@@ -86,7 +86,7 @@ def build_taint_eviction(plane: ControlPlane) -> TaintEvictionController:
 
 def build_replicaset(plane: ControlPlane) -> ReplicaSetController:
     return ReplicaSetController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         _rng(plane),
         pod_informer=plane.informer("pods"),
@@ -97,7 +97,7 @@ def build_replicaset(plane: ControlPlane) -> ReplicaSetController:
 
 def build_deployment(plane: ControlPlane) -> DeploymentController:
     return DeploymentController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         deployment_informer=plane.informer("deployments.apps"),
         rs_informer=plane.informer("replicasets.apps"),
@@ -107,7 +107,7 @@ def build_deployment(plane: ControlPlane) -> DeploymentController:
 
 def build_daemonset(plane: ControlPlane) -> DaemonSetController:
     return DaemonSetController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         _rng(plane),
         pod_informer=plane.informer("pods"),
@@ -121,7 +121,7 @@ def build_daemonset(plane: ControlPlane) -> DaemonSetController:
 
 def build_statefulset(plane: ControlPlane) -> StatefulSetController:
     return StatefulSetController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         pod_informer=plane.informer("pods"),
         sts_informer=plane.informer("statefulsets.apps"),
@@ -132,7 +132,7 @@ def build_statefulset(plane: ControlPlane) -> StatefulSetController:
 
 def build_job(plane: ControlPlane) -> JobController:
     return JobController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         _rng(plane),
         pod_informer=plane.informer("pods"),
@@ -143,7 +143,7 @@ def build_job(plane: ControlPlane) -> JobController:
 
 def build_cronjob(plane: ControlPlane) -> CronJobController:
     return CronJobController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         _rng(plane),
         job_informer=plane.informer("jobs.batch"),
@@ -154,7 +154,7 @@ def build_cronjob(plane: ControlPlane) -> CronJobController:
 
 def build_disruption(plane: ControlPlane) -> DisruptionController:
     return DisruptionController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         pod_informer=plane.informer("pods"),
         pdb_informer=plane.informer("poddisruptionbudgets.policy"),
@@ -164,7 +164,7 @@ def build_disruption(plane: ControlPlane) -> DisruptionController:
 
 def build_podgc(plane: ControlPlane) -> PodGCController:
     return PodGCController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         pod_informer=plane.informer("pods"),
         node_informer=plane.informer("nodes"),
@@ -172,12 +172,14 @@ def build_podgc(plane: ControlPlane) -> PodGCController:
 
 
 def build_namespace(plane: ControlPlane) -> NamespaceController:
-    return NamespaceController(plane.registry, plane.clock, namespace_informer=plane.informer("namespaces"))
+    return NamespaceController(
+        plane.controller_writes, plane.clock, namespace_informer=plane.informer("namespaces")
+    )
 
 
 def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
     return ServiceAccountsController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         namespace_informer=plane.informer("namespaces"),
         service_account_informer=plane.informer("serviceaccounts"),
@@ -186,7 +188,7 @@ def build_serviceaccounts(plane: ControlPlane) -> ServiceAccountsController:
 
 def build_persistent_volume(plane: ControlPlane) -> PersistentVolumeController:
     return PersistentVolumeController(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         volume_informer=plane.informer("persistentvolumes"),
         claim_informer=plane.informer("persistentvolumeclaims"),
@@ -195,7 +197,7 @@ def build_persistent_volume(plane: ControlPlane) -> PersistentVolumeController:
 
 
 def build_crd(plane: ControlPlane) -> CRDController:
-    return CRDController(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
+    return CRDController(plane.controller_writes, plane.clock, crd_informer=plane.informer(CRDS))
 
 
 def build_root_ca_publisher(plane: ControlPlane) -> Controller | None:
@@ -204,7 +206,7 @@ def build_root_ca_publisher(plane: ControlPlane) -> Controller | None:
     if plane.root_ca is None:
         return None
     return Publisher(
-        plane.registry,
+        plane.controller_writes,
         plane.clock,
         plane.root_ca,
         namespace_informer=plane.informer("namespaces"),
@@ -213,12 +215,12 @@ def build_root_ca_publisher(plane: ControlPlane) -> Controller | None:
 
 
 def build_crd_owners(plane: ControlPlane) -> CustomResourceOwners:
-    return CustomResourceOwners(plane.registry, plane.clock, crd_informer=plane.informer(CRDS))
+    return CustomResourceOwners(plane.controller_writes, plane.clock, crd_informer=plane.informer(CRDS))
 
 
 def build_garbage_collector(plane: ControlPlane) -> GarbageCollector:
     resources = [r.store_resource for r in FOLLOWED]
-    return GarbageCollector(plane.registry, plane.clock, {r: plane.informer(r) for r in resources})
+    return GarbageCollector(plane.controller_writes, plane.clock, {r: plane.informer(r) for r in resources})
 
 
 #: kube-controller-manager's controllers, in start order.

@@ -55,10 +55,18 @@ def is_heartbeat(resource: str, obj: JSON, old: JSON) -> bool:
 class HeartbeatTrust:
     """The heartbeat objects a registry admitted, validated and stored, as the store returned them
     (at the resourceVersion they were stored at), with their type meta (apiVersion and kind:
-    `with_type_meta` would not copy them), for the configuration they passed."""
+    `with_type_meta` would not copy them), for the configuration they passed.
+
+    Speeds up a round of lease renewals: the results of the last heartbeat field write are kept
+    as one list (`batch_namespaces` trusts a batch equal to it with one list comparison, and
+    `remember_written` keeps the round's results as they are), entered key by key only when
+    something else asks. Off with the registry's reference mode (nothing is trusted)."""
 
     def __init__(self) -> None:
         self._valid: dict[str, dict[tuple[str, str], JSON]] = {r: {} for r in HEARTBEAT_FIELDS}
+        #: per resource, the results of the last heartbeat field write not yet in `_valid`, with
+        #: their namespaces
+        self._last: dict[str, tuple[list[JSON], frozenset[str]]] = {}
         self._config: Configuration | None = None
 
     def _under(self, config: Configuration) -> None:
@@ -66,11 +74,23 @@ class HeartbeatTrust:
         if self._config is not config:
             for valid in self._valid.values():
                 valid.clear()
+            self._last.clear()
             self._config = config
+
+    def _settled(self, resource: str) -> dict[tuple[str, str], JSON] | None:
+        """The trusted objects of `resource` by key (None: not a heartbeat resource), the last
+        field write's results entered."""
+        valid = self._valid.get(resource)
+        last = self._last.pop(resource, None)
+        if last is not None and valid is not None:
+            for obj in last[0]:
+                meta = obj["metadata"]
+                valid[meta.get("namespace") or "", meta["name"]] = obj
+        return valid
 
     def remember(self, resource: str, key: tuple[str, str], stored: JSON, config: Configuration) -> None:
         """`stored` (the store's result of a write under `key`) passed admission and validation."""
-        valid = self._valid.get(resource)
+        valid = self._settled(resource)
         if valid is not None:
             self._under(config)
             if _typed(stored):
@@ -83,7 +103,7 @@ class HeartbeatTrust:
     ) -> None:
         """`stored` (the store's results of a batch, as far as it got) passed admission and
         validation; `keys` are the batch's (namespace, name) pairs, in order."""
-        valid = self._valid.get(resource)
+        valid = self._settled(resource)
         if valid is not None:
             self._under(config)
             for key, obj in zip(keys, stored, strict=False):
@@ -92,34 +112,52 @@ class HeartbeatTrust:
                 else:
                     valid.pop(key, None)
 
-    def all_trusted(self, resource: str, objects: list[JSON], config: Configuration) -> bool:
-        """Whether each of `objects` is (equal to) the object this registry validated and stored
-        under its key last, under `config` (so a heartbeat field write on it needs no admission
-        nor validation: the store's resourceVersion precondition tells that it is current)."""
-        valid = self._valid.get(resource)
-        if valid is None or self._config is not config:
-            return False
+    def batch_namespaces(
+        self, resource: str, objects: list[JSON], config: Configuration
+    ) -> frozenset[str] | None:
+        """The namespaces of `objects` when each is (equal to) an object this registry validated
+        and stored under its key, under `config` (so a heartbeat field write on them needs no
+        admission nor validation: the store's resourceVersion precondition tells that each is
+        current); None when one is not. The usual round renews the results of the last one: they
+        are compared as one list."""
+        if self._config is not config:
+            return None
+        last = self._last.get(resource)
+        if last is not None and last[0] == objects:
+            return last[1]
+        valid = self._settled(resource)
+        if valid is None:
+            return None
         trusted = valid.get
+        spaces: set[str] = set()
         for obj in objects:
             meta = obj.get("metadata")
             if type(meta) is not dict:
-                return False
-            known = trusted((meta.get("namespace") or "", meta.get("name") or ""))
+                return None
+            namespace = meta.get("namespace") or ""
+            known = trusted((namespace, meta.get("name") or ""))
             if known is None or (known is not obj and known != obj):
-                return False
-        return True
+                return None
+            spaces.add(namespace)
+        return frozenset(spaces)
 
-    def remember_written(self, resource: str, stored: list[JSON]) -> None:
-        """`stored`, a heartbeat field write's results on trusted objects, passed what those did."""
-        valid = self._valid.get(resource)
-        if valid is not None:
-            for obj in stored:
-                meta = obj["metadata"]
-                valid[meta.get("namespace") or "", meta["name"]] = obj
+    def all_trusted(self, resource: str, objects: list[JSON], config: Configuration) -> bool:
+        """Whether each of `objects` is trusted (`batch_namespaces`)."""
+        return self.batch_namespaces(resource, objects, config) is not None
+
+    def remember_written(self, resource: str, stored: list[JSON], namespaces: frozenset[str]) -> None:
+        """`stored`, a heartbeat field write's results on trusted objects in `namespaces`, passed
+        what those did: kept as they are, the next round's batch."""
+        if resource not in self._valid:
+            return
+        last = self._last.get(resource)
+        if last is not None and len(last[0]) != len(stored):
+            self._settled(resource)  # (a write cut short: the objects it did not reach stay trusted)
+        self._last[resource] = (stored, namespaces)
 
     def forget(self, resource: str, key: tuple[str, str]) -> None:
         """The object under `key` is being deleted: nothing to remember about it any more."""
-        valid = self._valid.get(resource)
+        valid = self._settled(resource)
         if valid is not None:
             valid.pop(key, None)
 
@@ -128,14 +166,14 @@ class HeartbeatTrust:
     ) -> bool:
         """Whether `obj` (stored under `key`) is a heartbeat on `old`, the object at the
         resourceVersion this registry validated under `config`."""
-        valid = self._valid.get(resource)
+        valid = self._settled(resource)
         if valid is None or self._config is not config:
             return False
         known = valid.get(key)
         return known is not None and same_version(known, old) and is_heartbeat(resource, obj, old)
 
     def __len__(self) -> int:
-        return sum(len(valid) for valid in self._valid.values())
+        return sum(len(self._settled(resource) or ()) for resource in self._valid)
 
 
 def _typed(obj: JSON) -> bool:

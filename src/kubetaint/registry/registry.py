@@ -75,6 +75,7 @@ from kubetaint.store.interface import (
 from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
 
 NAMESPACES = "namespaces"
+EVENTS = "events"
 CRDS = f"customresourcedefinitions.{crds.GROUP}"
 
 __all__ = [
@@ -198,7 +199,36 @@ class Registry:
                     stored, failure = self._update_all(resource, objects)
                     return [*stored, *([failure] if failure is not None else [])]
                 return podruns.update_each(self, resource, objects)
+        if ops and all(type(op) is Create and op.resource == EVENTS and not op.dry_run for op in ops):
+            return self._create_events(ops, stop_at_failure)  # type: ignore[arg-type]
         return self._commit_one_by_one(ops, stop_at_failure)
+
+    def _create_events(self, ops: Sequence[Create], stop_at_failure: bool) -> builtins.list[Result]:
+        """A run of Event creates (a recorder's events written at once): each admitted and
+        validated as `create` does, those admitted stored in one store commit. No Event's
+        admission reads another Event, so admitting them before storing any is what creating
+        them one by one does."""
+        results: builtins.list[Result | None] = []
+        admitted: builtins.list[tuple[int, JSON]] = []
+        for op in ops:
+            try:
+                obj = self._before_create(EVENTS, op.object)
+                namespace, name = object_key(obj)
+                attrs = Attributes(CREATE, EVENTS, obj, None, namespace, name, "", False, None)
+                admitted.append((len(results), self._admit(attrs, None)))
+                results.append(None)
+            except StatusError as err:
+                results.append(err)
+                if stop_at_failure:
+                    break
+        stored = self.store.commit(
+            [Create(EVENTS, obj) for _, obj in admitted], stop_at_failure=stop_at_failure
+        )
+        for (index, _), result in zip(admitted, stored, strict=False):
+            results[index] = result
+        if len(stored) < len(admitted):  # the store stopped at a failure: nothing after it counts
+            results = results[: admitted[len(stored)][0]]
+        return [r for r in results if r is not None]
 
     def _commit_one_by_one(self, ops: Sequence[WriteOp], stop_at_failure: bool) -> builtins.list[Result]:
         """`commit` as one `create`, `update` or `delete` after another (a field write: its
@@ -380,13 +410,27 @@ class Registry:
             config = self._config = Configuration(self.validator, self.admission)
         return config
 
-    def keeps_spec(self, key: tuple[str, str], obj: JSON, old: JSON, config: Configuration) -> bool:
+    def keeps_spec(
+        self,
+        key: tuple[str, str],
+        obj: JSON,
+        old: JSON,
+        config: Configuration,
+        namespaces: set[str] | None = None,
+    ) -> bool:
         """Whether the pod update `obj` of `old` keeps the stored spec of a pod trusted under
         `config` (registry.podtrust), its namespace existing when NamespaceLifecycle is in the
-        chain (what that plugin reads)."""
-        return self._pods.keeps_spec(key, obj, old, config) and (
-            not config.reads_namespace or namespace_exists(self.store, key[0])
-        )
+        chain (what that plugin reads). `namespaces`: the namespaces found to exist since the
+        last write, which a namespace found now joins (a caller checking updates it stores later)."""
+        if not self._pods.keeps_spec(key, obj, old, config):
+            return False
+        if not config.reads_namespace or (namespaces is not None and key[0] in namespaces):
+            return True
+        if not namespace_exists(self.store, key[0]):
+            return False
+        if namespaces is not None:
+            namespaces.add(key[0])
+        return True
 
     def _pod_config(self) -> Configuration | None:
         """The configuration pod trust is recorded under, or None when pod updates keeping the
@@ -483,20 +527,14 @@ class Registry:
     def _field_write_until_failure(
         self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
     ) -> tuple[builtins.list[JSON], StatusError | None]:
-        heartbeats = self._heartbeats
-        if (
-            HEARTBEAT_FIELDS.get(resource) == path
-            and self._trusts_heartbeats(resource)
-            and heartbeats.all_trusted(resource, objects, self._configuration())
-            and all(
-                self._namespace_admits(resource, ns)
-                for ns in {str((o.get("metadata") or {}).get("namespace") or "") for o in objects}
-            )
-        ):
-            results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
-            stored, failure = until_failure(results)
-            heartbeats.remember_written(resource, stored)
-            return stored, failure
+        if HEARTBEAT_FIELDS.get(resource) == path and self._trusts_heartbeats(resource):
+            heartbeats = self._heartbeats
+            spaces = heartbeats.batch_namespaces(resource, objects, self._configuration())
+            if spaces is not None and all(self._namespace_admits(resource, ns) for ns in spaces):
+                results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
+                stored, failure = until_failure(results)
+                heartbeats.remember_written(resource, stored, spaces)
+                return stored, failure
         return self._update_all(resource, [with_field(obj, path, value) for obj in objects])
 
     def _trusts_heartbeats(self, resource: str) -> bool:

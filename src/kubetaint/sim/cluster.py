@@ -127,10 +127,7 @@ class Cluster:
 
     def load(self) -> None:
         """Namespaces, the scenario's objects (by kind rank, then file order) and the node groups."""
-        for name in SYSTEM_NAMESPACES:
-            self.store.create(
-                "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
-            )
+        self.plane.ensure_system_namespaces()  # Active, with the kubernetes finalizer, as kube-apiserver's
         objects = self.scenario.objects
         kinds = [kind_of(obj) for obj in objects]
         ranks = [kind.load_rank for kind in kinds]

@@ -65,7 +65,18 @@ class FieldWriteGroup:
     The events are built only for whoever asks (`events`, `tail`): an informer follows the group
     from its three lists; a store's bounded history needs only its tail."""
 
-    __slots__ = ("_events", "_tail", "first_rv", "keys", "news", "olds", "path", "resource", "value")
+    __slots__ = (
+        "_events",
+        "_namespaces",
+        "_tail",
+        "first_rv",
+        "keys",
+        "news",
+        "olds",
+        "path",
+        "resource",
+        "value",
+    )
 
     def __init__(
         self,
@@ -87,9 +98,17 @@ class FieldWriteGroup:
         self.first_rv = first_rv
         self._events: list[WatchEvent] | None = None
         self._tail: list[WatchEvent] = []  # the events of the last len(_tail) updates
+        self._namespaces: frozenset[str] | None = None
 
     def __len__(self) -> int:
         return len(self.news)
+
+    def namespaces(self) -> frozenset[str]:
+        """The namespaces of the keys (found once, for every informer that asks)."""
+        spaces = self._namespaces
+        if spaces is None:
+            spaces = self._namespaces = frozenset([key[0] for key in self.keys])
+        return spaces
 
     def _build(self, start: int, stop: int) -> list[WatchEvent]:
         resource, olds, news, rv = self.resource, self.olds, self.news, self.first_rv

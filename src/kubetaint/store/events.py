@@ -14,13 +14,13 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time
-from kubetaint.store.interface import JSON, Store
+from kubetaint.store.interface import JSON, Create, Store
 
 _API_VERSIONS = {
     "Pod": "v1",
@@ -31,6 +31,8 @@ _API_VERSIONS = {
     "DaemonSet": "apps/v1",
     "PodDisruptionBudget": "policy/v1",
 }
+#: One event of `EventRecorder.events`: its type, reason, message and field path ("" for none).
+EventItem = tuple[str, str, str, str]
 #: client-go's maxLruCacheEntries: how many distinct events one recorder remembers for counting.
 MAX_LRU_CACHE_ENTRIES = 4096
 #: How many later nanoseconds a create tries when another process took the name (bounded).
@@ -91,13 +93,73 @@ class EventRecorder:
         self._lock = threading.Lock()
 
     def event(
-        self, involved: Mapping[str, Any], event_type: str, reason: str, message: str, kind: str = ""
+        self,
+        involved: Mapping[str, Any],
+        event_type: str,
+        reason: str,
+        message: str,
+        kind: str = "",
+        *,
+        field_path: str = "",
     ) -> JSON | None:
-        """Record an event about `involved` (a stored object); returns the stored Event or None."""
+        """Record an event about `involved` (a stored object; `field_path`: the part of it the
+        event is about, e.g. `spec.containers{c}`); returns the stored Event or None."""
+        now = self._clock.now()
+        key, event = self._prepare(involved, kind, now, (event_type, reason, message, field_path))
+        bumped = self._bumped(key, event)
+        if bumped is not None:
+            return bumped
+        created = self._create(event, str(event["involvedObject"]["name"]), now)
+        if created is not None:
+            self._remember(key, created)
+        return created
+
+    def events(
+        self, batch: Sequence[tuple[Mapping[str, Any], Sequence[EventItem]]], kind: str = ""
+    ) -> list[JSON | None]:
+        """Record events about several objects (each object with its `(type, reason, message,
+        field path)` items), as `event` records them one after another, the new ones created in
+        one store commit (what a component's queued events cost when written together)."""
+        now = self._clock.now()
+        prepared = [
+            (involved, *self._prepare(involved, kind, now, item))
+            for involved, items in batch
+            for item in items
+        ]
+        if len({key for _, key, _ in prepared}) < len(prepared):  # a repeat within: it counts on the first
+            return [
+                self.event(involved, *item[:3], kind, field_path=item[3])
+                for involved, items in batch
+                for item in items
+            ]
+        results: list[JSON | None] = []
+        fresh: list[tuple[int, tuple[str, ...], JSON]] = []
+        for _, key, event in prepared:
+            results.append(self._bumped(key, event))
+            if results[-1] is None:
+                fresh.append((len(results) - 1, key, event))
+        for _, _, event in fresh:
+            event["metadata"]["name"] = f"{event['involvedObject']['name']}.{self._stamps.next(now):x}"
+        outcomes = self._store.commit([Create("events", event) for _, _, event in fresh]) if fresh else []
+        for (index, key, event), outcome in zip(fresh, outcomes, strict=True):
+            created: JSON | None
+            if isinstance(outcome, StatusError):
+                retry = outcome.reason == "AlreadyExists"
+                created = self._create(event, str(event["involvedObject"]["name"]), now) if retry else None
+            else:
+                created = outcome
+            if created is not None:
+                self._remember(key, created)
+            results[index] = created
+        return results
+
+    def _prepare(
+        self, involved: Mapping[str, Any], kind: str, now: float, item: EventItem
+    ) -> tuple[tuple[str, ...], JSON]:
+        """The correlation key and the new Event of one event about `involved` (no name yet)."""
+        event_type, reason, message, field_path = item
         meta = involved.get("metadata") or {}
         kind = kind or str(involved.get("kind") or "")
-        namespace = str(meta.get("namespace") or "default")
-        now = self._clock.now()
         involved_ref = {
             "kind": kind,
             "namespace": str(meta.get("namespace") or ""),
@@ -108,6 +170,8 @@ class EventRecorder:
         }
         if not involved_ref["namespace"]:
             del involved_ref["namespace"]
+        if field_path:
+            involved_ref["fieldPath"] = field_path
         key = (
             self.component,
             self.host,
@@ -116,23 +180,16 @@ class EventRecorder:
             involved_ref["name"],
             involved_ref["uid"],
             involved_ref["apiVersion"],
+            field_path,
             event_type,
             reason,
             message,
         )
         stamp_text = format_time(now)
-        with self._lock:
-            seen = self._seen.get(key)
-            if seen is not None:
-                self._seen.move_to_end(key)
-                bumped = self._bump(seen, stamp_text)
-                if bumped is not None:
-                    seen.count = int(bumped.get("count") or seen.count + 1)
-                    return bumped
         event: JSON = {
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": {"name": "", "namespace": namespace},
+            "metadata": {"name": "", "namespace": str(meta.get("namespace") or "default")},
             "involvedObject": involved_ref,
             "reason": reason,
             "message": message,
@@ -145,14 +202,28 @@ class EventRecorder:
             "reportingComponent": self.component,
             "reportingInstance": self.host,
         }
-        created = self._create(event, str(meta.get("name", "")), now)
-        if created is not None:
-            with self._lock:
-                self._seen[key] = _Observation(1, created["metadata"]["name"], namespace, stamp_text)
-                self._seen.move_to_end(key)
-                while len(self._seen) > MAX_LRU_CACHE_ENTRIES:
-                    self._seen.popitem(last=False)
-        return created
+        return key, event
+
+    def _bumped(self, key: tuple[str, ...], event: JSON) -> JSON | None:
+        """The first event of `key` bumped (count + 1, this event's time), or None when there is
+        none to bump (then `event` is created)."""
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is None:
+                return None
+            self._seen.move_to_end(key)
+            bumped = self._bump(seen, str(event["lastTimestamp"]))
+            if bumped is not None:
+                seen.count = int(bumped.get("count") or seen.count + 1)
+            return bumped
+
+    def _remember(self, key: tuple[str, ...], created: JSON) -> None:
+        meta = created["metadata"]
+        with self._lock:
+            self._seen[key] = _Observation(1, meta["name"], meta["namespace"], str(created["firstTimestamp"]))
+            self._seen.move_to_end(key)
+            while len(self._seen) > MAX_LRU_CACHE_ENTRIES:
+                self._seen.popitem(last=False)
 
     def _create(self, event: JSON, involved_name: str, now: float) -> JSON | None:
         for _ in range(_NAME_ATTEMPTS):

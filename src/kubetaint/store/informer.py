@@ -23,6 +23,7 @@ from itertools import repeat
 from typing import Literal
 
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import ChangeBatch, FieldWriteGroup
 from kubetaint.store.interface import JSON, Store, object_key
 from kubetaint.store.watch import WatchFilter
@@ -62,7 +63,7 @@ class Changes(list[Change]):
 
     @classmethod
     def of_field_write(cls, group: FieldWriteGroup) -> Changes:
-        """The updates of a field write (`group`'s olds as the cache held them)."""
+        """The updates of a field write (the cache held `group`'s olds)."""
         changes = cls(
             zip(repeat("MODIFIED"), group.keys, group.olds, group.news),
             only="MODIFIED",
@@ -157,6 +158,9 @@ class Informer:
         }
         self._unsubscribe: Callable[[], None] | None = None
         self._synced_rv = 0
+        #: reference mode (read when the informer is made): a field write is followed event by
+        #: event, each looked up in the cache
+        self._reference = reference_mode()
         #: the cache as one batch of ADDED, told to every handler added while the cache stays
         #: as it is (None once a batch is followed): the handlers of a start share one replay
         self._replay: Changes | None = None
@@ -242,28 +246,15 @@ class Informer:
         self._replay = None
         group = batch.field_write
         plain = self._plain
-        if group is not None and plain and group.first_rv > self._synced_rv:
-            # a field write keeps the metadata: an object cached (so in the watched namespace)
-            # stays there, and every update is a MODIFIED of the cached object
-            keys = group.keys
-            try:
-                olds: list[JSON] | None = list(map(cache.__getitem__, keys))
-            except KeyError:
-                olds = None
-            if olds is not None:
-                cache.update(zip(keys, group.news, strict=True))
+        if group is not None and plain and group.first_rv > self._synced_rv and not self._reference:
+            namespace = self._filter.namespace
+            if not namespace or group.namespaces() == {namespace}:
+                # The cache has followed every batch since its listing, so it holds each key's
+                # old object; a field write keeps the metadata (the namespace among it): every
+                # update is a MODIFIED of the cached object.
+                cache.update(zip(group.keys, group.news, strict=True))
                 if self._handlers:
-                    told = Changes.of_field_write(
-                        FieldWriteGroup(
-                            group.resource,
-                            keys,
-                            olds,
-                            group.news,
-                            group.first_rv,
-                            path=group.path,
-                            value=group.value,
-                        )
-                    )
+                    told = Changes.of_field_write(group)
                     for handler in self._handlers:
                         handler(told)
                 return

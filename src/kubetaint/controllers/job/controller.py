@@ -22,7 +22,14 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time, parse_time
-from kubetaint.controllers.job import indexed_job_utils, intervals, tracking, ttl_after_finished, util
+from kubetaint.controllers.job import (
+    backoff,
+    indexed_job_utils,
+    intervals,
+    tracking,
+    ttl_after_finished,
+    util,
+)
 from kubetaint.controllers.job.backoff import Backoff
 from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.job.context import SyncJobCtx
@@ -233,7 +240,7 @@ class JobController:
             vanished=[_as_failed(p) for p in vanished if tracking.phase(p) != "Succeeded"],
         )
         active = len(active_pods)
-        indexed = util.is_indexed(job)
+        indexed = indexed_job_utils.is_indexed(job)
         completions = spec.get("completions")
         new_succeeded = [
             p for p in self._valid(job, pods, ctx.uncounted["succeeded"]) if tracking.phase(p) == "Succeeded"
@@ -365,24 +372,25 @@ class JobController:
         with a valid index for an Indexed Job."""
         result = []
         completions = int((job.get("spec") or {}).get("completions") or 0)
-        indexed = util.is_indexed(job)
+        indexed = indexed_job_utils.is_indexed(job)
         for pod in pods:
             if not util.has_tracking_finalizer(pod) or str(pod["metadata"].get("uid") or "") in uncounted:
                 continue
-            if indexed and not 0 <= util.completion_index(pod) < completions:
+            if indexed and not 0 <= indexed_job_utils.completion_index(pod) < completions:
                 continue
             result.append(pod)
         return result
 
     def _backoff_record(self, key: Key, succeeded: list[JSON], failed: list[JSON], now: float) -> Backoff:
-        """newBackoffRecord: a success resets the failures; each new failure counts from its end."""
+        """newBackoffRecord: a success resets the failures; each new failure counts from its end
+        (getFinishedTime)."""
         record = self._backoff.setdefault(key, Backoff())
         if succeeded:
             record.failures = 0
             record.last_failure = None
         if failed:
             record.failures += len(failed)
-            record.last_failure = max(tracking.finished_at(p, now) for p in failed)
+            record.last_failure = max(backoff.finished_time(p) for p in failed)
         return record
 
     def _past_active_deadline(self, job: JSON, now: float) -> bool:

@@ -16,17 +16,6 @@ def phase(pod: Mapping[str, Any]) -> str:
     return str((pod.get("status") or {}).get("phase") or "")
 
 
-def finished_at(pod: Mapping[str, Any], now: float) -> float:
-    """When a failed pod finished: its containers' latest finishedAt, else now."""
-    latest: float | None = None
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        finished = ((status.get("state") or {}).get("terminated") or {}).get("finishedAt")
-        if finished:
-            stamp = parse_time(str(finished))
-            latest = stamp if latest is None else max(latest, stamp)
-    return latest if latest is not None else now
-
-
 def finish_time(job: Mapping[str, Any]) -> float | None:
     """jobFinishTime: the lastTransitionTime of the Complete or Failed condition."""
     for condition in (job.get("status") or {}).get("conditions") or []:
