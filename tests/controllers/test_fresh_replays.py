@@ -59,7 +59,18 @@ def ref(uid: str, controller: Any = True) -> JSON:
 PODS = st.lists(
     st.tuples(
         st.sampled_from(["d", "team"]),
-        st.sampled_from([None, {}, {"app": "x"}, {"app": "y", "tier": "web"}]),
+        # (equal labels but for their order, or their values' types: 1 == True; their tags differ)
+        st.sampled_from(
+            [
+                None,
+                {},
+                {"app": "x"},
+                {"app": "y", "tier": "web"},
+                {"tier": "web", "app": "y"},
+                {"app": 1},
+                {"app": True},
+            ]
+        ),
         st.sampled_from(
             [
                 None,

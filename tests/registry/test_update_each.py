@@ -212,3 +212,21 @@ def test_a_runs_owner_errors_memo_answers_as_owner_reference_errors(picks: list[
         meta = {"name": "p", "ownerReferences": REF_LISTS[i]}
         assert memo(meta) == owner_reference_errors(meta)
         assert memo(meta) == owner_reference_errors(meta)
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_a_run_looks_its_namespace_up_once() -> None:
+    registry = make_registry(fast=True)
+    pods = [registry.create("pods", bare_pod(name)) for name in ("web-0", "web-1", "web-2")]
+    looked_up: list[str] = []
+    get = registry.store.get
+
+    def counting_get(resource: str, namespace: str, name: str) -> JSON:
+        if resource == "namespaces":
+            looked_up.append(name)
+        return get(resource, namespace, name)
+
+    registry.store.get = counting_get  # type: ignore[method-assign]
+    results = update_each(registry, "pods", [adopt(pod) for pod in pods])
+    assert all(isinstance(r, dict) for r in results)
+    assert looked_up == ["default"]

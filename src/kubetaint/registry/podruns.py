@@ -48,6 +48,8 @@ class PodUpdateRun:
         self._run: list[tuple[int, Key, JSON]] = []  # (place in results, key, object)
         #: the keys of the run (a second update of one of them ends it)
         self.keys: set[Key] = set()
+        #: the namespaces found to exist while the run is checked (nothing is written meanwhile)
+        self._namespaces: set[str] = set()
         self._owner_errors = OwnerErrorsOfRun()
 
     def add(self, obj: JSON) -> None:
@@ -91,7 +93,7 @@ class PodUpdateRun:
         old = registry.store.get("pods", namespace, name)
         check_update_preconditions("pods", obj, old)
         config = self.config
-        if config is None or not registry.keeps_spec(key, obj, old, config):
+        if config is None or not registry.keeps_spec(key, obj, old, config, self._namespaces):
             return None
         obj = keep_deletion_fields(obj, old)
         validator = config.validator
@@ -118,4 +120,5 @@ class PodUpdateRun:
             del run[: len(stored) + 1]
         run.clear()
         self.keys.clear()
+        self._namespaces.clear()
         self._owner_errors = OwnerErrorsOfRun()

@@ -410,13 +410,27 @@ class Registry:
             config = self._config = Configuration(self.validator, self.admission)
         return config
 
-    def keeps_spec(self, key: tuple[str, str], obj: JSON, old: JSON, config: Configuration) -> bool:
+    def keeps_spec(
+        self,
+        key: tuple[str, str],
+        obj: JSON,
+        old: JSON,
+        config: Configuration,
+        namespaces: set[str] | None = None,
+    ) -> bool:
         """Whether the pod update `obj` of `old` keeps the stored spec of a pod trusted under
         `config` (registry.podtrust), its namespace existing when NamespaceLifecycle is in the
-        chain (what that plugin reads)."""
-        return self._pods.keeps_spec(key, obj, old, config) and (
-            not config.reads_namespace or namespace_exists(self.store, key[0])
-        )
+        chain (what that plugin reads). `namespaces`: the namespaces found to exist since the
+        last write, which a namespace found now joins (a caller checking updates it stores later)."""
+        if not self._pods.keeps_spec(key, obj, old, config):
+            return False
+        if not config.reads_namespace or (namespaces is not None and key[0] in namespaces):
+            return True
+        if not namespace_exists(self.store, key[0]):
+            return False
+        if namespaces is not None:
+            namespaces.add(key[0])
+        return True
 
     def _pod_config(self) -> Configuration | None:
         """The configuration pod trust is recorded under, or None when pod updates keeping the

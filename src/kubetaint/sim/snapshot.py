@@ -218,7 +218,12 @@ _POD_IDENTITY_LABELS = (
 def _mapping(value: Any) -> Mapping[str, Any]:
     """`value` when it is an object, else an empty one (malformed input is reported by the
     scenario parser, with its line, after this module's rewriting has left it alone)."""
-    return value if isinstance(value, Mapping) else {}
+    return value if _is_mapping(value) else {}
+
+
+def _is_mapping(value: Any) -> bool:
+    """isinstance(value, Mapping), a parsed document's plain dict told first."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _list(value: Any) -> list[Any]:
@@ -226,8 +231,11 @@ def _list(value: Any) -> list[Any]:
 
 
 def _sts_controller(obj: Mapping[str, Any]) -> str | None:
-    for ref in _list(_mapping(obj.get("metadata")).get("ownerReferences")):
-        if isinstance(ref, Mapping) and ref.get("kind") == "StatefulSet" and ref.get("controller"):
+    refs = _mapping(obj.get("metadata")).get("ownerReferences")
+    if not refs:  # (most pods: none at all)
+        return None
+    for ref in _list(refs):
+        if _is_mapping(ref) and ref.get("kind") == "StatefulSet" and ref.get("controller"):
             return str(ref.get("name") or "")
     return None
 
@@ -282,7 +290,7 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
     objects: list[Any] = spec["objects"]
     owned: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for obj in objects:
-        if isinstance(obj, Mapping) and obj.get("kind") == "Pod":
+        if _is_mapping(obj) and obj.get("kind") == "Pod":
             owner = _sts_controller(obj)
             if owner is not None:
                 owned.setdefault((_key(obj)[0], owner), []).append(obj)
@@ -324,7 +332,7 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
 def _revisions(document: Mapping[str, Any]) -> dict[tuple[str, str], str]:
     revisions = {}
     for obj in _list(_mapping(document.get("spec")).get("objects")):
-        if isinstance(obj, Mapping) and obj.get("kind") == "StatefulSet":
+        if _is_mapping(obj) and obj.get("kind") == "StatefulSet":
             revision = _mapping(obj.get("status")).get("updateRevision")
             if isinstance(revision, str) and revision:
                 revisions[_key(obj)] = revision

@@ -160,7 +160,9 @@ class PodOwnerIndex:
 
     def _index_fresh(self, items: list[tuple[Key, JSON]]) -> None:
         """`_index_new` of each (key, pod) of a replay into an empty index (no key indexed: the
-        replay at start), inlined: the informer's keys are distinct, so every key is new."""
+        replay at start), inlined: the informer's keys are distinct, so every key is new.
+        Consecutive orphans of one namespace whose labels are the same string pairs in the same
+        order (one template's pods) share their label tags and the posting lists they join."""
         owner_of, owned, versions = self._owner_of, self.owned, self._versions
         track, orphans, by_label, labels_of = (
             self._track_orphans,
@@ -168,6 +170,11 @@ class PodOwnerIndex:
             self._orphan_labels,
             self._labels_of,
         )
+        last_pairs: object = _ABSENT  # the string-only label pairs whose tags are `tags`
+        last_space: object = _ABSENT
+        tags: tuple[LabelKey, ...] = ()
+        postings: list[set[Key]] = []  # the posting lists of `tags`
+        in_namespace: set[Key] = set()
         for key, pod in items:
             meta = pod.get("metadata") or {}
             ref = None
@@ -187,18 +194,28 @@ class PodOwnerIndex:
             if not track:
                 continue
             namespace = key[0]
-            # _orphan_tags, first: what it raises leaves no trace
-            tags = tuple([(namespace, str(k), str(v)) for k, v in (meta.get("labels") or {}).items()])
-            in_namespace = orphans.get(namespace)
-            if in_namespace is None:
-                in_namespace = orphans[namespace] = set()
-            in_namespace.add(key)
-            owner_of[key] = None
-            if tags:
+            labels = meta.get("labels") or {}
+            # (pairs equal to string-only ones are string-only: no other JSON value equals a string)
+            pairs = tuple(labels.items())
+            if namespace != last_space or pairs != last_pairs:
+                # _orphan_tags, first: what it raises leaves no trace
+                tags = tuple([(namespace, str(k), str(v)) for k, v in pairs])
+                plain = all(type(k) is str and type(v) is str for k, v in pairs)
+                last_pairs, last_space = (pairs, namespace) if plain else (_ABSENT, _ABSENT)
+                found = orphans.get(namespace)
+                if found is None:
+                    found = orphans[namespace] = set()
+                in_namespace = found
+                postings = []
                 for tag in tags:
                     members = by_label.get(tag)
                     if members is None:
                         members = by_label[tag] = set()
+                    postings.append(members)
+            in_namespace.add(key)
+            owner_of[key] = None
+            if tags:
+                for members in postings:
                     members.add(key)
                 labels_of[key] = tags
 
