@@ -131,9 +131,7 @@ def test_an_indexed_job_gives_each_pod_its_completion_index_and_hostname() -> No
             {
                 "name": "JOB_COMPLETION_INDEX",
                 "valueFrom": {
-                    "fieldRef": {
-                        "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"
-                    }
+                    "fieldRef": {"fieldPath": "metadata.labels['batch.kubernetes.io/job-completion-index']"}
                 },
             }
         ]

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from kubetaint.controllers.job import util
+from kubetaint.controllers.job import indexed_job_utils, intervals, util
+from kubetaint.controllers.job.backoff import Backoff
+from kubetaint.controllers.job.context import SyncJobCtx
 
 NO_INDEX = None
 
@@ -51,7 +53,18 @@ def _phases(pods: list[dict[str, Any]]) -> list[tuple[str | None, str]]:
 def test_first_pending_indexes(
     cnt: int, completions: int, active: list[tuple[str | None, str]], succeeded: list[int], want: list[int]
 ) -> None:
-    assert util.first_pending_indexes(_pods(active), set(succeeded), cnt, completions) == want
+    job = {"spec": {"completionMode": "Indexed", "completions": completions}}
+    ctx = SyncJobCtx(
+        job=job,
+        pods=_pods(active),
+        active_pods=_pods(active),
+        ready=0,
+        terminating=0,
+        uncounted={"succeeded": set(), "failed": set()},
+        backoff=Backoff(),
+        succeeded_indexes=intervals.with_indexes([], succeeded),
+    )
+    assert indexed_job_utils.first_pending_indexes(ctx, cnt) == want
 
 
 @pytest.mark.parametrize(
@@ -109,7 +122,7 @@ def test_append_duplicated_index_pods_for_removal(
     want_left: list[tuple[str | None, str]],
     completions: int,
 ) -> None:
-    rm, left = util.duplicated_index_pods_for_removal(_pods(pods), completions)
+    rm, left = indexed_job_utils.duplicated_index_pods_for_removal(_pods(pods), completions)
     assert _phases(rm) == want_rm
     assert _phases(left) == want_left
 
@@ -133,7 +146,7 @@ def test_append_duplicated_index_pods_for_removal(
     ],
 )
 def test_pod_generate_name_with_index(job_name: str, index: int, want: str) -> None:
-    assert util.pod_generate_name(job_name, index) == want
+    assert indexed_job_utils.pod_generate_name(job_name, index) == want
 
 
 @pytest.mark.parametrize(
@@ -147,8 +160,10 @@ def test_pod_generate_name_with_index(job_name: str, index: int, want: str) -> N
     ],
 )
 def test_completed_indexes_are_written_as_ordered_intervals(indexes: list[int], want: str) -> None:
-    assert util.format_indexes(indexes) == want
-    assert util.parse_indexes(want, 100) == indexes
+    written = intervals.to_string(intervals.with_indexes([], indexes))
+    assert written == want
+    parsed = intervals.parse(want, 100)
+    assert [i for first, last in parsed for i in range(first, last + 1)] == indexes
 
 
 @pytest.mark.parametrize(

@@ -104,3 +104,47 @@ def test_the_server_commands_without_the_server_extra_say_what_to_install(venv: 
     assert result.stderr.strip() == (
         "error: kubetaint up needs the starlette package: pip install 'kubetaint[server]'"
     )
+
+
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:9"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        pytest.param(
+            ["clock", "now"],
+            "error: kubetaint clock needs the httpx package: pip install 'kubetaint[cluster]'",
+            id="clock, which needs only the cluster extra",
+        ),
+        pytest.param(
+            ["scheduler"],
+            "error: kubetaint scheduler needs the httpx package: pip install 'kubetaint[server]'",
+            id="scheduler",
+        ),
+        pytest.param(
+            ["controllers"],
+            "error: kubetaint controllers needs the httpx package: pip install 'kubetaint[server]'",
+            id="controllers",
+        ),
+    ],
+)
+def test_the_cluster_commands_without_their_extra_say_what_to_install(
+    venv: Path, tmp_path: Path, argv: list[str], message: str
+) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(KUBECONFIG)
+    result = installed(venv, "kubetaint", *argv, "--kubeconfig", str(kubeconfig), cwd=tmp_path)
+    assert (result.returncode, result.stderr.strip()) == (1, message)
+
+
+def test_the_server_commands_show_their_help_without_the_server_extra(venv: Path, tmp_path: Path) -> None:
+    for command in ("up", "scheduler", "controllers", "clock"):
+        result = installed(venv, "kubetaint", command, "--help", cwd=tmp_path)
+        assert result.returncode == 0 and "Examples:" in result.stdout, result.stderr

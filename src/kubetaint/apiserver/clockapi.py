@@ -21,13 +21,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from kubetaint.api import errors
+from kubetaint.apiserver.clock_path import CLOCK_PATH
 from kubetaint.apiserver.wire import json_response, status_response
 from kubetaint.clock.base import Callback, Clock, format_micro_time
 from kubetaint.clock.slices import SliceTimer
 from kubetaint.clock.virtual import VirtualClock, VirtualHandle
 
 API_VERSION = "kubetaint.dev/v1alpha1"
-CLOCK_PATH = "/kubetaint/v1/clock"
 #: The largest single advance (a year): enough for any demo, bounded so a typo cannot hang the server.
 MAX_ADVANCE_SECONDS = 366 * 24 * 3600.0
 

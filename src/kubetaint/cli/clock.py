@@ -87,7 +87,7 @@ def _show(doc: dict[str, Any]) -> str:
 
 
 def _run(action: str, kubeconfig: Path | None, seconds: float | None = None) -> None:
-    from kubetaint.apiserver.clockapi import CLOCK_PATH
+    from kubetaint.apiserver.clock_path import CLOCK_PATH
 
     try:
         server = connection(kubeconfig_path(kubeconfig))

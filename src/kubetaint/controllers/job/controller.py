@@ -240,7 +240,7 @@ class JobController:
             vanished=[_as_failed(p) for p in vanished if tracking.phase(p) != "Succeeded"],
         )
         active = len(active_pods)
-        indexed = util.is_indexed(job)
+        indexed = indexed_job_utils.is_indexed(job)
         completions = spec.get("completions")
         new_succeeded = [
             p for p in self._valid(job, pods, ctx.uncounted["succeeded"]) if tracking.phase(p) == "Succeeded"
@@ -372,11 +372,11 @@ class JobController:
         with a valid index for an Indexed Job."""
         result = []
         completions = int((job.get("spec") or {}).get("completions") or 0)
-        indexed = util.is_indexed(job)
+        indexed = indexed_job_utils.is_indexed(job)
         for pod in pods:
             if not util.has_tracking_finalizer(pod) or str(pod["metadata"].get("uid") or "") in uncounted:
                 continue
-            if indexed and not 0 <= util.completion_index(pod) < completions:
+            if indexed and not 0 <= indexed_job_utils.completion_index(pod) < completions:
                 continue
             result.append(pod)
         return result

@@ -1,4 +1,5 @@
-"""Indexed Jobs, as pkg/controller/job/indexed_job_utils.go: the succeeded and failed indexes
+"""Indexed Jobs, as pkg/controller/job/indexed_job_utils.go: a pod's completion index, its name,
+the JOB_COMPLETION_INDEX variable, the duplicate indexes to remove, the succeeded and failed indexes
 (`status.completedIndexes`, `status.failedIndexes`), the indexes still to create, and the
 per-index failure counts of `backoffLimitPerIndex` (the `batch.kubernetes.io/job-index-failure-count`
 annotations a replacement pod carries)."""
@@ -12,11 +13,92 @@ from kubetaint.controllers.job import backoff, intervals, util
 from kubetaint.controllers.job.context import SyncJobCtx
 from kubetaint.controllers.job.intervals import Intervals
 from kubetaint.controllers.job.pod_failure_policy import FAIL_INDEX, match_pod_failure_policy
+from kubetaint.controllers.job.util import (
+    COMPLETION_INDEX_ANNOTATION,
+    COMPLETION_INDEX_ENV,
+    COMPLETION_INDEX_LABEL,
+    JSON,
+    MAX_GENERATED_NAME_LENGTH,
+    active_stage,
+)
 
-JSON = dict[str, Any]
 INDEX_FAILURE_COUNT_ANNOTATION = "batch.kubernetes.io/job-index-failure-count"
 INDEX_IGNORED_FAILURE_COUNT_ANNOTATION = "batch.kubernetes.io/job-index-ignored-failure-count"
 _MAX_INT32 = 2**31 - 1
+
+
+def is_indexed(job: Mapping[str, Any]) -> bool:
+    return (job.get("spec") or {}).get("completionMode") == "Indexed"
+
+
+def completion_index(pod: Mapping[str, Any]) -> int:
+    """getCompletionIndex: the pod's completion index annotation, -1 when absent or invalid."""
+    raw = ((pod.get("metadata") or {}).get("annotations") or {}).get(COMPLETION_INDEX_ANNOTATION)
+    if raw is None:
+        return -1
+    text = str(raw)
+    if not text.isdigit() or (len(text) > 1 and text[0] == "0"):
+        return -1
+    return int(text)
+
+
+def pod_generate_name(job_name: str, index: int | None) -> str:
+    """The pod name prefix: `<job>-` or, for an index, podGenerateNameWithIndex `<job>-<index>-`."""
+    appendix = "-" if index is None else f"-{index}-"
+    return job_name[: MAX_GENERATED_NAME_LENGTH - len(appendix)] + appendix
+
+
+def with_completion_index_env(spec: JSON) -> JSON:
+    """addCompletionIndexEnvVariables: JOB_COMPLETION_INDEX from the index label (PodIndexLabel
+    is on) in every container and init container that lacks it."""
+    spec = dict(spec)
+    env_var = {
+        "name": COMPLETION_INDEX_ENV,
+        "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{COMPLETION_INDEX_LABEL}']"}},
+    }
+    for field in ("initContainers", "containers"):
+        containers = spec.get(field)
+        if not containers:
+            continue
+        copied = []
+        for container in containers:
+            env = list(container.get("env") or [])
+            if not any(e.get("name") == COMPLETION_INDEX_ENV for e in env):
+                env.append(env_var)
+            copied.append({**container, "env": env})
+        spec[field] = copied
+    return spec
+
+
+def duplicated_index_pods_for_removal(
+    pods: Sequence[JSON], completions: int
+) -> tuple[list[JSON], list[JSON]]:
+    """appendDuplicatedIndexPodsForRemoval: (to remove, to keep). Pods without a valid index or
+    with one at or past `completions` are removed; of several pods with one index, the most
+    advanced (ActivePods order) is kept."""
+    ordered = sorted(pods, key=completion_index)  # byCompletionIndex (stable)
+    remove: list[JSON] = []
+    keep: list[JSON] = []
+    groups: dict[int, list[JSON]] = {}
+    beyond: list[JSON] = []
+    for i, pod in enumerate(ordered):
+        index = completion_index(pod)
+        if index >= completions:
+            beyond = ordered[i:]
+            break
+        groups.setdefault(index, []).append(pod)
+    for index in sorted(groups):
+        same = groups[index]
+        if index < 0:
+            remove.extend(same)
+        elif len(same) == 1:
+            keep.append(same[0])
+        else:
+            same = sorted(same, key=active_stage)
+            remove.extend(same[:-1])
+            keep.append(same[-1])
+    remove.extend(beyond)
+    return remove, keep
 
 
 def has_backoff_limit_per_index(job: Mapping[str, Any]) -> bool:
@@ -29,7 +111,7 @@ def completions(job: Mapping[str, Any]) -> int:
 
 
 def _valid_index(pod: Mapping[str, Any], job: Mapping[str, Any]) -> int | None:
-    index = util.completion_index(pod)
+    index = completion_index(pod)
     return index if 0 <= index < completions(job) else None
 
 
@@ -106,7 +188,7 @@ def first_pending_indexes(ctx: SyncJobCtx, count: int) -> list[int]:
 
 def _indexes(pods: Sequence[Mapping[str, Any]]) -> set[int]:
     """getIndexes."""
-    return {index for pod in pods if (index := util.completion_index(pod)) >= 0}
+    return {index for pod in pods if (index := completion_index(pod)) >= 0}
 
 
 def pods_with_delayed_deletion_per_index(ctx: SyncJobCtx, valid: Sequence[JSON]) -> dict[int, JSON]:

@@ -5,6 +5,7 @@ many, duplicate indexes, a suspended Job), after the pod failure back-off (per i
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kubetaint.controllers.job import backoff, indexed_job_utils, util
@@ -27,13 +28,13 @@ def manage_job(jc: JobController, ctx: SyncJobCtx) -> int:
     active = len(ctx.active_pods)
     parallelism = int(spec.get("parallelism") or 0) if spec.get("parallelism") is not None else 1
     if spec.get("suspend"):
-        return active - _delete(jc, ctx, util.active_pods_for_removal(job, ctx.active_pods, active))
+        return active - _delete(jc, ctx, active_pods_for_removal(job, ctx.active_pods, active))
     completions = spec.get("completions")
     if completions is None:
         want = active if ctx.succeeded > 0 else parallelism
     else:
         want = max(0, min(int(completions) - ctx.succeeded, parallelism))
-    remove = util.active_pods_for_removal(job, ctx.active_pods, max(0, active - want))[
+    remove = active_pods_for_removal(job, ctx.active_pods, max(0, active - want))[
         : util.MAX_POD_CREATE_DELETE_PER_SYNC
     ]
     if remove:
@@ -52,7 +53,7 @@ def manage_job(jc: JobController, ctx: SyncJobCtx) -> int:
         return 0
     diff = min(diff, util.MAX_POD_CREATE_DELETE_PER_SYNC)
     indexes: list[int | None] = [None] * diff
-    if util.is_indexed(job):
+    if indexed_job_utils.is_indexed(job):
         pending = indexed_job_utils.first_pending_indexes(ctx, diff)
         if per_index:
             pending, remaining = _creatable_indexes(pending, ctx.pods_with_delayed_deletion, now)
@@ -92,8 +93,8 @@ def _create(jc: JobController, ctx: SyncJobCtx, indexes: list[int | None]) -> in
         finalizers.append(util.TRACKING_FINALIZER)
     tmeta["finalizers"] = finalizers
     tspec = dict(template.get("spec") or {})
-    if util.is_indexed(job):
-        tspec = util.with_completion_index_env(tspec)
+    if indexed_job_utils.is_indexed(job):
+        tspec = indexed_job_utils.with_completion_index_env(tspec)
     per_index = indexed_job_utils.has_backoff_limit_per_index(job)
     name = str(job["metadata"]["name"])
     created = 0
@@ -116,7 +117,7 @@ def _create(jc: JobController, ctx: SyncJobCtx, indexes: list[int | None]) -> in
             kind="Job",
             api_version="batch/v1",
             template={"metadata": meta, "spec": pod_spec},
-            base=util.pod_generate_name(name, index),
+            base=indexed_job_utils.pod_generate_name(name, index),
         )
         if pod is not None:
             created += 1
@@ -139,3 +140,18 @@ def delete_pods(jc: JobController, job: JSON, pods: list[JSON]) -> tuple[int, in
             deleted += 1
             deleted_ready += podutil.is_ready(pod)
     return deleted, deleted_ready
+
+
+def active_pods_for_removal(job: Mapping[str, Any], pods: Sequence[JSON], at_least: int) -> list[JSON]:
+    """activePodsForRemoval: an Indexed Job's duplicate or invalid indexes first, then the
+    earliest-stage pods (ActivePods order) until `at_least` are chosen."""
+    remove: list[JSON] = []
+    left = list(pods)
+    if indexed_job_utils.is_indexed(job):
+        remove, left = indexed_job_utils.duplicated_index_pods_for_removal(
+            pods, int((job.get("spec") or {}).get("completions") or 0)
+        )
+    if len(remove) < at_least:
+        left.sort(key=util.active_stage)
+        remove.extend(left[: at_least - len(remove)])
+    return remove

@@ -37,7 +37,7 @@ def can_remove_finalizer(ctx: SyncJobCtx, pod: Mapping[str, Any], considered_fai
     if not considered_failed:
         return False
     if indexed_job_utils.has_backoff_limit_per_index(ctx.job):
-        index = util.completion_index(pod)
+        index = indexed_job_utils.completion_index(pod)
         delayed = ctx.pods_with_delayed_deletion.get(index)
         if delayed is not None and (delayed.get("metadata") or {}).get("uid") == (
             pod.get("metadata") or {}
@@ -52,7 +52,7 @@ def track_status_and_remove_finalizers(jc: JobController, ctx: SyncJobCtx, needs
     status = job["status"]
     spec = job.get("spec") or {}
     policy = spec.get("podFailurePolicy")
-    indexed = util.is_indexed(job)
+    indexed = indexed_job_utils.is_indexed(job)
     completions = int(spec.get("completions") or 0)
     now = jc.clock.now()
     pods = ctx.pods
@@ -78,7 +78,7 @@ def track_status_and_remove_finalizers(jc: JobController, ctx: SyncJobCtx, needs
         to_remove.append(pod)
         if tracking.phase(pod) == "Succeeded" and pod_uid not in uncounted["failed"]:
             if indexed:
-                index = util.completion_index(pod)
+                index = indexed_job_utils.completion_index(pod)
                 if 0 <= index < completions and not intervals.has(ctx.prev_succeeded_indexes, index):
                     new_indexes.append(index)
                     needs_flush = True
@@ -88,7 +88,7 @@ def track_status_and_remove_finalizers(jc: JobController, ctx: SyncJobCtx, needs
                 needs_flush = True
         elif failed or (finished_condition is not None and not success_met):
             # once the Job is finished, every pod not terminated counts as failed
-            index = util.completion_index(pod)
+            index = indexed_job_utils.completion_index(pod)
             if (
                 pod_uid not in uncounted["failed"]
                 and (not indexed or 0 <= index < completions)

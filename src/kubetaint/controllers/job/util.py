@@ -1,15 +1,14 @@
 """Pure helpers of the Job controller: conditions (ensureJobConditionStatus, newCondition,
-IsJobFinished), completion indexes (orderedIntervals, firstPendingIndexes, getCompletionIndex),
-the pod failure back-off (backoffRecord.getRemainingTime) and the pod counts upstream takes from
-pods (isPodFailed, pastBackoffLimitOnFailure, CountTerminatingPods).
+IsJobFinished), the pod failure back-off (backoffRecord.getRemainingTime), the pod counts upstream
+takes from pods (isPodFailed, pastBackoffLimitOnFailure, CountTerminatingPods) and the ActivePods
+order. Completion indexes are indexed_job_utils.py's.
 
-Mirrors pkg/controller/job/job_controller.go, indexed_job_utils.go, backoff_utils.go and
-pkg/controller/job/util/utils.go.
+Mirrors pkg/controller/job/job_controller.go, backoff_utils.go and pkg/controller/job/util/utils.go.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kubetaint.clock.base import format_time
@@ -82,81 +81,6 @@ def finished_condition(job: Mapping[str, Any]) -> str | None:
     return None
 
 
-def is_indexed(job: Mapping[str, Any]) -> bool:
-    return (job.get("spec") or {}).get("completionMode") == "Indexed"
-
-
-def completion_index(pod: Mapping[str, Any]) -> int:
-    """getCompletionIndex: the pod's completion index annotation, -1 when absent or invalid."""
-    raw = ((pod.get("metadata") or {}).get("annotations") or {}).get(COMPLETION_INDEX_ANNOTATION)
-    if raw is None:
-        return -1
-    text = str(raw)
-    if not text.isdigit() or (len(text) > 1 and text[0] == "0"):
-        return -1
-    return int(text)
-
-
-def parse_indexes(text: str, completions: int) -> list[int]:
-    """parseIndexesFromString: the indexes of a "1,3-5" list below `completions`, sorted."""
-    result: set[int] = set()
-    for part in (text or "").split(","):
-        if not part:
-            continue
-        first, _, last = part.partition("-")
-        try:
-            low = int(first)
-            high = int(last) if last else low
-        except ValueError:
-            continue
-        result.update(range(low, min(high, completions - 1) + 1))
-    return sorted(i for i in result if 0 <= i < completions)
-
-
-def format_indexes(indexes: Iterable[int]) -> str:
-    """orderedIntervals.String: runs of three or more as "a-b", a pair as "a,b"."""
-    ordered = sorted(set(indexes))
-    parts: list[str] = []
-    i = 0
-    while i < len(ordered):
-        j = i
-        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
-            j += 1
-        first, last = ordered[i], ordered[j]
-        if first == last:
-            parts.append(str(first))
-        elif first + 1 == last:
-            parts.append(f"{first},{last}")
-        else:
-            parts.append(f"{first}-{last}")
-        i = j + 1
-    return ",".join(parts)
-
-
-def first_pending_indexes(
-    active: Sequence[Mapping[str, Any]], succeeded: set[int], count: int, completions: int
-) -> list[int]:
-    """firstPendingIndexes: the lowest `count` indexes neither succeeded nor held by an active pod."""
-    taken = set(succeeded)
-    for pod in active:
-        index = completion_index(pod)
-        if index >= 0:
-            taken.add(index)
-    result: list[int] = []
-    index = 0
-    while len(result) < count and index < completions:
-        if index not in taken:
-            result.append(index)
-        index += 1
-    return result
-
-
-def pod_generate_name(job_name: str, index: int | None) -> str:
-    """The pod name prefix: `<job>-` or, for an index, podGenerateNameWithIndex `<job>-<index>-`."""
-    appendix = "-" if index is None else f"-{index}-"
-    return job_name[: MAX_GENERATED_NAME_LENGTH - len(appendix)] + appendix
-
-
 def has_tracking_finalizer(pod: Mapping[str, Any]) -> bool:
     return TRACKING_FINALIZER in ((pod.get("metadata") or {}).get("finalizers") or ())
 
@@ -215,28 +139,6 @@ def remaining_backoff(failures_after_success: int, last_failure: float | None, n
     return 0.0 if backoff < elapsed else backoff - elapsed
 
 
-def with_completion_index_env(spec: JSON) -> JSON:
-    """addCompletionIndexEnvVariables: JOB_COMPLETION_INDEX from the index annotation in every
-    container and init container that lacks it."""
-    spec = dict(spec)
-    env_var = {
-        "name": COMPLETION_INDEX_ENV,
-        "valueFrom": {"fieldRef": {"fieldPath": f"metadata.annotations['{COMPLETION_INDEX_ANNOTATION}']"}},
-    }
-    for field in ("initContainers", "containers"):
-        containers = spec.get(field)
-        if not containers:
-            continue
-        copied = []
-        for container in containers:
-            env = list(container.get("env") or [])
-            if not any(e.get("name") == COMPLETION_INDEX_ENV for e in env):
-                env.append(env_var)
-            copied.append({**container, "env": env})
-        spec[field] = copied
-    return spec
-
-
 def active_stage(pod: Mapping[str, Any]) -> tuple[bool, int, bool]:
     """controller.ActivePods order, first criteria: unscheduled, pending, not ready come first."""
     order = {"Pending": 0, "Unknown": 1, "Running": 2}
@@ -252,49 +154,3 @@ def _ready(pod: Mapping[str, Any]) -> bool:
         if condition.get("type") == "Ready":
             return bool(condition.get("status") == "True")
     return False
-
-
-def duplicated_index_pods_for_removal(
-    pods: Sequence[JSON], completions: int
-) -> tuple[list[JSON], list[JSON]]:
-    """appendDuplicatedIndexPodsForRemoval: (to remove, to keep). Pods without a valid index or
-    with one at or past `completions` are removed; of several pods with one index, the most
-    advanced (ActivePods order) is kept."""
-    ordered = sorted(pods, key=completion_index)  # byCompletionIndex (stable)
-    remove: list[JSON] = []
-    keep: list[JSON] = []
-    groups: dict[int, list[JSON]] = {}
-    beyond: list[JSON] = []
-    for i, pod in enumerate(ordered):
-        index = completion_index(pod)
-        if index >= completions:
-            beyond = ordered[i:]
-            break
-        groups.setdefault(index, []).append(pod)
-    for index in sorted(groups):
-        same = groups[index]
-        if index < 0:
-            remove.extend(same)
-        elif len(same) == 1:
-            keep.append(same[0])
-        else:
-            same = sorted(same, key=active_stage)
-            remove.extend(same[:-1])
-            keep.append(same[-1])
-    remove.extend(beyond)
-    return remove, keep
-
-
-def active_pods_for_removal(job: Mapping[str, Any], pods: Sequence[JSON], at_least: int) -> list[JSON]:
-    """activePodsForRemoval: an Indexed Job's duplicate or invalid indexes first, then the
-    earliest-stage pods (ActivePods order) until `at_least` are chosen."""
-    remove: list[JSON] = []
-    left = list(pods)
-    if is_indexed(job):
-        remove, left = duplicated_index_pods_for_removal(
-            pods, int((job.get("spec") or {}).get("completions") or 0)
-        )
-    if len(remove) < at_least:
-        left.sort(key=active_stage)
-        remove.extend(left[: at_least - len(remove)])
-    return remove
