@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -62,3 +63,31 @@ def test_the_console_program_says_it_in_one_line_too() -> None:
 def test_a_group_without_its_command_shows_its_help() -> None:
     result = CliRunner().invoke(cli, ["clock"], prog_name="kubetaint")
     assert "Usage: kubetaint clock [OPTIONS] COMMAND [ARGS]..." in result.output
+
+
+SNAPSHOT = str(Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "zone-snap.json")
+EXAMPLE = ["simulate", "--example", "toleration-seconds"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param([*EXAMPLE, "--until", "-5m"], "--until: must not be negative", id="a negative --until"),
+        pytest.param(
+            [*EXAMPLE, "--until", "100000h"], "--until: must be at most 8784h", id="an --until beyond a year"
+        ),
+        pytest.param(
+            [*EXAMPLE, "--until", "5x"],
+            '--until: time: unknown unit "x" in duration "5x"',
+            id="a unit Go lacks",
+        ),
+        pytest.param(
+            ["whatif", "drain", "node-1", "-f", SNAPSHOT, "--for", "-5m"],
+            "--for: must not be negative",
+            id="a negative --for",
+        ),
+    ],
+)
+def test_a_wrong_duration_flag_is_a_wrong_command_line_naming_the_flag(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(cli, args, prog_name="kubetaint")
+    assert (result.exit_code, result.stderr, result.stdout) == (2, f"error: {message}\n", "")

@@ -177,6 +177,7 @@ def test_snapshot_with_a_missing_kubeconfig_is_one_line(tmp_path: Path) -> None:
     result = invoke("snapshot", "--kubeconfig", str(tmp_path / "none"), "-o", str(tmp_path / "s.json"))
     assert result.exit_code == 1 and result.output.startswith("error: ")
     assert "cannot read the kubeconfig" in result.output and result.output.count("\n") == 1
+    assert result.output.count(str(tmp_path / "none")) == 1  # the file named once
 
 
 def test_whatif_notes_what_the_scheduler_does_not_model(tmp_path: Path) -> None:

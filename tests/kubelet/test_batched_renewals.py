@@ -20,8 +20,16 @@ from kubetaint.kubelet.lease import LEASE_NAMESPACE, LEASE_RESOURCE
 from kubetaint.registry import Registry
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import each_event
-from kubetaint.store.fieldwrite import with_field
-from kubetaint.store.interface import JSON, Result, SetField, Store, WatchEvent, WriteOp, as_updates
+from kubetaint.store.interface import (
+    JSON,
+    Result,
+    SetField,
+    Store,
+    WatchEvent,
+    WriteOp,
+    as_updates,
+    with_field,
+)
 from kubetaint.store.memory import MemoryStore
 
 

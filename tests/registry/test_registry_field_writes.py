@@ -21,8 +21,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.registry.registry import APIValidator
 from kubetaint.store.changes import each_event
-from kubetaint.store.fieldwrite import with_field
-from kubetaint.store.interface import JSON, WatchEvent
+from kubetaint.store.interface import JSON, WatchEvent, with_field
 from kubetaint.store.memory import MemoryStore
 from store.commits import update_field_many, update_many
 

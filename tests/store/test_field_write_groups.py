@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
-from kubetaint.store.changes import ChangeBatch, each_event
-from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
+from kubetaint.store.changes import ChangeBatch, FieldWriteGroup, each_event
 from kubetaint.store.informer import Changes, EventHandlers, Informer
-from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
+from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, with_field
 from kubetaint.store.memory import MemoryStore
 from store.commits import update_field_many, update_many
 
@@ -365,7 +364,7 @@ def test_a_group_stands_in_the_history_once_per_update_it_keeps(
     from collections import deque
     from itertools import groupby
 
-    from kubetaint.store.fieldwrite import HistoryEntry, add_to_history, history_events
+    from kubetaint.store.memoryfields import HistoryEntry, add_to_history, history_events
 
     history: deque[HistoryEntry] = deque(maxlen=bound)
     groups = [group_of(size) for size in sizes]

@@ -1,4 +1,4 @@
-"""Field writes (kubetaint.store.fieldwrite, MemoryStore.update_field_many and its `_if_current`
+"""Field writes (kubetaint.store.memoryfields, MemoryStore.update_field_many and its `_if_current`
 variant) store exactly what `update_many` of the `with_field` copies stores: the same returned
 objects, errors, resourceVersions, watch events, history and final state, whatever the batch
 holds (current objects, stale ones, missing ones, no-ops, generations, duplicates)."""
@@ -14,8 +14,7 @@ import pytest
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.store.changes import each_event
-from kubetaint.store.fieldwrite import with_field
-from kubetaint.store.interface import JSON, Result, SetField, WatchEvent, WriteOp, as_updates
+from kubetaint.store.interface import JSON, Result, SetField, WatchEvent, WriteOp, as_updates, with_field
 from kubetaint.store.memory import MemoryStore
 from store.commits import update_field_many, update_many
 

@@ -15,10 +15,9 @@ import pytest
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
-from kubetaint.store.changes import ChangeBatch, each_event
-from kubetaint.store.fieldwrite import FieldWriteGroup, with_field
+from kubetaint.store.changes import ChangeBatch, FieldWriteGroup, each_event
 from kubetaint.store.informer import Changes, Informer
-from kubetaint.store.interface import JSON, StoreOptions, WatchEvent
+from kubetaint.store.interface import JSON, StoreOptions, WatchEvent, with_field
 from kubetaint.store.memory import MemoryStore
 from store.commits import update_field_many
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 
-from kubetaint.apiserver.clock_path import CLOCK_PATH
 from kubetaint.cli.extras import missing_extra
 from kubetaint.store.interface import StoreError
 from kubetaint.store.remote_config import Connection, load_kubeconfig
@@ -88,6 +87,8 @@ def _show(doc: dict[str, Any]) -> str:
 
 
 def _run(action: str, kubeconfig: Path | None, seconds: float | None = None) -> None:
+    from kubetaint.apiserver.clock_path import CLOCK_PATH
+
     try:
         server = connection(kubeconfig_path(kubeconfig))
         if action == "now":

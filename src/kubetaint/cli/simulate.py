@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kubetaint.cli.durations import flag_seconds
 from kubetaint.cli.exiting import exit_now
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import gather_files, input_files
@@ -137,7 +138,6 @@ def simulate_command(
     unknown keys, wrong types and objects kube-apiserver would refuse are errors, all reported
     before anything runs."""
     from kubetaint.core.heap import collector_paused
-    from kubetaint.sim.durations import DurationError, parse_duration
     from kubetaint.sim.scenario import ScenarioError
     from kubetaint.sim.simulation import Simulation, SimulationError
     from kubetaint.sim.snapshot import SnapshotError, load_snapshot
@@ -159,12 +159,7 @@ def simulate_command(
     if len(paths) != 1:
         raise UsageFailure(f"simulate runs one scenario, got {len(paths)} inputs")
     scenario = paths[0]
-    end: float | None = None
-    if until is not None:
-        try:
-            end = parse_duration(until)
-        except DurationError as err:
-            raise UsageFailure(f"--until: {err}") from None
+    end = None if until is None else flag_seconds("--until", until)
     config: dict[str, Any] | None = None
     if config_file is not None:
         try:

@@ -8,6 +8,7 @@ import logging
 
 import click
 
+from kubetaint.cli.durations import flag_seconds
 from kubetaint.cli.failure import Failure, UsageFailure
 from kubetaint.cli.inputs import dumps_yaml
 from kubetaint.cli.live import LiveOptions, capture_live, live_options
@@ -77,7 +78,6 @@ def whatif_command(
     seed: int | None,
 ) -> None:
     """Run a snapshot with and without a change and report the difference."""
-    from kubetaint.sim.durations import DurationError, parse_duration
     from kubetaint.sim.scenario import ScenarioError
     from kubetaint.sim.simulation import SimulationError
     from kubetaint.sim.snapshot import SnapshotError, load_snapshot, load_snapshot_document
@@ -87,12 +87,7 @@ def whatif_command(
 
     # Components log recoverable hiccups (a retried deletion); the report is the output here.
     logging.getLogger("kubetaint").addHandler(logging.NullHandler())
-    seconds = DEFAULT_FOR
-    if duration is not None:
-        try:
-            seconds = parse_duration(duration)
-        except DurationError as err:
-            raise UsageFailure(f"--for: {err}") from None
+    seconds = DEFAULT_FOR if duration is None else flag_seconds("--for", duration)
     try:
         parsed = parse_change(change)
     except WhatIfUsageError as err:

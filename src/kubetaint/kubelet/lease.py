@@ -16,7 +16,7 @@ from kubetaint.store.interface import JSON, Store
 
 LEASE_RESOURCE = "leases.coordination.k8s.io"
 LEASE_NAMESPACE = "kube-node-lease"
-#: the field a renewal moves (kubetaint.store.fieldwrite path)
+#: the field a renewal moves (a kubetaint.store.interface.FieldPath)
 RENEW_TIME = ("spec", "renewTime")
 log = logging.getLogger(__name__)
 

@@ -48,7 +48,7 @@ CONDITION_EVENTS: dict[tuple[str, str], str] = {
 
 #: The order conditions appear in a kubelet-registered node.
 CONDITION_ORDER = ("NetworkUnavailable", "MemoryPressure", "DiskPressure", "PIDPressure", "Ready")
-#: the field a status post sets (a `kubetaint.store.fieldwrite` path)
+#: the field a status post sets (a `kubetaint.store.interface.FieldPath`)
 NODE_CONDITIONS = ("status", "conditions")
 PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 

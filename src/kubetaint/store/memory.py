@@ -19,10 +19,6 @@ from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_se
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.store.base import StoreBase
 from kubetaint.store.changes import BatchHandler, ChangeBatch
-from kubetaint.store.fieldwrite import (
-    HistoryEntry,
-    history_events,
-)
 from kubetaint.store.interface import (
     JSON,
     Create,
@@ -37,7 +33,7 @@ from kubetaint.store.interface import (
     object_key,
     single_writes,
 )
-from kubetaint.store.memoryfields import FieldWrites
+from kubetaint.store.memoryfields import FieldWrites, HistoryEntry, history_events
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
     check_delete_preconditions,

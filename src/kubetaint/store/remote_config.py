@@ -96,7 +96,9 @@ def _read(path: Path, what: str, where: str) -> str:
     try:
         return path.read_text()
     except OSError as err:
-        raise StoreError(f"{where}: cannot read the {what} {path}: {err.strerror}") from None
+        raise StoreError(
+            f"{'' if where == str(path) else where + ': '}cannot read the {what} {path}: {err.strerror}"
+        ) from None
 
 
 def _relative(base: Path, value: str) -> Path:

@@ -55,7 +55,7 @@ from kubetaint.core.conditions import (
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.informer import Changes, ChangesHandler, EventHandlers, Informer
+from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
@@ -148,25 +148,10 @@ class NodeLifecycleController:
         )
         self.pods.add_handlers(self.workers.pods_changed)
         if self.work is not None:
-            self.leases.add_handlers(self._lease_handler(self.work.changed_leases))
+            self.leases.add_handlers(self.work.leases_changed)
         self.informers.start_all()
         self._monitor_k = 0
         self._monitor_handle = self._clock.call_soon(self._monitor_tick)
-
-    @staticmethod
-    def _lease_handler(changed: dict[str, JSON | None]) -> ChangesHandler:
-        """The lease informer's handler: each changed lease by node name (None: deleted), for the
-        next pass to observe (a field write read from its compact view)."""
-
-        def leases_changed(changes: Changes) -> None:
-            group = changes.field_write
-            if group is not None:
-                changed.update(zip([name for _, name in group.keys], group.news, strict=True))
-                return
-            for kind, (_, name), _, lease in changes:
-                changed[name] = None if kind == "DELETED" else lease
-
-        return leases_changed
 
     def stop(self) -> None:
         self._running = False

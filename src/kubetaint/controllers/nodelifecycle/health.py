@@ -10,7 +10,7 @@ posted Ready) Ready and the pressure conditions become Unknown and the status is
 from __future__ import annotations
 
 import logging
-from collections.abc import Container, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -142,16 +142,17 @@ class NodeHealthTracker:
         return HealthResult(copy, grace, observed, current)
 
     def observe_leases(
-        self, leases: Mapping[str, Mapping[str, Any] | None], names: Container[str], now: float
+        self, leases: Iterable[tuple[str, Mapping[str, Any] | None]], names: Container[str], now: float
     ) -> None:
         """The lease step of try_update_node_health alone, for the nodes of `names` whose object did
-        not change, given the current leases by node name (thousands at each pass: inlined, and a
-        group of leases renewed together compares its renewTimes once)."""
+        not change, given the current leases as (node name, lease) pairs, a name at most once
+        (thousands at each pass: inlined, and a group of leases renewed together compares its
+        renewTimes once)."""
         healths, empty = self.healths, _EMPTY
         last_newer: object = None
         last_older: object = None
         later = False
-        for name, lease in leases.items():
+        for name, lease in leases:
             if lease is None or name not in names:
                 continue
             health = healths.get(name)

@@ -25,12 +25,18 @@ from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from operator import itemgetter
 
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
+from kubetaint.store.changes import FieldWriteGroup
+from kubetaint.store.informer import Changes
 from kubetaint.store.interface import JSON
+
+#: the name of a (namespace, name) key
+_NAME = itemgetter(1)
 
 
 class Settled(Enum):
@@ -70,6 +76,30 @@ class MonitorWork:
         self.changed_nodes: set[str] = set()
         #: node name → its lease as last changed (None: deleted)
         self.changed_leases: dict[str, JSON | None] = {}
+        #: the one field write (a heartbeat round) that changed leases since the last pass when
+        #: nothing else did: its leases are the last changed, read from its own lists
+        self._renewed: FieldWriteGroup | None = None
+
+    def leases_changed(self, changes: Changes) -> None:
+        """The lease informer's handler: each changed lease by node name, for the next pass to
+        observe. A heartbeat round alone since the last pass is kept as it is."""
+        group, changed = changes.field_write, self.changed_leases
+        if group is not None and self._renewed is None and not changed:
+            self._renewed = group
+            return
+        self._enter_renewed()
+        if group is not None:
+            changed.update(zip(map(_NAME, group.keys), group.news, strict=True))
+            return
+        for kind, (_, name), _, lease in changes:
+            changed[name] = None if kind == "DELETED" else lease
+
+    def _enter_renewed(self) -> None:
+        """Enter the kept heartbeat round into `changed_leases` (something else changed too)."""
+        group = self._renewed
+        if group is not None:
+            self._renewed = None
+            self.changed_leases.update(zip(map(_NAME, group.keys), group.news, strict=True))
 
     def to_visit(self) -> list[str]:
         """The names of the nodes this pass visits, in name order."""
@@ -142,8 +172,13 @@ class MonitorWork:
             self.unsettle(name)
         self.changed_nodes.clear()
         health, settled = self._health, self.settled
-        health.observe_leases(self.changed_leases, settled, now)
-        self.changed_leases.clear()
+        group = self._renewed
+        if group is not None:
+            self._renewed = None
+            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), settled, now)
+        else:
+            health.observe_leases(self.changed_leases.items(), settled, now)
+            self.changed_leases.clear()
         deadlines, grace = self._deadlines, self._grace
         while deadlines and deadlines[0][0] < now:
             deadline, name = heapq.heappop(deadlines)
