@@ -21,7 +21,7 @@ from kubetaint.core.storage_defaults import with_storage_defaults
 from kubetaint.scheduler.cache import IntArray
 from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.fit_error import SchedulingError
-from kubetaint.scheduler.framework import go_list
+from kubetaint.scheduler.framework import Framework, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
@@ -206,26 +206,11 @@ def _explain(
 
 def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
     fw = scheduler.framework_for(pi)
-    report_state = CycleState()
-    pre = fw.run_pre_filter_plugins(report_state, pi, scheduler.cache.node_list())
-    verdicts: dict[str, Status] = {}
-    for ni in scheduler.cache.node_list():
-        if not pre.status.is_success():
-            verdicts[ni.name] = pre.status
-        elif pre.node_names is not None and ni.name not in pre.node_names:
-            # findNodesThatFitPod filters only the PreFilterResult's nodes; the others have the
-            # absent-nodes status, as in the message (attributed here to the narrowing plugins)
-            verdicts[ni.name] = Status(
-                Code.UnschedulableAndUnresolvable,
-                f"node(s) didn't satisfy plugin(s) {go_list(sorted(pre.plugins_with_nodes))}",
-                plugin=", ".join(sorted(pre.plugins_with_nodes)),
-            )
-        else:
-            verdicts[ni.name] = fw.run_filter(report_state, pi, ni)
     state = CycleState()
     try:
         node, evaluation, fit_error = scheduler.schedule_pod(fw, state, pi)
     except SchedulingError as exc:
+        verdicts = _verdicts(scheduler, fw, pi, {})
         return {
             "namespace": pi.namespace,
             "name": pi.name,
@@ -236,6 +221,7 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
                 _node_entry(ni, verdicts[ni.name], None, pi, enable_cmp) for ni in scheduler.cache.node_list()
             ],
         }
+    verdicts = _verdicts(scheduler, fw, pi, fit_error.diagnosis.node_to_status if fit_error else {})
     scores: dict[str, JSON] = {}
     feasible = evaluation.feasible
     per_plugin: dict[str, IntArray] = evaluation.plugin_scores
@@ -273,6 +259,34 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
         if bindings:
             result["bindingWarnings"] = bindings
     return result
+
+
+def _verdicts(
+    scheduler: Scheduler, fw: Framework, pi: PodInfo, known: Mapping[str, Status]
+) -> dict[str, Status]:
+    """Every node's filter verdict for `pi`. `known`: the verdicts the cycle recorded already (a
+    FitError's NodeToStatus: when nothing fits, the cycle filters every node it searched, as
+    upstream's diagnosis does); only the other nodes are filtered here."""
+    verdicts = dict(known)
+    missing = [ni for ni in scheduler.cache.node_list() if ni.name not in verdicts]
+    if not missing:
+        return verdicts
+    report_state = CycleState()
+    pre = fw.run_pre_filter_plugins(report_state, pi, scheduler.cache.node_list())
+    for ni in missing:
+        if not pre.status.is_success():
+            verdicts[ni.name] = pre.status
+        elif pre.node_names is not None and ni.name not in pre.node_names:
+            # findNodesThatFitPod filters only the PreFilterResult's nodes; the others have the
+            # absent-nodes status, as in the message (attributed here to the narrowing plugins)
+            verdicts[ni.name] = Status(
+                Code.UnschedulableAndUnresolvable,
+                f"node(s) didn't satisfy plugin(s) {go_list(sorted(pre.plugins_with_nodes))}",
+                plugin=", ".join(sorted(pre.plugins_with_nodes)),
+            )
+        else:
+            verdicts[ni.name] = fw.run_filter(report_state, pi, ni)
+    return verdicts
 
 
 def _pod_name(pod: Mapping[str, Any]) -> str:
