@@ -9,6 +9,7 @@ carry scores). Pods placed earlier consume resources for later ones.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -190,9 +191,24 @@ def _explain(
     if pod is not None and not any(f"{pending[i].namespace}/{pending[i].name}" == pod for i in order):
         raise ExplainError(f"pod {pod} not found among the unbound pods of the input")
     reports: list[JSON] = []
+    answered: dict[str, JSON] = {}  # per question, the report of a pod that fit nowhere
     for i in order:
         pi = pending[i]
-        report = _explain_pod(scheduler, pi, enable_cmp)
+        question = _question(pi.pod)
+        earlier = answered.get(question)
+        if earlier is not None:
+            report = {**earlier, "namespace": pi.namespace, "name": pi.name}
+        else:
+            started_at = scheduler.next_start_node_index
+            report = _explain_pod(scheduler, pi, enable_cmp)
+            if (
+                report["result"] == "Unschedulable"
+                and "nominatedNode" not in report
+                and scheduler.next_start_node_index == started_at
+            ):
+                answered[question] = dict(report)
+            else:  # the cluster, a nomination or the search's start changed: ask afresh
+                answered.clear()
         warnings = pod_warnings(pi.pod) + report.pop("bindingWarnings", [])
         if warnings:
             report["warnings"] = warnings
@@ -202,6 +218,20 @@ def _explain(
     if scheduler.warnings:
         document["warnings"] = list(scheduler.warnings)
     return document
+
+
+def _question(pod: Mapping[str, Any]) -> str:
+    """What a scheduling cycle reads of a pending pod (all but its name): pods asking the same
+    question of an unchanged cluster get the same answer, as the pods of one template do."""
+    meta = pod.get("metadata") or {}
+    asked = [
+        meta.get("namespace") or "default",
+        meta.get("labels"),
+        meta.get("ownerReferences"),
+        pod.get("spec"),
+        (pod.get("status") or {}).get("nominatedNodeName"),
+    ]
+    return json.dumps(asked, sort_keys=True, default=str)
 
 
 def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
