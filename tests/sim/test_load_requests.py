@@ -82,3 +82,50 @@ def test_loading_changes_none_of_the_scenarios_objects_and_stores_its_own_copies
     assert "requests" not in loaded[0]["spec"]["containers"][0]["resources"]
     for manifest in sim.scenario.objects:
         assert "resourceVersion" not in manifest["metadata"] or manifest["metadata"]["name"] == "b"
+
+
+def test_a_loaded_pod_keeps_the_status_the_scenario_declares() -> None:
+    declared = {
+        "phase": "Running",
+        "qosClass": "Burstable",  # not what its requests give: a declared status is kept as it is
+        "podIP": "10.0.0.7",
+        "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2020-01-01T00:00:00Z"}],
+    }
+    doc = {
+        "apiVersion": "kubetaint.dev/v1alpha1",
+        "kind": "Scenario",
+        "metadata": {"name": "s"},
+        "spec": {
+            "nodeGroups": [{"name": "n", "count": 1, "zones": ["z"]}],
+            "objects": [{**pod("a", "n-0"), "status": declared}, pod("b", "n-0")],
+        },
+    }
+    sim = Simulation(doc)
+    assert sim.cluster.store.get("pods", "default", "a")["status"] == declared
+    assert "status" not in sim.cluster.store.get("pods", "default", "b")
+
+
+def test_a_replica_sets_pods_are_created_pending_with_their_qos_class() -> None:
+    template = {
+        "metadata": {"labels": {"app": "w"}},
+        "spec": {"containers": [{"name": "c", "image": "c", "resources": {"limits": {"cpu": "1"}}}]},
+    }
+    replica_set = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": "w"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "w"}}, "template": template},
+    }
+    doc = {
+        "apiVersion": "kubetaint.dev/v1alpha1",
+        "kind": "Scenario",
+        "metadata": {"name": "s"},
+        "spec": {"nodeGroups": [{"name": "n", "count": 0, "zones": ["z"]}], "objects": [replica_set]},
+    }
+    sim = Simulation(doc)
+    sim.run_until(1)
+    pods = sim.cluster.store.list("pods").items
+    assert len(pods) == 2
+    for created in pods:
+        assert created["status"]["phase"] == "Pending"
+        assert created["status"]["qosClass"] == "Burstable"  # a cpu limit alone: no memory limit

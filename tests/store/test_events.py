@@ -9,7 +9,7 @@ import pytest
 
 from kubetaint.clock import VirtualClock
 from kubetaint.clock.base import format_time
-from kubetaint.store.events import EventRecorder
+from kubetaint.store.events import EventQueue, EventRecorder
 from kubetaint.store.memory import MemoryStore
 
 POD: dict[str, Any] = {
@@ -107,3 +107,48 @@ def test_a_repeat_of_a_deleted_event_creates_it_again(store: MemoryStore, clock:
     again = recorder.event(POD, "Normal", "NodeNotReady", "Node is not ready")
     assert again is not None and again["metadata"]["name"] != first["metadata"]["name"]
     assert [e["count"] for e in _events(store)] == [1]
+
+
+def test_queued_events_of_several_recorders_are_written_together_with_their_own_times(
+    store: MemoryStore, clock: VirtualClock
+) -> None:
+    queue = EventQueue(store, clock, 0.5)
+    one, two = (
+        EventRecorder(store, clock, "kubelet", "node-1"),
+        EventRecorder(store, clock, "kubelet", "node-2"),
+    )
+    queue.add(one, POD, [("Normal", "Pulling", 'Pulling image "x"', "spec.containers{c}")], "Pod")
+    clock.advance(0.25)
+    queue.add(two, POD, [("Normal", "Started", "Container started", "spec.containers{c}")], "Pod")
+    assert _events(store) == []
+    rv = store.current_resource_version()
+    clock.advance(0.25)
+    written = _events(store)
+    assert [(e["reason"], e["source"]["host"], e["involvedObject"]["fieldPath"]) for e in written] == [
+        ("Pulling", "node-1", "spec.containers{c}"),
+        ("Started", "node-2", "spec.containers{c}"),
+    ]
+    assert [e["firstTimestamp"] for e in written] == [
+        format_time(clock.now() - 0.5),
+        format_time(clock.now() - 0.25),
+    ]
+    assert store.current_resource_version() == rv + 2
+
+
+def test_a_queued_repeat_bumps_the_first_event(store: MemoryStore, clock: VirtualClock) -> None:
+    queue = EventQueue(store, clock, 0.5)
+    recorder = EventRecorder(store, clock, "kubelet", "node-1")
+    item = ("Normal", "Killing", "Stopping container c", "spec.containers{c}")
+    queue.add(recorder, POD, [item], "Pod")
+    queue.add(recorder, POD, [item], "Pod")
+    clock.advance(1)
+    (event,) = _events(store)
+    assert event["count"] == 2
+
+
+def test_a_stopped_queue_writes_nothing(store: MemoryStore, clock: VirtualClock) -> None:
+    queue = EventQueue(store, clock, 0.5)
+    queue.add(EventRecorder(store, clock, "kubelet"), POD, [("Normal", "R", "m", "")], "Pod")
+    queue.stop()
+    clock.advance(1)
+    assert _events(store) == []

@@ -199,7 +199,25 @@ def test_a_stopped_informer_follows_nothing_more() -> None:
     assert list(informer.keys()) == [(SPACES[0], "a")]
 
 
-def test_handlers_added_while_the_cache_is_unchanged_share_one_replay_and_a_write_renews_it() -> None:
+def test_handlers_added_after_the_start_are_told_the_cache_as_it_is_then() -> None:
+    store = MemoryStore(VirtualClock())
+    for name in "ab":
+        store.create(LEASES, lease(name, SPACES[0], "x"))
+    informer = Informer(store, LEASES)
+    told: list[Changes] = []
+    informer.add_handlers(told.append)
+    informer.start()
+    informer.add_handlers(told.append)
+    store.create(LEASES, lease("c", SPACES[0], "x"))
+    told.clear()
+    informer.add_handlers(told.append)
+    (replay,) = told
+    assert [(kind, key[1]) for kind, key, _, _ in replay] == [("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c")]
+    assert [obj for _, _, _, obj in replay] == [informer.get(SPACES[0], n) for n in "abc"]
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_handlers_added_while_the_cache_is_unchanged_share_one_replay_batch() -> None:
     store = MemoryStore(VirtualClock())
     for name in "ab":
         store.create(LEASES, lease(name, SPACES[0], "x"))
@@ -211,8 +229,6 @@ def test_handlers_added_while_the_cache_is_unchanged_share_one_replay_and_a_writ
     informer.add_handlers(told.append)
     assert told[1] is told[0] and told[2] is told[0]
     store.create(LEASES, lease("c", SPACES[0], "x"))
-    told.clear()
     informer.add_handlers(told.append)
-    (replay,) = told
-    assert [(kind, key[1]) for kind, key, _, _ in replay] == [("ADDED", "a"), ("ADDED", "b"), ("ADDED", "c")]
-    assert [obj for _, _, _, obj in replay] == [informer.get(SPACES[0], n) for n in "abc"]
+    informer.add_handlers(told.append)
+    assert told[-1] is told[-2] and told[-1] is not told[0] and len(told[-1]) == 3

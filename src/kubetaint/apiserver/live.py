@@ -129,7 +129,7 @@ class LiveCluster:
             settings=settings,
             # every component's writes carry its managedFields entries, the kubelets' included
             managed_fields=True,
-            container_events=False,  # (on once writing them costs kubetaint up no throughput)
+            container_events=True,
             kubelet_stores=lambda kubelet_writes: kubelet_stores(
                 kubelet_writes,
                 lambda: self.app.authorizer,

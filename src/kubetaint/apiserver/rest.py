@@ -37,7 +37,7 @@ from kubetaint.core.services import (
     keep_allocated_values,
 )
 from kubetaint.registry import Registry
-from kubetaint.registry.defaulting import defaulted, pod_status_on_create
+from kubetaint.registry.defaulting import defaulted
 from kubetaint.store.mutation import check_update_preconditions
 
 JSON = dict[str, Any]
@@ -229,8 +229,6 @@ class REST:
             if k not in ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generation")
         }
         obj = {**obj, "metadata": meta}
-        if _is_pods(target.res):  # the pod strategy's PrepareForCreate of a request
-            obj = pod_status_on_create(obj)
         if (target.res.group, target.res.kind) == ("batch", "Job"):
             # the generic store fills the uid before the Job strategy derives its selector from it
             # (in the registry's defaulting step)

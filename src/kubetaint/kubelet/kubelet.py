@@ -33,7 +33,7 @@ from kubetaint.kubelet.node_status import (
 )
 from kubetaint.kubelet.resources import StoredPodRequests
 from kubetaint.kubelet.running import AdmittedPods
-from kubetaint.store.events import EventItem, EventRecorder
+from kubetaint.store.events import EventQueue, EventRecorder
 from kubetaint.store.interface import JSON, SetField, Store, until_failure
 
 log = logging.getLogger(__name__)
@@ -101,8 +101,8 @@ class HollowKubelet(KubeletFaults):
         self._exits: dict[tuple[str, str], Handle] = {}  # run-to-completion pods' container exits
         self._ip_counter = 0
         self._pulled: set[str] = set()  # images this node has pulled (container events)
-        self._queued_events: list[tuple[Mapping[str, Any], list[EventItem]]] = []  # container events to write
-        self._events_flush: Handle | None = None
+        #: Where container events are queued (the pool's), or None to write them at once.
+        self.event_queue: EventQueue | None = None
         self._requests = StoredPodRequests()  # requests of the stored pods admission sums
         self._admitted = AdmittedPods(config.name, self._requests)  # key -> uid of pods running here
 
@@ -121,17 +121,13 @@ class HollowKubelet(KubeletFaults):
     def _container_events(
         self, pod: Mapping[str, Any], events: list[container_events.ContainerEvent]
     ) -> None:
-        """Queue `events` about `pod`; the queue is written in one commit soon after (as client-go's
-        event broadcaster writes a component's events from its queue, not in the caller)."""
-        self._queued_events.append((pod, [(e.event_type, e.reason, e.message, e.field_path) for e in events]))
-        if self._events_flush is None:
-            self._events_flush = self.clock.call_soon(self._flush_events)
-
-    def _flush_events(self) -> None:
-        self._events_flush = None
-        queued, self._queued_events = self._queued_events, []
-        if not self.stopped:  # a stopped kubelet's queue is lost with it
-            self.recorder.events(queued, kind="Pod")
+        """Record `events` about `pod`: through the pool's `event_queue` when it has one (written
+        with other kubelets' a moment later), else at once in one commit."""
+        items = [(e.event_type, e.reason, e.message, e.field_path) for e in events]
+        if self.event_queue is not None:
+            self.event_queue.add(self.recorder, pod, items, "Pod")
+        else:
+            self.recorder.events([(pod, items)], kind="Pod")
 
     # registration, lease, status --------------------------------------------------------------
 

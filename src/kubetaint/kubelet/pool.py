@@ -18,11 +18,14 @@ from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.component_informers import ComponentInformers
+from kubetaint.store.events import EventQueue
 from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, SetField, Store, Update, until_failure
 
 #: The cache key of a `HollowNodePool._bound_pods` entry (key, pod) ...
 _KEY = operator.itemgetter(0)
+#: How long the kubelets' container events wait in the pool's queue (seconds).
+EVENTS_DELAY = 0.5
 
 
 def _key_order(entry: tuple[tuple[str, str], JSON]) -> tuple[str, str]:
@@ -163,6 +166,9 @@ class HollowNodePool:
         #: authorization and NodeRestriction); None: the pool's store.
         self.store_for = store_for
         self.kubelets: dict[str, HollowKubelet] = {}
+        #: The kubelets' container events, written together every EVENTS_DELAY seconds (through
+        #: the pool's store: a kubelet may always create Events, so its identity adds nothing).
+        self.event_queue = EventQueue(store, clock, EVENTS_DELAY)
         self._informers = ComponentInformers(store)
         self._informer = self._informers.shared_or_own(pod_informer, "pods")
         self._groups: dict[float, _PhaseGroup] = {}
@@ -180,6 +186,7 @@ class HollowNodePool:
         """Add a hollow node; registered at once when the pool is already running."""
         store = self.store if self.store_for is None else self.store_for(config.name)
         kubelet = HollowKubelet(store, self.clock, config, self.settings)
+        kubelet.event_queue = self.event_queue
         self.kubelets[config.name] = kubelet
         if self.started:
             kubelet.use_pod_view(self._views)  # its pods are listed at start, then routed here
@@ -256,6 +263,7 @@ class HollowNodePool:
         self._groups.clear()
         self._phase_of.clear()
         self._informers.stop()
+        self.event_queue.stop()
         self.started = False
         self._views = False  # changes may go unobserved from now on
         for kubelet in self.kubelets.values():

@@ -6,12 +6,13 @@ versions). `Registry.create` and `Registry.update` run it for every write, so an
 and an in-process write (the simulator, the controllers) store the same object.
 
 The kinds are declared in `DEFAULTERS` (by API group and kind), the create and update
-preparations in `PREPARE_FOR_CREATE` and `PREPARE_FOR_UPDATE`. Pods are defaulted by the
-registry's own pod path (`core.defaults.default_pod_requests`, which returns the pod itself when
-nothing changes). What stays with the HTTP handlers (apiserver.rest) is what an HTTP request
-alone has: the created pod's status reset (`pod_status_on_create`, here too: a scenario's pods
-keep the status they are written with), a Service's ClusterIP and NodePort allocation (from the
-`defaulted` Service, as kube-apiserver allocates after decoding) and custom resources' schemas."""
+preparations in `PREPARE_FOR_CREATE` and `PREPARE_FOR_UPDATE`. Pods take the registry's own
+pod path: `pod_prepared_for_create` (SetDefaults_Pod's requests and the pod strategy's
+PrepareForCreate) on every create, except where the registry loads declared state (a scenario or
+snapshot: `restore=True`), whose pods keep their status. What stays with the HTTP handlers
+(apiserver.rest) is what an HTTP request alone has: a Service's ClusterIP and NodePort
+allocation (from the `defaulted` Service, as kube-apiserver allocates after decoding) and custom
+resources' schemas."""
 
 from __future__ import annotations
 
@@ -113,13 +114,33 @@ def defaulted_for_update(obj: JSON, old: JSON) -> JSON:
     return prepare(obj, old) if prepare is not None else obj
 
 
-def pod_status_on_create(pod: JSON) -> JSON:
-    """The pod strategy's PrepareForCreate of an HTTP request: the pod's requests defaulted
-    (SetDefaults_Pod) and its status reset to phase Pending with the QoS class of those
-    requests (left unset for a malformed quantity: validation rejects the pod right after).
-    In-process writers (a scenario, a snapshot) write pods with the status they hold."""
+#: The PodScheduled condition the pod strategy adds to a pod created with scheduling gates
+#: (applySchedulingGatedCondition; reason v1.PodReasonSchedulingGated).
+SCHEDULING_GATED_REASON = "SchedulingGated"
+SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+
+
+def pod_prepared_for_create(pod: JSON, now: str | None = None) -> JSON:
+    """The pod strategy's PrepareForCreate, for every pod created through the registry (an HTTP
+    request and a component's create alike): the pod's requests defaulted (SetDefaults_Pod) and
+    its status reset to phase Pending with the QoS class of those requests (GetPodQOS: a
+    `status.qosClass` the request carries is kept, as upstream reads it before the reset; left
+    unset for a malformed quantity: validation rejects the pod right after). A pod created with
+    `spec.schedulingGates` starts with the condition PodScheduled False, reason SchedulingGated
+    (applySchedulingGatedCondition), its lastTransitionTime `now` when given. The generation
+    (1) is the store's. Loading declared state (`Registry.create(..., restore=True)`) skips
+    this step: a scenario's or snapshot's pods keep the status they are written with."""
     pod = default_pod_requests(pod)
     status: JSON = {"phase": "Pending"}
     with contextlib.suppress(QuantityError, TypeError, AttributeError):
         status["qosClass"] = pod_qos_class(pod)
+    spec = pod.get("spec")
+    if type(spec) is dict and spec.get("schedulingGates"):
+        # the zero lastProbeTime serializes as null (metav1.Time), as in the kubelet's conditions
+        condition: JSON = {"type": "PodScheduled", "status": "False", "lastProbeTime": None}
+        if now is not None:
+            condition["lastTransitionTime"] = now
+        condition["reason"] = SCHEDULING_GATED_REASON
+        condition["message"] = SCHEDULING_GATED_MESSAGE
+        status["conditions"] = [condition]
     return {**pod, "status": status}

@@ -15,7 +15,8 @@ through storage), deletes and the deletion marks of graceful deletion and finali
 not recorded, unlike upstream: a field write (`SetField`: the kubelets' lease renewals and
 node-condition heartbeats) on objects whose manager entry exists already leaves the entry's
 `time` as it was (docs/differences-from-upstream.md); the namespace `finalize` subresource
-(which removes a finalizer, and so owns nothing) passes through.
+(which removes a finalizer, and so owns nothing) passes through; Events carry none (the
+components write many, best effort: the scheduler's and the controllers' go straight to the store).
 
 The simulator does not use this view (its components write through the registry itself, with no
 managedFields): `ControlPlane(managed_fields=True)` does, for `kubetaint up`.
@@ -56,6 +57,7 @@ KUBELET = "kubelet"
 KUBE_APISERVER = "kube-apiserver"
 
 _IGNORED_META = ("resourceVersion", "managedFields")
+EVENTS = "events"
 
 
 def _meta(obj: JSON) -> JSON:
@@ -197,6 +199,8 @@ class ManagerWrites:
         return record_update(obj, old, resource, self.manager, self._now(), status=status)
 
     def _recorded(self, op: WriteOp) -> builtins.list[WriteOp]:
+        if op.resource == EVENTS:
+            return [op]  # Events carry no managedFields (best effort, written in bulk)
         if type(op) is Create:
             return [
                 Create(
@@ -224,6 +228,8 @@ class ManagerWrites:
         return self.registry.commit(recorded, stop_at_failure=stop_at_failure)
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+        if resource == EVENTS:
+            return self.registry.create(resource, obj, dry_run=dry_run)
         return self.registry.create(
             resource, record_create(obj, resource, self.manager, self._now()), dry_run=dry_run
         )

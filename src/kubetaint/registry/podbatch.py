@@ -25,8 +25,11 @@ if TYPE_CHECKING:
     from kubetaint.registry.registry import Registry
 
 
-def create_pods(registry: Registry, objects: list[JSON]) -> tuple[list[JSON], StatusError | None]:
-    """The pods created (in order) and the failure that stopped the run (None: none did)."""
+def create_pods(
+    registry: Registry, objects: list[JSON], *, restore: bool = False
+) -> tuple[list[JSON], StatusError | None]:
+    """The pods created (in order) and the failure that stopped the run (None: none did);
+    `restore` as `Registry.create`'s."""
     admission = registry.admission
     if (
         admission is None
@@ -34,13 +37,13 @@ def create_pods(registry: Registry, objects: list[JSON]) -> tuple[list[JSON], St
         or not _reads_no_pods(admission)
         or (registry.validator is not None and type(registry.validator) is not APIValidator)
     ):
-        return create_each(registry, objects)
+        return create_each(registry, objects, restore=restore)
     admitted: list[JSON] = []
     refused: StatusError | None = None
     for obj in objects:
         try:
             # Registry.create's steps for a pod, but the store write (the registry's own steps)
-            admitted.append(registry._admitted_pod(registry._before_create("pods", obj)))
+            admitted.append(registry._admitted_pod(registry._before_create("pods", obj, restore=restore)))
         except StatusError as err:
             refused = err
             break
@@ -74,12 +77,14 @@ def _remember(registry: Registry, stored: list[JSON]) -> None:
         registry._pods.remember_all([(object_key(created), created) for created in stored], config)
 
 
-def create_each(registry: Registry, objects: list[JSON]) -> tuple[list[JSON], StatusError | None]:
+def create_each(
+    registry: Registry, objects: list[JSON], *, restore: bool = False
+) -> tuple[list[JSON], StatusError | None]:
     """`Registry.create` of each pod in turn, stopping at the first failure."""
     created: list[JSON] = []
     for obj in objects:
         try:
-            created.append(registry.create("pods", obj))
+            created.append(registry.create("pods", obj, restore=restore))
         except StatusError as err:
             return created, err
     return created, None

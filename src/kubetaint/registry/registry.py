@@ -38,7 +38,7 @@ from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, s
 from kubetaint.core.names import generate_name
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
-from kubetaint.registry.defaulting import defaulted_for_create, defaulted_for_update
+from kubetaint.registry.defaulting import defaulted_for_create, defaulted_for_update, pod_prepared_for_create
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, namespace_exists
@@ -174,23 +174,27 @@ class Registry:
 
     # writes --------------------------------------------------------------------------------
 
-    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+    def commit(
+        self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False, restore: bool = False
+    ) -> builtins.list[Result]:
         """`Store.commit` with admission and validation of each object first (`create`, `update`,
-        `delete`). A run of pod creates is admitted pod by pod and stored in one commit
-        (registry.podbatch); updates of pods keeping their stored spec are checked as `update`
-        checks them and stored in runs (registry.podruns); a field write that is a heartbeat on
-        objects this registry stored skips the checks that cannot fail (registry.heartbeats)."""
+        `delete`; `restore` as `create`'s). A run of pod creates is admitted pod by pod and stored
+        in one commit (registry.podbatch); updates of pods keeping their stored spec are checked
+        as `update` checks them and stored in runs (registry.podruns); a field write that is a
+        heartbeat on objects this registry stored skips the checks that cannot fail
+        (registry.heartbeats)."""
         if self._reference:
-            return self._commit_one_by_one(ops, stop_at_failure)
+            return self._commit_one_by_one(ops, stop_at_failure, restore)
         if len(ops) == 1 and type(field_write := ops[0]) is SetField:
             fw: SetField = field_write
             return self._set_field(fw.resource, fw.objects, fw.path, fw.value, stop_at_failure)
         if ops and all(type(op) is Create and op.resource == "pods" and not op.dry_run for op in ops):
-            stored, failure = podbatch.create_pods(self, [op.object for op in ops])  # type: ignore[union-attr]
+            objects = [op.object for op in ops]  # type: ignore[union-attr]
+            stored, failure = podbatch.create_pods(self, objects, restore=restore)
             if failure is None or stop_at_failure:
                 return [*stored, *([failure] if failure is not None else [])]
             rest = ops[len(stored) + 1 :]
-            return [*stored, failure, *self.commit(rest)]
+            return [*stored, failure, *self.commit(rest, restore=restore)]
         if ops and all(type(op) is Update and not op.dry_run for op in ops):
             resource = ops[0].resource
             if all(op.resource == resource for op in ops):
@@ -201,7 +205,7 @@ class Registry:
                 return podruns.update_each(self, resource, objects)
         if ops and all(type(op) is Create and op.resource == EVENTS and not op.dry_run for op in ops):
             return self._create_events(ops, stop_at_failure)  # type: ignore[arg-type]
-        return self._commit_one_by_one(ops, stop_at_failure)
+        return self._commit_one_by_one(ops, stop_at_failure, restore)
 
     def _create_events(self, ops: Sequence[Create], stop_at_failure: bool) -> builtins.list[Result]:
         """A run of Event creates (a recorder's events written at once): each admitted and
@@ -230,7 +234,9 @@ class Registry:
             results = results[: admitted[len(stored)][0]]
         return [r for r in results if r is not None]
 
-    def _commit_one_by_one(self, ops: Sequence[WriteOp], stop_at_failure: bool) -> builtins.list[Result]:
+    def _commit_one_by_one(
+        self, ops: Sequence[WriteOp], stop_at_failure: bool, restore: bool = False
+    ) -> builtins.list[Result]:
         """`commit` as one `create`, `update` or `delete` after another (a field write: its
         updates): each its own store commit of one operation (the reference mode's way)."""
         results: builtins.list[Result] = []
@@ -242,16 +248,16 @@ class Registry:
             )
             for write in writes:
                 try:
-                    results.append(self._one(write))
+                    results.append(self._one(write, restore))
                 except StatusError as err:
                     results.append(err)
                     if stop_at_failure:
                         return results
         return results
 
-    def _one(self, op: WriteOp) -> JSON:
+    def _one(self, op: WriteOp, restore: bool = False) -> JSON:
         if type(op) is Create:
-            return self.create(op.resource, op.object, dry_run=op.dry_run)
+            return self.create(op.resource, op.object, dry_run=op.dry_run, restore=restore)
         if type(op) is Update:
             return self.update(op.resource, op.object, dry_run=op.dry_run)
         assert type(op) is Delete
@@ -273,10 +279,14 @@ class Registry:
         dry_run: bool = False,
         user: UserInfo | None = None,
         strategy: RequestStrategy | None = None,
+        restore: bool = False,
     ) -> JSON:
-        """Create `obj`: its defaults, generateName, mutating admission, the request's `strategy`
-        (prepared and validated), validation, validating admission, then the store."""
-        obj = self._before_create(resource, obj)
+        """Create `obj`: its defaults and the kind's PrepareForCreate, generateName, mutating
+        admission, the request's `strategy` (prepared and validated), validation, validating
+        admission, then the store. With `restore`, `obj` declares existing state (a scenario or
+        snapshot being loaded, as restoring etcd brings objects back): a pod keeps the status it
+        is written with instead of the pod strategy's reset (registry.defaulting)."""
+        obj = self._before_create(resource, obj, restore=restore)
         if (
             strategy is None
             and resource == "pods"
@@ -666,10 +676,16 @@ class Registry:
             return True
         return (crd.get("spec") or {}).get("scope") != "Cluster"
 
-    def _before_create(self, resource: str, obj: JSON) -> JSON:
+    def _before_create(self, resource: str, obj: JSON, *, restore: bool = False) -> JSON:
         obj = with_type_meta(resource, obj)
         if resource == "pods":
-            obj = default_pod_requests(obj)  # decoding a v1.Pod body runs SetDefaults_Pod
+            # decoding a v1.Pod body runs SetDefaults_Pod; the pod strategy's PrepareForCreate
+            # resets the status of every pod created, not of one restored
+            if restore:
+                obj = default_pod_requests(obj)
+            else:
+                now = format_time(self.clock.now()) if self.clock is not None else None
+                obj = pod_prepared_for_create(obj, now)
         meta = dict(obj.get("metadata") or {})
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = generate_name(str(meta["generateName"]), self._rng)

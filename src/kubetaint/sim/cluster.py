@@ -126,7 +126,9 @@ class Cluster:
     # setup -------------------------------------------------------------------------------------
 
     def load(self) -> None:
-        """Namespaces, the scenario's objects (by kind rank, then file order) and the node groups."""
+        """Namespaces, the scenario's objects (by kind rank, then file order) and the node groups.
+        The objects declare the cluster's state (as restoring etcd would): they are created with
+        `restore`, so pods keep the status the scenario gives them."""
         self.plane.ensure_system_namespaces()  # Active, with the kubernetes finalizer, as kube-apiserver's
         objects = self.scenario.objects
         kinds = [kind_of(obj) for obj in objects]
@@ -153,7 +155,7 @@ class Cluster:
                 if kind.resource != "pods" or not runs:
                     self._create_run(run, problems)
                     try:
-                        self._create(obj, kind, where, decoding, known)
+                        self._create(obj, kind, where, decoding, known, restore=True)
                     except ScenarioError as err:
                         problems.append(str(err))
                     continue
@@ -187,7 +189,9 @@ class Cluster:
         try:
             while requests:
                 creates = [Create("pods", request) for request in requests]
-                created, failure = until_failure(self.registry.commit(creates, stop_at_failure=True))
+                created, failure = until_failure(
+                    self.registry.commit(creates, stop_at_failure=True, restore=True)
+                )
                 if failure is None:
                     break
                 obj, where = manifests[len(created)]
@@ -199,7 +203,8 @@ class Cluster:
             manifests.clear()
 
     def create_object(self, obj: Mapping[str, Any], where: str | Where = "") -> JSON:
-        """Create one manifest through the registry; ScenarioError names the object and field."""
+        """Create one manifest through the registry, as a client's create request (a pod gets the
+        pod strategy's status); ScenarioError names the object and field."""
         return self._create(obj, kind_of(obj), where, None, None)
 
     def _create(
@@ -209,9 +214,12 @@ class Cluster:
         where: str | Where,
         decoding: DecodeMemo | None,
         namespaces: set[str] | None,
+        *,
+        restore: bool = False,
     ) -> JSON:
         """create_object of a manifest of `kind`, with the decode verdicts of `decoding` and the
-        namespaces known to exist (`namespaces`) when given."""
+        namespaces known to exist (`namespaces`) when given; `restore`: the manifest declares
+        existing state (`Registry.create`'s `restore`: the scenario being loaded)."""
         if decoding is not None:
             decoding.check(obj, where)
         else:
@@ -226,7 +234,7 @@ class Cluster:
         if kind.kind == "Job":
             request = self._with_uid(request)
         try:
-            created = self.registry.create(kind.resource, request)
+            created = self.registry.create(kind.resource, request, restore=restore)
         except StatusError as err:
             raise ScenarioError(f"{where}{_describe(obj)}: {_status_text(err)}") from None
         if kind.kind == "Node":

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.clock.base import Clock, format_time
+from kubetaint.clock.base import Clock, Handle, format_time
 from kubetaint.store.interface import JSON, Create, Store
 
 _API_VERSIONS = {
@@ -252,3 +252,77 @@ class EventRecorder:
             return self._store.update("events", updated)
         except StatusError:
             return None
+
+
+@dataclass
+class _Queued:
+    recorder: EventRecorder
+    key: tuple[str, ...]
+    event: JSON
+    now: float
+
+
+class EventQueue:
+    """Events of several recorders written `delay` seconds after the first is queued, all in one
+    store commit (client-go's broadcaster writes a component's events from its queue, not in the
+    caller; writing those of many hollow kubelets together keeps them off the write path's
+    per-commit cost). Each event keeps the time it was recorded at; a repeat is counted on the
+    first as `EventRecorder.event` counts it."""
+
+    def __init__(self, store: Store, clock: Clock, delay: float) -> None:
+        self._store = store
+        self._clock = clock
+        self._delay = delay
+        self._queued: list[_Queued] = []
+        self._handle: Handle | None = None
+
+    def add(
+        self, recorder: EventRecorder, involved: Mapping[str, Any], items: Sequence[EventItem], kind: str
+    ) -> None:
+        """Queue `recorder`'s events about `involved` (each `(type, reason, message, field path)`)."""
+        now = self._clock.now()
+        for item in items:
+            key, event = recorder._prepare(involved, kind, now, item)
+            self._queued.append(_Queued(recorder, key, event, now))
+        if self._handle is None:
+            self._handle = self._clock.call_later(self._delay, self.flush)
+
+    def flush(self) -> None:
+        """Write what is queued: repeats bump their first event, the rest are created together
+        (a repeat of an event created in this flush waits for that create)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        queued, self._queued = self._queued, []
+        fresh: list[_Queued] = []
+        keys: set[tuple[int, tuple[str, ...]]] = set()
+        for entry in queued:
+            if (id(entry.recorder), entry.key) in keys:
+                self._create(fresh)
+                fresh, keys = [], set()
+            if entry.recorder._bumped(entry.key, entry.event) is None:
+                fresh.append(entry)
+                keys.add((id(entry.recorder), entry.key))
+        self._create(fresh)
+
+    def stop(self) -> None:
+        """Drop what is queued (a stopped component's queue is lost with it)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self._queued = []
+
+    def _create(self, fresh: list[_Queued]) -> None:
+        if not fresh:
+            return
+        for entry in fresh:
+            name = entry.event["involvedObject"]["name"]
+            entry.event["metadata"]["name"] = f"{name}.{entry.recorder._stamps.next(entry.now):x}"
+        outcomes = self._store.commit([Create("events", entry.event) for entry in fresh])
+        for entry, outcome in zip(fresh, outcomes, strict=True):
+            created: JSON | None = outcome if not isinstance(outcome, StatusError) else None
+            if isinstance(outcome, StatusError) and outcome.reason == "AlreadyExists":
+                name = str(entry.event["involvedObject"]["name"])
+                created = entry.recorder._create(entry.event, name, entry.now)
+            if created is not None:
+                entry.recorder._remember(entry.key, created)

@@ -163,6 +163,7 @@ class Informer:
         self._reference = reference_mode()
         #: the cache as one batch of ADDED, told to every handler added while the cache stays
         #: as it is (None once a batch is followed): the handlers of a start share one replay
+        #: (in reference mode each handler is told one built for it)
         self._replay: Changes | None = None
 
     def add_handlers(self, handler: ChangesHandler, *, replay: bool = True) -> None:
@@ -185,9 +186,12 @@ class Informer:
             for kind in one:
                 one[kind] = (*one[kind], (handler, True))
         if replay and self._unsubscribe is not None and self._cache:
-            if self._replay is None:
-                self._replay = Changes.added(list(self._cache.items()))
-            handler(self._replay)
+            cached = self._replay
+            if cached is None:
+                cached = Changes.added(list(self._cache.items()))
+                if not self._reference:
+                    self._replay = cached
+            handler(cached)
 
     def start(self) -> None:
         """List the current state (told as one batch of ADDED) and follow later changes."""
@@ -201,7 +205,7 @@ class Informer:
         self._replay = None
         if keyed:
             listing = Changes.added(keyed)
-            if fresh:  # the listing is the cache, in its order: later handlers' replay too
+            if fresh and not self._reference:  # the listing is the cache, in its order
                 self._replay = listing
             for handler in told:
                 handler(listing)
