@@ -12,8 +12,15 @@ With --phases the console program also reports, on its standard error, where its
 objects, starting the control plane: the `Simulation` made), `run` (the simulated hour and the
 timeline document), `write` (the output written), each as wall and CPU seconds.
 
+With --pending the scenario also ends with pods pending of three kinds: a ReplicaSet pinned to
+the failed zone (its replacements refused by the zone's untolerated `unreachable` taint, the
+other nodes by node affinity), pods asking for more cpu than any node has (Insufficient cpu) and
+pods selecting a label no node carries (node affinity). The HTML report explains each group plugin
+by plugin; `--explain` then also times `kubetaint explain` of a snapshot of the final cluster
+(the final nodes and pods, written by `-o json`) with each of its output formats.
+
 Target: 5,000 nodes / 150,000 pods in ≤ 30 s wall and ≤ 2 GB peak RSS for every format; the
-report under ~2 MB and open in under 2 s.
+report under ~2 MB and open in under 2 s; explaining the pending pods ≤ 2 s of the run.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -65,6 +73,52 @@ main()
 """
 
 
+#: Pods per kind of pending pod (--pending).
+PENDING_PODS = 30
+
+
+def with_pending(doc: dict[str, Any]) -> dict[str, Any]:
+    """`doc` (a `bench_sim` scenario) with pods that are still pending at its end, of three kinds."""
+    pinned = {"app": "pinned"}
+    small = {"containers": [{"name": "app", "image": "app", "resources": {"requests": {"cpu": "100m"}}}]}
+    extra: list[dict[str, Any]] = [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": "pinned"},
+            "spec": {
+                "replicas": PENDING_PODS,
+                "selector": {"matchLabels": pinned},
+                "template": {
+                    "metadata": {"labels": pinned},
+                    "spec": {**small, "nodeSelector": {"topology.kubernetes.io/zone": "zone-a"}},
+                },
+            },
+        }
+    ]
+    for i in range(PENDING_PODS):
+        extra.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"huge-{i}"},
+                "spec": {
+                    "containers": [{"name": "a", "image": "a", "resources": {"requests": {"cpu": "1000"}}}]
+                },
+            }
+        )
+        extra.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"ssd-{i}"},
+                "spec": {**small, "nodeSelector": {"disktype": "ssd"}},
+            }
+        )
+    doc["spec"]["objects"] = [*doc["spec"]["objects"], *extra]
+    return doc
+
+
 def run_cli(args: list[str], out: Path, *, phases: bool = False) -> tuple[float, float, float, int, str]:
     """(wall seconds, CPU seconds, peak RSS in MB, exit code, the `phases:` line or "") of
     `kubetaint ARGS > out`. On a busy machine the CPU time is the steadier figure."""
@@ -99,10 +153,13 @@ def main() -> None:
     parser.add_argument("--until", default="1h")
     parser.add_argument("--output", nargs="+", default=["table", "json", "yaml", "html"])
     parser.add_argument("--phases", action="store_true", help="report import, load, run and write times")
+    parser.add_argument("--pending", action="store_true", help="end with pending pods of three kinds")
+    parser.add_argument("--explain", action="store_true", help="also time `kubetaint explain` of a snapshot")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-sim-cli-") as folder:
         source = Path(folder) / "scenario.json"
-        source.write_text(json.dumps(scenario(args.nodes, args.pods, args.until), indent=2))
+        doc = scenario(args.nodes, args.pods, args.until)
+        source.write_text(json.dumps(with_pending(doc) if args.pending else doc, indent=2))
         for output in args.output:
             out = Path(folder) / f"out.{output}"
             wall, cpu, rss, code, phases = run_cli(

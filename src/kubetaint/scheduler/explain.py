@@ -15,6 +15,7 @@ from typing import Any
 
 from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.clock.virtual import VirtualClock
+from kubetaint.core.heap import collections_deferred
 from kubetaint.core.matching import do_not_schedule_taints_filter, find_matching_untolerated_taint
 from kubetaint.core.storage_defaults import with_storage_defaults
 from kubetaint.scheduler.cache import IntArray
@@ -64,9 +65,12 @@ def resolve_priorities(
     default = next((c for c in classes if c.get("globalDefault")), None)
     out: list[Mapping[str, Any]] = []
     for pod in pods:
-        spec = dict(pod.get("spec") or {})
-        name = spec.get("priorityClassName")
+        name = (pod.get("spec") or {}).get("priorityClassName")
         cls = by_name.get(name) if name else default
+        if cls is None and not name:  # nothing to resolve: the pod as given (no copy)
+            out.append(pod)
+            continue
+        spec = dict(pod.get("spec") or {})
         if name and cls is None:
             raise ExplainError(
                 f'{object_ref(pod)}: spec.priorityClassName: Invalid value: "{name}": '
@@ -135,7 +139,8 @@ def explain(objects: Sequence[Mapping[str, Any]], **options: Any) -> JSON:
         and for the configuration at the top) name what the scheduler does not model.
     """
     try:
-        return _explain(objects, **options)
+        with collections_deferred():  # a cluster's worth of long-lived objects, built at once
+            return _explain(objects, **options)
     except InputError as exc:
         raise ExplainError(str(exc)) from None
 
@@ -176,11 +181,10 @@ def _explain(
             scheduler.add_storage_object(with_storage_defaults(dict(obj)))
     pending: list[PodInfo] = []
     for p in pods:
-        pi = make_pod_info(p)
+        bound = scheduler.cache.add_pod(p)  # a bound pod's info, as the cache holds it (built once)
+        pi = make_pod_info(p) if bound is None else bound
         _check_pod(pi)
-        if pi.node_name:
-            scheduler.cache.add_pod(p)
-        else:
+        if bound is None:
             pending.append(pi)
     order = sorted(range(len(pending)), key=lambda i: (-pending[i].priority, i))
     if pod is not None and not any(f"{pending[i].namespace}/{pending[i].name}" == pod for i in order):
