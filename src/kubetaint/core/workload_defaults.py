@@ -42,6 +42,26 @@ def default_stateful_set(obj: JSON) -> JSON:
     return {**obj, "spec": spec}
 
 
+def default_daemon_set(obj: JSON) -> JSON:
+    """SetDefaults_DaemonSet: RollingUpdate with maxUnavailable 1 and maxSurge 0, 10 revisions."""
+    spec = _spec(obj)
+    strategy = dict(spec["updateStrategy"]) if isinstance(spec.get("updateStrategy"), dict) else {}
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.get("rollingUpdate")
+        rolling = dict(rolling) if isinstance(rolling, dict) else {}
+        if rolling.get("maxUnavailable") is None:
+            rolling["maxUnavailable"] = 1
+        if rolling.get("maxSurge") is None:
+            rolling["maxSurge"] = 0
+        strategy["rollingUpdate"] = rolling
+    spec["updateStrategy"] = strategy
+    if spec.get("revisionHistoryLimit") is None:
+        spec["revisionHistoryLimit"] = 10
+    return {**obj, "spec": spec}
+
+
 def _job_spec_defaults(spec: JSON) -> JSON:
     if spec.get("completions") is None and spec.get("parallelism") is None:
         spec["completions"] = 1
@@ -111,6 +131,7 @@ DEFAULTERS: dict[tuple[str, str], Callable[[JSON], JSON]] = {
     ("", "Endpoints"): default_endpoints,
     ("discovery.k8s.io", "EndpointSlice"): default_endpoint_slice,
     ("apps", "StatefulSet"): default_stateful_set,
+    ("apps", "DaemonSet"): default_daemon_set,
     ("batch", "Job"): default_job,
     ("batch", "CronJob"): default_cron_job,
     **STORAGE_DEFAULTERS,

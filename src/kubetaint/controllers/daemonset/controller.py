@@ -4,8 +4,9 @@ that a running pod stays while it tolerates every NoExecute taint.
 
 Mirrors pkg/controller/daemon/daemon_controller.go (manage, podsShouldBeOnNode, syncNodes,
 updateDaemonSetStatus) with util/daemonset_util.go (CreatePodTemplate), and its ControllerRevisions
-as update.go's constructHistory and cleanupHistory (revisions.py). Pods of an older revision are
-not replaced (no rolling update): a changed template applies to the pods created from then on.
+as update.go's constructHistory and cleanupHistory (revisions.py). With `updateStrategy`
+RollingUpdate, pods of an older revision are replaced as update.go's rollingUpdate (update.py:
+maxUnavailable, maxSurge, minReadySeconds); with OnDelete, only once they are deleted.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
-from kubetaint.controllers.daemonset import revisions
+from kubetaint.controllers.daemonset import revisions, update
 from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
@@ -260,7 +261,9 @@ class DaemonSetController:
             if old is None:
                 return
             placed = self._placement_of(ds)
-            self._manage(ds, by_node, placed)
+            if not self._manage(ds, by_node, placed) and update.strategy_type(ds) == "RollingUpdate":
+                # expectations satisfied: what manage created or deleted is seen before updating
+                self._rolling_update(ds, placed)
             if old:
                 pods = [pod for node_pods in self._pods_by_node(ds).values() for pod in node_pods]
                 try:
@@ -306,11 +309,12 @@ class DaemonSetController:
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         self._manage(ds, by_node, self._placement_of(ds))
 
-    def _manage(self, ds: JSON, by_node: Mapping[str, list[JSON]], placed: Placement) -> None:
-        """manage over `placed` (`_placement_of(ds)`)."""
+    def _manage(self, ds: JSON, by_node: Mapping[str, list[JSON]], placed: Placement) -> bool:
+        """manage over `placed` (`_placement_of(ds)`); whether it created or deleted a pod."""
         to_create: list[str] = []
         to_delete: list[JSON] = []
         nodes, verdicts = placed
+        surge = update.allows_surge(ds)
         for node, verdict in zip(nodes, verdicts, strict=True):
             name = str(node["metadata"]["name"])
             pods = by_node.get(name)
@@ -320,9 +324,9 @@ class DaemonSetController:
                 continue
             if verdict[1] and len(pods) == 1:
                 pod = pods[0]  # _keeps_running(pod), inline: most nodes have their one pod
-                if (
-                    pod["metadata"].get("deletionTimestamp")
-                    or (pod.get("status") or {}).get("phase") not in _FINISHED
+                deleting = pod["metadata"].get("deletionTimestamp")
+                if (deleting and not surge) or (
+                    not deleting and (pod.get("status") or {}).get("phase") not in _FINISHED
                 ):
                     continue  # podsShouldBeOnNode: its one pod stays, nothing to create or delete
             create, delete = self.pods_should_be_on_node(node, ds, pods, placement=verdict)
@@ -331,6 +335,24 @@ class DaemonSetController:
         for name in to_create[:BURST_REPLICAS]:
             self._create_pod(ds, name)
         for pod in to_delete[:BURST_REPLICAS]:
+            self._delete_pod(ds, pod)
+        return bool(to_create or to_delete)
+
+    def _rolling_update(self, ds: JSON, placed: Placement) -> None:
+        """rollingUpdate: replace pods of older revisions as update.rolling_update plans."""
+        nodes, verdicts = placed
+        should_run = {str(n["metadata"]["name"]): v[0] for n, v in zip(nodes, verdicts, strict=True)}
+        hash_ = self._template_hash(
+            (ds.get("spec") or {}).get("template") or {}, (ds.get("status") or {}).get("collisionCount")
+        )
+        try:
+            plan = update.rolling_update(ds, self._pods_by_node(ds), should_run, hash_, self.clock.now())
+        except ValueError as err:
+            log.info("daemonset controller: rolling update of %s: %s", podutil.key_of(ds), err)
+            return
+        for name in plan.create[:BURST_REPLICAS]:
+            self._create_pod(ds, name)
+        for pod in plan.delete[:BURST_REPLICAS]:
             self._delete_pod(ds, pod)
 
     def pods_should_be_on_node(
@@ -360,9 +382,20 @@ class DaemonSetController:
                     delete.append(pod)
                 else:
                     running.append(pod)
-            if len(running) > 1:
-                running.sort(key=creation_and_phase)
-                delete.extend(running[1:])
+            if not update.allows_surge(ds):
+                if len(running) > 1:
+                    running.sort(key=creation_and_phase)
+                    delete.extend(running[1:])
+                return [], delete
+            if len(running) <= 1:
+                # surging: the node keeps at least one pod not being deleted
+                return ([node_name] if not running and should_run else []), delete
+            running.sort(key=creation_and_phase)
+            hash_ = self._template_hash(
+                (ds.get("spec") or {}).get("template") or {}, (ds.get("status") or {}).get("collisionCount")
+            )
+            min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
+            delete.extend(update.surge_pods_to_delete(running, hash_, min_ready, self.clock.now()))
             return [], delete
         if pods:
             return [], live

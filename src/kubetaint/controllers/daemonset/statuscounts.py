@@ -84,7 +84,8 @@ def scheduled_counts(
     scheduled: list[JSON], revision: str, min_ready: int, now: float
 ) -> tuple[bool, bool, bool]:
     """updateDaemonSetStatus for a node's scheduled pods (at least one): whether the oldest is
-    ready, whether it is available, and whether any pod has the current revision hash."""
+    ready, whether it is available, and whether it has the current revision hash (updateDaemonSetStatus
+    counts the oldest pod alone)."""
     if len(scheduled) == 1:  # the usual node: what sorting and collecting one pod finds
         oldest = scheduled[0]
         return (
@@ -100,8 +101,8 @@ def scheduled_counts_generic(
 ) -> tuple[bool, bool, bool]:
     """`scheduled_counts` for any number of pods."""
     oldest = sorted(scheduled, key=creation_and_phase)[0]
-    hashes = {(p["metadata"].get("labels") or {}).get("controller-revision-hash") for p in scheduled}
-    return podutil.is_ready(oldest), podutil.is_available(oldest, min_ready, now), revision in hashes
+    updated = revision == (oldest["metadata"].get("labels") or {}).get("controller-revision-hash")
+    return podutil.is_ready(oldest), podutil.is_available(oldest, min_ready, now), updated
 
 
 def creation_and_phase(pod: JSON) -> tuple[str, int, str]:
