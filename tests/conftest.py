@@ -8,12 +8,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from kubetaint.speed.memo import clear_all
 from kubetaint.speed.reference import REFERENCE_ENV, reference_mode, reference_mode_set
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 os.environ["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [os.environ.get("PYTHONPATH", "")])])
+
+#: Property tests judge what is written, never how fast: no per-example deadline (a shared CI host
+#: can stall any example past hypothesis' default 200 ms and fail a correct test).
+settings.register_profile("kubetaint", deadline=None)
+settings.load_profile("kubetaint")
 
 
 @pytest.fixture
