@@ -51,7 +51,16 @@ def mark(name):
     marks.append((name, time.perf_counter(), time.process_time()))
 import kubetaint.sim.simulation as simulation
 import kubetaint.cli.exiting as exiting
+import kubetaint.sim.pending_explain as pending_explain
 mark("import")
+explained, explaining = [], pending_explain.explain_pending
+def explain_pending(*args, **kwargs):
+    started = time.perf_counter(), time.process_time()
+    try:
+        return explaining(*args, **kwargs)
+    finally:
+        explained.append((time.perf_counter() - started[0], time.process_time() - started[1]))
+pending_explain.explain_pending = explain_pending
 made, ran, leave = simulation.Simulation.__init__, simulation.Simulation.run, exiting.exit_now
 def init(self, *args, **kwargs):
     made(self, *args, **kwargs)
@@ -64,7 +73,8 @@ def exit_now(code):
     mark("write")
     sys.stderr.write("phases: " + " ".join(
         f"{name} {t - marks[i][1]:.2f}s ({cpu - marks[i][2]:.2f}s CPU)"
-        for i, (name, t, cpu) in enumerate(marks[1:])) + "\\n")
+        for i, (name, t, cpu) in enumerate(marks[1:]))
+        + "".join(f" (of which explain {t:.2f}s ({cpu:.2f}s CPU))" for t, cpu in explained) + "\\n")
     leave(code)
 simulation.Simulation.__init__, simulation.Simulation.run, exiting.exit_now = init, run, exit_now
 from kubetaint.cli.main import main
@@ -173,6 +183,27 @@ def main() -> None:
                 opened = open_in_chromium(out)
                 line += f", opens in {opened} ms" if opened is not None else ", (no chromium to open it)"
             print(line + (f"\n  {phases}" if phases else ""), flush=True)
+            if output == "json" and args.explain:
+                explain_snapshot(out, Path(folder))
+
+
+def explain_snapshot(timeline: Path, folder: Path) -> None:
+    """`kubetaint explain` of the run's final nodes and pods (a saved List, as a snapshot holds
+    them), in each of its output formats."""
+    final = json.loads(timeline.read_text()).get("final") or {}
+    objects = [{"kind": "Node", **n} for n in final.get("nodes") or []]
+    objects += [{"kind": "Pod", **p} for p in final.get("pods") or []]
+    source = folder / "final.json"
+    source.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    for output in ("table", "json"):
+        out = folder / f"explain.{output}"
+        wall, cpu, rss, code, _ = run_cli(["explain", str(source), "-o", output], out)
+        print(
+            f"  explain of the final cluster ({len(objects)} objects) -o {output}: {wall:.1f} s wall "
+            f"({cpu:.1f} s CPU), peak RSS {rss:.0f} MB, exit {code}, output "
+            f"{out.stat().st_size / 1e6:.1f} MB",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -66,3 +66,39 @@ def test_the_simulators_kubelets_record_no_container_events() -> None:
     assert store.get("pods", "default", "web")["status"]["phase"] == "Running"
     assert kubelet_events(store, "web") == []
     plane.stop()
+
+
+def test_a_failing_on_failure_pod_backs_off_then_restarts_its_container() -> None:
+    clock = VirtualClock()
+    store = MemoryStore(clock)
+    cluster = LiveCluster(store, clock, workers=1, seed=1, server_address="http://127.0.0.1:1")
+    cluster.start()
+    clock.advance(1)
+    failing = {
+        **POD,
+        "metadata": {
+            "name": "job",
+            "namespace": "default",
+            "annotations": {"kubetaint.io/run-seconds": "1", "kubetaint.io/exit-code": "1"},
+        },
+        "spec": {**POD["spec"], "restartPolicy": "OnFailure"},
+    }
+    cluster.plane.registry.create("pods", failing)
+    clock.advance(15)  # starts, exits 1 after 1 s, restarts after the 10 s back-off
+    uid = store.get("pods", "default", "job")["metadata"]["uid"]
+    assert [(reason, message) for _, reason, message, _ in kubelet_events(store, "job")] == [
+        ("Pulling", 'Pulling image "nginx:1.25"'),
+        (
+            "Pulled",
+            'Successfully pulled image "nginx:1.25" in 0s (0s including waiting). Image size: 0 bytes.',
+        ),
+        ("Created", "Container created"),
+        ("Started", "Container started"),
+        ("BackOff", f"Back-off restarting failed container c in pod job_default({uid})"),
+        ("Pulled", 'Container image "nginx:1.25" already present on machine and can be accessed by the pod'),
+    ]
+    # the restart's Created and Started repeat the first ones: counted on them, as the correlator
+    # does; the restarted container fails again a second later: a second BackOff
+    counts = {e["reason"]: e["count"] for e in store.list("events", namespace="default").items}
+    assert (counts["Created"], counts["Started"], counts["BackOff"]) == (2, 2, 2)
+    cluster.stop()

@@ -1,7 +1,8 @@
 """An HTTP write and an in-process write (the simulator's, a controller's: the control plane's
 registry without a user) store the same defaults: the kinds' defaults and the strategies'
-request-independent preparation are one step of the registry (registry.defaulting). What only an
-HTTP request has stays apart: a Service's ClusterIP and NodePorts, a created pod's status."""
+request-independent preparation are one step of the registry (registry.defaulting), a created
+pod's status (the pod strategy's PrepareForCreate) included. What only an HTTP request has stays
+apart: a Service's ClusterIP and NodePorts."""
 
 from __future__ import annotations
 
@@ -27,14 +28,15 @@ def _service(name: str, **spec: Any) -> JSON:
     }
 
 
-def _pod(name: str) -> JSON:
+def _pod(name: str, **spec: Any) -> JSON:
     resources = {"limits": {"cpu": "500m", "memory": "64Mi"}}
     container = {"name": "c", "image": "nginx", "resources": resources}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": "default"},
-        "spec": {"containers": [container]},
+        "spec": {"containers": [container], **spec},
+        "status": {"phase": "Running"},  # reset on create, whoever creates the pod
     }
 
 
@@ -110,8 +112,15 @@ CREATES = [
         "pods",
         "/api/v1/namespaces/default/pods",
         [_pod("g")] * 2,
-        False,
-        id="a pod's containers request their limits (SetDefaults_Pod)",
+        True,
+        id="a pod's containers request their limits and it starts Pending and Guaranteed",
+    ),
+    pytest.param(
+        "pods",
+        "/api/v1/namespaces/default/pods",
+        [_pod("h", schedulingGates=[{"name": "example.com/gate"}])] * 2,
+        True,
+        id="a gated pod starts with PodScheduled False, reason SchedulingGated",
     ),
 ]
 

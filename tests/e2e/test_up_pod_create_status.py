@@ -53,3 +53,30 @@ def test_a_replica_sets_pod_reads_pending_with_its_qos_class(server: UpServer) -
         assert pod["status"]["phase"] == "Pending"
         assert pod["status"]["qosClass"] == "Guaranteed"  # limits alone: requests default to them
         assert "nodeName" not in pod["spec"]
+
+
+GATED_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: gated}
+spec:
+  schedulingGates: [{name: example.com/quota}]
+  containers: [{name: c, image: pause}]
+"""
+
+
+def test_a_pod_created_with_scheduling_gates_reads_schedulinggated(server: UpServer) -> None:
+    path = server.workdir / "gated.yaml"
+    path.write_text(GATED_POD)
+    assert server.kubectl("create", "-f", str(path)).stdout.strip() == "pod/gated created"
+    row = server.kubectl("get", "pod", "gated", "--no-headers").stdout.split()
+    assert row[:3] == ["gated", "0/1", "SchedulingGated"]
+    status = json.loads(server.kubectl("get", "pod", "gated", "-o", "json").stdout)["status"]
+    (condition,) = status["conditions"]
+    assert {k: condition[k] for k in ("type", "status", "reason", "message")} == {
+        "type": "PodScheduled",
+        "status": "False",
+        "reason": "SchedulingGated",
+        "message": "Scheduling is blocked due to non-empty scheduling gates",
+    }
+    assert condition["lastTransitionTime"]
+    assert (status["phase"], status["qosClass"]) == ("Pending", "BestEffort")

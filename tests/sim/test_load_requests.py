@@ -129,3 +129,22 @@ def test_a_replica_sets_pods_are_created_pending_with_their_qos_class() -> None:
     for created in pods:
         assert created["status"]["phase"] == "Pending"
         assert created["status"]["qosClass"] == "Burstable"  # a cpu limit alone: no memory limit
+
+
+def test_a_pod_applied_during_the_run_is_created_pending_with_its_qos_class() -> None:
+    late = {**pod("late", ""), "status": {"phase": "Running"}}
+    del late["spec"]["nodeName"]
+    doc = {
+        "apiVersion": "kubetaint.dev/v1alpha1",
+        "kind": "Scenario",
+        "metadata": {"name": "s"},
+        "spec": {
+            "nodeGroups": [{"name": "n", "count": 0, "zones": ["z"]}],
+            "objects": [],
+            "events": [{"at": "10s", "apply": late}],
+        },
+    }
+    sim = Simulation(doc)
+    sim.run_until(11)
+    status = sim.cluster.store.get("pods", "default", "late")["status"]
+    assert (status["phase"], status["qosClass"]) == ("Pending", "Burstable")

@@ -14,6 +14,10 @@ Starting a pod, for each init container and then each container (involvedObject.
 - `Created` `Container created`, `Started` `Container started`.
 
 Stopping a running pod (its deletion): `Killing` `Stopping container <name>` per container.
+A run-to-completion pod's failed containers waiting to restart (`OnFailure`): `BackOff`
+`Back-off restarting failed container <name> in pod <name>_<namespace>(<uid>)` (once per
+back-off; upstream repeats it at each pod sync meanwhile), then at their restart the image,
+`Created` and `Started` events again.
 
 A hollow node has every image a pull policy of `Never` asks for (no `ErrImageNeverPull`).
 """
@@ -32,6 +36,7 @@ PULLED = "Pulled"
 CREATED = "Created"
 STARTED = "Started"
 KILLING = "Killing"
+BACK_OFF = "BackOff"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +106,34 @@ def started(pod: Mapping[str, Any], pulled: set[str]) -> list[ContainerEvent]:
             out.append(ContainerEvent(path, "Normal", CREATED, "Container created"))
             out.append(ContainerEvent(path, "Normal", STARTED, "Container started"))
     return out
+
+
+def restarted(pod: Mapping[str, Any], pulled: set[str]) -> list[ContainerEvent]:
+    """The events of restarting a pod's failed containers after their back-off (startContainer
+    again: the image, Created, Started)."""
+    out: list[ContainerEvent] = []
+    for container in _containers(pod, "containers"):
+        path = f"spec.containers{{{container.get('name', '')}}}"
+        out.extend(_image_events(path, container, pulled))
+        out.append(ContainerEvent(path, "Normal", CREATED, "Container created"))
+        out.append(ContainerEvent(path, "Normal", STARTED, "Container started"))
+    return out
+
+
+def backing_off(pod: Mapping[str, Any]) -> list[ContainerEvent]:
+    """The events of a pod whose failed containers wait in CrashLoopBackOff (doBackOff:
+    `Back-off restarting failed container c in pod web_default(<uid>)`, format.Pod's rendering)."""
+    meta = pod.get("metadata") or {}
+    rendered = f"{meta.get('name', '')}_{meta.get('namespace', '')}({meta.get('uid', '')})"
+    return [
+        ContainerEvent(
+            f"spec.containers{{{c.get('name', '')}}}",
+            "Warning",
+            BACK_OFF,
+            f"Back-off restarting failed container {c.get('name', '')} in pod {rendered}",
+        )
+        for c in _containers(pod, "containers")
+    ]
 
 
 def killed(pod: Mapping[str, Any]) -> list[ContainerEvent]:

@@ -445,13 +445,18 @@ class HollowKubelet(KubeletFaults):
         if self.stopped:
             self._schedule_exit(pod, key, now + self.settings.node_status_update_frequency)
             return
+        events = self.settings.container_events and self.settings.record_events
         if runtime.started_at(pod) is None:  # waiting in CrashLoopBackOff: the restart is due
             status = runtime.restarted_status(pod, now)
             if self._write_status(pod, status):
+                if events:
+                    self._container_events(pod, container_events.restarted(pod, self._pulled))
                 self._schedule_exit({**pod, "status": status}, key)
             return
         status = runtime.exited_status(pod, now)
         if self._write_status(pod, status) and status["phase"] == "Running":
+            if events:
+                self._container_events(pod, container_events.backing_off(pod))
             restarts = runtime.restart_count(pod)
             self._schedule_exit(pod, key, now + runtime.restart_backoff(restarts))
 

@@ -9,6 +9,7 @@ carry scores). Pods placed earlier consume resources for later ones.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,7 +22,7 @@ from kubetaint.core.storage_defaults import with_storage_defaults
 from kubetaint.scheduler.cache import IntArray
 from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.fit_error import SchedulingError
-from kubetaint.scheduler.framework import go_list
+from kubetaint.scheduler.framework import Framework, go_list
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.node_affinity import required_matcher
@@ -190,9 +191,24 @@ def _explain(
     if pod is not None and not any(f"{pending[i].namespace}/{pending[i].name}" == pod for i in order):
         raise ExplainError(f"pod {pod} not found among the unbound pods of the input")
     reports: list[JSON] = []
+    answered: dict[str, JSON] = {}  # per question, the report of a pod that fit nowhere
     for i in order:
         pi = pending[i]
-        report = _explain_pod(scheduler, pi, enable_cmp)
+        question = _question(pi.pod)
+        earlier = answered.get(question)
+        if earlier is not None:
+            report = {**earlier, "namespace": pi.namespace, "name": pi.name}
+        else:
+            started_at = scheduler.next_start_node_index
+            report = _explain_pod(scheduler, pi, enable_cmp)
+            if (
+                report["result"] == "Unschedulable"
+                and "nominatedNode" not in report
+                and scheduler.next_start_node_index == started_at
+            ):
+                answered[question] = dict(report)
+            else:  # the cluster, a nomination or the search's start changed: ask afresh
+                answered.clear()
         warnings = pod_warnings(pi.pod) + report.pop("bindingWarnings", [])
         if warnings:
             report["warnings"] = warnings
@@ -204,28 +220,27 @@ def _explain(
     return document
 
 
+def _question(pod: Mapping[str, Any]) -> str:
+    """What a scheduling cycle reads of a pending pod (all but its name): pods asking the same
+    question of an unchanged cluster get the same answer, as the pods of one template do."""
+    meta = pod.get("metadata") or {}
+    asked = [
+        meta.get("namespace") or "default",
+        meta.get("labels"),
+        meta.get("ownerReferences"),
+        pod.get("spec"),
+        (pod.get("status") or {}).get("nominatedNodeName"),
+    ]
+    return json.dumps(asked, sort_keys=True, default=str)
+
+
 def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
     fw = scheduler.framework_for(pi)
-    report_state = CycleState()
-    pre = fw.run_pre_filter_plugins(report_state, pi, scheduler.cache.node_list())
-    verdicts: dict[str, Status] = {}
-    for ni in scheduler.cache.node_list():
-        if not pre.status.is_success():
-            verdicts[ni.name] = pre.status
-        elif pre.node_names is not None and ni.name not in pre.node_names:
-            # findNodesThatFitPod filters only the PreFilterResult's nodes; the others have the
-            # absent-nodes status, as in the message (attributed here to the narrowing plugins)
-            verdicts[ni.name] = Status(
-                Code.UnschedulableAndUnresolvable,
-                f"node(s) didn't satisfy plugin(s) {go_list(sorted(pre.plugins_with_nodes))}",
-                plugin=", ".join(sorted(pre.plugins_with_nodes)),
-            )
-        else:
-            verdicts[ni.name] = fw.run_filter(report_state, pi, ni)
     state = CycleState()
     try:
         node, evaluation, fit_error = scheduler.schedule_pod(fw, state, pi)
     except SchedulingError as exc:
+        verdicts = _verdicts(scheduler, fw, pi, {})
         return {
             "namespace": pi.namespace,
             "name": pi.name,
@@ -236,6 +251,7 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
                 _node_entry(ni, verdicts[ni.name], None, pi, enable_cmp) for ni in scheduler.cache.node_list()
             ],
         }
+    verdicts = _verdicts(scheduler, fw, pi, fit_error.diagnosis.node_to_status if fit_error else {})
     scores: dict[str, JSON] = {}
     feasible = evaluation.feasible
     per_plugin: dict[str, IntArray] = evaluation.plugin_scores
@@ -273,6 +289,34 @@ def _explain_pod(scheduler: Scheduler, pi: PodInfo, enable_cmp: bool) -> JSON:
         if bindings:
             result["bindingWarnings"] = bindings
     return result
+
+
+def _verdicts(
+    scheduler: Scheduler, fw: Framework, pi: PodInfo, known: Mapping[str, Status]
+) -> dict[str, Status]:
+    """Every node's filter verdict for `pi`. `known`: the verdicts the cycle recorded already (a
+    FitError's NodeToStatus: when nothing fits, the cycle filters every node it searched, as
+    upstream's diagnosis does); only the other nodes are filtered here."""
+    verdicts = dict(known)
+    missing = [ni for ni in scheduler.cache.node_list() if ni.name not in verdicts]
+    if not missing:
+        return verdicts
+    report_state = CycleState()
+    pre = fw.run_pre_filter_plugins(report_state, pi, scheduler.cache.node_list())
+    for ni in missing:
+        if not pre.status.is_success():
+            verdicts[ni.name] = pre.status
+        elif pre.node_names is not None and ni.name not in pre.node_names:
+            # findNodesThatFitPod filters only the PreFilterResult's nodes; the others have the
+            # absent-nodes status, as in the message (attributed here to the narrowing plugins)
+            verdicts[ni.name] = Status(
+                Code.UnschedulableAndUnresolvable,
+                f"node(s) didn't satisfy plugin(s) {go_list(sorted(pre.plugins_with_nodes))}",
+                plugin=", ".join(sorted(pre.plugins_with_nodes)),
+            )
+        else:
+            verdicts[ni.name] = fw.run_filter(report_state, pi, ni)
+    return verdicts
 
 
 def _pod_name(pod: Mapping[str, Any]) -> str:

@@ -9,8 +9,9 @@ terminating. The sync's decisions are here; manageJob is manage.py, trackJobStat
 track.py, the pod failure policy pod_failure_policy.py, the success policy success_policy.py, the
 indexes and `backoffLimitPerIndex` indexed_job_utils.py, the back-off backoff.py, the finished-pod
 accounting tracking.py and the TTL-after-finished deletion (`spec.ttlSecondsAfterFinished`)
-ttl_after_finished.py. A Job whose `managedBy` names another controller is left to it. Not
-modelled: the adoption of orphan pods matching a Job's selector (its pods are those it created).
+ttl_after_finished.py. A Job whose `managedBy` names another controller is left to it. Its pods
+are claimed as getPodsForJob claims them (claim.py): orphans matching its selector are adopted,
+controlled pods that no longer match are released.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
+from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock, format_time, parse_time
 from kubetaint.controllers.job import (
     backoff,
@@ -31,6 +33,7 @@ from kubetaint.controllers.job import (
     util,
 )
 from kubetaint.controllers.job.backoff import Backoff
+from kubetaint.controllers.job.claim import adopted, claim_pods, released
 from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.job.context import SyncJobCtx
 from kubetaint.controllers.job.manage import delete_pods, manage_job
@@ -42,7 +45,7 @@ from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.informer import Changes, EventHandlers, Informer
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -82,6 +85,9 @@ class JobController:
         #: per Job: its pods removed while they had the tracking finalizer, as last seen
         self._vanished: dict[Key, list[JSON]] = {}
         self.owned = KindOwnedPods(self.pods, "Job", self._pod_changed)
+        #: per namespace: the keys of its pods without a controller reference (adoption candidates)
+        self._orphan_keys: dict[str, set[Key]] = {}
+        self.pods.add_handlers(self._orphans_changed)
         self.jobs.add_handlers(
             EventHandlers(
                 on_add=lambda job: self.queue.add(podutil.key_of(job)),
@@ -133,6 +139,66 @@ class JobController:
         for pod in self.owned.pods(uid):  # cleanupPodFinalizers
             if util.has_tracking_finalizer(pod):
                 self.orphans.add(podutil.key_of(pod))
+
+    def _orphans_changed(self, changes: Changes) -> None:
+        """Keep the orphan pods by namespace; an orphan added or changed queues the Jobs whose
+        selector matches it (addPod and updatePod: someone may want to adopt it)."""
+        for change, key, _old, new in changes:
+            orphan = change != "DELETED" and new is not None and podutil.controller_ref_of(new) is None
+            keys = self._orphan_keys.get(key[0])
+            if not orphan:
+                if keys is not None:
+                    keys.discard(key)
+                continue
+            if keys is None:
+                keys = self._orphan_keys[key[0]] = set()
+            keys.add(key)
+            assert new is not None
+            labels = (new.get("metadata") or {}).get("labels")
+            for job in self.jobs.items():
+                if (job.get("metadata") or {}).get("namespace") != key[0]:
+                    continue
+                selector = label_selector_from_dict((job.get("spec") or {}).get("selector"))
+                if selector is not None and not selector.empty and selector.matches(labels):
+                    self.queue.add(podutil.key_of(job))
+
+    def _claimed_pods(self, job: JSON, uid: str) -> list[JSON]:
+        """getPodsForJob: the Job's pods after adopting matching orphans and releasing controlled
+        pods that no longer match its selector (adopted pods carry the tracking finalizer)."""
+        owned = self.owned.pods(uid)
+        selector = label_selector_from_dict((job.get("spec") or {}).get("selector"))
+        namespace = str((job.get("metadata") or {}).get("namespace") or "")
+        orphan_keys = self._orphan_keys.get(namespace)
+        if selector is None or selector.empty:
+            return owned
+        orphans = [p for p in (self.pods.get(*k) for k in sorted(orphan_keys or ())) if p is not None]
+        claim = claim_pods(job, selector, owned, orphans)
+        if not claim.adopt and not claim.release:
+            return owned
+        gone: set[Key] = set()
+        for pod in claim.release:
+            gone.add(podutil.key_of(pod))
+            self._write_pod(released(pod, uid), "releasing")
+        pods = [p for p in owned if podutil.key_of(p) not in gone]
+        fresh = self.jobs.get(*podutil.key_of(job))  # RecheckDeletionTimestamp
+        if fresh is None or (fresh.get("metadata") or {}).get("uid") != uid:
+            return pods
+        if (fresh.get("metadata") or {}).get("deletionTimestamp"):
+            return pods
+        for pod in claim.adopt:
+            written = self._write_pod(adopted(pod, job, util.TRACKING_FINALIZER), "adopting")
+            if written is not None:
+                pods.append(written)
+        return sorted(pods, key=podutil.key_of)
+
+    def _write_pod(self, pod: JSON, what: str) -> JSON | None:
+        """Write an adoption or release; None when the pod changed or is gone (a later sync
+        claims it again)."""
+        try:
+            return self.store.update("pods", pod)
+        except StatusError as err:
+            log.info("job controller: %s pod %s: %s", what, podutil.key_of(pod), err.message)
+            return None
 
     # orphan pods ---------------------------------------------------------------------------------
 
@@ -224,7 +290,7 @@ class JobController:
         uncounted_in = status.get("uncountedTerminatedPods") or {}
         now = self.clock.now()
         uid = str(job["metadata"].get("uid") or "")
-        pods = self.owned.pods(uid)
+        pods = self._claimed_pods(shared, uid)
         active_pods = [p for p in pods if podutil.is_active(p)]
         ctx = SyncJobCtx(
             job=job,

@@ -40,6 +40,10 @@ BURST_REPLICAS = 500
 log = logging.getLogger(__name__)
 
 
+#: the `_reported` entry of a set whose maxUnavailable was reported: its uid and this suffix
+MAX_UNAVAILABLE_MARK = "/maxUnavailable"
+
+
 class StatefulSetController:
     """Keeps each StatefulSet's ordinal pods and its status."""
 
@@ -90,6 +94,7 @@ class StatefulSetController:
     def _forget(self, sts: JSON) -> None:
         uid = str((sts.get("metadata") or {}).get("uid") or "")
         self._reported.discard(uid)
+        self._reported.discard(uid + MAX_UNAVAILABLE_MARK)
 
     # sync ----------------------------------------------------------------------------------------
 
@@ -410,7 +415,9 @@ class StatefulSetController:
             self.queue.add_after(podutil.key_of(sts), float(min_ready))
 
     def _report_not_modelled(self, sts: JSON, uid: str) -> None:
-        """A Warning event NotModelled, once, for a claim retention policy other than Retain."""
+        """A Warning event NotModelled, once, for a claim retention policy other than Retain, and
+        once for a rolling update's maxUnavailable other than 1."""
+        self._report_max_unavailable(sts, uid)
         retention = (sts.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {}
         deleting = [f"{k}: {v}" for k, v in sorted(retention.items()) if v not in (None, "Retain")]
         if uid in self._reported or not deleting:
@@ -422,4 +429,23 @@ class StatefulSetController:
             "NotModelled",
             f"spec.persistentVolumeClaimRetentionPolicy ({', '.join(deleting)}): not modelled: "
             "kubetaint's statefulset controller retains the claims it creates",
+        )
+
+    def _report_max_unavailable(self, sts: JSON, uid: str) -> None:
+        strategy = (sts.get("spec") or {}).get("updateStrategy") or {}
+        rolling = (
+            strategy.get("rollingUpdate")
+            if strategy.get("type", "RollingUpdate") == "RollingUpdate"
+            else None
+        )
+        value = rolling.get("maxUnavailable") if isinstance(rolling, dict) else None
+        if value is None or value == 1 or uid + MAX_UNAVAILABLE_MARK in self._reported:
+            return
+        self._reported.add(uid + MAX_UNAVAILABLE_MARK)
+        self.recorder.event(
+            sts,
+            "Warning",
+            "NotModelled",
+            f"spec.updateStrategy.rollingUpdate.maxUnavailable ({value}): not modelled: "
+            "kubetaint's statefulset controller replaces one pod at a time",
         )
