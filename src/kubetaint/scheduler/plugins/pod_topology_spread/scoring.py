@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from kubetaint.scheduler.affinity_terms import TermError
 from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
@@ -24,7 +26,6 @@ from kubetaint.scheduler.plugins.pod_topology_spread.common import (
     LABEL_HOSTNAME,
     SCHEDULE_ANYWAY,
     SKIP,
-    Constraint,
     SpreadPlugin,
     counter,
     inclusion,
@@ -33,6 +34,7 @@ from kubetaint.scheduler.pod_index import pod_index
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 
+FloatArray = npt.NDArray[np.floating[Any]]
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 #: invalidScore: the score of a node ignored for lacking a topology key
 INVALID_SCORE = -1
@@ -40,17 +42,21 @@ INVALID_SCORE = -1
 
 @dataclass
 class PreScoreState:
-    """preScoreState: the ignored nodes and, per ScheduleAnyway constraint, its counts and weight."""
+    """preScoreState: the ignored nodes and the score of every node slot, worked out once per
+    cycle from the counts per topology value (Score reads a slot's)."""
 
     #: per slot, whether the node is ignored (it lacks a topology key); None: none is
     ignored: BoolArray | None
-    #: per constraint: the per-slot value ids of its topology key (-1 without the label), the
-    #: matching pods per value id (per slot for the hostname key), whether they are per slot, the
-    #: weight and maxSkew - 1
-    items: list[tuple[IntArray, IntArray, bool, float, float]] = field(default_factory=list)
+    #: per slot, the sum over the constraints of the matching pods (on the node for the hostname
+    #: key, in the node's topology value else) times the constraint's weight plus maxSkew-1
+    #: (nothing for a constraint whose key the node lacks)
+    total: FloatArray
+    #: per slot, the score: `total` rounded, invalidScore for an ignored node
+    scores: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
 
-    def add(self, c: Constraint, ids: IntArray, counts: IntArray, per_slot: bool, weight: float) -> None:
-        self.items.append((ids, counts, per_slot, weight, float(c.max_skew - 1)))
+    def add(self, ids: IntArray, per_value: FloatArray) -> None:
+        """A constraint's term per value id (`ids`: per slot, -1 without the label)."""
+        self.total += np.where(ids >= 0, per_value[ids] if len(per_value) else 0.0, 0.0)
 
 
 class Scoring:
@@ -87,13 +93,16 @@ class Scoring:
             eligible_all = eligible_all & all_keys
             scored = len(candidates)
         included_by = inclusion(pi, cache, constraints, self.enable_cmp)
-        st = PreScoreState(ignored)
+        st = PreScoreState(ignored, np.zeros(size, np.float64))
         for c in constraints:
             matching = counter(index, pi, c)
             counts = matching.counts[:size]
             d = index.domains(c.topology_key)
+            ids = d.ids[:size]
+            skew = float(c.max_skew - 1)
             if c.topology_key == LABEL_HOSTNAME:
-                st.add(c, d.ids[:size], counts, True, math.log(scored + 2))
+                weight = math.log(scored + 2)
+                st.total += np.where(ids >= 0, counts * weight + skew, 0.0)
                 continue
             # a node without the label counts toward the value "" (upstream reads a missing label as
             # ""); the score of a node without it is never read, so unless some node has the value
@@ -111,12 +120,13 @@ class Scoring:
                     sums[empty] += int(counts.sum()) - int(sums.sum())
                 tp = sums
             else:
-                ids = np.where(d.ids[:size] >= 0, d.ids[:size], empty)
-                keep = (
-                    eligible_all & wanted[ids] if included is None else eligible_all & included & wanted[ids]
-                )
-                tp = np.bincount(ids[keep], weights=counts[keep], minlength=len(wanted)).astype(np.int64)
-            st.add(c, d.ids[:size], tp, False, math.log(int(np.count_nonzero(wanted)) + 2))
+                at = np.where(ids >= 0, ids, empty)
+                keep = eligible_all & wanted[at] if included is None else eligible_all & included & wanted[at]
+                tp = np.bincount(at[keep], weights=counts[keep], minlength=len(wanted)).astype(np.int64)
+            st.add(ids, tp * math.log(int(np.count_nonzero(wanted)) + 2) + skew)
+        st.scores = np.floor(st.total + 0.5).astype(np.int64)
+        if ignored is not None:
+            st.scores[ignored] = INVALID_SCORE
         state.data[PRE_SCORE_STATE_KEY] = st
         return SUCCESS
 
@@ -128,6 +138,14 @@ class Scoring:
         return score_batch(state, slots)
 
     def normalize_score(self, state: CycleState, pi: PodInfo, scores: IntArray) -> IntArray:
+        st: PreScoreState | None = state.data.get(PRE_SCORE_STATE_KEY)
+        if st is not None and st.ignored is None and len(scores):
+            # no node ignored: every score is valid (none is invalidScore)
+            low, high = int(scores.min()), max(0, int(scores.max()))
+            if high == 0:
+                return np.full(len(scores), MAX_NODE_SCORE, np.int64)
+            every: IntArray = (MAX_NODE_SCORE * (high + low - scores) // high).astype(np.int64, copy=False)
+            return every
         valid = scores != INVALID_SCORE
         if not valid.any():
             return np.zeros(len(scores), np.int64)
@@ -142,17 +160,8 @@ class Scoring:
 
 
 def score_batch(state: CycleState, slots: IntArray) -> IntArray:
-    """Score of the nodes at `slots`: per constraint, its matching pods (on the node for the
-    hostname key, in the node's topology value else) times its weight plus maxSkew-1; a node
-    ignored in PreScore gets invalidScore."""
+    """Score of the nodes at `slots` (worked out in PreScore); a node ignored there gets
+    invalidScore."""
     st: PreScoreState = state.data[PRE_SCORE_STATE_KEY]
-    score = np.zeros(len(slots), np.float64)
-    for ids, counts, per_slot, weight, skew in st.items:
-        at = ids[slots]
-        # (a node without the label reads some count: its term is left out)
-        cnt = counts[slots] if per_slot else counts[at] if len(counts) else np.zeros(len(slots), np.int64)
-        score += np.where(at >= 0, cnt * weight + skew, 0.0)
-    out: IntArray = np.floor(score + 0.5).astype(np.int64)
-    if st.ignored is not None:
-        out[st.ignored[slots]] = INVALID_SCORE
+    out: IntArray = st.scores[slots]
     return out
