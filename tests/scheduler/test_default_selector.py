@@ -13,9 +13,10 @@ import pytest
 
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.scheduler.explain import explain
-from kubetaint.scheduler.plugins.default_selector import default_selector
+from kubetaint.scheduler.plugins.default_selector import _RS_SELECTORS, default_selector
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.unmodelled import pod_warnings
+from kubetaint.speed.memo import counting, counting_on
 from kubetaint.speed.reference import reference_mode_set
 from scheduler.pod_affinity_builders import expr, make_node, make_pod, scheduler_with, scores
 
@@ -338,3 +339,26 @@ def test_explain_spreads_a_pod_a_service_of_its_input_selects() -> None:
     assert all(PLUGIN not in n["scores"] for n in bare)
     served = explain([*objects, service("web", {"app": "web"})])["pods"][0]["nodes"]
     assert {n["name"]: n["scores"][PLUGIN] for n in served} == {"a1": 33, "b1": 100}
+
+
+def test_a_replica_set_status_write_reuses_its_parsed_selector() -> None:
+    """A status write gives the ReplicaSet a new resourceVersion, never a new selector: the
+    selector (matchLabels only) parsed for the earlier version answers; a new selector is read."""
+    sched = scheduler_with([], [])
+    p = pod(WEB, owner("ReplicaSet", "rs"))
+    was = counting_on()
+    counting(True)
+    try:
+        with reference_mode_set(False):  # (memos keep nothing in reference mode)
+            sched.add_replica_set(workload("ReplicaSet", "rs", {"matchLabels": {"app": "web"}}, version="5"))
+            assert selects(default_selector(p, sched)) == {eq("app", "web")}
+            hits = _RS_SELECTORS.hits
+            web = workload("ReplicaSet", "rs", {"matchLabels": {"app": "web"}}, version="6")
+            sched.update_replica_set(web)
+            assert selects(default_selector(p, sched)) == {eq("app", "web")}
+            assert _RS_SELECTORS.hits == hits + 1
+            fe = workload("ReplicaSet", "rs", {"matchLabels": {"tier": "fe"}}, version="7")
+            sched.update_replica_set(fe)
+            assert selects(default_selector(p, sched)) == {eq("tier", "fe")}
+    finally:
+        counting(was)

@@ -512,6 +512,13 @@ class PodIndex:
         the same predicate); `pair`: a label (key, value) every pod it accepts has, if any."""
         return self.counter(key, match, pair).counts
 
+    def known_counter(self, key: Hashable) -> Counter | None:
+        """The counter of the predicate named `key` if one is kept (None: ask `counter`)."""
+        c = self._counters.get(key)
+        if c is not None:
+            c.used = self._looks
+        return c
+
     def counter(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> Counter:
         """The counter of `count` (its per-slot counts, and its per-value `sums`)."""
         c = self._counters.get(key)

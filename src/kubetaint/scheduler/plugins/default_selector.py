@@ -6,7 +6,7 @@ one controls is reported (unmodelled.pod_warnings), its selector is never merged
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from kubetaint.api.selectors import LabelSelector, Requirement
@@ -16,13 +16,14 @@ from kubetaint.speed.memo import Memo
 
 _EVERYTHING_EMPTY = LabelSelector()
 _NO_REQUIREMENTS: tuple[Requirement, ...] = ()
-#: A ReplicaSet's or StatefulSet's selector requirements by (namespace, name, uid,
-#: resourceVersion), None when the selector is nil or does not parse: the same stored version
-#: always parses alike.
-_RS_SELECTORS: Memo[tuple[str, str, Any, Any], tuple[Requirement, ...]] = Memo(
+#: A ReplicaSet's or StatefulSet's selector requirements by the selector's content when it holds
+#: matchLabels only (its label pairs in order; a workload's status writes change its
+#: resourceVersion, never its selector), else by (namespace, name, uid, resourceVersion); none
+#: when the selector is nil or does not parse: the same content always parses alike.
+_RS_SELECTORS: Memo[Hashable, tuple[Requirement, ...]] = Memo(
     "scheduler.default_selector.replica_set_selectors", 1 << 12
 )
-_SS_SELECTORS: Memo[tuple[str, str, Any, Any], tuple[Requirement, ...]] = Memo(
+_SS_SELECTORS: Memo[Hashable, tuple[Requirement, ...]] = Memo(
     "scheduler.default_selector.stateful_set_selectors", 1 << 12
 )
 #: A Service's spec.selector as a label set by (namespace, name, uid, resourceVersion).
@@ -59,13 +60,25 @@ def _service_selector(svc: Mapping[str, Any]) -> tuple[tuple[str, str], ...] | N
     return pairs if isinstance(raw, Mapping) else None
 
 
+def _selector_key(obj: Mapping[str, Any]) -> Hashable | None:
+    """The memo key of a workload's spec.selector: its matchLabels pairs in order when it holds
+    nothing else, else the stored version's key (None without a resourceVersion)."""
+    raw = (obj.get("spec") or {}).get("selector")
+    if type(raw) is dict and raw.keys() == {"matchLabels"}:
+        labels = raw["matchLabels"]
+        if type(labels) is dict and all(type(k) is str and type(v) is str for k, v in labels.items()):
+            return tuple(labels.items())
+    key, version = _version_key(obj)
+    return key if version else None
+
+
 def _workload_requirements(
-    obj: Mapping[str, Any], memo: Memo[tuple[str, str, Any, Any], tuple[Requirement, ...]]
+    obj: Mapping[str, Any], memo: Memo[Hashable, tuple[Requirement, ...]]
 ) -> tuple[Requirement, ...]:
     """metav1.LabelSelectorAsSelector(spec.selector).Requirements(): none for a nil selector
     (labels.Nothing) or one that does not parse."""
-    key, version = _version_key(obj)
-    known = memo.get(key) if version else None
+    key = _selector_key(obj)
+    known = memo.get(key) if key is not None else None
     if known is not None:
         return known
     try:
@@ -73,7 +86,7 @@ def _workload_requirements(
     except TermError:
         selector = None
     found = selector.requirements if selector is not None else _NO_REQUIREMENTS
-    return memo.put(key, found) if version else found
+    return memo.put(key, found) if key is not None else found
 
 
 def _controller_kind(ref: Mapping[str, Any]) -> tuple[str, str, str] | None:

@@ -106,6 +106,9 @@ def counter(index: PodIndex, pi: PodInfo, c: Constraint) -> Counter:
     not terminating, selected."""
     selector, namespace = c.selector, pi.namespace
     key = ("spread", namespace, None if selector is None else selector.requirements)
+    known = index.known_counter(key)
+    if known is not None:
+        return known
     labels_match = None if selector is None else label_matcher(selector)
 
     def match(p: PodInfo) -> bool:

@@ -129,8 +129,10 @@ class PodTopologySpread(
         self.default_constraints: list[Mapping[str, Any]] = (
             list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted else constraints
         )
-        self._defaults_for = {
-            action: any(c.get("whenUnsatisfiable") == action for c in self.default_constraints)
+        #: the default constraints per whenUnsatisfiable, parsed once (as upstream's New): a pod's
+        #: default selector replaces their selector, so the pod's labels change nothing else
+        self._defaults: dict[str, tuple[Constraint, ...]] = {
+            action: tuple(filter_constraints(self.default_constraints, {}, action))
             for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
         }
         self.handle: ClusterListers | None = None
@@ -219,15 +221,14 @@ class PodTopologySpread(
         """getConstraints / the PreScore constraints: the pod's own, else the defaults."""
         pod = pi.pod
         own = (pod.get("spec") or {}).get("topologySpreadConstraints") or ()
-        labels = pod_labels(pod)
         if own:
-            return filter_constraints(own, labels, action)
-        if not self._defaults_for[action]:
+            return filter_constraints(own, pod_labels(pod), action)
+        defaults = self._defaults[action]
+        if not defaults:
             return []
         selector = default_selector(pod, self.handle)
         if selector.empty:
             return []
-        constraints = filter_constraints(self.default_constraints, labels, action)
         return [
             Constraint(
                 c.max_skew,
@@ -237,5 +238,5 @@ class PodTopologySpread(
                 c.node_affinity_policy,
                 c.node_taints_policy,
             )
-            for c in constraints
+            for c in defaults
         ]

@@ -29,7 +29,7 @@ from kubetaint.scheduler.plugins.pod_topology_spread.common import (
     counter,
     inclusion,
 )
-from kubetaint.scheduler.pod_index import PodIndex, pod_index
+from kubetaint.scheduler.pod_index import pod_index
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import MAX_NODE_SCORE, SUCCESS, Code, Status
 
@@ -42,17 +42,15 @@ INVALID_SCORE = -1
 class PreScoreState:
     """preScoreState: the ignored nodes and, per ScheduleAnyway constraint, its counts and weight."""
 
-    index: PodIndex
     #: per slot, whether the node is ignored (it lacks a topology key); None: none is
     ignored: BoolArray | None
-    #: per constraint: the constraint, (the value id nodes without the label count toward, the
-    #: counts per value id) or None for the hostname key, the per-slot counts, the weight
-    items: list[tuple[Constraint, tuple[int, IntArray] | None, IntArray, float]] = field(default_factory=list)
+    #: per constraint: the per-slot value ids of its topology key (-1 without the label), the
+    #: matching pods per value id (per slot for the hostname key), whether they are per slot, the
+    #: weight and maxSkew - 1
+    items: list[tuple[IntArray, IntArray, bool, float, float]] = field(default_factory=list)
 
-    def add(
-        self, c: Constraint, domain: tuple[int, IntArray] | None, counts: IntArray, weight: float
-    ) -> None:
-        self.items.append((c, domain, counts, weight))
+    def add(self, c: Constraint, ids: IntArray, counts: IntArray, per_slot: bool, weight: float) -> None:
+        self.items.append((ids, counts, per_slot, weight, float(c.max_skew - 1)))
 
 
 class Scoring:
@@ -89,15 +87,17 @@ class Scoring:
             eligible_all = eligible_all & all_keys
             scored = len(candidates)
         included_by = inclusion(pi, cache, constraints, self.enable_cmp)
-        st = PreScoreState(index, ignored)
+        st = PreScoreState(ignored)
         for c in constraints:
             matching = counter(index, pi, c)
             counts = matching.counts[:size]
-            if c.topology_key == LABEL_HOSTNAME:
-                st.add(c, None, counts, math.log(scored + 2))
-                continue
             d = index.domains(c.topology_key)
-            # a node without the label counts toward the value "" (upstream reads a missing label as "")
+            if c.topology_key == LABEL_HOSTNAME:
+                st.add(c, d.ids[:size], counts, True, math.log(scored + 2))
+                continue
+            # a node without the label counts toward the value "" (upstream reads a missing label as
+            # ""); the score of a node without it is never read, so unless some node has the value
+            # "", what counts toward it is not worked out
             empty = d.value_ids.get("", len(d.values))
             wanted = np.zeros(max(len(d.values), empty + 1), np.bool_)
             candidate_ids = d.ids[candidates]
@@ -105,18 +105,18 @@ class Scoring:
             included = included_by.get((c.node_affinity_policy, c.node_taints_policy))
             if included is None and not require_all:
                 # every node counts toward its value: the index's per-value sums (the values not
-                # wanted are never read), the pods on nodes without the label toward ""
+                # wanted are never read)
                 sums = index.sums(matching, c.topology_key)
-                tp = np.zeros(len(wanted), np.int64)
-                tp[: len(sums)] = sums
-                tp[empty] += int(counts.sum()) - int(sums.sum())
+                if empty < len(d.values):
+                    sums[empty] += int(counts.sum()) - int(sums.sum())
+                tp = sums
             else:
                 ids = np.where(d.ids[:size] >= 0, d.ids[:size], empty)
                 keep = (
                     eligible_all & wanted[ids] if included is None else eligible_all & included & wanted[ids]
                 )
                 tp = np.bincount(ids[keep], weights=counts[keep], minlength=len(wanted)).astype(np.int64)
-            st.add(c, (empty, tp), counts, math.log(int(wanted.sum()) + 2))
+            st.add(c, d.ids[:size], tp, False, math.log(int(np.count_nonzero(wanted)) + 2))
         state.data[PRE_SCORE_STATE_KEY] = st
         return SUCCESS
 
@@ -147,16 +147,11 @@ def score_batch(state: CycleState, slots: IntArray) -> IntArray:
     ignored in PreScore gets invalidScore."""
     st: PreScoreState = state.data[PRE_SCORE_STATE_KEY]
     score = np.zeros(len(slots), np.float64)
-    index = st.index
-    for c, domain, counts, weight in st.items:
-        has = index.domains(c.topology_key).ids[slots] >= 0
-        if domain is None:
-            cnt = counts[slots]
-        else:
-            empty, tp = domain
-            ids = index.domains(c.topology_key).ids[slots]
-            cnt = tp[np.where(ids >= 0, ids, empty)]
-        score += np.where(has, cnt.astype(np.float64) * weight + float(c.max_skew - 1), 0.0)
+    for ids, counts, per_slot, weight, skew in st.items:
+        at = ids[slots]
+        # (a node without the label reads some count: its term is left out)
+        cnt = counts[slots] if per_slot else counts[at] if len(counts) else np.zeros(len(slots), np.int64)
+        score += np.where(at >= 0, cnt * weight + skew, 0.0)
     out: IntArray = np.floor(score + 0.5).astype(np.int64)
     if st.ignored is not None:
         out[st.ignored[slots]] = INVALID_SCORE
