@@ -25,25 +25,22 @@ managedFields): `ControlPlane(managed_fields=True)` does, for `kubetaint up`.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.fieldmanager import manager as fm
 from kubetaint.core.fieldmanager.entries import UPDATE
+from kubetaint.registry.reads import ReadsPassThrough
 from kubetaint.registry.registry import Registry
 from kubetaint.registry.validator import resource_info, with_type_meta
 from kubetaint.store.interface import (
     JSON,
-    BatchHandler,
-    Capabilities,
     Create,
-    ListResult,
     Result,
     SetField,
     Update,
-    Watch,
     WriteOp,
     object_key,
     with_field,
@@ -140,45 +137,15 @@ def _passes_through(obj: JSON, manager: str, subresource: str) -> bool:
     return False
 
 
-class ManagerWrites:
+class ManagerWrites(ReadsPassThrough):
     """`registry` as `manager`'s client: reads pass through; creates and updates carry the
     managedFields entries kube-apiserver records for `manager` at `clock`'s time."""
 
     def __init__(self, registry: Registry, manager: str, clock: Clock) -> None:
         self.registry = registry
+        self._reads = registry
         self.manager = manager
         self.clock = clock
-
-    # reads pass straight through -----------------------------------------------------------
-
-    def get(self, resource: str, namespace: str, name: str) -> JSON:
-        return self.registry.get(resource, namespace, name)
-
-    def list(self, resource: str, **kwargs: Any) -> ListResult:
-        return self.registry.list(resource, **kwargs)
-
-    def watch(self, resource: str, **kwargs: Any) -> Watch:
-        return self.registry.watch(resource, **kwargs)
-
-    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
-        return self.registry.subscribe(handler, resource)
-
-    def current_resource_version(self) -> int:
-        return self.registry.current_resource_version()
-
-    @property
-    def delivers_synchronously(self) -> bool:
-        return self.registry.delivers_synchronously
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.registry.capabilities
-
-    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
-        return self.registry.list_keyed(resource)
-
-    def close(self) -> None:
-        self.registry.close()
 
     # writes --------------------------------------------------------------------------------
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import builtins
 import contextlib
 import random
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 from kubetaint.admission import (
     CREATE,
@@ -28,20 +28,21 @@ from kubetaint.admission import (
     Attributes,
     ObjectLookup,
 )
-from kubetaint.api import crd as crds
 from kubetaint.api.errors import StatusError
 from kubetaint.api.user import UserInfo
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
-from kubetaint.core.deletion import keep_deletion_fields, marked_for_deletion, should_delete_during_update
+from kubetaint.core.deletion import keep_deletion_fields, should_delete_during_update
 from kubetaint.core.names import generate_name
 from kubetaint.registry import podbatch, podruns
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.defaulting import defaulted_for_create, defaulted_for_update, pod_prepared_for_create
+from kubetaint.registry.deletion import CRDS, NAMESPACES, kept_by_delete
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, namespace_exists
+from kubetaint.registry.reads import ReadsPassThrough
 from kubetaint.registry.strategy import RequestStrategy
 from kubetaint.registry.trust import Configuration
 from kubetaint.registry.validator import (
@@ -56,27 +57,21 @@ from kubetaint.registry.validator import (
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.interface import (
     JSON,
-    BatchHandler,
-    Capabilities,
     Create,
     Delete,
     FieldPath,
-    ListResult,
     Result,
     SetField,
     Store,
     Update,
-    Watch,
     WriteOp,
     object_key,
     until_failure,
     with_field,
 )
-from kubetaint.store.mutation import check_delete_preconditions, check_update_preconditions
+from kubetaint.store.mutation import check_update_preconditions
 
-NAMESPACES = "namespaces"
 EVENTS = "events"
-CRDS = f"customresourcedefinitions.{crds.GROUP}"
 
 __all__ = [
     "APIValidator",
@@ -98,7 +93,7 @@ class WriteCheck(Protocol):
         """Raise `StatusError` to refuse the write `attrs` describes."""
 
 
-class Registry:
+class Registry(ReadsPassThrough):
     """A Store whose writes pass admission and validation first."""
 
     def __init__(
@@ -114,6 +109,7 @@ class Registry:
         if graceful_pod_deletion and clock is None:
             raise ValueError("graceful pod deletion needs a clock")
         self.store = store
+        self._reads = store
         #: Stamps deletionTimestamp (objects waiting for finalizers, pods deleted gracefully).
         self.clock = clock
         #: True: pods are deleted gracefully (registry.graceful); False: at once (the simulator).
@@ -138,39 +134,6 @@ class Registry:
     def add_write_check(self, resource: str, check: WriteCheck) -> None:
         """Run `check` on every create and update of `resource` (the store's name)."""
         self._write_checks[resource] = check
-
-    # reads pass straight through -----------------------------------------------------------
-
-    def get(self, resource: str, namespace: str, name: str) -> JSON:
-        return self.store.get(resource, namespace, name)
-
-    def list(self, resource: str, **kwargs: Any) -> ListResult:
-        return self.store.list(resource, **kwargs)
-
-    def watch(self, resource: str, **kwargs: Any) -> Watch:
-        return self.store.watch(resource, **kwargs)
-
-    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
-        return self.store.subscribe(handler, resource)
-
-    def current_resource_version(self) -> int:
-        return self.store.current_resource_version()
-
-    @property
-    def delivers_synchronously(self) -> bool:
-        """The store's (`Store.delivers_synchronously`): the registry adds no delay."""
-        return self.store.delivers_synchronously
-
-    @property
-    def capabilities(self) -> Capabilities:
-        """The store's (`Store.capabilities`): the registry adds none."""
-        return self.store.capabilities
-
-    def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
-        return self.store.list_keyed(resource)
-
-    def close(self) -> None:
-        self.store.close()
 
     # writes --------------------------------------------------------------------------------
 
@@ -643,23 +606,18 @@ class Registry:
                 current=old,
             )
         now = format_time(self.clock.now() if self.clock is not None else 0.0)
-        if resource == NAMESPACES and not (old.get("metadata") or {}).get("deletionTimestamp"):
-            # the namespace REST Delete's first request: Terminating, removed once finalized
-            check_delete_preconditions(resource, name, old, resource_version, uid)
-            options = {"propagationPolicy": propagation_policy} if propagation_policy else {}
-            return self.store.update(resource, namespaces.first_delete(old, now, options), dry_run=dry_run)
-        if resource == CRDS and not (old.get("metadata") or {}).get("deletionTimestamp"):
-            # the CRD REST Delete's first request: the cleanup finalizer deletes the custom resources
-            check_delete_preconditions(resource, name, old, resource_version, uid)
-            return self.store.update(resource, crds.first_delete(old, now), dry_run=dry_run)
-        if resource == NAMESPACES and namespaces.spec_finalizers(old):
-            check_delete_preconditions(resource, name, old, resource_version, uid)
-            return old  # prior to final deletion, spec.finalizers must be empty
-        # pods keep their own (graceful) path: their finalizers are not modelled
-        marked = None if resource == "pods" else marked_for_deletion(old, propagation_policy, now)
-        if marked is not None:
-            check_delete_preconditions(resource, name, old, resource_version, uid)
-            return self.store.update(resource, marked, dry_run=dry_run)
+        kept = kept_by_delete(
+            resource,
+            name,
+            old,
+            now=now,
+            propagation_policy=propagation_policy,
+            resource_version=resource_version,
+            uid=uid,
+        )
+        if kept is not None:
+            obj, write = kept
+            return self.store.update(resource, obj, dry_run=dry_run) if write else obj
         return self.store.delete(
             resource, namespace, name, resource_version=resource_version, uid=uid, dry_run=dry_run
         )

@@ -1,0 +1,48 @@
+"""What a delete request does to an object that finalizers or its kind's REST keep: the kinds
+whose first delete is an update (a namespace turns Terminating, a CustomResourceDefinition gains
+its cleanup finalizer), a namespace whose spec.finalizers remain, and objects marked for deletion
+while their finalizers are pending. Pods keep their own graceful path (registry.graceful)."""
+
+from __future__ import annotations
+
+from kubetaint.api import crd as crds
+from kubetaint.core import namespaces
+from kubetaint.core.deletion import marked_for_deletion
+from kubetaint.store.interface import JSON
+from kubetaint.store.mutation import check_delete_preconditions
+
+NAMESPACES = "namespaces"
+CRDS = f"customresourcedefinitions.{crds.GROUP}"
+
+
+def kept_by_delete(
+    resource: str,
+    name: str,
+    old: JSON,
+    *,
+    now: str,
+    propagation_policy: str | None,
+    resource_version: str | None,
+    uid: str | None,
+) -> tuple[JSON, bool] | None:
+    """The object a delete of `old` leaves stored and whether it must be written (True) or is
+    returned as it is (False); None when the object is removed at once. Preconditions are
+    checked whenever the object stays."""
+    deleting = bool((old.get("metadata") or {}).get("deletionTimestamp"))
+    kept: tuple[JSON, bool] | None = None
+    if resource == NAMESPACES and not deleting:
+        # the namespace REST Delete's first request: Terminating, removed once finalized
+        options = {"propagationPolicy": propagation_policy} if propagation_policy else {}
+        kept = namespaces.first_delete(old, now, options), True
+    elif resource == CRDS and not deleting:
+        # the CRD REST Delete's first request: the cleanup finalizer deletes the custom resources
+        kept = crds.first_delete(old, now), True
+    elif resource == NAMESPACES and namespaces.spec_finalizers(old):
+        kept = old, False  # prior to final deletion, spec.finalizers must be empty
+    elif resource != "pods":  # pods keep their own (graceful) path: their finalizers are not modelled
+        marked = marked_for_deletion(old, propagation_policy, now)
+        if marked is not None:
+            kept = marked, True
+    if kept is not None:
+        check_delete_preconditions(resource, name, old, resource_version, uid)
+    return kept
