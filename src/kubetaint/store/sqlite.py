@@ -94,6 +94,10 @@ def _node_of(resource: str, obj: JSON) -> str | None:
 class SqliteStore(StoreBase):
     """Objects in `<data_dir>/kubetaint.db`; the data dir is locked against other processes."""
 
+    #: A write dispatches its commit's batch before it returns (`commit`), as the memory store
+    #: does: components may keep what their informers deliver instead of reading the file back.
+    delivers_synchronously = True
+
     def __init__(
         self,
         data_dir: str | Path,
