@@ -96,6 +96,7 @@ def test_a_template_retried_after_a_pod_left_a_node_is_diagnosed_again_on_that_n
     )
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_the_remembered_diagnosis_carries_its_summary() -> None:
     """A cycle whose statuses come from memory hands preemption a NodeToStatus with the reason
     counts and the Unschedulable nodes (in node-tree order) the statuses give."""
