@@ -341,10 +341,6 @@ def _generation_of(obj: JSON, old: JSON) -> JSON:
     return {**obj, "metadata": meta}
 
 
-def _is_pods(res: ResourceInfo) -> bool:
-    return res.plural == "pods" and not res.group
-
-
 def _is_namespaces(res: ResourceInfo) -> bool:
     return res.plural == "namespaces" and not res.group
 

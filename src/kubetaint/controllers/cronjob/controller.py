@@ -21,12 +21,12 @@ from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time, parse_time
 from kubetaint.controllers.cronjob import utils
 from kubetaint.controllers.cronjob.schedule import Schedule, ScheduleError, load_location, parse_standard
-from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import PropagatingStore
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
