@@ -18,9 +18,9 @@ from kubetaint.api.validation.jobpolicies import (
     validate_policies,
 )
 from kubetaint.api.validation.labelselector import selector_converts, validate_label_selector
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR, validate_object_meta
+from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR
 from kubetaint.api.validation.podspec import validate_pod_template
 from kubetaint.api.validation.selectors import selector_matches
 
@@ -38,12 +38,7 @@ def _m(obj: Obj | None, name: str) -> Obj:
 
 
 def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:
-    meta = _m(obj, "metadata")
-    if old is None:
-        return validate_object_meta(meta, namespaced=True, name_fn=name_is_dns_subdomain)
-    return validate_object_meta_update(
-        meta, _m(old, "metadata"), namespaced=True, name_fn=name_is_dns_subdomain
-    )
+    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def _nonnegative(spec: Obj, path: str, *names: str) -> list[f.FieldError]:

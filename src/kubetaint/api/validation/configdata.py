@@ -14,9 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import is_config_map_key, name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import validate_object_meta
 
 Obj = Mapping[str, Any]
 #: core.MaxSecretSize: the total size of a ConfigMap's or Secret's data.
@@ -32,12 +31,7 @@ def _m(obj: Obj | None, name: str) -> Obj:
 
 
 def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:
-    meta = _m(obj, "metadata")
-    if old is None:
-        return validate_object_meta(meta, namespaced=True, name_fn=name_is_dns_subdomain)
-    return validate_object_meta_update(
-        meta, _m(old, "metadata"), namespaced=True, name_fn=name_is_dns_subdomain
-    )
+    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def decoded_size(text: Any) -> int:
