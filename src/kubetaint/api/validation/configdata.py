@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.gojson import json_kind
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import is_config_map_key, name_is_dns_subdomain
@@ -129,18 +130,8 @@ def _json_object_error(text: Any) -> str:
     except (ValueError, UnicodeDecodeError):
         return "unexpected end of JSON input" if not raw.strip() else "invalid character in JSON input"
     if not isinstance(value, dict) and value is not None:
-        return f"json: cannot unmarshal {_json_type(value)} into Go value of type map[string]interface {{}}"
+        return f"json: cannot unmarshal {json_kind(value)} into Go value of type map[string]interface {{}}"
     return ""
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array"
 
 
 def validate_service_account(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
