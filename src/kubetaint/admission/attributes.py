@@ -73,7 +73,7 @@ class Attributes:
 
     __slots__ = _FIELDS
 
-    def __init__(  # noqa: PLR0917 - positional like the dataclass it replaces (every caller)
+    def __init__(  # noqa: PLR0917 - every caller passes the first fields by position
         self,
         operation: str,
         resource: str,
@@ -105,7 +105,7 @@ class Attributes:
             return NotImplemented
         return self._fields() == other._fields()
 
-    __hash__ = None  # type: ignore[assignment]  # carries dicts, as the dataclass did
+    __hash__ = None  # type: ignore[assignment]  # carries dicts
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.jobpolicies import (
     restart_policy_errors,
@@ -87,7 +86,7 @@ def validate_job(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
         template_meta = _m(_m(spec, "template"), "metadata")
         labels = _m(template_meta, "labels")
         if not selector_matches(selector, labels):
-            shown = f.GoValue(dict(labels), _go_string_map(labels))
+            shown = f.GoValue(dict(labels), f.go_string_map(labels))
             detail = "`selector` does not match template `labels`"
             errs.append(f.invalid("spec.template.metadata.labels", shown, detail))
     if old is not None:
@@ -105,11 +104,6 @@ def _job_spec_update_errors(spec: Obj, old_spec: Obj) -> list[f.FieldError]:
     if spec.get("completionMode") != old_spec.get("completionMode"):
         errs.append(f.invalid("spec.completionMode", spec.get("completionMode"), "field is immutable"))
     return errs
-
-
-def _go_string_map(labels: Mapping[str, Any]) -> str:
-    items = ", ".join(f"{go_quote(k)}:{go_quote(str(v))}" for k, v in sorted(labels.items()))
-    return f"map[string]string{{{items}}}"
 
 
 def schedule_errors(schedule: str) -> list[str]:

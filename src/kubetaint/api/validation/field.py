@@ -113,6 +113,12 @@ def go_struct(value: Any) -> str:
     return go_quote(str(value))
 
 
+def go_string_map(values: Any) -> str:
+    """A map[string]string as `%#v` prints it (keys sorted)."""
+    items = ", ".join(f"{go_quote(k)}:{go_quote(str(v))}" for k, v in sorted(values.items()))
+    return f"map[string]string{{{items}}}"
+
+
 def _go_elem(value: Any) -> str:
     if isinstance(value, dict | list):
         return go_struct(value)
