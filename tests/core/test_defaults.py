@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from kubetaint.core.defaults import default_pod_requests
+from kubetaint.speed.reference import reference_mode
 
 
 def pod(**spec: Any) -> dict[str, Any]:
@@ -60,7 +61,9 @@ def test_pods_sharing_a_container_list_share_its_defaulted_list() -> None:
     assert first["spec"]["containers"] == [
         {"name": "c", "image": "x", "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "1"}}}
     ]
-    assert second["spec"]["containers"] is first["spec"]["containers"]
+    assert second["spec"]["containers"] == first["spec"]["containers"]
+    # one defaulted list for both, except in reference mode (nothing remembered)
+    assert (second["spec"]["containers"] is first["spec"]["containers"]) is not reference_mode()
     assert shared == [{"name": "c", "image": "x", "resources": {"limits": {"cpu": "1"}}}]
     plain = [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]
     for _ in range(2):  # a list needing nothing stays the pod's own, remembered or not
