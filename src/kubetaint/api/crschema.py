@@ -335,19 +335,16 @@ def _json_integer(number: float) -> bool:
     return abs(number - rounded) < 1e-9 * abs(rounded)
 
 
+def _too_many(path: str, count: int, maximum: int) -> f.FieldError:
+    """maxItems / maxProperties exceeded (the detail empty, "items" whatever the maximum)."""
+    message = f"Too many: {count}: must have at most {maximum} items"
+    return f.FieldError(path, "Too many", "FieldValueTooMany", count, "", message)
+
+
 def _validate_array(value: list[Any], schema: JSON, path: str, shown: str, errs: list[f.FieldError]) -> None:
     max_items = schema.get("maxItems")
     if isinstance(max_items, int) and len(value) > max_items:
-        errs.append(
-            f.FieldError(
-                path,
-                "Too many",
-                "FieldValueTooMany",
-                len(value),
-                "",
-                f"Too many: {len(value)}: must have at most {max_items} items",
-            )
-        )
+        errs.append(_too_many(path, len(value), max_items))
     min_items = schema.get("minItems")
     if isinstance(min_items, int) and len(value) < min_items:
         errs.append(f.invalid(path, value, f"{shown} in body should have at least {min_items} items"))
@@ -383,16 +380,7 @@ def _validate_object(
             errs.append(f.required(_child(path, name)))
     max_props = schema.get("maxProperties")
     if isinstance(max_props, int) and len(value) > max_props:
-        errs.append(
-            f.FieldError(
-                path,
-                "Too many",
-                "FieldValueTooMany",
-                len(value),
-                "",
-                f"Too many: {len(value)}: must have at most {max_props} items",
-            )
-        )
+        errs.append(_too_many(path, len(value), max_props))
     min_props = schema.get("minProperties")
     if isinstance(min_props, int) and len(value) < min_props:
         errs.append(f.invalid(path, value, f"{shown} in body should have at least {min_props} properties"))

@@ -19,7 +19,6 @@ NOT_SUPPORTED = "Unsupported value"
 DUPLICATE = "Duplicate value"
 FORBIDDEN = "Forbidden"
 TOO_LONG = "Too long"
-NOT_FOUND = "Not found"
 TYPE_INVALID = "Invalid value"
 TOO_MANY = "Too many"
 
@@ -99,6 +98,12 @@ def go_struct(value: Any) -> str:
     if isinstance(value, list):
         return "[]interface {}{" + ", ".join(_go_elem(v) for v in value) + "}"
     return go_quote(str(value))
+
+
+def go_string_map(values: Any) -> str:
+    """A map[string]string as `%#v` prints it (keys sorted)."""
+    items = ", ".join(f"{go_quote(k)}:{go_quote(str(v))}" for k, v in sorted(values.items()))
+    return f"map[string]string{{{items}}}"
 
 
 def _go_elem(value: Any) -> str:

@@ -34,7 +34,6 @@ from kubetaint.controllers.job import (
 )
 from kubetaint.controllers.job.backoff import Backoff
 from kubetaint.controllers.job.claim import adopted, claim_pods, released
-from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.job.context import SyncJobCtx
 from kubetaint.controllers.job.manage import delete_pods, manage_job
 from kubetaint.controllers.job.pod_failure_policy import match_pod_failure_policy
@@ -46,6 +45,7 @@ from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Changes, EventHandlers, Informer
+from kubetaint.store.interface import PropagatingStore
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
