@@ -102,6 +102,7 @@ def test_only_the_spec_values_of_pods_are_shared(obj: Any) -> None:
         assert obj["spec"]["template"] is inner
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_values_marshal_cannot_write_are_compared_by_repr() -> None:
     """A YAML text's timestamps parse to dates (no JSON value): equal ones are shared, the
     others stay apart, and none meets a value compared by its marshal bytes."""
