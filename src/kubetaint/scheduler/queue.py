@@ -106,6 +106,10 @@ class SchedulingQueue:
         self._by_plugin: dict[str, set[str]] = {}
         self._indexed: dict[str, frozenset[str]] = {}
         self._backoff: set[str] = set()
+        #: the rejected pods' backoffQ as a heap (window, activeQ's order, queue position, key), for
+        #: Pop when activeQ is empty; an entry is current while it is the pod's `_backoff_heads` one
+        self._backoff_heap: list[tuple[float, Any, int, str]] = []
+        self._backoff_heads: dict[str, tuple[float, Any, int, str]] = {}
         #: the plugins whose registered events match an event (by resource and action bits)
         self._interested: dict[tuple[str, int], frozenset[str]] = {}
         self._active: list[tuple[Any, int, str]] = []
@@ -126,6 +130,7 @@ class SchedulingQueue:
             self._unindex(key)
         elif old == BACKOFF and place != BACKOFF:
             self._backoff.discard(key)
+            self._backoff_heads.pop(key, None)
         if place == UNSCHEDULABLE:
             qpi = self.pods[key]
             plugins = frozenset(qpi.unschedulable_plugins | qpi.pending_plugins) or frozenset(("",))
@@ -230,8 +235,17 @@ class SchedulingQueue:
         start = 0.0 if self.pop_from_backoff else None
         tick = self._tick_after(when, BACKOFF_FLUSH_PERIOD, strictly=True, start=start)
         self._timer(tick, self.flush_backoff_completed)
-        if self.pop_from_backoff and not self._failed_with_error(qpi) and self.on_active is not None:
-            self.on_active()
+        if self.pop_from_backoff and not self._failed_with_error(qpi):
+            self._backoff_head(qpi)
+            if self.on_active is not None:
+                self.on_active()
+
+    def _backoff_head(self, qpi: QueuedPodInfo) -> None:
+        """(Re)place a rejected pod in the heap Pop takes backoffQ pods from."""
+        key = qpi.pod_info.key
+        entry = (self.backoff_expiry(qpi) or 0.0, self.sort_key(qpi), self._position[key], key)
+        self._backoff_heads[key] = entry
+        heapq.heappush(self._backoff_heap, entry)
 
     def _to_unschedulable(self, qpi: QueuedPodInfo) -> None:
         self._place(qpi.pod_info.key, UNSCHEDULABLE)
@@ -269,6 +283,8 @@ class SchedulingQueue:
         place = self.where.get(pi.key)
         if place == ACTIVE:
             self._push_active(qpi)  # re-sort (stale heap entries are skipped on pop)
+        elif place == BACKOFF and pi.key in self._backoff_heads:
+            self._backoff_head(qpi)  # re-sort, as the backoffQ's AddOrUpdate
         elif place == UNSCHEDULABLE:
             if qpi.gated:
                 self._enqueue(qpi)
@@ -284,9 +300,11 @@ class SchedulingQueue:
                 self._unindex(key)
             elif place == BACKOFF:
                 self._backoff.discard(key)
+                self._backoff_heads.pop(key, None)
 
     def pop(self) -> QueuedPodInfo | None:
-        """The highest-priority active pod (now in flight), or None when activeQ is empty."""
+        """The highest-priority active pod (now in flight); when activeQ is empty, with
+        SchedulerPopFromBackoffQ, the head of the rejected pods' backoffQ; else None."""
         while self._active:
             _, _, key = heapq.heappop(self._active)
             if self.where.get(key) != ACTIVE:
@@ -294,17 +312,15 @@ class SchedulingQueue:
             qpi = self.pods[key]
             # Skip stale heap entries left by updates (a later entry for the same pod exists).
             return self._in_flight(qpi)
-        if self.pop_from_backoff and self._backoff:
-            # activeQ is empty: the head of the rejected pods' backoffQ (popBackoff), backing
-            # off or not: the earliest backoff window, then activeQ's order
-            pods, position = self.pods, self._position
-            head = min(
-                (k for k in self._backoff if not self._failed_with_error(pods[k])),
-                key=lambda k: (self.backoff_expiry(pods[k]) or 0.0, self.sort_key(pods[k]), position[k]),
-                default=None,
-            )
-            if head is not None:
-                return self._in_flight(pods[head])
+        # activeQ is empty: the head of the rejected pods' backoffQ (popBackoff), backing off or
+        # not: the earliest backoff window, then activeQ's order
+        heap, heads = self._backoff_heap, self._backoff_heads
+        while heap:
+            entry = heapq.heappop(heap)
+            key = entry[3]
+            if heads.get(key) is entry:
+                del heads[key]
+                return self._in_flight(self.pods[key])
         return None
 
     def _in_flight(self, qpi: QueuedPodInfo) -> QueuedPodInfo:
