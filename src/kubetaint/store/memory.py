@@ -31,7 +31,6 @@ from kubetaint.store.interface import (
     WatchEvent,
     WriteOp,
     object_key,
-    single_writes,
 )
 from kubetaint.store.memoryfields import FieldWrites, HistoryEntry, history_events
 from kubetaint.store.mutation import (
@@ -234,7 +233,11 @@ class MemoryStore(StoreBase, FieldWrites):
         results: builtins.list[Result] = []
         events: builtins.list[WatchEvent] = []
         with self._lock:
-            for write in single_writes(ops):
+            for write in ops:
+                if type(write) is SetField:
+                    if not self._set_in(write, results, events, stop_at_failure):
+                        break
+                    continue
                 try:
                     if type(write) is Create:
                         stored, event = self._create_in(write.resource, write.object, write.dry_run)

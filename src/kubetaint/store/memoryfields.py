@@ -15,7 +15,7 @@ from itertools import islice, repeat
 
 from kubetaint.api import errors
 from kubetaint.store.changes import ChangeBatch, FieldPath, FieldWriteGroup
-from kubetaint.store.interface import JSON, WatchEvent, with_field
+from kubetaint.store.interface import JSON, Result, SetField, WatchEvent, with_field
 from kubetaint.store.watch import Dispatcher
 
 
@@ -155,6 +155,57 @@ class FieldWrites:
                 self._dispatcher.publish(ChangeBatch(events))
         self._dispatcher.dispatch()
         return (news.copy() if stored_objects is None else stored_objects), failure
+
+    def _set_in(
+        self, op: SetField, results: list[Result], events: list[WatchEvent], stop_at_failure: bool
+    ) -> bool:
+        """A field write among other operations of a commit (lock held): each object written as
+        `_field_write` writes it, its result appended to `results` and its event to `events`.
+        False when it stopped at a failure (`stop_at_failure`)."""
+        resource, path, value = op.resource, op.path, op.value
+        part, field = path
+        if part == "metadata":
+            raise ValueError("a field write sets a field outside metadata")
+        indexed = resource == "pods"
+        spaces = self._objects.get(resource, {})
+        for obj in op.objects:
+            meta = obj.get("metadata")
+            current = obj.get(part)
+            if type(meta) is dict and type(current) is dict:
+                namespace = meta.get("namespace") or ""
+                name = meta.get("name") or ""
+                bucket = spaces.get(namespace) if type(namespace) is str else None
+                if (
+                    bucket is not None
+                    and type(name) is str
+                    and bucket.get(name) is obj
+                    and "generation" not in meta
+                    and "uid" in meta
+                    and "creationTimestamp" in meta
+                    and "resourceVersion" in meta
+                ):
+                    if field in current and current[field] == value:
+                        results.append(obj)  # unchanged: no write, as update's no-op
+                        continue
+                    rv = self._rv = self._rv + 1
+                    stored = field_version(obj, meta, path, value, str(rv))
+                    bucket[name] = stored
+                    if indexed:
+                        self._index(resource, obj, stored)
+                    results.append(stored)
+                    events.append(WatchEvent("MODIFIED", resource, stored, rv, obj))
+                    continue
+            try:
+                written, event = self._update_in(resource, spaces, with_field(obj, path, value), indexed)
+            except errors.StatusError as err:
+                results.append(err)
+                if stop_at_failure:
+                    return False
+                continue
+            results.append(written)
+            if event is not None:
+                events.append(event)
+        return True
 
     def _write_one(
         self,
