@@ -504,13 +504,17 @@ class Registry(ReadsPassThrough):
         posts, in turn): one store commit when each is a heartbeat on objects this registry
         stored (as `_field_write_until_failure` finds for one), else one after another."""
         heartbeats, config = self._heartbeats, self._configuration()
+        admitted: set[tuple[str, str]] = set()  # (resource, namespace): admitted by the namespace
         for op in ops:
             resource = op.resource
             if HEARTBEAT_FIELDS.get(resource) != op.path or not self._trusts_heartbeats(resource):
                 break
             spaces = heartbeats.batch_namespaces(resource, op.objects, config)
-            if spaces is None or not all(self._namespace_admits(resource, ns) for ns in spaces):
+            if spaces is None:
                 break
+            if not all((resource, ns) in admitted or self._namespace_admits(resource, ns) for ns in spaces):
+                break
+            admitted.update((resource, ns) for ns in spaces)
         else:
             results = self.store.commit(ops, stop_at_failure=stop_at_failure)
             start = 0

@@ -46,16 +46,12 @@ class FieldWrites:
         batch's events are published as one batch (`Dispatcher.publish`): with its compact view,
         a `FieldWriteGroup` whose events are built only for the subscribers that read them (the
         history holds the group itself, `add_to_history`), while every write is of a
-        current object. A batch that writes one object (a
-        status round writes a lease, then a node, node after node) commits its one event as
-        `update` does: a group of one would only cost its handlers more."""
+        current object. A batch that writes one object commits its one event as `update` does: a
+        group of one would only cost its handlers more (a commit of one object's field write
+        takes `_set_in`'s way, `MemoryStore.commit`)."""
         part, field = path
         if part == "metadata":
             raise ValueError("a field write sets a field outside metadata")
-        if len(objects) == 1 and resource != "pods":
-            written = self._write_one(resource, objects[0], path, value)
-            if written is not None:
-                return [written], None
         # the results; None while they are `news` (every object so far current and changed)
         stored_objects: list[JSON] | None = None
         # the writes of current objects, in order (a FieldWriteGroup) until one takes an update's
@@ -206,48 +202,6 @@ class FieldWrites:
             if event is not None:
                 events.append(event)
         return True
-
-    def _write_one(
-        self,
-        resource: str,
-        obj: JSON,
-        path: FieldPath,
-        value: object,
-    ) -> JSON | None:
-        """`_field_write` of one object that is plainly current (stored under its key; no
-        generation to bump; the store's system fields) and whose
-        field differs from `value`: the general loop's write and single event, without its
-        lists. The stored object; None (nothing done) for any other object, which the general
-        loop takes."""
-        part, field = path
-        meta = obj.get("metadata")
-        current = obj.get(part)
-        if type(meta) is not dict or type(current) is not dict:
-            return None
-        namespace = meta.get("namespace") or ""
-        name = meta.get("name") or ""
-        if (
-            type(namespace) is not str
-            or type(name) is not str
-            or "generation" in meta
-            or "uid" not in meta
-            or "creationTimestamp" not in meta
-            or "resourceVersion" not in meta
-            or (field in current and current[field] == value)
-        ):
-            return None
-        with self._lock:
-            bucket = self._objects.get(resource, {}).get(namespace)
-            if bucket is None or bucket.get(name) is not obj:
-                return None
-            rv = self._rv = self._rv + 1
-            stored = field_version(obj, meta, path, value, str(rv))
-            bucket[name] = stored
-            event = WatchEvent("MODIFIED", resource, stored, rv, obj)
-            self._history.append(event)
-            self._dispatcher.publish(ChangeBatch((event,)))
-        self._dispatcher.dispatch()
-        return stored
 
 
 def field_version(obj: JSON, meta: JSON, path: FieldPath, value: object, rv_text: str) -> JSON:
