@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api import daemonset_generation
 from kubetaint.api.models.apiextensions import CustomResourceDefinition
 from kubetaint.api.models.appkinds import (
     ConfigMap,
@@ -187,7 +188,11 @@ def decode(obj: Mapping[str, Any]) -> TypedObject:
     if model is None:
         raise DecodeError(f'no kind "{kind}" is registered for version "{api_version}"', "")
     try:
-        return model.from_dict(obj)
+        decoded = model.from_dict(obj)
+        refused = daemonset_generation.conversion_error(obj) if kind == "DaemonSet" else None
+        if refused is not None:  # the v1 conversion of the template generation annotation
+            raise DecodeError(refused, "metadata.annotations")
+        return decoded
     except DecodeError as exc:
         version = api_version.rpartition("/")[2]
         message = f'{kind} in version "{version}" cannot be handled as a {kind}: {exc}'
