@@ -240,6 +240,7 @@ class RecordingCommits:
 LEASE, NODE = ("leases.coordination.k8s.io", 1), ("nodes", 1)
 
 
+@pytest.mark.usefixtures("default_mode")
 @pytest.mark.parametrize(
     "touch, commits",
     [
