@@ -19,7 +19,6 @@ NOT_SUPPORTED = "Unsupported value"
 DUPLICATE = "Duplicate value"
 FORBIDDEN = "Forbidden"
 TOO_LONG = "Too long"
-NOT_FOUND = "Not found"
 TYPE_INVALID = "Invalid value"
 TOO_MANY = "Too many"
 

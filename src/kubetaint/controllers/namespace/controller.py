@@ -79,11 +79,9 @@ class NamespaceController:
         clock: Clock,
         *,
         namespace_informer: Informer | None = None,
-        finalizer_token: str = namespaces.FINALIZER_KUBERNETES,
     ) -> None:
         self.store = store
         self.clock = clock
-        self.token = finalizer_token
         self.informers = ComponentInformers(store)
         self.namespaces = self.informers.shared_or_own(namespace_informer, NAMESPACES)
         self.resources = deletable_resources()
@@ -163,7 +161,9 @@ class NamespaceController:
 
     def _finalize(self, ns: JSON) -> JSON:
         """finalizeNamespace: the finalizer token removed through `finalize`."""
-        return self.store.finalize_namespace(namespaces.without_finalizer(ns, self.token))
+        return self.store.finalize_namespace(
+            namespaces.without_finalizer(ns, namespaces.FINALIZER_KUBERNETES)
+        )
 
     def _retry_on_conflict(self, ns: JSON, write: Callable[[JSON], JSON]) -> JSON:
         """retryOnConflictError: on a conflict, read the namespace again and retry (an error
