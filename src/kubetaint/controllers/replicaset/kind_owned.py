@@ -61,7 +61,12 @@ def _controller_of_kind(pod: JSON | None, kind: str) -> tuple[str, str] | None:
     """(uid, name) of the pod's controller reference when it is of `kind`."""
     if pod is None:
         return None
-    refs = (pod.get("metadata") or {}).get("ownerReferences")
+    return _controller_in((pod.get("metadata") or {}).get("ownerReferences"), kind)
+
+
+def _controller_in(refs: Any, kind: str) -> tuple[str, str] | None:
+    """(uid, name) of the controller reference among `refs` (a pod's ownerReferences) when it is
+    of `kind`."""
     if not refs:
         return None
     for ref in refs:
@@ -70,6 +75,9 @@ def _controller_of_kind(pod: JSON | None, kind: str) -> tuple[str, str] | None:
                 return None
             return str(ref.get("uid") or ""), str(ref.get("name") or "")
     return None
+
+
+_UNSET: Any = object()
 
 
 class KindOwnedPods:
@@ -110,11 +118,27 @@ class KindOwnedPods:
                             if ref is not None:
                                 self._on_change(key[0], ref[1], old, new)
             return
+        # pods sharing one ownerReferences list object (read-only: one template's pods, or one
+        # adoption's) share its controller reference, worked out once; a pod that has none of
+        # `kind`, had none and is not indexed is passed over
+        owner_of = self._owner_of
+        last_refs: Any = _UNSET
+        last_after: tuple[str, str] | None = None
         for change, key, old, new in changes:
+            if change == "DELETED":
+                after = None
+            else:
+                refs = (new.get("metadata") or {}).get("ownerReferences")
+                if refs is not last_refs:
+                    last_refs, last_after = refs, _controller_in(refs, kind)
+                after = last_after
+            if after is None and key not in owner_of:
+                if old is None:
+                    continue
+                old_refs = (old.get("metadata") or {}).get("ownerReferences")
+                if not old_refs or _controller_in(old_refs, kind) is None:
+                    continue
             before = _controller_of_kind(old, kind)
-            after = _controller_of_kind(new, kind) if change != "DELETED" else None
-            if before is None and after is None and key not in self._owner_of:
-                continue
             previous = self._owner_of.pop(key, None)
             if previous is not None:
                 keys = self._owned.get(previous)
