@@ -10,14 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.speed.memo import Memo
-
 JSON = dict[str, Any]
 _CONTAINER_LISTS = ("containers", "initContainers")
-
-#: id(container list) -> (the list, its defaulted list): the pods of one template share their
-#: container lists (read-only, held here so that the id stays theirs), defaulted once.
-_DEFAULTED: Memo[int, tuple[list[Any], list[Any]]] = Memo("core.defaults.container_lists", limit=1 << 10)
 
 
 def default_pod_requests(pod: JSON) -> JSON:
@@ -31,24 +25,10 @@ def default_pod_requests(pod: JSON) -> JSON:
         containers = spec.get(field)
         if not isinstance(containers, list):
             continue
-        defaulted = _defaulted(containers)
-        if defaulted is not containers:
+        defaulted = [_default_container(c) for c in containers]
+        if any(new is not old for new, old in zip(defaulted, containers, strict=True)):
             new_spec = {**(new_spec or spec), field: defaulted}
     return pod if new_spec is None else {**pod, "spec": new_spec}
-
-
-def _defaulted(containers: list[Any]) -> list[Any]:
-    """`containers` with each container's missing requests defaulted from its limits: the same
-    list when nothing changes. Remembered by the list's identity (container lists are read-only
-    once given: a pod's, a template's stamped into its pods)."""
-    held = _DEFAULTED.get(id(containers))
-    if held is not None and held[0] is containers:
-        return held[1]
-    defaulted = [_default_container(c) for c in containers]
-    if all(new is old for new, old in zip(defaulted, containers, strict=True)):
-        defaulted = containers
-    _DEFAULTED.put(id(containers), (containers, defaulted))
-    return defaulted
 
 
 def _default_container(container: Any) -> Any:
