@@ -110,8 +110,22 @@ def pod_create(obj: JSONDict, **kwargs: Any) -> Attributes:
     )
 
 
+#: Resource (plural) of each kind admission reads.
+KIND_RESOURCES = {
+    "Namespace": "namespaces",
+    "PriorityClass": "priorityclasses",
+    "RuntimeClass": "runtimeclasses",
+    "Node": "nodes",
+    "Pod": "pods",
+}
+
+
 def lookup(*objects: JSONDict) -> DictLookup:
-    return DictLookup.from_objects(objects)
+    """The objects indexed by the resource of their kind."""
+    found = DictLookup()
+    for obj in objects:
+        found.add(KIND_RESOURCES[obj["kind"]], obj)
+    return found
 
 
 def tol(

@@ -200,3 +200,74 @@ def test_perl_only_syntax_is_not_a_valid_pattern() -> None:
 
     assert compile_error("(?<=a)b") is not None
     assert compile_error(r"^\d+(\.\d+)?$") is None
+
+
+def _one_field(**schema: Any) -> JSON:
+    return {"type": "object", "properties": {"spec": {"type": "object", "properties": {"x": schema}}}}
+
+
+# kube-openapi's numberValidator (pkg/validation/validate/validator.go, values.go): an integer value
+# is checked natively against the float64 bound converted to int64; a fractional value, or a bound
+# outside the `integer` type's range, as float64, the message then showing the bound as Go's %v.
+@pytest.mark.parametrize(
+    ("schema", "value", "expected"),
+    [
+        pytest.param(
+            {"type": "number", "multipleOf": 0.1},
+            0.3,
+            [],
+            id="0.3 is a multiple of 0.1 (relative error 1e-9)",
+        ),
+        pytest.param(
+            {"type": "number", "multipleOf": 0.1},
+            0.35,
+            ["spec.x: Invalid value: 0.35: spec.x in body should be a multiple of 0.1"],
+            id="0.35 is not a multiple of 0.1",
+        ),
+        pytest.param(
+            {"type": "integer", "multipleOf": 3},
+            7,
+            ["spec.x: Invalid value: 7: spec.x in body should be a multiple of 3"],
+            id="an integer multipleOf is checked natively",
+        ),
+        pytest.param(
+            {"type": "number", "maximum": 1000000},
+            1000000.5,
+            ["spec.x: Invalid value: 1.0000005e+06: spec.x in body should be less than or equal to 1e+06"],
+            id="a fractional value shows value and bound as float64",
+        ),
+        pytest.param(
+            {"type": "number", "maximum": 1000000},
+            1000001,
+            ["spec.x: Invalid value: 1000001: spec.x in body should be less than or equal to 1000000"],
+            id="an integer value shows the bound as int64",
+        ),
+        pytest.param(
+            {"type": "number", "maximum": 2.5},
+            3,
+            ["spec.x: Invalid value: 3: spec.x in body should be less than or equal to 2"],
+            id="an integer value meets a fractional number bound truncated",
+        ),
+        pytest.param(
+            {"type": "number", "minimum": 2.5}, 2, [], id="2 is not below a minimum of 2.5 truncated to 2"
+        ),
+        pytest.param(
+            {"type": "integer", "maximum": 2.5},
+            3,
+            ["spec.x: Invalid value: 3: spec.x in body should be less than or equal to 2.5"],
+            id="a fractional bound of an integer is compared as float64",
+        ),
+        pytest.param(
+            {"type": "number", "maximum": 10, "minimum": 20, "multipleOf": 4},
+            11,
+            [
+                "spec.x: Invalid value: 11: spec.x in body should be a multiple of 4",
+                "spec.x: Invalid value: 11: spec.x in body should be greater than or equal to 20",
+                "spec.x: Invalid value: 11: spec.x in body should be less than or equal to 10",
+            ],
+            id="multipleOf then minimum then maximum",
+        ),
+    ],
+)
+def test_number_bounds_as_kube_openapi_checks_them(schema: JSON, value: Any, expected: list[str]) -> None:
+    assert [str(e) for e in crschema.validate({"spec": {"x": value}}, _one_field(**schema))] == expected

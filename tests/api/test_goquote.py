@@ -1,29 +1,26 @@
-"""One Go `%q` for every layer: the cases Go's strconv.Quote documents, as data."""
+"""Go's formatting of values in upstream messages."""
 
 from __future__ import annotations
 
 import pytest
 
-from kubetaint.api.goquote import go_quote
-
-CASES = [
-    pytest.param("gpu", '"gpu"', id="plain text is only quoted"),
-    pytest.param('a"b\\c', '"a\\"b\\\\c"', id="quotes and backslashes are escaped"),
-    pytest.param("a\nb\tc", '"a\\nb\\tc"', id="newline and tab use their short escapes"),
-    pytest.param("\x00\x7f", '"\\x00\\x7f"', id="other ASCII controls are hex escapes"),
-    pytest.param("héllo ☺", '"héllo ☺"', id="printable unicode is kept"),
-    pytest.param("\u200b", '"\\u200b"', id="non-printable unicode is a u escape"),
-    pytest.param("", '""', id="the empty string"),
-]
+from kubetaint.api.goquote import go_float
 
 
-@pytest.mark.parametrize(("text", "quoted"), CASES)
-def test_go_quote(text: str, quoted: str) -> None:
-    assert go_quote(text) == quoted
-
-
-def test_duration_errors_quote_a_newline_as_go_does() -> None:
-    from kubetaint.controlplane.durations import DurationError, parse_go_duration
-
-    with pytest.raises(DurationError, match=r'time: unknown unit "\\n" in duration "1\\n"'):
-        parse_go_duration("1\n")
+# strconv.FormatFloat(f, 'g', -1, 64), which fmt's %v of a float64 uses.
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        pytest.param(1e6, "1e+06", id="a million is in exponent form"),
+        pytest.param(999999.0, "999999", id="below a million is not"),
+        pytest.param(2.5, "2.5", id="a fraction"),
+        pytest.param(0.0001, "0.0001", id="the exponent -4 is not in exponent form"),
+        pytest.param(0.00001, "1e-05", id="the exponent -5 is"),
+        pytest.param(1.0000005e6, "1.0000005e+06", id="shortest digits in exponent form"),
+        pytest.param(-0.0, "-0", id="negative zero"),
+        pytest.param(float("inf"), "+Inf", id="infinity"),
+        pytest.param(1e21, "1e+21", id="large"),
+    ],
+)
+def test_go_float_prints_as_go_v(value: float, text: str) -> None:
+    assert go_float(value) == text

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from kubetaint.api.manifests import Manifest, ManifestError, load_documents, load_manifests, manifest_name
+from kubetaint.api.manifests import Manifest, ManifestError, check_manifest, load_documents, manifest_name
+
+
+def load_manifests(paths: list[str]) -> list[Manifest]:
+    """Load the documents and check each (what `kubetaint validate` does)."""
+    manifests = load_documents(paths)
+    for manifest in manifests:
+        check_manifest(manifest)
+    return manifests
+
 
 NODES = """\
 apiVersion: v1

@@ -217,3 +217,32 @@ def test_unknown_fields_round_trip(top: dict[str, Any], in_taint: dict[str, Any]
         **top,
     }
     assert decode(manifest).to_dict() == manifest
+
+
+# pkg/apis/apps/v1/conversion.go Convert_v1_DaemonSet_To_apps_DaemonSet: the template generation
+# annotation is read with strconv.ParseInt(value, 10, 64).
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        pytest.param("abc", 'strconv.ParseInt: parsing "abc": invalid syntax', id="not a number"),
+        pytest.param("1.5", 'strconv.ParseInt: parsing "1.5": invalid syntax', id="not an integer"),
+        pytest.param(
+            "99999999999999999999",
+            'strconv.ParseInt: parsing "99999999999999999999": value out of range',
+            id="beyond int64",
+        ),
+        pytest.param("+7", None, id="a signed integer"),
+    ],
+)
+def test_a_daemon_set_template_generation_annotation_must_be_an_int64(value: str, error: str | None) -> None:
+    daemonset = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "agent", "annotations": {"deprecated.daemonset.template.generation": value}},
+    }
+    if error is None:
+        decode(daemonset)
+        return
+    with pytest.raises(DecodeError) as raised:
+        decode(daemonset)
+    assert str(raised.value) == f'DaemonSet in version "v1" cannot be handled as a DaemonSet: {error}'

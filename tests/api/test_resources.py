@@ -9,9 +9,7 @@ from kubetaint.api.resources import (
     SUBRESOURCE_KINDS,
     api_groups,
     by_api_version_kind,
-    by_kind,
     by_plural,
-    by_short_name,
     resolve,
 )
 
@@ -30,8 +28,8 @@ SHORT_NAMES = [
 
 @pytest.mark.parametrize(("short", "plural"), SHORT_NAMES)
 def test_short_names_are_upstreams(short: str, plural: str) -> None:
-    resource = by_short_name(short)
-    assert resource is not None and resource.plural == plural
+    resource = resolve(short)
+    assert resource is not None and short in resource.short_names and resource.plural == plural
 
 
 @pytest.mark.parametrize(
@@ -82,7 +80,7 @@ def test_bindings_only_create() -> None:
 
 
 def test_namespaces_have_no_deletecollection() -> None:
-    namespaces = by_kind("Namespace")
+    namespaces = by_api_version_kind("v1", "Namespace")
     assert namespaces is not None and "deletecollection" not in namespaces.verbs
 
 
@@ -114,4 +112,4 @@ def test_table_is_consistent() -> None:
     assert len({(r.group, r.plural) for r in RESOURCES}) == len(RESOURCES)
     assert api_groups()[0] == ""
     assert by_plural("events", "events.k8s.io") is not None
-    assert by_kind("Event", "") is not None
+    assert by_api_version_kind("v1", "Event") is not None

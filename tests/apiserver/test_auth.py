@@ -26,11 +26,12 @@ from kubetaint.apiserver.authn import (
 )
 from kubetaint.apiserver.security import SecurityConfig, ServingConfigError, check_serving, is_loopback
 from kubetaint.apiserver.server import BackgroundServer
-from kubetaint.apiserver.tls import TLSFiles, ensure_self_signed, generate_self_signed, kubeconfig_yaml
+from kubetaint.apiserver.tls import TLSFiles, kubeconfig
 from kubetaint.clock import VirtualClock
 from kubetaint.store.memory import MemoryStore
 
 from .builders import make_store, namespace, node
+from .tls_pair import ca_of, serving_pair
 
 TOKENS = (
     "admin-token,admin,uid-admin,system:masters\n"
@@ -347,29 +348,9 @@ def test_configuration_defaults() -> None:
 # TLS ------------------------------------------------------------------------------------------
 
 
-def test_self_signed_pair_is_valid_for_loopback_names() -> None:
-    from cryptography import x509
-
-    cert_pem, key_pem = generate_self_signed()
-    cert = x509.load_pem_x509_certificate(cert_pem)
-    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    assert [str(ip) for ip in names.get_values_for_type(x509.IPAddress)] == ["127.0.0.1", "::1"]
-    assert names.get_values_for_type(x509.DNSName) == ["localhost"]
-    assert b"PRIVATE KEY" in key_pem
-
-
-def test_self_signed_pair_is_generated_once(tmp_path: Path) -> None:
-    first = ensure_self_signed(tmp_path / "pki")
-    before = Path(first.cert_file).read_bytes()
-    second = ensure_self_signed(tmp_path / "pki")
-    assert second == first
-    assert Path(second.cert_file).read_bytes() == before
-    assert Path(first.key_file).stat().st_mode & 0o777 == 0o600
-
-
 def test_tls_server_answers_401_without_a_token_and_200_with_one(tmp_path: Path, clock: VirtualClock) -> None:
-    tls = ensure_self_signed(tmp_path / "pki")
-    context = ssl.create_default_context(cafile=tls.cert_file)
+    tls = serving_pair(tmp_path / "pki")
+    context = ssl.create_default_context(cadata=ca_of(tls).decode())
     with BackgroundServer(secure_app(tmp_path, cluster_store(clock), clock), tls=tls) as server:
         assert server.url.startswith("https://127.0.0.1:")
         with httpx.Client(base_url=server.url, verify=context) as client:
@@ -381,12 +362,12 @@ def test_tls_server_answers_401_without_a_token_and_200_with_one(tmp_path: Path,
 
 
 def test_kubeconfig_carries_the_ca_and_the_token(tmp_path: Path) -> None:
-    tls = ensure_self_signed(tmp_path)
-    config = yaml.safe_load(kubeconfig_yaml("https://127.0.0.1:6443", ca_pem=tls.ca_data(), token="abc"))
+    ca_pem = ca_of(serving_pair(tmp_path))
+    config = yaml.safe_load(yaml.safe_dump(kubeconfig("https://127.0.0.1:6443", ca_pem=ca_pem, token="abc")))
     import base64
 
     cluster = config["clusters"][0]["cluster"]
-    assert base64.b64decode(cluster["certificate-authority-data"]) == Path(tls.cert_file).read_bytes()
+    assert base64.b64decode(cluster["certificate-authority-data"]) == ca_pem
     assert config["users"][0]["user"] == {"token": "abc"}
     assert config["current-context"] == config["contexts"][0]["name"]
     json.dumps(config)  # plain data only

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from kubetaint.apiserver.server import BackgroundServer
-from kubetaint.apiserver.tls import ensure_self_signed, kubeconfig_yaml
 from kubetaint.clock import VirtualClock
 
 from .test_auth import cluster_store, secure_app
+from .tls_pair import ca_of, kubeconfig_yaml, serving_pair
 
 KUBECTL = shutil.which("kubectl")
 pytestmark = [
@@ -34,9 +34,9 @@ def kubectl(
 
 def test_kubectl_taint_with_node_and_admin_tokens(tmp_path: Path) -> None:
     clock = VirtualClock()
-    tls = ensure_self_signed(tmp_path / "pki")
+    tls = serving_pair(tmp_path / "pki")
     with BackgroundServer(secure_app(tmp_path, cluster_store(clock), clock), tls=tls) as server:
-        ca = tls.ca_data()
+        ca = ca_of(tls)
         denied = kubectl(tmp_path, server.url, ca, "n1-token", "taint", "nodes", "n1", "dedicated-")
         assert denied.returncode != 0
         assert denied.stderr.strip() == (

@@ -11,13 +11,20 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kubetaint.api.openapi_schemas import unknown_fields
+from kubetaint.api.openapi_schemas import strict_errors
 from kubetaint.clock import VirtualClock
 
 from .builders import make_app, make_store, namespace
 from .test_kubectl import KUBECTL, Cluster, cluster
 
 __all__ = ["cluster"]
+
+
+def unknown_fields(obj: Any, schema: str, *, patch: bool = False) -> list[str]:
+    """The paths of `strict_errors`' unknown fields."""
+    prefix = 'unknown field "'
+    return [e[len(prefix) : -1] for e in strict_errors(obj, schema, patch=patch) if e.startswith(prefix)]
+
 
 POD = "io.k8s.api.core.v1.Pod"
 PODS = "/api/v1/namespaces/default/pods"

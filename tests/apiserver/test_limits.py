@@ -22,7 +22,7 @@ from kubetaint.apiserver.limits import (
     WatchCounter,
     cap_limit,
     check_decoded,
-    load_yaml_json,
+    load_yaml_json_recording,
 )
 from kubetaint.apiserver.query import parse as parse_query
 from kubetaint.apiserver.security import SecurityConfig
@@ -220,7 +220,7 @@ def test_depth_limit_is_inclusive() -> None:
     assert check_decoded(nested(MAX_BODY_DEPTH), 10_000, "JSON") == nested(MAX_BODY_DEPTH)
     with pytest.raises(errors.StatusError, match="exceeded max depth"):
         check_decoded(nested(MAX_BODY_DEPTH + 1), 10_000, "JSON")
-    assert load_yaml_json(b"a: [1, {b: null}]") == {"a": [1, {"b": None}]}
+    assert load_yaml_json_recording(b"a: [1, {b: null}]") == ({"a": [1, {"b": None}]}, None)
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from kubetaint.apiserver.server import BackgroundServer
-from kubetaint.apiserver.tls import TLSFiles, ensure_self_signed, kubeconfig_yaml
+from kubetaint.apiserver.tls import TLSFiles
 from kubetaint.clock import VirtualClock
 
 from .test_auth import cluster_store, secure_app
+from .tls_pair import ca_of, kubeconfig_yaml, serving_pair
 
 KUBECTL = shutil.which("kubectl")
 pytestmark = [
@@ -27,7 +28,7 @@ pytestmark = [
 
 class Cluster:
     def __init__(self, tmp_path: Path, server: BackgroundServer, tls: TLSFiles) -> None:
-        self.tmp_path, self.server, self.ca = tmp_path, server, tls.ca_data()
+        self.tmp_path, self.server, self.ca = tmp_path, server, ca_of(tls)
 
     def kubectl(self, token: str, *args: str) -> subprocess.CompletedProcess[str]:
         assert KUBECTL is not None
@@ -52,7 +53,7 @@ class Cluster:
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     tmp_path = tmp_path_factory.mktemp("rbac-kubectl")
     clock = VirtualClock()
-    tls = ensure_self_signed(tmp_path / "pki")
+    tls = serving_pair(tmp_path / "pki")
     with BackgroundServer(secure_app(tmp_path, cluster_store(clock), clock), tls=tls) as server:
         yield Cluster(tmp_path, server, tls)
 

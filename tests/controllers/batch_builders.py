@@ -9,7 +9,7 @@ from typing import Any
 
 from controlplane.builders import node
 from kubetaint.controlplane import ControlPlane
-from kubetaint.core.workload_defaults import with_generated_selector, with_workload_defaults
+from kubetaint.core.workload_defaults import default_job, with_generated_selector
 
 JSON = dict[str, Any]
 
@@ -97,6 +97,6 @@ def conditions(obj: JSON) -> list[tuple[str, str, str, str]]:
 def create_job(plane: ControlPlane, manifest: JSON) -> JSON:
     """Create a Job as kube-apiserver does: defaulted, its uid known to its generated selector."""
     uid = str(uuid.UUID(int=plane.controller_rng.getrandbits(128), version=4))
-    defaulted = with_workload_defaults("batch", "Job", copy.deepcopy(manifest))
+    defaulted = default_job(copy.deepcopy(manifest))
     defaulted["metadata"]["uid"] = uid
     return plane.registry.create("jobs.batch", with_generated_selector(defaulted))

@@ -9,7 +9,7 @@ from typing import Any
 
 from controllers.batch_builders import events, get, running_plane
 from kubetaint.controlplane import ControlPlane
-from kubetaint.core.workload_defaults import with_workload_defaults
+from kubetaint.core.workload_defaults import default_cron_job
 
 #: The plane's virtual clock starts at 2026-01-01T00:00:00Z.
 START = 1767225600
@@ -26,7 +26,7 @@ def cron_job(name: str, schedule: str, *, run_seconds: float = 0, **spec: Any) -
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"schedule": schedule, "jobTemplate": {"spec": {"template": template}}, **spec},
     }
-    return with_workload_defaults("batch", "CronJob", manifest)
+    return default_cron_job(manifest)
 
 
 def _jobs(plane: ControlPlane) -> list[str]:

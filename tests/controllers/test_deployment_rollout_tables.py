@@ -158,7 +158,7 @@ def test_reconcile_old_replica_sets(
         assert budget <= 0
         return
     cleaned = rolling.cleanup_unhealthy([old_rs], budget)
-    after_cleanup = rolling.with_sizes([old_rs], cleaned)
+    after_cleanup = [{**old_rs, "spec": {**old_rs["spec"], "replicas": cleaned.get("foo-old", old)}}]
     scaled = rolling.scale_down_old(deployment, [*after_cleanup, new_rs], after_cleanup)
     final = {**cleaned, **scaled}
     assert final["foo-old"] == expected_old

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.health import renew_text
 from kubetaint.controllers.nodelifecycle.monitor_work import Settled
 from kubetaint.controllers.tainteviction import TaintEvictionController
 
@@ -223,3 +224,81 @@ def test_a_zone_whose_queue_is_made_again_is_tainted_as_when_every_node_is_visit
     assert any("x-01" in str(entry) for entry in incremental["taints"])
     for key in ("changes", "taints", "events", "queued"):
         assert incremental[key] == reference[key], key
+
+
+def _status_posts_run(reference: bool, offset: float, period: float) -> dict[str, Any]:
+    """Kubelets renew their leases and post their Ready status every `period` seconds (a status
+    post moves only the conditions' heartbeats), through node outages, a node going NotReady
+    and back, and restarts."""
+    c = Cluster()
+    kubelets = Kubelets(c, offset=offset)
+    for zone, count in (("a", 8), ("b", 5)):
+        for i in range(count):
+            kubelets.add_node(f"{zone}-{i:02d}", zone=zone)
+    for i in range(4):
+        c.create("pods", pod(f"web-{i}", f"a-{i:02d}", tolerations=DEFAULT_TOLERATIONS, ready=True))
+    with in_reference_mode(reference):
+        controller = NodeLifecycleController(c.store, c.clock)
+    controller.start()
+    TaintEvictionController(c.store, c.clock).start()
+    visits = 0
+    visit = controller._visit
+
+    def counted(*args: Any) -> None:
+        nonlocal visits
+        visits += 1
+        visit(*args)
+
+    controller._visit = counted  # type: ignore[method-assign]
+    not_ready: set[str] = set()
+
+    def status_round() -> None:
+        for name in sorted(kubelets.alive):
+            kubelets.set_condition(name, "Ready", "False" if name in not_ready else "True")
+        c.clock.call_later(period, status_round)
+
+    c.clock.call_later(period, status_round)
+    c.run_until(31)
+    kubelets.stop("a-00", "a-01", "a-02", "a-03")
+    c.run_until(97)
+    not_ready.add("b-01")
+    c.run_until(160)
+    kubelets.restart("a-01", "a-02")
+    c.run_until(205)
+    not_ready.discard("b-01")
+    c.run_until(400)
+    healths = {
+        name: (health.probe_timestamp, health.ready_transition_timestamp, renew_text(health.lease))
+        for name, health in sorted(controller.health.healths.items())
+    }
+    return {
+        "changes": c.changes,
+        "taints": c.taint_log,
+        "events": c.event_log(),
+        "healths": healths,
+        "zones": dict(controller.zone_states),
+        "nodes": c.store.list("nodes").items,
+        "visits": visits,
+    }
+
+
+@pytest.mark.parametrize(
+    ("offset", "period"),
+    [
+        pytest.param(2.0, 13.0, id="posts between passes, leases renewed between passes"),
+        pytest.param(0.0, 10.0, id="posts and renewals at the instants of the passes"),
+        pytest.param(7.5, 3.0, id="posts more often than passes"),
+        pytest.param(2.0, 60.0, id="posts every minute"),
+    ],
+)
+def test_status_posts_on_settled_nodes_are_observed_as_a_visit_observes_them(
+    offset: float, period: float
+) -> None:
+    incremental = _status_posts_run(False, offset, period)
+    reference = _status_posts_run(True, offset, period)
+    assert any(change.startswith("+node.kubernetes.io/unreachable") for _, _, change in incremental["taints"])
+    for key in ("changes", "taints", "events", "healths", "zones", "nodes"):
+        assert incremental[key] == reference[key], key
+    assert incremental["visits"] < reference["visits"] / 4, (
+        "settled nodes posting their status are not visited"
+    )

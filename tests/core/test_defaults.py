@@ -52,3 +52,12 @@ def test_init_containers_are_defaulted_and_an_unchanged_pod_is_returned_as_is() 
     untouched = pod(containers=[{"name": "c", "image": "x"}])
     assert default_pod_requests(untouched) is untouched
     assert default_pod_requests({"spec": 5}) == {"spec": 5}
+
+
+def test_a_container_list_changed_in_place_between_calls_is_defaulted_afresh() -> None:
+    """Python API callers may reuse and change their own lists between writes."""
+    containers = [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]
+    assert default_pod_requests(pod(containers=containers))["spec"]["containers"] is containers
+    containers[0] = {"name": "c", "image": "x", "resources": {"limits": {"cpu": "2"}}}
+    defaulted = default_pod_requests(pod(containers=containers))
+    assert defaulted["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "2"}

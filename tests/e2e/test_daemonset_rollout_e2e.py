@@ -88,3 +88,34 @@ def test_set_image_undo_and_restart_roll_every_daemon_pod(server: UpServer) -> N
         "jsonpath={.status.updatedNumberScheduled} {.status.numberAvailable} {.status.desiredNumberScheduled}",
     ).stdout
     assert status.split() == ["3", "3", "3"]
+
+
+def test_the_template_generation_annotation_and_pod_label_follow_template_changes(server: UpServer) -> None:
+    path = server.workdir / "gen.yaml"
+    path.write_text(DAEMON_SET.replace("name: agent}", "name: gen}").replace("app: agent", "app: gen"))
+    server.kubectl("apply", "-f", str(path))
+    annotation = "jsonpath={.metadata.annotations.deprecated\\.daemonset\\.template\\.generation}"
+
+    def pod_generations() -> list[str]:
+        out = server.kubectl(
+            "get",
+            "pods",
+            "-l",
+            "app=gen",
+            "-o",
+            "jsonpath={.items[*].metadata.labels.pod-template-generation}",
+        ).stdout
+        return sorted(out.split())
+
+    assert server.kubectl("get", "ds", "gen", "-o", annotation).stdout == "1"
+    eventually(lambda: pod_generations() == ["1"] * 3 or None, "three pods at template generation 1")
+    server.kubectl("patch", "ds", "gen", "--type", "merge", "-p", '{"spec":{"minReadySeconds":1}}')
+    assert server.kubectl("get", "ds", "gen", "-o", annotation).stdout == "1"
+    server.kubectl("set", "image", "ds/gen", "agent=agent:2")
+    assert server.kubectl("get", "ds", "gen", "-o", annotation).stdout == "2"
+    eventually(lambda: pod_generations() == ["2"] * 3 or None, "three pods at template generation 2")
+    refused = server.kubectl(
+        "annotate", "ds", "gen", "deprecated.daemonset.template.generation=abc", "--overwrite", ok=False
+    )
+    assert refused.returncode != 0
+    assert 'strconv.ParseInt: parsing "abc": invalid syntax' in refused.stderr

@@ -20,8 +20,12 @@ from kubetaint.admission import AdmissionChain
 from kubetaint.api import errors
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
+from kubetaint.clock.base import format_time
 from kubetaint.kubelet import HollowKubelet, HollowNodePool
+from kubetaint.kubelet.kubelet import StatusPost
+from kubetaint.kubelet.lease import LEASE_NAMESPACE
 from kubetaint.kubelet.node_status import CONDITION_EVENTS, conditions_differ, merge_conditions
+from kubetaint.kubelet.pool import _Renewals
 from kubetaint.registry import Registry
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import Result, SetField, Store, WatchEvent, WriteOp, as_updates
@@ -60,6 +64,13 @@ def post_by_update(kubelet: HollowKubelet, *, force: bool = False) -> bool:
                 kubelet._event(stored, "Normal", reason, f"Node {kubelet.name} status is now: {reason}")
         return True
     return False
+
+
+def add_post_by_update(renewals: _Renewals, post: StatusPost) -> None:
+    """The reference of a heartbeat round's status post: the renewals before it written, then
+    the post by `post_by_update`."""
+    renewals.flush()
+    post_by_update(post.kubelet)
 
 
 class NoFieldWrites:
@@ -120,6 +131,7 @@ def history(script: dict[int, Action], layer: str, status_writes: str) -> list[t
     with pytest.MonkeyPatch.context() as patch:
         if status_writes == "by update":
             patch.setattr(HollowKubelet, "post_status", post_by_update)
+            patch.setattr(_Renewals, "add_post", add_post_by_update)
         pool = HollowNodePool(store, clock, [node_config(f"n{i}") for i in range(1, 5)])
         pool.start()  # (registration posts the first status)
         for second in range(1, 700):
@@ -201,3 +213,67 @@ def test_a_failed_post_is_retried_on_conflict_only(error: StatusError, posted: b
     assert failing.asked == asked
     assert (memory.current_resource_version() > rv) is posted
     assert (kubelet.last_status_post == clock.now()) is posted
+
+
+class RecordingCommits:
+    """A store that records the operations of each commit (resource and object count), and
+    changes the node named `touch` behind the writer's back at the first commit posting it."""
+
+    def __init__(self, store: Store, memory: MemoryStore) -> None:
+        self._store = store
+        self._memory = memory
+        self.commits: list[list[tuple[str, int]]] = []
+        self.touch = ""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def commit(self, ops: list[WriteOp], *, stop_at_failure: bool = False) -> list[Result]:
+        self.commits.append([(op.resource, len(op.objects)) for op in ops if type(op) is SetField])
+        posted = {obj["metadata"]["name"] for op in ops if op.resource == "nodes" for obj in op.objects}  # type: ignore[union-attr]
+        if self.touch in posted:
+            relabel(self._memory, self.touch)
+            self.touch = ""
+        return self._store.commit(ops, stop_at_failure=stop_at_failure)
+
+
+LEASE, NODE = ("leases.coordination.k8s.io", 1), ("nodes", 1)
+
+
+@pytest.mark.usefixtures("default_mode")
+@pytest.mark.parametrize(
+    "touch, commits",
+    [
+        pytest.param("", [[LEASE, NODE] * 5], id="every post written"),
+        pytest.param(
+            "n3",
+            [[LEASE, NODE] * 5, [NODE], [LEASE, NODE] * 2],
+            id="a conflicting post is retried before the rest",
+        ),
+    ],
+)
+def test_a_heartbeat_rounds_renewals_and_status_posts_are_one_commit(
+    touch: str, commits: list[list[tuple[str, int]]]
+) -> None:
+    clock = VirtualClock()
+    memory = MemoryStore(clock)
+    memory.create(
+        "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": LEASE_NAMESPACE}}
+    )
+    store = RecordingCommits(Registry(memory, admission=AdmissionChain()), memory)
+    names = [f"n{i}" for i in range(1, 6)]
+    pool = HollowNodePool(store, clock, [node_config(name) for name in names])  # type: ignore[arg-type]
+    pool.start()  # (each registration posts its first status on its own)
+    clock.advance(290)
+    store.commits.clear()
+    store.touch = touch
+    clock.advance(10)
+    assert store.commits == commits
+    assert all(pool[name].last_status_post == clock.now() for name in names)
+    posted = [memory.get("nodes", "", name) for name in names]
+    assert {node["status"]["conditions"][-1]["lastHeartbeatTime"] for node in posted} == {
+        format_time(clock.now())
+    }
+    assert [bool(node["metadata"].get("labels", {}).get("x")) for node in posted] == [
+        n == touch for n in names
+    ]

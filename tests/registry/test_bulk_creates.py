@@ -451,3 +451,49 @@ def test_outside_bulk_a_spec_list_changed_in_place_is_admitted_and_validated_afr
     with pytest.raises(StatusError) as err:
         registry.create("pods", {**first, "metadata": {**first["metadata"], "name": "p1"}})
     assert "spec.tolerations[1].operator" in str(err.value.causes)
+
+
+_SHARED_CONTAINERS = [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]
+_SHARED_AFFINITY = {
+    "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+            ]
+        }
+    }
+}
+
+
+def _spec_variant(index: int, node: str) -> JSON:
+    """Specs whose parts are shared objects or equal fresh ones, nodeName given or not, a
+    node-name affinity or not, keys in either order."""
+    containers = _SHARED_CONTAINERS if index % 2 == 0 else copy.deepcopy(_SHARED_CONTAINERS)
+    spec: JSON = {"containers": containers}
+    if index % 3:
+        spec["nodeName"] = node
+    if index % 5 == 0:
+        spec["affinity"] = _SHARED_AFFINITY if index % 4 else copy.deepcopy(_SHARED_AFFINITY)
+    if index % 7 == 0:
+        spec = dict(reversed(list(spec.items())))
+    if index % 11 == 0:
+        spec["priority"] = 1 if index % 2 else 1.0
+    return spec
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 80), st.sampled_from(["n1", "n2", 3])), max_size=12))
+def test_the_memo_keys_a_pod_as_pod_key_does_whatever_the_pod_before(specs: list[tuple[int, Any]]) -> None:
+    """A spec whose values are the very objects of the last spec keyed (nodeName's aside) takes
+    that spec's text: the key is pod_key's all the same."""
+    store = MemoryStore(VirtualClock())
+    memo = PodAdmissionMemo(store, StoreLookup(store))
+    memo.start_bulk()
+    for index, node in specs:
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p"},
+            "spec": _spec_variant(index, node),
+        }
+        assert memo._key(pod) == pod_key(pod)

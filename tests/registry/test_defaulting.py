@@ -125,3 +125,54 @@ def test_an_in_process_create_stores_the_kinds_defaults(
 ) -> None:
     created = make_registry().create(resource, manifest)
     assert created[field[0]][field[1]] == value
+
+
+GENERATION = "deprecated.daemonset.template.generation"
+
+
+def _daemonset(annotations: dict[str, str] | None = None) -> dict:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "agent", "namespace": "default", "annotations": annotations or {}},
+        "spec": {
+            "selector": {"matchLabels": {"app": "agent"}},
+            "template": {
+                "metadata": {"labels": {"app": "agent"}},
+                "spec": {"containers": [{"name": "agent", "image": "agent:1"}]},
+            },
+        },
+    }
+
+
+# pkg/registry/apps/daemonset/strategy.go: PrepareForCreate sets TemplateGeneration to at least 1;
+# PrepareForUpdate keeps the stored one (a request cannot set it) and adds one when the template
+# changes; apps/v1 carries it in the annotation.
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        pytest.param(None, "1", id="a new daemon set is at template generation 1"),
+        pytest.param("5", "5", id="a given template generation is kept"),
+        pytest.param("-3", "1", id="one below 1 becomes 1"),
+    ],
+)
+def test_a_daemon_set_is_created_with_its_template_generation(given: str | None, stored: str) -> None:
+    created = make_registry().create("daemonsets.apps", _daemonset({GENERATION: given} if given else None))
+    assert created["metadata"]["annotations"][GENERATION] == stored
+
+
+def test_a_daemon_set_moves_to_the_next_template_generation_only_when_its_template_changes() -> None:
+    registry = make_registry()
+    created = registry.create("daemonsets.apps", _daemonset())
+    other_spec = {**created, "spec": {**created["spec"], "minReadySeconds": 5}}
+    updated = registry.update("daemonsets.apps", other_spec)
+    assert updated["metadata"]["annotations"][GENERATION] == "1"
+    assert updated["metadata"]["generation"] == 2
+    set_by_request = {**updated, "metadata": {**updated["metadata"], "annotations": {GENERATION: "9"}}}
+    assert registry.update("daemonsets.apps", set_by_request)["metadata"]["annotations"][GENERATION] == "1"
+    stored = registry.get("daemonsets.apps", "default", "agent")
+    template = stored["spec"]["template"]
+    new_image = {**template, "spec": {"containers": [{"name": "agent", "image": "agent:2"}]}}
+    rolled = registry.update("daemonsets.apps", {**stored, "spec": {**stored["spec"], "template": new_image}})
+    assert rolled["metadata"]["annotations"][GENERATION] == "2"
+    assert rolled["metadata"]["generation"] == 3

@@ -23,12 +23,14 @@ from kubetaint.registry.heartbeats import HeartbeatTrust, is_heartbeat
 from kubetaint.registry.registry import APIValidator, api_validator
 from kubetaint.registry.trust import Configuration
 from kubetaint.store.changes import each_event
-from kubetaint.store.interface import JSON, WatchEvent
+from kubetaint.store.interface import JSON, SetField, WatchEvent
 from kubetaint.store.memory import MemoryStore
 from store.commits import update_many
 
 LEASES = "leases.coordination.k8s.io"
 NAMESPACE = "kube-node-lease"
+RENEW = ("spec", "renewTime")
+CONDITIONS = ("status", "conditions")
 
 
 def with_namespaces(store: MemoryStore, *names: str) -> MemoryStore:
@@ -469,3 +471,50 @@ def test_a_heartbeat_carrying_the_stored_metadata_cannot_fail_the_metadata_updat
     being_deleted = {**stored, "metadata": {**stored["metadata"], "deletionTimestamp": stamp(0)}}
     for old in (stored, being_deleted):
         assert validate(renewed(old, stamp(1)), old=old) == []
+
+
+def renewals_and_posts(registry: Registry, rounds: int) -> list[tuple[str, str, str]]:
+    """Commits of a lease renewal, a node status post and another renewal in turn, `rounds`
+    times; each result as (name, resourceVersion, what it holds)."""
+    leases = [registry.create(LEASES, lease(name)) for name in ("a", "b")]
+    nodes = [registry.create("nodes", node("n1"))]
+    told = []
+    for i in range(1, rounds + 1):
+        conditions = [{"type": "Ready", "status": "True", "lastHeartbeatTime": f"2026-01-01T00:00:0{i}Z"}]
+        results = registry.commit(
+            [
+                SetField(LEASES, leases[:1], RENEW, stamp(i)),
+                SetField("nodes", nodes, CONDITIONS, conditions),
+                SetField(LEASES, leases[1:], RENEW, stamp(i)),
+            ],
+            stop_at_failure=True,
+        )
+        stored = [r for r in results if not isinstance(r, StatusError)]
+        assert len(stored) == 3
+        leases, nodes = [stored[0], stored[2]], [stored[1]]
+        told += [(o["metadata"]["name"], o["metadata"]["resourceVersion"], dump(o)) for o in stored]
+    return told
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_a_commit_of_heartbeats_on_leases_and_nodes_in_turn_stores_what_the_generic_path_stores(
+    validated: list[str],
+) -> None:
+    fast = renewals_and_posts(make_registry(), rounds=3)
+    assert validated == ["a", "b", "n1"], "the creates only: the rest are heartbeats on what they stored"
+    assert fast == renewals_and_posts(make_registry(generic_validator()), rounds=3)
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_a_commit_of_heartbeats_with_one_not_trusted_is_validated_write_by_write(
+    validated: list[str],
+) -> None:
+    registry = make_registry()
+    a, b = registry.create(LEASES, lease("a")), registry.create(LEASES, lease("b"))
+    behind = registry.store.update(LEASES, {**b, "metadata": {**b["metadata"], "labels": {"x": "y"}}})
+    validated.clear()
+    results = registry.commit(
+        [SetField(LEASES, [a], RENEW, stamp(1)), SetField(LEASES, [behind], RENEW, stamp(1))]
+    )
+    assert [r["spec"]["renewTime"] for r in results] == [stamp(1), stamp(1)]  # type: ignore[index]
+    assert validated == ["b"], "the lease changed behind the registry's back"

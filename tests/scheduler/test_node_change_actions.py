@@ -1,5 +1,5 @@
 """NodeSchedulingPropertiesChange (events.node_change_actions): each action bit is set exactly when
-its part of the node differs by value — whether the two nodes share that part's very object (a
+its part of the node differs by value (spec.unschedulable only when it goes from true to false) — whether the two nodes share that part's very object (a
 status update keeps the spec and labels objects) or carry equal copies of it."""
 
 from __future__ import annotations
@@ -59,13 +59,12 @@ def _expected(old: JSON, new: JSON) -> ActionType:
         return {c.get("type"): c.get("status") for c in part(node, "status", "conditions", [])}
 
     action = ActionType(0)
-    if bool(part(old, "spec", "unschedulable", False)) != bool(part(new, "spec", "unschedulable", False)):
-        action |= ActionType.UpdateNodeTaint
+    if part(old, "spec", "unschedulable", False) and not part(new, "spec", "unschedulable", False):
+        action |= ActionType.UpdateNodeTaint  # uncordoned (a cordon raises nothing)
     if part(old, "spec", "taints", []) != part(new, "spec", "taints", []):
         action |= ActionType.UpdateNodeTaint
-    for key in ("allocatable", "capacity"):
-        if (old.get("status") or {}).get(key) != (new.get("status") or {}).get(key):
-            action |= ActionType.UpdateNodeAllocatable
+    if part(old, "status", "allocatable", {}) != part(new, "status", "allocatable", {}):
+        action |= ActionType.UpdateNodeAllocatable  # (capacity is not read)
     if part(old, "metadata", "labels", {}) != part(new, "metadata", "labels", {}):
         action |= ActionType.UpdateNodeLabel
     if statuses(old) != statuses(new):

@@ -50,6 +50,17 @@ def _renew(store: Store, *names: str) -> SetField:
     return SetField(LEASES, [_stored(store, n, LEASES) for n in names], RENEW, "t1")
 
 
+def _post(store: Store, name: str) -> SetField:
+    return SetField("nodes", [store.get("nodes", "", name)], ("status", "conditions"), [{"type": "Ready"}])
+
+
+def _stale_renew(store: Store, name: str) -> SetField:
+    current = _stored(store, name, LEASES)
+    return SetField(
+        LEASES, [{**current, "metadata": {**current["metadata"], "resourceVersion": "1"}}], RENEW, "t1"
+    )
+
+
 #: (id, batch builder, stop_at_failure, expected outcomes (rv relative to the start), events)
 CASES: list[Any] = [
     pytest.param(
@@ -111,6 +122,20 @@ CASES: list[Any] = [
         ["n1@1", "c@2", "n2@3"],
         [("MODIFIED", "n1"), ("ADDED", "c"), ("MODIFIED", "n2")],
         id="field writes mixed with other operations keep the batch order",
+    ),
+    pytest.param(
+        lambda s: [_renew(s, "n1"), _post(s, "n0"), _renew(s, "n2")],
+        False,
+        ["n1@1", "n0@2", "n2@3"],
+        [("MODIFIED", "n1"), ("MODIFIED", "n0"), ("MODIFIED", "n2")],
+        id="field writes of leases and a node in turn keep the batch order",
+    ),
+    pytest.param(
+        lambda s: [_renew(s, "n1"), _stale_renew(s, "n2"), _post(s, "n0")],
+        True,
+        ["n1@1", "409 Conflict"],
+        [("MODIFIED", "n1")],
+        id="a field write of a changed object ends the batch with stop_at_failure",
     ),
     pytest.param(
         lambda s: [

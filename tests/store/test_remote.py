@@ -13,11 +13,11 @@ from typing import TypeVar
 
 import pytest
 
+from apiserver.tls_pair import ca_of, serving_pair
 from kubetaint.api.errors import StatusError
 from kubetaint.apiserver.app import create_app
 from kubetaint.apiserver.security import SecurityConfig
 from kubetaint.apiserver.server import BackgroundServer
-from kubetaint.apiserver.tls import TLSFiles, generate_self_signed
 from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry
 from kubetaint.store.informer import EventHandlers, Informer
@@ -270,17 +270,14 @@ def write_kubeconfig(path: Path, cluster: JSON, user: JSON) -> Path:
 
 
 def test_https_with_ca_data_and_a_bearer_token(tmp_path: Path) -> None:
-    cert, key = generate_self_signed()
-    (tmp_path / "cert.pem").write_bytes(cert)
-    (tmp_path / "key.pem").write_bytes(key)
+    tls = serving_pair(tmp_path / "pki")
     (tmp_path / "tokens.csv").write_text('admin-token,admin,uid-admin,"system:masters"\n')
     clock = VirtualClock()
     app = create_app(
         backing_store(clock), clock, security=SecurityConfig(token_auth_file=str(tmp_path / "tokens.csv"))
     )
-    tls = TLSFiles(str(tmp_path / "cert.pem"), str(tmp_path / "key.pem"))
     with BackgroundServer(app, tls=tls) as server:
-        ca = base64.b64encode(cert).decode()
+        ca = base64.b64encode(ca_of(tls)).decode()
         good = write_kubeconfig(
             tmp_path / "good",
             {"server": server.url, "certificate-authority-data": ca},

@@ -46,6 +46,20 @@ def resource_plural(resource: str) -> str:
     return resource.partition(".")[0]
 
 
+#: Attributes' fields, in the order its constructor takes them.
+_FIELDS = (
+    "operation",
+    "resource",
+    "object",
+    "old_object",
+    "namespace",
+    "name",
+    "subresource",
+    "dry_run",
+    "user",
+)
+
+
 class Attributes:
     """One admission request.
 
@@ -57,19 +71,9 @@ class Attributes:
     than a frozen dataclass, whose construction costs four times as much: every write builds one.)
     """
 
-    __slots__ = (
-        "dry_run",
-        "name",
-        "namespace",
-        "object",
-        "old_object",
-        "operation",
-        "resource",
-        "subresource",
-        "user",
-    )
+    __slots__ = _FIELDS
 
-    def __init__(  # noqa: PLR0917 - positional like the dataclass it replaces (every caller)
+    def __init__(  # noqa: PLR0917 - every caller passes the first fields by position
         self,
         operation: str,
         resource: str,
@@ -94,38 +98,17 @@ class Attributes:
         self.user = user
 
     def _fields(self) -> tuple[Any, ...]:
-        return (
-            self.operation,
-            self.resource,
-            self.object,
-            self.old_object,
-            self.namespace,
-            self.name,
-            self.subresource,
-            self.dry_run,
-            self.user,
-        )
+        return tuple(getattr(self, name) for name in _FIELDS)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not Attributes:
             return NotImplemented
         return self._fields() == other._fields()
 
-    __hash__ = None  # type: ignore[assignment]  # carries dicts, as the dataclass did
+    __hash__ = None  # type: ignore[assignment]  # carries dicts
 
     def __repr__(self) -> str:
-        names = (
-            "operation",
-            "resource",
-            "object",
-            "old_object",
-            "namespace",
-            "name",
-            "subresource",
-            "dry_run",
-            "user",
-        )
-        shown = ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields(), strict=True))
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
         return f"Attributes({shown})"
 
     def with_object(self, obj: Mapping[str, Any] | None) -> Attributes:

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from kubetaint.admission.attributes import CREATE, UPDATE, Attributes
 from kubetaint.admission.lookup import ObjectLookup
 from kubetaint.admission.plugin import AdmissionPlugin, is_pod_request, pod_spec, with_spec_fields
+from kubetaint.api.validation.quantities import is_native_resource
 from kubetaint.core.matching import add_or_update_toleration
 
 REQUESTS_PREFIX = "requests."
@@ -33,11 +34,6 @@ def is_qualified_name(value: str) -> bool:
     else:
         return False
     return 0 < len(name) <= 63 and _NAME.fullmatch(name) is not None
-
-
-def is_native_resource(name: str) -> bool:
-    """IsNativeResource: no domain prefix, or a `kubernetes.io/` one."""
-    return "/" not in name or "kubernetes.io/" in name
 
 
 def is_extended_resource_name(name: str) -> bool:

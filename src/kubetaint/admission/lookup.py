@@ -9,15 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-#: Resource (plural) of each kind admission reads.
-KIND_RESOURCES: dict[str, str] = {
-    "Namespace": "namespaces",
-    "PriorityClass": "priorityclasses",
-    "RuntimeClass": "runtimeclasses",
-    "Node": "nodes",
-    "Pod": "pods",
-}
-
 
 class ObjectLookup(Protocol):
     """Read access to stored objects by resource (plural, e.g. `namespaces`)."""
@@ -39,17 +30,6 @@ class DictLookup:
         for resource, items in (objects or {}).items():
             for obj in items:
                 self.add(resource, obj)
-
-    @classmethod
-    def from_objects(cls, objects: Iterable[Mapping[str, Any]]) -> DictLookup:
-        """Index manifests by their `kind` (Namespace, PriorityClass, RuntimeClass, Node, Pod)."""
-        lookup = cls()
-        for obj in objects:
-            kind = str(obj.get("kind", ""))
-            if kind not in KIND_RESOURCES:
-                raise ValueError(f"DictLookup does not index kind {kind!r}")
-            lookup.add(KIND_RESOURCES[kind], obj)
-        return lookup
 
     def add(self, resource: str, obj: Mapping[str, Any]) -> None:
         meta = obj.get("metadata") or {}

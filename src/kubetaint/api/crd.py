@@ -65,11 +65,6 @@ class CustomResource(Resource):
         return None
 
 
-def crd_name(group: str, plural: str) -> str:
-    """A CRD's required name: `<plural>.<group>`."""
-    return f"{plural}.{group}"
-
-
 def spec_of(crd: Mapping[str, Any]) -> JSON:
     return _as_dict(crd.get("spec"))
 

@@ -12,12 +12,14 @@ checked: `unchecked` names what a schema uses of them, for the server to say so.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api import gopattern
 from kubetaint.api.crformats import recognized
+from kubetaint.api.goquote import go_float
 from kubetaint.api.validation import field as f
 
 JSON = dict[str, Any]
@@ -158,11 +160,6 @@ def _type_matches(value: Any, kind: str) -> bool:
     return True
 
 
-def _number(value: float) -> str:
-    """A bound or value as go-openapi prints it (%v of a float64)."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
 def validate(obj: JSON, schema: Mapping[str, Any] | None) -> list[f.FieldError]:
     """The field errors of a custom resource against its schema (kube-openapi's validator as
     apiextensions reports it: `spec.replicas: Invalid value: "string": spec.replicas in body
@@ -261,47 +258,93 @@ def _validate_string(value: str, schema: JSON, path: str, shown: str, errs: list
 
 
 def _validate_number(value: float, schema: JSON, path: str, shown: str, errs: list[f.FieldError]) -> None:
-    maximum = schema.get("maximum")
-    if isinstance(maximum, int | float) and not isinstance(maximum, bool):
-        if schema.get("exclusiveMaximum") is True and value >= maximum:
-            errs.append(f.invalid(path, value, f"{shown} in body should be less than {_number(maximum)}"))
-        elif value > maximum:
-            errs.append(
-                f.invalid(path, value, f"{shown} in body should be less than or equal to {_number(maximum)}")
-            )
-    minimum = schema.get("minimum")
-    if isinstance(minimum, int | float) and not isinstance(minimum, bool):
-        if schema.get("exclusiveMinimum") is True and value <= minimum:
-            errs.append(f.invalid(path, value, f"{shown} in body should be greater than {_number(minimum)}"))
-        elif value < minimum:
-            errs.append(
-                f.invalid(
-                    path, value, f"{shown} in body should be greater than or equal to {_number(minimum)}"
-                )
-            )
-    multiple = schema.get("multipleOf")
-    if (
-        isinstance(multiple, int | float)
-        and not isinstance(multiple, bool)
-        and multiple > 0
-        and not float(value / multiple).is_integer()
-    ):
-        errs.append(f.invalid(path, value, f"{shown} in body should be a multiple of {_number(multiple)}"))
+    """kube-openapi's numberValidator: multipleOf, then minimum, then maximum. A bound is a float64;
+    an integer value is checked against the bound converted to int64 (truncated) and the message
+    shows it as an integer, unless the bound is out of the schema type's range (a fractional
+    bound of an `integer`), when value and bound are compared as float64 as for a fractional
+    value, and the message shows the bound as `%v` of a float64 (`1e+06`)."""
+    kind = schema.get("type")
+    multiple = _bound(schema.get("multipleOf"))
+    if multiple is not None and multiple > 0:
+        native = _native(value, multiple, kind)
+        if native:  # an integer factor of 0 (a fraction below 1) is checked as float64
+            failed = value % native != 0
+            shown_bound = str(native)
+        else:
+            failed = not _json_integer(1 / multiple * value if multiple < 1 else value / multiple)
+            shown_bound = go_float(multiple)
+        if failed:
+            errs.append(f.invalid(path, value, f"{shown} in body should be a multiple of {shown_bound}"))
+    minimum = _bound(schema.get("minimum"))
+    if minimum is not None:
+        native = _native(value, minimum, kind)
+        bound: float = minimum if native is None else native
+        text = go_float(minimum) if native is None else str(native)
+        if schema.get("exclusiveMinimum") is True and value <= bound:
+            errs.append(f.invalid(path, value, f"{shown} in body should be greater than {text}"))
+        elif value < bound:
+            errs.append(f.invalid(path, value, f"{shown} in body should be greater than or equal to {text}"))
+    maximum = _bound(schema.get("maximum"))
+    if maximum is not None:
+        native = _native(value, maximum, kind)
+        bound = maximum if native is None else native
+        text = go_float(maximum) if native is None else str(native)
+        if schema.get("exclusiveMaximum") is True and value >= bound:
+            errs.append(f.invalid(path, value, f"{shown} in body should be less than {text}"))
+        elif value > bound:
+            errs.append(f.invalid(path, value, f"{shown} in body should be less than or equal to {text}"))
+
+
+def _bound(raw: Any) -> float | None:
+    """A schema bound as the float64 kube-openapi holds it (None when absent or not a number)."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return None
+    return float(raw)
+
+
+_INT64 = 2**63
+
+
+def _native(value: float, bound: float, kind: Any) -> int | None:
+    """The bound as int64 when kube-openapi checks an integer value natively (MaximumNativeType and
+    friends): the value is an integer and the bound is within the schema type's range
+    (IsValueValidAgainstRange: a fractional or huge bound of an `integer` is not). None: compare as
+    float64."""
+    if not isinstance(value, int) or not math.isfinite(bound):
+        return None
+    if kind == "integer" and (not bound.is_integer() or not -_INT64 <= bound < _INT64):
+        return None
+    if not -_INT64 <= bound < _INT64:
+        return None  # Go's int64(bound) is undefined beyond int64; compare as float64
+    return int(bound)  # Go's int64(float64) truncates toward zero
+
+
+_MAX_JSON_INTEGER = float(2**53 - 1)
+
+
+def _json_integer(number: float) -> bool:
+    """swag.IsFloat64AJSONInteger: within ±(2^53 − 1) and an integer up to a relative error of 1e-9
+    (so 0.3 is a multiple of 0.1)."""
+    if not math.isfinite(number) or abs(number) > _MAX_JSON_INTEGER:
+        return False
+    rounded = float(round(number))
+    if number == rounded:
+        return True
+    if rounded == 0:
+        return False
+    return abs(number - rounded) < 1e-9 * abs(rounded)
+
+
+def _too_many(path: str, count: int, maximum: int) -> f.FieldError:
+    """maxItems / maxProperties exceeded (the detail empty, "items" whatever the maximum)."""
+    message = f"Too many: {count}: must have at most {maximum} items"
+    return f.FieldError(path, "Too many", "FieldValueTooMany", count, "", message)
 
 
 def _validate_array(value: list[Any], schema: JSON, path: str, shown: str, errs: list[f.FieldError]) -> None:
     max_items = schema.get("maxItems")
     if isinstance(max_items, int) and len(value) > max_items:
-        errs.append(
-            f.FieldError(
-                path,
-                "Too many",
-                "FieldValueTooMany",
-                len(value),
-                "",
-                f"Too many: {len(value)}: must have at most {max_items} items",
-            )
-        )
+        errs.append(_too_many(path, len(value), max_items))
     min_items = schema.get("minItems")
     if isinstance(min_items, int) and len(value) < min_items:
         errs.append(f.invalid(path, value, f"{shown} in body should have at least {min_items} items"))
@@ -337,16 +380,7 @@ def _validate_object(
             errs.append(f.required(_child(path, name)))
     max_props = schema.get("maxProperties")
     if isinstance(max_props, int) and len(value) > max_props:
-        errs.append(
-            f.FieldError(
-                path,
-                "Too many",
-                "FieldValueTooMany",
-                len(value),
-                "",
-                f"Too many: {len(value)}: must have at most {max_props} items",
-            )
-        )
+        errs.append(_too_many(path, len(value), max_props))
     min_props = schema.get("minProperties")
     if isinstance(min_props, int) and len(value) < min_props:
         errs.append(f.invalid(path, value, f"{shown} in body should have at least {min_props} properties"))

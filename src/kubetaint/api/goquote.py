@@ -1,8 +1,11 @@
-"""Go's `strconv.Quote` (`%q`), which upstream messages use to show values: printable characters
-kept, quotes and backslashes escaped, control characters as Go escapes them. One copy for every
-layer (validation, taint parsing and matching, durations, the API server)."""
+"""How upstream messages print values: Go's `strconv.Quote` (`%q`: printable characters kept,
+quotes and backslashes escaped, control characters as Go escapes them) and `%v` of a float64.
+One copy for every layer (validation, taint parsing and matching, durations, the API server)."""
 
 from __future__ import annotations
+
+import math
+from decimal import Decimal
 
 
 def go_quote(value: str) -> str:
@@ -27,3 +30,27 @@ def go_quote(value: str) -> str:
 
 
 SIMPLE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def go_float(value: float) -> str:
+    """`%v` of a float64 (strconv.FormatFloat(value, 'g', -1, 64)): the shortest digits that read
+    back as the same float, in `%e` form when the exponent is below -4 or at least 6: `1e+06`,
+    `2.5`, `1e-05`."""
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    point = len(digit_tuple) + exponent  # where the decimal point falls in the digits
+    exp = point - 1
+    head = "-" if sign else ""
+    if exp < -4 or exp >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{head}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if point <= 0:
+        return f"{head}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return head + digits + "0" * (point - len(digits))
+    return f"{head}{digits[:point]}.{digits[point:]}"

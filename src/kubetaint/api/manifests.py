@@ -162,14 +162,6 @@ def _manifest(
     )
 
 
-def load_manifests(paths: Sequence[str]) -> list[Manifest]:
-    """Load manifests and check each is a kind kubetaint serves, with JSON types that fit its schema."""
-    manifests = load_documents(paths)
-    for manifest in manifests:
-        check_manifest(manifest)
-    return manifests
-
-
 def check_manifest(manifest: Manifest) -> None:
     """apiVersion/kind known to the resource table, and field types decodable; else ManifestError."""
     obj = manifest.obj

@@ -181,12 +181,6 @@ def _prune(value: Any, schema: JSON, patch: bool) -> Any:
     return value
 
 
-def unknown_fields(obj: Any, schema: str, *, patch: bool = False) -> list[str]:
-    """Paths of the fields of `obj` that `schema` (a components.schemas key) does not declare."""
-    prefix = 'unknown field "'
-    return [e[len(prefix) : -1] for e in strict_errors(obj, schema, patch=patch) if e.startswith(prefix)]
-
-
 def strict_decoding_error(errors: Sequence[str]) -> str:
     """runtime.NewStrictDecodingError(errs).Error()."""
     return "strict decoding error: " + ", ".join(errors)

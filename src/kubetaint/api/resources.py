@@ -314,16 +314,6 @@ def by_plural(plural: str, group: str | None = None) -> Resource | None:
     return next((r for r in RESOURCES if r.plural == plural and (group is None or r.group == group)), None)
 
 
-def by_kind(kind: str, group: str | None = None) -> Resource | None:
-    """The first resource (table order) with that kind, optionally in one group."""
-    return next((r for r in RESOURCES if r.kind == kind and (group is None or r.group == group)), None)
-
-
-def by_short_name(short: str) -> Resource | None:
-    """The resource with that short name (`no`, `po`, `ds`, ...)."""
-    return next((r for r in RESOURCES if short in r.short_names), None)
-
-
 def resolve(name: str) -> Resource | None:
     """kubectl's resource argument: plural, singular, short name or kind, case-insensitive,
     optionally qualified by group (`deployments.apps`) or version and group (`deployments.v1.apps`)."""

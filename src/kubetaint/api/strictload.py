@@ -297,13 +297,6 @@ def _distinct_size(root: yaml.Node) -> int:
     return len(seen)
 
 
-def parse_documents(text: str, name: str) -> list[Parsed]:
-    """Every document of a JSON or YAML text (JSON: one)."""
-    if looks_like_json(text, name):
-        return [parse_json(text, name)]
-    return list(parse_yaml(text, name))
-
-
 def duplicate_paths(data: Any, duplicates: dict[int, tuple[str, ...]]) -> list[list[str | int]]:
     """The paths (keys and indexes) of the keys `parse_json` found twice, in document order."""
     if not duplicates:

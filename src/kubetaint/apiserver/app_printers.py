@@ -34,8 +34,6 @@ from kubetaint.clock.base import parse_time
 
 _CORE = "io.k8s.api.core.v1."
 _BATCH = "io.k8s.api.batch.v1."
-#: printers.go's loadBalancerWidth
-LOAD_BALANCER_WIDTH = 16
 
 
 def _count(value: Any) -> int:

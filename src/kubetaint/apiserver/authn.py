@@ -33,7 +33,6 @@ __all__ = [
     "ANONYMOUS_USER",
     "AUTHENTICATED_GROUP",
     "CURRENT_USER",
-    "LOOPBACK_ADMIN",
     "MASTERS_GROUP",
     "NODES_GROUP",
     "NODE_USER_PREFIX",
@@ -49,8 +48,6 @@ __all__ = [
 ]
 
 ANONYMOUS = UserInfo(ANONYMOUS_USER, "", (UNAUTHENTICATED_GROUP,))
-#: The user the server acts for when no security middleware runs (tests, embedded use).
-LOOPBACK_ADMIN = UserInfo("system:apiserver", "", (MASTERS_GROUP, AUTHENTICATED_GROUP))
 CURRENT_USER: ContextVar[UserInfo | None] = ContextVar("kubetaint_current_user", default=None)
 
 

@@ -67,10 +67,6 @@ class CustomResources:
         return out
 
 
-def is_custom(res: Resource) -> bool:
-    return isinstance(res, CustomResource)
-
-
 def check_field_labels(res: Resource, selector: str | None) -> None:
     """The custom resource converter's field labels (ConvertFieldLabel): `metadata.name`, and
     `metadata.namespace` for a namespaced resource only; 400 `field label not supported`

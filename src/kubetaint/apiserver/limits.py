@@ -83,13 +83,9 @@ _JSONLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.const
 _SCALARS = (str, bool, int, type(None))
 
 
-def load_yaml_json(raw: bytes) -> Any:
-    """Decode a YAML body into JSON values (checked by `check_decoded`); errors are 400s."""
-    return load_yaml_json_recording(raw)[0]
-
-
 def load_yaml_json_recording(raw: bytes) -> tuple[Any, str | None]:
-    """`load_yaml_json` with go-yaml's strict decoding error for the keys given twice
+    """Decode a YAML body into JSON values (checked by `check_decoded`; errors are 400s), with
+    go-yaml's strict decoding error for the keys given twice
     (`yaml: unmarshal errors:\n  line 3: key "name" already set in map`), None without any."""
     loader = _JSONLoader(raw)  # a SafeLoader subclass
     try:

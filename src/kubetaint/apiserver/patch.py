@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import re
-from decimal import Decimal
 from typing import Any
 
 import jsonpatch
 import jsonpointer
 
 from kubetaint.api import errors
+from kubetaint.api.goquote import go_float
 from kubetaint.apiserver.limits import too_large
 
 JSON = dict[str, Any]
@@ -284,28 +283,5 @@ def go_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return _go_float(value)
+        return go_float(value)
     return str(value)
-
-
-def _go_float(value: float) -> str:
-    """strconv.FormatFloat(value, 'g', -1, 64): the shortest digits, in %e form when the
-    exponent is below -4 or at least 6 (as `%v` prints a float64)."""
-    if value == 0:
-        return "0"
-    if not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
-    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
-    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
-    assert isinstance(exponent, int)
-    point = len(digit_tuple) + exponent  # where the decimal point falls in the digits
-    exp = point - 1
-    head = "-" if sign else ""
-    if exp < -4 or exp >= 6:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{head}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if point <= 0:
-        return f"{head}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return head + digits + "0" * (point - len(digits))
-    return f"{head}{digits[:point]}.{digits[point:]}"

@@ -183,9 +183,6 @@ class StoredPolicy:
             self._policy = policy
         return policy
 
-    def cluster_role(self, name: str) -> JSON | None:
-        return self.informers[CLUSTER_ROLES].get("", name)
-
     def _schedule_aggregation(self) -> None:
         if self._aggregation_pending:
             return

@@ -18,6 +18,7 @@ from typing import Any
 from kubetaint.api import errors
 from kubetaint.api.crd import CRDS, CustomResource
 from kubetaint.api.gobase64 import corrupt_input_offset
+from kubetaint.api.gojson import json_kind
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.omitempty import omit_empty
@@ -92,7 +93,7 @@ def _check_secret_maps(secret: JSON) -> None:
             continue
         if not isinstance(values, dict):
             raise _secret_decode_error(
-                f"json: cannot unmarshal {_json_kind(values)} into Go struct field "
+                f"json: cannot unmarshal {json_kind(values)} into Go struct field "
                 f"Secret.{field} of type map[string]{go_type}"
             )
         for value in values.values():
@@ -100,7 +101,7 @@ def _check_secret_maps(secret: JSON) -> None:
                 continue
             if not isinstance(value, str):
                 raise _secret_decode_error(
-                    f"json: cannot unmarshal {_json_kind(value)} into Go struct field Secret.{field} "
+                    f"json: cannot unmarshal {json_kind(value)} into Go struct field Secret.{field} "
                     f"of type {go_type}"
                 )
             offset = corrupt_input_offset(value) if field == "data" else None
@@ -110,16 +111,6 @@ def _check_secret_maps(secret: JSON) -> None:
 
 def _secret_decode_error(message: str) -> errors.StatusError:
     return errors.bad_request(f'Secret in version "v1" cannot be handled as a Secret: {message}')
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _meta(obj: JSON) -> JSON:
@@ -339,10 +330,6 @@ def _generation_of(obj: JSON, old: JSON) -> JSON:
     if generation is not None:
         meta["generation"] = generation
     return {**obj, "metadata": meta}
-
-
-def _is_pods(res: ResourceInfo) -> bool:
-    return res.plural == "pods" and not res.group
 
 
 def _is_namespaces(res: ResourceInfo) -> bool:

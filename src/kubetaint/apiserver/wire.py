@@ -209,13 +209,9 @@ def _load_json(raw: bytes, pairs_hook: Any = None, clean: bool = False) -> Any:
 _YAML_SURROGATE_ESCAPE = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def load_yaml(raw: bytes) -> Any:
-    """YAML bodies; each surrogate escape decodes to U+FFFD as go-yaml does (libyaml refuses them)."""
-    return load_yaml_recording(raw)[0]
-
-
 def load_yaml_recording(raw: bytes) -> tuple[Any, str | None]:
-    """`load_yaml` with go-yaml's strict decoding error for keys given twice (None without any)."""
+    """YAML bodies (each surrogate escape decodes to U+FFFD as go-yaml does; libyaml refuses them), with
+    go-yaml's strict decoding error for keys given twice (None without any)."""
     return limits.load_yaml_json_recording(_YAML_SURROGATE_ESCAPE.sub(rb"\\uFFFD", raw))
 
 

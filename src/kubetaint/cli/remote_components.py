@@ -16,6 +16,7 @@ import click
 
 from kubetaint.api.version import KUBERNETES_VERSION
 from kubetaint.clock.base import Clock
+from kubetaint.clock.virtual import VirtualClock
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController
 from kubetaint.controllers.tainteviction import TaintEvictionController
 from kubetaint.controlplane.leaderelection import (
@@ -150,7 +151,7 @@ def run_scheduler(options: dict[str, Any]) -> None:
         return RemoteScheduler(store, registry, clock, name)
 
     try:
-        Scheduler(_NoClock(), config={"profiles": [{"schedulerName": name}]})
+        Scheduler(VirtualClock(), config={"profiles": [{"schedulerName": name}]})  # the check alone
     except ConfigError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(2)
@@ -159,24 +160,4 @@ def run_scheduler(options: dict[str, Any]) -> None:
 
 def run_controllers(options: dict[str, Any]) -> None:
     """`kubetaint controllers`: run the two controllers until a signal."""
-
-    def build(store: RemoteStore, registry: Registry, clock: Clock) -> Component:
-        return RemoteControllers(store, registry, clock)
-
-    run(options, CONTROLLER_MANAGER_LEASE, build)
-
-
-class _NoClock:
-    """Only for checking the configuration before connecting."""
-
-    def now(self) -> float:
-        return 0.0
-
-    def call_at(self, when: float, callback: Any, *, priority: int = 0) -> Any:
-        raise NotImplementedError
-
-    def call_later(self, delay: float, callback: Any, *, priority: int = 0) -> Any:
-        raise NotImplementedError
-
-    def call_soon(self, callback: Any, *, priority: int = 0) -> Any:
-        raise NotImplementedError
+    run(options, CONTROLLER_MANAGER_LEASE, RemoteControllers)

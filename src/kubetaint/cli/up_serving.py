@@ -26,7 +26,6 @@ from kubetaint.apiserver.server import serving_options
 from kubetaint.apiserver.tls import TLSFiles, kubeconfig
 
 PKI_DIR = "pki"
-CONTEXT = "kubetaint"
 
 
 @dataclass(frozen=True)
@@ -183,4 +182,4 @@ def write_kubeconfig(path: Path, server: str, serving: Serving) -> None:
     write_file(path, yaml.safe_dump(document, sort_keys=False).encode())
 
 
-__all__ = ["CONTEXT", "Serving", "prepare_serving", "write_kubeconfig"]
+__all__ = ["Serving", "prepare_serving", "write_kubeconfig"]

@@ -36,9 +36,7 @@ def propagation_from_options(options: Mapping[str, Any]) -> str | None:
     return str(policy) if isinstance(policy, str) and policy else None
 
 
-def _should(
-    finalizers: Sequence[str], policy: str | None, wanted: str, finalizer: str, default: bool
-) -> bool:
+def _should(finalizers: Sequence[str], policy: str | None, wanted: str, finalizer: str) -> bool:
     if policy is not None:
         return policy == wanted
     for name in finalizers:
@@ -46,16 +44,14 @@ def _should(
             return finalizer == FINALIZER_ORPHAN
         if name == FINALIZER_FOREGROUND:
             return finalizer == FINALIZER_FOREGROUND
-    return default
+    return False
 
 
-def deletion_finalizers(
-    finalizers: Sequence[str], policy: str | None, *, default_orphan: bool = False
-) -> list[str] | None:
+def deletion_finalizers(finalizers: Sequence[str], policy: str | None) -> list[str] | None:
     """deletionFinalizersForGarbageCollection: the finalizers a delete leaves on the object, or
     None when they do not change."""
-    orphan = _should(finalizers, policy, ORPHAN, FINALIZER_ORPHAN, default_orphan)
-    foreground = _should(finalizers, policy, FOREGROUND, FINALIZER_FOREGROUND, False)
+    orphan = _should(finalizers, policy, ORPHAN, FINALIZER_ORPHAN)
+    foreground = _should(finalizers, policy, FOREGROUND, FINALIZER_FOREGROUND)
     updated = [f for f in finalizers if f not in (FINALIZER_ORPHAN, FINALIZER_FOREGROUND)]
     if orphan:
         updated.append(FINALIZER_ORPHAN)

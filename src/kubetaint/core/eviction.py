@@ -88,9 +88,6 @@ class TimerDecision:
     add: tuple[float, float] | None = None
 
 
-KEEP = TimerDecision()
-
-
 def decide_timer(
     taints: Sequence[Mapping[str, Any]],
     tolerations: Sequence[Mapping[str, Any]],

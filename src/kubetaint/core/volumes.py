@@ -89,18 +89,6 @@ def ephemeral_claim_name(pod: Obj, volume: Mapping[str, Any]) -> str:
     return f"{meta(pod).get('name') or ''}-{volume.get('name') or ''}"
 
 
-def pvc_names(pod: Obj) -> list[tuple[str, bool]]:
-    """Every claim the pod's volumes use: (name, whether it is a generic ephemeral volume's)."""
-    out: list[tuple[str, bool]] = []
-    for volume in pod_volumes(pod):
-        name = claim_name(volume)
-        if name is not None:
-            out.append((name, False))
-        elif isinstance(volume.get("ephemeral"), Mapping):
-            out.append((ephemeral_claim_name(pod, volume), True))
-    return out
-
-
 def volume_is_for_pod(pod: Obj, pvc: Obj) -> str | None:
     """ephemeral.VolumeIsForPod: None when the claim's controller is the pod, else the error."""
     pod_meta, pvc_meta = meta(pod), meta(pvc)

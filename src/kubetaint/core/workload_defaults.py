@@ -138,12 +138,6 @@ DEFAULTERS: dict[tuple[str, str], Callable[[JSON], JSON]] = {
 }
 
 
-def with_workload_defaults(group: str, kind: str, obj: JSON) -> JSON:
-    """`obj` with its kind's defaults, or `obj` itself for a kind not listed."""
-    defaulter = DEFAULTERS.get((group, kind))
-    return defaulter(obj) if defaulter is not None else obj
-
-
 #: The Job labels upstream's strategy puts on a Job's pod template (batch.JobNameLabel and
 #: batch.ControllerUidLabel, and their legacy names).
 JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")

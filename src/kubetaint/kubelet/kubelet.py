@@ -63,6 +63,24 @@ class KubeletSettings:
     enable_comparison_operators: bool = False
 
 
+@dataclass(slots=True)
+class StatusPost:
+    """One status post of a kubelet: the node as read, its conditions before and after the
+    merge, the (type, status) pairs that change, the instant and the statuses it posts."""
+
+    kubelet: HollowKubelet
+    node: JSON
+    existing: list[JSON]
+    conditions: list[JSON]
+    changed: list[tuple[str, str]]
+    now: float
+    desired: dict[str, str]
+
+    def field_write(self) -> SetField:
+        """The write of this post alone (node status conditions replaced)."""
+        return SetField("nodes", [self.node], NODE_CONDITIONS, self.conditions)
+
+
 class HollowKubelet(KubeletFaults):
     """The kubelet of one hollow node (faults and node-pressure eviction: `KubeletFaults`)."""
 
@@ -201,40 +219,56 @@ class HollowKubelet(KubeletFaults):
     def pressure_conditions(self) -> list[str]:
         return [c for c in ("MemoryPressure", "DiskPressure", "PIDPressure") if self.pressures.get(c)]
 
-    def post_status(self, *, force: bool = False) -> bool:
+    def post_status(self, *, force: bool = False, attempts: int = 5) -> bool:
         """tryUpdateNodeStatus: post when forced, when a condition changed, or when the report
-        frequency has passed since the last post. Retries on conflict (nodeStatusUpdateRetry 5)."""
+        frequency has passed since the last post. Retries on conflict (nodeStatusUpdateRetry 5;
+        `attempts` left of them)."""
+        for _ in range(attempts):
+            post = self.status_post(force=force)
+            if post is None:
+                return False
+            written, err = until_failure(self.store.commit((post.field_write(),)))
+            if err is None:
+                self.status_posted(post, written[0])
+                return True
+            if not self.post_conflicted(err):
+                return False
+        return False
+
+    def status_post(self, *, force: bool = False) -> StatusPost | None:
+        """The status post a heartbeat makes now (the node read, its conditions merged), or None
+        when there is nothing to post (stopped, not registered, no node, nothing due)."""
         if self.stopped or not self.registered:
-            return False
+            return None
+        node = self._node()
+        if node is None:
+            return None
         now = self.clock.now()
         desired = self.desired_conditions()
-        for _ in range(5):
-            node = self._node()
-            if node is None:
-                return False
-            status = node.get("status") or {}
-            existing = list(status.get("conditions") or [])
-            due = now - self.last_status_post >= self.settings.node_status_report_frequency
-            if not (force or due or conditions_differ(existing, desired)):
-                return False
-            conditions, changed = merge_conditions(existing, desired, now)
-            # store.update of the node with its conditions replaced, told what changes (a store or
-            # registry that knows the node as it stored it writes it without comparing)
-            post = SetField("nodes", [node], NODE_CONDITIONS, conditions)
-            written, err = until_failure(self.store.commit((post,)))
-            if err is not None:
-                if err.code == 409:
-                    continue
-                log.info("node %s: status update failed: %s", self.name, err.message)
-                return False
-            stored = written[0]
-            self.last_status_post = now
-            self._posted = desired
-            for ctype, cstatus in changed:
-                reason = CONDITION_EVENTS.get((ctype, cstatus))
-                if reason is not None and existing:
-                    self._event(stored, "Normal", reason, f"Node {self.name} status is now: {reason}")
+        status = node.get("status") or {}
+        existing = list(status.get("conditions") or [])
+        due = now - self.last_status_post >= self.settings.node_status_report_frequency
+        if not (force or due or conditions_differ(existing, desired)):
+            return None
+        conditions, changed = merge_conditions(existing, desired, now)
+        return StatusPost(self, node, existing, conditions, changed, now, desired)
+
+    def status_posted(self, post: StatusPost, stored: JSON) -> None:
+        """`post` was written (`stored`): remember it and record the condition changes."""
+        self.last_status_post = post.now
+        self._posted = post.desired
+        if not post.existing:
+            return
+        for ctype, cstatus in post.changed:
+            reason = CONDITION_EVENTS.get((ctype, cstatus))
+            if reason is not None:
+                self._event(stored, "Normal", reason, f"Node {self.name} status is now: {reason}")
+
+    def post_conflicted(self, err: StatusError) -> bool:
+        """A status post failed with `err`: True when it is a conflict, which is retried."""
+        if err.code == 409:
             return True
+        log.info("node %s: status update failed: %s", self.name, err.message)
         return False
 
     def heartbeat(self) -> None:

@@ -12,8 +12,9 @@ import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle
-from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings
+from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings, StatusPost
 from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
 from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.speed.reference import reference_mode
@@ -56,18 +57,21 @@ class _PhaseGroup:
 
 
 class _Renewals:
-    """The lease renewals of a heartbeat round not yet written: either renewals of the leases
-    last written that move only renewTime to one instant (written with
-    `SetField` commit) or other renewal updates (a commit of `Update`s)."""
+    """The writes of a heartbeat round not yet made, in turn: either lease renewals that move only
+    renewTime to one instant, with the node status posts due between them (written in one commit
+    of field writes), or other renewal updates (a commit of `Update`s)."""
 
-    __slots__ = ("_kubelets", "_leases", "_own_stores", "_renew", "_store", "_updates", "now")
+    __slots__ = ("_kubelets", "_leases", "_own_stores", "_posts", "_renew", "_store", "_updates", "now")
 
     def __init__(self, store: Store, *, own_stores: bool = False) -> None:
         self._store = store
-        #: each renewal written through its kubelet's own store (its identity), one at a time
+        #: each write made through its kubelet's own store (its identity), one at a time
         self._own_stores = own_stores
         self._kubelets: list[HollowKubelet] = []
-        self._leases: list[JSON] = []  # leases to renew, or (with _updates) renewal updates
+        #: leases to renew and nodes to post, or (with _updates) renewal updates
+        self._leases: list[JSON] = []
+        #: position in the lists -> the status post written there (the other positions renew)
+        self._posts: dict[int, StatusPost] = {}
         self._updates = False
         #: the instant the pending leases are renewed to: a renewable lease of a kubelet at this
         #: instant joins them as it is (`pending`); NaN (equal to nothing) while renewal updates
@@ -95,38 +99,82 @@ class _Renewals:
         self._kubelets.append(kubelet)
         self._leases.append(renewal)
 
+    def add_post(self, post: StatusPost) -> None:
+        """A status post after the renewals pending (written in their commit)."""
+        if self._updates:
+            self.flush()
+        self._posts[len(self._leases)] = post
+        self._kubelets.append(post.kubelet)
+        self._leases.append(post.node)
+
+    def _field_writes(self) -> list[SetField]:
+        """The pending renewals and posts as field writes, in turn."""
+        objects, renew = self._leases, self._renew
+        if not self._posts:
+            return [SetField(LEASE_RESOURCE, objects, RENEW_TIME, renew)]
+        writes: list[SetField] = []
+        start = 0
+        for at, post in sorted(self._posts.items()):
+            if at > start:
+                writes.append(SetField(LEASE_RESOURCE, objects[start:at], RENEW_TIME, renew))
+            writes.append(post.field_write())
+            start = at + 1
+        if start < len(objects):
+            writes.append(SetField(LEASE_RESOURCE, objects[start:], RENEW_TIME, renew))
+        return writes
+
     def flush(self) -> None:
-        """Write what is pending: a failed renewal is retried by its kubelet before the rest."""
+        """Write what is pending: a failed renewal or post is retried by its kubelet before the rest."""
         kubelets, objects = self._kubelets, self._leases
-        if self._own_stores or reference_mode():  # (reference mode: each renewal on its own)
+        if self._own_stores or reference_mode():  # (reference mode: each write on its own)
             self._flush_each()
             return
         while objects:
+            posts = self._posts
             if self._updates:
                 updates = [Update(LEASE_RESOURCE, obj) for obj in objects]
                 stored, err = until_failure(self._store.commit(updates, stop_at_failure=True))
                 for kubelet, lease in zip(kubelets, stored, strict=False):
                     kubelet.lease_written(lease)
             else:
-                renewal = SetField(LEASE_RESOURCE, objects, RENEW_TIME, self._renew)
-                stored, err = until_failure(self._store.commit((renewal,), stop_at_failure=True))
+                stored, err = until_failure(self._store.commit(self._field_writes(), stop_at_failure=True))
                 now = self.now
-                for kubelet, lease in zip(kubelets, stored, strict=False):
-                    kubelet.lease.renewed_in_place(lease)
+                for at, (kubelet, written) in enumerate(zip(kubelets, stored, strict=False)):
+                    post = posts.get(at) if posts else None
+                    if post is not None:
+                        kubelet.status_posted(post, written)
+                        continue
+                    kubelet.lease.renewed_in_place(written)
                     kubelet.last_lease_renew = now
             if err is None:
                 break
             done = len(stored)
-            kubelets[done].lease_written(None, err)
+            self._failed(kubelets[done], posts.get(done), err)
             del kubelets[: done + 1], objects[: done + 1]
+            self._posts = {at - done - 1: post for at, post in posts.items() if at > done}
         kubelets.clear()
         objects.clear()
+        self._posts = {}
         self._updates = False
+
+    @staticmethod
+    def _failed(kubelet: HollowKubelet, post: StatusPost | None, err: StatusError) -> None:
+        """A renewal (`post` None) or status post met `err`: retried as its kubelet retries it."""
+        if post is None:
+            kubelet.lease_written(None, err)
+        elif kubelet.post_conflicted(err):
+            kubelet.post_status(attempts=4)  # (the first of nodeStatusUpdateRetry's five failed)
 
     def _flush_each(self) -> None:
         """`flush` through each kubelet's store: the same writes in the same order, one each."""
-        for kubelet, obj in zip(self._kubelets, self._leases, strict=True):
-            if self._updates:
+        posts = self._posts
+        for at, (kubelet, obj) in enumerate(zip(self._kubelets, self._leases, strict=True)):
+            post = posts.get(at)
+            if post is not None:
+                stored, err = until_failure(kubelet.store.commit((post.field_write(),)))
+                if stored:
+                    kubelet.status_posted(post, stored[0])
+            elif self._updates:
                 stored, err = until_failure(kubelet.store.commit((Update(LEASE_RESOURCE, obj),)))
                 if stored:
                     kubelet.lease_written(stored[0])
@@ -137,9 +185,10 @@ class _Renewals:
                     kubelet.lease.renewed_in_place(stored[0])
                     kubelet.last_lease_renew = self.now
             if err is not None:
-                kubelet.lease_written(None, err)
+                self._failed(kubelet, post, err)
         self._kubelets.clear()
         self._leases.clear()
+        self._posts = {}
         self._updates = False
 
 
@@ -308,8 +357,9 @@ class HollowNodePool:
             return
         group.handle = self.clock.call_later(self.settings.lease_renew_interval, lambda: self._beat(phase))
         # Every member's heartbeat in turn. Consecutive renewals that move only renewTime (to
-        # the same instant) are written as one field-write batch, consecutive other renewals as
-        # one update batch: the same writes in the same order, a batch cut short by any other.
+        # the same instant) are written as one field-write batch with the status posts due
+        # between them, consecutive other renewals as one update batch: the same writes in the
+        # same order, a batch cut short by any other.
         renewals = _Renewals(self.store, own_stores=self.store_for is not None)
         add_renewable = renewals.add_renewable
         pending_kubelets, pending_leases = renewals.pending()
@@ -336,8 +386,9 @@ class HollowNodePool:
                     continue
                 renewals.add_update(kubelet, renewal)
             if kubelet.status_due():
-                renewals.flush()
-                kubelet.post_status()
+                post = kubelet.status_post()
+                if post is not None:
+                    renewals.add_post(post)
         renewals.flush()
 
     # pod routing ---------------------------------------------------------------------------------

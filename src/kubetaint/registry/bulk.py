@@ -127,7 +127,11 @@ def pod_key(obj: Mapping[str, Any]) -> Key | None:
     pod is not plain JSON (then it takes the full path)."""
     if not _plain(obj):
         return None
-    spec = obj["spec"]
+    return str(obj["metadata"].get("namespace") or ""), _spec_text(obj["spec"]), _rest(obj)
+
+
+def _spec_text(spec: JSON) -> str:
+    """The repr of `spec` with nodeName's value, and a node-name affinity's node, masked."""
     masked = spec
     if "nodeName" in spec:
         masked = spec.copy()
@@ -135,7 +139,18 @@ def pod_key(obj: Mapping[str, Any]) -> Key | None:
     if "affinity" in spec and affinity_node(spec) is not None:
         masked = masked.copy() if masked is not spec else spec.copy()
         masked["affinity"] = _masked_affinity(spec["affinity"])
-    return str(obj["metadata"].get("namespace") or ""), repr(masked), _rest(obj)
+    return repr(masked)
+
+
+def _same_but_node_name(spec: JSON, other: JSON) -> bool:
+    """Whether `spec` holds the very same values as `other` under the same keys in the same
+    order, but for nodeName's value (which _spec_text masks): their texts are the same."""
+    if len(spec) != len(other):
+        return False
+    for (key, value), (other_key, other_value) in zip(spec.items(), other.items()):  # noqa: B905
+        if key != other_key or (value is not other_value and key != "nodeName"):
+            return False
+    return True
 
 
 class RecordingLookup:
@@ -198,6 +213,8 @@ class PodAdmissionMemo:
         self._bulk_resource_version: int | None = None
         #: reference mode (read when the memo is made): nothing is remembered
         self._reference = reference_mode()
+        #: the spec last keyed and its _spec_text (read-only: a request handed over, then stored)
+        self._last_spec: tuple[JSON, str] | None = None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -214,14 +231,14 @@ class PodAdmissionMemo:
 
     def end_bulk(self) -> None:
         self._bulk_resource_version = None
+        self._last_spec = None
 
     def admitted(self, obj: JSON, validator: object) -> JSON | None:
         """`obj` as admission would return it, when a pod of its key was admitted, with equal
         look-up results, and accepted by `validator`; else None (always in reference mode)."""
         if not _plain(obj) or self._reference:
             return None
-        key = pod_key(obj)
-        entry = self._entries.get(key) if key is not None else None
+        entry = self._entries.get(self._key(obj))
         if entry is None or entry.validator is not validator:
             return None
         if entry.own_affinity:
@@ -245,9 +262,9 @@ class PodAdmissionMemo:
     def remember(self, obj: JSON, admitted: JSON, calls: Sequence[Call], validator: object) -> None:
         """Record admission's result for `obj` (just computed with the look-ups `calls`), when it
         has the shape `admitted` reproduces: only the spec replaced, nodeName kept."""
-        key = pod_key(obj)
-        if key is None:
+        if not _plain(obj):
             return
+        key = self._key(obj)
         if self._bulk_resource_version is not None:
             self._in_sync()  # the entry describes the store as it is now
         spec, admitted_spec = obj["spec"], admitted.get("spec")
@@ -266,6 +283,21 @@ class PodAdmissionMemo:
             self._clear()
         entry = _Admitted(admitted_spec, admitted_spec is not spec, tuple(calls), validator, own_affinity)
         self._entries[key] = entry
+
+    def _key(self, obj: JSON) -> Key:
+        """pod_key(obj) of a plain pod (the caller checked). In bulk, the spec's text is taken
+        from the last spec keyed when `obj`'s spec holds the very same values but for nodeName's
+        (a scenario's pods of one template share their spec parts: `sim.sharing`)."""
+        spec = obj["spec"]
+        last = self._last_spec
+        if last is not None and _same_but_node_name(spec, last[0]):
+            text = last[1]
+        else:
+            text = _spec_text(spec)
+            # only in bulk, where the pods are the scenario's own: outside, a Python API caller
+            # may change its own lists between creates
+            self._last_spec = (spec, text) if self._bulk_resource_version is not None else None
+        return str(obj["metadata"].get("namespace") or ""), text, _rest(obj)
 
     def stored(self, created: Mapping[str, Any]) -> None:
         """A pod create was committed as `created`. In bulk, the entries stay when it was the

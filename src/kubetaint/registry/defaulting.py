@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubetaint.api import crd as crds
+from kubetaint.api.daemonset_generation import daemonset_prepared_for_create, daemonset_prepared_for_update
 from kubetaint.api.quantity import QuantityError
 from kubetaint.core.defaults import RBAC_GROUP, default_pod_requests, default_role_binding
 from kubetaint.core.qos import pod_qos_class
@@ -56,10 +57,11 @@ def _status_reset(status: JSON) -> Callable[[JSON], JSON]:
 
 
 #: The strategies' PrepareForCreate by (API group, kind), run before the kind's defaults: a
-#: PersistentVolume or claim starts with an empty status (phase Pending by default), a Service
-#: with an empty load balancer status, a CustomResourceDefinition at generation 1 with only its
-#: storage version stored.
+#: DaemonSet at template generation 1 or more, a PersistentVolume or claim with an empty status
+#: (phase Pending by default), a Service with an empty load balancer status, a
+#: CustomResourceDefinition at generation 1 with only its storage version stored.
 PREPARE_FOR_CREATE: dict[GroupKind, Callable[[JSON], JSON]] = {
+    ("apps", "DaemonSet"): daemonset_prepared_for_create,
     ("", "PersistentVolume"): _status_reset({}),
     ("", "PersistentVolumeClaim"): _status_reset({}),
     ("", "Service"): _status_reset({"loadBalancer": {}}),
@@ -67,10 +69,12 @@ PREPARE_FOR_CREATE: dict[GroupKind, Callable[[JSON], JSON]] = {
 }
 
 #: The strategies' PrepareForUpdate by (API group, kind) that depend on the stored object alone,
-#: run after the kind's defaults: a CustomResourceDefinition keeps its stored status, adds its
+#: run after the kind's defaults: a DaemonSet keeps its template generation, the next one when its
+#: template changes; a CustomResourceDefinition keeps its stored status, adds its
 #: storage version to status.storedVersions and moves to the next generation when its spec
 #: changes.
 PREPARE_FOR_UPDATE: dict[GroupKind, Callable[[JSON, JSON], JSON]] = {
+    ("apps", "DaemonSet"): daemonset_prepared_for_update,
     _CRD: crds.prepare_for_update,
 }
 

@@ -20,8 +20,10 @@ watch event; only checks that cannot fail are skipped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from kubetaint.api.errors import StatusError
 from kubetaint.registry.podtrust import same_version
 from kubetaint.store.interface import JSON
 
@@ -154,6 +156,17 @@ class HeartbeatTrust:
         if last is not None and len(last[0]) != len(stored):
             self._settled(resource)  # (a write cut short: the objects it did not reach stay trusted)
         self._last[resource] = (stored, namespaces)
+
+    def remember_results(self, resource: str, results: Sequence[JSON | StatusError]) -> None:
+        """`results`, a heartbeat field write's on trusted objects (among other writes of one
+        commit), passed what those did: each stored object is trusted under its key."""
+        valid = self._settled(resource)
+        if valid is None:
+            return
+        for obj in results:
+            if type(obj) is dict and _typed(obj):
+                meta = obj["metadata"]
+                valid[meta.get("namespace") or "", meta["name"]] = obj
 
     def forget(self, resource: str, key: tuple[str, str]) -> None:
         """The object under `key` is being deleted: nothing to remember about it any more."""

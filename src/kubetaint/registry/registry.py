@@ -151,6 +151,8 @@ class Registry(ReadsPassThrough):
         if len(ops) == 1 and type(field_write := ops[0]) is SetField:
             fw: SetField = field_write
             return self._set_field(fw.resource, fw.objects, fw.path, fw.value, stop_at_failure)
+        if ops and all(type(op) is SetField for op in ops):
+            return self._set_fields(ops, stop_at_failure)  # type: ignore[arg-type]  # (SetFields)
         if ops and all(type(op) is Create and op.resource == "pods" and not op.dry_run for op in ops):
             objects = [op.object for op in ops]  # type: ignore[union-attr]
             stored, failure = podbatch.create_pods(self, objects, restore=restore)
@@ -496,6 +498,38 @@ class Registry(ReadsPassThrough):
             objects = objects[len(stored) + 1 :]
             if stop_at_failure or not objects:
                 return results
+
+    def _set_fields(self, ops: Sequence[SetField], stop_at_failure: bool) -> builtins.list[Result]:
+        """A commit of several field writes (a heartbeat round's lease renewals and node status
+        posts, in turn): one store commit when each is a heartbeat on objects this registry
+        stored (as `_field_write_until_failure` finds for one), else one after another."""
+        heartbeats, config = self._heartbeats, self._configuration()
+        admitted: set[tuple[str, str]] = set()  # (resource, namespace): admitted by the namespace
+        for op in ops:
+            resource = op.resource
+            if HEARTBEAT_FIELDS.get(resource) != op.path or not self._trusts_heartbeats(resource):
+                break
+            spaces = heartbeats.batch_namespaces(resource, op.objects, config)
+            if spaces is None:
+                break
+            if not all((resource, ns) in admitted or self._namespace_admits(resource, ns) for ns in spaces):
+                break
+            admitted.update((resource, ns) for ns in spaces)
+        else:
+            results = self.store.commit(ops, stop_at_failure=stop_at_failure)
+            start = 0
+            for op in ops:
+                end = start + len(op.objects)
+                heartbeats.remember_results(op.resource, results[start:end])
+                start = end
+            return results
+        results = []
+        for op in ops:
+            written = self._set_field(op.resource, op.objects, op.path, op.value, stop_at_failure)
+            results.extend(written)
+            if stop_at_failure and written and isinstance(written[-1], StatusError):
+                break
+        return results
 
     def _field_write_until_failure(
         self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object

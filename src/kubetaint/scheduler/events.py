@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import IntFlag
 from typing import Any
 
+from kubetaint.api.quantity import parse_quantity
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import pod_requests
 
@@ -89,20 +90,24 @@ _ANNOTATION = int(ActionType.UpdateNodeAnnotation)
 def node_change_actions(old: Mapping[str, Any], new: Mapping[str, Any]) -> ActionType:
     """NodeSchedulingPropertiesChange: which scheduling-relevant parts of a node changed.
 
+    As upstream's extractors: a node uncordoned (spec.unschedulable true to false, not the
+    reverse) or its taints changed is UpdateNodeTaint; status.allocatable changed by value
+    (quantities compared semantically, capacity not read) is UpdateNodeAllocatable; labels,
+    the conditions' type → status map and annotations their own bits. A status post that moves
+    only heartbeat times raises nothing.
+
     (Parts that are the very same object in both are unchanged; the bits are gathered as an int:
     a status update of thousands of nodes compares just the status.)"""
     bits = 0
     o_spec, n_spec = old.get("spec") or {}, new.get("spec") or {}
     if o_spec is not n_spec and (
-        bool(o_spec.get("unschedulable")) != bool(n_spec.get("unschedulable"))
+        (bool(o_spec.get("unschedulable")) and not n_spec.get("unschedulable"))
         or (o_spec.get("taints") or []) != (n_spec.get("taints") or [])
     ):
         bits |= _TAINT
     o_status, n_status = old.get("status") or {}, new.get("status") or {}
     if o_status is not n_status:
-        if _differ(o_status.get("allocatable"), n_status.get("allocatable")) or _differ(
-            o_status.get("capacity"), n_status.get("capacity")
-        ):
+        if _resources_differ(o_status.get("allocatable"), n_status.get("allocatable")):
             bits |= _ALLOCATABLE
         if _conditions_differ(o_status.get("conditions") or (), n_status.get("conditions") or ()):
             bits |= _CONDITION
@@ -125,6 +130,26 @@ def _differ(old: object, new: object) -> bool:
     if old is new and type(old) is dict:
         return False
     return old != new
+
+
+def _resources_differ(old: Any, new: Any) -> bool:
+    """Whether two ResourceLists differ by equality.Semantic: the same names with quantities of
+    equal value ("1" and "1000m" are equal; absent and empty lists are equal)."""
+    if not _differ(old, new):
+        return False
+    old, new = old or {}, new or {}
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping) or old.keys() != new.keys():
+        return True
+    for name, amount in old.items():
+        other = new[name]
+        if amount == other:
+            continue
+        try:
+            if parse_quantity(amount) != parse_quantity(other):
+                return True
+        except (TypeError, ValueError):
+            return True
+    return False
 
 
 def _conditions_differ(old: Any, new: Any) -> bool:

@@ -21,6 +21,11 @@ place (`Cache.node_changes`), the changed slots changed only by their pods, and 
 those filters rejects stays rejected: only the others are filtered again (pods of one toleration
 class skip the nodes of the other classes the pods in between were placed on).
 
+For a pod no node fits, the diagnosis (each node's first failing filter, RunFilterPlugins'
+status) is remembered the same way, per filter signature: the filters run again on the nodes
+changed since it was made (the replicas of a template retried after a pod was deleted, pods
+written alike, ask it of a cluster where a few nodes changed).
+
 InterPodAffinity and PodTopologySpread judge a node by other pods too (those in the node's
 topology domain): a cycle whose PreFilter did not skip them takes the vectorised filters afresh;
 for the pods they skip (no required pod affinity, no spread constraint to enforce, no existing
@@ -29,10 +34,13 @@ pod's anti-affinity against them) their filters do not run and the memo holds as
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from kubetaint.scheduler.extension_points import CycleState
+from kubetaint.scheduler.fit_error import NodeToStatus
 from kubetaint.scheduler.framework import Framework
+from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kubetaint.scheduler.plugins.node_affinity import NodeAffinity
 from kubetaint.scheduler.plugins.node_name import NodeName
@@ -46,6 +54,7 @@ from kubetaint.scheduler.plugins.volume_binding import VolumeBinding
 from kubetaint.scheduler.plugins.volume_restrictions import VolumeRestrictions
 from kubetaint.scheduler.plugins.volume_zone import VolumeZone
 from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.scheduler.status import Code, Status
 from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 
@@ -99,7 +108,16 @@ def pod_aware_filters(fw: Framework) -> frozenset[str]:
 
 
 class _Entry:
-    __slots__ = ("epoch", "mask", "node_changes", "node_only", "node_only_slots", "seen")
+    __slots__ = (
+        "epoch",
+        "mask",
+        "node_changes",
+        "node_only",
+        "node_only_slots",
+        "seen",
+        "statuses",
+        "statuses_seen",
+    )
 
     def __init__(self, cache: Cache, mask: BoolArray, node_only: BoolArray) -> None:
         self.epoch = cache.epoch
@@ -110,6 +128,15 @@ class _Entry:
         self.node_only = node_only
         #: the slots of the nodes `node_only` passes (made at the first look that needs them)
         self.node_only_slots: set[int] | None = None
+        #: every node's RunFilterPlugins status (made at the first cycle no node fits), as of
+        #: the change log position `statuses_seen` in this epoch
+        self.statuses: NodeStatuses | None = None
+        self.statuses_seen = 0
+
+    def keep_statuses(self, old: _Entry | None) -> None:
+        """Take over the statuses of the entry this one replaces, when of the same epoch."""
+        if old is not None and old.statuses is not None and old.epoch == self.epoch:
+            self.statuses, self.statuses_seen = old.statuses, old.statuses_seen
 
     def passing_slots(self, cache: Cache) -> set[int]:
         """The slots of the nodes the node-only filters pass (the cache at this entry's epoch)."""
@@ -117,6 +144,57 @@ class _Entry:
         if slots is None:
             slots = self.node_only_slots = set(cache.order()[self.node_only].tolist())
         return slots
+
+
+class NodeStatuses:
+    """Every node's RunFilterPlugins status for one filter signature, with their summary: the
+    plugins they name, how many nodes give each reason, the nodes whose status is Unschedulable."""
+
+    __slots__ = ("_plugins", "by_name", "reasons", "unschedulable")
+
+    def __init__(self, by_name: dict[str, Status]) -> None:
+        #: by node name, in node-tree order
+        self.by_name = by_name
+        self.reasons: Counter[str] = Counter()
+        self.unschedulable: set[str] = set()
+        for name, status in by_name.items():
+            self._count(name, status, 1)
+        self._plugins: frozenset[str] | None = None
+
+    def _count(self, name: str, status: Status, step: int) -> None:
+        reasons = self.reasons
+        for reason in status.reasons:
+            left = reasons[reason] + step
+            if left:
+                reasons[reason] = left
+            else:
+                del reasons[reason]
+        if status.code == Code.Unschedulable:
+            if step > 0:
+                self.unschedulable.add(name)
+            else:
+                self.unschedulable.discard(name)
+
+    def set(self, name: str, status: Status) -> None:
+        """A node's status judged again."""
+        self._count(name, self.by_name[name], -1)
+        self.by_name[name] = status
+        self._count(name, status, 1)
+        self._plugins = None
+
+    def plugins(self) -> frozenset[str]:
+        """The plugins the statuses name."""
+        plugins = self._plugins
+        if plugins is None:
+            plugins = self._plugins = frozenset(st.plugin for st in self.by_name.values())
+        return plugins
+
+    def node_to_status(self, nodes: list[NodeInfo], first: tuple[str, Status] | None) -> NodeToStatus:
+        """A Diagnosis's NodeToStatus of these statuses (`nodes`: the cache's, in node-tree order;
+        `first`: a status set before them, which theirs replaces)."""
+        wanted = self.unschedulable
+        unschedulable = [ni.name for ni in nodes if ni.name in wanted] if wanted else []
+        return NodeToStatus(self.by_name, Counter(self.reasons), unschedulable, first=first)
 
 
 class FilterMemo:
@@ -134,7 +212,7 @@ class FilterMemo:
         fw = self.fw
         if not self.applies or not self.pod_aware <= state.skip_filter or reference_mode():
             return fw.run_filter_batch(state, pi, cache)[cache.order()]
-        key = (cache.serial, pi.facts.filter_sig, pi.node_name, frozenset(state.skip_filter))
+        key = _key(state, pi, cache)
         entry = self._entries.get(key)
         if entry is not None and entry.epoch == cache.epoch:
             changed = cache.changes_since(entry.seen, MAX_CHANGES)
@@ -166,5 +244,40 @@ class FilterMemo:
         order = cache.order()  # (may reshape: taken before the entry records the epoch)
         mask, node_only = fw.run_filter_batch_split(state, pi, cache, NODE_ONLY_FILTERS)
         mask, node_only = mask[order], node_only[order]
-        self._entries.put(key, _Entry(cache, mask, node_only))
+        fresh = _Entry(cache, mask, node_only)
+        fresh.keep_statuses(entry)
+        self._entries.put(key, fresh)
         return mask
+
+    def node_statuses(self, state: CycleState, pi: PodInfo, cache: Cache) -> NodeStatuses | None:
+        """Every node's RunFilterPlugins status, for a pod no node fits, from memory when it can
+        be: the statuses of the pod's filter signature, the filters run again on the nodes
+        changed since. None when the cycle's verdicts are not remembered (the caller then runs
+        the filters on every node). Shared: read-only to the caller."""
+        if not self.applies or not self.pod_aware <= state.skip_filter or reference_mode():
+            return None
+        entry = self._entries.get(_key(state, pi, cache))
+        if entry is None or entry.epoch != cache.epoch:
+            return None
+        run_filter = self.fw.run_filter
+        statuses = entry.statuses
+        nodes = cache.node_list()
+        if statuses is not None:
+            changed = cache.changes_since(entry.statuses_seen, max(MAX_CHANGES, len(nodes) // 4))
+            if changed is None:
+                statuses = None
+            else:
+                slot_nodes = cache.slot_nodes
+                for slot in set(changed):
+                    ni = slot_nodes[slot]
+                    assert ni is not None  # a slot emptied reshapes the cache
+                    statuses.set(ni.name, run_filter(state, pi, ni))
+        if statuses is None:
+            statuses = NodeStatuses({ni.name: run_filter(state, pi, ni) for ni in nodes})
+        entry.statuses, entry.statuses_seen = statuses, cache.changes_seen()
+        return statuses
+
+
+def _key(state: CycleState, pi: PodInfo, cache: Cache) -> tuple[Any, ...]:
+    """What a remembered mask is kept by: the filters read nothing else of the pod."""
+    return (cache.serial, pi.facts.filter_sig, pi.node_name, frozenset(state.skip_filter))

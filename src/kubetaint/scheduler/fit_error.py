@@ -17,6 +17,31 @@ class SchedulingError(Exception):
     FailedScheduling with reason SchedulerError and retries after backoff."""
 
 
+class NodeToStatus(dict[str, Status]):
+    """Each node's filter status by name (framework.NodeToStatus), made whole at once from
+    statuses remembered with their summary (scheduler.filter_memo): how many nodes give each
+    reason, and the nodes whose status is Unschedulable (those preemption may help,
+    NodesForStatusCode), so neither is gathered again from every status. Read-only once made."""
+
+    def __init__(
+        self,
+        statuses: Mapping[str, Status],
+        reasons: Counter[str],
+        unschedulable: list[str],
+        *,
+        first: tuple[str, Status] | None = None,
+    ) -> None:
+        if first is not None:  # (a status given before the others, replaced by theirs)
+            super().__init__((first,))
+            self.update(statuses)
+        else:
+            super().__init__(statuses)
+        #: each reason's count over the statuses
+        self.reasons = reasons
+        #: the names of the nodes whose status is Unschedulable, in node-tree order
+        self.unschedulable = unschedulable
+
+
 @dataclass
 class Diagnosis:
     node_to_status: dict[str, Status] = field(default_factory=dict)
@@ -32,10 +57,14 @@ class FitError:
     diagnosis: Diagnosis
 
     def histogram(self) -> Counter[str]:
+        node_to_status = self.diagnosis.node_to_status
         counts: Counter[str] = Counter()
-        for status in self.diagnosis.node_to_status.values():
-            for reason in status.reasons:
-                counts[reason] += 1
+        if isinstance(node_to_status, NodeToStatus):
+            counts.update(node_to_status.reasons)
+        else:
+            for status in node_to_status.values():
+                for reason in status.reasons:
+                    counts[reason] += 1
         absent = self.num_all_nodes - len(self.diagnosis.node_to_status)
         if absent > 0 and self.diagnosis.absent_status is not None:
             for reason in self.diagnosis.absent_status.reasons:

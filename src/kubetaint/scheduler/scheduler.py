@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from kubetaint.api.features import FeatureGates
+from kubetaint.api.features import FeatureGates, gate_enabled
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.clock.base import Clock
 from kubetaint.scheduler.cache import Cache, IntArray
@@ -26,7 +26,7 @@ from kubetaint.scheduler.events import (
     ClusterEventWithHint,
 )
 from kubetaint.scheduler.extension_points import CycleState, PostFilterResult, uses_handle
-from kubetaint.scheduler.filter_memo import FilterMemo
+from kubetaint.scheduler.filter_memo import FilterMemo, NodeStatuses
 from kubetaint.scheduler.fit_error import (
     NO_NODES_AVAILABLE,
     Diagnosis,
@@ -112,6 +112,7 @@ class Scheduler(InformerEvents, StorageInformerEvents):
             pre_enqueue=lambda pi: self.framework_for(pi).run_pre_enqueue(pi),
             hints=hints,
             on_active=on_active,
+            pop_from_backoff=gate_enabled(feature_gates, "SchedulerPopFromBackoffQ"),
         )
         self.next_start_node_index = 0
         #: (an attribute so that tests may compare with the vectorised search)
@@ -375,6 +376,11 @@ class Scheduler(InformerEvents, StorageInformerEvents):
             if nominated_failed is not None:  # kept when the search does not reach that node
                 diagnosis.node_to_status[nominated_failed[0]] = nominated_failed[1]
                 diagnosis.unschedulable_plugins.add(nominated_failed[1].plugin)
+            remembered = self._node_statuses(fw, state, pi) if searched is None else None
+            if remembered is not None:
+                diagnosis.node_to_status = remembered.node_to_status(nodes, nominated_failed)
+                diagnosis.unschedulable_plugins.update(remembered.plugins())
+                return None, evaluation, FitError(n, diagnosis)
             for ni in nodes if searched is None else searched:
                 st = fw.run_filter(state, pi, ni)
                 diagnosis.node_to_status[ni.name] = st
@@ -468,6 +474,13 @@ class Scheduler(InformerEvents, StorageInformerEvents):
         self._advance(processed + extra, len(nodes))
         evaluation.processed = processed
         return feasible, slots
+
+    def _node_statuses(self, fw: Framework, state: CycleState, pi: PodInfo) -> NodeStatuses | None:
+        """Every node's filter status and their plugins, remembered per filter signature (a
+        FilterMemo's `node_statuses`), when the search took its verdicts from the memo."""
+        if not (self.filter_memo and fw.batch_filter):
+            return None
+        return self._filter_memo(fw).node_statuses(state, pi, self.cache)
 
     def _filter_memo(self, fw: Framework) -> FilterMemo:
         memo = self._filter_memos.get(fw.profile_name)

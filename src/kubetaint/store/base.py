@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from kubetaint.api.errors import StatusError
 from kubetaint.store.interface import (
@@ -23,9 +23,6 @@ from kubetaint.store.interface import (
     object_key,
     single_writes,
 )
-
-#: One create, update or delete (a field write is its updates).
-SingleWrite = Create | Update | Delete
 
 
 class StoreBase:
@@ -75,17 +72,32 @@ def only(results: builtins.list[Result]) -> JSON:
     return result
 
 
-def commit_each(
-    ops: Sequence[WriteOp], apply: Callable[[SingleWrite], JSON], *, stop_at_failure: bool
-) -> builtins.list[Result]:
-    """`Store.commit` as one write after another (`apply` makes one and raises its StatusError):
-    for backends that commit each object on its own (etcd, a remote API server)."""
-    results: builtins.list[Result] = []
-    for write in single_writes(ops):
-        try:
-            results.append(apply(write))
-        except StatusError as err:
-            results.append(err)
-            if stop_at_failure:
-                return results
-    return results
+class ObjectByObject(StoreBase):
+    """A backend that commits each object on its own (etcd, a remote API server): `commit` makes
+    the writes one after another, each raising its StatusError."""
+
+    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
+        results: builtins.list[Result] = []
+        for write in single_writes(ops):
+            try:
+                if type(write) is Create:
+                    results.append(self._create(write.resource, write.object, write.dry_run))
+                elif type(write) is Update:
+                    results.append(self._update(write.resource, write.object, write.dry_run))
+                else:
+                    assert type(write) is Delete
+                    results.append(self._delete(write))
+            except StatusError as err:
+                results.append(err)
+                if stop_at_failure:
+                    return results
+        return results
+
+    def _create(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
+        raise NotImplementedError
+
+    def _update(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
+        raise NotImplementedError
+
+    def _delete(self, op: Delete) -> JSON:
+        raise NotImplementedError

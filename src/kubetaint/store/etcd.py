@@ -28,7 +28,7 @@ import json
 import re
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,7 +38,7 @@ from etcd3gw.exceptions import ConnectionFailedError, ConnectionTimeoutError, Et
 from kubetaint.api import errors
 from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.clock.base import Clock
-from kubetaint.store.base import SingleWrite, StoreBase, commit_each
+from kubetaint.store.base import ObjectByObject
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.etcd_codec import (
     BUILTIN_RESOURCES,
@@ -55,15 +55,11 @@ from kubetaint.store.etcd_watch import EtcdWatchStream, WatchStreamError, compac
 from kubetaint.store.interface import (
     JSON,
     Capabilities,
-    Create,
     Delete,
     ListResult,
-    Result,
     StoreError,
     StoreOptions,
-    Update,
     WatchEvent,
-    WriteOp,
     object_key,
 )
 from kubetaint.store.mutation import (
@@ -93,7 +89,7 @@ def parse_endpoint(endpoint: str) -> tuple[str, int]:
     return parts.hostname, parts.port
 
 
-class EtcdStore(StoreBase):
+class EtcdStore(ObjectByObject):
     """Objects in etcd under `options.prefix`."""
 
     def __init__(
@@ -266,19 +262,6 @@ class EtcdStore(StoreBase):
 
     # writes ------------------------------------------------------------------------------
 
-    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
-        """`Store.commit` as one etcd txn per object, in order (each update is a read, a check of
-        its preconditions and a compare-and-swap on the revision read, as GuaranteedUpdate)."""
-        return commit_each(ops, self._apply, stop_at_failure=stop_at_failure)
-
-    def _apply(self, write: SingleWrite) -> JSON:
-        if type(write) is Create:
-            return self._create(write.resource, write.object, write.dry_run)
-        if type(write) is Update:
-            return self._update(write.resource, write.object, write.dry_run)
-        assert type(write) is Delete
-        return self._delete(write)
-
     def _create(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
         stored = prepare_create(resource, obj, self._clock, self._uid)
         namespace, name = object_key(stored)
@@ -300,6 +283,8 @@ class EtcdStore(StoreBase):
         return stored
 
     def _update(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
+        """A read, a check of the preconditions and a compare-and-swap on the revision read, as
+        GuaranteedUpdate does."""
         namespace, name = object_key(obj)
         key = b64(self._key(resource, namespace, name))
         while True:

@@ -267,6 +267,25 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+class PropagatingStore(Store, Protocol):
+    """A Store whose delete takes kube-apiserver's `propagationPolicy` (kubetaint.registry.Registry),
+    what a controller writes through when the objects it deletes must take (or leave) their
+    dependents: Jobs their pods, a namespace's content, a custom resource's dependents."""
+
+    def delete(
+        self,
+        resource: str,
+        namespace: str,
+        name: str,
+        *,
+        resource_version: str | None = None,
+        uid: str | None = None,
+        dry_run: bool = False,
+        grace_period_seconds: int | None = None,
+        propagation_policy: str | None = None,
+    ) -> JSON: ...
+
+
 class FinalizesNamespaces(Protocol):
     """Optional, for stores that are a client of an API server (RemoteStore): the namespace
     `finalize` subresource, which the server applies (and removes a finalized namespace being

@@ -31,7 +31,6 @@ from kubetaint.store.interface import (
     WatchEvent,
     WriteOp,
     object_key,
-    single_writes,
 )
 from kubetaint.store.memoryfields import FieldWrites, HistoryEntry, history_events
 from kubetaint.store.mutation import (
@@ -224,17 +223,22 @@ class MemoryStore(StoreBase, FieldWrites):
 
     def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
         """`Store.commit` under one lock hold; its events are published as one batch and
-        dispatched once the lock is released. A commit of one field write takes `FieldWrites`'
-        way (its batch carries a `FieldWriteGroup`)."""
+        dispatched once the lock is released. A commit of one field write of several objects
+        takes `FieldWrites`' way (its batch carries a `FieldWriteGroup`)."""
         if len(ops) == 1:
             op = ops[0]
-            if type(op) is SetField:
+            if type(op) is not SetField:
+                return [self._commit_one(op)]  # type: ignore[arg-type]  # (not a SetField)
+            if len(op.objects) > 1:
                 return self._set_field(op, stop_at_failure)
-            return [self._commit_one(op)]  # type: ignore[arg-type]  # (not a SetField)
         results: builtins.list[Result] = []
         events: builtins.list[WatchEvent] = []
         with self._lock:
-            for write in single_writes(ops):
+            for write in ops:
+                if type(write) is SetField:
+                    if not self._set_in(write, results, events, stop_at_failure):
+                        break
+                    continue
                 try:
                     if type(write) is Create:
                         stored, event = self._create_in(write.resource, write.object, write.dry_run)

@@ -15,7 +15,7 @@ from itertools import islice, repeat
 
 from kubetaint.api import errors
 from kubetaint.store.changes import ChangeBatch, FieldPath, FieldWriteGroup
-from kubetaint.store.interface import JSON, WatchEvent, with_field
+from kubetaint.store.interface import JSON, Result, SetField, WatchEvent, with_field
 from kubetaint.store.watch import Dispatcher
 
 
@@ -46,16 +46,12 @@ class FieldWrites:
         batch's events are published as one batch (`Dispatcher.publish`): with its compact view,
         a `FieldWriteGroup` whose events are built only for the subscribers that read them (the
         history holds the group itself, `add_to_history`), while every write is of a
-        current object. A batch that writes one object (a
-        status round writes a lease, then a node, node after node) commits its one event as
-        `update` does: a group of one would only cost its handlers more."""
+        current object. A batch that writes one object commits its one event as `update` does: a
+        group of one would only cost its handlers more (a commit of one object's field write
+        takes `_set_in`'s way, `MemoryStore.commit`)."""
         part, field = path
         if part == "metadata":
             raise ValueError("a field write sets a field outside metadata")
-        if len(objects) == 1 and resource != "pods":
-            written = self._write_one(resource, objects[0], path, value)
-            if written is not None:
-                return [written], None
         # the results; None while they are `news` (every object so far current and changed)
         stored_objects: list[JSON] | None = None
         # the writes of current objects, in order (a FieldWriteGroup) until one takes an update's
@@ -156,47 +152,56 @@ class FieldWrites:
         self._dispatcher.dispatch()
         return (news.copy() if stored_objects is None else stored_objects), failure
 
-    def _write_one(
-        self,
-        resource: str,
-        obj: JSON,
-        path: FieldPath,
-        value: object,
-    ) -> JSON | None:
-        """`_field_write` of one object that is plainly current (stored under its key; no
-        generation to bump; the store's system fields) and whose
-        field differs from `value`: the general loop's write and single event, without its
-        lists. The stored object; None (nothing done) for any other object, which the general
-        loop takes."""
+    def _set_in(
+        self, op: SetField, results: list[Result], events: list[WatchEvent], stop_at_failure: bool
+    ) -> bool:
+        """A field write among other operations of a commit (lock held): each object written as
+        `_field_write` writes it, its result appended to `results` and its event to `events`.
+        False when it stopped at a failure (`stop_at_failure`)."""
+        resource, path, value = op.resource, op.path, op.value
         part, field = path
-        meta = obj.get("metadata")
-        current = obj.get(part)
-        if type(meta) is not dict or type(current) is not dict:
-            return None
-        namespace = meta.get("namespace") or ""
-        name = meta.get("name") or ""
-        if (
-            type(namespace) is not str
-            or type(name) is not str
-            or "generation" in meta
-            or "uid" not in meta
-            or "creationTimestamp" not in meta
-            or "resourceVersion" not in meta
-            or (field in current and current[field] == value)
-        ):
-            return None
-        with self._lock:
-            bucket = self._objects.get(resource, {}).get(namespace)
-            if bucket is None or bucket.get(name) is not obj:
-                return None
-            rv = self._rv = self._rv + 1
-            stored = field_version(obj, meta, path, value, str(rv))
-            bucket[name] = stored
-            event = WatchEvent("MODIFIED", resource, stored, rv, obj)
-            self._history.append(event)
-            self._dispatcher.publish(ChangeBatch((event,)))
-        self._dispatcher.dispatch()
-        return stored
+        if part == "metadata":
+            raise ValueError("a field write sets a field outside metadata")
+        indexed = resource == "pods"
+        spaces = self._objects.get(resource, {})
+        for obj in op.objects:
+            meta = obj.get("metadata")
+            current = obj.get(part)
+            if type(meta) is dict and type(current) is dict:
+                namespace = meta.get("namespace") or ""
+                name = meta.get("name") or ""
+                bucket = spaces.get(namespace) if type(namespace) is str else None
+                if (
+                    bucket is not None
+                    and type(name) is str
+                    and bucket.get(name) is obj
+                    and "generation" not in meta
+                    and "uid" in meta
+                    and "creationTimestamp" in meta
+                    and "resourceVersion" in meta
+                ):
+                    if field in current and current[field] == value:
+                        results.append(obj)  # unchanged: no write, as update's no-op
+                        continue
+                    rv = self._rv = self._rv + 1
+                    stored = field_version(obj, meta, path, value, str(rv))
+                    bucket[name] = stored
+                    if indexed:
+                        self._index(resource, obj, stored)
+                    results.append(stored)
+                    events.append(WatchEvent("MODIFIED", resource, stored, rv, obj))
+                    continue
+            try:
+                written, event = self._update_in(resource, spaces, with_field(obj, path, value), indexed)
+            except errors.StatusError as err:
+                results.append(err)
+                if stop_at_failure:
+                    return False
+                continue
+            results.append(written)
+            if event is not None:
+                events.append(event)
+        return True
 
 
 def field_version(obj: JSON, meta: JSON, path: FieldPath, value: object, rv_text: str) -> JSON:

@@ -13,29 +13,24 @@ REST client, informers' list+watch and the subresources components write through
 
 from __future__ import annotations
 
-import builtins
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
 from kubetaint.api import resources
 from kubetaint.api.errors import StatusError
-from kubetaint.store.base import SingleWrite, StoreBase, commit_each
+from kubetaint.store.base import ObjectByObject
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
     Capabilities,
-    Create,
     Delete,
     ListResult,
-    Result,
     StoreError,
-    Update,
     WatchEvent,
-    WriteOp,
     object_key,
 )
 from kubetaint.store.remote_config import Connection
@@ -81,7 +76,7 @@ def _without(obj: JSON, *keys: str) -> JSON:
     return {**{k: v for k, v in obj.items() if k not in keys}, "metadata": meta}
 
 
-class RemoteStore(StoreBase):
+class RemoteStore(ObjectByObject):
     """A Store over an API server's REST API (see the module docstring)."""
 
     def __init__(
@@ -250,18 +245,6 @@ class RemoteStore(StoreBase):
         return reflector.objects.get((namespace, name)) if reflector is not None else None
 
     # writes --------------------------------------------------------------------------------
-
-    def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
-        """`Store.commit` as one request per object, in order."""
-        return commit_each(ops, self._apply, stop_at_failure=stop_at_failure)
-
-    def _apply(self, write: SingleWrite) -> JSON:
-        if type(write) is Create:
-            return self._create(write.resource, write.object, write.dry_run)
-        if type(write) is Update:
-            return self._update(write.resource, write.object, write.dry_run)
-        assert type(write) is Delete
-        return self._delete(write)
 
     def _create(self, resource: str, obj: JSON, dry_run: bool) -> JSON:
         namespace, _ = object_key(obj)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kubetaint.api.gojson import json_kind
+
 JSONDict = dict[str, Any]
 
 _STRING_FIELDS = ("key", "operator", "value", "effect")
@@ -21,25 +23,13 @@ class DecodeError(ValueError):
     """The text is not a JSON list of tolerations; the message follows Go's encoding/json."""
 
 
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def _field(name: str, value: Any) -> Any:
     if value is None:
         return None
     if name == "tolerationSeconds":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise DecodeError(
-                f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
+                f"json: cannot unmarshal {json_kind(value)} into Go struct field "
                 "Toleration.tolerationSeconds of type int64"
             )
         if isinstance(value, float) and not value.is_integer():
@@ -56,8 +46,7 @@ def _field(name: str, value: Any) -> Any:
         return number
     if not isinstance(value, str):
         raise DecodeError(
-            f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
-            f"Toleration.{name} of type string"
+            f"json: cannot unmarshal {json_kind(value)} into Go struct field Toleration.{name} of type string"
         )
     return value
 
@@ -67,7 +56,7 @@ def decode_toleration(item: Any) -> JSONDict:
     if item is None:
         return {}
     if not isinstance(item, dict):
-        raise DecodeError(f"json: cannot unmarshal {_json_kind(item)} into Go value of type v1.Toleration")
+        raise DecodeError(f"json: cannot unmarshal {json_kind(item)} into Go value of type v1.Toleration")
     toleration: JSONDict = {}
     for raw_name, raw_value in item.items():
         name = _FIELD_BY_FOLDED.get(str(raw_name).lower())
@@ -86,7 +75,7 @@ def decode_tolerations(value: Any) -> list[JSONDict]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise DecodeError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type []v1.Toleration")
+        raise DecodeError(f"json: cannot unmarshal {json_kind(value)} into Go value of type []v1.Toleration")
     return [decode_toleration(item) for item in value]
 
 

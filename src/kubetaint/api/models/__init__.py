@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api import daemonset_generation
 from kubetaint.api.models.apiextensions import CustomResourceDefinition
 from kubetaint.api.models.appkinds import (
     ConfigMap,
@@ -22,25 +23,9 @@ from kubetaint.api.models.appkinds import (
     ServiceAccount,
     StatefulSet,
 )
-from kubetaint.api.models.base import DecodeError, K8sModel
-from kubetaint.api.models.core import (
-    Binding,
-    Container,
-    Event,
-    Namespace,
-    Node,
-    NodeCondition,
-    NodeSpec,
-    NodeStatus,
-    Pod,
-    PodSpec,
-    PodStatus,
-    PodTemplateSpec,
-    ResourceRequirements,
-    Taint,
-    Toleration,
-)
-from kubetaint.api.models.meta import LabelSelector, ObjectMeta, ObjectReference, OwnerReference, TypedObject
+from kubetaint.api.models.base import DecodeError
+from kubetaint.api.models.core import Binding, Event, Namespace, Node, Pod, Taint, Toleration
+from kubetaint.api.models.meta import TypedObject
 from kubetaint.api.models.other import (
     DaemonSet,
     Deployment,
@@ -51,8 +36,6 @@ from kubetaint.api.models.other import (
     ReplicaSet,
     RuntimeClass,
     Status,
-    StatusCause,
-    StatusDetails,
 )
 from kubetaint.api.models.rbac import (
     ClusterRole,
@@ -72,64 +55,7 @@ from kubetaint.api.models.storage import (
     StorageClass,
 )
 
-__all__ = [
-    "MODELS",
-    "Binding",
-    "CSIDriver",
-    "CSINode",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "ConfigMap",
-    "Container",
-    "ControllerRevision",
-    "CronJob",
-    "CustomResourceDefinition",
-    "DaemonSet",
-    "DecodeError",
-    "Deployment",
-    "EndpointSlice",
-    "Endpoints",
-    "Event",
-    "Eviction",
-    "Job",
-    "K8sModel",
-    "LabelSelector",
-    "Lease",
-    "Namespace",
-    "Node",
-    "NodeCondition",
-    "NodeSpec",
-    "NodeStatus",
-    "ObjectMeta",
-    "ObjectReference",
-    "OwnerReference",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "Pod",
-    "PodDisruptionBudget",
-    "PodSpec",
-    "PodStatus",
-    "PodTemplateSpec",
-    "PriorityClass",
-    "ReplicaSet",
-    "ResourceRequirements",
-    "Role",
-    "RoleBinding",
-    "RuntimeClass",
-    "Secret",
-    "Service",
-    "ServiceAccount",
-    "StatefulSet",
-    "Status",
-    "StatusCause",
-    "StatusDetails",
-    "StorageClass",
-    "Taint",
-    "Toleration",
-    "TypedObject",
-    "decode",
-    "model_for",
-]
+__all__ = ["MODELS", "DecodeError", "Node", "Pod", "Status", "Taint", "Toleration", "decode", "model_for"]
 
 #: (apiVersion, kind) -> model.
 MODELS: dict[tuple[str, str], type[TypedObject]] = {
@@ -187,7 +113,11 @@ def decode(obj: Mapping[str, Any]) -> TypedObject:
     if model is None:
         raise DecodeError(f'no kind "{kind}" is registered for version "{api_version}"', "")
     try:
-        return model.from_dict(obj)
+        decoded = model.from_dict(obj)
+        refused = daemonset_generation.conversion_error(obj) if kind == "DaemonSet" else None
+        if refused is not None:  # the v1 conversion of the template generation annotation
+            raise DecodeError(refused, "metadata.annotations")
+        return decoded
     except DecodeError as exc:
         version = api_version.rpartition("/")[2]
         message = f'{kind} in version "{version}" cannot be handled as a {kind}: {exc}'

@@ -14,6 +14,8 @@ from typing import Annotated, Any, ClassVar, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from kubetaint.api.gojson import json_kind
+
 
 class GoType:
     """Marks an int field with its Go type (int32/int64) for decode messages."""
@@ -107,20 +109,6 @@ def go_type(annotation: Any) -> str:
     return "interface {}"
 
 
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
-
-
 def decode_error(cls: type[K8sModel], exc: ValidationError) -> DecodeError:
     """Go's `json: cannot unmarshal <json> into Go struct field <Struct>.<path> of type <type>`."""
     error = exc.errors()[0]
@@ -151,7 +139,7 @@ def decode_error(cls: type[K8sModel], exc: ValidationError) -> DecodeError:
     target = go_type(annotation) if annotation is not None else "interface {}"
     value = error.get("input")
     dotted = ".".join(names)
-    kind = _json_kind(value)
+    kind = json_kind(value)
     if target in ("int32", "int64") and kind == "number":
         kind = f"number {value}"  # Go names the literal that does not fit an integer
     message = f"json: cannot unmarshal {kind} into Go struct field {struct}.{dotted} of type {target}"

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.jobpolicies import (
     restart_policy_errors,
@@ -18,9 +17,9 @@ from kubetaint.api.validation.jobpolicies import (
     validate_policies,
 )
 from kubetaint.api.validation.labelselector import selector_converts, validate_label_selector
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR, validate_object_meta
+from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR
 from kubetaint.api.validation.podspec import validate_pod_template
 from kubetaint.api.validation.selectors import selector_matches
 
@@ -38,12 +37,7 @@ def _m(obj: Obj | None, name: str) -> Obj:
 
 
 def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:
-    meta = _m(obj, "metadata")
-    if old is None:
-        return validate_object_meta(meta, namespaced=True, name_fn=name_is_dns_subdomain)
-    return validate_object_meta_update(
-        meta, _m(old, "metadata"), namespaced=True, name_fn=name_is_dns_subdomain
-    )
+    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def _nonnegative(spec: Obj, path: str, *names: str) -> list[f.FieldError]:
@@ -92,7 +86,7 @@ def validate_job(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
         template_meta = _m(_m(spec, "template"), "metadata")
         labels = _m(template_meta, "labels")
         if not selector_matches(selector, labels):
-            shown = f.GoValue(dict(labels), _go_string_map(labels))
+            shown = f.GoValue(dict(labels), f.go_string_map(labels))
             detail = "`selector` does not match template `labels`"
             errs.append(f.invalid("spec.template.metadata.labels", shown, detail))
     if old is not None:
@@ -110,11 +104,6 @@ def _job_spec_update_errors(spec: Obj, old_spec: Obj) -> list[f.FieldError]:
     if spec.get("completionMode") != old_spec.get("completionMode"):
         errs.append(f.invalid("spec.completionMode", spec.get("completionMode"), "field is immutable"))
     return errs
-
-
-def _go_string_map(labels: Mapping[str, Any]) -> str:
-    items = ", ".join(f"{go_quote(k)}:{go_quote(str(v))}" for k, v in sorted(labels.items()))
-    return f"map[string]string{{{items}}}"
 
 
 def schedule_errors(schedule: str) -> list[str]:

@@ -13,10 +13,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.gojson import json_kind
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import is_config_map_key, name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import validate_object_meta
 
 Obj = Mapping[str, Any]
 #: core.MaxSecretSize: the total size of a ConfigMap's or Secret's data.
@@ -32,12 +32,7 @@ def _m(obj: Obj | None, name: str) -> Obj:
 
 
 def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:
-    meta = _m(obj, "metadata")
-    if old is None:
-        return validate_object_meta(meta, namespaced=True, name_fn=name_is_dns_subdomain)
-    return validate_object_meta_update(
-        meta, _m(old, "metadata"), namespaced=True, name_fn=name_is_dns_subdomain
-    )
+    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def decoded_size(text: Any) -> int:
@@ -135,18 +130,8 @@ def _json_object_error(text: Any) -> str:
     except (ValueError, UnicodeDecodeError):
         return "unexpected end of JSON input" if not raw.strip() else "invalid character in JSON input"
     if not isinstance(value, dict) and value is not None:
-        return f"json: cannot unmarshal {_json_type(value)} into Go value of type map[string]interface {{}}"
+        return f"json: cannot unmarshal {json_kind(value)} into Go value of type map[string]interface {{}}"
     return ""
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array"
 
 
 def validate_service_account(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:

@@ -21,9 +21,8 @@ from typing import Any
 from kubetaint.api import gopattern
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import is_dns1035_label, is_dns1123_subdomain, name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import validate_object_meta
 
 Obj = Mapping[str, Any]
 SCOPES = ("Cluster", "Namespaced")
@@ -82,11 +81,7 @@ def validate_crd(obj: Obj, old: Obj | None, allow_comparison: bool = False) -> l
             found = [*found, 'must be spec.names.plural+"."+spec.group']
         return found
 
-    meta = _m(obj, "metadata")
-    if old is None:
-        errs = validate_object_meta(meta, namespaced=False, name_fn=name_fn)
-    else:
-        errs = validate_object_meta_update(meta, _m(old, "metadata"), namespaced=False, name_fn=name_fn)
+    errs = validate_metadata(obj, old, namespaced=False, name_fn=name_fn)
     errs.extend(_spec_errors(spec))
     if old is not None:
         errs.extend(_update_errors(spec, _m(old, "spec"), _established(old)))
@@ -472,9 +467,4 @@ def _nested(v: Obj, path: str, errs: list[f.FieldError]) -> None:
 
 def validate_custom_resource_meta(obj: Obj, old: Obj | None, *, namespaced: bool) -> list[f.FieldError]:
     """The metadata checks of a custom resource (ValidateObjectMetaAccessor, DNS subdomain names)."""
-    meta = _m(obj, "metadata")
-    if old is None:
-        return validate_object_meta(meta, namespaced=namespaced, name_fn=name_is_dns_subdomain)
-    return validate_object_meta_update(
-        meta, _m(old, "metadata"), namespaced=namespaced, name_fn=name_is_dns_subdomain
-    )
+    return validate_metadata(obj, old, namespaced=namespaced, name_fn=name_is_dns_subdomain)

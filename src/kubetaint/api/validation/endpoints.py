@@ -10,9 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import is_dns1123_label, is_dns1123_subdomain, name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import validate_object_meta
 
 Obj = Mapping[str, Any]
 PROTOCOLS = ("SCTP", "TCP", "UDP")
@@ -21,23 +20,13 @@ PORT_RANGE_ERROR = "must be between 1 and 65535, inclusive"
 INVALID_IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 
 
-def _m(obj: Obj | None, name: str) -> Obj:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, Mapping) else {}
-
-
 def _list(obj: Obj, name: str) -> list[Obj]:
     value = obj.get(name)
     return [v if isinstance(v, Mapping) else {} for v in value] if isinstance(value, list) else []
 
 
 def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:
-    meta = _m(obj, "metadata")
-    if old is None:
-        return validate_object_meta(meta, namespaced=True, name_fn=name_is_dns_subdomain)
-    return validate_object_meta_update(
-        meta, _m(old, "metadata"), namespaced=True, name_fn=name_is_dns_subdomain
-    )
+    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def non_special_ip_errors(text: str, path: str) -> list[f.FieldError]:

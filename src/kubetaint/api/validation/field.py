@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kubetaint.api.goquote import go_quote
+from kubetaint.api.goquote import go_float, go_quote
 
 INVALID = "Invalid value"
 REQUIRED = "Required value"
@@ -19,7 +19,6 @@ NOT_SUPPORTED = "Unsupported value"
 DUPLICATE = "Duplicate value"
 FORBIDDEN = "Forbidden"
 TOO_LONG = "Too long"
-NOT_FOUND = "Not found"
 TYPE_INVALID = "Invalid value"
 TOO_MANY = "Too many"
 
@@ -85,22 +84,10 @@ def render_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _go_float(value)
+        return go_float(value)
     if isinstance(value, str):
         return go_quote(value)
     return go_struct(value)
-
-
-def _go_float(value: float) -> str:
-    if value == int(value) and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        sign = "-" if exponent.startswith("-") else "+"
-        digits = exponent.lstrip("+-").rjust(2, "0")
-        return f"{mantissa}e{sign}{digits}"
-    return text
 
 
 def go_struct(value: Any) -> str:
@@ -111,6 +98,12 @@ def go_struct(value: Any) -> str:
     if isinstance(value, list):
         return "[]interface {}{" + ", ".join(_go_elem(v) for v in value) + "}"
     return go_quote(str(value))
+
+
+def go_string_map(values: Any) -> str:
+    """A map[string]string as `%#v` prints it (keys sorted)."""
+    items = ", ".join(f"{go_quote(k)}:{go_quote(str(v))}" for k, v in sorted(values.items()))
+    return f"map[string]string{{{items}}}"
 
 
 def _go_elem(value: Any) -> str:

@@ -15,7 +15,7 @@ from kubetaint.api.validation import batch, configdata, crd, endpoints, rbac, se
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import (
     is_qualified_name,
     is_valid_subdomain_name,
@@ -26,7 +26,6 @@ from kubetaint.api.validation.objectmeta import (
     IS_NEGATIVE_ERROR,
     owner_reference_errors,
     validate_labels,
-    validate_object_meta,
 )
 from kubetaint.api.validation.podspec import (
     validate_containers_only_for_pod,
@@ -56,11 +55,7 @@ def _m(obj: Obj, name: str) -> Obj:
 def _meta(obj: Obj, old: Obj | None, *, namespaced: bool, dns_label: bool = False) -> list[f.FieldError]:
     """The metadata errors of creating `obj` (of updating `old` to it when given)."""
     name_fn = name_is_dns_label if dns_label else name_is_dns_subdomain
-    if old is None:
-        return validate_object_meta(_m(obj, "metadata"), namespaced=namespaced, name_fn=name_fn)
-    return validate_object_meta_update(
-        _m(obj, "metadata"), _m(old, "metadata"), namespaced=namespaced, name_fn=name_fn
-    )
+    return validate_metadata(obj, old, namespaced=namespaced, name_fn=name_fn)
 
 
 def validate_node(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:

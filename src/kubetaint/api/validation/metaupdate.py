@@ -78,6 +78,22 @@ def validate_object_meta_update(
     return errs
 
 
+def validate_metadata(
+    obj: Mapping[str, Any], old: Mapping[str, Any] | None, *, namespaced: bool, name_fn: NameFunc
+) -> list[f.FieldError]:
+    """The metadata errors of creating `obj` (of updating `old` to it when given)."""
+    meta = _mapping(obj.get("metadata"))
+    if old is None:
+        return validate_object_meta(meta, namespaced=namespaced, name_fn=name_fn)
+    return validate_object_meta_update(
+        meta, _mapping(old.get("metadata")), namespaced=namespaced, name_fn=name_fn
+    )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if type(value) is dict or isinstance(value, Mapping) else {}  # (the ABC check is slow)
+
+
 def _update_only_errors(
     meta: Mapping[str, Any], old_meta: Mapping[str, Any], path: str
 ) -> list[f.FieldError]:

@@ -11,9 +11,8 @@ from typing import Any
 from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import validate_object_meta
 
 Obj = Mapping[str, Any]
 GROUP_NAME = "rbac.authorization.k8s.io"
@@ -44,12 +43,7 @@ def go_strings(values: list[str]) -> f.GoValue:
 
 
 def _meta(obj: Obj, old: Obj | None, *, namespaced: bool) -> list[f.FieldError]:
-    meta = _m(obj, "metadata")
-    if old is None:
-        return validate_object_meta(meta, namespaced=namespaced, name_fn=is_valid_path_segment_name)
-    return validate_object_meta_update(
-        meta, _m(old, "metadata"), namespaced=namespaced, name_fn=is_valid_path_segment_name
-    )
+    return validate_metadata(obj, old, namespaced=namespaced, name_fn=is_valid_path_segment_name)
 
 
 def validate_policy_rule(rule: Obj, namespaced: bool, path: str) -> list[f.FieldError]:

@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import is_dns1123_label, is_dns1123_subdomain, name_is_dns1035_label
-from kubetaint.api.validation.objectmeta import validate_object_meta
 from kubetaint.api.validation.rbac import go_strings
 
 Obj = Mapping[str, Any]
@@ -77,13 +76,8 @@ def _port_errors(port: Obj, i: int, require_name: bool, kind: str) -> list[f.Fie
 
 def validate_service(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateService (ValidateServiceUpdate with `old`)."""
-    meta = _m(obj, "metadata")
-    if old is None:
-        errs = validate_object_meta(meta, namespaced=True, name_fn=name_is_dns1035_label)
-    else:
-        errs = validate_object_meta_update(
-            meta, _m(old, "metadata"), namespaced=True, name_fn=name_is_dns1035_label
-        )
+    errs = validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns1035_label)
+    if old is not None:
         errs.extend(_cluster_ip_update_errors(obj, old))
     spec = _m(obj, "spec")
     kind = spec.get("type") or "ClusterIP"

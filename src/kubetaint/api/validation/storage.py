@@ -13,9 +13,8 @@ from typing import Any
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.affinity import validate_node_selector
 from kubetaint.api.validation.labelselector import validate_label_selector
-from kubetaint.api.validation.metaupdate import validate_object_meta_update
+from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import is_dns1123_subdomain, is_qualified_name, name_is_dns_subdomain
-from kubetaint.api.validation.objectmeta import validate_object_meta
 from kubetaint.api.validation.quantities import parse_or_error
 
 Obj = Mapping[str, Any]
@@ -75,13 +74,6 @@ def _path_segment_name(name: str, prefix: bool = False) -> list[str]:
     return out
 
 
-def _meta(obj: Obj, old: Obj | None, namespaced: bool, name_fn: Any) -> list[f.FieldError]:
-    meta = _m(obj.get("metadata"))
-    if old is None:
-        return validate_object_meta(meta, namespaced=namespaced, name_fn=name_fn)
-    return validate_object_meta_update(meta, _m(old.get("metadata")), namespaced=namespaced, name_fn=name_fn)
-
-
 def _access_modes(modes: Any, path: str, required_detail: str) -> list[f.FieldError]:
     modes = _l(modes)
     errs: list[f.FieldError] = []
@@ -124,7 +116,7 @@ def _volume_mode(mode: Any, path: str) -> list[f.FieldError]:
 def validate_persistent_volume(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidatePersistentVolume (ValidatePersistentVolumeUpdate on update: the volume source and,
     once set, the node affinity and volume mode may not change)."""
-    errs = _meta(obj, old, False, _path_segment_name)
+    errs = validate_metadata(obj, old, namespaced=False, name_fn=_path_segment_name)
     spec = _m(obj.get("spec"))
     errs.extend(_access_modes(spec.get("accessModes"), "spec.accessModes", ""))
     capacity = _m(spec.get("capacity"))
@@ -175,7 +167,7 @@ def validate_persistent_volume_claim(obj: Obj, old: Obj | None, allow_comparison
     """ValidatePersistentVolumeClaim (ValidatePersistentVolumeClaimUpdate on update: only the
     requests of a bound claim, its volumeAttributesClassName, and a volumeName not set before
     may change)."""
-    errs = _meta(obj, old, True, _path_segment_name)
+    errs = validate_metadata(obj, old, namespaced=True, name_fn=_path_segment_name)
     spec = _m(obj.get("spec"))
     errs.extend(
         _access_modes(spec.get("accessModes"), "spec.accessModes", "at least 1 access mode is required")
@@ -237,7 +229,7 @@ def _allowed_topologies(terms: Any) -> list[f.FieldError]:
 def validate_storage_class(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateStorageClass (ValidateStorageClassUpdate on update: parameters, provisioner,
     reclaimPolicy and volumeBindingMode may not change)."""
-    errs = _meta(obj, old, False, name_is_dns_subdomain)
+    errs = validate_metadata(obj, old, namespaced=False, name_fn=name_is_dns_subdomain)
     errs.extend(_provisioner(obj.get("provisioner")))
     policy = obj.get("reclaimPolicy")
     if policy is not None and policy not in SC_RECLAIM_POLICIES:
@@ -263,7 +255,7 @@ def validate_storage_class(obj: Obj, old: Obj | None, allow_comparison: bool) ->
 def validate_csi_node(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateCSINode: each driver's name (a CSI driver name), nodeID, a non-negative allocatable
     count, and no driver twice."""
-    errs = _meta(obj, old, False, name_is_dns_subdomain)
+    errs = validate_metadata(obj, old, namespaced=False, name_fn=name_is_dns_subdomain)
     seen: set[str] = set()
     for i, raw in enumerate(_l(_m(obj.get("spec")).get("drivers"))):
         driver = _m(raw)
@@ -288,9 +280,13 @@ def validate_csi_node(obj: Obj, old: Obj | None, allow_comparison: bool) -> list
     return errs
 
 
+def _csi_driver_name(name: str, prefix: bool = False) -> list[str]:
+    return is_dns1123_subdomain(name.lower())
+
+
 def validate_csi_driver(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateCSIDriver: the name (a CSI driver name) and the defaulted spec's known values."""
-    errs = _meta(obj, old, False, lambda name, prefix=False: is_dns1123_subdomain(name.lower()))
+    errs = validate_metadata(obj, old, namespaced=False, name_fn=_csi_driver_name)
     spec = _m(obj.get("spec"))
     policy = spec.get("fsGroupPolicy")
     policies = ("File", "None", "ReadWriteOnceWithFSType")

@@ -120,11 +120,6 @@ def _int64_messages(value: str) -> list[str]:
     return msgs
 
 
-def uses_comparison_operators(tolerations: Sequence[Mapping[str, Any]] | None) -> bool:
-    """Whether a (old) pod spec already has an Lt/Gt toleration (the ratcheting rule)."""
-    return any(_s(t, "operator") in COMPARISON_OPERATORS for t in tolerations or ())
-
-
 def _without_seconds(toleration: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in toleration.items() if k != "tolerationSeconds" and v not in (None, "")}
 

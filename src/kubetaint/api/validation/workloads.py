@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import (
     go_label_selector,
@@ -67,7 +66,9 @@ def _template_labels_match(selector: Any, template: Mapping[str, Any]) -> list[f
     labels = _m(meta, "labels")
     if isinstance(selector, Mapping) and selector_matches(selector, labels):
         return []
-    rendered = _go_string_map(labels) if isinstance(meta.get("labels"), Mapping) else "map[string]string(nil)"
+    rendered = (
+        f.go_string_map(labels) if isinstance(meta.get("labels"), Mapping) else "map[string]string(nil)"
+    )
     shown = f.GoValue(dict(labels), rendered)
     return [f.invalid("spec.template.metadata.labels", shown, "`selector` does not match template `labels`")]
 
@@ -85,8 +86,3 @@ def _template(kind: str, template: Any, allow_comparison: bool) -> list[f.FieldE
         detail = f"activeDeadlineSeconds in {kind} is not Supported"
         errs.append(f.forbidden("spec.template.spec.activeDeadlineSeconds", detail))
     return errs
-
-
-def _go_string_map(labels: Mapping[str, Any]) -> str:
-    items = ", ".join(f"{go_quote(k)}:{go_quote(str(v))}" for k, v in sorted(labels.items()))
-    return f"map[string]string{{{items}}}"

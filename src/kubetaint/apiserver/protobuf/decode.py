@@ -102,12 +102,6 @@ def decode_body(raw: bytes, schema: Schema | None = None) -> JSON:
     return {"kind": kind, "apiVersion": api_version, **obj}
 
 
-def decode_message(name: str, content: bytes, schema: Schema | None = None) -> JSON:
-    """One message of the schema (no envelope) as JSON."""
-    schema = schema or load()
-    return _Decoder(schema, budget=len(content) + 10_000).message(schema.messages[name], content, 1)
-
-
 class _Decoder:
     def __init__(self, schema: Schema, budget: int) -> None:
         self.schema = schema

@@ -29,7 +29,8 @@ from kubetaint.api.crd import (
     spec_of,
 )
 from kubetaint.api.errors import StatusError
-from kubetaint.clock.base import Clock, Handle, format_time
+from kubetaint.clock.base import Clock, format_time
+from kubetaint.controllers.sorted_queue import SortedQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
@@ -56,10 +57,7 @@ class CRDController:
         self.clock = clock
         self.informers = ComponentInformers(store)
         self.crds = self.informers.shared_or_own(crd_informer, CRDS)
-        self._queued: set[str] = set()
-        self._timers: dict[str, Handle] = {}
-        self._draining = False
-        self._stopped = False
+        self.queue = SortedQueue(clock, self._sync_queued)
         self.crds.add_handlers(
             EventHandlers(
                 on_add=self._changed,
@@ -72,55 +70,30 @@ class CRDController:
         self.informers.start()
 
     def stop(self) -> None:
-        self._stopped = True
-        for timer in self._timers.values():
-            timer.cancel()
-        self._timers.clear()
+        self.queue.stop()
         self.informers.stop()
 
     # queue -----------------------------------------------------------------------------------
 
     def _changed(self, crd: JSON) -> None:
-        self._enqueue(object_key(crd)[1])
+        self.queue.add(object_key(crd)[1])
 
     def _deleted(self, crd: JSON) -> None:
         # a freed name may let another CRD of the group be accepted
         group = spec_of(crd).get("group")
         for other in self.crds.items():
             if spec_of(other).get("group") == group:
-                self._enqueue(object_key(other)[1])
+                self.queue.add(object_key(other)[1])
 
-    def _enqueue(self, name: str) -> None:
-        if self._stopped:
-            return
-        self._queued.add(name)
-        if not self._draining:
-            self._draining = True
-            self.clock.call_soon(self._drain)
-
-    def _enqueue_after(self, name: str, delay: float) -> None:
-        timer = self._timers.pop(name, None)
-        if timer is not None:
-            timer.cancel()
-
-        def fire() -> None:
-            self._timers.pop(name, None)
-            self._enqueue(name)
-
-        self._timers[name] = self.clock.call_later(delay, fire)
-
-    def _drain(self) -> None:
-        self._draining = False
-        queued, self._queued = sorted(self._queued), set()
-        for name in queued:
-            try:
-                again = self.sync(name)
-            except Exception as err:  # retried, as AddRateLimited does
-                log.warning("sync of CustomResourceDefinition %s failed: %s", name, err)
-                self._enqueue_after(name, RETRY_SECONDS)
-            else:
-                if again:
-                    self._enqueue_after(name, REMAINING_SECONDS)
+    def _sync_queued(self, name: str) -> None:
+        try:
+            again = self.sync(name)
+        except Exception as err:  # retried, as AddRateLimited does
+            log.warning("sync of CustomResourceDefinition %s failed: %s", name, err)
+            self.queue.add_after(name, RETRY_SECONDS)
+        else:
+            if again:
+                self.queue.add_after(name, REMAINING_SECONDS)
 
     # sync ------------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ went away while nothing watched (before a restart) are not collected.
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol
+from typing import Any
 
 from kubetaint.api.crd import served_resources
 from kubetaint.api.errors import StatusError
@@ -23,30 +23,12 @@ from kubetaint.api.resources import RESOURCES, REVIEW_GROUPS
 from kubetaint.clock.base import Clock, Handle
 from kubetaint.core.deletion import FINALIZER_FOREGROUND, FINALIZER_ORPHAN, has_finalizer
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import Store, object_key
+from kubetaint.store.interface import PropagatingStore, object_key
 
 JSON = dict[str, Any]
 log = logging.getLogger(__name__)
 #: How long a foreground deletion waits before looking at its dependents again.
 RECHECK_SECONDS = 1.0
-
-
-class OwnerWriter(Store, Protocol):
-    """The writes the collector makes (kubetaint.registry.Registry): deletes that honour finalizers
-    and take a propagation policy."""
-
-    def delete(
-        self,
-        resource: str,
-        namespace: str,
-        name: str,
-        *,
-        resource_version: str | None = None,
-        uid: str | None = None,
-        dry_run: bool = False,
-        grace_period_seconds: int | None = None,
-        propagation_policy: str | None = None,
-    ) -> JSON: ...
 
 
 def _meta(obj: JSON) -> JSON:
@@ -70,7 +52,7 @@ BUILT_IN = tuple(
 class CustomResourceOwners:
     """Collects the dependents of deleted custom resources."""
 
-    def __init__(self, store: OwnerWriter, clock: Clock, *, crd_informer: Informer) -> None:
+    def __init__(self, store: PropagatingStore, clock: Clock, *, crd_informer: Informer) -> None:
         self.store = store
         self.clock = clock
         self.crds = crd_informer

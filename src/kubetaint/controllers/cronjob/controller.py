@@ -21,12 +21,13 @@ from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time, parse_time
 from kubetaint.controllers.cronjob import utils
 from kubetaint.controllers.cronjob.schedule import Schedule, ScheduleError, load_location, parse_standard
-from kubetaint.controllers.job.client import PropagatingStore
+from kubetaint.controllers.job.util import finished_condition
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
+from kubetaint.store.interface import PropagatingStore
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -164,7 +165,7 @@ class CronJobController:
         children = {_uid(job) for job in jobs}
         for job in jobs:
             found = _in_active_list(cron_job, _uid(job))
-            finished = utils.finished_condition(job)
+            finished = finished_condition(job)
             if not found and finished is None:
                 self.recorder.event(
                     cron_job,
@@ -348,8 +349,8 @@ class CronJobController:
         if successful_limit is None and failed_limit is None:
             return False
         before = list(cron_job["status"].get("active") or [])
-        succeeded = [j for j in jobs if utils.finished_condition(j) == "Complete"]
-        failed = [j for j in jobs if utils.finished_condition(j) == "Failed"]
+        succeeded = [j for j in jobs if finished_condition(j) == "Complete"]
+        failed = [j for j in jobs if finished_condition(j) == "Failed"]
         for finished, limit in ((succeeded, successful_limit), (failed, failed_limit)):
             if limit is None or len(finished) <= int(limit):
                 continue

@@ -156,11 +156,3 @@ def format_schedule(cron_job: Mapping[str, Any]) -> tuple[str, bool]:
     if zone is not None:
         return f"TZ={zone} {schedule}", False
     return schedule, False
-
-
-def finished_condition(job: Mapping[str, Any]) -> str | None:
-    """getFinishedStatus: "Complete" or "Failed" when that condition is True."""
-    for condition in (job.get("status") or {}).get("conditions") or []:
-        if condition.get("type") in ("Complete", "Failed") and condition.get("status") == "True":
-            return str(condition["type"])
-    return None

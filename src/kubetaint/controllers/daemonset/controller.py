@@ -421,7 +421,9 @@ class DaemonSetController:
         labels["controller-revision-hash"] = self._template_hash(
             template, (ds.get("status") or {}).get("collisionCount")
         )
-        labels["pod-template-generation"] = str(ds["metadata"].get("generation", 1))
+        generation = update.template_generation(ds)
+        if generation is not None:
+            labels[update.GENERATION_LABEL] = generation
         meta["labels"] = labels
         spec = daemon_pod_spec_copy(ds)
         spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)

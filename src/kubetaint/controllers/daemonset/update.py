@@ -12,13 +12,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubetaint.api.daemonset_generation import TEMPLATE_GENERATION_ANNOTATION
 from kubetaint.controllers.deployment.util import scaled_value
 from kubetaint.controllers.replicaset import podutil
 
 JSON = dict[str, Any]
 HASH_LABEL = "controller-revision-hash"
 GENERATION_LABEL = "pod-template-generation"
-TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"
 log = logging.getLogger(__name__)
 
 
@@ -75,7 +75,8 @@ def allows_surge(ds: Mapping[str, Any]) -> bool:
 
 def template_generation(ds: Mapping[str, Any]) -> str | None:
     """GetTemplateGeneration, as the label value pods carry: the DaemonSet's template generation
-    annotation when it has one, else its metadata.generation (what kubetaint stamps on pods)."""
+    annotation (the daemon set strategy sets it on every write), else its metadata.generation (a
+    DaemonSet loaded from a scenario or snapshot without it)."""
     meta = ds.get("metadata") or {}
     annotation = (meta.get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)
     if annotation is not None:

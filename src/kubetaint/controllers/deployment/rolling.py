@@ -85,15 +85,6 @@ def scale_down_old(deployment: RS, all_sets: Sequence[RS | None], old: Sequence[
     return sizes
 
 
-def with_sizes(sets: Sequence[RS], sizes: Mapping[str, int]) -> list[RS]:
-    """The ReplicaSets as they will be once `sizes` are written (spec.replicas only)."""
-    out: list[RS] = []
-    for rs in sets:
-        size = sizes.get(_name(rs))
-        out.append(rs if size is None else {**rs, "spec": {**util.spec_of(rs), "replicas": size}})
-    return out
-
-
 def proportional(deployment: RS, new_rs: RS | None, old: Sequence[RS]) -> tuple[dict[str, int], str]:
     """sync.go `scale` for a rolling Deployment whose size changed mid-rollout: spread the change
     over the active ReplicaSets in proportion to their size (leftovers to the largest).

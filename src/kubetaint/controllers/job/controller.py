@@ -34,18 +34,18 @@ from kubetaint.controllers.job import (
 )
 from kubetaint.controllers.job.backoff import Backoff
 from kubetaint.controllers.job.claim import adopted, claim_pods, released
-from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.job.context import SyncJobCtx
 from kubetaint.controllers.job.manage import delete_pods, manage_job
 from kubetaint.controllers.job.pod_failure_policy import match_pod_failure_policy
 from kubetaint.controllers.job.success_policy import REASON_SUCCESS_POLICY, match_success_policy
 from kubetaint.controllers.job.track import track_status_and_remove_finalizers
 from kubetaint.controllers.replicaset import podutil
-from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
+from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods, OwnerPresence
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Changes, EventHandlers, Informer
+from kubetaint.store.interface import PropagatingStore
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -84,9 +84,14 @@ class JobController:
         self._backoff: dict[Key, Backoff] = {}
         #: per Job: its pods removed while they had the tracking finalizer, as last seen
         self._vanished: dict[Key, list[JSON]] = {}
-        self.owned = KindOwnedPods(self.pods, "Job", self._pod_changed)
+        # While no Job exists, only a pod with the tracking finalizer can matter (its finalizer
+        # is removed): the indexes stop following the pod events (see kind_owned.OwnerPresence).
+        self.owned = KindOwnedPods(
+            self.pods, "Job", self._pod_changed, owners=self.jobs, told_alone=util.has_tracking_finalizer
+        )
         #: per namespace: the keys of its pods without a controller reference (adoption candidates)
         self._orphan_keys: dict[str, set[Key]] = {}
+        self._orphans_presence = OwnerPresence(self.jobs, self._orphans_rebuilt)
         self.pods.add_handlers(self._orphans_changed)
         self.jobs.add_handlers(
             EventHandlers(
@@ -143,6 +148,9 @@ class JobController:
     def _orphans_changed(self, changes: Changes) -> None:
         """Keep the orphan pods by namespace; an orphan added or changed queues the Jobs whose
         selector matches it (addPod and updatePod: someone may want to adopt it)."""
+        if not self._orphans_presence.following:  # no Job: none can adopt
+            self._orphans_presence.skipped()
+            return
         for change, key, _old, new in changes:
             orphan = change != "DELETED" and new is not None and podutil.controller_ref_of(new) is None
             keys = self._orphan_keys.get(key[0])
@@ -162,12 +170,21 @@ class JobController:
                 if selector is not None and not selector.empty and selector.matches(labels):
                     self.queue.add(podutil.key_of(job))
 
+    def _orphans_rebuilt(self) -> None:
+        """The orphan keys afresh from the pod informer's cache."""
+        self._orphan_keys.clear()
+        for key, pod in self.pods.keyed_items():
+            if podutil.controller_ref_of(pod) is None:
+                self._orphan_keys.setdefault(key[0], set()).add(key)
+
     def _claimed_pods(self, job: JSON, uid: str) -> list[JSON]:
         """getPodsForJob: the Job's pods after adopting matching orphans and releasing controlled
         pods that no longer match its selector (adopted pods carry the tracking finalizer)."""
         owned = self.owned.pods(uid)
         selector = label_selector_from_dict((job.get("spec") or {}).get("selector"))
         namespace = str((job.get("metadata") or {}).get("namespace") or "")
+        if self._orphans_presence.stale:
+            self._orphans_presence.rebuild()
         orphan_keys = self._orphan_keys.get(namespace)
         if selector is None or selector.empty:
             return owned

@@ -10,8 +10,8 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.controllers.job import tracking
-from kubetaint.controllers.job.client import PropagatingStore
 from kubetaint.controllers.replicaset import podutil
+from kubetaint.store.interface import PropagatingStore
 
 JSON = dict[str, Any]
 Key = tuple[str, str]

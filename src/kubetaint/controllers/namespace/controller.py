@@ -24,11 +24,12 @@ from typing import Any, Protocol
 from kubetaint.api.crd import CRDS, served_resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.resources import RESOURCES, Resource
-from kubetaint.clock.base import Clock, Handle, format_time, parse_time
+from kubetaint.clock.base import Clock, format_time, parse_time
+from kubetaint.controllers.sorted_queue import SortedQueue
 from kubetaint.core import namespaces
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import Store, object_key
+from kubetaint.store.interface import PropagatingStore, object_key
 
 JSON = dict[str, Any]
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ DEFAULT_TERMINATION_GRACE_PERIOD = 30
 BASE_BACKOFF, MAX_BACKOFF = 0.005, 1000.0
 
 
-class NamespaceWriter(Store, Protocol):
+class NamespaceWriter(PropagatingStore, Protocol):
     """The store a namespace controller writes through (kubetaint.registry.Registry): deletes
     honour graceful pod deletion and finalizers, and the namespace's status and finalize
     subresources."""
@@ -51,19 +52,6 @@ class NamespaceWriter(Store, Protocol):
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON: ...
 
     def finalize_namespace(self, obj: JSON, *, dry_run: bool = False) -> JSON: ...
-
-    def delete(
-        self,
-        resource: str,
-        namespace: str,
-        name: str,
-        *,
-        resource_version: str | None = None,
-        uid: str | None = None,
-        dry_run: bool = False,
-        grace_period_seconds: int | None = None,
-        propagation_policy: str | None = None,
-    ) -> JSON: ...
 
 
 def deletable_resources() -> list[Resource]:
@@ -91,18 +79,14 @@ class NamespaceController:
         clock: Clock,
         *,
         namespace_informer: Informer | None = None,
-        finalizer_token: str = namespaces.FINALIZER_KUBERNETES,
     ) -> None:
         self.store = store
         self.clock = clock
-        self.token = finalizer_token
         self.informers = ComponentInformers(store)
         self.namespaces = self.informers.shared_or_own(namespace_informer, NAMESPACES)
         self.resources = deletable_resources()
-        self._queued: set[str] = set()
-        self._timers: dict[str, Handle] = {}
+        self.queue = SortedQueue(clock, self._sync_queued)
         self._failures: dict[str, int] = {}
-        self._draining = False
         self.namespaces.add_handlers(
             EventHandlers(
                 on_add=self._namespace_changed,
@@ -114,50 +98,28 @@ class NamespaceController:
         self.informers.start()
 
     def stop(self) -> None:
-        for timer in self._timers.values():
-            timer.cancel()
-        self._timers.clear()
+        self.queue.stop()
         self.informers.stop()
 
     # queue -----------------------------------------------------------------------------------
 
     def _namespace_changed(self, ns: JSON) -> None:
         if (ns.get("metadata") or {}).get("deletionTimestamp"):
-            self._enqueue(object_key(ns)[1])
+            self.queue.add(object_key(ns)[1])
 
-    def _enqueue(self, name: str) -> None:
-        self._queued.add(name)
-        if not self._draining:
-            self._draining = True
-            self.clock.call_soon(self._drain)
-
-    def _enqueue_after(self, name: str, delay: float) -> None:
-        timer = self._timers.pop(name, None)
-        if timer is not None:
-            timer.cancel()
-
-        def fire() -> None:
-            self._timers.pop(name, None)
-            self._enqueue(name)
-
-        self._timers[name] = self.clock.call_later(delay, fire)
-
-    def _drain(self) -> None:
-        self._draining = False
-        queued, self._queued = sorted(self._queued), set()
-        for name in queued:
-            try:
-                self.sync(name)
-            except ResourcesRemainingError as remaining:
-                self._failures.pop(name, None)
-                self._enqueue_after(name, remaining.estimate // 2 + 1)
-            except Exception as err:  # retried with backoff, as AddRateLimited does
-                failures = self._failures.get(name, 0)
-                self._failures[name] = failures + 1
-                log.warning("deletion of namespace %s failed: %s", name, err)
-                self._enqueue_after(name, min(BASE_BACKOFF * 2**failures, MAX_BACKOFF))
-            else:
-                self._failures.pop(name, None)
+    def _sync_queued(self, name: str) -> None:
+        try:
+            self.sync(name)
+        except ResourcesRemainingError as remaining:
+            self._failures.pop(name, None)
+            self.queue.add_after(name, remaining.estimate // 2 + 1)
+        except Exception as err:  # retried with backoff, as AddRateLimited does
+            failures = self._failures.get(name, 0)
+            self._failures[name] = failures + 1
+            log.warning("deletion of namespace %s failed: %s", name, err)
+            self.queue.add_after(name, min(BASE_BACKOFF * 2**failures, MAX_BACKOFF))
+        else:
+            self._failures.pop(name, None)
 
     # sync ------------------------------------------------------------------------------------
 
@@ -199,7 +161,9 @@ class NamespaceController:
 
     def _finalize(self, ns: JSON) -> JSON:
         """finalizeNamespace: the finalizer token removed through `finalize`."""
-        return self.store.finalize_namespace(namespaces.without_finalizer(ns, self.token))
+        return self.store.finalize_namespace(
+            namespaces.without_finalizer(ns, namespaces.FINALIZER_KUBERNETES)
+        )
 
     def _retry_on_conflict(self, ns: JSON, write: Callable[[JSON], JSON]) -> JSON:
         """retryOnConflictError: on a conflict, read the namespace again and retry (an error

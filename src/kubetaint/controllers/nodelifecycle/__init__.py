@@ -2,7 +2,6 @@
 (mirrors pkg/controller/nodelifecycle)."""
 
 from kubetaint.controllers.nodelifecycle.controller import CONTROLLER_NAME, NodeLifecycleController
-from kubetaint.controllers.nodelifecycle.out_of_service import OutOfServicePodGC
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
 from kubetaint.controllers.nodelifecycle.zones import ZoneState, compute_zone_state, get_zone_key
@@ -11,7 +10,6 @@ __all__ = [
     "CONTROLLER_NAME",
     "NodeLifecycleController",
     "NodeLifecycleSettings",
-    "OutOfServicePodGC",
     "RateLimitedTimedQueue",
     "ZoneState",
     "compute_zone_state",

@@ -173,11 +173,13 @@ class NodeLifecycleController:
         self._membership_changed = True
         self._sorted_names = None
 
-    def _node_updated(self, _old: JSON, node: JSON) -> None:
+    def _node_updated(self, old: JSON, node: JSON) -> None:
         name = _name(node)
         if self._by_name is not None:
             self._by_name[name] = node
-        self._node_changed(name)
+        self._changed.add(name)
+        if self.work is not None:
+            self.work.node_changed(name, old, node)
 
     def _node_deleted(self, node: JSON) -> None:
         name = _name(node)

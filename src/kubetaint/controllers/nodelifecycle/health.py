@@ -121,7 +121,7 @@ class NodeHealthTracker:
         # record starts without one (so the next pass counts the lease as renewed).
         saved_lease = health.lease if health is not None else None
         health = self._observe_status(health, status, current, now)
-        observed_lease = self._leases.get(NODE_LEASE_NAMESPACE, name)
+        observed_lease = self.current_lease(name)
         if observed_lease is not None and (
             saved_lease is None or renewed_after(renew_text(observed_lease), renew_text(saved_lease))
         ):
@@ -168,6 +168,38 @@ class NodeHealthTracker:
                     continue
             health.lease = lease
             health.probe_timestamp = now
+
+    def observe_status_post(self, name: str, node: Mapping[str, Any], now: float) -> bool:
+        """tryUpdateNodeHealth on `node` when its Ready condition moved only its heartbeat since
+        the one recorded (a kubelet's status post on a node whose Ready status stays): the record
+        made afresh at `now`, then the lease step, as a visit makes them (the grace period cannot
+        run out: the probe is now). False, with nothing done, for any other node."""
+        health = self.healths.get(name)
+        status = node.get("status")
+        if health is None or type(status) is not dict:
+            return False
+        saved = get_status_condition(health.status, "Ready")
+        current = get_status_condition(status, "Ready")
+        if (
+            saved is None
+            or current is None
+            or saved.get("status") != current.get("status")
+            or saved.get("lastTransitionTime") != current.get("lastTransitionTime")
+            or saved.get("lastHeartbeatTime") == current.get("lastHeartbeatTime")
+        ):
+            return False
+        record = NodeHealth(now, health.ready_transition_timestamp, dict(status))
+        observed = self.current_lease(name)
+        if observed is not None and (
+            health.lease is None or renewed_after(renew_text(observed), renew_text(health.lease))
+        ):
+            record.lease = observed
+        self.healths[name] = record
+        return True
+
+    def current_lease(self, name: str) -> Mapping[str, Any] | None:
+        """The node's Lease as the lease informer holds it."""
+        return self._leases.get(NODE_LEASE_NAMESPACE, name)
 
     def would_observe(self, name: str, lease: Mapping[str, Any] | None) -> bool:
         """Whether observing `lease` now counts as a renewal (a later renewTime than the saved

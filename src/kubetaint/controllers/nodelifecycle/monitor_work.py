@@ -15,6 +15,11 @@ its Node object (a node informer event), the grace period runs out (`deadline`: 
 time plus nodeMonitorGracePeriod; none for an Unknown node, whose conditions are Unknown already)
 or the cluster enters or leaves full disruption. A Lease event of a settled node is the lease step
 of tryUpdateNodeHealth alone: the pass observes the lease at its start and the node stays settled.
+A status post on a settled Ready node (only its conditions changed, Ready's status and
+transition time as recorded) is tryUpdateNodeHealth's new heartbeat and lease step alone: the
+pass observes both at its start (`NodeHealthTracker.observe_status_post`) and the node stays
+settled; when the record made afresh holds no lease yet, the next pass observes the lease (as the
+visit it would take then does).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_left
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from operator import itemgetter
@@ -79,6 +84,19 @@ class MonitorWork:
         #: the one field write (a heartbeat round) that changed leases since the last pass when
         #: nothing else did: its leases are the last changed, read from its own lists
         self._renewed: FieldWriteGroup | None = None
+        #: node name → its Node after changes of its status conditions alone since the last pass
+        #: (status posts), the name not in `changed_nodes`
+        self.posted_nodes: dict[str, JSON] = {}
+        #: the settled nodes whose lease the next pass observes
+        self._observe_next: set[str] = set()
+
+    def node_changed(self, name: str, old: JSON, node: JSON) -> None:
+        """The node informer's update of `name` from `old` to `node`."""
+        if name not in self.changed_nodes and status_post_only(old, node):
+            self.posted_nodes[name] = node
+        else:
+            self.changed_nodes.add(name)
+            self.posted_nodes.pop(name, None)
 
     def leases_changed(self, changes: Changes) -> None:
         """The lease informer's handler: each changed lease by node name, for the next pass to
@@ -172,13 +190,19 @@ class MonitorWork:
             self.unsettle(name)
         self.changed_nodes.clear()
         health, settled = self._health, self.settled
+        observe_next, self._observe_next = self._observe_next, set()
+        posted = self._observe_posts(now)
+        names: Container[str] = settled if not posted else _Without(settled, posted)
         group = self._renewed
         if group is not None:
             self._renewed = None
-            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), settled, now)
+            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), names, now)
         else:
-            health.observe_leases(self.changed_leases.items(), settled, now)
+            health.observe_leases(self.changed_leases.items(), names, now)
             self.changed_leases.clear()
+        if observe_next:
+            leases = [(name, health.current_lease(name)) for name in sorted(observe_next)]
+            health.observe_leases(leases, names, now)
         deadlines, grace = self._deadlines, self._grace
         while deadlines and deadlines[0][0] < now:
             deadline, name = heapq.heappop(deadlines)
@@ -193,9 +217,58 @@ class MonitorWork:
                 node.deadline = renewed
                 heapq.heappush(deadlines, (renewed, name))
 
+    def _observe_posts(self, now: float) -> set[str]:
+        """Observe the status posts on settled Ready nodes since the last pass (the others are
+        unsettled); the names of the nodes observed."""
+        posts, self.posted_nodes = self.posted_nodes, {}
+        observed: set[str] = set()
+        health, settled = self._health, self.settled
+        for name, node in posts.items():
+            entry = settled.get(name)
+            if entry is None:
+                continue  # visited by this pass
+            if entry.kind is not Settled.READY or not health.observe_status_post(name, node, now):
+                self.unsettle(name)
+                continue
+            observed.add(name)
+            if health.would_observe(name, health.current_lease(name)):
+                self._observe_next.add(name)
+        return observed
+
     def zone_counts(self) -> dict[str, tuple[int, int]]:
         """zone → (settled Ready nodes, settled nodes) counted there."""
         return {zone: (ready, size) for zone, (ready, size) in self._counts.items()}
+
+
+def status_post_only(old: JSON, new: JSON) -> bool:
+    """Whether `new` is `old` with only its status conditions (and resourceVersion) changed."""
+    if len(new) != len(old):
+        return False
+    for key, value in new.items():
+        before = old.get(key)
+        if key in {"metadata", "status"}:
+            if type(value) is not dict or type(before) is not dict or len(value) != len(before):
+                return False
+            changing = "resourceVersion" if key == "metadata" else "conditions"
+            for part, part_value in value.items():
+                if part != changing and (part not in before or before[part] != part_value):
+                    return False
+        elif key not in old or before != value:
+            return False
+    return True
+
+
+class _Without:
+    """The names of `names` but those of `left_out`."""
+
+    __slots__ = ("_left_out", "_names")
+
+    def __init__(self, names: Container[str], left_out: Container[str]) -> None:
+        self._names = names
+        self._left_out = left_out
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names and name not in self._left_out
 
 
 class Requeues:

@@ -13,6 +13,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
+from kubetaint.controllers.sorted_queue import SortedQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
@@ -47,8 +48,7 @@ class Publisher:
         self.informers = ComponentInformers(store)
         self.namespaces = self.informers.shared_or_own(namespace_informer, "namespaces")
         self.config_maps = self.informers.shared_or_own(config_map_informer, CONFIG_MAPS)
-        self._queue: set[str] = set()
-        self._draining = False
+        self.queue = SortedQueue(clock, self._sync_queued)
         self.config_maps.add_handlers(
             EventHandlers(
                 on_update=lambda old, new: self._config_map_changed(new),
@@ -58,7 +58,7 @@ class Publisher:
         )
         self.namespaces.add_handlers(
             EventHandlers(
-                on_add=lambda ns: self._enqueue(object_key(ns)[1]), on_update=self._namespace_updated
+                on_add=lambda ns: self.queue.add(object_key(ns)[1]), on_update=self._namespace_updated
             )
         )
 
@@ -67,32 +67,24 @@ class Publisher:
 
     def stop(self) -> None:
         """Stop the informers this controller started."""
+        self.queue.stop()
         self.informers.stop()
 
     def _config_map_changed(self, config_map: JSON) -> None:
         namespace, name = object_key(config_map)
         if name == ROOT_CA_CERT_CONFIG_MAP_NAME and namespace:
-            self._enqueue(namespace)
+            self.queue.add(namespace)
 
     def _namespace_updated(self, old: JSON, new: JSON) -> None:
         status = new.get("status") if isinstance(new.get("status"), dict) else {}
         if (status or {}).get("phase") == "Active":
-            self._enqueue(object_key(new)[1])
+            self.queue.add(object_key(new)[1])
 
-    def _enqueue(self, namespace: str) -> None:
-        self._queue.add(namespace)
-        if not self._draining:
-            self._draining = True
-            self.clock.call_soon(self._drain)
-
-    def _drain(self) -> None:
-        self._draining = False
-        queued, self._queue = sorted(self._queue), set()
-        for namespace in queued:
-            try:
-                self.sync_namespace(namespace)
-            except Exception:  # one namespace's failure must not stop the others
-                log.exception("root-ca-cert-publisher: syncing namespace %s failed", namespace)
+    def _sync_queued(self, namespace: str) -> None:
+        try:
+            self.sync_namespace(namespace)
+        except Exception:  # one namespace's failure must not stop the others
+            log.exception("root-ca-cert-publisher: syncing namespace %s failed", namespace)
 
     def sync_namespace(self, namespace: str) -> None:
         """syncNamespace"""

@@ -11,6 +11,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
+from kubetaint.controllers.sorted_queue import SortedQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
@@ -40,12 +41,11 @@ class ServiceAccountsController:
         self.informers = ComponentInformers(store)
         self.namespaces = self.informers.shared_or_own(namespace_informer, "namespaces")
         self.accounts = self.informers.shared_or_own(service_account_informer, SERVICE_ACCOUNTS)
-        self._queue: set[str] = set()
-        self._draining = False
+        self.queue = SortedQueue(clock, self._sync_queued)
         self.namespaces.add_handlers(
             EventHandlers(
-                on_add=lambda ns: self._enqueue(object_key(ns)[1]),
-                on_update=lambda old, new: self._enqueue(object_key(new)[1]),
+                on_add=lambda ns: self.queue.add(object_key(ns)[1]),
+                on_update=lambda old, new: self.queue.add(object_key(new)[1]),
             )
         )
         self.accounts.add_handlers(
@@ -58,27 +58,19 @@ class ServiceAccountsController:
 
     def stop(self) -> None:
         """Stop the informers this controller started."""
+        self.queue.stop()
         self.informers.stop()
 
     def _account_deleted(self, account: JSON) -> None:
         namespace, name = object_key(account)
         if name in self.names:
-            self._enqueue(namespace)
+            self.queue.add(namespace)
 
-    def _enqueue(self, namespace: str) -> None:
-        self._queue.add(namespace)
-        if not self._draining:
-            self._draining = True
-            self.clock.call_soon(self._drain)
-
-    def _drain(self) -> None:
-        self._draining = False
-        queued, self._queue = sorted(self._queue), set()
-        for namespace in queued:
-            try:
-                self.sync_namespace(namespace)
-            except Exception:  # one namespace's failure must not stop the others
-                log.exception("serviceaccounts: syncing namespace %s failed", namespace)
+    def _sync_queued(self, namespace: str) -> None:
+        try:
+            self.sync_namespace(namespace)
+        except Exception:  # one namespace's failure must not stop the others
+            log.exception("serviceaccounts: syncing namespace %s failed", namespace)
 
     def sync_namespace(self, namespace: str) -> None:
         """syncNamespace: create each missing account when the namespace is active."""

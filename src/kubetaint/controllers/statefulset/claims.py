@@ -11,6 +11,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.controllers.replicaset import podutil
+from kubetaint.controllers.replicaset.kind_owned import OwnerPresence
 from kubetaint.controllers.statefulset.pods import is_member
 from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import Store
@@ -35,15 +36,30 @@ def _labels(pod: Mapping[str, Any] | None) -> Any:
 class OrphanPods:
     """The keys of the pods without a controller, by namespace, kept from the pod informer;
     `on_orphan(pod)` for a pod that is new as an orphan or whose labels changed while it is one
-    (upstream's addPod and updatePod of an orphan: the sets that may adopt it sync)."""
+    (upstream's addPod and updatePod of an orphan: the sets that may adopt it sync).
 
-    def __init__(self, informer: Informer, on_orphan: Callable[[JSON], None]) -> None:
+    With `owners` (the StatefulSet informer), the index stops following the pod events while no set exists
+    (`OwnerPresence`): no set can adopt an orphan then, and one that appears syncs itself."""
+
+    def __init__(
+        self, informer: Informer, on_orphan: Callable[[JSON], None], *, owners: Informer | None = None
+    ) -> None:
         self.informer = informer
         self._on_orphan = on_orphan
         self._keys: dict[str, set[Key]] = {}
+        self.presence = OwnerPresence(owners, self._rebuild)
         informer.add_handlers(self._changed)
 
+    def _rebuild(self) -> None:
+        self._keys.clear()
+        for key, pod in self.informer.keyed_items():
+            if not _has_controller(pod):
+                self._keys.setdefault(key[0], set()).add(key)
+
     def _changed(self, changes: Changes) -> None:
+        if not self.presence.following:
+            self.presence.skipped()
+            return
         for change, key, old, new in changes:
             orphans = self._keys.get(key[0])
             if change == "DELETED" or new is None or _has_controller(new):
@@ -59,6 +75,8 @@ class OrphanPods:
 
     def pods(self, namespace: str) -> Iterator[JSON]:
         """The orphan pods of a namespace, in key order (read-only)."""
+        if self.presence.stale:
+            self.presence.rebuild()
         for key in sorted(self._keys.get(namespace, ())):
             pod = self.informer.get(*key)
             if pod is not None:

@@ -67,8 +67,9 @@ class StatefulSetController:
         self.recorder = recorder or EventRecorder(store, clock, "statefulset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
         self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
-        self.owned = KindOwnedPods(self.pods, "StatefulSet", self._pod_changed)
-        self.orphans = claims.OrphanPods(self.pods, self._orphan_changed)
+        # (no pod event matters while no StatefulSet exists: the indexes stop following them then)
+        self.owned = KindOwnedPods(self.pods, "StatefulSet", self._pod_changed, owners=self.sets)
+        self.orphans = claims.OrphanPods(self.pods, self._orphan_changed, owners=self.sets)
         self.selectors = SelectorCache()
         #: the error of this sync's pod creation whose name was taken, raised after its status
         self._failed: StatusError | None = None

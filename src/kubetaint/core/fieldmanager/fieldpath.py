@@ -220,9 +220,6 @@ class FieldSet:
                 return False
         return node is not None and bool(path) and path[-1] in node.members
 
-    def with_prefix(self, pe: PathElement) -> FieldSet:
-        return self.children.get(pe) or _EMPTY
-
     def copy(self) -> FieldSet:
         return FieldSet(set(self.members), {pe: c.copy() for pe, c in self.children.items()})
 

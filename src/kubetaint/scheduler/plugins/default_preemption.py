@@ -21,7 +21,7 @@ from kubetaint.scheduler.extension_points import (
     PostFilterResult,
     UsesHandle,
 )
-from kubetaint.scheduler.fit_error import Diagnosis, FitError
+from kubetaint.scheduler.fit_error import Diagnosis, FitError, NodeToStatus, fit_error_message
 from kubetaint.scheduler.framework import Framework
 from kubetaint.scheduler.labels import selector_empty, selector_matches
 from kubetaint.scheduler.nodeinfo import NodeInfo
@@ -52,13 +52,6 @@ class Candidate:
     node: str
     victims: list[PodInfo]
     num_pdb_violations: int
-
-
-def more_important(a: PodInfo, b: PodInfo) -> bool:
-    """MoreImportantPod: higher priority, then earlier start time."""
-    if a.priority != b.priority:
-        return a.priority > b.priority
-    return a.start_time < b.start_time
 
 
 def _importance_key(p: PodInfo) -> tuple[int, float]:
@@ -138,15 +131,22 @@ class DefaultPreemption(Plugin, PostFilterPlugin, UsesHandle):
         if not eligible:
             return None, Status(Code.Unschedulable, why)
         all_nodes = handle.cache.node_list()
-        potential = [ni for ni in all_nodes if node_to_status.get(ni.name, absent).code == Code.Unschedulable]
+        if isinstance(node_to_status, NodeToStatus) and absent.code != Code.Unschedulable:
+            nodes = handle.cache.nodes  # (the statuses' summary names them in node-tree order)
+            potential = [nodes[name] for name in node_to_status.unschedulable]
+        else:
+            potential = [
+                ni for ni in all_nodes if node_to_status.get(ni.name, absent).code == Code.Unschedulable
+            ]
+        if not potential:  # every node's status: "Preemption is not helpful for scheduling"
+            message = fit_error_message(len(all_nodes), {NOT_HELPFUL: len(all_nodes)} if all_nodes else {})
+            return PostFilterResult(nominated_node_name=""), Status(Code.Unschedulable, message)
         statuses: dict[str, Status] = {
             ni.name: Status(Code.UnschedulableAndUnresolvable, NOT_HELPFUL)
             for ni in all_nodes
             if node_to_status.get(ni.name, absent).code != Code.Unschedulable
         }
-        candidates: list[Candidate] = []
-        if potential:
-            candidates = self.dry_run_preemption(state, pi, potential, statuses, handle)
+        candidates = self.dry_run_preemption(state, pi, potential, statuses, handle)
         if not candidates:
             fit = FitError(len(all_nodes), Diagnosis(node_to_status=statuses))
             return PostFilterResult(nominated_node_name=""), Status(Code.Unschedulable, fit.error())

@@ -14,17 +14,12 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from kubetaint.scheduler.cache import BoolArray, Cache
 from kubetaint.scheduler.events import POD, ActionType, ClusterEvent, ClusterEventWithHint
 from kubetaint.scheduler.extension_points import (
     CycleState,
     EnqueueExtensions,
     FilterBatch,
     FilterPlugin,
-    Handle,
-    Plugin,
     PreFilterPlugin,
     UsesHandle,
 )
@@ -32,6 +27,7 @@ from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.volume_helpers import (
     SKIP,
+    VolumePlugin,
     claim_name,
     ephemeral_claim_name,
     has_volumes,
@@ -141,14 +137,10 @@ def volume_limits(ni: NodeInfo, csi_node: Obj | None) -> dict[str, int]:
     return limits
 
 
-class NodeVolumeLimits(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterPlugin, FilterBatch):
+class NodeVolumeLimits(
+    VolumePlugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterPlugin, FilterBatch
+):
     name = names.NODE_VOLUME_LIMITS
-
-    def __init__(self) -> None:
-        self.handle: Handle | None = None
-
-    def use_handle(self, handle: Handle) -> None:
-        self.handle = handle
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -203,12 +195,6 @@ class NodeVolumeLimits(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, F
             if limit is not None and attached_count.get(key, 0) + count > limit:
                 return Status(Code.Unschedulable, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return SUCCESS
-
-    def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
-        nodes = cache.slot_nodes
-        return np.fromiter(
-            (ni is not None and self.filter(state, pi, ni).is_success() for ni in nodes), np.bool_, len(nodes)
-        )
 
 
 def after_pod_deleted(_pi: PodInfo, old: Obj | None, _new: Obj | None) -> bool:

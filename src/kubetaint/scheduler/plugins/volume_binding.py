@@ -20,9 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from kubetaint.scheduler.cache import BoolArray, Cache
 from kubetaint.scheduler.events import (
     NODE,
     ActionType,
@@ -35,8 +32,6 @@ from kubetaint.scheduler.extension_points import (
     EnqueueExtensions,
     FilterBatch,
     FilterPlugin,
-    Handle,
-    Plugin,
     PreFilterPlugin,
     PreScorePlugin,
     ReservePlugin,
@@ -56,6 +51,7 @@ from kubetaint.scheduler.plugins.volume_binder import (
 )
 from kubetaint.scheduler.plugins.volume_helpers import (
     SKIP,
+    VolumePlugin,
     annotations_of,
     claim_name,
     ephemeral_claim_name,
@@ -92,7 +88,7 @@ class _State:
 
 
 class VolumeBinding(
-    Plugin,
+    VolumePlugin,
     UsesHandle,
     EnqueueExtensions,
     PreFilterPlugin,
@@ -103,12 +99,6 @@ class VolumeBinding(
     ReservePlugin,
 ):
     name = names.VOLUME_BINDING
-
-    def __init__(self) -> None:
-        self.handle: Handle | None = None
-
-    def use_handle(self, handle: Handle) -> None:
-        self.handle = handle
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -192,12 +182,6 @@ class VolumeBinding(
         s.by_node[ni.name] = volumes
         s.has_static_bindings = s.has_static_bindings or bool(volumes.static_bindings)
         return SUCCESS
-
-    def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
-        nodes = cache.slot_nodes
-        return np.fromiter(
-            (ni is not None and self.filter(state, pi, ni).is_success() for ni in nodes), np.bool_, len(nodes)
-        )
 
     def pre_score(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
         # no scorer: StorageCapacityScoring (alpha) is off in 1.35

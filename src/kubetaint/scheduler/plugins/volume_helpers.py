@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from kubetaint.core.volumes import (
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
@@ -32,7 +34,11 @@ from kubetaint.core.volumes import (
     volume_is_for_pod,
 )
 from kubetaint.core.volumes import find_matching_volume as _find_matching_volume
+from kubetaint.scheduler.cache import BoolArray, Cache
+from kubetaint.scheduler.extension_points import CycleState, Handle, Plugin
+from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins.node_selector_parse import lazy_node_selector, terms_matcher
+from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import Code, Status
 
 __all__ = [
@@ -44,6 +50,7 @@ __all__ = [
     "SKIP",
     "WAIT_FOR_FIRST_CONSUMER",
     "MatchError",
+    "VolumePlugin",
     "annotations_of",
     "bind_volume_to_claim",
     "check_node_affinity",
@@ -67,6 +74,26 @@ Obj = Mapping[str, Any]
 
 #: a volume plugin's PreFilter answer for a pod without the volumes it judges (made once)
 SKIP = Status(Code.Skip)
+
+
+class VolumePlugin(Plugin):
+    """What the volume plugins share: the scheduler's Handle (UsesHandle), and FilterBatch as
+    their Filter on each node."""
+
+    def __init__(self) -> None:
+        self.handle: Handle | None = None
+
+    def use_handle(self, handle: Handle) -> None:
+        self.handle = handle
+
+    def filter(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> Status:
+        raise NotImplementedError
+
+    def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
+        nodes = cache.slot_nodes
+        return np.fromiter(
+            (ni is not None and self.filter(state, pi, ni).is_success() for ni in nodes), np.bool_, len(nodes)
+        )
 
 
 def check_node_affinity(volume: Obj, node_labels: Mapping[str, str]) -> bool:

@@ -13,17 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from kubetaint.scheduler.cache import BoolArray, Cache
 from kubetaint.scheduler.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint
 from kubetaint.scheduler.extension_points import (
     CycleState,
     EnqueueExtensions,
     FilterBatch,
     FilterPlugin,
-    Handle,
-    Plugin,
     PreFilterPlugin,
     UsesHandle,
 )
@@ -32,6 +27,7 @@ from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.volume_helpers import (
     READ_WRITE_ONCE_POD,
     SKIP,
+    VolumePlugin,
     claim_name,
     has_volumes,
     pod_volumes,
@@ -141,14 +137,10 @@ class _State:
     check_disks: bool
 
 
-class VolumeRestrictions(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterPlugin, FilterBatch):
+class VolumeRestrictions(
+    VolumePlugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterPlugin, FilterBatch
+):
     name = names.VOLUME_RESTRICTIONS
-
-    def __init__(self) -> None:
-        self.handle: Handle | None = None
-
-    def use_handle(self, handle: Handle) -> None:
-        self.handle = handle
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -207,12 +199,6 @@ class VolumeRestrictions(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin,
             if s.conflicting - s.per_node.get(ni.name, 0) + here > 0:
                 return Status(Code.Unschedulable, ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT)
         return SUCCESS
-
-    def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
-        nodes = cache.slot_nodes
-        return np.fromiter(
-            (ni is not None and self.filter(state, pi, ni).is_success() for ni in nodes), np.bool_, len(nodes)
-        )
 
 
 def after_pod_deleted(pi: PodInfo, old: Obj | None, _new: Obj | None) -> bool:

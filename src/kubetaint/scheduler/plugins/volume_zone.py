@@ -12,17 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from kubetaint.scheduler.cache import BoolArray, Cache
 from kubetaint.scheduler.events import NODE, ActionType, ClusterEvent, ClusterEventWithHint, Update
 from kubetaint.scheduler.extension_points import (
     CycleState,
     EnqueueExtensions,
     FilterBatch,
     FilterPlugin,
-    Handle,
-    Plugin,
     PreFilterPlugin,
     UsesHandle,
 )
@@ -31,6 +26,7 @@ from kubetaint.scheduler.plugins import names
 from kubetaint.scheduler.plugins.volume_helpers import (
     SKIP,
     WAIT_FOR_FIRST_CONSUMER,
+    VolumePlugin,
     claim_name,
     has_volumes,
     label_zones_to_set,
@@ -89,14 +85,8 @@ def _claim_names(pod: Obj) -> list[str]:
     return [name for name in map(claim_name, pod_volumes(pod)) if name is not None]
 
 
-class VolumeZone(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterPlugin, FilterBatch):
+class VolumeZone(VolumePlugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterPlugin, FilterBatch):
     name = names.VOLUME_ZONE
-
-    def __init__(self) -> None:
-        self.handle: Handle | None = None
-
-    def use_handle(self, handle: Handle) -> None:
-        self.handle = handle
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
@@ -181,12 +171,6 @@ class VolumeZone(Plugin, UsesHandle, EnqueueExtensions, PreFilterPlugin, FilterP
             if value is None or value not in topology.values:
                 return Status(Code.UnschedulableAndUnresolvable, ERR_REASON_CONFLICT)
         return SUCCESS
-
-    def filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray | None:
-        nodes = cache.slot_nodes
-        return np.fromiter(
-            (ni is not None and self.filter(state, pi, ni).is_success() for ni in nodes), np.bool_, len(nodes)
-        )
 
 
 def after_pvc_change(pi: PodInfo, _old: Obj | None, new: Obj | None) -> bool:

@@ -42,21 +42,17 @@ INVALID_SCORE = -1
 
 @dataclass
 class PreScoreState:
-    """preScoreState: the ignored nodes and the score of every node slot, worked out once per
+    """preScoreState: the ignored nodes and the score of every filtered node, worked out once per
     cycle from the counts per topology value (Score reads a slot's)."""
 
-    #: per slot, whether the node is ignored (it lacks a topology key); None: none is
+    #: per filtered node (in PreScore's order), whether it is ignored (it lacks a topology key);
+    #: None: none is
     ignored: BoolArray | None
-    #: per slot, the sum over the constraints of the matching pods (on the node for the hostname
-    #: key, in the node's topology value else) times the constraint's weight plus maxSkew-1
-    #: (nothing for a constraint whose key the node lacks)
-    total: FloatArray
-    #: per slot, the score: `total` rounded, invalidScore for an ignored node
+    #: per slot, the score of a filtered node: the sum over the constraints of the matching pods
+    #: (on the node for the hostname key, in the node's topology value else) times the
+    #: constraint's weight plus maxSkew-1 (nothing for a constraint whose key the node lacks),
+    #: rounded; invalidScore for an ignored node (0 for a node PreScore was not given)
     scores: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
-
-    def add(self, ids: IntArray, per_value: FloatArray) -> None:
-        """A constraint's term per value id (`ids`: per slot, -1 without the label)."""
-        self.total += np.where(ids >= 0, per_value[ids] if len(per_value) else 0.0, 0.0)
 
 
 class Scoring:
@@ -66,6 +62,8 @@ class Scoring:
     __slots__ = ()
 
     def pre_score(self: SpreadPlugin, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
+        """The filtered nodes' scores (upstream's Score reads only those): each constraint's
+        term worked out over the filtered nodes' slots alone."""
         cache = self.listers().cache
         if not cache.nodes:
             return Status(Code.Skip)
@@ -87,22 +85,20 @@ class Scoring:
             all_keys = cache.valid[:size].copy()
             for c in constraints:
                 all_keys &= index.domains(c.topology_key).ids[:size] >= 0
-            ignored = np.zeros(size, np.bool_)
-            ignored[filtered] = ~all_keys[filtered]
-            candidates = filtered[~ignored[filtered]]
+            ignored = ~all_keys[filtered]
+            candidates = filtered[~ignored]
             eligible_all = eligible_all & all_keys
             scored = len(candidates)
         included_by = inclusion(pi, cache, constraints, self.enable_cmp)
-        st = PreScoreState(ignored, np.zeros(size, np.float64))
+        total: FloatArray = np.zeros(len(filtered), np.float64)  # per filtered node
         for c in constraints:
             matching = counter(index, pi, c)
-            counts = matching.counts[:size]
             d = index.domains(c.topology_key)
-            ids = d.ids[:size]
+            at = d.ids[filtered]  # the filtered nodes' value ids
             skew = float(c.max_skew - 1)
             if c.topology_key == LABEL_HOSTNAME:
                 weight = math.log(scored + 2)
-                st.total += np.where(ids >= 0, counts * weight + skew, 0.0)
+                total += np.where(at >= 0, matching.counts[filtered] * weight + skew, 0.0)
                 continue
             # a node without the label counts toward the value "" (upstream reads a missing label as
             # ""); the score of a node without it is never read, so unless some node has the value
@@ -117,16 +113,24 @@ class Scoring:
                 # wanted are never read)
                 sums = index.sums(matching, c.topology_key)
                 if empty < len(d.values):
-                    sums[empty] += int(counts.sum()) - int(sums.sum())
+                    sums[empty] += int(matching.counts[:size].sum()) - int(sums.sum())
                 tp = sums
             else:
-                at = np.where(ids >= 0, ids, empty)
-                keep = eligible_all & wanted[at] if included is None else eligible_all & included & wanted[at]
-                tp = np.bincount(at[keep], weights=counts[keep], minlength=len(wanted)).astype(np.int64)
-            st.add(ids, tp * math.log(int(np.count_nonzero(wanted)) + 2) + skew)
-        st.scores = np.floor(st.total + 0.5).astype(np.int64)
+                counts, ids = matching.counts[:size], d.ids[:size]
+                every = np.where(ids >= 0, ids, empty)
+                keep = (
+                    eligible_all & wanted[every]
+                    if included is None
+                    else eligible_all & included & wanted[every]
+                )
+                tp = np.bincount(every[keep], weights=counts[keep], minlength=len(wanted)).astype(np.int64)
+            per_value = tp * math.log(int(np.count_nonzero(wanted)) + 2) + skew
+            total += np.where(at >= 0, per_value[at] if len(per_value) else 0.0, 0.0)
+        scores = np.floor(total + 0.5).astype(np.int64)
         if ignored is not None:
-            st.scores[ignored] = INVALID_SCORE
+            scores[ignored] = INVALID_SCORE
+        st = PreScoreState(ignored, np.zeros(size, np.int64))
+        st.scores[filtered] = scores
         state.data[PRE_SCORE_STATE_KEY] = st
         return SUCCESS
 
