@@ -40,6 +40,8 @@ from kubetaint.store.changes import FieldWriteGroup
 from kubetaint.store.informer import Changes
 from kubetaint.store.interface import JSON
 
+#: the field a lease renewal sets
+RENEW_TIME = ("spec", "renewTime")
 #: the name of a (namespace, name) key
 _NAME = itemgetter(1)
 
@@ -196,7 +198,8 @@ class MonitorWork:
         group = self._renewed
         if group is not None:
             self._renewed = None
-            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), names, now)
+            renew = group.value if group.path == RENEW_TIME and type(group.value) is str else None
+            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), names, now, renew)
         else:
             health.observe_leases(self.changed_leases.items(), names, now)
             self.changed_leases.clear()
