@@ -17,7 +17,8 @@ the failed zone (its replacements refused by the zone's untolerated `unreachable
 other nodes by node affinity), pods asking for more cpu than any node has (Insufficient cpu) and
 pods selecting a label no node carries (node affinity). The HTML report explains each group plugin
 by plugin; `--explain` then also times `kubetaint explain` of a snapshot of the final cluster
-(the final nodes and pods, written by `-o json`) with each of its output formats.
+(the final nodes and pods, written by `-o json`) with each of its output formats, and
+`--attempts` counts each kind's scheduling attempts and the events that requeued its pods.
 
 Target: 5,000 nodes / 150,000 pods in ≤ 30 s wall and ≤ 2 GB peak RSS for every format; the
 report under ~2 MB and open in under 2 s; explaining the pending pods ≤ 2 s of the run.
@@ -77,6 +78,31 @@ def exit_now(code):
         + "".join(f" (of which explain {t:.2f}s ({cpu:.2f}s CPU))" for t, cpu in explained) + "\\n")
     leave(code)
 simulation.Simulation.__init__, simulation.Simulation.run, exiting.exit_now = init, run, exit_now
+if os.environ.get("BENCH_ATTEMPTS"):  # (--attempts) the pending pods' cycles and requeues, by kind
+    import collections
+    import kubetaint.scheduler.queue as queue
+    import kubetaint.scheduler.scheduler as scheduler
+    KINDS = ("pinned", "huge", "ssd")
+    tried, requeued = collections.Counter(), collections.Counter()
+    cycle, requeue = scheduler.Scheduler._cycle, queue.SchedulingQueue._requeue
+    def counted_cycle(self, qpi):
+        kind = qpi.pod_info.name.split("-")[0]
+        if kind in KINDS:
+            tried[kind] += 1
+        return cycle(self, qpi)
+    def counted_requeue(self, qpi, label):
+        kind = qpi.pod_info.name.split("-")[0]
+        if kind in KINDS:
+            requeued[(kind, label)] += 1
+        return requeue(self, qpi, label)
+    scheduler.Scheduler._cycle, queue.SchedulingQueue._requeue = counted_cycle, counted_requeue
+    leave_counting = exiting.exit_now
+    def exit_counting(code):
+        for kind in KINDS:
+            causes = ", ".join(f"{n} {label}" for (k, label), n in sorted(requeued.items()) if k == kind)
+            sys.stderr.write(f"attempts: {kind} {tried[kind]} (requeued: {causes or 'never'})\\n")
+        leave_counting(code)
+    exiting.exit_now = exit_counting
 from kubetaint.cli.main import main
 sys.argv = ["kubetaint", *sys.argv[1:]]
 main()
@@ -129,20 +155,25 @@ def with_pending(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def run_cli(args: list[str], out: Path, *, phases: bool = False) -> tuple[float, float, float, int, str]:
-    """(wall seconds, CPU seconds, peak RSS in MB, exit code, the `phases:` line or "") of
-    `kubetaint ARGS > out`. On a busy machine the CPU time is the steadier figure."""
-    command = [sys.executable, "-c", PHASES, *args] if phases else [*KUBETAINT, *args]
+def run_cli(
+    args: list[str], out: Path, *, phases: bool = False, attempts: bool = False
+) -> tuple[float, float, float, int, str]:
+    """(wall seconds, CPU seconds, peak RSS in MB, exit code, the `phases:` line and the
+    `attempts:` lines or "") of `kubetaint ARGS > out`. On a busy machine the CPU time is the
+    steadier figure."""
+    command = [sys.executable, "-c", PHASES, *args] if phases or attempts else [*KUBETAINT, *args]
+    env = {**os.environ, "BENCH_ATTEMPTS": "1"} if attempts else None
     started = time.perf_counter()
     with out.open("wb") as sink, tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(command, stdout=sink, stderr=errors)
+        process = subprocess.Popen(command, stdout=sink, stderr=errors, env=env)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
         errors.seek(0)
         lines = errors.read().decode(errors="replace").splitlines()
     cpu = usage.ru_utime + usage.ru_stime
-    found = [line for line in lines if line.startswith("phases: ")]
-    return wall, cpu, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), found[-1] if found else ""
+    found = [line for line in lines if line.startswith("phases: ")][-1:]
+    found += [line for line in lines if line.startswith("attempts: ")]
+    return wall, cpu, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), "\n  ".join(found)
 
 
 def open_in_chromium(page: Path) -> int | None:
@@ -165,6 +196,11 @@ def main() -> None:
     parser.add_argument("--phases", action="store_true", help="report import, load, run and write times")
     parser.add_argument("--pending", action="store_true", help="end with pending pods of three kinds")
     parser.add_argument("--explain", action="store_true", help="also time `kubetaint explain` of a snapshot")
+    parser.add_argument(
+        "--attempts",
+        action="store_true",
+        help="with --pending: count each kind's scheduling attempts and what requeued its pods",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-sim-cli-") as folder:
         source = Path(folder) / "scenario.json"
@@ -173,7 +209,7 @@ def main() -> None:
         for output in args.output:
             out = Path(folder) / f"out.{output}"
             wall, cpu, rss, code, phases = run_cli(
-                ["simulate", str(source), "-o", output], out, phases=args.phases
+                ["simulate", str(source), "-o", output], out, phases=args.phases, attempts=args.attempts
             )
             line = (
                 f"nodes={args.nodes} pods={args.pods} -o {output}: {wall:.1f} s wall ({cpu:.1f} s CPU), "

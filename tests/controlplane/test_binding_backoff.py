@@ -1,5 +1,7 @@
 """A binding the store refuses: the pod goes back to the queue with upstream's backoff
-(podInitialBackoffDuration 1 s doubling to podMaxBackoffDuration 10 s, by attempts), with
+(podInitialBackoffDuration 1 s doubling to podMaxBackoffDuration 10 s, by consecutive errors;
+with SchedulerPopFromBackoffQ the backoff ends at the start of its 1-second window and the
+backoffQ of pods that failed with an error is flushed on the whole second after it), with
 FailedScheduling and PodScheduled=False/SchedulerError, and binds once the store writes again."""
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ def _scheduler_events(store: MemoryStore) -> list[dict[str, Any]]:
     ]
 
 
-def test_a_binding_that_keeps_failing_is_retried_after_1_2_4_8_then_10_seconds() -> None:
+def test_a_binding_that_keeps_failing_is_retried_on_the_flush_after_its_1_2_4_8_then_10_second_backoff() -> (
+    None
+):
     plane, store, clock = _cluster()
     plane.registry.create("pods", pod("web"))
     clock.advance(60)
     gaps = [round(b - a, 6) for a, b in zip(store.attempts, store.attempts[1:], strict=False)]
-    assert gaps[:6] == [1, 2, 4, 8, 10, 10]
-    assert all(gap == 10 for gap in gaps[4:])
+    assert gaps[:5] == [2, 3, 5, 9, 11]
+    assert all(gap == 11 for gap in gaps[4:])
 
 
 def test_a_failed_binding_reports_failed_scheduling_and_a_scheduler_error_condition() -> None:
@@ -56,14 +60,14 @@ def test_a_failed_binding_reports_failed_scheduling_and_a_scheduler_error_condit
 def test_the_pod_binds_at_its_next_retry_once_the_store_writes_again() -> None:
     plane, store, clock = _cluster()
     plane.registry.create("pods", pod("web"))
-    clock.advance(3.5)  # attempts at 0, 1 and 3 s; the next one at 7 s
+    clock.advance(5.5)  # attempts at 0, 2 and 5 s; the next one at 10 s
     store.full = False
-    clock.advance(3)
+    clock.advance(4)
     assert not store.get("pods", "default", "web")["spec"].get("nodeName")
     clock.advance(1)
     bound = store.get("pods", "default", "web")
     assert bound["spec"]["nodeName"] == "n1"
-    assert [t - clock.start for t in store.attempts] == [0, 1, 3, 7]
+    assert [t - clock.start for t in store.attempts] == [0, 2, 5, 10]
     scheduled = next(c for c in bound["status"]["conditions"] if c["type"] == "PodScheduled")
     assert scheduled["status"] == "True"
 

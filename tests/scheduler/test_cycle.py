@@ -124,18 +124,43 @@ def test_backoff_and_requeue_on_taint_removal() -> None:
     )
     s.update_node(node("n"))
     assert s.queue.pending()["backoffQ"] == ["uid-p"], "still within the 1s backoff"
+    # SchedulerPopFromBackoffQ: activeQ is empty, so the scheduler takes it from the backoffQ
+    assert s.schedule_one().node == "n"  # type: ignore[union-attr]
+
+
+def test_without_pop_from_backoff_a_requeued_pod_waits_for_the_flush_after_its_backoff() -> None:
+    s = scheduler(
+        [node("n", taints=[taint("k", "v")])], [pod("p")], feature_gates={"SchedulerPopFromBackoffQ": False}
+    )
+    assert s.schedule_one().node is None  # type: ignore[union-attr]
+    s.update_node(node("n"))
+    assert s.schedule_one() is None, "backing off: not taken from the backoffQ"
+    s.clock.advance(1.0)  # type: ignore[attr-defined]
+    assert s.queue.pending()["backoffQ"] == ["uid-p"], "its backoff ends now: not yet flushed"
     s.clock.advance(1.0)  # type: ignore[attr-defined]
     assert s.queue.pending()["activeQ"] == ["uid-p"]
     assert s.schedule_one().node == "n"  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
-    ("attempts", "seconds"), [(0, 0.0), (1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (5, 10.0), (9, 10.0)]
+    ("unschedulable", "errors", "seconds"),
+    [
+        pytest.param(0, 0, 0.0, id="no failed attempt owes no backoff"),
+        pytest.param(1, 0, 1.0, id="one rejection 1s"),
+        pytest.param(2, 0, 2.0, id="two rejections 2s"),
+        pytest.param(3, 0, 4.0, id="three rejections 4s"),
+        pytest.param(4, 0, 8.0, id="four rejections 8s"),
+        pytest.param(5, 0, 10.0, id="five rejections reach the 10s cap"),
+        pytest.param(9, 0, 10.0, id="nine rejections stay at the cap"),
+        pytest.param(9, 1, 1.0, id="an error after rejections counts the errors alone"),
+        pytest.param(0, 3, 4.0, id="three errors in a row 4s"),
+    ],
 )
-def test_backoff_duration(attempts: int, seconds: float) -> None:
+def test_backoff_duration(unschedulable: int, errors: int, seconds: float) -> None:
+    """calculateBackoffDuration of UnschedulableCount, or of ConsecutiveErrorsCount after an error."""
     s = scheduler([node("n")], [pod("p")])
     qpi = s.queue.pods["uid-p"]
-    qpi.attempts = attempts
+    qpi.unschedulable_count, qpi.consecutive_errors_count = unschedulable, errors
     assert s.queue.backoff_duration(qpi) == seconds
 
 

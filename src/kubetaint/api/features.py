@@ -9,6 +9,7 @@ DEFAULT_FEATURE_GATES: dict[str, bool] = {
     "TaintTolerationComparisonOperators": False,  # alpha in 1.35
     "SeparateTaintEvictionController": True,  # GA path since 1.29
     "SchedulerQueueingHints": True,
+    "SchedulerPopFromBackoffQ": True,  # beta since 1.33
     "PodLevelResources": True,  # beta since 1.34; QoS and requests read it
 }
 
@@ -32,3 +33,10 @@ def comparison_operators_enabled(gates: FeatureGates | None) -> bool:
     if not gates:
         return DEFAULT_FEATURE_GATES["TaintTolerationComparisonOperators"]
     return bool(gates.get("TaintTolerationComparisonOperators", False))
+
+
+def gate_enabled(gates: FeatureGates | None, name: str) -> bool:
+    """Whether the gate `name` is on: its value in `gates`, else upstream's default."""
+    if gates is not None and name in gates:
+        return bool(gates[name])
+    return DEFAULT_FEATURE_GATES[name]

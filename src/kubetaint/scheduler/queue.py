@@ -1,8 +1,16 @@
 """The scheduling queue: activeQ, backoffQ and unschedulable pods on an injected clock
-(mirrors pkg/scheduler/backend/queue/scheduling_queue.go and backoff_queue.go).
+(mirrors pkg/scheduler/backend/queue/scheduling_queue.go, active_queue.go and backoff_queue.go).
 
 Timers follow upstream's periodic flushes (backoffQ every 1 s, leftover unschedulable pods every 30 s
 after 5 minutes) but are only scheduled when a pod is waiting, so an idle virtual clock stays idle.
+
+Backoff (1 s doubling to 10 s) counts the attempts a plugin rejected the pod
+(UnschedulableCount), or its consecutive errors when its last attempt failed with one
+(ConsecutiveErrorsCount). With SchedulerPopFromBackoffQ (beta, on by default in 1.35) a backoff
+expires at the start of its 1-second ordering window, the backoffQ is flushed on whole seconds,
+and when activeQ is empty the scheduler takes the head of the backoffQ of rejected pods (not
+that of pods that failed with an error) at once: a pod an event requeues while backing off is
+retried as soon as the scheduler is idle.
 
 Unschedulable pods are indexed by the plugins that rejected them, so a cluster event looks only at
 the pods whose rejecting plugins registered an event it matches (upstream's queueing hints ask
@@ -49,6 +57,12 @@ class QueuedPodInfo:
     timestamp: float
     initial_attempt_timestamp: float | None = None
     attempts: int = 0
+    #: the attempts a plugin rejected the pod (UnschedulableCount)
+    unschedulable_count: int = 0
+    #: the attempts in a row that failed with an error (ConsecutiveErrorsCount)
+    consecutive_errors_count: int = 0
+    #: when the backoff ends (BackoffExpiration), once worked out for this stay in the queue
+    backoff_expiration: float | None = None
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)
     gated: bool = False
@@ -69,6 +83,7 @@ class SchedulingQueue:
         initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
         max_backoff: float = DEFAULT_POD_MAX_BACKOFF,
         max_in_unschedulable: float = DEFAULT_MAX_IN_UNSCHEDULABLE,
+        pop_from_backoff: bool = True,
     ) -> None:
         self.clock = clock
         self.sort_key = sort_key
@@ -78,6 +93,8 @@ class SchedulingQueue:
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self.max_in_unschedulable = max_in_unschedulable
+        #: SchedulerPopFromBackoffQ
+        self.pop_from_backoff = pop_from_backoff
         self.start = clock.now()
         self.pods: dict[str, QueuedPodInfo] = {}
         #: each queued pod's place (ACTIVE, BACKOFF, UNSCHEDULABLE or IN_FLIGHT), in queue order
@@ -89,6 +106,10 @@ class SchedulingQueue:
         self._by_plugin: dict[str, set[str]] = {}
         self._indexed: dict[str, frozenset[str]] = {}
         self._backoff: set[str] = set()
+        #: the rejected pods' backoffQ as a heap (window, activeQ's order, queue position, key), for
+        #: Pop when activeQ is empty; an entry is current while it is the pod's `_backoff_heads` one
+        self._backoff_heap: list[tuple[float, Any, int, str]] = []
+        self._backoff_heads: dict[str, tuple[float, Any, int, str]] = {}
         #: the plugins whose registered events match an event (by resource and action bits)
         self._interested: dict[tuple[str, int], frozenset[str]] = {}
         self._active: list[tuple[Any, int, str]] = []
@@ -109,6 +130,7 @@ class SchedulingQueue:
             self._unindex(key)
         elif old == BACKOFF and place != BACKOFF:
             self._backoff.discard(key)
+            self._backoff_heads.pop(key, None)
         if place == UNSCHEDULABLE:
             qpi = self.pods[key]
             plugins = frozenset(qpi.unschedulable_plugins | qpi.pending_plugins) or frozenset(("",))
@@ -148,27 +170,55 @@ class SchedulingQueue:
         if self.on_active is not None:
             self.on_active()
 
+    @staticmethod
+    def backoff_count(qpi: QueuedPodInfo) -> int:
+        """The count the backoff grows with: the consecutive errors after an error, else the
+        rejections."""
+        errors = qpi.consecutive_errors_count
+        return errors if errors > 0 else qpi.unschedulable_count
+
     def backoff_duration(self, qpi: QueuedPodInfo) -> float:
-        """0 before the first attempt, then initial * 2^(attempts-1) capped at max."""
-        if qpi.attempts == 0:
+        """calculateBackoffDuration: 0 before any failed attempt, then initial * 2^(count-1)
+        capped at max."""
+        count = self.backoff_count(qpi)
+        if count == 0:
             return 0.0
         duration = self.initial_backoff
-        for _ in range(1, qpi.attempts):
+        for _ in range(1, count):
             if duration > self.max_backoff - duration:
                 return self.max_backoff
             duration += duration
         return min(duration, self.max_backoff)
 
-    def backoff_expiry(self, qpi: QueuedPodInfo) -> float:
-        return qpi.timestamp + self.backoff_duration(qpi)
+    def _align(self, when: float) -> float:
+        """alignToWindow: the start of the 1-second ordering window (with SchedulerPopFromBackoffQ)."""
+        return float(math.floor(when)) if self.pop_from_backoff else when
+
+    def backoff_expiry(self, qpi: QueuedPodInfo) -> float | None:
+        """getBackoffTime: when the backoff ends (aligned to its window), None when the pod owes
+        none (no failed attempt yet)."""
+        if self.backoff_count(qpi) == 0:
+            return None
+        expiry = qpi.backoff_expiration
+        if expiry is None:
+            expiry = qpi.backoff_expiration = self._align(qpi.timestamp + self.backoff_duration(qpi))
+        return expiry
 
     def is_backing_off(self, qpi: QueuedPodInfo) -> bool:
-        return self.backoff_expiry(qpi) > self.clock.now()
+        """isPodBackingoff: the backoff ends in the current ordering window or later."""
+        expiry = self.backoff_expiry(qpi)
+        return expiry is not None and not expiry < self._align(self.clock.now())
 
-    def _tick_after(self, when: float, period: float, strictly: bool) -> float:
-        k = (when - self.start) / period
+    def _tick_after(self, when: float, period: float, strictly: bool, start: float | None = None) -> float:
+        start = self.start if start is None else start
+        k = (when - start) / period
         ticks = math.floor(k) + 1 if strictly else math.ceil(k)
-        return self.start + max(ticks, 0) * period
+        return start + max(ticks, 0) * period
+
+    @staticmethod
+    def _failed_with_error(qpi: QueuedPodInfo) -> bool:
+        """Whether the pod is in the backoffQ of pods that failed with an error (podErrorBackoffQ)."""
+        return not qpi.unschedulable_plugins and not qpi.pending_plugins
 
     def _timer(self, when: float, callback: Callable[[], None]) -> None:
         if when in self._timers and not self._timers[when].cancelled:
@@ -176,9 +226,26 @@ class SchedulingQueue:
         self._timers[when] = self.clock.call_at(when, callback)
 
     def _to_backoff(self, qpi: QueuedPodInfo) -> None:
+        """moveToBackoffQ; with SchedulerPopFromBackoffQ a rejected pod there may be popped at
+        once (the host is told, as upstream broadcasts to Pop)."""
         self._place(qpi.pod_info.key, BACKOFF)
-        tick = self._tick_after(self.backoff_expiry(qpi), BACKOFF_FLUSH_PERIOD, strictly=False)
+        expiry = self.backoff_expiry(qpi)
+        when = self.clock.now() if expiry is None else expiry
+        # the first flush that finds it no longer backing off (whole seconds with the windows)
+        start = 0.0 if self.pop_from_backoff else None
+        tick = self._tick_after(when, BACKOFF_FLUSH_PERIOD, strictly=True, start=start)
         self._timer(tick, self.flush_backoff_completed)
+        if self.pop_from_backoff and not self._failed_with_error(qpi):
+            self._backoff_head(qpi)
+            if self.on_active is not None:
+                self.on_active()
+
+    def _backoff_head(self, qpi: QueuedPodInfo) -> None:
+        """(Re)place a rejected pod in the heap Pop takes backoffQ pods from."""
+        key = qpi.pod_info.key
+        entry = (self.backoff_expiry(qpi) or 0.0, self.sort_key(qpi), self._position[key], key)
+        self._backoff_heads[key] = entry
+        heapq.heappush(self._backoff_heap, entry)
 
     def _to_unschedulable(self, qpi: QueuedPodInfo) -> None:
         self._place(qpi.pod_info.key, UNSCHEDULABLE)
@@ -216,6 +283,8 @@ class SchedulingQueue:
         place = self.where.get(pi.key)
         if place == ACTIVE:
             self._push_active(qpi)  # re-sort (stale heap entries are skipped on pop)
+        elif place == BACKOFF and pi.key in self._backoff_heads:
+            self._backoff_head(qpi)  # re-sort, as the backoffQ's AddOrUpdate
         elif place == UNSCHEDULABLE:
             if qpi.gated:
                 self._enqueue(qpi)
@@ -231,21 +300,36 @@ class SchedulingQueue:
                 self._unindex(key)
             elif place == BACKOFF:
                 self._backoff.discard(key)
+                self._backoff_heads.pop(key, None)
 
     def pop(self) -> QueuedPodInfo | None:
-        """The highest-priority active pod (now in flight), or None when activeQ is empty."""
+        """The highest-priority active pod (now in flight); when activeQ is empty, with
+        SchedulerPopFromBackoffQ, the head of the rejected pods' backoffQ; else None."""
         while self._active:
             _, _, key = heapq.heappop(self._active)
             if self.where.get(key) != ACTIVE:
                 continue
             qpi = self.pods[key]
             # Skip stale heap entries left by updates (a later entry for the same pod exists).
-            self._place(key, IN_FLIGHT)
-            qpi.attempts += 1
-            if qpi.initial_attempt_timestamp is None:
-                qpi.initial_attempt_timestamp = self.clock.now()
-            return qpi
+            return self._in_flight(qpi)
+        # activeQ is empty: the head of the rejected pods' backoffQ (popBackoff), backing off or
+        # not: the earliest backoff window, then activeQ's order
+        heap, heads = self._backoff_heap, self._backoff_heads
+        while heap:
+            entry = heapq.heappop(heap)
+            key = entry[3]
+            if heads.get(key) is entry:
+                del heads[key]
+                return self._in_flight(self.pods[key])
         return None
+
+    def _in_flight(self, qpi: QueuedPodInfo) -> QueuedPodInfo:
+        self._place(qpi.pod_info.key, IN_FLIGHT)
+        qpi.attempts += 1
+        qpi.backoff_expiration = None
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self.clock.now()
+        return qpi
 
     def done(self, key: str) -> None:
         """The pod was scheduled (or dropped): it leaves the queue."""
@@ -256,8 +340,14 @@ class SchedulingQueue:
         key = qpi.pod_info.key
         if key not in self.pods:
             return
+        if self._failed_with_error(qpi):
+            qpi.consecutive_errors_count += 1
+        else:
+            qpi.unschedulable_count += 1
+            qpi.consecutive_errors_count = 0
         qpi.timestamp = self.clock.now()
-        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+        qpi.backoff_expiration = None
+        if self._failed_with_error(qpi):
             self._to_backoff(qpi)  # an error, not a rejection: retry after backoff
         else:
             self._to_unschedulable(qpi)
@@ -291,8 +381,17 @@ class SchedulingQueue:
         self._timers = {t: h for t, h in self._timers.items() if t > now}
         pods = self.pods
         ready = [q for k in self._in_order(self._backoff) if not self.is_backing_off(q := pods[k])]
-        for qpi in sorted(ready, key=self.backoff_expiry):
+        errors = [q for q in ready if self._failed_with_error(q)]
+        rejected = [q for q in ready if not self._failed_with_error(q)]
+        # podBackoffQ (by window, then activeQ's order with the windows), then podErrorBackoffQ
+        by_window = (
+            (lambda q: (self.backoff_expiry(q) or 0.0, self.sort_key(q))) if self.pop_from_backoff else None
+        )
+        for qpi in [*sorted(rejected, key=by_window or self._expiry), *sorted(errors, key=self._expiry)]:
             self._push_active(qpi)
+
+    def _expiry(self, qpi: QueuedPodInfo) -> float:
+        return self.backoff_expiry(qpi) or 0.0
 
     def flush_unschedulable_leftover(self) -> None:
         now = self.clock.now()

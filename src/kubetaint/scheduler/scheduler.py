@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from kubetaint.api.features import FeatureGates
+from kubetaint.api.features import FeatureGates, gate_enabled
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.clock.base import Clock
 from kubetaint.scheduler.cache import Cache, IntArray
@@ -112,6 +112,7 @@ class Scheduler(InformerEvents, StorageInformerEvents):
             pre_enqueue=lambda pi: self.framework_for(pi).run_pre_enqueue(pi),
             hints=hints,
             on_active=on_active,
+            pop_from_backoff=gate_enabled(feature_gates, "SchedulerPopFromBackoffQ"),
         )
         self.next_start_node_index = 0
         #: (an attribute so that tests may compare with the vectorised search)
