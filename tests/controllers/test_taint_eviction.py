@@ -649,20 +649,22 @@ def test_untainted_nodes_skip_listing_only_when_nothing_could_be_cancelled(
 @pytest.mark.parametrize(
     "tainted,handled",
     [
-        pytest.param(False, 0, id="no node tainted: the start's pod updates are dropped at once"),
-        pytest.param(True, 3, id="a node tainted: each pod update is handled"),
+        pytest.param(False, 0, id="no node tainted: the start's pod updates are not recorded"),
+        pytest.param(True, 3, id="a node tainted: its node update handles each of its pods"),
     ],
 )
-def test_pod_updates_are_handled_one_by_one_only_when_a_node_is_tainted(tainted: bool, handled: int) -> None:
+def test_pod_updates_are_recorded_only_when_something_could_be_evicted(tainted: bool, handled: int) -> None:
     c = Cluster()
     c.create("nodes", node("n1", taints=[taint("a", "v", "NoExecute")] if tainted else None))
     for i in range(3):
         c.create("pods", pod(f"p{i}", "n1", tolerations=[toleration("a", "v")]))
     controller = TaintEvictionController(c.store, c.clock)
-    calls: list[object] = []
-    original = controller.handle_pod_update
-    controller.handle_pod_update = lambda item: (calls.append(item), original(item))  # type: ignore[method-assign]
+    updates: list[object] = []
+    processed: list[object] = []
+    original_update, original_process = controller.handle_pod_update, controller._process_pod_on_node
+    controller.handle_pod_update = lambda item: (updates.append(item), original_update(item))  # type: ignore[method-assign]
+    controller._process_pod_on_node = lambda key, *rest: (processed.append(key), original_process(key, *rest))  # type: ignore[method-assign]
     controller.start()
     c.run_until(c.t + 1)
-    assert len(calls) == handled
+    assert (len(updates), len(processed)) == (0, handled)
     assert not controller._pod_updates

@@ -4,6 +4,7 @@ any way (type, key order) stay apart, and a run from the text is the run from th
 
 from __future__ import annotations
 
+import datetime
 import json
 from typing import Any
 
@@ -99,6 +100,22 @@ def test_only_the_spec_values_of_pods_are_shared(obj: Any) -> None:
     assert json.dumps(obj) == before
     if inner is not None:
         assert obj["spec"]["template"] is inner
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_values_marshal_cannot_write_are_compared_by_repr() -> None:
+    """A YAML text's timestamps parse to dates (no JSON value): equal ones are shared, the
+    others stay apart, and none meets a value compared by its marshal bytes."""
+    sharing = PartSharing()
+    first = pod("a", {"part": [datetime.date(2024, 1, 2)]})
+    equal = pod("b", {"part": [datetime.date(2024, 1, 2)]})
+    other = pod("c", {"part": [datetime.date(2024, 1, 3)]})
+    text = pod("d", {"part": ["datetime.date(2024, 1, 2)"]})
+    for p in (first, equal, other, text):
+        sharing.share(p)
+    assert equal["spec"]["part"] is first["spec"]["part"]
+    assert other["spec"]["part"] is not first["spec"]["part"]
+    assert text["spec"]["part"] == ["datetime.date(2024, 1, 2)"]
 
 
 def test_the_table_starts_afresh_at_its_limit() -> None:

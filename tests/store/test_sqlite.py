@@ -196,3 +196,14 @@ def test_concurrent_writers_share_one_commit_and_fail_alone(tmp_path: Path) -> N
     assert store.current_resource_version() == before + 2
     assert sorted(o["metadata"]["name"] for o in store.list("pods").items) == ["a", "b", "taken"]
     store.close()
+
+
+def test_a_write_has_reached_every_subscriber_when_it_returns(tmp_path: Path) -> None:
+    store = open_sqlite(tmp_path)
+    seen: list[tuple[str, str]] = []
+    store.subscribe(lambda batch: seen.extend((e.type, e.object["metadata"]["name"]) for e in batch))
+    store.defer_durability()  # as under `kubetaint up`: the write returns before the fsync
+    store.create("pods", pod("a"))
+    assert store.delivers_synchronously
+    assert seen == [("ADDED", "a")]
+    store.close()

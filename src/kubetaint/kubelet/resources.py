@@ -6,7 +6,7 @@ plus overhead).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubetaint.api.quantity import QuantityError, milli_value, value
@@ -78,16 +78,6 @@ class StoredPodRequests:
 
 #: How admission sums a pod's requests (`pod_requests`, or a `StoredPodRequests`).
 RequestsOf = Callable[[Mapping[str, Any]], dict[str, int]]
-
-
-def memory_request(pod: Mapping[str, Any]) -> int:
-    return pod_requests(pod).get("memory", 0)
-
-
-def _all_containers(pod: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
-    spec = pod.get("spec") or {}
-    yield from spec.get("initContainers") or []
-    yield from spec.get("containers") or []
 
 
 def pod_priority(pod: Mapping[str, Any]) -> int:

@@ -29,11 +29,6 @@ from kubetaint.store.interface import JSON, Store
 Validator = Callable[[str, JSON, JSON | None], None]
 
 
-def plain_resource(resource: str) -> str:
-    """`deployments.apps` → `deployments` (admission plugins key on the plural alone)."""
-    return resource.partition(".")[0]
-
-
 @functools.lru_cache(maxsize=256)
 def resource_info(resource: str) -> resources.Resource | None:
     """The resource-table row of a store resource name (`pods`, `deployments.apps`) or of the

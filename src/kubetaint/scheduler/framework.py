@@ -129,11 +129,6 @@ class Framework:
             name: pl.events_to_register() for name, pl in self.plugins.items() if has_enqueue_extensions(pl)
         }
 
-    # ---- filter ------------------------------------------------------------------------------
-    def run_pre_filter(self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
-        """RunPreFilterPlugins' status alone."""
-        return self.run_pre_filter_plugins(state, pi, nodes).status
-
     def run_pre_filter_plugins(
         self, state: CycleState, pi: PodInfo, nodes: Sequence[NodeInfo]
     ) -> PreFilterOutcome:
@@ -181,15 +176,6 @@ class Framework:
             if not status.is_success():
                 return status.with_plugin(pl.name)
         return SUCCESS
-
-    def run_filter_all(self, state: CycleState, pi: PodInfo, ni: NodeInfo) -> list[Status]:
-        """Every filter plugin's verdict on one node (for explanations); skipped plugins omitted."""
-        out: list[Status] = []
-        for pl in self.filter_plugins:
-            if pl.name in state.skip_filter:
-                continue
-            out.append(pl.filter(state, pi, ni).with_plugin(pl.name))
-        return out
 
     def run_filter_batch(self, state: CycleState, pi: PodInfo, cache: Cache) -> BoolArray:
         """A pass mask over cache slots: the AND of every filter plugin's vectorised verdict."""

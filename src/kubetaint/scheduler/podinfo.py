@@ -10,7 +10,6 @@ import json
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from kubetaint.api.features import FeatureGates, comparison_operators_enabled
 from kubetaint.api.quantity import QuantityError
 from kubetaint.clock.base import parse_time
 from kubetaint.scheduler.resources import InputError, Resources, object_ref, pod_requests
@@ -303,7 +302,3 @@ def make_pod_info(pod: Mapping[str, Any], key: str | None = None) -> PodInfo:
         return PodInfo(pod, key)
     except QuantityError as exc:  # pragma: no cover - quantity() already wraps these
         raise InputError(object_ref(pod), "spec", str(exc)) from None
-
-
-def comparison_enabled(gates: FeatureGates | None) -> bool:
-    return comparison_operators_enabled(gates)

@@ -34,9 +34,6 @@ class Status:
     def is_success(self) -> bool:
         return self.code == Code.Success
 
-    def is_rejected(self) -> bool:
-        return self.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending)
-
     def message(self) -> str:
         return ", ".join(self.reasons)
 

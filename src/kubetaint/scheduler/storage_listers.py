@@ -83,9 +83,6 @@ class StorageListers:
     def csi_node(self, name: str) -> Obj | None:
         return self.csi_nodes.get(name)
 
-    def csi_driver(self, name: str) -> Obj | None:
-        return self.csi_drivers.get(name)
-
     # ---- informer deliveries -----------------------------------------------------------------
     def set_pvc(self, pvc: Obj) -> None:
         key = namespaced_key(pvc)

@@ -290,6 +290,10 @@ def with_stateful_sets(document: Mapping[str, Any]) -> Mapping[str, Any]:
     objects: list[Any] = spec["objects"]
     owned: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for obj in objects:
+        if type(obj) is dict:  # (the usual object, a pod without owner references, told inline)
+            meta = obj.get("metadata")
+            if type(meta) is dict and not meta.get("ownerReferences"):
+                continue
         if _is_mapping(obj) and obj.get("kind") == "Pod":
             owner = _sts_controller(obj)
             if owner is not None:

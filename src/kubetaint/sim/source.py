@@ -8,7 +8,6 @@ PyYAML's C loader."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +20,6 @@ try:
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - PyYAML without libyaml
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 class SourceError(ValueError):
@@ -90,14 +87,6 @@ class Where:
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
-
-
-def split_field_path(field: str) -> list[str | int]:
-    """`spec.taints[0].effect` → ['spec', 'taints', 0, 'effect']."""
-    parts: list[str | int] = []
-    for match in _PATH_PART.finditer(field):
-        parts.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
-    return parts
 
 
 def _child(node: yaml.Node | None, part: str | int) -> yaml.Node | None:

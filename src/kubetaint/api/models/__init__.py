@@ -23,25 +23,9 @@ from kubetaint.api.models.appkinds import (
     ServiceAccount,
     StatefulSet,
 )
-from kubetaint.api.models.base import DecodeError, K8sModel
-from kubetaint.api.models.core import (
-    Binding,
-    Container,
-    Event,
-    Namespace,
-    Node,
-    NodeCondition,
-    NodeSpec,
-    NodeStatus,
-    Pod,
-    PodSpec,
-    PodStatus,
-    PodTemplateSpec,
-    ResourceRequirements,
-    Taint,
-    Toleration,
-)
-from kubetaint.api.models.meta import LabelSelector, ObjectMeta, ObjectReference, OwnerReference, TypedObject
+from kubetaint.api.models.base import DecodeError
+from kubetaint.api.models.core import Binding, Event, Namespace, Node, Pod, Taint, Toleration
+from kubetaint.api.models.meta import TypedObject
 from kubetaint.api.models.other import (
     DaemonSet,
     Deployment,
@@ -52,8 +36,6 @@ from kubetaint.api.models.other import (
     ReplicaSet,
     RuntimeClass,
     Status,
-    StatusCause,
-    StatusDetails,
 )
 from kubetaint.api.models.rbac import (
     ClusterRole,
@@ -73,64 +55,7 @@ from kubetaint.api.models.storage import (
     StorageClass,
 )
 
-__all__ = [
-    "MODELS",
-    "Binding",
-    "CSIDriver",
-    "CSINode",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "ConfigMap",
-    "Container",
-    "ControllerRevision",
-    "CronJob",
-    "CustomResourceDefinition",
-    "DaemonSet",
-    "DecodeError",
-    "Deployment",
-    "EndpointSlice",
-    "Endpoints",
-    "Event",
-    "Eviction",
-    "Job",
-    "K8sModel",
-    "LabelSelector",
-    "Lease",
-    "Namespace",
-    "Node",
-    "NodeCondition",
-    "NodeSpec",
-    "NodeStatus",
-    "ObjectMeta",
-    "ObjectReference",
-    "OwnerReference",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "Pod",
-    "PodDisruptionBudget",
-    "PodSpec",
-    "PodStatus",
-    "PodTemplateSpec",
-    "PriorityClass",
-    "ReplicaSet",
-    "ResourceRequirements",
-    "Role",
-    "RoleBinding",
-    "RuntimeClass",
-    "Secret",
-    "Service",
-    "ServiceAccount",
-    "StatefulSet",
-    "Status",
-    "StatusCause",
-    "StatusDetails",
-    "StorageClass",
-    "Taint",
-    "Toleration",
-    "TypedObject",
-    "decode",
-    "model_for",
-]
+__all__ = ["MODELS", "DecodeError", "Node", "Pod", "Status", "Taint", "Toleration", "decode", "model_for"]
 
 #: (apiVersion, kind) -> model.
 MODELS: dict[tuple[str, str], type[TypedObject]] = {

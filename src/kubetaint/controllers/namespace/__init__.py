@@ -1,5 +1,5 @@
 """The namespace controller: empties a namespace being deleted, then finalizes it."""
 
-from kubetaint.controllers.namespace.controller import NamespaceController, NamespaceWriter
+from kubetaint.controllers.namespace.controller import NamespaceController
 
-__all__ = ["NamespaceController", "NamespaceWriter"]
+__all__ = ["NamespaceController"]

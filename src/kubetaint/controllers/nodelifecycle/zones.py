@@ -43,11 +43,6 @@ def get_zone_key(node: Mapping[str, Any]) -> str:
     return f"{region}:\x00:{zone}"
 
 
-def zone_display(zone_key: str) -> str:
-    """A printable zone key (`region:zone`)."""
-    return zone_key.replace(":\x00:", ":")
-
-
 def is_excluded_from_disruption_checks(node: Mapping[str, Any]) -> bool:
     return LABEL_NODE_DISRUPTION_EXCLUSION in ((node.get("metadata") or {}).get("labels") or {})
 

@@ -313,9 +313,6 @@ class ReplicaSetController:
             _log_owner_failure(pod, err)
             return None
 
-    def manage_replicas(self, rs: JSON, active: list[JSON]) -> None:
-        self._manage(rs, len(active), lambda: active)
-
     def _manage(self, rs: JSON, count: int, active: Callable[[], list[JSON]]) -> None:
         """manageReplicas with `count` active pods (`active()` lists them, built only to delete)."""
         want = int((rs.get("spec") or {}).get("replicas", 1))

@@ -365,9 +365,6 @@ class PodOwnerIndex:
         get = self.informer.get
         return lambda key: get(*key) if key in owned else None
 
-    def orphans_in(self, namespace: str) -> list[JSON]:
-        return self._get(self.orphans.get(namespace, _NONE))
-
     def orphan_candidates(self, namespace: str, selector: LabelSelector) -> list[JSON]:
         """Orphans in `namespace` that may match `selector` (a superset of the matching ones, in
         key order): those carrying a value one of its equality requirements demands."""

@@ -1,8 +1,5 @@
 """The serviceaccounts controller: a `default` ServiceAccount in every active namespace."""
 
-from kubetaint.controllers.serviceaccounts.controller import (
-    DEFAULT_SERVICE_ACCOUNTS,
-    ServiceAccountsController,
-)
+from kubetaint.controllers.serviceaccounts.controller import ServiceAccountsController
 
-__all__ = ["DEFAULT_SERVICE_ACCOUNTS", "ServiceAccountsController"]
+__all__ = ["ServiceAccountsController"]

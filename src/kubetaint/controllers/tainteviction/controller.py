@@ -133,6 +133,8 @@ class TaintEvictionController:
         its spec object skipped without a call."""
         if not self._running:
             return  # (pod_updated ignores everything while stopped)
+        if self._nothing_to_evict():
+            return  # what it would record, the drain would drop
         if changes.only == "ADDED":  # a listing or a replay: every add counts, keyed by the cache key
             updates = self._pod_updates
             for _, (namespace, name), _, pod in changes:
@@ -185,7 +187,9 @@ class TaintEvictionController:
         """Speeds up the pod updates of a start (150,000 pods listed) or of a cluster without
         NoExecute taints: with no node tainted and no timer pending, `handle_pod_update` of any
         pod finds neither a taint to act on nor work to cancel, so the pending pod updates are
-        dropped at once. Off in reference mode (each is handled)."""
+        dropped at once, and the pod informer's changes are not recorded (a node tainted
+        meanwhile has its pods handled by its node update, which the drain takes first). Off in
+        reference mode (each is handled)."""
         return not self.tainted_nodes and not self.queue.workers and not reference_mode()
 
     def _guard(self, handler: Any, arg: Any) -> None:

@@ -54,13 +54,6 @@ class Candidate:
     num_pdb_violations: int
 
 
-def more_important(a: PodInfo, b: PodInfo) -> bool:
-    """MoreImportantPod: higher priority, then earlier start time."""
-    if a.priority != b.priority:
-        return a.priority > b.priority
-    return a.start_time < b.start_time
-
-
 def _importance_key(p: PodInfo) -> tuple[int, float]:
     return (-p.priority, p.start_time)
 
