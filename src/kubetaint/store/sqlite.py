@@ -15,11 +15,11 @@ A write returns once durable, except on a thread that called `defer_durability()
 server's event loop): there it returns once executed, and the thread must not acknowledge it to
 anyone outside the process before `when_durable` says it has been committed and synced. The
 loop keeps serving while the disk syncs. Its writes share transactions: each is executed in the
-transaction its thread left open, which the syncing thread commits as soon as it gets to run
-(and before each fsync), with every write made meanwhile: one COMMIT for many writes, made off
-the loop (off in reference mode: each write is committed before it returns). Until then that
-thread reads its own writes through the writing connection (`get`; `list`, `watch` and
-`current_resource_version` commit first), and other threads read the last commit.
+transaction its thread left open, which the syncing thread commits a few milliseconds later (at
+once when someone waits for durability), with every write made meanwhile: one COMMIT for many
+writes, made off the loop (off in reference mode: each write is committed before it returns).
+Until then that thread reads its own writes through the writing connection (`get`; `list`,
+`watch` and `current_resource_version` commit first), and other threads read the last commit.
 """
 
 from __future__ import annotations

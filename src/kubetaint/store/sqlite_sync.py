@@ -13,8 +13,8 @@ An fsync failure is permanent (the kernel may have dropped the dirty pages; a re
 success for data that is gone), so every later wait fails too.
 
 The thread also commits the transaction a deferring writer leaves open (`commit_open`, see
-`sqlite_commit`): as soon as it gets to run after such a write (`commit_soon`), and before each
-fsync, so that a sync covers every write made before it was asked for.
+`sqlite_commit`): `COMMIT_DELAY` after such a write (`commit_soon`), and before each fsync, so
+that a sync covers every write made before it was asked for.
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ from pathlib import Path
 
 from kubetaint.api import errors
 
+#: Seconds the thread lets writes gather in the open transaction before committing them when
+#: nobody waits for them yet.
+COMMIT_DELAY = 0.005
 #: Told when the commits it waited for are durable: None, or the error that prevents it.
 DurableCallback = Callable[[BaseException | None], None]
 Fsync = Callable[[int], None]
@@ -156,6 +159,10 @@ class WalSyncer:
                     self._cond.wait()
                 if self._error is not None:
                     return  # syncing has failed for good
+                if self._commit_wanted and self.durable >= self._wanted and not self._closing:
+                    # nobody waits yet: let the writes of the next moments join this commit (a
+                    # wait for durability, or closing, wakes the thread at once)
+                    self._cond.wait(COMMIT_DELAY)
                 syncing = self.durable < self._wanted
                 if not syncing and not self._commit_wanted:
                     if self.durable >= self.committed:
