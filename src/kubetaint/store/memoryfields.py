@@ -1,9 +1,10 @@
 """MemoryStore's field writes (mixed into `kubetaint.store.memory.MemoryStore`): a commit of one
 `SetField` (a round of node lease renewals is one, ~1.2 M renewals in a simulated hour at 5,000
-nodes), and field writes among a commit's other operations (`_set_in`). It stores exactly what the `Update`s of its `with_field` copies store, with the same
-resourceVersions, events and history; the updates of current objects are published as one batch
-with its compact view, a `FieldWriteGroup` (the one update of a batch that writes one object, as
-its plain event), and stand in the store's bounded history as the group itself (`HistoryEntry`).
+nodes), and field writes among a commit's other operations (`_set_in`). It stores exactly what
+the `Update`s of its `with_field` copies store, with the same resourceVersions, events and
+history; the updates of current objects are published as one batch with its compact view, a
+`FieldWriteGroup` (the one update of a batch that writes one object, as its plain event), and
+stand in the store's bounded history as the group itself (`HistoryEntry`).
 """
 
 from __future__ import annotations
