@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from kubetaint.api.jsonview import meta_of
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
     JSON,
@@ -19,7 +20,6 @@ from kubetaint.apiserver.printing import (
     as_list,
     col,
     human_duration,
-    meta_of,
     since,
     swagger_doc,
 )

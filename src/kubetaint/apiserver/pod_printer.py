@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubetaint.api.jsonview import meta_of
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
     JSON,
@@ -16,7 +17,6 @@ from kubetaint.apiserver.printing import (
     as_list,
     col,
     human_duration,
-    meta_of,
     swagger_doc,
 )
 from kubetaint.clock.base import parse_time

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubetaint.api.jsonview import meta_of
 from kubetaint.api.openapi_schemas import schemas
 from kubetaint.clock.base import parse_time
 
@@ -72,11 +73,6 @@ def swagger_doc(schema: str, field: str) -> str:
 _OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 NAME_COLUMN = col("Name", swagger_doc(_OBJECT_META, "name"), fmt="name")
 AGE_COLUMN = col("Age", swagger_doc(_OBJECT_META, "creationTimestamp"))
-
-
-def meta_of(obj: JSON) -> JSON:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, dict) else {}
 
 
 def as_dict(value: Any) -> JSON:

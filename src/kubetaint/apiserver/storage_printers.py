@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubetaint.api.jsonview import meta_of
 from kubetaint.api.quantity import QuantityError, format_quantity
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
@@ -17,7 +18,6 @@ from kubetaint.apiserver.printing import (
     as_dict,
     as_list,
     col,
-    meta_of,
     swagger_doc,
 )
 
