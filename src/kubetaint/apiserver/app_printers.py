@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from kubetaint.api.jsonview import meta_of
+from kubetaint.api.jsonview import as_list, meta_of
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
     JSON,
@@ -17,7 +17,6 @@ from kubetaint.apiserver.printing import (
     Cells,
     age_of,
     as_dict,
-    as_list,
     col,
     human_duration,
     since,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubetaint.api.jsonview import meta_of
+from kubetaint.api.jsonview import as_list, meta_of
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
     JSON,
@@ -14,7 +14,6 @@ from kubetaint.apiserver.printing import (
     Cells,
     age_of,
     as_dict,
-    as_list,
     col,
     human_duration,
     swagger_doc,

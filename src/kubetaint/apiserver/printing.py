@@ -79,9 +79,5 @@ def as_dict(value: Any) -> JSON:
     return value if isinstance(value, dict) else {}
 
 
-def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def age_of(obj: JSON, now: float) -> str:
     return since(meta_of(obj).get("creationTimestamp"), now)

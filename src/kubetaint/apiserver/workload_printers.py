@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubetaint.api.jsonview import meta_of
+from kubetaint.api.jsonview import as_list, meta_of
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
     JSON,
@@ -16,7 +16,6 @@ from kubetaint.apiserver.printing import (
     Cells,
     age_of,
     as_dict,
-    as_list,
     col,
     swagger_doc,
 )
