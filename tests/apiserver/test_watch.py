@@ -145,3 +145,40 @@ def test_bad_selector_on_a_watch_is_a_400_status(served: tuple[MemoryStore, http
     response = client.get(f"{PODS}?watch=true&fieldSelector=spec.bogus%3D1")
     assert response.status_code == 400
     assert response.json()["message"] == "field label not supported: spec.bogus"
+
+
+def _encoder() -> Any:
+    from kubetaint.apiserver.resources import lookup
+    from kubetaint.apiserver.rest import Target
+    from kubetaint.apiserver.watch import _Encoder
+
+    res = lookup("", "v1", "pods")
+    assert res is not None
+    return _Encoder(Target(res, "default"), VirtualClock(), False, "v1", "Metadata")
+
+
+def _events() -> list[Any]:
+    from kubetaint.store.interface import WatchEvent
+
+    return [WatchEvent("ADDED", "pods", pod(name), rv) for rv, name in enumerate(["a", "b", "c"], 1)]
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_the_events_a_drain_finds_are_written_as_one_chunk_of_their_lines() -> None:
+    encoder = _encoder()
+    chunks = encoder.chunks(_events())
+    assert chunks == [b"".join(encoder.event(event) for event in _events())]
+    assert [json.loads(line)["object"]["metadata"]["name"] for line in chunks[0].splitlines()] == [
+        "a",
+        "b",
+        "c",
+    ]
+
+
+def test_in_reference_mode_each_event_is_a_chunk_of_its_own() -> None:
+    from kubetaint.speed.reference import reference_mode_set
+
+    encoder = _encoder()
+    with reference_mode_set(True):
+        chunks = encoder.chunks(_events())
+    assert chunks == [encoder.event(event) for event in _events()]

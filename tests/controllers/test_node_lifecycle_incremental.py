@@ -13,7 +13,7 @@ import pytest
 
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
 from kubetaint.controllers.nodelifecycle.health import renew_text
-from kubetaint.controllers.nodelifecycle.monitor_work import Settled
+from kubetaint.controllers.nodelifecycle.monitor_work import Settled, status_post_only
 from kubetaint.controllers.tainteviction import TaintEvictionController
 
 from .builders import DEFAULT_TOLERATIONS, Cluster, Kubelets, node, pod
@@ -302,3 +302,45 @@ def test_status_posts_on_settled_nodes_are_observed_as_a_visit_observes_them(
     assert incremental["visits"] < reference["visits"] / 4, (
         "settled nodes posting their status are not visited"
     )
+
+
+_NODE: JSON = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": "a", "resourceVersion": "1", "labels": {"x": "y"}},
+    "spec": {},
+    "status": {"capacity": {"cpu": "1"}, "conditions": [{"type": "Ready", "status": "True"}]},
+}
+_POSTED: JSON = {
+    **_NODE,
+    "metadata": {**_NODE["metadata"], "resourceVersion": "2"},
+    "status": {**_NODE["status"], "conditions": [{"type": "Ready", "status": "False"}]},
+}
+
+
+@pytest.mark.parametrize(
+    ("new", "expected"),
+    [
+        pytest.param(_POSTED, True, id="conditions and resourceVersion changed"),
+        pytest.param(
+            {**_POSTED, "status": {**_POSTED["status"], "capacity": {"cpu": "1"}}},
+            True,
+            id="an equal copy of another status field",
+        ),
+        pytest.param(
+            {**_POSTED, "status": {**_POSTED["status"], "capacity": {"cpu": "2"}}},
+            False,
+            id="another status field changed",
+        ),
+        pytest.param({**_POSTED, "spec": {"taints": []}}, False, id="the spec changed"),
+        pytest.param(
+            {**_POSTED, "metadata": {**_POSTED["metadata"], "labels": {}}}, False, id="the labels changed"
+        ),
+        pytest.param(
+            {**_POSTED, "metadata": {**_POSTED["metadata"], "labels": None}}, False, id="the labels emptied"
+        ),
+        pytest.param({**_POSTED, "extra": None}, False, id="a field added"),
+    ],
+)
+def test_a_status_post_is_a_change_of_the_conditions_alone(new: JSON, expected: bool) -> None:
+    assert status_post_only(_NODE, new) is expected

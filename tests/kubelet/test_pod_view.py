@@ -5,7 +5,9 @@ write exactly the same statuses and events, and the tally must always equal the 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -338,3 +340,33 @@ def test_pods_sharing_their_containers_share_their_remembered_requests() -> None
     with_init = {**second, "spec": {**second["spec"], "initContainers": [container(cpu="2")]}}
     assert memo(with_init) == pod_requests(with_init) == {"cpu": 2000, "memory": 64 * 1024 * 1024}
     assert memo(first) == pod_requests(first)
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_over_the_sqlite_store_the_kubelets_keep_views_that_match_reading_it_back(tmp_path: Path) -> None:
+    from kubetaint.store.sqlite import SqliteStore
+
+    clock = VirtualClock()
+    counter = itertools.count()
+    store = SqliteStore(tmp_path, clock, uid_factory=lambda: f"uid-{next(counter):05d}")
+    pool = HollowNodePool(store, clock, [node_config(n, capacity=dict(CAPACITY)) for n in NODES])
+    pool.start()
+    steps: list[Step] = [
+        Create("a", "n1", "300m"),
+        Create("b", "n1", "600m"),
+        Run(10.0),
+        Create("c", "n1", "300m"),  # does not fit: OutOfcpu
+        Finish("a", "Succeeded"),
+        Create("d", "n2", "100m"),
+        Delete("b"),
+        Run(10.0),
+    ]
+    try:
+        assert all(k._admitted.view is not None for k in pool.kubelets.values())
+        for step in steps:
+            _apply(store, pool, clock, step)  # type: ignore[arg-type]
+            clock.run_pending()
+            _assert_tally_matches_read_back(store, pool)  # type: ignore[arg-type]
+    finally:
+        pool.shutdown()
+        store.close()

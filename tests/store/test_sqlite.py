@@ -196,3 +196,40 @@ def test_concurrent_writers_share_one_commit_and_fail_alone(tmp_path: Path) -> N
     assert store.current_resource_version() == before + 2
     assert sorted(o["metadata"]["name"] for o in store.list("pods").items) == ["a", "b", "taken"]
     store.close()
+
+
+def test_a_write_has_reached_every_subscriber_when_it_returns(tmp_path: Path) -> None:
+    store = open_sqlite(tmp_path)
+    seen: list[tuple[str, str]] = []
+    store.subscribe(lambda batch: seen.extend((e.type, e.object["metadata"]["name"]) for e in batch))
+    store.defer_durability()  # as under `kubetaint up`: the write returns before the fsync
+    store.create("pods", pod("a"))
+    assert store.delivers_synchronously
+    assert seen == [("ADDED", "a")]
+    store.close()
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_the_syncing_thread_checkpoints_the_log_after_enough_writes(tmp_path: Path) -> None:
+    from kubetaint.store.sqlite_checkpoint import EVERY, WRITER_PAGES
+
+    store = open_sqlite(tmp_path)
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone() == (WRITER_PAGES,)
+    assert store._checkpointer is not None and store._checkpointer.runs == 0
+    for i in range(EVERY + 1):
+        store.create("pods", pod(f"p{i}"))  # each returns once synced
+    assert store._checkpointer.runs >= 1
+    store.close()
+    reopened = open_sqlite(tmp_path)
+    assert len(reopened.list("pods").items) == EVERY + 1
+    reopened.close()
+
+
+def test_in_reference_mode_sqlite_checkpoints_from_the_committing_writer(tmp_path: Path) -> None:
+    from kubetaint.speed.reference import reference_mode_set
+
+    with reference_mode_set(True):
+        store = open_sqlite(tmp_path)
+    assert store._checkpointer is None
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)
+    store.close()

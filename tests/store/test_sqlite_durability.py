@@ -164,3 +164,95 @@ def test_reads_reuse_decoded_objects_only_at_their_version(tmp_path: Path, write
         store.update("pods", relabelled(created, x="1"), dry_run=True)
         assert store.get("pods", "default", "a") is created
     store.close()
+
+
+def _gate_commits(store: SqliteStore) -> threading.Event:
+    """Hold the syncing thread's commits of the open transaction until the event is set."""
+    gate = threading.Event()
+    commit_open = store._syncer._commit_open
+    assert commit_open is not None
+
+    def gated() -> None:
+        gate.wait(WAIT)
+        commit_open()
+
+    store._syncer._commit_open = gated
+    return gate
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_a_deferring_threads_writes_share_one_commit_made_by_the_syncing_thread(
+    gated: tuple[SqliteStore, GatedFsync],
+) -> None:
+    store, fsync = gated
+    commits = _gate_commits(store)
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    store.defer_durability()
+    created = [store.create("pods", pod(name)) for name in ("a", "b", "c")]
+    assert store.get("pods", "default", "c") is created[-1]  # its own writes, at once
+    thread, outcome = in_thread(lambda: store.get("pods", "default", "a"))
+    thread.join(WAIT)
+    assert isinstance(outcome[0], StatusError) and outcome[0].code == 404  # not committed yet
+    assert statements.count("COMMIT") == 0
+    told: list[BaseException | None] = []
+    done = threading.Event()
+    assert store.when_durable(lambda error: (told.append(error), done.set())) is False
+    commits.set()
+    fsync.release()
+    assert done.wait(WAIT) and told == [None]
+    assert statements.count("COMMIT") == 1 and store._syncer.durable == rv(created[-1])
+    thread, outcome = in_thread(lambda: store.get("pods", "default", "a"))
+    thread.join(WAIT)
+    assert outcome == [created[0]]
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_a_list_on_the_deferring_thread_commits_its_open_writes_first(
+    gated: tuple[SqliteStore, GatedFsync],
+) -> None:
+    store, _ = gated
+    commits = _gate_commits(store)  # the syncing thread does not get to commit them
+    store.defer_durability()
+    store.create("pods", pod("a"))
+    assert store._committer.open_rv
+    listed = store.list("pods")
+    assert [o["metadata"]["name"] for o in listed.items] == ["a"]
+    assert store._committer.open_rv == 0 and store._syncer.committed == int(listed.resource_version)
+    commits.set()
+
+
+def test_in_reference_mode_a_deferring_threads_write_is_committed_before_it_returns(tmp_path: Path) -> None:
+    from kubetaint.speed.reference import reference_mode_set
+
+    with reference_mode_set(True):
+        store = SqliteStore(tmp_path, VirtualClock())
+    store.defer_durability()
+    created = store.create("pods", pod("a"))
+    assert store._committer.open_rv == 0 and store._syncer.committed == rv(created)
+    store.close()
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_an_open_transaction_that_fails_to_commit_fails_every_wait_and_write(tmp_path: Path) -> None:
+    import sqlite3
+
+    store = SqliteStore(tmp_path, VirtualClock())
+    commits = _gate_commits(store)
+    store.defer_durability()
+    store.create("pods", pod("a"))
+
+    def disk_full(db: sqlite3.Connection, rv: int) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    store._committer._before_commit = disk_full  # type: ignore[assignment]
+    told: list[BaseException | None] = []
+    done = threading.Event()
+    assert store.when_durable(lambda error: (told.append(error), done.set())) is False
+    commits.set()
+    assert done.wait(WAIT)
+    assert isinstance(told[0], StatusError) and told[0].code == 500
+    assert "database or disk is full" in told[0].message
+    assert status_of(lambda: store.create("pods", pod("b"))).code == 500
+    assert status_of(lambda: store.get("pods", "default", "a")).code == 404  # never committed
+    store.close()

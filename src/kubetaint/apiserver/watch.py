@@ -27,6 +27,7 @@ from kubetaint.apiserver.tables import build_table, include_object_policy, with_
 from kubetaint.apiserver.wire import JSON, dumps, negotiate
 from kubetaint.clock.base import Clock
 from kubetaint.registry.graceful import go_seconds
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.interface import Store, Watch, WatchEvent
 from kubetaint.store.mutation import parse_resource_version
 from kubetaint.store.snapshot import too_large_resource_version
@@ -174,9 +175,9 @@ class WatchStreamer:
                 events = stream.drain()
                 if events:
                     await self.durable.wait()  # no event a power loss could take back
-                    for event in events:
-                        last_rv = max(last_rv, event.resource_version)
-                        yield encoder.event(event)
+                    for chunk in encoder.chunks(events):
+                        yield chunk
+                    last_rv = max(last_rv, *(event.resource_version for event in events))
                     continue
                 now = loop.time()
                 if now >= deadline:
@@ -197,9 +198,9 @@ class WatchStreamer:
                     polled = await asyncio.to_thread(stream.wait, min(max(pause, 0.0), 1.0))
                     if polled:
                         await self.durable.wait()
-                    for event in polled:
-                        last_rv = max(last_rv, event.resource_version)
-                        yield encoder.event(event)
+                        for chunk in encoder.chunks(polled):
+                            yield chunk
+                        last_rv = max(last_rv, *(event.resource_version for event in polled))
         finally:
             if pushes:
                 stream.push_to(None)
@@ -242,6 +243,13 @@ class _Encoder:
         )
         self.headers_sent = True
         return table
+
+    def chunks(self, events: list[WatchEvent]) -> list[bytes]:
+        """Speeds up watch streams by writing the lines of `events` as one chunk (off with
+        `KUBETAINT_REFERENCE=1`: one chunk per event): one TLS record and one system call for the
+        events a drain finds. The bytes on the wire are the same."""
+        lines = [self.event(event) for event in events]
+        return lines if reference_mode() else [b"".join(lines)]
 
     def event(self, event: WatchEvent) -> bytes:
         if event.type == "BOOKMARK":

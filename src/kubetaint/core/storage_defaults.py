@@ -5,31 +5,28 @@ manifest leaves the field out."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
+
+from kubetaint.api.jsonview import as_mapping
 
 JSON = dict[str, Any]
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
 def default_persistent_volume(obj: JSON) -> JSON:
     """Reclaim policy Retain, volume mode Filesystem, phase Pending."""
-    spec = dict(_mapping(obj.get("spec")))
+    spec = dict(as_mapping(obj.get("spec")))
     spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
     spec.setdefault("volumeMode", "Filesystem")
-    status = dict(_mapping(obj.get("status")))
+    status = dict(as_mapping(obj.get("status")))
     status.setdefault("phase", "Pending")
     return {**obj, "spec": spec, "status": status}
 
 
 def default_persistent_volume_claim(obj: JSON) -> JSON:
     """Volume mode Filesystem, phase Pending."""
-    spec = dict(_mapping(obj.get("spec")))
+    spec = dict(as_mapping(obj.get("spec")))
     spec.setdefault("volumeMode", "Filesystem")
-    status = dict(_mapping(obj.get("status")))
+    status = dict(as_mapping(obj.get("status")))
     status.setdefault("phase", "Pending")
     return {**obj, "spec": spec, "status": status}
 
@@ -45,7 +42,7 @@ def default_storage_class(obj: JSON) -> JSON:
 def default_csi_driver(obj: JSON) -> JSON:
     """attachRequired true; podInfoOnMount, storageCapacity, requiresRepublish and seLinuxMount
     false; fsGroupPolicy ReadWriteOnceWithFSType; volumeLifecycleModes [Persistent]."""
-    spec = dict(_mapping(obj.get("spec")))
+    spec = dict(as_mapping(obj.get("spec")))
     spec.setdefault("attachRequired", True)
     spec.setdefault("podInfoOnMount", False)
     spec.setdefault("storageCapacity", False)

@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from kubetaint.api.errors import StatusError
+from kubetaint.api.jsonview import as_list, as_mapping
 from kubetaint.api.quantity import QuantityError, parse_quantity
 from kubetaint.api.selectors import label_selector_from_dict
 
@@ -27,24 +28,16 @@ LABEL_MULTI_ZONE_DELIMITER = "__"
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def meta(obj: Obj) -> Mapping[str, Any]:
-    return _mapping(obj.get("metadata"))
+    return as_mapping(obj.get("metadata"))
 
 
 def spec(obj: Obj) -> Mapping[str, Any]:
-    return _mapping(obj.get("spec"))
+    return as_mapping(obj.get("spec"))
 
 
 def annotations_of(obj: Obj) -> Mapping[str, Any]:
-    return _mapping(meta(obj).get("annotations"))
+    return as_mapping(meta(obj).get("annotations"))
 
 
 def storage_class_name(obj: Obj) -> str:
@@ -69,11 +62,11 @@ def persistent_volume_class(volume: Obj) -> str:
 def has_volumes(pod: Obj) -> bool:
     """Whether the pod lists any volume (the volume plugins' PreFilter skips it otherwise)."""
     spec = pod.get("spec")
-    return bool(spec.get("volumes")) if type(spec) is dict else bool(_mapping(spec).get("volumes"))
+    return bool(spec.get("volumes")) if type(spec) is dict else bool(as_mapping(spec).get("volumes"))
 
 
 def pod_volumes(pod: Obj) -> list[Mapping[str, Any]]:
-    return [_mapping(v) for v in _list(spec(pod).get("volumes"))]
+    return [as_mapping(v) for v in as_list(spec(pod).get("volumes"))]
 
 
 def claim_name(volume: Mapping[str, Any]) -> str | None:
@@ -93,8 +86,8 @@ def volume_is_for_pod(pod: Obj, pvc: Obj) -> str | None:
     """ephemeral.VolumeIsForPod: None when the claim's controller is the pod, else the error."""
     pod_meta, pvc_meta = meta(pod), meta(pvc)
     uid = pod_meta.get("uid")
-    for raw in _list(pvc_meta.get("ownerReferences")):
-        ref = _mapping(raw)
+    for raw in as_list(pvc_meta.get("ownerReferences")):
+        ref = as_mapping(raw)
         if ref.get("controller") and ref.get("uid") == uid and uid:
             return None
     return (
@@ -105,13 +98,13 @@ def volume_is_for_pod(pod: Obj, pvc: Obj) -> str | None:
 
 def storage_request(claim: Obj) -> Fraction:
     """spec.resources.requests.storage (0 when absent or malformed)."""
-    raw = _mapping(_mapping(spec(claim).get("resources")).get("requests")).get("storage")
+    raw = as_mapping(as_mapping(spec(claim).get("resources")).get("requests")).get("storage")
     return _quantity(raw)
 
 
 def capacity_of(volume: Obj) -> Fraction:
     """spec.capacity.storage (0 when absent or malformed)."""
-    return _quantity(_mapping(spec(volume).get("capacity")).get("storage"))
+    return _quantity(as_mapping(spec(volume).get("capacity")).get("storage"))
 
 
 def _quantity(raw: Any) -> Fraction:
@@ -127,17 +120,17 @@ def match_topology_selector_terms(terms: Any, labels: Mapping[str, str]) -> bool
     """v1helper.MatchTopologySelectorTerms: no terms match every node; a term without
     expressions matches none; a term matches when every expression's key has one of its values
     (an expression without values makes its term match nothing)."""
-    terms = _list(terms)
+    terms = as_list(terms)
     if not terms:
         return True
     for raw in terms:
-        expressions = _list(_mapping(raw).get("matchLabelExpressions"))
+        expressions = as_list(as_mapping(raw).get("matchLabelExpressions"))
         if not expressions:
             continue
         ok = True
         for raw_expr in expressions:
-            expr = _mapping(raw_expr)
-            values = [str(v) for v in _list(expr.get("values"))]
+            expr = as_mapping(raw_expr)
+            values = [str(v) for v in as_list(expr.get("values"))]
             key = str(expr.get("key") or "")
             if not values or key not in labels or labels[key] not in values:
                 ok = False
@@ -178,8 +171,8 @@ def _volume_mode(obj: Obj) -> str:
 
 def check_access_modes(claim: Obj, volume: Obj) -> bool:
     """CheckAccessModes: the PV has every access mode the claim asks for."""
-    offered = set(_list(spec(volume).get("accessModes")))
-    return all(mode in offered for mode in _list(spec(claim).get("accessModes")))
+    offered = set(as_list(spec(volume).get("accessModes")))
+    return all(mode in offered for mode in as_list(spec(claim).get("accessModes")))
 
 
 class MatchError(ValueError):
@@ -235,11 +228,11 @@ def find_matching_volume(
         if affinity_ok is None and delay_binding:
             continue
         v_spec = spec(volume)
-        if _mapping(volume.get("status")).get("phase") != "Available":
+        if as_mapping(volume.get("status")).get("phase") != "Available":
             continue
         if v_spec.get("claimRef") is not None:
             continue
-        if selector is not None and not selector.matches(_mapping(meta(volume).get("labels"))):
+        if selector is not None and not selector.matches(as_mapping(meta(volume).get("labels"))):
             continue
         if persistent_volume_class(volume) != requested_class:
             continue
@@ -261,7 +254,7 @@ def bind_volume_to_claim(volume: Obj, claim: Obj) -> dict[str, Any]:
     new_meta = dict(meta(volume))
     new_spec = dict(spec(volume))
     bound_already = is_volume_bound_to_claim(volume, claim)
-    ref = _mapping(new_spec.get("claimRef"))
+    ref = as_mapping(new_spec.get("claimRef"))
     if (
         not ref
         or ref.get("name") != c_meta.get("name")
@@ -279,8 +272,8 @@ def bind_volume_to_claim(volume: Obj, claim: Obj) -> dict[str, Any]:
         if c_meta.get("resourceVersion"):
             new_ref["resourceVersion"] = c_meta["resourceVersion"]
         new_spec["claimRef"] = new_ref
-    if not bound_already and ANN_BOUND_BY_CONTROLLER not in _mapping(new_meta.get("annotations")):
-        new_meta["annotations"] = {**_mapping(new_meta.get("annotations")), ANN_BOUND_BY_CONTROLLER: "yes"}
+    if not bound_already and ANN_BOUND_BY_CONTROLLER not in as_mapping(new_meta.get("annotations")):
+        new_meta["annotations"] = {**as_mapping(new_meta.get("annotations")), ANN_BOUND_BY_CONTROLLER: "yes"}
     return {**volume, "metadata": new_meta, "spec": new_spec}
 
 

@@ -139,13 +139,18 @@ class _Renewals:
             else:
                 stored, err = until_failure(self._store.commit(self._field_writes(), stop_at_failure=True))
                 now = self.now
-                for at, (kubelet, written) in enumerate(zip(kubelets, stored, strict=False)):
-                    post = posts.get(at) if posts else None
-                    if post is not None:
-                        kubelet.status_posted(post, written)
-                        continue
-                    kubelet.lease.renewed_in_place(written)
-                    kubelet.last_lease_renew = now
+                if not posts:  # (the usual round: renewals only)
+                    for kubelet, lease in zip(kubelets, stored, strict=False):
+                        kubelet.lease.renewed_in_place(lease)
+                        kubelet.last_lease_renew = now
+                else:
+                    for at, (kubelet, written) in enumerate(zip(kubelets, stored, strict=False)):
+                        post = posts.get(at)
+                        if post is not None:
+                            kubelet.status_posted(post, written)
+                            continue
+                        kubelet.lease.renewed_in_place(written)
+                        kubelet.last_lease_renew = now
             if err is None:
                 break
             done = len(stored)

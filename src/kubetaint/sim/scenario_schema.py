@@ -199,11 +199,20 @@ def _simple_object(schema: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[tu
     return tuple(schema.get("required") or ()), tuple(typed)
 
 
+#: The plain type whose values are of each schema type (the usual parsed value, told first).
+_PLAIN_TYPES: dict[str, type] = {"object": dict, "array": list, "string": str}
+
+
 def _holds(value: dict[Any, Any], required: tuple[str, ...], typed: tuple[tuple[str, str], ...]) -> bool:
     for key in required:
         if key not in value:
             return False
-    return all(key not in value or _is_type(value[key], kind) for key, kind in typed)
+    for key, kind in typed:
+        if key in value:
+            item = value[key]
+            if type(item) is not _PLAIN_TYPES.get(kind) and not _is_type(item, kind):
+                return False
+    return True
 
 
 def check(document: Any, schema: Mapping[str, Any] | None = None) -> list[SchemaProblem]:

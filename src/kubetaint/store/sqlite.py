@@ -12,14 +12,20 @@ arrive while a commit is in progress share the next commit (`sqlite_commit.Group
 in its own savepoint. Subscribers run after commit, in commit order (`watch.Dispatcher`).
 
 A write returns once durable, except on a thread that called `defer_durability()` (the API
-server's event loop): there it returns once committed (visible to every reader, safe from the
-process dying), and the thread must not acknowledge it to anyone outside the process before
-`when_durable` says it has been synced. The loop keeps serving while the disk syncs.
+server's event loop): there it returns once executed, and the thread must not acknowledge it to
+anyone outside the process before `when_durable` says it has been committed and synced. The
+loop keeps serving while the disk syncs. Its writes share transactions: each is executed in the
+transaction its thread left open, which the syncing thread commits as soon as it gets to run
+(and before each fsync), with every write made meanwhile: one COMMIT for many writes, made off
+the loop (off in reference mode: each write is committed before it returns). Until then that
+thread reads its own writes through the writing connection (`get`; `list`, `watch` and
+`current_resource_version` commit first), and other threads read the last commit.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import sqlite3
 import threading
@@ -69,6 +75,7 @@ from kubetaint.store.snapshot import (
     state_at,
     too_large_resource_version,
 )
+from kubetaint.store.sqlite_checkpoint import WRITER_PAGES, Checkpointer
 from kubetaint.store.sqlite_commit import GroupCommitter, Operation
 from kubetaint.store.sqlite_schema import DB_FILE, DataDirLock, connect, open_database
 from kubetaint.store.sqlite_sync import DurableCallback, WalSyncer
@@ -93,6 +100,10 @@ def _node_of(resource: str, obj: JSON) -> str | None:
 
 class SqliteStore(StoreBase):
     """Objects in `<data_dir>/kubetaint.db`; the data dir is locked against other processes."""
+
+    #: A write dispatches its commit's batch before it returns (`commit`), as the memory store
+    #: does: components may keep what their informers deliver instead of reading the file back.
+    delivers_synchronously = True
 
     def __init__(
         self,
@@ -120,7 +131,20 @@ class SqliteStore(StoreBase):
         self._compacted = int(
             self._db.execute("SELECT value FROM meta WHERE key = 'compacted_rv'").fetchone()[0]
         )
-        self._syncer = WalSyncer(self.path)
+        #: False in reference mode (read when the store opens): a deferring thread's writes are
+        #: committed before they return, each batch in a transaction of its own, and SQLite
+        #: checkpoints the log from the committing writer.
+        self._share_transactions = not reference_mode()
+        #: Checkpoints in the syncing thread (sqlite_checkpoint), outside the write lock.
+        self._checkpointer: Checkpointer | None = None
+        if self._share_transactions:
+            self._checkpointer = Checkpointer(lambda: connect(self.path, busy_timeout))
+            self._db.execute(f"PRAGMA wal_autocheckpoint = {WRITER_PAGES}")
+        self._syncer = WalSyncer(
+            self.path,
+            commit_open=self._commit_for_syncer,
+            after_sync=self._checkpointer.due if self._checkpointer is not None else None,
+        )
         self._deferred: frozenset[int] = frozenset()
         self._committer = GroupCommitter(
             self._db, self.path, self._before_commit, self._publish, self._syncer.commit
@@ -153,8 +177,31 @@ class SqliteStore(StoreBase):
 
     # reads -------------------------------------------------------------------------------
 
+    def _own_writes_open(self) -> bool:
+        """Whether the calling thread defers durability and writes are left uncommitted."""
+        return bool(self._committer.open_rv) and threading.get_ident() in self._deferred
+
+    def _settle(self) -> None:
+        """Before a read that is not a `get`: the calling thread's open transaction committed."""
+        if self._own_writes_open():
+            self._commit_open()
+
+    def _commit_for_syncer(self) -> None:
+        self._committer.commit_open()
+
+    def _commit_open(self) -> None:
+        try:
+            self._committer.commit_open()
+        except errors.StatusError as failure:
+            self._syncer.fail(failure)
+            raise
+
     def get(self, resource: str, namespace: str, name: str) -> JSON:
-        row = self._reader().execute(_GET_RV, (resource, namespace, name)).fetchone()
+        if self._own_writes_open():  # its own writes, not committed yet: the writing connection
+            with self._committer.lock:
+                row = self._db.execute(_GET_RV, (resource, namespace, name)).fetchone()
+        else:
+            row = self._reader().execute(_GET_RV, (resource, namespace, name)).fetchone()
         if row is None:
             raise errors.not_found(resource, name)
         return self._decode((resource, namespace, name), row[0], row[1])
@@ -183,6 +230,7 @@ class SqliteStore(StoreBase):
         return obj
 
     def current_resource_version(self) -> int:
+        self._settle()
         return int(self._reader().execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
 
     def list(
@@ -198,6 +246,7 @@ class SqliteStore(StoreBase):
     ) -> ListResult:
         labels = parse_label_selector(label_selector)
         fields = parse_field_selector(field_selector, resource)
+        self._settle()
         start = decode_continue(continue_token) if continue_token else None
         snapshot = resource_version
         if continue_token and (token_rv := continue_resource_version(continue_token)) > 0:
@@ -319,9 +368,20 @@ class SqliteStore(StoreBase):
         subscribers were told."""
         writes = builtins.list(single_writes(ops))  # (a field write: its updates)
         operations = [self._operation(write) for write in writes]
-        outcomes = self._committer.run_many(operations, stop_at_failure=stop_at_failure)
-        if threading.get_ident() not in self._deferred:
+        deferring = threading.get_ident() in self._deferred
+        keep_open = deferring and self._share_transactions
+        try:
+            outcomes = self._committer.run_many(
+                operations, stop_at_failure=stop_at_failure, keep_open=keep_open
+            )
+        except errors.StatusError as failure:
+            if self._committer.broken is failure:  # writes that had returned are lost
+                self._syncer.fail(failure)
+            raise
+        if not deferring:
             self._syncer.wait()
+        elif self._committer.open_rv:
+            self._syncer.commit_soon()
         self._dispatcher.dispatch()
         results: builtins.list[Result] = []
         for write, outcome in zip(writes, outcomes, strict=False):
@@ -414,9 +474,9 @@ class SqliteStore(StoreBase):
         self._deferred = self._deferred | {threading.get_ident()}
 
     def when_durable(self, callback: DurableCallback) -> bool:
-        """True when every committed write is durable already; otherwise `callback(error)` runs,
-        in another thread, once they are (error: None, or why they cannot be)."""
-        return self._syncer.when_durable(callback)
+        """True when every write made so far is durable already; otherwise `callback(error)` runs,
+        in another thread, once they are committed and synced (error: None, or why they cannot be)."""
+        return self._syncer.when_durable(callback, self._committer.open_rv)
 
     def _before_commit(self, db: sqlite3.Connection, rv: int) -> Callable[[], None] | None:
         """Compact the change log in the committing transaction when due."""
@@ -461,6 +521,7 @@ class SqliteStore(StoreBase):
         fields = parse_field_selector(field_selector, resource)
         watch_filter = WatchFilter(resource, namespace, labels, fields)
         since = None if resource_version in (None, "", "0") else parse_resource_version(str(resource_version))
+        self._settle()
         with self._committer.lock:  # no commit between reading the past and subscribing to the future
             floor = int(self._db.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
             if since is None:
@@ -505,7 +566,12 @@ class SqliteStore(StoreBase):
             if self._closed:
                 return
             self._closed = self._committer.closed = True
-            self._syncer.close()
+        with contextlib.suppress(errors.StatusError):  # (a failure has failed every wait already)
+            self._commit_open()
+        self._syncer.close()  # (its thread may have been committing: the lock is not held here)
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+        with self._committer.lock:
             self._dispatcher.clear()
             with self._readers_lock:
                 for conn in self._readers:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.jsonview import as_list, as_mapping
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import validate_label_name
@@ -22,14 +23,6 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 #: metav1.ObjectNameField, the only key a node field selector supports (ValidateNodeName).
 _OBJECT_NAME_FIELD = "metadata.name"
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def validate_affinity(affinity: Any, path: str, *, allow_invalid_values: bool = False) -> list[f.FieldError]:
@@ -56,7 +49,7 @@ def validate_node_affinity(node_affinity: Mapping[str, Any], path: str) -> list[
     required = node_affinity.get(_REQUIRED)
     if isinstance(required, Mapping):
         errs.extend(validate_node_selector(required, f.child(path, _REQUIRED)))
-    preferred = _items(node_affinity.get(_PREFERRED))
+    preferred = as_list(node_affinity.get(_PREFERRED))
     if preferred:
         errs.extend(validate_preferred_scheduling_terms(preferred, f.child(path, _PREFERRED)))
     return errs
@@ -65,31 +58,33 @@ def validate_node_affinity(node_affinity: Mapping[str, Any], path: str) -> list[
 def validate_node_selector(selector: Mapping[str, Any], path: str) -> list[f.FieldError]:
     """ValidateNodeSelector: at least one term, each term checked."""
     terms_path = f.child(path, "nodeSelectorTerms")
-    terms = _items(selector.get("nodeSelectorTerms"))
+    terms = as_list(selector.get("nodeSelectorTerms"))
     if not terms:
         return [f.required(terms_path, "must have at least one node selector term")]
     errs: list[f.FieldError] = []
     for i, term in enumerate(terms):
-        errs.extend(validate_node_selector_term(_mapping(term), f.index(terms_path, i)))
+        errs.extend(validate_node_selector_term(as_mapping(term), f.index(terms_path, i)))
     return errs
 
 
 def validate_node_selector_term(term: Mapping[str, Any], path: str) -> list[f.FieldError]:
     """ValidateNodeSelectorTerm: every matchExpressions requirement, then every matchFields one."""
     errs: list[f.FieldError] = []
-    for j, req in enumerate(_items(term.get("matchExpressions"))):
+    for j, req in enumerate(as_list(term.get("matchExpressions"))):
         errs.extend(
-            validate_node_selector_requirement(_mapping(req), f.index(f.child(path, "matchExpressions"), j))
+            validate_node_selector_requirement(as_mapping(req), f.index(f.child(path, "matchExpressions"), j))
         )
-    for j, req in enumerate(_items(term.get("matchFields"))):
+    for j, req in enumerate(as_list(term.get("matchFields"))):
         errs.extend(
-            validate_node_field_selector_requirement(_mapping(req), f.index(f.child(path, "matchFields"), j))
+            validate_node_field_selector_requirement(
+                as_mapping(req), f.index(f.child(path, "matchFields"), j)
+            )
         )
     return errs
 
 
 def _strings(value: Any) -> list[str]:
-    return [str(v) for v in _items(value)]
+    return [str(v) for v in as_list(value)]
 
 
 def validate_node_selector_requirement(req: Mapping[str, Any], path: str) -> list[f.FieldError]:
@@ -98,7 +93,7 @@ def validate_node_selector_requirement(req: Mapping[str, Any], path: str) -> lis
     AllowInvalidLabelValueInRequiredNodeAffinity option is off, not for pods)."""
     errs: list[f.FieldError] = []
     operator = req.get("operator") or ""
-    values = _items(req.get("values"))
+    values = as_list(req.get("values"))
     values_path = f.child(path, "values")
     if operator in ("In", "NotIn"):
         if not values:
@@ -145,11 +140,11 @@ def validate_preferred_scheduling_terms(terms: list[Any], path: str) -> list[f.F
     """ValidatePreferredSchedulingTerms: each weight in 1..100, then its preference term."""
     errs: list[f.FieldError] = []
     for i, item in enumerate(terms):
-        term = _mapping(item)
+        term = as_mapping(item)
         errs.extend(weight_errors(term, f.index(path, i)))
         errs.extend(
             validate_node_selector_term(
-                _mapping(term.get("preference")), f.child(f.index(path, i), "preference")
+                as_mapping(term.get("preference")), f.child(f.index(path, i), "preference")
             )
         )
     return errs

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
+from kubetaint.api.jsonview import as_mapping
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import is_qualified_name
 from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR
@@ -43,10 +44,6 @@ def _nonnegative(value: Any, path: str) -> list[f.FieldError]:
 
 def _list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else []
-
-
-def _m(value: Any) -> Obj:
-    return value if isinstance(value, Mapping) else {}
 
 
 def _go_strings(values: Sequence[str]) -> str:
@@ -185,18 +182,18 @@ def restart_policy_errors(spec: Obj, path: str, restart: str) -> list[f.FieldErr
 def _pod_failure_policy(spec: Obj, path: str) -> list[f.FieldError]:
     """validatePodFailurePolicy."""
     errs: list[f.FieldError] = []
-    rules = _list(_m(spec.get("podFailurePolicy")).get("rules"))
+    rules = _list(as_mapping(spec.get("podFailurePolicy")).get("rules"))
     rules_path = f.child(path, "rules")
     if len(rules) > MAX_POD_FAILURE_POLICY_RULES:
         errs.append(f.too_many(rules_path, len(rules), MAX_POD_FAILURE_POLICY_RULES))
-    pod_spec = _m(_m(spec.get("template")).get("spec"))
+    pod_spec = as_mapping(as_mapping(spec.get("template")).get("spec"))
     names = {
-        str(_m(c).get("name") or "")
+        str(as_mapping(c).get("name") or "")
         for key in ("containers", "initContainers")
         for c in _list(pod_spec.get(key))
     }
     for i, rule in enumerate(rules):
-        errs.extend(_pod_failure_policy_rule(spec, _m(rule), f.index(rules_path, i), names))
+        errs.extend(_pod_failure_policy_rule(spec, as_mapping(rule), f.index(rules_path, i), names))
     return errs
 
 
@@ -215,7 +212,7 @@ def _pod_failure_policy_rule(spec: Obj, rule: Obj, path: str, names: set[str]) -
     on_exit_codes = rule.get("onExitCodes")
     on_conditions = _list(rule.get("onPodConditions"))
     if on_exit_codes is not None:
-        errs.extend(_on_exit_codes(_m(on_exit_codes), f.child(path, "onExitCodes"), names))
+        errs.extend(_on_exit_codes(as_mapping(on_exit_codes), f.child(path, "onExitCodes"), names))
     if on_conditions:
         errs.extend(_on_pod_conditions(on_conditions, f.child(path, "onPodConditions")))
     if on_exit_codes is not None and on_conditions:
@@ -233,7 +230,7 @@ def _on_pod_conditions(patterns: list[Any], path: str) -> list[f.FieldError]:
     if len(patterns) > MAX_ON_POD_CONDITIONS_PATTERNS:
         errs.append(f.too_many(path, len(patterns), MAX_ON_POD_CONDITIONS_PATTERNS))
     for j, raw in enumerate(patterns):
-        pattern = _m(raw)
+        pattern = as_mapping(raw)
         pattern_path = f.index(path, j)
         ctype = str(pattern.get("type") or "")
         errs.extend(f.invalid(f.child(pattern_path, "type"), ctype, msg) for msg in is_qualified_name(ctype))
@@ -297,7 +294,7 @@ def _on_exit_codes(requirement: Obj, path: str, names: set[str]) -> list[f.Field
 def _success_policy(spec: Obj, path: str) -> list[f.FieldError]:
     """validateSuccessPolicy."""
     errs: list[f.FieldError] = []
-    rules = _list(_m(spec.get("successPolicy")).get("rules"))
+    rules = _list(as_mapping(spec.get("successPolicy")).get("rules"))
     rules_path = f.child(path, "rules")
     if not rules:
         errs.append(
@@ -307,7 +304,7 @@ def _success_policy(spec: Obj, path: str) -> list[f.FieldError]:
         errs.append(f.too_many(rules_path, len(rules), MAX_SUCCESS_POLICY_RULES))
     completions = _int(spec.get("completions")) or 0
     for i, rule in enumerate(rules):
-        errs.extend(_success_policy_rule(_m(rule), f.index(rules_path, i), completions))
+        errs.extend(_success_policy_rule(as_mapping(rule), f.index(rules_path, i), completions))
     return errs
 
 
@@ -405,14 +402,14 @@ def _go_success_policy(policy: Any) -> f.GoValue:
     """Go's %#v of a batch.SuccessPolicy (its pointers printed as Go prints them, at an address
     kube-apiserver's own run would choose)."""
     rules = []
-    for raw in _list(_m(policy).get("rules")):
-        rule = _m(raw)
+    for raw in _list(as_mapping(policy).get("rules")):
+        rule = as_mapping(raw)
         indexes = "(*string)(nil)" if rule.get("succeededIndexes") is None else "(*string)(0xc000000000)"
         count = "(*int32)(nil)" if rule.get("succeededCount") is None else "(*int32)(0xc000000000)"
         rules.append(f"batch.SuccessPolicyRule{{SucceededIndexes:{indexes}, SucceededCount:{count}}}")
     listed = (
         "[]batch.SuccessPolicyRule(nil)"
-        if _m(policy).get("rules") is None
+        if as_mapping(policy).get("rules") is None
         else ("[]batch.SuccessPolicyRule{" + ", ".join(rules) + "}")
     )
     return f.GoValue(policy, f"batch.SuccessPolicy{{Rules:{listed}}}")

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
+from kubetaint.api.jsonview import as_list, as_mapping
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.names import is_qualified_name, is_valid_label_value
 from kubetaint.api.validation.objectmeta import validate_label_name, validate_labels
@@ -33,10 +34,12 @@ def validate_label_selector(
     if isinstance(match_labels, Mapping):
         errs.extend(validate_labels(match_labels, f.child(path, "matchLabels")))
     expressions_path = f.child(path, "matchExpressions")
-    for i, requirement in enumerate(_list(selector.get("matchExpressions"))):
+    for i, requirement in enumerate(as_list(selector.get("matchExpressions"))):
         errs.extend(
             validate_label_selector_requirement(
-                _mapping(requirement), f.index(expressions_path, i), allow_invalid_values=allow_invalid_values
+                as_mapping(requirement),
+                f.index(expressions_path, i),
+                allow_invalid_values=allow_invalid_values,
             )
         )
     return errs
@@ -48,7 +51,7 @@ def validate_label_selector_requirement(
     """ValidateLabelSelectorRequirement: operator and value count, key, then the values."""
     errs: list[f.FieldError] = []
     operator = requirement.get("operator") or ""
-    values = _list(requirement.get("values"))
+    values = as_list(requirement.get("values"))
     values_path = f.child(path, "values")
     if operator in _SET_OPERATORS:
         if not values:
@@ -79,10 +82,10 @@ def selector_converts(selector: Any) -> bool:
         for key, value in match_labels.items():
             if is_qualified_name(str(key)) or is_valid_label_value("" if value is None else str(value)):
                 return False
-    for item in _list(selector.get("matchExpressions")):
-        requirement = _mapping(item)
+    for item in as_list(selector.get("matchExpressions")):
+        requirement = as_mapping(item)
         operator = requirement.get("operator") or ""
-        values = [str(v) for v in _list(requirement.get("values"))]
+        values = [str(v) for v in as_list(requirement.get("values"))]
         if operator in _SET_OPERATORS:
             if not values:
                 return False
@@ -105,8 +108,8 @@ def has_invalid_label_value(selector: Any) -> bool:
         return False
     return any(
         is_valid_label_value(str(value))
-        for requirement in _list(selector.get("matchExpressions"))
-        for value in _list(_mapping(requirement).get("values"))
+        for requirement in as_list(selector.get("matchExpressions"))
+        for value in as_list(as_mapping(requirement).get("values"))
     )
 
 
@@ -120,7 +123,7 @@ def go_label_selector(selector: Mapping[str, Any]) -> str:
         labels_text = "map[string]string(nil)"
     expressions = selector.get("matchExpressions")
     if isinstance(expressions, list):
-        items = ", ".join(_go_requirement(_mapping(r)) for r in expressions)
+        items = ", ".join(_go_requirement(as_mapping(r)) for r in expressions)
         expressions_text = f"[]v1.LabelSelectorRequirement{{{items}}}"
     else:
         expressions_text = "[]v1.LabelSelectorRequirement(nil)"
@@ -136,11 +139,3 @@ def _go_requirement(requirement: Mapping[str, Any]) -> str:
     key = go_quote(str(requirement.get("key") or ""))
     operator = go_quote(str(requirement.get("operator") or ""))
     return f"v1.LabelSelectorRequirement{{Key:{key}, Operator:{operator}, Values:{values_text}}}"
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.jsonview import as_list, as_mapping
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import validate_label_selector
 from kubetaint.api.validation.names import name_is_dns_label
@@ -34,7 +35,7 @@ def validate_pod_affinity(
         required_path = f.child(path, _REQUIRED)
         for i, term in enumerate(required):
             errs.extend(
-                validate_pod_affinity_term(_mapping(term), f.index(required_path, i), allow_invalid_values)
+                validate_pod_affinity_term(as_mapping(term), f.index(required_path, i), allow_invalid_values)
             )
     preferred = affinity.get(_PREFERRED)
     if isinstance(preferred, list):
@@ -45,12 +46,12 @@ def validate_pod_affinity(
 def _weighted_terms(terms: list[Any], path: str, allow_invalid_values: bool) -> list[f.FieldError]:
     errs: list[f.FieldError] = []
     for j, item in enumerate(terms):
-        weighted = _mapping(item)
+        weighted = as_mapping(item)
         errs.extend(weight_errors(weighted, f.index(path, j)))
         term_path = f.child(f.index(path, j), "podAffinityTerm")
         errs.extend(
             validate_pod_affinity_term(
-                _mapping(weighted.get("podAffinityTerm")), term_path, allow_invalid_values
+                as_mapping(weighted.get("podAffinityTerm")), term_path, allow_invalid_values
             )
         )
     return errs
@@ -70,7 +71,7 @@ def validate_pod_affinity_term(
             allow_invalid_values=allow_invalid_values,
         )
     )
-    for name in _list(term.get("namespaces")):
+    for name in as_list(term.get("namespaces")):
         text = str(name)
         # (upstream names the field "namespace", singular)
         errs.extend(f.invalid(f.child(path, "namespace"), text, msg) for msg in name_is_dns_label(text))
@@ -95,15 +96,15 @@ def _label_keys_errors(term: Mapping[str, Any], path: str) -> list[f.FieldError]
     """validateMatchLabelKeysAndMismatchLabelKeys."""
     selector = term.get("labelSelector")
     has_selector = isinstance(selector, Mapping)
-    match_keys = [str(k) for k in _list(term.get("matchLabelKeys"))]
-    mismatch_keys = [str(k) for k in _list(term.get("mismatchLabelKeys"))]
+    match_keys = [str(k) for k in as_list(term.get("matchLabelKeys"))]
+    mismatch_keys = [str(k) for k in as_list(term.get("mismatchLabelKeys"))]
     errs = _label_keys(f.child(path, "matchLabelKeys"), match_keys, has_selector)
     errs.extend(_label_keys(f.child(path, "mismatchLabelKeys"), mismatch_keys, has_selector))
     if isinstance(selector, Mapping):
         index_of = {key: i for i, key in enumerate(match_keys)}
-        seen = {str(k) for k in _mapping(selector.get("matchLabels"))}
-        for expression in _list(selector.get("matchExpressions")):
-            key = str(_mapping(expression).get("key") or "")
+        seen = {str(k) for k in as_mapping(selector.get("matchLabels"))}
+        for expression in as_list(selector.get("matchExpressions")):
+            key = str(as_mapping(expression).get("key") or "")
             if key in index_of and key in seen:
                 # upstream indexes the term's own path here, not matchLabelKeys
                 errs.append(
@@ -132,11 +133,3 @@ def _label_keys(path: str, keys: list[str], has_selector: bool) -> list[f.FieldE
     for i, key in enumerate(keys):
         errs.extend(validate_label_name(key, f.index(path, i)))
     return errs
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.jsonview import as_list, as_mapping
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.affinity import validate_node_selector
 from kubetaint.api.validation.labelselector import validate_label_selector
@@ -55,14 +56,6 @@ PVC_IMMUTABLE = (
 )
 
 
-def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _l(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _path_segment_name(name: str, prefix: bool = False) -> list[str]:
     """ValidatePersistentVolumeName (path.IsValidPathSegmentName)."""
     if name in (".", ".."):
@@ -75,7 +68,7 @@ def _path_segment_name(name: str, prefix: bool = False) -> list[str]:
 
 
 def _access_modes(modes: Any, path: str, required_detail: str) -> list[f.FieldError]:
-    modes = _l(modes)
+    modes = as_list(modes)
     errs: list[f.FieldError] = []
     if not modes:
         errs.append(f.required(path, required_detail))
@@ -117,9 +110,9 @@ def validate_persistent_volume(obj: Obj, old: Obj | None, allow_comparison: bool
     """ValidatePersistentVolume (ValidatePersistentVolumeUpdate on update: the volume source and,
     once set, the node affinity and volume mode may not change)."""
     errs = validate_metadata(obj, old, namespaced=False, name_fn=_path_segment_name)
-    spec = _m(obj.get("spec"))
+    spec = as_mapping(obj.get("spec"))
     errs.extend(_access_modes(spec.get("accessModes"), "spec.accessModes", ""))
-    capacity = _m(spec.get("capacity"))
+    capacity = as_mapping(spec.get("capacity"))
     if not capacity:
         errs.append(f.required("spec.capacity", ""))
     if "storage" not in capacity or len(capacity) > 1:
@@ -138,15 +131,15 @@ def validate_persistent_volume(obj: Obj, old: Obj | None, allow_comparison: bool
         errs.append(f.forbidden(f.child("spec", extra), "may not specify more than 1 volume type"))
     affinity = spec.get("nodeAffinity")
     if affinity is not None:
-        required = _m(affinity).get("required")
+        required = as_mapping(affinity).get("required")
         if required is None:
             errs.append(f.required("spec.nodeAffinity.required", "must specify required node constraints"))
         else:
-            errs.extend(validate_node_selector(_m(required), "spec.nodeAffinity.required"))
+            errs.extend(validate_node_selector(as_mapping(required), "spec.nodeAffinity.required"))
     if "local" in sources and affinity is None:
         errs.append(f.required("spec.nodeAffinity", "Local volume requires node affinity"))
     if old is not None:
-        o_spec = _m(old.get("spec"))
+        o_spec = as_mapping(old.get("spec"))
         for name in PV_SOURCES:
             if o_spec.get(name) != spec.get(name):
                 errs.append(
@@ -168,13 +161,13 @@ def validate_persistent_volume_claim(obj: Obj, old: Obj | None, allow_comparison
     requests of a bound claim, its volumeAttributesClassName, and a volumeName not set before
     may change)."""
     errs = validate_metadata(obj, old, namespaced=True, name_fn=_path_segment_name)
-    spec = _m(obj.get("spec"))
+    spec = as_mapping(obj.get("spec"))
     errs.extend(
         _access_modes(spec.get("accessModes"), "spec.accessModes", "at least 1 access mode is required")
     )
     if spec.get("selector") is not None:
         errs.extend(validate_label_selector(spec.get("selector"), "spec.selector"))
-    requests = _m(_m(spec.get("resources")).get("requests"))
+    requests = as_mapping(as_mapping(spec.get("resources")).get("requests"))
     if "storage" not in requests:
         errs.append(f.required(f.key("spec.resources", "storage"), ""))
     else:
@@ -182,11 +175,11 @@ def validate_persistent_volume_claim(obj: Obj, old: Obj | None, allow_comparison
     errs.extend(_storage_class_name(spec.get("storageClassName"), "spec.storageClassName"))
     errs.extend(_volume_mode(spec.get("volumeMode"), "spec.volumeMode"))
     if old is not None:
-        o_spec = dict(_m(old.get("spec")))
+        o_spec = dict(as_mapping(old.get("spec")))
         n_spec = dict(spec)
         if not o_spec.get("volumeName"):
             o_spec["volumeName"] = n_spec.get("volumeName")
-        if (_m(old.get("status")).get("phase")) == "Bound":
+        if (as_mapping(old.get("status")).get("phase")) == "Bound":
             o_spec["resources"] = n_spec.get("resources")
         o_spec["volumeAttributesClassName"] = n_spec.get("volumeAttributesClassName")
         if {k: v for k, v in o_spec.items() if v is not None} != {
@@ -204,9 +197,9 @@ def _provisioner(provisioner: Any) -> list[f.FieldError]:
 
 def _allowed_topologies(terms: Any) -> list[f.FieldError]:
     errs: list[f.FieldError] = []
-    for i, raw in enumerate(_l(terms)):
+    for i, raw in enumerate(as_list(terms)):
         path = f.index("allowedTopologies", i)
-        expressions = _l(_m(raw).get("matchLabelExpressions"))
+        expressions = as_list(as_mapping(raw).get("matchLabelExpressions"))
         if not expressions:
             errs.append(
                 f.required(f.child(path, "matchLabelExpressions"), "must have at least one label expression")
@@ -215,12 +208,12 @@ def _allowed_topologies(terms: Any) -> list[f.FieldError]:
         seen: set[str] = set()
         for j, expr in enumerate(expressions):
             e_path = f.index(f.child(path, "matchLabelExpressions"), j)
-            key = str(_m(expr).get("key") or "")
+            key = str(as_mapping(expr).get("key") or "")
             errs.extend(f.invalid(f.child(e_path, "key"), key, msg) for msg in is_qualified_name(key))
             if key in seen:
                 errs.append(f.duplicate(f.child(e_path, "key"), key))
             seen.add(key)
-            values = _l(_m(expr).get("values"))
+            values = as_list(as_mapping(expr).get("values"))
             if not values:
                 errs.append(f.required(f.child(e_path, "values"), "must specify as least one value"))
     return errs
@@ -257,8 +250,8 @@ def validate_csi_node(obj: Obj, old: Obj | None, allow_comparison: bool) -> list
     count, and no driver twice."""
     errs = validate_metadata(obj, old, namespaced=False, name_fn=name_is_dns_subdomain)
     seen: set[str] = set()
-    for i, raw in enumerate(_l(_m(obj.get("spec")).get("drivers"))):
-        driver = _m(raw)
+    for i, raw in enumerate(as_list(as_mapping(obj.get("spec")).get("drivers"))):
+        driver = as_mapping(raw)
         path = f.index("spec.drivers", i)
         name = str(driver.get("name") or "")
         if not name:
@@ -272,7 +265,7 @@ def validate_csi_node(obj: Obj, old: Obj | None, allow_comparison: bool) -> list
         seen.add(name)
         if not driver.get("nodeID"):
             errs.append(f.required(f.child(path, "nodeID"), "nodeID must be provided"))
-        count = _m(driver.get("allocatable")).get("count")
+        count = as_mapping(driver.get("allocatable")).get("count")
         if isinstance(count, int) and count < 0:
             errs.append(
                 f.invalid(f.child(path, "allocatable", "count"), count, "must be greater than or equal to 0")
@@ -287,12 +280,12 @@ def _csi_driver_name(name: str, prefix: bool = False) -> list[str]:
 def validate_csi_driver(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
     """ValidateCSIDriver: the name (a CSI driver name) and the defaulted spec's known values."""
     errs = validate_metadata(obj, old, namespaced=False, name_fn=_csi_driver_name)
-    spec = _m(obj.get("spec"))
+    spec = as_mapping(obj.get("spec"))
     policy = spec.get("fsGroupPolicy")
     policies = ("File", "None", "ReadWriteOnceWithFSType")
     if policy is not None and policy not in policies:
         errs.append(f.not_supported("spec.fsGroupPolicy", policy, policies))
-    for i, mode in enumerate(_l(spec.get("volumeLifecycleModes"))):
+    for i, mode in enumerate(as_list(spec.get("volumeLifecycleModes"))):
         if mode not in ("Ephemeral", "Persistent"):
             errs.append(
                 f.not_supported(f.index("spec.volumeLifecycleModes", i), mode, ("Ephemeral", "Persistent"))

@@ -142,13 +142,20 @@ class NodeHealthTracker:
         return HealthResult(copy, grace, observed, current)
 
     def observe_leases(
-        self, leases: Iterable[tuple[str, Mapping[str, Any] | None]], names: Container[str], now: float
+        self,
+        leases: Iterable[tuple[str, Mapping[str, Any] | None]],
+        names: Container[str],
+        now: float,
+        renew: str | None = None,
     ) -> None:
         """The lease step of try_update_node_health alone, for the nodes of `names` whose object did
         not change, given the current leases as (node name, lease) pairs, a name at most once
         (thousands at each pass: inlined, and a group of leases renewed together compares its
-        renewTimes once)."""
+        renewTimes once). `renew`: the renewTime every lease holds (a heartbeat round's)."""
         healths, empty = self.healths, _EMPTY
+        if renew:
+            self._observe_renewed(leases, names, now, renew)
+            return
         last_newer: object = None
         last_older: object = None
         later = False
@@ -164,6 +171,33 @@ class NodeHealthTracker:
                 older = (saved.get("spec") or empty).get("renewTime") or None
                 if newer != last_newer or older != last_older:
                     last_newer, last_older, later = newer, older, renewed_after(newer, older)
+                if not later:
+                    continue
+            health.lease = lease
+            health.probe_timestamp = now
+
+    def _observe_renewed(
+        self,
+        leases: Iterable[tuple[str, Mapping[str, Any] | None]],
+        names: Container[str],
+        now: float,
+        renew: str,
+    ) -> None:
+        """`observe_leases` of leases that all hold renewTime `renew`."""
+        healths, empty = self.healths, _EMPTY
+        last_older: object = None
+        later = False
+        for name, lease in leases:
+            if name not in names:
+                continue
+            health = healths.get(name)
+            if health is None:
+                continue
+            saved = health.lease
+            if saved is not None:
+                older = (saved.get("spec") or empty).get("renewTime") or None
+                if older != last_older:
+                    last_older, later = older, renewed_after(renew, older)
                 if not later:
                     continue
             health.lease = lease

@@ -40,6 +40,15 @@ from kubetaint.store.changes import FieldWriteGroup
 from kubetaint.store.informer import Changes
 from kubetaint.store.interface import JSON
 
+#: the field a lease renewal sets
+RENEW_TIME = ("spec", "renewTime")
+
+
+def _first_name(entry: tuple[str, tuple[list[str], list[tuple[str, str]]]]) -> str:
+    """The first name of a zone's REQUEUED lists (zone, (names, items))."""
+    return entry[1][0][0]
+
+
 #: the name of a (namespace, name) key
 _NAME = itemgetter(1)
 
@@ -71,9 +80,8 @@ class MonitorWork:
         #: and the settled REQUEUED ones, which it re-queues
         self.unsettled: set[str] = set()
         self.requeued: set[str] = set()
-        #: zone → the REQUEUED nodes' names in name order and their (name, uid) items (None: to
-        #: be made again, after a REQUEUED node settled or unsettled)
-        self._requeued_by_zone: dict[str, tuple[list[str], list[tuple[str, str]]]] | None = None
+        #: zone → the REQUEUED nodes' names in name order and their (name, uid) items
+        self._requeued_zones: dict[str, tuple[list[str], list[tuple[str, str]]]] = {}
         #: zone → (settled Ready nodes, settled nodes) counted there
         self._counts: dict[str, list[int]] = {}
         #: (deadline, name) of settled nodes; an entry is checked against the node when it comes
@@ -124,16 +132,25 @@ class MonitorWork:
         return sorted(self.unsettled)
 
     def requeued_by_zone(self) -> dict[str, tuple[list[str], list[tuple[str, str]]]]:
-        """zone → the names of its REQUEUED nodes in name order, and their (name, uid) items."""
-        if self._requeued_by_zone is None:
-            by_zone: dict[str, tuple[list[str], list[tuple[str, str]]]] = {}
-            for name in sorted(self.requeued):
-                node = self.settled[name]
-                names, items = by_zone.setdefault(node.zone, ([], []))
-                names.append(name)
-                items.append((name, node.uid))
-            self._requeued_by_zone = by_zone
-        return self._requeued_by_zone
+        """zone → the names of its REQUEUED nodes in name order, and their (name, uid) items (the
+        pass's own copies; zones in the order of their first names)."""
+        zones = sorted(self._requeued_zones.items(), key=_first_name)
+        return {zone: (names.copy(), items.copy()) for zone, (names, items) in zones}
+
+    def _requeue_settled(self, name: str, node: SettledNode) -> None:
+        """Enter a REQUEUED node in its zone's lists, in name order."""
+        names, items = self._requeued_zones.setdefault(node.zone, ([], []))
+        at = bisect_left(names, name)
+        names.insert(at, name)
+        items.insert(at, (name, node.uid))
+
+    def _requeue_unsettled(self, name: str, node: SettledNode) -> None:
+        """Take a REQUEUED node out of its zone's lists."""
+        names, items = self._requeued_zones[node.zone]
+        at = bisect_left(names, name)
+        del names[at], items[at]
+        if not names:
+            del self._requeued_zones[node.zone]
 
     def settle(self, name: str, node: SettledNode) -> None:
         self.unsettle(name)
@@ -141,7 +158,7 @@ class MonitorWork:
         self.settled[name] = node
         if node.kind is Settled.REQUEUED:
             self.requeued.add(name)
-            self._requeued_by_zone = None
+            self._requeue_settled(name, node)
         if node.counted:
             counts = self._counts.setdefault(node.zone, [0, 0])
             counts[0] += node.kind is Settled.READY
@@ -156,7 +173,7 @@ class MonitorWork:
             return
         if node.kind is Settled.REQUEUED:
             self.requeued.discard(name)
-            self._requeued_by_zone = None
+            self._requeue_unsettled(name, node)
         if node.counted:
             counts = self._counts[node.zone]
             counts[0] -= node.kind is Settled.READY
@@ -177,7 +194,7 @@ class MonitorWork:
     def unsettle_all(self) -> None:
         self.unsettled.update(self.settled)
         self.requeued.clear()
-        self._requeued_by_zone = None
+        self._requeued_zones.clear()
         self.settled.clear()
         self._counts.clear()
         self._deadlines.clear()
@@ -196,7 +213,8 @@ class MonitorWork:
         group = self._renewed
         if group is not None:
             self._renewed = None
-            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), names, now)
+            renew = group.value if group.path == RENEW_TIME and type(group.value) is str else None
+            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), names, now, renew)
         else:
             health.observe_leases(self.changed_leases.items(), names, now)
             self.changed_leases.clear()
@@ -245,17 +263,25 @@ def status_post_only(old: JSON, new: JSON) -> bool:
     if len(new) != len(old):
         return False
     for key, value in new.items():
-        before = old.get(key)
+        before = old.get(key, _ABSENT)
         if key in {"metadata", "status"}:
             if type(value) is not dict or type(before) is not dict or len(value) != len(before):
                 return False
             changing = "resourceVersion" if key == "metadata" else "conditions"
             for part, part_value in value.items():
-                if part != changing and (part not in before or before[part] != part_value):
+                if (
+                    part != changing
+                    and part_value is not (was := before.get(part, _ABSENT))
+                    and was != part_value
+                ):
                     return False
-        elif key not in old or before != value:
+        elif before is not value and before != value:
             return False
     return True
+
+
+#: stands for a field an object does not have
+_ABSENT = object()
 
 
 class _Without:
