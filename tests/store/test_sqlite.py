@@ -207,3 +207,29 @@ def test_a_write_has_reached_every_subscriber_when_it_returns(tmp_path: Path) ->
     assert store.delivers_synchronously
     assert seen == [("ADDED", "a")]
     store.close()
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_the_syncing_thread_checkpoints_the_log_after_enough_writes(tmp_path: Path) -> None:
+    from kubetaint.store.sqlite_checkpoint import EVERY, WRITER_PAGES
+
+    store = open_sqlite(tmp_path)
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone() == (WRITER_PAGES,)
+    assert store._checkpointer is not None and store._checkpointer.runs == 0
+    for i in range(EVERY + 1):
+        store.create("pods", pod(f"p{i}"))  # each returns once synced
+    assert store._checkpointer.runs >= 1
+    store.close()
+    reopened = open_sqlite(tmp_path)
+    assert len(reopened.list("pods").items) == EVERY + 1
+    reopened.close()
+
+
+def test_in_reference_mode_sqlite_checkpoints_from_the_committing_writer(tmp_path: Path) -> None:
+    from kubetaint.speed.reference import reference_mode_set
+
+    with reference_mode_set(True):
+        store = open_sqlite(tmp_path)
+    assert store._checkpointer is None
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)
+    store.close()

@@ -75,6 +75,7 @@ from kubetaint.store.snapshot import (
     state_at,
     too_large_resource_version,
 )
+from kubetaint.store.sqlite_checkpoint import WRITER_PAGES, Checkpointer
 from kubetaint.store.sqlite_commit import GroupCommitter, Operation
 from kubetaint.store.sqlite_schema import DB_FILE, DataDirLock, connect, open_database
 from kubetaint.store.sqlite_sync import DurableCallback, WalSyncer
@@ -130,11 +131,21 @@ class SqliteStore(StoreBase):
         self._compacted = int(
             self._db.execute("SELECT value FROM meta WHERE key = 'compacted_rv'").fetchone()[0]
         )
-        self._syncer = WalSyncer(self.path, commit_open=self._commit_for_syncer)
-        self._deferred: frozenset[int] = frozenset()
         #: False in reference mode (read when the store opens): a deferring thread's writes are
-        #: committed before they return, each batch in a transaction of its own.
+        #: committed before they return, each batch in a transaction of its own, and SQLite
+        #: checkpoints the log from the committing writer.
         self._share_transactions = not reference_mode()
+        #: Checkpoints in the syncing thread (sqlite_checkpoint), outside the write lock.
+        self._checkpointer: Checkpointer | None = None
+        if self._share_transactions:
+            self._checkpointer = Checkpointer(lambda: connect(self.path, busy_timeout))
+            self._db.execute(f"PRAGMA wal_autocheckpoint = {WRITER_PAGES}")
+        self._syncer = WalSyncer(
+            self.path,
+            commit_open=self._commit_for_syncer,
+            after_sync=self._checkpointer.due if self._checkpointer is not None else None,
+        )
+        self._deferred: frozenset[int] = frozenset()
         self._committer = GroupCommitter(
             self._db, self.path, self._before_commit, self._publish, self._syncer.commit
         )
@@ -558,6 +569,8 @@ class SqliteStore(StoreBase):
         with contextlib.suppress(errors.StatusError):  # (a failure has failed every wait already)
             self._commit_open()
         self._syncer.close()  # (its thread may have been committing: the lock is not held here)
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         with self._committer.lock:
             self._dispatcher.clear()
             with self._readers_lock:

@@ -35,13 +35,21 @@ class WalSyncer:
     """Fsyncs `<db>-wal` in a daemon thread whenever commits are waiting for it."""
 
     def __init__(
-        self, db_path: Path, *, fsync: Fsync = os.fsync, commit_open: Callable[[], None] | None = None
+        self,
+        db_path: Path,
+        *,
+        fsync: Fsync = os.fsync,
+        commit_open: Callable[[], None] | None = None,
+        after_sync: Callable[[int], None] | None = None,
     ) -> None:
         self._wal = Path(f"{db_path}-wal")
         self._dir = db_path.parent
         self._fsync = fsync
         #: Commits the writer's open transaction, if any (raises when that fails).
         self._commit_open = commit_open
+        #: Told, in this thread after each commit or sync it made (and its callbacks), the last
+        #: version committed.
+        self._after_sync = after_sync
         #: A deferring writer has left writes in an open transaction since the thread last looked.
         self._commit_wanted = False
         self._fd = -1
@@ -170,6 +178,8 @@ class WalSyncer:
         """Commit the open transaction, then (`fsync`) make every commit so far durable."""
         error = self._commit_pending()
         if error is None and not fsync:
+            if self._after_sync is not None:
+                self._after_sync(self.committed)
             return
         with self._cond:
             target = self.committed  # every commit up to here has written its frames
@@ -189,6 +199,8 @@ class WalSyncer:
             self._cond.notify_all()
         for callback in ready:
             callback(failure)
+        if failure is None and self._after_sync is not None:
+            self._after_sync(self.committed)
 
     def _wal_fd(self) -> int:
         """A descriptor of the WAL file, reopened if SQLite replaced the file; the directory is
