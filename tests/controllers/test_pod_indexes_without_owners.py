@@ -93,3 +93,20 @@ def test_without_statefulsets_or_jobs_the_pod_indexes_follow_no_event_until_one_
     assert (sts.owned.presence.following, sts.owned.presence.stale) == (True, False)
     assert [p["metadata"]["name"] for p in sts.orphans.pods("default")] == ["db-0"]
     assert jobs.owned.presence.following is False
+
+
+@pytest.mark.parametrize(
+    "with_job",
+    [
+        pytest.param(False, id="no Job exists"),
+        pytest.param(True, id="a Job whose selector does not match exists"),
+    ],
+)
+def test_an_orphan_pod_carrying_the_tracking_finalizer_loses_it(with_job: bool) -> None:
+    # job_controller.go addPod/updatePod of an orphan: "Clean the finalizer" (enqueueOrphanPod)
+    plane = running_plane("n1")
+    if with_job:
+        create_job(plane, job("other", run_seconds=600))
+    plane.registry.create("pods", _bare_pod("stray", {"app": "x"}, finalizers=[FINALIZER]))
+    plane.clock.advance(1)
+    assert not get(plane, "pods", "stray")["metadata"].get("finalizers")

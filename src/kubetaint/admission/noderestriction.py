@@ -18,6 +18,7 @@ from kubetaint.admission.attributes import CREATE, DELETE, UPDATE, Attributes
 from kubetaint.admission.errors import forbidden_resource, not_found
 from kubetaint.admission.lookup import ObjectLookup
 from kubetaint.admission.plugin import AdmissionPlugin
+from kubetaint.api.jsonview import meta_of
 
 JSON = dict[str, Any]
 Operation = Literal["CREATE", "UPDATE", "DELETE", "CONNECT"]
@@ -43,11 +44,6 @@ KUBELET_LABELS = frozenset(
     }
 )
 KUBELET_LABEL_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
-
-
-def _meta(obj: JSON | None) -> JSON:
-    meta = (obj or {}).get("metadata")
-    return meta if isinstance(meta, dict) else {}
 
 
 def _spec(obj: JSON | None) -> JSON:
@@ -166,11 +162,11 @@ class Write:
 
     @property
     def name(self) -> str:
-        return str(_meta(self.old).get("name") or _meta(self.obj).get("name") or "")
+        return str(meta_of(self.old).get("name") or meta_of(self.obj).get("name") or "")
 
     @property
     def namespace(self) -> str:
-        return str(_meta(self.old).get("namespace") or _meta(self.obj).get("namespace") or "")
+        return str(meta_of(self.old).get("namespace") or meta_of(self.obj).get("namespace") or "")
 
 
 def check(node: str, write: Write, node_uid: Callable[[str], str | None]) -> str:
@@ -209,14 +205,14 @@ def _admit_pod(
         return ""
     if operation != "CREATE":
         return f'unexpected operation "{operation}", node "{node}" can only create and delete mirror pods'
-    if MIRROR_POD_ANNOTATION not in (_meta(obj).get("annotations") or {}):
+    if MIRROR_POD_ANNOTATION not in (meta_of(obj).get("annotations") or {}):
         return (
             f'pod does not have "{MIRROR_POD_ANNOTATION}" annotation, '
             f'node "{node}" can only create mirror pods'
         )
     if _spec(obj).get("nodeName") != node:
         return f'node "{node}" can only create pods with spec.nodeName set to itself'
-    owners = [o for o in _meta(obj).get("ownerReferences") or [] if isinstance(o, dict)]
+    owners = [o for o in meta_of(obj).get("ownerReferences") or [] if isinstance(o, dict)]
     if len(owners) > 1:
         return f'node "{node}" can only create pods with a single owner reference set to itself'
     if not owners or (owners[0].get("apiVersion"), owners[0].get("kind"), owners[0].get("name")) != (
@@ -248,7 +244,7 @@ def _admit_pod_status(node: str, operation: Operation, obj: JSON, old: JSON | No
         return f'unexpected operation "{operation}"'
     if _spec(old).get("nodeName") != node:
         return f'node "{node}" can only update pod status for pods with spec.nodeName set to itself'
-    if (_meta(old).get("labels") or {}) != (_meta(obj).get("labels") or {}):
+    if (meta_of(old).get("labels") or {}) != (meta_of(obj).get("labels") or {}):
         return f'node "{node}" cannot update labels through pod status'
     return ""
 
@@ -256,7 +252,7 @@ def _admit_pod_status(node: str, operation: Operation, obj: JSON, old: JSON | No
 def _admit_node(node: str, operation: Operation, name: str, obj: JSON, old: JSON | None) -> str:
     if name != node:
         return f'node "{node}" is not allowed to modify node "{name}"'
-    labels = _meta(obj).get("labels")
+    labels = meta_of(obj).get("labels")
     if operation == "CREATE":
         if _spec(obj).get("configSource") is not None:
             return f'node "{node}" is not allowed to create pods with a non-nil configSource'
@@ -269,7 +265,7 @@ def _admit_node(node: str, operation: Operation, name: str, obj: JSON, old: JSON
             return f'node "{node}" is not allowed to update configSource to a new non-nil configSource'
         if (_spec(obj).get("taints") or []) != (_spec(old).get("taints") or []):
             return f'node "{node}" is not allowed to modify taints'
-        bad = forbidden_labels(labels, _meta(old).get("labels"))
+        bad = forbidden_labels(labels, meta_of(old).get("labels"))
         if bad:
             return f"is not allowed to modify labels: {', '.join(bad)}"
     return ""

@@ -15,3 +15,9 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
 def as_list(value: Any) -> list[Any]:
     """`value` when it is a list, else `[]`."""
     return value if isinstance(value, list) else []
+
+
+def meta_of(obj: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`obj`'s metadata when it is a dict, else `{}`."""
+    meta = (obj or {}).get("metadata")
+    return meta if isinstance(meta, dict) else {}

@@ -15,6 +15,7 @@ from typing import Any
 from kubetaint.api import crschema, errors
 from kubetaint.api.crd import CRDS, CustomResource, served_resources
 from kubetaint.api.goquote import go_quote
+from kubetaint.api.jsonview import meta_of
 from kubetaint.api.openapi_schemas import cannot_handle, strict_decoding_error
 from kubetaint.api.resources import Resource
 from kubetaint.api.selectors import parse_field_selector
@@ -22,7 +23,7 @@ from kubetaint.api.validation import field as fe
 from kubetaint.api.validation.crd import validate_custom_resource_meta
 from kubetaint.apiserver import crd_scale
 from kubetaint.apiserver.fieldvalidation import directive
-from kubetaint.apiserver.printing import AGE_COLUMN, NAME_COLUMN, Cells, Printer, col, meta_of, since
+from kubetaint.apiserver.printing import AGE_COLUMN, NAME_COLUMN, Cells, Printer, col, since
 from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]

@@ -19,6 +19,7 @@ from starlette.requests import Request
 
 from kubetaint.api import errors
 from kubetaint.api.crd import CustomResource
+from kubetaint.api.jsonview import meta_of
 from kubetaint.api.validation import field as fe
 from kubetaint.apiserver import query
 from kubetaint.apiserver.rest import Target
@@ -131,7 +132,7 @@ def effective(target: Target, new: JSON, old: JSON | None) -> JSON:
     if old is None:
         return new
     if target.subresource == "status":
-        out = {**old, "metadata": {**_meta(old), "managedFields": _meta(new).get("managedFields")}}
+        out = {**old, "metadata": {**meta_of(old), "managedFields": meta_of(new).get("managedFields")}}
         if "status" in new:
             out["status"] = new["status"]
         else:
@@ -147,11 +148,6 @@ def effective(target: Target, new: JSON, old: JSON | None) -> JSON:
     return new
 
 
-def _meta(obj: JSON) -> JSON:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
 def record(target: Target, new: JSON, old: JSON | None, request: Request, clock: Clock) -> JSON:
     """`new` with managedFields updated for this write (create when `old` is None)."""
     if target.subresource not in ("", "status"):
@@ -159,9 +155,9 @@ def record(target: Target, new: JSON, old: JSON | None, request: Request, clock:
     recorded = fm.update(
         old, effective(target, new, old), _request(target, request, clock), schema=_schema(target)
     )
-    meta = {**_meta(new)}
-    if "managedFields" in _meta(recorded):
-        meta["managedFields"] = _meta(recorded)["managedFields"]
+    meta = {**meta_of(new)}
+    if "managedFields" in meta_of(recorded):
+        meta["managedFields"] = meta_of(recorded)["managedFields"]
     else:
         meta.pop("managedFields", None)
     return {**new, "metadata": meta}

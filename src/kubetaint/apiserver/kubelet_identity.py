@@ -23,6 +23,7 @@ from kubetaint.admission import AdmissionError
 from kubetaint.admission.attributes import Attributes
 from kubetaint.admission.noderestriction import NodeRestriction, Operation
 from kubetaint.api import errors
+from kubetaint.api.jsonview import meta_of
 from kubetaint.apiserver.authn import AUTHENTICATED_GROUP, NODE_USER_PREFIX, NODES_GROUP, UserInfo
 from kubetaint.apiserver.authz import Authorizer, forbidden
 from kubetaint.apiserver.requestinfo import RequestInfo
@@ -51,18 +52,13 @@ def node_user(node: str) -> UserInfo:
     return UserInfo(f"{NODE_USER_PREFIX}{node}", "", (NODES_GROUP, AUTHENTICATED_GROUP))
 
 
-def _meta(obj: JSON | None) -> JSON:
-    meta = (obj or {}).get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
 def _only_status_differs(obj: JSON, old: JSON | None) -> bool:
     if old is None:
         return False
     keep = {k: v for k, v in obj.items() if k not in ("status", "metadata")}
     before = {k: v for k, v in old.items() if k not in ("status", "metadata")}
-    meta = {k: v for k, v in _meta(obj).items() if k != "resourceVersion"}
-    old_meta = {k: v for k, v in _meta(old).items() if k != "resourceVersion"}
+    meta = {k: v for k, v in meta_of(obj).items() if k != "resourceVersion"}
+    old_meta = {k: v for k, v in meta_of(old).items() if k != "resourceVersion"}
     return keep == before and meta == old_meta
 
 
@@ -113,7 +109,7 @@ class NodeIdentityStore(StoreBase):
     # writes ---------------------------------------------------------------------------------
 
     def _old(self, resource: str, obj: JSON) -> JSON | None:
-        meta = _meta(obj)
+        meta = meta_of(obj)
         try:
             return self.store.get(resource, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
         except errors.StatusError:
@@ -124,7 +120,7 @@ class NodeIdentityStore(StoreBase):
     ) -> None:
         """Authorize and admit one write; raise (and log) the 403 of a refused one."""
         plural, _, group = resource.partition(".")
-        meta = _meta(old if operation == "DELETE" else obj)
+        meta = meta_of(old if operation == "DELETE" else obj)
         name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "")
         verb = _VERBS[operation]
         prefix = "apis" if group else "api"

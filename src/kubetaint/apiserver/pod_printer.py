@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubetaint.api.jsonview import as_list, meta_of
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
     JSON,
@@ -13,10 +14,8 @@ from kubetaint.apiserver.printing import (
     Cells,
     age_of,
     as_dict,
-    as_list,
     col,
     human_duration,
-    meta_of,
     swagger_doc,
 )
 from kubetaint.clock.base import parse_time

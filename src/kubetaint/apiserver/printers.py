@@ -6,6 +6,7 @@ unless `-o wide`.
 
 from __future__ import annotations
 
+from kubetaint.api.jsonview import as_list, meta_of
 from kubetaint.apiserver.app_printers import APP_PRINTERS
 from kubetaint.apiserver.pod_printer import POD_COLUMNS, print_pod
 from kubetaint.apiserver.printing import (
@@ -16,10 +17,8 @@ from kubetaint.apiserver.printing import (
     Printer,
     age_of,
     as_dict,
-    as_list,
     col,
     human_duration,
-    meta_of,
     since,
     swagger_doc,
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubetaint.api.jsonview import meta_of
 from kubetaint.api.openapi_schemas import schemas
 from kubetaint.clock.base import parse_time
 
@@ -74,17 +75,8 @@ NAME_COLUMN = col("Name", swagger_doc(_OBJECT_META, "name"), fmt="name")
 AGE_COLUMN = col("Age", swagger_doc(_OBJECT_META, "creationTimestamp"))
 
 
-def meta_of(obj: JSON) -> JSON:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
 def as_dict(value: Any) -> JSON:
     return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def age_of(obj: JSON, now: float) -> str:

@@ -20,6 +20,7 @@ from kubetaint.api.crd import CRDS, CustomResource
 from kubetaint.api.gobase64 import corrupt_input_offset
 from kubetaint.api.gojson import json_kind
 from kubetaint.api.goquote import go_quote
+from kubetaint.api.jsonview import meta_of
 from kubetaint.api.models import DecodeError, decode, model_for
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.user import UserInfo
@@ -113,11 +114,6 @@ def _secret_decode_error(message: str) -> errors.StatusError:
     return errors.bad_request(f'Secret in version "v1" cannot be handled as a Secret: {message}')
 
 
-def _meta(obj: JSON) -> JSON:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
 def requesting_user() -> UserInfo | None:
     """The user of the request being served (request.UserFrom): what admission sees."""
     return CURRENT_USER.get()
@@ -142,11 +138,11 @@ class REST:
     def _allocate_service(self, obj: JSON, old: JSON | None) -> JSON:
         """The Service REST storage's allocation (before validation, as upstream's beginCreate
         and beginUpdate): its ClusterIP and NodePorts, from the values other Services hold."""
-        key = (_meta(obj).get("namespace"), _meta(obj).get("name"))
+        key = (meta_of(obj).get("namespace"), meta_of(obj).get("name"))
         others = (
             s
             for s in self.store.list("services").items
-            if (_meta(s).get("namespace"), _meta(s).get("name")) != key
+            if (meta_of(s).get("namespace"), meta_of(s).get("name")) != key
         )
         try:
             return allocate(obj, old, allocated_values(others), self.network, self.rng)
@@ -176,7 +172,7 @@ class REST:
         return typed
 
     def check_namespace(self, target: Target, obj: JSON) -> JSON:
-        meta = dict(_meta(obj))
+        meta = dict(meta_of(obj))
         if target.res.namespaced:
             given = meta.get("namespace") or ""
             if given and given != target.namespace:
@@ -189,7 +185,7 @@ class REST:
         return {**obj, "metadata": meta}
 
     def check_name(self, target: Target, obj: JSON) -> None:
-        name = _meta(obj).get("name") or ""
+        name = meta_of(obj).get("name") or ""
         if name != target.name:
             if not name:
                 return
@@ -198,7 +194,7 @@ class REST:
             )
 
     def generate_name(self, res: ResourceInfo, obj: JSON) -> JSON:
-        meta = _meta(obj)
+        meta = meta_of(obj)
         if meta.get("name"):
             return obj
         base = meta.get("generateName")
@@ -216,7 +212,7 @@ class REST:
         obj = self.generate_name(target.res, obj)
         meta = {
             k: v
-            for k, v in _meta(obj).items()
+            for k, v in meta_of(obj).items()
             if k not in ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "generation")
         }
         obj = {**obj, "metadata": meta}
@@ -224,7 +220,7 @@ class REST:
             # the generic store fills the uid before the Job strategy derives its selector from it
             # (in the registry's defaulting step)
             uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-            obj = {**obj, "metadata": {**_meta(obj), "uid": uid}}
+            obj = {**obj, "metadata": {**meta_of(obj), "uid": uid}}
         if _is_services(target.res):
             obj = self._allocate_service(defaulted(obj), None)
         resource = target.res.store_resource
@@ -236,18 +232,18 @@ class REST:
         """Replace `old` by `obj` honouring the status-subresource split; a resourceVersion in
         `obj` is a precondition (409 Conflict when stale)."""
         res = target.res
-        if not _allows_unconditional_update(res) and not _meta(obj).get("resourceVersion"):
+        if not _allows_unconditional_update(res) and not meta_of(obj).get("resourceVersion"):
             raise _resource_version_required(res, target.name)
         if _is_services(res) and not target.subresource:
             obj = drop_type_dependent_fields(keep_allocated_values(defaulted(obj), old), old)
             obj = self._allocate_service(obj, old)
         if target.subresource == "status":
-            rv = _meta(obj).get("resourceVersion")
-            merged_meta = {**_meta(old)}
+            rv = meta_of(obj).get("resourceVersion")
+            merged_meta = {**meta_of(old)}
             if rv:
                 merged_meta["resourceVersion"] = rv
-            if "managedFields" in _meta(obj):  # recorded by the handler's field manager
-                merged_meta["managedFields"] = _meta(obj)["managedFields"]
+            if "managedFields" in meta_of(obj):  # recorded by the handler's field manager
+                merged_meta["managedFields"] = meta_of(obj)["managedFields"]
             obj = {**old, "metadata": merged_meta, "status": obj.get("status")}
             if obj["status"] is None:
                 obj.pop("status")
@@ -322,8 +318,8 @@ def _strategy(target: Target) -> crd_served.CustomResourceStrategy | None:
 def _generation_of(obj: JSON, old: JSON) -> JSON:
     """rest.BeforeUpdate: a request cannot set metadata.generation; it is old's until the
     strategy (or, for the kinds whose spec changes bump it, the store) moves it."""
-    meta = _meta(obj)
-    generation = _meta(old).get("generation")
+    meta = meta_of(obj)
+    generation = meta_of(old).get("generation")
     if meta.get("generation") == generation and ("generation" in meta) == (generation is not None):
         return obj
     meta = {k: v for k, v in meta.items() if k != "generation"}

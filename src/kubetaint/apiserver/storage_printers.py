@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubetaint.api.jsonview import as_list, meta_of
 from kubetaint.api.quantity import QuantityError, format_quantity
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
@@ -15,9 +16,7 @@ from kubetaint.apiserver.printing import (
     Cells,
     age_of,
     as_dict,
-    as_list,
     col,
-    meta_of,
     swagger_doc,
 )
 

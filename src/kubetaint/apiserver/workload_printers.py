@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubetaint.api.jsonview import as_list, meta_of
 from kubetaint.apiserver.printing import (
     AGE_COLUMN,
     JSON,
@@ -15,9 +16,7 @@ from kubetaint.apiserver.printing import (
     Cells,
     age_of,
     as_dict,
-    as_list,
     col,
-    meta_of,
     swagger_doc,
 )
 

@@ -150,7 +150,7 @@ class NodeStatuses:
     """Every node's RunFilterPlugins status for one filter signature, with their summary: the
     plugins they name, how many nodes give each reason, the nodes whose status is Unschedulable."""
 
-    __slots__ = ("_plugins", "by_name", "reasons", "unschedulable")
+    __slots__ = ("_made", "_plugins", "by_name", "reasons", "unschedulable")
 
     def __init__(self, by_name: dict[str, Status]) -> None:
         #: by node name, in node-tree order
@@ -160,6 +160,8 @@ class NodeStatuses:
         for name, status in by_name.items():
             self._count(name, status, 1)
         self._plugins: frozenset[str] | None = None
+        #: the NodeToStatus made of them last (handed out again while they hold)
+        self._made: NodeToStatus | None = None
 
     def _count(self, name: str, status: Status, step: int) -> None:
         reasons = self.reasons
@@ -181,6 +183,7 @@ class NodeStatuses:
         self.by_name[name] = status
         self._count(name, status, 1)
         self._plugins = None
+        self._made = None
 
     def plugins(self) -> frozenset[str]:
         """The plugins the statuses name."""
@@ -191,10 +194,16 @@ class NodeStatuses:
 
     def node_to_status(self, nodes: list[NodeInfo], first: tuple[str, Status] | None) -> NodeToStatus:
         """A Diagnosis's NodeToStatus of these statuses (`nodes`: the cache's, in node-tree order;
-        `first`: a status set before them, which theirs replaces)."""
+        `first`: a status set before them, which theirs replaces). Without `first`, the one made
+        last while no status changed since: read-only to the caller."""
+        if first is None and self._made is not None:
+            return self._made
         wanted = self.unschedulable
         unschedulable = [ni.name for ni in nodes if ni.name in wanted] if wanted else []
-        return NodeToStatus(self.by_name, Counter(self.reasons), unschedulable, first=first)
+        made = NodeToStatus(self.by_name, Counter(self.reasons), unschedulable, first=first)
+        if first is None:
+            self._made = made
+        return made
 
 
 class FilterMemo:

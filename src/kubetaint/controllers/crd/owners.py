@@ -19,6 +19,7 @@ from typing import Any
 
 from kubetaint.api.crd import served_resources
 from kubetaint.api.errors import StatusError
+from kubetaint.api.jsonview import meta_of
 from kubetaint.api.resources import RESOURCES, REVIEW_GROUPS
 from kubetaint.clock.base import Clock, Handle
 from kubetaint.core.deletion import FINALIZER_FOREGROUND, FINALIZER_ORPHAN, has_finalizer
@@ -31,13 +32,8 @@ log = logging.getLogger(__name__)
 RECHECK_SECONDS = 1.0
 
 
-def _meta(obj: JSON) -> JSON:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
 def _refs(obj: JSON) -> list[JSON]:
-    refs = _meta(obj).get("ownerReferences")
+    refs = meta_of(obj).get("ownerReferences")
     return [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
 
 
@@ -115,7 +111,7 @@ class CustomResourceOwners:
         return EventHandlers(on_update=changed, on_delete=deleted)
 
     def _owner_changed(self, resource: str, obj: JSON) -> None:
-        if not _meta(obj).get("deletionTimestamp"):
+        if not meta_of(obj).get("deletionTimestamp"):
             return
         if has_finalizer(obj, FINALIZER_ORPHAN):
             self._later(0, lambda: self._orphan(resource, obj))
@@ -132,8 +128,8 @@ class CustomResourceOwners:
 
     def dependents(self, resource: str, owner: JSON) -> list[tuple[str, JSON]]:
         """(resource, object) of every object with an owner reference to `owner`'s uid."""
-        uid = str(_meta(owner).get("uid") or "")
-        namespace = str(_meta(owner).get("namespace") or "") if self._namespaced.get(resource, True) else ""
+        uid = str(meta_of(owner).get("uid") or "")
+        namespace = str(meta_of(owner).get("namespace") or "") if self._namespaced.get(resource, True) else ""
         found: list[tuple[str, JSON]] = []
         for res in self._resources():
             try:
@@ -145,7 +141,7 @@ class CustomResourceOwners:
 
     def _collect(self, resource: str, owner: JSON) -> None:
         """attemptToDeleteItem for each dependent of an owner that is gone."""
-        uid = str(_meta(owner).get("uid") or "")
+        uid = str(meta_of(owner).get("uid") or "")
         for res, dep in self.dependents(resource, owner):
             others = [r for r in _refs(dep) if str(r.get("uid")) != uid]
             if others:
@@ -155,7 +151,7 @@ class CustomResourceOwners:
 
     def _orphan(self, resource: str, owner: JSON) -> None:
         """orphanDependents, then the orphan finalizer removed."""
-        uid = str(_meta(owner).get("uid") or "")
+        uid = str(meta_of(owner).get("uid") or "")
         for res, dep in self.dependents(resource, owner):
             self._without_ref(res, dep, uid)
         self._without_finalizer(resource, owner, FINALIZER_ORPHAN)
@@ -163,12 +159,12 @@ class CustomResourceOwners:
     def _foreground(self, resource: str, owner: JSON) -> None:
         """processDeletingDependentsItem: delete the dependents, remove the finalizer once none
         blocks the owner's deletion."""
-        uid = str(_meta(owner).get("uid") or "")
+        uid = str(meta_of(owner).get("uid") or "")
         blocking = 0
         for res, dep in self.dependents(resource, owner):
             if any(str(r.get("uid")) == uid and r.get("blockOwnerDeletion") for r in _refs(dep)):
                 blocking += 1
-            if not _meta(dep).get("deletionTimestamp"):
+            if not meta_of(dep).get("deletionTimestamp"):
                 self._delete(res, dep, "Background")
         if blocking:
             self._later(RECHECK_SECONDS, lambda: self._foreground(resource, owner))
@@ -187,7 +183,7 @@ class CustomResourceOwners:
                 resource,
                 namespace,
                 name,
-                uid=str(_meta(obj).get("uid") or "") or None,
+                uid=str(meta_of(obj).get("uid") or "") or None,
                 propagation_policy=policy,
             )
         except StatusError as err:
@@ -195,7 +191,7 @@ class CustomResourceOwners:
                 raise
 
     def _without_ref(self, resource: str, obj: JSON, uid: str) -> None:
-        meta = dict(_meta(obj))
+        meta = dict(meta_of(obj))
         refs = [r for r in _refs(obj) if str(r.get("uid")) != uid]
         if refs:
             meta["ownerReferences"] = refs
@@ -215,7 +211,7 @@ class CustomResourceOwners:
             if err.code == 404:
                 return
             raise
-        meta = dict(_meta(current))
+        meta = dict(meta_of(current))
         meta["finalizers"] = [f for f in meta.get("finalizers") or [] if f != finalizer]
         try:
             self.store.update(resource, {**current, "metadata": meta})

@@ -146,10 +146,14 @@ class JobController:
                 self.orphans.add(podutil.key_of(pod))
 
     def _orphans_changed(self, changes: Changes) -> None:
-        """Keep the orphan pods by namespace; an orphan added or changed queues the Jobs whose
-        selector matches it (addPod and updatePod: someone may want to adopt it)."""
+        """Keep the orphan pods by namespace; an orphan added or changed has its tracking
+        finalizer removed when it carries one ("Clean the finalizer": enqueueOrphanPod) and queues
+        the Jobs whose selector matches it (addPod and updatePod: someone may want to adopt it)."""
         if not self._orphans_presence.following:  # no Job: none can adopt
             self._orphans_presence.skipped()
+            for change, _key, _old, new in changes:
+                if change != "DELETED" and _orphan_with_finalizer(new):
+                    self.orphans.add(podutil.key_of(new))
             return
         for change, key, _old, new in changes:
             orphan = change != "DELETED" and new is not None and podutil.controller_ref_of(new) is None
@@ -162,6 +166,8 @@ class JobController:
                 keys = self._orphan_keys[key[0]] = set()
             keys.add(key)
             assert new is not None
+            if util.has_tracking_finalizer(new):
+                self.orphans.add(podutil.key_of(new))
             labels = (new.get("metadata") or {}).get("labels")
             for job in self.jobs.items():
                 if (job.get("metadata") or {}).get("namespace") != key[0]:
@@ -535,3 +541,13 @@ def _vanished_counts(job: Mapping[str, Any], vanished: list[JSON]) -> list[tuple
         if succeeded or policy is None or match_pod_failure_policy(policy, pod).count_failed:
             result.append((str(pod["metadata"].get("uid") or ""), succeeded))
     return result
+
+
+def _orphan_with_finalizer(pod: JSON) -> bool:
+    """Whether `pod` has no controller and carries the tracking finalizer."""
+    meta = pod.get("metadata") or {}
+    return (
+        bool(meta.get("finalizers"))
+        and util.has_tracking_finalizer(pod)
+        and podutil.controller_ref_of(pod) is None
+    )

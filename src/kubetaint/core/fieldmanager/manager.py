@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from kubetaint.api.jsonview import meta_of
 from kubetaint.core.fieldmanager import entries as ent
 from kubetaint.core.fieldmanager import merge as smd
 from kubetaint.core.fieldmanager.entries import APPLY, UPDATE, Identity, Managed, identifier
@@ -70,14 +71,9 @@ class Request:
     time: str
 
 
-def _meta(obj: JSON) -> JSON:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
 def _with_managed_fields(obj: JSON, managed: Managed) -> JSON:
     """EncodeObjectManagedFields: the object with `managed` (no field when there is none)."""
-    meta = {k: v for k, v in _meta(obj).items() if k != "managedFields"}
+    meta = {k: v for k, v in meta_of(obj).items() if k != "managedFields"}
     encoded = ent.encode(managed)
     if encoded:
         meta["managedFields"] = encoded
@@ -97,7 +93,7 @@ def _strip(managed: Managed, manager: str) -> None:
 
 def _without_meta(obj: JSON) -> JSON:
     """The object without managedFields (RemoveObjectManagedFields)."""
-    meta = _meta(obj)
+    meta = meta_of(obj)
     if "managedFields" not in meta:
         return obj
     return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
@@ -154,8 +150,8 @@ def update(live: JSON | None, new: JSON, who: Request, *, schema: JSON | None = 
     kind = str(new.get("kind") or "")
     if live is None:
         live = empty_object(who.api_version, kind)
-    live_entries = _meta(live).get("managedFields")
-    new_entries = _meta(new).get("managedFields")
+    live_entries = meta_of(live).get("managedFields")
+    new_entries = meta_of(new).get("managedFields")
     if who.subresource or (new_entries and (new_entries is live_entries or new_entries == live_entries)):
         # the stored managedFields (sent back unchanged, as patches and most updates do)
         managed = ent.decode_or_empty(live_entries, lazy=True)
@@ -168,16 +164,16 @@ def update(live: JSON | None, new: JSON, who: Request, *, schema: JSON | None = 
             managed = Managed()
         if not managed.fields:
             managed = ent.decode_or_empty(live_entries, lazy=True)
-    if not managed.fields and _meta(live).get("uid"):
+    if not managed.fields and meta_of(live).get("uid"):
         return _with_managed_fields(new, managed)  # skipNonApplied: an untracked object stays so
     manager_id = identifier(Identity(who.manager, UPDATE, who.api_version, who.subresource))
     try:
         atom = custom_atom(schema) if schema is not None else None
         recorded = _record_update(live, new, managed, who, manager_id, atom=atom)
     except TypedError:
-        meta = {k: v for k, v in _meta(new).items() if k != "managedFields"}
-        if "managedFields" in _meta(live):
-            meta["managedFields"] = _meta(live)["managedFields"]
+        meta = {k: v for k, v in meta_of(new).items() if k != "managedFields"}
+        if "managedFields" in meta_of(live):
+            meta["managedFields"] = meta_of(live)["managedFields"]
         return {**new, "metadata": meta}
     return _with_managed_fields(new, ent.cap_update_managers(recorded))
 
@@ -197,12 +193,12 @@ def apply(
     given = (str(config.get("apiVersion") or ""), str(config.get("kind") or ""))
     if given != (api_version, kind):
         raise ApplyError(400, f"invalid object type: {gvk_string(*given)}")
-    if "managedFields" in _meta(config) and _meta(config)["managedFields"] is not None:
+    if "managedFields" in meta_of(config) and meta_of(config)["managedFields"] is not None:
         raise ApplyError(400, "metadata.managedFields must be nil")
     if live is None:
         live = empty_object(api_version, kind)
     try:
-        managed = ent.decode(_meta(live).get("managedFields"), lazy=True)
+        managed = ent.decode(meta_of(live).get("managedFields"), lazy=True)
     except ent.ManagedFieldsError as exc:
         raise ApplyError(500, f"failed to decode managed fields: {exc}") from None
     atom = custom_atom(schema) if schema is not None else atom_for(api_version, kind)
@@ -257,7 +253,7 @@ def _apply_once(
 def _allowed_from_last_applied(live: JSON, api_version: str, kind: str, atom: Atom) -> FieldSet | None:
     """allowedConflictsFromLastApplied: the fields of the last-applied-configuration annotation
     whose values the object still holds (None without a usable annotation)."""
-    annotations = _meta(live).get("annotations")
+    annotations = meta_of(live).get("annotations")
     text = annotations.get(LAST_APPLIED) if isinstance(annotations, dict) else None
     if not isinstance(text, str) or not text:
         return None
@@ -278,16 +274,16 @@ def _allowed_from_last_applied(live: JSON, api_version: str, kind: str, atom: At
 def _sync_last_applied(obj: JSON, config: JSON, manager: str) -> JSON:
     """lastAppliedUpdater: kubectl's server-side apply keeps an existing client-side
     last-applied-configuration annotation in step with what it applied."""
-    annotations = _meta(obj).get("annotations")
+    annotations = meta_of(obj).get("annotations")
     if manager != "kubectl" or not isinstance(annotations, dict) or LAST_APPLIED not in annotations:
         return obj
     applied = copy.deepcopy(config)
-    applied_meta = _meta(applied)
+    applied_meta = meta_of(applied)
     applied_annotations = applied_meta.get("annotations")
     if isinstance(applied_annotations, dict):
         applied_annotations.pop(LAST_APPLIED, None)
         if not applied_annotations:
             applied_meta.pop("annotations")
     value = json.dumps(applied, separators=(",", ":"))
-    meta = {**_meta(obj), "annotations": {**annotations, LAST_APPLIED: value}}
+    meta = {**meta_of(obj), "annotations": {**annotations, LAST_APPLIED: value}}
     return {**obj, "metadata": meta}
