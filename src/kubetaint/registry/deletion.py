@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from kubetaint.api import crd as crds
 from kubetaint.core import namespaces
-from kubetaint.core.deletion import marked_for_deletion
-from kubetaint.store.interface import JSON
+from kubetaint.core.deletion import marked_for_deletion, should_delete_during_update
+from kubetaint.store.interface import JSON, Store, object_key
 from kubetaint.store.mutation import check_delete_preconditions
 
 NAMESPACES = "namespaces"
@@ -46,3 +46,41 @@ def kept_by_delete(
     if kept is not None:
         check_delete_preconditions(resource, name, old, resource_version, uid)
     return kept
+
+
+def delete_or_keep(
+    store: Store,
+    resource: str,
+    old: JSON,
+    *,
+    now: str,
+    propagation_policy: str | None,
+    resource_version: str | None,
+    uid: str | None,
+    dry_run: bool,
+) -> JSON:
+    """A delete of `old` once admitted (not a pod deleted gracefully): the object marked or kept
+    as `kept_by_delete` says (written when it must be), else removed."""
+    namespace, name = object_key(old)
+    kept = kept_by_delete(
+        resource,
+        name,
+        old,
+        now=now,
+        propagation_policy=propagation_policy,
+        resource_version=resource_version,
+        uid=uid,
+    )
+    if kept is not None:
+        obj, write = kept
+        return store.update(resource, obj, dry_run=dry_run) if write else obj
+    return store.delete(
+        resource, namespace, name, resource_version=resource_version, uid=uid, dry_run=dry_run
+    )
+
+
+def deletes_during_update(resource: str, obj: JSON, old: JSON) -> bool:
+    """ShouldDeleteDuringUpdate, with the namespaces' spec.finalizers rule."""
+    if resource == NAMESPACES:
+        return namespaces.should_delete_during_update(obj, old)
+    return should_delete_during_update(obj, old)

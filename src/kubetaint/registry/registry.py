@@ -9,6 +9,12 @@ A write on behalf of a user (an HTTP request) names it (`user=`): admission sees
 (`Attributes.user`) and the registry's memos are not used for it (registry.trust covers the
 control plane's own writes). With `graceful_pod_deletion` (and a clock), pod deletes are graceful
 as kube-apiserver's (registry.graceful).
+
+The class holds the steps every write shares (admission, validation, trust); each kind of commit
+has its own module: a run of pod creates (registry.podbatch), of pod updates (registry.podruns),
+of Events (registry.eventbatch), field writes (registry.fieldwrites), BeforeCreate
+(registry.before_create), what a delete keeps (registry.deletion) and the namespace finalize
+subresource (registry.namespace_finalize).
 """
 
 from __future__ import annotations
@@ -17,7 +23,6 @@ import builtins
 import contextlib
 import random
 from collections.abc import Iterator, Sequence
-from typing import Protocol
 
 from kubetaint.admission import (
     CREATE,
@@ -34,16 +39,16 @@ from kubetaint.clock.base import Clock, format_time
 from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, should_delete_during_update
-from kubetaint.core.names import generate_name
-from kubetaint.registry import podbatch, podruns
+from kubetaint.registry import eventbatch, fieldwrites, namespace_finalize, podbatch, podruns
+from kubetaint.registry.before_create import before_create
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
-from kubetaint.registry.defaulting import defaulted_for_create, defaulted_for_update, pod_prepared_for_create
-from kubetaint.registry.deletion import CRDS, NAMESPACES, kept_by_delete
+from kubetaint.registry.defaulting import defaulted_for_update
+from kubetaint.registry.deletion import NAMESPACES, delete_or_keep, deletes_during_update
 from kubetaint.registry.graceful import delete_pod
-from kubetaint.registry.heartbeats import HEARTBEAT_FIELDS, HeartbeatTrust
+from kubetaint.registry.heartbeats import HeartbeatTrust
 from kubetaint.registry.podtrust import PodTrust, namespace_exists
 from kubetaint.registry.reads import ReadsPassThrough
-from kubetaint.registry.strategy import RequestStrategy
+from kubetaint.registry.strategy import RequestStrategy, WriteCheck
 from kubetaint.registry.trust import Configuration
 from kubetaint.registry.validator import (
     APIValidator,
@@ -59,7 +64,6 @@ from kubetaint.store.interface import (
     JSON,
     Create,
     Delete,
-    FieldPath,
     Result,
     SetField,
     Store,
@@ -83,14 +87,6 @@ __all__ = [
     "resource_info",
     "with_type_meta",
 ]
-
-
-class WriteCheck(Protocol):
-    """A resource's storage check of creates and updates by a user, run after mutating admission
-    and before validation (upstream's policy-based storage: pkg/registry/rbac/*/policybased)."""
-
-    def check(self, attrs: Attributes) -> None:
-        """Raise `StatusError` to refuse the write `attrs` describes."""
 
 
 class Registry(ReadsPassThrough):
@@ -150,9 +146,11 @@ class Registry(ReadsPassThrough):
             return self._commit_one_by_one(ops, stop_at_failure, restore)
         if len(ops) == 1 and type(field_write := ops[0]) is SetField:
             fw: SetField = field_write
-            return self._set_field(fw.resource, fw.objects, fw.path, fw.value, stop_at_failure)
+            return fieldwrites.set_field(
+                self, fw.resource, fw.objects, fw.path, fw.value, stop_at_failure=stop_at_failure
+            )
         if ops and all(type(op) is SetField for op in ops):
-            return self._set_fields(ops, stop_at_failure)  # type: ignore[arg-type]  # (SetFields)
+            return fieldwrites.set_fields(self, ops, stop_at_failure)  # type: ignore[arg-type]  # (SetFields)
         if ops and all(type(op) is Create and op.resource == "pods" and not op.dry_run for op in ops):
             objects = [op.object for op in ops]  # type: ignore[union-attr]
             stored, failure = podbatch.create_pods(self, objects, restore=restore)
@@ -169,35 +167,8 @@ class Registry(ReadsPassThrough):
                     return [*stored, *([failure] if failure is not None else [])]
                 return podruns.update_each(self, resource, objects)
         if ops and all(type(op) is Create and op.resource == EVENTS and not op.dry_run for op in ops):
-            return self._create_events(ops, stop_at_failure)  # type: ignore[arg-type]
+            return eventbatch.create_events(self, ops, stop_at_failure)  # type: ignore[arg-type]
         return self._commit_one_by_one(ops, stop_at_failure, restore)
-
-    def _create_events(self, ops: Sequence[Create], stop_at_failure: bool) -> builtins.list[Result]:
-        """A run of Event creates (a recorder's events written at once): each admitted and
-        validated as `create` does, those admitted stored in one store commit. No Event's
-        admission reads another Event, so admitting them before storing any is what creating
-        them one by one does."""
-        results: builtins.list[Result | None] = []
-        admitted: builtins.list[tuple[int, JSON]] = []
-        for op in ops:
-            try:
-                obj = self._before_create(EVENTS, op.object)
-                namespace, name = object_key(obj)
-                attrs = Attributes(CREATE, EVENTS, obj, None, namespace, name, "", False, None)
-                admitted.append((len(results), self._admit(attrs, None)))
-                results.append(None)
-            except StatusError as err:
-                results.append(err)
-                if stop_at_failure:
-                    break
-        stored = self.store.commit(
-            [Create(EVENTS, obj) for _, obj in admitted], stop_at_failure=stop_at_failure
-        )
-        for (index, _), result in zip(admitted, stored, strict=False):
-            results[index] = result
-        if len(stored) < len(admitted):  # the store stopped at a failure: nothing after it counts
-            results = results[: admitted[len(stored)][0]]
-        return [r for r in results if r is not None]
 
     def _commit_one_by_one(
         self, ops: Sequence[WriteOp], stop_at_failure: bool, restore: bool = False
@@ -349,7 +320,7 @@ class Registry(ReadsPassThrough):
         else:
             attrs = Attributes(UPDATE, resource, obj, old, namespace, name, "", dry_run, user)
             admitted = self._admit(attrs, old, strategy=strategy)
-        if _deletes_during_update(resource, admitted, old):
+        if deletes_during_update(resource, admitted, old):
             uid = str((old.get("metadata") or {}).get("uid") or "") or None
             return self.store.delete(resource, namespace, name, uid=uid, dry_run=dry_run)
         stored = self.store.update(resource, admitted, dry_run=dry_run)
@@ -473,77 +444,6 @@ class Registry(ReadsPassThrough):
         self._heartbeats.remember_all(resource, keys, stored, config)
         return stored, failure if failure is not None else refused
 
-    def _set_field(
-        self,
-        resource: str,
-        objects: builtins.list[JSON],
-        path: FieldPath,
-        value: object,
-        stop_at_failure: bool,
-    ) -> builtins.list[Result]:
-        """A commit of one `SetField` through admission and validation, as the updates of the
-        `with_field` copies.
-
-        When the field is the resource's heartbeat field, its checks cannot fail
-        (`kubetaint.registry.heartbeats`) and every object is one this registry stored, the store
-        is given the field write as it is and the results are recorded as trusted; otherwise the
-        copies are admitted and validated as updates."""
-        results: builtins.list[Result] = []
-        while True:
-            stored, failure = self._field_write_until_failure(resource, objects, path, value)
-            results.extend(stored)
-            if failure is None:
-                return results
-            results.append(failure)
-            objects = objects[len(stored) + 1 :]
-            if stop_at_failure or not objects:
-                return results
-
-    def _set_fields(self, ops: Sequence[SetField], stop_at_failure: bool) -> builtins.list[Result]:
-        """A commit of several field writes (a heartbeat round's lease renewals and node status
-        posts, in turn): one store commit when each is a heartbeat on objects this registry
-        stored (as `_field_write_until_failure` finds for one), else one after another."""
-        heartbeats, config = self._heartbeats, self._configuration()
-        admitted: set[tuple[str, str]] = set()  # (resource, namespace): admitted by the namespace
-        for op in ops:
-            resource = op.resource
-            if HEARTBEAT_FIELDS.get(resource) != op.path or not self._trusts_heartbeats(resource):
-                break
-            spaces = heartbeats.batch_namespaces(resource, op.objects, config)
-            if spaces is None:
-                break
-            if not all((resource, ns) in admitted or self._namespace_admits(resource, ns) for ns in spaces):
-                break
-            admitted.update((resource, ns) for ns in spaces)
-        else:
-            results = self.store.commit(ops, stop_at_failure=stop_at_failure)
-            start = 0
-            for op in ops:
-                end = start + len(op.objects)
-                heartbeats.remember_results(op.resource, results[start:end])
-                start = end
-            return results
-        results = []
-        for op in ops:
-            written = self._set_field(op.resource, op.objects, op.path, op.value, stop_at_failure)
-            results.extend(written)
-            if stop_at_failure and written and isinstance(written[-1], StatusError):
-                break
-        return results
-
-    def _field_write_until_failure(
-        self, resource: str, objects: builtins.list[JSON], path: FieldPath, value: object
-    ) -> tuple[builtins.list[JSON], StatusError | None]:
-        if HEARTBEAT_FIELDS.get(resource) == path and self._trusts_heartbeats(resource):
-            heartbeats = self._heartbeats
-            spaces = heartbeats.batch_namespaces(resource, objects, self._configuration())
-            if spaces is not None and all(self._namespace_admits(resource, ns) for ns in spaces):
-                results = self.store.commit((SetField(resource, objects, path, value),), stop_at_failure=True)
-                stored, failure = until_failure(results)
-                heartbeats.remember_written(resource, stored, spaces)
-                return stored, failure
-        return self._update_all(resource, [with_field(obj, path, value) for obj in objects])
-
     def _trusts_heartbeats(self, resource: str) -> bool:
         """Whether a heartbeat write on an object this registry stored needs no admission nor
         validation (`Configuration.trusts_heartbeats`); never in reference mode."""
@@ -578,23 +478,8 @@ class Registry(ReadsPassThrough):
         return self.store.update(resource, admitted, dry_run=dry_run)
 
     def finalize_namespace(self, obj: JSON, *, dry_run: bool = False, user: UserInfo | None = None) -> JSON:
-        """The namespace `finalize` subresource: `obj`'s spec.finalizers replace the stored ones
-        (status stays); with none left on a namespace being deleted, the namespace is removed
-        (kubetaint.core.namespaces)."""
-        obj = with_type_meta(NAMESPACES, obj)
-        _, name = object_key(obj)
-        old = self.store.get(NAMESPACES, "", name)
-        check_update_preconditions(NAMESPACES, obj, old)
-        obj = keep_deletion_fields(namespaces.prepare_for_finalize(obj, old), old)
-        server = self.store.capabilities.finalizes_namespaces
-        if server is not None:  # the server applies its own finalize
-            return server.finalize_namespace(obj, dry_run=dry_run)
-        attrs = Attributes(UPDATE, NAMESPACES, obj, old, "", name, "finalize", dry_run, user)
-        admitted = self._admit(attrs, old)
-        if namespaces.should_delete_during_update(admitted, old):
-            uid = str((old.get("metadata") or {}).get("uid") or "") or None
-            return self.store.delete(NAMESPACES, "", name, uid=uid, dry_run=dry_run)
-        return self.store.update(NAMESPACES, admitted, dry_run=dry_run)
+        """The namespace `finalize` subresource (registry.namespace_finalize)."""
+        return namespace_finalize.finalize_namespace(self, obj, dry_run=dry_run, user=user)
 
     def delete(
         self,
@@ -640,58 +525,23 @@ class Registry(ReadsPassThrough):
                 current=old,
             )
         now = format_time(self.clock.now() if self.clock is not None else 0.0)
-        kept = kept_by_delete(
+        return delete_or_keep(
+            self.store,
             resource,
-            name,
             old,
             now=now,
             propagation_policy=propagation_policy,
             resource_version=resource_version,
             uid=uid,
-        )
-        if kept is not None:
-            obj, write = kept
-            return self.store.update(resource, obj, dry_run=dry_run) if write else obj
-        return self.store.delete(
-            resource, namespace, name, resource_version=resource_version, uid=uid, dry_run=dry_run
+            dry_run=dry_run,
         )
 
     # steps ---------------------------------------------------------------------------------
 
-    def _custom_namespaced(self, resource: str) -> bool:
-        """Whether a resource the table does not know is namespaced: a custom resource is as
-        its CustomResourceDefinition (`<plural>.<group>`) says; anything else is taken as
-        namespaced."""
-        try:
-            crd = self.store.get(CRDS, "", resource)
-        except StatusError:
-            return True
-        return (crd.get("spec") or {}).get("scope") != "Cluster"
-
     def _before_create(self, resource: str, obj: JSON, *, restore: bool = False) -> JSON:
-        obj = with_type_meta(resource, obj)
-        if resource == "pods":
-            # decoding a v1.Pod body runs SetDefaults_Pod; the pod strategy's PrepareForCreate
-            # resets the status of every pod created, not of one restored
-            if restore:
-                obj = default_pod_requests(obj)
-            else:
-                now = format_time(self.clock.now()) if self.clock is not None else None
-                obj = pod_prepared_for_create(obj, now)
-        meta = dict(obj.get("metadata") or {})
-        if not meta.get("name") and meta.get("generateName"):
-            meta["name"] = generate_name(str(meta["generateName"]), self._rng)
-        info = resource_info(resource)
-        if info.namespaced if info is not None else self._custom_namespaced(resource):
-            if not meta.get("namespace"):
-                meta["namespace"] = "default"
-        elif "namespace" in meta:
-            del meta["namespace"]  # BeforeCreate: a cluster-scoped object's namespace is dropped
-        if resource == NAMESPACES:
-            return namespaces.prepare_for_create({**obj, "metadata": meta})
-        if resource == "pods":
-            return {**obj, "metadata": meta}
-        return defaulted_for_create({**obj, "metadata": meta})  # the kind's defaults (registry.defaulting)
+        return before_create(
+            resource, obj, store=self.store, clock=self.clock, rng=self._rng, restore=restore
+        )
 
     def admit_subresource(self, attrs: Attributes) -> None:
         """Admission of a subresource request carrying an object of another kind (pods/binding's
@@ -740,10 +590,3 @@ class Registry(ReadsPassThrough):
         except AdmissionError as err:
             raise StatusError.from_status(err.status) from None
         return obj
-
-
-def _deletes_during_update(resource: str, obj: JSON, old: JSON) -> bool:
-    """ShouldDeleteDuringUpdate, with the namespaces' spec.finalizers rule."""
-    if resource == NAMESPACES:
-        return namespaces.should_delete_during_update(obj, old)
-    return should_delete_during_update(obj, old)

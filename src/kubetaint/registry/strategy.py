@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from kubetaint.admission import Attributes
 from kubetaint.store.interface import JSON
 
 
@@ -23,3 +24,11 @@ class RequestStrategy(Protocol):
 
     def validate(self, obj: JSON, old: JSON | None) -> None:
         """Validate / ValidateUpdate: raise a 422 `StatusError` when `obj` is invalid."""
+
+
+class WriteCheck(Protocol):
+    """A resource's storage check of creates and updates by a user, run after mutating admission
+    and before validation (upstream's policy-based storage: pkg/registry/rbac/*/policybased)."""
+
+    def check(self, attrs: Attributes) -> None:
+        """Raise `StatusError` to refuse the write `attrs` describes."""
