@@ -18,6 +18,7 @@ import numpy.typing as npt
 from kubetaint.scheduler.nodeinfo import NodeInfo, TaintKey, taint_key
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key, same_spec_facts
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, allocatable_source
+from kubetaint.speed.reference import reference_mode
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -459,6 +460,8 @@ class Cache:
             prior = ni.pods.get(key)
             if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
                 # (same_spec_facts holds: the same spec object, not None since bound)
+                if self._renews(prior, pod):
+                    return self._renew_in_place(ni, prior, pod)
                 return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
         return self.add_pod(pod, key)
 
@@ -467,12 +470,19 @@ class Cache:
         group: a ReplicaSet's adoptions), the usual item's steps taken inline."""
         nodes, pod_nodes, assumed = self.nodes, self.pod_nodes, self.assumed
         refreshed = PodInfo.refreshed
+        renews = self._renews
         for pod, key, node_name in items:
             ni = nodes.get(node_name) if pod_nodes.get(key) == node_name else None
             if ni is not None and ni.slot >= 0:
                 pods = ni.pods
                 prior = pods.get(key)
                 if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
+                    if renews(prior, pod):  # _renew_in_place(ni, prior, pod)
+                        prior.renew(pod)
+                        del pods[key]
+                        pods[key] = prior
+                        self.generation += 2
+                        continue
                     # _refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
                     pi = refreshed(prior, pod, key)
                     if assumed:
@@ -485,6 +495,27 @@ class Cache:
                         self._changed(ni.slot)
                     continue
             self.add_pod(pod, key)
+
+    def _renews(self, prior: PodInfo, pod: Mapping[str, Any]) -> bool:
+        """Whether a newer version `pod` of the cached `prior.pod`, with the very same spec object,
+        is taken into `prior` itself (`PodInfo.renew`) instead of a new PodInfo: when nothing
+        counted from the pod changes (its labels, whether it is terminating) and `prior` is not an
+        assumed pod's (a queued pod's PodInfo). Off with KUBETAINT_REFERENCE=1."""
+        return (
+            not reference_mode()
+            and prior.key not in self.assumed
+            and prior.pod.get("spec") is pod.get("spec")
+            and not _pod_matching_changed(prior.pod, pod)
+        )
+
+    def _renew_in_place(self, ni: NodeInfo, prior: PodInfo, pod: Mapping[str, Any]) -> PodInfo:
+        """`_refresh_in_place` of `prior` renewed with `pod` (`_renews` holds): it moves to the end
+        of the node's pods, as a remove and add would leave it; nothing counted changes."""
+        prior.renew(pod)
+        del ni.pods[prior.key]
+        ni.pods[prior.key] = prior
+        self.generation += 2
+        return prior
 
     def _refresh_in_place(self, ni: NodeInfo, pi: PodInfo) -> PodInfo:
         """Replace the cached version of `pi`'s pod on `ni` (its node, same spec facts): removing
