@@ -468,17 +468,25 @@ class Cache:
     def refresh_kept_specs(self, items: list[tuple[Mapping[str, Any], str, str]]) -> None:
         """`refresh_kept_spec(pod, key, node_name)` of each item in turn (an informer's update
         group: a ReplicaSet's adoptions), the usual item's steps taken inline."""
-        nodes, pod_nodes, assumed = self.nodes, self.pod_nodes, self.assumed
+        nodes, assumed = self.nodes, self.assumed
         refreshed = PodInfo.refreshed
-        renews = self._renews
+        renewing = not reference_mode()  # (see _renews)
         for pod, key, node_name in items:
-            ni = nodes.get(node_name) if pod_nodes.get(key) == node_name else None
-            if ni is not None and ni.slot >= 0:
-                pods = ni.pods
-                prior = pods.get(key)
-                if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
-                    if renews(prior, pod):  # _renew_in_place(ni, prior, pod)
-                        prior.renew(pod)
+            # (a key among the pods of a node the cache holds is cached there: pod_nodes[key] is
+            # that node's name)
+            ni = nodes.get(node_name)
+            prior = ni.pods.get(key) if ni is not None and ni.slot >= 0 else None
+            if prior is not None:
+                assert ni is not None
+                prior_pod = prior.pod
+                if prior_pod is not pod and prior_pod.get("spec") is pod.get("spec"):
+                    pods = ni.pods
+                    if renewing and key not in assumed and not _pod_matching_changed(prior_pod, pod):
+                        # _renew_in_place(ni, prior, pod)
+                        if prior_pod.get("status") is pod.get("status"):
+                            prior.pod = pod  # (what PodInfo.renew does then)
+                        else:
+                            prior.renew(pod)
                         del pods[key]
                         pods[key] = prior
                         self.generation += 2
@@ -490,7 +498,7 @@ class Cache:
                     del pods[key]
                     pods[key] = pi
                     self.generation += 2
-                    if _pod_matching_changed(prior.pod, pod):
+                    if _pod_matching_changed(prior_pod, pod):
                         self._pod_changed(ni.slot, prior, pi)
                         self._changed(ni.slot)
                     continue
