@@ -66,15 +66,13 @@ def _reads_no_pods(admission: AdmissionChain) -> bool:
 
 def _remember(registry: Registry, stored: list[JSON]) -> None:
     """What `Registry._create_pod` records after each store write, for each pod of the run."""
-    memo = registry._pod_memo
-    for created in stored:
-        memo.stored(created)
+    registry._pod_memo.stored_run(stored)
     config = registry._pod_config()
     if config is None:
         for created in stored:
             registry._pods.forget(object_key(created))
     else:
-        registry._pods.remember_all([(object_key(created), created) for created in stored], config)
+        registry._pods.remember_created(stored, config)
 
 
 def create_each(
