@@ -110,9 +110,9 @@ class PodTrust:
         for key, stored in items:
             self.remember(key, stored, config)
 
-    def remember_created(self, created: Iterable[JSON], config: Configuration) -> None:
+    def remember_created(self, created: Sequence[JSON], config: Configuration) -> None:
         """`remember(object_key(stored), stored, config)` of each pod the store returned, in turn."""
-        if self._config is not config:
+        if created and self._config is not config:
             self._stored.clear()
             self._config = config
         known = self._stored
