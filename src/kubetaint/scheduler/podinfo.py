@@ -99,18 +99,6 @@ class PodInfo:
         fresh._read_pod(pod, key)
         return fresh
 
-    def renew(self, pod: Mapping[str, Any]) -> None:
-        """Speeds up a bound pod's owner, label or status change in the scheduler's cache: this
-        PodInfo takes `pod`, a newer version of `self.pod` with the very same spec object and
-        key, instead of a new PodInfo being made (`Cache` renews only PodInfos no queue holds,
-        and not in reference mode, KUBETAINT_REFERENCE=1). What comes from the status is read
-        again when the status object changed."""
-        status = pod.get("status")
-        if status is self.pod.get("status"):
-            self.pod = pod
-            return
-        self._read_pod(pod, self.key)
-
     def _take_facts(self, facts: _SpecFacts | PodInfo) -> None:
         """The spec-derived facts, from a _SpecFacts or another PodInfo of the same spec (copied
         into slots: the scheduler's hot loops read them as plain attributes). `facts`: the
@@ -139,6 +127,18 @@ class PodInfo:
         self.name: str = meta.get("name") or ""
         self.nominated_node_name: str = status.get("nominatedNodeName") or ""
         self.start_time = _start_time(pod, status.get("startTime") or meta.get("creationTimestamp"))
+
+    def renew(self, pod: Mapping[str, Any]) -> None:
+        """Speeds up a bound pod's owner, label or status change in the scheduler's cache: this
+        PodInfo takes `pod`, a newer version of `self.pod` with the very same spec object and
+        key, instead of a new PodInfo being made (`Cache` renews only PodInfos no queue holds,
+        and not in reference mode, KUBETAINT_REFERENCE=1). What comes from the status is read
+        again when the status object changed."""
+        status = pod.get("status")
+        if status is self.pod.get("status"):
+            self.pod = pod
+            return
+        self._read_pod(pod, self.key)
 
     def __repr__(self) -> str:
         return f"PodInfo({self.namespace}/{self.name})"
