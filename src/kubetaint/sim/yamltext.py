@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import yaml
 
+from kubetaint.sim.halves import write_in_halves
 from kubetaint.speed.reference import reference_mode
 
 #: libyaml's emitter (PyYAML's pure-Python emitter folds and quotes a few strings differently).
@@ -320,10 +321,11 @@ class _Writer:
     """The document's top-level mappings entry by entry and its top-level lists item by item,
     each written here or, when it holds something left to PyYAML, by PyYAML in its place."""
 
-    def __init__(self, stream: TextSink) -> None:
+    def __init__(self, stream: TextSink, scalars: _Scalars | None = None) -> None:
+        self._stream = stream
         self._write = stream.write
         self._parts: list[str] = []
-        self._scalars = _Scalars()
+        self._scalars = _Scalars() if scalars is None else scalars
         self._item = _item_writer(self._scalars)
 
     def flush(self) -> None:
@@ -360,12 +362,27 @@ class _Writer:
 
     def items(self, sequence: list[Any], path: list[Any], indent: int) -> None:
         """The items of a non-empty list reached from the root through mappings, handed to the
-        stream between items once CHUNK_PARTS parts have gathered."""
+        stream between items once CHUNK_PARTS parts have gathered; a long list's second half may
+        be written by a second process (kubetaint.sim.halves)."""
+
+        def write_items(start: int, stop: int, sink: TextSink | None) -> None:
+            if sink is None:
+                self._items(sequence, start, stop, path, indent)
+                return
+            own = _Writer(sink, self._scalars)
+            own._items(sequence, start, stop, path, indent)
+            own.flush()
+
+        write_in_halves(len(sequence), write_items, self._stream, self.flush)
+
+    def _items(self, sequence: list[Any], start: int, stop: int, path: list[Any], indent: int) -> None:
+        """Items [start, stop) of `items`' list."""
         parts = self._parts
         out = parts.append
         write_item = self._item
         pad = " " * indent
-        for item in sequence:
+        for index in range(start, stop):
+            item = sequence[index]
             mark = len(parts)
             try:
                 write_item(item, out, indent, pad)
