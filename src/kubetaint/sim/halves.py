@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from kubetaint.speed.reference import reference_mode
 
@@ -74,14 +74,23 @@ def write_in_halves(count: int, write_items: WriteItems, stream: TextSink, flush
         write_items(0, count, None)
         return
     mid = count // 2
-    with tempfile.TemporaryFile() as spool:
-        pid = _fork(lambda: write_items(mid, count, _FileSink(spool.fileno(), os.getppid())))
+    spool = _spool()
+    if spool is None:  # (no temporary file to be had: one process writes it all)
+        write_items(0, count, None)
+        return
+    with spool:
+        try:
+            pid = _fork(lambda: write_items(mid, count, _FileSink(spool.fileno(), os.getppid())))
+        except OSError:  # (no process to be had)
+            write_items(0, count, None)
+            return
         try:
             write_items(0, mid, None)
+            succeeded = _succeeded(pid)
         except BaseException:
             _stop(pid)
             raise
-        if _succeeded(pid):
+        if succeeded:
             flush()
             spool.seek(0)
             decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
@@ -90,6 +99,14 @@ def write_in_halves(count: int, write_items: WriteItems, stream: TextSink, flush
             stream.write(decoder.decode(b"", final=True))
         else:
             write_items(mid, count, None)
+
+
+def _spool() -> IO[bytes] | None:
+    """An unnamed temporary file, or None."""
+    try:
+        return tempfile.TemporaryFile()  # (the caller closes it)
+    except OSError:
+        return None
 
 
 def _fork(work: Callable[[], None]) -> int:

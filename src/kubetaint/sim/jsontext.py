@@ -139,6 +139,20 @@ def dumps_indented(doc: Any, indent: int = 2) -> str:
     return "".join(writer.parts)
 
 
+def compact_split(value: Any) -> list[str] | None:
+    """`value`'s compact JSON text (with json's separators for an indent, `,` and `: `) split at
+    its `"`: the text between strings (the skeleton) at the even places, the strings' own text at
+    the odd ones. None when the text holds a backslash (then a `"` may be inside a string), is over
+    ITEM_LIMIT characters, or the C encoder refuses a value (NaN, a type it does not know)."""
+    try:
+        compact = "".join(_compact_encoder()(value, 0))
+    except (_LeftToJsonError, ValueError, TypeError, RecursionError):
+        return None
+    if "\\" in compact or len(compact) > ITEM_LIMIT:
+        return None
+    return compact.split('"')
+
+
 class _Skeletons:
     """List items written from their compact text and the indented form of its skeleton (see the
     module docstring), remembered per (skeleton, indent level)."""
@@ -153,13 +167,9 @@ class _Skeletons:
     def text(self, value: Any, inner: str, step: str) -> str | None:
         """`value` (a dict or list) indented, its first line at the indent of `inner` (a line
         break and that indent); None to leave it to the container-by-container writer."""
-        try:
-            compact = "".join(_compact_encoder()(value, 0))
-        except (_LeftToJsonError, ValueError, TypeError, RecursionError):
+        parts = compact_split(value)
+        if parts is None:
             return None  # (the writer then meets the value and says what json says of it)
-        if "\\" in compact or len(compact) > ITEM_LIMIT:
-            return None
-        parts = compact.split('"')
         between = parts[0::2]
         key = ("\0".join(between), inner)
         indented = self._memo.get(key)
