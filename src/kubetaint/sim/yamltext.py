@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import yaml
 
 from kubetaint.sim.halves import write_in_halves
+from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 
 #: libyaml's emitter (PyYAML's pure-Python emitter folds and quotes a few strings differently).
@@ -44,6 +45,8 @@ WIDTH = 80
 CHUNK_PARTS = 20_000
 #: Strings whose written form is remembered before the memo starts afresh.
 SCALARS = 1 << 16
+#: Lists met in a mapping more than once whose text is remembered (and lists looked out for).
+SHARED = 1 << 12
 #: A simple key is at most this many bytes (UTF-8) long; a longer one is written `? key`.
 SIMPLE_KEY_BYTES = 128
 
@@ -256,6 +259,9 @@ def _item_writer(scalars: _Scalars) -> _ItemWriter:
     key_of = scalars.key
     placed = scalars.placed
     width = WIDTH + 1
+    seen: set[int] = set()
+    shared: Memo[int, tuple[list[Any], int, str]] = Memo("sim.yamltext.shared_lists", limit=SHARED)
+    shared_get = shared.get
 
     def mapping(value: dict[Any, Any], out: Callable[[str], None], indent: int, lead: str) -> None:
         """A non-empty mapping's lines, its keys at `indent`, the first after `lead`."""
@@ -278,7 +284,20 @@ def _item_writer(scalars: _Scalars) -> _ItemWriter:
             elif kind is list:
                 if item:
                     out(f"{lead}{written}:\n")
-                    sequence(item, out, indent, pad)  # (in a mapping, at the mapping's indent)
+                    found = shared_get(id(item))
+                    if found is not None and found[0] is item and found[1] == indent:
+                        out(found[2])
+                    elif id(item) in seen:
+                        lines: list[str] = []
+                        sequence(item, lines.append, indent, pad)  # (in a mapping, at the mapping's indent)
+                        text = "".join(lines)
+                        shared.put(id(item), (item, indent, text))
+                        out(text)
+                    else:
+                        if len(seen) >= SHARED:
+                            seen.clear()
+                        seen.add(id(item))
+                        sequence(item, out, indent, pad)
                 else:
                     out(f"{lead}{written}: []\n")
             else:
