@@ -416,3 +416,48 @@ def test_spread_options_of_an_update(old_spec: Any, base: SpreadOptions, expecte
 def test_malformed_constraints_get_errors_not_exceptions(constraints: Any) -> None:
     errs = validate(pod(topologySpreadConstraints=constraints))
     assert all(e.field.startswith("spec.topologySpreadConstraints") for e in errs)
+
+
+def _with_template_constraints(obj: dict[str, Any], constraints: list[dict[str, Any]]) -> dict[str, Any]:
+    template = (
+        obj["spec"]["jobTemplate"]["spec"]["template"]
+        if obj["kind"] == "CronJob"
+        else obj["spec"]["template"]
+    )
+    template["spec"]["topologySpreadConstraints"] = constraints
+    return obj
+
+
+def _cron_job() -> dict[str, Any]:
+    template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "cj", "namespace": "default"},
+        "spec": {
+            "schedule": "@hourly",
+            "concurrencyPolicy": "Allow",
+            "jobTemplate": {"spec": {"template": template}},
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda: workload("Deployment"), id="a Deployment"),
+        pytest.param(lambda: workload("DaemonSet"), id="a DaemonSet"),
+        pytest.param(_cron_job, id="a CronJob"),
+    ],
+)
+def test_a_template_update_keeps_an_old_invalid_label_selector(make: Any) -> None:
+    """GetValidationOptionsFromPodTemplate: the old template's violations may stay, as a pod's."""
+    old = _with_template_constraints(make(), [zone(labelSelector=INVALID_SELECTOR)])
+    new = copy.deepcopy(old)
+    new["metadata"]["labels"] = {"changed": "yes"}
+    assert [e.field.rpartition("spec.")[2] for e in validate(new)] == [
+        "topologySpreadConstraints[0].labelSelector.matchLabels"
+    ]
+    assert validate(new, old=old) == []
+    fresh = _with_template_constraints(make(), [zone(labelSelector=INVALID_SELECTOR)])
+    assert len(validate(fresh, old=make())) == 1  # an old template without it excuses nothing

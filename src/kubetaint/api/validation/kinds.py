@@ -403,25 +403,31 @@ def _int_or_percent(value: Any, path: str) -> list[f.FieldError]:
 
 
 def _workload(kind: str, *, replicas: bool) -> KindValidator:
-    def spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
+    def spec_errors(spec: Obj, allow: bool, spread: SpreadOptions) -> list[f.FieldError]:
         errs: list[f.FieldError] = []
         count = spec.get("replicas")
         if replicas and isinstance(count, int) and not isinstance(count, bool) and count < 0:
             errs.append(f.invalid("spec.replicas", count, IS_NEGATIVE_ERROR))
-        errs.extend(selector_and_template(kind, spec, allow))
+        errs.extend(selector_and_template(kind, spec, allow, spread))
         return errs
 
     def validate(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
         errs = _meta(obj, old, namespaced=True)
         spec = _m(obj, "spec")
         allow = _allow_comparison(allow_comparison, old, template=True)
+        # GetValidationOptionsFromPodTemplate: what the old template already violates may stay
+        spread = CREATE if old is None else spread_options(_m(_m(_m(old, "spec"), "template"), "spec"))
         if stored_part(obj, old, "spec") is not None:  # the stored spec itself (a status update)
-            errs.extend(STORED_PARTS.errors(spec, (kind, allow), lambda: spec_errors(spec, allow)))
+            errs.extend(
+                STORED_PARTS.errors(spec, (kind, allow, spread), lambda: spec_errors(spec, allow, spread))
+            )
         else:
-            found = spec_errors(spec, allow)
+            found = spec_errors(spec, allow, spread)
             # recorded for this very spec, which a successful write stores as it is: the first
-            # status update keeping it (each ReplicaSet's, after its create) finds them
-            STORED_PARTS.put(spec, (kind, allow), found)
+            # status update keeping it (each ReplicaSet's, after its create) finds them; its old
+            # template is then this spec's own, whose options are those of a create when it
+            # passed them (a check it fails is one it is excused from)
+            STORED_PARTS.put(spec, (kind, allow, spread_options(_m(_m(spec, "template"), "spec"))), found)
             errs.extend(found)
         return errs
 
