@@ -123,3 +123,12 @@ def test_the_python_client_reads_the_series_and_the_events_v1_fields(server: UpS
     assert repeated.event_time is not None
     assert repeated.first_timestamp is None
     assert repeated.count is None
+
+
+def test_kubectl_describe_pod_lists_the_series_from_the_reporting_controller(server: UpServer) -> None:
+    (repeated,) = [e for e in _scheduler_events(server, "stuck") if "series" in e]
+    described = server.kubectl("describe", "pod", "stuck").stdout
+    events = described[described.index("Events:") :]
+    line = next(line for line in events.splitlines() if f"(x{repeated['series']['count']} over " in line)
+    assert line.split()[:2] == ["Warning", "FailedScheduling"]
+    assert "default-scheduler" in line

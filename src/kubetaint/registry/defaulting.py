@@ -125,7 +125,9 @@ SCHEDULING_GATED_REASON = "SchedulingGated"
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 
-def pod_prepared_for_create(pod: JSON, now: str | None = None) -> JSON:
+def pod_prepared_for_create(
+    pod: JSON, now: str | None = None, defaults: Callable[[JSON], JSON] = default_pod_requests
+) -> JSON:
     """The pod strategy's PrepareForCreate, for every pod created through the registry (an HTTP
     request and a component's create alike): the pod's requests defaulted (SetDefaults_Pod) and
     its status reset to phase Pending with the QoS class of those requests (GetPodQOS: a
@@ -139,8 +141,9 @@ def pod_prepared_for_create(pod: JSON, now: str | None = None) -> JSON:
     validation sees the pod. The generation (1) is the store's. Loading declared state
     (`Registry.create(..., restore=True)`) skips this step: a scenario's or snapshot's pods keep
     the status and the selectors they are written with (the scheduler applies the keys when it
-    reads a pod, which changes nothing a merged selector selects)."""
-    pod = default_pod_requests(pod)
+    reads a pod, which changes nothing a merged selector selects).
+    `defaults`: SetDefaults_Pod's request defaulting (a run of creates' RunDefaults)."""
+    pod = defaults(pod)
     status: JSON = {"phase": "Pending"}
     with contextlib.suppress(QuantityError, TypeError, AttributeError):
         status["qosClass"] = pod_qos_class(pod)

@@ -30,10 +30,11 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.clock.base import Clock, Handle, format_micro_time, parse_time
+from kubetaint.clock.base import Clock, Handle, format_micro_time
 from kubetaint.store.events import object_reference, stamps_of
 from kubetaint.store.interface import JSON, Store
 
@@ -51,10 +52,21 @@ EventKey = tuple[Any, ...]
 EventWatcher = Callable[[JSON], None]
 
 
+_REFERENCE_FIELDS = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+
+
 def _reference_key(ref: Mapping[str, Any] | None) -> tuple[str, ...]:
     ref = ref or {}
-    fields = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
-    return tuple(str(ref.get(field) or "") for field in fields)
+    return tuple(str(ref.get(field) or "") for field in _REFERENCE_FIELDS)
+
+
+def _reference_of(key: tuple[str, ...]) -> JSON:
+    """The ObjectReference a `_reference_key` was made of (as `object_reference` spells it)."""
+    ref = dict(zip(_REFERENCE_FIELDS, key, strict=True))
+    for optional in ("namespace", "fieldPath"):
+        if not ref[optional]:
+            del ref[optional]
+    return ref
 
 
 def event_key(event: Mapping[str, Any]) -> EventKey:
@@ -70,18 +82,52 @@ def event_key(event: Mapping[str, Any]) -> EventKey:
     )
 
 
-def _copy(event: Mapping[str, Any]) -> JSON:
-    """A copy of a cached event a store may take ownership of (its nested objects copied)."""
-    copied = dict(event)
-    for field in ("metadata", "involvedObject", "related", "series", "source"):
-        if isinstance(copied.get(field), dict):
-            copied[field] = dict(copied[field])
-    return copied
-
-
 def default_reporting_instance(reporting_controller: str) -> str:
     """NewRecorder's reportingInstance: `<controller>-<hostname>`."""
     return f"{reporting_controller}-{socket.gethostname()}"
+
+
+@dataclass(slots=True)
+class _Cached:
+    """What the broadcaster's cache keeps of an event (besides its key): where it is stored,
+    what it said and when, and its series (`count` 0: a single event). Small, so that the events
+    of every pod scheduled in the last minutes cost little memory."""
+
+    name: str
+    namespace: str
+    note: str
+    event_time: float
+    event_time_text: str
+    count: int = 0
+    last_observed: float = 0.0
+
+    def series(self) -> JSON:
+        return {"count": self.count, "lastObservedTime": format_micro_time(self.last_observed)}
+
+
+def _event_of(key: EventKey, cached: _Cached) -> JSON:
+    """The cached event as the recorder made it (core/v1 form), with its series."""
+    event_type, action, reason, controller, instance, regarding, related = key
+    event: JSON = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": cached.name, "namespace": cached.namespace},
+        "involvedObject": _reference_of(regarding),
+        "reason": reason,
+        "message": cached.note,
+        "source": {},
+        "firstTimestamp": None,
+        "lastTimestamp": None,
+        "type": event_type,
+        "eventTime": cached.event_time_text,
+        "series": cached.series(),
+        "action": action,
+    }
+    if any(related):
+        event["related"] = _reference_of(related)
+    event["reportingComponent"] = controller
+    event["reportingInstance"] = instance
+    return event
 
 
 class EventsV1Broadcaster:
@@ -91,11 +137,12 @@ class EventsV1Broadcaster:
         self._store = store
         self._clock = clock
         self._stamps = stamps_of(clock)
-        #: the cached events by isomorphic key (core/v1 form, `series` once repeated)
-        self._cache: dict[EventKey, JSON] = {}
+        #: the cached events by isomorphic key
+        self._cache: dict[EventKey, _Cached] = {}
         self._lock = threading.RLock()
         self._handles: list[Handle] = []
-        #: called with every event recorded, before it is written (the broadcaster's watchers)
+        #: called with every event recorded, before it is written (the broadcaster's watchers);
+        #: the event handed over is read-only
         self.watchers: list[EventWatcher] = []
 
     def new_recorder(self, reporting_controller: str, reporting_instance: str = "") -> EventsV1Recorder:
@@ -135,64 +182,58 @@ class EventsV1Broadcaster:
         """How many events the broadcaster remembers (singles and series)."""
         return len(self._cache)
 
-    def record(self, event: JSON) -> JSON | None:
-        """Hand `event` to the watchers and record it (recordToSink); returns what was written
-        (None when nothing was: a repeat only counted, or a write refused)."""
+    def record(self, event: JSON, now: float) -> JSON | None:
+        """Hand `event` (made at `now`) to the watchers and record it (recordToSink); returns what
+        was written (None when nothing was: a repeat only counted, or a write refused)."""
         for watcher in self.watchers:
-            watcher(_copy(event))
-        now = self._clock.now()
+            watcher(event)
         key = event_key(event)
         with self._lock:
             cached = self._cache.get(key)
             if cached is None:
-                self._cache[key] = event
-                return self._create(event)
-            series = cached.get("series")
-            if series is not None:
-                series["count"] = int(series.get("count") or 0) + 1
-                series["lastObservedTime"] = format_micro_time(now)
+                meta = event["metadata"]
+                cached = _Cached(meta["name"], meta["namespace"], event["message"], now, event["eventTime"])
+                self._cache[key] = cached
+                return self._create(event, cached)
+            cached.last_observed = self._clock.now()
+            if cached.count:
+                cached.count += 1
                 return None
-            cached["series"] = {"count": 2, "lastObservedTime": format_micro_time(now)}
-            return self._write_series(cached)
+            cached.count = 2
+            return self._write_series(key, cached)
 
     def refresh_series(self) -> None:
         """refreshExistingEventSeries: write every series again (its current count)."""
         with self._lock:
-            for key, event in list(self._cache.items()):
-                if event.get("series") is not None:
-                    written = self._write_series(event)
-                    if written is not None:
-                        self._cache[key] = {**written, "series": dict(written.get("series") or {})}
+            for key, cached in list(self._cache.items()):
+                if cached.count:
+                    self._write_series(key, cached)
 
     def finish_series(self) -> None:
         """finishSeries: write a series a last time once not observed for FINISH_TIME, and forget
         it; forget a single event FINISH_TIME after its eventTime."""
         horizon = self._clock.now() - FINISH_TIME
         with self._lock:
-            for key, event in list(self._cache.items()):
-                series = event.get("series")
-                if series is not None:
-                    if parse_time(str(series["lastObservedTime"])) < horizon:
-                        self._write_series(event)
+            for key, cached in list(self._cache.items()):
+                if cached.count:
+                    if cached.last_observed < horizon:
+                        self._write_series(key, cached)
                         del self._cache[key]
-                elif parse_time(str(event.get("eventTime"))) < horizon:
+                elif cached.event_time < horizon:
                     del self._cache[key]
 
-    def _write_series(self, event: Mapping[str, Any]) -> JSON | None:
+    def _write_series(self, key: EventKey, cached: _Cached) -> JSON | None:
         """recordEvent of a series: its `series` patched onto the stored Event, or the Event
         created again (with its name) when it is gone."""
-        meta = event["metadata"]
-        series = dict(event["series"])
+        series = cached.series()
         for _ in range(_CONFLICT_ATTEMPTS):
             try:
-                current = self._store.get("events", meta["namespace"], meta["name"])
+                current = self._store.get("events", cached.namespace, cached.name)
             except StatusError as error:
                 if error.code != 404:
                     return None
-                recreated = {**_copy(event), "series": series}
-                recreated["metadata"].pop("resourceVersion", None)
                 try:
-                    return self._store.create("events", recreated)
+                    return self._store.create("events", _event_of(key, cached))
                 except StatusError:
                     return None
             try:
@@ -202,16 +243,17 @@ class EventsV1Broadcaster:
                     return None
         return None
 
-    def _create(self, cached: JSON) -> JSON | None:
-        """The cached event created under its name, or a later nanosecond's when the name is
-        taken (then the cache follows the name)."""
-        name = str(cached["involvedObject"].get("name") or "")
+    def _create(self, event: JSON, cached: _Cached) -> JSON | None:
+        """The event created under its name, or a later nanosecond's when the name is taken
+        (then the cache follows the name). The store takes `event` over."""
+        name = str(event["involvedObject"].get("name") or "")
         now = self._clock.now()
         for attempt in range(_NAME_ATTEMPTS):
             if attempt:
-                cached["metadata"] = {**cached["metadata"], "name": f"{name}.{self._stamps.next(now):x}"}
+                cached.name = f"{name}.{self._stamps.next(now):x}"
+                event = {**event, "metadata": {**event["metadata"], "name": cached.name}}
             try:
-                return self._store.create("events", _copy(cached))
+                return self._store.create("events", event)
             except StatusError as error:
                 if error.reason != "AlreadyExists":
                     return None
@@ -227,6 +269,7 @@ class EventsV1Recorder:
         self.broadcaster = broadcaster
         self.component = reporting_controller
         self.reporting_instance = reporting_instance
+        self._stamped = (-1.0, "")
 
     def event(
         self,
@@ -242,18 +285,19 @@ class EventsV1Recorder:
     ) -> JSON | None:
         """Eventf(regarding, related, type, reason, action, note): record the event; returns the
         Event written (None when the repeat was only counted, or the write was refused)."""
-        return self.broadcaster.record(
-            self.make_event(
-                regarding,
-                event_type,
-                reason,
-                note,
-                kind,
-                action=action,
-                related=related,
-                related_kind=related_kind,
-            )
+        now = self.broadcaster._clock.now()
+        event = self.make_event(
+            regarding,
+            event_type,
+            reason,
+            note,
+            kind,
+            now=now,
+            action=action,
+            related=related,
+            related_kind=related_kind,
         )
+        return self.broadcaster.record(event, now)
 
     def make_event(
         self,
@@ -263,12 +307,14 @@ class EventsV1Recorder:
         note: str,
         kind: str,
         *,
+        now: float,
         action: str,
         related: Mapping[str, Any] | None = None,
         related_kind: str = "",
     ) -> JSON:
-        """makeEvent, in the core/v1 form the API server stores and serves."""
-        now = self.broadcaster._clock.now()
+        """makeEvent at `now`, in the core/v1 form the API server stores and serves."""
+        if now != self._stamped[0]:  # (a virtual clock's instant: many events, one eventTime)
+            self._stamped = (now, format_micro_time(now))
         ref = object_reference(regarding, kind)
         name = f"{ref['name']}.{self.broadcaster._stamps.next(now):x}"
         event: JSON = {
@@ -282,7 +328,7 @@ class EventsV1Recorder:
             "firstTimestamp": None,
             "lastTimestamp": None,
             "type": event_type,
-            "eventTime": format_micro_time(now),
+            "eventTime": self._stamped[1],
             "action": action,
         }
         if related is not None:
