@@ -1,6 +1,7 @@
 """A PodOwnerIndex of one owner kind (`owner_kind`, the DaemonSet controller's) files exactly the
 pods whose controller reference names that kind, under the reference's uid, whatever the history
-of adds, updates (alone or in groups: an adoption) and deletes; the callbacks are told of every
+of adds, updates (alone or in groups: an adoption; keeping the very owner references or not)
+and deletes; the callbacks are told of every
 change as an index of every kind tells them."""
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ def replay(steps: list[list[tuple[str, JSON]]], owner_kind: str | None) -> tuple
             if op == "delete":
                 if old is not None:
                     changes.append(("DELETED", key, old, current.pop(key)))
+            elif op == "touch":  # a status change: the very owner references and labels kept
+                if old is not None:
+                    touched = {**old, "metadata": {**old["metadata"]}, "status": {"n": len(steps)}}
+                    changes.append(("MODIFIED", key, old, touched))
+                    current[key] = touched
             elif old is None:
                 changes.append(("ADDED", key, None, obj))
                 current[key] = obj
@@ -80,7 +86,7 @@ OWNERS = st.one_of(
 STEPS = st.lists(
     st.lists(
         st.tuples(
-            st.sampled_from(["put", "put", "delete"]),
+            st.sampled_from(["put", "put", "touch", "delete"]),
             st.builds(pod, st.sampled_from(["a", "b", "c"]), OWNERS),
         ),
         min_size=1,

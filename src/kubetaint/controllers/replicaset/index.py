@@ -346,18 +346,23 @@ class PodOwnerIndex:
         on_changes(pairs, keys)
 
     def _unmoved_owner(self, old: JSON, new: JSON) -> tuple[bool, str | None]:
-        """For an indexed pod whose owner references and labels are the very objects it had (a
-        status, binding or other change not touching what is indexed): (True, its owner UID or
-        None for an orphan); nothing moves. (False, None) when `_index` has to look."""
+        """For a pod whose owner references and labels are the very objects it had (a status,
+        binding or other change not touching what is indexed), indexed or (orphans untracked)
+        not: (True, its owner UID, or None for an orphan or a pod left out); nothing moves.
+        (False, None) when `_index` has to look."""
         old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
         if old_meta.get("ownerReferences") is not new_meta.get("ownerReferences") or (
             old_meta.get("labels") is not new_meta.get("labels")
         ):
             return False, None
         key = key_of(new)
-        if key != key_of(old) or key not in self._owner_of:
+        if key != key_of(old):
             return False, None
-        return True, self._owner_of[key]
+        owner = self._owner_of.get(key, _ABSENT)
+        if owner is _ABSENT:
+            # not indexed: unless orphans are, the very references leave it out again
+            return not self._track_orphans, None
+        return True, owner  # type: ignore[return-value]  # (a str or None once indexed)
 
     def _delete(self, pod: JSON) -> None:
         self._unindex(key_of(pod))
