@@ -158,16 +158,19 @@ class DaemonSetController:
             yield key, new
 
     def _pods_added(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod))."""
-        self._mark_owned(self._with_metadata(items))
+        """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod)).
+        A pod without owner references (a start's listed orphans) has nothing to mark or queue."""
+        self._mark_owned(self._with_owner_references(items))
 
-    def _with_metadata(self, items: list[tuple[Key, JSON]]) -> Iterator[tuple[Key, JSON]]:
-        """Each (key, pod) whose metadata is an object; any other is told to `_pod_changed`."""
+    def _with_owner_references(self, items: list[tuple[Key, JSON]]) -> Iterator[tuple[Key, JSON]]:
+        """Each (key, pod) whose metadata is an object holding owner references; a pod whose
+        metadata is not an object is told to `_pod_changed`."""
         for key, pod in items:
-            if type(pod.get("metadata")) is not dict:
+            meta = pod.get("metadata")
+            if type(meta) is not dict:
                 self._pod_changed(None, pod)
-                continue
-            yield key, pod
+            elif meta.get("ownerReferences"):
+                yield key, pod
 
     def _mark_owned(self, entries: Iterable[tuple[Key, JSON]]) -> None:
         """Mark each (key, pod) in its controller's pods by node and queue its DaemonSet, as
