@@ -304,7 +304,15 @@ class PodOwnerIndex:
             keys.append(key)
             refs = new_meta.get("ownerReferences")
             if refs is old_meta.get("ownerReferences") and new_meta.get("labels") is old_meta.get("labels"):
-                self._reindex(old, new)  # nothing indexed changed (a status or binding change)
+                # nothing indexed changed (a status or binding change): `_reindex`, inline for a
+                # key kept, indexed or (orphans untracked) left out
+                if old_meta.get("name") is name and old_meta.get("namespace") is space:
+                    kept = owner_of.get(key, _ABSENT)
+                    if kept is not _ABSENT or not track:
+                        if type(kept) is str:  # an owned pod (not an orphan nor left out)
+                            versions[kept] = versions.get(kept, 0) + 1  # _bump
+                        continue
+                self._reindex(old, new)
                 continue
             if refs is not last_refs:
                 last_refs = refs
