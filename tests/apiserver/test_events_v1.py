@@ -221,3 +221,41 @@ def test_deleting_through_events_v1_removes_the_core_event(client: TestClient) -
     client.post(CORE, json=CORE_EVENT)
     assert client.delete(f"{EVENTS}/web.2").status_code == 200
     assert client.get(f"{CORE}/web.2").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        pytest.param(
+            {"series": "often"},
+            "json: cannot unmarshal string into Go struct field Event.series of type v1.EventSeries",
+            id="a series that is no object",
+        ),
+        pytest.param(
+            {"series": {"count": "two"}},
+            "json: cannot unmarshal string into Go struct field EventSeries.series.count of type int32",
+            id="a series count that is no number",
+        ),
+        pytest.param(
+            {"deprecatedSource": "kubelet"},
+            "json: cannot unmarshal string into Go struct field Event.deprecatedSource of type v1.EventSource",
+            id="a deprecated source that is no object",
+        ),
+    ],
+)
+def test_a_body_that_does_not_decode_into_the_events_v1_type_is_a_bad_request(
+    client: TestClient, change: dict[str, Any], message: str
+) -> None:
+    response = client.post(EVENTS, json={**V1_EVENT, **change})
+    assert response.status_code == 400
+    assert response.json()["message"] == f'Event in version "v1" cannot be handled as a Event: {message}'
+
+
+def test_a_json_patch_breaking_the_series_type_is_a_bad_request(client: TestClient) -> None:
+    client.post(EVENTS, json=V1_EVENT)
+    response = client.patch(
+        f"{EVENTS}/web.1",
+        json=[{"op": "add", "path": "/series", "value": "often"}],
+        headers={"Content-Type": "application/json-patch+json"},
+    )
+    assert response.status_code == 400

@@ -60,6 +60,7 @@ def _in(res: Resource, obj: JSON, old: JSON | None) -> JSON:
     events.k8s.io/v1 writes are (`old`: the stored object an update replaces)."""
     if not eventsv1.converts(res):
         return obj
+    check_decodable(obj)  # (a patched object too: the conversion reads well-typed fields only)
     stored = eventsv1.to_stored(obj)
     eventsv1.check_write(stored, old)
     return stored
