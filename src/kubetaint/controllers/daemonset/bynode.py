@@ -30,6 +30,8 @@ class PodsByNode:
         #: the revision (hash, template generation) `_outdated` is kept for, None before asked
         self._revision: tuple[str, str | None] | None = None
         self._outdated: set[Key] = set()
+        #: the nodes whose lists `refresh` rebuilt since `take_changed` last took them
+        self._changed: set[str] = set()
         for pod in pods:  # in key order
             node = target_node_name(pod)
             if node is not None:
@@ -62,6 +64,7 @@ class PodsByNode:
                     self._outdated.add(key)
         if not touched:
             return
+        self._changed |= touched
         result = dict(self.result)
         for node in touched:
             keys = self._keys.get(node)
@@ -76,6 +79,12 @@ class PodsByNode:
                     pods.append(pod)
             result[node] = pods
         self.result = result
+
+    def take_changed(self) -> set[str]:
+        """The nodes whose lists were rebuilt since the last call (every other node's list in
+        `result` is the very list it was then)."""
+        changed, self._changed = self._changed, set()
+        return changed
 
     def outdated(self, hash_: str, generation: str | None) -> int:
         """How many of the pods (those with a target node, as `result` holds them), not being

@@ -99,6 +99,8 @@ class DaemonSetController:
         # per DaemonSet uid: each node's share of its status counts
         self._counts: dict[str, NodeCounts] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
+        #: the last `_sorted_nodes` list and the node keys it holds every one of (else None)
+        self._sorted_last: tuple[list[JSON], list[Key] | None] = ([], None)
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
         #: id(template) -> (template, collisionCount, hash) of the last template hashed
         self._hash_memo: Memo[int, tuple[JSON, int | None, str]] = Memo(
@@ -227,7 +229,9 @@ class DaemonSetController:
             keys = [podutil.key_of(n) for n in self.nodes.items()]
             self._node_keys = sorted(keys, key=lambda key: key[1])
         nodes = [self.nodes.get(*key) for key in self._node_keys]
-        return [n for n in nodes if n is not None]
+        found = [n for n in nodes if n is not None]
+        self._sorted_last = (found, self._node_keys if len(found) == len(nodes) else None)
+        return found
 
     def _node_deleted(self, node: JSON) -> None:
         name = str((node.get("metadata") or {}).get("name") or "")
@@ -490,9 +494,30 @@ class DaemonSetController:
         counts = self._counts.get(uid)
         if counts is None:
             counts = self._counts[uid] = NodeCounts()
-        desired, current, misscheduled, ready, available, updated = counts.count(
-            nodes, verdicts, by_node, revision=revision, min_ready=min_ready, now=now
-        )
+        grouped = self._by_node.get(uid)
+        sorted_nodes, order = self._sorted_last
+        if (
+            placed is not None
+            and min_ready == 0
+            and grouped is not None
+            and by_node is grouped.result
+            and nodes is sorted_nodes
+            and order is not None
+        ):
+            # the nodes by name as `_sorted_nodes` found every one: only the nodes whose pods
+            # changed since the last count are counted again
+            found = counts.count_changed(
+                nodes,
+                verdicts,
+                by_node,
+                source=grouped,
+                order=order,
+                changed=grouped.take_changed(),
+                revision=revision,
+            )
+        else:
+            found = counts.count(nodes, verdicts, by_node, revision=revision, min_ready=min_ready, now=now)
+        desired, current, misscheduled, ready, available, updated = found
         status = {
             **(ds.get("status") or {}),
             "desiredNumberScheduled": desired,
