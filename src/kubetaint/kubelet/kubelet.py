@@ -108,7 +108,6 @@ class HollowKubelet(KubeletFaults):
         self._desired: dict[str, str] | None = None  # desired_conditions(), until a fault changes it
         self.memory_available = "0"
         self.last_status_post = float("-inf")
-        self.last_lease_renew: float | None = None
         self.lease = NodeLease(store, config.name, self.settings.node_lease_duration_seconds)
         self._posted: dict[str, str] | None = None  # owned condition statuses last posted
         self._relief: dict[str, Handle] = {}
@@ -185,8 +184,7 @@ class HollowKubelet(KubeletFaults):
         """The node lease controller's sync (see `kubetaint.kubelet.lease`)."""
         if self.stopped or not self.registered:
             return
-        if self.lease.renew(self.clock.now()):
-            self.last_lease_renew = self.clock.now()
+        self.lease.renew(self.clock.now())
 
     @property
     def ready(self) -> bool:
@@ -319,12 +317,10 @@ class HollowKubelet(KubeletFaults):
 
     def lease_written(self, stored: JSON | None, err: StatusError | None = None) -> None:
         """The outcome of a batched `lease_renewal` (as `renew_lease` records it)."""
-        now = self.clock.now()
         if stored is not None:
             self.lease.renewed(stored)
-            self.last_lease_renew = now
-        elif err is not None and self.lease.failed(err, now):
-            self.last_lease_renew = now
+        elif err is not None:
+            self.lease.failed(err, self.clock.now())
 
     # pods -------------------------------------------------------------------------------------
 

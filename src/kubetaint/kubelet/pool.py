@@ -138,11 +138,9 @@ class _Renewals:
                     kubelet.lease_written(lease)
             else:
                 stored, err = until_failure(self._store.commit(self._field_writes(), stop_at_failure=True))
-                now = self.now
                 if not posts:  # (the usual round: renewals only)
                     for kubelet, lease in zip(kubelets, stored, strict=False):
                         kubelet.lease.renewed_in_place(lease)
-                        kubelet.last_lease_renew = now
                 else:
                     for at, (kubelet, written) in enumerate(zip(kubelets, stored, strict=False)):
                         post = posts.get(at)
@@ -150,7 +148,6 @@ class _Renewals:
                             kubelet.status_posted(post, written)
                             continue
                         kubelet.lease.renewed_in_place(written)
-                        kubelet.last_lease_renew = now
             if err is None:
                 break
             done = len(stored)
@@ -188,7 +185,6 @@ class _Renewals:
                 stored, err = until_failure(kubelet.store.commit((renewal,)))
                 if stored:
                     kubelet.lease.renewed_in_place(stored[0])
-                    kubelet.last_lease_renew = self.now
             if err is not None:
                 self._failed(kubelet, post, err)
         self._kubelets.clear()

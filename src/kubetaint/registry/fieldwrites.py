@@ -47,27 +47,22 @@ def set_field(
 def set_fields(registry: Registry, ops: Sequence[SetField], stop_at_failure: bool) -> list[Result]:
     """A commit of several field writes (a heartbeat round's lease renewals and node status
     posts, in turn): one store commit when each is a heartbeat on objects this registry
-    stored (as `_until_failure` finds for one), else one after another."""
-    heartbeats, config = registry._heartbeats, registry._configuration()
-    admitted: set[tuple[str, str]] = set()  # (resource, namespace): admitted by the namespace
+    stored (as `_until_failure` finds for one; the objects of each resource checked together),
+    else one after another."""
+    by_resource: dict[str, list[JSON]] = {}  # each resource's objects, in turn
     for op in ops:
         resource = op.resource
-        if HEARTBEAT_FIELDS.get(resource) != op.path or not registry._trusts_heartbeats(resource):
+        if HEARTBEAT_FIELDS.get(resource) != op.path:
             break
-        spaces = heartbeats.batch_namespaces(resource, op.objects, config)
-        if spaces is None:
-            break
-        if not all((resource, ns) in admitted or registry._namespace_admits(resource, ns) for ns in spaces):
-            break
-        admitted.update((resource, ns) for ns in spaces)
+        objects = by_resource.get(resource)
+        if objects is None:
+            objects = by_resource[resource] = []
+        objects.extend(op.objects)
     else:
-        results = registry.store.commit(ops, stop_at_failure=stop_at_failure)
-        start = 0
-        for op in ops:
-            end = start + len(op.objects)
-            heartbeats.remember_results(op.resource, results[start:end])
-            start = end
-        return results
+        if all(_trusted(registry, resource, objects) for resource, objects in by_resource.items()):
+            results = registry.store.commit(ops, stop_at_failure=stop_at_failure)
+            _remember(registry, ops, results)
+            return results
     results = []
     for op in ops:
         written = set_field(
@@ -77,6 +72,40 @@ def set_fields(registry: Registry, ops: Sequence[SetField], stop_at_failure: boo
         if stop_at_failure and written and isinstance(written[-1], StatusError):
             break
     return results
+
+
+def _trusted(registry: Registry, resource: str, objects: list[JSON]) -> bool:
+    """Whether a heartbeat field write of `objects` needs no admission nor validation."""
+    if not registry._trusts_heartbeats(resource):
+        return False
+    spaces = registry._heartbeats.batch_namespaces(resource, objects, registry._configuration())
+    return spaces is not None and all(registry._namespace_admits(resource, ns) for ns in spaces)
+
+
+def _remember(registry: Registry, ops: Sequence[SetField], results: list[Result]) -> None:
+    """Record the results of a commit of trusted heartbeat field writes, each resource's together:
+    kept as they are (the next round's batch) when every one of them was stored."""
+    heartbeats = registry._heartbeats
+    stored: dict[str, list[Result]] = {}
+    start = 0
+    for op in ops:
+        end = start + len(op.objects)
+        mine = stored.get(op.resource)
+        if mine is None:
+            mine = stored[op.resource] = []
+        mine.extend(results[start:end])
+        start = end
+    for resource, written in stored.items():
+        if any(type(obj) is not dict for obj in written) or len(written) < sum(
+            len(op.objects) for op in ops if op.resource == resource
+        ):
+            heartbeats.remember_results(resource, written)
+        else:
+            heartbeats.remember_written(
+                resource,
+                written,  # type: ignore[arg-type]  # (stored objects only)
+                frozenset(obj["metadata"].get("namespace") or "" for obj in written),  # type: ignore[index]
+            )
 
 
 def _until_failure(

@@ -88,7 +88,9 @@ class FieldWriteGroup:
         *,
         path: FieldPath,
         value: object,
+        namespace: str | None = None,
     ) -> None:
+        """`namespace`: the one namespace of every key, when the writer knows it."""
         self.resource = resource
         self.path = path
         self.value = value
@@ -98,7 +100,7 @@ class FieldWriteGroup:
         self.first_rv = first_rv
         self._events: list[WatchEvent] | None = None
         self._tail: list[WatchEvent] = []  # the events of the last len(_tail) updates
-        self._namespaces: frozenset[str] | None = None
+        self._namespaces: frozenset[str] | None = None if namespace is None else frozenset((namespace,))
 
     def __len__(self) -> int:
         return len(self.news)

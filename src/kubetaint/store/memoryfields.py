@@ -57,9 +57,10 @@ class FieldWrites:
         failure: errors.StatusError | None = None
         with self._lock:
             first_rv = self._rv
+            namespace: str | None = None  # the run's one namespace
             if resource != "pods":  # (a pod write keeps the store's node index: `_set_in`)
                 spaces = self._objects.get(resource, {})
-                write_current_run(
+                namespace = write_current_run(
                     spaces, objects, path=path, value=value, first_rv=first_rv, written=(keys, olds, news)
                 )
             self._rv = first_rv + len(news)
@@ -70,7 +71,9 @@ class FieldWrites:
                     self._history.append(event)
                     self._dispatcher.publish(ChangeBatch((event,)))
                 elif news:
-                    group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
+                    group = FieldWriteGroup(
+                        resource, keys, olds, news, first_rv + 1, path=path, value=value, namespace=namespace
+                    )
                     add_to_history(self._history, group)  # its events built only when read
                     self._dispatcher.publish(ChangeBatch.field_write_of(group))
             else:
@@ -166,13 +169,14 @@ def write_current_run(
     value: object,
     first_rv: int,
     written: tuple[list[tuple[str, str]], list[JSON], list[JSON]],
-) -> None:
+) -> str | None:
     """A store's field write of the run of `objects`, from the first, that are plainly current:
     each held by its store bucket (`spaces`: namespace -> name -> object) under its name, in the
     first object's namespace, without a generation to bump, its field differing from `value`.
     Each is replaced by a copy with the field set and resourceVersion `first_rv` + 1, + 2, ...;
     its key, old and new object are appended to `written` (keys, olds, news). The run stops
-    before the first other object, which the store's general loop takes.
+    before the first other object, which the store's general loop takes. Returns the run's
+    namespace (None when the run is empty).
 
     The store's own checks of such an object (metadata a dict with uid, creationTimestamp and
     resourceVersion) hold for every object it stores, so only identity with the stored object is
@@ -182,9 +186,9 @@ def write_current_run(
         namespace = objects[0]["metadata"].get("namespace") or ""
         bucket = spaces[namespace]
     except (IndexError, KeyError, TypeError, AttributeError):
-        return
+        return None
     if type(namespace) is not str:
-        return
+        return None
     part, field = path
     copy, absent = dict.copy, _ABSENT
     current_of = bucket.get
@@ -195,10 +199,10 @@ def write_current_run(
             meta = obj["metadata"]
             name = meta["name"]
             if current_of(name) is not obj or "generation" in meta:
-                return
+                break
             current = obj[part]
             if current.get(field, absent) == value:
-                return  # unchanged: the general loop's no-op
+                break  # unchanged: the general loop's no-op
             changed = copy(current)  # (a TypeError unless a dict)
             changed[field] = value
             new_meta = copy(meta)
@@ -211,7 +215,8 @@ def write_current_run(
             append_old(obj)
             append_new(stored)
     except (KeyError, TypeError, AttributeError):
-        return  # an object of another shape: the general loop takes it
+        pass  # an object of another shape: the general loop takes it
+    return namespace if news else None
 
 
 #: A bounded history's entry: an event, or one of a field-write group's updates. A group stands in

@@ -27,13 +27,14 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_left
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
 from operator import itemgetter
 
 from kubetaint.clock.base import Clock
-from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker
+from kubetaint.controllers.nodelifecycle.health import NODE_LEASE_NAMESPACE, NodeHealthTracker
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.store.changes import FieldWriteGroup
@@ -51,6 +52,8 @@ def _first_name(entry: tuple[str, tuple[list[str], list[tuple[str, str]]]]) -> s
 
 #: the name of a (namespace, name) key
 _NAME = itemgetter(1)
+#: the namespaces of a field write of node leases alone
+_NODE_LEASES = frozenset((NODE_LEASE_NAMESPACE,))
 
 
 class Settled(Enum):
@@ -107,18 +110,21 @@ class MonitorWork:
             self.posted_nodes.pop(name, None)
 
     def leases_changed(self, changes: Changes) -> None:
-        """The lease informer's handler: each changed lease by node name, for the next pass to
-        observe. A heartbeat round alone since the last pass is kept as it is."""
+        """The lease informer's handler: each changed node lease (namespace kube-node-lease) by
+        node name, for the next pass to observe. A heartbeat round alone since the last pass is
+        kept as it is."""
         group, changed = changes.field_write, self.changed_leases
-        if group is not None and self._renewed is None and not changed:
-            self._renewed = group
-            return
-        self._enter_renewed()
-        if group is not None:
+        if group is not None and group.namespaces() == _NODE_LEASES:
+            if self._renewed is None and not changed:
+                self._renewed = group
+                return
+            self._enter_renewed()
             changed.update(zip(map(_NAME, group.keys), group.news, strict=True))
             return
-        for kind, (_, name), _, lease in changes:
-            changed[name] = None if kind == "DELETED" else lease
+        self._enter_renewed()
+        for kind, (namespace, name), _, lease in changes:
+            if namespace == NODE_LEASE_NAMESPACE:
+                changed[name] = None if kind == "DELETED" else lease
 
     def _enter_renewed(self) -> None:
         """Enter the kept heartbeat round into `changed_leases` (something else changed too)."""
@@ -209,12 +215,15 @@ class MonitorWork:
         health, settled = self._health, self.settled
         observe_next, self._observe_next = self._observe_next, set()
         posted = self._observe_posts(now)
-        names: Container[str] = settled if not posted else _Without(settled, posted)
+        names: AbstractSet[str] = settled.keys() if not posted else settled.keys() - posted
         group = self._renewed
         if group is not None:
             self._renewed = None
-            renew = group.value if group.path == RENEW_TIME and type(group.value) is str else None
-            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), names, now, renew)
+            renewed_names = list(map(_NAME, group.keys))
+            if group.path == RENEW_TIME and type(group.value) is str:
+                health.observe_round(renewed_names, group.news, names, now, group.value)
+            else:
+                health.observe_leases(zip(renewed_names, group.news, strict=True), names, now)
         else:
             health.observe_leases(self.changed_leases.items(), names, now)
             self.changed_leases.clear()
@@ -282,19 +291,6 @@ def status_post_only(old: JSON, new: JSON) -> bool:
 
 #: stands for a field an object does not have
 _ABSENT = object()
-
-
-class _Without:
-    """The names of `names` but those of `left_out`."""
-
-    __slots__ = ("_left_out", "_names")
-
-    def __init__(self, names: Container[str], left_out: Container[str]) -> None:
-        self._names = names
-        self._left_out = left_out
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names and name not in self._left_out
 
 
 class Requeues:
