@@ -127,6 +127,15 @@ class NodeHealthTracker:
     def get(self, name: str) -> NodeHealth | None:
         return self._record(name)
 
+    def probe_timestamp(self, name: str) -> float | None:
+        """The record's probe_timestamp (None: no record), read without entering a lease observed
+        in bulk."""
+        at = self._observed_at.get(name)
+        if at is not None and name in self._records:
+            return at
+        record = self._records.get(name)
+        return None if record is None else record.probe_timestamp
+
     def reset_probes(self, names: list[str], now: float) -> None:
         """On leaving full-disruption mode every node gets a fresh grace period."""
         for name in names:

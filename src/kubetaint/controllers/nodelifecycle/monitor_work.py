@@ -31,7 +31,6 @@ from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
-from operator import itemgetter
 
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.nodelifecycle.health import NODE_LEASE_NAMESPACE, NodeHealthTracker
@@ -50,8 +49,6 @@ def _first_name(entry: tuple[str, tuple[list[str], list[tuple[str, str]]]]) -> s
     return entry[1][0][0]
 
 
-#: the name of a (namespace, name) key
-_NAME = itemgetter(1)
 #: the namespaces of a field write of node leases alone
 _NODE_LEASES = frozenset((NODE_LEASE_NAMESPACE,))
 
@@ -119,7 +116,7 @@ class MonitorWork:
                 self._renewed = group
                 return
             self._enter_renewed()
-            changed.update(zip(map(_NAME, group.keys), group.news, strict=True))
+            changed.update(zip(group.names, group.news, strict=True))
             return
         self._enter_renewed()
         for kind, (namespace, name), _, lease in changes:
@@ -131,7 +128,7 @@ class MonitorWork:
         group = self._renewed
         if group is not None:
             self._renewed = None
-            self.changed_leases.update(zip(map(_NAME, group.keys), group.news, strict=True))
+            self.changed_leases.update(zip(group.names, group.news, strict=True))
 
     def to_visit(self) -> list[str]:
         """The names of the nodes this pass visits, in name order."""
@@ -219,11 +216,10 @@ class MonitorWork:
         group = self._renewed
         if group is not None:
             self._renewed = None
-            renewed_names = list(map(_NAME, group.keys))
             if group.path == RENEW_TIME and type(group.value) is str:
-                health.observe_round(renewed_names, group.news, names, now, group.value)
+                health.observe_round(group.names, group.news, names, now, group.value)
             else:
-                health.observe_leases(zip(renewed_names, group.news, strict=True), names, now)
+                health.observe_leases(zip(group.names, group.news, strict=True), names, now)
         else:
             health.observe_leases(self.changed_leases.items(), names, now)
             self.changed_leases.clear()
@@ -236,8 +232,8 @@ class MonitorWork:
             node = settled.get(name)
             if node is None or node.deadline != deadline:
                 continue  # unsettled or settled again since
-            record = health.get(name)
-            renewed = record.probe_timestamp + grace if record is not None else deadline
+            probe = health.probe_timestamp(name)
+            renewed = probe + grace if probe is not None else deadline
             if renewed < now:
                 self.unsettle(name)
             else:
