@@ -25,6 +25,7 @@ visit it would take then does).
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
@@ -84,8 +85,11 @@ class MonitorWork:
         self._requeued_zones: dict[str, tuple[list[str], list[tuple[str, str]]]] = {}
         #: zone → (settled Ready nodes, settled nodes) counted there
         self._counts: dict[str, list[int]] = {}
-        #: (deadline, name) of settled nodes; an entry is checked against the node when it comes
-        self._deadlines: list[tuple[float, str]] = []
+        #: (deadline, sequence number, names) of settled nodes (the nodes a pass finds renewed
+        #: till one deadline share an entry); each name is checked against its node when the
+        #: entry comes
+        self._deadlines: list[tuple[float, int, list[str]]] = []
+        self._entries = itertools.count()
         self.changed_nodes: set[str] = set()
         #: node name → its lease as last changed (None: deleted)
         self.changed_leases: dict[str, JSON | None] = {}
@@ -167,7 +171,7 @@ class MonitorWork:
             counts[0] += node.kind is Settled.READY
             counts[1] += 1
         if node.deadline != math.inf:
-            heapq.heappush(self._deadlines, (node.deadline, name))
+            heapq.heappush(self._deadlines, (node.deadline, next(self._entries), [name]))
 
     def unsettle(self, name: str) -> None:
         self.unsettled.add(name)
@@ -227,18 +231,22 @@ class MonitorWork:
             leases = [(name, health.current_lease(name)) for name in sorted(observe_next)]
             health.observe_leases(leases, names, now)
         deadlines, grace = self._deadlines, self._grace
+        later: dict[float, list[str]] = {}  # the nodes found renewed, by their next deadline
         while deadlines and deadlines[0][0] < now:
-            deadline, name = heapq.heappop(deadlines)
-            node = settled.get(name)
-            if node is None or node.deadline != deadline:
-                continue  # unsettled or settled again since
-            probe = health.probe_timestamp(name)
-            renewed = probe + grace if probe is not None else deadline
-            if renewed < now:
-                self.unsettle(name)
-            else:
-                node.deadline = renewed
-                heapq.heappush(deadlines, (renewed, name))
+            deadline, _, due = heapq.heappop(deadlines)
+            for name in due:
+                node = settled.get(name)
+                if node is None or node.deadline != deadline:
+                    continue  # unsettled or settled again since
+                probe = health.probe_timestamp(name)
+                renewed = probe + grace if probe is not None else deadline
+                if renewed < now:
+                    self.unsettle(name)
+                else:
+                    node.deadline = renewed
+                    later.setdefault(renewed, []).append(name)
+        for deadline, renewed_names in later.items():
+            heapq.heappush(deadlines, (deadline, next(self._entries), renewed_names))
 
     def _observe_posts(self, now: float) -> set[str]:
         """Observe the status posts on settled Ready nodes since the last pass (the others are
