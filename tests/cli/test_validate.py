@@ -214,3 +214,32 @@ def test_several_files_in_either_form(tmp_path: Path, form: str) -> None:
         "node/gpu-1 valid",
         "pod/trainer valid",
     ]
+
+
+KEY_IN_SELECTOR = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  containers: [{name: c, image: busybox}]
+  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: topology.kubernetes.io/zone
+    whenUnsatisfiable: DoNotSchedule
+    labelSelector: {matchLabels: {app: web}}
+    matchLabelKeys: [app]
+"""
+
+
+def test_a_pod_is_validated_with_its_label_keys_merged_as_on_create(tmp_path: Path) -> None:
+    """kube-apiserver merges the pod's value of `app` into the selector before it validates: the
+    key is then in the selector twice."""
+    out = run("-f", write(tmp_path, "web.yaml", KEY_IN_SELECTOR))
+    assert out.returncode == 1
+    assert out.stdout == (
+        'The Pod "web" is invalid: spec.topologySpreadConstraints[0][0]: Invalid value: "app": '
+        "exists in both matchLabelKeys and labelSelector\n"
+    )
+    unlabelled = KEY_IN_SELECTOR.replace(", labels: {app: web}", "")
+    out = run("-f", write(tmp_path, "unlabelled.yaml", unlabelled))
+    assert (out.returncode, out.stdout) == (0, "pod/web valid\n")

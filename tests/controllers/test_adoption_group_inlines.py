@@ -58,6 +58,11 @@ def _adoptions(pods: list[JSON], refs: list[list[JSON] | None]) -> Group:
     return pods, [(i, taking(p, r)) for i, (p, r) in enumerate(zip(pods, refs, strict=True))]
 
 
+def _status_changes(pods: list[JSON]) -> Group:
+    """Each pod's status changed, its very metadata object kept (its references and labels)."""
+    return pods, [(i, {**p, "status": {"phase": "Running"}}) for i, p in enumerate(pods)]
+
+
 GROUPS = [
     pytest.param(
         _adoptions([pod(f"p{i}", labels=WEB) for i in range(4)], [A] * 4), id="one list for every pod"
@@ -100,21 +105,35 @@ GROUPS = [
         ),
         id="the same pod adopted then relabeled in one group",
     ),
+    pytest.param(
+        _status_changes(
+            [pod("p0", labels=WEB, ownerReferences=A), pod("p1", labels=WEB), pod("p2", labels=WEB)]
+        ),
+        id="status changes keeping the very references and labels move nothing",
+    ),
+    pytest.param(
+        _status_changes(
+            [pod("p0", ownerReferences=[ref("d", kind="DaemonSet")]), pod("p1", ownerReferences=B)]
+        ),
+        id="status changes of a DaemonSet's pod and a ReplicaSet's",
+    ),
 ]
 
 
-def _indexed(pods: list[JSON], *, orphans: bool) -> tuple[PodOwnerIndex, Informer]:
+def _indexed(pods: list[JSON], *, orphans: bool, kind: str | None = None) -> tuple[PodOwnerIndex, Informer]:
     _, store, _ = make_env()
     informer = Informer(store, "pods")
-    index = PodOwnerIndex(informer, lambda _o, _n: None, orphans=orphans, on_changes=lambda _p, _k: None)
+    index = PodOwnerIndex(
+        informer, lambda _o, _n: None, orphans=orphans, owner_kind=kind, on_changes=lambda _p, _k: None
+    )
     for body in pods:
         index._add(body)
     return index, informer
 
 
-def _fed(group: Group, *, at_once: bool, orphans: bool) -> tuple[Any, ...]:
+def _fed(group: Group, *, at_once: bool, orphans: bool, kind: str | None = None) -> tuple[Any, ...]:
     pods, changes = group
-    index, _ = _indexed(pods, orphans=orphans)
+    index, _ = _indexed(pods, orphans=orphans, kind=kind)
     current = list(pods)
     pairs = []
     for i, new in changes:
@@ -132,6 +151,13 @@ def _fed(group: Group, *, at_once: bool, orphans: bool) -> tuple[Any, ...]:
 @pytest.mark.parametrize("group", GROUPS)
 def test_an_adoption_group_indexes_what_each_update_indexes(group: Group, orphans: bool) -> None:
     assert _fed(group, at_once=True, orphans=orphans) == _fed(group, at_once=False, orphans=orphans)
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_a_group_indexes_what_each_update_indexes_in_an_index_of_daemonset_pods(group: Group) -> None:
+    assert _fed(group, at_once=True, orphans=False, kind="DaemonSet") == (
+        _fed(group, at_once=False, orphans=False, kind="DaemonSet")
+    )
 
 
 def test_the_versions_count_each_pod_of_the_group_once() -> None:

@@ -12,6 +12,7 @@ import pytest
 from controllers.batch_builders import create_job, events, get, job, pods, running_plane
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.controllers.job.claim import claim_pods
+from kubetaint.controllers.job.controller import JobController
 
 JSON = dict[str, Any]
 SELECTOR = {"matchLabels": {"app": "batch"}}
@@ -113,3 +114,61 @@ def test_claim_pods_table(job_obj, owned, orphans, adopt, release) -> None:
     claim = claim_pods(job_obj, selector, owned, orphans)
     assert [p["metadata"]["name"] for p in claim.adopt] == adopt
     assert [p["metadata"]["name"] for p in claim.release] == release
+
+
+def _job_controller(plane: Any) -> JobController:
+    return next(c for c in plane.controllers if isinstance(c, JobController))
+
+
+def _held_job(plane: Any) -> JobController:
+    """A running plane whose Job `held` is being deleted (a finalizer keeps it) and an orphan pod
+    `stray` its selector matches (a Job being deleted adopts nothing); nothing queued."""
+    manifest = manual_job("held", parallelism=1, completions=1)
+    manifest["metadata"]["finalizers"] = ["example.com/hold"]
+    create_job(plane, manifest)
+    plane.clock.advance(1)
+    for owned in pods(plane):
+        plane.store.delete("pods", "default", owned["metadata"]["name"])
+    plane.registry.delete("jobs.batch", "default", "held")
+    plane.store.create("pods", bare_pod("stray", {"app": "batch"}))
+    plane.clock.advance(1)
+    assert get(plane, "jobs.batch", "held")["metadata"].get("deletionTimestamp")
+    assert not get(plane, "pods", "stray")["metadata"].get("ownerReferences")
+    controller = _job_controller(plane)
+    assert len(controller.queue) == 0
+    return controller
+
+
+@pytest.mark.parametrize(
+    ("change", "queued"),
+    [
+        pytest.param({"annotations": {"note": "changed"}}, False, id="an annotation change queues no Job"),
+        pytest.param(
+            {"labels": {"app": "batch", "tier": "x"}}, True, id="a label change queues the matching Job"
+        ),
+    ],
+)
+def test_an_orphans_update_queues_the_matching_jobs_only_when_its_labels_or_controller_ref_change(
+    change: JSON, queued: bool
+) -> None:
+    plane = running_plane("n1")
+    controller = _held_job(plane)
+    stray = get(plane, "pods", "stray")
+    meta = stray["metadata"]
+    plane.store.update("pods", {**stray, "metadata": {**meta, **change}})
+    assert len(controller.queue) == (1 if queued else 0)
+
+
+def test_an_orphan_being_deleted_queues_no_job() -> None:
+    plane = running_plane("n1")
+    controller = _held_job(plane)
+    stray = get(plane, "pods", "stray")
+    held = {**stray["metadata"], "finalizers": ["example.com/hold"]}
+    plane.store.update("pods", {**stray, "metadata": held})
+    assert len(controller.queue) == 0  # (a finalizer change: no label or controller reference change)
+    plane.registry.delete("pods", "default", "stray")
+    deleting = get(plane, "pods", "stray")
+    assert deleting["metadata"].get("deletionTimestamp")
+    relabelled = {**deleting["metadata"], "labels": {"app": "batch", "tier": "x"}}
+    plane.store.update("pods", {**deleting, "metadata": relabelled})
+    assert len(controller.queue) == 0

@@ -83,3 +83,25 @@ def test_other_accounts_deleted_are_not_recreated() -> None:
     store.delete("serviceaccounts", "a", "builder")
     clock.advance(0)
     assert accounts(store) == [("a", "default")]
+
+
+def test_a_create_the_api_server_refuses_is_retried_with_backoff() -> None:
+    from kubetaint.api.errors import StatusError
+    from kubetaint.store.memory import MemoryStore
+
+    clock, _, _ = make_env()
+    refusals = [True, True]
+
+    class Refusing(MemoryStore):
+        def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
+            if resource == "serviceaccounts" and refusals and refusals.pop():
+                raise StatusError(500, "InternalError", "etcd is down")
+            return super().create(resource, obj, dry_run=dry_run)
+
+    store = Refusing(clock)
+    ServiceAccountsController(store, clock).start()
+    store.create("namespaces", namespace("a"))
+    clock.advance(0.01)
+    assert accounts(store) == []  # refused at 0 and at 5 ms; retried at 15 ms
+    clock.advance(0.01)
+    assert accounts(store) == [("a", "default")]

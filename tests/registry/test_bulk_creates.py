@@ -289,6 +289,41 @@ def test_a_gap_in_resource_versions_drops_every_entry() -> None:
     assert len(memo) == 0
 
 
+def _versions(*numbers: int) -> list[JSON]:
+    return [{"metadata": {"resourceVersion": str(n)}} for n in numbers]
+
+
+@pytest.mark.usefixtures("default_mode")
+@pytest.mark.parametrize(
+    "offsets",
+    [
+        pytest.param([1, 2, 3], id="the next resourceVersions, one after another"),
+        pytest.param([2, 3, 4], id="a write before the run"),
+        pytest.param([1, 3, 4], id="a write inside the run"),
+        pytest.param([1, 2, 4], id="a write before the last pod"),
+        pytest.param([1], id="a run of one pod"),
+        pytest.param([3], id="a run of one pod after another write"),
+    ],
+)
+def test_a_stored_run_keeps_the_entries_exactly_when_storing_each_pod_would(offsets: list[int]) -> None:
+    registry = make_registry()
+    create_all(registry, SETUP)
+    base = registry.store.current_resource_version()
+    run = _versions(*(base + n for n in offsets))
+    memos = []
+    for _ in range(2):
+        memo = PodAdmissionMemo(registry.store, StoreLookup(registry.store))
+        memo.start_bulk()
+        obj = pod("p")
+        memo.remember(obj, {**obj, "spec": {**obj["spec"], "priority": 0}}, [], None)
+        memos.append(memo)
+    each, at_once = memos
+    for created in run:
+        each.stored(created)
+    at_once.stored_run(run)
+    assert (len(at_once), at_once._bulk_resource_version) == (len(each), each._bulk_resource_version)
+
+
 class RecordingLookup:
     """A lookup that records which resources admission reads."""
 

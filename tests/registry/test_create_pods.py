@@ -21,7 +21,7 @@ from kubetaint.clock import VirtualClock
 from kubetaint.registry import Registry, StoreLookup, api_validator
 from kubetaint.sim.cluster import seeded_uids
 from kubetaint.store.changes import each_event
-from kubetaint.store.interface import ListResult, WatchEvent
+from kubetaint.store.interface import Create, ListResult, WatchEvent, until_failure
 from kubetaint.store.memory import MemoryStore
 from store.commits import create_many
 
@@ -69,15 +69,25 @@ def pod(name: str, node: str = "node-1", namespace: str = "default", **spec: Any
     }
 
 
+#: Containers with limits only (SetDefaults_Pod gives them requests), one list shared by the pods.
+LIMITS_ONLY: JSON = {
+    "containers": [{"name": "app", "image": "app", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]
+}
+LIMITS_INIT: JSON = {
+    **LIMITS_ONLY,
+    "initContainers": [{"name": "init", "image": "init", "resources": {"limits": {"cpu": "2"}}}],
+}
+
+
 def outcome(err: StatusError | None) -> str | None:
     return None if err is None else f"{err.code} {err.message} {err.causes}"
 
 
-def one_by_one(registry: Registry, pods: list[JSON]) -> tuple[list[JSON], str | None]:
+def one_by_one(registry: Registry, pods: list[JSON], restore: bool = False) -> tuple[list[JSON], str | None]:
     created: list[JSON] = []
     for obj in pods:
         try:
-            created.append(registry.create("pods", obj))
+            created.append(registry.create("pods", obj, restore=restore))
         except StatusError as err:
             return created, outcome(err)
     return created, None
@@ -135,6 +145,18 @@ RUNS = [
     ),
     pytest.param([pod("p0", activeDeadlineSeconds=0), pod("p1")], id="the first pod refused"),
     pytest.param([], id="no pod at all"),
+    pytest.param(
+        [pod(f"p{i}", node=f"node-{i}", **LIMITS_ONLY) for i in range(4)],
+        id="pods of one template whose requests default to their limits",
+    ),
+    pytest.param(
+        [pod(f"p{i}", **(LIMITS_ONLY if i % 2 else {})) for i in range(5)],
+        id="two templates in turn, one defaulted",
+    ),
+    pytest.param(
+        [pod("p0", **LIMITS_ONLY), pod("p1", **LIMITS_ONLY), pod("p2", **LIMITS_INIT)],
+        id="the same containers, then other init containers",
+    ),
 ]
 
 
@@ -142,19 +164,29 @@ RUNS = [
 @pytest.mark.parametrize(
     "store_kind", [pytest.param("memory", id="memory"), pytest.param("generic", id="generic")]
 )
+@pytest.mark.parametrize(
+    "restore", [pytest.param(False, id="created"), pytest.param(True, id="restored (a scenario loaded)")]
+)
 @pytest.mark.parametrize("pods", RUNS)
-def test_create_pods_is_one_create_after_another(pods: list[JSON], bulk: bool, store_kind: str) -> None:
+def test_create_pods_is_one_create_after_another(
+    pods: list[JSON], bulk: bool, store_kind: str, restore: bool
+) -> None:
     reference = make_registry(make_store())
     store: Any = make_store() if store_kind == "memory" else CreateOnlyStore(make_store())
     batched = make_registry(store)
+
+    def at_once(pods: list[JSON]) -> tuple[list[JSON], StatusError | None]:
+        creates = [Create("pods", obj) for obj in pods]
+        return until_failure(batched.commit(creates, stop_at_failure=True, restore=restore))
+
     if bulk:
         with reference.bulk_creates():
-            expected, expected_err = one_by_one(reference, copy.deepcopy(pods))
+            expected, expected_err = one_by_one(reference, copy.deepcopy(pods), restore)
         with batched.bulk_creates():
-            got, got_err = create_many(batched, "pods", copy.deepcopy(pods))
+            got, got_err = at_once(copy.deepcopy(pods))
     else:
-        expected, expected_err = one_by_one(reference, copy.deepcopy(pods))
-        got, got_err = create_many(batched, "pods", copy.deepcopy(pods))
+        expected, expected_err = one_by_one(reference, copy.deepcopy(pods), restore)
+        got, got_err = at_once(copy.deepcopy(pods))
     assert json.dumps(got) == json.dumps(expected)
     assert outcome(got_err) == expected_err
     assert state(batched) == state(reference)

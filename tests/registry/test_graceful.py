@@ -270,3 +270,49 @@ def test_a_pod_the_garbage_collector_deletes_keeps_its_finalizers_honoured() -> 
     cp.registry.update("pods", {**left, "metadata": {**left["metadata"], "finalizers": []}})
     clock.advance(1)
     assert cp.store.list("pods", namespace="default").items == []
+
+
+def _immediate_registry(clock: bool) -> Registry:
+    """A registry deleting pods at once (the simulator's): with or without a clock."""
+    store_clock = VirtualClock(start=NOW)
+    return Registry(MemoryStore(store_clock), rng=random.Random(1), clock=store_clock if clock else None)
+
+
+@pytest.mark.parametrize(
+    ("clock", "stamp"),
+    [
+        pytest.param(True, format_time(NOW), id="with a clock the deletion timestamp is now"),
+        pytest.param(False, format_time(0), id="without a clock the deletion timestamp is the epoch"),
+    ],
+)
+def test_a_pod_deleted_at_once_is_only_marked_while_it_has_finalizers(clock: bool, stamp: str) -> None:
+    registry = _immediate_registry(clock)
+    registry.store.create("pods", _with_finalizer(pod()))
+    registry.delete("pods", "default", "p")
+    meta = registry.get("pods", "default", "p")["metadata"]
+    assert (meta["deletionTimestamp"], meta["deletionGracePeriodSeconds"]) == (stamp, 0)
+    assert meta["finalizers"] == ["example.com/keep"]
+    marked = registry.get("pods", "default", "p")
+    registry.update("pods", {**marked, "metadata": {**marked["metadata"], "finalizers": []}})
+    with pytest.raises(StatusError) as info:
+        registry.get("pods", "default", "p")
+    assert info.value.code == 404
+
+
+def test_a_pod_deleted_at_once_without_finalizers_is_removed() -> None:
+    registry = _immediate_registry(True)
+    registry.store.create("pods", pod())
+    registry.delete("pods", "default", "p")
+    with pytest.raises(StatusError) as info:
+        registry.get("pods", "default", "p")
+    assert info.value.code == 404
+
+
+def test_a_pod_already_marked_is_not_written_again_by_a_delete_at_once() -> None:
+    registry = _immediate_registry(True)
+    stored = registry.store.create("pods", _with_finalizer(pod(deleting=(NOW - 5, 0))))
+    registry.delete("pods", "default", "p")
+    assert (
+        registry.get("pods", "default", "p")["metadata"]["resourceVersion"]
+        == stored["metadata"]["resourceVersion"]
+    )

@@ -426,3 +426,9 @@ def test_remembering_a_run_at_once_remembers_what_remembering_each_does(
     at_once.remember_all(items, config)
     assert at_once._stored == one_by_one._stored
     assert at_once._config == one_by_one._config
+    created = PodTrust()
+    created.remember(("default", "p9"), earlier, first)
+    created.remember(("default", "p1"), earlier, first)
+    created.remember_created([obj for _, obj in items], config)
+    assert created._stored == one_by_one._stored
+    assert created._config == one_by_one._config

@@ -137,3 +137,37 @@ def test_a_binding_to_another_node_than_assumed_moves_the_pod() -> None:
     reference, _ = _assumed_then_bound(lambda p: json.loads(json.dumps(bound_pod(p, "n2"))))
     assert cache_state(shortcut) == cache_state(reference)
     assert shortcut.pod_nodes[pod_key(bound)] == "n2"
+
+
+def _nominated(p: JSON) -> JSON:
+    return {**p, "status": {**(p.get("status") or {}), "nominatedNodeName": "n2"}}
+
+
+def _attributes(pi: PodInfo) -> dict[str, Any]:
+    return {name: getattr(pi, name) for name in PodInfo.__slots__}
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        pytest.param([_owner_change], id="an adoption"),
+        pytest.param([_status_change, _owner_change], id="a status post then an adoption"),
+        pytest.param([_owner_change, _status_change, _nominated], id="an adoption, then status changes"),
+        pytest.param([_label_change, _status_change], id="a relabelling, then a status post"),
+    ],
+)
+@pytest.mark.parametrize("grouped", [pytest.param(False, id="one by one"), pytest.param(True, id="grouped")])
+def test_a_renewed_pod_info_reads_as_a_fresh_one(changes: list[Any], grouped: bool) -> None:
+    """Each change keeping the spec object, taken in place or not: the cached PodInfo then holds
+    what a PodInfo made afresh from the latest object holds (start time, nomination, identity)."""
+    cache, pods = cache_with_pods()
+    current = pods[1]
+    for change in changes:
+        current = change(current)
+        if grouped:
+            cache.refresh_kept_specs([(current, pod_key(current), current["spec"]["nodeName"])])
+        else:
+            cache.refresh_kept_spec(current, pod_key(current), current["spec"]["nodeName"])
+        info = cache.pod_info(pod_key(current))
+        assert info is not None
+        assert _attributes(info) == _attributes(make_pod_info(current))

@@ -362,3 +362,45 @@ def test_a_replica_set_status_write_reuses_its_parsed_selector() -> None:
             assert selects(default_selector(p, sched)) == {eq("tier", "fe")}
     finally:
         counting(was)
+
+
+def _default_constraints(sched: Scheduler, p: JSON) -> set[tuple[str, tuple[Any, ...]]]:
+    """PodTopologySpread's ScheduleAnyway constraints of `p` (topology key, selector requirements)."""
+    from kubetaint.scheduler.plugins.pod_topology_spread.common import SCHEDULE_ANYWAY
+    from kubetaint.scheduler.podinfo import make_pod_info
+
+    plugin = next(iter(sched.profiles.values())).plugins[PLUGIN]
+    constraints = plugin.constraints(make_pod_info(p), SCHEDULE_ANYWAY)  # type: ignore[attr-defined]
+    return {(c.topology_key, c.selector.requirements) for c in constraints}
+
+
+@pytest.mark.parametrize(
+    "reference", [pytest.param(False, id="remembered"), pytest.param(True, id="reference")]
+)
+def test_the_default_constraints_follow_the_workloads_and_services(reference: bool) -> None:
+    """The default constraints of a pod asked again after its ReplicaSet's status write, its
+    selector's change, a Service's arrival and the ReplicaSet's removal: each time those
+    helper.DefaultSelector gives now."""
+    zone = "topology.kubernetes.io/zone"
+    with reference_mode_set(reference):
+        sched = scheduler_with([], [])
+        p = pod(WEB, owner("ReplicaSet", "rs"))
+        assert _default_constraints(sched, p) == set()
+        sched.add_replica_set(workload("ReplicaSet", "rs", {"matchLabels": {"app": "web"}}, version="5"))
+        web = (eq("app", "web"),)
+        assert _default_constraints(sched, p) == {(HOST, web), (zone, web)}
+        sched.update_replica_set(workload("ReplicaSet", "rs", {"matchLabels": {"app": "web"}}, version="6"))
+        assert _default_constraints(sched, p) == {(HOST, web), (zone, web)}
+        sched.update_replica_set(workload("ReplicaSet", "rs", {"matchLabels": {"tier": "fe"}}, version="7"))
+        fe = (eq("tier", "fe"),)
+        assert _default_constraints(sched, p) == {(HOST, fe), (zone, fe)}
+        sched.add_service(service("svc", {"track": "stable"}))
+        both = (eq("track", "stable"), eq("tier", "fe"))
+        assert _default_constraints(sched, p) == {(HOST, both), (zone, both)}
+        other = pod({"app": "web"}, owner("ReplicaSet", "rs"))  # (the service does not select it)
+        assert _default_constraints(sched, other) == {(HOST, fe), (zone, fe)}
+        sched.remove_replica_set(workload("ReplicaSet", "rs", None, version="7"))
+        only = (eq("track", "stable"),)
+        assert _default_constraints(sched, p) == {(HOST, only), (zone, only)}
+        sched.remove_service(service("svc", {"track": "stable"}))
+        assert _default_constraints(sched, p) == set()

@@ -30,6 +30,7 @@ from kubetaint.registry import Registry
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.store.events import EventRecorder
+from kubetaint.store.eventseries import EventsV1Broadcaster
 from kubetaint.store.informer import Informer
 from kubetaint.store.interface import StoreError
 from kubetaint.store.remote import RemoteStore
@@ -79,6 +80,7 @@ class RemoteScheduler:
         self.informers = [Informer(store, r) for r in ("nodes", "pods", "poddisruptionbudgets.policy")]
         config = {"profiles": [{"schedulerName": scheduler_name}]}
         rng = random.Random(random.SystemRandom().getrandbits(64))
+        self.events = EventsV1Broadcaster(store, clock)
         self.host = SchedulerHost(
             registry,
             clock,
@@ -86,10 +88,11 @@ class RemoteScheduler:
             nodes=self.informers[0],
             pods=self.informers[1],
             pdbs=self.informers[2],
-            recorder=EventRecorder(store, clock, scheduler_name),
+            recorder=self.events.new_recorder(scheduler_name),
         )
 
     def start(self) -> None:
+        self.events.start()
         for informer in self.informers:
             informer.start()
 
@@ -97,6 +100,7 @@ class RemoteScheduler:
         for informer in self.informers:
             informer.stop()
         self.host.stop()
+        self.events.stop()
 
 
 LEASES = "leases.coordination.k8s.io"

@@ -100,9 +100,12 @@ def parse_feature_gates(text: str) -> dict[str, bool]:
 
 
 def validate_manifests(manifests: list[Manifest], gates: dict[str, bool] | None) -> list[Result]:
-    """Decode and validate each manifest; type errors make that object invalid."""
+    """Decode and validate each manifest; type errors make that object invalid. A Pod is
+    validated as the pod strategy's PrepareForCreate leaves it: its matchLabelKeys and
+    mismatchLabelKeys merged into its selectors."""
     from kubetaint.api.manifests import ManifestError, check_manifest
     from kubetaint.api.validation import validate
+    from kubetaint.core.label_keys_merge import with_label_keys_merged
 
     results = []
     for manifest in manifests:
@@ -111,7 +114,10 @@ def validate_manifests(manifests: list[Manifest], gates: dict[str, bool] | None)
         except ManifestError as exc:
             results.append(Result(manifest, decode_error=str(exc)))
             continue
-        results.append(Result(manifest, validate(manifest.obj, feature_gates=gates)))
+        obj = manifest.obj
+        if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1":
+            obj = with_label_keys_merged(obj)
+        results.append(Result(manifest, validate(obj, feature_gates=gates)))
     return results
 
 

@@ -1,21 +1,35 @@
-"""The work queue of the controllers that sync one name at a time (namespaces, CRDs): names added
-before a drain merge, each drain (on the clock's next turn) syncs the queued names in sorted
-order, and `add_after` queues a name once a delay has passed (a later call replacing the
-pending one)."""
+"""The work queue of the controllers that sync one name at a time (namespaces, CRDs, service
+accounts, root CA ConfigMaps): names added before a drain merge, each drain (on the clock's next
+turn) syncs the queued names in sorted order, and `add_after` queues a name once a delay has
+passed (a later call replacing the pending one). A queue given a `component` name handles the
+failures of its sync as a controller's processNextWorkItem does: logged, the name queued again
+after its per-item exponential backoff (AddRateLimited: 5 ms doubling up to 1000 s), its failures
+forgotten once it syncs (Forget)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from kubetaint.clock.base import Clock, Handle
 
+log = logging.getLogger(__name__)
+
+#: workqueue.DefaultTypedItemBasedRateLimiter's exponential backoff: the first retry's delay...
+BASE_DELAY = 0.005
+#: ...doubling per failure up to this.
+MAX_DELAY = 1000.0
+
 
 class SortedQueue:
-    """Names to hand to `sync`, which handles its own failures (requeueing with `add_after`)."""
+    """Names to hand to `sync`: it handles its own failures (requeueing with `add_after`) unless
+    the queue has a `component` (then a sync that raises is logged and retried with backoff)."""
 
-    def __init__(self, clock: Clock, sync: Callable[[str], None]) -> None:
+    def __init__(self, clock: Clock, sync: Callable[[str], None], component: str = "") -> None:
         self._clock = clock
         self._sync = sync
+        self._component = component
+        self._failures: dict[str, int] = {}
         self._queued: set[str] = set()
         self._timers: dict[str, Handle] = {}
         self._draining = False
@@ -51,4 +65,15 @@ class SortedQueue:
         self._draining = False
         queued, self._queued = sorted(self._queued), set()
         for name in queued:
-            self._sync(name)
+            if not self._component:
+                self._sync(name)
+                continue
+            try:
+                self._sync(name)
+            except Exception as err:  # one name's failure must not stop the others
+                failures = self._failures.get(name, 0)
+                self._failures[name] = failures + 1
+                log.warning("%s: syncing %s failed: %s", self._component, name, err)
+                self.add_after(name, min(BASE_DELAY * 2**failures, MAX_DELAY))
+            else:
+                self._failures.pop(name, None)

@@ -33,7 +33,7 @@ from kubetaint.registry.managedfields import (
 )
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.scheduler import Scheduler
-from kubetaint.store.events import EventRecorder
+from kubetaint.store.eventseries import EventsV1Broadcaster
 from kubetaint.store.informer import Informer
 from kubetaint.store.interface import JSON, Store
 
@@ -103,6 +103,8 @@ class ControlPlane:
         self.informers: dict[str, Informer] = {}
         scheduler_rng = random.Random(root.getrandbits(64))
         self.controller_rng = random.Random(root.getrandbits(64))
+        #: kube-scheduler's events.k8s.io/v1 broadcaster (its watchers see every event recorded)
+        self.scheduler_events = EventsV1Broadcaster(store, clock)
         self.scheduler_host = SchedulerHost(
             self.registry,
             clock,
@@ -110,7 +112,7 @@ class ControlPlane:
             nodes=self.informer("nodes"),
             pods=self.informer("pods"),
             pdbs=self.informer("poddisruptionbudgets.policy"),
-            recorder=EventRecorder(store, clock, "default-scheduler"),
+            recorder=self.scheduler_events.new_recorder("default-scheduler"),
             namespaces=self.informer("namespaces"),
             # (PodTopologySpread's default constraints take the selectors of a pod's Services and
             # of its controlling ReplicaSet or StatefulSet)
@@ -203,6 +205,7 @@ class ControlPlane:
             return
         self.started = True
         self.ensure_system_namespaces()  # kube-apiserver creates them before serving
+        self.scheduler_events.start()
         self.controllers = start_controllers(self) if self.run_controllers else []
         self.start_informers()
         if self.run_kubelets:
@@ -241,3 +244,4 @@ class ControlPlane:
             controller.stop()
         self.fleet.stop()
         self.scheduler_host.stop()
+        self.scheduler_events.stop()

@@ -21,7 +21,7 @@ from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.registry.managedfields import ManagerWrites
 from kubetaint.scheduler.scheduler import Scheduler, ScheduleResult
-from kubetaint.store.events import EventRecorder
+from kubetaint.store.eventseries import EventsV1Recorder
 from kubetaint.store.informer import EventHandlers, Informer
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,8 @@ STORAGE_RESOURCES = (
 )
 #: The Warning event naming a pod's fields the scheduler does not model (once per pod).
 NOT_MODELLED = "NotModelled"
+#: The action of each event reason the scheduler records (schedule_one.go's Eventf calls).
+_ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling", NOT_MODELLED: "Scheduling"}
 
 
 class SchedulerHost:
@@ -52,7 +54,7 @@ class SchedulerHost:
         nodes: Informer,
         pods: Informer,
         pdbs: Informer,
-        recorder: EventRecorder,
+        recorder: EventsV1Recorder,
         namespaces: Informer | None = None,
         replica_sets: Informer | None = None,
         stateful_sets: Informer | None = None,
@@ -153,20 +155,24 @@ class SchedulerHost:
             try:
                 for resource, obj in result.prebind_writes:  # PreBind (VolumeBinding's bindAPIUpdate)
                     self.writes.update(resource, obj)
-                bound = bind(self.registry, namespace, name, result.node)
+                bind(self.registry, namespace, name, result.node)
             except StatusError as err:
                 log.warning("binding pod %s/%s to %s failed: %s", namespace, name, result.node, err.message)
                 result = self.scheduler.binding_failed(result, err.message, self._current(namespace, name))
             else:
-                self.recorder.event(bound, result.event_type, result.reason, result.message, kind="Pod")
+                self._event(pod, result)  # (the assumed pod: its resourceVersion before the binding)
                 return
         for victim, victim_event in zip(result.victims, result.victim_events, strict=False):
-            self._preempt(victim, victim_event)
+            self._preempt(victim, victim_event, pod)
         current = self._current(namespace, name)
         if current is None:
             return
-        self.recorder.event(current, result.event_type, result.reason, result.message, kind="Pod")
+        self._event(pod, result)  # (the pod its cycle scheduled)
         self._update_status(current, result)
+
+    def _event(self, pod: Mapping[str, Any], result: ScheduleResult) -> None:
+        action = _ACTIONS.get(result.reason, "Scheduling")
+        self.recorder.event(pod, result.event_type, result.reason, result.message, kind="Pod", action=action)
 
     def _warn(self, pod: Mapping[str, Any], warnings: list[str]) -> None:
         """A Warning event NotModelled on the pod, once, naming what its cycles did not judge."""
@@ -176,7 +182,9 @@ class SchedulerHost:
         if len(self._warned) > 100_000:
             self._warned.clear()
         self._warned.add(uid)
-        self.recorder.event(pod, "Warning", NOT_MODELLED, "; ".join(warnings), kind="Pod")
+        self.recorder.event(
+            pod, "Warning", NOT_MODELLED, "; ".join(warnings), kind="Pod", action="Scheduling"
+        )
 
     def _current(self, namespace: str, name: str) -> dict[str, Any] | None:
         try:
@@ -221,15 +229,25 @@ class SchedulerHost:
         except StatusError as err:
             log.debug("pod %s: status update failed: %s", pod.get("metadata", {}).get("name"), err.message)
 
-    def _preempt(self, victim: Mapping[str, Any], event: Mapping[str, str]) -> None:
-        """PrepareCandidate: DisruptionTarget=True (PreemptionByScheduler), delete, event Preempted."""
+    def _preempt(
+        self, victim: Mapping[str, Any], event: Mapping[str, str], preemptor: Mapping[str, Any]
+    ) -> None:
+        """PrepareCandidate: DisruptionTarget=True (PreemptionByScheduler), delete, event Preempted
+        (action Preempting, related: the preemptor)."""
         meta = victim.get("metadata") or {}
         namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name") or "")
         current = self._current(namespace, name)
         if current is None:
             return
         self.recorder.event(
-            current, event.get("type", "Normal"), event["reason"], event["message"], kind="Pod"
+            current,
+            event.get("type", "Normal"),
+            event["reason"],
+            event["message"],
+            kind="Pod",
+            action="Preempting",
+            related=preemptor,
+            related_kind="Pod",
         )
         status = dict(current.get("status") or {})
         conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]

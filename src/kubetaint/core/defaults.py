@@ -18,29 +18,37 @@ def default_pod_requests(pod: JSON) -> JSON:
     """`pod` with every missing container request defaulted from its limit; the same object
     when nothing changes (the input is never modified)."""
     spec = pod.get("spec")
-    if not isinstance(spec, Mapping):
+    if type(spec) is not dict and not isinstance(spec, Mapping):
         return pod
     new_spec: JSON | None = None
     for field in _CONTAINER_LISTS:
         containers = spec.get(field)
         if not isinstance(containers, list):
             continue
-        defaulted = [_default_container(c) for c in containers]
-        if any(new is not old for new, old in zip(defaulted, containers, strict=True)):
+        defaulted: list[Any] | None = None
+        for i, container in enumerate(containers):
+            new = _default_container(container)
+            if new is not container:
+                if defaulted is None:
+                    defaulted = list(containers)
+                defaulted[i] = new
+        if defaulted is not None:
             new_spec = {**(new_spec or spec), field: defaulted}
     return pod if new_spec is None else {**pod, "spec": new_spec}
 
 
 def _default_container(container: Any) -> Any:
-    if not isinstance(container, Mapping):
+    # (dicts first: the ABC check is slow, and every pod written asks)
+    if type(container) is not dict and not isinstance(container, Mapping):
         return container
     resources = container.get("resources")
-    if not isinstance(resources, Mapping):
+    if type(resources) is not dict and not isinstance(resources, Mapping):
         return container
-    limits, requests = resources.get("limits"), resources.get("requests")
-    if not isinstance(limits, Mapping) or not limits:
+    limits = resources.get("limits")
+    if (type(limits) is not dict and not isinstance(limits, Mapping)) or not limits:
         return container
-    requests = requests if isinstance(requests, Mapping) else {}
+    requests = resources.get("requests")
+    requests = requests if type(requests) is dict or isinstance(requests, Mapping) else {}
     missing = {k: v for k, v in limits.items() if k not in requests}
     if not missing:
         return container

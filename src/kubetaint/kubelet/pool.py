@@ -306,6 +306,9 @@ class HollowNodePool:
         """The cached pods bound to this pool's nodes, by node, each list in the store's key order,
         each pod with its cache key (its object_key: the kubelet's (namespace, name) of it)."""
         kubelets = self.kubelets
+        indexed = self.store.capabilities.pods_by_node
+        if indexed is not None:  # the cache is the store's: its node index groups the same pods
+            return indexed.keyed_pods_by_node(kubelets)
         # each pod with its cache key (its object_key), sorted on that key alone
         grouped: dict[str, list[tuple[tuple[str, str], JSON]]] = {}
         space: str | None = None

@@ -304,13 +304,26 @@ class PodAdmissionMemo:
         only write since the last one seen (its resourceVersion is the next one)."""
         if self._bulk_resource_version is None:
             return
-        try:
-            resource_version = int(created["metadata"]["resourceVersion"])
-        except (KeyError, TypeError, ValueError):
-            resource_version = -1
+        resource_version = _resource_version(created)
         if resource_version != self._bulk_resource_version + 1:
             self._clear()
         self._bulk_resource_version = resource_version
+
+    def stored_run(self, created: Sequence[Mapping[str, Any]]) -> None:
+        """`stored` of each pod of `created`, the results of one store commit of pod creates in
+        order (each write of a commit takes the next resourceVersion): the run was the only write
+        since the last one seen when its first pod's resourceVersion is that one's plus one and
+        its last pod's that one's plus the run's length; otherwise each pod is looked at."""
+        if self._bulk_resource_version is None or not created:
+            return
+        expected = self._bulk_resource_version + len(created)
+        if _resource_version(created[0]) == self._bulk_resource_version + 1 and (
+            _resource_version(created[-1]) == expected
+        ):
+            self._bulk_resource_version = expected
+            return
+        for pod in created:
+            self.stored(pod)
 
     def _in_sync(self) -> bool:
         """In bulk: whether the store took no write since the last one seen; when it did, the
@@ -325,3 +338,11 @@ class PodAdmissionMemo:
 
     def _clear(self) -> None:
         self._entries.clear()
+
+
+def _resource_version(created: Mapping[str, Any]) -> int:
+    """A stored object's resourceVersion as a number (-1 when it has none)."""
+    try:
+        return int(created["metadata"]["resourceVersion"])
+    except (KeyError, TypeError, ValueError):
+        return -1

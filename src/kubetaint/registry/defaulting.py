@@ -24,6 +24,7 @@ from kubetaint.api import crd as crds
 from kubetaint.api.daemonset_generation import daemonset_prepared_for_create, daemonset_prepared_for_update
 from kubetaint.api.quantity import QuantityError
 from kubetaint.core.defaults import RBAC_GROUP, default_pod_requests, default_role_binding
+from kubetaint.core.label_keys_merge import with_label_keys_merged
 from kubetaint.core.qos import pod_qos_class
 from kubetaint.core.secrets import stored_secret
 from kubetaint.core.services import default_service
@@ -124,17 +125,25 @@ SCHEDULING_GATED_REASON = "SchedulingGated"
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 
-def pod_prepared_for_create(pod: JSON, now: str | None = None) -> JSON:
+def pod_prepared_for_create(
+    pod: JSON, now: str | None = None, defaults: Callable[[JSON], JSON] = default_pod_requests
+) -> JSON:
     """The pod strategy's PrepareForCreate, for every pod created through the registry (an HTTP
     request and a component's create alike): the pod's requests defaulted (SetDefaults_Pod) and
     its status reset to phase Pending with the QoS class of those requests (GetPodQOS: a
     `status.qosClass` the request carries is kept, as upstream reads it before the reset; left
     unset for a malformed quantity: validation rejects the pod right after). A pod created with
     `spec.schedulingGates` starts with the condition PodScheduled False, reason SchedulingGated
-    (applySchedulingGatedCondition), its lastTransitionTime `now` when given. The generation
-    (1) is the store's. Loading declared state (`Registry.create(..., restore=True)`) skips
-    this step: a scenario's or snapshot's pods keep the status they are written with."""
-    pod = default_pod_requests(pod)
+    (applySchedulingGatedCondition), its lastTransitionTime `now` when given. Then the pod's
+    own label values of its pod (anti-)affinity terms' matchLabelKeys/mismatchLabelKeys and of its
+    topology spread constraints' matchLabelKeys are merged into their labelSelector
+    (mutatePodAffinity, mutateTopologySpreadConstraints: kubetaint.core.label_keys_merge), before
+    validation sees the pod. The generation (1) is the store's. Loading declared state
+    (`Registry.create(..., restore=True)`) skips this step: a scenario's or snapshot's pods keep
+    the status and the selectors they are written with (the scheduler applies the keys when it
+    reads a pod, which changes nothing a merged selector selects).
+    `defaults`: SetDefaults_Pod's request defaulting (a run of creates' RunDefaults)."""
+    pod = defaults(pod)
     status: JSON = {"phase": "Pending"}
     with contextlib.suppress(QuantityError, TypeError, AttributeError):
         status["qosClass"] = pod_qos_class(pod)
@@ -147,4 +156,4 @@ def pod_prepared_for_create(pod: JSON, now: str | None = None) -> JSON:
         condition["reason"] = SCHEDULING_GATED_REASON
         condition["message"] = SCHEDULING_GATED_MESSAGE
         status["conditions"] = [condition]
-    return {**pod, "status": status}
+    return with_label_keys_merged({**pod, "status": status})

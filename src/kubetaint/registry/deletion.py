@@ -1,7 +1,8 @@
 """What a delete request does to an object that finalizers or its kind's REST keep: the kinds
 whose first delete is an update (a namespace turns Terminating, a CustomResourceDefinition gains
 its cleanup finalizer), a namespace whose spec.finalizers remain, and objects marked for deletion
-while their finalizers are pending. Pods keep their own graceful path (registry.graceful)."""
+while their finalizers are pending (pods deleted at once too; a graceful pod deletion has its own
+path: registry.graceful)."""
 
 from __future__ import annotations
 
@@ -39,10 +40,17 @@ def kept_by_delete(
         kept = crds.first_delete(old, now), True
     elif resource == NAMESPACES and namespaces.spec_finalizers(old):
         kept = old, False  # prior to final deletion, spec.finalizers must be empty
-    elif resource != "pods":  # pods keep their own (graceful) path: their finalizers are not modelled
+    elif resource != "pods":
         marked = marked_for_deletion(old, propagation_policy, now)
         if marked is not None:
             kept = marked, True
+    elif (old.get("metadata") or {}).get("finalizers"):
+        # a pod deleted at once (not gracefully: grace period 0) while it has finalizers is only
+        # marked (updateForGracefulDeletionAndFinalizers): deletionTimestamp now unless set,
+        # deletionGracePeriodSeconds 0; it goes once an update removes its last finalizer
+        marked = marked_for_deletion(old, None, now)
+        if marked is not None:
+            kept = marked, marked != old
     if kept is not None:
         check_delete_preconditions(resource, name, old, resource_version, uid)
     return kept

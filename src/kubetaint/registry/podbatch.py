@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from kubetaint.admission import AdmissionChain
 from kubetaint.api.errors import StatusError
+from kubetaint.registry.before_create import RunDefaults
 from kubetaint.registry.validator import APIValidator
 from kubetaint.store.interface import JSON, Create, object_key, until_failure
 
@@ -40,10 +41,12 @@ def create_pods(
         return create_each(registry, objects, restore=restore)
     admitted: list[JSON] = []
     refused: StatusError | None = None
+    defaults = RunDefaults()
     for obj in objects:
         try:
             # Registry.create's steps for a pod, but the store write (the registry's own steps)
-            admitted.append(registry._admitted_pod(registry._before_create("pods", obj, restore=restore)))
+            before = registry._before_create("pods", obj, restore=restore, defaults=defaults)
+            admitted.append(registry._admitted_pod(before))
         except StatusError as err:
             refused = err
             break
@@ -66,15 +69,13 @@ def _reads_no_pods(admission: AdmissionChain) -> bool:
 
 def _remember(registry: Registry, stored: list[JSON]) -> None:
     """What `Registry._create_pod` records after each store write, for each pod of the run."""
-    memo = registry._pod_memo
-    for created in stored:
-        memo.stored(created)
+    registry._pod_memo.stored_run(stored)
     config = registry._pod_config()
     if config is None:
         for created in stored:
             registry._pods.forget(object_key(created))
     else:
-        registry._pods.remember_all([(object_key(created), created) for created in stored], config)
+        registry._pods.remember_created(stored, config)
 
 
 def create_each(

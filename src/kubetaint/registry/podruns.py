@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kubetaint.api.errors import StatusError
+from kubetaint.api.validation import validate_pod_keeping_spec
 from kubetaint.core.deletion import keep_deletion_fields
 from kubetaint.registry.podtrust import OwnerErrorsOfRun
 from kubetaint.registry.validator import APIValidator, with_type_meta
@@ -84,21 +85,32 @@ class PodUpdateRun:
     def _checked(self, obj: JSON) -> tuple[Key, JSON] | None:
         """`update`'s checks of a pod update keeping the stored spec: (key, the object to store),
         None when `update` would take another way (or the pod is in the run already); raises
-        what `update` raises before storing."""
+        what `update` raises before storing. The steps that cannot change or fail an update
+        carrying old's own uid and resourceVersion objects (an adoption, built from the stored
+        pod) and no deletionTimestamp to keep are left out."""
         registry = self._registry
-        obj = with_type_meta("pods", obj)
+        if not (obj.get("apiVersion") and obj.get("kind")):
+            obj = with_type_meta("pods", obj)
         namespace, name = key = object_key(obj)
         if key in self.keys:
             return None
         old = registry.store.get("pods", namespace, name)
-        check_update_preconditions("pods", obj, old)
+        meta, old_meta = obj.get("metadata"), old["metadata"]
+        if (
+            type(meta) is not dict
+            or meta.get("uid") is not old_meta.get("uid")
+            or meta.get("resourceVersion") is not old_meta.get("resourceVersion")
+        ):
+            check_update_preconditions("pods", obj, old)
         config = self.config
         if config is None or not registry.keeps_spec(key, obj, old, config, self._namespaces):
             return None
-        obj = keep_deletion_fields(obj, old)
-        validator = config.validator
-        assert isinstance(validator, APIValidator)  # the configuration keeps stored specs
-        validator.check_pod_keeping_spec(obj, old, self._owner_errors)
+        if old_meta.get("deletionTimestamp"):
+            obj = keep_deletion_fields(obj, old)
+        if validate_pod_keeping_spec(obj, old, self._owner_errors):
+            validator = config.validator
+            assert isinstance(validator, APIValidator)  # the configuration keeps stored specs
+            validator.check_pod_keeping_spec(obj, old)  # raises what `update` raises
         return key, obj
 
     def _store_run(self) -> None:

@@ -48,7 +48,7 @@ from kubetaint.api.errors import StatusError
 from kubetaint.api.validation import FieldError
 from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import owner_reference_errors
-from kubetaint.store.interface import JSON, Store
+from kubetaint.store.interface import JSON, Store, object_key
 
 if TYPE_CHECKING:
     from kubetaint.registry.trust import Configuration
@@ -109,6 +109,19 @@ class PodTrust:
         """`remember(key, stored, config)` of each (key, stored) in turn."""
         for key, stored in items:
             self.remember(key, stored, config)
+
+    def remember_created(self, created: Sequence[JSON], config: Configuration) -> None:
+        """`remember(object_key(stored), stored, config)` of each pod the store returned, in turn."""
+        if created and self._config is not config:
+            self._stored.clear()
+            self._config = config
+        known = self._stored
+        for stored in created:
+            key = object_key(stored)
+            if stored.get("kind") == "Pod" and stored.get("apiVersion") == "v1":
+                known[key] = stored
+            else:
+                known.pop(key, None)
 
     def remember_binding(self, key: Key, pod: JSON, stored: JSON, node: str, config: Configuration) -> None:
         """`stored` is the store's result of binding `pod` (under `key`) to `node` without

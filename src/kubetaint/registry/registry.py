@@ -40,7 +40,7 @@ from kubetaint.core import namespaces
 from kubetaint.core.defaults import default_pod_requests
 from kubetaint.core.deletion import keep_deletion_fields, should_delete_during_update
 from kubetaint.registry import eventbatch, fieldwrites, namespace_finalize, podbatch, podruns
-from kubetaint.registry.before_create import before_create
+from kubetaint.registry.before_create import PodDefaults, before_create
 from kubetaint.registry.bulk import PodAdmissionMemo, RecordingLookup
 from kubetaint.registry.defaulting import defaulted_for_update
 from kubetaint.registry.deletion import NAMESPACES, delete_or_keep, deletes_during_update
@@ -538,9 +538,17 @@ class Registry(ReadsPassThrough):
 
     # steps ---------------------------------------------------------------------------------
 
-    def _before_create(self, resource: str, obj: JSON, *, restore: bool = False) -> JSON:
+    def _before_create(
+        self, resource: str, obj: JSON, *, restore: bool = False, defaults: PodDefaults = default_pod_requests
+    ) -> JSON:
         return before_create(
-            resource, obj, store=self.store, clock=self.clock, rng=self._rng, restore=restore
+            resource,
+            obj,
+            store=self.store,
+            clock=self.clock,
+            rng=self._rng,
+            restore=restore,
+            defaults=defaults,
         )
 
     def admit_subresource(self, attrs: Attributes) -> None:

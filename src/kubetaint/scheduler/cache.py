@@ -18,6 +18,7 @@ import numpy.typing as npt
 from kubetaint.scheduler.nodeinfo import NodeInfo, TaintKey, taint_key
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info, pod_key, same_spec_facts
 from kubetaint.scheduler.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, allocatable_source
+from kubetaint.speed.reference import reference_mode
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -459,20 +460,37 @@ class Cache:
             prior = ni.pods.get(key)
             if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
                 # (same_spec_facts holds: the same spec object, not None since bound)
+                if self._renews(prior, pod):
+                    return self._renew_in_place(ni, prior, pod)
                 return self._refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
         return self.add_pod(pod, key)
 
     def refresh_kept_specs(self, items: list[tuple[Mapping[str, Any], str, str]]) -> None:
         """`refresh_kept_spec(pod, key, node_name)` of each item in turn (an informer's update
         group: a ReplicaSet's adoptions), the usual item's steps taken inline."""
-        nodes, pod_nodes, assumed = self.nodes, self.pod_nodes, self.assumed
+        nodes, assumed = self.nodes, self.assumed
         refreshed = PodInfo.refreshed
+        renewing = not reference_mode()  # (see _renews)
         for pod, key, node_name in items:
-            ni = nodes.get(node_name) if pod_nodes.get(key) == node_name else None
-            if ni is not None and ni.slot >= 0:
-                pods = ni.pods
-                prior = pods.get(key)
-                if prior is not None and prior.pod is not pod and prior.pod.get("spec") is pod.get("spec"):
+            # (a key among the pods of a node the cache holds is cached there: pod_nodes[key] is
+            # that node's name)
+            ni = nodes.get(node_name)
+            prior = ni.pods.get(key) if ni is not None and ni.slot >= 0 else None
+            if prior is not None:
+                assert ni is not None
+                prior_pod = prior.pod
+                if prior_pod is not pod and prior_pod.get("spec") is pod.get("spec"):
+                    pods = ni.pods
+                    if renewing and key not in assumed and not _pod_matching_changed(prior_pod, pod):
+                        # _renew_in_place(ni, prior, pod)
+                        if prior_pod.get("status") is pod.get("status"):
+                            prior.pod = pod  # (what PodInfo.renew does then)
+                        else:
+                            prior.renew(pod)
+                        del pods[key]
+                        pods[key] = prior
+                        self.generation += 2
+                        continue
                     # _refresh_in_place(ni, PodInfo.refreshed(prior, pod, key))
                     pi = refreshed(prior, pod, key)
                     if assumed:
@@ -480,11 +498,32 @@ class Cache:
                     del pods[key]
                     pods[key] = pi
                     self.generation += 2
-                    if _pod_matching_changed(prior.pod, pod):
+                    if _pod_matching_changed(prior_pod, pod):
                         self._pod_changed(ni.slot, prior, pi)
                         self._changed(ni.slot)
                     continue
             self.add_pod(pod, key)
+
+    def _renews(self, prior: PodInfo, pod: Mapping[str, Any]) -> bool:
+        """Whether a newer version `pod` of the cached `prior.pod`, with the very same spec object,
+        is taken into `prior` itself (`PodInfo.renew`) instead of a new PodInfo: when nothing
+        counted from the pod changes (its labels, whether it is terminating) and `prior` is not an
+        assumed pod's (a queued pod's PodInfo). Off with KUBETAINT_REFERENCE=1."""
+        return (
+            not reference_mode()
+            and prior.key not in self.assumed
+            and prior.pod.get("spec") is pod.get("spec")
+            and not _pod_matching_changed(prior.pod, pod)
+        )
+
+    def _renew_in_place(self, ni: NodeInfo, prior: PodInfo, pod: Mapping[str, Any]) -> PodInfo:
+        """`_refresh_in_place` of `prior` renewed with `pod` (`_renews` holds): it moves to the end
+        of the node's pods, as a remove and add would leave it; nothing counted changes."""
+        prior.renew(pod)
+        del ni.pods[prior.key]
+        ni.pods[prior.key] = prior
+        self.generation += 2
+        return prior
 
     def _refresh_in_place(self, ni: NodeInfo, pi: PodInfo) -> PodInfo:
         """Replace the cached version of `pi`'s pod on `ni` (its node, same spec facts): removing

@@ -37,6 +37,11 @@ class ClusterListers(Protocol):
         """sl.Services(namespace).List(labels.Everything()): the known services of the namespace."""
         ...
 
+    def selectors_version(self) -> int:
+        """A number that changes whenever a Service, ReplicaSet or StatefulSet comes, goes or may
+        select otherwise (what helper.DefaultSelector reads of them)."""
+        ...
+
 
 class Listers:
     """Namespaces, services, replica sets and stateful sets as a Scheduler's informers deliver them."""
@@ -47,6 +52,9 @@ class Listers:
         self.stateful_sets: dict[tuple[str, str], Mapping[str, Any]] = {}
         #: services by namespace, then name
         self.services: dict[str, dict[str, Mapping[str, Any]]] = {}
+        #: Bumped whenever a service, replica set or stateful set is added or removed, or one's
+        #: selector may have changed (a workload's status write keeps it: no bump).
+        self.selectors_version = 0
 
     def add_namespace(self, ns: Mapping[str, Any]) -> None:
         meta = ns.get("metadata") or {}
@@ -57,21 +65,42 @@ class Listers:
 
     def add_replica_set(self, rs: Mapping[str, Any]) -> None:
         meta = rs.get("metadata") or {}
-        self.replica_sets[(str(meta.get("namespace") or "default"), str(meta.get("name") or ""))] = rs
+        key = (str(meta.get("namespace") or "default"), str(meta.get("name") or ""))
+        self._workload_set(self.replica_sets, key, rs)
 
     def remove_replica_set(self, rs: Mapping[str, Any]) -> None:
         meta = rs.get("metadata") or {}
         self.replica_sets.pop((str(meta.get("namespace") or "default"), str(meta.get("name") or "")), None)
+        self.selectors_version += 1
 
     def add_stateful_set(self, ss: Mapping[str, Any]) -> None:
-        self.stateful_sets[_key(ss)] = ss
+        self._workload_set(self.stateful_sets, _key(ss), ss)
 
     def remove_stateful_set(self, ss: Mapping[str, Any]) -> None:
         self.stateful_sets.pop(_key(ss), None)
+        self.selectors_version += 1
+
+    def _workload_set(
+        self, known: dict[tuple[str, str], Mapping[str, Any]], key: tuple[str, str], obj: Mapping[str, Any]
+    ) -> None:
+        """Hold `obj` under `key`, bumping `selectors_version` unless it replaces an object with
+        the same spec object or an equal spec.selector."""
+        old = known.get(key)
+        known[key] = obj
+        if old is not None:
+            old_spec, spec = old.get("spec"), obj.get("spec")
+            if old_spec is spec or (
+                type(old_spec) is dict
+                and type(spec) is dict
+                and old_spec.get("selector") == spec.get("selector")
+            ):
+                return
+        self.selectors_version += 1
 
     def add_service(self, svc: Mapping[str, Any]) -> None:
         namespace, name = _key(svc)
         self.services.setdefault(namespace, {})[name] = svc
+        self.selectors_version += 1
 
     def remove_service(self, svc: Mapping[str, Any]) -> None:
         namespace, name = _key(svc)
@@ -80,6 +109,7 @@ class Listers:
             known.pop(name, None)
             if not known:
                 del self.services[namespace]
+        self.selectors_version += 1
 
 
 def _key(obj: Mapping[str, Any]) -> tuple[str, str]:

@@ -509,7 +509,8 @@ class PodIndex:
 
     def count(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> IntArray:
         """Per-slot counts of the pods `match` accepts; `key` names the predicate (equal keys:
-        the same predicate); `pair`: a label (key, value) every pod it accepts has, if any."""
+        the same predicate); `pair`: a label (key, value) every pod it accepts has, if any (then
+        `match` is asked only about pods with that label)."""
         return self.counter(key, match, pair).counts
 
     def known_counter(self, key: Hashable) -> Counter | None:
@@ -532,10 +533,9 @@ class PodIndex:
                     if pods:
                         c.recount(slot, pods.values())
             else:  # only the pods with the pair may match
-                counts = c.counts
-                for (slot, _), p in self._pair_index().get(pair, {}).items():
-                    if match(p):
-                        counts[slot] += 1
+                slots = [slot for (slot, _), p in self._pair_index().get(pair, {}).items() if match(p)]
+                if slots:
+                    c.counts = np.bincount(slots, minlength=self._size).astype(np.int64, copy=False)
         c.used = self._looks
         return c
 

@@ -128,6 +128,18 @@ class PodInfo:
         self.nominated_node_name: str = status.get("nominatedNodeName") or ""
         self.start_time = _start_time(pod, status.get("startTime") or meta.get("creationTimestamp"))
 
+    def renew(self, pod: Mapping[str, Any]) -> None:
+        """Speeds up a bound pod's owner, label or status change in the scheduler's cache: this
+        PodInfo takes `pod`, a newer version of `self.pod` with the very same spec object and
+        key, instead of a new PodInfo being made (`Cache` renews only PodInfos no queue holds,
+        and not in reference mode, KUBETAINT_REFERENCE=1). What comes from the status is read
+        again when the status object changed."""
+        status = pod.get("status")
+        if status is self.pod.get("status"):
+            self.pod = pod
+            return
+        self._read_pod(pod, self.key)
+
     def __repr__(self) -> str:
         return f"PodInfo({self.namespace}/{self.name})"
 

@@ -150,6 +150,9 @@ class Scheduler(InformerEvents, StorageInformerEvents):
     def services(self, namespace: str) -> Iterable[Mapping[str, Any]]:
         return (self.listers.services.get(namespace) or {}).values()
 
+    def selectors_version(self) -> int:
+        return self.listers.selectors_version
+
     def binding_failed(
         self, result: ScheduleResult, error: str, current: Mapping[str, Any] | None
     ) -> ScheduleResult:

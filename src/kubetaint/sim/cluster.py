@@ -255,6 +255,7 @@ class Cluster:
         self.timeline.record_creates = False
         for resource in self.timeline.RESOURCES:  # not the ~10^6 lease renewals of a long run
             self.store.subscribe(self.timeline.on_change, resource)
+        self.plane.scheduler_events.watchers.append(self.timeline.recorded)
         try:
             self.plane.start()
         except ControlPlaneError as err:

@@ -1,7 +1,9 @@
 """The timeline: records built from the store's committed changes (Created/Deleted of pods and
-nodes, TaintAdded/TaintRemoved) and from the Events components write (Scheduled, FailedScheduling,
-Preempted, TaintManagerEviction, NodeNotReady, Evicted, ...), in commit order, with `t` relative to
-the scenario start. Also the summary and the JSON document (docs/output-formats.md, "Timeline")."""
+nodes, TaintAdded/TaintRemoved) and from the Events components record (Scheduled, FailedScheduling,
+Preempted, TaintManagerEviction, NodeNotReady, Evicted, ...): the core/v1 ones as written, each
+repeat counted on the first; kube-scheduler's (events.k8s.io/v1) from its broadcaster, one record
+per event recorded. In commit order, with `t` relative to the scenario start. Also the summary and
+the JSON document (docs/output-formats.md, "Timeline")."""
 
 from __future__ import annotations
 
@@ -51,6 +53,8 @@ class ChangeHandler:
         if resource == "pods":
             self._recorder._pod(event)
         elif resource == "events":
+            if event.object.get("eventTime"):
+                return  # recorded through tools/events: each one comes from its broadcaster (`recorded`)
             if event.type == "ADDED" or (event.type == "MODIFIED" and _counted_again(event)):
                 self._recorder._event(event.object)
         elif resource == "nodes":
@@ -115,6 +119,12 @@ class TimelineRecorder:
     def record_change(self, event: WatchEvent) -> None:
         """The records of one committed change (what the store handler `on_change` does)."""
         self.on_change.one(event)
+
+    def recorded(self, event: Mapping[str, Any]) -> None:
+        """A watcher of an events.k8s.io/v1 broadcaster (kube-scheduler's): each event recorded is a
+        record, as each core/v1 event written is (the Event stored counts repeats in a series
+        written later, so the store's changes do not show each one)."""
+        self._event(event)
 
     def _pod(self, event: WatchEvent) -> None:
         obj = event.object

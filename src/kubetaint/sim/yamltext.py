@@ -33,6 +33,8 @@ from typing import Any, Protocol
 
 import yaml
 
+from kubetaint.sim.halves import write_in_halves
+from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 
 #: libyaml's emitter (PyYAML's pure-Python emitter folds and quotes a few strings differently).
@@ -43,6 +45,8 @@ WIDTH = 80
 CHUNK_PARTS = 20_000
 #: Strings whose written form is remembered before the memo starts afresh.
 SCALARS = 1 << 16
+#: Lists met in a mapping more than once whose text is remembered (and lists looked out for).
+SHARED = 1 << 12
 #: A simple key is at most this many bytes (UTF-8) long; a longer one is written `? key`.
 SIMPLE_KEY_BYTES = 128
 
@@ -255,6 +259,9 @@ def _item_writer(scalars: _Scalars) -> _ItemWriter:
     key_of = scalars.key
     placed = scalars.placed
     width = WIDTH + 1
+    seen: set[int] = set()
+    shared: Memo[int, tuple[list[Any], int, str]] = Memo("sim.yamltext.shared_lists", limit=SHARED)
+    shared_get = shared.get
 
     def mapping(value: dict[Any, Any], out: Callable[[str], None], indent: int, lead: str) -> None:
         """A non-empty mapping's lines, its keys at `indent`, the first after `lead`."""
@@ -277,7 +284,20 @@ def _item_writer(scalars: _Scalars) -> _ItemWriter:
             elif kind is list:
                 if item:
                     out(f"{lead}{written}:\n")
-                    sequence(item, out, indent, pad)  # (in a mapping, at the mapping's indent)
+                    found = shared_get(id(item))
+                    if found is not None and found[0] is item and found[1] == indent:
+                        out(found[2])
+                    elif id(item) in seen:
+                        lines: list[str] = []
+                        sequence(item, lines.append, indent, pad)  # (in a mapping, at the mapping's indent)
+                        text = "".join(lines)
+                        shared.put(id(item), (item, indent, text))
+                        out(text)
+                    else:
+                        if len(seen) >= SHARED:
+                            seen.clear()
+                        seen.add(id(item))
+                        sequence(item, out, indent, pad)
                 else:
                     out(f"{lead}{written}: []\n")
             else:
@@ -320,10 +340,11 @@ class _Writer:
     """The document's top-level mappings entry by entry and its top-level lists item by item,
     each written here or, when it holds something left to PyYAML, by PyYAML in its place."""
 
-    def __init__(self, stream: TextSink) -> None:
+    def __init__(self, stream: TextSink, scalars: _Scalars | None = None) -> None:
+        self._stream = stream
         self._write = stream.write
         self._parts: list[str] = []
-        self._scalars = _Scalars()
+        self._scalars = _Scalars() if scalars is None else scalars
         self._item = _item_writer(self._scalars)
 
     def flush(self) -> None:
@@ -360,12 +381,27 @@ class _Writer:
 
     def items(self, sequence: list[Any], path: list[Any], indent: int) -> None:
         """The items of a non-empty list reached from the root through mappings, handed to the
-        stream between items once CHUNK_PARTS parts have gathered."""
+        stream between items once CHUNK_PARTS parts have gathered; a long list's second half may
+        be written by a second process (kubetaint.sim.halves)."""
+
+        def write_items(start: int, stop: int, sink: TextSink | None) -> None:
+            if sink is None:
+                self._items(sequence, start, stop, path, indent)
+                return
+            own = _Writer(sink, self._scalars)
+            own._items(sequence, start, stop, path, indent)
+            own.flush()
+
+        write_in_halves(len(sequence), write_items, self._stream, self.flush)
+
+    def _items(self, sequence: list[Any], start: int, stop: int, path: list[Any], indent: int) -> None:
+        """Items [start, stop) of `items`' list."""
         parts = self._parts
         out = parts.append
         write_item = self._item
         pad = " " * indent
-        for item in sequence:
+        for index in range(start, stop):
+            item = sequence[index]
             mark = len(parts)
             try:
                 write_item(item, out, indent, pad)

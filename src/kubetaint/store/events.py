@@ -59,7 +59,8 @@ _STAMPS: weakref.WeakKeyDictionary[Clock, _Nanoseconds] = weakref.WeakKeyDiction
 _STAMPS_LOCK = threading.Lock()
 
 
-def _stamps_of(clock: Clock) -> _Nanoseconds:
+def stamps_of(clock: Clock) -> _Nanoseconds:
+    """The nanosecond sequence event names of `clock` take their stamps from."""
     with _STAMPS_LOCK:
         try:
             found = _STAMPS.get(clock)
@@ -68,6 +69,26 @@ def _stamps_of(clock: Clock) -> _Nanoseconds:
         except TypeError:  # a clock that cannot be weakly referenced keeps its own sequence
             return _Nanoseconds()
         return found
+
+
+def object_reference(obj: Mapping[str, Any], kind: str = "", field_path: str = "") -> JSON:
+    """reference.GetReference of a stored object (its kind: `kind`, else its own), with
+    `field_path` (the part of it an event is about) when given."""
+    meta = obj.get("metadata") or {}
+    kind = kind or str(obj.get("kind") or "")
+    ref: JSON = {
+        "kind": kind,
+        "namespace": str(meta.get("namespace") or ""),
+        "name": str(meta.get("name") or ""),
+        "uid": str(meta.get("uid") or ""),
+        "apiVersion": str(obj.get("apiVersion") or _API_VERSIONS.get(kind, "v1")),
+        "resourceVersion": str(meta.get("resourceVersion") or ""),
+    }
+    if not ref["namespace"]:
+        del ref["namespace"]
+    if field_path:
+        ref["fieldPath"] = field_path
+    return ref
 
 
 @dataclass
@@ -88,7 +109,7 @@ class EventRecorder:
         self._clock = clock
         self.component = component
         self.host = host
-        self._stamps = _stamps_of(clock)
+        self._stamps = stamps_of(clock)
         self._seen: OrderedDict[tuple[str, ...], _Observation] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -159,19 +180,8 @@ class EventRecorder:
         """The correlation key and the new Event of one event about `involved` (no name yet)."""
         event_type, reason, message, field_path = item
         meta = involved.get("metadata") or {}
-        kind = kind or str(involved.get("kind") or "")
-        involved_ref = {
-            "kind": kind,
-            "namespace": str(meta.get("namespace") or ""),
-            "name": str(meta.get("name") or ""),
-            "uid": str(meta.get("uid") or ""),
-            "apiVersion": str(involved.get("apiVersion") or _API_VERSIONS.get(kind, "v1")),
-            "resourceVersion": str(meta.get("resourceVersion") or ""),
-        }
-        if not involved_ref["namespace"]:
-            del involved_ref["namespace"]
-        if field_path:
-            involved_ref["fieldPath"] = field_path
+        involved_ref = object_reference(involved, kind, field_path)
+        kind = involved_ref["kind"]
         key = (
             self.component,
             self.host,

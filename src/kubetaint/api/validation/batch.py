@@ -22,6 +22,7 @@ from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR
 from kubetaint.api.validation.podspec import validate_pod_template
 from kubetaint.api.validation.selectors import selector_matches
+from kubetaint.api.validation.topologyspread import CREATE, SpreadOptions, spread_options
 
 Obj = Mapping[str, Any]
 RESTART_POLICIES = ("OnFailure", "Never")
@@ -49,9 +50,12 @@ def _nonnegative(spec: Obj, path: str, *names: str) -> list[f.FieldError]:
     return errs
 
 
-def validate_job_spec(spec: Obj, path: str, allow_comparison: bool) -> list[f.FieldError]:
-    """validateJobSpec: counts, indexes and policies (jobpolicies.py), the pod template, a restart
-    policy of OnFailure or Never (Never with a pod failure policy)."""
+def validate_job_spec(
+    spec: Obj, path: str, allow_comparison: bool, spread: SpreadOptions = CREATE
+) -> list[f.FieldError]:
+    """validateJobSpec: counts, indexes and policies (jobpolicies.py), the pod template (`spread`:
+    its topology spread options, an update's from the old template), a restart policy of
+    OnFailure or Never (Never with a pod failure policy)."""
     errs = _nonnegative(spec, path, "parallelism", "completions", "activeDeadlineSeconds", "backoffLimit")
     errs.extend(_nonnegative(spec, path, "ttlSecondsAfterFinished"))
     errs.extend(validate_indexes_and_modes(spec, path))
@@ -59,7 +63,9 @@ def validate_job_spec(spec: Obj, path: str, allow_comparison: bool) -> list[f.Fi
     template = spec.get("template")
     if isinstance(template, Mapping):
         errs.extend(
-            validate_pod_template(template, f.child(path, "template"), allow_comparison=allow_comparison)
+            validate_pod_template(
+                template, f.child(path, "template"), allow_comparison=allow_comparison, spread=spread
+            )
         )
     restart = _m(_m(spec, "template"), "spec").get("restartPolicy") or ""
     restart_path = f.child(path, "template", "spec", "restartPolicy")
@@ -81,7 +87,8 @@ def validate_job(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
         errs.append(f.required("spec.selector"))
     elif selector is not None:
         errs.extend(validate_label_selector(selector, "spec.selector"))
-    errs.extend(validate_job_spec(spec, "spec", allow_comparison))
+    spread = CREATE if old is None else spread_options(_m(_m(_m(old, "spec"), "template"), "spec"))
+    errs.extend(validate_job_spec(spec, "spec", allow_comparison, spread))
     if isinstance(selector, Mapping) and selector_converts(selector):
         template_meta = _m(_m(spec, "template"), "metadata")
         labels = _m(template_meta, "labels")
@@ -138,7 +145,9 @@ def validate_cron_job(obj: Obj, old: Obj | None, allow_comparison: bool) -> list
     elif policy not in CONCURRENCY_POLICIES:
         errs.append(f.not_supported("spec.concurrencyPolicy", policy, CONCURRENCY_POLICIES))
     job_spec = _m(_m(spec, "jobTemplate"), "spec")
-    errs.extend(validate_job_spec(job_spec, "spec.jobTemplate.spec", allow_comparison))
+    old_template = _m(_m(_m(_m(old, "spec"), "jobTemplate"), "spec"), "template") if old is not None else None
+    spread = CREATE if old_template is None else spread_options(_m(old_template, "spec"))
+    errs.extend(validate_job_spec(job_spec, "spec.jobTemplate.spec", allow_comparison, spread))
     if job_spec.get("manualSelector") is True:
         errs.append(f.not_supported("spec.jobTemplate.spec.manualSelector", True, ("nil", "false")))
     errs.extend(_nonnegative(spec, "spec", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"))

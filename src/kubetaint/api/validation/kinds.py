@@ -35,6 +35,7 @@ from kubetaint.api.validation.podspec import (
 from kubetaint.api.validation.podupdate import validate_pod_update_rules
 from kubetaint.api.validation.quantities import validate_resource_list
 from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations
+from kubetaint.api.validation.topologyspread import CREATE, SpreadOptions, spread_options
 from kubetaint.api.validation.workloads import selector_and_template
 from kubetaint.speed.memo import Memo
 
@@ -91,10 +92,15 @@ def validate_pod(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
         errs.extend(validate_pod_create_rules(spec))
     elif stored_part(obj, old, "spec") is not None:  # the stored spec itself: validated before
         errs.extend(
-            STORED_PARTS.errors(spec, ("pod-update", allow), lambda: _pod_update_errors(spec, spec, allow))
+            STORED_PARTS.errors(
+                spec,
+                ("pod-update", allow),
+                lambda: _pod_update_errors(spec, spec, allow, spread_options(spec)),
+            )
         )
     else:
-        errs.extend(_pod_update_errors(spec, _m(old, "spec"), allow))
+        old_spec = _m(old, "spec")
+        errs.extend(_pod_update_errors(spec, old_spec, allow, spread_options(old_spec)))
     return errs
 
 
@@ -160,10 +166,12 @@ def validate_pod_like_clean(obj: Obj, allow_comparison: bool) -> list[f.FieldErr
 
 
 #: Pod spec contents (nodeName left out) found clean, see _clean_spec_key.
-_CLEAN_SPECS: Memo[tuple[str, bool], bool] = Memo("api.validation.kinds.clean_specs", limit=1 << 12)
+_CLEAN_SPECS: Memo[tuple[str, bool, SpreadOptions], bool] = Memo(
+    "api.validation.kinds.clean_specs", limit=1 << 12
+)
 
 
-def _clean_spec_key(spec: Obj, allow: bool) -> tuple[str, bool] | None:
+def _clean_spec_key(spec: Obj, allow: bool, spread: SpreadOptions) -> tuple[str, bool, SpreadOptions] | None:
     """Pods loaded from a template differ in their spec only by nodeName. validate_pod_spec reads
     nodeName only for its DNS-subdomain check, validate_containers_only_for_pod not at all; so a
     spec whose other fields equal a clean spec's is clean exactly when its nodeName passes that
@@ -173,7 +181,7 @@ def _clean_spec_key(spec: Obj, allow: bool) -> tuple[str, bool] | None:
         return None
     rest = spec.copy()
     rest.pop("nodeName", None)
-    return repr(rest), allow
+    return repr(rest), allow, spread
 
 
 def _node_name_is_valid(spec: Obj) -> bool:
@@ -181,13 +189,13 @@ def _node_name_is_valid(spec: Obj) -> bool:
     return not node_name or is_valid_subdomain_name(node_name)  # (each node's pods ask alike)
 
 
-def _pod_spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
-    key = _clean_spec_key(spec, allow)
+def _pod_spec_errors(spec: Obj, allow: bool, spread: SpreadOptions = CREATE) -> list[f.FieldError]:
+    key = _clean_spec_key(spec, allow, spread)
     if key is not None and _CLEAN_SPECS.get(key) and _node_name_is_valid(spec):
         errs: list[f.FieldError] = []
     else:
         errs = [
-            *validate_pod_spec(spec, "spec", allow_comparison=allow),
+            *validate_pod_spec(spec, "spec", allow_comparison=allow, spread=spread),
             *validate_containers_only_for_pod(spec),
         ]
         if not errs and key is not None:
@@ -195,14 +203,16 @@ def _pod_spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
     if not errs:
         # A later update keeping this very spec (once stored) adds only the update rules against
         # itself: the same container count, images already required and unpadded above, and the
-        # same tolerations validated again with the same gate: none can fail for a clean spec.
+        # same tolerations validated again with the same gate, its topology spread constraints
+        # with the options drawn from itself (a check it fails is one it is excused from, and
+        # one it passes it passes again): none can fail for a clean spec.
         STORED_PARTS.put(spec, ("pod-update", allow), [])
     return errs
 
 
-def _pod_update_errors(spec: Obj, old_spec: Obj, allow: bool) -> list[f.FieldError]:
+def _pod_update_errors(spec: Obj, old_spec: Obj, allow: bool, spread: SpreadOptions) -> list[f.FieldError]:
     return [
-        *_pod_spec_errors(spec, allow),
+        *_pod_spec_errors(spec, allow, spread),
         *validate_pod_update_rules(spec, old_spec, allow_comparison=allow),
     ]
 
@@ -393,25 +403,31 @@ def _int_or_percent(value: Any, path: str) -> list[f.FieldError]:
 
 
 def _workload(kind: str, *, replicas: bool) -> KindValidator:
-    def spec_errors(spec: Obj, allow: bool) -> list[f.FieldError]:
+    def spec_errors(spec: Obj, allow: bool, spread: SpreadOptions) -> list[f.FieldError]:
         errs: list[f.FieldError] = []
         count = spec.get("replicas")
         if replicas and isinstance(count, int) and not isinstance(count, bool) and count < 0:
             errs.append(f.invalid("spec.replicas", count, IS_NEGATIVE_ERROR))
-        errs.extend(selector_and_template(kind, spec, allow))
+        errs.extend(selector_and_template(kind, spec, allow, spread))
         return errs
 
     def validate(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
         errs = _meta(obj, old, namespaced=True)
         spec = _m(obj, "spec")
         allow = _allow_comparison(allow_comparison, old, template=True)
+        # GetValidationOptionsFromPodTemplate: what the old template already violates may stay
+        spread = CREATE if old is None else spread_options(_m(_m(_m(old, "spec"), "template"), "spec"))
         if stored_part(obj, old, "spec") is not None:  # the stored spec itself (a status update)
-            errs.extend(STORED_PARTS.errors(spec, (kind, allow), lambda: spec_errors(spec, allow)))
+            errs.extend(
+                STORED_PARTS.errors(spec, (kind, allow, spread), lambda: spec_errors(spec, allow, spread))
+            )
         else:
-            found = spec_errors(spec, allow)
+            found = spec_errors(spec, allow, spread)
             # recorded for this very spec, which a successful write stores as it is: the first
-            # status update keeping it (each ReplicaSet's, after its create) finds them
-            STORED_PARTS.put(spec, (kind, allow), found)
+            # status update keeping it (each ReplicaSet's, after its create) finds them; its old
+            # template is then this spec's own, whose options are those of a create when it
+            # passed them (a check it fails is one it is excused from)
+            STORED_PARTS.put(spec, (kind, allow, spread_options(_m(_m(spec, "template"), "spec"))), found)
             errs.extend(found)
         return errs
 

@@ -1,12 +1,12 @@
 """Pod affinity and anti-affinity checks (mirrors pkg/apis/core/validation/validation.go:
 validatePodAffinity, validatePodAntiAffinity, validatePodAffinityTerms, validatePodAffinityTerm,
 validateWeightedPodAffinityTerms, ValidatePodAffinityTermSelector,
-validateMatchLabelKeysAndMismatchLabelKeys, validateLabelKeys).
+ValidateMatchLabelKeysAndMismatchLabelKeys, validateLabelKeys).
 
-Upstream's pod strategy first merges a pod's matchLabelKeys/mismatchLabelKeys into its
-labelSelector (MatchLabelKeysInPodAffinity); kubetaint stores terms as given (its scheduler has
-no InterPodAffinity plugin), so the "exists in both matchLabelKeys and labelSelector" check sees
-the selector as written.
+A pod created through the registry has its terms' matchLabelKeys/mismatchLabelKeys already merged
+into their labelSelector (the pod strategy's PrepareForCreate, MatchLabelKeysInPodAffinity:
+kubetaint.core.label_keys_merge), so the "exists in both matchLabelKeys and labelSelector" check
+sees the merged selector, as upstream's does. Pod templates are checked as written.
 """
 
 from __future__ import annotations
@@ -93,11 +93,22 @@ def weight_errors(term: Mapping[str, Any], path: str) -> list[f.FieldError]:
 
 
 def _label_keys_errors(term: Mapping[str, Any], path: str) -> list[f.FieldError]:
-    """validateMatchLabelKeysAndMismatchLabelKeys."""
-    selector = term.get("labelSelector")
+    return validate_match_label_keys_and_mismatch_label_keys(
+        path,
+        [str(k) for k in as_list(term.get("matchLabelKeys"))],
+        [str(k) for k in as_list(term.get("mismatchLabelKeys"))],
+        term.get("labelSelector"),
+    )
+
+
+def validate_match_label_keys_and_mismatch_label_keys(
+    path: str, match_keys: list[str], mismatch_keys: list[str], selector: Any
+) -> list[f.FieldError]:
+    """ValidateMatchLabelKeysAndMismatchLabelKeys: the keys are label names and need a
+    labelSelector; a matchLabelKeys key met in a matchExpressions requirement after the selector
+    already has it (the merged requirement meeting the user's own) is reported at `path[i]`;
+    a key may not be both matched and mismatched."""
     has_selector = isinstance(selector, Mapping)
-    match_keys = [str(k) for k in as_list(term.get("matchLabelKeys"))]
-    mismatch_keys = [str(k) for k in as_list(term.get("mismatchLabelKeys"))]
     errs = _label_keys(f.child(path, "matchLabelKeys"), match_keys, has_selector)
     errs.extend(_label_keys(f.child(path, "mismatchLabelKeys"), mismatch_keys, has_selector))
     if isinstance(selector, Mapping):

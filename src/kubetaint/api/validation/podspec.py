@@ -1,7 +1,7 @@
 """Pod spec and pod template checks kubetaint's kinds need
 (mirrors pkg/apis/core/validation/validation.go: ValidatePodSpec, validateContainers,
 validateContainerCommon, ValidatePodTemplateSpec, ValidatePodCreate; validateAffinity is in affinity.py,
-ValidatePodUpdate in podupdate.py)."""
+validateTopologySpreadConstraints in topologyspread.py, ValidatePodUpdate in podupdate.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,11 @@ from kubetaint.api.validation.names import is_dns1123_label, name_is_dns_subdoma
 from kubetaint.api.validation.objectmeta import validate_annotations, validate_labels
 from kubetaint.api.validation.quantities import validate_resource_requirements
 from kubetaint.api.validation.taints import validate_tolerations
+from kubetaint.api.validation.topologyspread import (
+    CREATE,
+    SpreadOptions,
+    validate_topology_spread_constraints,
+)
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
@@ -60,8 +65,11 @@ def _validate_containers(
     return errs
 
 
-def validate_pod_spec(spec: Mapping[str, Any], path: str, *, allow_comparison: bool) -> list[f.FieldError]:
-    """ValidatePodSpec, restricted to the fields kubetaint reasons about."""
+def validate_pod_spec(
+    spec: Mapping[str, Any], path: str, *, allow_comparison: bool, spread: SpreadOptions = CREATE
+) -> list[f.FieldError]:
+    """ValidatePodSpec, restricted to the fields kubetaint reasons about; `spread` holds the
+    topology spread constraint options (an update's, from its old spec: topologyspread.spread_options)."""
     errs: list[f.FieldError] = []
     seen: set[str] = set()
     errs.extend(
@@ -80,6 +88,12 @@ def validate_pod_spec(spec: Mapping[str, Any], path: str, *, allow_comparison: b
         errs.extend(validate_labels(node_selector, f.child(path, "nodeSelector")))
     # upstream: securityContext and imagePullSecrets (not checked here), then affinity
     errs.extend(validate_affinity(spec.get("affinity"), f.child(path, "affinity")))
+    # upstream: dnsConfig, readinessGates and schedulingGates (not checked here), then the constraints
+    errs.extend(
+        validate_topology_spread_constraints(
+            spec.get("topologySpreadConstraints"), f.child(path, "topologySpreadConstraints"), spread
+        )
+    )
     node_name = str(spec.get("nodeName") or "")
     if node_name:
         errs.extend(
@@ -108,7 +122,7 @@ def _validate_active_deadline(spec: Mapping[str, Any], path: str) -> list[f.Fiel
 
 
 def validate_pod_template(
-    template: Mapping[str, Any], path: str, *, allow_comparison: bool
+    template: Mapping[str, Any], path: str, *, allow_comparison: bool, spread: SpreadOptions = CREATE
 ) -> list[f.FieldError]:
     """ValidatePodTemplateSpec: template labels/annotations, then the pod spec.
 
@@ -123,7 +137,9 @@ def validate_pod_template(
             errs.extend(validate_annotations(meta["annotations"], f.child(path, "annotations")))
     spec = template.get("spec")
     spec = spec if isinstance(spec, Mapping) else {}
-    errs.extend(validate_pod_spec(spec, f.child(path, "spec"), allow_comparison=allow_comparison))
+    errs.extend(
+        validate_pod_spec(spec, f.child(path, "spec"), allow_comparison=allow_comparison, spread=spread)
+    )
     if spec.get("ephemeralContainers"):
         errs.append(
             f.forbidden(

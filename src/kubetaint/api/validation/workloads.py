@@ -15,6 +15,7 @@ from kubetaint.api.validation.labelselector import (
 )
 from kubetaint.api.validation.podspec import validate_pod_template
 from kubetaint.api.validation.selectors import selector_matches
+from kubetaint.api.validation.topologyspread import CREATE, SpreadOptions
 
 Obj = Mapping[str, Any]
 
@@ -24,10 +25,13 @@ def _m(obj: Obj, name: str) -> Obj:
     return value if isinstance(value, Mapping) else {}
 
 
-def selector_and_template(kind: str, spec: Obj, allow_comparison: bool) -> list[f.FieldError]:
+def selector_and_template(
+    kind: str, spec: Obj, allow_comparison: bool, spread: SpreadOptions = CREATE
+) -> list[f.FieldError]:
     """The selector and template checks of ValidateReplicaSetSpec / ValidateDeploymentSpec (a
     selector metav1.LabelSelectorAsSelector refuses skips the template) and ValidateDaemonSetSpec
-    (no required selector; the match check comes before the empty check)."""
+    (no required selector; the match check comes before the empty check). `spread`: the
+    template's topology spread options (an update's, from the old template)."""
     selector = spec.get("selector")
     errs = validate_label_selector(selector, "spec.selector")
     converts = selector_converts(selector)
@@ -47,7 +51,7 @@ def selector_and_template(kind: str, spec: Obj, allow_comparison: bool) -> list[
             errs.extend(_template_labels_match(selector, template))
         if empty:
             errs.append(empty_error)
-        return errs + _template(kind, template, allow_comparison)
+        return errs + _template(kind, template, allow_comparison, spread)
     if not isinstance(selector, Mapping):
         errs.append(f.required("spec.selector"))
     elif empty:
@@ -57,7 +61,7 @@ def selector_and_template(kind: str, spec: Obj, allow_comparison: bool) -> list[
         return [*errs, f.invalid("spec.selector", shown, "invalid label selector")]
     if isinstance(template, Mapping) and not empty:
         errs.extend(_template_labels_match(selector, template))
-    return errs + _template(kind, template, allow_comparison)
+    return errs + _template(kind, template, allow_comparison, spread)
 
 
 def _template_labels_match(selector: Any, template: Mapping[str, Any]) -> list[f.FieldError]:
@@ -73,11 +77,11 @@ def _template_labels_match(selector: Any, template: Mapping[str, Any]) -> list[f
     return [f.invalid("spec.template.metadata.labels", shown, "`selector` does not match template `labels`")]
 
 
-def _template(kind: str, template: Any, allow_comparison: bool) -> list[f.FieldError]:
+def _template(kind: str, template: Any, allow_comparison: bool, spread: SpreadOptions) -> list[f.FieldError]:
     """ValidatePodTemplateSpec, then the restart policy and deadline a workload's pods need."""
     if not isinstance(template, Mapping):
         return [f.required("spec.template")]
-    errs = validate_pod_template(template, "spec.template", allow_comparison=allow_comparison)
+    errs = validate_pod_template(template, "spec.template", allow_comparison=allow_comparison, spread=spread)
     template_spec = _m(template, "spec")
     restart = template_spec.get("restartPolicy") or "Always"
     if restart != "Always":

@@ -35,6 +35,7 @@ from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.speed.memo import Memo
+from kubetaint.speed.reference import reference_mode
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
@@ -83,11 +84,13 @@ class DaemonSetController:
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
         # per DaemonSet uid: its pods by node (before the index: a running informer replays at once)
         self._by_node: dict[str, PodsByNode] = {}
-        # the DaemonSet controller never adopts: owned pods only
+        # the DaemonSet controller never adopts: owned pods only, and those a DaemonSet controls
+        # only (in reference mode, those of every controller kind, filed by uid)
         self.index = PodOwnerIndex(
             self.pods,
             self._pod_changed,
             orphans=False,
+            owner_kind=None if reference_mode() else "DaemonSet",
             on_changes=self._pods_changed,
             on_adds=self._pods_added,
         )
@@ -124,7 +127,7 @@ class DaemonSetController:
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
         """Queue the DaemonSet owning the old or new pod, and note the pod for its owner's pods
-        by node (any controller kind: the index files pods under the controller's uid)."""
+        by node (the pods by node of a DaemonSet's uid)."""
         same = old is not None and new is not None and _same_refs(old, new)
         for pod in (old, new):
             ref = podutil.controller_ref_of(pod) if pod is not None else None
@@ -155,16 +158,19 @@ class DaemonSetController:
             yield key, new
 
     def _pods_added(self, items: list[tuple[Key, JSON]]) -> None:
-        """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod))."""
-        self._mark_owned(self._with_metadata(items))
+        """`_pod_changed(None, pod)` of each (key, pod) in turn (an index replay; key: key_of(pod)).
+        A pod without owner references (a start's listed orphans) has nothing to mark or queue."""
+        self._mark_owned(self._with_owner_references(items))
 
-    def _with_metadata(self, items: list[tuple[Key, JSON]]) -> Iterator[tuple[Key, JSON]]:
-        """Each (key, pod) whose metadata is an object; any other is told to `_pod_changed`."""
+    def _with_owner_references(self, items: list[tuple[Key, JSON]]) -> Iterator[tuple[Key, JSON]]:
+        """Each (key, pod) whose metadata is an object holding owner references; a pod whose
+        metadata is not an object is told to `_pod_changed`."""
         for key, pod in items:
-            if type(pod.get("metadata")) is not dict:
+            meta = pod.get("metadata")
+            if type(meta) is not dict:
                 self._pod_changed(None, pod)
-                continue
-            yield key, pod
+            elif meta.get("ownerReferences"):
+                yield key, pod
 
     def _mark_owned(self, entries: Iterable[tuple[Key, JSON]]) -> None:
         """Mark each (key, pod) in its controller's pods by node and queue its DaemonSet, as

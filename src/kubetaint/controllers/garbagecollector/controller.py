@@ -205,8 +205,9 @@ class GarbageCollector:
                 self._owners_lost_dependent(old, obj, refs)
         if not being_deleted(obj):
             return
-        if has_finalizer(obj, FINALIZER_ORPHAN):
+        if _deletion_starts_with(old, obj, FINALIZER_ORPHAN):  # startsWaitingForDependentsOrphaned
             self.attempt_to_orphan.add(_item(identity_of(resource, obj), uid))
+            return
         if has_finalizer(obj, FINALIZER_FOREGROUND) and uid not in self.foreground:
             self.foreground.add(uid)
             self._enqueue_dependents(uid)
@@ -365,6 +366,14 @@ class GarbageCollector:
         except StatusError as err:
             if err.code != 404:
                 raise
+
+
+def _deletion_starts_with(old: Mapping[str, Any] | None, new: Mapping[str, Any], finalizer: str) -> bool:
+    """deletionStartsWithFinalizer: `new` is being deleted with `finalizer`, and `old` (None for
+    an object listed) was not being deleted or did not have it."""
+    if not (being_deleted(new) and has_finalizer(new, finalizer)):
+        return False
+    return old is None or not being_deleted(old) or not has_finalizer(old, finalizer)
 
 
 def _note_deleting(obj: JSON, deleting: set[tuple[str, str]]) -> None:

@@ -148,14 +148,17 @@ class JobController:
     def _orphans_changed(self, changes: Changes) -> None:
         """Keep the orphan pods by namespace; an orphan added or changed has its tracking
         finalizer removed when it carries one ("Clean the finalizer": enqueueOrphanPod) and queues
-        the Jobs whose selector matches it (addPod and updatePod: someone may want to adopt it)."""
+        the Jobs whose selector matches it when it is new or its labels or controller reference
+        changed (addPod and updatePod: someone may want to adopt it). An orphan being deleted
+        (a deletionTimestamp) queues no Job (deletePod: no controller cares about orphans being
+        deleted), nor does an update that leaves its resourceVersion (a resync)."""
         if not self._orphans_presence.following:  # no Job: none can adopt
             self._orphans_presence.skipped()
             for change, _key, _old, new in changes:
                 if change != "DELETED" and _orphan_with_finalizer(new):
                     self.orphans.add(podutil.key_of(new))
             return
-        for change, key, _old, new in changes:
+        for change, key, old, new in changes:
             orphan = change != "DELETED" and new is not None and podutil.controller_ref_of(new) is None
             keys = self._orphan_keys.get(key[0])
             if not orphan:
@@ -166,9 +169,19 @@ class JobController:
                 keys = self._orphan_keys[key[0]] = set()
             keys.add(key)
             assert new is not None
+            meta = new.get("metadata") or {}
+            old_meta = (old or {}).get("metadata") or {}
+            if old is not None and old_meta.get("resourceVersion") == meta.get("resourceVersion"):
+                continue
             if util.has_tracking_finalizer(new):
                 self.orphans.add(podutil.key_of(new))
-            labels = (new.get("metadata") or {}).get("labels")
+            if meta.get("deletionTimestamp"):
+                continue
+            labels = meta.get("labels")
+            if old is not None and (
+                old_meta.get("labels") == labels and podutil.controller_ref_of(old) is None
+            ):
+                continue  # neither its labels nor its controller reference changed
             for job in self.jobs.items():
                 if (job.get("metadata") or {}).get("namespace") != key[0]:
                     continue

@@ -7,7 +7,9 @@ Orphans are also indexed by each (namespace, label key, label value) they carry:
 an equality (or `in`) requirement finds its adoption candidates from the smallest of those posting
 lists instead of scanning every orphan in the namespace. Results always come in key order, the
 order a full scan would give. A controller that never adopts (the DaemonSet controller) indexes
-owned pods only (`orphans=False`).
+owned pods only (`orphans=False`), and a controller whose owners are of one kind may index only
+the pods whose controller reference names that kind (`owner_kind`): an adoption of 150,000 pods by
+ReplicaSets then costs the DaemonSet controller's index nothing but the look at each reference.
 
 `version(uid)` counts the changes to an owner's pods, so a caller may keep what it derived from
 them until the next change.
@@ -38,6 +40,7 @@ class PodOwnerIndex:
         on_change: Callable[[JSON | None, JSON | None], None],
         *,
         orphans: bool = True,
+        owner_kind: str | None = None,
         on_changes: Callable[[list[tuple[JSON, JSON]], list[Key]], None] | None = None,
         on_adds: Callable[[list[tuple[Key, JSON]]], None] | None = None,
     ) -> None:
@@ -45,12 +48,15 @@ class PodOwnerIndex:
         once, after the group is indexed (so the callbacks must only record work, never read the
         index); `keys[i]` is key_of of the new pod of `pairs[i]`. `on_adds(items)`, optional, the
         same for a replay: `on_change(None, pod)` of each (key, pod) of `items` (key: key_of(pod))
-        at once, after every pod is indexed."""
+        at once, after every pod is indexed. `owner_kind`, optional: a controller reference of
+        another kind is taken as none (with `orphans=False` the pod is not indexed; the callbacks
+        are told of it still)."""
         self.informer = informer
         self._on_change = on_change
         self._on_changes = on_changes
         self._on_adds = on_adds
         self._track_orphans = orphans
+        self._owner_kind = owner_kind
         self._versions: dict[str, int] = {}
         self.owned: dict[str, set[Key]] = {}
         self.orphans: dict[str, set[Key]] = {}
@@ -82,6 +88,12 @@ class PodOwnerIndex:
                 for _, _, _, pod in run:
                     self._delete(pod)
 
+    def _controller_ref(self, pod: JSON) -> Any:
+        """The pod's controller reference when it is of the indexed kind (`owner_kind`), else None."""
+        ref = controller_ref_of(pod)
+        kind = self._owner_kind
+        return ref if ref is None or kind is None or ref.get("kind") == kind else None
+
     def _bump(self, owner: str) -> None:
         self._versions[owner] = self._versions.get(owner, 0) + 1
 
@@ -99,7 +111,7 @@ class PodOwnerIndex:
 
     def _index(self, pod: JSON) -> None:
         key = key_of(pod)
-        ref = controller_ref_of(pod)
+        ref = self._controller_ref(pod)
         owner = None if ref is None else str(ref.get("uid") or "")
         if owner is not None and self._owner_of.get(key, _ABSENT) == owner:
             self._bump(owner)  # still owned by the same owner (a status change): nothing moves
@@ -164,6 +176,7 @@ class PodOwnerIndex:
         Consecutive orphans of one namespace whose labels are the same string pairs in the same
         order (one template's pods) share their label tags and the posting lists they join."""
         owner_of, owned, versions = self._owner_of, self.owned, self._versions
+        kind = self._owner_kind
         track, orphans, by_label, labels_of = (
             self._track_orphans,
             self.orphans,
@@ -178,9 +191,10 @@ class PodOwnerIndex:
         for key, pod in items:
             meta = pod.get("metadata") or {}
             ref = None
-            for candidate in meta.get("ownerReferences") or ():  # controller_ref_of
+            for candidate in meta.get("ownerReferences") or ():  # _controller_ref
                 if candidate.get("controller"):
-                    ref = candidate
+                    if kind is None or candidate.get("kind") == kind:
+                        ref = candidate
                     break
             if ref is not None:
                 owner = str(ref.get("uid") or "")
@@ -222,7 +236,7 @@ class PodOwnerIndex:
     def _index_new(self, key: Key, pod: JSON) -> None:
         """`_index` of a pod whose key is not indexed (an informer's listing or replay: every
         pod once): nothing to compare or unindex first."""
-        ref = controller_ref_of(pod)
+        ref = self._controller_ref(pod)
         if ref is not None:
             owner = str(ref.get("uid") or "")
             owned = self.owned.get(owner)
@@ -274,6 +288,7 @@ class PodOwnerIndex:
             return
         owner_of, owned_sets, versions = self._owner_of, self.owned, self._versions
         orphans, labels_of, by_label = self.orphans, self._labels_of, self._orphan_labels
+        track = self._track_orphans
         last_refs: object = _ABSENT
         owner: str | None = None
         keys: list[Key] = []
@@ -289,17 +304,26 @@ class PodOwnerIndex:
             keys.append(key)
             refs = new_meta.get("ownerReferences")
             if refs is old_meta.get("ownerReferences") and new_meta.get("labels") is old_meta.get("labels"):
-                self._reindex(old, new)  # nothing indexed changed (a status or binding change)
+                # nothing indexed changed (a status or binding change): `_reindex`, inline for a
+                # key kept, indexed or (orphans untracked) left out
+                if old_meta.get("name") is name and old_meta.get("namespace") is space:
+                    kept = owner_of.get(key, _ABSENT)
+                    if kept is not _ABSENT or not track:
+                        if type(kept) is str:  # an owned pod (not an orphan nor left out)
+                            versions[kept] = versions.get(kept, 0) + 1  # _bump
+                        continue
+                self._reindex(old, new)
                 continue
             if refs is not last_refs:
                 last_refs = refs
                 if bumps and owner is not None:
                     versions[owner] = versions.get(owner, 0) + bumps
                 bumps = 0
-                ref = controller_ref_of(new)
+                ref = self._controller_ref(new)
                 owner = None if ref is None else str(ref.get("uid") or "")
             if owner is None:
-                self._index(new)
+                if track or key in owner_of:  # (else: neither indexed nor to be)
+                    self._index(new)
                 continue
             # `_index` of an owned pod, its owner known
             prior = owner_of.get(key, _ABSENT)
@@ -330,18 +354,23 @@ class PodOwnerIndex:
         on_changes(pairs, keys)
 
     def _unmoved_owner(self, old: JSON, new: JSON) -> tuple[bool, str | None]:
-        """For an indexed pod whose owner references and labels are the very objects it had (a
-        status, binding or other change not touching what is indexed): (True, its owner UID or
-        None for an orphan); nothing moves. (False, None) when `_index` has to look."""
+        """For a pod whose owner references and labels are the very objects it had (a status,
+        binding or other change not touching what is indexed), indexed or (orphans untracked)
+        not: (True, its owner UID, or None for an orphan or a pod left out); nothing moves.
+        (False, None) when `_index` has to look."""
         old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
         if old_meta.get("ownerReferences") is not new_meta.get("ownerReferences") or (
             old_meta.get("labels") is not new_meta.get("labels")
         ):
             return False, None
         key = key_of(new)
-        if key != key_of(old) or key not in self._owner_of:
+        if key != key_of(old):
             return False, None
-        return True, self._owner_of[key]
+        owner = self._owner_of.get(key, _ABSENT)
+        if owner is _ABSENT:
+            # not indexed: unless orphans are, the very references leave it out again
+            return not self._track_orphans, None
+        return True, owner  # type: ignore[return-value]  # (a str or None once indexed)
 
     def _delete(self, pod: JSON) -> None:
         self._unindex(key_of(pod))

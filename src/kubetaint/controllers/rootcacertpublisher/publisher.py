@@ -8,7 +8,6 @@ annotation when they differ."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -27,7 +26,6 @@ DESCRIPTION = (
     "No other usage is guaranteed across distributions of Kubernetes clusters."
 )
 CONFIG_MAPS = "configmaps"
-log = logging.getLogger(__name__)
 
 
 class Publisher:
@@ -48,7 +46,7 @@ class Publisher:
         self.informers = ComponentInformers(store)
         self.namespaces = self.informers.shared_or_own(namespace_informer, "namespaces")
         self.config_maps = self.informers.shared_or_own(config_map_informer, CONFIG_MAPS)
-        self.queue = SortedQueue(clock, self._sync_queued)
+        self.queue = SortedQueue(clock, self.sync_namespace, "root-ca-cert-publisher")
         self.config_maps.add_handlers(
             EventHandlers(
                 on_update=lambda old, new: self._config_map_changed(new),
@@ -79,12 +77,6 @@ class Publisher:
         status = new.get("status") if isinstance(new.get("status"), dict) else {}
         if (status or {}).get("phase") == "Active":
             self.queue.add(object_key(new)[1])
-
-    def _sync_queued(self, namespace: str) -> None:
-        try:
-            self.sync_namespace(namespace)
-        except Exception:  # one namespace's failure must not stop the others
-            log.exception("root-ca-cert-publisher: syncing namespace %s failed", namespace)
 
     def sync_namespace(self, namespace: str) -> None:
         """syncNamespace"""

@@ -6,7 +6,6 @@ terminating)."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -20,7 +19,6 @@ JSON = dict[str, Any]
 #: serviceaccountcontroller.DefaultServiceAccountsControllerOptions: the accounts each namespace gets.
 DEFAULT_SERVICE_ACCOUNTS = ("default",)
 SERVICE_ACCOUNTS = "serviceaccounts"
-log = logging.getLogger(__name__)
 
 
 class ServiceAccountsController:
@@ -41,7 +39,7 @@ class ServiceAccountsController:
         self.informers = ComponentInformers(store)
         self.namespaces = self.informers.shared_or_own(namespace_informer, "namespaces")
         self.accounts = self.informers.shared_or_own(service_account_informer, SERVICE_ACCOUNTS)
-        self.queue = SortedQueue(clock, self._sync_queued)
+        self.queue = SortedQueue(clock, self.sync_namespace, "serviceaccounts")
         self.namespaces.add_handlers(
             EventHandlers(
                 on_add=lambda ns: self.queue.add(object_key(ns)[1]),
@@ -65,12 +63,6 @@ class ServiceAccountsController:
         namespace, name = object_key(account)
         if name in self.names:
             self.queue.add(namespace)
-
-    def _sync_queued(self, namespace: str) -> None:
-        try:
-            self.sync_namespace(namespace)
-        except Exception:  # one namespace's failure must not stop the others
-            log.exception("serviceaccounts: syncing namespace %s failed", namespace)
 
     def sync_namespace(self, namespace: str) -> None:
         """syncNamespace: create each missing account when the namespace is active."""

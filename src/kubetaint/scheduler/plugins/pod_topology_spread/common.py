@@ -25,6 +25,7 @@ from kubetaint.scheduler.pod_index import Counter, PodIndex, required_pair
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.resources import InputError
 from kubetaint.scheduler.status import Code, Status
+from kubetaint.speed.reference import reference_mode
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
@@ -110,6 +111,18 @@ def counter(index: PodIndex, pi: PodInfo, c: Constraint) -> Counter:
     if known is not None:
         return known
     labels_match = None if selector is None else label_matcher(selector)
+    pair = required_pair(selector)
+    if pair is not None and selector is not None and len(selector.requirements) == 1 and not reference_mode():
+        # the index offers this counter only pods with the label pair, which is all the
+        # selector asks for: the labels need no second look (in reference mode they are matched)
+
+        def match_in_pair(p: PodInfo) -> bool:
+            if p.namespace != namespace:
+                return False
+            meta = p.pod.get("metadata")
+            return not (meta.get("deletionTimestamp") if type(meta) is dict else False)
+
+        return index.counter(key, match_in_pair, pair)
 
     def match(p: PodInfo) -> bool:
         if labels_match is None or p.namespace != namespace:
@@ -117,7 +130,7 @@ def counter(index: PodIndex, pi: PodInfo, c: Constraint) -> Counter:
         meta = p.pod.get("metadata") or {}
         return not meta.get("deletionTimestamp") and labels_match(meta.get("labels") or {})
 
-    return index.counter(key, match, required_pair(selector))
+    return index.counter(key, match, pair)
 
 
 def spread_match(c: Constraint, namespace: str, p: PodInfo) -> bool:

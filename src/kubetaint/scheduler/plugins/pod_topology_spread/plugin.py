@@ -8,7 +8,7 @@ scoring.py, what both share in common.py. A pod without constraints is skipped (
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from kubetaint.scheduler.events import NODE, POD, ActionType, ClusterEvent, ClusterEventWithHint
@@ -44,6 +44,7 @@ from kubetaint.scheduler.plugins.pod_topology_spread.common import (
 from kubetaint.scheduler.plugins.pod_topology_spread.filtering import Filtering
 from kubetaint.scheduler.plugins.pod_topology_spread.scoring import Scoring
 from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.speed.memo import Memo
 
 SYSTEM_DEFAULTING, LIST_DEFAULTING = "System", "List"
 #: systemDefaultConstraints
@@ -64,6 +65,34 @@ def _involved(pod: Mapping[str, Any], pi: PodInfo) -> bool:
     meta = pod.get("metadata") or {}
     bound = bool((pod.get("spec") or {}).get("nodeName"))
     return bound and (meta.get("namespace") or "default") == pi.namespace
+
+
+def _default_key(pod: Mapping[str, Any], action: str, version: int) -> Hashable | None:
+    """Speeds up the default constraints of the pods of one workload (off with
+    KUBETAINT_REFERENCE=1, as every memo): what helper.DefaultSelector reads of a pod (its
+    namespace, its labels and its controller's reference), with `action` and the listers'
+    `selectors_version`; None when the pod's metadata is not plain."""
+    meta = pod.get("metadata")
+    if type(meta) is not dict:
+        return None
+    labels = meta.get("labels")
+    if labels is not None and type(labels) is not dict:
+        return None
+    refs = meta.get("ownerReferences")
+    owner: Hashable = None
+    if refs:
+        if type(refs) is not list:
+            return None
+        for ref in refs:
+            if isinstance(ref, Mapping) and ref.get("controller"):
+                owner = (ref.get("apiVersion"), ref.get("kind"), ref.get("name"))
+                if not all(type(part) is str or part is None for part in owner):
+                    return None
+                break
+    labels_key = tuple(labels.items()) if labels else ()
+    if not all(type(v) is str for _, v in labels_key):
+        return None
+    return (action, version, meta.get("namespace") or "default", labels_key, owner)
 
 
 def _validate_default_constraints(raw: Any) -> list[Mapping[str, Any]]:
@@ -136,6 +165,10 @@ class PodTopologySpread(
             for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
         }
         self.handle: ClusterListers | None = None
+        #: A pod's default constraints by what helper.DefaultSelector reads of it (`_default_key`)
+        self._default_constraints: Memo[Hashable, tuple[Constraint, ...]] = Memo(
+            "scheduler.pod_topology_spread.default_constraints", 1 << 12
+        )
 
     def use_handle(self, handle: Handle) -> None:
         self.handle = handle
@@ -226,17 +259,27 @@ class PodTopologySpread(
         defaults = self._defaults[action]
         if not defaults:
             return []
-        selector = default_selector(pod, self.handle)
-        if selector.empty:
-            return []
-        return [
-            Constraint(
-                c.max_skew,
-                c.topology_key,
-                selector,
-                c.min_domains,
-                c.node_affinity_policy,
-                c.node_taints_policy,
+        handle = self.handle
+        key = None if handle is None else _default_key(pod, action, handle.selectors_version())
+        known = None if key is None else self._default_constraints.get(key)
+        if known is not None:
+            return list(known)
+        selector = default_selector(pod, handle)
+        made = (
+            ()
+            if selector.empty
+            else tuple(
+                Constraint(
+                    c.max_skew,
+                    c.topology_key,
+                    selector,
+                    c.min_domains,
+                    c.node_affinity_policy,
+                    c.node_taints_policy,
+                )
+                for c in defaults
             )
-            for c in defaults
-        ]
+        )
+        if key is not None:
+            self._default_constraints.put(key, made)
+        return list(made)
