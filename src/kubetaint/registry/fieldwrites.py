@@ -59,9 +59,15 @@ def set_fields(registry: Registry, ops: Sequence[SetField], stop_at_failure: boo
             objects = by_resource[resource] = []
         objects.extend(op.objects)
     else:
-        if all(_trusted(registry, resource, objects) for resource, objects in by_resource.items()):
+        spaces: dict[str, frozenset[str]] = {}
+        for resource, objects in by_resource.items():
+            trusted = _trusted_namespaces(registry, resource, objects)
+            if trusted is None:
+                break
+            spaces[resource] = trusted
+        else:
             results = registry.store.commit(ops, stop_at_failure=stop_at_failure)
-            _remember(registry, ops, results)
+            _remember(registry, ops, results, by_resource, spaces)
             return results
     results = []
     for op in ops:
@@ -74,38 +80,46 @@ def set_fields(registry: Registry, ops: Sequence[SetField], stop_at_failure: boo
     return results
 
 
-def _trusted(registry: Registry, resource: str, objects: list[JSON]) -> bool:
-    """Whether a heartbeat field write of `objects` needs no admission nor validation."""
+def _trusted_namespaces(registry: Registry, resource: str, objects: list[JSON]) -> frozenset[str] | None:
+    """The namespaces of `objects` when a heartbeat field write of them needs no admission nor
+    validation, else None."""
     if not registry._trusts_heartbeats(resource):
-        return False
+        return None
     spaces = registry._heartbeats.batch_namespaces(resource, objects, registry._configuration())
-    return spaces is not None and all(registry._namespace_admits(resource, ns) for ns in spaces)
+    if spaces is None or not all(registry._namespace_admits(resource, ns) for ns in spaces):
+        return None
+    return spaces
 
 
-def _remember(registry: Registry, ops: Sequence[SetField], results: list[Result]) -> None:
-    """Record the results of a commit of trusted heartbeat field writes, each resource's together:
-    kept as they are (the next round's batch) when every one of them was stored."""
+def _remember(
+    registry: Registry,
+    ops: Sequence[SetField],
+    results: list[Result],
+    by_resource: dict[str, list[JSON]],
+    spaces: dict[str, frozenset[str]],
+) -> None:
+    """Record the results of a commit of trusted heartbeat field writes (the objects of each
+    resource `by_resource`, in `spaces`), each resource's together: kept as they are (the next
+    round's batch) when every one of them was stored."""
     heartbeats = registry._heartbeats
-    stored: dict[str, list[Result]] = {}
+    complete = len(results) == sum(map(len, by_resource.values())) and not any(
+        isinstance(result, StatusError) for result in results
+    )
+    if complete and len(by_resource) == 1:
+        (resource,) = by_resource
+        heartbeats.remember_written(resource, results, spaces[resource])  # type: ignore[arg-type]
+        return
+    stored: dict[str, list[Result]] = {resource: [] for resource in by_resource}
     start = 0
     for op in ops:
         end = start + len(op.objects)
-        mine = stored.get(op.resource)
-        if mine is None:
-            mine = stored[op.resource] = []
-        mine.extend(results[start:end])
+        stored[op.resource].extend(results[start:end])
         start = end
     for resource, written in stored.items():
-        if any(type(obj) is not dict for obj in written) or len(written) < sum(
-            len(op.objects) for op in ops if op.resource == resource
-        ):
-            heartbeats.remember_results(resource, written)
+        if complete:
+            heartbeats.remember_written(resource, written, spaces[resource])  # type: ignore[arg-type]
         else:
-            heartbeats.remember_written(
-                resource,
-                written,  # type: ignore[arg-type]  # (stored objects only)
-                frozenset(obj["metadata"].get("namespace") or "" for obj in written),  # type: ignore[index]
-            )
+            heartbeats.remember_results(resource, written)
 
 
 def _until_failure(
