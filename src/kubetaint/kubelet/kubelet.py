@@ -396,8 +396,8 @@ class HollowKubelet(KubeletFaults):
             return  # picked up again by recover()
         batch = self._admitted.read(self.store, self._pending)
         self._pending.clear()
-        # HandlePodAdditions admits in creation order.
-        batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
+        if len(batch) > 1:  # HandlePodAdditions admits in creation order.
+            batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
         for pod in batch:
             if (pod.get("spec") or {}).get("nodeName") == self.name:
                 self._sync_pod(pod)
