@@ -149,3 +149,19 @@ def test_the_reference_mode_writes_pyyamls_text_whole(switch_reference_mode: Cal
     out = _Chunks()
     write_yaml(doc, out)
     assert out.writes == [reference_text(doc)]
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_a_list_shared_by_many_items_at_several_indents_is_written_where_it_stands() -> None:
+    tolerations = [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}]
+    words = ["a long value " * 8, "short"]
+    items = [
+        {
+            "spec": {"tolerations": tolerations, "deeper": {"tolerations": tolerations, "words": words}},
+            "tolerations": tolerations,
+            "words": words,
+        }
+        for _ in range(30)
+    ]
+    doc = {"timeline": items, "final": {"pods": items, "again": [{"x": {"y": {"z": {"w": words}}}}] * 3}}
+    assert dumps_yaml(doc) == reference_text(doc)

@@ -124,3 +124,43 @@ def test_keyed_listing_of_a_resource(resource: str) -> None:
     keyed, resource_version = store.list_keyed(resource)
     assert keyed == [(object_key(obj), obj) for obj in store.list(resource).items]
     assert resource_version == store.current_resource_version() == 2
+
+
+NODES = ["n1", "n2", "n3", ""]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(NAMESPACES), st.sampled_from(NAMES), st.sampled_from(NODES)),
+        max_size=30,
+    ),
+    st.lists(st.tuples(st.sampled_from(NAMESPACES), st.sampled_from(NAMES)), max_size=10),
+    st.sets(st.sampled_from(NODES)),
+)
+def test_pods_by_node_are_what_listing_each_node_gives(
+    pods: list[tuple[str, str, str]], deleted: list[tuple[str, str]], nodes: set[str]
+) -> None:
+    store = MemoryStore(VirtualClock())
+    for namespace, name, node in pods:
+        if not any(key == (namespace, name) for key, _ in _created(store)):
+            store.create("pods", pod(namespace, name, node))
+    for namespace, name in dict.fromkeys(deleted):
+        if (namespace, name) in [key for key, _ in _created(store)]:
+            store.delete("pods", namespace, name)
+    indexed = store.capabilities.pods_by_node
+    assert indexed is not None
+    expected = {}
+    for node in nodes:
+        listed = store.list("pods", field_selector=f"spec.nodeName={node}").items if node else []
+        if listed:
+            expected[node] = [(object_key(obj), obj) for obj in listed]
+    got = indexed.keyed_pods_by_node(nodes)
+    assert {node: [(key, obj["metadata"]["uid"]) for key, obj in pairs] for node, pairs in got.items()} == {
+        node: [(key, obj["metadata"]["uid"]) for key, obj in pairs] for node, pairs in expected.items()
+    }
+    assert all(obj is store.get("pods", *key) for pairs in got.values() for key, obj in pairs)
+
+
+def _created(store: MemoryStore) -> list[tuple[tuple[str, str], JSON]]:
+    return store.list_keyed("pods")[0]

@@ -4,7 +4,10 @@ registry's applyMatchLabelKeysAndMismatchLabelKeys in pkg/registry/core/pod/stra
 
 A term's `labelSelector` gets the pod's own values of its `matchLabelKeys` (In) and
 `mismatchLabelKeys` (NotIn), as upstream's registry merges them at pod creation
-(MatchLabelKeysInPodAffinity, on by default in the target version). A nil selector selects nothing;
+(MatchLabelKeysInPodAffinity, on by default in the target version; kubetaint's registry does too:
+kubetaint.core.label_keys_merge). Upstream's scheduler reads the stored selector; this one applies
+the keys again, so a pod declared without the merge (a scenario's, a snapshot's) is scheduled as if
+created through the API, and a merged term selects the same pods. A nil selector selects nothing;
 an empty one everything. Terms are parsed once per (affinity object, namespace, labels).
 """
 

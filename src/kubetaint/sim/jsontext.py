@@ -36,6 +36,7 @@ from json.encoder import (  # type: ignore[attr-defined]
 from math import isfinite, isnan
 from typing import Any, Protocol
 
+from kubetaint.sim.halves import write_in_halves
 from kubetaint.speed.reference import reference_mode
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -100,27 +101,19 @@ def _flat_encoder(inner: str) -> Callable[[Any, int], Any]:
 def write_indented(doc: Any, stream: TextSink, indent: int = 2) -> None:
     """Write `json.dumps(doc, indent=indent, ensure_ascii=False)` to `stream` in chunks: the
     gathered text is handed over between the items of a list once CHUNK_PARTS parts (or
-    CHUNK_CHARS characters of whole items) have gathered. A value json rejects raises json's error
+    CHUNK_CHARS characters of whole items) have gathered; a long list's second half may be
+    written by a second process (kubetaint.sim.halves). A value json rejects raises json's error
     after the text before it was written."""
     if reference_mode():
         _write_by_json(doc, stream, indent)
         return
-    parts: list[str] = []
-    write = stream.write
-    skeletons = _Skeletons()
-
-    def spill() -> None:
-        if len(parts) >= CHUNK_PARTS or skeletons.size >= CHUNK_CHARS:
-            write("".join(parts))
-            parts.clear()
-            skeletons.size = 0
-
+    writer = _Streaming(stream, _Skeletons())
     try:
-        _write(doc, parts.append, "\n", " " * indent, _Streaming(spill, skeletons))
+        _write(doc, writer.parts.append, "\n", " " * indent, writer)
     except RecursionError:
         json.dumps(doc, indent=indent, ensure_ascii=False)  # json's own error (a circular reference)
         raise
-    write("".join(parts))
+    writer.flush()
 
 
 def _write_by_json(doc: Any, stream: TextSink, indent: int) -> None:
@@ -138,12 +131,26 @@ def dumps_indented(doc: Any, indent: int = 2) -> str:
     """`json.dumps(doc, indent=indent, ensure_ascii=False)` (default separators for an indent)."""
     if reference_mode():
         return json.dumps(doc, indent=indent, ensure_ascii=False)
-    parts: list[str] = []
+    writer = _Streaming(None, _Skeletons())
     try:
-        _write(doc, parts.append, "\n", " " * indent, _Streaming(None, _Skeletons()))
+        _write(doc, writer.parts.append, "\n", " " * indent, writer)
     except RecursionError:
         return json.dumps(doc, indent=indent, ensure_ascii=False)
-    return "".join(parts)
+    return "".join(writer.parts)
+
+
+def compact_split(value: Any) -> list[str] | None:
+    """`value`'s compact JSON text (with json's separators for an indent, `,` and `: `) split at
+    its `"`: the text between strings (the skeleton) at the even places, the strings' own text at
+    the odd ones. None when the text holds a backslash (then a `"` may be inside a string), is over
+    ITEM_LIMIT characters, or the C encoder refuses a value (NaN, a type it does not know)."""
+    try:
+        compact = "".join(_compact_encoder()(value, 0))
+    except (_LeftToJsonError, ValueError, TypeError, RecursionError):
+        return None
+    if "\\" in compact or len(compact) > ITEM_LIMIT:
+        return None
+    return compact.split('"')
 
 
 class _Skeletons:
@@ -160,13 +167,9 @@ class _Skeletons:
     def text(self, value: Any, inner: str, step: str) -> str | None:
         """`value` (a dict or list) indented, its first line at the indent of `inner` (a line
         break and that indent); None to leave it to the container-by-container writer."""
-        try:
-            compact = "".join(_compact_encoder()(value, 0))
-        except (_LeftToJsonError, ValueError, TypeError, RecursionError):
+        parts = compact_split(value)
+        if parts is None:
             return None  # (the writer then meets the value and says what json says of it)
-        if "\\" in compact or len(compact) > ITEM_LIMIT:
-            return None
-        parts = compact.split('"')
         between = parts[0::2]
         key = ("\0".join(between), inner)
         indented = self._memo.get(key)
@@ -211,14 +214,28 @@ def _indent_skeleton(between: list[str], inner: str, step: str) -> list[str]:
 
 
 class _Streaming:
-    """What a list's items call between them (`spill`, None when nothing streams) and the
-    skeleton memo its container items are written with."""
+    """The text gathered (`parts`), the stream it is handed to (None: nothing streams, the text
+    is joined at the end), what a list's items call between them (`spill`, None when nothing
+    streams) and the skeleton memo its container items are written with."""
 
-    __slots__ = ("skeletons", "spill")
+    __slots__ = ("parts", "skeletons", "spill", "stream")
 
-    def __init__(self, spill: Callable[[], None] | None, skeletons: _Skeletons) -> None:
-        self.spill = spill
+    def __init__(self, stream: TextSink | None, skeletons: _Skeletons) -> None:
+        self.parts: list[str] = []
+        self.stream = stream
         self.skeletons = skeletons
+        self.spill: Callable[[], None] | None = None if stream is None else self._spill
+
+    def _spill(self) -> None:
+        if len(self.parts) >= CHUNK_PARTS or self.skeletons.size >= CHUNK_CHARS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand the gathered text to the stream."""
+        if self.stream is not None:
+            self.stream.write("".join(self.parts))
+            self.parts.clear()
+            self.skeletons.size = 0
 
 
 def _floatstr(value: float) -> str:
@@ -353,18 +370,55 @@ def _write_list(
             out(text)
             return
     out("[")
-    first = True
+    stream = spill.stream
+    if stream is None:
+        _write_items(value, 0, len(value), out, inner=inner, step=step, spill=spill)
+    else:
+
+        def write_items(start: int, stop: int, sink: TextSink | None) -> None:
+            if sink is None:
+                _write_items(value, start, stop, out, inner=inner, step=step, spill=spill)
+                return
+            own = _Streaming(sink, spill.skeletons)
+            _write_items(value, start, stop, own.parts.append, inner=inner, step=step, spill=own)
+            own.flush()
+
+        write_in_halves(len(value), write_items, stream, spill.flush)
+    out(newline + "]")
+
+
+def _write_items(
+    value: list[Any],
+    start: int,
+    stop: int,
+    out: Callable[[str], None],
+    *,
+    inner: str,
+    step: str,
+    spill: _Spill,
+) -> None:
+    """Items [start, stop) of a list of containers, each after its separator (`inner`, a line
+    break and the items' indent, and a comma before every item but the list's first)."""
     between = spill.spill
-    for entry in value:
-        out(inner if first else "," + inner)
-        first = False
-        kind = type(entry)
-        if kind is dict:
-            _write_dict(entry, out, inner, step, spill, as_item=True)
-        elif kind is list:
-            _write_list(entry, out, inner, step, spill, as_item=True)
-        else:
-            _write(entry, out, inner, step, spill)
+    if start == 0 and stop > 0:
+        out(inner)
+        _write_item(value[0], out, inner, step, spill)
         if between is not None:
             between()
-    out(newline + "]")
+        start = 1
+    separator = "," + inner
+    for index in range(start, stop):
+        out(separator)
+        _write_item(value[index], out, inner, step, spill)
+        if between is not None:
+            between()
+
+
+def _write_item(entry: Any, out: Callable[[str], None], inner: str, step: str, spill: _Spill) -> None:
+    kind = type(entry)
+    if kind is dict:
+        _write_dict(entry, out, inner, step, spill, as_item=True)
+    elif kind is list:
+        _write_list(entry, out, inner, step, spill, as_item=True)
+    else:
+        _write(entry, out, inner, step, spill)

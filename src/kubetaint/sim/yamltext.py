@@ -33,6 +33,8 @@ from typing import Any, Protocol
 
 import yaml
 
+from kubetaint.sim.halves import write_in_halves
+from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 
 #: libyaml's emitter (PyYAML's pure-Python emitter folds and quotes a few strings differently).
@@ -43,6 +45,8 @@ WIDTH = 80
 CHUNK_PARTS = 20_000
 #: Strings whose written form is remembered before the memo starts afresh.
 SCALARS = 1 << 16
+#: Lists met in a mapping more than once whose text is remembered (and lists looked out for).
+SHARED = 1 << 12
 #: A simple key is at most this many bytes (UTF-8) long; a longer one is written `? key`.
 SIMPLE_KEY_BYTES = 128
 
@@ -96,6 +100,8 @@ def write_yaml(doc: Any, stream: TextSink) -> None:
 #: quotes): a first character that is no indicator, then letters, digits, name punctuation, a
 #: colon or a space each followed by another character.
 _SIMPLE = re.compile(r"[A-Za-z0-9_/(](?:[A-Za-z0-9_./()=+@;~<>,!%*&-]|:(?=[^ ])| (?=[^ ]))*")
+#: The usual `_SIMPLE` strings (names, uids), told at once: no colon, no space.
+_NAME = re.compile(r"[A-Za-z0-9_/(][A-Za-z0-9_./()=+@;~<>,!%*&-]*")
 _BREAKS = frozenset("\r\n\x85\u2028\u2029")
 
 
@@ -104,19 +110,30 @@ def _resolvers() -> dict[Any, list[tuple[str, re.Pattern[str]]]]:
     return table
 
 
+def _resolver_pattern(first: str) -> re.Pattern[str] | None:
+    """The resolver patterns PyYAML tries on a string starting with `first` (those of that
+    character, then those of every string) as one pattern that matches where one of them matches,
+    each with its own flags; None when there are none."""
+    table = _resolvers()
+    patterns = [pattern for _tag, pattern in [*(table.get(first) or []), *(table.get(None) or [])]]
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?{'x' if p.flags & re.VERBOSE else ''}:{p.pattern})" for p in patterns))
+
+
 class _Scalars:
     """The written form of strings on one line, remembered (SCALARS at most)."""
 
-    __slots__ = ("_resolvers", "_wildcard", "keys", "memo")
+    __slots__ = ("_resolvers", "keys", "memo")
 
     def __init__(self) -> None:
         #: string -> its text (any string met, as a value or a key)
         self.memo: dict[str, str] = {}
         #: string -> its text, for the strings met as simple keys
         self.keys: dict[str, str] = {}
-        table = _resolvers()
-        self._resolvers = table
-        self._wildcard = table.get(None, [])
+        #: first character -> the resolver patterns PyYAML tries on strings starting with it, as
+        #: one pattern (None: there are none)
+        self._resolvers: dict[str, re.Pattern[str] | None] = {}
 
     def text(self, value: str) -> str:
         """`value` as libyaml writes it unfolded (plain, single- or double-quoted); _LeftToPyYamlError
@@ -125,7 +142,7 @@ class _Scalars:
         text = memo.get(value)
         if text is not None:
             return text
-        if _SIMPLE.fullmatch(value):
+        if _NAME.fullmatch(value) or _SIMPLE.fullmatch(value):
             text = f"'{value}'" if self._resolves(value) else value
         else:
             text = self._by_pyyaml(value)
@@ -136,10 +153,12 @@ class _Scalars:
 
     def _resolves(self, value: str) -> bool:
         """Whether a resolver pattern reads `value` as another type than a string."""
-        for _tag, pattern in (self._resolvers.get(value[0]) or []) + self._wildcard:
-            if pattern.match(value):
-                return True
-        return False
+        first = value[0]
+        if first in self._resolvers:
+            pattern = self._resolvers[first]
+        else:
+            pattern = self._resolvers[first] = _resolver_pattern(first)
+        return pattern is not None and pattern.match(value) is not None
 
     @staticmethod
     def _by_pyyaml(value: str) -> str:
@@ -255,6 +274,9 @@ def _item_writer(scalars: _Scalars) -> _ItemWriter:
     key_of = scalars.key
     placed = scalars.placed
     width = WIDTH + 1
+    seen: set[int] = set()
+    shared: Memo[int, tuple[list[Any], int, str]] = Memo("sim.yamltext.shared_lists", limit=SHARED)
+    shared_get = shared.get
 
     def mapping(value: dict[Any, Any], out: Callable[[str], None], indent: int, lead: str) -> None:
         """A non-empty mapping's lines, its keys at `indent`, the first after `lead`."""
@@ -277,7 +299,20 @@ def _item_writer(scalars: _Scalars) -> _ItemWriter:
             elif kind is list:
                 if item:
                     out(f"{lead}{written}:\n")
-                    sequence(item, out, indent, pad)  # (in a mapping, at the mapping's indent)
+                    found = shared_get(id(item))
+                    if found is not None and found[0] is item and found[1] == indent:
+                        out(found[2])
+                    elif id(item) in seen:
+                        lines: list[str] = []
+                        sequence(item, lines.append, indent, pad)  # (in a mapping, at the mapping's indent)
+                        text = "".join(lines)
+                        shared.put(id(item), (item, indent, text))
+                        out(text)
+                    else:
+                        if len(seen) >= SHARED:
+                            seen.clear()
+                        seen.add(id(item))
+                        sequence(item, out, indent, pad)
                 else:
                     out(f"{lead}{written}: []\n")
             else:
@@ -320,10 +355,11 @@ class _Writer:
     """The document's top-level mappings entry by entry and its top-level lists item by item,
     each written here or, when it holds something left to PyYAML, by PyYAML in its place."""
 
-    def __init__(self, stream: TextSink) -> None:
+    def __init__(self, stream: TextSink, scalars: _Scalars | None = None) -> None:
+        self._stream = stream
         self._write = stream.write
         self._parts: list[str] = []
-        self._scalars = _Scalars()
+        self._scalars = _Scalars() if scalars is None else scalars
         self._item = _item_writer(self._scalars)
 
     def flush(self) -> None:
@@ -360,12 +396,27 @@ class _Writer:
 
     def items(self, sequence: list[Any], path: list[Any], indent: int) -> None:
         """The items of a non-empty list reached from the root through mappings, handed to the
-        stream between items once CHUNK_PARTS parts have gathered."""
+        stream between items once CHUNK_PARTS parts have gathered; a long list's second half may
+        be written by a second process (kubetaint.sim.halves)."""
+
+        def write_items(start: int, stop: int, sink: TextSink | None) -> None:
+            if sink is None:
+                self._items(sequence, start, stop, path, indent)
+                return
+            own = _Writer(sink, self._scalars)
+            own._items(sequence, start, stop, path, indent)
+            own.flush()
+
+        write_in_halves(len(sequence), write_items, self._stream, self.flush)
+
+    def _items(self, sequence: list[Any], start: int, stop: int, path: list[Any], indent: int) -> None:
+        """Items [start, stop) of `items`' list."""
         parts = self._parts
         out = parts.append
         write_item = self._item
         pad = " " * indent
-        for item in sequence:
+        for index in range(start, stop):
+            item = sequence[index]
             mark = len(parts)
             try:
                 write_item(item, out, indent, pad)

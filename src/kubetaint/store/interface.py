@@ -22,7 +22,7 @@ Writes: `commit(ops)` is the one write entry point (see `Store.commit` for the b
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -334,6 +334,17 @@ class ThreadedDelivery(Protocol):
         ...
 
 
+class PodsByNode(Protocol):
+    """Optional, for stores that keep their pods indexed by spec.nodeName (the memory store):
+    the pods bound to given nodes, read from the index without looking at every pod."""
+
+    def keyed_pods_by_node(self, nodes: Container[str]) -> dict[str, list[tuple[tuple[str, str], JSON]]]:
+        """For each node of `nodes` with pods bound to it, those pods with their keys
+        ((namespace, name)), in the order `list("pods", field_selector="spec.nodeName=NODE")`
+        gives them."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Capabilities:
     """What a store offers beyond the Store protocol, as the store declares it (`Store.capabilities`;
@@ -348,6 +359,8 @@ class Capabilities:
     threaded_delivery: ThreadedDelivery | None = None
     #: a client of an API server, which applies the namespace `finalize` itself (RemoteStore)
     finalizes_namespaces: FinalizesNamespaces | None = None
+    #: a store keeping its pods indexed by node (MemoryStore)
+    pods_by_node: PodsByNode | None = None
 
 
 #: A store offering nothing beyond the protocol.

@@ -9,10 +9,11 @@ are `commit` batches under one lock hold; a batch of one field write (lease rene
 from __future__ import annotations
 
 import builtins
+import operator
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 
 from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
@@ -21,6 +22,7 @@ from kubetaint.store.base import StoreBase
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import (
     JSON,
+    Capabilities,
     Create,
     Delete,
     ListResult,
@@ -84,6 +86,7 @@ class MemoryStore(StoreBase, FieldWrites):
         self._history: deque[HistoryEntry] = deque(maxlen=self._options.history_size)
         self._dispatcher = Dispatcher()
         self._lock = threading.RLock()
+        self.capabilities = Capabilities(pods_by_node=self)
 
     # reads -------------------------------------------------------------------------------
 
@@ -218,6 +221,23 @@ class MemoryStore(StoreBase, FieldWrites):
 
     def current_resource_version(self) -> int:
         return self._rv
+
+    def keyed_pods_by_node(
+        self, nodes: Container[str]
+    ) -> dict[str, builtins.list[tuple[tuple[str, str], JSON]]]:
+        """`PodsByNode.keyed_pods_by_node` from the node index (the pods are not looked at)."""
+        with self._lock:
+            grouped = {
+                node: builtins.list(by_key.items())
+                for node, by_key in self._pods_by_node.items()
+                if by_key and node and node in nodes
+            }
+        # one namespace: the key tuples sort in key order (C comparisons); else key_order's
+        spaces = {key[0] for pairs in grouped.values() for key, _ in pairs}
+        order = _FIRST if len(spaces) <= 1 else _pair_key_order
+        for pairs in grouped.values():
+            pairs.sort(key=order)  # keys are unique: pods are never compared
+        return grouped
 
     # writes ------------------------------------------------------------------------------
 
@@ -508,6 +528,13 @@ def _carries_system_fields(meta: JSON, old_meta: JSON) -> bool:
         and meta.get("resourceVersion") is version
         and meta.get("generation") is generation
     )
+
+
+_FIRST = operator.itemgetter(0)
+
+
+def _pair_key_order(pair: tuple[tuple[str, str], JSON]) -> tuple[str, str]:
+    return key_order(pair[0])
 
 
 def _node_name(pod: JSON) -> str:
