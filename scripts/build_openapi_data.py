@@ -53,6 +53,8 @@ ROOTS = [
     ),
     "io.k8s.api.core.v1.Event",
     "io.k8s.api.core.v1.EventList",
+    "io.k8s.api.events.v1.Event",
+    "io.k8s.api.events.v1.EventList",
     "io.k8s.api.policy.v1.Eviction",
     "io.k8s.api.policy.v1.PodDisruptionBudget",
     "io.k8s.api.policy.v1.PodDisruptionBudgetList",

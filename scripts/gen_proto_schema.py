@@ -30,6 +30,7 @@ META = "k8s.io/apimachinery/pkg/apis/meta/v1"
 ROOTS = {
     "v1/Binding": "k8s.io/api/core/v1.Binding",
     "v1/Event": "k8s.io/api/core/v1.Event",
+    "events.k8s.io/v1/Event": "k8s.io/api/events/v1.Event",
     "v1/Namespace": "k8s.io/api/core/v1.Namespace",
     "v1/Node": "k8s.io/api/core/v1.Node",
     "v1/Pod": "k8s.io/api/core/v1.Pod",

@@ -139,10 +139,11 @@ def test_discovery_advertises_every_served_resource_of_the_shared_table(client: 
             assert entry["singularResource"] == res.singular and entry["verbs"] == sorted(res.verbs)
 
 
-def test_events_k8s_io_is_left_out_of_discovery_and_routing(client: TestClient) -> None:
-    assert ("events.k8s.io", "events") not in _aggregated(client)
-    assert client.get("/apis/events.k8s.io/v1").status_code == 404
-    assert client.get("/apis/events.k8s.io/v1/events").status_code == 404
+def test_events_k8s_io_is_discovered_with_the_core_events_short_name(client: TestClient) -> None:
+    entry = _aggregated(client)[("events.k8s.io", "events")]
+    assert entry["responseKind"] == {"group": "events.k8s.io", "version": "v1", "kind": "Event"}
+    assert entry["shortNames"] == ["ev"]
+    assert client.get("/apis/events.k8s.io/v1/events").json()["kind"] == "EventList"
 
 
 @pytest.mark.parametrize(

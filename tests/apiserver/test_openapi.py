@@ -26,6 +26,7 @@ GV_PATHS = [
     "apis/batch/v1",
     "apis/coordination.k8s.io/v1",
     "apis/discovery.k8s.io/v1",
+    "apis/events.k8s.io/v1",
     "apis/node.k8s.io/v1",
     "apis/policy/v1",
     "apis/rbac.authorization.k8s.io/v1",

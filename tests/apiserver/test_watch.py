@@ -182,3 +182,26 @@ def test_in_reference_mode_each_event_is_a_chunk_of_its_own() -> None:
     with reference_mode_set(True):
         chunks = encoder.chunks(_events())
     assert chunks == [encoder.event(event) for event in _events()]
+
+
+def test_an_events_v1_watch_streams_the_core_events_as_events_v1_with_its_field_selector(
+    served: tuple[MemoryStore, httpx.Client],
+) -> None:
+    store, client = served
+    core = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "web.1", "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web"},
+        "reason": "Killing",
+        "message": "Stopping container c",
+        "type": "Normal",
+    }
+    other = {**core, "metadata": {"name": "db.1", "namespace": "default"}, "involvedObject": {"name": "db"}}
+    url = "/apis/events.k8s.io/v1/namespaces/default/events?watch=true&fieldSelector=regarding.name%3Dweb"
+    store.create("events", other)
+    store.create("events", core)
+    (added,) = read_events(client, url, 1)
+    assert added["type"] == "ADDED"
+    assert added["object"]["apiVersion"] == "events.k8s.io/v1"
+    assert (added["object"]["regarding"]["name"], added["object"]["note"]) == ("web", "Stopping container c")

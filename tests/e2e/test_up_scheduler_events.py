@@ -132,3 +132,34 @@ def test_kubectl_describe_pod_lists_the_series_from_the_reporting_controller(ser
     line = next(line for line in events.splitlines() if f"(x{repeated['series']['count']} over " in line)
     assert line.split()[:2] == ["Warning", "FailedScheduling"]
     assert "default-scheduler" in line
+
+
+def test_the_events_v1_api_serves_the_series_as_the_scheduler_recorded_it(server: UpServer) -> None:
+    listed = server.kubectl(
+        "get", "events.events.k8s.io", "--field-selector", "regarding.name=stuck", "-o", "json"
+    )
+    items = json.loads(listed.stdout)["items"]
+    (repeated,) = [e for e in items if "series" in e]
+    assert repeated["apiVersion"] == "events.k8s.io/v1"
+    assert repeated["reportingController"] == "default-scheduler"
+    assert repeated["reportingInstance"] == f"default-scheduler-{socket.gethostname()}"
+    assert (repeated["action"], repeated["reason"]) == ("Scheduling", "FailedScheduling")
+    assert repeated["note"].startswith("0/")
+    assert repeated["deprecatedSource"] == {}
+    assert repeated["deprecatedFirstTimestamp"] is None
+
+
+def test_the_python_clients_events_v1_api_lists_the_scheduler_events(server: UpServer) -> None:
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(config_file=str(server.kubeconfig))
+    try:
+        listed = client.EventsV1Api(api).list_namespaced_event(
+            "default", field_selector="regarding.name=stuck,reportingController=default-scheduler"
+        )
+    finally:
+        api.close()
+    (repeated,) = [e for e in listed.items if e.series is not None]
+    assert repeated.series.count >= 5
+    assert repeated.regarding.name == "stuck"
+    assert repeated.action == "Scheduling" and repeated.note.startswith("0/")

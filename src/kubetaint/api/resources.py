@@ -37,9 +37,11 @@ class Resource:
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
-    #: False for a resource the HTTP server leaves out of discovery and routing (its storage
-    #: would need a conversion the server does not do, e.g. events.k8s.io/v1 Events).
+    #: False for a resource the HTTP server leaves out of discovery and routing.
     served: bool = True
+    #: The store resource of a resource kept in another's storage, served through a conversion
+    #: (events.k8s.io/v1 Events are core Events: apiserver.eventsv1); "" for its own.
+    storage: str = ""
 
     @property
     def api_version(self) -> str:
@@ -58,8 +60,9 @@ class Resource:
 
     @property
     def store_resource(self) -> str:
-        """The store's resource name: the group-qualified plural (`leases.coordination.k8s.io`)."""
-        return self.group_resource
+        """The store's resource name: the group-qualified plural (`leases.coordination.k8s.io`),
+        or the resource whose storage it shares (`events` for events.k8s.io/v1 Events)."""
+        return self.storage or self.group_resource
 
     @property
     def has_status(self) -> bool:
@@ -129,7 +132,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("", "v1", "Endpoints", "endpoints", "endpoints", ("ep",)),
     Resource("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice"),
     Resource("", "v1", "Event", "events", "event", ("ev",)),
-    Resource("events.k8s.io", "v1", "Event", "events", "event", ("ev",), served=False),
+    Resource("events.k8s.io", "v1", "Event", "events", "event", ("ev",), storage="events"),
     Resource("coordination.k8s.io", "v1", "Lease", "leases", "lease"),
     Resource(
         "policy",

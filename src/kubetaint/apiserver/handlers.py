@@ -17,7 +17,7 @@ from kubetaint.api.crd import GROUP as CRD_GROUP
 from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.resources import Resource, stored_only_warning
-from kubetaint.apiserver import crd_served, fieldmanagement, fieldvalidation, query, scale
+from kubetaint.apiserver import crd_served, eventsv1, fieldmanagement, fieldvalidation, query, scale
 from kubetaint.apiserver import patch as patches
 from kubetaint.apiserver.limits import Limits
 from kubetaint.apiserver.listing import list_read, validate_list_options
@@ -48,8 +48,30 @@ _CONFLICT_RETRIES = 5
 
 
 def _out(res: Resource, obj: JSON) -> JSON:
-    """An object as served at the request's version (a custom resource's apiVersion)."""
-    return crd_served.at_version(res, obj) if isinstance(res, CustomResource) else obj
+    """An object as served at the request's version (a custom resource's apiVersion, an
+    events.k8s.io/v1 Event converted from the stored core Event)."""
+    if isinstance(res, CustomResource):
+        return crd_served.at_version(res, obj)
+    return eventsv1.to_served(obj) if eventsv1.converts(res) else obj
+
+
+def _in(res: Resource, obj: JSON, old: JSON | None) -> JSON:
+    """A request's object as stored: an events.k8s.io/v1 Event as the core Event, checked as
+    events.k8s.io/v1 writes are (`old`: the stored object an update replaces)."""
+    if not eventsv1.converts(res):
+        return obj
+    # decoded as the target's kind (a patched object too, whatever a patch did to its kind and
+    # apiVersion, as an update keeps the stored ones): the conversion reads well-typed fields only
+    obj = {**obj, "apiVersion": res.api_version, "kind": res.kind}
+    check_decodable(obj)
+    stored = eventsv1.to_stored(obj)
+    eventsv1.check_write(stored, old)
+    return stored
+
+
+def _field_selector(res: Resource, params: query.Query) -> str | None:
+    """The request's field selector on the stored objects (events.k8s.io/v1 labels converted)."""
+    return eventsv1.stored_field_selector(res, params.get("fieldSelector"))
 
 
 def _to_scale(res: Resource, obj: JSON) -> JSON:
@@ -102,7 +124,7 @@ class Handlers:
             res.store_resource,
             namespace=target.namespace,
             label_selector=params.get("labelSelector"),
-            field_selector=params.get("fieldSelector"),
+            field_selector=_field_selector(res, params),
             limit=read.limit,
             continue_token=params.get("continue") or None,
             resource_version=read.resource_version,
@@ -145,7 +167,7 @@ class Handlers:
             obj, pruned = crd_served.decode(target.res, obj, validation)
             warnings = [*warnings, *pruned]
         obj = fieldmanagement.record(target, obj, None, request, self.clock)
-        created = self.rest.create(target, obj, dry_run(request))
+        created = self.rest.create(target, _in(target.res, obj, None), dry_run(request))
         warnings = [*_created_warnings(target, warnings), *_strategy_warnings(target, created, None)]
         return fieldvalidation.with_warnings(json_response(_out(target.res, created), 201), warnings)
 
@@ -169,8 +191,8 @@ class Handlers:
             obj, pruned = crd_served.decode(target.res, obj, validation)
             warnings = [*warnings, *pruned]
         old = self.store.get(target.res.store_resource, target.namespace, target.name)
-        obj = fieldmanagement.record(target, obj, old, request, self.clock)
-        updated = self.rest.update(target, obj, old, dry_run(request))
+        obj = fieldmanagement.record(target, obj, _out(target.res, old), request, self.clock)
+        updated = self.rest.update(target, _in(target.res, obj, old), old, dry_run(request))
         warnings = [*warnings, *_strategy_warnings(target, updated, old)]
         return fieldvalidation.with_warnings(json_response(_out(target.res, updated)), warnings)
 
@@ -210,6 +232,9 @@ class Handlers:
                 raise
             caller_rv = _mentions_resource_version(body)
             scaling = target.subresource == "scale"
+            stored = old
+            if eventsv1.converts(res):  # the patch applies to the events.k8s.io/v1 Event
+                old = eventsv1.to_served(stored)
             if scaling:  # the patch applies to the Scale; the parent's spec.replicas changes
                 patched = _from_scale(res, old, self._apply_patch(kind, _to_scale(res, old), body, request))
             elif kind == patches.APPLY_PATCH:
@@ -228,14 +253,16 @@ class Handlers:
             try:
                 if scaling:
                     parent = Target(res, target.namespace, target.name)
-                    stored = self._store_patched(parent, patched, old, caller_rv, is_dry_run)
+                    written = self._store_patched(parent, patched, stored, caller_rv, is_dry_run)
                     applied = [fieldmanagement.SCALE_APPLY_WARNING] if kind == patches.APPLY_PATCH else []
-                    return fieldvalidation.with_warnings(json_response(_to_scale(res, stored)), applied)
+                    return fieldvalidation.with_warnings(json_response(_to_scale(res, written)), applied)
                 if kind == patches.APPLY_PATCH and patched == old:  # a no-op apply writes nothing
-                    return fieldvalidation.with_warnings(json_response(_out(res, old)), warnings)
-                stored = self._store_patched(target, patched, old, caller_rv, is_dry_run)
-                warnings = [*warnings, *_strategy_warnings(target, stored, old)]
-                return fieldvalidation.with_warnings(json_response(_out(res, stored)), warnings)
+                    return fieldvalidation.with_warnings(json_response(_out(res, stored)), warnings)
+                written = self._store_patched(
+                    target, _in(res, patched, stored), stored, caller_rv, is_dry_run
+                )
+                warnings = [*warnings, *_strategy_warnings(target, written, stored)]
+                return fieldvalidation.with_warnings(json_response(_out(res, written)), warnings)
             except errors.StatusError as exc:
                 # Patches without a resourceVersion are retried on conflict, as upstream.
                 if (
@@ -281,7 +308,7 @@ class Handlers:
             obj, _ = crd_served.decode(target.res, obj, query.of(request).get("fieldValidation"), patch=True)
         self.rest.check_name(target, obj)
         obj = {**obj, "metadata": {**obj["metadata"], "name": target.name}}
-        created = self.rest.create(target, obj, is_dry_run)
+        created = self.rest.create(target, _in(target.res, obj, None), is_dry_run)
         response = json_response(_out(target.res, created), 201)
         return fieldvalidation.with_warnings(response, _strategy_warnings(target, created, None))
 
@@ -329,7 +356,7 @@ class Handlers:
             res.store_resource,
             namespace=target.namespace,
             label_selector=query.of(request).get("labelSelector"),
-            field_selector=query.of(request).get("fieldSelector"),
+            field_selector=_field_selector(res, query.of(request)),
         )
         deleted = []
         for obj in listed.items:
@@ -340,7 +367,8 @@ class Handlers:
             except errors.StatusError as exc:
                 if exc.code != 404:
                     raise
-        body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": {}, "items": deleted}
+        items = [_out(res, obj) for obj in deleted]
+        body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": {}, "items": items}
         return json_response(body)
 
     # pods/binding, bindings, pods/eviction --------------------------------------------------

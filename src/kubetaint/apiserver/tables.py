@@ -11,7 +11,7 @@ from typing import Any
 from kubetaint.api import errors
 from kubetaint.api.crd import CustomResource
 from kubetaint.api.omitempty import omit_empty
-from kubetaint.apiserver import crd_served
+from kubetaint.apiserver import crd_served, eventsv1
 from kubetaint.apiserver.printers import printer_for
 from kubetaint.apiserver.resources import ResourceInfo
 
@@ -46,6 +46,8 @@ def with_type(res: ResourceInfo, obj: JSON) -> JSON:
     dropped); a shallow copy where anything changes."""
     if obj.get("kind") == res.kind and obj.get("apiVersion") == res.api_version:
         return omit_empty(obj)
+    if eventsv1.converts(res):  # a stored core Event served as an events.k8s.io/v1 Event
+        return omit_empty(eventsv1.to_served(obj))
     if isinstance(res, CustomResource):  # served at the request's version (conversion None)
         return omit_empty({**obj, "kind": res.kind, "apiVersion": res.api_version})
     return omit_empty({"kind": res.kind, "apiVersion": res.api_version, **obj})

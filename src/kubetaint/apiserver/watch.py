@@ -19,7 +19,7 @@ from starlette.responses import Response, StreamingResponse
 
 from kubetaint.api import errors
 from kubetaint.api.crd import CustomResource
-from kubetaint.apiserver import crd_served, query
+from kubetaint.apiserver import crd_served, eventsv1, query
 from kubetaint.apiserver.crd_teardown import TEARDOWN_DELAY, StorageTeardowns, WatchEnd
 from kubetaint.apiserver.durability import DurabilityBarrier
 from kubetaint.apiserver.listing import validate_list_options
@@ -81,7 +81,7 @@ class WatchStreamer:
                 namespace=target.namespace,
                 resource_version=since,
                 label_selector=params.get("labelSelector"),
-                field_selector=params.get("fieldSelector"),
+                field_selector=eventsv1.stored_field_selector(target.res, params.get("fieldSelector")),
             )
         except errors.StatusError as exc:
             if exc.code != 410:
@@ -130,7 +130,7 @@ class WatchStreamer:
             resource,
             namespace=target.namespace,
             label_selector=params.get("labelSelector"),
-            field_selector=params.get("fieldSelector"),
+            field_selector=eventsv1.stored_field_selector(target.res, params.get("fieldSelector")),
         )
         added = [
             WatchEvent("ADDED", resource, obj, int(obj["metadata"]["resourceVersion"]))

@@ -166,6 +166,7 @@ class PodIndex:
         self._with_keys: dict[tuple[str, ...], tuple[int, BoolArray]] = {}
         self._present: dict[str, tuple[int, BoolArray]] = {}
         self._same_nodes: dict[tuple[tuple[str, ...], str], tuple[int, bool]] = {}
+        self._every_node_has: dict[str, tuple[int, bool]] = {}
         #: Pods with required anti-affinity terms on the cache's nodes.
         self.required_anti_pods = 0
 
@@ -445,6 +446,20 @@ class PodIndex:
         present[ids] = True
         self._present[key] = (self.layout, present)
         return present
+
+    def every_node_has(self, key: str) -> bool:
+        """Whether every node in the cache has the label `key` (remembered until the layout
+        changes, worked out at every ask with KUBETAINT_REFERENCE=1)."""
+        known = self._every_node_has.get(key)
+        if known is not None and known[0] == self.layout and not reference_mode():
+            return known[1]
+        with_key = self.with_keys((key,))
+        present = sum(ni is not None for ni in self._nodes)
+        every = int(np.count_nonzero(with_key)) == present
+        if len(self._every_node_has) >= 64:
+            self._every_node_has.clear()
+        self._every_node_has[key] = (self.layout, every)
+        return every
 
     def same_nodes(self, keys: tuple[str, ...], key: str) -> bool:
         """Whether the nodes with every label of `keys` are the nodes with the label `key`

@@ -100,6 +100,8 @@ def write_yaml(doc: Any, stream: TextSink) -> None:
 #: quotes): a first character that is no indicator, then letters, digits, name punctuation, a
 #: colon or a space each followed by another character.
 _SIMPLE = re.compile(r"[A-Za-z0-9_/(](?:[A-Za-z0-9_./()=+@;~<>,!%*&-]|:(?=[^ ])| (?=[^ ]))*")
+#: The usual `_SIMPLE` strings (names, uids), told at once: no colon, no space.
+_NAME = re.compile(r"[A-Za-z0-9_/(][A-Za-z0-9_./()=+@;~<>,!%*&-]*")
 _BREAKS = frozenset("\r\n\x85\u2028\u2029")
 
 
@@ -108,19 +110,30 @@ def _resolvers() -> dict[Any, list[tuple[str, re.Pattern[str]]]]:
     return table
 
 
+def _resolver_pattern(first: str) -> re.Pattern[str] | None:
+    """The resolver patterns PyYAML tries on a string starting with `first` (those of that
+    character, then those of every string) as one pattern that matches where one of them matches,
+    each with its own flags; None when there are none."""
+    table = _resolvers()
+    patterns = [pattern for _tag, pattern in [*(table.get(first) or []), *(table.get(None) or [])]]
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?{'x' if p.flags & re.VERBOSE else ''}:{p.pattern})" for p in patterns))
+
+
 class _Scalars:
     """The written form of strings on one line, remembered (SCALARS at most)."""
 
-    __slots__ = ("_resolvers", "_wildcard", "keys", "memo")
+    __slots__ = ("_resolvers", "keys", "memo")
 
     def __init__(self) -> None:
         #: string -> its text (any string met, as a value or a key)
         self.memo: dict[str, str] = {}
         #: string -> its text, for the strings met as simple keys
         self.keys: dict[str, str] = {}
-        table = _resolvers()
-        self._resolvers = table
-        self._wildcard = table.get(None, [])
+        #: first character -> the resolver patterns PyYAML tries on strings starting with it, as
+        #: one pattern (None: there are none)
+        self._resolvers: dict[str, re.Pattern[str] | None] = {}
 
     def text(self, value: str) -> str:
         """`value` as libyaml writes it unfolded (plain, single- or double-quoted); _LeftToPyYamlError
@@ -129,7 +142,7 @@ class _Scalars:
         text = memo.get(value)
         if text is not None:
             return text
-        if _SIMPLE.fullmatch(value):
+        if _NAME.fullmatch(value) or _SIMPLE.fullmatch(value):
             text = f"'{value}'" if self._resolves(value) else value
         else:
             text = self._by_pyyaml(value)
@@ -140,10 +153,12 @@ class _Scalars:
 
     def _resolves(self, value: str) -> bool:
         """Whether a resolver pattern reads `value` as another type than a string."""
-        for _tag, pattern in (self._resolvers.get(value[0]) or []) + self._wildcard:
-            if pattern.match(value):
-                return True
-        return False
+        first = value[0]
+        if first in self._resolvers:
+            pattern = self._resolvers[first]
+        else:
+            pattern = self._resolvers[first] = _resolver_pattern(first)
+        return pattern is not None and pattern.match(value) is not None
 
     @staticmethod
     def _by_pyyaml(value: str) -> str:

@@ -137,6 +137,11 @@ class EventSource(K8sModel):
     host: str | None = None
 
 
+class EventSeries(K8sModel):
+    count: Int32 | None = None
+    last_observed_time: Time | None = None
+
+
 class Event(TypedObject):
     """core/v1 Event (involvedObject) and events.k8s.io/v1 Event (regarding, note) share this model."""
 
@@ -156,3 +161,8 @@ class Event(TypedObject):
     reporting_component: str | None = None
     reporting_controller: str | None = None
     reporting_instance: str | None = None
+    series: EventSeries | None = None
+    deprecated_source: EventSource | None = None
+    deprecated_first_timestamp: Time | None = None
+    deprecated_last_timestamp: Time | None = None
+    deprecated_count: Int32 | None = None
