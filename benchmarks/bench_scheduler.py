@@ -5,6 +5,11 @@ Nodes as upstream's node-default.yaml (4 CPU, 32Gi, 110 pods), pods as pod-defau
 kubetaint at 500 and 5,000 nodes, the 20-taint-class variant, and a naive full-scan baseline.
 
     PYTHONPATH=src python benchmarks/bench_scheduler.py [--pods 10000] [--naive-pods 200]
+
+With --workloads N it instead measures the simulator's zone-outage shape: 5,000 nodes holding
+150,000 bound pods of 1,500 ReplicaSets (listed, then adopted), then N pods of those ReplicaSets
+(PodTopologySpread's system default constraints apply) scheduled one at a time, each binding and
+a kubelet's status post fed back (timed from the second: the first counts every pod once).
 """
 
 from __future__ import annotations
@@ -136,13 +141,94 @@ def bench_naive(nodes: list[dict[str, Any]], pods: list[dict[str, Any]]) -> floa
     return len(pods) / (time.perf_counter() - started)
 
 
+def bench_workloads(count: int, nodes: int = 5000, replica_sets: int = 1500, per_set: int = 100) -> float:
+    """Pods/s of `count` ReplicaSet pods over `nodes` nodes holding `replica_sets` x `per_set`
+    bound pods of the ReplicaSets (the zone-outage shape; see the module's docstring)."""
+    scheduler = Scheduler(VirtualClock(), random.Random(1))
+    for node in make_nodes(nodes):
+        scheduler.add_node(node)
+    spec = {"containers": [{"name": "app", "image": "app", "resources": {"requests": {"cpu": "100m"}}}]}
+
+    def owner(r: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": f"app-{r}",
+                "uid": f"rs-{r}",
+                "controller": True,
+            }
+        ]
+
+    for r in range(replica_sets):
+        meta = {"name": f"app-{r}", "namespace": "default", "uid": f"rs-{r}", "resourceVersion": "1"}
+        selector = {"matchLabels": {"app": f"app-{r}"}}
+        scheduler.add_replica_set(
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta, "spec": {"selector": selector}}
+        )
+    bound = []
+    for i in range(replica_sets * per_set):
+        r = i // per_set
+        meta = {
+            "name": f"app-{r}-{i % per_set}",
+            "namespace": "default",
+            "uid": f"u{i}",
+            "labels": {"app": f"app-{r}"},
+        }
+        bound.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": meta,
+                "spec": {**spec, "nodeName": f"node-{i % nodes}"},
+                "status": {"phase": "Running"},
+            }
+        )
+    scheduler.pods_changed([("ADDED", None, None, p) for p in bound])
+    adopted = []
+    for p in bound:
+        r = int(p["metadata"]["labels"]["app"][4:])
+        adopted.append(
+            ("MODIFIED", None, p, {**p, "metadata": {**p["metadata"], "ownerReferences": owner(r)}})
+        )
+    scheduler.pods_changed(adopted)
+    rng = random.Random(1)
+    started = time.perf_counter()
+    for j in range(-1, count):  # (the clock starts after pod -1: the first counts over every pod)
+        if j == 0:
+            started = time.perf_counter()
+        r = rng.randrange(replica_sets)
+        meta = {
+            "name": f"new-{j}",
+            "namespace": "default",
+            "uid": f"n{j}",
+            "labels": {"app": f"app-{r}"},
+            "ownerReferences": owner(r),
+        }
+        scheduler.pods_changed(
+            [("ADDED", None, None, {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": dict(spec)})]
+        )
+        for result in scheduler.run():
+            assert result.node is not None, result.message
+            pod = {**result.pod, "spec": {**result.pod["spec"], "nodeName": result.node}}
+            scheduler.pods_changed([("MODIFIED", None, result.pod, pod)])
+            running = {**pod, "status": {"phase": "Running", "startTime": "2024-01-01T00:00:00Z"}}
+            scheduler.pods_changed([("MODIFIED", None, pod, running)])
+    return count / (time.perf_counter() - started)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--pods", type=int, default=10_000)
     parser.add_argument("--naive-pods", type=int, default=200)
+    parser.add_argument("--workloads", type=int, default=0, metavar="N")
     args = parser.parse_args()
+    if args.workloads:
+        rate = bench_workloads(args.workloads)
+        print(f"kubetaint  5000 nodes, 150000 ReplicaSet pods, {args.workloads} more: {rate:8.0f} pods/s")
+        return
     small = bench_kubetaint(make_nodes(500), make_pods(args.pods))
     print(f"kubetaint   500 nodes, {args.pods} pods:                 {small:8.0f} pods/s")
     large = bench_kubetaint(make_nodes(5000), make_pods(args.pods))
