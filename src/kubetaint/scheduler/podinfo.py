@@ -7,6 +7,7 @@ plain attributes instead of walking JSON.
 from __future__ import annotations
 
 import json
+import marshal
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -274,6 +275,13 @@ _SPEC_FACTS: Memo[tuple[tuple[str, ...], tuple[int, ...]], _SpecFacts] = Memo(
 )
 
 
+#: Spec facts by the `marshal` bytes of a spec's other values than nodeName: the pods a controller
+#: stamps from one template, each spec a copy (other objects, equal values), share the facts of the
+#: first (equal bytes, equal values: facts never changed, read-only, equal). Looked up when
+#: `_SPEC_FACTS` does not know the values' identities.
+_SPEC_FACTS_BY_VALUE: Memo[bytes, _SpecFacts] = Memo("scheduler.podinfo.spec_facts_by_value", 1 << 10)
+
+
 def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
     if type(spec) is not dict:
         return _SpecFacts(pod, spec)
@@ -285,7 +293,16 @@ def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
     key = (tuple(rest), tuple(map(id, rest.values())))
     facts = _SPEC_FACTS.get(key)
     if facts is None:
+        try:
+            by_value: bytes | None = marshal.dumps(rest)
+        except ValueError:  # (a value marshal does not write: no JSON value)
+            by_value = None
+        known = _SPEC_FACTS_BY_VALUE.get(by_value) if by_value is not None else None
+        if known is not None:
+            return known  # (not kept by identity: these values' ids are not held)
         facts = _SPEC_FACTS.put(key, _SpecFacts(pod, spec))
+        if by_value is not None:
+            _SPEC_FACTS_BY_VALUE.put(by_value, facts)
     return facts
 
 
