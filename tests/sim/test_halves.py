@@ -121,3 +121,27 @@ def test_an_error_in_the_parents_half_stops_the_child(forks: list[int]) -> None:
     assert forks
     with pytest.raises(ChildProcessError):
         os.waitpid(forks[0], os.WNOHANG)  # stopped and reaped
+
+
+def test_the_childs_text_handed_over_in_pieces_that_cut_characters_is_whole(
+    forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(halves, "PIECE", 3)  # most pieces end inside a two- or three-byte character
+    doc = [{"name": f"pod-{i}", "text": "é雪\U0001f600" * (i % 3)} for i in range(16)]
+    stream = io.StringIO()
+    write_indented(doc, stream)
+    assert stream.getvalue() == json.dumps(doc, indent=2, ensure_ascii=False)
+    assert forks
+
+
+def test_a_child_whose_parent_is_gone_stops_writing() -> None:
+    read, write = os.pipe()
+    try:
+        sink = halves._FileSink(write, -1)  # (no process has that id: the parent is gone)
+        with pytest.raises(halves._OrphanedError):
+            sink.write("text")
+        halves._FileSink(write, os.getppid()).write("text")
+        assert os.read(read, 100) == b"text"
+    finally:
+        os.close(read)
+        os.close(write)
