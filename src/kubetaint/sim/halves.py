@@ -13,8 +13,8 @@ which then writes it itself: the text, and the error raised and where, are the s
 A child whose parent is gone stops at its next piece.
 
 Used only where it can help and is safe: on Linux, with at least two CPUs this process may run
-on, while it runs a single thread (a fork copies only the calling thread), outside reference
-mode, for a list of at least SPLIT_ITEMS items.
+on, while it runs a single Python thread (a fork copies only the calling thread), outside
+reference mode, for a list of at least SPLIT_ITEMS items.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import signal
 import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable
 from typing import IO, Any, Protocol
 
@@ -110,8 +111,12 @@ def _spool() -> IO[bytes] | None:
 
 
 def _fork(work: Callable[[], None]) -> int:
-    """A child process that does `work` and ends, with status 0 when it succeeded."""
-    pid = os.fork()
+    """A child process that does `work` and ends, with status 0 when it succeeded. (Python 3.12 on
+    warns of forking a process with threads of its own, numpy's BLAS workers among them: the child
+    takes no lock they may hold, it only works text out and writes it to a file descriptor.)"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid:
         return pid
     code = 1
