@@ -1,6 +1,7 @@
-"""Writes the text of a long list in two processes: its second half in a forked copy of this
-process while this one writes the first half, so a second CPU halves the wall time of writing the
-150,000 pods of a 5,000-node run. Off with `KUBETAINT_REFERENCE=1` (kubetaint.speed.reference).
+"""Writes the text of a long list in two processes: its later part (CHILD_SHARE of the items) in
+a forked copy of this process while this one writes the rest, so a second CPU about halves the wall
+time of writing the 155,000 pods of a 5,000-node run. Off with `KUBETAINT_REFERENCE=1`
+(kubetaint.speed.reference).
 
 The text of a list's items depends only on the items and their places, not on what was written
 before them, so the text of items [mid, n) can be worked out by a copy of the process (`os.fork`:
@@ -36,6 +37,9 @@ from kubetaint.speed.reference import reference_mode
 SPLIT_ITEMS = 20_000
 #: Bytes of the child's text handed to the stream at a time.
 PIECE = 1 << 20
+#: The share of the items the child writes: a little over half, as this process also writes what
+#: lies between the long lists (the final nodes) and hands the child's text over.
+CHILD_SHARE = 0.55
 
 
 class TextSink(Protocol):
@@ -68,13 +72,13 @@ def two_processes_help(count: int) -> bool:
 
 
 def write_in_halves(count: int, write_items: WriteItems, stream: TextSink, flush: Callable[[], None]) -> None:
-    """The text of a list's `count` items: `write_items(0, count, None)`, its second half written
+    """The text of a list's `count` items: `write_items(0, count, None)`, its later part written
     by a forked child when `two_processes_help(count)`. `flush` hands what this process's writer
     has gathered to `stream` (before the child's text follows it there)."""
     if not two_processes_help(count):
         write_items(0, count, None)
         return
-    mid = count // 2
+    mid = count - int(count * CHILD_SHARE)
     spool = _spool()
     if spool is None:  # (no temporary file to be had: one process writes it all)
         write_items(0, count, None)
