@@ -31,6 +31,7 @@ import warnings
 from collections.abc import Callable
 from typing import IO, Any, Protocol
 
+from kubetaint.core.heap import collector_paused
 from kubetaint.speed.reference import reference_mode
 
 #: Lists shorter than this are written by this process alone.
@@ -83,7 +84,9 @@ def write_in_halves(count: int, write_items: WriteItems, stream: TextSink, flush
     if spool is None:  # (no temporary file to be had: one process writes it all)
         write_items(0, count, None)
         return
-    with spool:
+    # while the child runs, no collection here: it would go through every object, each page it
+    # visits then copied (the pages are the child's too until one of them writes to them)
+    with spool, collector_paused():
         try:
             pid = _fork(lambda: write_items(mid, count, _FileSink(spool.fileno(), os.getppid())))
         except OSError:  # (no process to be had)
