@@ -13,9 +13,9 @@ for any reason (a value the writer rejects, no memory, killed) leaves its half t
 which then writes it itself: the text, and the error raised and where, are the same either way.
 A child whose parent is gone stops at its next piece.
 
-Used only where it can help and is safe: on Linux, with at least two CPUs this process may run
-on, while it runs a single Python thread (a fork copies only the calling thread), outside
-reference mode, for a list of at least SPLIT_ITEMS items.
+Used only where it can help and is safe: on Linux, with a second CPU this process may run on and
+that was mostly idle over the last minute, while it runs a single Python thread (a fork copies
+only the calling thread), outside reference mode, for a list of at least SPLIT_ITEMS items.
 """
 
 from __future__ import annotations
@@ -68,8 +68,17 @@ def two_processes_help(count: int) -> bool:
         and not reference_mode()
         and sys.platform == "linux"
         and threading.active_count() == 1
-        and len(os.sched_getaffinity(0)) >= 2
+        and _a_cpu_is_idle()
     )
+
+
+def _a_cpu_is_idle() -> bool:
+    """Whether this process may run on two CPUs or more and, over the last minute, the machine ran
+    or had waiting fewer processes than those CPUs less half of one: a second CPU was mostly idle.
+    (On a busy machine the child would only take CPU from others: writing in two processes costs
+    about a fifth more CPU in all, for the pages the two processes come to copy.)"""
+    cpus = len(os.sched_getaffinity(0))
+    return cpus >= 2 and os.getloadavg()[0] < cpus - 0.5
 
 
 def write_in_halves(count: int, write_items: WriteItems, stream: TextSink, flush: Callable[[], None]) -> None:
