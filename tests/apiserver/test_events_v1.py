@@ -259,3 +259,23 @@ def test_a_json_patch_breaking_the_series_type_is_a_bad_request(client: TestClie
         headers={"Content-Type": "application/json-patch+json"},
     )
     assert response.status_code == 400
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        pytest.param({"kind": None}, id="a merge patch removing the kind"),
+        pytest.param({"apiVersion": None}, id="a merge patch removing the apiVersion"),
+        pytest.param({"kind": True}, id="a merge patch making the kind a boolean"),
+    ],
+)
+def test_a_patch_of_the_kind_or_apiversion_keeps_the_events_v1_event(
+    client: TestClient, patch: dict[str, Any]
+) -> None:
+    client.post(EVENTS, json=V1_EVENT)
+    response = client.patch(
+        f"{EVENTS}/web.1", json=patch, headers={"Content-Type": "application/merge-patch+json"}
+    )
+    assert response.status_code == 200, response.text
+    assert (response.json()["kind"], response.json()["apiVersion"]) == ("Event", "events.k8s.io/v1")
+    assert client.get(f"{CORE}/web.1").json()["apiVersion"] == "v1"

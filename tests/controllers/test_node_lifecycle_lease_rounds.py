@@ -104,6 +104,9 @@ def deleted(name: str) -> Step:
         pytest.param([[rewritten("node-b", 11), a_round(NAMES, 10)]], id="one lease then a round"),
         pytest.param([[a_round(NAMES, 10), deleted("node-c")]], id="a round then a lease deleted"),
         pytest.param([[a_round(["node-a"], 10)], [], [a_round(NAMES, 20)]], id="a pass with nothing"),
+        pytest.param(
+            [[rewritten("node-b", 30)], [a_round(NAMES, 20)]], id="a round earlier than a lease already seen"
+        ),
     ],
 )
 @pytest.mark.usefixtures("default_mode")
@@ -117,3 +120,38 @@ def test_a_pass_observes_each_nodes_last_lease_as_when_every_change_is_entered(
             step(entered)
         assert kept.observed(15.0 * i) == entered.observed(15.0 * i)
     assert kept.work.changed_leases == {} and kept.work._renewed is None
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_leases_outside_the_node_lease_namespace_are_no_nodes_heartbeats() -> None:
+    clock = VirtualClock()
+    store = MemoryStore(clock)
+    node_leases = [store.create(LEASES, lease(name)) for name in NAMES]
+    others = [
+        store.create(LEASES, {**lease(name), "metadata": {"name": name, "namespace": "default"}})
+        for name in NAMES
+    ]
+    informer = Informer(store, LEASES)  # every namespace: the controller manager's shared informer
+    health = NodeHealthTracker(store, clock, NodeLifecycleSettings(), informer)
+    work = MonitorWork(health, grace_period=40.0)
+    for name, obj in zip(NAMES, node_leases, strict=True):
+        health.healths[name] = NodeHealth(0.0, 0.0, None, obj)
+        work.settle(name, SettledNode(Settled.READY, "zone", True, name, 40.0))
+    informer.add_handlers(work.leases_changed)
+    informer.start()
+    _, err = until_failure(store.commit((SetField(LEASES, others, RENEW, stamp(10)),)))
+    assert err is None
+    other = store.get(LEASES, "default", "node-a")
+    store.update(LEASES, {**other, "spec": {**other["spec"], "renewTime": stamp(11)}})
+    clock.advance(15)
+    work.begin_pass(15.0)
+    assert {name: record.probe_timestamp for name, record in health.healths.items()} == dict.fromkeys(
+        NAMES, 0.0
+    )
+    _, err = until_failure(store.commit((SetField(LEASES, node_leases, RENEW, stamp(20)),)))
+    assert err is None
+    clock.advance(15)
+    work.begin_pass(30.0)
+    assert {name: record.probe_timestamp for name, record in health.healths.items()} == dict.fromkeys(
+        NAMES, 30.0
+    )

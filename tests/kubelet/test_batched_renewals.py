@@ -171,3 +171,47 @@ def test_a_quiet_renewal_is_the_renewable_lease_of_a_heartbeat_without_status(
                 assert lease is kubelet.renewable_lease() and not kubelet.status_due()
         clock.advance(1)
     assert quiet > 5 * 300, "most heartbeats are quiet renewals"
+
+
+def quiet_rounds_taken(script: dict[int, Action]) -> tuple[list[tuple[Any, ...]], int]:
+    """The history of a run straight to a memory store, and how many rounds took the quiet way."""
+    taken = 0
+    real = HollowNodePool._quiet_round
+
+    def spy(pool: HollowNodePool, group: Any) -> bool:
+        nonlocal taken
+        done = real(pool, group)
+        taken += done
+        return done
+
+    HollowNodePool._quiet_round = spy  # type: ignore[method-assign]
+    try:
+        return history(script, registry=True, field_writes=True), taken
+    finally:
+        HollowNodePool._quiet_round = real  # type: ignore[method-assign]
+
+
+@pytest.mark.usefixtures("default_mode")
+@pytest.mark.parametrize("script", QUIET_SCRIPTS)
+def test_quiet_rounds_write_what_each_kubelet_asked_in_turn_writes(
+    script: dict[int, Action], switch_reference_mode: Callable[[bool], None]
+) -> None:
+    fast, taken = quiet_rounds_taken(script)
+    assert taken >= 5, "most rounds renew the leases the last round wrote"
+    switch_reference_mode(True)
+    assert fast == history(script, registry=True, field_writes=True)
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_a_fault_gives_each_kubelet_of_a_quiet_group_the_lease_last_written() -> None:
+    clock = VirtualClock()
+    store = MemoryStore(clock)
+    pool = HollowNodePool(store, clock, [node_config(f"n{i}") for i in range(1, 4)])
+    pool.start()
+    clock.advance(45)  # a round asking each kubelet, then quiet rounds
+    before = store.get(LEASE_RESOURCE, LEASE_NAMESPACE, "n1")["spec"]["renewTime"]
+    clock.advance(10)
+    assert store.get(LEASE_RESOURCE, LEASE_NAMESPACE, "n1")["spec"]["renewTime"] > before
+    pool.fault(["n2"], "not-ready")
+    for name in ("n1", "n2", "n3"):
+        assert pool[name].renewable_lease() is store.get(LEASE_RESOURCE, LEASE_NAMESPACE, name)

@@ -56,6 +56,19 @@ def group_of(size: int) -> FieldWriteGroup:
     return FieldWriteGroup(LEASES, [(NS, str(i)) for i in range(size)], olds, news, 7, path=RENEW, value="v")
 
 
+def test_a_group_of_one_namespace_holds_its_names_and_gives_the_keys_a_group_of_keys_holds() -> None:
+    olds = [{"n": i} for i in range(3)]
+    news = [{"n": i, "x": 1} for i in range(3)]
+    keyed = FieldWriteGroup(LEASES, [(NS, str(i)) for i in range(3)], olds, news, 7, path=RENEW, value="v")
+    named = FieldWriteGroup.in_namespace(
+        LEASES, NS, ["0", "1", "2"], olds, news, first_rv=7, path=RENEW, value="v"
+    )
+    assert list(named.each_key()) == named.keys == keyed.keys == list(keyed.each_key())
+    assert named.names == keyed.names == ["0", "1", "2"]
+    assert named.namespaces() == keyed.namespaces() == {NS}
+    assert described(named.events()) == described(keyed.events())
+
+
 def described(events: list[WatchEvent]) -> list[tuple[Any, ...]]:
     return [(e.type, e.resource, e.resource_version, e.object, e.old_object) for e in events]
 
@@ -376,3 +389,18 @@ def test_a_group_stands_in_the_history_once_per_update_it_keeps(
     assert described(list(history_events(history, 9))) == described(
         [e for e in kept if e.resource_version > 9]
     )
+
+
+def test_the_changes_of_a_field_write_read_as_the_changes_listed() -> None:
+    group = group_of(3)
+    listed = [
+        ("MODIFIED", key, old, new) for key, old, new in zip(group.keys, group.olds, group.news, strict=True)
+    ]
+    assert len(Changes.of_field_write(group)) == 3
+    assert Changes.of_field_write(group)[1] == listed[1]
+    assert listed[2] in Changes.of_field_write(group)
+    changes = Changes.of_field_write(group)
+    assert changes.field_write is group and changes.only == "MODIFIED"
+    assert list(changes) == listed and changes == listed and len(changes) == 3
+    assert list(reversed(Changes.of_field_write(group))) == listed[::-1]
+    assert [run for _, run in Changes.of_field_write(group).runs()] == [listed]

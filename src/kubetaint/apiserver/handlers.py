@@ -60,7 +60,10 @@ def _in(res: Resource, obj: JSON, old: JSON | None) -> JSON:
     events.k8s.io/v1 writes are (`old`: the stored object an update replaces)."""
     if not eventsv1.converts(res):
         return obj
-    check_decodable(obj)  # (a patched object too: the conversion reads well-typed fields only)
+    # decoded as the target's kind (a patched object too, whatever a patch did to its kind and
+    # apiVersion, as an update keeps the stored ones): the conversion reads well-typed fields only
+    obj = {**obj, "apiVersion": res.api_version, "kind": res.kind}
+    check_decodable(obj)
     stored = eventsv1.to_stored(obj)
     eventsv1.check_write(stored, old)
     return stored

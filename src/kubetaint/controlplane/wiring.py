@@ -68,7 +68,7 @@ def build_node_lifecycle(plane: ControlPlane) -> NodeLifecycleController:
         node_lifecycle_settings(plane),
         node_informer=plane.informer("nodes"),
         pod_informer=plane.informer("pods"),
-        lease_informer=plane.informer(LEASES, "kube-node-lease"),
+        lease_informer=plane.informer(LEASES),  # (upstream's shared informer of every lease)
         recorder=_recorder(plane, "node-controller"),
     )
 

@@ -40,6 +40,7 @@ class KubeletFaults:
     if TYPE_CHECKING:
 
         def post_status(self, *, force: bool = False) -> bool: ...
+        def _changed(self) -> None: ...
         def renew_lease(self) -> None: ...
         def resync_pods(self) -> None: ...
         def running_pods(self) -> list[JSON]: ...
@@ -86,6 +87,7 @@ class KubeletFaults:
 
     def stop(self) -> None:
         """Heartbeats stop: no lease renewals, no status posts, pods left as they are."""
+        self._changed()
         self.stopped = True
 
     def not_ready(self) -> None:
@@ -96,6 +98,7 @@ class KubeletFaults:
     def recover(self) -> None:
         """Undo stop and not-ready: renew, post Ready=True at once, and look at every pod again."""
         was_stopped = self.stopped
+        self._changed()
         self.stopped = False
         self.ready = True
         self.renew_lease()
@@ -109,6 +112,7 @@ class KubeletFaults:
         handle = self._relief.pop(condition, None)
         if handle is not None:
             handle.cancel()
+        self._changed()
         self.pressures[condition] = True
         self._desired = None
         self.post_status(force=True)
@@ -147,6 +151,7 @@ class KubeletFaults:
 
     def _clear(self, condition: str) -> None:
         self._relief.pop(condition, None)
+        self._changed()
         self.pressures[condition] = False
         self._desired = None
         self.post_status(force=True)

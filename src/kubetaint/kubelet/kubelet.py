@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,8 +108,9 @@ class HollowKubelet(KubeletFaults):
         self._desired: dict[str, str] | None = None  # desired_conditions(), until a fault changes it
         self.memory_available = "0"
         self.last_status_post = float("-inf")
-        self.last_lease_renew: float | None = None
         self.lease = NodeLease(store, config.name, self.settings.node_lease_duration_seconds)
+        #: called when what `quiet_renewal` answers may change (the pool's phase group sets it)
+        self.heartbeat_changed: Callable[[], None] | None = None
         self._posted: dict[str, str] | None = None  # owned condition statuses last posted
         self._relief: dict[str, Handle] = {}
         self._eviction_timer: Handle | None = None
@@ -159,6 +160,7 @@ class HollowKubelet(KubeletFaults):
                 log.warning("node %s: registration failed: %s", self.name, err.message)
                 return
             self._reconcile_existing(initial)
+        self._changed()
         self.registered = True
         self.renew_lease()
         self.post_status(force=True)
@@ -181,12 +183,19 @@ class HollowKubelet(KubeletFaults):
         except StatusError:
             return None
 
+    def _changed(self) -> None:
+        """What `quiet_renewal` answers may change (the lease, the status posted or desired, a
+        stop): tell `heartbeat_changed` first, which gives the kubelet back its last lease."""
+        changed = self.heartbeat_changed
+        if changed is not None:
+            changed()
+
     def renew_lease(self) -> None:
         """The node lease controller's sync (see `kubetaint.kubelet.lease`)."""
         if self.stopped or not self.registered:
             return
-        if self.lease.renew(self.clock.now()):
-            self.last_lease_renew = self.clock.now()
+        self._changed()
+        self.lease.renew(self.clock.now())
 
     @property
     def ready(self) -> bool:
@@ -194,6 +203,7 @@ class HollowKubelet(KubeletFaults):
 
     @ready.setter
     def ready(self, value: bool) -> None:
+        self._changed()
         self._ready = value
         self._desired = None
 
@@ -203,6 +213,7 @@ class HollowKubelet(KubeletFaults):
 
     @network_unavailable.setter
     def network_unavailable(self, value: bool) -> None:
+        self._changed()
         self._network_unavailable = value
         self._desired = None
 
@@ -255,6 +266,7 @@ class HollowKubelet(KubeletFaults):
 
     def status_posted(self, post: StatusPost, stored: JSON) -> None:
         """`post` was written (`stored`): remember it and record the condition changes."""
+        self._changed()
         self.last_status_post = post.now
         self._posted = post.desired
         if not post.existing:
@@ -319,12 +331,11 @@ class HollowKubelet(KubeletFaults):
 
     def lease_written(self, stored: JSON | None, err: StatusError | None = None) -> None:
         """The outcome of a batched `lease_renewal` (as `renew_lease` records it)."""
-        now = self.clock.now()
+        self._changed()
         if stored is not None:
             self.lease.renewed(stored)
-            self.last_lease_renew = now
-        elif err is not None and self.lease.failed(err, now):
-            self.last_lease_renew = now
+        elif err is not None:
+            self.lease.failed(err, self.clock.now())
 
     # pods -------------------------------------------------------------------------------------
 
@@ -385,8 +396,8 @@ class HollowKubelet(KubeletFaults):
             return  # picked up again by recover()
         batch = self._admitted.read(self.store, self._pending)
         self._pending.clear()
-        # HandlePodAdditions admits in creation order.
-        batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
+        if len(batch) > 1:  # HandlePodAdditions admits in creation order.
+            batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
         for pod in batch:
             if (pod.get("spec") or {}).get("nodeName") == self.name:
                 self._sync_pod(pod)

@@ -47,13 +47,37 @@ FAULTS = (
 
 
 class _PhaseGroup:
-    """Kubelets whose heartbeat falls at the same offset within the interval."""
+    """Kubelets whose heartbeat falls at the same offset within the interval.
 
-    __slots__ = ("handle", "members")
+    Speeds up a quiet round (`HollowNodePool._quiet_round`; off in reference mode and when each
+    kubelet writes through its own store): after a round in which every member only renewed its
+    lease, the group keeps the leases written, in member order (`quiet`), and the next rounds
+    renew those as they are, without asking each kubelet, until a member's heartbeat state
+    changes (`member_changed`: the kubelet calls it) or its status post falls due. The kubelets
+    get the leases last written back when that happens."""
+
+    __slots__ = ("changed", "handle", "members", "oldest_post", "quiet", "quiet_kubelets")
 
     def __init__(self) -> None:
         self.members: dict[str, HollowKubelet] = {}
         self.handle: Handle | None = None
+        #: the leases the last round wrote, each the renewable lease of `quiet_kubelets[i]`
+        #: (None: each kubelet is asked), and the earliest last status post among them
+        self.quiet: list[JSON] | None = None
+        self.quiet_kubelets: list[HollowKubelet] = []
+        self.oldest_post = -math.inf
+        #: a member's heartbeat state changed since the round began
+        self.changed = False
+
+    def member_changed(self) -> None:
+        """A member's heartbeat state (or its membership) changes: each kubelet is asked from the
+        next round on, and gets the lease last written for it back now."""
+        self.changed = True
+        quiet = self.quiet
+        if quiet is not None:
+            self.quiet = None
+            for kubelet, lease in zip(self.quiet_kubelets, quiet, strict=True):
+                kubelet.lease.renewed_in_place(lease)
 
 
 class _Renewals:
@@ -138,11 +162,9 @@ class _Renewals:
                     kubelet.lease_written(lease)
             else:
                 stored, err = until_failure(self._store.commit(self._field_writes(), stop_at_failure=True))
-                now = self.now
                 if not posts:  # (the usual round: renewals only)
                     for kubelet, lease in zip(kubelets, stored, strict=False):
                         kubelet.lease.renewed_in_place(lease)
-                        kubelet.last_lease_renew = now
                 else:
                     for at, (kubelet, written) in enumerate(zip(kubelets, stored, strict=False)):
                         post = posts.get(at)
@@ -150,7 +172,6 @@ class _Renewals:
                             kubelet.status_posted(post, written)
                             continue
                         kubelet.lease.renewed_in_place(written)
-                        kubelet.last_lease_renew = now
             if err is None:
                 break
             done = len(stored)
@@ -188,7 +209,6 @@ class _Renewals:
                 stored, err = until_failure(kubelet.store.commit((renewal,)))
                 if stored:
                     kubelet.lease.renewed_in_place(stored[0])
-                    kubelet.last_lease_renew = self.now
             if err is not None:
                 self._failed(kubelet, post, err)
         self._kubelets.clear()
@@ -315,6 +335,9 @@ class HollowNodePool:
     def shutdown(self) -> None:
         """Cancel every timer (the hollow nodes simply vanish, as after `kill`)."""
         for group in self._groups.values():
+            group.member_changed()
+            for kubelet in group.members.values():
+                kubelet.heartbeat_changed = None
             if group.handle is not None:
                 group.handle.cancel()
         self._groups.clear()
@@ -343,7 +366,9 @@ class HollowNodePool:
         if group is None:
             group = self._groups[phase] = _PhaseGroup()
             group.handle = self.clock.call_later(interval, lambda: self._beat(phase))
+        group.member_changed()
         group.members[kubelet.name] = kubelet
+        kubelet.heartbeat_changed = group.member_changed
         self._phase_of[kubelet.name] = phase
 
     def _leave_group(self, name: str) -> None:
@@ -353,7 +378,10 @@ class HollowNodePool:
         group = self._groups.get(phase)
         if group is None:
             return
-        group.members.pop(name, None)
+        group.member_changed()
+        kubelet = group.members.pop(name, None)
+        if kubelet is not None:
+            kubelet.heartbeat_changed = None
         if not group.members:
             if group.handle is not None:
                 group.handle.cancel()
@@ -364,6 +392,13 @@ class HollowNodePool:
         if group is None:
             return
         group.handle = self.clock.call_later(self.settings.lease_renew_interval, lambda: self._beat(phase))
+        quiet_rounds = self.store_for is None and not reference_mode()
+        if quiet_rounds and group.quiet is not None and self._quiet_round(group):
+            return
+        group.member_changed()  # (each kubelet asked: its lease given back)
+        group.changed = False
+        members = list(group.members.values())
+        first_now = self.clock.now()
         # Every member's heartbeat in turn. Consecutive renewals that move only renewTime (to
         # the same instant) are written as one field-write batch with the status posts due
         # between them, consecutive other renewals as one update batch: the same writes in the
@@ -373,7 +408,8 @@ class HollowNodePool:
         pending_kubelets, pending_leases = renewals.pending()
         add_kubelet, add_lease = pending_kubelets.append, pending_leases.append
         now_of = self.clock.now
-        for kubelet in list(group.members.values()):
+        quiet = quiet_rounds
+        for kubelet in members:
             now = now_of()
             lease = kubelet.quiet_renewal(now)
             if lease is not None:  # the usual heartbeat: a renewal and nothing else
@@ -383,6 +419,7 @@ class HollowNodePool:
                 else:
                     add_renewable(kubelet, lease, now)
                 continue
+            quiet = False
             lease = kubelet.renewable_lease()
             if lease is not None:
                 add_renewable(kubelet, lease, now)
@@ -398,6 +435,41 @@ class HollowNodePool:
                 if post is not None:
                     renewals.add_post(post)
         renewals.flush()
+        renewed = [kubelet.lease.renewable_lease for kubelet in members] if quiet else []
+        if quiet and not group.changed and members and now_of() == first_now and None not in renewed:
+            group.quiet = renewed  # type: ignore[assignment]  # (no None among them)
+            group.quiet_kubelets = members
+            group.oldest_post = min(kubelet.last_status_post for kubelet in members)
+
+    def _quiet_round(self, group: _PhaseGroup) -> bool:
+        """A round of `group`'s quiet leases (`_PhaseGroup`), written as one field write when every
+        member's heartbeat now is still a quiet renewal (what `quiet_renewal` answers: nothing
+        changed since the last round and no status post falls due); False, with nothing done,
+        when a member must be asked. A failed renewal gives the kubelets their leases back, is
+        retried by its kubelet, and the round goes on as `_beat` takes it."""
+        now = self.clock.now()
+        if now - group.oldest_post >= self.settings.node_status_report_frequency:
+            return False
+        kubelets, leases = group.quiet_kubelets, group.quiet
+        assert leases is not None
+        group.quiet = None  # (taken by this round)
+        group.changed = False
+        renewal = SetField(LEASE_RESOURCE, leases, RENEW_TIME, micro_time(now))
+        stored, err = until_failure(self.store.commit((renewal,), stop_at_failure=True))
+        if err is None and not group.changed:
+            group.quiet = stored
+            return True
+        # each kubelet gets its lease back: the one written, or the one it wrote last
+        done = len(stored)
+        for kubelet, lease in zip(kubelets, stored + leases[done:], strict=True):
+            kubelet.lease.renewed_in_place(lease)
+        if err is not None:  # (the rest written after the retry, as `_Renewals.flush` goes on)
+            _Renewals._failed(kubelets[done], None, err)
+            rest = _Renewals(self.store)
+            for kubelet, lease in zip(kubelets[done + 1 :], leases[done + 1 :], strict=True):
+                rest.add_renewable(kubelet, lease, now)
+            rest.flush()
+        return True
 
     # pod routing ---------------------------------------------------------------------------------
 

@@ -47,27 +47,28 @@ def set_field(
 def set_fields(registry: Registry, ops: Sequence[SetField], stop_at_failure: bool) -> list[Result]:
     """A commit of several field writes (a heartbeat round's lease renewals and node status
     posts, in turn): one store commit when each is a heartbeat on objects this registry
-    stored (as `_until_failure` finds for one), else one after another."""
-    heartbeats, config = registry._heartbeats, registry._configuration()
-    admitted: set[tuple[str, str]] = set()  # (resource, namespace): admitted by the namespace
+    stored (as `_until_failure` finds for one; the objects of each resource checked together),
+    else one after another."""
+    by_resource: dict[str, list[JSON]] = {}  # each resource's objects, in turn
     for op in ops:
         resource = op.resource
-        if HEARTBEAT_FIELDS.get(resource) != op.path or not registry._trusts_heartbeats(resource):
+        if HEARTBEAT_FIELDS.get(resource) != op.path:
             break
-        spaces = heartbeats.batch_namespaces(resource, op.objects, config)
-        if spaces is None:
-            break
-        if not all((resource, ns) in admitted or registry._namespace_admits(resource, ns) for ns in spaces):
-            break
-        admitted.update((resource, ns) for ns in spaces)
+        objects = by_resource.get(resource)
+        if objects is None:
+            objects = by_resource[resource] = []
+        objects.extend(op.objects)
     else:
-        results = registry.store.commit(ops, stop_at_failure=stop_at_failure)
-        start = 0
-        for op in ops:
-            end = start + len(op.objects)
-            heartbeats.remember_results(op.resource, results[start:end])
-            start = end
-        return results
+        spaces: dict[str, frozenset[str]] = {}
+        for resource, objects in by_resource.items():
+            trusted = _trusted_namespaces(registry, resource, objects)
+            if trusted is None:
+                break
+            spaces[resource] = trusted
+        else:
+            results = registry.store.commit(ops, stop_at_failure=stop_at_failure)
+            _remember(registry, ops, results, by_resource, spaces)
+            return results
     results = []
     for op in ops:
         written = set_field(
@@ -77,6 +78,48 @@ def set_fields(registry: Registry, ops: Sequence[SetField], stop_at_failure: boo
         if stop_at_failure and written and isinstance(written[-1], StatusError):
             break
     return results
+
+
+def _trusted_namespaces(registry: Registry, resource: str, objects: list[JSON]) -> frozenset[str] | None:
+    """The namespaces of `objects` when a heartbeat field write of them needs no admission nor
+    validation, else None."""
+    if not registry._trusts_heartbeats(resource):
+        return None
+    spaces = registry._heartbeats.batch_namespaces(resource, objects, registry._configuration())
+    if spaces is None or not all(registry._namespace_admits(resource, ns) for ns in spaces):
+        return None
+    return spaces
+
+
+def _remember(
+    registry: Registry,
+    ops: Sequence[SetField],
+    results: list[Result],
+    by_resource: dict[str, list[JSON]],
+    spaces: dict[str, frozenset[str]],
+) -> None:
+    """Record the results of a commit of trusted heartbeat field writes (the objects of each
+    resource `by_resource`, in `spaces`), each resource's together: kept as they are (the next
+    round's batch) when every one of them was stored."""
+    heartbeats = registry._heartbeats
+    complete = len(results) == sum(map(len, by_resource.values())) and not any(
+        isinstance(result, StatusError) for result in results
+    )
+    if complete and len(by_resource) == 1:
+        (resource,) = by_resource
+        heartbeats.remember_written(resource, results, spaces[resource])  # type: ignore[arg-type]
+        return
+    stored: dict[str, list[Result]] = {resource: [] for resource in by_resource}
+    start = 0
+    for op in ops:
+        end = start + len(op.objects)
+        stored[op.resource].extend(results[start:end])
+        start = end
+    for resource, written in stored.items():
+        if complete:
+            heartbeats.remember_written(resource, written, spaces[resource])  # type: ignore[arg-type]
+        else:
+            heartbeats.remember_results(resource, written)
 
 
 def _until_failure(

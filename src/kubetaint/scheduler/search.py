@@ -34,6 +34,12 @@ def first_hits(mask: BoolArray, start: int, k: int) -> tuple[IntArray, int]:
     """The positions of the first `k` true entries of `mask` met going round from `start`, and
     how many entries were gone through to find them (all of them when fewer are true)."""
     n = len(mask)
+    window = 4 * k  # (the usual mask is mostly true: the hits are near; look further only if not)
+    if start + window < n:
+        near = np.flatnonzero(mask[start : start + window])
+        if len(near) >= k:
+            near = near[:k]
+            return near + start, int(near[-1]) + 1
     hits = np.flatnonzero(mask[start:] if start else mask)
     if len(hits) >= k:
         hits = hits[:k]

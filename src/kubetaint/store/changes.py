@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Literal, overload
 
 JSON = dict[str, Any]
@@ -63,14 +64,17 @@ class FieldWriteGroup:
     resourceVersion.
 
     The events are built only for whoever asks (`events`, `tail`): an informer follows the group
-    from its three lists; a store's bounded history needs only its tail."""
+    from its three lists; a store's bounded history needs only its tail. A group of one namespace
+    (`in_namespace`: a round of lease renewals) holds its names, its keys built when asked."""
 
     __slots__ = (
         "_events",
+        "_keys",
+        "_names",
+        "_namespace",
         "_namespaces",
         "_tail",
         "first_rv",
-        "keys",
         "news",
         "olds",
         "path",
@@ -92,7 +96,9 @@ class FieldWriteGroup:
         self.resource = resource
         self.path = path
         self.value = value
-        self.keys = keys
+        self._keys: list[tuple[str, str]] | None = keys
+        self._names: list[str] | None = None
+        self._namespace: str | None = None
         self.olds = olds
         self.news = news
         self.first_rv = first_rv
@@ -100,8 +106,52 @@ class FieldWriteGroup:
         self._tail: list[WatchEvent] = []  # the events of the last len(_tail) updates
         self._namespaces: frozenset[str] | None = None
 
+    @classmethod
+    def in_namespace(
+        cls,
+        resource: str,
+        namespace: str,
+        names: list[str],
+        olds: list[JSON],
+        news: list[JSON],
+        *,
+        first_rv: int,
+        path: FieldPath,
+        value: object,
+    ) -> FieldWriteGroup:
+        """The group of updates of the objects `names` of `namespace`."""
+        group = cls(resource, [], olds, news, first_rv, path=path, value=value)
+        group._keys = None
+        group._names = names
+        group._namespace = namespace
+        group._namespaces = frozenset((namespace,))
+        return group
+
     def __len__(self) -> int:
         return len(self.news)
+
+    @property
+    def keys(self) -> list[tuple[str, str]]:
+        """The (namespace, name) key of each update, in order (read-only)."""
+        keys = self._keys
+        if keys is None:
+            keys = self._keys = list(self.each_key())
+        return keys
+
+    @property
+    def names(self) -> list[str]:
+        """The name of each update's object, in order (read-only)."""
+        names = self._names
+        if names is None:
+            names = self._names = [key[1] for key in self.keys]
+        return names
+
+    def each_key(self) -> Iterator[tuple[str, str]]:
+        """The keys, in order, without keeping them (for one pass)."""
+        if self._keys is not None:
+            return iter(self._keys)
+        assert self._names is not None and self._namespace is not None
+        return zip(repeat(self._namespace), self._names)
 
     def namespaces(self) -> frozenset[str]:
         """The namespaces of the keys (found once, for every informer that asks)."""

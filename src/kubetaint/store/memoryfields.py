@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
-from itertools import repeat
+from itertools import count, repeat
 
 from kubetaint.api import errors
 from kubetaint.store.changes import ChangeBatch, FieldPath, FieldWriteGroup
@@ -51,16 +51,17 @@ class FieldWrites:
         part, _ = path
         if part == "metadata":
             raise ValueError("a field write sets a field outside metadata")
-        keys: list[tuple[str, str]] = []
+        names: list[str] = []
         olds: list[JSON] = []
         news: list[JSON] = []
         failure: errors.StatusError | None = None
         with self._lock:
             first_rv = self._rv
+            namespace = ""  # the run's one namespace
             if resource != "pods":  # (a pod write keeps the store's node index: `_set_in`)
                 spaces = self._objects.get(resource, {})
-                write_current_run(
-                    spaces, objects, path=path, value=value, first_rv=first_rv, written=(keys, olds, news)
+                namespace = write_current_run(
+                    spaces, objects, path=path, value=value, first_rv=first_rv, written=(names, olds, news)
                 )
             self._rv = first_rv + len(news)
             results: list[Result] = list(news)
@@ -70,15 +71,16 @@ class FieldWrites:
                     self._history.append(event)
                     self._dispatcher.publish(ChangeBatch((event,)))
                 elif news:
-                    group = FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value)
+                    group = FieldWriteGroup.in_namespace(
+                        resource, namespace, names, olds, news, first_rv=first_rv + 1, path=path, value=value
+                    )
                     add_to_history(self._history, group)  # its events built only when read
                     self._dispatcher.publish(ChangeBatch.field_write_of(group))
             else:
-                events: list[WatchEvent] = (
-                    FieldWriteGroup(resource, keys, olds, news, first_rv + 1, path=path, value=value).events()
-                    if news
-                    else []
-                )
+                events: list[WatchEvent] = [
+                    WatchEvent("MODIFIED", resource, new, rv, old)
+                    for rv, old, new in zip(count(first_rv + 1), olds, news)
+                ]
                 rest = SetField(resource, objects[len(news) :], path, value)
                 if not self._set_in(rest, results, events, stop_at_failure=True):
                     failure = results.pop()  # type: ignore[assignment]  # (the failure it stopped at)
@@ -165,40 +167,42 @@ def write_current_run(
     path: FieldPath,
     value: object,
     first_rv: int,
-    written: tuple[list[tuple[str, str]], list[JSON], list[JSON]],
-) -> None:
+    written: tuple[list[str], list[JSON], list[JSON]],
+) -> str:
     """A store's field write of the run of `objects`, from the first, that are plainly current:
     each held by its store bucket (`spaces`: namespace -> name -> object) under its name, in the
     first object's namespace, without a generation to bump, its field differing from `value`.
     Each is replaced by a copy with the field set and resourceVersion `first_rv` + 1, + 2, ...;
-    its key, old and new object are appended to `written` (keys, olds, news). The run stops
-    before the first other object, which the store's general loop takes.
+    its name, old and new object are appended to `written` (names, olds, news). The run stops
+    before the first other object, which the store's general loop takes. Returns the run's
+    namespace.
 
     The store's own checks of such an object (metadata a dict with uid, creationTimestamp and
     resourceVersion) hold for every object it stores, so only identity with the stored object is
     looked at: a lease renewal round is ~3,300 of these."""
-    keys, olds, news = written
+    names, olds, news = written
     try:
         namespace = objects[0]["metadata"].get("namespace") or ""
         bucket = spaces[namespace]
     except (IndexError, KeyError, TypeError, AttributeError):
-        return
+        return ""
     if type(namespace) is not str:
-        return
+        return ""
     part, field = path
     copy, absent = dict.copy, _ABSENT
     current_of = bucket.get
-    append_key, append_old, append_new = keys.append, olds.append, news.append
+    append_name, append_new = names.append, news.append
+    start = len(news)
     texts = map(str, range(first_rv + 1, first_rv + 1 + len(objects)))
     try:
         for obj, rv_text in zip(objects, texts, strict=True):
             meta = obj["metadata"]
             name = meta["name"]
             if current_of(name) is not obj or "generation" in meta:
-                return
+                break
             current = obj[part]
             if current.get(field, absent) == value:
-                return  # unchanged: the general loop's no-op
+                break  # unchanged: the general loop's no-op
             changed = copy(current)  # (a TypeError unless a dict)
             changed[field] = value
             new_meta = copy(meta)
@@ -207,11 +211,12 @@ def write_current_run(
             stored[part] = changed
             stored["metadata"] = new_meta
             bucket[name] = stored
-            append_key((namespace, name))
-            append_old(obj)
+            append_name(name)
             append_new(stored)
     except (KeyError, TypeError, AttributeError):
-        return  # an object of another shape: the general loop takes it
+        pass  # an object of another shape: the general loop takes it
+    olds.extend(objects[: len(news) - start])
+    return namespace
 
 
 #: A bounded history's entry: an event, or one of a field-write group's updates. A group stands in

@@ -223,13 +223,28 @@ class Dispatcher:
             raise
 
     def _deliver_mixed(self, batch: ChangeBatch) -> None:
-        """A batch of several resources: each handler its resource's events (all, unfiltered)."""
+        """A batch of several resources: each handler its resource's events (all, unfiltered),
+        the batch split by resource once for all of them."""
         with self._lock:
             handlers = list(self._handlers)
+        by_resource: dict[str, list[WatchEvent]] = {}
+        for event in batch.events:
+            events = by_resource.get(event.resource)
+            if events is None:
+                events = by_resource[event.resource] = []
+            events.append(event)
+        parts: dict[str, ChangeBatch] = {}
         for handler, wanted in handlers:
-            mine = batch if wanted is None else batch.only(wanted)
-            if mine is not None:
-                handler(mine)
+            if wanted is None:
+                handler(batch)
+                continue
+            mine = parts.get(wanted)
+            if mine is None:
+                events = by_resource.get(wanted)
+                if events is None:
+                    continue
+                mine = parts[wanted] = ChangeBatch(events)
+            handler(mine)
 
     def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
         """Deliver every batch (of `resource` only, when given: its events of it) to `handler`."""

@@ -10,8 +10,10 @@ posted Ready) Ready and the pressure conditions become Unknown and the status is
 from __future__ import annotations
 
 import logging
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
+from itertools import repeat
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -65,9 +67,14 @@ def renewed_after(newer: str | None, older: str | None) -> bool:
     which orders them as times; anything else is parsed."""
     if not newer or not older:
         return False
-    if len(newer) == len(older) == 27 and newer[26] == older[26] == "Z" and newer[19] == older[19] == ".":
+    if _canonical(newer) and _canonical(older):
         return older < newer
     return parse_time(older) < parse_time(newer)
+
+
+def _canonical(text: str) -> bool:
+    """Whether a renewTime is a MicroTime in the canonical form (compared as text)."""
+    return len(text) == 27 and text[26] == "Z" and text[19] == "."
 
 
 class NodeHealthTracker:
@@ -78,15 +85,61 @@ class NodeHealthTracker:
         self._clock = clock
         self._settings = settings
         self._leases = leases
-        self.healths: dict[str, NodeHealth] = {}
+        self._records: dict[str, NodeHealth] = {}
+        #: leases a heartbeat round renewed that `observe_leases` observed in bulk at the time in
+        #: `_observed_at`, not yet entered in their records (`_record` enters one when read)
+        self._observed: dict[str, Mapping[str, Any]] = {}
+        self._observed_at: dict[str, float] = {}
+        #: a canonical renewTime no saved lease is later than ("": no lease saved yet; None: not
+        #: known): a round renewing to a later one is observed for every node (`_observe_renewed`)
+        self._renew_bound: str | None = ""
+
+    @property
+    def healths(self) -> dict[str, NodeHealth]:
+        """nodeHealthMap: each node's record (the caller may change them)."""
+        for name in list(self._observed):
+            self._record(name)
+        self._renew_bound = None  # (a record may change)
+        return self._records
+
+    def _record(self, name: str) -> NodeHealth | None:
+        """The record of `name`, the lease observed in bulk for it entered."""
+        record = self._records.get(name)
+        observed = self._observed.pop(name, None)
+        if observed is not None:
+            at = self._observed_at.pop(name)
+            if record is not None:
+                record.lease = observed
+                record.probe_timestamp = at
+        return record
+
+    def _saved(self, lease: Mapping[str, Any] | None) -> None:
+        """`lease` is saved in a record: keep `_renew_bound` a bound."""
+        bound = self._renew_bound
+        if lease is None or bound is None:
+            return
+        renew = renew_text(lease)
+        if renew is None or not _canonical(renew):
+            self._renew_bound = None
+        elif renew > bound:
+            self._renew_bound = renew
 
     def get(self, name: str) -> NodeHealth | None:
-        return self.healths.get(name)
+        return self._record(name)
+
+    def probe_timestamp(self, name: str) -> float | None:
+        """The record's probe_timestamp (None: no record), read without entering a lease observed
+        in bulk."""
+        at = self._observed_at.get(name)
+        if at is not None and name in self._records:
+            return at
+        record = self._records.get(name)
+        return None if record is None else record.probe_timestamp
 
     def reset_probes(self, names: list[str], now: float) -> None:
         """On leaving full-disruption mode every node gets a fresh grace period."""
         for name in names:
-            health = self.healths.get(name)
+            health = self._record(name)
             if health is not None:
                 health.probe_timestamp = now
                 health.ready_transition_timestamp = now
@@ -99,7 +152,7 @@ class NodeHealthTracker:
         created_text = str(meta.get("creationTimestamp") or format_time(now))
         status: JSON = dict(node.get("status") or {})
         copy: JSON = {**node, "status": status}
-        health = self.healths.get(name)
+        health = self._record(name)
         current = get_status_condition(status, "Ready")
         if current is None:
             observed: Mapping[str, Any] = {
@@ -127,7 +180,8 @@ class NodeHealthTracker:
         ):
             health.lease = observed_lease
             health.probe_timestamp = now
-        self.healths[name] = health
+            self._saved(observed_lease)
+        self._records[name] = health
 
         if now > health.probe_timestamp + grace:
             conditions = mark_conditions_unknown(
@@ -137,7 +191,8 @@ class NodeHealthTracker:
             current = get_status_condition(status, "Ready")
             if current != observed:
                 self._store.update("nodes", copy)
-                self.healths[name] = NodeHealth(health.probe_timestamp, now, status, observed_lease)
+                self._records[name] = NodeHealth(health.probe_timestamp, now, status, observed_lease)
+                self._saved(observed_lease)
                 return HealthResult(copy, grace, observed, current, wrote=True)
         return HealthResult(copy, grace, observed, current)
 
@@ -152,17 +207,18 @@ class NodeHealthTracker:
         not change, given the current leases as (node name, lease) pairs, a name at most once
         (thousands at each pass: inlined, and a group of leases renewed together compares its
         renewTimes once). `renew`: the renewTime every lease holds (a heartbeat round's)."""
-        healths, empty = self.healths, _EMPTY
+        empty = _EMPTY
         if renew:
             self._observe_renewed(leases, names, now, renew)
             return
+        record = self._record if self._observed else self._records.get
         last_newer: object = None
         last_older: object = None
         later = False
         for name, lease in leases:
             if lease is None or name not in names:
                 continue
-            health = healths.get(name)
+            health = record(name)
             if health is None:
                 continue
             saved = health.lease
@@ -175,6 +231,46 @@ class NodeHealthTracker:
                     continue
             health.lease = lease
             health.probe_timestamp = now
+            self._saved(lease)
+
+    def observe_round(
+        self,
+        names: list[str],
+        leases: Sequence[Mapping[str, Any]],
+        eligible: AbstractSet[str],
+        now: float,
+        renew: str,
+    ) -> None:
+        """`observe_leases` of a heartbeat round's leases (`leases[i]` the node `names[i]`'s, each
+        renewed to `renew`) for the nodes of `eligible`.
+
+        Speeds up the usual round (off in reference mode, where no pass keeps a round): when every
+        node of the round is eligible and has a record, and `renew` is later than every lease
+        saved (`_renew_bound`), each lease counts as renewed, and the leases are kept as they are
+        with the time of this pass, each entered in its record when the record is read."""
+        bound = self._renew_bound
+        if bound is None:
+            bound = self._renew_bound = self._bound()
+        if bound is not None and _canonical(renew) and renew > bound:
+            wanted = set(names)
+            if eligible >= wanted and self._records.keys() >= wanted:
+                self._observed.update(zip(names, leases, strict=True))
+                self._observed_at.update(zip(names, repeat(now)))
+                self._renew_bound = renew
+                return
+        self._observe_renewed(zip(names, leases, strict=True), eligible, now, renew)
+
+    def _bound(self) -> str | None:
+        """The latest renewTime the saved leases hold ("": none saved; None: one is not canonical)."""
+        bound = ""
+        for name in list(self._observed):
+            self._record(name)
+        for record in self._records.values():
+            renew = renew_text(record.lease) if record.lease is not None else ""
+            if renew is None or (renew and not _canonical(renew)):
+                return None
+            bound = max(bound, renew)
+        return bound
 
     def _observe_renewed(
         self,
@@ -184,13 +280,15 @@ class NodeHealthTracker:
         renew: str,
     ) -> None:
         """`observe_leases` of leases that all hold renewTime `renew`."""
-        healths, empty = self.healths, _EMPTY
+        empty = _EMPTY
+        record = self._record if self._observed else self._records.get
         last_older: object = None
         later = False
+        observed = None
         for name, lease in leases:
             if name not in names:
                 continue
-            health = healths.get(name)
+            health = record(name)
             if health is None:
                 continue
             saved = health.lease
@@ -200,15 +298,16 @@ class NodeHealthTracker:
                     last_older, later = older, renewed_after(renew, older)
                 if not later:
                     continue
-            health.lease = lease
+            health.lease = observed = lease
             health.probe_timestamp = now
+        self._saved(observed)
 
     def observe_status_post(self, name: str, node: Mapping[str, Any], now: float) -> bool:
         """tryUpdateNodeHealth on `node` when its Ready condition moved only its heartbeat since
         the one recorded (a kubelet's status post on a node whose Ready status stays): the record
         made afresh at `now`, then the lease step, as a visit makes them (the grace period cannot
         run out: the probe is now). False, with nothing done, for any other node."""
-        health = self.healths.get(name)
+        health = self._record(name)
         status = node.get("status")
         if health is None or type(status) is not dict:
             return False
@@ -228,7 +327,8 @@ class NodeHealthTracker:
             health.lease is None or renewed_after(renew_text(observed), renew_text(health.lease))
         ):
             record.lease = observed
-        self.healths[name] = record
+            self._saved(observed)
+        self._records[name] = record
         return True
 
     def current_lease(self, name: str) -> Mapping[str, Any] | None:
@@ -238,7 +338,7 @@ class NodeHealthTracker:
     def would_observe(self, name: str, lease: Mapping[str, Any] | None) -> bool:
         """Whether observing `lease` now counts as a renewal (a later renewTime than the saved
         lease's, or no saved lease)."""
-        health = self.healths.get(name)
+        health = self._record(name)
         if health is None or lease is None:
             return False
         if health.lease is None:

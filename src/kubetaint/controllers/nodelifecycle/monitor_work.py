@@ -25,15 +25,16 @@ visit it would take then does).
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from bisect import bisect_left
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
-from operator import itemgetter
 
 from kubetaint.clock.base import Clock
-from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker
+from kubetaint.controllers.nodelifecycle.health import NODE_LEASE_NAMESPACE, NodeHealthTracker
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
 from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 from kubetaint.store.changes import FieldWriteGroup
@@ -49,8 +50,8 @@ def _first_name(entry: tuple[str, tuple[list[str], list[tuple[str, str]]]]) -> s
     return entry[1][0][0]
 
 
-#: the name of a (namespace, name) key
-_NAME = itemgetter(1)
+#: the namespaces of a field write of node leases alone
+_NODE_LEASES = frozenset((NODE_LEASE_NAMESPACE,))
 
 
 class Settled(Enum):
@@ -84,8 +85,11 @@ class MonitorWork:
         self._requeued_zones: dict[str, tuple[list[str], list[tuple[str, str]]]] = {}
         #: zone → (settled Ready nodes, settled nodes) counted there
         self._counts: dict[str, list[int]] = {}
-        #: (deadline, name) of settled nodes; an entry is checked against the node when it comes
-        self._deadlines: list[tuple[float, str]] = []
+        #: (deadline, sequence number, names) of settled nodes (the nodes a pass finds renewed
+        #: till one deadline share an entry); each name is checked against its node when the
+        #: entry comes
+        self._deadlines: list[tuple[float, int, list[str]]] = []
+        self._entries = itertools.count()
         self.changed_nodes: set[str] = set()
         #: node name → its lease as last changed (None: deleted)
         self.changed_leases: dict[str, JSON | None] = {}
@@ -107,25 +111,28 @@ class MonitorWork:
             self.posted_nodes.pop(name, None)
 
     def leases_changed(self, changes: Changes) -> None:
-        """The lease informer's handler: each changed lease by node name, for the next pass to
-        observe. A heartbeat round alone since the last pass is kept as it is."""
+        """The lease informer's handler: each changed node lease (namespace kube-node-lease) by
+        node name, for the next pass to observe. A heartbeat round alone since the last pass is
+        kept as it is."""
         group, changed = changes.field_write, self.changed_leases
-        if group is not None and self._renewed is None and not changed:
-            self._renewed = group
+        if group is not None and group.namespaces() == _NODE_LEASES:
+            if self._renewed is None and not changed:
+                self._renewed = group
+                return
+            self._enter_renewed()
+            changed.update(zip(group.names, group.news, strict=True))
             return
         self._enter_renewed()
-        if group is not None:
-            changed.update(zip(map(_NAME, group.keys), group.news, strict=True))
-            return
-        for kind, (_, name), _, lease in changes:
-            changed[name] = None if kind == "DELETED" else lease
+        for kind, (namespace, name), _, lease in changes:
+            if namespace == NODE_LEASE_NAMESPACE:
+                changed[name] = None if kind == "DELETED" else lease
 
     def _enter_renewed(self) -> None:
         """Enter the kept heartbeat round into `changed_leases` (something else changed too)."""
         group = self._renewed
         if group is not None:
             self._renewed = None
-            self.changed_leases.update(zip(map(_NAME, group.keys), group.news, strict=True))
+            self.changed_leases.update(zip(group.names, group.news, strict=True))
 
     def to_visit(self) -> list[str]:
         """The names of the nodes this pass visits, in name order."""
@@ -164,7 +171,7 @@ class MonitorWork:
             counts[0] += node.kind is Settled.READY
             counts[1] += 1
         if node.deadline != math.inf:
-            heapq.heappush(self._deadlines, (node.deadline, name))
+            heapq.heappush(self._deadlines, (node.deadline, next(self._entries), [name]))
 
     def unsettle(self, name: str) -> None:
         self.unsettled.add(name)
@@ -209,12 +216,14 @@ class MonitorWork:
         health, settled = self._health, self.settled
         observe_next, self._observe_next = self._observe_next, set()
         posted = self._observe_posts(now)
-        names: Container[str] = settled if not posted else _Without(settled, posted)
+        names: AbstractSet[str] = settled.keys() if not posted else settled.keys() - posted
         group = self._renewed
         if group is not None:
             self._renewed = None
-            renew = group.value if group.path == RENEW_TIME and type(group.value) is str else None
-            health.observe_leases(zip(map(_NAME, group.keys), group.news, strict=True), names, now, renew)
+            if group.path == RENEW_TIME and type(group.value) is str:
+                health.observe_round(group.names, group.news, names, now, group.value)
+            else:
+                health.observe_leases(zip(group.names, group.news, strict=True), names, now)
         else:
             health.observe_leases(self.changed_leases.items(), names, now)
             self.changed_leases.clear()
@@ -222,18 +231,22 @@ class MonitorWork:
             leases = [(name, health.current_lease(name)) for name in sorted(observe_next)]
             health.observe_leases(leases, names, now)
         deadlines, grace = self._deadlines, self._grace
+        later: dict[float, list[str]] = {}  # the nodes found renewed, by their next deadline
         while deadlines and deadlines[0][0] < now:
-            deadline, name = heapq.heappop(deadlines)
-            node = settled.get(name)
-            if node is None or node.deadline != deadline:
-                continue  # unsettled or settled again since
-            record = health.get(name)
-            renewed = record.probe_timestamp + grace if record is not None else deadline
-            if renewed < now:
-                self.unsettle(name)
-            else:
-                node.deadline = renewed
-                heapq.heappush(deadlines, (renewed, name))
+            deadline, _, due = heapq.heappop(deadlines)
+            for name in due:
+                node = settled.get(name)
+                if node is None or node.deadline != deadline:
+                    continue  # unsettled or settled again since
+                probe = health.probe_timestamp(name)
+                renewed = probe + grace if probe is not None else deadline
+                if renewed < now:
+                    self.unsettle(name)
+                else:
+                    node.deadline = renewed
+                    later.setdefault(renewed, []).append(name)
+        for deadline, renewed_names in later.items():
+            heapq.heappush(deadlines, (deadline, next(self._entries), renewed_names))
 
     def _observe_posts(self, now: float) -> set[str]:
         """Observe the status posts on settled Ready nodes since the last pass (the others are
@@ -282,19 +295,6 @@ def status_post_only(old: JSON, new: JSON) -> bool:
 
 #: stands for a field an object does not have
 _ABSENT = object()
-
-
-class _Without:
-    """The names of `names` but those of `left_out`."""
-
-    __slots__ = ("_left_out", "_names")
-
-    def __init__(self, names: Container[str], left_out: Container[str]) -> None:
-        self._names = names
-        self._left_out = left_out
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names and name not in self._left_out
 
 
 class Requeues:
