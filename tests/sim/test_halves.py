@@ -1,4 +1,4 @@
-"""A long list's text written in two processes (the second half by a forked child) is the text one
+"""A long list's text written in two processes (its later part by a forked child) is the text one
 process writes, for JSON and YAML, and a child that fails leaves its half to the parent."""
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ The text of a list's items depends only on the items and their places, not on wh
 before them, so the text of items [mid, n) can be worked out by a copy of the process (`os.fork`:
 the document is shared, nothing is copied up front) while this process writes items [0, mid). The
 child writes its text into an unnamed temporary file, as UTF-8 with lone surrogates kept
-(`surrogatepass`: any `str` comes back whole); once this process has written its half it waits for
+(`surrogatepass`: any `str` comes back whole); once this process has written its part it waits for
 the child and hands the child's text to the stream in pieces of PIECE bytes. A child that fails
-for any reason (a value the writer rejects, no memory, killed) leaves its half to this process,
+for any reason (a value the writer rejects, no memory, killed) leaves its part to this process,
 which then writes it itself: the text, and the error raised and where, are the same either way.
 A child whose parent is gone stops at its next piece.
 
@@ -55,7 +55,7 @@ WriteItems = Callable[[int, int, "TextSink | None"], None]
 
 
 class _Process:
-    """Whether this process is a child forked to write a half (which forks no more)."""
+    """Whether this process is a child forked to write a part of a list (which forks no more)."""
 
     child = False
 
@@ -142,7 +142,7 @@ def _fork(work: Callable[[], None]) -> int:
         gc.disable()
         work()
         code = 0
-    except BaseException:  # (the parent writes this half itself)
+    except BaseException:  # (the parent writes this part itself)
         code = 1
     finally:
         os._exit(code)
