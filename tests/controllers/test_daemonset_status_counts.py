@@ -1,7 +1,8 @@
 """A DaemonSet's status counts, each node's share remembered with the very pod list, verdict and
 revision it was counted for (controllers.daemonset.statuscounts.NodeCounts), sum to what counting
 every node afresh gives, count after count, whichever nodes' lists are rebuilt, verdicts turn or
-revisions change; with minReadySeconds (availability then reads the clock) nothing is reused."""
+revisions change; with minReadySeconds (availability then reads the clock) nothing is reused.
+Counting only the nodes a caller says changed (`count_changed`) sums to the same."""
 
 from __future__ import annotations
 
@@ -103,3 +104,43 @@ def test_a_kept_list_is_counted_once_and_a_turned_verdict_afresh(monkeypatch: py
     assert counted[3:] == ["n0-0", "n1-0"]
     counts.count(nodes, [(True, True), (False, False)], by_node, **{**kw, "min_ready": 5})
     assert counted[5:] == ["n0-0", "n1-0"]  # minReadySeconds: nothing reused
+
+
+#: one round for `count_changed`: for each node, None (keep its list) or the pod kinds of a
+#: rebuilt list; its verdict; the revision; whether the node order is a new token
+changed_rounds = st.lists(
+    st.tuples(
+        st.lists(
+            st.one_of(st.none(), st.lists(st.sampled_from(POD_KINDS), max_size=2)), min_size=4, max_size=4
+        ),
+        st.lists(st.booleans(), min_size=4, max_size=4),
+        st.sampled_from(REVISIONS),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rounds=changed_rounds)
+def test_counting_only_the_changed_nodes_sums_to_a_fresh_count(rounds: list[Any]) -> None:
+    nodes = [{"metadata": {"name": f"n{i}"}} for i in range(4)]
+    counts = NodeCounts()
+    source = object()
+    order: object = object()
+    by_node: dict[str, list[JSON]] = {}
+    for step, (lists, runs, revision, new_order) in enumerate(rounds):
+        by_node = dict(by_node)  # a new dict each sync, unchanged lists kept (as PodsByNode does)
+        changed: set[str] = set()
+        for i, kinds in enumerate(lists):
+            if kinds is not None:
+                by_node[f"n{i}"] = [_pod(f"n{i}", j, kind) for j, kind in enumerate(kinds)]
+                changed.add(f"n{i}")
+        if new_order:
+            order = object()
+        verdicts = [(run, run) for run in runs]
+        got = counts.count_changed(
+            nodes, verdicts, by_node, source=source, order=order, changed=changed, revision=revision
+        )
+        assert got == _fresh(nodes, verdicts, by_node, revision=revision, min_ready=0, now=float(step))

@@ -122,6 +122,8 @@ Holder = Counter | Group
 def _pod_labels(p: PodInfo) -> Mapping[str, str]:
     meta = p.pod.get("metadata")
     labels = meta.get("labels") if type(meta) is dict else None
+    if type(labels) is dict:  # (the usual: no abstract class check)
+        return labels
     return labels if isinstance(labels, Mapping) else {}
 
 
@@ -266,8 +268,11 @@ class PodIndex:
         new: dict[str, PodInfo] = ni.pods if ni is not None else {}
         if not old and not new:
             return
-        gone = [p for key, p in old.items() if new.get(key) is not p]
-        came = [p for key, p in new.items() if old.get(key) is not p]
+        if old:
+            gone = [p for key, p in old.items() if new.get(key) is not p]
+            came = [p for key, p in new.items() if old.get(key) is not p]
+        else:  # (a first count: every pod came)
+            gone, came = [], list(new.values())
         if not gone and not came:
             return
         self._slot_pods[slot] = dict(new)
@@ -516,10 +521,17 @@ class PodIndex:
 
     def _pair_index(self) -> dict[tuple[str, str], dict[tuple[int, str], PodInfo]]:
         if self._pods_by_pair is None:
-            self._pods_by_pair = {}
+            # _index_pairs(slot, (), pods.values()) of every slot, inlined (every pod counted)
+            index: dict[tuple[str, str], dict[tuple[int, str], PodInfo]] = {}
             for slot, pods in enumerate(self._slot_pods):
-                if pods:
-                    self._index_pairs(slot, (), pods.values())
+                for key, p in pods.items():  # (key is p.key)
+                    labels = _pod_labels(p)
+                    for pair in labels.items():
+                        held = index.get(pair)
+                        if held is None:
+                            held = index[pair] = {}
+                        held[(slot, key)] = p
+            self._pods_by_pair = index
         return self._pods_by_pair
 
     def count(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> IntArray:
@@ -541,8 +553,13 @@ class PodIndex:
         if c is None:
             if len(self._counters) >= COUNTERS_LIMIT:
                 self._counters.clear()
-            self._by_pair = None
+                self._by_pair = None
             c = self._counters[key] = Counter(match, self._size, self._looks, pair)
+            if self._by_pair is not None:  # (what _counter_index would now make of the counters)
+                if pair is None:
+                    self._generic.append(c)
+                else:
+                    self._by_pair.setdefault(pair, []).append(c)
             if pair is None:
                 for slot, pods in enumerate(self._slot_pods):
                     if pods:

@@ -99,6 +99,10 @@ class DaemonSetController:
         # per DaemonSet uid: each node's share of its status counts
         self._counts: dict[str, NodeCounts] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
+        #: counts the node changes a placement verdict can see (labels or spec)
+        self._node_epoch = 0
+        #: the last `_sorted_nodes` list and the node keys it holds every one of (else None)
+        self._sorted_last: tuple[list[JSON], list[Key] | None] = ([], None)
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
         #: id(template) -> (template, collisionCount, hash) of the last template hashed
         self._hash_memo: Memo[int, tuple[JSON, int | None, str]] = Memo(
@@ -227,7 +231,9 @@ class DaemonSetController:
             keys = [podutil.key_of(n) for n in self.nodes.items()]
             self._node_keys = sorted(keys, key=lambda key: key[1])
         nodes = [self.nodes.get(*key) for key in self._node_keys]
-        return [n for n in nodes if n is not None]
+        found = [n for n in nodes if n is not None]
+        self._sorted_last = (found, self._node_keys if len(found) == len(nodes) else None)
+        return found
 
     def _node_deleted(self, node: JSON) -> None:
         name = str((node.get("metadata") or {}).get("name") or "")
@@ -245,6 +251,7 @@ class DaemonSetController:
         old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
         if old_meta.get("labels") == new_meta.get("labels") and old.get("spec") == new.get("spec"):
             return
+        self._node_epoch += 1
         for ds in self.daemonsets.items():
             if node_should_run_daemon_pod(old, ds, enable_comparison=self.enable_comparison) != (
                 node_should_run_daemon_pod(new, ds, enable_comparison=self.enable_comparison)
@@ -310,7 +317,13 @@ class DaemonSetController:
     def _placement_of(self, ds: JSON) -> Placement:
         """The nodes by name and `_should_run(node, ds)` of each."""
         nodes = self._sorted_nodes()
-        return nodes, self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        order = self._sorted_last[1]
+        if order is None:  # (a node of the order gone: the nodes looked up one by one)
+            return nodes, self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
+        verdicts = self._memo(ds).verdicts_of(
+            nodes, ds, order=order, epoch=self._node_epoch, enable_comparison=self.enable_comparison
+        )
+        return nodes, verdicts
 
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         self._manage(ds, by_node, self._placement_of(ds))
@@ -346,13 +359,19 @@ class DaemonSetController:
 
     def _rolling_update(self, ds: JSON, placed: Placement) -> None:
         """rollingUpdate: replace pods of older revisions as update.rolling_update plans."""
-        nodes, verdicts = placed
-        should_run = {str(n["metadata"]["name"]): v[0] for n, v in zip(nodes, verdicts, strict=True)}
         hash_ = self._template_hash(
             (ds.get("spec") or {}).get("template") or {}, (ds.get("status") or {}).get("collisionCount")
         )
+        by_node = self._pods_by_node(ds)
         try:
-            plan = update.rolling_update(ds, self._pods_by_node(ds), should_run, hash_, self.clock.now())
+            if not reference_mode() and self._no_old_pods(ds, hash_):
+                # no old pod to replace: the plan is empty (its counts still read, as it reads them)
+                update.unavailable_count(ds, 0)
+                update.surge_count(ds, 0)
+                return
+            nodes, verdicts = placed
+            should_run = {str(n["metadata"]["name"]): v[0] for n, v in zip(nodes, verdicts, strict=True)}
+            plan = update.rolling_update(ds, by_node, should_run, hash_, self.clock.now())
         except ValueError as err:
             log.info("daemonset controller: rolling update of %s: %s", podutil.key_of(ds), err)
             return
@@ -360,6 +379,13 @@ class DaemonSetController:
             self._create_pod(ds, name)
         for pod in plan.delete[:BURST_REPLICAS]:
             self._delete_pod(ds, pod)
+
+    def _no_old_pods(self, ds: JSON, hash_: str) -> bool:
+        """Whether none of the DaemonSet's pods (as `_pods_by_node` last grouped them) is an old
+        pod of a rolling update to revision `hash_`: then rollingUpdate deletes and creates
+        nothing (without surge no old pod is a candidate; with surge no node has an old pod)."""
+        grouped = self._by_node.get(str(ds["metadata"].get("uid") or ""))
+        return grouped is not None and grouped.outdated(hash_, update.template_generation(ds)) == 0
 
     def pods_should_be_on_node(
         self, node: JSON, ds: JSON, pods: list[JSON], *, placement: tuple[bool, bool] | None = None
@@ -477,9 +503,30 @@ class DaemonSetController:
         counts = self._counts.get(uid)
         if counts is None:
             counts = self._counts[uid] = NodeCounts()
-        desired, current, misscheduled, ready, available, updated = counts.count(
-            nodes, verdicts, by_node, revision=revision, min_ready=min_ready, now=now
-        )
+        grouped = self._by_node.get(uid)
+        sorted_nodes, order = self._sorted_last
+        if (
+            placed is not None
+            and min_ready == 0
+            and grouped is not None
+            and by_node is grouped.result
+            and nodes is sorted_nodes
+            and order is not None
+        ):
+            # the nodes by name as `_sorted_nodes` found every one: only the nodes whose pods
+            # changed since the last count are counted again
+            found = counts.count_changed(
+                nodes,
+                verdicts,
+                by_node,
+                source=grouped,
+                order=order,
+                changed=grouped.take_changed(),
+                revision=revision,
+            )
+        else:
+            found = counts.count(nodes, verdicts, by_node, revision=revision, min_ready=min_ready, now=now)
+        desired, current, misscheduled, ready, available, updated = found
         status = {
             **(ds.get("status") or {}),
             "desiredNumberScheduled": desired,

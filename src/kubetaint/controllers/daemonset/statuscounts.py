@@ -6,7 +6,9 @@ only the nodes whose pods changed count differently. A node's share depends on i
 read-only list `_pods_by_node` hands out, which is rebuilt, never changed, when one of them
 changes), whether the DaemonSet should run there and the current revision hash; and on the
 clock only when minReadySeconds is set (availability then waits). Without minReadySeconds a
-node's share is remembered with the very list, verdict and revision it was counted for.
+node's share is remembered with the very list, verdict and revision it was counted for; and a
+caller that knows which nodes' lists changed since its last count (`count_changed`: the same
+nodes in the same order, the same verdicts and revision) has only those nodes counted again.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.speed.memo import Memo
+from kubetaint.speed.reference import reference_mode
 
 JSON = dict[str, Any]
 #: (desired, current, misscheduled, ready, available, updated), each 0 or 1 for one node
@@ -30,6 +33,76 @@ class NodeCounts:
         self._entries: Memo[str, tuple[list[JSON], bool, str, Counts]] = Memo(
             "controllers.daemonset.statuscounts.node_counts", limit=1 << 16
         )
+        #: what `count_changed` last counted: (source, order, verdicts, revision, each node's
+        #: share by name, the sums), None before
+        self._last: tuple[object, object, list[tuple[bool, bool]], str, dict[str, Counts], Counts] | None = (
+            None
+        )
+        self._places: dict[str, int] = {}  # the place of each node name in the last order
+
+    def count_changed(
+        self,
+        nodes: Sequence[Mapping[str, Any]],
+        verdicts: list[tuple[bool, bool]],
+        by_node: Mapping[str, list[JSON]],
+        *,
+        source: object,
+        order: object,
+        changed: set[str],
+        revision: str,
+    ) -> Counts:
+        """`count(nodes, verdicts, by_node, revision=revision, min_ready=0, now=...)` (without
+        minReadySeconds no clock is read), where `changed` holds every node whose list in
+        `by_node` may differ from the one of the last `count_changed` with the same `source`
+        (the pods by node the lists come from) and `order` (a token of the node names in
+        `nodes`' order: the same object while they are the same). With the same verdicts and
+        revision again, only the nodes of `changed` are counted again (in reference mode, every
+        node is)."""
+        last = self._last
+        if (
+            last is not None
+            and last[0] is source
+            and last[1] is order
+            and last[3] == revision
+            and last[2] == verdicts
+            and not reference_mode()
+        ):
+            shares, sums = last[4], list(last[5])
+            places = self._places
+            for name in changed:
+                i = places.get(name)
+                if i is None:
+                    continue  # not a node counted
+                share = self._share(name, by_node.get(name), verdicts[i][0], revision)
+                before = shares[name]
+                if share != before:
+                    shares[name] = share
+                    for j in range(6):
+                        sums[j] += share[j] - before[j]
+        else:
+            shares, sums = {}, [0, 0, 0, 0, 0, 0]
+            self._places = places = {}
+            for i, (node, (should_run, _)) in enumerate(zip(nodes, verdicts, strict=True)):
+                name = str(node["metadata"]["name"])
+                places[name] = i
+                share = shares[name] = self._share(name, by_node.get(name), should_run, revision)
+                for j in range(6):
+                    sums[j] += share[j]
+        totals: Counts = (sums[0], sums[1], sums[2], sums[3], sums[4], sums[5])
+        self._last = (source, order, list(verdicts), revision, shares, totals)
+        return totals
+
+    def _share(self, name: str, pods: list[JSON] | None, should_run: bool, revision: str) -> Counts:
+        """The share of node `name` without minReadySeconds, `pods` the list targeting it (or
+        None), remembered as `count` remembers it."""
+        if not pods:
+            return (1, 0, 0, 0, 0, 0) if should_run else _NOTHING
+        entry = self._entries.get(name)
+        if entry is not None and entry[0] is pods and entry[1] is should_run and entry[2] == revision:
+            return entry[3]
+        counts = node_counts(pods, should_run, revision, 0, 0.0)
+        self._entries.put(name, (pods, should_run, revision, counts))
+        return counts
 
     def count(
         self,
