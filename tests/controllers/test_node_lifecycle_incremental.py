@@ -340,6 +340,16 @@ _POSTED: JSON = {
             {**_POSTED, "metadata": {**_POSTED["metadata"], "labels": None}}, False, id="the labels emptied"
         ),
         pytest.param({**_POSTED, "extra": None}, False, id="a field added"),
+        pytest.param(
+            {**_POSTED, "status": {"capacity": {"cpu": "1"}, "phase": "Running"}},
+            False,
+            id="the conditions gone and another status field in their place",
+        ),
+        pytest.param(
+            {**_POSTED, "metadata": {"name": "a", "labels": {"x": "y"}, "uid": "u"}},
+            False,
+            id="the resourceVersion gone and another metadata field in its place",
+        ),
     ],
 )
 def test_a_status_post_is_a_change_of_the_conditions_alone(new: JSON, expected: bool) -> None:

@@ -1,4 +1,4 @@
-"""A long list's text written in two processes (the second half by a forked child) is the text one
+"""A long list's text written in two processes (its later part by a forked child) is the text one
 process writes, for JSON and YAML, and a child that fails leaves its half to the parent."""
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from kubetaint.speed.reference import reference_mode_set
 def forks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Outside reference mode, lists of 8 items or more are split; the children forked are counted."""
     monkeypatch.setattr(halves, "SPLIT_ITEMS", 8)
+    monkeypatch.setattr(halves, "_a_cpu_is_idle", lambda: True)  # (however busy the machine is)
     with reference_mode_set(False):
         if not halves.two_processes_help(8):
-            pytest.skip("this machine does not write in two processes (one CPU, or threads running)")
+            pytest.skip("this process runs threads: it does not fork")
         forked: list[int] = []
         fork = os.fork
 
@@ -121,3 +122,27 @@ def test_an_error_in_the_parents_half_stops_the_child(forks: list[int]) -> None:
     assert forks
     with pytest.raises(ChildProcessError):
         os.waitpid(forks[0], os.WNOHANG)  # stopped and reaped
+
+
+def test_the_childs_text_handed_over_in_pieces_that_cut_characters_is_whole(
+    forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(halves, "PIECE", 3)  # most pieces end inside a two- or three-byte character
+    doc = [{"name": f"pod-{i}", "text": "é雪\U0001f600" * (i % 3)} for i in range(16)]
+    stream = io.StringIO()
+    write_indented(doc, stream)
+    assert stream.getvalue() == json.dumps(doc, indent=2, ensure_ascii=False)
+    assert forks
+
+
+def test_a_child_whose_parent_is_gone_stops_writing() -> None:
+    read, write = os.pipe()
+    try:
+        sink = halves._FileSink(write, -1)  # (no process has that id: the parent is gone)
+        with pytest.raises(halves._OrphanedError):
+            sink.write("text")
+        halves._FileSink(write, os.getppid()).write("text")
+        assert os.read(read, 100) == b"text"
+    finally:
+        os.close(read)
+        os.close(write)

@@ -50,8 +50,8 @@ class _PhaseGroup:
     """Kubelets whose heartbeat falls at the same offset within the interval.
 
     Speeds up a quiet round (`HollowNodePool._quiet_round`; off in reference mode and when each
-    kubelet writes through its own store): after a round in which every member only renewed its
-    lease, the group keeps the leases written, in member order (`quiet`), and the next rounds
+    kubelet writes through its own store): after a round at whose end every member's heartbeat
+    is a quiet renewal, the group keeps their leases, in member order (`quiet`), and the next rounds
     renew those as they are, without asking each kubelet, until a member's heartbeat state
     changes (`member_changed`: the kubelet calls it) or its status post falls due. The kubelets
     get the leases last written back when that happens."""
@@ -408,7 +408,6 @@ class HollowNodePool:
         pending_kubelets, pending_leases = renewals.pending()
         add_kubelet, add_lease = pending_kubelets.append, pending_leases.append
         now_of = self.clock.now
-        quiet = quiet_rounds
         for kubelet in members:
             now = now_of()
             lease = kubelet.quiet_renewal(now)
@@ -419,7 +418,6 @@ class HollowNodePool:
                 else:
                     add_renewable(kubelet, lease, now)
                 continue
-            quiet = False
             lease = kubelet.renewable_lease()
             if lease is not None:
                 add_renewable(kubelet, lease, now)
@@ -435,11 +433,23 @@ class HollowNodePool:
                 if post is not None:
                     renewals.add_post(post)
         renewals.flush()
-        renewed = [kubelet.lease.renewable_lease for kubelet in members] if quiet else []
-        if quiet and not group.changed and members and now_of() == first_now and None not in renewed:
-            group.quiet = renewed  # type: ignore[assignment]  # (no None among them)
-            group.quiet_kubelets = members
-            group.oldest_post = min(kubelet.last_status_post for kubelet in members)
+        if quiet_rounds and members and now_of() == first_now and list(group.members.values()) == members:
+            self._keep_quiet(group, members, first_now)
+
+    @staticmethod
+    def _keep_quiet(group: _PhaseGroup, members: list[HollowKubelet], now: float) -> None:
+        """After a round: when the heartbeat of every member now is a quiet renewal (a status post
+        of this round included), the group keeps their leases for the next rounds."""
+        leases = []
+        for kubelet in members:
+            lease = kubelet.quiet_renewal(now)
+            if lease is None:
+                return
+            leases.append(lease)
+        group.quiet = leases
+        group.quiet_kubelets = members
+        group.oldest_post = min(kubelet.last_status_post for kubelet in members)
+        group.changed = False
 
     def _quiet_round(self, group: _PhaseGroup) -> bool:
         """A round of `group`'s quiet leases (`_PhaseGroup`), written as one field write when every

@@ -101,7 +101,7 @@ def _flat_encoder(inner: str) -> Callable[[Any, int], Any]:
 def write_indented(doc: Any, stream: TextSink, indent: int = 2) -> None:
     """Write `json.dumps(doc, indent=indent, ensure_ascii=False)` to `stream` in chunks: the
     gathered text is handed over between the items of a list once CHUNK_PARTS parts (or
-    CHUNK_CHARS characters of whole items) have gathered; a long list's second half may be
+    CHUNK_CHARS characters of whole items) have gathered; a long list's later part may be
     written by a second process (kubetaint.sim.halves). A value json rejects raises json's error
     after the text before it was written."""
     if reference_mode():

@@ -396,7 +396,7 @@ class _Writer:
 
     def items(self, sequence: list[Any], path: list[Any], indent: int) -> None:
         """The items of a non-empty list reached from the root through mappings, handed to the
-        stream between items once CHUNK_PARTS parts have gathered; a long list's second half may
+        stream between items once CHUNK_PARTS parts have gathered; a long list's later part may
         be written by a second process (kubetaint.sim.halves)."""
 
         def write_items(start: int, stop: int, sink: TextSink | None) -> None:

@@ -245,19 +245,19 @@ class NodeHealthTracker:
         renewed to `renew`) for the nodes of `eligible`.
 
         Speeds up the usual round (off in reference mode, where no pass keeps a round): when every
-        node of the round is eligible and has a record, and `renew` is later than every lease
+        node of the round is eligible and `renew` is later than every lease
         saved (`_renew_bound`), each lease counts as renewed, and the leases are kept as they are
-        with the time of this pass, each entered in its record when the record is read."""
+        with the time of this pass, each entered in its record when the record is read (a node
+        without a record has nothing to enter: its observation is dropped, as the lease step of
+        a node without a record does nothing)."""
         bound = self._renew_bound
         if bound is None:
             bound = self._renew_bound = self._bound()
-        if bound is not None and _canonical(renew) and renew > bound:
-            wanted = set(names)
-            if eligible >= wanted and self._records.keys() >= wanted:
-                self._observed.update(zip(names, leases, strict=True))
-                self._observed_at.update(zip(names, repeat(now)))
-                self._renew_bound = renew
-                return
+        if bound is not None and _canonical(renew) and renew > bound and eligible >= set(names):
+            self._observed.update(zip(names, leases, strict=True))
+            self._observed_at.update(zip(names, repeat(now)))
+            self._renew_bound = renew
+            return
         self._observe_renewed(zip(names, leases, strict=True), eligible, now, renew)
 
     def _bound(self) -> str | None:

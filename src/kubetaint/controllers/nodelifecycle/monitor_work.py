@@ -272,25 +272,32 @@ class MonitorWork:
 
 
 def status_post_only(old: JSON, new: JSON) -> bool:
-    """Whether `new` is `old` with only its status conditions (and resourceVersion) changed."""
-    if len(new) != len(old):
+    """Whether `new` is `old` with only its status conditions (and resourceVersion) changed: each
+    part compared in C, old's with the changing field replaced by new's."""
+    meta, status = new.get("metadata"), new.get("status")
+    old_meta, old_status = old.get("metadata"), old.get("status")
+    if (
+        type(meta) is not dict
+        or type(status) is not dict
+        or type(old_meta) is not dict
+        or type(old_status) is not dict
+        or len(new) != len(old)
+        or len(meta) != len(old_meta)
+        or len(status) != len(old_status)
+    ):
         return False
-    for key, value in new.items():
-        before = old.get(key, _ABSENT)
-        if key in {"metadata", "status"}:
-            if type(value) is not dict or type(before) is not dict or len(value) != len(before):
-                return False
-            changing = "resourceVersion" if key == "metadata" else "conditions"
-            for part, part_value in value.items():
-                if (
-                    part != changing
-                    and part_value is not (was := before.get(part, _ABSENT))
-                    and was != part_value
-                ):
-                    return False
-        elif before is not value and before != value:
-            return False
-    return True
+    return (
+        _with(old_meta, "resourceVersion", meta) == meta
+        and _with(old_status, "conditions", status) == status
+        and {**old, "metadata": meta, "status": status} == new
+    )
+
+
+def _with(before: JSON, field: str, after: JSON) -> JSON:
+    """`before` with `field` as `after` has it (or without it)."""
+    if field in after:
+        return {**before, field: after[field]}
+    return {key: value for key, value in before.items() if key != field}
 
 
 #: stands for a field an object does not have
