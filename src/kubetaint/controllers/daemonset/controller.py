@@ -7,6 +7,12 @@ updateDaemonSetStatus) with util/daemonset_util.go (CreatePodTemplate), and its 
 as update.go's constructHistory and cleanupHistory (revisions.py). With `updateStrategy`
 RollingUpdate, pods of an older revision are replaced as update.go's rollingUpdate (update.py:
 maxUnavailable, maxSurge, minReadySeconds); with OnDelete, only once they are deleted.
+
+Before managing, a sync claims its pods as getDaemonPods does with ClaimPods
+(controller_ref_manager.go): an owned pod its selector no longer matches is released, and an
+orphan it matches is adopted (after a fresh read shows the DaemonSet is not being deleted), then
+counted on its node like any other daemon pod (on a node the DaemonSet should not run on, it is
+deleted as an excess pod). A DaemonSet being deleted claims nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.api.selectors import label_selector_from_dict
+from kubetaint.api.selectors import LabelSelector, label_selector_from_dict
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.daemonset import revisions, update
 from kubetaint.controllers.daemonset.bynode import PodsByNode
@@ -31,7 +37,9 @@ from kubetaint.controllers.daemonset.statuscounts import NodeCounts, creation_an
 from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.history import History
 from kubetaint.controllers.replicaset import podutil
+from kubetaint.controllers.replicaset.claim import commit_owners, with_controller
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
+from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.speed.memo import Memo
@@ -84,8 +92,19 @@ class DaemonSetController:
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
         # per DaemonSet uid: its pods by node (before the index: a running informer replays at once)
         self._by_node: dict[str, PodsByNode] = {}
-        # the DaemonSet controller never adopts: owned pods only, and those a DaemonSet controls
-        # only (in reference mode, those of every controller kind, filed by uid)
+        #: the DaemonSets by selector, to queue those an orphan's labels match
+        self.owners = OwnerSelectorIndex(self.daemonsets)
+        #: the orphan pods (no controller reference) by namespace
+        self._orphans: dict[str, set[Key]] = {}
+        #: per DaemonSet key: the orphans seen matching it since its last sync (adoption candidates)
+        self._wanted: dict[Key, set[Key]] = {}
+        #: the DaemonSets to look for candidates among every orphan of their namespace (added, or
+        #: their selector changed, since their last sync)
+        self._rescan: set[Key] = set()
+        #: per DaemonSet uid: (index version, selector object) when every owned pod last matched
+        self._claim_checked: dict[str, tuple[int, object]] = {}
+        # owned pods only, and those a DaemonSet controls only (in reference mode, those of every
+        # controller kind, filed by uid); orphans are kept in `_orphans`
         self.index = PodOwnerIndex(
             self.pods,
             self._pod_changed,
@@ -110,8 +129,8 @@ class DaemonSetController:
         )
         self.daemonsets.add_handlers(
             EventHandlers(
-                on_add=lambda ds: self.queue.add(podutil.key_of(ds)),
-                on_update=lambda _o, ds: self.queue.add(podutil.key_of(ds)),
+                on_add=self._ds_added,
+                on_update=self._ds_updated,
                 on_delete=self._forget,
             )
         )
@@ -122,6 +141,19 @@ class DaemonSetController:
     def start(self) -> None:
         self.informers.start()
 
+    def _ds_added(self, ds: JSON) -> None:
+        key = podutil.key_of(ds)
+        self._rescan.add(key)
+        self.queue.add(key)
+
+    def _ds_updated(self, old: JSON, ds: JSON) -> None:
+        key = podutil.key_of(ds)
+        old_selector = (old.get("spec") or {}).get("selector")
+        selector = (ds.get("spec") or {}).get("selector")
+        if old_selector is not selector and old_selector != selector:
+            self._rescan.add(key)
+        self.queue.add(key)
+
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
         self.informers.stop()
@@ -131,7 +163,17 @@ class DaemonSetController:
 
     def _pod_changed(self, old: JSON | None, new: JSON | None) -> None:
         """Queue the DaemonSet owning the old or new pod, and note the pod for its owner's pods
-        by node (the pods by node of a DaemonSet's uid)."""
+        by node (the pods by node of a DaemonSet's uid). An orphan queues the DaemonSets its
+        labels match when it is added or its labels or owner references change (addPod,
+        updatePod)."""
+        if new is None:
+            if old is not None:
+                self._orphan_gone(podutil.key_of(old))
+        elif podutil.controller_ref_of(new) is None:
+            if old is None or not _same_refs(old, new) or _labels_of(old) != _labels_of(new):
+                self._orphan_seen(podutil.key_of(new), new)
+        elif old is None or podutil.controller_ref_of(old) is None:
+            self._orphan_gone(podutil.key_of(new))
         same = old is not None and new is not None and _same_refs(old, new)
         for pod in (old, new):
             ref = podutil.controller_ref_of(pod) if pod is not None else None
@@ -159,6 +201,13 @@ class DaemonSetController:
             if type(old_meta) is not dict or type(new_meta) is not dict or old_meta.get("ownerReferences"):
                 self._pod_changed(old, new)
                 continue
+            if not new_meta.get("ownerReferences"):
+                # an orphan still: queued again only when its labels change
+                if old_meta.get("labels") is not new_meta.get("labels") and (
+                    old_meta.get("labels") != new_meta.get("labels")
+                ):
+                    self._orphan_seen(key, new)
+                continue
             yield key, new
 
     def _pods_added(self, items: list[tuple[Key, JSON]]) -> None:
@@ -175,6 +224,8 @@ class DaemonSetController:
                 self._pod_changed(None, pod)
             elif meta.get("ownerReferences"):
                 yield key, pod
+            else:
+                self._orphan_seen(key, pod)
 
     def _mark_owned(self, entries: Iterable[tuple[Key, JSON]]) -> None:
         """Mark each (key, pod) in its controller's pods by node and queue its DaemonSet, as
@@ -185,11 +236,19 @@ class DaemonSetController:
         last_refs: object = _UNSET
         grouped: PodsByNode | None = None
         owner_name: str | None = None  # the owning DaemonSet's name
+        orphan = False  # whether the references hold no controller reference
+        orphans = self._orphans
         for key, pod in entries:
             refs = pod["metadata"].get("ownerReferences")
             if refs is not last_refs:
                 last_refs = refs
                 grouped, owner_name = self._controller_of(pod)
+                orphan = podutil.controller_ref_of(pod) is None
+            if orphan:
+                self._orphan_seen(key, pod)
+                continue
+            if orphans:
+                self._orphan_gone(key)
             if grouped is not None:
                 grouped.dirty.add(key)
             if owner_name is not None:
@@ -204,8 +263,36 @@ class DaemonSetController:
         grouped = self._by_node.get(str(ref.get("uid") or ""))
         return grouped, str(ref.get("name")) if ref.get("kind") == "DaemonSet" else None
 
+    def _orphan_seen(self, key: Key, pod: JSON) -> None:
+        """Note `pod` (key `key`) as an orphan and queue the DaemonSets its labels match."""
+        orphans = self._orphans.get(key[0])
+        if orphans is None:
+            orphans = self._orphans[key[0]] = set()
+        orphans.add(key)
+        labels = _labels_of(pod)
+        if type(labels) is not dict:
+            return
+        for ds_key in self.owners.matching_keys(key[0], labels):
+            wanted = self._wanted.get(ds_key)
+            if wanted is None:
+                wanted = self._wanted[ds_key] = set()
+            wanted.add(key)
+            self.queue.add(ds_key)
+
+    def _orphan_gone(self, key: Key) -> None:
+        """The pod under `key` is no orphan (any more)."""
+        orphans = self._orphans.get(key[0])
+        if orphans is not None:
+            orphans.discard(key)
+            if not orphans:
+                del self._orphans[key[0]]
+
     def _forget(self, ds: JSON) -> None:
         uid = str((ds.get("metadata") or {}).get("uid") or "")
+        key = podutil.key_of(ds)
+        self._wanted.pop(key, None)
+        self._rescan.discard(key)
+        self._claim_checked.pop(uid, None)
         self._by_node.pop(uid, None)
         self._placement.pop(uid, None)
         self._counts.pop(uid, None)
@@ -267,8 +354,10 @@ class DaemonSetController:
         selector = label_selector_from_dict((ds.get("spec") or {}).get("selector"))
         if selector is None:
             return
-        by_node = self._pods_by_node(ds)
         placed: Placement | None = None
+        if not (ds.get("metadata") or {}).get("deletionTimestamp") and not self._claim_pods(ds, selector):
+            return
+        by_node = self._pods_by_node(ds)
         if not (ds.get("metadata") or {}).get("deletionTimestamp"):
             old = self._construct_history(ds)
             if old is None:
@@ -287,6 +376,124 @@ class DaemonSetController:
         # the same DaemonSet (no node changes while it syncs: handlers only record work): the
         # same verdicts for the same nodes, which status counts in any order
         self.update_status(current, self._pods_by_node(current), placed if current is ds else None)
+
+    # ClaimPods -----------------------------------------------------------------------------------
+
+    def nodes_to_daemon_pods(self, ds: JSON) -> dict[str, list[JSON]] | None:
+        """getNodesToDaemonPods: the DaemonSet's pods by target node once it claimed them (READ-ONLY);
+        None when the claim failed (the DaemonSet is synced again in a second) or its selector
+        is nil."""
+        selector = label_selector_from_dict((ds.get("spec") or {}).get("selector"))
+        if selector is None:
+            return None
+        if not (ds.get("metadata") or {}).get("deletionTimestamp") and not self._claim_pods(ds, selector):
+            return None
+        return self._pods_by_node(ds)
+
+    def _claim_pods(self, ds: JSON, selector: LabelSelector) -> bool:
+        """ClaimPods of getDaemonPods for a DaemonSet not being deleted: release each owned pod
+        `selector` no longer matches, adopt each orphan of its namespace it matches. False when a
+        write failed (other than for a pod gone) or the adoption found the DaemonSet gone or being
+        deleted: the sync stops there and the DaemonSet is synced again in a second (upstream's
+        sync returns the error and is requeued)."""
+        key = podutil.key_of(ds)
+        uid = str(ds["metadata"].get("uid") or "")
+        ok = self._release_unmatched(ds, uid, selector)
+        if reference_mode() or key in self._rescan:
+            self._rescan.discard(key)
+            keys = self._orphans.get(key[0], set())
+        else:
+            keys = self._wanted.get(key, set())
+        self._wanted.pop(key, None)
+        candidates = self._adoption_candidates(keys, selector)
+        if candidates and not self._adopt(ds, candidates):
+            ok = False
+            self._rescan.add(key)  # the candidates are looked for again at the retry
+        if not ok:
+            self.queue.add_after(key, 1.0)
+        return ok
+
+    def _release_unmatched(self, ds: JSON, uid: str, selector: LabelSelector) -> bool:
+        """ReleasePod of each owned pod `selector` does not match; whether every release held."""
+        raw = (ds.get("spec") or {}).get("selector")
+        version = self.index.version(uid)
+        checked = self._claim_checked.get(uid)
+        if not reference_mode() and checked is not None and checked[0] == version and checked[1] is raw:
+            return True  # no owned pod changed since every one matched this very selector
+        released: list[JSON] = []
+        last_labels: object = _UNSET
+        last_match = True
+        for pod in self.index.pods_owned_by(uid):
+            labels = _labels_of(pod)
+            if labels is not last_labels:
+                last_labels, last_match = labels, selector.matches(labels)
+            if not last_match:
+                released.append(with_controller(pod, None, None))
+        if not released:
+            self._claim_checked[uid] = (version, raw)
+            return True
+        return self._write_owners(ds, released, "release")
+
+    def _adoption_candidates(self, keys: set[Key], selector: LabelSelector) -> list[JSON]:
+        """The pods under `keys` that are orphans `selector` matches and not being deleted, in
+        key order."""
+        if not keys:
+            return []
+        found: list[JSON] = []
+        for pod_key in sorted(keys):
+            pod = self.pods.get(*pod_key)
+            if pod is None or podutil.controller_ref_of(pod) is not None:
+                continue
+            meta = pod.get("metadata") or {}
+            if not meta.get("deletionTimestamp") and selector.matches(_labels_of(pod)):
+                found.append(pod)
+        return found
+
+    def _adopt(self, ds: JSON, candidates: list[JSON]) -> bool:
+        """AdoptPod of each candidate, after RecheckDeletionTimestamp (a fresh read of the
+        DaemonSet: the same uid and no deletion timestamp); whether every adoption held."""
+        key = podutil.key_of(ds)
+        uid = ds["metadata"].get("uid")
+        try:
+            fresh = self.store.get(RESOURCE, *key)
+        except StatusError as err:
+            log.info("daemonset controller: adopting pods for %s/%s: %s", *key, err.message)
+            return False
+        fresh_meta = fresh.get("metadata") or {}
+        if fresh_meta.get("uid") != uid:
+            log.info(
+                "daemonset controller: original DaemonSet %s/%s is gone: got uid %s, wanted %s",
+                *key,
+                fresh_meta.get("uid"),
+                uid,
+            )
+            return False
+        if fresh_meta.get("deletionTimestamp"):
+            log.info(
+                "daemonset controller: %s/%s has just been deleted at %s",
+                *key,
+                fresh_meta.get("deletionTimestamp"),
+            )
+            return False
+        ref = podutil.controller_ref(ds, "apps/v1", "DaemonSet")
+        only_ref = [ref]
+        return self._write_owners(ds, [with_controller(pod, ref, only_ref) for pod in candidates], "adopt")
+
+    def _write_owners(self, ds: JSON, patched: list[JSON], action: str) -> bool:
+        """The owner writes of `patched`, committed together; whether each held or found its pod
+        gone (each other refusal logged)."""
+        ok = True
+        for pod, result in zip(patched, commit_owners(self.store, patched), strict=True):
+            if isinstance(result, StatusError) and result.code != 404:
+                ok = False
+                log.info(
+                    "daemonset controller: could not %s pod %s for %s/%s: %s",
+                    action,
+                    pod["metadata"].get("name"),
+                    *podutil.key_of(ds),
+                    result.message,
+                )
+        return ok
 
     def _construct_history(self, ds: JSON) -> list[JSON] | None:
         """constructHistory: the old revisions (the current one created or renumbered); None
@@ -555,6 +762,12 @@ def _keeps_running(pod: JSON) -> bool:
         bool(pod["metadata"].get("deletionTimestamp"))
         or (pod.get("status") or {}).get("phase") not in _FINISHED
     )
+
+
+def _labels_of(pod: JSON) -> Any:
+    """The pod's labels (None when its metadata holds none)."""
+    meta = pod.get("metadata")
+    return meta.get("labels") if type(meta) is dict else None
 
 
 def _same_refs(old: JSON, new: JSON) -> bool:

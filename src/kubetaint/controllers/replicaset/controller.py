@@ -18,6 +18,8 @@ from kubetaint.api.errors import StatusError
 from kubetaint.api.selectors import LabelSelector
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.replicaset import podutil
+from kubetaint.controllers.replicaset.claim import commit_owners
+from kubetaint.controllers.replicaset.claim import with_controller as _with_controller
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
@@ -26,7 +28,7 @@ from kubetaint.controllers.replicaset.workqueue import WorkQueue
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
-from kubetaint.store.interface import Store, Update
+from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -290,7 +292,7 @@ class ReplicaSetController:
     def _write_owners(self, patched: list[JSON]) -> list[JSON]:
         """AdoptPod of each pod in turn (one update each, in order, committed together; a failure
         is logged and the others go on): the stored pods."""
-        return self._adopted(patched, self.store.commit([Update("pods", pod) for pod in patched]))
+        return self._adopted(patched, commit_owners(self.store, patched))
 
     @staticmethod
     def _adopted(pods: list[JSON], results: list[JSON | StatusError]) -> list[JSON]:
@@ -398,20 +400,6 @@ def _status_holds(status: object, counts: tuple[int, int, int, int], generation:
         and status.get("availableReplicas", _UNSET) == available
         and status.get("observedGeneration", _UNSET) == generation
     )
-
-
-def _with_controller(pod: JSON, ref: JSON | None, only_ref: list[JSON] | None) -> JSON:
-    """`pod` with its controller reference replaced by `ref` (removed for None); `only_ref` is
-    the reference list `[ref]` to use when the pod has no other references."""
-    meta = pod["metadata"]
-    if only_ref and not meta.get("ownerReferences"):
-        return {**pod, "metadata": {**meta, "ownerReferences": only_ref}}  # no other reference kept
-    kept = [r for r in meta.get("ownerReferences") or [] if not r.get("controller")]
-    refs = [*kept, ref] if kept and ref is not None else kept or only_ref or []
-    new_meta = {**meta, "ownerReferences": refs}
-    if not refs:
-        del new_meta["ownerReferences"]
-    return {**pod, "metadata": new_meta}
 
 
 def _log_owner_failure(pod: JSON, err: StatusError) -> None:
