@@ -6,7 +6,7 @@ index that ClaimPods filters).
 Orphans are also indexed by each (namespace, label key, label value) they carry: a selector with
 an equality (or `in`) requirement finds its adoption candidates from the smallest of those posting
 lists instead of scanning every orphan in the namespace. Results always come in key order, the
-order a full scan would give. A controller that never adopts (the DaemonSet controller) indexes
+order a full scan would give. A controller that keeps no orphans here (the DaemonSet controller) indexes
 owned pods only (`orphans=False`), and a controller whose owners are of one kind may index only
 the pods whose controller reference names that kind (`owner_kind`): an adoption of 150,000 pods by
 ReplicaSets then costs the DaemonSet controller's index nothing but the look at each reference.
