@@ -232,3 +232,85 @@ def test_an_orphan_being_deleted_is_not_adopted() -> None:
     store.create("daemonsets.apps", daemonset("agent"))
     clock.run_pending()
     assert owner_uid(store, "going") is None
+
+
+def _handler_env():
+    """Three DaemonSets being deleted (their syncs claim nothing, so an orphan stays one): foo1
+    and foo2 select SIMPLE, foo3 SIMPLE2; the queue drained."""
+    clock, store, controller = start()
+    sets = {}
+    for name, labels in (("foo1", SIMPLE), ("foo2", SIMPLE), ("foo3", SIMPLE2)):
+        created = store.create("daemonsets.apps", daemonset(name, labels))
+        sets[name] = store.update(
+            "daemonsets.apps", {**created, "metadata": {**created["metadata"], **DELETING}}
+        )
+    clock.run_pending()
+    assert len(controller.queue) == 0
+    return clock, store, controller, sets
+
+
+def _relabel(store, name: str, labels: dict) -> None:
+    current = store.get("pods", NS, name)
+    store.update("pods", {**current, "metadata": {**current["metadata"], "labels": labels}})
+
+
+def _set_owner(store, name: str, ref: dict | None) -> None:
+    current = store.get("pods", NS, name)
+    meta = {k: v for k, v in current["metadata"].items() if k != "ownerReferences"}
+    if ref is not None:
+        meta["ownerReferences"] = [ref]
+    store.update("pods", {**current, "metadata": meta})
+
+
+def _status_write(store, name: str) -> None:
+    current = store.get("pods", NS, name)
+    store.update("pods", {**current, "status": {**current["status"], "message": "touched"}})
+
+
+# (first labels, first owner, the change, the DaemonSets queued): daemon_controller_test.go's
+# TestAddPodOrphan, TestUpdatePodOrphanSameLabels, TestUpdatePodOrphanWithNewLabels,
+# TestUpdatePodChangeControllerRef and TestUpdatePodControllerRefRemoved
+POD_HANDLER_CASES = [
+    pytest.param(
+        SIMPLE, None, None, ["foo1", "foo2"], id="an added orphan queues every DaemonSet it matches"
+    ),
+    pytest.param(
+        SIMPLE,
+        None,
+        lambda store, sets: _status_write(store, "pod1"),
+        [],
+        id="an orphan's same labels queue none",
+    ),
+    pytest.param(
+        {"foo2": "bar2"},
+        None,
+        lambda store, sets: _relabel(store, "pod1", SIMPLE),
+        ["foo1", "foo2"],
+        id="an orphan's new labels queue the DaemonSets now matching",
+    ),
+    pytest.param(
+        SIMPLE,
+        "foo1",
+        lambda store, sets: _set_owner(store, "pod1", owner_ref(sets["foo2"], "DaemonSet")),
+        ["foo1", "foo2"],
+        id="a changed controller reference queues the old and the new owner",
+    ),
+    pytest.param(
+        SIMPLE,
+        "foo2",
+        lambda store, sets: _set_owner(store, "pod1", None),
+        ["foo1", "foo2"],
+        id="a removed controller reference queues the old owner and the DaemonSets matching the orphan",
+    ),
+]
+
+
+@pytest.mark.parametrize(("labels", "owner", "change", "queued"), POD_HANDLER_CASES)
+def test_pod_handlers_queue_the_daemonsets_that_may_claim_the_pod(labels, owner, change, queued) -> None:
+    clock, store, controller, sets = _handler_env()
+    ref = owner_ref(sets[owner], "DaemonSet") if owner else None
+    store.create("pods", pod("pod1", labels=labels, node_name="node-0", namespace=NS, owner=ref))
+    if change is not None:
+        clock.run_pending()
+        change(store, sets)
+    assert sorted(name for _ns, name in controller.queue._queued) == queued
