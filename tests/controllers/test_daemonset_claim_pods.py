@@ -5,11 +5,18 @@ daemon_controller_test.go TestGetNodesToDaemonPods."""
 
 from __future__ import annotations
 
+import itertools
+import random
+
 import pytest
 
 from controllers.workload_builders import daemonset, events, make_env, node, owner_ref, pod, pods_of
+from kubetaint.api import errors
+from kubetaint.clock import VirtualClock
 from kubetaint.controllers.daemonset import DaemonSetController
 from kubetaint.controllers.daemonset.placement import target_node_name
+from kubetaint.store.interface import Update
+from kubetaint.store.memory import MemoryStore
 
 NS = "kube-system"
 SIMPLE = {"name": "simple-daemon", "type": "production"}
@@ -314,3 +321,35 @@ def test_pod_handlers_queue_the_daemonsets_that_may_claim_the_pod(labels, owner,
         clock.run_pending()
         change(store, sets)
     assert sorted(name for _ns, name in controller.queue._queued) == queued
+
+
+class RefusingStore(MemoryStore):
+    """A memory store that refuses (409) every pod update while `refusing` holds."""
+
+    refusing = False
+
+    def commit(self, ops, *, stop_at_failure=False):  # type: ignore[no-untyped-def]
+        if self.refusing and any(type(op) is Update and op.resource == "pods" for op in ops):
+            return [errors.conflict("pods", op.object["metadata"]["name"], "refused") for op in ops]
+        return super().commit(ops, stop_at_failure=stop_at_failure)
+
+
+def test_a_refused_adoption_stops_the_sync_and_is_retried_a_second_later() -> None:
+    clock = VirtualClock()
+    counter = itertools.count()
+    store = RefusingStore(clock, uid_factory=lambda: f"uid-{next(counter):05d}")
+    DaemonSetController(store, clock, random.Random(1)).start()
+    store.create("nodes", node("n1"))
+    store.create("pods", pod("bare", labels={"app": "agent"}, node_name="n1", namespace=NS))
+    store.refusing = True
+    ds = store.create("daemonsets.apps", on_delete(daemonset("agent")))
+    clock.run_pending()
+    assert [p["metadata"]["name"] for p in pods_of(store, NS)] == ["bare"]  # no pod created beside it
+    assert owner_uid(store, "bare") is None
+    status = store.get("daemonsets.apps", NS, "agent").get("status") or {}
+    assert "desiredNumberScheduled" not in status  # the sync stopped before its status
+    store.refusing = False
+    clock.advance(1.0)
+    clock.run_pending()
+    assert owner_uid(store, "bare") == ds["metadata"]["uid"]
+    assert [p["metadata"]["name"] for p in pods_of(store, NS)] == ["bare"]
