@@ -167,3 +167,44 @@ def test_generate_name_truncates_long_bases() -> None:
 
     name = generate_name("x" * 80 + "-", random.Random(3))
     assert len(name) == 63 and name.startswith("x" * 58)
+
+
+def _being_deleted(obj):
+    """`obj` as its deletion marks it while a finalizer keeps it (what the registry stores)."""
+    meta = {
+        **obj["metadata"],
+        "finalizers": ["example.com/keep"],
+        "deletionTimestamp": "2026-01-01T00:00:01Z",
+    }
+    return {**obj, "metadata": meta}
+
+
+def test_a_relabelled_pod_being_deleted_is_released() -> None:
+    """ClaimObject releases an owned pod its selector no longer matches whatever the pod's own
+    deletion state (only a controller being deleted keeps it)."""
+    clock, store, _ = start()
+    rs = store.create("replicasets.apps", replicaset("web", 1))
+    clock.run_pending()
+    [owned] = pods_of(store)
+    name = owned["metadata"]["name"]
+    terminating = _being_deleted(owned)
+    store.update("pods", {**terminating, "metadata": {**terminating["metadata"], "labels": {"app": "other"}}})
+    clock.run_pending()
+    released = store.get("pods", "default", name)
+    assert released["metadata"].get("deletionTimestamp")
+    assert not [
+        r for r in released["metadata"].get("ownerReferences") or () if r.get("uid") == rs["metadata"]["uid"]
+    ]
+
+
+def test_a_replicaset_being_deleted_releases_nothing() -> None:
+    clock, store, _ = start()
+    rs = store.create("replicasets.apps", replicaset("web", 1))
+    clock.run_pending()
+    [owned] = pods_of(store)
+    name = owned["metadata"]["name"]
+    rs = store.update("replicasets.apps", _being_deleted(store.get("replicasets.apps", "default", "web")))
+    store.update("pods", {**owned, "metadata": {**owned["metadata"], "labels": {"app": "other"}}})
+    clock.run_pending()
+    kept = store.get("pods", "default", name)
+    assert kept["metadata"]["ownerReferences"] == [owner_ref(rs, "ReplicaSet")]

@@ -254,15 +254,18 @@ class ReplicaSetController:
         self._update_status(current, self.views.view(uid, selector, template_labels))
 
     def claim_pods(self, rs: JSON, selector: LabelSelector) -> list[JSON]:
-        """ClaimPods: keep owned matching pods, release owned non-matching ones, adopt matching orphans."""
+        """ClaimPods: keep owned matching pods, release owned non-matching ones (a pod being deleted
+        too), adopt matching orphans; a ReplicaSet being deleted neither releases nor adopts
+        (ClaimObject)."""
         uid = _uid(rs)
+        deleting = bool((rs.get("metadata") or {}).get("deletionTimestamp"))
         claimed: list[JSON] = []
         for pod in self.index.pods_owned_by(uid):
             if selector.matches((pod.get("metadata") or {}).get("labels")):
                 claimed.append(pod)
-            elif not (pod.get("metadata") or {}).get("deletionTimestamp"):
+            elif not deleting:
                 self._patch_owner(pod, None)
-        if (rs.get("metadata") or {}).get("deletionTimestamp"):
+        if deleting:
             return claimed
         return claimed + self._adopt_orphans(rs, selector)
 
