@@ -79,9 +79,11 @@ def test_sync_cases(nodes: list[str], pods: list[list[str]]) -> None:
     assert given_placed[0] is True  # the first count of the sync took the manage pass's verdicts
 
 
-def test_a_daemonset_being_deleted_counts_afresh() -> None:
+def test_a_daemonset_being_deleted_is_neither_synced_nor_counted() -> None:
+    """syncDaemonSet returns for a DaemonSet being deleted without updating its status."""
     _assert_same(["plain", "plain"], [["running"], []], deleting=True)
-    assert json.loads(_run(["plain"], [[]], shared=True, deleting=True)[-1])[0] is False
+    shown = _run(["plain"], [[]], shared=True, deleting=True)
+    assert shown == [json.dumps([])]  # no write, no status count
 
 
 def test_a_daemonset_changed_during_its_sync_counts_afresh(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -354,24 +354,26 @@ class DaemonSetController:
         selector = label_selector_from_dict((ds.get("spec") or {}).get("selector"))
         if selector is None:
             return
-        placed: Placement | None = None
-        if not (ds.get("metadata") or {}).get("deletionTimestamp") and not self._claim_pods(ds, selector):
+        if (ds.get("metadata") or {}).get("deletionTimestamp"):
+            # syncDaemonSet: the history a DaemonSet being deleted owned may be gone or orphaned
+            # already, so its status cannot be told reliably: nothing is claimed, placed or updated
+            return
+        if not self._claim_pods(ds, selector):
             return
         by_node = self._pods_by_node(ds)
-        if not (ds.get("metadata") or {}).get("deletionTimestamp"):
-            old = self._construct_history(ds)
-            if old is None:
-                return
-            placed = self._placement_of(ds)
-            if not self._manage(ds, by_node, placed) and update.strategy_type(ds) == "RollingUpdate":
-                # expectations satisfied: what manage created or deleted is seen before updating
-                self._rolling_update(ds, placed)
-            if old:
-                pods = [pod for node_pods in self._pods_by_node(ds).values() for pod in node_pods]
-                try:
-                    revisions.cleanup_history(self.history, ds, old, pods)
-                except StatusError as err:
-                    log.info("daemonset controller: history of %s/%s: %s", *key, err.message)
+        old = self._construct_history(ds)
+        if old is None:
+            return
+        placed = self._placement_of(ds)
+        if not self._manage(ds, by_node, placed) and update.strategy_type(ds) == "RollingUpdate":
+            # expectations satisfied: what manage created or deleted is seen before updating
+            self._rolling_update(ds, placed)
+        if old:
+            pods = [pod for node_pods in self._pods_by_node(ds).values() for pod in node_pods]
+            try:
+                revisions.cleanup_history(self.history, ds, old, pods)
+            except StatusError as err:
+                log.info("daemonset controller: history of %s/%s: %s", *key, err.message)
         current = self.daemonsets.get(*key) or ds
         # the same DaemonSet (no node changes while it syncs: handlers only record work): the
         # same verdicts for the same nodes, which status counts in any order
