@@ -164,10 +164,13 @@ class SchedulerHost:
                 return
         for victim, victim_event in zip(result.victims, result.victim_events, strict=False):
             self._preempt(victim, victim_event, pod)
+        # handleSchedulingFailure records the event whether or not the pod is still there; only its
+        # status update needs the pod ("Pod doesn't exist in informer cache")
+        self._event(pod, result)  # (the pod its cycle scheduled)
         current = self._current(namespace, name)
         if current is None:
+            log.info("pod %s/%s doesn't exist: its scheduling failure is not written to it", namespace, name)
             return
-        self._event(pod, result)  # (the pod its cycle scheduled)
         self._update_status(current, result)
 
     def _event(self, pod: Mapping[str, Any], result: ScheduleResult) -> None:
