@@ -23,21 +23,22 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.api.selectors import LabelSelector, label_selector_from_dict
+from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.daemonset import revisions, update
 from kubetaint.controllers.daemonset.bynode import PodsByNode
+from kubetaint.controllers.daemonset.claiming import RESOURCE, UNSET, Key, PodClaims, labels_of
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
     daemon_pod_spec_copy,
     node_name_affinity,
     node_should_run_daemon_pod,
 )
+from kubetaint.controllers.daemonset.status import Placement, StatusUpdates
 from kubetaint.controllers.daemonset.statuscounts import NodeCounts, creation_and_phase
 from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.history import History
 from kubetaint.controllers.replicaset import podutil
-from kubetaint.controllers.replicaset.claim import commit_owners, with_controller
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
@@ -50,19 +51,14 @@ from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
-Key = tuple[str, str]
-RESOURCE = "daemonsets.apps"
 BURST_REPLICAS = 250
-#: the nodes (by name) and `_should_run(node, ds)` of each, for one DaemonSet
-Placement = tuple[list[JSON], list[tuple[bool, bool]]]
-_UNSET = object()
 #: failedPodsBackoff: 1 s initial, doubling, at most 15 minutes.
 FAILED_BACKOFF_INITIAL = 1.0
 FAILED_BACKOFF_MAX = 900.0
 log = logging.getLogger(__name__)
 
 
-class DaemonSetController:
+class DaemonSetController(PodClaims, StatusUpdates):
     """Runs each DaemonSet's pod on every node it should run on."""
 
     def __init__(
@@ -170,7 +166,7 @@ class DaemonSetController:
             if old is not None:
                 self._orphan_gone(podutil.key_of(old))
         elif podutil.controller_ref_of(new) is None:
-            if old is None or not _same_refs(old, new) or _labels_of(old) != _labels_of(new):
+            if old is None or not _same_refs(old, new) or labels_of(old) != labels_of(new):
                 self._orphan_seen(podutil.key_of(new), new)
         elif old is None or podutil.controller_ref_of(old) is None:
             self._orphan_gone(podutil.key_of(new))
@@ -233,7 +229,7 @@ class DaemonSetController:
         having none: bare pods) share what depends only on it: their controller's pods by node and
         DaemonSet name (none changes while a group or replay is told)."""
         add = self.queue.add
-        last_refs: object = _UNSET
+        last_refs: object = UNSET
         grouped: PodsByNode | None = None
         owner_name: str | None = None  # the owning DaemonSet's name
         orphan = False  # whether the references hold no controller reference
@@ -269,7 +265,7 @@ class DaemonSetController:
         if orphans is None:
             orphans = self._orphans[key[0]] = set()
         orphans.add(key)
-        labels = _labels_of(pod)
+        labels = labels_of(pod)
         if type(labels) is not dict:
             return
         for ds_key in self.owners.matching_keys(key[0], labels):
@@ -378,124 +374,6 @@ class DaemonSetController:
         # the same DaemonSet (no node changes while it syncs: handlers only record work): the
         # same verdicts for the same nodes, which status counts in any order
         self.update_status(current, self._pods_by_node(current), placed if current is ds else None)
-
-    # ClaimPods -----------------------------------------------------------------------------------
-
-    def nodes_to_daemon_pods(self, ds: JSON) -> dict[str, list[JSON]] | None:
-        """getNodesToDaemonPods: the DaemonSet's pods by target node once it claimed them (READ-ONLY);
-        None when the claim failed (the DaemonSet is synced again in a second) or its selector
-        is nil."""
-        selector = label_selector_from_dict((ds.get("spec") or {}).get("selector"))
-        if selector is None:
-            return None
-        if not (ds.get("metadata") or {}).get("deletionTimestamp") and not self._claim_pods(ds, selector):
-            return None
-        return self._pods_by_node(ds)
-
-    def _claim_pods(self, ds: JSON, selector: LabelSelector) -> bool:
-        """ClaimPods of getDaemonPods for a DaemonSet not being deleted: release each owned pod
-        `selector` no longer matches, adopt each orphan of its namespace it matches. False when a
-        write failed (other than for a pod gone) or the adoption found the DaemonSet gone or being
-        deleted: the sync stops there and the DaemonSet is synced again in a second (upstream's
-        sync returns the error and is requeued)."""
-        key = podutil.key_of(ds)
-        uid = str(ds["metadata"].get("uid") or "")
-        ok = self._release_unmatched(ds, uid, selector)
-        if reference_mode() or key in self._rescan:
-            self._rescan.discard(key)
-            keys = self._orphans.get(key[0], set())
-        else:
-            keys = self._wanted.get(key, set())
-        self._wanted.pop(key, None)
-        candidates = self._adoption_candidates(keys, selector)
-        if candidates and not self._adopt(ds, candidates):
-            ok = False
-            self._rescan.add(key)  # the candidates are looked for again at the retry
-        if not ok:
-            self.queue.add_after(key, 1.0)
-        return ok
-
-    def _release_unmatched(self, ds: JSON, uid: str, selector: LabelSelector) -> bool:
-        """ReleasePod of each owned pod `selector` does not match; whether every release held."""
-        raw = (ds.get("spec") or {}).get("selector")
-        version = self.index.version(uid)
-        checked = self._claim_checked.get(uid)
-        if not reference_mode() and checked is not None and checked[0] == version and checked[1] is raw:
-            return True  # no owned pod changed since every one matched this very selector
-        released: list[JSON] = []
-        last_labels: object = _UNSET
-        last_match = True
-        for pod in self.index.pods_owned_by(uid):
-            labels = _labels_of(pod)
-            if labels is not last_labels:
-                last_labels, last_match = labels, selector.matches(labels)
-            if not last_match:
-                released.append(with_controller(pod, None, None))
-        if not released:
-            self._claim_checked[uid] = (version, raw)
-            return True
-        return self._write_owners(ds, released, "release")
-
-    def _adoption_candidates(self, keys: set[Key], selector: LabelSelector) -> list[JSON]:
-        """The pods under `keys` that are orphans `selector` matches and not being deleted, in
-        key order."""
-        if not keys:
-            return []
-        found: list[JSON] = []
-        for pod_key in sorted(keys):
-            pod = self.pods.get(*pod_key)
-            if pod is None or podutil.controller_ref_of(pod) is not None:
-                continue
-            meta = pod.get("metadata") or {}
-            if not meta.get("deletionTimestamp") and selector.matches(_labels_of(pod)):
-                found.append(pod)
-        return found
-
-    def _adopt(self, ds: JSON, candidates: list[JSON]) -> bool:
-        """AdoptPod of each candidate, after RecheckDeletionTimestamp (a fresh read of the
-        DaemonSet: the same uid and no deletion timestamp); whether every adoption held."""
-        key = podutil.key_of(ds)
-        uid = ds["metadata"].get("uid")
-        try:
-            fresh = self.store.get(RESOURCE, *key)
-        except StatusError as err:
-            log.info("daemonset controller: adopting pods for %s/%s: %s", *key, err.message)
-            return False
-        fresh_meta = fresh.get("metadata") or {}
-        if fresh_meta.get("uid") != uid:
-            log.info(
-                "daemonset controller: original DaemonSet %s/%s is gone: got uid %s, wanted %s",
-                *key,
-                fresh_meta.get("uid"),
-                uid,
-            )
-            return False
-        if fresh_meta.get("deletionTimestamp"):
-            log.info(
-                "daemonset controller: %s/%s has just been deleted at %s",
-                *key,
-                fresh_meta.get("deletionTimestamp"),
-            )
-            return False
-        ref = podutil.controller_ref(ds, "apps/v1", "DaemonSet")
-        only_ref = [ref]
-        return self._write_owners(ds, [with_controller(pod, ref, only_ref) for pod in candidates], "adopt")
-
-    def _write_owners(self, ds: JSON, patched: list[JSON], action: str) -> bool:
-        """The owner writes of `patched`, committed together; whether each held or found its pod
-        gone (each other refusal logged)."""
-        ok = True
-        for pod, result in zip(patched, commit_owners(self.store, patched), strict=True):
-            if isinstance(result, StatusError) and result.code != 404:
-                ok = False
-                log.info(
-                    "daemonset controller: could not %s pod %s for %s/%s: %s",
-                    action,
-                    pod["metadata"].get("name"),
-                    *podutil.key_of(ds),
-                    result.message,
-                )
-        return ok
 
     def _construct_history(self, ds: JSON) -> list[JSON] | None:
         """constructHistory: the old revisions (the current one created or renumbered); None
@@ -692,66 +570,6 @@ class DaemonSetController:
     def _delete_pod(self, ds: JSON, pod: JSON) -> None:
         delete_owned_pod(self.store, self.recorder, ds, pod)
 
-    def update_status(
-        self, ds: JSON, by_node: Mapping[str, list[JSON]], placed: Placement | None = None
-    ) -> None:
-        """updateDaemonSetStatus: desired/current/misscheduled/ready/available/updated counts
-        (`placed`: every node with its `_should_run(node, ds)`, when the caller has them)."""
-        spec = ds.get("spec") or {}
-        min_ready = int(spec.get("minReadySeconds") or 0)
-        now = self.clock.now()
-        revision = self._template_hash(
-            spec.get("template") or {}, (ds.get("status") or {}).get("collisionCount")
-        )
-        if placed is None:
-            nodes = list(self.nodes.items())
-            verdicts = self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
-        else:
-            nodes, verdicts = placed
-        uid = str(ds["metadata"].get("uid") or "")
-        counts = self._counts.get(uid)
-        if counts is None:
-            counts = self._counts[uid] = NodeCounts()
-        grouped = self._by_node.get(uid)
-        sorted_nodes, order = self._sorted_last
-        if (
-            placed is not None
-            and min_ready == 0
-            and grouped is not None
-            and by_node is grouped.result
-            and nodes is sorted_nodes
-            and order is not None
-        ):
-            # the nodes by name as `_sorted_nodes` found every one: only the nodes whose pods
-            # changed since the last count are counted again
-            found = counts.count_changed(
-                nodes,
-                verdicts,
-                by_node,
-                source=grouped,
-                order=order,
-                changed=grouped.take_changed(),
-                revision=revision,
-            )
-        else:
-            found = counts.count(nodes, verdicts, by_node, revision=revision, min_ready=min_ready, now=now)
-        desired, current, misscheduled, ready, available, updated = found
-        status = {
-            **(ds.get("status") or {}),
-            "desiredNumberScheduled": desired,
-            "currentNumberScheduled": current,
-            "numberMisscheduled": misscheduled,
-            "numberReady": ready,
-            "numberAvailable": available,
-            "updatedNumberScheduled": updated,
-            "numberUnavailable": desired - available,
-            "observedGeneration": ds["metadata"].get("generation", 1),
-        }
-        if status != ds.get("status"):
-            self.store.update(RESOURCE, {**ds, "status": status})
-        if min_ready > 0 and ready != available:
-            self.queue.add_after(podutil.key_of(ds), float(min_ready))
-
 
 _FINISHED = ("Failed", "Succeeded")
 
@@ -764,12 +582,6 @@ def _keeps_running(pod: JSON) -> bool:
         bool(pod["metadata"].get("deletionTimestamp"))
         or (pod.get("status") or {}).get("phase") not in _FINISHED
     )
-
-
-def _labels_of(pod: JSON) -> Any:
-    """The pod's labels (None when its metadata holds none)."""
-    meta = pod.get("metadata")
-    return meta.get("labels") if type(meta) is dict else None
 
 
 def _same_refs(old: JSON, new: JSON) -> bool:
