@@ -27,21 +27,31 @@ one `np.bincount`; in reference mode (`KUBETAINT_REFERENCE=1`) every ask does.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kubetaint.api.selectors import LabelSelector
 from kubetaint.scheduler.affinity_terms import PodAffinityInfo, pod_affinity_info_or_none, raw_pod_affinity
 from kubetaint.scheduler.nodeinfo import NodeInfo
+from kubetaint.scheduler.pod_columns import (
+    Counter,
+    Domains,
+    Group,
+    Holder,
+    PodMatch,
+    domain_sums,
+    pad,
+    required_pair,
+)
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.speed.reference import reference_mode
 
 if TYPE_CHECKING:
     from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 
-PodMatch = Callable[[PodInfo], bool]
+__all__ = ["Counter", "Holder", "PodIndex", "domain_sums", "pod_index", "required_pair"]
+
 #: More logged changes than this since the last look: every slot is recounted.
 MAX_CHANGES = 4096
 #: Remembered pod counters (cleared beyond).
@@ -51,86 +61,12 @@ COUNTERS_LIMIT = 512
 COUNTER_IDLE_LOOKS = 256
 
 
-class Domains:
-    """The values of one node label over the cache's slots."""
-
-    __slots__ = ("ids", "key", "value_ids", "values")
-
-    def __init__(self, key: str, size: int) -> None:
-        self.key = key
-        self.ids: IntArray = np.full(size, -1, np.int64)
-        self.values: list[str] = []
-        self.value_ids: dict[str, int] = {}
-
-    def set(self, slot: int, ni: NodeInfo | None) -> bool:
-        """Record the slot's value; whether it changed."""
-        value = None if ni is None else ni.labels.get(self.key)
-        vid = -1
-        if value is not None:
-            known = self.value_ids.get(value)
-            if known is None:
-                known = self.value_ids[value] = len(self.values)
-                self.values.append(value)
-            vid = known
-        if self.ids[slot] == vid:
-            return False
-        self.ids[slot] = vid
-        return True
-
-    def id_of(self, labels: Mapping[str, str]) -> int:
-        """The id of a node's value of the key (-1 without the label or for a value not seen)."""
-        value = labels.get(self.key)
-        if value is None:
-            return -1
-        return self.value_ids.get(value, -1)
-
-
-class Counter:
-    """Per-slot pod counts for one predicate (`used`: the index's look it last served; `sums`: the
-    counts summed per value of the node labels asked for, kept up to date)."""
-
-    __slots__ = ("counts", "match", "pair", "sums", "used")
-
-    def __init__(self, match: PodMatch, size: int, used: int, pair: tuple[str, str] | None = None) -> None:
-        self.match = match
-        self.counts: IntArray = np.zeros(size, np.int64)
-        self.used = used
-        self.pair = pair
-        self.sums: dict[str, IntArray] = {}
-
-    def recount(self, slot: int, pods: Iterable[PodInfo]) -> None:
-        match = self.match
-        self.counts[slot] = sum(1 for p in pods if match(p))
-
-
-class Group:
-    """The pods sharing one set of parsed pod affinity terms."""
-
-    __slots__ = ("counts", "info", "sums", "total")
-
-    def __init__(self, info: PodAffinityInfo, size: int) -> None:
-        self.info = info
-        self.counts: IntArray = np.zeros(size, np.int64)
-        self.total = 0
-        self.sums: dict[str, IntArray] = {}
-
-
-#: What `PodIndex.sums` sums: per-slot counts with their per-value sums.
-Holder = Counter | Group
-
-
 def _pod_labels(p: PodInfo) -> Mapping[str, str]:
     meta = p.pod.get("metadata")
     labels = meta.get("labels") if type(meta) is dict else None
     if type(labels) is dict:  # (the usual: no abstract class check)
         return labels
     return labels if isinstance(labels, Mapping) else {}
-
-
-def _pad(array: IntArray, size: int, fill: int) -> IntArray:
-    if len(array) >= size:
-        return array
-    return np.concatenate([array, np.full(size - len(array), fill, np.int64)])
 
 
 class PodIndex:
@@ -223,11 +159,11 @@ class PodIndex:
         self._slot_pods.extend({} for _ in range(size - old))
         self._slot_images.extend((None, frozenset()) for _ in range(size - old))
         for d in self._domains.values():
-            d.ids = _pad(d.ids, size, -1)
+            d.ids = pad(d.ids, size, -1)
         for c in self._counters.values():
-            c.counts = _pad(c.counts, size, 0)
+            c.counts = pad(c.counts, size, 0)
         for g in self.groups.values():
-            g.counts = _pad(g.counts, size, 0)
+            g.counts = pad(g.counts, size, 0)
         self._size = size
 
     def _pod_moved(self, slot: int, gone: PodInfo | None, came: PodInfo | None) -> None:
@@ -403,7 +339,7 @@ class PodIndex:
                 continue
             sums = holder.sums[key]
             if vid >= len(sums):
-                sums = holder.sums[key] = _pad(sums, len(self._domains[key].values), 0)
+                sums = holder.sums[key] = pad(sums, len(self._domains[key].values), 0)
             sums[vid] += count
 
     def _move_sums(self, d: Domains, slot: int, before: int) -> None:
@@ -420,7 +356,7 @@ class PodIndex:
                 sums[before] -= count
             if after >= 0:
                 if after >= len(sums):
-                    sums = holder.sums[d.key] = _pad(sums, len(d.values), 0)
+                    sums = holder.sums[d.key] = pad(sums, len(d.values), 0)
                 sums[after] += count
 
     def sums(self, holder: Holder, key: str) -> IntArray:
@@ -436,7 +372,7 @@ class PodIndex:
         if known is None:
             known = holder.sums[key] = domain_sums(d.ids, holder.counts, len(d.values))
         elif len(known) < len(d.values):
-            known = holder.sums[key] = _pad(known, len(d.values), 0)
+            known = holder.sums[key] = pad(known, len(d.values), 0)
         return known.copy()
 
     def values_present(self, key: str) -> BoolArray:
@@ -598,24 +534,3 @@ def pod_index(cache: Cache) -> PodIndex:
         index = _INDEXES[cache] = PodIndex(cache)
     index.refresh()
     return index
-
-
-def required_pair(selector: LabelSelector | None) -> tuple[str, str] | None:
-    """A label (key, value) every set of labels the selector matches has, if one is pinned."""
-    if selector is None:
-        return None
-    for key, op, values in selector.requirements:
-        if op in ("=", "==", "in") and len(values) == 1:
-            return (key, values[0])
-    return None
-
-
-def domain_sums(ids: IntArray, weights: IntArray, size: int, where: BoolArray | None = None) -> IntArray:
-    """Per value id, the sum of `weights` over the slots with that id (slots without the label,
-    id -1, and slots outside the boolean mask `where` left out)."""
-    at = np.flatnonzero(weights)  # (most slots hold no matching pod)
-    at = at[ids[at] >= 0]
-    if where is not None:
-        at = at[where[at]]
-    sums: IntArray = np.bincount(ids[at], weights=weights[at], minlength=size).astype(np.int64)
-    return sums
