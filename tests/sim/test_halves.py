@@ -23,7 +23,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Outside reference mode, lists of 8 items or more are split; the children forked are counted."""
     monkeypatch.setattr(halves, "SPLIT_ITEMS", 8)
     monkeypatch.setattr(halves, "_a_cpu_is_idle", lambda: True)  # (however busy the machine is)
-    with reference_mode_set(False):
+    with reference_mode_set(False), halves.two_processes_allowed():
         if not halves.two_processes_help(8):
             pytest.skip("this process runs threads: it does not fork")
         forked: list[int] = []
@@ -146,3 +146,11 @@ def test_a_child_whose_parent_is_gone_stops_writing() -> None:
     finally:
         os.close(read)
         os.close(write)
+
+
+def test_a_library_callers_writes_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside `two_processes_allowed()` (the console program's simulate) nothing forks."""
+    monkeypatch.setattr(halves, "SPLIT_ITEMS", 8)
+    monkeypatch.setattr(halves, "_a_cpu_is_idle", lambda: True)
+    with reference_mode_set(False):
+        assert not halves.two_processes_help(8)

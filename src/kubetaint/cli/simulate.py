@@ -198,14 +198,18 @@ def simulate_command(
 def _write(doc: dict[str, Any], output: str, scenario: Scenario) -> None:
     """The run's document in the output format, on standard output."""
     if output == "json":
+        from kubetaint.sim.halves import two_processes_allowed
         from kubetaint.sim.timeline import write_json
 
-        write_json(doc, sys.stdout)  # streamed: the text of a large run is never held whole
+        with two_processes_allowed():  # (a second CPU may write the long lists' later parts)
+            write_json(doc, sys.stdout)  # streamed: the text of a large run is never held whole
         sys.stdout.flush()
     elif output == "yaml":
+        from kubetaint.sim.halves import two_processes_allowed
         from kubetaint.sim.yamltext import write_yaml
 
-        write_yaml(doc, sys.stdout)  # streamed, as json
+        with two_processes_allowed():
+            write_yaml(doc, sys.stdout)  # streamed, as json
         sys.stdout.flush()
     elif output == "html":
         from kubetaint.sim.pending_explain import explain_pending

@@ -13,14 +13,17 @@ for any reason (a value the writer rejects, no memory, killed) leaves its part t
 which then writes it itself: the text, and the error raised and where, are the same either way.
 A child whose parent is gone stops at its next piece.
 
-Used only where it can help and is safe: on Linux, with a second CPU this process may run on and
-that was mostly idle over the last minute, while it runs a single Python thread (a fork copies
-only the calling thread), outside reference mode, for a list of at least SPLIT_ITEMS items.
+Used only where the caller allows it (`two_processes_allowed()`: the `kubetaint simulate` command
+does; a library caller's writes stay in its own process) and where it can help and is safe: on
+Linux, with a second CPU this process may run on and that was mostly idle over the last minute,
+while it runs a single Python thread (a fork copies only the calling thread), outside reference
+mode, for a list of at least SPLIT_ITEMS items.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import gc
 import os
 import signal
@@ -28,7 +31,8 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import IO, Any, Protocol
 
 from kubetaint.core.heap import collector_paused
@@ -54,6 +58,21 @@ class TextSink(Protocol):
 WriteItems = Callable[[int, int, "TextSink | None"], None]
 
 
+#: Whether the writes of this context may fork (`two_processes_allowed`); off by default.
+_ALLOWED: ContextVar[bool] = ContextVar("kubetaint_two_processes", default=False)
+
+
+@contextlib.contextmanager
+def two_processes_allowed() -> Iterator[None]:
+    """Within it, long lists may be written in two processes (see the module); the console
+    program's `simulate` allows it for its output, nothing else does."""
+    token = _ALLOWED.set(True)
+    try:
+        yield
+    finally:
+        _ALLOWED.reset(token)
+
+
 class _Process:
     """Whether this process is a child forked to write a part of a list (which forks no more)."""
 
@@ -64,6 +83,7 @@ def two_processes_help(count: int) -> bool:
     """Whether a list of `count` items is written in two processes."""
     return (
         count >= SPLIT_ITEMS
+        and _ALLOWED.get()
         and not _Process.child
         and not reference_mode()
         and sys.platform == "linux"
