@@ -186,3 +186,32 @@ def test_rounds_with_recycled_versions_show_what_generic_updates_show(
     steps: list[tuple[str, Any]], history: int | None
 ) -> None:
     assert rounds(steps, history, fast=True) == rounds(steps, history, fast=False)
+
+
+@pytest.mark.usefixtures("default_mode")
+def test_a_group_not_taken_is_let_go_once_as_many_groups_as_the_limit_were_kept_after_it() -> None:
+    from kubetaint.store.changes import FieldWriteGroup
+    from kubetaint.store.recycling import Spares
+    from kubetaint.store.watchhistory import WatchHistory
+
+    spares, history = Spares(), WatchHistory(0)
+
+    def group() -> FieldWriteGroup:
+        return FieldWriteGroup.in_namespace(
+            LEASES, NS, ["a"], [lease("a")], [lease("a")], first_rv=1, path=RENEW, value="t1"
+        )
+
+    stale = group()
+    spares.keep(stale)
+    for _ in range(Spares.LIMIT - 1):
+        spares.keep(group())
+    assert len(spares) == Spares.LIMIT
+    spares.keep(group())
+    assert len(spares) == Spares.LIMIT
+    assert spares.take(LEASES, stale.news, RENEW, history) is None  # (let go)
+    renewed = group()
+    news = renewed.news
+    spares.keep(renewed)
+    del renewed  # (a group someone holds is not taken)
+    taken = spares.take(LEASES, news, RENEW, history)
+    assert taken is not None and taken.news is news

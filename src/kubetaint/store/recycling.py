@@ -51,15 +51,20 @@ class Spare:
 
 
 class Spares:
-    """The last field-write groups a store published (at most `LIMIT`, one per heartbeat phase),
-    by their first new object: a write of the objects a group wrote, in its order, takes it."""
+    """The field-write groups a store published lately, by their first new object: a write of the
+    objects a group wrote, in its order, takes it. A group not taken by the time `LIMIT` more
+    were kept is let go (its objects were written otherwise, or are no longer renewed), so
+    spares hold at most `LIMIT` groups' versions, and one per heartbeat phase while the rounds
+    go on."""
 
-    LIMIT = 16
+    LIMIT = 8
 
-    __slots__ = ("_groups",)
+    __slots__ = ("_groups", "_kept")
 
     def __init__(self) -> None:
-        self._groups: dict[int, FieldWriteGroup] = {}
+        #: first new object's id -> (the group, the number of groups kept before it)
+        self._groups: dict[int, tuple[FieldWriteGroup, int]] = {}
+        self._kept = 0
 
     def __len__(self) -> int:
         return len(self._groups)
@@ -68,10 +73,14 @@ class Spares:
         """Keep `group` (just published) for the write that renews its objects."""
         if reference_mode():
             return
-        groups = self._groups
-        groups[id(group.news[0])] = group  # (the group holds the object: the id stays its own)
-        if len(groups) > self.LIMIT:
-            del groups[next(iter(groups))]
+        groups, kept = self._groups, self._kept
+        groups[id(group.news[0])] = (group, kept)  # (the group holds the object: the id stays its own)
+        self._kept = kept + 1
+        while True:  # (the oldest first)
+            first = next(iter(groups))
+            if groups[first][1] > kept - self.LIMIT:
+                break
+            del groups[first]
 
     def take(
         self, resource: str, objects: list[JSON], path: FieldPath, history: WatchHistory
@@ -82,13 +91,12 @@ class Spares:
         their list; None when there is none."""
         if not objects or not self._groups:
             return None
-        group = self._groups.pop(id(objects[0]), None)
-        if (
-            group is None
-            or group.news[0] is not objects[0]
-            or group.resource != resource
-            or group.path != path
-        ):
+        entry = self._groups.pop(id(objects[0]), None)
+        if entry is None:
+            return None
+        group = entry[0]
+        del entry
+        if group.news[0] is not objects[0] or group.resource != resource or group.path != path:
             return None
         held, after = history.reach(group)
         if getrefcount(group) != _HELD_ONCE - (0 if held else 1):
