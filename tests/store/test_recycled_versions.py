@@ -139,12 +139,16 @@ def test_the_reference_mode_recycles_nothing() -> None:
 
 
 #: a step: ("renew", names): a field write of those leases as last written (in that order);
+#: ("again", names): the same with the value of the last field write (each holds it already);
 #: ("hold", name): keep a reference to the lease as last written; ("drop", None): let go of every
 #: reference kept; ("touch", name): a plain update; ("watch", None): resume a watch from each
 #: resourceVersion (the history's events built)
 steps_strategy = st.lists(
     st.one_of(
-        st.tuples(st.just("renew"), st.sampled_from([NAMES, NAMES[:3], NAMES[1:], ["b", "a", "c", "d"]])),
+        st.tuples(
+            st.sampled_from(["renew", "again"]),
+            st.sampled_from([NAMES, NAMES[:3], NAMES[1:], ["b", "a", "c", "d"]]),
+        ),
         st.tuples(st.sampled_from(["hold", "touch"]), st.sampled_from(NAMES)),
         st.tuples(st.sampled_from(["drop", "watch"]), st.none()),
     ),
@@ -157,9 +161,11 @@ def rounds(steps: list[tuple[str, Any]], history: int | None, fast: bool) -> tup
     last = {n: store.create(LEASES, lease(n)) for n in NAMES}
     kept: list[tuple[JSON, str]] = []  # references held, with their content when taken
     outcomes: list[Any] = []
+    value = "t0"
     for number, (verb, arg) in enumerate(steps):
-        value = f"t{number}"
-        if verb == "renew":
+        if verb != "again":
+            value = f"t{number + 1}"
+        if verb in ("renew", "again"):
             objects = [last[n] for n in arg]
             if fast:
                 written, err = update_field_many(store, LEASES, objects, RENEW, value)

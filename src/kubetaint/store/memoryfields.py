@@ -205,7 +205,7 @@ def write_current_run(
         return ""
     start = len(news)
     rest = objects
-    if spare is not None:
+    if spare is not None and spare.namespace == namespace:
         if not recycle_run(
             bucket, objects, spare, path=path, value=value, first_rv=first_rv, written=written
         ):

@@ -39,14 +39,18 @@ _ABSENT = object()
 
 
 class Spare:
-    """What a field write may recycle: `olds[i]` was replaced by `news[i]` in the group before,
-    and the first `reusable` of them are out of the history's reach."""
+    """What a field write may recycle: the group before replaced `olds[i]` by `news[i]`, the
+    object `names[i]` of `namespace`, setting its field to `value`; the first `reusable` of
+    `olds` are out of the history's reach."""
 
-    __slots__ = ("news", "olds", "reusable")
+    __slots__ = ("names", "namespace", "news", "olds", "reusable", "value")
 
-    def __init__(self, news: list[JSON], olds: list[JSON], reusable: int) -> None:
-        self.news = news
+    def __init__(self, group: FieldWriteGroup, olds: list[JSON], reusable: int) -> None:
+        (self.namespace,) = group.namespaces()
+        self.names = group.names
+        self.news = group.news
         self.olds = olds
+        self.value = group.value
         self.reusable = reusable
 
 
@@ -110,7 +114,7 @@ class Spares:
         bound = history.bound
         whole = bound is not None and len(olds) + after >= bound
         reusable = len(olds) if whole else len(olds) - held
-        return Spare(group.news, olds, reusable) if reusable > 0 else None
+        return Spare(group, olds, reusable) if reusable > 0 else None
 
 
 def recycle_run(
@@ -123,40 +127,54 @@ def recycle_run(
     first_rv: int,
     written: tuple[list[str], list[JSON], list[JSON]],
 ) -> bool:
-    """`write_current_run` over the first `spare.reusable` objects (at most): each plainly current
-    object of the namespace's `bucket` is replaced by its new version, which is the version it
+    """`write_current_run` over the first `spare.reusable` objects (at most) of the namespace's
+    `bucket`: each plainly current object is replaced by its new version, which is the version it
     replaced (`spare.olds[i]`, when `spare.news[i]` is the object) with the field and the
-    resourceVersion set, when nothing else holds that version, its metadata or its part, else a
+    resourceVersion set when nothing else holds that version, its metadata or its part, else a
     copy. Its name and new version are appended to `written` (names, news; the caller appends the
-    olds). False when it stopped before an object the store's general loop takes."""
+    olds). False when it stopped before an object the store's general loop takes.
+
+    An object the spare's group wrote (`spare.news[i]`) is plainly current when its store bucket
+    holds it: the group stored it under `spare.names[i]` without a generation, its field set to
+    `spare.value` (unlike `value`: else no object is written here)."""
+    if spare.value == value:
+        return False  # (each object holds the value: the general loop's no-ops)
     names, _, news = written
     part, field = path
-    renewed, olds = spare.news, spare.olds
+    renewed, olds, renamed = spare.news, spare.olds, spare.names
     current_of = bucket.get
     held_once, absent = _HELD_ONCE, _ABSENT
     rv = first_rv
     try:
         for i in range(min(spare.reusable, len(objects), len(renewed))):
             obj = objects[i]
-            meta = obj["metadata"]
-            name = meta["name"]
-            if current_of(name) is not obj or "generation" in meta:
-                return False
-            current = obj[part]
-            if current.get(field, absent) == value:
-                return False  # unchanged: the general loop's no-op
-            rv += 1
-            old = olds[i]
-            if renewed[i] is obj and getrefcount(old) == held_once:
-                old_meta = old["metadata"]
-                old_part = old[part]
-                if getrefcount(old_meta) == held_once and getrefcount(old_part) == held_once:
-                    old_part[field] = value
-                    old_meta["resourceVersion"] = str(rv)
-                    bucket[name] = old
-                    names.append(name)
-                    news.append(old)
-                    continue
+            if renewed[i] is obj:
+                name = renamed[i]
+                if current_of(name) is not obj:
+                    return False
+                rv += 1
+                old = olds[i]
+                if getrefcount(old) == held_once:
+                    old_meta = old["metadata"]
+                    old_part = old[part]
+                    if getrefcount(old_meta) == held_once and getrefcount(old_part) == held_once:
+                        old_part[field] = value
+                        old_meta["resourceVersion"] = str(rv)
+                        bucket[name] = old
+                        names.append(name)
+                        news.append(old)
+                        continue
+                meta = obj["metadata"]
+                current = obj[part]
+            else:
+                meta = obj["metadata"]
+                name = meta["name"]
+                if current_of(name) is not obj or "generation" in meta:
+                    return False
+                current = obj[part]
+                if current.get(field, absent) == value:
+                    return False  # unchanged: the general loop's no-op
+                rv += 1
             changed = current.copy()
             changed[field] = value
             new_meta = meta.copy()

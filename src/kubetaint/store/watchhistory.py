@@ -8,7 +8,8 @@ drops the oldest updates first, a group's partly.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
+from itertools import islice
 
 from kubetaint.store.changes import FieldWriteGroup, WatchEvent
 
@@ -44,24 +45,31 @@ class WatchHistory:
         if self.bound is not None and self._size > self.bound:
             self._trim()
 
-    def extend(self, events: Iterable[WatchEvent]) -> None:
+    def extend(self, events: Sequence[WatchEvent]) -> None:
         """Record the events of several updates, in order."""
-        entries = self._entries
-        before = len(entries)
+        entries, bound = self._entries, self.bound
+        if bound is not None and len(events) >= bound:  # (the history becomes their last ones)
+            entries.clear()
+            entries.extend(islice(events, len(events) - bound, None))
+            self._size = bound
+            return
         entries.extend(events)
-        self._size += len(entries) - before
-        if self.bound is not None and self._size > self.bound:
+        self._size += len(events)
+        if bound is not None and self._size > bound:
             self._trim()
 
     def add_group(self, group: FieldWriteGroup) -> None:
         """Record `group`'s updates (as `extend(group.events())` would, without building them)."""
-        count = len(group.news)
-        if self.bound is not None:
-            count = min(count, self.bound)
-        if count:
+        count, bound = len(group.news), self.bound
+        if bound is not None and count >= bound:  # (the history becomes its last ones)
+            self._entries.clear()
+            if bound:
+                self._entries.append(_Run(group, bound))
+            self._size = bound
+        elif count:
             self._entries.append(_Run(group, count))
             self._size += count
-            if self.bound is not None and self._size > self.bound:
+            if bound is not None and self._size > bound:
                 self._trim()
 
     def _trim(self) -> None:
