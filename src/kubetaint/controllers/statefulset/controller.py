@@ -23,10 +23,9 @@ from kubetaint.controllers.history import History, sort_revisions
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.owners import SelectorCache
-from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.controllers.replicaset.queue_controller import QueueController
 from kubetaint.controllers.statefulset import claims, revisions
 from kubetaint.controllers.statefulset import pods as stspods
-from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -44,7 +43,7 @@ log = logging.getLogger(__name__)
 MAX_UNAVAILABLE_MARK = "/maxUnavailable"
 
 
-class StatefulSetController:
+class StatefulSetController(QueueController[Store]):
     """Keeps each StatefulSet's ordinal pods and its status."""
 
     def __init__(
@@ -57,15 +56,11 @@ class StatefulSetController:
         revision_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, "statefulset-controller", "statefulset", recorder)
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.sets = self.informers.shared_or_own(sts_informer, RESOURCE)
         self.revisions = self.informers.shared_or_own(revision_informer, history.RESOURCE)
         self.history = History(store, self.revisions)
-        self.recorder = recorder or EventRecorder(store, clock, "statefulset-controller")
-        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
         self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
         # (no pod event matters while no StatefulSet exists: the indexes stop following them then)
         self.owned = KindOwnedPods(self.pods, "StatefulSet", self._pod_changed, owners=self.sets)
@@ -80,14 +75,6 @@ class StatefulSetController:
                 on_delete=self._forget,
             )
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        """Stop the informers this controller started and cancel its queued work."""
-        self.informers.stop()
-        self.queue.stop()
 
     def _pod_changed(self, namespace: str, name: str, old: JSON | None, new: JSON | None) -> None:
         self.queue.add((namespace, name))
