@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from kubetaint.apiserver.app import create_app
 from kubetaint.apiserver.server import BackgroundServer
 from kubetaint.clock import VirtualClock
 from kubetaint.clock.base import format_micro_time
@@ -25,7 +26,7 @@ from kubetaint.store.remote import RemoteStore
 from kubetaint.store.remote_config import Connection
 from kubetaint.store.remote_events import EventsV1Sink
 
-from .builders import make_app, make_store, namespace
+from .builders import make_store, namespace
 
 POD: dict[str, Any] = {
     "apiVersion": "v1",
@@ -58,7 +59,7 @@ def server() -> Iterator[Server]:
     clock = VirtualClock()
     store = make_store(clock)
     store.create("namespaces", namespace("default"))
-    background = BackgroundServer(make_app(store, clock))
+    background = BackgroundServer(create_app(store, clock, rng=random.Random(7)))
     remote = RemoteStore(Connection(server=background.url))
     yield Server(store, background, remote, VirtualClock())
     remote.close()
@@ -120,6 +121,21 @@ def test_an_events_v1_write_sleeps_the_sleep_and_up_to_a_quarter_more(server: Se
         "Scheduling",
         "default-scheduler",
     )
+
+
+def test_events_written_together_are_each_written_again_when_the_commit_did_not_reach_the_server(
+    server: Server,
+) -> None:
+    other = {**POD, "metadata": {**POD["metadata"], "name": "db", "uid": "u-2"}}
+    batch = [
+        (POD, [("Normal", "Killing", "Stopping container c", "spec.containers{c}")]),
+        (other, [("Normal", "Killing", "Stopping container d", "spec.containers{d}")]),
+    ]
+    assert _core(server).events(batch, "Pod") == [None, None]
+    server.start()
+    server.clock.advance(SLEEP_DURATION)
+    written = sorted((e["involvedObject"]["name"], e["message"]) for e in server.events())
+    assert written == [("db", "Stopping container d"), ("web", "Stopping container c")]
 
 
 @pytest.mark.parametrize("api", ["core/v1", "events.k8s.io/v1"])

@@ -1,8 +1,8 @@
 """`kubetaint scheduler` against a live API server records its events as kube-scheduler's
-EventBroadcasterAdapter does: through events.k8s.io/v1 when the server serves it (discovery), through
-core/v1 otherwise; read back with the real kubectl. The events.k8s.io/v1 case runs the scheduler
-as a user RBAC lets write Events through events.k8s.io/v1 only, so an Event written through core/v1
-would be refused."""
+EventBroadcasterAdapter does: through events.k8s.io/v1 when the server serves it (discovery),
+through core/v1 otherwise; read back with the real kubectl and the official Python client. The
+events.k8s.io/v1 case runs the scheduler as a user RBAC lets write Events through events.k8s.io/v1
+only, so an Event written through core/v1 would be refused."""
 
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ NOT_FOUND = {
 class Cluster:
     store: MemoryStore
     workdir: Path
+    url: str
 
     def kubectl(self, *args: str) -> Any:
         """The real kubectl as admin (fresh KUBECACHEDIR); its JSON output."""
@@ -152,7 +153,8 @@ def _cluster(tmp_path: Path, *, events_v1: bool) -> Iterator[Cluster]:
         try:
             web = pod("web")
             store.create("pods", {**web, "spec": {**web["spec"], "schedulerName": "kubetaint"}})
-            yield Cluster(store, tmp_path)
+            (tmp_path / "ca.crt").write_bytes(ca_of(tls))
+            yield Cluster(store, tmp_path, server.url)
         finally:
             scheduler.terminate()
             _, errors = scheduler.communicate(timeout=30)
@@ -172,9 +174,28 @@ def _scheduled(cluster: Cluster, resource: str) -> dict[str, Any]:
         time.sleep(0.2)
 
 
+def _official_client_reads(cluster: Cluster) -> list[Any]:
+    """The Scheduled events the official Python client's EventsV1Api lists, as admin."""
+    k8s = pytest.importorskip("kubernetes.client", reason="the official Python client is not installed")
+    config = k8s.Configuration(host=cluster.url)
+    config.api_key = {"authorization": "admin-token"}
+    config.api_key_prefix = {"authorization": "Bearer"}
+    config.ssl_ca_cert = str(cluster.workdir / "ca.crt")
+    with k8s.ApiClient(config) as api_client:
+        listed = k8s.EventsV1Api(api_client).list_namespaced_event("default")
+    return [e for e in listed.items if e.reason == "Scheduled"]
+
+
 def test_on_a_server_serving_events_v1_the_scheduler_writes_events_v1_events(tmp_path: Path) -> None:
     with _cluster(tmp_path, events_v1=True) as cluster:
         event = _scheduled(cluster, "events.v1.events.k8s.io")
+        (read,) = _official_client_reads(cluster)
+    assert (read.reporting_controller, read.action, read.note, read.series) == (
+        "kubetaint",
+        "Binding",
+        "Successfully assigned default/web to n1",
+        None,
+    )
     assert event["apiVersion"] == "events.k8s.io/v1"
     assert {k: event.get(k) for k in ("reportingController", "reportingInstance", "action", "type")} == {
         "reportingController": "kubetaint",
