@@ -123,6 +123,10 @@ class DaemonSetController(PodClaims, StatusUpdates):
         self._hash_memo: Memo[int, tuple[JSON, int | None, str]] = Memo(
             "controllers.daemonset.controller.template_hash", limit=1
         )
+        #: id(template) -> (template, hash, generation, pod labels) of the last pod labels made
+        self._labels_memo: Memo[int, tuple[JSON, str, str | None, JSON]] = Memo(
+            "controllers.daemonset.controller.pod_labels", limit=1
+        )
         self.daemonsets.add_handlers(
             EventHandlers(
                 on_add=self._ds_added,
@@ -536,17 +540,28 @@ class DaemonSetController(PodClaims, StatusUpdates):
         """CreatePodTemplate plus the node-name affinity of syncNodes."""
         template = (ds.get("spec") or {}).get("template") or {}
         meta = dict(template.get("metadata") or {})
-        labels = dict(meta.get("labels") or {})
-        labels["controller-revision-hash"] = self._template_hash(
-            template, (ds.get("status") or {}).get("collisionCount")
-        )
+        hash_ = self._template_hash(template, (ds.get("status") or {}).get("collisionCount"))
         generation = update.template_generation(ds)
-        if generation is not None:
-            labels[update.GENERATION_LABEL] = generation
-        meta["labels"] = labels
+        meta["labels"] = self._pod_labels(template, hash_, generation)
         spec = daemon_pod_spec_copy(ds)
         spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)
         return {"metadata": meta, "spec": spec}
+
+    def _pod_labels(self, template: JSON, hash_: str, generation: str | None) -> JSON:
+        """The labels of a pod of `template` at revision `hash_` (and template generation):
+        the template's with the revision hash and generation labels. Speeds up the pods of one
+        revision by giving each the same labels object, remembered for the last very same
+        template object, hash and generation (read-only: the pods' labels once stored; off with
+        KUBETAINT_REFERENCE=1: built for each pod)."""
+        known = self._labels_memo.get(id(template))
+        if known is not None and known[0] is template and known[1] == hash_ and known[2] == generation:
+            return known[3]
+        labels = dict((template.get("metadata") or {}).get("labels") or {})
+        labels["controller-revision-hash"] = hash_
+        if generation is not None:
+            labels[update.GENERATION_LABEL] = generation
+        self._labels_memo.put(id(template), (template, hash_, generation, labels))
+        return labels
 
     def _template_hash(self, template: JSON, collision_count: int | None) -> str:
         """compute_hash(template, collision_count), remembered for the last very same template
