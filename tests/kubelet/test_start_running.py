@@ -20,7 +20,9 @@ JSON = dict[str, Any]
 NODES = ("n1", "n2")
 
 
-def _running(name: str, node: str, *, phase: str = "Running", namespace: str = "default", **spec: Any) -> JSON:
+def _running(
+    name: str, node: str, *, phase: str = "Running", namespace: str = "default", **spec: Any
+) -> JSON:
     cpu = ("100m", "250m", None)[len(name) % 3]
     obj = pod(name, node, namespace=namespace, containers=[container(cpu=cpu, memory="64Mi")], **spec)
     obj["status"] = {"phase": phase}
