@@ -372,7 +372,7 @@ def test_a_history_of_field_writes_replays_and_expires_as_one_of_their_events(
         pytest.param(None, [2, 6], [2, 6], id="no bound: every update kept"),
     ],
 )
-def test_a_group_stands_in_the_history_as_the_count_of_its_last_updates_it_keeps(
+def test_a_group_stands_in_the_history_for_the_last_updates_it_keeps(
     bound: int | None, sizes: list[int], expected_held: list[int]
 ) -> None:
     from kubetaint.store.watchhistory import WatchHistory

@@ -103,7 +103,7 @@ class Spares:
         if group.news[0] is not objects[0] or group.resource != resource or group.path != path:
             return None
         held, after = history.reach(group)
-        if getrefcount(group) != _HELD_ONCE - (0 if held else 1):
+        if getrefcount(group) != _HELD_ONCE - 1 + held:  # (the history: once per update held)
             return None  # (a batch or a change list holding it may still read its olds)
         olds = group.olds
         if getrefcount(olds) != _HELD_ONCE:
