@@ -409,12 +409,18 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
             scenario = parse_scenario(source)
     else:
         raise SnapshotError(
-            f"{name}: not a scenario or snapshot: kind {data.get('kind')!r}, expected Scenario or a v1 List"
+            f"{name}: not a scenario or snapshot: {_kind_shown(data.get('kind'))},"
+            " expected Scenario or a v1 List"
         )
     try:
         return scenario, snapshot_info(scenario)
     except SnapshotError as err:
         raise SnapshotError(f"{name}: {err}") from None
+
+
+def _kind_shown(kind: Any) -> str:
+    """The kind a document gives, for a message: `kind "Pod"`, or `no kind`."""
+    return f"kind {json.dumps(kind)}" if kind not in (None, "") else "no kind"
 
 
 def _manifests_as_list(text: str, name: str) -> Source | None:
