@@ -33,6 +33,7 @@ from kubetaint.controllers.daemonset.placement import (
     daemon_pod_spec_copy,
     node_name_affinity,
     node_should_run_daemon_pod,
+    unscheduled_pods_without_node,
 )
 from kubetaint.controllers.daemonset.status import Placement, StatusUpdates
 from kubetaint.controllers.daemonset.statuscounts import NodeCounts, creation_and_phase
@@ -319,10 +320,12 @@ class DaemonSetController(PodClaims, StatusUpdates):
         return found
 
     def _node_deleted(self, node: JSON) -> None:
+        """Forgets the node; syncs nothing (upstream's node informer has no delete handler: a
+        DaemonSet notices a deleted node at its next sync, for another reason)."""
         name = str((node.get("metadata") or {}).get("name") or "")
         for memo in self._placement.values():
             memo.forget(name)
-        self._node_added(node)
+        self._node_keys = None
 
     def _node_added(self, node: JSON) -> None:
         self._node_keys = None
@@ -421,6 +424,7 @@ class DaemonSetController(PodClaims, StatusUpdates):
         to_delete: list[JSON] = []
         nodes, verdicts = placed
         surge = update.allows_surge(ds)
+        nodes_with_pods = 0
         for node, verdict in zip(nodes, verdicts, strict=True):
             name = str(node["metadata"]["name"])
             pods = by_node.get(name)
@@ -428,6 +432,7 @@ class DaemonSetController(PodClaims, StatusUpdates):
                 if verdict[0]:
                     to_create.append(name)
                 continue
+            nodes_with_pods += 1
             if verdict[1] and len(pods) == 1:
                 pod = pods[0]  # _keeps_running(pod), inline: most nodes have their one pod
                 deleting = pod["metadata"].get("deletionTimestamp")
@@ -438,6 +443,8 @@ class DaemonSetController(PodClaims, StatusUpdates):
             create, delete = self.pods_should_be_on_node(node, ds, pods, placement=verdict)
             to_create.extend(create)
             to_delete.extend(delete)
+        if nodes_with_pods < sum(1 for pods in by_node.values() if pods):
+            to_delete.extend(unscheduled_pods_without_node(nodes, by_node))
         for name in to_create[:BURST_REPLICAS]:
             self._create_pod(ds, name)
         for pod in to_delete[:BURST_REPLICAS]:
