@@ -328,8 +328,9 @@ class PodOwnerIndex:
             # `_index` of an owned pod, its owner known
             prior = owner_of.get(key, _ABSENT)
             if prior != owner:
-                if prior is None:  # the usual case: an orphan adopted (what `_unindex` does to it)
-                    del owner_of[key]
+                if prior is None:  # the usual case: an orphan adopted (what `_unindex` does to it,
+                    # but for the key's entry in owner_of, replaced below: a delete and an insert
+                    # would leave a dummy slot for each adoption)
                     in_namespace = orphans.get(key[0])
                     if in_namespace is not None:
                         in_namespace.discard(key)
