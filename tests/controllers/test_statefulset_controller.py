@@ -207,23 +207,6 @@ def test_a_deleting_claim_retention_policy_is_reported_not_modelled() -> None:
     ) in events(plane, "statefulset-controller")
 
 
-def test_a_rolling_update_max_unavailable_other_than_one_is_reported_not_modelled() -> None:
-    plane = running_plane("n1")
-    strategy = {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": "50%"}}
-    plane.registry.create("statefulsets.apps", statefulset("db", 2, updateStrategy=strategy))
-    plane.registry.create("statefulsets.apps", statefulset("one", 1))
-    plane.clock.run_pending()
-    warnings = [e for e in events(plane, "statefulset-controller") if e[1] == "NotModelled"]
-    assert warnings == [
-        (
-            "Warning",
-            "NotModelled",
-            "spec.updateStrategy.rollingUpdate.maxUnavailable (50%): not modelled: "
-            "kubetaint's statefulset controller replaces one pod at a time",
-        )
-    ]
-
-
 def _bare_pod(name: str, labels: dict[str, str]) -> dict[str, Any]:
     return {
         "apiVersion": "v1",

@@ -11,6 +11,7 @@ DEFAULT_FEATURE_GATES: dict[str, bool] = {
     "SchedulerQueueingHints": True,
     "SchedulerPopFromBackoffQ": True,  # beta since 1.33
     "PodLevelResources": True,  # beta since 1.34; QoS and requests read it
+    "MaxUnavailableStatefulSet": True,  # beta and on in 1.35.0 (kubernetes#137409 turns it off later)
 }
 
 FeatureGates = Mapping[str, bool]

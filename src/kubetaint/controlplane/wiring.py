@@ -127,6 +127,7 @@ def build_statefulset(plane: ControlPlane) -> StatefulSetController:
         sts_informer=plane.informer("statefulsets.apps"),
         revision_informer=plane.informer("controllerrevisions.apps"),
         recorder=_recorder(plane, "statefulset-controller"),
+        feature_gates=plane.feature_gates,
     )
 
 

@@ -10,9 +10,9 @@ from collections.abc import Callable, Mapping
 from operator import is_, is_not
 from typing import Any
 
-from kubetaint.api.goquote import go_quote
 from kubetaint.api.validation import batch, configdata, crd, endpoints, rbac, services, storage
 from kubetaint.api.validation import field as f
+from kubetaint.api.validation.intstr import int_or_percent
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.memo import STORED_PARTS, stored_part
 from kubetaint.api.validation.metaupdate import validate_metadata
@@ -34,6 +34,7 @@ from kubetaint.api.validation.podspec import (
 )
 from kubetaint.api.validation.podupdate import validate_pod_update_rules
 from kubetaint.api.validation.quantities import validate_resource_list
+from kubetaint.api.validation.statefulset import validate_update_strategy
 from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations
 from kubetaint.api.validation.topologyspread import CREATE, SpreadOptions, spread_options
 from kubetaint.api.validation.workloads import selector_and_template
@@ -386,7 +387,7 @@ def validate_pdb(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
         )
     for name in ("minAvailable", "maxUnavailable"):
         if spec.get(name) is not None:
-            errs.extend(_int_or_percent(spec[name], f.child("spec", name)))
+            errs.extend(int_or_percent(spec[name], f.child("spec", name)))
     old_selector = _m(old, "spec").get("selector") if old is not None else None
     allow_invalid = has_invalid_label_value(old_selector)
     errs.extend(
@@ -400,28 +401,11 @@ def validate_pdb(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.Fi
     return errs
 
 
-def _int_or_percent(value: Any, path: str) -> list[f.FieldError]:
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        return [f.invalid(path, value, "must be an integer or percentage (e.g '5%')")]
-    if isinstance(value, int):
-        shown = f.GoValue(value, f'intstr.IntOrString{{Type:0, IntVal:{value}, StrVal:""}}')
-        return [f.invalid(path, shown, IS_NEGATIVE_ERROR)] if value < 0 else []
-    shown = f.GoValue(value, f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{go_quote(value)}}}")
-    digits = value[:-1]
-    if not value.endswith("%") or not digits.isdigit():
-        msg = (
-            "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or "
-            "'93%', regex used for validation is '[0-9]+%')"
-        )
-        return [f.invalid(path, shown, msg)]
-    if int(digits) > 100:
-        return [f.invalid(path, shown, "must not be greater than 100%")]
-    return []
-
-
-def _workload(kind: str, *, replicas: bool) -> KindValidator:
+def _workload(
+    kind: str, *, replicas: bool, strategy: Callable[[Obj], list[f.FieldError]] | None = None
+) -> KindValidator:
     def spec_errors(spec: Obj, allow: bool, spread: SpreadOptions) -> list[f.FieldError]:
-        errs: list[f.FieldError] = []
+        errs: list[f.FieldError] = [] if strategy is None else strategy(spec)
         count = spec.get("replicas")
         if replicas and isinstance(count, int) and not isinstance(count, bool) and count < 0:
             errs.append(f.invalid("spec.replicas", count, IS_NEGATIVE_ERROR))
@@ -452,7 +436,7 @@ def _workload(kind: str, *, replicas: bool) -> KindValidator:
     return validate
 
 
-_validate_stateful_set_spec = _workload("StatefulSet", replicas=True)
+_validate_stateful_set_spec = _workload("StatefulSet", replicas=True, strategy=validate_update_strategy)
 #: The StatefulSet spec fields an update may change (ValidateStatefulSetUpdate).
 STATEFUL_SET_MUTABLE = (
     "replicas",
@@ -469,8 +453,8 @@ STATEFUL_SET_FORBIDDEN_UPDATE = (
 
 
 def validate_stateful_set(obj: Obj, old: Obj | None, allow_comparison: bool) -> list[f.FieldError]:
-    """ValidateStatefulSet (selector, template as the other apps/v1 workloads); on update, only
-    STATEFUL_SET_MUTABLE may change."""
+    """ValidateStatefulSet (the rolling update's partition and maxUnavailable, then selector and
+    template as the other apps/v1 workloads); on update, only STATEFUL_SET_MUTABLE may change."""
     errs = _validate_stateful_set_spec(obj, old, allow_comparison)
     if old is not None:
         spec, old_spec = _m(obj, "spec"), _m(old, "spec")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kubetaint.core.daemonset import add_or_update_daemon_pod_tolerations
@@ -195,6 +195,22 @@ def target_node_name(pod: Mapping[str, Any]) -> str | None:
             if field.get("key") == "metadata.name" and field.get("operator") == "In" and len(values) == 1:
                 return str(values[0])
     return None
+
+
+def unscheduled_pods_without_node(
+    nodes: Iterable[Mapping[str, Any]], by_node: Mapping[str, list[JSON]]
+) -> list[JSON]:
+    """getUnscheduledPodsWithoutNode: the pods not yet bound (no spec.nodeName) whose target node
+    does not exist; the scheduler can never place them and PodGC never deletes them, so the
+    DaemonSet controller deletes them (upstream walks a map; here target nodes in name order)."""
+    existing = {str(node["metadata"]["name"]) for node in nodes}
+    return [
+        pod
+        for name in sorted(by_node)
+        if name not in existing
+        for pod in by_node[name]
+        if not (pod.get("spec") or {}).get("nodeName")
+    ]
 
 
 def node_name_affinity(affinity: Mapping[str, Any] | None, node_name: str) -> JSON:

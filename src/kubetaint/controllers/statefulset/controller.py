@@ -1,7 +1,8 @@
 """The StatefulSet controller: pods named `<set>-<ordinal>`, created in order (OrderedReady: each
 waits for its predecessor to be Running and Ready) or all at once (Parallel), removed from the
 highest ordinal down, recreated under the same name when deleted, evicted or finished, and
-replaced from the highest ordinal down to the partition on a RollingUpdate.
+replaced from the highest ordinal down to the partition on a RollingUpdate (up to
+maxUnavailable at once, rolling.py).
 
 Mirrors pkg/controller/statefulset/stateful_set_control.go (updateStatefulSet, processReplica,
 processCondemned, the rolling update, computeReplicaStatus, completeRollingUpdate) and
@@ -17,6 +18,7 @@ import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
+from kubetaint.api.features import FeatureGates, gate_enabled
 from kubetaint.clock.base import Clock
 from kubetaint.controllers import history
 from kubetaint.controllers.history import History, sort_revisions
@@ -24,7 +26,7 @@ from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.owners import SelectorCache
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
-from kubetaint.controllers.statefulset import claims, revisions
+from kubetaint.controllers.statefulset import claims, revisions, rolling
 from kubetaint.controllers.statefulset import pods as stspods
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
@@ -40,10 +42,6 @@ BURST_REPLICAS = 500
 log = logging.getLogger(__name__)
 
 
-#: the `_reported` entry of a set whose maxUnavailable was reported: its uid and this suffix
-MAX_UNAVAILABLE_MARK = "/maxUnavailable"
-
-
 class StatefulSetController:
     """Keeps each StatefulSet's ordinal pods and its status."""
 
@@ -56,6 +54,7 @@ class StatefulSetController:
         sts_informer: Informer | None = None,
         revision_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
+        feature_gates: FeatureGates | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -66,6 +65,8 @@ class StatefulSetController:
         self.history = History(store, self.revisions)
         self.recorder = recorder or EventRecorder(store, clock, "statefulset-controller")
         self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
+        #: MaxUnavailableStatefulSet: a rolling update takes down up to maxUnavailable pods at once
+        self.max_unavailable_gate = gate_enabled(feature_gates, "MaxUnavailableStatefulSet")
         self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
         # (no pod event matters while no StatefulSet exists: the indexes stop following them then)
         self.owned = KindOwnedPods(self.pods, "StatefulSet", self._pod_changed, owners=self.sets)
@@ -95,7 +96,6 @@ class StatefulSetController:
     def _forget(self, sts: JSON) -> None:
         uid = str((sts.get("metadata") or {}).get("uid") or "")
         self._reported.discard(uid)
-        self._reported.discard(uid + MAX_UNAVAILABLE_MARK)
 
     # sync ----------------------------------------------------------------------------------------
 
@@ -255,18 +255,35 @@ class StatefulSetController:
         strategy = spec.get("updateStrategy") or {}
         if strategy.get("type") == "OnDelete":
             return
-        partition = int((strategy.get("rollingUpdate") or {}).get("partition") or 0)
-        for i in range(replica_count - 1, max(partition - start, 0) - 1, -1):
-            replica = replicas.get(i)
-            if replica is None:
-                return
-            if stspods.revision_of(replica) != update["metadata"].get("name") and not stspods.is_terminating(
-                replica
-            ):
-                self._delete(sts, replica)
-                return
-            if not stspods.is_healthy(replica):
-                return
+        self._roll(sts, [replicas.get(i) for i in range(replica_count)], str(update["metadata"].get("name")))
+
+    def _roll(self, sts: JSON, replicas: list[JSON | None], update_revision: str) -> None:
+        """The RollingUpdate's deletions (rolling.py): up to maxUnavailable at once with the
+        MaxUnavailableStatefulSet gate, one at a time without it."""
+        spec = sts.get("spec") or {}
+        rolling_update = (spec.get("updateStrategy") or {}).get("rollingUpdate")
+        partition = int((rolling_update or {}).get("partition") or 0)
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        now = self.clock.now()
+        if not self.max_unavailable_gate:
+            targets = rolling.one_at_a_time(
+                replicas, update_revision, partition, min_ready_seconds=min_ready, now=now
+            )
+        else:
+            most = 1
+            if isinstance(rolling_update, dict):
+                try:
+                    most = rolling.max_unavailable(rolling_update.get("maxUnavailable"), len(replicas))
+                except ValueError as err:  # upstream's sync returns the error: retried with back-off
+                    log.info("statefulset controller: maxUnavailable of %s/%s: %s", *podutil.key_of(sts), err)
+                    self.queue.add_after(podutil.key_of(sts), 1.0)
+                    return
+            targets = rolling.with_max_unavailable(
+                replicas, update_revision, partition, most=most, min_ready_seconds=min_ready, now=now
+            )
+        for pod in targets:
+            if not self._delete(sts, pod):
+                return  # upstream returns the deletion's error and deletes no more
 
     def _gone(self, pod: JSON) -> bool:
         return self.pods.get(*podutil.key_of(pod)) is None
@@ -346,23 +363,27 @@ class StatefulSetController:
             )
         return ok
 
-    def _delete(self, sts: JSON, pod: JSON) -> None:
+    def _delete(self, sts: JSON, pod: JSON) -> bool:
+        """DeleteStatefulPod with its event; False when the deletion failed (not for a pod
+        already gone)."""
         namespace, name = podutil.key_of(pod)
         set_name = sts["metadata"].get("name")
         try:
             self.store.delete("pods", namespace, name, uid=str(pod["metadata"].get("uid") or "") or None)
         except StatusError as err:
-            if err.code != 404:
-                self.recorder.event(
-                    sts,
-                    "Warning",
-                    "FailedDelete",
-                    f"delete Pod {name} in StatefulSet {set_name} failed error: {err.message}",
-                )
-            return
+            if err.code == 404:
+                return True
+            self.recorder.event(
+                sts,
+                "Warning",
+                "FailedDelete",
+                f"delete Pod {name} in StatefulSet {set_name} failed error: {err.message}",
+            )
+            return False
         self.recorder.event(
             sts, "Normal", "SuccessfulDelete", f"delete Pod {name} in StatefulSet {set_name} successful"
         )
+        return True
 
     def _update_status(
         self, sts: JSON, owned: list[JSON], current: str, update: str, collisions: int
@@ -416,9 +437,7 @@ class StatefulSetController:
             self.queue.add_after(podutil.key_of(sts), float(min_ready))
 
     def _report_not_modelled(self, sts: JSON, uid: str) -> None:
-        """A Warning event NotModelled, once, for a claim retention policy other than Retain, and
-        once for a rolling update's maxUnavailable other than 1."""
-        self._report_max_unavailable(sts, uid)
+        """A Warning event NotModelled, once, for a claim retention policy other than Retain."""
         retention = (sts.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {}
         deleting = [f"{k}: {v}" for k, v in sorted(retention.items()) if v not in (None, "Retain")]
         if uid in self._reported or not deleting:
@@ -430,23 +449,4 @@ class StatefulSetController:
             "NotModelled",
             f"spec.persistentVolumeClaimRetentionPolicy ({', '.join(deleting)}): not modelled: "
             "kubetaint's statefulset controller retains the claims it creates",
-        )
-
-    def _report_max_unavailable(self, sts: JSON, uid: str) -> None:
-        strategy = (sts.get("spec") or {}).get("updateStrategy") or {}
-        rolling = (
-            strategy.get("rollingUpdate")
-            if strategy.get("type", "RollingUpdate") == "RollingUpdate"
-            else None
-        )
-        value = rolling.get("maxUnavailable") if isinstance(rolling, dict) else None
-        if value is None or value == 1 or uid + MAX_UNAVAILABLE_MARK in self._reported:
-            return
-        self._reported.add(uid + MAX_UNAVAILABLE_MARK)
-        self.recorder.event(
-            sts,
-            "Warning",
-            "NotModelled",
-            f"spec.updateStrategy.rollingUpdate.maxUnavailable ({value}): not modelled: "
-            "kubetaint's statefulset controller replaces one pod at a time",
         )
