@@ -9,15 +9,9 @@ from kubetaint.cli.failure import UsageFailure
 def flag_seconds(flag: str, text: str) -> float:
     """The seconds `text` gives `flag`: a Go duration (`90s`, `1h30m`) or plain seconds, from 0 to
     the longest run a scenario may ask for."""
-    from kubetaint.sim.durations import DurationError, parse_duration
-    from kubetaint.sim.scenario import MAX_DURATION, MAX_DURATION_TEXT
+    from kubetaint.sim.scenario import run_seconds
 
     try:
-        seconds = parse_duration(text)
-    except DurationError as err:
+        return run_seconds(text)
+    except ValueError as err:
         raise UsageFailure(f"{flag}: {err}") from None
-    if seconds < 0:
-        raise UsageFailure(f"{flag}: must not be negative")
-    if not seconds <= MAX_DURATION:  # (NaN and infinity included)
-        raise UsageFailure(f"{flag}: must be at most {MAX_DURATION_TEXT}")
-    return seconds

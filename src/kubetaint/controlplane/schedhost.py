@@ -17,6 +17,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, format_time
 from kubetaint.clock.slices import slices_of
+from kubetaint.core.conditions import with_disruption_target
 from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.registry.managedfields import ManagerWrites
@@ -252,19 +253,14 @@ class SchedulerHost:
             related=preemptor,
             related_kind="Pod",
         )
-        status = dict(current.get("status") or {})
-        conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]
-        conditions.append(
-            {
-                "type": "DisruptionTarget",
-                "status": "True",
-                "reason": "PreemptionByScheduler",
-                "message": f"{self.recorder.component}: preempting to accommodate a higher priority pod",
-                "lastTransitionTime": format_time(self.clock.now()),
-            }
+        status = with_disruption_target(
+            current.get("status"),
+            "PreemptionByScheduler",
+            f"{self.recorder.component}: preempting to accommodate a higher priority pod",
+            format_time(self.clock.now()),
         )
         try:
-            self.writes.update_status("pods", {**current, "status": {**status, "conditions": conditions}})
+            self.writes.update_status("pods", {**current, "status": status})
             self.writes.delete("pods", namespace, name)
         except StatusError as err:
             log.debug("preemption of %s/%s failed: %s", namespace, name, err.message)

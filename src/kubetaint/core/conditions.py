@@ -183,6 +183,23 @@ def mark_conditions_unknown(
     return result
 
 
+def with_disruption_target(status: Mapping[str, Any] | None, reason: str, message: str, now: str) -> JSONDict:
+    """A copy of a pod's `status` whose DisruptionTarget condition, replaced and listed last, is
+    True for `reason` since `now` (what the scheduler's preemption and the Eviction API write
+    before deleting a pod)."""
+    conditions = [c for c in (status or {}).get("conditions") or [] if c.get("type") != "DisruptionTarget"]
+    conditions.append(
+        {
+            "type": "DisruptionTarget",
+            "status": "True",
+            "reason": reason,
+            "message": message,
+            "lastTransitionTime": now,
+        }
+    )
+    return {**(status or {}), "conditions": conditions}
+
+
 def update_pod_condition(
     status: Mapping[str, Any] | None, condition: Mapping[str, Any], now: str
 ) -> tuple[JSONDict, bool]:

@@ -94,24 +94,7 @@ def evicted_status(pod: Mapping[str, Any], message: str, now: float) -> JSON:
         "message": message,
         "conditions": conditions,
         "containerStatuses": [
-            {
-                "name": c.get("name", ""),
-                "state": {
-                    "terminated": {
-                        "exitCode": 137,
-                        "reason": "ContainerStatusUnknown",
-                        "startedAt": started,
-                        "finishedAt": stamp,
-                    }
-                },
-                "lastState": {},
-                "ready": False,
-                "restartCount": 0,
-                "image": c.get("image", ""),
-                "imageID": "",
-                "started": False,
-            }
-            for c in containers
+            _terminated(c, 137, "ContainerStatusUnknown", started, stamp) for c in containers
         ],
     }
 
@@ -139,23 +122,28 @@ def stopped_status(pod: Mapping[str, Any], now: float) -> JSON:
         "phase": "Succeeded",
         "conditions": conditions,
         "containerStatuses": [
-            {
-                "name": c.get("name", ""),
-                "state": {
-                    "terminated": {
-                        "exitCode": 0,
-                        "reason": "Completed",
-                        "startedAt": started.get(str(c.get("name", "")), stamp),
-                        "finishedAt": stamp,
-                    }
-                },
-                "lastState": {},
-                "ready": False,
-                "restartCount": 0,
-                "image": c.get("image", ""),
-                "imageID": "",
-                "started": False,
-            }
+            _terminated(c, 0, "Completed", started.get(str(c.get("name", "")), stamp), stamp)
             for c in containers
         ],
+    }
+
+
+def _terminated(container: Mapping[str, Any], exit_code: int, reason: str, started: str, stamp: str) -> JSON:
+    """The status of a hollow container that terminated at `stamp` (never restarted)."""
+    return {
+        "name": container.get("name", ""),
+        "state": {
+            "terminated": {
+                "exitCode": exit_code,
+                "reason": reason,
+                "startedAt": started,
+                "finishedAt": stamp,
+            }
+        },
+        "lastState": {},
+        "ready": False,
+        "restartCount": 0,
+        "image": container.get("image", ""),
+        "imageID": "",
+        "started": False,
     }

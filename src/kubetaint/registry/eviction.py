@@ -17,6 +17,7 @@ from kubetaint.api import errors
 from kubetaint.api.selectors import selector_matches
 from kubetaint.api.user import UserInfo
 from kubetaint.clock.base import Clock, format_time
+from kubetaint.core.conditions import with_disruption_target
 from kubetaint.registry.registry import Registry
 from kubetaint.store.interface import JSON
 
@@ -165,18 +166,9 @@ def evict(
 
 def _mark_disruption_target(registry: Registry, clock: Clock, pod: Mapping[str, Any]) -> None:
     """addConditionAndDeletePod: DisruptionTarget=True (EvictionByEvictionAPI) before deleting."""
-    status = dict(pod.get("status") or {})
-    conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]
-    conditions.append(
-        {
-            "type": "DisruptionTarget",
-            "status": "True",
-            "reason": "EvictionByEvictionAPI",
-            "message": "Eviction API: evicting",
-            "lastTransitionTime": format_time(clock.now()),
-        }
+    status = with_disruption_target(
+        pod.get("status"), "EvictionByEvictionAPI", "Eviction API: evicting", format_time(clock.now())
     )
-    status["conditions"] = conditions
     # Best effort, as upstream: the deletion that follows decides.
     with contextlib.suppress(errors.StatusError):
         registry.update_status("pods", {**pod, "status": status})

@@ -17,10 +17,12 @@ from typing import Any
 from kubetaint.api.features import FeatureGates
 from kubetaint.api.strictload import InputError, read_input, shown_name
 from kubetaint.core.heap import collector_paused
+from kubetaint.kubelet import FAULTS
 from kubetaint.sim.doccopy import copy_document
-from kubetaint.sim.durations import DurationError, parse_duration
+from kubetaint.sim.durations import parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.scenario_schema import check as schema_problems
+from kubetaint.sim.scenario_schema import unsupported
 from kubetaint.sim.settings import SimSettings, check_settings
 from kubetaint.sim.sharing import PartSharing
 from kubetaint.sim.source import Source, SourceError, Where, load_text
@@ -28,16 +30,6 @@ from kubetaint.sim.source import Source, SourceError, Where, load_text
 API_VERSION = "kubetaint.dev/v1alpha1"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 EVENT_VERBS = ("kubectl", "apply", "delete", "fault")
-FAULTS = (
-    "stop",
-    "not-ready",
-    "recover",
-    "memory-pressure",
-    "disk-pressure",
-    "pid-pressure",
-    "network-unavailable",
-    "relieve",
-)
 FAULT_TARGETS = ("node", "nodes", "zone")
 KUBECTL_VERBS = ("taint", "cordon", "uncordon", "drain", "delete", "label")
 _SPEC_KEYS = ("seed", "until", "featureGates", "settings", "nodeGroups", "objects", "events")
@@ -58,6 +50,19 @@ MAX_MONITOR_PASSES = 1_000_000
 MAX_DURATION = 366 * 24 * 3600.0
 MAX_DURATION_TEXT = "8784h"
 _REPLICATED_KINDS = ("ReplicaSet", "Deployment", "ReplicationController", "StatefulSet")
+
+
+def run_seconds(value: Any, *, with_value: bool = False) -> float:
+    """The seconds of a run's length or an event's time: a Go duration or plain seconds, from 0
+    to MAX_DURATION. ValueError otherwise (DurationError, Go's message, for what does not parse;
+    `with_value`: the range messages end with the value given)."""
+    seconds = parse_duration(value)
+    given = f", got {value!r}" if with_value else ""
+    if seconds < 0:
+        raise ValueError("must not be negative" + given)
+    if not seconds <= MAX_DURATION:  # (NaN and infinity included)
+        raise ValueError(f"must be at most {MAX_DURATION_TEXT}{given}")
+    return seconds
 
 
 class ScenarioError(ValueError):
@@ -210,11 +215,12 @@ class _Parser:
         if data.get("apiVersion") != API_VERSION:
             raise self.fail(
                 ["apiVersion"],
-                f'Unsupported value: {data.get("apiVersion")!r}: supported values: "{API_VERSION}"',
+                f"Unsupported value: {unsupported(data.get('apiVersion'))}:"
+                f' supported values: "{API_VERSION}"',
             )
         if data.get("kind") != "Scenario":
             raise self.fail(
-                ["kind"], f'Unsupported value: {data.get("kind")!r}: supported values: "Scenario"'
+                ["kind"], f'Unsupported value: {unsupported(data.get("kind"))}: supported values: "Scenario"'
             )
         meta = data.get("metadata") or {}
         spec = data.get("spec") or {}
@@ -265,14 +271,9 @@ class _Parser:
 
     def _duration(self, path: list[str | int], value: Any) -> float:
         try:
-            seconds = parse_duration(value)
-        except DurationError as err:
+            return run_seconds(value, with_value=True)
+        except ValueError as err:
             raise self.fail(path, str(err)) from None
-        if seconds < 0:
-            raise self.fail(path, f"must not be negative, got {value!r}")
-        if not seconds <= MAX_DURATION:  # (NaN and infinity included)
-            raise self.fail(path, f"must be at most {MAX_DURATION_TEXT}, got {value!r}")
-        return seconds
 
     def _gates(self, raw: Any) -> FeatureGates:
         if raw is None:
@@ -475,7 +476,9 @@ class _Parser:
         fault = item["fault"]
         if fault not in FAULTS:
             supported = ", ".join(f'"{f}"' for f in FAULTS)
-            raise self.fail([*path, "fault"], f"Unsupported value: {fault!r}: supported values: {supported}")
+            raise self.fail(
+                [*path, "fault"], f"Unsupported value: {unsupported(fault)}: supported values: {supported}"
+            )
         given = [k for k in FAULT_TARGETS if k in item]
         if len(given) != 1:
             raise self.fail(path, "a fault needs exactly one of node, nodes, zone")

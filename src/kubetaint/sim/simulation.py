@@ -15,21 +15,19 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.core.heap import collections_deferred, collector_paused, promote_survivors
+from kubetaint.kubelet import FAULTS
 from kubetaint.sim.cluster import Cluster, _fresh, _status_text
 from kubetaint.sim.decoding import check_decodable
 from kubetaint.sim.decoding import describe as _describe
-from kubetaint.sim.durations import DurationError, parse_duration
 from kubetaint.sim.kinds import KindError, kind_of, resolve_kind
 from kubetaint.sim.kubectl import Kubectl, KubectlError
 from kubetaint.sim.scenario import (
-    FAULTS,
-    MAX_DURATION,
-    MAX_DURATION_TEXT,
     Scenario,
     ScenarioError,
     ScenarioEvent,
     load_scenario,
     run_bounds_problem,
+    run_seconds,
 )
 from kubetaint.sim.timeline import document
 from kubetaint.store.interface import JSON
@@ -275,11 +273,6 @@ class Simulation:
 
 def _seconds(value: float | str, what: str) -> float:
     try:
-        seconds = parse_duration(value)
-    except DurationError as err:
+        return run_seconds(value)
+    except ValueError as err:
         raise SimulationError(f"{what}: {err}") from None
-    if seconds < 0:
-        raise SimulationError(f"{what}: must not be negative")
-    if not seconds <= MAX_DURATION:  # (NaN and infinity included)
-        raise SimulationError(f"{what}: must be at most {MAX_DURATION_TEXT}")
-    return seconds

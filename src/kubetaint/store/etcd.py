@@ -59,7 +59,6 @@ from kubetaint.store.interface import (
     ListResult,
     StoreError,
     StoreOptions,
-    WatchEvent,
     object_key,
 )
 from kubetaint.store.mutation import (
@@ -359,18 +358,12 @@ class EtcdStore(ObjectByObject):
         label_selector: str | None = None,
         field_selector: str | None = None,
     ) -> BufferedWatch:
-        labels = parse_label_selector(label_selector)
-        fields = parse_field_selector(field_selector, resource)
-        watch_filter = WatchFilter(resource, namespace, labels, fields)
+        watch_filter = WatchFilter.parse(resource, namespace, label_selector, field_selector)
         prefix = self._range_prefix(resource, namespace)
         if resource_version in (None, "", "0"):
             listed = self.list(resource, namespace=namespace)
             since = int(listed.resource_version)
-            initial = [
-                WatchEvent("ADDED", resource, obj, int(obj["metadata"]["resourceVersion"]))
-                for obj in listed.items
-                if watch_filter.matches(obj)
-            ]
+            initial = watch_filter.added(listed.items)
         else:
             since = parse_resource_version(str(resource_version))
             self._check_not_compacted(prefix, since)

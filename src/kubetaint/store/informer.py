@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Literal
 
-from kubetaint.api.selectors import parse_field_selector, parse_label_selector
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.changes import ChangeBatch, FieldWriteGroup
 from kubetaint.store.interface import JSON, Store, object_key
@@ -192,12 +191,7 @@ class Informer:
     ) -> None:
         self._store = store
         self.resource = resource
-        self._filter = WatchFilter(
-            resource,
-            namespace,
-            parse_label_selector(label_selector),
-            parse_field_selector(field_selector, resource),
-        )
+        self._filter = WatchFilter.parse(resource, namespace, label_selector, field_selector)
         self._selectors = (namespace, label_selector, field_selector)
         #: whether the namespace alone decides what the cache holds (no label or field selector)
         self._plain = self._filter.namespace_only

@@ -38,9 +38,6 @@ from kubetaint.store.memoryfields import FieldWrites, HistoryEntry, history_even
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
     check_delete_preconditions,
-    continue_resource_version,
-    decode_continue,
-    encode_continue,
     key_order,
     namespace_order,
     parse_resource_version,
@@ -49,13 +46,7 @@ from kubetaint.store.mutation import (
     too_old,
     with_resource_version,
 )
-from kubetaint.store.snapshot import (
-    expired_continue,
-    expired_list,
-    page,
-    state_at,
-    too_large_resource_version,
-)
+from kubetaint.store.snapshot import list_at, list_origin, select_page
 from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
 
 __all__ = ["GENERATION_RESOURCES", "MemoryStore"]
@@ -109,10 +100,7 @@ class MemoryStore(StoreBase, FieldWrites):
     ) -> ListResult:
         labels = parse_label_selector(label_selector)
         fields = parse_field_selector(field_selector, resource)
-        start = decode_continue(continue_token) if continue_token else None
-        snapshot = resource_version
-        if continue_token and (token_rv := continue_resource_version(continue_token)) > 0:
-            snapshot = token_rv
+        start, snapshot = list_origin(continue_token, resource_version)
         if snapshot is not None:
             with self._lock:
                 if snapshot != self._rv:
@@ -135,34 +123,19 @@ class MemoryStore(StoreBase, FieldWrites):
             and fields.terms[0][1] in ("=", "==")
         )
         with self._lock:
-            list_rv = self._rv
-            matched: list[JSON] = []
-            more = False
-            remaining = 0
             candidates = self._candidates(resource, namespace, node_name)
-            for key, obj in candidates:
-                if start is not None and key_order(key) <= key_order(start):
-                    continue
-                meta = obj["metadata"]
-                if not labels.empty and not labels.matches(meta.get("labels")):
-                    continue
-                if (
-                    not fields.empty
-                    and not (by_node_only and type(obj["spec"]["nodeName"]) is str)
-                    and not fields.matches(obj)
-                ):
-                    continue
-                if limit and len(matched) >= limit:
-                    more = True
-                    if labels.empty and fields.empty:  # etcd3 counts the keys left, not matches
-                        remaining = 1 + sum(1 for _ in candidates)
-                    break
-                matched.append(obj)
-        if more and matched:
-            token = encode_continue(object_key(matched[-1]), list_rv)
-            selecting = not (labels.empty and fields.empty)
-            return ListResult(matched, str(list_rv), token, None if selecting else remaining)
-        return ListResult(matched, str(list_rv))
+            if start is not None:
+                origin = key_order(start)
+                candidates = (pair for pair in candidates if key_order(pair[0]) > origin)
+            return select_page(
+                candidates,
+                _SECOND,
+                labels=labels,
+                fields=fields,
+                limit=limit,
+                list_rv=self._rv,
+                meets_fields=_plain_node_name if by_node_only else None,
+            )
 
     def _list_at(
         self,
@@ -176,22 +149,20 @@ class MemoryStore(StoreBase, FieldWrites):
         start: tuple[str, str] | None,
     ) -> ListResult:
         """A page of the state at `snapshot` (lock held), rebuilt from the change history."""
-        if snapshot > self._rv:
-            raise too_large_resource_version(snapshot, self._rv)
         first = next(history_events(self._history), None)
         oldest = first.resource_version if first is not None else self._rv + 1
-        if snapshot < oldest - 1:
-            raise expired_continue(start) if start is not None else expired_list()
         later = (e for e in history_events(self._history, snapshot) if e.resource == resource)
-        state = state_at(self._candidates(resource, namespace, None), later)
-        return page(
-            state,
+        return list_at(
+            self._candidates(resource, namespace, None),
+            later,
+            snapshot=snapshot,
+            newest=self._rv,
+            compacted=oldest - 1,
             namespace=namespace,
             start=start,
             limit=limit,
             labels=labels,
             fields=fields,
-            list_rv=snapshot,
         )
 
     def _candidates(
@@ -260,12 +231,7 @@ class MemoryStore(StoreBase, FieldWrites):
                         break
                     continue
                 try:
-                    if type(write) is Create:
-                        stored, event = self._create_in(write.resource, write.object, write.dry_run)
-                    elif type(write) is Update:
-                        stored, event = self._update_op(write)
-                    else:
-                        stored, event = self._delete_in(write)  # type: ignore[arg-type]  # the last kind
+                    stored, event = self._write_in(write)  # type: ignore[arg-type]  # (not a SetField)
                 except errors.StatusError as err:
                     results.append(err)
                     if stop_at_failure:
@@ -285,12 +251,7 @@ class MemoryStore(StoreBase, FieldWrites):
         operation): its result, its event published as a batch of one."""
         with self._lock:
             try:
-                if type(write) is Create:
-                    stored, event = self._create_in(write.resource, write.object, write.dry_run)
-                elif type(write) is Update:
-                    stored, event = self._update_op(write)
-                else:
-                    stored, event = self._delete_in(write)  # type: ignore[arg-type]  # the last kind
+                stored, event = self._write_in(write)
             except errors.StatusError as err:
                 result: Result = err
             else:
@@ -300,6 +261,15 @@ class MemoryStore(StoreBase, FieldWrites):
                     self._dispatcher.publish(ChangeBatch((event,)))
         self._dispatcher.dispatch()
         return result
+
+    def _write_in(self, write: Create | Update | Delete) -> tuple[JSON, WatchEvent | None]:
+        """One create, update or delete (lock held): the stored (or deleted) object and its event
+        (None: a no-op or a dry run)."""
+        if type(write) is Create:
+            return self._create_in(write.resource, write.object, write.dry_run)
+        if type(write) is Update:
+            return self._update_op(write)
+        return self._delete_in(write)  # type: ignore[arg-type]  # the last kind
 
     def _set_field(self, op: SetField, stop_at_failure: bool) -> builtins.list[Result]:
         """A commit of the one field write `op` (`FieldWrites._field_write`)."""
@@ -463,9 +433,7 @@ class MemoryStore(StoreBase, FieldWrites):
         label_selector: str | None = None,
         field_selector: str | None = None,
     ) -> BufferedWatch:
-        labels = parse_label_selector(label_selector)
-        fields = parse_field_selector(field_selector, resource)
-        watch_filter = WatchFilter(resource, namespace, labels, fields)
+        watch_filter = WatchFilter.parse(resource, namespace, label_selector, field_selector)
         with self._lock:
             initial = self._initial_events(watch_filter, resource_version)
             stream = BufferedWatch(watch_filter, initial, floor=self._rv)
@@ -477,11 +445,7 @@ class MemoryStore(StoreBase, FieldWrites):
     ) -> builtins.list[WatchEvent]:
         if resource_version in (None, "", "0"):
             listed = self.list(watch_filter.resource, namespace=watch_filter.namespace)
-            return [
-                WatchEvent("ADDED", watch_filter.resource, obj, int(obj["metadata"]["resourceVersion"]))
-                for obj in listed.items
-                if watch_filter.matches(obj)
-            ]
+            return watch_filter.added(listed.items)
         since = parse_resource_version(str(resource_version))
         first = next(history_events(self._history), None)
         oldest = first.resource_version if first is not None else self._rv + 1
@@ -531,10 +495,16 @@ def _carries_system_fields(meta: JSON, old_meta: JSON) -> bool:
 
 
 _FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
 
 
 def _pair_key_order(pair: tuple[tuple[str, str], JSON]) -> tuple[str, str]:
     return key_order(pair[0])
+
+
+def _plain_node_name(pod: JSON) -> bool:
+    """Whether a pod's spec.nodeName is a plain str (not a subclass)."""
+    return type(pod["spec"]["nodeName"]) is str
 
 
 def _node_name(pod: JSON) -> str:

@@ -1,6 +1,6 @@
-"""Lists at a past resourceVersion: the consistent snapshots behind continue tokens and
-`resourceVersionMatch=Exact` (mirrors apiserver/pkg/storage/etcd3/store.go GetList, which ranges
-etcd at the first page's revision, and its errors.go).
+"""The pages of a list, and lists at a past resourceVersion: the consistent snapshots behind
+continue tokens and `resourceVersionMatch=Exact` (mirrors apiserver/pkg/storage/etcd3/store.go
+GetList, which ranges etcd at the first page's revision, and its errors.go).
 
 A store keeps the changes since its compaction point (the watch history); the state at a
 retained resourceVersion R is the current state with every later change undone: a key changed
@@ -10,14 +10,16 @@ creation). Snapshots use no memory beyond that history, and expire with it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from kubetaint.api import errors
 from kubetaint.api.selectors import FieldSelector, LabelSelector
 from kubetaint.store.interface import JSON, ListResult, WatchEvent, object_key
-from kubetaint.store.mutation import encode_continue, key_order
+from kubetaint.store.mutation import continue_resource_version, decode_continue, encode_continue, key_order
 
 Key = tuple[str, str]
+Row = TypeVar("Row")
 
 #: etcd3/errors.go `expired`, for an exact list at a compacted resourceVersion.
 EXPIRED_LIST = "The resourceVersion for the provided list is too old."
@@ -76,39 +78,75 @@ def state_at(current: Iterable[tuple[Key, JSON]], later: Iterable[WatchEvent]) -
     return state
 
 
-def page(
-    state: dict[Key, JSON],
+def list_origin(continue_token: str | None, resource_version: int | None) -> tuple[Key | None, int | None]:
+    """Where a list request starts: the key its page follows (None: the first page) and the
+    resourceVersion whose state it lists (None: the current one; a continue token's own when it
+    carries one). A token that does not decode: 400 BadRequest."""
+    start = decode_continue(continue_token) if continue_token else None
+    if continue_token and (token_rv := continue_resource_version(continue_token)) > 0:
+        return start, token_rv
+    return start, resource_version
+
+
+def select_page(
+    rows: Iterator[Row],
+    object_of: Callable[[Row], JSON],
     *,
+    labels: LabelSelector,
+    fields: FieldSelector,
+    limit: int,
+    list_rv: int,
+    meets_fields: Callable[[JSON], bool] | None = None,
+) -> ListResult:
+    """One page of a list at `list_rv`: the objects of `rows` (the keys after the page's start,
+    in key order; `object_of` reads a row's object) that the selectors match (an object
+    `meets_fields` accepts meets `fields` untested), at most `limit` (0: all), with the continue token and
+    remainingItemCount (only without selectors, as etcd3 counts keys, not matches)."""
+    selecting = not (labels.empty and fields.empty)
+    matched: list[JSON] = []
+    for row in rows:
+        obj = object_of(row)
+        if not labels.empty and not labels.matches(obj["metadata"].get("labels")):
+            continue
+        if (
+            not fields.empty
+            and not (meets_fields is not None and meets_fields(obj))
+            and not fields.matches(obj)
+        ):
+            continue
+        if limit and len(matched) >= limit:
+            token = encode_continue(object_key(matched[-1]), list_rv)
+            remaining = None if selecting else 1 + sum(1 for _ in rows)
+            return ListResult(matched, str(list_rv), token, remaining)
+        matched.append(obj)
+    return ListResult(matched, str(list_rv))
+
+
+def list_at(
+    current: Iterable[tuple[Key, JSON]],
+    later: Iterable[WatchEvent],
+    *,
+    snapshot: int,
+    newest: int,
+    compacted: int,
     namespace: str,
     start: Key | None,
     limit: int,
     labels: LabelSelector,
     fields: FieldSelector,
-    list_rv: int,
 ) -> ListResult:
-    """One page of `state` in etcd key order: the keys after `start` in `namespace` ("" for all)
-    that the selectors match, at most `limit` (0: all), with the continue token and
-    remainingItemCount (only without selectors, as etcd3 counts keys, not matches) of a list at
-    `list_rv`."""
-    selecting = not (labels.empty and fields.empty)
-
-    def matches(obj: JSON) -> bool:
-        return (labels.empty or labels.matches(obj["metadata"].get("labels"))) and (
-            fields.empty or fields.matches(obj)
-        )
-
+    """A page of the state at `snapshot`, from the `current` objects (at `newest`) and the
+    changes `later` than `snapshot` (see `state_at`): 504 for a version after `newest`, 410
+    Expired for one before `compacted` (the oldest version the history can rebuild)."""
+    if snapshot > newest:
+        raise too_large_resource_version(snapshot, newest)
+    if snapshot < compacted:
+        raise expired_continue(start) if start is not None else expired_list()
+    state = state_at(current, later)
     keys = sorted((k for k in state if not namespace or k[0] == namespace), key=key_order)
     if start is not None:
         origin = key_order(start)
         keys = [k for k in keys if key_order(k) > origin]
-    matched: list[JSON] = []
-    for index, key in enumerate(keys):
-        obj = state[key]
-        if not matches(obj):
-            continue
-        if limit and len(matched) >= limit:
-            token = encode_continue(object_key(matched[-1]), list_rv)
-            remaining = None if selecting else len(keys) - index
-            return ListResult(matched, str(list_rv), token, remaining)
-        matched.append(obj)
-    return ListResult(matched, str(list_rv))
+    return select_page(
+        iter(keys), state.__getitem__, labels=labels, fields=fields, limit=limit, list_rv=snapshot
+    )

@@ -57,9 +57,6 @@ from kubetaint.store.interface import (
 )
 from kubetaint.store.mutation import (
     check_delete_preconditions,
-    continue_resource_version,
-    decode_continue,
-    encode_continue,
     key_order,
     parse_resource_version,
     prepare_create,
@@ -68,13 +65,7 @@ from kubetaint.store.mutation import (
     too_old,
     with_resource_version,
 )
-from kubetaint.store.snapshot import (
-    expired_continue,
-    expired_list,
-    page,
-    state_at,
-    too_large_resource_version,
-)
+from kubetaint.store.snapshot import list_at, list_origin, select_page
 from kubetaint.store.sqlite_checkpoint import WRITER_PAGES, Checkpointer
 from kubetaint.store.sqlite_commit import GroupCommitter, Operation
 from kubetaint.store.sqlite_schema import DB_FILE, DataDirLock, connect, open_database
@@ -247,10 +238,7 @@ class SqliteStore(StoreBase):
         labels = parse_label_selector(label_selector)
         fields = parse_field_selector(field_selector, resource)
         self._settle()
-        start = decode_continue(continue_token) if continue_token else None
-        snapshot = resource_version
-        if continue_token and (token_rv := continue_resource_version(continue_token)) > 0:
-            snapshot = token_rv
+        start, snapshot = list_origin(continue_token, resource_version)
         node = fields.exact_value("spec.nodeName") if resource == "pods" else None
         conn = self._reader()
         conn.execute("BEGIN")  # one snapshot for the version and the rows
@@ -268,29 +256,16 @@ class SqliteStore(StoreBase):
                     limit=limit,
                     start=start,
                 )
-            matched: list[JSON] = []
-            more = False
-            remaining = 0
-            rows = self._scan(conn, resource, namespace, node, start)
-            for ns, name, rv, text in rows:
-                obj = self._decode((resource, ns, name), rv, text)
-                if not labels.empty and not labels.matches(obj["metadata"].get("labels")):
-                    continue
-                if not fields.empty and not fields.matches(obj):
-                    continue
-                if limit and len(matched) >= limit:
-                    more = True
-                    if labels.empty and fields.empty:  # etcd3 counts the keys left, not matches
-                        remaining = 1 + sum(1 for _ in rows)
-                    break
-                matched.append(obj)
+            return select_page(
+                self._scan(conn, resource, namespace, node, start),
+                lambda row: self._decode((resource, row[0], row[1]), row[2], row[3]),
+                labels=labels,
+                fields=fields,
+                limit=limit,
+                list_rv=list_rv,
+            )
         finally:
             conn.execute("COMMIT")
-        if more and matched:
-            token = encode_continue(object_key(matched[-1]), list_rv)
-            selecting = not (labels.empty and fields.empty)
-            return ListResult(matched, str(list_rv), token, None if selecting else remaining)
-        return ListResult(matched, str(list_rv))
 
     def _list_at(
         self,
@@ -307,15 +282,11 @@ class SqliteStore(StoreBase):
     ) -> ListResult:
         """A page of the state at `snapshot` (in `conn`'s read transaction), rebuilt from the
         change log."""
-        if snapshot > current:
-            raise too_large_resource_version(snapshot, current)
         compacted = int(conn.execute("SELECT value FROM meta WHERE key = 'compacted_rv'").fetchone()[0])
-        if snapshot < compacted:
-            raise expired_continue(start) if start is not None else expired_list()
-        objects = [
+        objects = (
             ((ns, name), self._decode((resource, ns, name), rv, text))
             for ns, name, rv, text in self._scan(conn, resource, namespace, None, None)
-        ]
+        )
         rows = conn.execute(
             "SELECT rv, type, json, old_json FROM changes WHERE rv > ? AND resource = ? ORDER BY rv",
             (snapshot, resource),
@@ -324,15 +295,17 @@ class SqliteStore(StoreBase):
             WatchEvent(kind, resource, json.loads(text), rv, json.loads(old) if old is not None else None)
             for rv, kind, text, old in rows
         )
-        state = state_at(objects, later)
-        return page(
-            state,
+        return list_at(
+            objects,
+            later,
+            snapshot=snapshot,
+            newest=current,
+            compacted=compacted,
             namespace=namespace,
             start=start,
             limit=limit,
             labels=labels,
             fields=fields,
-            list_rv=snapshot,
         )
 
     @staticmethod
@@ -517,28 +490,19 @@ class SqliteStore(StoreBase):
         label_selector: str | None = None,
         field_selector: str | None = None,
     ) -> BufferedWatch:
-        labels = parse_label_selector(label_selector)
-        fields = parse_field_selector(field_selector, resource)
-        watch_filter = WatchFilter(resource, namespace, labels, fields)
+        watch_filter = WatchFilter.parse(resource, namespace, label_selector, field_selector)
         since = None if resource_version in (None, "", "0") else parse_resource_version(str(resource_version))
         self._settle()
         with self._committer.lock:  # no commit between reading the past and subscribing to the future
             floor = int(self._db.execute("SELECT value FROM meta WHERE key = 'rv'").fetchone()[0])
             if since is None:
-                initial = self._current_state(watch_filter)
+                listed = self.list(resource, namespace=namespace)
+                initial = watch_filter.added(listed.items)
             else:
                 initial = self._replay(watch_filter, since, floor)
             stream = BufferedWatch(watch_filter, initial, floor=floor)
             stream.attach(self.subscribe(stream.offer))
         return stream
-
-    def _current_state(self, watch_filter: WatchFilter) -> builtins.list[WatchEvent]:
-        listed = self.list(watch_filter.resource, namespace=watch_filter.namespace)
-        return [
-            WatchEvent("ADDED", watch_filter.resource, obj, int(obj["metadata"]["resourceVersion"]))
-            for obj in listed.items
-            if watch_filter.matches(obj)
-        ]
 
     def _replay(self, watch_filter: WatchFilter, since: int, current: int) -> builtins.list[WatchEvent]:
         if since < self._compacted and since < current:

@@ -9,7 +9,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 
-from kubetaint.api.selectors import FieldSelector, LabelSelector
+from kubetaint.api.selectors import FieldSelector, LabelSelector, parse_field_selector, parse_label_selector
 from kubetaint.store.changes import BatchHandler, ChangeBatch
 from kubetaint.store.interface import JSON, EventType, WatchEvent
 
@@ -25,6 +25,19 @@ class WatchFilter:
         # Without selectors only the namespace decides (a cheaper test for the common watcher).
         self._namespace_only = labels.empty and fields.empty
 
+    @classmethod
+    def parse(
+        cls, resource: str, namespace: str, label_selector: str | None, field_selector: str | None
+    ) -> WatchFilter:
+        """The filter of a watch or list request's namespace and selectors (a selector that does
+        not parse: 400 BadRequest)."""
+        return cls(
+            resource,
+            namespace,
+            parse_label_selector(label_selector),
+            parse_field_selector(field_selector, resource),
+        )
+
     @property
     def namespace_only(self) -> bool:
         """Whether only the namespace decides what matches (no label or field selector)."""
@@ -39,6 +52,15 @@ class WatchFilter:
         if not self.labels.empty and not self.labels.matches(meta.get("labels")):
             return False
         return self.fields.empty or self.fields.matches(obj)
+
+    def added(self, listed: Iterable[JSON]) -> list[WatchEvent]:
+        """A watch's initial events: an ADDED event for each of the `listed` objects it matches,
+        at the object's resourceVersion."""
+        return [
+            WatchEvent("ADDED", self.resource, obj, int(obj["metadata"]["resourceVersion"]))
+            for obj in listed
+            if self.matches(obj)
+        ]
 
     def translate(self, event: WatchEvent) -> WatchEvent | None:
         """The event this watcher sees, or None."""

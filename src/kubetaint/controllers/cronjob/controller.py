@@ -23,8 +23,7 @@ from kubetaint.controllers.cronjob import utils
 from kubetaint.controllers.cronjob.schedule import Schedule, ScheduleError, load_location, parse_standard
 from kubetaint.controllers.job.util import finished_condition
 from kubetaint.controllers.replicaset import podutil
-from kubetaint.controllers.replicaset.workqueue import WorkQueue
-from kubetaint.store.component_informers import ComponentInformers
+from kubetaint.controllers.replicaset.queue_controller import QueueController
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import PropagatingStore
@@ -40,7 +39,7 @@ def _uid(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("uid") or "")
 
 
-class CronJobController:
+class CronJobController(QueueController[PropagatingStore]):
     """Runs each CronJob's schedule."""
 
     def __init__(
@@ -53,14 +52,10 @@ class CronJobController:
         cronjob_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
         self.rng = rng
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, "cronjob-controller", "cronjob", recorder)
         self.jobs = self.informers.shared_or_own(job_informer, JOBS)
         self.cron_jobs = self.informers.shared_or_own(cronjob_informer, RESOURCE)
-        self.recorder = recorder or EventRecorder(store, clock, "cronjob-controller")
-        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "cronjob")
         self._jobs_of: dict[str, set[Key]] = {}  # CronJob uid -> its Jobs' keys
         self._owner_of: dict[Key, str] = {}
         self.cron_jobs.add_handlers(
@@ -76,14 +71,6 @@ class CronJobController:
                 on_delete=lambda job: self._job_changed(job, None),
             )
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        """Stop the informers this controller started and cancel its queued work."""
-        self.informers.stop()
-        self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------
 

@@ -43,10 +43,9 @@ from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
-from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.controllers.replicaset.queue_controller import QueueController
 from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
-from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -59,7 +58,7 @@ FAILED_BACKOFF_MAX = 900.0
 log = logging.getLogger(__name__)
 
 
-class DaemonSetController(PodClaims, StatusUpdates):
+class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
     """Runs each DaemonSet's pod on every node it should run on."""
 
     def __init__(
@@ -75,18 +74,14 @@ class DaemonSetController(PodClaims, StatusUpdates):
         recorder: EventRecorder | None = None,
         enable_comparison_operators: bool = False,
     ) -> None:
-        self.store = store
-        self.clock = clock
         self.rng = rng
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, "daemonset-controller", "daemonset", recorder)
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.nodes = self.informers.shared_or_own(node_informer, "nodes")
         self.daemonsets = self.informers.shared_or_own(ds_informer, RESOURCE)
         self.revisions = self.informers.shared_or_own(revision_informer, revisions.RESOURCE)
         self.history = History(store, self.revisions)
-        self.recorder = recorder or EventRecorder(store, clock, "daemonset-controller")
         self.enable_comparison = enable_comparison_operators
-        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "daemonset")
         # per DaemonSet uid: its pods by node (before the index: a running informer replays at once)
         self._by_node: dict[str, PodsByNode] = {}
         #: the DaemonSets by selector, to queue those an orphan's labels match
@@ -139,9 +134,6 @@ class DaemonSetController(PodClaims, StatusUpdates):
             EventHandlers(on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_deleted)
         )
 
-    def start(self) -> None:
-        self.informers.start()
-
     def _ds_added(self, ds: JSON) -> None:
         key = podutil.key_of(ds)
         self._rescan.add(key)
@@ -154,11 +146,6 @@ class DaemonSetController(PodClaims, StatusUpdates):
         if old_selector is not selector and old_selector != selector:
             self._rescan.add(key)
         self.queue.add(key)
-
-    def stop(self) -> None:
-        """Stop the informers this controller started and cancel its queued work."""
-        self.informers.stop()
-        self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------
 
@@ -579,11 +566,12 @@ class DaemonSetController(PodClaims, StatusUpdates):
         return {"metadata": meta, "spec": spec}
 
     def _pod_labels(self, template: JSON, hash_: str, generation: str | None) -> JSON:
-        """The labels of a pod of `template` at revision `hash_` (and template generation):
-        the template's with the revision hash and generation labels. Speeds up the pods of one
-        revision by giving each the same labels object, remembered for the last very same
-        template object, hash and generation (read-only: the pods' labels once stored; off with
-        KUBETAINT_REFERENCE=1: built for each pod)."""
+        """Speeds up the pods of one revision by giving each the same labels object, remembered
+        for the last very same template object, hash and generation (off with
+        KUBETAINT_REFERENCE=1: built for each pod).
+
+        The labels of a pod of `template` at revision `hash_` (and template generation): the
+        template's with the revision hash and generation labels (read-only once stored)."""
         known = self._labels_memo.get(id(template))
         if known is not None and known[0] is template and known[1] == hash_ and known[2] == generation:
             return known[3]

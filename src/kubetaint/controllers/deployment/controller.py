@@ -15,8 +15,7 @@ from kubetaint.clock.base import Clock
 from kubetaint.controllers.deployment import status, util
 from kubetaint.controllers.deployment.sync import Rollout
 from kubetaint.controllers.replicaset import podutil
-from kubetaint.controllers.replicaset.workqueue import WorkQueue
-from kubetaint.store.component_informers import ComponentInformers
+from kubetaint.controllers.replicaset.queue_controller import QueueController
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -31,7 +30,7 @@ log = logging.getLogger(__name__)
 equal_ignore_hash = util.equal_ignore_hash
 
 
-class DeploymentController:
+class DeploymentController(QueueController[Store]):
     """Keeps one ReplicaSet per Deployment template at the Deployment's scale."""
 
     def __init__(
@@ -43,13 +42,9 @@ class DeploymentController:
         rs_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, "deployment-controller", "deployment", recorder)
         self.deployments = self.informers.shared_or_own(deployment_informer, RESOURCE)
         self.replicasets = self.informers.shared_or_own(rs_informer, RS_RESOURCE)
-        self.recorder = recorder or EventRecorder(store, clock, "deployment-controller")
-        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "deployment")
         self.deployments.add_handlers(
             EventHandlers(
                 on_add=lambda d: self.queue.add(podutil.key_of(d)),
@@ -63,14 +58,6 @@ class DeploymentController:
                 on_delete=self._rs_changed,
             )
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        """Stop the informers this controller started and cancel its queued work."""
-        self.informers.stop()
-        self.queue.stop()
 
     def _rs_changed(self, rs: JSON) -> None:
         ref = podutil.controller_of(rs)

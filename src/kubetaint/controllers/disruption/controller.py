@@ -22,8 +22,7 @@ from kubetaint.controllers.disruption.budget import (
     uses_scale,
 )
 from kubetaint.controllers.replicaset import podutil
-from kubetaint.controllers.replicaset.workqueue import WorkQueue
-from kubetaint.store.component_informers import ComponentInformers
+from kubetaint.controllers.replicaset.queue_controller import QueueController
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -46,7 +45,7 @@ class SyncError(Exception):
     """A failure of trySync, reported through the SyncFailed condition."""
 
 
-class DisruptionController:
+class DisruptionController(QueueController[Store]):
     """Computes PodDisruptionBudget status from the pods it selects."""
 
     def __init__(
@@ -58,13 +57,9 @@ class DisruptionController:
         pdb_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, "controllermanager", "disruption", recorder)
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.pdbs = self.informers.shared_or_own(pdb_informer, RESOURCE)
-        self.recorder = recorder or EventRecorder(store, clock, "controllermanager")
-        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "disruption")
         self._by_namespace: dict[str, set[str]] = {}
         self.pdbs.add_handlers(
             EventHandlers(
@@ -73,14 +68,6 @@ class DisruptionController:
             )
         )
         self.pods.add_handlers(self._pods_changed)
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        """Stop the informers this controller started and cancel its queued work."""
-        self.informers.stop()
-        self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------
 

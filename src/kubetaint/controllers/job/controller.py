@@ -41,8 +41,8 @@ from kubetaint.controllers.job.success_policy import REASON_SUCCESS_POLICY, matc
 from kubetaint.controllers.job.track import track_status_and_remove_finalizers
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods, OwnerPresence
+from kubetaint.controllers.replicaset.queue_controller import QueueController
 from kubetaint.controllers.replicaset.workqueue import WorkQueue
-from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import Changes, EventHandlers, Informer
 from kubetaint.store.interface import PropagatingStore
@@ -59,7 +59,7 @@ MESSAGE_FAILED_INDEXES = "Job has failed indexes"
 log = logging.getLogger(__name__)
 
 
-class JobController:
+class JobController(QueueController[PropagatingStore]):
     """Creates a Job's pods and keeps its status and conditions."""
 
     def __init__(
@@ -72,14 +72,10 @@ class JobController:
         job_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
         self.rng = rng
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, "job-controller", "job", recorder)
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.jobs = self.informers.shared_or_own(job_informer, RESOURCE)
-        self.recorder = recorder or EventRecorder(store, clock, "job-controller")
-        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "job")
         self.orphans: WorkQueue[Key] = WorkQueue(clock, self.sync_orphan_pod, "job_orphan_pod")
         self._backoff: dict[Key, Backoff] = {}
         #: per Job: its pods removed while they had the tracking finalizer, as last seen
@@ -101,13 +97,9 @@ class JobController:
             )
         )
 
-    def start(self) -> None:
-        self.informers.start()
-
     def stop(self) -> None:
         """Stop the informers this controller started and cancel its queued work."""
-        self.informers.stop()
-        self.queue.stop()
+        super().stop()
         self.orphans.stop()
 
     # event intake --------------------------------------------------------------------------------

@@ -23,9 +23,8 @@ from kubetaint.controllers.replicaset.claim import with_controller as _with_cont
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
+from kubetaint.controllers.replicaset.queue_controller import QueueController
 from kubetaint.controllers.replicaset.view import OwnedPodsView, OwnedPodViews
-from kubetaint.controllers.replicaset.workqueue import WorkQueue
-from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -40,7 +39,7 @@ _UNSET = object()
 log = logging.getLogger(__name__)
 
 
-class ReplicaSetController:
+class ReplicaSetController(QueueController[Store]):
     """Keeps each ReplicaSet's active pods at spec.replicas."""
 
     def __init__(
@@ -53,14 +52,10 @@ class ReplicaSetController:
         rs_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
         self.rng = rng
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, "replicaset-controller", "replicaset", recorder)
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.replicasets = self.informers.shared_or_own(rs_informer, RESOURCE)
-        self.recorder = recorder or EventRecorder(store, clock, "replicaset-controller")
-        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "replicaset")
         self.owners = OwnerSelectorIndex(self.replicasets)
         # Views first: an informer that is already running replays its pods into the index at once,
         # and each replayed pod marks the views.
@@ -75,14 +70,6 @@ class ReplicaSetController:
                 on_delete=lambda rs: self.views.forget(_uid(rs)),
             )
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        """Stop the informers this controller started and cancel its queued work."""
-        self.informers.stop()
-        self.queue.stop()
 
     # event intake --------------------------------------------------------------------------------
 

@@ -25,10 +25,9 @@ from kubetaint.controllers.history import History, sort_revisions
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.kind_owned import KindOwnedPods
 from kubetaint.controllers.replicaset.owners import SelectorCache
-from kubetaint.controllers.replicaset.workqueue import WorkQueue
+from kubetaint.controllers.replicaset.queue_controller import QueueController
 from kubetaint.controllers.statefulset import claims, revisions, rolling
 from kubetaint.controllers.statefulset import pods as stspods
-from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
@@ -42,7 +41,7 @@ BURST_REPLICAS = 500
 log = logging.getLogger(__name__)
 
 
-class StatefulSetController:
+class StatefulSetController(QueueController[Store]):
     """Keeps each StatefulSet's ordinal pods and its status."""
 
     def __init__(
@@ -56,15 +55,11 @@ class StatefulSetController:
         recorder: EventRecorder | None = None,
         feature_gates: FeatureGates | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, "statefulset-controller", "statefulset", recorder)
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.sets = self.informers.shared_or_own(sts_informer, RESOURCE)
         self.revisions = self.informers.shared_or_own(revision_informer, history.RESOURCE)
         self.history = History(store, self.revisions)
-        self.recorder = recorder or EventRecorder(store, clock, "statefulset-controller")
-        self.queue: WorkQueue[Key] = WorkQueue(clock, self.sync, "statefulset")
         #: MaxUnavailableStatefulSet: a rolling update takes down up to maxUnavailable pods at once
         self.max_unavailable_gate = gate_enabled(feature_gates, "MaxUnavailableStatefulSet")
         self._reported: set[str] = set()  # uids whose NotModelled warning was recorded
@@ -81,14 +76,6 @@ class StatefulSetController:
                 on_delete=self._forget,
             )
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        """Stop the informers this controller started and cancel its queued work."""
-        self.informers.stop()
-        self.queue.stop()
 
     def _pod_changed(self, namespace: str, name: str, old: JSON | None, new: JSON | None) -> None:
         self.queue.add((namespace, name))
@@ -196,7 +183,9 @@ class StatefulSetController:
         return spec.get("template") or {}, str(update["metadata"].get("name") or "")
 
     def _update(self, sts: JSON, uid: str, owned: list[JSON], current: JSON, update: JSON) -> None:
-        """updateStatefulSet without its status: create, recreate, scale down, roll."""
+        """updateStatefulSet without its status: create, recreate, scale down, roll. With
+        OrderedReady each step waits for the pods before it to be Running, Ready and available
+        (Ready for minReadySeconds), as processReplica and processCondemned."""
         spec = sts.get("spec") or {}
         replica_count = int(spec.get("replicas") or 0) if spec.get("replicas") is not None else 1
         start = int((spec.get("ordinals") or {}).get("start") or 0)
@@ -210,10 +199,12 @@ class StatefulSetController:
             elif ordinal >= 0:
                 condemned.append(pod)
         condemned.sort(key=stspods.ordinal_of, reverse=True)
-        unhealthy = None  # the first unhealthy pod, by ordinal (replicas first, then condemned)
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        now = self.clock.now()
+        unhealthy = None  # the first unavailable pod, by ordinal (replicas first, then condemned)
         ordered = [replicas[i] for i in sorted(replicas)]
         for pod in [*[p for p in ordered if p is not None], *sorted(condemned, key=stspods.ordinal_of)]:
-            if not stspods.is_healthy(pod):
+            if rolling.is_unavailable(pod, min_ready, now):
                 unhealthy = pod
                 break
         created = 0
@@ -242,12 +233,20 @@ class StatefulSetController:
                 return
             if not stspods.is_running_and_ready(replica) and monotonic:
                 return
+            if not stspods.is_running_and_available(replica, min_ready, now) and monotonic:
+                return  # each predecessor available (Ready for minReadySeconds) first
         for pod in condemned:
             if stspods.is_terminating(pod):
                 if monotonic:
                     return
                 continue
             if not stspods.is_running_and_ready(pod) and monotonic and pod is not unhealthy:
+                return
+            if (
+                not stspods.is_running_and_available(pod, min_ready, now)
+                and monotonic
+                and pod is not unhealthy
+            ):
                 return
             self._delete(sts, pod)
             if monotonic:
