@@ -12,11 +12,13 @@ nothing but the group's list (the store gave it out, but every reader has let it
 reference count says so, as do those of its metadata and part, of the group and of the list)
 and the store's bounded history no longer reaches it, setting its field and resourceVersion
 makes it exactly the copy the write would store, and no reader can tell: nothing that could
-read it before exists.
+read it before exists. A reference count tells that only while the interpreter's lock keeps
+other threads from taking a reference meanwhile: a free-threaded build recycles nothing.
 """
 
 from __future__ import annotations
 
+import sysconfig
 from sys import getrefcount
 
 from kubetaint.speed.reference import reference_mode
@@ -34,6 +36,8 @@ def _held_once() -> int:
 
 
 _HELD_ONCE = _held_once()
+#: Reference counts tell who holds an object (not so in a free-threaded build).
+_COUNTS_TELL = not sysconfig.get_config_var("Py_GIL_DISABLED")
 #: Stands for a field an object does not have (equal to no value).
 _ABSENT = object()
 
@@ -75,7 +79,7 @@ class Spares:
 
     def keep(self, group: FieldWriteGroup) -> None:
         """Keep `group` (just published) for the write that renews its objects."""
-        if reference_mode():
+        if reference_mode() or not _COUNTS_TELL:
             return
         groups, kept = self._groups, self._kept
         groups[id(group.news[0])] = (group, kept)  # (the group holds the object: the id stays its own)
