@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.jobpolicies import (
     restart_policy_errors,
@@ -30,11 +31,6 @@ CONCURRENCY_POLICIES = ("Allow", "Forbid", "Replace")
 #: DNS1035LabelMaxLength - 11: the cronjob controller suffixes `-<timestamp>` to its Jobs' names.
 CRON_JOB_NAME_MAX = 52
 CRON_DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
-
-
-def _m(obj: Obj | None, name: str) -> Obj:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, Mapping) else {}
 
 
 def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:

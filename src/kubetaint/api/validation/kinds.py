@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from operator import is_not
 from typing import Any
 
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import batch, configdata, crd, endpoints, rbac, services, storage
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.intstr import int_or_percent
@@ -47,11 +48,6 @@ SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluste
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
 #: policy.UnhealthyPodEvictionPolicyType values, sorted as upstream lists them
 UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
-
-
-def _m(obj: Obj, name: str) -> Obj:
-    value = obj.get(name)
-    return value if type(value) is dict or isinstance(value, Mapping) else {}  # (the ABC check is slow)
 
 
 def _meta(obj: Obj, old: Obj | None, *, namespaced: bool, dns_label: bool = False) -> list[f.FieldError]:
