@@ -12,7 +12,13 @@ import pytest
 from kubetaint.api.errors import StatusError
 from kubetaint.clock import VirtualClock
 from kubetaint.clock.base import format_micro_time
-from kubetaint.store.eventseries import FINISH_TIME, REFRESH_TIME, EventsV1Broadcaster, EventsV1Recorder
+from kubetaint.store.eventseries import (
+    FINISH_TIME,
+    REFRESH_TIME,
+    EventsV1Broadcaster,
+    EventsV1Recorder,
+    StoreSink,
+)
 from kubetaint.store.interface import JSON
 from kubetaint.store.memory import MemoryStore
 
@@ -64,7 +70,7 @@ def store(clock: VirtualClock) -> Writes:
 
 @pytest.fixture
 def broadcaster(store: Writes, clock: VirtualClock) -> EventsV1Broadcaster:
-    events = EventsV1Broadcaster(store, clock)
+    events = EventsV1Broadcaster(StoreSink(store), clock)
     events.start()
     return events
 

@@ -1,9 +1,7 @@
 """events.k8s.io/v1 Events, served from the core Events' storage as kube-apiserver serves them:
-the conversion of pkg/apis/events/v1 (conversion.go) between an events.k8s.io/v1 Event and the
-stored core Event (`regarding` is `involvedObject`, `note` is `message`, `reportingController` is
-`reportingComponent`, the deprecated fields are `source`, `firstTimestamp`, `lastTimestamp` and
-`count`), and its field selectors (AddFieldLabelConversionsForEvent: `regarding.*` select on
-`involvedObject.*`, `reportingController` on `reportingComponent`)."""
+through the conversion of pkg/apis/events/v1 (`kubetaint.api.events_conversion`), with its field
+selectors (AddFieldLabelConversionsForEvent: `regarding.*` select on `involvedObject.*`,
+`reportingController` on `reportingComponent`) and its validation of writes."""
 
 from __future__ import annotations
 
@@ -12,14 +10,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api import errors
+from kubetaint.api.events_conversion import GROUP
 from kubetaint.api.resources import Resource
 from kubetaint.api.validation import field
 from kubetaint.api.validation.names import is_qualified_name
 from kubetaint.api.validation.status import invalid_status
-
-JSON = dict[str, Any]
-GROUP = "events.k8s.io"
-API_VERSION = "events.k8s.io/v1"
 
 #: events.k8s.io/v1 field selector labels and the core Event fields they select on.
 FIELD_LABELS = {
@@ -42,69 +37,6 @@ FIELD_LABELS = {
 def converts(res: Resource) -> bool:
     """Whether `res` is served through this conversion (events.k8s.io/v1 Events)."""
     return res.group == GROUP and res.kind == "Event"
-
-
-def to_served(event: Mapping[str, Any]) -> JSON:
-    """A stored core Event as events.k8s.io/v1 serves it (Convert_core_Event_To_v1_Event), in the
-    order of the Go struct's fields."""
-    out: JSON = {
-        "kind": "Event",
-        "apiVersion": API_VERSION,
-        "metadata": event.get("metadata") or {},
-        "eventTime": event.get("eventTime"),
-    }
-    if event.get("series") is not None:
-        out["series"] = event["series"]
-    for served, stored in (
-        ("reportingController", "reportingComponent"),
-        ("reportingInstance", "reportingInstance"),
-        ("action", "action"),
-        ("reason", "reason"),
-    ):
-        if event.get(stored):
-            out[served] = event[stored]
-    out["regarding"] = event.get("involvedObject") or {}
-    if event.get("related") is not None:
-        out["related"] = event["related"]
-    if event.get("message"):
-        out["note"] = event["message"]
-    if event.get("type"):
-        out["type"] = event["type"]
-    out["deprecatedSource"] = event.get("source") or {}
-    out["deprecatedFirstTimestamp"] = event.get("firstTimestamp")
-    out["deprecatedLastTimestamp"] = event.get("lastTimestamp")
-    if event.get("count"):
-        out["deprecatedCount"] = event["count"]
-    return out
-
-
-def to_stored(event: Mapping[str, Any]) -> JSON:
-    """An events.k8s.io/v1 Event as the core Event stored (Convert_v1_Event_To_core_Event), in the
-    order of the core Go struct's fields."""
-    out: JSON = {
-        "kind": "Event",
-        "apiVersion": "v1",
-        "metadata": event.get("metadata") or {},
-        "involvedObject": event.get("regarding") or {},
-        "reason": event.get("reason") or "",
-        "message": event.get("note") or "",
-        "source": event.get("deprecatedSource") or {},
-        "firstTimestamp": event.get("deprecatedFirstTimestamp"),
-        "lastTimestamp": event.get("deprecatedLastTimestamp"),
-    }
-    if event.get("deprecatedCount"):
-        out["count"] = event["deprecatedCount"]
-    out["type"] = event.get("type") or ""
-    out["eventTime"] = event.get("eventTime")
-    if event.get("series") is not None:
-        out["series"] = event["series"]
-    if event.get("action"):
-        out["action"] = event["action"]
-    if event.get("related") is not None:
-        out["related"] = event["related"]
-    out["reportingComponent"] = event.get("reportingController") or ""
-    out["reportingInstance"] = event.get("reportingInstance") or ""
-    return out
 
 
 def stored_field_selector(res: Resource, selector: str | None) -> str | None:

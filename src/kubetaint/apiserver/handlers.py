@@ -15,6 +15,7 @@ from starlette.responses import Response
 from kubetaint.api import crformats, errors
 from kubetaint.api.crd import GROUP as CRD_GROUP
 from kubetaint.api.crd import CustomResource
+from kubetaint.api.events_conversion import to_served, to_stored
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.api.resources import Resource, stored_only_warning
 from kubetaint.apiserver import crd_served, eventsv1, fieldmanagement, fieldvalidation, query, scale
@@ -52,7 +53,7 @@ def _out(res: Resource, obj: JSON) -> JSON:
     events.k8s.io/v1 Event converted from the stored core Event)."""
     if isinstance(res, CustomResource):
         return crd_served.at_version(res, obj)
-    return eventsv1.to_served(obj) if eventsv1.converts(res) else obj
+    return to_served(obj) if eventsv1.converts(res) else obj
 
 
 def _in(res: Resource, obj: JSON, old: JSON | None) -> JSON:
@@ -64,7 +65,7 @@ def _in(res: Resource, obj: JSON, old: JSON | None) -> JSON:
     # apiVersion, as an update keeps the stored ones): the conversion reads well-typed fields only
     obj = {**obj, "apiVersion": res.api_version, "kind": res.kind}
     check_decodable(obj)
-    stored = eventsv1.to_stored(obj)
+    stored = to_stored(obj)
     eventsv1.check_write(stored, old)
     return stored
 
@@ -234,7 +235,7 @@ class Handlers:
             scaling = target.subresource == "scale"
             stored = old
             if eventsv1.converts(res):  # the patch applies to the events.k8s.io/v1 Event
-                old = eventsv1.to_served(stored)
+                old = to_served(stored)
             if scaling:  # the patch applies to the Scale; the parent's spec.replicas changes
                 patched = _from_scale(res, old, self._apply_patch(kind, _to_scale(res, old), body, request))
             elif kind == patches.APPLY_PATCH:

@@ -10,6 +10,7 @@ from typing import Any
 
 from kubetaint.api import errors
 from kubetaint.api.crd import CustomResource
+from kubetaint.api.events_conversion import to_served
 from kubetaint.api.omitempty import omit_empty
 from kubetaint.apiserver import crd_served, eventsv1
 from kubetaint.apiserver.printers import printer_for
@@ -47,7 +48,7 @@ def with_type(res: ResourceInfo, obj: JSON) -> JSON:
     if obj.get("kind") == res.kind and obj.get("apiVersion") == res.api_version:
         return omit_empty(obj)
     if eventsv1.converts(res):  # a stored core Event served as an events.k8s.io/v1 Event
-        return omit_empty(eventsv1.to_served(obj))
+        return omit_empty(to_served(obj))
     if isinstance(res, CustomResource):  # served at the request's version (conversion None)
         return omit_empty({**obj, "kind": res.kind, "apiVersion": res.api_version})
     return omit_empty({"kind": res.kind, "apiVersion": res.api_version, **obj})

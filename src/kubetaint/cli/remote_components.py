@@ -30,11 +30,11 @@ from kubetaint.registry import Registry
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.eventseries import EventsV1Broadcaster
 from kubetaint.store.informer import Informer
 from kubetaint.store.interface import StoreError
 from kubetaint.store.remote import RemoteStore
 from kubetaint.store.remote_config import load_kubeconfig
+from kubetaint.store.remote_events import EventBroadcasterAdapter
 
 
 def run(options: dict[str, Any], lease: str, build: Builder) -> None:
@@ -73,14 +73,20 @@ def run(options: dict[str, Any], lease: str, build: Builder) -> None:
     sys.exit(outcome.code)
 
 
+def _process_rng() -> random.Random:
+    """A generator of this process's own (the jitter of a remote component's retries)."""
+    return random.Random(random.SystemRandom().getrandbits(64))
+
+
 class RemoteScheduler:
-    """A SchedulerHost on its own informers, started when leading."""
+    """A SchedulerHost on its own informers, started when leading; its events recorded as
+    kube-scheduler's EventBroadcasterAdapter records them (events.k8s.io/v1 when served)."""
 
     def __init__(self, store: RemoteStore, registry: Registry, clock: Clock, scheduler_name: str) -> None:
         self.informers = [Informer(store, r) for r in ("nodes", "pods", "poddisruptionbudgets.policy")]
         config = {"profiles": [{"schedulerName": scheduler_name}]}
-        rng = random.Random(random.SystemRandom().getrandbits(64))
-        self.events = EventsV1Broadcaster(store, clock)
+        rng = _process_rng()
+        self.events = EventBroadcasterAdapter(store, clock, _process_rng())
         self.host = SchedulerHost(
             registry,
             clock,
@@ -113,11 +119,16 @@ class RemoteControllers:
         self.store, self.registry, self.clock = store, registry, clock
         self.informers: list[Informer] = []
         self.controllers: list[Any] = []
+        self.recorders: list[EventRecorder] = []
 
     def start(self) -> None:
         nodes, pods = Informer(self.store, "nodes"), Informer(self.store, "pods")
         leases = Informer(self.store, LEASES, namespace="kube-node-lease")
         self.informers = [nodes, pods, leases]
+        self.recorders = [
+            EventRecorder(self.store, self.clock, component, rng=_process_rng())
+            for component in ("node-controller", "taint-eviction-controller")
+        ]
         self.controllers = [
             NodeLifecycleController(
                 self.registry,
@@ -125,14 +136,14 @@ class RemoteControllers:
                 node_informer=nodes,
                 pod_informer=pods,
                 lease_informer=leases,
-                recorder=EventRecorder(self.store, self.clock, "node-controller"),
+                recorder=self.recorders[0],
             ),
             TaintEvictionController(
                 self.registry,
                 self.clock,
                 pod_informer=pods,
                 node_informer=nodes,
-                recorder=EventRecorder(self.store, self.clock, "taint-eviction-controller"),
+                recorder=self.recorders[1],
             ),
         ]
         for controller in self.controllers:
@@ -145,6 +156,8 @@ class RemoteControllers:
             informer.stop()
         for controller in self.controllers:
             controller.stop()
+        for recorder in self.recorders:
+            recorder.stop()
 
 
 def run_scheduler(options: dict[str, Any]) -> None:

@@ -33,7 +33,7 @@ from kubetaint.registry.managedfields import (
 )
 from kubetaint.scheduler.config import ConfigError
 from kubetaint.scheduler.scheduler import Scheduler
-from kubetaint.store.eventseries import EventsV1Broadcaster
+from kubetaint.store.eventseries import EventsV1Broadcaster, StoreSink
 from kubetaint.store.informer import Informer
 from kubetaint.store.interface import JSON, Store
 
@@ -104,7 +104,7 @@ class ControlPlane:
         scheduler_rng = random.Random(root.getrandbits(64))
         self.controller_rng = random.Random(root.getrandbits(64))
         #: kube-scheduler's events.k8s.io/v1 broadcaster (its watchers see every event recorded)
-        self.scheduler_events = EventsV1Broadcaster(store, clock)
+        self.scheduler_events = EventsV1Broadcaster(StoreSink(store), clock)
         self.scheduler_host = SchedulerHost(
             self.registry,
             clock,

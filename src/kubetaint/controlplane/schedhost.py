@@ -22,7 +22,7 @@ from kubetaint.registry import Registry
 from kubetaint.registry.binding import bind
 from kubetaint.registry.managedfields import ManagerWrites
 from kubetaint.scheduler.scheduler import Scheduler, ScheduleResult
-from kubetaint.store.eventseries import EventsV1Recorder
+from kubetaint.store.events_adapter import EventsRecorder
 from kubetaint.store.informer import EventHandlers, Informer
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ class SchedulerHost:
         nodes: Informer,
         pods: Informer,
         pdbs: Informer,
-        recorder: EventsV1Recorder,
+        recorder: EventsRecorder,
         namespaces: Informer | None = None,
         replica_sets: Informer | None = None,
         stateful_sets: Informer | None = None,

@@ -5,22 +5,25 @@ recorder sharing a clock takes its nanoseconds from one sequence that never repe
 one instant of a virtual clock (where upstream's wall clock would still have moved on) get distinct
 names and none is lost to a name collision. The same event recorded again (same source, involved
 object, type, reason and message: the EventLogger of client-go's EventCorrelator) bumps `count` and
-`lastTimestamp` of the first one instead of creating another. A failed write is dropped (events are
-best effort).
+`lastTimestamp` of the first one instead of creating another (a new one when the first is gone).
+Each write is made as recordToSink makes it (`store.recording`): a refused one is dropped (events
+are best effort), one the server did not get is tried again after a sleep.
 """
 
 from __future__ import annotations
 
+import random
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, format_time
-from kubetaint.store.interface import JSON, Create, Store
+from kubetaint.store.interface import JSON, Create, Store, StoreError
+from kubetaint.store.recording import CORE_SLEEPS, Attempts, patch_event
 
 _API_VERSIONS = {
     "Pod": "v1",
@@ -35,8 +38,6 @@ _API_VERSIONS = {
 EventItem = tuple[str, str, str, str]
 #: client-go's maxLruCacheEntries: how many distinct events one recorder remembers for counting.
 MAX_LRU_CACHE_ENTRIES = 4096
-#: How many later nanoseconds a create tries when another process took the name (bounded).
-_NAME_ATTEMPTS = 8
 
 
 class _Nanoseconds:
@@ -102,16 +103,20 @@ class _Observation:
 
 
 class EventRecorder:
-    """Writes Events for one component (`source.component`, e.g. `taint-eviction-controller`)."""
+    """Writes Events for one component (`source.component`, e.g. `taint-eviction-controller`);
+    `rng` draws the sleeps before the writes an unreachable server did not get."""
 
-    def __init__(self, store: Store, clock: Clock, component: str, host: str = "") -> None:
+    def __init__(
+        self, store: Store, clock: Clock, component: str, host: str = "", *, rng: random.Random | None = None
+    ) -> None:
         self._store = store
         self._clock = clock
         self.component = component
         self.host = host
         self._stamps = stamps_of(clock)
         self._seen: OrderedDict[tuple[str, ...], _Observation] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._attempts = Attempts(clock, rng or random.Random(0), CORE_SLEEPS)
 
     def event(
         self,
@@ -124,16 +129,14 @@ class EventRecorder:
         field_path: str = "",
     ) -> JSON | None:
         """Record an event about `involved` (a stored object; `field_path`: the part of it the
-        event is about, e.g. `spec.containers{c}`); returns the stored Event or None."""
+        event is about, e.g. `spec.containers{c}`); returns the stored Event or None (refused,
+        or not written yet)."""
         now = self._clock.now()
         key, event = self._prepare(involved, kind, now, (event_type, reason, message, field_path))
-        bumped = self._bumped(key, event)
-        if bumped is not None:
-            return bumped
-        created = self._create(event, str(event["involvedObject"]["name"]), now)
-        if created is not None:
-            self._remember(key, created)
-        return created
+        repeated, written = self._repeat(key, event, now)
+        if repeated:
+            return written
+        return self._create(key, event, now)
 
     def events(
         self, batch: Sequence[tuple[Mapping[str, Any], Sequence[EventItem]]], kind: str = ""
@@ -156,23 +159,20 @@ class EventRecorder:
         results: list[JSON | None] = []
         fresh: list[tuple[int, tuple[str, ...], JSON]] = []
         for _, key, event in prepared:
-            results.append(self._bumped(key, event))
-            if results[-1] is None:
+            repeated, written = self._repeat(key, event, now)
+            results.append(written)
+            if not repeated:
                 fresh.append((len(results) - 1, key, event))
         for _, _, event in fresh:
-            event["metadata"]["name"] = f"{event['involvedObject']['name']}.{self._stamps.next(now):x}"
-        outcomes = self._store.commit([Create("events", event) for _, _, event in fresh]) if fresh else []
+            self._rename(event, now)
+        outcomes = _committed(self._store, [event for _, _, event in fresh])
         for (index, key, event), outcome in zip(fresh, outcomes, strict=True):
-            created: JSON | None
-            if isinstance(outcome, StatusError):
-                retry = outcome.reason == "AlreadyExists"
-                created = self._create(event, str(event["involvedObject"]["name"]), now) if retry else None
-            else:
-                created = outcome
-            if created is not None:
-                self._remember(key, created)
-            results[index] = created
+            results[index] = self._created(key, event, now, outcome)
         return results
+
+    def stop(self) -> None:
+        """Drop the writes still to come (a shut down broadcaster's)."""
+        self._attempts.stop()
 
     def _prepare(
         self, involved: Mapping[str, Any], kind: str, now: float, item: EventItem
@@ -214,18 +214,40 @@ class EventRecorder:
         }
         return key, event
 
-    def _bumped(self, key: tuple[str, ...], event: JSON) -> JSON | None:
-        """The first event of `key` bumped (count + 1, this event's time), or None when there is
-        none to bump (then `event` is created)."""
+    def _repeat(self, key: tuple[str, ...], event: JSON, now: float) -> tuple[bool, JSON | None]:
+        """Whether `event` repeats one this recorder wrote (then recorded as its bump: count + 1,
+        this event's time; or, when that one is gone, created anew) and what was written."""
         with self._lock:
             seen = self._seen.get(key)
             if seen is None:
-                return None
+                return False, None
             self._seen.move_to_end(key)
-            bumped = self._bump(seen, str(event["lastTimestamp"]))
-            if bumped is not None:
-                seen.count = int(bumped.get("count") or seen.count + 1)
-            return bumped
+            stamp_text = str(event["lastTimestamp"])
+            gone = False
+
+            def write() -> JSON:
+                nonlocal gone
+                if not gone:
+                    try:
+                        return patch_event(
+                            self._store, seen.namespace, seen.name, self._bump(seen, stamp_text)
+                        )
+                    except StatusError as error:
+                        if error.code != 404:
+                            raise
+                    gone = True
+                    self._rename(event, now)
+                return self._store.create("events", event)
+
+            def recorded(stored: JSON) -> None:
+                if gone:
+                    self._remember(key, stored)
+                else:
+                    seen.count = int(stored.get("count") or seen.count + 1)
+
+            return True, self._attempts.record(
+                write, rename=lambda: self._rename(event, now), recorded=recorded
+            )
 
     def _remember(self, key: tuple[str, ...], created: JSON) -> None:
         meta = created["metadata"]
@@ -235,33 +257,67 @@ class EventRecorder:
             while len(self._seen) > MAX_LRU_CACHE_ENTRIES:
                 self._seen.popitem(last=False)
 
-    def _create(self, event: JSON, involved_name: str, now: float) -> JSON | None:
-        for _ in range(_NAME_ATTEMPTS):
-            event["metadata"]["name"] = f"{involved_name}.{self._stamps.next(now):x}"
-            try:
-                return self._store.create("events", event)
-            except StatusError as error:
-                if error.reason != "AlreadyExists":
-                    return None
-        return None
+    def _rename(self, event: JSON, now: float) -> None:
+        """Name `event` for its object and the next nanosecond of `now`."""
+        event["metadata"]["name"] = f"{event['involvedObject']['name']}.{self._stamps.next(now):x}"
 
-    def _bump(self, seen: _Observation, stamp_text: str) -> JSON | None:
-        """The EventLogger's patch of a repeated event: count + 1 and the new lastTimestamp on the
-        first event's name. None when that event is gone (then a new one is created, as upstream)."""
-        try:
-            current = self._store.get("events", seen.namespace, seen.name)
-        except StatusError:
-            return None
-        updated = {
-            **current,
-            "count": int(current.get("count") or seen.count) + 1,
-            "lastTimestamp": stamp_text,
-        }
-        updated["metadata"] = dict(current["metadata"])
-        try:
-            return self._store.update("events", updated)
-        except StatusError:
-            return None
+    def _create(self, key: tuple[str, ...], event: JSON, now: float) -> JSON | None:
+        """Create `event` under the next name of its object (a later one when that is taken)."""
+        self._rename(event, now)
+        return self._attempts.record(
+            lambda: self._store.create("events", event),
+            rename=lambda: self._rename(event, now),
+            recorded=lambda created: self._remember(key, created),
+        )
+
+    def _created(
+        self, key: tuple[str, ...], event: JSON, now: float, outcome: JSON | StatusError | StoreError
+    ) -> JSON | None:
+        """What became of `event`, created in a commit with others: remembered when stored, created
+        on its own when its name was taken or the server not reached, dropped when refused."""
+        if isinstance(outcome, StoreError) or (
+            isinstance(outcome, StatusError) and outcome.reason == "AlreadyExists"
+        ):
+            return self._create(key, event, now)
+        if isinstance(outcome, StatusError):
+            return self._attempts.record(_raising(outcome))
+        self._remember(key, outcome)
+        return outcome
+
+    @staticmethod
+    def _bump(seen: _Observation, stamp_text: str) -> Callable[[JSON], JSON]:
+        """The EventLogger's patch of a repeated event: count + 1 and the new lastTimestamp."""
+
+        def bumped(current: JSON) -> JSON:
+            updated = {
+                **current,
+                "count": int(current.get("count") or seen.count) + 1,
+                "lastTimestamp": stamp_text,
+            }
+            updated["metadata"] = dict(current["metadata"])
+            return updated
+
+        return bumped
+
+
+def _committed(store: Store, events: list[JSON]) -> list[JSON | StatusError | StoreError]:
+    """The outcome of each create of `events` in one commit (the commit's StoreError for each when
+    the store was not reached)."""
+    if not events:
+        return []
+    try:
+        return list(store.commit([Create("events", event) for event in events]))
+    except StoreError as error:
+        return [error] * len(events)
+
+
+def _raising(error: Exception) -> Callable[[], JSON]:
+    """A write whose outcome is already known to be `error` (a refusal a commit answered)."""
+
+    def write() -> JSON:
+        raise error
+
+    return write
 
 
 @dataclass
@@ -310,7 +366,7 @@ class EventQueue:
             if (id(entry.recorder), entry.key) in keys:
                 self._create(fresh)
                 fresh, keys = [], set()
-            if entry.recorder._bumped(entry.key, entry.event) is None:
+            if not entry.recorder._repeat(entry.key, entry.event, entry.now)[0]:
                 fresh.append(entry)
                 keys.add((id(entry.recorder), entry.key))
         self._create(fresh)
@@ -323,16 +379,8 @@ class EventQueue:
         self._queued = []
 
     def _create(self, fresh: list[_Queued]) -> None:
-        if not fresh:
-            return
         for entry in fresh:
-            name = entry.event["involvedObject"]["name"]
-            entry.event["metadata"]["name"] = f"{name}.{entry.recorder._stamps.next(entry.now):x}"
-        outcomes = self._store.commit([Create("events", entry.event) for entry in fresh])
+            entry.recorder._rename(entry.event, entry.now)
+        outcomes = _committed(self._store, [entry.event for entry in fresh])
         for entry, outcome in zip(fresh, outcomes, strict=True):
-            created: JSON | None = outcome if not isinstance(outcome, StatusError) else None
-            if isinstance(outcome, StatusError) and outcome.reason == "AlreadyExists":
-                name = str(entry.event["involvedObject"]["name"])
-                created = entry.recorder._create(entry.event, name, entry.now)
-            if created is not None:
-                entry.recorder._remember(entry.key, created)
+            entry.recorder._created(entry.key, entry.event, entry.now, outcome)

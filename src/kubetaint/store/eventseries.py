@@ -21,31 +21,31 @@ broadcaster's watchers see them) and records it through its sink (recordToSink):
 What is written is the Event as the API server stores it and serves it in core/v1 (the
 conversion of pkg/apis/events/v1: regarding is `involvedObject`, note is `message`,
 reportingController is `reportingComponent`; the deprecated fields are unset: `source` `{}`,
-`firstTimestamp` and `lastTimestamp` null, no `count`). A failed write is dropped (events are best
-effort; upstream's retries of an unreachable server are not modelled: the store is reached or
-refuses)."""
+`firstTimestamp` and `lastTimestamp` null, no `count`), through its `EventSink`: a store
+(`StoreSink`) or an API server's events.k8s.io/v1 (`store.remote_events`). Each write is made as
+attemptRecording makes it (`store.recording`): a refused one is dropped (events are best effort),
+one the server did not get is tried again after a sleep; the periodic writes of the series try
+once (refreshExistingEventSeries, finishSeries)."""
 
 from __future__ import annotations
 
+import random
 import socket
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle, format_micro_time
 from kubetaint.store.events import object_reference, stamps_of
 from kubetaint.store.interface import JSON, Store
+from kubetaint.store.recording import EVENTS_V1_SLEEPS, Attempts, Write, patch_event, record_event
 
 #: finishTime: a series not observed for this long is written a last time and forgotten.
 FINISH_TIME = 6 * 60.0
 #: refreshTime: how often every series is written again.
 REFRESH_TIME = 30 * 60.0
-#: How many later nanoseconds a create tries when another process took the name (bounded).
-_NAME_ATTEMPTS = 8
-#: How many times a series write retries an update that lost a race with another writer.
-_CONFLICT_ATTEMPTS = 4
 
 EventKey = tuple[Any, ...]
 #: A watcher of a broadcaster: called with each event recorded (core/v1 form, a fresh dict).
@@ -130,12 +130,45 @@ def _event_of(key: EventKey, cached: _Cached) -> JSON:
     return event
 
 
-class EventsV1Broadcaster:
-    """client-go's events.eventBroadcasterImpl on a store (the sink) and a clock."""
+class EventSink(Protocol):
+    """EventSink: where a broadcaster writes its events (each given and returned in the core/v1
+    form the API server stores); a refusal is a StatusError, an unreachable server a StoreError."""
 
-    def __init__(self, store: Store, clock: Clock) -> None:
+    def create(self, event: JSON) -> JSON:
+        """Create `event`."""
+        ...
+
+    def patch_series(self, event: JSON) -> JSON:
+        """Patch the `series` of `event` onto the stored Event of its name (a 404 StatusError
+        when that is gone)."""
+        ...
+
+
+class StoreSink:
+    """A store as the sink: the Events created in it, a series patched as a read and an update."""
+
+    def __init__(self, store: Store) -> None:
         self._store = store
+
+    def create(self, event: JSON) -> JSON:
+        return self._store.create("events", event)
+
+    def patch_series(self, event: JSON) -> JSON:
+        meta = event["metadata"]
+        series = event["series"]
+        return patch_event(
+            self._store, meta["namespace"], meta["name"], lambda current: {**current, "series": series}
+        )
+
+
+class EventsV1Broadcaster:
+    """client-go's events.eventBroadcasterImpl on a sink and a clock (`rng` draws the sleeps
+    before the writes an unreachable server did not get)."""
+
+    def __init__(self, sink: EventSink, clock: Clock, *, rng: random.Random | None = None) -> None:
+        self._sink = sink
         self._clock = clock
+        self._attempts = Attempts(clock, rng or random.Random(0), EVENTS_V1_SLEEPS)
         self._stamps = stamps_of(clock)
         #: the cached events by isomorphic key
         self._cache: dict[EventKey, _Cached] = {}
@@ -162,10 +195,12 @@ class EventsV1Broadcaster:
         ]
 
     def stop(self) -> None:
-        """Cancel the periodic writes (the cache stays: a restart continues its series)."""
+        """Cancel the periodic writes and the tries still to come (the cache stays: a restart
+        continues its series)."""
         for handle in self._handles:
             handle.cancel()
         self._handles = []
+        self._attempts.stop()
 
     def _finish_periodically(self) -> None:
         self.finish_series()
@@ -200,64 +235,57 @@ class EventsV1Broadcaster:
                 cached.count += 1
                 return None
             cached.count = 2
-            return self._write_series(key, cached)
+            return self._attempts.record(self._series_write(key, cached), series=True)
 
     def refresh_series(self) -> None:
-        """refreshExistingEventSeries: write every series again (its current count)."""
+        """refreshExistingEventSeries: write every series again (its current count), once."""
         with self._lock:
             for key, cached in list(self._cache.items()):
                 if cached.count:
-                    self._write_series(key, cached)
+                    record_event(self._series_write(key, cached), series=True)
 
     def finish_series(self) -> None:
         """finishSeries: write a series a last time once not observed for FINISH_TIME, and forget
-        it; forget a single event FINISH_TIME after its eventTime."""
+        it (unless the server was not reached: then the next check writes it); forget a single
+        event FINISH_TIME after its eventTime."""
         horizon = self._clock.now() - FINISH_TIME
         with self._lock:
             for key, cached in list(self._cache.items()):
                 if cached.count:
                     if cached.last_observed < horizon:
-                        self._write_series(key, cached)
-                        del self._cache[key]
+                        _, retry = record_event(self._series_write(key, cached), series=True)
+                        if not retry:
+                            del self._cache[key]
                 elif cached.event_time < horizon:
                     del self._cache[key]
 
-    def _write_series(self, key: EventKey, cached: _Cached) -> JSON | None:
-        """recordEvent of a series: its `series` patched onto the stored Event, or the Event
-        created again (with its name) when it is gone."""
-        series = cached.series()
-        for _ in range(_CONFLICT_ATTEMPTS):
+    def _series_write(self, key: EventKey, cached: _Cached) -> Write:
+        """recordEvent's write of a series: its `series` patched onto the stored Event, or the
+        Event created again (with its name) when it is gone."""
+
+        def write() -> JSON:
+            event = _event_of(key, cached)
             try:
-                current = self._store.get("events", cached.namespace, cached.name)
+                return self._sink.patch_series(event)
             except StatusError as error:
                 if error.code != 404:
-                    return None
-                try:
-                    return self._store.create("events", _event_of(key, cached))
-                except StatusError:
-                    return None
-            try:
-                return self._store.update("events", {**current, "series": series})
-            except StatusError as error:
-                if error.code != 409:
-                    return None
-        return None
+                    raise
+            return self._sink.create(event)
+
+        return write
 
     def _create(self, event: JSON, cached: _Cached) -> JSON | None:
         """The event created under its name, or a later nanosecond's when the name is taken
-        (then the cache follows the name). The store takes `event` over."""
+        (then the cache follows the name). The sink takes `event` over."""
         name = str(event["involvedObject"].get("name") or "")
         now = self._clock.now()
-        for attempt in range(_NAME_ATTEMPTS):
-            if attempt:
-                cached.name = f"{name}.{self._stamps.next(now):x}"
-                event = {**event, "metadata": {**event["metadata"], "name": cached.name}}
-            try:
-                return self._store.create("events", event)
-            except StatusError as error:
-                if error.reason != "AlreadyExists":
-                    return None
-        return None
+        current = [event]
+
+        def rename() -> None:
+            cached.name = f"{name}.{self._stamps.next(now):x}"
+            current[0] = {**current[0], "metadata": {**current[0]["metadata"], "name": cached.name}}
+
+        return self._attempts.record(lambda: self._sink.create(current[0]), rename=rename)
 
 
 class EventsV1Recorder:

@@ -111,16 +111,23 @@ class RemoteStore(ObjectByObject):
     # HTTP ----------------------------------------------------------------------------------
 
     def request(
-        self, method: str, path: str, *, body: Any = None, params: dict[str, str] | None = None
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: dict[str, str] | None = None,
+        content_type: str = "application/json",
     ) -> Any:
-        """One request; API errors as StatusError, transport errors as StoreError."""
+        """One request (`body` sent as `content_type`); API errors as StatusError, transport
+        errors as StoreError."""
         try:
             response = self._client.request(
                 method,
                 path,
                 params=params,
                 content=None if body is None else json.dumps(body),
-                headers={"Content-Type": "application/json"} if body is not None else None,
+                headers={"Content-Type": content_type} if body is not None else None,
                 timeout=REQUEST_TIMEOUT,
             )
         except httpx.HTTPError as err:
@@ -136,6 +143,17 @@ class RemoteStore(ObjectByObject):
         return payload
 
     # reads ---------------------------------------------------------------------------------
+
+    def serves(self, group_version: str) -> bool:
+        """Whether the server serves `group_version` (`events.k8s.io/v1`), as discovery's
+        ServerResourcesForGroupVersion tells a client: any error, an unreachable server's
+        included, is a no."""
+        path = "/api/v1" if group_version == "v1" else f"/apis/{group_version}"
+        try:
+            self.request("GET", path)
+        except (StatusError, StoreError):
+            return False
+        return True
 
     def get(self, resource: str, namespace: str, name: str) -> JSON:
         obj: JSON = self.request("GET", resource_path(resource, namespace, name))
