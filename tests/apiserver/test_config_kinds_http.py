@@ -150,7 +150,7 @@ RUN_ONCE = {**TEMPLATE, "spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}
 DEFAULTS: dict[str, JSON] = {
     "StatefulSet": {
         "podManagementPolicy": "OrderedReady",
-        "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+        "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}},
         "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"},
         "replicas": 1,
         "revisionHistoryLimit": 10,

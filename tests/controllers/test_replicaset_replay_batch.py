@@ -3,7 +3,8 @@
 controller reference, orphans with equal labels share the owners matching them. It must queue
 the same owners in the same order and mark the same views as `_pod_changed(None, pod)` of each
 pod in turn (and the DaemonSet controller's `_pods_added`, which shares the controller
-reference of pods sharing their reference list, likewise); a PodOwnerIndex must index the same and tell the same changes with `on_adds` as
+reference of pods sharing their reference list and the DaemonSets matching consecutive orphans
+with equal labels, likewise: the same DaemonSets queued, the same orphans wanted); a PodOwnerIndex must index the same and tell the same changes with `on_adds` as
 without; the pod garbage collector's batch of adds must index what `_add` of each pod indexes, also
 over pods indexed before; the garbage collector's graph must add a replay as `add_keyed` of each
 object and hand over the same objects to examine, each right after adding it."""
@@ -19,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controllers.test_informer_replay_batch import pod
-from controllers.workload_builders import owner_index_state, replicaset
+from controllers.workload_builders import daemonset, owner_index_state, replicaset
 from kubetaint.clock import VirtualClock
 from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.daemonset.controller import DaemonSetController
@@ -200,12 +201,24 @@ def _daemon_owned(obj: JSON, kind: str) -> JSON:
     return obj
 
 
+#: DaemonSets selecting orphans: app=x in two namespaces, app=y in one.
+DAEMON_OWNERS = [
+    {**daemonset("ds-x", {"app": "x"}), "metadata": {"name": "ds-x", "namespace": "default"}},
+    {**daemonset("ds-x-other", {"app": "x"}), "metadata": {"name": "ds-x-other", "namespace": "other"}},
+    {**daemonset("ds-y", {"app": "y"}), "metadata": {"name": "ds-y", "namespace": "default"}},
+]
+
+
 def _daemonset_told(pods: list[JSON], shared_refs: bool) -> None:
     store = MemoryStore(VirtualClock())
+    for owner in DAEMON_OWNERS:
+        store.create("daemonsets.apps", copy.deepcopy(owner))
     for obj in pods:
         store.create("pods", obj)
     informer = Informer(store, "pods")
     informer.start()
+    daemonsets = Informer(store, "daemonsets.apps")
+    daemonsets.start()
     items = list(informer.keyed_items())
     if shared_refs:  # one owner's adopted pods: the very same reference list
         lists: dict[str, Any] = {}
@@ -221,18 +234,20 @@ def _daemonset_told(pods: list[JSON], shared_refs: bool) -> None:
             random.Random(1),
             pod_informer=informer,
             node_informer=Informer(store, "nodes"),
-            ds_informer=Informer(store, "daemonsets.apps"),
+            ds_informer=daemonsets,
         )
         for uid in ("rs-x-uid", "ds-b-uid"):  # owners whose pods by node are kept
             controller._by_node[uid] = PodsByNode(0, [], key_of)
         added: list[Key] = []
         controller.queue.add = added.append  # type: ignore[method-assign]
+        added.clear()  # (the DaemonSets' own adds)
         if batched:
             controller._pods_added(items)
         else:
             for _, obj in items:
                 controller._pod_changed(None, obj)
-        told.append((added, {uid: grouped.dirty for uid, grouped in controller._by_node.items()}))
+        dirty = {uid: grouped.dirty for uid, grouped in controller._by_node.items()}
+        told.append((added, dirty, controller._wanted, controller._orphans))
     assert told[0] == told[1]
 
 
@@ -251,6 +266,22 @@ DAEMON_TABLE = [
     pytest.param(
         [pod("a", owner="rs-x"), _daemon_owned(pod("b", owner="ds-b"), "DaemonSet"), pod("c", owner="rs-x")],
         id="a ReplicaSet's pods are marked, not queued",
+    ),
+    pytest.param(
+        [
+            pod("a", labels={"app": "x"}),
+            pod("b", labels={"app": "x"}),
+            pod("c", "other", labels={"app": "x"}),
+            pod("d", "other", labels={"app": "x"}),
+            pod("e", "other", labels={"app": "y"}),
+            pod("f", labels={"app": "y"}),
+            pod("g", labels={"app": 1}),  # type: ignore[dict-item]  # (equal to True, not to "1")
+            pod("h", labels={"app": True}),  # type: ignore[dict-item]
+            pod("i", labels={"app": "y"}),
+            pod("j"),
+            pod("k", labels={"app": "x"}),  # (the last of its namespace, listed before other/c)
+        ],
+        id="orphans the DaemonSets select, of two namespaces, with labels equal or not",
     ),
 ]
 

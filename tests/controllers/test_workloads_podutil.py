@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -92,5 +93,19 @@ def test_pod_from_template_copies_labels_annotations_and_spec() -> None:
     assert created["metadata"]["generateName"] == "web-"
     assert created["metadata"]["annotations"] == {"a": "1"}
     assert controller_of(created) == ref
-    created["metadata"]["labels"]["x"] = "y"
-    assert template["metadata"]["labels"] == {"app": "web"}
+    assert created["metadata"]["labels"] == {"app": "web"}
+    created["metadata"]["annotations"]["b"] = "2"
+    assert template["metadata"]["annotations"] == {"a": "1"}
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["shared labels", "reference mode: a copy"])
+def test_pods_of_one_template_share_its_labels_object(
+    reference: bool, switch_reference_mode: Callable[[bool], None]
+) -> None:
+    switch_reference_mode(reference)
+    owner = {"metadata": {"name": "web", "namespace": "prod", "uid": "u1"}}
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": []}}
+    first, second = (pod_from_template(template, owner, {}, name) for name in ("web-a", "web-b"))
+    assert first["metadata"]["labels"] == second["metadata"]["labels"] == {"app": "web"}
+    shared = first["metadata"]["labels"] is template["metadata"]["labels"]
+    assert shared is (second["metadata"]["labels"] is template["metadata"]["labels"]) is not reference

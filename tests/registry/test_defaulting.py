@@ -61,7 +61,10 @@ def test_a_stateful_set_update_without_defaults_stores_them() -> None:
     bare = {**manifest, "metadata": created["metadata"], "spec": {**manifest["spec"], "replicas": 3}}
     updated = registry.update("statefulsets.apps", bare)
     assert updated["spec"]["replicas"] == 3
-    assert updated["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}
+    assert updated["spec"]["updateStrategy"] == {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"partition": 0, "maxUnavailable": 1},
+    }
     assert updated["spec"]["revisionHistoryLimit"] == 10
 
 

@@ -138,3 +138,38 @@ def test_the_memo_key_leaves_out_nodename_only(first: JSON, second: JSON, shared
     assert (a.requests is b.requests) is shared
     assert len(podinfo._SPEC_FACTS) == (1 if shared else 2)
     assert facts(b) == facts(afresh(second))
+
+
+def _pinned(name: str, node: str, affinity: JSON | None = None) -> JSON:
+    """A pod of SHARED's template pinned to `node` as a DaemonSet pins its pods (an affinity of
+    its own, every other spec value the template's)."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+    pinned = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}},
+        **(affinity or {}),
+    }
+    return stamped(name, None, affinity=pinned)
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        pytest.param(_pinned("b", "node-2"), id="pinned to another node"),
+        pytest.param(_pinned("b", "node-1"), id="pinned to the same node, another affinity object"),
+        pytest.param(
+            _pinned(
+                "b", "node-2", {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}}
+            ),
+            id="pod anti-affinity beside the node affinity",
+        ),
+        pytest.param(stamped("b", "node-2", affinity={}), id="an empty affinity"),
+    ],
+)
+def test_a_pod_differing_only_by_its_affinity_gets_what_deriving_afresh_gives(second: JSON) -> None:
+    podinfo._SPEC_FACTS.clear()
+    podinfo._SPEC_FACTS_BUT_AFFINITY.clear()
+    PodInfo(_pinned("a", "node-1"))
+    assert len(podinfo._SPEC_FACTS_BUT_AFFINITY) == 1
+    found = PodInfo(second)
+    assert facts(found) == facts(afresh(second))
+    assert found.facts.requests is PodInfo(_pinned("c", "node-3")).facts.requests, "taken over"

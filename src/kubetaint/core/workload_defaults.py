@@ -20,8 +20,9 @@ def _spec(obj: JSON) -> JSON:
 
 
 def default_stateful_set(obj: JSON) -> JSON:
-    """SetDefaults_StatefulSet: OrderedReady, RollingUpdate with partition 0, Retain/Retain PVC
-    retention (StatefulSetAutoDeletePVC), 1 replica, 10 revisions."""
+    """SetDefaults_StatefulSet: OrderedReady, RollingUpdate with partition 0 and maxUnavailable 1
+    (MaxUnavailableStatefulSet), Retain/Retain PVC retention (StatefulSetAutoDeletePVC), 1 replica,
+    10 revisions."""
     spec = _spec(obj)
     spec.setdefault("podManagementPolicy", "OrderedReady")
     strategy = dict(spec["updateStrategy"]) if isinstance(spec.get("updateStrategy"), dict) else {}
@@ -31,6 +32,8 @@ def default_stateful_set(obj: JSON) -> JSON:
     rolling = strategy.get("rollingUpdate")
     if strategy["type"] == "RollingUpdate" and isinstance(rolling, dict):
         strategy["rollingUpdate"] = {"partition": 0, **rolling}
+        if strategy["rollingUpdate"].get("maxUnavailable") is None:
+            strategy["rollingUpdate"]["maxUnavailable"] = 1
     spec["updateStrategy"] = strategy
     retention = spec.get("persistentVolumeClaimRetentionPolicy")
     retention = dict(retention) if isinstance(retention, dict) else {}

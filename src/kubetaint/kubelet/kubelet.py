@@ -396,6 +396,8 @@ class HollowKubelet(KubeletFaults):
             return  # picked up again by recover()
         batch = self._admitted.read(self.store, self._pending)
         self._pending.clear()
+        if len(batch) > 1 and self._admitted.start_running(batch):
+            return  # (the pods already running here at a start, admitted at once)
         if len(batch) > 1:  # HandlePodAdditions admits in creation order.
             batch.sort(key=lambda p: (p["metadata"].get("creationTimestamp") or "", p["metadata"]["name"]))
         for pod in batch:

@@ -19,6 +19,7 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.kubelet.admission import Others, PodUsage
 from kubetaint.kubelet.resources import RequestsOf
+from kubetaint.kubelet.runtime import RUN_TO_COMPLETION
 from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
@@ -54,6 +55,44 @@ class AdmittedPods:
     def observe(self, key: Key, pod: JSON) -> None:
         if self.view is not None:
             self.view.observe(key, pod, self.uids.get(key))
+
+    def start_running(self, pods: list[JSON]) -> bool:
+        """Speeds up a kubelet's first look at the pods already running on its node (a
+        scenario's or a snapshot's: 150,000 at 5,000 nodes) by admitting them at once, unordered,
+        their requests tallied once per requests object (off without the pod view, as in
+        reference mode: False).
+
+        When no pod is admitted here yet and each of `pods` (distinct keys, as the view holds
+        them) is bound here, Running, not being deleted, has a uid and runs until stopped (no
+        restartPolicy Never or OnFailure: no container exit to schedule), looking at each in
+        creation order admits each as it is (`set(key, uid)`) and does nothing else: the order
+        shows nowhere (admission counts the admitted pods and sums their requests). Returns
+        whether they were admitted; False leaves everything as it was."""
+        view = self.view
+        if view is None or self.uids:
+            return False
+        node_name = self.node_name
+        admitted: list[tuple[Key, str, JSON]] = []
+        for pod in pods:
+            meta, spec, status = pod.get("metadata"), pod.get("spec"), pod.get("status")
+            if type(meta) is not dict or type(spec) is not dict or type(status) is not dict:
+                return False
+            name, uid = meta.get("name"), meta.get("uid")
+            if (
+                type(name) is not str
+                or uid is None
+                or spec.get("nodeName") != node_name
+                or status.get("phase") != "Running"
+                or meta.get("deletionTimestamp")
+                or spec.get("restartPolicy") in RUN_TO_COMPLETION
+            ):
+                return False
+            admitted.append(((str(meta.get("namespace") or ""), name), str(uid), pod))
+        view.admit_all(admitted)
+        uids = self.uids
+        for key, uid, _ in admitted:
+            uids[key] = uid
+        return True
 
     def deleted(self, key: Key) -> None:
         if self.view is not None:
@@ -162,6 +201,26 @@ class RunningPods:
         self._leave(key)
 
     # the tally ---------------------------------------------------------------------------------
+
+    def admit_all(self, admitted: list[tuple[Key, str, JSON]]) -> None:
+        """`refresh(key, uid)` of each (key, uid, pod) in turn, where no key is a member and each
+        pod is the object held for its key, bound here and not terminal (`AdmittedPods.start_running`):
+        each becomes a member, its requests summed once per requests object (integer sums: the
+        same tally)."""
+        members, requests_of = self._members, self._requests_of
+        groups: dict[int, list[Any]] = {}  # id(requests) -> [requests, how many]
+        for key, uid, pod in admitted:
+            requests = requests_of(pod)
+            members[key] = (uid, requests)
+            group = groups.get(id(requests))
+            if group is None:
+                groups[id(requests)] = [requests, 1]
+            else:
+                group[1] += 1
+        used = self._used
+        for requests, count in groups.values():
+            for name, amount in requests.items():
+                used[name] = used.get(name, 0) + amount * count
 
     def refresh(self, key: Key, admitted_uid: str | None) -> None:
         """Recount `key` after its object or its admitted uid changed."""

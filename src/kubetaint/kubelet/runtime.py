@@ -31,7 +31,8 @@ EXIT_CODE_ANNOTATION = "kubetaint.io/exit-code"
 #: The kubelet's container restart back-off: 10 s initial, doubling, at most 300 s.
 BACKOFF_INITIAL = 10.0
 BACKOFF_MAX = 300.0
-_RUN_TO_COMPLETION = ("Never", "OnFailure")
+#: The restartPolicy values whose containers exit.
+RUN_TO_COMPLETION = ("Never", "OnFailure")
 
 
 def _annotations(pod: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -41,7 +42,7 @@ def _annotations(pod: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def runs_to_completion(pod: Mapping[str, Any]) -> bool:
     """Whether the pod's hollow containers exit (restartPolicy Never or OnFailure)."""
-    return (pod.get("spec") or {}).get("restartPolicy") in _RUN_TO_COMPLETION
+    return (pod.get("spec") or {}).get("restartPolicy") in RUN_TO_COMPLETION
 
 
 def run_seconds(pod: Mapping[str, Any]) -> float:

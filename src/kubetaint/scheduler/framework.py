@@ -105,6 +105,8 @@ class Framework:
             )
             for pl in self.score_plugins
         ]
+        #: whether every score plugin declares ScoreBatch (`_run_score_batches`)
+        self._batch_scorers = all(batch is not None for _, _, batch, _ in self._scorers)
 
     def _at(self, point: str) -> list[Any]:
         """The plugins enabled at `point`, each declaring the point's Protocol (the configuration
@@ -241,10 +243,14 @@ class Framework:
     ) -> tuple[dict[str, IntArray], IntArray]:
         """RunScorePlugins + NormalizeScore: per-plugin normalised scores and the weighted totals
         (`slots`: the nodes' cache slots, when the caller has them)."""
-        total: IntArray = np.zeros(len(nodes), np.int64)
         per_plugin: dict[str, IntArray] = {}
         reference = reference_mode()
         skip = state.skip_score
+        if cache is not None and nodes and not reference and self._batch_scorers:
+            return self._run_score_batches(
+                state, pi, cache, slots if slots is not None else node_slots(nodes)
+            )
+        total: IntArray = np.zeros(len(nodes), np.int64)
         for pl, weight, batch, extensions in self._scorers:
             if pl.name in skip:
                 continue
@@ -257,13 +263,48 @@ class Framework:
             scores: IntArray = extensions.normalize_score(state, pi, raw) if extensions is not None else raw
             # (the ufuncs' own reductions: ndarray.min/max add two Python-level calls each)
             if len(scores) and (_min(scores) < 0 or _max(scores) > MAX_NODE_SCORE):
-                raise ValueError(
-                    f"plugin {pl.name!r} returns an invalid score {int(scores.max())}, "
-                    f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
-                )
+                raise _invalid_score(pl.name, scores)
             per_plugin[pl.name] = scores
             total += scores * weight
         return per_plugin, total
+
+    def _run_score_batches(
+        self, state: CycleState, pi: PodInfo, cache: Cache, slots: IntArray
+    ) -> tuple[dict[str, IntArray], IntArray]:
+        """Speeds up run_score when every Score plugin scores in batches (the default profile):
+        the normalised scores of every plugin not skipped are checked for their range and
+        weighted into the totals as one array (one reduction each instead of one per plugin),
+        with the same integer sums (off with KUBETAINT_REFERENCE=1: plugin by plugin). A plugin
+        whose scores are out of range is named as plugin by plugin names it: the first, in
+        order."""
+        per_plugin: dict[str, IntArray] = {}
+        weights: list[int] = []
+        skip = state.skip_score
+        for pl, weight, batch, extensions in self._scorers:
+            if pl.name in skip:
+                continue
+            assert batch is not None  # (self._batch_scorers)
+            raw: IntArray = batch.score_batch(state, pi, cache, slots)
+            per_plugin[pl.name] = (
+                extensions.normalize_score(state, pi, raw) if extensions is not None else raw
+            )
+            weights.append(weight)
+        if not per_plugin:
+            return per_plugin, np.zeros(len(slots), np.int64)
+        every = np.stack(list(per_plugin.values()))
+        if _min(every, axis=None) < 0 or _max(every, axis=None) > MAX_NODE_SCORE:
+            for name, scores in per_plugin.items():
+                if _min(scores) < 0 or _max(scores) > MAX_NODE_SCORE:
+                    raise _invalid_score(name, scores)
+        total: IntArray = np.array(weights, np.int64) @ every
+        return per_plugin, total
+
+
+def _invalid_score(plugin: str, scores: IntArray) -> ValueError:
+    return ValueError(
+        f"plugin {plugin!r} returns an invalid score {int(scores.max())}, "
+        f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
+    )
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: IntArray) -> IntArray:

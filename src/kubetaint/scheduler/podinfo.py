@@ -180,6 +180,28 @@ class _SpecFacts:
         self.scheduling_gates: tuple[str, ...] = tuple(
             str(g.get("name", "")) for g in spec.get("schedulingGates") or ()
         )
+        self._read_affinity(spec)
+
+    @classmethod
+    def with_affinity_of(cls, other: _SpecFacts, spec: Mapping[str, Any]) -> _SpecFacts:
+        """The facts of `spec`, whose values other than affinity (and nodeName) are those `other`
+        was derived from: what does not depend on the affinity is taken over (never changed once
+        made), the rest derived from `spec`."""
+        facts = cls.__new__(cls)
+        facts.values = tuple(spec.values())
+        facts.priority = other.priority
+        facts.preemption_policy = other.preemption_policy
+        facts.tolerations = other.tolerations
+        facts.tol_sig = other.tol_sig
+        facts.requests = other.requests
+        facts.nonzero = other.nonzero
+        facts.host_ports = other.host_ports
+        facts.scheduling_gates = other.scheduling_gates
+        facts._read_affinity(spec)
+        return facts
+
+    def _read_affinity(self, spec: Mapping[str, Any]) -> None:
+        """What depends on the spec's affinity (and nodeSelector), and the filter signature."""
         self.affinity: Mapping[str, Any] = ((spec.get("affinity") or {}).get("nodeAffinity")) or {}
         self.has_required_affinity = bool(spec.get("nodeSelector")) or bool(
             self.affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -282,6 +304,15 @@ _SPEC_FACTS: Memo[tuple[tuple[str, ...], tuple[int, ...]], _SpecFacts] = Memo(
 _SPEC_FACTS_BY_VALUE: Memo[bytes, _SpecFacts] = Memo("scheduler.podinfo.spec_facts_by_value", 1 << 10)
 
 
+#: Spec facts by the identities of a spec's values other than nodeName and affinity, for specs
+#: with an affinity: the pods a DaemonSet pins each to its node (their node-name affinity their
+#: own, every other value the template's) share what does not depend on the affinity
+#: (`_SpecFacts.with_affinity_of`). Looked up when `_SPEC_FACTS` does not know the values' identities.
+_SPEC_FACTS_BUT_AFFINITY: Memo[tuple[tuple[str, ...], tuple[int, ...]], _SpecFacts] = Memo(
+    "scheduler.podinfo.spec_facts_but_affinity", 1 << 10
+)
+
+
 def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
     if type(spec) is not dict:
         return _SpecFacts(pod, spec)
@@ -290,9 +321,18 @@ def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
     if "nodeName" in spec:
         rest = spec.copy()
         del rest["nodeName"]
-    key = (tuple(rest), tuple(map(id, rest.values())))
+    names = tuple(rest)
+    ids = tuple(map(id, rest.values()))
+    key = (names, ids)
     facts = _SPEC_FACTS.get(key)
     if facts is None:
+        but_affinity: tuple[tuple[str, ...], tuple[int, ...]] | None = None
+        if "affinity" in rest:
+            at = names.index("affinity")
+            but_affinity = (names, ids[:at] + ids[at + 1 :])
+            template = _SPEC_FACTS_BUT_AFFINITY.get(but_affinity)
+            if template is not None:
+                return _SpecFacts.with_affinity_of(template, spec)  # (not kept: one per pod)
         try:
             by_value: bytes | None = marshal.dumps(rest)
         except ValueError:  # (a value marshal does not write: no JSON value)
@@ -303,6 +343,8 @@ def _spec_facts(pod: Mapping[str, Any], spec: Mapping[str, Any]) -> _SpecFacts:
         facts = _SPEC_FACTS.put(key, _SpecFacts(pod, spec))
         if by_value is not None:
             _SPEC_FACTS_BY_VALUE.put(by_value, facts)
+        if but_affinity is not None:
+            _SPEC_FACTS_BUT_AFFINITY.put(but_affinity, facts)
     return facts
 
 

@@ -26,7 +26,7 @@ from kubetaint.sim.source import Where
 from kubetaint.sim.timeline import TimelineRecorder
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.informer import Informer
-from kubetaint.store.interface import JSON, Create, StoreOptions, until_failure
+from kubetaint.store.interface import JSON, StoreOptions
 from kubetaint.store.memory import MemoryStore
 
 __all__ = ["SYSTEM_NAMESPACES", "Cluster", "SeededUidStream", "check_decodable", "seeded_uids"]
@@ -188,10 +188,7 @@ class Cluster:
         requests, manifests = run
         try:
             while requests:
-                creates = [Create("pods", request) for request in requests]
-                created, failure = until_failure(
-                    self.registry.commit(creates, stop_at_failure=True, restore=True)
-                )
+                created, failure = self.registry.create_pods(requests, restore=True)
                 if failure is None:
                     break
                 obj, where = manifests[len(created)]

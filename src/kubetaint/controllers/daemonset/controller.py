@@ -119,6 +119,10 @@ class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
         self._hash_memo: Memo[int, tuple[JSON, int | None, str]] = Memo(
             "controllers.daemonset.controller.template_hash", limit=1
         )
+        #: id(template) -> (template, hash, generation, pod labels) of the last pod labels made
+        self._labels_memo: Memo[int, tuple[JSON, str, str | None, JSON]] = Memo(
+            "controllers.daemonset.controller.pod_labels", limit=1
+        )
         self.daemonsets.add_handlers(
             EventHandlers(
                 on_add=self._ds_added,
@@ -201,15 +205,30 @@ class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
 
     def _with_owner_references(self, items: list[tuple[Key, JSON]]) -> Iterator[tuple[Key, JSON]]:
         """Each (key, pod) whose metadata is an object holding owner references; a pod whose
-        metadata is not an object is told to `_pod_changed`."""
+        metadata is not an object is told to `_pod_changed`, a pod without owner references to
+        `_orphan_seen`. Consecutive orphans of one namespace with equal string labels (one
+        template's pods) share the DaemonSets matching them (no DaemonSet changes while a replay
+        is told)."""
+        last_labels: object = UNSET  # string-only labels matched last, else UNSET
+        last_space = ""
+        ds_keys: list[Key] = []
         for key, pod in items:
             meta = pod.get("metadata")
             if type(meta) is not dict:
                 self._pod_changed(None, pod)
-            elif meta.get("ownerReferences"):
+                continue
+            if meta.get("ownerReferences"):
                 yield key, pod
-            else:
-                self._orphan_seen(key, pod)
+                continue
+            labels = meta.get("labels")
+            if key[0] != last_space or (labels is not last_labels and labels != last_labels):
+                if type(labels) is not dict or not _string_labels(labels):
+                    last_labels = UNSET
+                    self._orphan_seen(key, pod)
+                    continue
+                ds_keys = self.owners.matching_keys(key[0], labels)
+                last_labels, last_space = labels, key[0]
+            self._orphan_matched(key, ds_keys)
 
     def _mark_owned(self, entries: Iterable[tuple[Key, JSON]]) -> None:
         """Mark each (key, pod) in its controller's pods by node and queue its DaemonSet, as
@@ -249,14 +268,23 @@ class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
 
     def _orphan_seen(self, key: Key, pod: JSON) -> None:
         """Note `pod` (key `key`) as an orphan and queue the DaemonSets its labels match."""
+        labels = labels_of(pod)
+        if type(labels) is not dict:
+            orphans = self._orphans.get(key[0])
+            if orphans is None:
+                orphans = self._orphans[key[0]] = set()
+            orphans.add(key)
+            return
+        self._orphan_matched(key, self.owners.matching_keys(key[0], labels))
+
+    def _orphan_matched(self, key: Key, ds_keys: list[Key]) -> None:
+        """Note the pod under `key` as an orphan and queue `ds_keys`, the DaemonSets its labels
+        match."""
         orphans = self._orphans.get(key[0])
         if orphans is None:
             orphans = self._orphans[key[0]] = set()
         orphans.add(key)
-        labels = labels_of(pod)
-        if type(labels) is not dict:
-            return
-        for ds_key in self.owners.matching_keys(key[0], labels):
+        for ds_key in ds_keys:
             wanted = self._wanted.get(ds_key)
             if wanted is None:
                 wanted = self._wanted[ds_key] = set()
@@ -530,17 +558,28 @@ class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
         """CreatePodTemplate plus the node-name affinity of syncNodes."""
         template = (ds.get("spec") or {}).get("template") or {}
         meta = dict(template.get("metadata") or {})
-        labels = dict(meta.get("labels") or {})
-        labels["controller-revision-hash"] = self._template_hash(
-            template, (ds.get("status") or {}).get("collisionCount")
-        )
+        hash_ = self._template_hash(template, (ds.get("status") or {}).get("collisionCount"))
         generation = update.template_generation(ds)
-        if generation is not None:
-            labels[update.GENERATION_LABEL] = generation
-        meta["labels"] = labels
+        meta["labels"] = self._pod_labels(template, hash_, generation)
         spec = daemon_pod_spec_copy(ds)
         spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)
         return {"metadata": meta, "spec": spec}
+
+    def _pod_labels(self, template: JSON, hash_: str, generation: str | None) -> JSON:
+        """The labels of a pod of `template` at revision `hash_` (and template generation):
+        the template's with the revision hash and generation labels. Speeds up the pods of one
+        revision by giving each the same labels object, remembered for the last very same
+        template object, hash and generation (read-only: the pods' labels once stored; off with
+        KUBETAINT_REFERENCE=1: built for each pod)."""
+        known = self._labels_memo.get(id(template))
+        if known is not None and known[0] is template and known[1] == hash_ and known[2] == generation:
+            return known[3]
+        labels = dict((template.get("metadata") or {}).get("labels") or {})
+        labels["controller-revision-hash"] = hash_
+        if generation is not None:
+            labels[update.GENERATION_LABEL] = generation
+        self._labels_memo.put(id(template), (template, hash_, generation, labels))
+        return labels
 
     def _template_hash(self, template: JSON, collision_count: int | None) -> str:
         """compute_hash(template, collision_count), remembered for the last very same template
@@ -584,3 +623,9 @@ def _same_refs(old: JSON, new: JSON) -> bool:
         (old.get("metadata") or {}).get("ownerReferences")
         is (new.get("metadata") or {}).get("ownerReferences")
     )
+
+
+def _string_labels(labels: dict[Any, Any]) -> bool:
+    """Whether every label key and value is a string (equal labels are then the same labels to
+    a selector: no other JSON value equals a string)."""
+    return all(type(k) is str and type(v) is str for k, v in labels.items())

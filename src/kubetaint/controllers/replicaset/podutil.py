@@ -15,6 +15,7 @@ from typing import Any
 
 from kubetaint.clock.base import parse_time
 from kubetaint.core.names import RANDOM_LENGTH
+from kubetaint.speed.reference import reference_mode
 
 JSON = dict[str, Any]
 #: utilrand alphanums: no vowels (no words) and no confusable characters.
@@ -102,13 +103,18 @@ def is_available(pod: Mapping[str, Any], min_ready_seconds: int, now: float) -> 
 
 
 def pod_from_template(template: Mapping[str, Any], owner: Mapping[str, Any], ref: JSON, name: str) -> JSON:
-    """GetPodFromTemplate: template labels, annotations and spec; the owner's namespace."""
+    """GetPodFromTemplate: template labels, annotations and spec; the owner's namespace.
+
+    The pods of one template share its labels object (read-only: a stored template's, or one a
+    controller keeps for its template), so that what is worked out from a pod's labels object can
+    be reused for the next pod's (off with KUBETAINT_REFERENCE=1: each pod gets a copy)."""
     tmeta = template.get("metadata") or {}
+    labels = tmeta.get("labels")
     meta: JSON = {
         "name": name,
         "generateName": name[:-RANDOM_LENGTH],
         "namespace": (owner.get("metadata") or {}).get("namespace", "default"),
-        "labels": dict(tmeta.get("labels") or {}),
+        "labels": labels if type(labels) is dict and not reference_mode() else dict(labels or {}),
         "ownerReferences": [ref],
     }
     if tmeta.get("annotations"):
