@@ -34,7 +34,7 @@ from kubetaint.api.validation.podspec import (
 )
 from kubetaint.api.validation.podupdate import validate_pod_update_rules
 from kubetaint.api.validation.quantities import validate_resource_list
-from kubetaint.api.validation.statefulset import validate_update_strategy
+from kubetaint.api.validation.statefulset import validate_spec_policies
 from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations
 from kubetaint.api.validation.topologyspread import CREATE, SpreadOptions, spread_options
 from kubetaint.api.validation.workloads import selector_and_template
@@ -436,7 +436,7 @@ def _workload(
     return validate
 
 
-_validate_stateful_set_spec = _workload("StatefulSet", replicas=True, strategy=validate_update_strategy)
+_validate_stateful_set_spec = _workload("StatefulSet", replicas=False, strategy=validate_spec_policies)
 #: The StatefulSet spec fields an update may change (ValidateStatefulSetUpdate).
 STATEFUL_SET_MUTABLE = (
     "replicas",
