@@ -119,3 +119,46 @@ def test_equal_but_not_identical_metadata_is_checked_afresh() -> None:
     errors = validate_pod_keeping_spec(new, old)
     assert [e.field for e in errors] == ["metadata.labels"]
     assert errors == validate(new, old=old)
+
+
+def _loaded_pod() -> JSON:
+    """A pod as a scenario loads it: few metadata fields, no owner references."""
+    pod = base_pod()
+    pod["metadata"] = {
+        k: pod["metadata"][k] for k in ("name", "namespace", "labels", "uid", "creationTimestamp")
+    }
+    return pod
+
+
+_REFS = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": True}]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pytest.param({}, id="the metadata object itself"),
+        pytest.param({"ownerReferences": _REFS}, id="an orphan adopted"),
+        pytest.param(
+            {"ownerReferences": [{"kind": "ReplicaSet"}]}, id="an orphan adopted by a bad reference"
+        ),
+        pytest.param({"ownerReferences": None}, id="null owner references"),
+        pytest.param({"finalizers": ["bad name!"]}, id="another field added"),
+        pytest.param(
+            {"ownerReferences": _REFS, "finalizers": ["bad name!"]}, id="references and a field added"
+        ),
+        pytest.param({"labels": {"app": "-a-"}}, id="a field replaced"),
+        pytest.param({"name": None}, id="a field emptied"),
+    ],
+)
+def test_a_loaded_pods_usual_updates_report_what_validate_reports(extra: JSON) -> None:
+    old = _loaded_pod()
+    assert validate(old) == []
+    new = {**old, "metadata": {**old["metadata"], **extra}} if extra else dict(old)
+    assert validate_pod_keeping_spec(new, old) == validate(new, old=old)
+
+
+def test_a_missing_field_beside_added_references_is_checked_afresh() -> None:
+    old = _loaded_pod()
+    meta = {k: v for k, v in old["metadata"].items() if k != "name"}
+    new = {**old, "metadata": {**meta, "ownerReferences": _REFS, "generateName": "app-"}}
+    assert validate_pod_keeping_spec(new, old) == validate(new, old=old) != []

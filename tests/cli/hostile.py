@@ -108,6 +108,23 @@ def hand_written() -> Iterator[tuple[str, bytes]]:
     )
     yield "a misspelt toleration operator", (POD + "  tolerations: [{key: k, operator: Exist}]\n").encode()
     yield "a key that is not a string", (POD + "  1: x\n").encode()
+    yield (
+        "an unknown field in each of 3,000 documents",
+        "---\n".join(POD.replace("image: i", f"image: i, imag{i}: i") for i in range(3000)).encode(),
+    )
+    yield (
+        "a List of 3,000 objects with an unknown field each",
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "List",
+                "items": [
+                    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"}, "spec": {"x": i}}
+                    for i in range(3000)
+                ],
+            }
+        ).encode(),
+    )
     yield "a manifest that is a list", b"apiVersion: v1\nkind: List\nitems: [1, 2]\n"
     yield "a scenario bomb", _scenario_bomb().encode()
     for field, value in [

@@ -108,3 +108,22 @@ def test_the_alias_bomb_stays_small_through_the_real_program(tmp_path: Path) -> 
         assert out.returncode == 1, out.stderr
         assert out.stderr.startswith("error: ") and "excessive aliasing" in out.stderr
         assert "Traceback" not in out.stderr
+
+
+def _paths(tmp_path: Path) -> dict[str, Path]:
+    """Paths that are not a readable file of manifests."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "x.yaml").write_text("a: [\n")
+    (tmp_path / "dangling.yaml").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop1.yaml").symlink_to(tmp_path / "loop2.yaml")
+    (tmp_path / "loop2.yaml").symlink_to(tmp_path / "loop1.yaml")
+    names = ["empty", "junk", "missing.yaml", "dangling.yaml", "loop1.yaml"]
+    return {name: tmp_path / name for name in names}
+
+
+@pytest.mark.parametrize("which", ["empty", "junk", "missing.yaml", "dangling.yaml", "loop1.yaml"])
+def test_a_path_that_is_not_a_readable_file_is_one_line(tmp_path: Path, command: str, which: str) -> None:
+    result = _invoke(COMMANDS[command](str(_paths(tmp_path)[which])))
+    _assert_clean_failure(result, may_succeed=False)
+    assert result.exit_code == 1 and len(result.stderr.splitlines()) == 1, result.stderr

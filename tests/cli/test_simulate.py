@@ -144,7 +144,7 @@ def test_a_file_that_is_neither_is_refused_with_its_kind(tmp_path: Path) -> None
     assert code == 1
     assert (
         err.strip()
-        == f"error: {path}: not a scenario or snapshot: kind 'Pod', expected Scenario or a v1 List"
+        == f'error: {path}: not a scenario or snapshot: kind "Pod", expected Scenario or a v1 List'
     )
 
 

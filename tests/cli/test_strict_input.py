@@ -170,6 +170,68 @@ def test_explain_takes_a_scenario_with_its_node_groups(tmp_path: Path) -> None:
     assert pod["result"] == "Scheduled" and pod["node"] in ("w-0", "w-1")
 
 
+SCENARIO_WITH_A_BAD_POD = (
+    "apiVersion: kubetaint.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n"
+    "  nodeGroups: [{name: node, count: 2}]\n  objects:\n"
+    "  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n"
+    "    spec: {containers: [{name: c, image: i, imag: i}]}\n"
+)
+LIST_WITH_A_BAD_POD = (
+    "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: node-0}}\n"
+    "- {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: i}], x: 1}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            SCENARIO_WITH_A_BAD_POD,
+            'error: {path}:7: Pod p: Pod in version "v1" cannot be handled as a Pod:'
+            ' strict decoding error: unknown field "spec.containers[0].imag"\n',
+            id="a scenario's object: the file and the object's line",
+        ),
+        pytest.param(
+            LIST_WITH_A_BAD_POD,
+            'error: {path}: Pod p: Pod in version "v1" cannot be handled as a Pod:'
+            ' strict decoding error: unknown field "spec.x"\n',
+            id="a saved List's object: the file",
+        ),
+    ],
+)
+@pytest.mark.parametrize(
+    "command",
+    [["simulate", "{path}"], ["whatif", "drain", "node-0", "-f", "{path}"]],
+    ids=["simulate", "whatif"],
+)
+def test_simulate_and_whatif_name_the_file_of_a_refused_object(
+    tmp_path: Path, text: str, expected: str, command: list[str]
+) -> None:
+    path = _write(tmp_path, "in.yaml", text)
+    code, out, err = _run(*(arg.format(path=path) for arg in command))
+    assert (code, out, err) == (1, "", expected.format(path=path))
+
+
+def test_explain_names_the_line_of_a_scenario_mistake(tmp_path: Path) -> None:
+    text = SCENARIO_WITH_A_BAD_POD.replace("count: 2", "count: 2, zone: a")
+    path = _write(tmp_path, "s.yaml", text)
+    code, _, err = _run("explain", path)
+    assert code == 1
+    assert (
+        err
+        == f"error: {path}:5: spec.nodeGroups[0].zone: unknown field (supported: name, count, zones, template)\n"
+    )
+
+
+def test_explain_says_when_there_is_no_pod_to_place(tmp_path: Path) -> None:
+    scenario = (
+        "apiVersion: kubetaint.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\n"
+        "spec: {nodeGroups: [{name: node, count: 2}]}\n"
+    )
+    code, out, _ = _run("explain", _write(tmp_path, "s.yaml", scenario))
+    assert (code, out) == (0, "no unbound pods to explain\n")
+
+
 def test_simulate_reads_standard_input_and_fails_on_evictions() -> None:
     text = (EXAMPLES / "taint-based-eviction.yaml").read_text()
     code, out, _ = _run("simulate", "-", stdin=text)

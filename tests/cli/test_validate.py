@@ -243,3 +243,14 @@ def test_a_pod_is_validated_with_its_label_keys_merged_as_on_create(tmp_path: Pa
     unlabelled = KEY_IN_SELECTOR.replace(", labels: {app: web}", "")
     out = run("-f", write(tmp_path, "unlabelled.yaml", unlabelled))
     assert (out.returncode, out.stdout) == (0, "pod/web valid\n")
+
+
+def test_a_scenario_is_refused_with_the_command_that_checks_it(tmp_path: Path) -> None:
+    path = tmp_path / "first.yaml"
+    path.write_text("apiVersion: kubetaint.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\n")
+    out = run(str(path))
+    assert out.returncode == 1
+    assert out.stdout == (
+        f'{path}, document 1, line 1: no matches for kind "Scenario" in version "kubetaint.dev/v1alpha1"'
+        " (a kubetaint scenario: `kubetaint simulate` checks and runs it)\n"
+    )

@@ -173,6 +173,31 @@ def test_snapshot_with_an_unreachable_kubeconfig_is_one_line(tmp_path: Path) -> 
     assert len(lines) == 1 and lines[0].startswith("error: cannot connect to the cluster")
 
 
+def test_a_server_that_never_answers_is_one_line_after_the_connect_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A port that accepts connections and says nothing (client-go gives a TLS handshake 10 s)."""
+    import socket
+
+    from kubetaint.sim import snapshot_capture
+
+    monkeypatch.setattr(snapshot_capture, "CONNECT_TIMEOUT", 0.5)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+            f"clusters: [{{name: c, cluster: {{server: 'https://127.0.0.1:{silent.getsockname()[1]}'}}}}]\n"
+            "users: [{name: u, user: {token: t}}]\n"
+            "contexts: [{name: c, context: {cluster: c, user: u}}]\n"
+        )
+        result = invoke("snapshot", "--kubeconfig", str(kubeconfig), "-o", str(tmp_path / "s.json"))
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot connect to the cluster")
+
+
 def test_snapshot_with_a_missing_kubeconfig_is_one_line(tmp_path: Path) -> None:
     result = invoke("snapshot", "--kubeconfig", str(tmp_path / "none"), "-o", str(tmp_path / "s.json"))
     assert result.exit_code == 1 and result.output.startswith("error: ")

@@ -287,3 +287,53 @@ def test_an_outdated_pod_never_available_is_not_replaced_with_max_unavailable_1(
         sets.sync()
         sets.sync()
         assert [p["spec"]["containers"][0]["image"] for p in sets.pods()] == [expected]
+
+
+def test_ordered_ready_creates_the_next_pod_once_its_predecessor_is_available() -> None:
+    """processReplica: with minReadySeconds, OrderedReady waits for each pod to be Ready for that
+    long (available) before creating the next."""
+    sets = Sets("OrderedReady", 2, {"partition": 0})
+    sts = sets.store.get("statefulsets.apps", *KEY)
+    sets.store.update("statefulsets.apps", {**sts, "spec": {**sts["spec"], "minReadySeconds": 10}})
+    sets.sync()
+    sets.set_running(0, ready=True)
+    sets.sync()
+    assert sets.ordinals() == [0]
+    sets.clock.advance(9)
+    sets.sync()
+    assert sets.ordinals() == [0]
+    sets.clock.advance(1)  # db-0 available: the status requeue syncs
+    assert sets.ordinals() == [0, 1]
+
+
+def test_ordered_ready_scale_down_waits_for_the_pods_to_be_available() -> None:
+    """processCondemned: a condemned pod that is ready but not yet available holds the scale down,
+    unless it is the first unavailable pod."""
+    sets = Sets("OrderedReady", 3, {"partition": 0})
+    sets.scale_up(3)
+    sets.clock.advance(10)
+    sts = sets.store.get("statefulsets.apps", *KEY)
+    sets.store.update(
+        "statefulsets.apps", {**sts, "spec": {**sts["spec"], "minReadySeconds": 10, "replicas": 1}}
+    )
+    sets.set_running(1, ready=True)  # ready again since now: not available for 10 s
+    sets.set_running(2, ready=True)
+    sets.sync()  # db-2 is not available and db-1 is the first unavailable pod: it waits
+    assert sets.ordinals() == [0, 1, 2]
+    sets.clock.advance(9)
+    assert sets.ordinals() == [0, 1, 2]
+    sets.clock.advance(1)  # both available: db-2, then db-1
+    assert sets.ordinals() == [0]
+
+
+def test_the_first_unavailable_condemned_pod_is_removed_without_waiting() -> None:
+    sets = Sets("OrderedReady", 2, {"partition": 0})
+    sets.scale_up(2)
+    sets.clock.advance(10)
+    sts = sets.store.get("statefulsets.apps", *KEY)
+    sets.store.update(
+        "statefulsets.apps", {**sts, "spec": {**sts["spec"], "minReadySeconds": 10, "replicas": 1}}
+    )
+    sets.set_running(1, ready=True)
+    sets.sync()
+    assert sets.ordinals() == [0]

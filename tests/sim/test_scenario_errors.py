@@ -42,7 +42,7 @@ spec:
         ),
         pytest.param(
             "  events:\n  - {at: 1m, node: n-0, fault: explode}\n",
-            "bad.yaml:8: spec.events[0].fault: Unsupported value: 'explode'",
+            'bad.yaml:8: spec.events[0].fault: Unsupported value: "explode"',
             id="an unknown fault",
         ),
         pytest.param(

@@ -171,7 +171,7 @@ def test_a_saved_kubectl_list_loads_as_a_snapshot(tmp_path: Path) -> None:
     [
         pytest.param(
             '{"apiVersion": "v1", "kind": "Pod"}',
-            "not a scenario or snapshot: kind 'Pod'",
+            'not a scenario or snapshot: kind "Pod"',
             id="a single object is not a snapshot",
         ),
         pytest.param("[1, 2]", "not a scenario or snapshot", id="a list of numbers is not a snapshot"),

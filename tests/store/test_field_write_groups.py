@@ -363,32 +363,66 @@ def test_a_history_of_field_writes_replays_and_expires_as_one_of_their_events(
 
 
 @pytest.mark.parametrize(
-    "bound, sizes, expected_runs",
+    "bound, sizes, expected_held",
     [
-        pytest.param(10, [3, 4], [3, 4], id="every update fits: one reference per update"),
+        pytest.param(10, [3, 4], [3, 4], id="every update fits: each group held whole"),
         pytest.param(5, [3, 4], [1, 4], id="the bound drops the oldest updates first"),
-        pytest.param(3, [2, 6], [3], id="a group larger than the bound keeps only its last ones"),
-        pytest.param(0, [2], [], id="no history: nothing kept"),
+        pytest.param(3, [2, 6], [0, 3], id="a group larger than the bound keeps only its last ones"),
+        pytest.param(0, [2], [0], id="no history: nothing kept"),
+        pytest.param(None, [2, 6], [2, 6], id="no bound: every update kept"),
     ],
 )
-def test_a_group_stands_in_the_history_once_per_update_it_keeps(
-    bound: int, sizes: list[int], expected_runs: list[int]
+def test_a_group_stands_in_the_history_for_the_last_updates_it_keeps(
+    bound: int | None, sizes: list[int], expected_held: list[int]
 ) -> None:
-    from collections import deque
-    from itertools import groupby
+    from kubetaint.store.watchhistory import WatchHistory
 
-    from kubetaint.store.memoryfields import HistoryEntry, add_to_history, history_events
-
-    history: deque[HistoryEntry] = deque(maxlen=bound)
+    history = WatchHistory(bound)
     groups = [group_of(size) for size in sizes]
     for group in groups:
-        add_to_history(history, group)
-    assert [len(list(run)) for _, run in groupby(history, key=id)] == expected_runs
-    kept = [event for group in groups for event in group.events()][-bound:] if bound else []
-    assert described(list(history_events(history))) == described(kept)
-    assert described(list(history_events(history, 9))) == described(
-        [e for e in kept if e.resource_version > 9]
-    )
+        history.add_group(group)
+    assert [history.reach(group)[0] for group in groups] == expected_held
+    every = [event for group in groups for event in group.events()]
+    kept = every[max(0, len(every) - bound) :] if bound is not None else every
+    assert len(history) == len(kept)
+    assert described(list(history)) == described(kept)
+    assert described(list(history.since(9))) == described([e for e in kept if e.resource_version > 9])
+    assert history.oldest_version() == (kept[0].resource_version if kept else None)
+
+
+@pytest.mark.parametrize(
+    "bound, entries",
+    [
+        pytest.param(4, ["e", 3, "e", "e", 2], id="events and groups, the bound cutting a group"),
+        pytest.param(3, ["e", "e", "e", "e", "e"], id="events only"),
+        pytest.param(5, [2, "e", 7, "e"], id="a group over the bound between events"),
+        pytest.param(2, [1, "e", 1], id="groups of one"),
+    ],
+)
+def test_a_history_of_events_and_groups_holds_the_last_updates_in_order(
+    bound: int, entries: list[Any]
+) -> None:
+    from kubetaint.store.watchhistory import WatchHistory
+
+    history = WatchHistory(bound)
+    every: list[WatchEvent] = []
+    rv = 0
+    for entry in entries:
+        if entry == "e":
+            rv += 1
+            event = WatchEvent("MODIFIED", "leases", lease(f"e{rv}"), rv, lease(f"e{rv}"))
+            history.append(event)
+            every.append(event)
+        else:
+            group = group_of(entry)
+            group.first_rv = rv + 1
+            rv += entry
+            history.add_group(group)
+            every.extend(group.events())
+    kept = every[max(0, len(every) - bound) :]
+    assert len(history) == len(kept)
+    assert described(list(history)) == described(kept)
+    assert history.oldest_version() == kept[0].resource_version
 
 
 def test_the_changes_of_a_field_write_read_as_the_changes_listed() -> None:

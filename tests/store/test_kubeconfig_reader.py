@@ -94,8 +94,8 @@ def test_an_exec_plugin_hands_out_a_client_certificate(tmp_path: Path) -> None:
         pytest.param(
             {"apiVersion": V1, "interactiveMode": None},
             "",
-            "interactiveMode must be specified",
-            id="v1 needs interactiveMode",
+            "interactiveMode must be specified for u to use exec authentication plugin",
+            id="v1 needs interactiveMode (clientcmd's message)",
         ),
         pytest.param(
             {"apiVersion": V1, "interactiveMode": "Always"},
@@ -110,6 +110,8 @@ def test_an_exec_plugin_hands_out_a_client_certificate(tmp_path: Path) -> None:
             id="a failing plugin",
         ),
         pytest.param({"apiVersion": V1}, "print('nope')", "not an ExecCredential", id="not JSON"),
+        pytest.param({"apiVersion": V1, "args": 5}, "", "args is not a list", id="args not a list"),
+        pytest.param({"apiVersion": V1, "env": {"a": "b"}}, "", "env is not a list", id="env not a list"),
         pytest.param(
             {"apiVersion": V1},
             "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1beta1', 'kind': 'ExecCredential', 'status': {'token': 't'}}))",
@@ -174,3 +176,31 @@ def test_the_default_namespace_and_inline_ca(tmp_path: Path) -> None:
     connection = load_kubeconfig(_write(tmp_path, "k", doc), "x")
     assert (connection.namespace, connection.ca_pem) == ("default", "PEM")
     assert json.dumps(connection.headers()) == '{"Authorization": "Bearer t"}'
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        pytest.param(
+            {"clusters": 5}, "{path}: not a kubeconfig: clusters is not a list", id="clusters not a list"
+        ),
+        pytest.param({"users": "u"}, "{path}: not a kubeconfig: users is not a list", id="users not a list"),
+        pytest.param(
+            {"users": [{"name": "u", "user": {"exec": 5}}]},
+            "{path}: user 'u': exec is not a mapping",
+            id="exec not a mapping",
+        ),
+        pytest.param(
+            {"users": [{"name": "u", "user": {"auth-provider": {"name": "gcp", "config": {}}}}]},
+            "{path}: user 'u': auth-provider gcp is not supported: use an exec plugin (client.authentication.k8s.io)",
+            id="an auth-provider is refused, not skipped",
+        ),
+    ],
+)
+def test_a_kubeconfig_of_the_wrong_shape_is_one_line(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    path = _write(tmp_path, "k", {**_config({"token": "t"}), **change})
+    with pytest.raises(StoreError) as err:
+        load_kubeconfig(path)
+    assert str(err.value) == message.format(path=path)

@@ -12,15 +12,11 @@ from typing import Any
 
 import yaml
 
+from kubetaint.api.manifest_lines import DocumentNodes
 from kubetaint.api.models import DecodeError, decode
 from kubetaint.api.openapi_schemas import cannot_handle, schema_of, strict_decoding_error, strict_errors
 from kubetaint.api.resources import SUBRESOURCE_KINDS, by_api_version_kind
 from kubetaint.api.strictload import InputError, Parsed, looks_like_json, parse_json, parse_yaml, read_input
-
-try:  # the C loader is several times faster on large snapshots
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -37,8 +33,9 @@ class Manifest:
     json_duplicates: Mapping[int, tuple[str, ...]] = field(default_factory=dict, compare=False)
     yaml_duplicates: tuple[str, ...] = field(default=(), compare=False)
     from_yaml: bool = field(default=False, compare=False)
-    #: the text the manifest was read from (standard input included), for the lines of its fields
-    text: str | None = field(default=None, compare=False, repr=False)
+    #: the text the manifest was read from (standard input included), for the lines of its
+    #: fields; shared by the manifests of one file
+    nodes: DocumentNodes | None = field(default=None, compare=False, repr=False)
 
 
 class ManifestError(ValueError):
@@ -111,12 +108,13 @@ def load_documents(paths: Sequence[str]) -> list[Manifest]:
     for source in expand_paths(paths):
         shown = "<stdin>" if source == "-" else source
         text = _read(source)
+        nodes = DocumentNodes(text)
         for doc in _docs(text, shown):
-            manifests.extend(_expand(doc, shown, text))
+            manifests.extend(_expand(doc, shown, nodes))
     return manifests
 
 
-def _expand(doc: Parsed, source: str, text: str) -> list[Manifest]:
+def _expand(doc: Parsed, source: str, nodes: DocumentNodes) -> list[Manifest]:
     obj = doc.data
     if not isinstance(obj, dict):
         kind = type(obj).__name__.replace("str", "string").replace("dict", "mapping")
@@ -125,7 +123,7 @@ def _expand(doc: Parsed, source: str, text: str) -> list[Manifest]:
         )
     list_kind = obj.get("kind")
     if not (isinstance(list_kind, str) and list_kind.endswith("List") and "items" in obj):
-        return [_manifest(obj, source, doc, doc.line, doc.node, text=text)]
+        return [_manifest(obj, source, doc, doc.line, doc.node, nodes=nodes)]
     items = obj.get("items") or []
     if not isinstance(items, list):
         raise ManifestError("items must be a list", source, doc.document, doc.line, "items")
@@ -138,12 +136,12 @@ def _expand(doc: Parsed, source: str, text: str) -> list[Manifest]:
                 "expected a Kubernetes object (a mapping)", source, doc.document, line, f"items[{i}]"
             )
         node = _child(item_nodes, i) if item_nodes is not None else None
-        manifests.append(_manifest(item, source, doc, line, node, text=text))
+        manifests.append(_manifest(item, source, doc, line, node, nodes=nodes))
     return manifests
 
 
 def _manifest(
-    obj: dict[str, Any], source: str, doc: Parsed, line: int | None, node: Any, *, text: str
+    obj: dict[str, Any], source: str, doc: Parsed, line: int | None, node: Any, *, nodes: DocumentNodes
 ) -> Manifest:
     """A manifest with the duplicate keys its part of the document gave."""
     yaml_duplicates: tuple[str, ...] = ()
@@ -158,7 +156,7 @@ def _manifest(
         json_duplicates=doc.json_duplicates,
         yaml_duplicates=yaml_duplicates,
         from_yaml=doc.is_yaml,
-        text=text,
+        nodes=nodes,
     )
 
 
@@ -214,41 +212,13 @@ _PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 def _field_line(manifest: Manifest, path: str) -> int | None:
     """The line of `path` in the manifest's YAML when it can be found, else the document's line."""
-    text = manifest.text
-    try:
-        if text is None and manifest.source not in ("-", "<stdin>"):
-            text = _read(manifest.source)
-    except ManifestError:
-        text = None
-    loader = _Loader(text) if text is not None else None
-    if loader is None:
+    if manifest.nodes is None:
         return manifest.line
-    try:
-        number = 0
-        while loader.check_node():
-            number += 1
-            node = loader.get_node()
-            if number == manifest.document:
-                parts: list[str | int] = [
-                    m.group(1) if m.group(1) is not None else int(m.group(2)) for m in _PART.finditer(path)
-                ]
-                found = _node_line(_item_node(node, manifest.line), parts)
-                return found or manifest.line
-    except yaml.YAMLError:
-        return manifest.line
-    finally:
-        loader.dispose()
-    return manifest.line
-
-
-def _item_node(node: Any, line: int | None) -> Any:
-    """For a List document, the item node starting at `line`; else the document node."""
-    items = _child(node, "items")
-    if isinstance(items, yaml.SequenceNode):
-        for item in items.value:
-            if item.start_mark.line + 1 == line:
-                return item
-    return node
+    node = manifest.nodes.item(manifest.document, manifest.line)
+    parts: list[str | int] = [
+        m.group(1) if m.group(1) is not None else int(m.group(2)) for m in _PART.finditer(path)
+    ]
+    return (_node_line(node, parts) if node is not None else None) or manifest.line
 
 
 def _child(node: Any, part: str | int) -> Any:

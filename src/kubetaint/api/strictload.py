@@ -89,6 +89,8 @@ def read_input(path: str, limit: int = MAX_INPUT_BYTES) -> str:
     try:
         if path == "-":
             stream = sys.stdin
+            if stream is None:  # the program was started with its standard input closed
+                raise InputError(name, "standard input is closed")
             if isinstance(stream, io.TextIOWrapper):
                 data = stream.buffer.read(limit + 1)
             else:  # a text stream put in place of standard input (tests, embedding programs)

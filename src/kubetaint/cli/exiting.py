@@ -22,8 +22,16 @@ _console: dict[str, bool] = {"running": False}
 
 
 def mark_console() -> None:
-    """The `kubetaint` console program is running (its entry point says so before any command)."""
+    """The `kubetaint` console program is running (its entry point says so before any command).
+
+    A standard output or error the program was started without (`>&-`) takes what is written to
+    it and drops it, as a Go program's writes to a closed descriptor fail unnoticed; the exit
+    status still tells the outcome."""
     _console["running"] = True
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - open for the rest of the process
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
 
 
 def exit_now(code: int = 0) -> None:
@@ -37,9 +45,25 @@ def exit_now(code: int = 0) -> None:
         sys.stderr.flush()
     except BrokenPipeError:
         end_on_closed_pipe()
-    except OSError:
+    except OSError as exc:
         code = code or 1  # the output cannot be written (a full disk): as a failed write would
+        write_problem(exc)
     os._exit(code)
+
+
+def os_problem(exc: OSError) -> str:
+    """An operating system's refusal as one line: `FILE: reason`, or the reason alone."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename is not None else reason
+
+
+def write_problem(exc: OSError) -> None:
+    """Say on standard error, if it can still be written, why the output could not be."""
+    try:
+        sys.stderr.write(f"error: {os_problem(exc)}\n")
+        sys.stderr.flush()
+    except OSError:
+        pass  # standard error cannot be written either: the exit status says it
 
 
 def console_running() -> bool:
@@ -57,9 +81,19 @@ def end_on_closed_pipe() -> NoReturn:
 
 def flush_or_end() -> None:
     """Flush the standard streams before the console program exits, so that a reader gone away
-    ends it by SIGPIPE instead of an exception at interpreter shutdown."""
+    ends it by SIGPIPE, and an output that cannot be written by `end_on_failed_write`, instead of
+    an exception at interpreter shutdown."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
         end_on_closed_pipe()
+    except OSError as exc:
+        end_on_failed_write(exc)
+
+
+def end_on_failed_write(exc: OSError) -> NoReturn:
+    """Standard output cannot be written (a full disk): one `error:` line and exit 1 at once,
+    leaving the output that could not be written unwritten."""
+    write_problem(exc)
+    os._exit(1)

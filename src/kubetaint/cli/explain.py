@@ -47,7 +47,8 @@ def _expand_scenarios(manifests: list[Manifest]) -> list[Manifest]:
         from kubetaint.sim.source import Source
 
         try:
-            scenario = parse_scenario(Source(manifest.source, obj))
+            text = manifest.nodes.text if manifest.nodes is not None else None
+            scenario = parse_scenario(Source(manifest.source, obj, text))  # (lines: one-document files)
         except ScenarioError as err:
             raise Failure(str(err)) from None
         for group in scenario.node_groups:

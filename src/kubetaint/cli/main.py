@@ -12,7 +12,14 @@ from click.shell_completion import CompletionItem
 
 from kubetaint import __version__
 from kubetaint.api.version import KUBERNETES_VERSION
-from kubetaint.cli.exiting import console_running, end_on_closed_pipe, flush_or_end, mark_console
+from kubetaint.cli.exiting import (
+    console_running,
+    end_on_closed_pipe,
+    end_on_failed_write,
+    flush_or_end,
+    mark_console,
+    os_problem,
+)
 from kubetaint.cli.extras import missing_package
 from kubetaint.cli.failure import Failure, UsageFailure
 
@@ -129,6 +136,10 @@ class LazyGroup(click.Group):
         except BrokenPipeError:
             _closed_pipe()  # while writing --help or --version
             raise
+        except OSError as exc:  # --help or --version to an output that cannot be written
+            if console_running():
+                end_on_failed_write(exc)
+            raise
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -138,6 +149,10 @@ class LazyGroup(click.Group):
         except BrokenPipeError:
             _closed_pipe()
             raise
+        except OSError as exc:  # the output cannot be written (a full disk)
+            if console_running():
+                end_on_failed_write(exc)
+            raise Failure(os_problem(exc)) from None
         except RecursionError:
             raise Failure("the input is nested too deeply") from None
         except MemoryError:

@@ -99,6 +99,15 @@ def parse_feature_gates(text: str) -> dict[str, bool]:
     return dict(resolve_gates(gates))
 
 
+def _with_scenario_hint(manifest: Manifest, message: str) -> str:
+    """kubectl's refusal of a kind it does not know, and for a kubetaint scenario the command
+    that checks one."""
+    obj = manifest.obj
+    if obj.get("kind") == "Scenario" and str(obj.get("apiVersion") or "").startswith("kubetaint.dev/"):
+        return f"{message} (a kubetaint scenario: `kubetaint simulate` checks and runs it)"
+    return message
+
+
 def validate_manifests(manifests: list[Manifest], gates: dict[str, bool] | None) -> list[Result]:
     """Decode and validate each manifest; type errors make that object invalid. A Pod is
     validated as the pod strategy's PrepareForCreate leaves it: its matchLabelKeys and
@@ -112,7 +121,7 @@ def validate_manifests(manifests: list[Manifest], gates: dict[str, bool] | None)
         try:
             check_manifest(manifest)
         except ManifestError as exc:
-            results.append(Result(manifest, decode_error=str(exc)))
+            results.append(Result(manifest, decode_error=_with_scenario_hint(manifest, str(exc))))
             continue
         obj = manifest.obj
         if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1":

@@ -106,9 +106,18 @@ class PodTrust:
             self._stored.pop(key, None)
 
     def remember_all(self, items: Iterable[tuple[Key, JSON]], config: Configuration) -> None:
-        """`remember(key, stored, config)` of each (key, stored) in turn."""
+        """`remember(key, stored, config)` of each (key, stored) in turn (a run of 100
+        adoptions: the configuration looked at once)."""
+        known = self._stored if self._config is config else None
         for key, stored in items:
-            self.remember(key, stored, config)
+            if known is None:  # another configuration: what `remember` does at the first item
+                self._stored.clear()
+                self._config = config
+                known = self._stored
+            if stored.get("kind") == "Pod" and stored.get("apiVersion") == "v1":
+                known[key] = stored
+            else:
+                known.pop(key, None)
 
     def remember_created(self, created: Sequence[JSON], config: Configuration) -> None:
         """`remember(object_key(stored), stored, config)` of each pod the store returned, in turn."""

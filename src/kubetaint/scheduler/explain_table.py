@@ -86,7 +86,13 @@ def _rows(pod: Mapping[str, Any], all_rows: bool, filters: list[str], scores: li
     return rows
 
 
+#: The table of a report without pods (every pod given is bound, or there is none: a workload's
+#: pods exist only once its controller creates them, which `kubetaint simulate` runs).
+NO_PODS = "no unbound pods to explain"
+
+
 def render_table(document: Mapping[str, Any], all_rows: bool = False) -> str:
+    """The report as text: per pod, its verdict and a row per node (or group of nodes alike)."""
     blocks: list[str] = []
     head_lines = [f"warning: {w}" for w in document.get("warnings") or ()]
     for pod in document.get("pods", []):
@@ -115,5 +121,7 @@ def render_table(document: Mapping[str, Any], all_rows: bool = False) -> str:
             cells = [f"{c:<{widths[i]}}" for i, c in enumerate(r[:-1])]
             lines.append(("  " + "  ".join([*cells, r[-1]])).rstrip())
         blocks.append("\n".join(lines))
+    if not blocks:
+        blocks.append(NO_PODS)
     text = "\n\n".join(blocks) + "\n"
     return "\n".join(head_lines) + "\n" + text if head_lines else text

@@ -184,7 +184,10 @@ class _SpecFacts:
 
     @classmethod
     def with_affinity_of(cls, other: _SpecFacts, spec: Mapping[str, Any]) -> _SpecFacts:
-        """The facts of `spec`, whose values other than affinity (and nodeName) are those `other`
+        """Speeds up the facts of the pods a DaemonSet pins each to its node (its memo,
+        `scheduler.podinfo.spec_facts_but_affinity`, holds nothing with KUBETAINT_REFERENCE=1).
+
+        The facts of `spec`, whose values other than affinity (and nodeName) are those `other`
         was derived from: what does not depend on the affinity is taken over (never changed once
         made), the rest derived from `spec`."""
         facts = cls.__new__(cls)

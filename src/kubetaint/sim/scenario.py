@@ -22,6 +22,7 @@ from kubetaint.sim.doccopy import copy_document
 from kubetaint.sim.durations import parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.scenario_schema import check as schema_problems
+from kubetaint.sim.scenario_schema import unsupported
 from kubetaint.sim.settings import SimSettings, check_settings
 from kubetaint.sim.sharing import PartSharing
 from kubetaint.sim.source import Source, SourceError, Where, load_text
@@ -214,11 +215,12 @@ class _Parser:
         if data.get("apiVersion") != API_VERSION:
             raise self.fail(
                 ["apiVersion"],
-                f'Unsupported value: {data.get("apiVersion")!r}: supported values: "{API_VERSION}"',
+                f"Unsupported value: {unsupported(data.get('apiVersion'))}:"
+                f' supported values: "{API_VERSION}"',
             )
         if data.get("kind") != "Scenario":
             raise self.fail(
-                ["kind"], f'Unsupported value: {data.get("kind")!r}: supported values: "Scenario"'
+                ["kind"], f'Unsupported value: {unsupported(data.get("kind"))}: supported values: "Scenario"'
             )
         meta = data.get("metadata") or {}
         spec = data.get("spec") or {}
@@ -474,7 +476,9 @@ class _Parser:
         fault = item["fault"]
         if fault not in FAULTS:
             supported = ", ".join(f'"{f}"' for f in FAULTS)
-            raise self.fail([*path, "fault"], f"Unsupported value: {fault!r}: supported values: {supported}")
+            raise self.fail(
+                [*path, "fault"], f"Unsupported value: {unsupported(fault)}: supported values: {supported}"
+            )
         given = [k for k in FAULT_TARGETS if k in item]
         if len(given) != 1:
             raise self.fail(path, "a fault needs exactly one of node, nodes, zone")

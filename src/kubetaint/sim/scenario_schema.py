@@ -89,6 +89,15 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def unsupported(value: Any) -> str:
+    """A value in an `Unsupported value: ...` message: a string quoted as Go's %q quotes it
+    (field.NotSupported's form), anything else as `_shown` says it."""
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 60 else text[:56] + '"...'
+    return _shown(value)
+
+
 class _Checker:
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
@@ -123,12 +132,13 @@ class _Checker:
             return
         if "const" in schema and value != schema["const"]:
             self.fail(
-                path, f"Unsupported value: {_shown(value)}: supported values: {json.dumps(schema['const'])}"
+                path,
+                f"Unsupported value: {unsupported(value)}: supported values: {json.dumps(schema['const'])}",
             )
             return
         if "enum" in schema and value not in schema["enum"]:
             supported = ", ".join(json.dumps(v) for v in schema["enum"])
-            self.fail(path, f"Unsupported value: {_shown(value)}: supported values: {supported}")
+            self.fail(path, f"Unsupported value: {unsupported(value)}: supported values: {supported}")
             return
         kind = schema.get("type")
         if isinstance(kind, str) and not _is_type(value, kind):

@@ -37,6 +37,7 @@ from kubetaint.api.strictload import InputError, looks_like_json, parse_yaml, re
 from kubetaint.api.validation.kinds import SYSTEM_PRIORITY_CLASSES
 from kubetaint.controlplane import SYSTEM_NAMESPACES
 from kubetaint.core.heap import collector_paused
+from kubetaint.sim.doccopy import copy_document
 from kubetaint.sim.scenario import API_VERSION, Scenario, ScenarioError, load_scenario, parse_scenario
 from kubetaint.sim.source import Duplicate, Source, SourceError, load_text
 from kubetaint.store.interface import JSON
@@ -396,7 +397,8 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
             data = from_list(data, name=Path(name).stem or "snapshot")
         except SnapshotError as err:
             raise SnapshotError(f"{name}: {err}") from None
-        scenario = load_scenario(with_stateful_sets(data))
+        with collector_paused():  # as load_scenario; messages name the file
+            scenario = parse_scenario(Source(name, copy_document(dict(with_stateful_sets(data)))))
     elif data.get("kind") == "Scenario" or data.get("apiVersion") == API_VERSION:
         # (a scenario with a bad kind gets the scenario parser's message, with its line)
         source.data = with_stateful_sets(data)
@@ -404,12 +406,18 @@ def load_snapshot(path: str | Path) -> tuple[Scenario, SnapshotInfo]:
             scenario = parse_scenario(source)
     else:
         raise SnapshotError(
-            f"{name}: not a scenario or snapshot: kind {data.get('kind')!r}, expected Scenario or a v1 List"
+            f"{name}: not a scenario or snapshot: {_kind_shown(data.get('kind'))},"
+            " expected Scenario or a v1 List"
         )
     try:
         return scenario, snapshot_info(scenario)
     except SnapshotError as err:
         raise SnapshotError(f"{name}: {err}") from None
+
+
+def _kind_shown(kind: Any) -> str:
+    """The kind a document gives, for a message: `kind "Pod"`, or `no kind`."""
+    return f"kind {json.dumps(kind)}" if kind not in (None, "") else "no kind"
 
 
 def _manifests_as_list(text: str, name: str) -> Source | None:

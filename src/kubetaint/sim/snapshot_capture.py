@@ -27,7 +27,10 @@ from kubetaint.store.remote_config import Connection, load_kubeconfig
 
 #: Items per LIST page (kubectl's --chunk-size default).
 PAGE = 500
+#: Seconds a request may take; connecting (TCP and the TLS handshake) may take CONNECT_TIMEOUT,
+#: as client-go's transport allows a TLS handshake 10 s.
 TIMEOUT = 60.0
+CONNECT_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,10 @@ def capture(
     except (OSError, ValueError) as err:
         raise SnapshotError(f"cannot set up TLS for {connection.server}: {_one_line(err)}") from None
     with httpx.Client(
-        base_url=connection.server, verify=verify, headers=connection.headers(), timeout=TIMEOUT
+        base_url=connection.server,
+        verify=verify,
+        headers=connection.headers(),
+        timeout=httpx.Timeout(TIMEOUT, connect=CONNECT_TIMEOUT),
     ) as client:
         for done, listed in enumerate(LISTS):
             if progress is not None:

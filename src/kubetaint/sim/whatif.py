@@ -19,11 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubetaint.core.heap import collector_paused
 from kubetaint.scheduler.explain import ExplainError, explain
-from kubetaint.sim.scenario import Scenario, load_scenario
+from kubetaint.sim.doccopy import copy_document
+from kubetaint.sim.scenario import Scenario, parse_scenario
 from kubetaint.sim.simulation import Simulation
 from kubetaint.sim.snapshot import SnapshotInfo
 from kubetaint.sim.snapshot_run import run_to_start
+from kubetaint.sim.source import Source
 from kubetaint.sim.whatif_change import Change, WhatIfError
 from kubetaint.store.changes import each_event
 from kubetaint.store.interface import JSON, WatchEvent
@@ -59,8 +62,12 @@ class Run:
     def __init__(
         self, scenario: Scenario, info: SnapshotInfo, change: Change | None, duration: float, seed: int | None
     ) -> None:
-        data = scenario.source.data if scenario.source is not None else None
-        fresh = load_scenario(copy.deepcopy(data)) if isinstance(data, Mapping) else copy.deepcopy(scenario)
+        source = scenario.source
+        if source is not None and isinstance(source.data, Mapping):
+            with collector_paused():  # as load_scenario; the copy keeps the file's name and lines
+                fresh = parse_scenario(Source(source.name, copy_document(dict(source.data)), source.text))
+        else:
+            fresh = copy.deepcopy(scenario)
         self.sim = Simulation(fresh, seed=seed, until=duration)
         self.kubectl_output: list[str] = []
         self.initial = {_key(p): p for p in self.sim.objects("pods")}

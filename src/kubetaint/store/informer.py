@@ -375,6 +375,12 @@ class Informer:
     def get(self, namespace: str, name: str) -> JSON | None:
         return self._cache.get((namespace, name))
 
+    @property
+    def get_keyed(self) -> Callable[[Key], JSON | None]:
+        """The cache's lookup by key ((namespace, name)): the cached object or None. A function to
+        keep for many lookups (`map(informer.get_keyed, keys)`); it reads the cache as it is."""
+        return self._cache.get
+
     def keys(self) -> KeysView[Key]:
         """A live view of the cache keys ((namespace, name) of each cached object)."""
         return self._cache.keys()

@@ -12,7 +12,6 @@ import builtins
 import operator
 import threading
 import uuid
-from collections import deque
 from collections.abc import Callable, Container, Iterator, Sequence
 
 from kubetaint.api import errors
@@ -34,7 +33,7 @@ from kubetaint.store.interface import (
     WriteOp,
     object_key,
 )
-from kubetaint.store.memoryfields import FieldWrites, HistoryEntry, history_events
+from kubetaint.store.memoryfields import FieldWrites
 from kubetaint.store.mutation import (
     GENERATION_RESOURCES,
     check_delete_preconditions,
@@ -46,8 +45,10 @@ from kubetaint.store.mutation import (
     too_old,
     with_resource_version,
 )
+from kubetaint.store.recycling import Spares
 from kubetaint.store.snapshot import list_at, list_origin, select_page
 from kubetaint.store.watch import BufferedWatch, Dispatcher, WatchFilter
+from kubetaint.store.watchhistory import WatchHistory
 
 __all__ = ["GENERATION_RESOURCES", "MemoryStore"]
 
@@ -74,7 +75,8 @@ class MemoryStore(StoreBase, FieldWrites):
         self._objects: dict[str, dict[str, dict[str, JSON]]] = {}  # resource -> ns -> name -> obj
         self._pods_by_node: dict[str, dict[tuple[str, str], JSON]] = {}
         self._rv = 0
-        self._history: deque[HistoryEntry] = deque(maxlen=self._options.history_size)
+        self._history = WatchHistory(self._options.history_size)
+        self._spares = Spares()  # (`FieldWrites`: recycled versions)
         self._dispatcher = Dispatcher()
         self._lock = threading.RLock()
         self.capabilities = Capabilities(pods_by_node=self)
@@ -149,9 +151,10 @@ class MemoryStore(StoreBase, FieldWrites):
         start: tuple[str, str] | None,
     ) -> ListResult:
         """A page of the state at `snapshot` (lock held), rebuilt from the change history."""
-        first = next(history_events(self._history), None)
-        oldest = first.resource_version if first is not None else self._rv + 1
-        later = (e for e in history_events(self._history, snapshot) if e.resource == resource)
+        oldest = self._history.oldest_version()
+        if oldest is None:
+            oldest = self._rv + 1
+        later = (e for e in self._history.since(snapshot) if e.resource == resource)
         return list_at(
             self._candidates(resource, namespace, None),
             later,
@@ -447,12 +450,13 @@ class MemoryStore(StoreBase, FieldWrites):
             listed = self.list(watch_filter.resource, namespace=watch_filter.namespace)
             return watch_filter.added(listed.items)
         since = parse_resource_version(str(resource_version))
-        first = next(history_events(self._history), None)
-        oldest = first.resource_version if first is not None else self._rv + 1
+        oldest = self._history.oldest_version()
+        if oldest is None:
+            oldest = self._rv + 1
         if since < oldest - 1 and since < self._rv:
             raise too_old(since, oldest - 1)
         replay: list[WatchEvent] = []
-        for event in history_events(self._history, since):
+        for event in self._history.since(since):
             seen = watch_filter.translate(event)
             if seen is not None:
                 replay.append(seen)

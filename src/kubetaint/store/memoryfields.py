@@ -4,20 +4,24 @@ nodes), and field writes among a commit's other operations (`_set_in`). It store
 the `Update`s of its `with_field` copies store, with the same resourceVersions, events and
 history; the updates of current objects are published as one batch with its compact view, a
 `FieldWriteGroup` (the one update of a batch that writes one object, as its plain event), and
-stand in the store's bounded history as the group itself (`HistoryEntry`).
+stand in the store's bounded history as the group itself (`WatchHistory.add_group`).
+
+A round that renews the objects the last one wrote stores its versions in the dicts of the
+versions the last one replaced where nothing can reach those any more (recycled versions:
+`kubetaint.store.recycling`; off in reference mode).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import deque
-from collections.abc import Iterable, Iterator
-from itertools import count, repeat
+from itertools import count
 
 from kubetaint.api import errors
 from kubetaint.store.changes import ChangeBatch, FieldPath, FieldWriteGroup
 from kubetaint.store.interface import JSON, Result, SetField, WatchEvent, with_field
+from kubetaint.store.recycling import Spare, Spares, recycle_run
 from kubetaint.store.watch import Dispatcher
+from kubetaint.store.watchhistory import WatchHistory
 
 
 class FieldWrites:
@@ -25,7 +29,8 @@ class FieldWrites:
 
     _objects: dict[str, dict[str, dict[str, JSON]]]
     _rv: int
-    _history: deque[HistoryEntry]
+    _history: WatchHistory
+    _spares: Spares
     _dispatcher: Dispatcher
     _lock: threading.RLock
 
@@ -45,7 +50,7 @@ class FieldWrites:
         first that are plainly current (`write_current_run`: the usual lease renewal round) is
         written in one tight loop; while it is the whole write, the batch is published with its
         compact view, a `FieldWriteGroup` whose events are built only for the subscribers that
-        read them (the history holds the group itself, `add_to_history`; a batch that writes one
+        read them (the history holds the group itself, `WatchHistory.add_group`; a batch that writes one
         object commits its one event as `update` does: a group of one would only cost its
         handlers more). Any other object takes `_set_in`'s way, and the batch is its events."""
         part, _ = path
@@ -60,8 +65,15 @@ class FieldWrites:
             namespace = ""  # the run's one namespace
             if resource != "pods":  # (a pod write keeps the store's node index: `_set_in`)
                 spaces = self._objects.get(resource, {})
+                spare = self._spares.take(resource, objects, path, self._history)
                 namespace = write_current_run(
-                    spaces, objects, path=path, value=value, first_rv=first_rv, written=(names, olds, news)
+                    spaces,
+                    objects,
+                    path=path,
+                    value=value,
+                    first_rv=first_rv,
+                    written=(names, olds, news),
+                    spare=spare,
                 )
             self._rv = first_rv + len(news)
             results: list[Result] = list(news)
@@ -74,7 +86,8 @@ class FieldWrites:
                     group = FieldWriteGroup.in_namespace(
                         resource, namespace, names, olds, news, first_rv=first_rv + 1, path=path, value=value
                     )
-                    add_to_history(self._history, group)  # its events built only when read
+                    self._history.add_group(group)  # its events built only when read
+                    self._spares.keep(group)
                     self._dispatcher.publish(ChangeBatch.field_write_of(group))
             else:
                 events: list[WatchEvent] = [
@@ -146,7 +159,8 @@ def field_version(obj: JSON, meta: JSON, path: FieldPath, value: object, rv_text
     """The stored version a field write makes of the stored `obj` (its metadata `meta`, its
     `obj[part]` a dict): copies of obj, its part and its metadata (same keys, same order, as an
     update of `with_field(obj, path, value)` stores), the field set and the resourceVersion
-    `rv_text`. The two run loops below build the same inline (they write a renewal round)."""
+    `rv_text`. The run loops of `write_current_run` and `recycling.recycle_run` build the same
+    inline (they write a renewal round)."""
     part, field = path
     stored = obj.copy()
     changed = stored[part] = obj[part].copy()
@@ -168,14 +182,15 @@ def write_current_run(
     value: object,
     first_rv: int,
     written: tuple[list[str], list[JSON], list[JSON]],
+    spare: Spare | None = None,
 ) -> str:
     """A store's field write of the run of `objects`, from the first, that are plainly current:
     each held by its store bucket (`spaces`: namespace -> name -> object) under its name, in the
     first object's namespace, without a generation to bump, its field differing from `value`.
-    Each is replaced by a copy with the field set and resourceVersion `first_rv` + 1, + 2, ...;
-    its name, old and new object are appended to `written` (names, olds, news). The run stops
-    before the first other object, which the store's general loop takes. Returns the run's
-    namespace.
+    Each is replaced by a copy with the field set and resourceVersion `first_rv` + 1, + 2, ...
+    (or by the version it replaced, recycled: `spare`, see `recycling.recycle_run`); its name, old
+    and new object are appended to `written` (names, olds, news). The run stops before the first
+    other object, which the store's general loop takes. Returns the run's namespace.
 
     The store's own checks of such an object (metadata a dict with uid, creationTimestamp and
     resourceVersion) hold for every object it stores, so only identity with the stored object is
@@ -188,14 +203,24 @@ def write_current_run(
         return ""
     if type(namespace) is not str:
         return ""
+    start = len(news)
+    rest = objects
+    if spare is not None and spare.namespace == namespace:
+        if not recycle_run(
+            bucket, objects, spare, path=path, value=value, first_rv=first_rv, written=written
+        ):
+            olds.extend(objects[: len(news) - start])
+            return namespace  # (stopped before an object the general loop takes)
+        done = len(news) - start
+        rest = objects[done:]
+        first_rv += done
     part, field = path
     copy, absent = dict.copy, _ABSENT
     current_of = bucket.get
     append_name, append_new = names.append, news.append
-    start = len(news)
-    texts = map(str, range(first_rv + 1, first_rv + 1 + len(objects)))
+    texts = map(str, range(first_rv + 1, first_rv + 1 + len(rest)))
     try:
-        for obj, rv_text in zip(objects, texts, strict=True):
+        for obj, rv_text in zip(rest, texts, strict=True):
             meta = obj["metadata"]
             name = meta["name"]
             if current_of(name) is not obj or "generation" in meta:
@@ -217,40 +242,3 @@ def write_current_run(
         pass  # an object of another shape: the general loop takes it
     olds.extend(objects[: len(news) - start])
     return namespace
-
-
-#: A bounded history's entry: an event, or one of a field-write group's updates. A group stands in
-#: its history as `len(group)` references to itself, in a row (the bound drops the oldest first):
-#: a run of `k` references to a group holds the events of its last `k` updates, built only when
-#: read (`history_events`).
-HistoryEntry = WatchEvent | FieldWriteGroup
-
-
-def add_to_history(history: deque[HistoryEntry], group: FieldWriteGroup) -> None:
-    """Record `group`'s updates at the end of `history` (as extending it by `group.events()`
-    would, without building them)."""
-    count = len(group.news)
-    bound = history.maxlen
-    history.extend(repeat(group, count if bound is None else min(count, bound)))
-
-
-def history_events(history: Iterable[HistoryEntry], since: int = -1) -> Iterator[WatchEvent]:
-    """The events `history` holds (see `HistoryEntry`) after resourceVersion `since`, oldest first."""
-    entries = list(history)
-    size = len(entries)
-    i = 0
-    while i < size:
-        entry = entries[i]
-        if isinstance(entry, FieldWriteGroup):
-            end = i + 1
-            while end < size and entries[end] is entry:
-                end += 1
-            # the run's updates after `since`: the group's last ones
-            wanted = min(end - i, entry.first_rv + len(entry.news) - 1 - since)
-            if wanted > 0:
-                yield from entry.tail(wanted)
-            i = end
-        else:
-            if entry.resource_version > since:
-                yield entry
-            i += 1

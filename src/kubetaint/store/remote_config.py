@@ -145,6 +145,8 @@ def _merged(files: list[Path]) -> tuple[dict[str, Any], dict[str, Path]]:
         if doc.get("current-context") and not merged.get("current-context"):
             merged["current-context"] = doc["current-context"]
         for section in ("clusters", "users", "contexts"):
+            if not isinstance(doc.get(section) or [], list):
+                raise StoreError(f"{file}: not a kubeconfig: {section} is not a list")
             for entry in doc.get(section) or []:
                 if not isinstance(entry, dict):
                     continue
@@ -195,8 +197,17 @@ def load_kubeconfig(path: str | Path | None = None, context: str | None = None) 
             str(_relative(user_file, str(user["client-certificate"]))),
             str(_relative(user_file, str(user["client-key"]))),
         )
-    if not token and cert is None and cert_data is None and isinstance(user.get("exec"), dict):
+    if not token and cert is None and cert_data is None and user.get("exec") is not None:
+        if not isinstance(user["exec"], dict):
+            raise StoreError(f"{where}: user {user_name!r}: exec is not a mapping")
         token, cert_data = exec_credential(user["exec"], cluster, user_name, user_file, where)
+    elif not token and cert is None and cert_data is None and user.get("auth-provider") is not None:
+        provider = user["auth-provider"]
+        named = provider.get("name") if isinstance(provider, dict) else None
+        raise StoreError(
+            f"{where}: user {user_name!r}: auth-provider {named or '(unnamed)'} is not supported:"
+            " use an exec plugin (client.authentication.k8s.io)"
+        )
     connection = Connection(
         server=server,
         token=str(token) if token else None,
@@ -231,7 +242,9 @@ def exec_credential(
         raise StoreError(f"{prefix}: command is required")
     mode = spec.get("interactiveMode")
     if api_version.endswith("/v1") and not mode:
-        raise StoreError(f"{prefix}: interactiveMode must be specified for {user} to use exec authentication")
+        raise StoreError(
+            f"{prefix}: interactiveMode must be specified for {user} to use exec authentication plugin"
+        )
     if mode == "Always":
         raise StoreError(
             f"{prefix}: interactiveMode Always needs a terminal, and kubetaint runs plugins without one"
@@ -253,6 +266,9 @@ def exec_credential(
             )
             if value
         }
+    for field in ("args", "env"):
+        if not isinstance(spec.get(field) or [], list):
+            raise StoreError(f"{prefix}: {field} is not a list")
     env = dict(os.environ)
     for entry in spec.get("env") or []:
         if isinstance(entry, dict) and entry.get("name"):

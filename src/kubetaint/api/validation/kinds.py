@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from operator import is_not
+from operator import is_, is_not
 from typing import Any
 
 from kubetaint.api.jsonview import mapping_in as _m
@@ -35,7 +35,7 @@ from kubetaint.api.validation.podspec import (
 )
 from kubetaint.api.validation.podupdate import validate_pod_update_rules
 from kubetaint.api.validation.quantities import validate_resource_list
-from kubetaint.api.validation.statefulset import validate_update_strategy
+from kubetaint.api.validation.statefulset import validate_spec_policies
 from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations
 from kubetaint.api.validation.topologyspread import CREATE, SpreadOptions, spread_options
 from kubetaint.api.validation.workloads import selector_and_template
@@ -117,6 +117,7 @@ _CHECKED_META_FIELDS = (
     "deletionTimestamp",
     "deletionGracePeriodSeconds",
 )
+_OWNER_REFERENCES = "ownerReferences"
 #: _CHECKED_META_FIELDS but ownerReferences.
 _OTHER_META_FIELDS = tuple(name for name in _CHECKED_META_FIELDS if name != "ownerReferences")
 
@@ -136,8 +137,24 @@ def validate_pod_keeping_spec(
     read only _CHECKED_META_FIELDS: when each is old's own value (identity), the create checks
     see what old passed and nothing changed, so no error; when only ownerReferences differs (an
     adoption), only its checks can fail; otherwise they all run as ever. `owner_errors`:
-    owner_reference_errors or what answers as it does (a caller's memo)."""
+    owner_reference_errors or what answers as it does (a caller's memo).
+
+    Two usual updates are told apart first, for the same answer: one carrying old's metadata
+    object itself (a status post, a binding), and one whose metadata holds every field of old's,
+    each old's own object, and at most ownerReferences besides while old has none (an orphan's
+    adoption): one pass of map over old's few fields instead of the checked fields on both sides."""
     meta, old_meta = _m(obj, "metadata"), _m(old, "metadata")
+    if meta is old_meta:
+        return []  # every field old's own (a status or binding change)
+    if _OWNER_REFERENCES not in old_meta and len(meta) == len(old_meta) + (_OWNER_REFERENCES in meta):
+        # an orphan adopted, or meta a copy of old's: when meta holds each of old's fields as
+        # old's own object, its one other field, if any, is ownerReferences (one pass of map)
+        try:
+            kept = all(map(is_, map(meta.__getitem__, old_meta), old_meta.values()))
+        except KeyError:  # one of old's fields missing: the general comparison below
+            kept = False
+        if kept:  # (what the comparison below finds: old has no references)
+            return owner_errors(meta) if meta.get(_OWNER_REFERENCES) is not None else []
     # (compared in one pass of map: every pod update keeping its spec asks)
     if any(map(is_not, map(meta.get, _OTHER_META_FIELDS), map(old_meta.get, _OTHER_META_FIELDS))):
         return _meta(obj, old, namespaced=True)
@@ -415,7 +432,7 @@ def _workload(
     return validate
 
 
-_validate_stateful_set_spec = _workload("StatefulSet", replicas=True, strategy=validate_update_strategy)
+_validate_stateful_set_spec = _workload("StatefulSet", replicas=False, strategy=validate_spec_policies)
 #: The StatefulSet spec fields an update may change (ValidateStatefulSetUpdate).
 STATEFUL_SET_MUTABLE = (
     "replicas",

@@ -566,11 +566,12 @@ class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
         return {"metadata": meta, "spec": spec}
 
     def _pod_labels(self, template: JSON, hash_: str, generation: str | None) -> JSON:
-        """The labels of a pod of `template` at revision `hash_` (and template generation):
-        the template's with the revision hash and generation labels. Speeds up the pods of one
-        revision by giving each the same labels object, remembered for the last very same
-        template object, hash and generation (read-only: the pods' labels once stored; off with
-        KUBETAINT_REFERENCE=1: built for each pod)."""
+        """Speeds up the pods of one revision by giving each the same labels object, remembered
+        for the last very same template object, hash and generation (off with
+        KUBETAINT_REFERENCE=1: built for each pod).
+
+        The labels of a pod of `template` at revision `hash_` (and template generation): the
+        template's with the revision hash and generation labels (read-only once stored)."""
         known = self._labels_memo.get(id(template))
         if known is not None and known[0] is template and known[1] == hash_ and known[2] == generation:
             return known[3]

@@ -328,8 +328,9 @@ class PodOwnerIndex:
             # `_index` of an owned pod, its owner known
             prior = owner_of.get(key, _ABSENT)
             if prior != owner:
-                if prior is None:  # the usual case: an orphan adopted (what `_unindex` does to it)
-                    del owner_of[key]
+                if prior is None:  # the usual case: an orphan adopted (what `_unindex` does to it,
+                    # but for the key's entry in owner_of, replaced below: a delete and an insert
+                    # would leave a dummy slot for each adoption)
                     in_namespace = orphans.get(key[0])
                     if in_namespace is not None:
                         in_namespace.discard(key)
@@ -391,8 +392,8 @@ class PodOwnerIndex:
         """`owned_pod(uid, key)` as a function of the key, for lookups between two changes to
         the index (it reads the owner's key set as it is now)."""
         owned = self.owned.get(uid, _NONE)
-        get = self.informer.get
-        return lambda key: get(*key) if key in owned else None
+        get = self.informer.get_keyed
+        return lambda key: get(key) if key in owned else None
 
     def orphan_candidates(self, namespace: str, selector: LabelSelector) -> list[JSON]:
         """Orphans in `namespace` that may match `selector` (a superset of the matching ones, in
@@ -411,13 +412,8 @@ class PodOwnerIndex:
         return self._get(best)
 
     def _get(self, keys: Iterable[Key]) -> list[JSON]:
-        result = []
-        cache_get = self.informer.get
-        for namespace, name in sorted(keys):
-            pod = cache_get(namespace, name)
-            if pod is not None:
-                result.append(pod)
-        return result
+        """The cached pods of `keys`, in key order."""
+        return [pod for pod in map(self.informer.get_keyed, sorted(keys)) if pod is not None]
 
 
 def _discard(buckets: dict[Any, set[Key]], bucket: Any, key: Key) -> None:

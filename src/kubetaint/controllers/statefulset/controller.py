@@ -183,7 +183,9 @@ class StatefulSetController(QueueController[Store]):
         return spec.get("template") or {}, str(update["metadata"].get("name") or "")
 
     def _update(self, sts: JSON, uid: str, owned: list[JSON], current: JSON, update: JSON) -> None:
-        """updateStatefulSet without its status: create, recreate, scale down, roll."""
+        """updateStatefulSet without its status: create, recreate, scale down, roll. With
+        OrderedReady each step waits for the pods before it to be Running, Ready and available
+        (Ready for minReadySeconds), as processReplica and processCondemned."""
         spec = sts.get("spec") or {}
         replica_count = int(spec.get("replicas") or 0) if spec.get("replicas") is not None else 1
         start = int((spec.get("ordinals") or {}).get("start") or 0)
@@ -197,10 +199,12 @@ class StatefulSetController(QueueController[Store]):
             elif ordinal >= 0:
                 condemned.append(pod)
         condemned.sort(key=stspods.ordinal_of, reverse=True)
-        unhealthy = None  # the first unhealthy pod, by ordinal (replicas first, then condemned)
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        now = self.clock.now()
+        unhealthy = None  # the first unavailable pod, by ordinal (replicas first, then condemned)
         ordered = [replicas[i] for i in sorted(replicas)]
         for pod in [*[p for p in ordered if p is not None], *sorted(condemned, key=stspods.ordinal_of)]:
-            if not stspods.is_healthy(pod):
+            if rolling.is_unavailable(pod, min_ready, now):
                 unhealthy = pod
                 break
         created = 0
@@ -229,12 +233,20 @@ class StatefulSetController(QueueController[Store]):
                 return
             if not stspods.is_running_and_ready(replica) and monotonic:
                 return
+            if not stspods.is_running_and_available(replica, min_ready, now) and monotonic:
+                return  # each predecessor available (Ready for minReadySeconds) first
         for pod in condemned:
             if stspods.is_terminating(pod):
                 if monotonic:
                     return
                 continue
             if not stspods.is_running_and_ready(pod) and monotonic and pod is not unhealthy:
+                return
+            if (
+                not stspods.is_running_and_available(pod, min_ready, now)
+                and monotonic
+                and pod is not unhealthy
+            ):
                 return
             self._delete(sts, pod)
             if monotonic:

@@ -133,8 +133,3 @@ def is_running_and_ready(pod: Mapping[str, Any]) -> bool:
 
 def is_running_and_available(pod: Mapping[str, Any], min_ready_seconds: int, now: float) -> bool:
     return phase(pod) == "Running" and podutil.is_available(pod, min_ready_seconds, now)
-
-
-def is_healthy(pod: Mapping[str, Any]) -> bool:
-    """isHealthy: running and ready, and not being deleted."""
-    return is_running_and_ready(pod) and not is_terminating(pod)
