@@ -124,3 +124,67 @@ def test_the_error_comes_before_the_specs_other_errors() -> None:
     obj = statefulset(rolling(partition=0, maxUnavailable=0))
     obj["spec"]["replicas"] = -1
     assert [e.field for e in validate(obj)] == [f"{PATH}.maxUnavailable", "spec.replicas"]
+
+
+def spec_with(**fields: Any) -> dict[str, Any]:
+    obj = statefulset(rolling(partition=0))
+    obj["spec"].update(fields)
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        pytest.param(
+            spec_with(podManagementPolicy="Burst"),
+            ["spec.podManagementPolicy: Invalid value: \"Burst\": must be 'OrderedReady' or 'Parallel'"],
+            id="an unknown pod management policy",
+        ),
+        pytest.param(spec_with(podManagementPolicy=""), [], id="an empty policy is defaulted first"),
+        pytest.param(
+            spec_with(updateStrategy={"type": "Recreate"}),
+            [
+                'spec.updateStrategy: Invalid value: apps.StatefulSetUpdateStrategy{Type:"Recreate", '
+                "RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: "
+                "must be 'RollingUpdate' or 'OnDelete'"
+            ],
+            id="an unknown strategy type",
+        ),
+        pytest.param(
+            spec_with(updateStrategy={"type": "OnDelete", "rollingUpdate": {"partition": 2}}),
+            [
+                "spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy"
+                "{Partition:2, MaxUnavailable:(*intstr.IntOrString)(nil)}: "
+                "only allowed for updateStrategy 'RollingUpdate'"
+            ],
+            id="OnDelete with a rolling update",
+        ),
+        pytest.param(
+            spec_with(persistentVolumeClaimRetentionPolicy={"whenDeleted": "Keep", "whenScaled": "Delete"}),
+            [
+                'spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: "Keep": '
+                'supported values: "Retain", "Delete"'
+            ],
+            id="an unknown claim retention policy",
+        ),
+        pytest.param(
+            spec_with(minReadySeconds=-1, ordinals={"start": -2}),
+            [
+                "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0",
+                "spec.ordinals.start: Invalid value: -2: must be greater than or equal to 0",
+            ],
+            id="negative minReadySeconds and start ordinal",
+        ),
+        pytest.param(
+            spec_with(podManagementPolicy="Burst", minReadySeconds=-1, replicas=-1),
+            [
+                "spec.podManagementPolicy: Invalid value: \"Burst\": must be 'OrderedReady' or 'Parallel'",
+                "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+                "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0",
+            ],
+            id="in ValidateStatefulSetSpec's order",
+        ),
+    ],
+)
+def test_the_other_spec_policies(obj: dict[str, Any], expected: list[str]) -> None:
+    assert [str(e) for e in validate(obj)] == expected

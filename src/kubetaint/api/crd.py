@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubetaint.api.jsonview import as_list as _as_list
 from kubetaint.api.resources import ALL_VERBS, Resource, Subresource
 
 JSON = dict[str, Any]
@@ -27,10 +28,6 @@ ESTABLISHED, NAMES_ACCEPTED, TERMINATING = "Established", "NamesAccepted", "Term
 
 def _as_dict(value: Any) -> JSON:
     return value if isinstance(value, dict) else {}
-
-
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,17 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
     return value if type(value) is dict or isinstance(value, Mapping) else {}  # (the ABC check is slow)
 
 
+def mapping_in(obj: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
+    """`obj[name]` when it is a mapping, else `{}` (also when `obj` is None)."""
+    value = obj.get(name) if obj else None
+    return value if type(value) is dict or isinstance(value, Mapping) else {}  # (the ABC check is slow)
+
+
+def mappings_in(value: Any) -> list[Mapping[str, Any]]:
+    """The mappings among the items of `value` when it is a list, else `[]`."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
 def as_list(value: Any) -> list[Any]:
     """`value` when it is a list, else `[]`."""
     return value if isinstance(value, list) else []

@@ -18,6 +18,7 @@ from kubetaint.apiserver.printing import (
     age_of,
     as_dict,
     col,
+    count_of,
     human_duration,
     since,
     swagger_doc,
@@ -33,10 +34,6 @@ from kubetaint.clock.base import parse_time
 
 _CORE = "io.k8s.api.core.v1."
 _BATCH = "io.k8s.api.batch.v1."
-
-
-def _count(value: Any) -> int:
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _name(obj: JSON) -> Any:
@@ -89,8 +86,8 @@ def make_port_string(ports: list[Any]) -> str:
     """makePortString: `port/protocol`, or `port:nodePort/protocol`, comma-joined."""
     pieces = []
     for port in map(as_dict, ports):
-        node_port = _count(port.get("nodePort"))
-        number, protocol = _count(port.get("port")), port.get("protocol") or ""
+        node_port = count_of(port.get("nodePort"))
+        number, protocol = count_of(port.get("port")), port.get("protocol") or ""
         pieces.append(f"{number}:{node_port}/{protocol}" if node_port > 0 else f"{number}/{protocol}")
     return ",".join(pieces)
 
@@ -177,7 +174,7 @@ def format_endpoints(obj: JSON) -> str:
                 if len(found) == most:
                     more = True
                     break
-                found.append(_join_host_port(ip, _count(port.get("port"))))
+                found.append(_join_host_port(ip, count_of(port.get("port"))))
     text = ",".join(found)
     return f"{text} + {count - most} more..." if more else text
 
@@ -207,7 +204,7 @@ def format_discovery_ports(ports: list[Any]) -> str:
     for port in map(as_dict, ports):
         if len(found) < most:
             if port.get("port") is not None:
-                found.append(str(_count(port.get("port"))))
+                found.append(str(count_of(port.get("port"))))
             elif port.get("name") is not None:
                 found.append(str(port.get("name")))
             else:
@@ -257,9 +254,9 @@ STATEFUL_SET_COLUMNS = [
 
 def print_stateful_set(obj: JSON, now: float) -> Cells:
     spec, status = as_dict(obj.get("spec")), as_dict(obj.get("status"))
-    desired = _count(spec["replicas"]) if "replicas" in spec else 1  # SetDefaults_StatefulSet
+    desired = count_of(spec["replicas"]) if "replicas" in spec else 1  # SetDefaults_StatefulSet
     names, images = layout_container_cells(spec.get("template"))
-    return [_name(obj), f"{_count(status.get('readyReplicas'))}/{desired}", age_of(obj, now), names, images]
+    return [_name(obj), f"{count_of(status.get('readyReplicas'))}/{desired}", age_of(obj, now), names, images]
 
 
 CONTROLLER_REVISION_COLUMNS = [
@@ -282,7 +279,7 @@ def print_controller_revision(obj: JSON, now: float) -> Cells:
                 f"{group_kind.lower()}/{ref.get('name') or ''}" if group_kind else str(ref.get("name") or "")
             )
             break
-    return [_name(obj), controller, _count(obj.get("revision")), age_of(obj, now)]
+    return [_name(obj), controller, count_of(obj.get("revision")), age_of(obj, now)]
 
 
 _SELECTOR_COLUMN = col("Selector", swagger_doc(_BATCH + "JobSpec", "selector"), priority=1)
@@ -329,10 +326,10 @@ def job_status(obj: JSON) -> str:
 
 
 def _job_completions(spec: JSON, status: JSON) -> str:
-    succeeded = _count(status.get("succeeded"))
+    succeeded = count_of(status.get("succeeded"))
     if spec.get("completions") is not None:
-        return f"{succeeded}/{_count(spec.get('completions'))}"
-    parallelism = _count(spec.get("parallelism"))
+        return f"{succeeded}/{count_of(spec.get('completions'))}"
+    parallelism = count_of(spec.get("parallelism"))
     return f"{succeeded}/1 of {parallelism}" if parallelism > 1 else f"{succeeded}/1"
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from kubetaint.admission import AdmissionError
 from kubetaint.admission.attributes import Attributes
@@ -27,19 +26,18 @@ from kubetaint.api.jsonview import meta_of
 from kubetaint.apiserver.authn import AUTHENTICATED_GROUP, NODE_USER_PREFIX, NODES_GROUP, UserInfo
 from kubetaint.apiserver.authz import Authorizer, forbidden
 from kubetaint.apiserver.requestinfo import RequestInfo
+from kubetaint.registry.reads import ReadsPassThrough
 from kubetaint.registry.validator import StoreLookup
-from kubetaint.store.base import StoreBase
+from kubetaint.store.base import OneOperationWrites
 from kubetaint.store.interface import (
     JSON,
-    BatchHandler,
+    NO_CAPABILITIES,
     Create,
     Delete,
-    ListResult,
     Result,
     SetField,
     Store,
     Update,
-    Watch,
     WriteOp,
 )
 
@@ -62,10 +60,13 @@ def _only_status_differs(obj: JSON, old: JSON | None) -> bool:
     return keep == before and meta == old_meta
 
 
-class NodeIdentityStore(StoreBase):
+class NodeIdentityStore(ReadsPassThrough, OneOperationWrites):
     """A Store over `store` whose writes are `node`'s requests: authorized by `authorizer` and
     admitted by `node_restriction` (the admission chain's NodeRestriction; None without the
-    Node authorizer); refused ones raise the 403."""
+    Node authorizer); refused ones raise the 403. Reads pass through to `store`; it offers no
+    capability."""
+
+    capabilities = NO_CAPABILITIES
 
     def __init__(
         self,
@@ -75,8 +76,7 @@ class NodeIdentityStore(StoreBase):
         *,
         node_restriction: NodeRestriction | None,
     ) -> None:
-        self.store = store
-        self.delivers_synchronously = store.delivers_synchronously
+        self.store = self._reads = store
         self.node = node
         self.user = node_user(node)
         self.authorizer = authorizer
@@ -85,23 +85,6 @@ class NodeIdentityStore(StoreBase):
         self.refused = 0
         #: how often each refusal was met (logged the 1st, 10th, 100th... time)
         self._refusals: dict[str, int] = {}
-
-    # reads ----------------------------------------------------------------------------------
-
-    def get(self, resource: str, namespace: str, name: str) -> JSON:
-        return self.store.get(resource, namespace, name)
-
-    def list(self, resource: str, **kwargs: Any) -> ListResult:
-        return self.store.list(resource, **kwargs)
-
-    def watch(self, resource: str, **kwargs: Any) -> Watch:
-        return self.store.watch(resource, **kwargs)
-
-    def subscribe(self, handler: BatchHandler, resource: str | None = None) -> Callable[[], None]:
-        return self.store.subscribe(handler, resource)
-
-    def current_resource_version(self) -> int:
-        return self.store.current_resource_version()
 
     def close(self) -> None:
         """The registry is the control plane's: closing a kubelet's view leaves it open."""

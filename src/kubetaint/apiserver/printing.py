@@ -79,5 +79,10 @@ def as_dict(value: Any) -> JSON:
     return value if isinstance(value, dict) else {}
 
 
+def count_of(value: Any) -> int:
+    """An integer field's value for a cell: 0 when unset or not an integer."""
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def age_of(obj: JSON, now: float) -> str:
     return since(meta_of(obj).get("creationTimestamp"), now)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api import errors
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation import invalid_status
 from kubetaint.apiserver.authn import CURRENT_USER, UserInfo
@@ -26,11 +27,6 @@ from kubetaint.apiserver.requestinfo import RequestInfo
 from kubetaint.apiserver.resources import ResourceInfo
 
 JSON = dict[str, Any]
-
-
-def _m(obj: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, Mapping) else {}
 
 
 def _s(obj: Mapping[str, Any], name: str) -> str:

@@ -17,6 +17,7 @@ from kubetaint.apiserver.printing import (
     age_of,
     as_dict,
     col,
+    count_of,
     swagger_doc,
 )
 
@@ -116,13 +117,9 @@ def layout_container_cells(template: Any) -> tuple[str, str]:
     )
 
 
-def _count(value: Any) -> int:
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def _desired(spec: JSON) -> int:
     # The internal type's replicas is defaulted to 1 (SetDefaults_Deployment/_ReplicaSet).
-    return _count(spec["replicas"]) if "replicas" in spec else 1
+    return count_of(spec["replicas"]) if "replicas" in spec else 1
 
 
 def print_deployment(obj: JSON, now: float) -> Cells:
@@ -130,9 +127,9 @@ def print_deployment(obj: JSON, now: float) -> Cells:
     names, images = layout_container_cells(spec.get("template"))
     return [
         meta_of(obj).get("name", ""),
-        f"{_count(status.get('readyReplicas'))}/{_desired(spec)}",
-        _count(status.get("updatedReplicas")),
-        _count(status.get("availableReplicas")),
+        f"{count_of(status.get('readyReplicas'))}/{_desired(spec)}",
+        count_of(status.get("updatedReplicas")),
+        count_of(status.get("availableReplicas")),
         age_of(obj, now),
         names,
         images,
@@ -146,8 +143,8 @@ def print_replica_set(obj: JSON, now: float) -> Cells:
     return [
         meta_of(obj).get("name", ""),
         _desired(spec),
-        _count(status.get("replicas")),
-        _count(status.get("readyReplicas")),
+        count_of(status.get("replicas")),
+        count_of(status.get("readyReplicas")),
         age_of(obj, now),
         names,
         images,
@@ -161,11 +158,11 @@ def print_daemon_set(obj: JSON, now: float) -> Cells:
     names, images = layout_container_cells(template)
     return [
         meta_of(obj).get("name", ""),
-        _count(status.get("desiredNumberScheduled")),
-        _count(status.get("currentNumberScheduled")),
-        _count(status.get("numberReady")),
-        _count(status.get("updatedNumberScheduled")),
-        _count(status.get("numberAvailable")),
+        count_of(status.get("desiredNumberScheduled")),
+        count_of(status.get("currentNumberScheduled")),
+        count_of(status.get("numberReady")),
+        count_of(status.get("updatedNumberScheduled")),
+        count_of(status.get("numberAvailable")),
         format_labels(as_dict(template.get("spec")).get("nodeSelector")),
         age_of(obj, now),
         names,

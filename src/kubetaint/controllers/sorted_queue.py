@@ -4,16 +4,20 @@ turn) syncs the queued names in sorted order, and `add_after` queues a name once
 passed (a later call replacing the pending one). A queue given a `component` name handles the
 failures of its sync as a controller's processNextWorkItem does: logged, the name queued again
 after its per-item exponential backoff (AddRateLimited: 5 ms doubling up to 1000 s), its failures
-forgotten once it syncs (Forget)."""
+forgotten once it syncs (Forget). `NameQueueController` is what those controllers share around it."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from kubetaint.clock.base import Clock, Handle
+from kubetaint.store.component_informers import ComponentInformers
+from kubetaint.store.interface import Store
 
 log = logging.getLogger(__name__)
+S = TypeVar("S", bound=Store)
 
 #: workqueue.DefaultTypedItemBasedRateLimiter's exponential backoff: the first retry's delay...
 BASE_DELAY = 0.005
@@ -77,3 +81,23 @@ class SortedQueue:
                 self.add_after(name, min(BASE_DELAY * 2**failures, MAX_DELAY))
             else:
                 self._failures.pop(name, None)
+
+
+class NameQueueController(Generic[S]):
+    """A controller that syncs one name at a time from its `queue` (a SortedQueue handing names
+    to `sync`, with `component`'s failure handling when given): it writes through `store` and
+    reads through `informers` (those it builds alone start and stop with it)."""
+
+    def __init__(self, store: S, clock: Clock, sync: Callable[[str], None], component: str = "") -> None:
+        self.store = store
+        self.clock = clock
+        self.informers = ComponentInformers(store)
+        self.queue = SortedQueue(clock, sync, component)
+
+    def start(self) -> None:
+        self.informers.start()
+
+    def stop(self) -> None:
+        """Stop the queue and the informers this controller started."""
+        self.queue.stop()
+        self.informers.stop()

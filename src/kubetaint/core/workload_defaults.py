@@ -24,7 +24,8 @@ def default_stateful_set(obj: JSON) -> JSON:
     (MaxUnavailableStatefulSet), Retain/Retain PVC retention (StatefulSetAutoDeletePVC), 1 replica,
     10 revisions."""
     spec = _spec(obj)
-    spec.setdefault("podManagementPolicy", "OrderedReady")
+    if not spec.get("podManagementPolicy"):
+        spec["podManagementPolicy"] = "OrderedReady"
     strategy = dict(spec["updateStrategy"]) if isinstance(spec.get("updateStrategy"), dict) else {}
     if not strategy.get("type"):
         strategy["type"] = "RollingUpdate"

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.jsonview import as_list as _items
+from kubetaint.api.jsonview import as_mapping as _mapping
+
 #: In-tree volume sources that upstream's NodeVolumeLimits counts against a CSI driver's attach
 #: limit through CSI migration (csi-translation-lib), which kubetaint does not model.
 _MIGRATED_SOURCES = (
@@ -51,14 +54,6 @@ PLUGIN_ARGS: dict[str, frozenset[str]] = {
     "PodTopologySpread": frozenset({"defaultConstraints", "defaultingType"}),
 }
 _ARGS_TYPE = frozenset({"apiVersion", "kind"})
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def pod_warnings(pod: Mapping[str, Any]) -> list[str]:

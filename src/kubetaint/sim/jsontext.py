@@ -34,9 +34,9 @@ from json.encoder import (  # type: ignore[attr-defined]
     encode_basestring,
 )
 from math import isfinite, isnan
-from typing import Any, Protocol
+from typing import Any
 
-from kubetaint.sim.halves import write_in_halves
+from kubetaint.sim.halves import TextSink, write_in_halves
 from kubetaint.speed.reference import reference_mode
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -50,12 +50,6 @@ CHUNK_CHARS = 1 << 20
 ITEM_LIMIT = 1 << 20
 #: Skeletons remembered before the memo starts afresh.
 SKELETONS = 1 << 12
-
-
-class TextSink(Protocol):
-    """Where streamed text goes (a text file, `sys.stdout`)."""
-
-    def write(self, text: str, /) -> Any: ...
 
 
 class _LeftToJsonError(Exception):

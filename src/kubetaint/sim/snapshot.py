@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kubetaint.api.jsonview import as_list as _list
 from kubetaint.api.strictload import InputError, looks_like_json, parse_yaml, read_input, shown_name
 from kubetaint.api.validation.kinds import SYSTEM_PRIORITY_CLASSES
 from kubetaint.controlplane import SYSTEM_NAMESPACES
@@ -225,10 +226,6 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 def _is_mapping(value: Any) -> bool:
     """isinstance(value, Mapping), a parsed document's plain dict told first."""
     return type(value) is dict or isinstance(value, Mapping)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _sts_controller(obj: Mapping[str, Any]) -> str | None:

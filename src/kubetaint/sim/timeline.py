@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubetaint.core.matching import taint_to_string
-from kubetaint.sim.jsontext import TextSink, dumps_indented, write_indented
+from kubetaint.sim.halves import TextSink
+from kubetaint.sim.jsontext import dumps_indented, write_indented
 from kubetaint.store.interface import JSON, WatchEvent
 
 #: Event reasons kept in the timeline (upstream spellings). Others are dropped to keep it readable.

@@ -29,11 +29,11 @@ import json
 import re
 from collections.abc import Callable
 from math import isnan
-from typing import Any, Protocol
+from typing import Any
 
 import yaml
 
-from kubetaint.sim.halves import write_in_halves
+from kubetaint.sim.halves import TextSink, write_in_halves
 from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 
@@ -49,12 +49,6 @@ SCALARS = 1 << 16
 SHARED = 1 << 12
 #: A simple key is at most this many bytes (UTF-8) long; a longer one is written `? key`.
 SIMPLE_KEY_BYTES = 128
-
-
-class TextSink(Protocol):
-    """Where streamed text goes (a text file, `sys.stdout`)."""
-
-    def write(self, text: str, /) -> Any: ...
 
 
 class _LeftToPyYamlError(Exception):

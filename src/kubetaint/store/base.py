@@ -1,7 +1,8 @@
 """`StoreBase`: what every Store shares around its one write method, `commit`.
 
-`create`, `update` and `delete` are one-operation commits that raise the operation's StatusError;
-`list_keyed` lists and keys each object; the declared capabilities default to off.
+`create`, `update` and `delete` are one-operation commits that raise the operation's StatusError
+(`OneOperationWrites`, also for a store whose reads pass through to another); `list_keyed` lists
+and keys each object; the declared capabilities default to off.
 """
 
 from __future__ import annotations
@@ -25,18 +26,10 @@ from kubetaint.store.interface import (
 )
 
 
-class StoreBase:
-    """A store's shared methods; a backend implements `commit` and `list`."""
-
-    #: See `Store.delivers_synchronously`.
-    delivers_synchronously: bool = False
-    #: See `Store.capabilities` (a backend offering more declares it in its constructor).
-    capabilities: Capabilities = NO_CAPABILITIES
+class OneOperationWrites:
+    """`create`, `update` and `delete` as one-operation commits of `commit`."""
 
     def commit(self, ops: Sequence[WriteOp], *, stop_at_failure: bool = False) -> builtins.list[Result]:
-        raise NotImplementedError
-
-    def list(self, resource: str) -> ListResult:
         raise NotImplementedError
 
     def create(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON:
@@ -58,6 +51,18 @@ class StoreBase:
     ) -> JSON:
         op = Delete(resource, namespace, name, resource_version, uid, dry_run, grace_period_seconds)
         return only(self.commit((op,)))
+
+
+class StoreBase(OneOperationWrites):
+    """A store's shared methods; a backend implements `commit` and `list`."""
+
+    #: See `Store.delivers_synchronously`.
+    delivers_synchronously: bool = False
+    #: See `Store.capabilities` (a backend offering more declares it in its constructor).
+    capabilities: Capabilities = NO_CAPABILITIES
+
+    def list(self, resource: str) -> ListResult:
+        raise NotImplementedError
 
     def list_keyed(self, resource: str) -> tuple[builtins.list[tuple[tuple[str, str], JSON]], int]:
         listed = self.list(resource)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.jobpolicies import (
     restart_policy_errors,
@@ -17,8 +18,7 @@ from kubetaint.api.validation.jobpolicies import (
     validate_policies,
 )
 from kubetaint.api.validation.labelselector import selector_converts, validate_label_selector
-from kubetaint.api.validation.metaupdate import validate_metadata
-from kubetaint.api.validation.names import name_is_dns_subdomain
+from kubetaint.api.validation.metaupdate import validate_namespaced_metadata as _meta
 from kubetaint.api.validation.objectmeta import IS_NEGATIVE_ERROR
 from kubetaint.api.validation.podspec import validate_pod_template
 from kubetaint.api.validation.selectors import selector_matches
@@ -30,15 +30,6 @@ CONCURRENCY_POLICIES = ("Allow", "Forbid", "Replace")
 #: DNS1035LabelMaxLength - 11: the cronjob controller suffixes `-<timestamp>` to its Jobs' names.
 CRON_JOB_NAME_MAX = 52
 CRON_DESCRIPTORS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
-
-
-def _m(obj: Obj | None, name: str) -> Obj:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, Mapping) else {}
-
-
-def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:
-    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def _nonnegative(spec: Obj, path: str, *names: str) -> list[f.FieldError]:

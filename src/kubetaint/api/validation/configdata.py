@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.gojson import json_kind
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation.metaupdate import validate_metadata
-from kubetaint.api.validation.names import is_config_map_key, name_is_dns_subdomain
+from kubetaint.api.validation.metaupdate import validate_namespaced_metadata as _meta
+from kubetaint.api.validation.names import is_config_map_key
 
 Obj = Mapping[str, Any]
 #: core.MaxSecretSize: the total size of a ConfigMap's or Secret's data.
@@ -24,15 +25,6 @@ MAX_SECRET_SIZE = 1 * 1024 * 1024
 IMMUTABLE_WHEN_SET = "field is immutable when `immutable` is set"
 SERVICE_ACCOUNT_NAME_KEY = "kubernetes.io/service-account.name"
 REDACTED = "<secret contents redacted>"
-
-
-def _m(obj: Obj | None, name: str) -> Obj:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, Mapping) else {}
-
-
-def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:
-    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def decoded_size(text: Any) -> int:

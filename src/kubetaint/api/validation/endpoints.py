@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.validation import field as f
-from kubetaint.api.validation.metaupdate import validate_metadata
-from kubetaint.api.validation.names import is_dns1123_label, is_dns1123_subdomain, name_is_dns_subdomain
+from kubetaint.api.validation.metaupdate import validate_namespaced_metadata as _meta
+from kubetaint.api.validation.names import is_dns1123_label, is_dns1123_subdomain
 
 Obj = Mapping[str, Any]
 PROTOCOLS = ("SCTP", "TCP", "UDP")
@@ -23,10 +23,6 @@ INVALID_IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 def _list(obj: Obj, name: str) -> list[Obj]:
     value = obj.get(name)
     return [v if isinstance(v, Mapping) else {} for v in value] if isinstance(value, list) else []
-
-
-def _meta(obj: Obj, old: Obj | None) -> list[f.FieldError]:
-    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def non_special_ip_errors(text: str, path: str) -> list[f.FieldError]:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from operator import is_, is_not
 from typing import Any
 
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import batch, configdata, crd, endpoints, rbac, services, storage
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.intstr import int_or_percent
@@ -34,7 +35,7 @@ from kubetaint.api.validation.podspec import (
 )
 from kubetaint.api.validation.podupdate import validate_pod_update_rules
 from kubetaint.api.validation.quantities import validate_resource_list
-from kubetaint.api.validation.statefulset import validate_update_strategy
+from kubetaint.api.validation.statefulset import validate_spec_policies
 from kubetaint.api.validation.taints import validate_node_taints, validate_tolerations
 from kubetaint.api.validation.topologyspread import CREATE, SpreadOptions, spread_options
 from kubetaint.api.validation.workloads import selector_and_template
@@ -47,11 +48,6 @@ SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluste
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
 #: policy.UnhealthyPodEvictionPolicyType values, sorted as upstream lists them
 UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
-
-
-def _m(obj: Obj, name: str) -> Obj:
-    value = obj.get(name)
-    return value if type(value) is dict or isinstance(value, Mapping) else {}  # (the ABC check is slow)
 
 
 def _meta(obj: Obj, old: Obj | None, *, namespaced: bool, dns_label: bool = False) -> list[f.FieldError]:
@@ -436,7 +432,7 @@ def _workload(
     return validate
 
 
-_validate_stateful_set_spec = _workload("StatefulSet", replicas=True, strategy=validate_update_strategy)
+_validate_stateful_set_spec = _workload("StatefulSet", replicas=False, strategy=validate_spec_policies)
 #: The StatefulSet spec fields an update may change (ValidateStatefulSetUpdate).
 STATEFUL_SET_MUTABLE = (
     "replicas",

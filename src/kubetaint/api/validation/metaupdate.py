@@ -25,6 +25,7 @@ from typing import Any
 
 from kubetaint.api.jsonview import as_mapping
 from kubetaint.api.validation import field as f
+from kubetaint.api.validation.names import name_is_dns_subdomain
 from kubetaint.api.validation.objectmeta import NameFunc, validate_object_meta
 from kubetaint.api.validation.ownerrefs import validate_no_new_finalizers
 
@@ -89,6 +90,11 @@ def validate_metadata(
     return validate_object_meta_update(
         meta, as_mapping(old.get("metadata")), namespaced=namespaced, name_fn=name_fn
     )
+
+
+def validate_namespaced_metadata(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[f.FieldError]:
+    """`validate_metadata` of a namespaced kind whose names are DNS subdomains."""
+    return validate_metadata(obj, old, namespaced=True, name_fn=name_is_dns_subdomain)
 
 
 def _update_only_errors(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubetaint.api.jsonview import mappings_in as _list
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.affinity import validate_affinity
 from kubetaint.api.validation.names import is_dns1123_label, name_is_dns_subdomain
@@ -23,10 +24,6 @@ from kubetaint.api.validation.topologyspread import (
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 _INT32_MAX = 2**31 - 1
-
-
-def _list(value: Any) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
 def _validate_container(container: Mapping[str, Any], path: str) -> list[f.FieldError]:

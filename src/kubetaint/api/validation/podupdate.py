@@ -20,6 +20,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kubetaint.api.jsonview import mappings_in as _list
 from kubetaint.api.semantic import semantic
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.taints import validate_only_added_tolerations
@@ -37,10 +38,6 @@ UPDATABLE_POD_SPEC_FIELDS = (
 FORBIDDEN_UPDATE_DETAIL = "pod updates may not change fields other than " + ",".join(
     UPDATABLE_POD_SPEC_FIELDS
 )
-
-
-def _list(value: Any) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
 def validate_pod_update_rules(

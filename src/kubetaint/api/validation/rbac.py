@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.goquote import go_quote
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import has_invalid_label_value, validate_label_selector
 from kubetaint.api.validation.metaupdate import validate_metadata
@@ -26,11 +27,6 @@ def is_valid_path_segment_name(name: str, prefix: bool = False) -> list[str]:
         if name == illegal:
             return [f"may not be '{illegal}'"]
     return [f"may not contain '{illegal}'" for illegal in NAME_MAY_NOT_CONTAIN if illegal in name]
-
-
-def _m(obj: Obj | None, name: str) -> Obj:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, Mapping) else {}
 
 
 def _strings(value: Any) -> list[str]:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.metaupdate import validate_metadata
 from kubetaint.api.validation.names import is_dns1123_label, is_dns1123_subdomain, name_is_dns1035_label
@@ -19,11 +20,6 @@ Obj = Mapping[str, Any]
 SERVICE_TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 PROTOCOLS = ("SCTP", "TCP", "UDP")
 PORT_RANGE_ERROR = "must be between 1 and 65535, inclusive"
-
-
-def _m(obj: Obj | None, name: str) -> Obj:
-    value = (obj or {}).get(name)
-    return value if isinstance(value, Mapping) else {}
 
 
 def _is_port(value: Any) -> bool:

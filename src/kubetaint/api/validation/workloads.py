@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kubetaint.api.jsonview import mapping_in as _m
 from kubetaint.api.validation import field as f
 from kubetaint.api.validation.labelselector import (
     go_label_selector,
@@ -18,11 +19,6 @@ from kubetaint.api.validation.selectors import selector_matches
 from kubetaint.api.validation.topologyspread import CREATE, SpreadOptions
 
 Obj = Mapping[str, Any]
-
-
-def _m(obj: Obj, name: str) -> Obj:
-    value = obj.get(name)
-    return value if isinstance(value, Mapping) else {}
 
 
 def selector_and_template(

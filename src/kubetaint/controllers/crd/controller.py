@@ -30,8 +30,7 @@ from kubetaint.api.crd import (
 )
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, format_time
-from kubetaint.controllers.sorted_queue import SortedQueue
-from kubetaint.store.component_informers import ComponentInformers
+from kubetaint.controllers.sorted_queue import NameQueueController
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
 
@@ -49,15 +48,12 @@ class CRDWriter(Store, Protocol):
     def update_status(self, resource: str, obj: JSON, *, dry_run: bool = False) -> JSON: ...
 
 
-class CRDController:
+class CRDController(NameQueueController[CRDWriter]):
     """Names, establishes and cleans up CustomResourceDefinitions."""
 
     def __init__(self, store: CRDWriter, clock: Clock, *, crd_informer: Informer | None = None) -> None:
-        self.store = store
-        self.clock = clock
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, self._sync_queued)
         self.crds = self.informers.shared_or_own(crd_informer, CRDS)
-        self.queue = SortedQueue(clock, self._sync_queued)
         self.crds.add_handlers(
             EventHandlers(
                 on_add=self._changed,
@@ -65,13 +61,6 @@ class CRDController:
                 on_delete=self._deleted,
             )
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        self.queue.stop()
-        self.informers.stop()
 
     # queue -----------------------------------------------------------------------------------
 

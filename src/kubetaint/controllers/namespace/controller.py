@@ -25,9 +25,8 @@ from kubetaint.api.crd import CRDS, served_resources
 from kubetaint.api.errors import StatusError
 from kubetaint.api.resources import RESOURCES, Resource
 from kubetaint.clock.base import Clock, format_time, parse_time
-from kubetaint.controllers.sorted_queue import SortedQueue
+from kubetaint.controllers.sorted_queue import NameQueueController
 from kubetaint.core import namespaces
-from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import PropagatingStore, object_key
 
@@ -70,7 +69,7 @@ class ResourcesRemainingError(Exception):
         self.estimate = estimate
 
 
-class NamespaceController:
+class NamespaceController(NameQueueController[NamespaceWriter]):
     """Deletes the content of namespaces being deleted, then finalizes them."""
 
     def __init__(
@@ -80,12 +79,9 @@ class NamespaceController:
         *,
         namespace_informer: Informer | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
-        self.informers = ComponentInformers(store)
+        super().__init__(store, clock, self._sync_queued)
         self.namespaces = self.informers.shared_or_own(namespace_informer, NAMESPACES)
         self.resources = deletable_resources()
-        self.queue = SortedQueue(clock, self._sync_queued)
         self._failures: dict[str, int] = {}
         self.namespaces.add_handlers(
             EventHandlers(
@@ -93,13 +89,6 @@ class NamespaceController:
                 on_update=lambda old, new: self._namespace_changed(new),
             )
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        self.queue.stop()
-        self.informers.stop()
 
     # queue -----------------------------------------------------------------------------------
 

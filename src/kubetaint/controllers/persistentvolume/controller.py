@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
+from kubetaint.api.jsonview import as_mapping as _m
 from kubetaint.clock.base import Clock
 from kubetaint.core.volumes import (
     ANN_BIND_COMPLETED,
@@ -36,10 +37,6 @@ JSON = dict[str, Any]
 PVS = "persistentvolumes"
 PVCS = "persistentvolumeclaims"
 log = logging.getLogger(__name__)
-
-
-def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 class PersistentVolumeController:

@@ -12,8 +12,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
-from kubetaint.controllers.sorted_queue import SortedQueue
-from kubetaint.store.component_informers import ComponentInformers
+from kubetaint.controllers.sorted_queue import NameQueueController
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
 
@@ -28,7 +27,7 @@ DESCRIPTION = (
 CONFIG_MAPS = "configmaps"
 
 
-class Publisher:
+class Publisher(NameQueueController[Store]):
     """Keeps `kube-root-ca.crt` with `root_ca` (PEM) in every namespace."""
 
     def __init__(
@@ -40,13 +39,10 @@ class Publisher:
         namespace_informer: Informer | None = None,
         config_map_informer: Informer | None = None,
     ) -> None:
-        self.store = store
-        self.clock = clock
+        super().__init__(store, clock, self.sync_namespace, "root-ca-cert-publisher")
         self.root_ca = root_ca
-        self.informers = ComponentInformers(store)
         self.namespaces = self.informers.shared_or_own(namespace_informer, "namespaces")
         self.config_maps = self.informers.shared_or_own(config_map_informer, CONFIG_MAPS)
-        self.queue = SortedQueue(clock, self.sync_namespace, "root-ca-cert-publisher")
         self.config_maps.add_handlers(
             EventHandlers(
                 on_update=lambda old, new: self._config_map_changed(new),
@@ -59,14 +55,6 @@ class Publisher:
                 on_add=lambda ns: self.queue.add(object_key(ns)[1]), on_update=self._namespace_updated
             )
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        """Stop the informers this controller started."""
-        self.queue.stop()
-        self.informers.stop()
 
     def _config_map_changed(self, config_map: JSON) -> None:
         namespace, name = object_key(config_map)

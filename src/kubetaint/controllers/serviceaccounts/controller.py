@@ -10,8 +10,7 @@ from typing import Any
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
-from kubetaint.controllers.sorted_queue import SortedQueue
-from kubetaint.store.component_informers import ComponentInformers
+from kubetaint.controllers.sorted_queue import NameQueueController
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store, object_key
 
@@ -21,7 +20,7 @@ DEFAULT_SERVICE_ACCOUNTS = ("default",)
 SERVICE_ACCOUNTS = "serviceaccounts"
 
 
-class ServiceAccountsController:
+class ServiceAccountsController(NameQueueController[Store]):
     """Ensures the listed ServiceAccounts exist in each active namespace."""
 
     def __init__(
@@ -33,13 +32,10 @@ class ServiceAccountsController:
         service_account_informer: Informer | None = None,
         names: tuple[str, ...] = DEFAULT_SERVICE_ACCOUNTS,
     ) -> None:
-        self.store = store
-        self.clock = clock
+        super().__init__(store, clock, self.sync_namespace, "serviceaccounts")
         self.names = names
-        self.informers = ComponentInformers(store)
         self.namespaces = self.informers.shared_or_own(namespace_informer, "namespaces")
         self.accounts = self.informers.shared_or_own(service_account_informer, SERVICE_ACCOUNTS)
-        self.queue = SortedQueue(clock, self.sync_namespace, "serviceaccounts")
         self.namespaces.add_handlers(
             EventHandlers(
                 on_add=lambda ns: self.queue.add(object_key(ns)[1]),
@@ -50,14 +46,6 @@ class ServiceAccountsController:
             EventHandlers(on_delete=self._account_deleted),
             replay=False,
         )
-
-    def start(self) -> None:
-        self.informers.start()
-
-    def stop(self) -> None:
-        """Stop the informers this controller started."""
-        self.queue.stop()
-        self.informers.stop()
 
     def _account_deleted(self, account: JSON) -> None:
         namespace, name = object_key(account)
