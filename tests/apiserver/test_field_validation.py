@@ -183,10 +183,42 @@ def test_json_patches_are_not_checked(client: TestClient) -> None:
     assert response.status_code == 200
 
 
-def test_an_unsupported_directive_is_rejected_before_the_body(client: TestClient) -> None:
-    response = client.post(PODS, params={"fieldValidation": "Loose"}, content=b"not json")
-    assert response.status_code == 400
-    assert "fieldValidation: Unsupported value: 'Loose'" in response.json()["message"]
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "kind"),
+    [
+        pytest.param("POST", PODS, {}, "CreateOptions", id="a create"),
+        pytest.param("PUT", f"{PODS}/p", {}, "UpdateOptions", id="an update"),
+        pytest.param(
+            "PATCH",
+            f"{PODS}/p",
+            {"Content-Type": "application/merge-patch+json"},
+            "PatchOptions",
+            id="a patch",
+        ),
+    ],
+)
+def test_an_unsupported_directive_is_invalid_options_before_the_body_is_read(
+    client: TestClient, method: str, path: str, headers: dict[str, str], kind: str
+) -> None:
+    """ValidateCreateOptions / ValidateUpdateOptions / ValidatePatchOptions: a 422 naming the
+    options kind, with field.NotSupported's sorted, Go-quoted values."""
+    response = client.request(
+        method, path, params={"fieldValidation": "Loose"}, content=b"not json", headers=headers
+    )
+    assert response.status_code == 422
+    status = response.json()
+    assert status["reason"] == "Invalid"
+    assert status["message"] == (
+        f'{kind}.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": '
+        'supported values: "", "Ignore", "Strict", "Warn"'
+    )
+    assert status["details"]["causes"] == [
+        {
+            "reason": "FieldValueNotSupported",
+            "message": 'Unsupported value: "Loose": supported values: "", "Ignore", "Strict", "Warn"',
+            "field": "fieldValidation",
+        }
+    ]
 
 
 @pytest.mark.kubectl

@@ -416,9 +416,9 @@ def test_non_core_resources_use_group_qualified_messages(client: TestClient) -> 
             "POST",
             f"{PODS}?fieldValidation=Loose",
             {"json": pod("a")},
-            400,
-            "BadRequest",
-            id="unknown fieldValidation is 400",
+            422,
+            "Invalid",
+            id="unknown fieldValidation is invalid CreateOptions",
         ),
     ],
 )

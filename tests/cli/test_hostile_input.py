@@ -127,3 +127,32 @@ def test_a_path_that_is_not_a_readable_file_is_one_line(tmp_path: Path, command:
     result = _invoke(COMMANDS[command](str(_paths(tmp_path)[which])))
     _assert_clean_failure(result, may_succeed=False)
     assert result.exit_code == 1 and len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_a_yaml_file_of_millions_of_nodes_is_refused_small_through_the_real_program(tmp_path: Path) -> None:
+    """8 MB of `[1,1,…]` would take gigabytes to compose: refused under a 1 GiB address-space limit."""
+    path = tmp_path / "many.yaml"
+    path.write_text("items: [" + ",".join(["1"] * 4_000_000) + "]\n")
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    for command in ("validate", "explain", "simulate", "whatif"):
+        args = ["whatif", "-f", str(path), "drain", "n1"] if command == "whatif" else [command, str(path)]
+        out = subprocess.run(
+            [sys.executable, "-m", "kubetaint", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=limit,
+            check=False,
+        )
+        assert out.returncode == 1, (command, out.stderr)
+        assert out.stderr.startswith(f"error: {path}"), command
+        assert out.stderr.endswith(
+            ": YAML of more than 3,000,000 nodes (values, mappings and sequences): "
+            "give a file this large as JSON\n"
+        ), (command, out.stderr)
+        assert out.stderr.count("\n") == 1, command

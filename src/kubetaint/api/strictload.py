@@ -10,7 +10,10 @@ Bounds, all checked before any work on the content:
   that contains itself;
 - integers: at most 4,300 digits (Python's own conversion limit; Go reads longer ones as floats
   and refuses them for integer fields);
-- nesting: JSON deeper than the parser's recursion limit, YAML deeper than libyaml's.
+- nesting: JSON deeper than the parser's recursion limit, YAML deeper than libyaml's;
+- YAML nodes: at most MAX_YAML_NODES per file, counted from the parser's events before anything
+  is composed (a node costs a few hundred bytes while a document is composed, JSON's values far
+  less, so a file too large for YAML can still be given as JSON).
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ MAX_INPUT_BYTES = 512 * 1024 * 1024
 _ALIAS_RATIO_RANGE_LOW = 400_000
 _ALIAS_RATIO_RANGE_HIGH = 4_000_000
 _INT_DIGITS = 4300
+#: Most YAML nodes (scalars, aliases, mappings, sequences) a file may hold: about 1.3 GB while
+#: composed. A manifest takes about one node per 7 bytes, so files under YAML_COUNT_FROM bytes
+#: (at most one node per 2 bytes) are not counted.
+MAX_YAML_NODES = 3_000_000
+YAML_COUNT_FROM = 1024 * 1024
+_NODE_EVENTS = (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
 
 
 class InputError(ValueError):
@@ -194,6 +203,8 @@ def _yaml_problem(exc: yaml.YAMLError) -> tuple[int | None, str]:
 
 def parse_yaml(text: str, name: str) -> Iterator[Parsed]:
     """Every document of a YAML stream (empty documents included, as None data)."""
+    if len(text) > YAML_COUNT_FROM:
+        check_node_count(text, name)
     if "&" in text:
         check_aliases(text, name)
     loader = _Loader(text)
@@ -220,6 +231,26 @@ def parse_yaml(text: str, name: str) -> Iterator[Parsed]:
         raise InputError(name, f"invalid YAML: {_number_problem(exc)}") from None
     finally:
         loader.dispose()
+
+
+def check_node_count(text: str, name: str, limit: int = MAX_YAML_NODES) -> None:
+    """Refuse a YAML stream of more than `limit` nodes, counted from libyaml's events (nothing
+    composed; stops at the first node past the limit)."""
+    nodes = 0
+    node_events = _NODE_EVENTS
+    try:
+        for event in yaml.parse(text, Loader=_Base):
+            if isinstance(event, node_events):
+                nodes += 1
+                if nodes > limit:
+                    raise InputError(
+                        name,
+                        f"YAML of more than {limit:,} nodes (values, mappings and sequences): "
+                        "give a file this large as JSON",
+                    )
+    except yaml.YAMLError as exc:
+        line, problem = _yaml_problem(exc)
+        raise InputError(name, f"invalid YAML: {problem}", line) from None
 
 
 def _allowed_alias_ratio(decoded: int) -> float:

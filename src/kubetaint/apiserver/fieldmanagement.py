@@ -21,7 +21,7 @@ from kubetaint.api import errors
 from kubetaint.api.crd import CustomResource
 from kubetaint.api.jsonview import meta_of
 from kubetaint.api.validation import field as fe
-from kubetaint.apiserver import query
+from kubetaint.apiserver import fieldvalidation, query
 from kubetaint.apiserver.rest import Target
 from kubetaint.clock.base import Clock, format_time
 from kubetaint.core.fieldmanager import manager as fm
@@ -100,7 +100,7 @@ def _options_invalid(kind: str, causes: list[fe.FieldError]) -> errors.StatusErr
 
 def check_options(request: Request, kind: str, apply: bool = False) -> None:
     """ValidateCreateOptions / ValidateUpdateOptions / ValidatePatchOptions for the field
-    manager and `force` (422 `CreateOptions.meta.k8s.io "" is invalid: ...`)."""
+    manager, `force` and `fieldValidation` (422 `CreateOptions.meta.k8s.io "" is invalid: ...`)."""
     params = query.of(request)
     manager = params.get("fieldManager") or ""
     causes: list[fe.FieldError] = []
@@ -110,6 +110,9 @@ def check_options(request: Request, kind: str, apply: bool = False) -> None:
         if apply and not manager:
             causes.append(fe.required("fieldManager", "is required for apply patch"))
     causes += _field_manager_errors(manager)
+    validation = params.get("fieldValidation") or ""
+    if validation not in fieldvalidation.SUPPORTED:  # ValidateFieldValidation
+        causes.append(fe.not_supported("fieldValidation", validation, sorted(fieldvalidation.SUPPORTED)))
     if causes:
         raise _options_invalid(kind, causes)
 

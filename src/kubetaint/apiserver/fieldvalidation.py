@@ -29,6 +29,7 @@ from typing import Any
 from starlette.responses import Response
 
 from kubetaint.api import errors
+from kubetaint.api.goquote import go_quote
 from kubetaint.api.openapi_schemas import (
     cannot_handle,
     prune_unknown,
@@ -46,8 +47,9 @@ def directive(value: str | None) -> str:
     """The validation directive of a request (absent means Warn, as upstream since 1.27)."""
     value = value or ""
     if value not in SUPPORTED:
+        supported = ", ".join(go_quote(v) for v in sorted(SUPPORTED))
         raise errors.bad_request(
-            f'fieldValidation: Unsupported value: {value!r}: supported values: "Ignore", "Strict", "Warn"'
+            f"fieldValidation: Unsupported value: {go_quote(value)}: supported values: {supported}"
         )
     return value or "Warn"
 

@@ -85,10 +85,6 @@ def _from_scale(res: Resource, parent: JSON, body: Any) -> JSON:
     return scale.from_scale(parent, body)
 
 
-def _field_validation(request: Request) -> None:
-    fieldvalidation.directive(query.of(request).get("fieldValidation"))
-
-
 class Handlers:
     """The verbs: each reads and decodes its request, then writes through `rest` (the request's
     preparation, then the registry's write path)."""
@@ -156,7 +152,6 @@ class Handlers:
     # writes --------------------------------------------------------------------------------
 
     async def create(self, target: Target, request: Request) -> Response:
-        _field_validation(request)
         fieldmanagement.check_options(request, "CreateOptions")
         obj, twice, yaml_error = decode_object_recording(await request.body(), media_type(request))
         validation = query.of(request).get("fieldValidation")
@@ -173,7 +168,6 @@ class Handlers:
         return fieldvalidation.with_warnings(json_response(_out(target.res, created), 201), warnings)
 
     async def update(self, target: Target, request: Request) -> Response:
-        _field_validation(request)
         fieldmanagement.check_options(request, "UpdateOptions")
         obj, twice, yaml_error = decode_object_recording(await request.body(), media_type(request))
         if target.subresource == "scale":  # the body is a Scale; the parent's spec.replicas changes
@@ -198,7 +192,6 @@ class Handlers:
         return fieldvalidation.with_warnings(json_response(_out(target.res, updated)), warnings)
 
     async def patch(self, target: Target, request: Request) -> Response:
-        _field_validation(request)
         kind = media_type(request)
         if isinstance(target.res, CustomResource):  # no Go struct to merge strategically
             accepted = [t for t in patches.PATCH_TYPES if t != patches.STRATEGIC_PATCH]
