@@ -136,7 +136,7 @@ def test_explain_validates_every_object_before_using_it(tmp_path: Path, extra: s
     path = _write(tmp_path, "c.yaml", NODE + "---\n" + POD + "---\n" + extra)
     code, out, err = _run("explain", path)
     assert code == 1 and out == ""
-    assert err.startswith("error: ") and expected in err
+    assert err.startswith(f"error: {path}, document 3, line ") and expected in err
 
 
 def test_explain_reports_every_invalid_object_in_one_run(tmp_path: Path) -> None:

@@ -58,21 +58,23 @@ def test_valid_objects_print_an_ok_line_each(tmp_path: Path) -> None:
 
 
 def test_invalid_taint_prints_kube_apiservers_message(tmp_path: Path) -> None:
-    out = run("-f", write(tmp_path, "bad.yaml", BAD_NODE))
+    path = write(tmp_path, "bad.yaml", BAD_NODE)
+    out = run("-f", path)
     assert out.returncode == 1
-    assert (
-        out.stdout
-        == f'The Node "n1" is invalid: metadata.taints[0].effect: Unsupported value: "Foo": {EFFECTS}\n'
+    assert out.stdout == (
+        f'{path}, document 1, line 6: The Node "n1" is invalid: metadata.taints[0].effect: '
+        f'Unsupported value: "Foo": {EFFECTS}\n'
     )
     assert "Traceback" not in out.stderr
 
 
 def test_several_errors_use_kubectls_list(tmp_path: Path) -> None:
     text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  tolerations: [{operator: Equal, value: x}]\n"
-    out = run("-f", write(tmp_path, "pod.yaml", text))
+    path = write(tmp_path, "pod.yaml", text)
+    out = run("-f", path)
     assert out.returncode == 1
     assert out.stdout.splitlines() == [
-        'The Pod "p" is invalid: ',
+        f'{path}, document 1, line 1: The Pod "p" is invalid: ',
         "* spec.containers[0].image: Required value",
         '* spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, '
         'which means "match all values and all keys"',
@@ -210,7 +212,8 @@ def test_several_files_in_either_form(tmp_path: Path, form: str) -> None:
     out = run(*args)
     assert out.returncode == 1
     assert out.stdout.splitlines() == [
-        f'The Node "n1" is invalid: metadata.taints[0].effect: Unsupported value: "Foo": {EFFECTS}',
+        f'{bad}, document 1, line 6: The Node "n1" is invalid: metadata.taints[0].effect: '
+        f'Unsupported value: "Foo": {EFFECTS}',
         "node/gpu-1 valid",
         "pod/trainer valid",
     ]
@@ -234,10 +237,11 @@ spec:
 def test_a_pod_is_validated_with_its_label_keys_merged_as_on_create(tmp_path: Path) -> None:
     """kube-apiserver merges the pod's value of `app` into the selector before it validates: the
     key is then in the selector twice."""
-    out = run("-f", write(tmp_path, "web.yaml", KEY_IN_SELECTOR))
+    path = write(tmp_path, "web.yaml", KEY_IN_SELECTOR)
+    out = run("-f", path)
     assert out.returncode == 1
     assert out.stdout == (
-        'The Pod "web" is invalid: spec.topologySpreadConstraints[0][0]: Invalid value: "app": '
+        f'{path}, document 1, line 1: The Pod "web" is invalid: spec.topologySpreadConstraints[0][0]: Invalid value: "app": '
         "exists in both matchLabelKeys and labelSelector\n"
     )
     unlabelled = KEY_IN_SELECTOR.replace(", labels: {app: web}", "")
@@ -254,3 +258,60 @@ def test_a_scenario_is_refused_with_the_command_that_checks_it(tmp_path: Path) -
         f'{path}, document 1, line 1: no matches for kind "Scenario" in version "kubetaint.dev/v1alpha1"'
         " (a kubetaint scenario: `kubetaint simulate` checks and runs it)\n"
     )
+
+
+LIST_JSON = """\
+{
+  "apiVersion": "v1",
+  "kind": "List",
+  "metadata": {"resourceVersion": ""},
+  "items": [
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1"}},
+    {
+      "apiVersion": "v1",
+      "kind": "Node",
+      "metadata": {"name": "n1"},
+      "spec": {"taints": [{"key": "k", "effect": "Foo"}]}
+    },
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containerz": []}}
+  ]
+}
+"""
+
+
+def test_the_items_of_a_json_list_are_named_by_their_own_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "list.json", LIST_JSON)
+    out = run(path)
+    assert out.returncode == 1
+    assert out.stdout.splitlines() == [
+        "node/gpu-1 valid",
+        f'{path}, document 1, line 11: The Node "n1" is invalid: metadata.taints[0].effect: '
+        f'Unsupported value: "Foo": {EFFECTS}',
+        f'{path}, document 1, line 13: Pod in version "v1" cannot be handled as a Pod: '
+        'strict decoding error: unknown field "spec.containerz"',
+    ]
+    document = json.loads(run(path, "-o", "json").stdout)
+    assert [o["line"] for o in document["objects"]] == [6, 7, 13]
+
+
+def test_a_json_list_from_standard_input_names_its_lines_on_one_line(tmp_path: Path) -> None:
+    compact = json.dumps(json.loads(LIST_JSON))
+    out = run("-", stdin=compact)
+    assert out.returncode == 1
+    assert out.stdout.splitlines()[1].startswith('<stdin>, document 1, line 1: The Node "n1" is invalid: ')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(LIST_JSON + "x", id="text after the object"),
+        pytest.param(LIST_JSON.replace('"gpu-1"}},', '"gpu-1"}}'), id="a missing comma between items"),
+        pytest.param(LIST_JSON.replace('"items": [', '"items": [NaN,'), id="a constant JSON does not have"),
+    ],
+)
+def test_a_malformed_json_list_gets_the_json_parsers_own_message(tmp_path: Path, text: str) -> None:
+    """The walk that finds the items' lines leaves every malformed text to the JSON parser."""
+    path = write(tmp_path, "list.json", text)
+    out = run(path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"error: {path}, document 1") and "invalid JSON: " in out.stderr

@@ -130,7 +130,8 @@ def _expand(doc: Parsed, source: str, nodes: DocumentNodes) -> list[Manifest]:
     manifests = []
     item_nodes = _child(doc.node, "items")
     for i, item in enumerate(items):
-        line = _node_line(doc.node, ["items", i]) or doc.line
+        given = doc.item_lines[i] if i < len(doc.item_lines) else None
+        line = _node_line(doc.node, ["items", i]) or given or doc.line
         if not isinstance(item, dict):
             raise ManifestError(
                 "expected a Kubernetes object (a mapping)", source, doc.document, line, f"items[{i}]"
@@ -179,7 +180,7 @@ def check_manifest(manifest: Manifest) -> None:
         decode(obj)
     except DecodeError as exc:
         raise ManifestError(
-            str(exc), manifest.source, manifest.document, _field_line(manifest, exc.path), exc.path
+            str(exc), manifest.source, manifest.document, field_line(manifest, exc.path), exc.path
         ) from None
     schema = schema_of(api_version, kind)
     if schema is None:
@@ -204,13 +205,13 @@ def _strict_line(manifest: Manifest, error: str) -> int | None:
     if found is not None:
         return int(found.group(1))
     found = _STRICT_PATH.match(error)
-    return _field_line(manifest, found.group(1)) if found is not None else manifest.line
+    return field_line(manifest, found.group(1)) if found is not None else manifest.line
 
 
 _PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
-def _field_line(manifest: Manifest, path: str) -> int | None:
+def field_line(manifest: Manifest, path: str) -> int | None:
     """The line of `path` in the manifest's YAML when it can be found, else the document's line."""
     if manifest.nodes is None:
         return manifest.line

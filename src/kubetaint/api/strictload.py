@@ -28,6 +28,8 @@ from typing import Any
 
 import yaml
 
+from kubetaint.api.json_items import loads_object
+
 try:  # the C loader is several times faster on large files
     _Base: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
@@ -81,6 +83,8 @@ class Parsed:
     node: yaml.Node | None = None
     #: 1-based number of the document in its stream (empty documents counted)
     document: int = 1
+    #: JSON: the 1-based line of each element of the top-level object's `items`
+    item_lines: tuple[int, ...] = ()
 
     @property
     def is_yaml(self) -> bool:
@@ -142,7 +146,7 @@ def _reject_constant(constant: str) -> Any:
 
 
 def parse_json(text: str, name: str) -> Parsed:
-    """One JSON document; duplicate keys recorded per object."""
+    """One JSON document; duplicate keys recorded per object, and the lines of a List's items."""
     duplicates: dict[int, tuple[str, ...]] = {}
 
     def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -153,7 +157,12 @@ def parse_json(text: str, name: str) -> Parsed:
             duplicates[id(obj)] = tuple(dict.fromkeys(twice))
         return obj
 
+    decoder = json.JSONDecoder(object_pairs_hook=pairs_hook, parse_constant=_reject_constant)
     try:
+        walked = loads_object(text, decoder, pairs_hook)
+        if walked is not None:
+            return Parsed(walked[0], json_duplicates=duplicates, item_lines=walked[1])
+        duplicates.clear()
         data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise InputError(name, f"invalid JSON: {exc.msg}", exc.lineno) from None

@@ -38,7 +38,8 @@ class Result:
         if self.decode_error is not None:
             return self.decode_error
         if self.errors:
-            return kubectl_invalid_message(str(obj.get("kind")), _name(obj), self.errors)
+            message = kubectl_invalid_message(str(obj.get("kind")), _name(obj), self.errors)
+            return f"{_where(self.manifest, self.errors[0].field)}: {message}"
         return f"{manifest_name(obj)} valid"
 
     def to_json(self) -> dict[str, Any]:
@@ -74,6 +75,18 @@ class Result:
             group = api_group(str(obj.get("apiVersion") or ""))
             doc["message"] = invalid_message(str(obj.get("kind")), _name(obj), self.errors, group)
         return doc
+
+
+def _where(manifest: Manifest, path: str) -> str:
+    """`pz.yaml, document 1, line 6`, as load errors name a place: the line of the field at
+    `path` when the text has it there, else the object's own line."""
+    from kubetaint.api.manifests import field_line
+
+    if path.startswith("metadata.taints") and manifest.obj.get("kind") == "Node":
+        path = "spec" + path.removeprefix("metadata")  # (ValidateNode's path for spec.taints)
+    line = field_line(manifest, path)
+    where = f"{manifest.source}, document {manifest.document}"
+    return where if line is None else f"{where}, line {line}"
 
 
 def _name(obj: dict[str, Any]) -> str:

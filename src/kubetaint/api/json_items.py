@@ -1,0 +1,94 @@
+"""A JSON object parsed with the lines its `items` start on: the top level is walked here, every
+value is read by the json module's own scanner, so finding the lines costs no second parse."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from json.scanner import make_scanner  # type: ignore[attr-defined]
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_STRING = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+class _NotWalked(Exception):
+    """The text is not a plain JSON object; the caller parses it the ordinary way."""
+
+
+def loads_object(
+    text: str, decoder: json.JSONDecoder, pairs_hook: Callable[[list[tuple[str, Any]]], Any]
+) -> tuple[Any, tuple[int, ...]] | None:
+    """`(data, lines)`: what `decoder.decode(text)` gives for a top-level object, and the 1-based
+    line of each element of its `items` array (empty without one); None when the text is not
+    well-formed (decoding it again gives the JSON error to report)."""
+    try:
+        return _walk(text, make_scanner(decoder), pairs_hook)
+    except (_NotWalked, StopIteration, json.JSONDecodeError):
+        return None
+
+
+def _walk(
+    text: str, scan: Callable[[str, int], tuple[Any, int]], pairs_hook: Callable[[list[tuple[str, Any]]], Any]
+) -> tuple[Any, tuple[int, ...]]:
+    at = _skip(text, 0)
+    if not text.startswith("{", at):
+        raise _NotWalked
+    at = _skip(text, at + 1)
+    pairs: list[tuple[str, Any]] = []
+    lines: tuple[int, ...] = ()
+    if text.startswith("}", at):
+        return pairs_hook(pairs), lines
+    while True:
+        if not text.startswith('"', at):
+            raise _NotWalked
+        key, at = _STRING(text, at + 1, True)
+        at = _skip(text, at)
+        if not text.startswith(":", at):
+            raise _NotWalked
+        at = _skip(text, at + 1)
+        if key == "items" and text.startswith("[", at):
+            value, at, lines = _items(text, at, scan)
+        else:
+            value, at = scan(text, at)
+        pairs.append((key, value))
+        at = _skip(text, at)
+        if text.startswith("}", at):
+            break
+        if not text.startswith(",", at):
+            raise _NotWalked
+        at = _skip(text, at + 1)
+    if _skip(text, at + 1) != len(text):
+        raise _NotWalked
+    return pairs_hook(pairs), lines
+
+
+def _items(
+    text: str, at: int, scan: Callable[[str, int], tuple[Any, int]]
+) -> tuple[list[Any], int, tuple[int, ...]]:
+    """The array at `at` (its `[`), the index after it and the line of each element."""
+    values: list[Any] = []
+    lines: list[int] = []
+    line, counted = 1, 0
+    at = _skip(text, at + 1)
+    if text.startswith("]", at):
+        return values, at + 1, ()
+    while True:
+        line += text.count("\n", counted, at)
+        counted = at
+        lines.append(line)
+        value, at = scan(text, at)
+        values.append(value)
+        at = _skip(text, at)
+        if text.startswith("]", at):
+            return values, at + 1, tuple(lines)
+        if not text.startswith(",", at):
+            raise _NotWalked
+        at = _skip(text, at + 1)
+
+
+def _skip(text: str, at: int) -> int:
+    found = _SPACE.match(text, at)
+    return found.end() if found is not None else at
