@@ -4,17 +4,18 @@ value is read by the json module's own scanner, so finding the lines costs no se
 from __future__ import annotations
 
 import json
+import json.scanner
 import re
 from collections.abc import Callable
 from typing import Any
 
-from json.scanner import make_scanner  # type: ignore[attr-defined]
-
 _SPACE = re.compile(r"[ \t\n\r]*")
 _STRING = json.decoder.scanstring  # type: ignore[attr-defined]
+#: the json module's scanner (its C one when built): `scan(text, index) -> (value, end)`
+_SCANNER: Callable[[json.JSONDecoder], Callable[[str, int], tuple[Any, int]]] = json.scanner.make_scanner  # type: ignore[assignment]
 
 
-class _NotWalked(Exception):
+class _NotWalkedError(Exception):
     """The text is not a plain JSON object; the caller parses it the ordinary way."""
 
 
@@ -25,8 +26,8 @@ def loads_object(
     line of each element of its `items` array (empty without one); None when the text is not
     well-formed (decoding it again gives the JSON error to report)."""
     try:
-        return _walk(text, make_scanner(decoder), pairs_hook)
-    except (_NotWalked, StopIteration, json.JSONDecodeError):
+        return _walk(text, _SCANNER(decoder), pairs_hook)
+    except (_NotWalkedError, StopIteration, json.JSONDecodeError):
         return None
 
 
@@ -35,7 +36,7 @@ def _walk(
 ) -> tuple[Any, tuple[int, ...]]:
     at = _skip(text, 0)
     if not text.startswith("{", at):
-        raise _NotWalked
+        raise _NotWalkedError
     at = _skip(text, at + 1)
     pairs: list[tuple[str, Any]] = []
     lines: tuple[int, ...] = ()
@@ -43,11 +44,11 @@ def _walk(
         return pairs_hook(pairs), lines
     while True:
         if not text.startswith('"', at):
-            raise _NotWalked
+            raise _NotWalkedError
         key, at = _STRING(text, at + 1, True)
         at = _skip(text, at)
         if not text.startswith(":", at):
-            raise _NotWalked
+            raise _NotWalkedError
         at = _skip(text, at + 1)
         if key == "items" and text.startswith("[", at):
             value, at, lines = _items(text, at, scan)
@@ -58,10 +59,10 @@ def _walk(
         if text.startswith("}", at):
             break
         if not text.startswith(",", at):
-            raise _NotWalked
+            raise _NotWalkedError
         at = _skip(text, at + 1)
     if _skip(text, at + 1) != len(text):
-        raise _NotWalked
+        raise _NotWalkedError
     return pairs_hook(pairs), lines
 
 
@@ -85,7 +86,7 @@ def _items(
         if text.startswith("]", at):
             return values, at + 1, tuple(lines)
         if not text.startswith(",", at):
-            raise _NotWalked
+            raise _NotWalkedError
         at = _skip(text, at + 1)
 
 
