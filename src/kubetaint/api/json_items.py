@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 _SPACE = re.compile(r"[ \t\n\r]*")
+#: what may follow an element of an array: a comma (group 1) and the next element's start, or `]`
+_AFTER_ITEM = re.compile(r"[ \t\n\r]*(?:(,)[ \t\n\r]*|\])")
 _STRING = json.decoder.scanstring  # type: ignore[attr-defined]
 #: the json module's scanner (its C one when built): `scan(text, index) -> (value, end)`
 _SCANNER: Callable[[json.JSONDecoder], Callable[[str, int], tuple[Any, int]]] = json.scanner.make_scanner  # type: ignore[assignment]
@@ -76,18 +78,19 @@ def _items(
     at = _skip(text, at + 1)
     if text.startswith("]", at):
         return values, at + 1, ()
+    count, append_value, append_line, after = text.count, values.append, lines.append, _AFTER_ITEM.match
     while True:
-        line += text.count("\n", counted, at)
+        line += count("\n", counted, at)
         counted = at
-        lines.append(line)
+        append_line(line)
         value, at = scan(text, at)
-        values.append(value)
-        at = _skip(text, at)
-        if text.startswith("]", at):
-            return values, at + 1, tuple(lines)
-        if not text.startswith(",", at):
+        append_value(value)
+        found = after(text, at)
+        if found is None:
             raise _NotWalkedError
-        at = _skip(text, at + 1)
+        at = found.end()
+        if found.group(1) is None:
+            return values, at, tuple(lines)
 
 
 def _skip(text: str, at: int) -> int:

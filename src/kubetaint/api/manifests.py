@@ -87,7 +87,7 @@ def _docs(text: str, source: str) -> list[Parsed]:
     """Every non-empty document of a file; a parse error names its document and line."""
     if looks_like_json(text, source):
         try:
-            return [parse_json(text, source)]
+            return [parse_json(text, source, item_lines=True)]
         except InputError as exc:
             raise ManifestError(exc.problem, source, 1, exc.line) from None
     docs: list[Parsed] = []

@@ -145,8 +145,10 @@ def _reject_constant(constant: str) -> Any:
     raise ValueError(f"invalid constant {constant}")
 
 
-def parse_json(text: str, name: str) -> Parsed:
-    """One JSON document; duplicate keys recorded per object, and the lines of a List's items."""
+def parse_json(text: str, name: str, *, item_lines: bool = False) -> Parsed:
+    """One JSON document; duplicate keys recorded per object, and with `item_lines` the lines
+    of a List's items (their keys are then not shared between items: a manifest file's List, not a
+    scenario's large text)."""
     duplicates: dict[int, tuple[str, ...]] = {}
 
     def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -159,7 +161,7 @@ def parse_json(text: str, name: str) -> Parsed:
 
     decoder = json.JSONDecoder(object_pairs_hook=pairs_hook, parse_constant=_reject_constant)
     try:
-        walked = loads_object(text, decoder, pairs_hook)
+        walked = loads_object(text, decoder, pairs_hook) if item_lines else None
         if walked is not None:
             return Parsed(walked[0], json_duplicates=duplicates, item_lines=walked[1])
         duplicates.clear()
