@@ -111,7 +111,9 @@ def test_snapshot_writes_yaml_with_output_format_and_explain_reads_it(cluster: U
 def test_an_unknown_context_is_one_line(cluster: UpServer) -> None:
     out = cluster.kubetaint("snapshot", "--context", "nope", "-o", "-")
     assert out.returncode == 1
-    assert out.stderr.startswith("error: ") and "no context named 'nope'" in out.stderr
+    assert (
+        out.stderr.startswith("error: ") and "context was not found for specified context: nope" in out.stderr
+    )
     assert out.stderr.count("\n") == 1
 
 

@@ -337,7 +337,11 @@ def test_unusable_certificates_in_a_kubeconfig_are_one_line_errors(
         pytest.param("a: [", "not a kubeconfig", id="not YAML"),
         pytest.param("[]", "not a kubeconfig", id="not a mapping"),
         pytest.param("clusters: []", "no current-context", id="no current context"),
-        pytest.param("current-context: x\ncontexts: []", "no context named 'x'", id="an unknown context"),
+        pytest.param(
+            "current-context: x\ncontexts: []",
+            "context was not found for specified context: x",
+            id="an unknown context",
+        ),
         pytest.param(
             "current-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n"
             "clusters: [{name: c, cluster: {server: 'ftp://h'}}]",

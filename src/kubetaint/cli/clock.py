@@ -59,7 +59,9 @@ def _call(
         raise missing_extra("clock", error, "cluster") from None
     url = connection.server + path
     try:
-        with httpx.Client(verify=connection.ssl_context(), timeout=TIMEOUT_SECONDS) as client:
+        with httpx.Client(
+            verify=connection.ssl_context(), timeout=TIMEOUT_SECONDS, proxy=connection.proxy
+        ) as client:
             response = client.request(method, url, json=body, headers=connection.headers())
     except (httpx.HTTPError, OSError) as err:
         raise ClockError(f"cannot reach the server at {url}: {err}") from None

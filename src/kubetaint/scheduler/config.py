@@ -115,9 +115,72 @@ def _merge_multipoint(custom: PluginSet) -> PluginSet:
     return PluginSet(merged, [])
 
 
+#: kubescheduler.config.k8s.io/v1's fields (staging/src/k8s.io/kube-scheduler/config/v1/types.go):
+#: KubeSchedulerConfiguration (DebuggingConfiguration inline), KubeSchedulerProfile, Plugins,
+#: PluginSet, Plugin and PluginConfig. kube-scheduler decodes its file strictly
+#: (serializer.EnableStrict): any other field is an error.
+_CONFIGURATION_FIELDS = frozenset(
+    {
+        "apiVersion",
+        "kind",
+        "parallelism",
+        "leaderElection",
+        "clientConnection",
+        "enableProfiling",
+        "enableContentionProfiling",
+        "percentageOfNodesToScore",
+        "podInitialBackoffSeconds",
+        "podMaxBackoffSeconds",
+        "profiles",
+        "extenders",
+        "delayCacheUntilActive",
+    }
+)
+_PROFILE_FIELDS = frozenset({"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"})
+_PLUGINS_FIELDS = frozenset({"preEnqueue", "queueSort", *EXTENSION_POINTS, "multiPoint"})
+_PLUGIN_SET_FIELDS = frozenset({"enabled", "disabled"})
+_PLUGIN_FIELDS = frozenset({"name", "weight"})
+_PLUGIN_CONFIG_FIELDS = frozenset({"name", "args"})
+
+
+def unknown_fields(config: Mapping[str, Any]) -> list[str]:
+    """The paths of the fields a strict decoding of `config` refuses, in document order (the
+    plugin arguments are not looked at here)."""
+    out: list[str] = []
+
+    def check(value: Any, allowed: frozenset[str], where: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            return {}
+        out.extend(f"{where}{key}" for key in value if key not in allowed)
+        return value
+
+    def items(value: Any) -> list[Any]:
+        return value if isinstance(value, list) else []
+
+    top = check(config, _CONFIGURATION_FIELDS, "")
+    for i, raw_profile in enumerate(items(top.get("profiles"))):
+        profile = check(raw_profile, _PROFILE_FIELDS, f"profiles[{i}].")
+        plugins = check(profile.get("plugins"), _PLUGINS_FIELDS, f"profiles[{i}].plugins.")
+        for point, raw_set in plugins.items():
+            if point not in _PLUGINS_FIELDS:
+                continue
+            plugin_set = check(raw_set, _PLUGIN_SET_FIELDS, f"profiles[{i}].plugins.{point}.")
+            for kind in ("enabled", "disabled"):
+                for k, plugin in enumerate(items(plugin_set.get(kind))):
+                    check(plugin, _PLUGIN_FIELDS, f"profiles[{i}].plugins.{point}.{kind}[{k}].")
+        for j, entry in enumerate(items(profile.get("pluginConfig"))):
+            check(entry, _PLUGIN_CONFIG_FIELDS, f"profiles[{i}].pluginConfig[{j}].")
+    return out
+
+
 def load_profiles(config: Mapping[str, Any] | None = None) -> tuple[list[ProfileSpec], int]:
     """Profiles of a KubeSchedulerConfiguration dict and its global percentageOfNodesToScore."""
     config = _mapping(config, "KubeSchedulerConfiguration", "KubeSchedulerConfiguration")
+    unknown = unknown_fields(config)
+    if unknown:  # runtime.NewStrictDecodingError
+        raise ConfigError(
+            "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown)
+        )
     global_pct = _percentage(config.get("percentageOfNodesToScore"), "percentageOfNodesToScore") or 0
     raw_profiles = _sequence(config.get("profiles"), "profiles", "KubeSchedulerProfile") or [{}]
     specs: list[ProfileSpec] = []

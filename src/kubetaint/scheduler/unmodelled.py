@@ -33,15 +33,11 @@ _PROCESS_FIELDS = frozenset(
     {
         "clientConnection",
         "leaderElection",
-        "healthzBindAddress",
-        "metricsBindAddress",
         "enableProfiling",
         "enableContentionProfiling",
-        "debuggingConfiguration",
         "delayCacheUntilActive",
     }
 )
-_PROFILE_FIELDS = frozenset({"schedulerName", "plugins", "pluginConfig", "percentageOfNodesToScore"})
 #: The arguments each plugin reads (apiVersion and kind of an args object are its type).
 PLUGIN_ARGS: dict[str, frozenset[str]] = {
     "NodeResourcesFit": frozenset({"scoringStrategy", "ignoredResources", "ignoredResourceGroups"}),
@@ -99,9 +95,10 @@ def pod_warnings(pod: Mapping[str, Any]) -> list[str]:
 
 
 def config_warnings(config: Mapping[str, Any] | None, known_plugins: frozenset[str]) -> list[str]:
-    """The KubeSchedulerConfiguration's settings kubetaint does not apply: top-level and profile
-    fields it does not read, arguments of plugins it does not implement and arguments no plugin
-    reads (`known_plugins`: the plugins kubetaint implements)."""
+    """The KubeSchedulerConfiguration's settings kubetaint does not apply: top-level fields it
+    does not read, arguments of plugins it does not implement and arguments no plugin reads
+    (`known_plugins`: the plugins kubetaint implements). Fields v1 does not have are an error
+    before this (`config.unknown_fields`)."""
     if not isinstance(config, Mapping):
         return []
     out: list[str] = []
@@ -109,12 +106,7 @@ def config_warnings(config: Mapping[str, Any] | None, known_plugins: frozenset[s
         if key not in _CONFIG_FIELDS and key not in _PROCESS_FIELDS:
             out.append(f"{key}: not modelled: kubetaint's scheduler does not apply this setting")
     for i, raw_profile in enumerate(_items(config.get("profiles"))):
-        profile = _mapping(raw_profile)
-        for key in profile:
-            if key not in _PROFILE_FIELDS:
-                out.append(
-                    f"profiles[{i}].{key}: not modelled: kubetaint's scheduler does not apply this setting"
-                )
+        profile = _mapping(raw_profile)  # (its fields are v1's: config.unknown_fields)
         for j, raw_entry in enumerate(_items(profile.get("pluginConfig"))):
             entry = _mapping(raw_entry)
             name = str(entry.get("name", ""))

@@ -142,6 +142,7 @@ def capture(
         base_url=connection.server,
         verify=verify,
         headers=connection.headers(),
+        proxy=connection.proxy,
         timeout=httpx.Timeout(TIMEOUT, connect=CONNECT_TIMEOUT),
     ) as client:
         for done, listed in enumerate(LISTS):

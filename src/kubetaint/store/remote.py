@@ -95,12 +95,13 @@ class RemoteStore(ObjectByObject):
     def _make_client(self) -> httpx.Client:
         return httpx.Client(
             base_url=self.connection.server,
-            headers={
-                **self.connection.headers(),
-                "Accept": "application/json",
-                **({"User-Agent": self.user_agent} if self.user_agent else {}),
-            },
+            headers=[
+                *self.connection.headers(),
+                ("Accept", "application/json"),
+                *([("User-Agent", self.user_agent)] if self.user_agent else []),
+            ],
             verify=self.connection.ssl_context(),
+            proxy=self.connection.proxy,
             timeout=httpx.Timeout(REQUEST_TIMEOUT, read=None),
         )
 

@@ -2,7 +2,10 @@
 the server URL, TLS trust (CA data or file, or insecure-skip-tls-verify), a bearer token (inline
 or tokenFile), a client certificate (files or inline data), or credentials from an exec plugin
 (client.authentication.k8s.io/v1 and v1beta1 ExecCredential, as EKS, GKE and AKS kubeconfigs
-use), and the context's namespace. Without a path, `$KUBECONFIG` (files joined by `:`, merged:
+use), a username and password (basic authentication), impersonation (`as`, `as-uid`,
+`as-groups`, `as-user-extra`), the cluster's `proxy-url` (http or https), and the context's
+namespace. A field kubetaint cannot honour (`tls-server-name`, an `auth-provider`, a socks5 proxy)
+is an error, never ignored. Without a path, `$KUBECONFIG` (files joined by `:`, merged:
 the first file to set a value wins) or `~/.kube/config` is read.
 
 Every problem is a `StoreError` with a one-line message naming the file and the field.
@@ -39,6 +42,12 @@ class Connection:
     client_cert_data: tuple[str, str] | None = None
     #: the context's namespace ("default" when it names none)
     namespace: str = "default"
+    #: the cluster's `proxy-url` (None: the environment's HTTP(S)_PROXY, as client-go)
+    proxy: str | None = None
+    #: (username, password) for basic authentication, when there is no token
+    basic: tuple[str, str] | None = None
+    #: the Impersonate-* headers of the user's `as`, `as-uid`, `as-groups` and `as-user-extra`
+    impersonate: tuple[tuple[str, str], ...] = ()
 
     def ssl_context(self) -> ssl.SSLContext | bool:
         """httpx's `verify=`: a context trusting the CA (and presenting the client cert)."""
@@ -60,8 +69,16 @@ class Connection:
             _load_cert_data(ctx, *self.client_cert_data)
         return ctx
 
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+    def headers(self) -> list[tuple[str, str]]:
+        """The credential and impersonation headers of every request (a name may repeat:
+        one Impersonate-Group header per group)."""
+        headers = list(self.impersonate)
+        if self.token:
+            headers.append(("Authorization", f"Bearer {self.token}"))
+        elif self.basic is not None:
+            pair = f"{self.basic[0]}:{self.basic[1]}".encode()
+            headers.append(("Authorization", "Basic " + base64.b64encode(pair).decode("ascii")))
+        return headers
 
 
 def _load_cert_data(ctx: ssl.SSLContext, cert_pem: str, key_pem: str) -> None:
@@ -89,6 +106,8 @@ def _named(doc: dict[str, Any], section: str, name: str, where: str) -> dict[str
             body = entry.get(section[:-1]) or {}
             if isinstance(body, dict):
                 return body
+    if section == "contexts":  # clientcmd's errContextNotFound
+        raise StoreError(f"{where}: context was not found for specified context: {name}")
     raise StoreError(f"{where}: no {section[:-1]} named {name!r}")
 
 
@@ -208,6 +227,14 @@ def load_kubeconfig(path: str | Path | None = None, context: str | None = None) 
             f"{where}: user {user_name!r}: auth-provider {named or '(unnamed)'} is not supported:"
             " use an exec plugin (client.authentication.k8s.io)"
         )
+    if cluster.get("tls-server-name"):
+        raise StoreError(
+            f"{where}: cluster {cluster_name!r}: tls-server-name is not supported: "
+            "name the server by the host its certificate names"
+        )
+    basic = None
+    if not token and user.get("username"):
+        basic = (str(user["username"]), str(user.get("password") or ""))
     connection = Connection(
         server=server,
         token=str(token) if token else None,
@@ -216,6 +243,9 @@ def load_kubeconfig(path: str | Path | None = None, context: str | None = None) 
         client_cert=cert,
         client_cert_data=cert_data,
         namespace=str(ctx.get("namespace") or "default"),
+        proxy=_proxy(cluster, cluster_name, where),
+        basic=basic,
+        impersonate=_impersonation(user, user_name, where),
     )
     try:
         connection.ssl_context()  # the CA and the client certificate load, or one line now
@@ -225,6 +255,39 @@ def load_kubeconfig(path: str | Path | None = None, context: str | None = None) 
             f"{where}: cannot use its certificates: {str(reason).lower().replace('_', ' ')}"
         ) from None
     return connection
+
+
+def _proxy(cluster: dict[str, Any], name: str, where: str) -> str | None:
+    """The cluster's proxy-url: http and https as client-go takes them (socks5 needs a client
+    kubetaint does not ship)."""
+    url = cluster.get("proxy-url")
+    if not url:
+        return None
+    text = str(url)
+    if not text.startswith(("http://", "https://")):
+        scheme = text.split("://", 1)[0] if "://" in text else text
+        raise StoreError(
+            f"{where}: cluster {name!r}: proxy-url scheme {scheme!r} is not supported (http, https)"
+        )
+    return text
+
+
+def _impersonation(user: dict[str, Any], name: str, where: str) -> tuple[tuple[str, str], ...]:
+    """client-go's impersonation headers of `as`, `as-uid`, `as-groups` and `as-user-extra`."""
+    headers: list[tuple[str, str]] = []
+    if user.get("as"):
+        headers.append(("Impersonate-User", str(user["as"])))
+    if user.get("as-uid"):
+        headers.append(("Impersonate-Uid", str(user["as-uid"])))
+    groups = user.get("as-groups") or []
+    extra = user.get("as-user-extra") or {}
+    if not isinstance(groups, list) or not isinstance(extra, dict):
+        raise StoreError(f"{where}: user {name!r}: as-groups must be a list and as-user-extra a mapping")
+    headers += [("Impersonate-Group", str(group)) for group in groups]
+    for key, values in extra.items():
+        for value in values if isinstance(values, list) else [values]:
+            headers.append((f"Impersonate-Extra-{key}", str(value)))
+    return tuple(headers)
 
 
 def exec_credential(
