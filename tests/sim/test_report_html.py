@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import itertools
 import json
 import re
 from functools import cache
@@ -29,8 +30,8 @@ from kubetaint.sim.report_data import (
     unpack_records,
 )
 from kubetaint.sim.report_html import NODE_ROWS, render_html
-from kubetaint.sim.report_svg import bars
-from sim.browser import needs_chromium, rendered_dom
+from kubetaint.sim.report_svg import bars, zone_lines
+from sim.browser import needs_chromium, rendered_dom, with_zone_line_probe, zone_line_pixels
 from sim.helpers import EXAMPLES, run_example
 from sim.test_pending_explain import pending_run
 
@@ -279,3 +280,59 @@ def test_a_report_explaining_its_pending_pods_renders_without_script_errors(tmp_
     body = _body(dom)
     assert 'data-ready="yes"' in body and "data-errors" not in body
     assert dom.count('<details class="why" open="">') == 1
+
+
+_ZONES = [f"zone-{c}" for c in "abcdefg"]
+
+
+def test_each_zones_line_has_its_own_dash_and_markers_at_buckets_no_other_zone_uses() -> None:
+    chart = zone_lines({zone: [3] * 240 for zone in _ZONES}, _ZONES, 1200, "pods per zone")
+    styles = re.findall(
+        r'<polyline class="zone-line" data-zone="[^"]+" fill="none" stroke="([^"]+)" '
+        r'stroke-width="[\d.]+"(?: stroke-dasharray="([^"]+)")?',
+        chart,
+    )
+    assert len(set(styles)) == len(_ZONES)
+    assert [dash for _, dash in styles].count("") == 1  # the first zone's, drawn under the others
+    markers = re.findall(r'<path class="zone-marker" data-zone="([^"]+)"[^>]* d="M([\d.]+),', chart)
+    assert {zone for zone, _ in markers} == set(_ZONES)
+    by_x: dict[str, set[str]] = {}
+    for zone, x in markers:
+        by_x.setdefault(x, set()).add(zone)
+    assert all(len(zones) == 1 for zones in by_x.values())
+    assert chart.index('class="zone-marker"') > chart.rindex('class="zone-line"')  # over every line
+
+
+def _shown(measured: list[dict[str, Any]], chart: int) -> dict[str, float]:
+    """The share of each zone line's own pixels that shows in `chart`."""
+    return {m["zone"]: m["shown"] / m["alone"] for m in measured if m["chart"] == chart}
+
+
+@needs_chromium
+def test_zone_lines_with_equal_counts_all_show(tmp_path: Path) -> None:
+    pairs = list(itertools.combinations(range(len(_ZONES)), 2))
+    charts = [zone_lines({zone: [7] * 240 for zone in _ZONES[:3]}, _ZONES[:3], 1200, "three equal")]
+    charts += [
+        zone_lines(
+            {zone: [7 if k in pair else 2] * 240 for k, zone in enumerate(_ZONES)}, _ZONES, 1200, "pair"
+        )
+        for pair in pairs
+    ]
+    page = f"<!DOCTYPE html><html><body>{''.join(charts)}</body></html>"
+    measured = zone_line_pixels(rendered_dom(_write(tmp_path, with_zone_line_probe(page))))
+    # three zones with the same count all along: at least a tenth of each line shows
+    assert all(share >= 0.1 for share in _shown(measured, 0).values()), _shown(measured, 0)
+    # any two of seven zones with the same count: neither line hides the other
+    for chart, pair in enumerate(pairs, start=1):
+        shown = _shown(measured, chart)
+        for k in pair:
+            assert shown[_ZONES[k]] >= 0.05, (pair, shown)
+
+
+@needs_chromium
+def test_a_zone_outage_report_shows_every_zones_line(tmp_path: Path) -> None:
+    _, page = _large_report()  # zone-b and zone-c keep equal counts until zone-a's pods move
+    measured = zone_line_pixels(rendered_dom(_write(tmp_path, with_zone_line_probe(page))))
+    shown = _shown(measured, 0)
+    assert sorted(shown) == ["zone-a", "zone-b", "zone-c"]
+    assert all(share >= 0.1 for share in shown.values()), shown

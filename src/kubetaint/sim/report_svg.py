@@ -17,8 +17,13 @@ RIGHT = 24
 ROW = 16
 #: Time buckets of the aggregated charts (one per ~3 px).
 BUCKETS = 240
-#: Zone colours and dashes for the pods-per-zone lines (Okabe–Ito, then repeating with dashes).
+#: Zone colours of the pods-per-zone lines (Okabe–Ito); with dash patterns (every zone's but the
+#: first's) and marker shapes of other cycle lengths, no two of the first 210 zones look alike.
 _ZONE_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000")
+_ZONE_DASHES = ("8 4", "4 4", "2 3", "10 3 2 3", "6 3 2 3", "14 4")
+_ZONE_SHAPES = ("circle", "square", "triangle-up", "diamond", "triangle-down")
+#: Time buckets between two markers of one zone's line (more with many zones).
+ZONE_MARKER_EVERY = 24
 _MARK_BY_KEY = {mark.key: mark for mark in MARKS}
 
 
@@ -147,12 +152,35 @@ def zone_lanes(counts: Mapping[str, Mapping[str, Sequence[int]]], order: Sequenc
     return "".join(parts)
 
 
+def _zone_style(index: int) -> tuple[str, str, str]:
+    """The colour, dash pattern and marker shape of the `index`-th zone's line."""
+    dash = "" if index == 0 else _ZONE_DASHES[(index - 1) % len(_ZONE_DASHES)]
+    return _ZONE_COLORS[index % len(_ZONE_COLORS)], dash, _ZONE_SHAPES[index % len(_ZONE_SHAPES)]
+
+
+def _marker(shape: str, x: float, y: float) -> str:
+    """The path of a zone marker centred on (x, y)."""
+    paths = {
+        "circle": f"M{x - 3.5:.1f},{y:.1f} a3.5,3.5 0 1,0 7,0 a3.5,3.5 0 1,0 -7,0 Z",
+        "square": f"M{x - 3.2:.1f},{y - 3.2:.1f} h6.4 v6.4 h-6.4 Z",
+        "triangle-up": f"M{x:.1f},{y - 4.2:.1f} l4.2,7.2 h-8.4 Z",
+        "diamond": f"M{x:.1f},{y - 4.5:.1f} l4.5,4.5 l-4.5,4.5 l-4.5,-4.5 Z",
+        "triangle-down": f"M{x:.1f},{y + 4.2:.1f} l4.2,-7.2 h-8.4 Z",
+    }
+    return paths[shape]
+
+
 def zone_lines(series: Mapping[str, Sequence[int]], order: Sequence[str], end: float, title: str) -> str:
-    """A step line per zone (colour and dash per zone) with a legend."""
+    """A step line per zone with a legend. Each zone has its own colour, dash pattern and hollow
+    marker shape, and its markers sit at time buckets no other zone's do, so lines with equal
+    counts stay apart: the first zone's solid line shows through the gaps of the dashed ones
+    drawn over it, and every zone's markers are drawn over every line."""
     height = 200
     plot = height - 50
     peak = max((n for values in series.values() for n in values), default=0) or 1
     width = buckets(end, BUCKETS)
+    zones = [z for z in order if z in series]
+    period = max(ZONE_MARKER_EVERY, 6 * len(zones))
 
     def y(n: float) -> float:
         return 10 + plot * (1 - n / peak)
@@ -161,26 +189,36 @@ def zone_lines(series: Mapping[str, Sequence[int]], order: Sequence[str], end: f
     parts.append(f'<text x="{LEFT - 8}" y="{y(peak) + 4:.1f}" text-anchor="end" class="tick">{peak:,}</text>')
     parts.append(f'<text x="{LEFT - 8}" y="{y(0) + 4:.1f}" text-anchor="end" class="tick">0</text>')
     keys = []
-    for index, zone in enumerate(z for z in order if z in series):
-        color = _ZONE_COLORS[index % len(_ZONE_COLORS)]
-        dash = "" if index < len(_ZONE_COLORS) else ' stroke-dasharray="6 3"'
-        # thinner the later the zone: equal counts show as stripes instead of hiding a zone
-        stroke = max(1.2, 5.0 - 1.4 * (index % len(_ZONE_COLORS)))
+    markers = []
+    for index, zone in enumerate(zones):
+        color, dash, shape = _zone_style(index)
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        name = html.escape(zone)
         points = []
         for bucket, n in enumerate(series[zone]):
             points.append(f"{x_of(bucket * width, end):.1f},{y(n):.1f}")
             points.append(f"{x_of((bucket + 1) * width, end):.1f},{y(n):.1f}")
         last = series[zone][-1] if series[zone] else 0
         parts.append(
-            f'<polyline class="zone-line" fill="none" stroke="{color}" stroke-width="{stroke:.1f}"{dash} '
-            f'points="{" ".join(points)}"><title>{html.escape(zone)}: {last:,} pods at the end</title>'
-            "</polyline>"
+            f'<polyline class="zone-line" data-zone="{name}" fill="none" stroke="{color}" '
+            f'stroke-width="2.4"{dashed} points="{" ".join(points)}">'
+            f"<title>{name}: {last:,} pods at the end</title></polyline>"
         )
+        # each zone's markers at its own offset within the period: no two zones' coincide
+        for bucket in range(period * (2 * index + 1) // (2 * len(zones)), len(series[zone]), period):
+            n = series[zone][bucket]
+            markers.append(
+                f'<path class="zone-marker" data-zone="{name}" fill="#fff" stroke="{color}" '
+                f'stroke-width="1.6" d="{_marker(shape, x_of((bucket + 0.5) * width, end), y(n))}">'
+                f"<title>{name}: {n:,} pods at {format_duration(round(bucket * width))}</title></path>"
+            )
         keys.append(
-            '<span class="key"><svg width="18" height="8" aria-hidden="true">'
-            f'<line x1="0" x2="18" y1="4" y2="4" '
-            f'stroke="{color}" stroke-width="3"{dash}/></svg>{html.escape(zone)}</span>'
+            '<span class="key"><svg width="30" height="12" aria-hidden="true">'
+            f'<line x1="0" x2="30" y1="6" y2="6" stroke="{color}" stroke-width="2.4"{dashed}/>'
+            f'<path fill="#fff" stroke="{color}" stroke-width="1.6" d="{_marker(shape, 15, 6)}"/>'
+            f"</svg>{name}</span>"
         )
+    parts.extend(markers)
     parts.append(axis(end, height - 24))
     parts.append("</svg>")
     return f'<div class="legend">{"".join(keys)}</div>' + "".join(parts)
