@@ -12,10 +12,11 @@ ends as kubectl and other Unix tools do: killed by SIGPIPE (status 141 in a shel
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sys
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 #: set by the console program's entry point before any command runs
 _console: dict[str, bool] = {"running": False}
@@ -32,6 +33,25 @@ def mark_console() -> None:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - open for the rest of the process
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+    sys.stdout = whole_writes(sys.stdout)
+
+
+def whole_writes(stream: TextIO) -> TextIO:
+    """`stream` writing every byte it is given, or failing. Under PYTHONUNBUFFERED (`python -u`)
+    a standard stream writes straight to its file descriptor, and a write the kernel takes only
+    part of (a pipe whose reader went away) ends without an error, the rest dropped; a buffered
+    writer writes the rest or raises, so a reader gone away ends the program by SIGPIPE as
+    without -u. Lines are still written as they end."""
+    raw = getattr(stream, "buffer", None)
+    if not isinstance(stream, io.TextIOWrapper) or not isinstance(raw, io.FileIO):
+        return stream
+    return io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=True,
+        write_through=True,
+    )
 
 
 def exit_now(code: int = 0) -> None:
