@@ -46,10 +46,11 @@ from kubetaint.registry.defaulting import defaulted_for_update
 from kubetaint.registry.deletion import NAMESPACES, delete_or_keep, deletes_during_update
 from kubetaint.registry.graceful import delete_pod
 from kubetaint.registry.heartbeats import HeartbeatTrust
-from kubetaint.registry.podtrust import PodTrust, namespace_exists
+from kubetaint.registry.podtrust import PodTrust
 from kubetaint.registry.reads import ReadsPassThrough
 from kubetaint.registry.strategy import RequestStrategy, WriteCheck
 from kubetaint.registry.trust import Configuration
+from kubetaint.registry.trusting import TrustKeeping
 from kubetaint.registry.validator import (
     APIValidator,
     StoreLookup,
@@ -89,7 +90,7 @@ __all__ = [
 ]
 
 
-class Registry(ReadsPassThrough):
+class Registry(ReadsPassThrough, TrustKeeping):
     """A Store whose writes pass admission and validation first."""
 
     def __init__(
@@ -358,58 +359,6 @@ class Registry(ReadsPassThrough):
         self._pods.remember(key, stored, config)
         return stored
 
-    def _configuration(self) -> Configuration:
-        """The configuration in force (a new one when the validator, the chain or its plugins
-        changed: what was trusted under the old one is void)."""
-        config = self._config
-        if not config.holds_for(self.validator, self.admission):
-            config = self._config = Configuration(self.validator, self.admission)
-        return config
-
-    def keeps_spec(
-        self,
-        key: tuple[str, str],
-        obj: JSON,
-        old: JSON,
-        config: Configuration,
-        namespaces: set[str] | None = None,
-    ) -> bool:
-        """Whether the pod update `obj` of `old` keeps the stored spec of a pod trusted under
-        `config` (registry.podtrust), its namespace existing when NamespaceLifecycle is in the
-        chain (what that plugin reads). `namespaces`: the namespaces found to exist since the
-        last write, which a namespace found now joins (a caller checking updates it stores later)."""
-        if not self._pods.keeps_spec(key, obj, old, config):
-            return False
-        if not config.reads_namespace or (namespaces is not None and key[0] in namespaces):
-            return True
-        if not namespace_exists(self.store, key[0]):
-            return False
-        if namespaces is not None:
-            namespaces.add(key[0])
-        return True
-
-    def _pod_config(self) -> Configuration | None:
-        """The configuration pod trust is recorded under, or None when pod updates keeping the
-        spec must take the generic path (in reference mode, every time)."""
-        config = self._configuration()
-        return config if config.keeps_stored_specs and not self._reference else None
-
-    def trust_binding(self, key: tuple[str, str], pod: JSON, stored: JSON, node: str) -> None:
-        """`stored` is the store's result of binding the pod `pod` under `key` to `node` (without
-        binding annotations): trusted as `pod` was (registry.podtrust)."""
-        config = self._pod_config()
-        if config is None:
-            self._pods.forget(key)
-        else:
-            self._pods.remember_binding(key, pod, stored, node, config)
-
-    def _remember_pod(self, key: tuple[str, str], stored: JSON) -> None:
-        config = self._pod_config()
-        if config is None:
-            self._pods.forget(key)
-        else:
-            self._pods.remember(key, stored, config)
-
     def _update_all(
         self, resource: str, objects: builtins.list[JSON]
     ) -> tuple[builtins.list[JSON], StatusError | None]:
@@ -453,18 +402,6 @@ class Registry(ReadsPassThrough):
         )
         self._heartbeats.remember_all(resource, keys, stored, config)
         return stored, failure if failure is not None else refused
-
-    def _trusts_heartbeats(self, resource: str) -> bool:
-        """Whether a heartbeat write on an object this registry stored needs no admission nor
-        validation (`Configuration.trusts_heartbeats`); never in reference mode."""
-        return not self._reference and self._configuration().trusts_heartbeats(resource)
-
-    def _namespace_admits(self, resource: str, namespace: str) -> bool:
-        """Whether NamespaceLifecycle, when in the chain, admits an update in `namespace`
-        (cluster-scoped objects have none; a namespaced one's namespace must exist)."""
-        if not namespace or not self._configuration().reads_namespace:
-            return True
-        return namespace_exists(self.store, namespace)
 
     def update_status(
         self,

@@ -30,21 +30,17 @@ from kubetaint.controllers.daemonset.bynode import PodsByNode
 from kubetaint.controllers.daemonset.claiming import RESOURCE, UNSET, Key, PodClaims, labels_of
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
-    daemon_pod_spec_copy,
-    node_name_affinity,
     node_should_run_daemon_pod,
     unscheduled_pods_without_node,
 )
+from kubetaint.controllers.daemonset.podcontrol import DaemonPodControl
 from kubetaint.controllers.daemonset.status import Placement, StatusUpdates
 from kubetaint.controllers.daemonset.statuscounts import NodeCounts, creation_and_phase
-from kubetaint.controllers.deployment.hashing import compute_hash
 from kubetaint.controllers.history import History
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.index import PodOwnerIndex
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
-from kubetaint.controllers.replicaset.podcontrol import create_owned_pod, delete_owned_pod
 from kubetaint.controllers.replicaset.queue_controller import QueueController
-from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.events import EventRecorder
 from kubetaint.store.informer import EventHandlers, Informer
@@ -58,7 +54,7 @@ FAILED_BACKOFF_MAX = 900.0
 log = logging.getLogger(__name__)
 
 
-class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
+class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates, DaemonPodControl):
     """Runs each DaemonSet's pod on every node it should run on."""
 
     def __init__(
@@ -115,14 +111,7 @@ class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
         #: the last `_sorted_nodes` list and the node keys it holds every one of (else None)
         self._sorted_last: tuple[list[JSON], list[Key] | None] = ([], None)
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
-        #: id(template) -> (template, collisionCount, hash) of the last template hashed
-        self._hash_memo: Memo[int, tuple[JSON, int | None, str]] = Memo(
-            "controllers.daemonset.controller.template_hash", limit=1
-        )
-        #: id(template) -> (template, hash, generation, pod labels) of the last pod labels made
-        self._labels_memo: Memo[int, tuple[JSON, str, str | None, JSON]] = Memo(
-            "controllers.daemonset.controller.pod_labels", limit=1
-        )
+        self.init_pod_control()
         self.daemonsets.add_handlers(
             EventHandlers(
                 on_add=self._ds_added,
@@ -553,56 +542,6 @@ class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates):
         delay = FAILED_BACKOFF_INITIAL if delay == 0 else min(delay * 2, FAILED_BACKOFF_MAX)
         self._backoff[key] = (delay, now + delay)
         return True
-
-    def pod_template(self, ds: JSON, node_name: str) -> JSON:
-        """CreatePodTemplate plus the node-name affinity of syncNodes."""
-        template = (ds.get("spec") or {}).get("template") or {}
-        meta = dict(template.get("metadata") or {})
-        hash_ = self._template_hash(template, (ds.get("status") or {}).get("collisionCount"))
-        generation = update.template_generation(ds)
-        meta["labels"] = self._pod_labels(template, hash_, generation)
-        spec = daemon_pod_spec_copy(ds)
-        spec["affinity"] = node_name_affinity(spec.get("affinity"), node_name)
-        return {"metadata": meta, "spec": spec}
-
-    def _pod_labels(self, template: JSON, hash_: str, generation: str | None) -> JSON:
-        """Speeds up the pods of one revision by giving each the same labels object, remembered
-        for the last very same template object, hash and generation (off with
-        KUBETAINT_REFERENCE=1: built for each pod).
-
-        The labels of a pod of `template` at revision `hash_` (and template generation): the
-        template's with the revision hash and generation labels (read-only once stored)."""
-        known = self._labels_memo.get(id(template))
-        if known is not None and known[0] is template and known[1] == hash_ and known[2] == generation:
-            return known[3]
-        labels = dict((template.get("metadata") or {}).get("labels") or {})
-        labels["controller-revision-hash"] = hash_
-        if generation is not None:
-            labels[update.GENERATION_LABEL] = generation
-        self._labels_memo.put(id(template), (template, hash_, generation, labels))
-        return labels
-
-    def _template_hash(self, template: JSON, collision_count: int | None) -> str:
-        """compute_hash(template, collision_count), remembered for the last very same template
-        object (stored templates are read-only: the same object hashes the same) and count."""
-        memo = self._hash_memo.get(id(template))
-        if (
-            memo is not None
-            and memo[0] is template
-            and type(memo[1]) is type(collision_count)
-            and memo[1] == collision_count
-        ):
-            return memo[2]
-        result = compute_hash(template, collision_count)
-        self._hash_memo.put(id(template), (template, collision_count, result))
-        return result
-
-    def _create_pod(self, ds: JSON, node_name: str) -> None:
-        template = self.pod_template(ds, node_name)
-        create_owned_pod(self.store, self.recorder, self.rng, ds, kind="DaemonSet", template=template)
-
-    def _delete_pod(self, ds: JSON, pod: JSON) -> None:
-        delete_owned_pod(self.store, self.recorder, ds, pod)
 
 
 _FINISHED = ("Failed", "Succeeded")
