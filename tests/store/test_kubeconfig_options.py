@@ -11,7 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-import yaml
 
 from apiserver.tls_pair import ca_of, serving_pair
 from kubetaint.api.errors import StatusError
@@ -23,22 +22,7 @@ from kubetaint.store.interface import StoreError
 from kubetaint.store.remote import RemoteStore
 from kubetaint.store.remote_config import load_kubeconfig
 from store.test_remote import backing_store
-
-
-def kubeconfig(path: Path, cluster: dict, user: dict) -> Path:
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [{"name": "c", "cluster": cluster}],
-                "users": [{"name": "u", "user": user}],
-                "contexts": [{"name": "ctx", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "ctx",
-            }
-        )
-    )
-    return path
+from store.test_remote import write_kubeconfig as kubeconfig
 
 
 def test_as_and_as_groups_impersonate_through_a_real_server(tmp_path: Path) -> None:

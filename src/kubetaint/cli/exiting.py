@@ -42,11 +42,10 @@ def whole_writes(stream: TextIO) -> TextIO:
     part of (a pipe whose reader went away) ends without an error, the rest dropped; a buffered
     writer writes the rest or raises, so a reader gone away ends the program by SIGPIPE as
     without -u. Lines are still written as they end."""
-    raw = getattr(stream, "buffer", None)
-    if not isinstance(stream, io.TextIOWrapper) or not isinstance(raw, io.FileIO):
+    if not isinstance(stream, io.TextIOWrapper) or not isinstance(stream.buffer, io.FileIO):
         return stream
     return io.TextIOWrapper(
-        io.BufferedWriter(raw),
+        io.BufferedWriter(stream.buffer),
         encoding=stream.encoding,
         errors=stream.errors,
         line_buffering=True,
