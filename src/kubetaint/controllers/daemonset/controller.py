@@ -54,7 +54,7 @@ FAILED_BACKOFF_MAX = 900.0
 log = logging.getLogger(__name__)
 
 
-class DaemonSetController(QueueController[Store], PodClaims, StatusUpdates, DaemonPodControl):
+class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, StatusUpdates):
     """Runs each DaemonSet's pod on every node it should run on."""
 
     def __init__(
