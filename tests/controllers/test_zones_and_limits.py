@@ -249,7 +249,7 @@ def test_settings_defaults_and_flag_names() -> None:
     [
         pytest.param(
             {"nodeMonitorGracePeriod": "5x"},
-            'nodeMonitorGracePeriod: time: invalid duration "5x"',
+            'nodeMonitorGracePeriod: time: unknown unit "x" in duration "5x"',
             id="bad duration",
         ),
         pytest.param({"nodeMonitorPeriod": 0}, "nodeMonitorPeriod: must be greater than 0", id="zero period"),

@@ -24,7 +24,7 @@ from typing import Any
 from kubetaint.api import errors
 from kubetaint.apiserver import query
 from kubetaint.apiserver.wire import status_response
-from kubetaint.controlplane.durations import DurationError, parse_go_duration
+from kubetaint.core.durations import DurationError, parse_go_duration
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

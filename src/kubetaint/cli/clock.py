@@ -80,7 +80,7 @@ def _call(
 
 
 def _show(doc: dict[str, Any]) -> str:
-    from kubetaint.sim.durations import format_duration
+    from kubetaint.core.durations import format_duration
 
     text = f"{doc.get('now')} ({doc.get('type')} clock"
     if "elapsedSeconds" in doc:
@@ -137,7 +137,7 @@ def now_command(kubeconfig: Path | None) -> None:
 def advance_command(duration: str, kubeconfig: Path | None) -> None:
     """Move virtual time forward by DURATION (Go-style: 90s, 5m, 1h30m; or plain seconds),
     running everything due on the way (evictions, heartbeats, controllers)."""
-    from kubetaint.sim.durations import DurationError, parse_duration
+    from kubetaint.core.durations import DurationError, parse_duration
 
     try:
         seconds = parse_duration(duration)

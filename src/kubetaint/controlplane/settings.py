@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubetaint.controlplane.durations import DurationError, parse_duration
+from kubetaint.core.durations import DurationError, parse_duration
 
 #: kube-controller-manager node lifecycle flags (durations).
 NODE_LIFECYCLE_DURATIONS = ("nodeMonitorPeriod", "nodeMonitorGracePeriod", "nodeStartupGracePeriod")

@@ -15,9 +15,9 @@ from typing import Any
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock
 from kubetaint.core import taintspec
+from kubetaint.core.durations import DurationError, parse_go_duration
 from kubetaint.registry import Registry
 from kubetaint.registry.eviction import evict
-from kubetaint.sim.durations import DurationError, parse_go_duration
 from kubetaint.sim.kinds import KindError, resolve_kind
 
 #: kubectl drain retries an eviction refused with 429 after this many seconds.

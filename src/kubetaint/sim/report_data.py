@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubetaint.sim.durations import format_duration
+from kubetaint.core.durations import format_duration
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 NO_ZONE = "(no zone)"

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kubetaint.sim.durations import format_duration
+from kubetaint.core.durations import format_duration
 from kubetaint.sim.report_assets import CSS, SCRIPT
 from kubetaint.sim.report_data import (
     NO_ZONE,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
-from kubetaint.sim.durations import format_duration
+from kubetaint.core.durations import format_duration
 from kubetaint.sim.report_data import MARK_ORDER, MARKS, NodeMarks, buckets, natural_key
 
 WIDTH = 960

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kubetaint.sim.durations import format_duration
+from kubetaint.core.durations import format_duration
 from kubetaint.speed.reference import reference_mode
 
 COLUMNS = ("TIME", "REASON", "OBJECT", "NODE", "MESSAGE")

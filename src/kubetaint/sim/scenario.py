@@ -16,10 +16,10 @@ from typing import Any
 
 from kubetaint.api.features import FeatureGates
 from kubetaint.api.strictload import InputError, read_input, shown_name
+from kubetaint.core.durations import parse_duration
 from kubetaint.core.heap import collector_paused
 from kubetaint.kubelet import FAULTS
 from kubetaint.sim.doccopy import copy_document
-from kubetaint.sim.durations import parse_duration
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.scenario_schema import check as schema_problems
 from kubetaint.sim.scenario_schema import unsupported

@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from kubetaint.sim.durations import format_duration
+from kubetaint.core.durations import format_duration
 from kubetaint.sim.report_assets import CSS
 from kubetaint.sim.report_data import (
     evictions_per_interval,

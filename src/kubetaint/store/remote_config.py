@@ -250,11 +250,20 @@ def load_kubeconfig(path: str | Path | None = None, context: str | None = None) 
     try:
         connection.ssl_context()  # the CA and the client certificate load, or one line now
     except (ssl.SSLError, OSError, ValueError) as err:
-        reason = getattr(err, "reason", None) or getattr(err, "strerror", None) or err
+        reason = _reason(err)
         raise StoreError(
             f"{where}: cannot use its certificates: {str(reason).lower().replace('_', ' ')}"
         ) from None
     return connection
+
+
+def _reason(err: Exception) -> object:
+    """The short reason an SSL or OS error carries ("CERT_LOAD_FAILED"), else the error itself."""
+    if isinstance(err, ssl.SSLError) and err.reason:
+        return err.reason
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    return err
 
 
 def _proxy(cluster: dict[str, Any], name: str, where: str) -> str | None:

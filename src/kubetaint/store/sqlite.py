@@ -89,6 +89,12 @@ def _node_of(resource: str, obj: JSON) -> str | None:
     return str((obj.get("spec") or {}).get("nodeName") or "") if resource == "pods" else None
 
 
+class _ThreadReader(threading.local):
+    """Each thread's read-only connection, None until the thread first reads."""
+
+    conn: sqlite3.Connection | None = None
+
+
 class SqliteStore(StoreBase):
     """Objects in `<data_dir>/kubetaint.db`; the data dir is locked against other processes."""
 
@@ -140,7 +146,7 @@ class SqliteStore(StoreBase):
         self._committer = GroupCommitter(
             self._db, self.path, self._before_commit, self._publish, self._syncer.commit
         )
-        self._local = threading.local()
+        self._local = _ThreadReader()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
@@ -155,7 +161,7 @@ class SqliteStore(StoreBase):
     # connections -------------------------------------------------------------------------
 
     def _reader(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        conn = self._local.conn
         if conn is None:
             if self._closed:
                 raise errors.internal_error("the store is closed")

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from kubetaint.core import durations
+
 STAR_BIT = 1 << 63
 _MONTHS = {
     name: i + 1
@@ -124,32 +126,12 @@ def _field(field: str, bounds: Bounds) -> int:
     return bits
 
 
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
-
-
 def parse_duration(text: str) -> float:
-    """time.ParseDuration, in seconds."""
-    rest = text
-    sign = 1.0
-    if rest[:1] in ("+", "-"):
-        sign = -1.0 if rest[0] == "-" else 1.0
-        rest = rest[1:]
-    if rest == "0":
-        return 0.0
-    if not rest:
-        raise ScheduleError(f'failed to parse duration {text}: time: invalid duration "{text}"')
-    total = 0.0
-    position = 0
-    while position < len(rest):
-        match = _DURATION_PART.match(rest, position)
-        if match is None or match.group(1) in ("", "."):
-            unit_missing = re.match(r"[0-9.]+$", rest[position:]) is not None
-            reason = f'missing unit in duration "{text}"' if unit_missing else f'invalid duration "{text}"'
-            raise ScheduleError(f"failed to parse duration {text}: time: {reason}")
-        total += float(match.group(1)) * _UNITS[match.group(2)]
-        position = match.end()
-    return sign * total
+    """time.ParseDuration, in seconds (robfig/cron's `@every` argument)."""
+    try:
+        return durations.parse_go_duration(text)
+    except durations.DurationError as err:
+        raise ScheduleError(f"failed to parse duration {text}: {err}") from None
 
 
 @dataclass(frozen=True)

@@ -3,36 +3,19 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+from kubetaint.core import durations
 
 
 def parse_duration(value: Any, name: str) -> float:
     """Seconds of a Go duration (`50s`, `1m30s`, `100ms`) or a plain number of seconds."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name}: invalid duration {value!r}")
-    if isinstance(value, int | float):
-        return float(value)
-    text = str(value).strip()
     try:
-        return float(text)
-    except ValueError:
-        pass
-    if text in ("0", ""):
-        return 0.0
-    position, total = 0, 0.0
-    while position < len(text):
-        match = _DURATION_PART.match(text, position)
-        if match is None:
-            raise ValueError(f'{name}: time: invalid duration "{text}"')
-        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-        position = match.end()
-    return total
+        return durations.parse_duration(value)
+    except durations.DurationError as err:
+        raise ValueError(f"{name}: {err}") from None
 
 
 @dataclass(frozen=True)
@@ -70,12 +53,14 @@ class NodeLifecycleSettings:
     def validate(self) -> None:
         if self.node_monitor_period <= 0:
             raise ValueError("nodeMonitorPeriod: must be greater than 0")
-        for name in ("node_monitor_grace_period", "node_startup_grace_period"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{_camel(name)}: must not be negative")
-        for name in ("node_eviction_rate", "secondary_node_eviction_rate"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{_camel(name)}: must not be negative")
+        for camel, value in (
+            ("nodeMonitorGracePeriod", self.node_monitor_grace_period),
+            ("nodeStartupGracePeriod", self.node_startup_grace_period),
+            ("nodeEvictionRate", self.node_eviction_rate),
+            ("secondaryNodeEvictionRate", self.secondary_node_eviction_rate),
+        ):
+            if value < 0:
+                raise ValueError(f"{camel}: must not be negative")
         if not 0 <= self.unhealthy_zone_threshold <= 1:
             raise ValueError("unhealthyZoneThreshold: must be between 0 and 1")
         if self.large_cluster_size_threshold < 0:

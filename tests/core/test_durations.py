@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubetaint.sim.durations import DurationError, format_duration, parse_duration, parse_go_duration
+from kubetaint.core.durations import DurationError, format_duration, parse_duration, parse_go_duration
 
 
 @pytest.mark.parametrize(

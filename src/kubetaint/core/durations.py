@@ -1,4 +1,4 @@
-"""Go-style durations for scenarios (mirrors Go's time.ParseDuration, its grammar and messages).
+"""Go durations (Go's time.ParseDuration, its grammar and messages) for scenarios, settings and flags.
 
 `parse_duration("1h30m")` is 5400.0 seconds. Scenarios also accept plain seconds (`90`, `2.5`),
 as numbers or numeric strings. `format_duration` renders seconds the way Go's Duration.String does.
