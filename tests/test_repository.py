@@ -65,7 +65,6 @@ SPEED_MODULES = [
     "scheduler/filter_memo.py",
     "scheduler/plugins/fit_masks.py",
     "controllers/nodelifecycle/monitor_work.py",
-    "controllers/nodelifecycle/requeue_log.py",
 ]
 #: Terms the code coins, each a heading of docs/glossary.md (matched without case).
 COINED_TERMS = [

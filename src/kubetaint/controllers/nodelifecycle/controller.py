@@ -27,8 +27,7 @@ from kubetaint.controllers.nodelifecycle.health import (
     NodeHealthTracker,
 )
 from kubetaint.controllers.nodelifecycle.monitor_work import MonitorWork, Requeues, Settled, SettledNode
-from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue
-from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
+from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, TimedValue, to_nanos
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
 from kubetaint.controllers.nodelifecycle.tainting import ZoneTainters
 from kubetaint.controllers.nodelifecycle.taints import (

@@ -35,8 +35,7 @@ from enum import Enum
 
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.nodelifecycle.health import NODE_LEASE_NAMESPACE, NodeHealthTracker
-from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
-from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
+from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue, to_nanos
 from kubetaint.store.changes import FieldWriteGroup
 from kubetaint.store.informer import Changes
 from kubetaint.store.interface import JSON

@@ -19,8 +19,8 @@ from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
     NODE_EVICTION_PERIOD,
     ActionFunc,
     RateLimitedTimedQueue,
+    to_nanos,
 )
-from kubetaint.controllers.nodelifecycle.rate_limiter import to_nanos
 
 GRID_US = round(NODE_EVICTION_PERIOD * 1_000_000)
 

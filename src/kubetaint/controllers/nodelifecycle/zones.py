@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from kubetaint.controllers.nodelifecycle.rate_limiter import float32
+from kubetaint.controllers.nodelifecycle.rate_limited_queue import float32
 
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 LABEL_TOPOLOGY_REGION = "topology.kubernetes.io/region"
