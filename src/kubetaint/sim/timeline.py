@@ -36,7 +36,6 @@ EVENT_REASONS = frozenset(
         "NotModelled",
     }
 )
-_EXTRA_ORDER = ("node", "message")
 
 
 class ChangeHandler:

@@ -6,7 +6,6 @@ rolling.py, status.py and util.py).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -24,7 +23,6 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 RESOURCE = "deployments.apps"
 RS_RESOURCE = "replicasets.apps"
-log = logging.getLogger(__name__)
 
 
 class DeploymentController(QueueController[Store]):
