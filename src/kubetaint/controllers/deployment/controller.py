@@ -26,9 +26,6 @@ RESOURCE = "deployments.apps"
 RS_RESOURCE = "replicasets.apps"
 log = logging.getLogger(__name__)
 
-#: Kept for callers of the former module layout.
-equal_ignore_hash = util.equal_ignore_hash
-
 
 class DeploymentController(QueueController[Store]):
     """Keeps one ReplicaSet per Deployment template at the Deployment's scale."""
