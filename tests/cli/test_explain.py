@@ -112,6 +112,13 @@ def test_config_applies_plugin_arguments(tmp_path: Path) -> None:
             'FilterPlugin "Nope" does not exist',
             id="an unknown plugin",
         ),
+        pytest.param(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: {ignoredResourcez: [x]}}]}]\n",
+            "strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding"
+            ' args for plugin NodeResourcesFit: strict decoding error: unknown field "ignoredResourcez"',
+            id="a misspelled plugin argument",
+        ),
     ],
 )
 def test_a_bad_config_file_is_one_line_and_exit_1(tmp_path: Path, text: str, message: str) -> None:
