@@ -129,6 +129,34 @@ def test_a_bad_config_file_is_one_line_and_exit_1(tmp_path: Path, text: str, mes
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        pytest.param(
+            "scheduler.yaml",
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "zeta: 1\nalpha: 2\n",
+            'strict decoding error: unknown field "alpha", unknown field "zeta"',
+            id="YAML: in key order, as YAMLToJSON gives the text to decode",
+        ),
+        pytest.param(
+            "scheduler.json",
+            '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
+            ' "zeta": 1, "alpha": 2}',
+            'strict decoding error: unknown field "zeta", unknown field "alpha"',
+            id="JSON: in document order",
+        ),
+    ],
+)
+def test_unknown_config_fields_come_in_the_order_kube_scheduler_gives(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    config = tmp_path / name
+    config.write_text(text)
+    code, _out, err = _run(tmp_path, CLUSTER, "--config", str(config))
+    assert (code, err) == (1, f"error: {config}: {message}\n")
+
+
 def test_json_document(tmp_path: Path) -> None:
     code, out, _ = _run(tmp_path, CLUSTER, "-o", "json")
     assert code == 0
