@@ -114,7 +114,7 @@ def test_classifying_changed_nodes_gives_what_classifying_every_node_gives(chang
     names = sorted(str(n["metadata"]["name"]) for n in controller.nodes.items())
     listed = {name: node for name in names if (node := controller.nodes.get("", name)) is not None}
     expected = _classified_by_scanning(controller, names, listed)
-    assert controller.classify_nodes(names, listed) == expected
+    assert controller.classify_nodes(names, listed, controller.work.changed_nodes) == expected
 
 
 def test_queued_unhealthy_nodes_keep_markNodeForTainting_order_with_the_shortcut() -> None:

@@ -147,8 +147,6 @@ class NodeLifecycleController:
         self._sorted_names: list[str] | None = None
         self._membership_changed = True
         self._zones_registered: set[str] = set()
-        #: names whose Node changed since the last pass (for classifyNodes' new-zone check)
-        self._changed: set[str] = set()
         self._running = False
         #: the monitor pass's grid: its start, the index of the next pass, the timer
         self._start = 0.0
@@ -203,7 +201,7 @@ class NodeLifecycleController:
         name = _name(node)
         if self._by_name is not None:
             self._by_name[name] = node
-        self._node_changed(name)
+        self.work.changed_nodes.add(name)
         self._membership_changed = True
         self._sorted_names = None
 
@@ -211,20 +209,15 @@ class NodeLifecycleController:
         name = _name(node)
         if self._by_name is not None:
             self._by_name[name] = node
-        self._changed.add(name)
         self.work.node_changed(name, old, node)
 
     def _node_deleted(self, node: JSON) -> None:
         name = _name(node)
         if self._by_name is not None:
             self._by_name.pop(name, None)
-        self._node_changed(name)
+        self.work.changed_nodes.add(name)
         self._membership_changed = True
         self._sorted_names = None
-
-    def _node_changed(self, name: str) -> None:
-        self._changed.add(name)
-        self.work.changed_nodes.add(name)
 
     # monitorNodeHealth -------------------------------------------------------------------------
 
@@ -247,11 +240,10 @@ class NodeLifecycleController:
         pass. (Before start() no event was seen: every node is visited.)"""
         now = self._clock.now()
         work, started = self.work, self._by_name is not None
-        if started:
-            work.begin_pass(now)
+        changed = work.begin_pass(now) if started else set()
         names = self._node_names()
         listed = dict(self._by_name) if self._by_name is not None else self._listed(names)
-        added, deleted, new_zone_nodes = self.classify_nodes(names, listed)
+        added, deleted, new_zone_nodes = self.classify_nodes(names, listed, changed)
         for node in new_zone_nodes:
             self.add_pod_evictor_for_new_zone(node)
         for node in added:
@@ -299,14 +291,14 @@ class NodeLifecycleController:
         return {name: node for name in names if (node := get("", name)) is not None}
 
     def classify_nodes(
-        self, names: list[str], listed: Mapping[str, JSON]
+        self, names: list[str], listed: Mapping[str, JSON], changed: AbstractSet[str]
     ) -> tuple[list[JSON], list[JSON], list[JSON]]:
         """classifyNodes: (added, deleted, known nodes of a zone without state).
 
         While no node was added or deleted and no zone state was dropped since the last pass,
-        only a node whose object changed can be new or be in a zone without state."""
+        only a node `changed` since (other than by a status post, which keeps its labels) can be
+        new or be in a zone without state."""
         known, states = self.known_nodes, self.zone_states
-        changed, self._changed = self._changed, set()
         full = self._membership_changed or not self._zones_registered <= states.keys()
         self._membership_changed = self._by_name is None
         if not full:
@@ -805,13 +797,14 @@ class MonitorWork:
             self._renewed = None
             self.changed_leases.update(zip(group.names, group.news, strict=True))
 
-    def begin_pass(self, now: float) -> None:
+    def begin_pass(self, now: float) -> set[str]:
         """Unsettle the nodes whose object changed or whose grace period ran out; a changed lease
         of a settled node is observed now (tryUpdateNodeHealth's lease step, which may move its
-        deadline)."""
-        for name in self.changed_nodes:
+        deadline). The names of the nodes added, deleted or changed other than by a status post
+        since the last pass."""
+        changed, self.changed_nodes = self.changed_nodes, set()
+        for name in changed:
             self.unsettle(name)
-        self.changed_nodes.clear()
         health, settled = self._health, self.settled
         observe_next, self._observe_next = self._observe_next, set()
         posted = self._observe_posts(now)
@@ -846,6 +839,7 @@ class MonitorWork:
                     later.setdefault(renewed, []).append(name)
         for deadline, renewed_names in later.items():
             heapq.heappush(deadlines, (deadline, next(self._entries), renewed_names))
+        return changed
 
     def _observe_posts(self, now: float) -> set[str]:
         """Observe the status posts on settled Ready nodes since the last pass (the others are
