@@ -5,6 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from kubetaint.controllers.nodelifecycle.controller import (
+    ZoneState,
+    compute_zone_state,
+    get_zone_key,
+    zone_qps,
+)
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
     NeverRateLimiter,
     RateLimitedTimedQueue,
@@ -14,7 +20,6 @@ from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
     float32,
 )
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings, parse_duration
-from kubetaint.controllers.nodelifecycle.zones import ZoneState, compute_zone_state, get_zone_key, zone_qps
 
 from .builders import node
 
