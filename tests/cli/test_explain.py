@@ -112,6 +112,13 @@ def test_config_applies_plugin_arguments(tmp_path: Path) -> None:
             'FilterPlugin "Nope" does not exist',
             id="an unknown plugin",
         ),
+        pytest.param(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: {ignoredResourcez: [x]}}]}]\n",
+            "strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding"
+            ' args for plugin NodeResourcesFit: strict decoding error: unknown field "ignoredResourcez"',
+            id="a misspelled plugin argument",
+        ),
     ],
 )
 def test_a_bad_config_file_is_one_line_and_exit_1(tmp_path: Path, text: str, message: str) -> None:
@@ -120,6 +127,34 @@ def test_a_bad_config_file_is_one_line_and_exit_1(tmp_path: Path, text: str, mes
     code, _out, err = _run(tmp_path, CLUSTER, "--config", str(config))
     assert code == 1
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        pytest.param(
+            "scheduler.yaml",
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "zeta: 1\nalpha: 2\n",
+            'strict decoding error: unknown field "alpha", unknown field "zeta"',
+            id="YAML: in key order, as YAMLToJSON gives the text to decode",
+        ),
+        pytest.param(
+            "scheduler.json",
+            '{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",'
+            ' "zeta": 1, "alpha": 2}',
+            'strict decoding error: unknown field "zeta", unknown field "alpha"',
+            id="JSON: in document order",
+        ),
+    ],
+)
+def test_unknown_config_fields_come_in_the_order_kube_scheduler_gives(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    config = tmp_path / name
+    config.write_text(text)
+    code, _out, err = _run(tmp_path, CLUSTER, "--config", str(config))
+    assert (code, err) == (1, f"error: {config}: {message}\n")
 
 
 def test_json_document(tmp_path: Path) -> None:

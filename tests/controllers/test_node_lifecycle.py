@@ -473,10 +473,10 @@ class PollingLifecycle(NodeLifecycleController):
 
     def start(self) -> None:
         super().start()
-        tainters = self.tainters
-        tainters.after_pass = lambda: tainters.schedule(tainters.first_grid_index())
-        tainters.arm = lambda: tainters.schedule(tainters.first_grid_index())  # type: ignore[method-assign]
-        tainters.arm()
+        self._arm_tainting_pass()
+
+    def _arm_tainting_pass(self) -> None:
+        self._schedule_tainting_pass(self._first_tainting_index())
 
 
 def outage_run(controller_class: type[NodeLifecycleController], reference: bool = False) -> Cluster:

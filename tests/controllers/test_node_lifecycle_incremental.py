@@ -1,4 +1,4 @@
-"""The incremental monitorNodeHealth pass (kubetaint.controllers.nodelifecycle.monitor_work) gives
+"""The incremental monitorNodeHealth pass (MonitorWork in nodelifecycle/controller.py) gives
 exactly what passes visiting every node give (reference mode): the same writes in the same order,
 taints at the same instants, events, probe timestamps, zone states and queues, through lease
 renewals, outages of single nodes, of a zone and of the whole cluster (full disruption and its
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.controller import Settled, status_post_only
 from kubetaint.controllers.nodelifecycle.health import renew_text
-from kubetaint.controllers.nodelifecycle.monitor_work import Settled, status_post_only
 from kubetaint.controllers.tainteviction import TaintEvictionController
 
 from .builders import DEFAULT_TOLERATIONS, Cluster, Kubelets, node, pod
@@ -125,7 +125,9 @@ def _stopped_zone_run(reference: bool, offset: float, rate: float, recreate: boo
         "zones": dict(controller.zone_states),
         "retry": sorted(controller.nodes_to_retry),
         "nodes": c.store.list("nodes").items,
-        "queued": {zone: sorted(q.queue.values) for zone, q in sorted(controller.zone_tainters.items())},
+        "queued": {
+            zone: sorted(q.queue.values) for zone, q in sorted(controller.zone_no_execute_tainter.items())
+        },
     }
 
 
@@ -196,7 +198,7 @@ def test_reference_mode_keeps_no_settled_nodes() -> None:
         controller = NodeLifecycleController(c.store, c.clock)
     controller.start()
     c.run_until(60)
-    assert controller.work is None
+    assert controller.work.settled == {} and controller.work.to_visit() == ["a-00"]
 
 
 def _excluded_zone_run(reference: bool) -> dict[str, Any]:
@@ -215,7 +217,7 @@ def _excluded_zone_run(reference: bool) -> dict[str, Any]:
     c.run_until(200)
     kubelets.restart("x-00")
     c.run_until(300)
-    queued = {zone: sorted(q.queue.values) for zone, q in sorted(controller.zone_tainters.items())}
+    queued = {zone: sorted(q.queue.values) for zone, q in sorted(controller.zone_no_execute_tainter.items())}
     return {"changes": c.changes, "taints": c.taint_log, "events": c.event_log(), "queued": queued}
 
 
@@ -242,14 +244,14 @@ def _status_posts_run(reference: bool, offset: float, period: float) -> dict[str
     controller.start()
     TaintEvictionController(c.store, c.clock).start()
     visits = 0
-    visit = controller._visit
+    visit = controller._process_node
 
     def counted(*args: Any) -> None:
         nonlocal visits
         visits += 1
         visit(*args)
 
-    controller._visit = counted  # type: ignore[method-assign]
+    controller._process_node = counted  # type: ignore[method-assign]
     not_ready: set[str] = set()
 
     def status_round() -> None:

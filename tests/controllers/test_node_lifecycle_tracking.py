@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController
-from kubetaint.controllers.nodelifecycle.zones import get_zone_key
+from kubetaint.controllers.nodelifecycle.controller import get_zone_key
 from kubetaint.controllers.tainteviction import TaintEvictionController
 
 from .builders import DEFAULT_TOLERATIONS, Cluster, Kubelets, pod
@@ -114,7 +114,7 @@ def test_classifying_changed_nodes_gives_what_classifying_every_node_gives(chang
     names = sorted(str(n["metadata"]["name"]) for n in controller.nodes.items())
     listed = {name: node for name in names if (node := controller.nodes.get("", name)) is not None}
     expected = _classified_by_scanning(controller, names, listed)
-    assert controller.classify_nodes(names, listed) == expected
+    assert controller.classify_nodes(names, listed, controller.work.changed_nodes) == expected
 
 
 def test_queued_unhealthy_nodes_keep_markNodeForTainting_order_with_the_shortcut() -> None:
@@ -133,7 +133,7 @@ def test_queued_unhealthy_nodes_keep_markNodeForTainting_order_with_the_shortcut
         c.run_until(12)
         kubelets.stop(*[f"a-{i:02d}" for i in range(0, 30, 3)])
         c.run_until(75)
-        queue = controller.tainters.queue(get_zone_key(c.node("a-00"))).queue
+        queue = controller.zone_no_execute_tainter[get_zone_key(c.node("a-00"))].queue
         heap = [(v.value, v.added_at, v.process_at) for v in queue.heap]
         c.run_until(200)
         return c.no_execute_added(), heap

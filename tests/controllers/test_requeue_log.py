@@ -1,7 +1,8 @@
-"""The tainting queue's logged re-queues (see nodelifecycle/requeue_log.py) against applying every
-operation at once: whatever the operations (whole passes of re-queues as the node loop makes them,
-Try taking heads, retries, adds, removes, partial or repeated re-queues, passes at one time), a
-lazy queue answers every call as an eager one does, and its heap, positions and set end alike."""
+"""The tainting queue's logged re-queues (RequeueLog in nodelifecycle/rate_limited_queue.py) against
+applying every operation at once: whatever the operations (whole passes of re-queues as the node
+loop makes them, Try taking heads, retries, adds, removes, partial or repeated re-queues, passes at
+one time), a lazy queue answers every call as an eager one does, and its heap, positions and set
+end alike."""
 
 from __future__ import annotations
 

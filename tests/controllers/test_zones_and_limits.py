@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import pytest
 
+from kubetaint.controllers.nodelifecycle.controller import (
+    ZoneState,
+    compute_zone_state,
+    get_zone_key,
+    zone_qps,
+)
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
+    NeverRateLimiter,
     RateLimitedTimedQueue,
     TimedValue,
+    TokenBucketRateLimiter,
     UniqueQueue,
+    float32,
 )
-from kubetaint.controllers.nodelifecycle.rate_limiter import NeverRateLimiter, TokenBucketRateLimiter, float32
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings, parse_duration
-from kubetaint.controllers.nodelifecycle.zones import ZoneState, compute_zone_state, get_zone_key, zone_qps
 
 from .builders import node
 

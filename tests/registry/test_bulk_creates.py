@@ -240,6 +240,7 @@ def test_an_invalid_pod_among_thousands_of_identical_ones_is_reported_precisely(
     )
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_pods_of_one_template_hit_one_entry_and_dry_runs_stay_out() -> None:
     registry = make_registry()
     create_all(registry, SETUP)

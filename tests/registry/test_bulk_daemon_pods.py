@@ -137,6 +137,7 @@ def test_a_variant_among_daemon_pods_is_admitted_as_on_its_own(variant: JSON) ->
     assert got == expected
 
 
+@pytest.mark.usefixtures("default_mode")
 def test_daemon_pods_of_one_template_hit_one_entry_each_with_its_own_affinity() -> None:
     registry = make_registry()
     create_all(registry, SETUP)

@@ -306,9 +306,9 @@ def test_only_objects_with_their_type_meta_are_trusted(strip: tuple[str, ...]) -
     untyped = {k: v for k, v in typed.items() if k not in strip}
     trust.remember(LEASES, key, typed, config)
     trust.remember(LEASES, key, untyped, config)  # replaces the typed one: nothing trusted under key
-    assert len(trust) == 0 and not trust.all_trusted(LEASES, [untyped], config)
+    assert len(trust) == 0 and trust.batch_namespaces(LEASES, [untyped], config) is None
     trust.remember_all(LEASES, [key, (NAMESPACE, "b")], [typed, untyped], config)
-    assert len(trust) == 1 and trust.all_trusted(LEASES, [typed], config)
+    assert len(trust) == 1 and trust.batch_namespaces(LEASES, [typed], config) is not None
     trust.remember_all(LEASES, [key], [untyped], config)
     assert len(trust) == 0
     assert not trust.beats_valid(LEASES, key, renewed(untyped, stamp(1)), untyped, config)

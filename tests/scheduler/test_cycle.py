@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubetaint.scheduler.config import ConfigError
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.fit_error import fit_error_message
-from kubetaint.scheduler.framework import CycleState
 from kubetaint.scheduler.plugins.default_preemption import Candidate, pick_one_node_for_preemption
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.scheduler import num_feasible_nodes_to_find

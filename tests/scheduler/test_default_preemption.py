@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.plugins.default_preemption import DefaultPreemption
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import Code, Status

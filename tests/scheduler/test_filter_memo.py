@@ -19,9 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubetaint.scheduler.cache import CHANGE_LOG_LIMIT, Cache
-from kubetaint.scheduler.extension_points import FilterBatch, FilterPlugin, Plugin
+from kubetaint.scheduler.extension_points import CycleState, FilterBatch, FilterPlugin, Plugin
 from kubetaint.scheduler.filter_memo import FilterMemo, memo_applies
-from kubetaint.scheduler.framework import CycleState
 from kubetaint.scheduler.podinfo import make_pod_info
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.search import first_hits

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kubetaint.scheduler.cache import Cache
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.plugins.node_affinity import ERR_REASON_POD, NodeAffinity
 from kubetaint.scheduler.plugins.node_name import NodeName
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit

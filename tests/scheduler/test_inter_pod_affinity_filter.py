@@ -449,7 +449,7 @@ def test_a_requirement_whose_values_do_not_fit_its_operator_fails_pre_filter(
 ) -> None:
     """labels.NewRequirement's checks, met through LabelSelectorAsSelector when NewPodInfo parses
     the terms (the pod is unschedulable and unresolvable with the parse error)."""
-    from kubetaint.scheduler.framework import CycleState
+    from kubetaint.scheduler.extension_points import CycleState
     from kubetaint.scheduler.podinfo import make_pod_info
 
     sched = scheduler_with([NODE1], [])
@@ -478,7 +478,7 @@ def test_a_requirement_whose_values_do_not_fit_its_operator_fails_pre_filter(
     ],
 )
 def test_an_invalid_label_value_fails_pre_filter_with_upstreams_message(affinity: list[Any]) -> None:
-    from kubetaint.scheduler.framework import CycleState
+    from kubetaint.scheduler.extension_points import CycleState
     from kubetaint.scheduler.podinfo import make_pod_info
 
     sched = scheduler_with([NODE1], [])

@@ -10,7 +10,7 @@ import pytest
 
 from kubetaint.scheduler.cache import Cache
 from kubetaint.scheduler.config import ConfigError
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.plugins.node_affinity import ERR_REASON_ENFORCED, ERR_REASON_POD, NodeAffinity
 from kubetaint.scheduler.podinfo import PodInfo
 from kubetaint.scheduler.status import Code

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.nodes_at import NodesAt, node_slots
 from kubetaint.scheduler.podinfo import make_pod_info

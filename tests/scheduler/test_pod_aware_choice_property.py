@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubetaint.clock.virtual import VirtualClock
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.podinfo import make_pod_info
 from kubetaint.scheduler.scheduler import Scheduler
 from scheduler.pod_affinity_builders import expr, make_node, make_pod, term, weighted

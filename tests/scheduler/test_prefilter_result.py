@@ -12,12 +12,13 @@ import pytest
 
 from kubetaint.scheduler.explain import explain
 from kubetaint.scheduler.extension_points import (
+    CycleState,
     FilterPlugin,
     Plugin,
     PreFilterPlugin,
     PreFilterResultPlugin,
 )
-from kubetaint.scheduler.framework import CycleState, Framework
+from kubetaint.scheduler.framework import Framework
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins.node_affinity import ERR_REASON_CONFLICT, ERR_REASON_POD, NodeAffinity
 from kubetaint.scheduler.podinfo import PodInfo, make_pod_info

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kubetaint.scheduler.cache import Cache
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kubetaint.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from kubetaint.scheduler.podinfo import PodInfo

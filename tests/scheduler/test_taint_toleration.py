@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kubetaint.scheduler.cache import Cache
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.nodeinfo import NodeInfo
 from kubetaint.scheduler.plugins.taint_toleration import TaintToleration
 from kubetaint.scheduler.podinfo import PodInfo

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.plugins.volume_restrictions import (
     ERR_REASON_DISK_CONFLICT,
     ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,

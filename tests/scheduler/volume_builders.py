@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from kubetaint.clock.virtual import VirtualClock
-from kubetaint.scheduler.framework import CycleState
+from kubetaint.scheduler.extension_points import CycleState
 from kubetaint.scheduler.podinfo import make_pod_info
 from kubetaint.scheduler.scheduler import Scheduler
 from kubetaint.scheduler.status import Status

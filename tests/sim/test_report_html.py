@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from kubetaint.sim.api import simulate
 from kubetaint.sim.pending_explain import explain_pending
 from kubetaint.sim.report_data import (
+    COLUMNS,
     MARKS,
     evictions_per_interval,
     interval_for,
@@ -27,13 +28,34 @@ from kubetaint.sim.report_data import (
     pack_records,
     pending_reasons,
     pods_per_zone,
-    unpack_records,
 )
 from kubetaint.sim.report_html import NODE_ROWS, render_html
 from kubetaint.sim.report_svg import bars, zone_lines
 from sim.browser import needs_chromium, rendered_dom, with_zone_line_probe, zone_line_pixels
 from sim.helpers import EXAMPLES, run_example
 from sim.test_pending_explain import pending_run
+
+
+def _filled(message: str, namespace: str, name: str, node: str) -> str:
+    """A packed message's markers replaced in the reverse order of their making."""
+    if message.startswith("\x00"):
+        return message[1:]
+    return message.replace("\x03", node).replace("\x02", name).replace("\x01", f"{namespace}/{name}")
+
+
+def unpack_records(packed: str) -> list[dict[str, Any]]:
+    """`pack_records` undone, as the page's script does."""
+    payload = json.loads(gzip.decompress(base64.b64decode(packed)))
+    columns, tables = payload["columns"], payload["tables"]
+    records: list[dict[str, Any]] = []
+    t = 0
+    for row in range(len(columns["dt"])):
+        t += columns["dt"][row]
+        values = {column: tables[column][columns[column][row]] for column in COLUMNS}
+        values["message"] = _filled(values["message"], values["namespace"], values["name"], values["node"])
+        records.append({"t": t / 1000, **values})
+    return records
+
 
 _TEXT = st.text(alphabet=st.sampled_from("ab-/0\x00\x01\x02\x03 "), max_size=12)
 

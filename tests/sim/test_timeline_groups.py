@@ -79,7 +79,7 @@ def _fed(events: list[WatchEvent], *, grouped: bool) -> tuple[str, str]:
         recorder.on_change(events)
     else:
         for one in events:
-            recorder.record_change(one)
+            recorder.on_change.one(one)
     return _records(recorder)
 
 
@@ -117,10 +117,3 @@ def test_the_store_delivers_an_update_group_at_once_and_single_changes_one_by_on
     assert batches == [1, 1, 1, 3]
     assert [r["reason"] for r in recorder.records] == ["Created"] * 3
     assert recorder._pod_node == {("default", f"p{i}"): "node-1" for i in range(3)}
-
-
-def test_record_change_is_the_store_subscribers_call_of_one_change() -> None:
-    recorder = TimelineRecorder(lambda: 1.0, 0.0)
-    recorder.record_change(event("ADDED", "pods", pod("a")))
-    recorder.on_change([event("DELETED", "pods", pod("a"))])
-    assert [r["reason"] for r in recorder.records] == ["Created", "Deleted"]

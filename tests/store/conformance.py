@@ -601,26 +601,6 @@ class Conformance:
         assert first.drain() == []
         second.stop()
 
-    def test_bookmarks_follow_every_change_queued_before_them(self, open_store: OpenStore) -> None:
-        store = open_store()
-        start = store.current_resource_version()
-        stream = store.watch("pods", resource_version=str(start), label_selector="app=web")
-        stream.request_bookmark()
-        assert [(e.type, e.resource_version) for e in stream.wait(WAIT)] == [("BOOKMARK", start)]
-        store.create("pods", pod("a", labels={"app": "web"}))
-        end = store.create("pods", pod("b", labels={"app": "web"}))
-        collect(stream, "b")
-        store.create("pods", pod("hidden"))  # not selected, still advances what the watch has seen
-        marker = store.create("pods", pod("c", labels={"app": "web"}))
-        collect(stream, "c")
-        stream.request_bookmark()
-        bookmark = stream.wait(WAIT)
-        assert [e.type for e in bookmark] == ["BOOKMARK"] and bookmark[0].resource_version == rv(marker) > rv(
-            end
-        )
-        assert bookmark[0].object == {"metadata": {"resourceVersion": str(rv(marker))}}
-        stream.stop()
-
     def test_watch_with_a_malformed_version_is_a_bad_request(self, open_store: OpenStore) -> None:
         err = status_of(lambda: open_store().watch("pods", resource_version="abc"))
         assert (err.code, err.reason) == (400, "BadRequest")

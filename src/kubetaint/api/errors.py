@@ -132,9 +132,5 @@ def forbidden(resource: str, name: str, detail: str) -> StatusError:
     return StatusError(403, "Forbidden", text, name=name, group=group, kind=plural)
 
 
-def too_many_requests(message: str, retry_after_seconds: int | None = None) -> StatusError:
-    return StatusError(429, "TooManyRequests", message, retry_after_seconds=retry_after_seconds)
-
-
 def internal_error(message: str) -> StatusError:
     return StatusError(500, "InternalError", f"Internal error occurred: {message}")

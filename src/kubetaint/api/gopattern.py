@@ -8,8 +8,9 @@ accepts may differ on such syntax)."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
+
+from kubetaint.speed.memo import Memo
 
 try:  # the `server` extra
     import re2 as _re2
@@ -17,9 +18,18 @@ except ImportError:  # pragma: no cover - base install
     _re2 = None
 
 
-@lru_cache(maxsize=512)
+_COMPILED: Memo[str, tuple[Any, str | None]] = Memo("api.gopattern.compiled", limit=512)
+
+
 def _compiled(pattern: str) -> tuple[Any, str | None]:
     """(compiled pattern, None) or (None, the parse error)."""
+    found = _COMPILED.get(pattern)
+    if found is None:
+        found = _COMPILED.put(pattern, _compile(pattern))
+    return found
+
+
+def _compile(pattern: str) -> tuple[Any, str | None]:
     if _re2 is not None:
         options = _re2.Options()
         options.log_errors = False

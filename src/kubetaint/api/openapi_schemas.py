@@ -119,17 +119,18 @@ class _Walk:
 
 def strict_errors(
     obj: Any,
-    schema: str,
+    schema: str | JSON,
     *,
     patch: bool = False,
     duplicates: Mapping[int, Sequence[str]] | None = None,
     sort_keys: bool = False,
 ) -> list[str]:
     """`unknown field "…"` and `duplicate field "…"` errors of `obj` against `schema` (a
-    components.schemas key), in body order (`sort_keys`: in key order, as a YAML body converted to
-    JSON is), at most MAX_STRICT_ERRORS, each once. `duplicates` maps id(dict) to the keys its
+    components.schemas key, or a schema whose `$ref`s name those keys), in body order
+    (`sort_keys`: in key order, as a YAML body converted to JSON is), at most MAX_STRICT_ERRORS,
+    each once. `duplicates` maps id(dict) to the keys its
     text gave more than once (the parsers of `kubetaint.api.strictload` record them)."""
-    root = schemas().get(schema)
+    root = schemas().get(schema) if isinstance(schema, str) else schema
     if root is None:
         return []
     walk = _Walk(patch, duplicates or {}, sort_keys)

@@ -315,29 +315,3 @@ def by_api_version_kind(api_version: str, kind: str) -> Resource | None:
 def by_plural(plural: str, group: str | None = None) -> Resource | None:
     """The first resource (table order) with that plural, optionally in one group."""
     return next((r for r in RESOURCES if r.plural == plural and (group is None or r.group == group)), None)
-
-
-def resolve(name: str) -> Resource | None:
-    """kubectl's resource argument: plural, singular, short name or kind, case-insensitive,
-    optionally qualified by group (`deployments.apps`) or version and group (`deployments.v1.apps`)."""
-    text = name.lower()
-    base, _, qualifier = text.partition(".")
-    group: str | None = None
-    if qualifier:
-        version, _, rest = qualifier.partition(".")
-        group = rest if version.startswith("v") and rest and version[1:2].isdigit() else qualifier
-    for resource in RESOURCES:
-        if group is not None and resource.group != group:
-            continue
-        if base in (resource.plural, resource.singular, resource.kind.lower(), *resource.short_names):
-            return resource
-    return None
-
-
-def api_groups() -> list[str]:
-    """Every group served, core ("") first, then in table order."""
-    groups: list[str] = []
-    for resource in RESOURCES:
-        if resource.group not in groups:
-            groups.append(resource.group)
-    return groups

@@ -8,7 +8,6 @@ pkg/apiserver/customresource_handler.go, pkg/registry/customresource and its tab
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,7 +26,6 @@ from kubetaint.apiserver.printing import AGE_COLUMN, NAME_COLUMN, Cells, Printer
 from kubetaint.store.interface import Store
 
 JSON = dict[str, Any]
-log = logging.getLogger(__name__)
 
 #: The Table column a CRD without additionalPrinterColumns gets (serveDefaultColumnsIfEmpty).
 DEFAULT_COLUMNS: tuple[JSON, ...] = (

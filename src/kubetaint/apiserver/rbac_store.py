@@ -12,7 +12,7 @@ changed, so an unchanged cluster costs a dict lookup per request.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kubetaint.api import errors
@@ -203,7 +203,3 @@ class StoredPolicy:
             except errors.StatusError as err:
                 # a conflict means another change is on its way: it schedules another pass
                 log.warning("clusterrole-aggregation: cannot update %s: %s", _meta(role).get("name"), err)
-
-
-#: How the server reaches the current policy (a StoredPolicy's `policy`, or a fixed one).
-PolicySource = Callable[[], Policy]

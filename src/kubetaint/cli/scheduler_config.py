@@ -39,6 +39,10 @@ def load_scheduler_config(path: str) -> tuple[dict[str, Any], list[str]]:
         raise SchedulerConfigError(f"{path}: not YAML or JSON: {str(err).splitlines()[0]}") from None
     if not isinstance(config, dict):
         raise SchedulerConfigError(f"{path}: expected a {KIND} object")
+    if not text.lstrip().startswith("{"):
+        # kube-scheduler's YAML serializer decodes the YAMLToJSON text, whose objects have their
+        # keys sorted: strict decoding errors come in that order
+        config = _keys_sorted(config)
     kind, api_version = config.get("kind"), config.get("apiVersion")
     if kind != KIND or api_version != API_VERSION:
         raise SchedulerConfigError(
@@ -54,3 +58,12 @@ def load_scheduler_config(path: str) -> tuple[dict[str, Any], list[str]]:
     except (ConfigError, ValueError) as err:
         raise SchedulerConfigError(f"{path}: {err}") from None
     return config, list(scheduler.warnings)
+
+
+def _keys_sorted(value: Any) -> Any:
+    """`value` with every mapping's keys in sorted order, as sigs.k8s.io/yaml's YAMLToJSON gives it."""
+    if isinstance(value, dict):
+        return {key: _keys_sorted(value[key]) for key in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_keys_sorted(item) for item in value]
+    return value

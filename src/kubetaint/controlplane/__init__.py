@@ -3,15 +3,6 @@ controllers and the hollow-node fleet, wired on shared informers (`ControlPlane`
 
 from kubetaint.controlplane.controlplane import SYSTEM_NAMESPACES, ControlPlane
 from kubetaint.controlplane.errors import ControlPlaneError
-from kubetaint.controlplane.fleet import NodeFleet
-from kubetaint.controlplane.settings import ControlPlaneSettings, SettingsError, parse_settings
+from kubetaint.controlplane.settings import ControlPlaneSettings, parse_settings
 
-__all__ = [
-    "SYSTEM_NAMESPACES",
-    "ControlPlane",
-    "ControlPlaneError",
-    "ControlPlaneSettings",
-    "NodeFleet",
-    "SettingsError",
-    "parse_settings",
-]
+__all__ = ["SYSTEM_NAMESPACES", "ControlPlane", "ControlPlaneError", "ControlPlaneSettings", "parse_settings"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,8 +22,6 @@ from kubetaint.registry.validator import no_validation
 from kubetaint.store.interface import StoreError
 from kubetaint.store.remote import RemoteStore
 from kubetaint.store.remote_config import Connection
-
-log = logging.getLogger(__name__)
 
 
 class Component(Protocol):

@@ -22,7 +22,6 @@ TAINT_NODE_MEMORY_PRESSURE = "node.kubernetes.io/memory-pressure"
 TAINT_NODE_DISK_PRESSURE = "node.kubernetes.io/disk-pressure"
 TAINT_NODE_NETWORK_UNAVAILABLE = "node.kubernetes.io/network-unavailable"
 TAINT_NODE_PID_PRESSURE = "node.kubernetes.io/pid-pressure"
-TAINT_NODE_OUT_OF_SERVICE = "node.kubernetes.io/out-of-service"
 
 #: UnreachableTaintTemplate and NotReadyTaintTemplate (mutually exclusive, rate limited per zone).
 UNREACHABLE_TAINT_TEMPLATE: Mapping[str, str] = {"key": TAINT_NODE_UNREACHABLE, "effect": NO_EXECUTE}

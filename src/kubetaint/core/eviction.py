@@ -13,8 +13,6 @@ from typing import Any
 
 from kubetaint.core.matching import NO_EXECUTE, get_matching_tolerations
 
-JSONDict = dict[str, Any]
-
 #: getMinTolerationTime's "tolerated forever" answer.
 FOREVER = -1.0
 _INT64_MAX = 2**63 - 1

@@ -62,18 +62,6 @@ STORAGE_DEFAULTERS = {
 }
 
 
-#: the store's resources of the storage kinds
-STORAGE_RESOURCES = frozenset(
-    {
-        "persistentvolumes",
-        "persistentvolumeclaims",
-        "storageclasses.storage.k8s.io",
-        "csinodes.storage.k8s.io",
-        "csidrivers.storage.k8s.io",
-    }
-)
-
-
 def with_storage_defaults(obj: JSON) -> JSON:
     """`obj` with its kind's defaults when it is a storage kind (by apiVersion and kind)."""
     group = str(obj.get("apiVersion") or "").rpartition("/")[0]

@@ -129,9 +129,9 @@ def split_taint_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
     return resources, taint_args
 
 
-def usage_error(message: str, command_path: str = "kubectl taint") -> str:
-    """cmdutil.UsageErrorf's text."""
-    return f"{message}\nSee '{command_path} -h' for help and examples"
+def usage_error(message: str) -> str:
+    """cmdutil.UsageErrorf's text (of `kubectl taint`)."""
+    return f"{message}\nSee 'kubectl taint -h' for help and examples"
 
 
 def check_resource_type(resource: str) -> None:

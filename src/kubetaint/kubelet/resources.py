@@ -12,8 +12,6 @@ from typing import Any
 from kubetaint.api.quantity import QuantityError, milli_value, value
 from kubetaint.speed.memo import Memo
 
-JSON = dict[str, Any]
-
 
 def _amount(resource: str, raw: object) -> int:
     """cpu in millicores, everything else in whole units (bytes for memory)."""

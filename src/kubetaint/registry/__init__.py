@@ -4,6 +4,6 @@
 A `Registry` implements the Store protocol, so components write through it unchanged.
 """
 
-from kubetaint.registry.registry import Registry, StoreLookup, Validator, api_validator
+from kubetaint.registry.registry import Registry, StoreLookup, api_validator
 
-__all__ = ["Registry", "StoreLookup", "Validator", "api_validator"]
+__all__ = ["Registry", "StoreLookup", "api_validator"]

@@ -35,6 +35,7 @@ from typing import Any
 
 from kubetaint.admission.lookup import ObjectLookup
 from kubetaint.api.validation.names import name_is_dns_subdomain
+from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.interface import JSON, Store
 
@@ -207,8 +208,7 @@ class PodAdmissionMemo:
     def __init__(self, store: Store, lookup: ObjectLookup, limit: int = LIMIT) -> None:
         self._store = store
         self._lookup = lookup
-        self._limit = limit
-        self._entries: dict[Key, _Admitted] = {}
+        self._entries: Memo[Key, _Admitted] = Memo("registry.bulk.pod_admissions", limit=limit)
         #: In bulk: the store's resourceVersion after the last write seen (else None).
         self._bulk_resource_version: int | None = None
         #: reference mode (read when the memo is made): nothing is remembered
@@ -279,10 +279,8 @@ class PodAdmissionMemo:
         own_affinity = "affinity" in spec and affinity_node(spec) is not None
         if own_affinity and admitted_spec.get("affinity") is not spec["affinity"]:
             return
-        if len(self._entries) >= self._limit:
-            self._clear()
         entry = _Admitted(admitted_spec, admitted_spec is not spec, tuple(calls), validator, own_affinity)
-        self._entries[key] = entry
+        self._entries.put(key, entry)
 
     def _key(self, obj: JSON) -> Key:
         """pod_key(obj) of a plain pod (the caller checked). In bulk, the spec's text is taken

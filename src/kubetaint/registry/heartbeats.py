@@ -143,10 +143,6 @@ class HeartbeatTrust:
             spaces.add(namespace)
         return frozenset(spaces)
 
-    def all_trusted(self, resource: str, objects: list[JSON], config: Configuration) -> bool:
-        """Whether each of `objects` is trusted (`batch_namespaces`)."""
-        return self.batch_namespaces(resource, objects, config) is not None
-
     def remember_written(self, resource: str, stored: list[JSON], namespaces: frozenset[str]) -> None:
         """`stored`, a heartbeat field write's results on trusted objects in `namespaces`, passed
         what those did: kept as they are, the next round's batch."""

@@ -8,7 +8,6 @@ and the listers admission plugins read through.
 from __future__ import annotations
 
 import builtins
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,22 +22,30 @@ from kubetaint.api.validation import (
     validate_pod_keeping_spec,
 )
 from kubetaint.api.validation.kinds import validate_namespace_status_update
+from kubetaint.speed.memo import Memo
 from kubetaint.store.interface import JSON, Store
 
 #: Raises a 422 StatusError when `obj` (with `old` on update) is invalid.
 Validator = Callable[[str, JSON, JSON | None], None]
 
 
-@functools.lru_cache(maxsize=256)
+_RESOURCE_INFO: Memo[str, tuple[resources.Resource | None]] = Memo(
+    "registry.validator.resource_info", limit=256
+)
+
+
 def resource_info(resource: str) -> resources.Resource | None:
     """The resource-table row of a store resource name (`pods`, `deployments.apps`) or of the
     plain plural admission keys on (`deployments`: the core group's first, else any group's);
     remembered (the table is a constant tuple and every write asks)."""
-    plural, dot, group = resource.partition(".")
-    found = resources.by_plural(plural, group)
-    if found is None and not dot:
-        found = resources.by_plural(plural)
-    return found
+    known = _RESOURCE_INFO.get(resource)
+    if known is None:
+        plural, dot, group = resource.partition(".")
+        found = resources.by_plural(plural, group)
+        if found is None and not dot:
+            found = resources.by_plural(plural)
+        known = _RESOURCE_INFO.put(resource, (found,))
+    return known[0]
 
 
 class APIValidator:

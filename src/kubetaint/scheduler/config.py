@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubetaint.api.openapi_schemas import REF, strict_decoding_error, strict_errors
 from kubetaint.scheduler.extension_points import EXTENSION_POINTS, INTERFACE_NAMES, implements
 from kubetaint.scheduler.framework import Framework
 from kubetaint.scheduler.plugins import names
@@ -142,16 +143,57 @@ _PLUGIN_SET_FIELDS = frozenset({"enabled", "disabled"})
 _PLUGIN_FIELDS = frozenset({"name", "weight"})
 _PLUGIN_CONFIG_FIELDS = frozenset({"name", "args"})
 
+_ANY: dict[str, Any] = {}
+_RESOURCE_SPECS = {"items": {"properties": {"name": _ANY, "weight": _ANY}}}
+_SHAPE = {"items": {"properties": {"utilization": _ANY, "score": _ANY}}}
 
-def unknown_fields(config: Mapping[str, Any]) -> list[str]:
-    """The paths of the fields a strict decoding of `config` refuses, in document order (the
-    plugin arguments are not looked at here)."""
+
+def _args(**fields: Any) -> dict[str, Any]:
+    return {"properties": {"apiVersion": _ANY, "kind": _ANY, **fields}}
+
+
+#: The fields of each in-tree plugin's arguments, kubescheduler.config.k8s.io/v1 `<Plugin>Args`
+#: (staging/src/k8s.io/kube-scheduler/config/v1/types_pluginargs.go and types.go); the core
+#: types they hold are the API's own schemas.
+ARGS_SCHEMAS: dict[str, dict[str, Any]] = {
+    names.DEFAULT_PREEMPTION: _args(minCandidateNodesPercentage=_ANY, minCandidateNodesAbsolute=_ANY),
+    names.INTER_POD_AFFINITY: _args(hardPodAffinityWeight=_ANY, ignorePreferredTermsOfExistingPods=_ANY),
+    names.NODE_RESOURCES_FIT: _args(
+        ignoredResources=_ANY,
+        ignoredResourceGroups=_ANY,
+        scoringStrategy={
+            "properties": {
+                "type": _ANY,
+                "resources": _RESOURCE_SPECS,
+                "requestedToCapacityRatio": {"properties": {"shape": _SHAPE}},
+            }
+        },
+    ),
+    names.POD_TOPOLOGY_SPREAD: _args(
+        defaultConstraints={"items": {"$ref": REF + "io.k8s.api.core.v1.TopologySpreadConstraint"}},
+        defaultingType=_ANY,
+    ),
+    names.NODE_RESOURCES_BALANCED_ALLOCATION: _args(resources=_RESOURCE_SPECS),
+    names.VOLUME_BINDING: _args(bindTimeoutSeconds=_ANY, shape=_SHAPE),
+    names.NODE_AFFINITY: _args(addedAffinity={"$ref": REF + "io.k8s.api.core.v1.NodeAffinity"}),
+    names.DYNAMIC_RESOURCES: _args(filterTimeout=_ANY, bindingTimeout=_ANY),
+}
+
+
+def strict_decoding_errors(config: Mapping[str, Any]) -> list[str]:
+    """The strict decoding errors of `config`, in document order: its own unknown fields
+    (`unknown field "profiles[0].pluginz"`), then those of each in-tree plugin's arguments, as
+    KubeSchedulerConfiguration.DecodeNestedObjects reports them (`decoding
+    .profiles[0].pluginConfig[1]: strict decoding error: decoding args for plugin NodeAffinity:
+    strict decoding error: unknown field "addedAffinty"`); out-of-tree plugins' arguments are not
+    looked at, as upstream skips the kinds its scheme does not register."""
+    nested: list[str] = []
     out: list[str] = []
 
     def check(value: Any, allowed: frozenset[str], where: str) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
             return {}
-        out.extend(f"{where}{key}" for key in value if key not in allowed)
+        out.extend(f'unknown field "{where}{key}"' for key in value if key not in allowed)
         return value
 
     def items(value: Any) -> list[Any]:
@@ -168,19 +210,27 @@ def unknown_fields(config: Mapping[str, Any]) -> list[str]:
             for kind in ("enabled", "disabled"):
                 for k, plugin in enumerate(items(plugin_set.get(kind))):
                     check(plugin, _PLUGIN_FIELDS, f"profiles[{i}].plugins.{point}.{kind}[{k}].")
-        for j, entry in enumerate(items(profile.get("pluginConfig"))):
-            check(entry, _PLUGIN_CONFIG_FIELDS, f"profiles[{i}].pluginConfig[{j}].")
-    return out
+        for j, raw_entry in enumerate(items(profile.get("pluginConfig"))):
+            entry = check(raw_entry, _PLUGIN_CONFIG_FIELDS, f"profiles[{i}].pluginConfig[{j}].")
+            schema = ARGS_SCHEMAS.get(str(entry.get("name")))
+            args = entry.get("args")
+            if schema is None or not isinstance(args, Mapping):
+                continue
+            errors = strict_errors(args, schema)
+            if errors:  # (PluginConfig.decodeNestedObjects, then its caller's wrapping)
+                in_args = f"decoding args for plugin {entry.get('name')}: {strict_decoding_error(errors)}"
+                nested.append(
+                    f"decoding .profiles[{i}].pluginConfig[{j}]: {strict_decoding_error([in_args])}"
+                )
+    return out + nested
 
 
 def load_profiles(config: Mapping[str, Any] | None = None) -> tuple[list[ProfileSpec], int]:
     """Profiles of a KubeSchedulerConfiguration dict and its global percentageOfNodesToScore."""
     config = _mapping(config, "KubeSchedulerConfiguration", "KubeSchedulerConfiguration")
-    unknown = unknown_fields(config)
+    unknown = strict_decoding_errors(config)
     if unknown:  # runtime.NewStrictDecodingError
-        raise ConfigError(
-            "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown)
-        )
+        raise ConfigError(strict_decoding_error(unknown))
     global_pct = _percentage(config.get("percentageOfNodesToScore"), "percentageOfNodesToScore") or 0
     raw_profiles = _sequence(config.get("profiles"), "profiles", "KubeSchedulerProfile") or [{}]
     specs: list[ProfileSpec] = []

@@ -77,7 +77,6 @@ class ClusterEventWithHint:
     signature: Callable[[PodInfo], Hashable] | None = None
 
 
-FORCE_ACTIVATE = ClusterEvent(WILDCARD, ActionType.All, "ForceActivate")
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(WILDCARD, ActionType.All, "UnschedulableTimeout")
 
 

@@ -47,8 +47,7 @@ from kubetaint.speed.reference import reference_mode
 if TYPE_CHECKING:
     from kubetaint.scheduler.cache import BoolArray, Cache, IntArray
 
-#: (CycleState re-exported: callers that build one take it from here as from extension_points)
-__all__ = ["CycleState", "Framework", "PreFilterOutcome", "default_normalize_score", "go_list"]
+__all__ = ["Framework", "PreFilterOutcome", "default_normalize_score", "go_list"]
 
 _min, _max = np.minimum.reduce, np.maximum.reduce
 

@@ -45,6 +45,7 @@ from kubetaint.scheduler.pod_columns import (
     required_pair,
 )
 from kubetaint.scheduler.podinfo import PodInfo
+from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 
 if TYPE_CHECKING:
@@ -101,10 +102,18 @@ class PodIndex:
         self._looks = 0
         #: Bumped whenever a slot's node or one of its remembered label values changes.
         self.layout = 0
-        self._with_keys: dict[tuple[str, ...], tuple[int, BoolArray]] = {}
-        self._present: dict[str, tuple[int, BoolArray]] = {}
-        self._same_nodes: dict[tuple[tuple[str, ...], str], tuple[int, bool]] = {}
-        self._every_node_has: dict[str, tuple[int, bool]] = {}
+        #: answers about the node labels, each with the layout it was worked out at (a changed
+        #: layout makes it stale)
+        self._with_keys: Memo[tuple[str, ...], tuple[int, BoolArray]] = Memo(
+            "scheduler.pod_index.with_keys", limit=64
+        )
+        self._present: Memo[str, tuple[int, BoolArray]] = Memo("scheduler.pod_index.values_present", limit=64)
+        self._same_nodes: Memo[tuple[tuple[str, ...], str], tuple[int, bool]] = Memo(
+            "scheduler.pod_index.same_nodes", limit=64
+        )
+        self._every_node_has: Memo[str, tuple[int, bool]] = Memo(
+            "scheduler.pod_index.every_node_has", limit=64
+        )
         #: Pods with required anti-affinity terms on the cache's nodes.
         self.required_anti_pods = 0
 
@@ -379,39 +388,35 @@ class PodIndex:
         """Per value id of the node label `key`, whether a node in the cache has it now (read-only;
         remembered until the layout changes, worked out at every ask with KUBETAINT_REFERENCE=1)."""
         known = self._present.get(key)
-        if known is not None and known[0] == self.layout and not reference_mode():
+        if known is not None and known[0] == self.layout:
             return known[1]
         d = self.domains(key)
         present: BoolArray = np.zeros(len(d.values), np.bool_)
         ids = d.ids[d.ids >= 0]
         present[ids] = True
-        self._present[key] = (self.layout, present)
+        self._present.put(key, (self.layout, present))
         return present
 
     def every_node_has(self, key: str) -> bool:
         """Whether every node in the cache has the label `key` (remembered until the layout
         changes, worked out at every ask with KUBETAINT_REFERENCE=1)."""
         known = self._every_node_has.get(key)
-        if known is not None and known[0] == self.layout and not reference_mode():
+        if known is not None and known[0] == self.layout:
             return known[1]
         with_key = self.with_keys((key,))
         present = sum(ni is not None for ni in self._nodes)
         every = int(np.count_nonzero(with_key)) == present
-        if len(self._every_node_has) >= 64:
-            self._every_node_has.clear()
-        self._every_node_has[key] = (self.layout, every)
+        self._every_node_has.put(key, (self.layout, every))
         return every
 
     def same_nodes(self, keys: tuple[str, ...], key: str) -> bool:
         """Whether the nodes with every label of `keys` are the nodes with the label `key`
         (remembered until the layout changes, worked out at every ask with KUBETAINT_REFERENCE=1)."""
         known = self._same_nodes.get((keys, key))
-        if known is not None and known[0] == self.layout and not reference_mode():
+        if known is not None and known[0] == self.layout:
             return known[1]
         same = keys == (key,) or bool(np.array_equal(self.with_keys(keys), self.with_keys((key,))))
-        if len(self._same_nodes) >= 64:
-            self._same_nodes.clear()
-        self._same_nodes[(keys, key)] = (self.layout, same)
+        self._same_nodes.put((keys, key), (self.layout, same))
         return same
 
     # ---- columns -------------------------------------------------------------------------------
@@ -515,9 +520,7 @@ class PodIndex:
         mask: BoolArray = np.fromiter((ni is not None for ni in self._nodes), np.bool_, self._size)
         for key in keys:
             mask &= self.domains(key).ids >= 0
-        if len(self._with_keys) >= 64:
-            self._with_keys.clear()
-        self._with_keys[keys] = (self.layout, mask)
+        self._with_keys.put(keys, (self.layout, mask))
         return mask
 
     def node_at(self, slot: int) -> NodeInfo | None:

@@ -66,7 +66,6 @@ class QueuedPodInfo:
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)
     gated: bool = False
-    gating_status: Status | None = None
 
 
 class SchedulingQueue:
@@ -157,10 +156,6 @@ class SchedulingQueue:
     def has_unschedulable(self) -> bool:
         """Whether some pod waits in unschedulablePods (else no cluster event can move one)."""
         return bool(self._indexed)
-
-    def unschedulable_rejected_by(self, plugin: str) -> list[str]:
-        """The keys of the unschedulable pods `plugin` rejected, in queue order."""
-        return self._in_order(self._by_plugin.get(plugin, ()))
 
     def _push_active(self, qpi: QueuedPodInfo) -> None:
         key = qpi.pod_info.key
@@ -265,11 +260,9 @@ class SchedulingQueue:
         status = self.pre_enqueue(qpi.pod_info)
         if status.is_success():
             qpi.gated = False
-            qpi.gating_status = None
             self._push_active(qpi)
         else:
             qpi.gated = True
-            qpi.gating_status = status
             qpi.unschedulable_plugins = {status.plugin}
             self._place(qpi.pod_info.key, UNSCHEDULABLE)
 
@@ -363,9 +356,6 @@ class SchedulingQueue:
         qpi.unschedulable_plugins = set()
         qpi.pending_plugins = set()
         self.add_unschedulable(qpi)
-
-    def active_len(self) -> int:
-        return sum(1 for w in self.where.values() if w == ACTIVE)
 
     def pending(self) -> dict[str, list[str]]:
         """Pending pod keys per queue (for hosts and tests)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from enum import IntEnum
 
 MAX_NODE_SCORE = 100
-MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = 2**63 - 1
 
 

@@ -98,7 +98,7 @@ def config_warnings(config: Mapping[str, Any] | None, known_plugins: frozenset[s
     """The KubeSchedulerConfiguration's settings kubetaint does not apply: top-level fields it
     does not read, arguments of plugins it does not implement and arguments no plugin reads
     (`known_plugins`: the plugins kubetaint implements). Fields v1 does not have are an error
-    before this (`config.unknown_fields`)."""
+    before this (`config.strict_decoding_errors`)."""
     if not isinstance(config, Mapping):
         return []
     out: list[str] = []
@@ -106,7 +106,7 @@ def config_warnings(config: Mapping[str, Any] | None, known_plugins: frozenset[s
         if key not in _CONFIG_FIELDS and key not in _PROCESS_FIELDS:
             out.append(f"{key}: not modelled: kubetaint's scheduler does not apply this setting")
     for i, raw_profile in enumerate(_items(config.get("profiles"))):
-        profile = _mapping(raw_profile)  # (its fields are v1's: config.unknown_fields)
+        profile = _mapping(raw_profile)  # (its fields are v1's: config.strict_decoding_errors)
         for j, raw_entry in enumerate(_items(profile.get("pluginConfig"))):
             entry = _mapping(raw_entry)
             name = str(entry.get("name", ""))

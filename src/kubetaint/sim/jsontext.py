@@ -37,6 +37,7 @@ from math import isfinite, isnan
 from typing import Any
 
 from kubetaint.sim.halves import TextSink, write_in_halves
+from kubetaint.speed.memo import Memo
 from kubetaint.speed.reference import reference_mode
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -154,7 +155,7 @@ class _Skeletons:
     __slots__ = ("_memo", "size")
 
     def __init__(self) -> None:
-        self._memo: dict[tuple[str, str], list[str]] = {}
+        self._memo: Memo[tuple[str, str], list[str]] = Memo("sim.jsontext.skeletons", limit=SKELETONS)
         #: characters of item text handed out since the last spill
         self.size = 0
 
@@ -168,9 +169,7 @@ class _Skeletons:
         key = ("\0".join(between), inner)
         indented = self._memo.get(key)
         if indented is None:
-            if len(self._memo) >= SKELETONS:
-                self._memo.clear()
-            indented = self._memo[key] = _indent_skeleton(between, inner, step)
+            indented = self._memo.put(key, _indent_skeleton(between, inner, step))
         parts[0::2] = indented
         text = '"'.join(parts)
         self.size += len(text)

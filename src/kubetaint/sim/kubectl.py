@@ -20,8 +20,6 @@ from kubetaint.registry import Registry
 from kubetaint.registry.eviction import evict
 from kubetaint.sim.kinds import KindError, resolve_kind
 
-#: kubectl drain retries an eviction refused with 429 after this many seconds.
-EVICTION_RETRY_SECONDS = 5.0
 _BOOL_FLAGS = {
     "taint": {"--overwrite", "--all"},
     "label": {"--overwrite", "--all"},

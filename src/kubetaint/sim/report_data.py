@@ -325,24 +325,3 @@ def _template_unmarked(message: str, namespace: str, name: str, node: str) -> st
     if node:
         message = message.replace(node, "\x03")
     return message
-
-
-def _filled(message: str, namespace: str, name: str, node: str) -> str:
-    """`_template` undone: the markers replaced in the reverse order of their making."""
-    if message.startswith("\x00"):
-        return message[1:]
-    return message.replace("\x03", node).replace("\x02", name).replace("\x01", f"{namespace}/{name}")
-
-
-def unpack_records(packed: str) -> list[dict[str, Any]]:
-    """`pack_records` undone (what the page's script does), for tests and tools."""
-    payload = json.loads(gzip.decompress(base64.b64decode(packed)))
-    columns, tables = payload["columns"], payload["tables"]
-    records: list[dict[str, Any]] = []
-    t = 0
-    for row in range(len(columns["dt"])):
-        t += columns["dt"][row]
-        values = {column: tables[column][columns[column][row]] for column in COLUMNS}
-        values["message"] = _filled(values["message"], values["namespace"], values["name"], values["node"])
-        records.append({"t": t / 1000, **values})
-    return records

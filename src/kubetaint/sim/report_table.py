@@ -139,11 +139,6 @@ def _plain_rows(rows: list[Row]) -> list[bool]:
     return [_is_plain("".join(row)) for row in rows]
 
 
-def _word_width(cell: str) -> int:
-    """rich's narrowest width for a folded cell: its longest word."""
-    return max(map(len, cell.split()), default=len(cell))
-
-
 def _longest_cell(cells: list[str]) -> int:
     """The index of the first of `cells` with the most characters."""
     lengths = list(map(len, cells))
@@ -152,7 +147,8 @@ def _longest_cell(cells: list[str]) -> int:
 
 def _widest_word(cells: list[str]) -> int:
     """The index of the first of `cells` (plain text: no line breaks, spaces the only white
-    space) with the largest `_word_width`, found in the cells' text joined."""
+    space) with the longest word (rich's narrowest width for a folded cell: its longest word, or
+    its length when it has none), found in the cells' text joined."""
     text = "\n".join(cells)
     words = max(map(len, text.split()), default=0)
     blank = 0  # a cell of spaces: its length

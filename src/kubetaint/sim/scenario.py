@@ -16,6 +16,7 @@ from typing import Any
 
 from kubetaint.api.features import FeatureGates
 from kubetaint.api.strictload import InputError, read_input, shown_name
+from kubetaint.controlplane.settings import ControlPlaneSettings, check_settings
 from kubetaint.core.durations import parse_duration
 from kubetaint.core.heap import collector_paused
 from kubetaint.kubelet import FAULTS
@@ -23,7 +24,6 @@ from kubetaint.sim.doccopy import copy_document
 from kubetaint.sim.kinds import KindError, kind_of
 from kubetaint.sim.scenario_schema import check as schema_problems
 from kubetaint.sim.scenario_schema import unsupported
-from kubetaint.sim.settings import SimSettings, check_settings
 from kubetaint.sim.sharing import PartSharing
 from kubetaint.sim.source import Source, SourceError, Where, load_text
 
@@ -99,7 +99,7 @@ class Scenario:
     seed: int = 0
     until: float | None = None
     feature_gates: FeatureGates = field(default_factory=dict)
-    settings: SimSettings = field(default_factory=SimSettings)
+    settings: ControlPlaneSettings = field(default_factory=ControlPlaneSettings)
     raw_settings: dict[str, Any] = field(default_factory=dict)
     node_groups: list[NodeGroup] = field(default_factory=list)
     objects: list[dict[str, Any]] = field(default_factory=list)

@@ -36,7 +36,6 @@ EVENT_REASONS = frozenset(
         "NotModelled",
     }
 )
-_EXTRA_ORDER = ("node", "message")
 
 
 class ChangeHandler:
@@ -49,7 +48,7 @@ class ChangeHandler:
         self._recorder = recorder
 
     def one(self, event: WatchEvent) -> None:
-        """One change (the recorder's `record_change`)."""
+        """The records of one committed change."""
         resource = event.resource
         if resource == "pods":
             self._recorder._pod(event)
@@ -114,12 +113,8 @@ class TimelineRecorder:
         for listener in self.listeners:
             listener(record)
 
-    #: The resources whose changes make records (`record_change` ignores every other one).
+    #: The resources whose changes make records (`on_change` ignores every other one).
     RESOURCES = ("pods", "events", "nodes")
-
-    def record_change(self, event: WatchEvent) -> None:
-        """The records of one committed change (what the store handler `on_change` does)."""
-        self.on_change.one(event)
 
     def recorded(self, event: Mapping[str, Any]) -> None:
         """A watcher of an events.k8s.io/v1 broadcaster (kube-scheduler's): each event recorded is a

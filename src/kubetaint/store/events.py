@@ -99,7 +99,6 @@ class _Observation:
     count: int
     name: str
     namespace: str
-    first_timestamp: str
 
 
 class EventRecorder:
@@ -252,7 +251,7 @@ class EventRecorder:
     def _remember(self, key: tuple[str, ...], created: JSON) -> None:
         meta = created["metadata"]
         with self._lock:
-            self._seen[key] = _Observation(1, meta["name"], meta["namespace"], str(created["firstTimestamp"]))
+            self._seen[key] = _Observation(1, meta["name"], meta["namespace"])
             self._seen.move_to_end(key)
             while len(self._seen) > MAX_LRU_CACHE_ENTRIES:
                 self._seen.popitem(last=False)

@@ -81,11 +81,6 @@ class Watch(Protocol):
 
     def stop(self) -> None: ...
 
-    def request_bookmark(self) -> None:
-        """Queue a BOOKMARK event (after everything already queued) at the newest
-        resourceVersion up to which this watch has seen every change."""
-        ...
-
     @property
     def stopped(self) -> bool: ...
 

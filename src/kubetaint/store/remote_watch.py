@@ -153,12 +153,6 @@ class RemoteWatch:
     def push_to(self, waker: Callable[[], None] | None) -> bool:
         return False  # events arrive on the HTTP stream's thread: the reader polls wait()
 
-    def request_bookmark(self) -> None:
-        rv = int(self._stream.resource_version or 0)
-        self._queue.put(
-            WatchEvent("BOOKMARK", self._resource, {"metadata": {"resourceVersion": str(rv)}}, rv)
-        )
-
     @property
     def stopped(self) -> bool:
         return self._stream.stopped or self._ended.is_set()

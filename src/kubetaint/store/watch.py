@@ -94,7 +94,6 @@ class BufferedWatch:
     def __init__(self, watch_filter: WatchFilter, initial: list[WatchEvent], floor: int = 0) -> None:
         self._filter = watch_filter
         self._floor = floor
-        self._progress = max([floor, *(event.resource_version for event in initial)])
         self._events: deque[WatchEvent] = deque(initial)
         self._cond = threading.Condition()
         self._stopped = False
@@ -112,27 +111,12 @@ class BufferedWatch:
                 if event.resource_version <= floor and event.type != "BOOKMARK":
                     continue
                 seen = translate(event)
-                self._progress = max(self._progress, event.resource_version)
                 if seen is None or self._stopped:
                     continue
                 self._events.append(seen)
                 added = True
             if not added:
                 return
-            self._cond.notify_all()
-        if self.waker is not None:
-            self.waker()
-
-    def request_bookmark(self) -> None:
-        """Queue a BOOKMARK at the newest resourceVersion this watch has fully seen: every change
-        up to it has been queued before the bookmark (or did not match). Its object carries only
-        metadata.resourceVersion; the API server adds kind and apiVersion."""
-        with self._cond:
-            if self._stopped:
-                return
-            rv = self._progress
-            bookmark = {"metadata": {"resourceVersion": str(rv)}}
-            self._events.append(WatchEvent("BOOKMARK", self._filter.resource, bookmark, rv))
             self._cond.notify_all()
         if self.waker is not None:
             self.waker()

@@ -36,7 +36,6 @@ class Bounds:
     names: dict[str, int] | None = None
 
 
-SECONDS = Bounds(0, 59)
 MINUTES = Bounds(0, 59)
 HOURS = Bounds(0, 23)
 DOM = Bounds(1, 31)

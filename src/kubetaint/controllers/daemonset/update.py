@@ -7,7 +7,6 @@ Decisions only: the controller reads the pods by node and the verdicts, and acts
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +18,6 @@ from kubetaint.controllers.replicaset import podutil
 JSON = dict[str, Any]
 HASH_LABEL = "controller-revision-hash"
 GENERATION_LABEL = "pod-template-generation"
-log = logging.getLogger(__name__)
 
 
 @dataclass

@@ -6,7 +6,6 @@ rolling.py, status.py and util.py).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -24,10 +23,6 @@ JSON = dict[str, Any]
 Key = tuple[str, str]
 RESOURCE = "deployments.apps"
 RS_RESOURCE = "replicasets.apps"
-log = logging.getLogger(__name__)
-
-#: Kept for callers of the former module layout.
-equal_ignore_hash = util.equal_ignore_hash
 
 
 class DeploymentController(QueueController[Store]):

@@ -9,7 +9,6 @@ objects on.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,7 +23,6 @@ from kubetaint.store.interface import Store
 JSON = dict[str, Any]
 RESOURCE = "deployments.apps"
 RS_RESOURCE = "replicasets.apps"
-log = logging.getLogger(__name__)
 
 
 def _name(obj: Mapping[str, Any]) -> str:

@@ -8,7 +8,6 @@ buildDisruptedPodMap, failSafe) and pkg/apis/policy/helper UpdateDisruptionAllow
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,7 +37,6 @@ _NO_SCALE = {
     ("batch", "Job"): "jobs.batch",
     ("batch", "CronJob"): "cronjobs.batch",
 }
-log = logging.getLogger(__name__)
 
 
 class SyncError(Exception):

@@ -12,7 +12,6 @@ fields as Go's typed encoding of it."""
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -32,7 +31,6 @@ FNV32_OFFSET = 0x811C9DC5
 FNV32_PRIME = 0x01000193
 #: Attempts of a write that conflicts (retry.DefaultBackoff's steps).
 _ATTEMPTS = 5
-log = logging.getLogger(__name__)
 
 
 def go_json(value: Any) -> bytes:

@@ -47,7 +47,6 @@ class HealthResult:
     observed before this pass changed it, and the current one (None when the node has none)."""
 
     node: JSON
-    grace_period: float
     observed_ready: Mapping[str, Any]
     current_ready: Mapping[str, Any] | None
     wrote: bool = False
@@ -193,8 +192,8 @@ class NodeHealthTracker:
                 self._store.update("nodes", copy)
                 self._records[name] = NodeHealth(health.probe_timestamp, now, status, observed_lease)
                 self._saved(observed_lease)
-                return HealthResult(copy, grace, observed, current, wrote=True)
-        return HealthResult(copy, grace, observed, current)
+                return HealthResult(copy, observed, current, wrote=True)
+        return HealthResult(copy, observed, current)
 
     def observe_leases(
         self,

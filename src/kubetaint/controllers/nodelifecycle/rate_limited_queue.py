@@ -1,30 +1,119 @@
-"""RateLimitedTimedQueue: the per-zone queue of nodes to taint NoExecute
-(mirrors pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go).
+"""RateLimitedTimedQueue: the per-zone queue of nodes to taint NoExecute (mirrors
+pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go, and the token bucket of client-go
+util/flowcontrol it is limited by).
 
 A unique-value priority queue ordered by ProcessAt (Go's container/heap algorithm, so ties break
 as upstream's do), rate limited by a token bucket with burst 1 (EvictionRateLimiterBurst). A value
 stays in the set after it was processed, so it is not queued again until Remove is called.
 Times are integer nanoseconds.
+
+The token bucket (NewTokenBucketRateLimiter over golang.org/x/time/rate's Limiter.AllowN): tokens
+accrue continuously at `qps` (a float32, as the controller's flags are), capped at `burst`; the
+bucket starts full; a refused request changes nothing.
+
+A zone outage re-queues every untainted not-Ready node at every monitor pass; `RequeueLog` (at the
+end) logs such whole passes instead of moving the heap (off in reference mode).
 """
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Literal
 
-from kubetaint.controllers.nodelifecycle.rate_limiter import (
-    NeverRateLimiter,
-    RateLimiter,
-    TokenBucketRateLimiter,
-    float32,
-)
-from kubetaint.controllers.nodelifecycle.requeue_log import POP, RequeueLog
 from kubetaint.speed.reference import reference_mode
 
 #: NodeEvictionPeriod: how often doNoExecuteTaintingPass runs (seconds).
 NODE_EVICTION_PERIOD = 0.1
 #: EvictionRateLimiterBurst.
 EVICTION_RATE_LIMITER_BURST = 1
+NANOS = 1_000_000_000
+
+# the token bucket (client-go util/flowcontrol) ------------------------------------------------
+
+
+def float32(value: float) -> float:
+    """The float32 nearest `value` (the controller's QPS flags are float32)."""
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def to_nanos(seconds: float) -> int:
+    """Clock seconds → integer nanoseconds, rounded to the microsecond (virtual clock times are
+    exact to well under a microsecond, so this removes float noise)."""
+    return round(seconds * 1_000_000) * 1000
+
+
+def _seconds(nanos: int) -> float:
+    """time.Duration.Seconds()."""
+    whole, frac = divmod(nanos, NANOS)
+    return whole + frac / 1e9
+
+
+class TokenBucketRateLimiter:
+    """flowcontrol.NewTokenBucketRateLimiter(qps, burst)."""
+
+    def __init__(self, qps: float, burst: int) -> None:
+        self._qps = float32(qps)
+        self._burst = burst
+        self._tokens = 0.0
+        self._last: int | None = None  # Go's zero time: the first request sees a full bucket
+
+    def qps(self) -> float:
+        return self._qps
+
+    def _advance(self, now: int) -> float:
+        if self._last is None:
+            return float(self._burst)
+        last = min(self._last, now)
+        tokens = self._tokens + _seconds(now - last) * self._qps
+        return min(tokens, float(self._burst))
+
+    def would_accept(self, now: int) -> bool:
+        """Whether try_accept at `now` would succeed (without taking a token)."""
+        tokens = self._advance(now) - 1
+        if tokens >= 0:
+            return self._burst >= 1
+        wait = int(NANOS * (-tokens / self._qps))  # durationFromTokens truncates
+        return self._burst >= 1 and wait <= 0
+
+    def try_accept(self, now: int) -> bool:
+        if not self.would_accept(now):
+            return False
+        self._tokens = self._advance(now) - 1
+        self._last = now
+        return True
+
+    def next_accept(self, now: int) -> int:
+        """A lower bound (within a microsecond) of the first time >= now that would be accepted."""
+        missing = 1 - self._advance(now)
+        if missing <= 0:
+            return now
+        return now + max(0, math.floor(missing / self._qps * NANOS) - 1000)
+
+
+class NeverRateLimiter:
+    """flowcontrol.NewFakeNeverRateLimiter: refuses every request; QPS 0."""
+
+    def qps(self) -> float:
+        return 0.0
+
+    def would_accept(self, now: int) -> bool:
+        return False
+
+    def try_accept(self, now: int) -> bool:
+        return False
+
+    def next_accept(self, now: int) -> int | None:
+        return None
+
+
+RateLimiter = TokenBucketRateLimiter | NeverRateLimiter
+
+
+# the queue (scheduler/rate_limited_queue.go) -------------------------------------------------
 
 
 @dataclass(eq=False, slots=True)
@@ -43,8 +132,8 @@ class UniqueQueue:
     """A heap of TimedValues by process_at plus the set of values ever added and not removed.
 
     Whole passes of re-queues and the pops of their heads are logged rather than applied while
-    nothing needs the heap itself (see `.requeue_log`); `lazy=False` (the default in reference
-    mode) applies everything at once."""
+    nothing needs the heap itself (`RequeueLog`); `lazy=False` (the default in reference mode)
+    applies everything at once."""
 
     def __init__(self, lazy: bool | None = None) -> None:
         self._heap: list[TimedValue] = []
@@ -207,7 +296,7 @@ class UniqueQueue:
 
     def requeue_many(self, items: Iterable[tuple[str, str]], now: int) -> None:
         """remove(value) then add(value, uid, now) for each (value, uid) in turn (logged when it
-        goes on or begins a pass, see `.requeue_log`)."""
+        goes on or begins a pass, see `RequeueLog`)."""
         batch = list(items)
         if not batch:
             return
@@ -351,3 +440,118 @@ def _hole_up(heap: list[TimedValue], positions: dict[str, int], j: int, key: int
         positions[above.value] = j
         j = parent
     return j
+
+
+# the logged re-queues --------------------------------------------------------------------------
+
+#: A logged operation: (items, now) re-queues the (value, uid) items at `now`; (value, POP) takes
+#: `value` out of the heap (remove_from_queue).
+POP = -1
+Op = tuple[list[tuple[str, str]] | str, int]
+
+_first = itemgetter(0)
+
+
+class RequeueLog:
+    """Speeds up a zone outage's re-queues (markNodeForTainting's Remove, then Add, of every
+    untainted not-Ready node at every pass) by logging them instead of moving the heap; off in
+    reference mode (`KUBETAINT_REFERENCE=1`) or with `UniqueQueue(lazy=False)`.
+
+    The re-queues and head pops a zone's queue has not applied to its heap yet, and what its head
+    is meanwhile (no upstream counterpart). While a zone is out, every monitor pass re-queues each
+    of its untainted Unknown nodes (Remove, then Add at the pass's time), and between passes Try
+    takes at most the head. The heap moves of a pass depend on the whole heap, but its head after
+    the pass does not: when a pass re-queues every value in the heap, each once, at a time later
+    than every time in it, the values not re-queued yet always sit above the re-queued ones (a heap
+    keeps smaller times above larger ones), so the last to go is at the root; the one re-queued
+    before it fills its place (an equal time never sifts) and the last re-queued lands in the last
+    slot. So the head is the value re-queued last but one, and once that is taken (the last slot
+    moves to the root, equal times again) the value re-queued last.
+
+    The queue logs such passes and pops instead of applying them and answers head() from the log;
+    anything else (another head, a different operation, a pass that is not whole) first applies the
+    log in order, with exactly the moves that applying it at once would have made.
+    """
+
+    __slots__ = ("at", "count", "last", "ok", "ops", "popped", "pops", "prev", "seen", "size", "start_size")
+
+    def __init__(self) -> None:
+        self.ops: list[Op] = []
+        #: the number of values in the heap once the log is applied
+        self.size = 0
+        #: values the logged pops take out of the heap
+        self.popped: set[str] = set()
+        #: the last pass: its time, values, item count, the heap size it began with
+        self.at = 0
+        self.seen: set[str] = set()
+        self.count = 0
+        self.start_size = 0
+        #: whether every time in the heap was earlier than `at` when the pass began
+        self.ok = False
+        #: the pass's last two items (prev is None for a single item) and the pops after it
+        self.prev: tuple[str, str] | None = None
+        self.last: tuple[str, str] | None = None
+        self.pops = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.ops)
+
+    def take(self) -> list[Op]:
+        """The logged operations, in order; the log is empty afterwards."""
+        ops = self.ops
+        self.ops, self.popped = [], set()
+        return ops
+
+    def whole(self) -> bool:
+        """Whether the last pass re-queued every value of the heap once, later than all their
+        times."""
+        return self.ok and self.count == self.start_size and self.count > 0
+
+    def log_requeues(
+        self, batch: list[tuple[str, str]], now: int, heap: list[TimedValue], slots: dict[str, int]
+    ) -> bool:
+        """Log the re-queue of `batch` at `now`; False (nothing logged) unless its values are
+        distinct and all in the heap (`heap` and its `slots` as applied, less the popped values)."""
+        names = set(map(_first, batch))
+        if len(names) != len(batch) or not names <= slots.keys():
+            return False
+        popped = self.popped
+        if popped and not names.isdisjoint(popped):
+            return False
+        if self.ops and self.pops == 0 and now == self.at:  # the pass goes on
+            if not names.isdisjoint(self.seen):
+                return False
+            self.seen |= names
+        else:  # a new pass
+            if self.ops:
+                ok = self.whole() and now > self.at  # after a whole pass every time is `at`
+            else:
+                ok = all(v.process_at < now for v in heap)
+                self.size = len(heap)
+            self.at, self.seen, self.count, self.ok = now, names, 0, ok
+            self.start_size, self.pops, self.prev, self.last = self.size, 0, None, None
+        self.count += len(batch)
+        if len(batch) > 1:
+            self.prev, self.last = batch[-2], batch[-1]
+        else:
+            self.prev, self.last = self.last, batch[0]
+        self.ops.append((batch, now))
+        return True
+
+    def head(self) -> tuple[str, str] | Literal[False] | None:
+        """(value, uid) at the head after the logged operations (re-queued at `at`), None for an
+        empty heap, False when the log does not tell."""
+        if not self.whole():
+            return False
+        if self.pops == 0:
+            return self.prev if self.count > 1 else self.last
+        if self.pops == 1:
+            return self.last if self.count > 1 else None
+        return False
+
+    def log_pop(self, value: str) -> None:
+        """Log taking `value` (the head) out of the heap."""
+        self.ops.append((value, POP))
+        self.popped.add(value)
+        self.pops += 1
+        self.size -= 1

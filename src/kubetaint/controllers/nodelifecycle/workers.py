@@ -1,6 +1,7 @@
 """The node lifecycle controller's event-driven workers (mirrors doNodeProcessingPassWorker,
-doNoScheduleTaintingPass, reconcileNodeLabels, podUpdated and processPod in
-node_lifecycle_controller.go). Informer handlers queue names; one clock turn drains each queue.
+doNoScheduleTaintingPass, reconcileNodeLabels with labelReconcileInfo, podUpdated,
+doPodProcessingWorker and processPod in node_lifecycle_controller.go). Informer handlers queue
+names; one clock turn drains each queue.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import Clock, Handle
 from kubetaint.clock.slices import slices_of
 from kubetaint.controllers.nodelifecycle.health import NodeHealthTracker
-from kubetaint.controllers.nodelifecycle.labels import reconcile_node_labels
 from kubetaint.controllers.nodelifecycle.taints import mark_pods_not_ready, swap_node_controller_taint
 from kubetaint.core.conditions import get_status_condition, no_schedule_taint_changes
 from kubetaint.store.events import EventRecorder
@@ -21,6 +22,12 @@ from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
+
+#: (primary key, secondary key, ensure the secondary exists)
+LABEL_RECONCILE_INFO = (
+    ("kubernetes.io/os", "beta.kubernetes.io/os", True),
+    ("kubernetes.io/arch", "beta.kubernetes.io/arch", True),
+)
 
 
 def guard(handler: Callable[[Any], Any], arg: Any) -> None:
@@ -83,7 +90,7 @@ class NodeEventWorkers:
             handled += 1
             name, _ = self._node_queue.popitem(last=False)
             guard(self.do_no_schedule_tainting_pass, name)
-            guard(lambda n: reconcile_node_labels(self._store, self._nodes.get("", n)), name)
+            guard(self.reconcile_node_labels, name)
 
     def do_no_schedule_tainting_pass(self, name: str) -> None:
         """Swap the node's condition NoSchedule taints to match its conditions and spec.unschedulable."""
@@ -95,6 +102,29 @@ class NodeEventWorkers:
             return
         if not swap_node_controller_taint(self._store, self._clock, to_add, to_remove, node):
             log.error("Failed to taint NoSchedule on node %s", name)
+
+    def reconcile_node_labels(self, name: str) -> None:
+        """reconcileNodeLabels: write the secondary labels of LABEL_RECONCILE_INFO that are stale
+        or missing so they match their primary (re-reading the node on conflict)."""
+        node = self._nodes.get("", name)
+        labels = ((node or {}).get("metadata") or {}).get("labels") or {}
+        wanted = {
+            secondary: labels[primary]
+            for primary, secondary, ensure in LABEL_RECONCILE_INFO
+            if primary in labels and (labels[secondary] != labels[primary] if secondary in labels else ensure)
+        }
+        if node is None or not wanted:
+            return
+        for attempt in range(5):
+            current = self._store.get("nodes", "", name) if attempt else node
+            meta = current.get("metadata") or {}
+            new_labels = {**(meta.get("labels") or {}), **wanted}
+            try:
+                self._store.update("nodes", {**current, "metadata": {**meta, "labels": new_labels}})
+                return
+            except StatusError as err:
+                if err.code != 409:
+                    raise
 
     # pods --------------------------------------------------------------------------------------
 

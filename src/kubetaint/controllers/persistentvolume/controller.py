@@ -33,7 +33,6 @@ from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import Store
 
-JSON = dict[str, Any]
 PVS = "persistentvolumes"
 PVCS = "persistentvolumeclaims"
 log = logging.getLogger(__name__)

@@ -57,8 +57,6 @@ class PodGCController:
         pod_informer: Informer | None = None,
         node_informer: Informer | None = None,
         terminated_pod_threshold: int = TERMINATED_POD_THRESHOLD,
-        gc_check_period: float = GC_CHECK_PERIOD,
-        quarantine_time: float = QUARANTINE_TIME,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -66,8 +64,8 @@ class PodGCController:
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
         self.nodes = self.informers.shared_or_own(node_informer, "nodes")
         self.threshold = terminated_pod_threshold
-        self.period = gc_check_period
-        self.quarantine = quarantine_time
+        self.period = GC_CHECK_PERIOD
+        self.quarantine = QUARANTINE_TIME
         self._next_tick: Handle | None = None
         self._terminated: set[Key] = set()
         self._terminating: set[Key] = set()

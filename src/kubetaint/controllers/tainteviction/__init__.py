@@ -1,6 +1,6 @@
 """Taint eviction controller: NoExecute taint-based pod deletion (mirrors pkg/controller/tainteviction)."""
 
-from kubetaint.controllers.tainteviction.controller import CONTROLLER_NAME, TaintEvictionController
-from kubetaint.controllers.tainteviction.timed_workers import TimedWorker, TimedWorkerQueue
+from kubetaint.controllers.tainteviction.controller import TaintEvictionController
+from kubetaint.controllers.tainteviction.timed_workers import TimedWorkerQueue
 
-__all__ = ["CONTROLLER_NAME", "TaintEvictionController", "TimedWorker", "TimedWorkerQueue"]
+__all__ = ["TaintEvictionController", "TimedWorkerQueue"]

@@ -64,17 +64,16 @@ class TaintEvictionController:
         pod_informer: Informer | None = None,
         node_informer: Informer | None = None,
         recorder: EventRecorder | None = None,
-        controller_name: str = CONTROLLER_NAME,
         feature_gates: FeatureGates | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
         self._slices = slices_of(clock)
-        self.name = controller_name
+        self.name = CONTROLLER_NAME
         self.informers = ComponentInformers(store)
         self.nodes = self.informers.shared_or_own(node_informer, "nodes")
         self.pods = self.informers.shared_or_own(pod_informer, "pods")
-        self.recorder = recorder or EventRecorder(store, clock, controller_name)
+        self.recorder = recorder or EventRecorder(store, clock, CONTROLLER_NAME)
         self._enable_comparison = comparison_operators_enabled(feature_gates)
         self.deleter = PodDeleter(store, clock, self.recorder)
         self.queue = TimedWorkerQueue(clock, self.deleter)

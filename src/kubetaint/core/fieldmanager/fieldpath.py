@@ -293,9 +293,6 @@ class FieldSet:
         return out
 
 
-_EMPTY = FieldSet()
-
-
 def from_fields_v1(document: Any, *, written_here: bool = False) -> FieldSet:
     """Set.FromJSON of a FieldsV1 object (FieldsV1Error when it is not one). A document
     `written_here` (by `to_fields_v1`, as stored managedFields are) is known to be in upstream's

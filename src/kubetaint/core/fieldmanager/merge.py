@@ -168,16 +168,17 @@ def apply(
     last = managers.get(manager)
     managers = dict(managers)
     managers[manager] = VersionedSet(to_field_set(config, atom), version, True)
-    merged = _prune(atom, merged, managers, manager, last)
+    merged = _prune(atom, merged, managers, last)
     managers, _ = _update(atom, live, merged, managers, manager, force=force)
     if merged == live:
         return None, managers
     return merged, managers
 
 
-def _prune(atom: Atom, merged: Any, managers: Managers, applier: str, last: VersionedSet | None) -> Any:
-    """Remove a field, list or map item iff the applier applied it last time, does not apply it
-    now and no other manager owns it (Updater.prune, addBackOwnedItems, addBackDanglingItems)."""
+def _prune(atom: Atom, merged: Any, managers: Managers, last: VersionedSet | None) -> Any:
+    """Remove a field, list or map item iff the applier applied it last time (`last`), does not
+    apply it now and no other manager owns it (Updater.prune, addBackOwnedItems,
+    addBackDanglingItems)."""
     if last is None or last.fields.empty():
         return merged
     last_named = ensure_named_fields_are_members(last.fields, atom)

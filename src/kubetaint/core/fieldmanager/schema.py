@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
 from typing import Any
 
 from kubetaint.api.openapi_schemas import REF, schema_of, schemas
+from kubetaint.speed.memo import Memo
 
 JSON = dict[str, Any]
 
@@ -147,13 +147,17 @@ def _list_atom(schema: JSON, element: Atom, list_type: str | None) -> Atom:
 _BUILDER = _Builder()
 
 
-@cache
+_ATOMS: Memo[tuple[str, str], Atom] = Memo("core.fieldmanager.schema.atoms", limit=1024)
+
+
 def atom_for(api_version: str, kind: str) -> Atom:
     """The type of a kind's objects (DEDUCED_ATOM when no schema ships for it)."""
-    name = schema_of(api_version, kind)
-    if name is None:
-        return DEDUCED_ATOM
-    return _BUILDER.build({"$ref": REF + name})
+    atom = _ATOMS.get((api_version, kind))
+    if atom is None:
+        name = schema_of(api_version, kind)
+        atom = DEDUCED_ATOM if name is None else _BUILDER.build({"$ref": REF + name})
+        _ATOMS.put((api_version, kind), atom)
+    return atom
 
 
 _OBJECT_META = {"$ref": REF + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
@@ -163,12 +167,17 @@ def custom_atom(schema: JSON) -> Atom:
     """The type of a custom resource from its CRD's structural schema (apiextensions' structural
     schema as structured-merge-diff reads it: apiVersion, kind and ObjectMeta added at the root),
     remembered by the schema's content."""
-    return _custom_atom(json.dumps(schema, sort_keys=True))
+    text = json.dumps(schema, sort_keys=True)
+    atom = _CUSTOM_ATOMS.get(text)
+    if atom is None:
+        atom = _CUSTOM_ATOMS.put(text, _custom_atom(schema))
+    return atom
 
 
-@lru_cache(maxsize=256)
-def _custom_atom(text: str) -> Atom:
-    schema = json.loads(text)
+_CUSTOM_ATOMS: Memo[str, Atom] = Memo("core.fieldmanager.schema.custom_atoms", limit=256)
+
+
+def _custom_atom(schema: JSON) -> Atom:
     props = dict(schema.get("properties") or {}) if isinstance(schema.get("properties"), dict) else {}
     props.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": _OBJECT_META})
     return _BUILDER.build({**schema, "type": "object", "properties": props})
@@ -189,8 +198,18 @@ def _copy(value: Any) -> Any:
     return value
 
 
-@cache
+_EMPTY_OBJECTS: Memo[tuple[str, str], JSON] = Memo("core.fieldmanager.schema.empty_objects", limit=1024)
+
+
 def _empty_object(api_version: str, kind: str) -> JSON:
+    """`empty_object`'s answer, shared (the caller copies it)."""
+    found = _EMPTY_OBJECTS.get((api_version, kind))
+    if found is None:
+        found = _EMPTY_OBJECTS.put((api_version, kind), _make_empty_object(api_version, kind))
+    return found
+
+
+def _make_empty_object(api_version: str, kind: str) -> JSON:
     out: JSON = {"apiVersion": api_version, "kind": kind, "metadata": {}}
     name = schema_of(api_version, kind)
     if name is None:

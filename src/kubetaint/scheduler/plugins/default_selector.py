@@ -32,7 +32,6 @@ _SERVICE_SELECTORS: Memo[tuple[str, str, Any, Any], tuple[tuple[str, str], ...]]
 )
 _NO_SERVICE_SELECTOR: tuple[tuple[str, str], ...] = ()
 #: ownerReference kinds (schema.ParseGroupVersion(apiVersion).WithKind(kind)) DefaultSelector reads
-RC_KIND = ("", "v1", "ReplicationController")
 RS_KIND = ("apps", "v1", "ReplicaSet")
 SS_KIND = ("apps", "v1", "StatefulSet")
 

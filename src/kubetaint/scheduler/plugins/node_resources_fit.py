@@ -159,10 +159,6 @@ class NodeResourcesFit(
         return name in self.ignored or ("/" in name and name.split("/", 1)[0] in self.ignored_groups)
 
     # ---- filter ------------------------------------------------------------------------------
-    def insufficient(self, pi: PodInfo, ni: NodeInfo) -> list[str]:
-        """fitsRequest's reasons: "Too many pods", then "Insufficient <resource>" per short resource."""
-        return self._fits_request(pi, ni)[0]
-
     def _fits_request(self, pi: PodInfo, ni: NodeInfo) -> tuple[list[str], bool]:
         """fitsRequest: the reasons, and whether some resource is Unresolvable (the pod requests more
         than the node's whole allocatable: evicting pods cannot help)."""

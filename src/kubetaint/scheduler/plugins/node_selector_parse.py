@@ -20,10 +20,7 @@ from kubetaint.api.validation.names import is_qualified_name, is_valid_label_val
 
 Matcher = Callable[[str, Mapping[str, str]], bool]
 _VALID_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-#: labels.NewRequirement's validRequirementOperators (in the selection package's spelling).
-_REQUIREMENT_OPERATORS = ("in", "notin", "=", "==", "!=", "gt", "lt", "exists", "!")
 _FIELD_OPERATORS = ("In", "NotIn")
-_SELECTION = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!", "Gt": "gt", "Lt": "lt"}
 
 
 def go_aggregate(messages: list[str]) -> str:
