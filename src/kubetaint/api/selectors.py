@@ -29,13 +29,6 @@ class LabelSelector:
     def empty(self) -> bool:
         return not self.requirements
 
-    def exact_value(self, key: str) -> str | None:
-        """The value `key` must equal, when one requirement pins it (used for index lookups)."""
-        for req_key, op, values in self.requirements:
-            if req_key == key and op in ("=", "==", "in") and len(values) == 1:
-                return values[0]
-        return None
-
 
 def _requirement_holds(req: Requirement, labels: Mapping[str, str]) -> bool:
     key, op, values = req

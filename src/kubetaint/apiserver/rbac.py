@@ -59,22 +59,6 @@ class PolicyRule:
             _tuple(raw.get("nonResourceURLs")),
         )
 
-    def to_json(self) -> dict[str, list[str]]:
-        """The rule as rbac/v1 JSON (empty fields left out)."""
-        out: dict[str, list[str]] = {}
-        for key, values in (
-            ("verbs", self.verbs),
-            ("apiGroups", self.api_groups),
-            ("resources", self.resources),
-            ("resourceNames", self.resource_names),
-            ("nonResourceURLs", self.non_resource_urls),
-        ):
-            if values:
-                out[key] = list(values)
-        if "verbs" not in out:
-            out["verbs"] = []
-        return out
-
     def compact_string(self) -> str:
         """rbacv1helpers.CompactString: `{APIGroups:["" "apps"], Resources:["pods"], Verbs:["get"]}`."""
         parts = []

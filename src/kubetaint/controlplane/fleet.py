@@ -73,9 +73,6 @@ class NodeFleet:
             return
         self.add(node)
 
-    def names(self) -> list[str]:
-        return sorted(self.zones)
-
     def start(self) -> None:
         self.pool.start()
 

@@ -357,7 +357,7 @@ class HollowKubelet(KubeletFaults):
         admitted_uid = admitted.uids.get(key)  # admitted.get(key)
         view = admitted.view
         if view is not None:
-            view.observe(key, pod, admitted_uid)  # what admitted.observe(key, pod) does
+            view.observe(key, pod, admitted_uid)
             if (
                 admitted_uid is not None
                 and admitted_uid == meta.get("uid")

@@ -52,10 +52,6 @@ class AdmittedPods:
         if self.uids.pop(key, None) is not None and self.view is not None:
             self.view.refresh(key, None)
 
-    def observe(self, key: Key, pod: JSON) -> None:
-        if self.view is not None:
-            self.view.observe(key, pod, self.uids.get(key))
-
     def start_running(self, pods: list[JSON]) -> bool:
         """Speeds up a kubelet's first look at the pods already running on its node (a
         scenario's or a snapshot's: 150,000 at 5,000 nodes) by admitting them at once, unordered,

@@ -475,12 +475,6 @@ class PodIndex:
             self._pods_by_pair = index
         return self._pods_by_pair
 
-    def count(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> IntArray:
-        """Per-slot counts of the pods `match` accepts; `key` names the predicate (equal keys:
-        the same predicate); `pair`: a label (key, value) every pod it accepts has, if any (then
-        `match` is asked only about pods with that label)."""
-        return self.counter(key, match, pair).counts
-
     def known_counter(self, key: Hashable) -> Counter | None:
         """The counter of the predicate named `key` if one is kept (None: ask `counter`)."""
         c = self._counters.get(key)
@@ -489,7 +483,9 @@ class PodIndex:
         return c
 
     def counter(self, key: Hashable, match: PodMatch, pair: tuple[str, str] | None = None) -> Counter:
-        """The counter of `count` (its per-slot counts, and its per-value `sums`)."""
+        """The per-slot counts (`counts`) and per-value `sums` of the pods `match` accepts; `key`
+        names the predicate (equal keys: the same predicate); `pair`: a label (key, value) every
+        pod it accepts has, if any (then `match` is asked only about pods with that label)."""
         c = self._counters.get(key)
         if c is None:
             if len(self._counters) >= COUNTERS_LIMIT:

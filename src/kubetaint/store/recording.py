@@ -125,11 +125,6 @@ class Attempts:
         self._sleeps = sleeps
         self._pending: set[Handle] = set()
 
-    @property
-    def pending(self) -> int:
-        """How many events wait for their next write."""
-        return len(self._pending)
-
     def record(
         self,
         write: Write,

@@ -218,19 +218,3 @@ class History:
             if err.code in (404, 409, 422):
                 return None
             raise
-
-    def release(self, parent: Mapping[str, Any], revision: JSON) -> JSON | None:
-        """ReleaseControllerRevision: the parent's owner reference removed (a revision gone or no
-        longer the parent's is left as it is)."""
-        uid = (parent.get("metadata") or {}).get("uid")
-        meta = revision.get("metadata") or {}
-        owners = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") != uid]
-        meta = {k: v for k, v in meta.items() if k != "ownerReferences"}  # omitted when empty
-        if owners:
-            meta["ownerReferences"] = owners
-        try:
-            return self.store.update(RESOURCE, {**revision, "metadata": meta})
-        except StatusError as err:
-            if err.code in (404, 409, 422):
-                return None
-            raise

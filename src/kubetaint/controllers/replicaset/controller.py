@@ -327,22 +327,8 @@ class ReplicaSetController(QueueController[Store]):
     def _delete_pod(self, rs: JSON, pod: JSON) -> None:
         delete_owned_pod(self.store, self.recorder, rs, pod)
 
-    def update_status(self, rs: JSON, active: list[JSON]) -> None:
-        """calculateStatus and updateReplicaSetStatus over `active` pods."""
-        spec = rs.get("spec") or {}
-        labels = _template_labels(rs)
-        min_ready = int(spec.get("minReadySeconds") or 0)
-        now = self.clock.now()
-        self._write_status(
-            rs,
-            len(active),
-            sum(1 for p in active if _has_labels(p, labels)),
-            sum(1 for p in active if podutil.is_ready(p)),
-            sum(1 for p in active if podutil.is_available(p, min_ready, now)),
-        )
-
     def _update_status(self, rs: JSON, view: OwnedPodsView) -> None:
-        """update_status over the owned active pods a view counts."""
+        """calculateStatus and updateReplicaSetStatus over the owned active pods a view counts."""
         min_ready = int((rs.get("spec") or {}).get("minReadySeconds") or 0)
         available = view.ready
         if min_ready > 0:  # availability depends on the time: counted afresh
@@ -426,8 +412,3 @@ def _template_labels(rs: Mapping[str, Any]) -> Mapping[str, str]:
     template = (rs.get("spec") or {}).get("template") or {}
     labels: Mapping[str, str] = (template.get("metadata") or {}).get("labels") or {}
     return labels
-
-
-def _has_labels(pod: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    have = (pod.get("metadata") or {}).get("labels") or {}
-    return all(have.get(k) == v for k, v in labels.items())

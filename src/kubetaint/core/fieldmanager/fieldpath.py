@@ -265,13 +265,6 @@ class FieldSet:
         for pe in sorted(self.children):
             yield from self.children[pe]._paths((*prefix, pe))
 
-    def leaves(self) -> FieldSet:
-        """Set.Leaves: the members that have no children."""
-        return FieldSet(
-            {pe for pe in self.members if pe not in self.children},
-            {pe: c.leaves() for pe, c in self.children.items() if not c.leaves().empty()},
-        )
-
     # -- FieldsV1 ------------------------------------------------------------------------------
 
     def to_fields_v1(self) -> dict[str, Any]:
