@@ -20,8 +20,6 @@ from kubetaint.scheduler.events import (
 from kubetaint.scheduler.listers import Listers
 from kubetaint.scheduler.podinfo import make_pod_info, pod_key
 from kubetaint.scheduler.queue import SchedulingQueue
-from kubetaint.speed.reference import reference_mode
-from kubetaint.store.informer import Changes
 
 #: One change as a pod informer tells it: (kind, key, old, pod), kind "ADDED" (old None),
 #: "MODIFIED" or "DELETED" (pod: the last one known); see kubetaint.store.informer.Change.
@@ -124,15 +122,6 @@ class InformerEvents:
         queue = self.queue
         done, refresh = queue.done, self.cache.refresh_kept_specs
         idle = not queue.pods and not queue.where  # then done(key) of any key changes nothing
-        if (
-            idle
-            and isinstance(changes, Changes)
-            and changes.only == "ADDED"
-            and not queue.has_unschedulable()
-            and not reference_mode()
-        ):
-            self._add_listed(changes)
-            return
         kept: list[tuple[Mapping[str, Any], str, str]] = []  # refreshes not yet made, in order
         for kind, _, old, new in changes:
             if kind == "MODIFIED" and old is not None:
@@ -159,24 +148,6 @@ class InformerEvents:
             idle = not queue.pods and not queue.where
         if kept:
             refresh(kept)
-
-    def _add_listed(self, changes: Changes) -> None:
-        """Speeds up a listing or a replay (150,000 pods at a start; off in reference mode, where
-        each pod goes to `add_pod`): `add_pod` of each pod, taken while no pod is queued and none
-        is unschedulable. Then the queue's `done` of a bound pod's key (the listing's keys are
-        distinct: only its own unbound pods get queued meanwhile) and `assigned_pod_added` (no
-        pod waits for it) change nothing, so a bound pod the cache does not hold goes to the
-        cache alone."""
-        cache = self.cache
-        held, add_unknown = cache.pod_nodes, cache.add_unknown
-        for _, _, _, pod in changes:
-            meta, spec = pod.get("metadata"), pod.get("spec")
-            if type(meta) is dict and type(spec) is dict:
-                node_name, key = spec.get("nodeName"), meta.get("uid")
-                if node_name and key and type(key) is str and key not in held:
-                    add_unknown(pod, key, node_name)
-                    continue
-            self.add_pod(pod)
 
     def update_pod(self, pod: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
         key = pod_key(pod)
