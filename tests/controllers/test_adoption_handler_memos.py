@@ -1,10 +1,8 @@
 """The identity memos of the pod handlers adoptions run through change nothing:
 `OwnerSelectorIndex.matching_keys` answers what `matching` works out afresh after any history of
-owner writes, however often the very same labels object is asked about; the garbage collector's
-graph follows the same references, with the same edges, as `followed_refs` of each object finds
-when many pods share one ownerReferences list; a ReplicaSet's owned-pod view fed pods that keep
-their labels and status objects counts what a view built afresh counts; and the DaemonSet
-controller's remembered template hash is compute_hash's."""
+owner writes, however often the very same labels object is asked about; a ReplicaSet's owned-pod
+view fed pods that keep their labels and status objects counts what a view built afresh counts;
+and the DaemonSet controller's remembered template hash is compute_hash's."""
 
 from __future__ import annotations
 
@@ -18,7 +16,6 @@ from controllers.workload_builders import daemonset, make_env, owner_selector_in
 from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.controllers.daemonset.controller import DaemonSetController
 from kubetaint.controllers.deployment.hashing import compute_hash
-from kubetaint.controllers.garbagecollector.graph import DependencyGraph, followed_refs
 from kubetaint.controllers.replicaset import podutil
 from kubetaint.controllers.replicaset.owners import OwnerSelectorIndex
 from kubetaint.controllers.replicaset.view import OwnedPodsView
@@ -89,58 +86,6 @@ def test_a_deleted_owner_leaves_the_remembered_keys() -> None:
     assert owners.matching_keys("default", labels) == [("default", "rs")]
     store.delete("replicasets.apps", "default", "rs")
     assert owners.matching_keys("default", labels) == []
-
-
-# the garbage collector's graph -----------------------------------------------------------------
-
-REFS: list[list[JSON]] = [
-    [],
-    [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "a", "uid": "ua", "controller": True}],
-    [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "b", "uid": "ub", "controller": True}],
-    [
-        {"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "uc"},
-        {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "d", "uid": "ud", "controller": True},
-    ],
-    [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "e"}],
-]
-
-
-def _pod(name: str, refs: int | None) -> JSON:
-    meta: JSON = {"name": name, "namespace": "default", "uid": f"p-{name}"}
-    if refs is not None:
-        meta["ownerReferences"] = REFS[refs]  # shared: the very same list for every pod
-    return {"metadata": meta}
-
-
-def _edges(graph: DependencyGraph) -> dict[str, list[tuple[str, Any]]]:
-    return {owner: sorted(graph.dependents(owner)) for owner in ("ua", "ub", "uc", "ud")}
-
-
-@settings(max_examples=100, deadline=None)
-@given(changes=st.lists(st.tuples(st.integers(0, 3), st.none() | st.integers(0, len(REFS) - 1)), max_size=30))
-def test_update_refs_with_shared_reference_lists_follows_what_followed_refs_finds(
-    changes: list[tuple[int, int | None]],
-) -> None:
-    graph, pods = DependencyGraph(), {}
-    expected: dict[str, set[str]] = {}
-    for i in range(4):
-        pods[i] = _pod(f"p{i}", None)
-        graph.add("pods", pods[i])
-    for i, refs in changes:
-        old, new = pods[i], _pod(f"p{i}", refs)
-        result = graph.update_refs("pods", old, new)
-        old_refs = old["metadata"].get("ownerReferences")
-        new_refs = new["metadata"].get("ownerReferences")
-        if old_refs is new_refs or old_refs == new_refs:
-            assert result is None
-        else:
-            assert result == (followed_refs(old), followed_refs(new))
-        pods[i] = new
-    for i, pod in pods.items():
-        for ref in followed_refs(pod):
-            expected.setdefault(str(ref["uid"]), set()).add(f"p-p{i}")
-    for owner, dependents in _edges(graph).items():
-        assert {uid for uid, _ in dependents} == expected.get(owner, set())
 
 
 # the ReplicaSet controller's owned-pod views ------------------------------------------------------

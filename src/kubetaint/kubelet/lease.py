@@ -11,7 +11,6 @@ import logging
 
 from kubetaint.api.errors import StatusError
 from kubetaint.clock.base import format_micro_time
-from kubetaint.speed.memo import Memo
 from kubetaint.store.interface import JSON, Store
 
 LEASE_RESOURCE = "leases.coordination.k8s.io"
@@ -19,17 +18,6 @@ LEASE_NAMESPACE = "kube-node-lease"
 #: the field a renewal moves (a kubetaint.store.interface.FieldPath)
 RENEW_TIME = ("spec", "renewTime")
 log = logging.getLogger(__name__)
-
-
-def micro_time(now: float) -> str:
-    """format_micro_time, remembered: a pool renews thousands of leases at the same instant."""
-    found = _MICRO_TIMES.get(now)
-    if found is None:
-        found = _MICRO_TIMES.put(now, format_micro_time(now))
-    return found
-
-
-_MICRO_TIMES: Memo[float, str] = Memo("kubelet.lease.micro_time", limit=8)
 
 
 class NodeLease:
@@ -58,7 +46,7 @@ class NodeLease:
         lease = self._lease
         if lease is None:
             return None
-        return self._renewed_copy(lease, micro_time(now))
+        return self._renewed_copy(lease, format_micro_time(now))
 
     def _is_plain(self, lease: JSON | None) -> bool:
         """Whether renewing `lease` moves only its renewTime: a spec object with this node as the
@@ -107,7 +95,7 @@ class NodeLease:
 
     def renew(self, now: float, attempts: int = 2) -> bool:
         """Set renewTime to `now`; True when the write succeeded."""
-        renew = micro_time(now)
+        renew = format_micro_time(now)
         lease = self._lease
         for _ in range(attempts):
             if lease is None:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
-from kubetaint.clock.base import Clock, Handle
+from kubetaint.clock.base import Clock, Handle, format_micro_time
 from kubetaint.kubelet.kubelet import HollowKubelet, KubeletSettings, StatusPost
-from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME, micro_time
+from kubetaint.kubelet.lease import LEASE_RESOURCE, RENEW_TIME
 from kubetaint.kubelet.node_status import NodeConfig
 from kubetaint.speed.reference import reference_mode
 from kubetaint.store.component_informers import ComponentInformers
@@ -111,7 +111,7 @@ class _Renewals:
     def add_renewable(self, kubelet: HollowKubelet, lease: JSON, now: float) -> None:
         if now != self.now:  # (never equal while updates are pending)
             self.flush()
-            self.now, self._renew = now, micro_time(now)
+            self.now, self._renew = now, format_micro_time(now)
         self._kubelets.append(kubelet)
         self._leases.append(lease)
 
@@ -464,7 +464,7 @@ class HollowNodePool:
         assert leases is not None
         group.quiet = None  # (taken by this round)
         group.changed = False
-        renewal = SetField(LEASE_RESOURCE, leases, RENEW_TIME, micro_time(now))
+        renewal = SetField(LEASE_RESOURCE, leases, RENEW_TIME, format_micro_time(now))
         stored, err = until_failure(self.store.commit((renewal,), stop_at_failure=True))
         if err is None and not group.changed:
             group.quiet = stored

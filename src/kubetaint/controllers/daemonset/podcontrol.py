@@ -29,13 +29,10 @@ class DaemonPodControl:
     rng: random.Random
     #: id(template) -> (template, collisionCount, hash) of the last template hashed
     _hash_memo: Memo[int, tuple[JSON, int | None, str]]
-    #: id(template) -> (template, hash, generation, pod labels) of the last pod labels made
-    _labels_memo: Memo[int, tuple[JSON, str, str | None, JSON]]
 
     def init_pod_control(self) -> None:
-        """The memos of the last template hashed and the last pod labels made."""
+        """The memo of the last template hashed."""
         self._hash_memo = Memo("controllers.daemonset.controller.template_hash", limit=1)
-        self._labels_memo = Memo("controllers.daemonset.controller.pod_labels", limit=1)
 
     def pod_template(self, ds: JSON, node_name: str) -> JSON:
         """CreatePodTemplate plus the node-name affinity of syncNodes."""
@@ -49,20 +46,12 @@ class DaemonPodControl:
         return {"metadata": meta, "spec": spec}
 
     def _pod_labels(self, template: JSON, hash_: str, generation: str | None) -> JSON:
-        """Speeds up the pods of one revision by giving each the same labels object, remembered
-        for the last very same template object, hash and generation (off with
-        KUBETAINT_REFERENCE=1: built for each pod).
-
-        The labels of a pod of `template` at revision `hash_` (and template generation): the
-        template's with the revision hash and generation labels (read-only once stored)."""
-        known = self._labels_memo.get(id(template))
-        if known is not None and known[0] is template and known[1] == hash_ and known[2] == generation:
-            return known[3]
+        """The labels of a pod of `template` at revision `hash_` (and template generation): the
+        template's with the revision hash and generation labels."""
         labels = dict((template.get("metadata") or {}).get("labels") or {})
         labels["controller-revision-hash"] = hash_
         if generation is not None:
             labels[update.GENERATION_LABEL] = generation
-        self._labels_memo.put(id(template), (template, hash_, generation, labels))
         return labels
 
     def _template_hash(self, template: JSON, collision_count: int | None) -> str:

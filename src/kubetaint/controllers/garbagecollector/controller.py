@@ -156,7 +156,7 @@ class GarbageCollector:
                         continue
                     on_update(old, new)
                     if not old_refs and refs:
-                        followed = graph.followed_of(new)
+                        followed = followed_refs(new)
                         present = graph.present
                         dangling = self.synced and any(str(r["uid"]) not in present for r in followed)
                         adopted = refs if followed and not dangling else _NO_REFS

@@ -14,7 +14,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from kubetaint.api.resources import RESOURCES, REVIEW_GROUPS, Resource
-from kubetaint.speed.memo import Memo
 
 JSON = dict[str, Any]
 #: (resource, namespace, name): where an object lives in the store.
@@ -79,12 +78,6 @@ class DependencyGraph:
     def __init__(self) -> None:
         self.present: dict[str, Identity] = {}
         self._dependents: dict[str, dict[str, Identity]] = {}
-        # update_refs' last (ownerReferences list, its followed references): a controller that
-        # adopts gives each adopted pod the very same list (read-only, so the same references)
-        #: id(ownerReferences) -> (ownerReferences, followed_refs) of the last object asked about
-        self._last_followed: Memo[int, tuple[object, list[JSON]]] = Memo(
-            "controllers.garbagecollector.graph.followed", limit=1
-        )
 
     def add(self, resource: str, obj: Mapping[str, Any]) -> list[JSON]:
         """Record `obj`; returns its followed owner references."""
@@ -145,7 +138,7 @@ class DependencyGraph:
         if old_refs is new_refs or old_refs == new_refs:
             return None
         uid = uid_of(new)
-        old_followed, new_followed = self._followed(old, old_refs), self._followed(new, new_refs)
+        old_followed, new_followed = followed_refs(old), followed_refs(new)
         self._unlink(uid, old_followed)
         self._link(uid, identity_of(resource, new), new_followed)
         return old_followed, new_followed
@@ -164,22 +157,6 @@ class DependencyGraph:
             if dependents is None:
                 dependents = every[owner] = {}
             dependents[uid] = ident
-
-    def followed_of(self, obj: Mapping[str, Any]) -> list[JSON]:
-        """followed_refs(obj) for reading only (remembered for its ownerReferences object)."""
-        return self._followed(obj, (obj.get("metadata") or {}).get("ownerReferences"))
-
-    def _followed(self, obj: Mapping[str, Any], refs: object) -> list[JSON]:
-        """followed_refs(obj), whose ownerReferences are `refs` (read-only: callers never change
-        the list returned), remembered for the last non-empty `refs` object."""
-        if not refs:
-            return []
-        last = self._last_followed.get(id(refs))
-        if last is not None and last[0] is refs:
-            return last[1]
-        followed = followed_refs(obj)
-        self._last_followed.put(id(refs), (refs, followed))
-        return followed
 
     def remove(self, obj: Mapping[str, Any]) -> None:
         uid = uid_of(obj)

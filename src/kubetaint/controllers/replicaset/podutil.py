@@ -105,9 +105,9 @@ def is_available(pod: Mapping[str, Any], min_ready_seconds: int, now: float) -> 
 def pod_from_template(template: Mapping[str, Any], owner: Mapping[str, Any], ref: JSON, name: str) -> JSON:
     """GetPodFromTemplate: template labels, annotations and spec; the owner's namespace.
 
-    The pods of one template share its labels object (read-only: a stored template's, or one a
-    controller keeps for its template), so that what is worked out from a pod's labels object can
-    be reused for the next pod's (off with KUBETAINT_REFERENCE=1: each pod gets a copy)."""
+    The pods of one template share its labels object (read-only: a stored template's), so that
+    what is worked out from a pod's labels object can be reused for the next pod's (off with
+    KUBETAINT_REFERENCE=1: each pod gets a copy)."""
     tmeta = template.get("metadata") or {}
     labels = tmeta.get("labels")
     meta: JSON = {
