@@ -376,7 +376,10 @@ def test_pods_should_be_on_node_with_a_given_placement_equals_asking(
         body["metadata"]["creationTimestamp"] = f"2024-01-01T00:00:0{i}Z"
         bodies.append({**body, "status": status})
     given_placement = controller.pods_should_be_on_node(
-        n, ds, bodies, placement=controller._placement_pass(ds)(n)
+        n,
+        ds,
+        bodies,
+        placement=controller._memo(ds).placement(ds, enable_comparison=controller.enable_comparison)(n),
     )
     assert given_placement == controller.pods_should_be_on_node(n, ds, bodies)
 

@@ -2,7 +2,7 @@
 Registry), kube-scheduler, kube-controller-manager's controllers and the hollow kubelets, on one
 store and one injected clock, every component fed by shared informers (one cache per resource).
 
-The simulator (`kubetaint.sim.Cluster`) and `kubetaint up` both build exactly this; they differ
+The simulator (`kubetaint.sim.cluster.Cluster`) and `kubetaint up` both build exactly this; they differ
 only in the clock (virtual or real), the store and where objects come from.
 """
 

@@ -75,7 +75,6 @@ class SchedulerHost:
         #: cache and queue follow the informers, but no scheduling cycle runs (sched.Run is not called).
         self.leading = True
         self.scheduler: Scheduler = scheduler_factory(self._on_active)
-        self.cycles = 0
         #: the pods (uid) whose NotModelled warning was recorded
         self._warned: set[str] = set()
         for warning in self.scheduler.warnings:
@@ -138,7 +137,6 @@ class SchedulerHost:
             result = self.scheduler.schedule_one()
             if result is None:
                 return
-            self.cycles += 1
             self.apply(result)
             if self._slices is not None and self._slices.slice_over():
                 self._on_active()

@@ -142,7 +142,7 @@ class RunningPods:
     """`objects`: the latest stored object of every pod observed bound to the node (a pod bound
     here has every later change routed here, since spec.nodeName never changes once set).
     The tally counts each admitted key whose object is stored with the admitted uid, still bound
-    here and not terminal (the kubelet's `_admitted_pods`), with the requests of that object."""
+    here and not terminal (the kubelet's `running_pods`), with the requests of that object."""
 
     def __init__(self, node_name: str, requests_of: RequestsOf) -> None:
         self.node_name = node_name

@@ -29,7 +29,6 @@ class InputError(ValueError):
 
     def __init__(self, obj_ref: str, field: str, message: str) -> None:
         super().__init__(f"{obj_ref}: {field}: {message}")
-        self.obj_ref = obj_ref
         self.field = field
 
 

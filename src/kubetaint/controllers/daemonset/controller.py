@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -308,10 +308,6 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
     def _should_run(self, node: JSON, ds: JSON) -> tuple[bool, bool]:
         """node_should_run_daemon_pod, remembered while the node and the template stay the same."""
         return self._memo(ds).should_run(node, ds, enable_comparison=self.enable_comparison)
-
-    def _placement_pass(self, ds: JSON) -> Callable[[Mapping[str, Any]], tuple[bool, bool]]:
-        """`_should_run` for one pass over the nodes."""
-        return self._memo(ds).placement(ds, enable_comparison=self.enable_comparison)
 
     def _sorted_nodes(self) -> list[JSON]:
         """The nodes by name (the order is kept until a node is added or deleted)."""

@@ -63,7 +63,6 @@ def translate_to_ga_label(label: str) -> str:
 
 @dataclass(frozen=True)
 class PVTopology:
-    pv_name: str
     key: str
     values: frozenset[str]
 
@@ -77,7 +76,7 @@ def pv_topologies(pv: Obj) -> list[PVTopology]:
         if key in labels:
             zones = label_zones_to_set(str(labels[key]))
             if zones is not None:
-                out.append(PVTopology(str(meta.get("name") or ""), key, zones))
+                out.append(PVTopology(key, zones))
     return out
 
 
