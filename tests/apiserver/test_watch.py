@@ -205,3 +205,22 @@ def test_an_events_v1_watch_streams_the_core_events_as_events_v1_with_its_field_
     assert added["type"] == "ADDED"
     assert added["object"]["apiVersion"] == "events.k8s.io/v1"
     assert (added["object"]["regarding"]["name"], added["object"]["note"]) == ("web", "Stopping container c")
+
+
+def test_a_bookmark_carries_the_version_of_changes_the_watch_filtered_out(
+    served: tuple[MemoryStore, httpx.Client],
+) -> None:
+    """The watch cache's bookmarks carry the last resourceVersion it processed (cacher.go
+    dispatchEvents: lastProcessedResourceVersion), so a watcher whose selector matches nothing
+    still moves its resume point past the changes it was not sent."""
+    store, client = served
+    rv = store.current_resource_version()
+    elsewhere = store.create("pods", pod("elsewhere"))
+    url = (
+        f"{PODS}?watch=true&resourceVersion={rv}&allowWatchBookmarks=true&fieldSelector=metadata.name%3Dmine"
+    )
+    events = read_events(client, url, 1)
+    assert [e["type"] for e in events] == ["BOOKMARK"]
+    assert int(events[0]["object"]["metadata"]["resourceVersion"]) >= int(
+        elsewhere["metadata"]["resourceVersion"]
+    )

@@ -198,7 +198,7 @@ class WatchStreamer:
                         return
                 if bookmarks and now >= next_bookmark:
                     next_bookmark = now + self.bookmark_interval
-                    yield encoder.bookmark(last_rv)
+                    yield encoder.bookmark(max(last_rv, stream.progress))
                 pause = min(deadline, next_bookmark if bookmarks else deadline, torn_down or deadline) - now
                 if pushes:
                     with contextlib.suppress(TimeoutError):

@@ -84,6 +84,14 @@ class Watch(Protocol):
     @property
     def stopped(self) -> bool: ...
 
+    @property
+    def progress(self) -> int:
+        """The newest resourceVersion of the watched resource that the events drained so far
+        account for, changes the watch filtered out included (0: none beyond those events): a
+        bookmark at that version skips nothing its reader would see, as the watch cache's
+        bookmarks carry the last version it processed."""
+        ...
+
     def push_to(self, waker: Callable[[], None] | None) -> bool:
         """Have `waker` called (from any thread) whenever events arrive or the stream stops, so
         that a reader need not block in `wait()`; None ends the calls. False when this stream

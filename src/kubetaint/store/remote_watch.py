@@ -154,6 +154,10 @@ class RemoteWatch:
         return False  # events arrive on the HTTP stream's thread: the reader polls wait()
 
     @property
+    def progress(self) -> int:
+        return 0  # (the server filtered its stream: its own bookmarks carry its progress)
+
+    @property
     def stopped(self) -> bool:
         return self._stream.stopped or self._ended.is_set()
 

@@ -97,6 +97,10 @@ class BufferedWatch:
         self._events: deque[WatchEvent] = deque(initial)
         self._cond = threading.Condition()
         self._stopped = False
+        #: the newest resourceVersion of the resource offered (filtered or not), and its value
+        #: when the queue was last drained
+        self._offered = floor
+        self._drained = 0 if initial else floor
         self._unsubscribe: Callable[[], None] | None = None
         self.waker: Callable[[], None] | None = None
 
@@ -106,10 +110,13 @@ class BufferedWatch:
     def offer(self, batch: Iterable[WatchEvent]) -> None:
         """The store's subscriber: the events of one commit (a `ChangeBatch`), in order."""
         floor, translate, added = self._floor, self._filter.translate, False
+        resource = self._filter.resource
         with self._cond:
             for event in batch:
                 if event.resource_version <= floor and event.type != "BOOKMARK":
                     continue
+                if event.resource == resource and event.resource_version > self._offered:
+                    self._offered = event.resource_version
                 seen = translate(event)
                 if seen is None or self._stopped:
                     continue
@@ -129,7 +136,12 @@ class BufferedWatch:
         with self._cond:
             events = list(self._events)
             self._events.clear()
+            self._drained = self._offered
         return events
+
+    @property
+    def progress(self) -> int:
+        return self._drained
 
     def wait(self, timeout: float) -> list[WatchEvent]:
         with self._cond:
