@@ -1,9 +1,7 @@
 """One DaemonSet's pods by target node (util.GetTargetNodeName), kept from the pod events marked
 since the last look: a sync asks twice, and between syncs only the pods whose events were marked
 can have moved, so only their nodes' lists are rebuilt (each in key order, with the informer's
-current objects: what a full regrouping of the owner's pods in key order gives). Once asked for a
-revision, it also keeps the keys of the pods not of that revision (`outdated`), so a rolling
-update with none to replace is known without a pass over the nodes."""
+current objects: what a full regrouping of the owner's pods in key order gives)."""
 
 from __future__ import annotations
 
@@ -11,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from kubetaint.controllers.daemonset.placement import target_node_name
-from kubetaint.controllers.daemonset.update import is_pod_updated
 
 JSON = dict[str, Any]
 Key = tuple[str, str]
@@ -26,10 +23,6 @@ class PodsByNode:
         self._node_of: dict[Key, str] = {}
         self._keys: dict[str, set[Key]] = {}
         self.result: dict[str, list[JSON]] = {}
-        self._key_of = key_of
-        #: the revision (hash, template generation) `_outdated` is kept for, None before asked
-        self._revision: tuple[str, str | None] | None = None
-        self._outdated: set[Key] = set()
         #: the nodes whose lists `refresh` rebuilt since `take_changed` last took them
         self._changed: set[str] = set()
         for pod in pods:  # in key order
@@ -54,14 +47,11 @@ class PodsByNode:
                 touched.add(old_node)
             pod = owned_pod(key)
             node = target_node_name(pod) if pod is not None else None
-            self._outdated.discard(key)
             if pod is not None and node is not None:
                 self._node_of[key] = node
                 self._keys.setdefault(node, set()).add(key)
                 touched.add(node)
                 current[key] = pod
-                if self._revision is not None and _outdated(pod, *self._revision):
-                    self._outdated.add(key)
         if not touched:
             return
         self._changed |= touched
@@ -85,25 +75,3 @@ class PodsByNode:
         `result` is the very list it was then)."""
         changed, self._changed = self._changed, set()
         return changed
-
-    def outdated(self, hash_: str, generation: str | None) -> int:
-        """How many of the pods (those with a target node, as `result` holds them), not being
-        deleted, are not of the revision `hash_` / `generation` (IsPodUpdated false): the old
-        pods findUpdatedPodsOnNode finds. Kept from then on for that revision."""
-        revision = (hash_, generation)
-        if revision != self._revision:
-            self._revision = revision
-            key_of = self._key_of
-            self._outdated = {
-                key_of(pod)
-                for pods in self.result.values()
-                for pod in pods
-                if _outdated(pod, hash_, generation)
-            }
-        return len(self._outdated)
-
-
-def _outdated(pod: JSON, hash_: str, generation: str | None) -> bool:
-    """Whether `pod` is an old pod of a rolling update: not being deleted, not updated."""
-    deleting = (pod.get("metadata") or {}).get("deletionTimestamp")
-    return not deleting and not is_pod_updated(pod, hash_, generation)

@@ -458,11 +458,6 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
         )
         by_node = self._pods_by_node(ds)
         try:
-            if not reference_mode() and self._no_old_pods(ds, hash_):
-                # no old pod to replace: the plan is empty (its counts still read, as it reads them)
-                update.unavailable_count(ds, 0)
-                update.surge_count(ds, 0)
-                return
             nodes, verdicts = placed
             should_run = {str(n["metadata"]["name"]): v[0] for n, v in zip(nodes, verdicts, strict=True)}
             plan = update.rolling_update(ds, by_node, should_run, hash_, self.clock.now())
@@ -473,13 +468,6 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
             self._create_pod(ds, name)
         for pod in plan.delete[:BURST_REPLICAS]:
             self._delete_pod(ds, pod)
-
-    def _no_old_pods(self, ds: JSON, hash_: str) -> bool:
-        """Whether none of the DaemonSet's pods (as `_pods_by_node` last grouped them) is an old
-        pod of a rolling update to revision `hash_`: then rollingUpdate deletes and creates
-        nothing (without surge no old pod is a candidate; with surge no node has an old pod)."""
-        grouped = self._by_node.get(str(ds["metadata"].get("uid") or ""))
-        return grouped is not None and grouped.outdated(hash_, update.template_generation(ds)) == 0
 
     def pods_should_be_on_node(
         self, node: JSON, ds: JSON, pods: list[JSON], *, placement: tuple[bool, bool] | None = None
