@@ -106,8 +106,6 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
         # per DaemonSet uid: each node's share of its status counts
         self._counts: dict[str, NodeCounts] = {}
         self._node_keys: list[Key] | None = None  # by name, while no node is added or deleted
-        #: counts the node changes a placement verdict can see (labels or spec)
-        self._node_epoch = 0
         #: the last `_sorted_nodes` list and the node keys it holds every one of (else None)
         self._sorted_last: tuple[list[JSON], list[Key] | None] = ([], None)
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (ds uid, node) -> (delay, until)
@@ -337,7 +335,6 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
         old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
         if old_meta.get("labels") == new_meta.get("labels") and old.get("spec") == new.get("spec"):
             return
-        self._node_epoch += 1
         for ds in self.daemonsets.items():
             if node_should_run_daemon_pod(old, ds, enable_comparison=self.enable_comparison) != (
                 node_should_run_daemon_pod(new, ds, enable_comparison=self.enable_comparison)
@@ -407,13 +404,7 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
     def _placement_of(self, ds: JSON) -> Placement:
         """The nodes by name and `_should_run(node, ds)` of each."""
         nodes = self._sorted_nodes()
-        order = self._sorted_last[1]
-        if order is None:  # (a node of the order gone: the nodes looked up one by one)
-            return nodes, self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
-        verdicts = self._memo(ds).verdicts_of(
-            nodes, ds, order=order, epoch=self._node_epoch, enable_comparison=self.enable_comparison
-        )
-        return nodes, verdicts
+        return nodes, self._memo(ds).verdicts(nodes, ds, enable_comparison=self.enable_comparison)
 
     def manage(self, ds: JSON, by_node: Mapping[str, list[JSON]]) -> None:
         self._manage(ds, by_node, self._placement_of(ds))

@@ -17,7 +17,6 @@ from kubetaint.core.daemonset import add_or_update_daemon_pod_tolerations
 from kubetaint.core.matching import NO_EXECUTE, do_not_schedule_taints_filter, find_matching_untolerated_taint
 from kubetaint.core.nodeaffinity import required_node_affinity_matches
 from kubetaint.speed.memo import Memo
-from kubetaint.speed.reference import reference_mode
 
 JSON = dict[str, Any]
 
@@ -69,37 +68,6 @@ class PlacementMemo:
         self._entries: Memo[str, tuple[Any, Any, JSON, bool, tuple[bool, bool]]] = Memo(
             "controllers.daemonset.placement.should_run", limit=1 << 16
         )
-        #: the last `verdicts_of` answer: (order, epoch, placement spec, comparison, verdicts)
-        self._last: tuple[object, int, JSON, bool, list[tuple[bool, bool]]] | None = None
-
-    def verdicts_of(
-        self,
-        nodes: Sequence[Mapping[str, Any]],
-        ds: Mapping[str, Any],
-        *,
-        order: object,
-        epoch: int,
-        enable_comparison: bool = False,
-    ) -> list[tuple[bool, bool]]:
-        """`verdicts(nodes, ds)` (READ-ONLY), where `order` is a token of the node names in
-        `nodes`' order (the same object while they are the same) and `epoch` counts the changes
-        to the nodes' labels and specs (what a verdict reads of a node besides its name): the
-        last answer again while the order, the epoch and the placement spec stay (in reference
-        mode, every node is looked up)."""
-        spec = _daemon_spec_for_placement(ds)
-        last = self._last
-        if (
-            last is not None
-            and last[0] is order
-            and last[1] == epoch
-            and last[2] is spec
-            and last[3] == enable_comparison
-            and not reference_mode()
-        ):
-            return last[4]
-        answers = self.verdicts(nodes, ds, enable_comparison=enable_comparison)
-        self._last = (order, epoch, spec, enable_comparison, answers)
-        return answers
 
     def should_run(
         self, node: Mapping[str, Any], ds: Mapping[str, Any], *, enable_comparison: bool = False
