@@ -120,6 +120,66 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
         self.nodes.add_handlers(
             EventHandlers(on_add=self._node_added, on_update=self._node_updated, on_delete=self._node_deleted)
         )
+        self.revisions.add_handlers(
+            EventHandlers(
+                on_add=self._history_added, on_update=self._history_updated, on_delete=self._history_deleted
+            )
+        )
+
+    # ControllerRevisions (addHistory, updateHistory, deleteHistory) -----------------------------
+
+    def _history_added(self, history: JSON) -> None:
+        """addHistory: its controlling DaemonSet queued, or for an orphan the DaemonSets whose
+        selector matches its labels (one of them may adopt it)."""
+        meta = history.get("metadata") or {}
+        if meta.get("deletionTimestamp"):
+            self._history_deleted(history)
+            return
+        ref = podutil.controller_ref_of(history)
+        if ref is not None:
+            self._queue_controller(history, ref)
+            return
+        self._queue_matching(history)
+
+    def _history_updated(self, old: JSON, history: JSON) -> None:
+        """updateHistory: the old and the new controller queued when the controller reference
+        changed; an orphan whose labels or reference changed queues the DaemonSets matching it."""
+        old_meta, meta = old.get("metadata") or {}, history.get("metadata") or {}
+        if old_meta.get("resourceVersion") == meta.get("resourceVersion"):
+            return
+        ref, old_ref = podutil.controller_ref_of(history), podutil.controller_ref_of(old)
+        ref_changed = ref != old_ref
+        if ref_changed and old_ref is not None:
+            self._queue_controller(old, old_ref)
+        if ref is not None:
+            self._queue_controller(history, ref)
+            return
+        if ref_changed or old_meta.get("labels") != meta.get("labels"):
+            self._queue_matching(history)
+
+    def _history_deleted(self, history: JSON) -> None:
+        """deleteHistory: its controlling DaemonSet queued."""
+        ref = podutil.controller_ref_of(history)
+        if ref is not None:
+            self._queue_controller(history, ref)
+
+    def _queue_controller(self, history: JSON, ref: Mapping[str, Any]) -> None:
+        """resolveControllerRef, then enqueueDaemonSet: the DaemonSet the reference names, when it
+        exists with that uid."""
+        if ref.get("kind") != "DaemonSet":
+            return
+        namespace = str((history.get("metadata") or {}).get("namespace") or "")
+        ds = self.daemonsets.get(namespace, str(ref.get("name") or ""))
+        if ds is not None and (ds.get("metadata") or {}).get("uid") == ref.get("uid"):
+            self.queue.add(podutil.key_of(ds))
+
+    def _queue_matching(self, history: JSON) -> None:
+        """getDaemonSetsForHistory, each queued."""
+        meta = history.get("metadata") or {}
+        labels = meta.get("labels")
+        if type(labels) is dict and _string_labels(labels):
+            for key in self.owners.matching_keys(str(meta.get("namespace") or ""), labels):
+                self.queue.add(key)
 
     def _ds_added(self, ds: JSON) -> None:
         key = podutil.key_of(ds)

@@ -54,12 +54,8 @@ def construct_history(store: Store, history: History, ds: JSON, hash_: str) -> t
     patch = go_json(get_patch(ds))
     current: list[JSON] = []
     old: list[JSON] = []
-    for listed in history.list(ds, selector):
-        revision: JSON | None = listed
-        if podutil.controller_ref_of(listed) is None:
-            revision = history.adopt(ds, API_VERSION, KIND, listed)
-        if revision is None:
-            continue
+    for claimed in history.claim(ds, selector, API_VERSION, KIND):
+        revision = claimed
         labels = (revision.get("metadata") or {}).get("labels") or {}
         if UNIQUE_LABEL not in labels:
             meta = revision["metadata"]

@@ -11,6 +11,7 @@ fields as Go's typed encoding of it."""
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -164,6 +165,53 @@ class History:
             if ref is None or ref.get("uid") == meta.get("uid"):
                 result.append(revision)
         return result
+
+    def claim(
+        self, parent: Mapping[str, Any], selector: Mapping[str, Any] | None, api_version: str, kind: str
+    ) -> builtins.list[JSON]:
+        """ClaimControllerRevisions over every revision of the parent's namespace (the DaemonSet
+        controller's controlledHistories): those the parent controls and `selector` matches, the
+        orphans it matches adopted, and those the parent controls that it no longer matches
+        released (their owner reference to the parent removed); while the parent is being
+        deleted it neither adopts nor releases."""
+        meta = parent.get("metadata") or {}
+        namespace, uid = meta.get("namespace") or "default", meta.get("uid")
+        deleting = bool(meta.get("deletionTimestamp"))
+        try:
+            parsed = label_selector_from_dict(selector)
+        except StatusError:  # an invalid selector selects nothing
+            parsed = None
+        claimed: builtins.list[JSON] = []
+        for revision in self.informer.items():
+            rmeta = revision.get("metadata") or {}
+            if rmeta.get("namespace") != namespace:
+                continue
+            matches = parsed is not None and parsed.matches(rmeta.get("labels") or {})
+            ref = podutil.controller_ref_of(revision)
+            if ref is not None:
+                if ref.get("uid") != uid:
+                    continue
+                if matches:
+                    claimed.append(revision)
+                elif not deleting:
+                    self._release(revision, uid)
+                continue
+            if matches and not deleting and not rmeta.get("deletionTimestamp"):
+                adopted = self.adopt(parent, api_version, kind, revision)
+                if adopted is not None:
+                    claimed.append(adopted)
+        return claimed
+
+    def _release(self, revision: JSON, uid: Any) -> None:
+        """The release of ClaimControllerRevisions: the owner reference to `uid` removed
+        (upstream's deleteOwnerRef patch); a revision already gone is fine."""
+        meta = revision.get("metadata") or {}
+        owners = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") != uid]
+        try:
+            self.store.update(RESOURCE, {**revision, "metadata": {**meta, "ownerReferences": owners}})
+        except StatusError as err:
+            if err.code != 404:
+                raise
 
     def create(self, parent: Mapping[str, Any], revision: JSON, collision_count: int) -> tuple[JSON, int]:
         """CreateControllerRevision: (the revision created or found with the same data, the
