@@ -64,6 +64,7 @@ SPEED_MODULES = [
     "sim/sharing.py",
     "scheduler/filter_memo.py",
     "scheduler/plugins/fit_masks.py",
+    "controllers/nodelifecycle/monitor_work.py",
 ]
 #: Terms the code coins, each a heading of docs/glossary.md (matched without case).
 COINED_TERMS = [

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController, NodeLifecycleSettings
-from kubetaint.controllers.nodelifecycle.controller import Settled, status_post_only
 from kubetaint.controllers.nodelifecycle.health import renew_text
+from kubetaint.controllers.nodelifecycle.monitor_work import Settled, status_post_only
 from kubetaint.controllers.tainteviction import TaintEvictionController
 
 from .builders import DEFAULT_TOLERATIONS, Cluster, Kubelets, node, pod

@@ -11,13 +11,13 @@ import pytest
 
 from kubetaint.clock import VirtualClock
 from kubetaint.clock.base import format_time
-from kubetaint.controllers.nodelifecycle.controller import MonitorWork, Settled, SettledNode
 from kubetaint.controllers.nodelifecycle.health import (
     LEASES,
     NODE_LEASE_NAMESPACE,
     NodeHealth,
     NodeHealthTracker,
 )
+from kubetaint.controllers.nodelifecycle.monitor_work import MonitorWork, Settled, SettledNode
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
 from kubetaint.store.informer import Changes, Informer
 from kubetaint.store.interface import JSON, SetField, until_failure

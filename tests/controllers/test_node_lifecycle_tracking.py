@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kubetaint.controllers.nodelifecycle import NodeLifecycleController
-from kubetaint.controllers.nodelifecycle.controller import get_zone_key
+from kubetaint.controllers.nodelifecycle.zones import get_zone_key
 from kubetaint.controllers.tainteviction import TaintEvictionController
 
 from .builders import DEFAULT_TOLERATIONS, Cluster, Kubelets, pod

@@ -5,12 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from kubetaint.controllers.nodelifecycle.controller import (
-    ZoneState,
-    compute_zone_state,
-    get_zone_key,
-    zone_qps,
-)
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
     NeverRateLimiter,
     RateLimitedTimedQueue,
@@ -20,6 +14,12 @@ from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
     float32,
 )
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings, parse_duration
+from kubetaint.controllers.nodelifecycle.zones import (
+    ZoneState,
+    compute_zone_state,
+    get_zone_key,
+    zone_qps,
+)
 
 from .builders import node
 

@@ -1,15 +1,10 @@
 """Node lifecycle controller: node health, condition taints, rate-limited NoExecute tainting
 (mirrors pkg/controller/nodelifecycle)."""
 
-from kubetaint.controllers.nodelifecycle.controller import (
-    CONTROLLER_NAME,
-    NodeLifecycleController,
-    ZoneState,
-    compute_zone_state,
-    get_zone_key,
-)
+from kubetaint.controllers.nodelifecycle.controller import CONTROLLER_NAME, NodeLifecycleController
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import RateLimitedTimedQueue
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.zones import ZoneState, compute_zone_state, get_zone_key
 
 __all__ = [
     "CONTROLLER_NAME",

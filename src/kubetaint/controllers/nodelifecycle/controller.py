@@ -11,13 +11,13 @@ When a node gets the NoExecute taints, reading this module top to bottom:
    False calls for the not-ready taint, Unknown for the unreachable one. markNodeForTainting puts
    the node in its zone's rate-limited queue (a node that has the other taint swaps it at once);
    Ready True removes both taints (markNodeAsReachable).
-3. doNoExecuteTaintingPass, on the NodeEvictionPeriod (100 ms) grid, takes the head of each
-   zone's queue when the zone's limiter gives a token and swaps in the taint its Ready condition
-   calls for. The pass is scheduled only at the grid points where a queue has work its limiter
+3. doNoExecuteTaintingPass (`.tainting`), on the NodeEvictionPeriod (100 ms) grid, takes the
+   head of each zone's queue when the zone's limiter gives a token and swaps in the taint its Ready
+   condition calls for. The pass is scheduled only at the grid points where a queue has work its limiter
    accepts (at the others a pass changes nothing).
 4. handleDisruption, at the end of each monitor pass, gives each zone a state from its Ready and
-   not-Ready counts (ComputeZoneState) and sets the zone's rate for it (setLimiterInZone); when
-   every zone is fully disrupted tainting stops and every NoExecute taint is removed.
+   not-Ready counts (ComputeZoneState, `.zones`) and sets the zone's rate for it (setLimiterInZone);
+   when every zone is fully disrupted tainting stops and every NoExecute taint is removed.
 
 Which nodes a monitor pass visits: those whose visit can change something. After a visit that
 changed nothing, a node whose next visit would change nothing but its zone's count *settles*
@@ -25,9 +25,9 @@ changed nothing, a node whose next visit would change nothing but its zone's cou
 something its visit reads changes: its Node object, its grace period running out (a heap of
 deadlines), or the cluster entering or leaving full disruption. Lease renewals and status posts of
 settled nodes are observed at the start of the pass as their visits would observe them
-(`MonitorWork.begin_pass`). So a pass between heartbeats visits no node; a zone outage is visited
-node by node only while its nodes change. In reference mode (`KUBETAINT_REFERENCE=1`) no node
-settles: every pass visits every node, as upstream's does.
+(`.monitor_work`: `MonitorWork.begin_pass`). So a pass between heartbeats visits no node; a zone
+outage is visited node by node only while its nodes change. In reference mode
+(`KUBETAINT_REFERENCE=1`) no node settles: every pass visits every node, as upstream's does.
 
 At an instant shared by a monitor pass and a tainting pass, the monitor pass runs first. The
 NoSchedule condition taints, node labels and newly bound pods are the event workers' (`.workers`).
@@ -35,15 +35,10 @@ NoSchedule condition taints, node labels and newly bound pods are the event work
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import logging
 import math
-from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from enum import Enum, StrEnum
 from typing import Any
 
 from kubetaint.api.errors import StatusError
@@ -54,14 +49,18 @@ from kubetaint.controllers.nodelifecycle.health import (
     HealthResult,
     NodeHealthTracker,
 )
+from kubetaint.controllers.nodelifecycle.monitor_work import (
+    MonitorWork,
+    Requeues,
+    Settled,
+    SettledNode,
+)
 from kubetaint.controllers.nodelifecycle.rate_limited_queue import (
-    NODE_EVICTION_PERIOD,
     RateLimitedTimedQueue,
-    TimedValue,
-    float32,
     to_nanos,
 )
 from kubetaint.controllers.nodelifecycle.settings import NodeLifecycleSettings
+from kubetaint.controllers.nodelifecycle.tainting import NoExecuteTainting
 from kubetaint.controllers.nodelifecycle.taints import (
     mark_pods_not_ready,
     record_node_event,
@@ -70,17 +69,22 @@ from kubetaint.controllers.nodelifecycle.taints import (
     swap_node_controller_taint,
 )
 from kubetaint.controllers.nodelifecycle.workers import NodeEventWorkers, guard
+from kubetaint.controllers.nodelifecycle.zones import (
+    ZoneState,
+    get_zone_key,
+    is_excluded_from_disruption_checks,
+    zone_qps,
+    zone_state,
+)
 from kubetaint.core.conditions import (
     NOT_READY_TAINT_TEMPLATE,
     UNREACHABLE_TAINT_TEMPLATE,
-    get_condition,
     taint_exists,
 )
 from kubetaint.speed.reference import reference_mode
-from kubetaint.store.changes import FieldWriteGroup
 from kubetaint.store.component_informers import ComponentInformers
 from kubetaint.store.events import EventRecorder
-from kubetaint.store.informer import Changes, EventHandlers, Informer
+from kubetaint.store.informer import EventHandlers, Informer
 from kubetaint.store.interface import JSON, Store
 
 log = logging.getLogger(__name__)
@@ -89,10 +93,6 @@ log = logging.getLogger(__name__)
 CONTROLLER_NAME = "node-lifecycle-controller"
 EVENT_COMPONENT = "node-controller"
 NODE_HEALTH_UPDATE_RETRY = 5
-#: A node missing its Ready condition is retried in the tainting queue after 50 ms.
-MISSING_READY_RETRY_NS = 50_000_000
-#: the tainting pass's grid step in microseconds
-GRID_US = round(NODE_EVICTION_PERIOD * 1_000_000)
 
 ZoneConditions = dict[str, list[Mapping[str, Any] | None]]
 
@@ -101,7 +101,7 @@ def _name(obj: Mapping[str, Any]) -> str:
     return str((obj.get("metadata") or {}).get("name") or "")
 
 
-class NodeLifecycleController:
+class NodeLifecycleController(NoExecuteTainting):
     """Node health, condition taints and rate-limited NoExecute tainting.
 
     `start()` starts the informers (shared ones may be passed in), the monitor pass and the
@@ -543,433 +543,3 @@ class NodeLifecycleController:
 
     def _swap_limiter(self, zone: str, qps: float) -> None:
         self._zone_queue(zone).swap_limiter(qps, to_nanos(self._clock.now()))
-
-    # doNoExecuteTaintingPass ---------------------------------------------------------------------
-
-    def do_no_execute_tainting_pass(self) -> None:
-        """doNoExecuteTaintingPass: Try every zone queue (zones in name order), swapping in the
-        taint each node's Ready condition calls for."""
-        now_ns = to_nanos(self._clock.now())
-        for zone in sorted(self.zone_no_execute_tainter):
-            self.zone_no_execute_tainter[zone].try_(now_ns, self._taint_node)
-
-    def _taint_node(self, value: TimedValue) -> tuple[bool, int]:
-        """doNoExecuteTaintingPass's action for one queued node: (done, retry wait)."""
-        node = self.nodes.get("", value.value)
-        if node is None:
-            log.info("Node %s no longer present in nodeLister", value.value)
-            return True, 0
-        ready = get_condition(node, "Ready")
-        if ready is None:
-            return False, MISSING_READY_RETRY_NS
-        if ready.get("status") == "False":
-            add, remove = NOT_READY_TAINT_TEMPLATE, UNREACHABLE_TAINT_TEMPLATE
-        elif ready.get("status") == "Unknown":
-            add, remove = UNREACHABLE_TAINT_TEMPLATE, NOT_READY_TAINT_TEMPLATE
-        else:
-            return True, 0
-        return swap_node_controller_taint(self._store, self._clock, [add], [remove], node), 0
-
-    def _tainting_grid_time(self, k: int) -> float:
-        return (self._tainting_start_us + k * GRID_US) / 1_000_000
-
-    def _first_tainting_index(self) -> int:
-        """The first grid point at or after now that has not had its pass yet."""
-        now_us = round(self._clock.now() * 1_000_000)
-        return max(-(-(now_us - self._tainting_start_us) // GRID_US), self._last_tainting_k + 1)
-
-    def _arm_tainting_pass(self) -> None:
-        """Schedule the tainting pass at the first grid point where some zone queue has work its
-        limiter accepts (or cancel it): upstream runs it at every grid point, and a pass at the
-        others changes nothing (a refused TryAccept leaves the bucket untouched, an empty queue is
-        not tried). A pass never runs twice at one grid point."""
-        if not self._running:
-            return
-        k_min = self._first_tainting_index()
-        now_ns = to_nanos(self._clock.now())
-        best: int | None = None
-        for queue in self.zone_no_execute_tainter.values():
-            lower = queue.next_try(now_ns)
-            if lower is None:
-                continue
-            k = max(k_min, math.ceil((lower // 1000 - self._tainting_start_us) / GRID_US))
-            while not queue.limiter.would_accept(to_nanos(self._tainting_grid_time(k))):
-                k += 1
-            best = k if best is None else min(best, k)
-        self._schedule_tainting_pass(best)
-
-    def _schedule_tainting_pass(self, k: int | None) -> None:
-        if k == self._tainting_k and (k is None or self._tainting_handle is not None):
-            return
-        if self._tainting_handle is not None:
-            self._tainting_handle.cancel()
-            self._tainting_handle = None
-        self._tainting_k = k
-        if k is not None:
-            self._tainting_handle = self._clock.call_at(self._tainting_grid_time(k), self._tainting_tick)
-
-    def _tainting_tick(self) -> None:
-        self._tainting_handle = None
-        self._tainting_k = None
-        now_us = round(self._clock.now() * 1_000_000)
-        self._last_tainting_k = (now_us - self._tainting_start_us) // GRID_US
-        self.do_no_execute_tainting_pass()
-        self._arm_tainting_pass()
-
-
-# zones: GetZoneKey (component-helpers/node/topology), ComputeZoneState, the zone rates -------------
-
-LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
-LABEL_TOPOLOGY_REGION = "topology.kubernetes.io/region"
-LABEL_FAILURE_DOMAIN_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
-LABEL_FAILURE_DOMAIN_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
-#: Nodes with this label are left out of zone disruption counting.
-LABEL_NODE_DISRUPTION_EXCLUSION = "node.kubernetes.io/exclude-disruption"
-
-
-class ZoneState(StrEnum):
-    INITIAL = "Initial"
-    NORMAL = "Normal"
-    FULL_DISRUPTION = "FullDisruption"
-    PARTIAL_DISRUPTION = "PartialDisruption"
-
-
-def get_zone_key(node: Mapping[str, Any]) -> str:
-    """GetZoneKey: `region + ":\\x00:" + zone` from the topology (else beta failure-domain)
-    labels; "" when both are empty."""
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    zone = (
-        labels[LABEL_TOPOLOGY_ZONE]
-        if LABEL_TOPOLOGY_ZONE in labels
-        else labels.get(LABEL_FAILURE_DOMAIN_BETA_ZONE, "")
-    )
-    region = (
-        labels[LABEL_TOPOLOGY_REGION]
-        if LABEL_TOPOLOGY_REGION in labels
-        else labels.get(LABEL_FAILURE_DOMAIN_BETA_REGION, "")
-    )
-    if not region and not zone:
-        return ""
-    return f"{region}:\x00:{zone}"
-
-
-def is_excluded_from_disruption_checks(node: Mapping[str, Any]) -> bool:
-    """isNodeExcludedFromDisruptionChecks."""
-    return LABEL_NODE_DISRUPTION_EXCLUSION in ((node.get("metadata") or {}).get("labels") or {})
-
-
-def compute_zone_state(
-    ready_conditions: Sequence[Mapping[str, Any] | None], unhealthy_zone_threshold: float
-) -> tuple[int, ZoneState]:
-    """ComputeZoneState: (not-ready count, state). Ready means a Ready condition with status True.
-    FullDisruption when none is ready; PartialDisruption when more than 2 are not ready and their
-    share (float32) reaches the threshold."""
-    ready = sum(1 for c in ready_conditions if c is not None and c.get("status") == "True")
-    return zone_state(ready, len(ready_conditions) - ready, unhealthy_zone_threshold)
-
-
-def zone_state(ready: int, not_ready: int, unhealthy_zone_threshold: float) -> tuple[int, ZoneState]:
-    """ComputeZoneState from the counts of ready and not-ready nodes."""
-    if ready == 0 and not_ready > 0:
-        return not_ready, ZoneState.FULL_DISRUPTION
-    if not_ready > 2 and float32(not_ready / (not_ready + ready)) >= float32(unhealthy_zone_threshold):
-        return not_ready, ZoneState.PARTIAL_DISRUPTION
-    return not_ready, ZoneState.NORMAL
-
-
-def zone_qps(
-    state: ZoneState,
-    zone_size: int,
-    eviction_qps: float,
-    secondary_qps: float,
-    large_cluster_threshold: int,
-) -> float | None:
-    """setLimiterInZone's rate for a state (None for Initial: the limiter is left alone):
-    HealthyQPSFunc for Normal and FullDisruption, ReducedQPSFunc (the secondary rate for zones
-    larger than the threshold, else 0: stop) for PartialDisruption."""
-    if state in (ZoneState.NORMAL, ZoneState.FULL_DISRUPTION):
-        return eviction_qps
-    if state == ZoneState.PARTIAL_DISRUPTION:
-        return secondary_qps if zone_size > large_cluster_threshold else 0.0
-    return None
-
-
-# the incremental monitor pass: what changed since the last pass ----------------------------------
-
-#: the field a lease renewal sets
-RENEW_TIME = ("spec", "renewTime")
-#: the namespaces of a field write of node leases alone
-_NODE_LEASES = frozenset((NODE_LEASE_NAMESPACE,))
-
-
-class Settled(Enum):
-    """How a settled node's next visit would go: `READY` (Ready, without NoExecute taint, out of
-    its zone's queue), `TAINTED` (not Ready, with the NoExecute taint its Ready status calls for,
-    still in the queue's set: markNodeForTainting's Add is a no-op), `REQUEUED` (not Ready without
-    that taint: every visit re-queues it, Remove then Add, so every pass still does that where its
-    visit would come in name order)."""
-
-    READY = "Ready"
-    TAINTED = "Tainted"
-    REQUEUED = "Requeued"
-
-
-@dataclass(slots=True)
-class SettledNode:
-    kind: Settled
-    zone: str
-    counted: bool  # not excluded from disruption checks
-    uid: str
-    deadline: float  # the last probe time plus nodeMonitorGracePeriod; math.inf: none (Unknown)
-
-
-class MonitorWork:
-    """Speeds up monitorNodeHealth by visiting only the nodes whose visit can change something
-    (in reference mode, `KUBETAINT_REFERENCE=1`, no node settles and every pass visits every node).
-
-    What changed since the last pass: the settled nodes with their deadlines and zone counts, and
-    the names of the nodes and leases that changed since. A settled node is counted in its zone
-    without a visit until its Node object changes (a node informer event), its grace period runs
-    out or the cluster enters or leaves full disruption. A Lease event of a settled node is the
-    lease step of tryUpdateNodeHealth alone: the pass observes the lease at its start and the node
-    stays settled. A status post on a settled Ready node (only its conditions changed, Ready's
-    status and transition time as recorded) is tryUpdateNodeHealth's new heartbeat and lease step
-    alone: the pass observes both at its start (`NodeHealthTracker.observe_status_post`) and the
-    node stays settled; when the record made afresh holds no lease yet, the next pass observes the
-    lease (as the visit it would take then does)."""
-
-    def __init__(self, health: NodeHealthTracker, grace_period: float) -> None:
-        self._health = health
-        self._grace = grace_period
-        self.settled: dict[str, SettledNode] = {}
-        #: the names a pass visits: the nodes not settled (deleted ones are dropped by the pass)
-        self.unsettled: set[str] = set()
-        #: zone → the REQUEUED nodes' names in name order and their (name, uid) items
-        self._requeued_zones: dict[str, tuple[list[str], list[tuple[str, str]]]] = {}
-        #: zone → (settled Ready nodes, settled nodes) counted there
-        self._counts: dict[str, list[int]] = {}
-        #: (deadline, sequence number, names) of settled nodes (the nodes a pass finds renewed
-        #: till one deadline share an entry); each name is checked against its node when the
-        #: entry comes
-        self._deadlines: list[tuple[float, int, list[str]]] = []
-        self._entries = itertools.count()
-        self.changed_nodes: set[str] = set()
-        #: node name → its lease as last changed (None: deleted)
-        self.changed_leases: dict[str, JSON | None] = {}
-        #: the one field write (a heartbeat round) that changed leases since the last pass when
-        #: nothing else did: its leases are the last changed, read from its own lists
-        self._renewed: FieldWriteGroup | None = None
-        #: node name → its Node after changes of its status conditions alone since the last pass
-        #: (status posts), the name not in `changed_nodes`
-        self.posted_nodes: dict[str, JSON] = {}
-        #: the settled nodes whose lease the next pass observes
-        self._observe_next: set[str] = set()
-
-    def node_changed(self, name: str, old: JSON, node: JSON) -> None:
-        """The node informer's update of `name` from `old` to `node`."""
-        if name not in self.changed_nodes and status_post_only(old, node):
-            self.posted_nodes[name] = node
-        else:
-            self.changed_nodes.add(name)
-            self.posted_nodes.pop(name, None)
-
-    def leases_changed(self, changes: Changes) -> None:
-        """The lease informer's handler: each changed node lease (namespace kube-node-lease) by
-        node name, for the next pass to observe. A heartbeat round alone since the last pass is
-        kept as it is."""
-        group, changed = changes.field_write, self.changed_leases
-        if group is not None and group.namespaces() == _NODE_LEASES:
-            if self._renewed is None and not changed:
-                self._renewed = group
-                return
-            self._enter_renewed()
-            changed.update(zip(group.names, group.news, strict=True))
-            return
-        self._enter_renewed()
-        for kind, (namespace, name), _, lease in changes:
-            if namespace == NODE_LEASE_NAMESPACE:
-                changed[name] = None if kind == "DELETED" else lease
-
-    def _enter_renewed(self) -> None:
-        """Enter the kept heartbeat round into `changed_leases` (something else changed too)."""
-        group = self._renewed
-        if group is not None:
-            self._renewed = None
-            self.changed_leases.update(zip(group.names, group.news, strict=True))
-
-    def begin_pass(self, now: float) -> set[str]:
-        """Unsettle the nodes whose object changed or whose grace period ran out; a changed lease
-        of a settled node is observed now (tryUpdateNodeHealth's lease step, which may move its
-        deadline). The names of the nodes added, deleted or changed other than by a status post
-        since the last pass."""
-        changed, self.changed_nodes = self.changed_nodes, set()
-        for name in changed:
-            self.unsettle(name)
-        health, settled = self._health, self.settled
-        observe_next, self._observe_next = self._observe_next, set()
-        posted = self._observe_posts(now)
-        names: AbstractSet[str] = settled.keys() if not posted else settled.keys() - posted
-        group = self._renewed
-        if group is not None:
-            self._renewed = None
-            if group.path == RENEW_TIME and type(group.value) is str:
-                health.observe_round(group.names, group.news, names, now, group.value)
-            else:
-                health.observe_leases(zip(group.names, group.news, strict=True), names, now)
-        else:
-            health.observe_leases(self.changed_leases.items(), names, now)
-            self.changed_leases.clear()
-        if observe_next:
-            leases = [(name, health.current_lease(name)) for name in sorted(observe_next)]
-            health.observe_leases(leases, names, now)
-        deadlines, grace = self._deadlines, self._grace
-        later: dict[float, list[str]] = {}  # the nodes found renewed, by their next deadline
-        while deadlines and deadlines[0][0] < now:
-            deadline, _, due = heapq.heappop(deadlines)
-            for name in due:
-                node = settled.get(name)
-                if node is None or node.deadline != deadline:
-                    continue  # unsettled or settled again since
-                probe = health.probe_timestamp(name)
-                renewed = probe + grace if probe is not None else deadline
-                if renewed < now:
-                    self.unsettle(name)
-                else:
-                    node.deadline = renewed
-                    later.setdefault(renewed, []).append(name)
-        for deadline, renewed_names in later.items():
-            heapq.heappush(deadlines, (deadline, next(self._entries), renewed_names))
-        return changed
-
-    def _observe_posts(self, now: float) -> set[str]:
-        """Observe the status posts on settled Ready nodes since the last pass (the others are
-        unsettled); the names of the nodes observed."""
-        posts, self.posted_nodes = self.posted_nodes, {}
-        observed: set[str] = set()
-        health, settled = self._health, self.settled
-        for name, node in posts.items():
-            entry = settled.get(name)
-            if entry is None:
-                continue  # visited by this pass
-            if entry.kind is not Settled.READY or not health.observe_status_post(name, node, now):
-                self.unsettle(name)
-                continue
-            observed.add(name)
-            if health.would_observe(name, health.current_lease(name)):
-                self._observe_next.add(name)
-        return observed
-
-    def to_visit(self) -> list[str]:
-        """The names of the nodes this pass visits, in name order."""
-        return sorted(self.unsettled)
-
-    def zone_counts(self) -> dict[str, tuple[int, int]]:
-        """zone → (settled Ready nodes, settled nodes) counted there."""
-        return {zone: (ready, size) for zone, (ready, size) in self._counts.items()}
-
-    def requeued_by_zone(self) -> dict[str, tuple[list[str], list[tuple[str, str]]]]:
-        """zone → the names of its REQUEUED nodes in name order, and their (name, uid) items (the
-        pass's own copies; zones in the order of their first names)."""
-        zones = sorted(self._requeued_zones.items(), key=lambda entry: entry[1][0][0])
-        return {zone: (names.copy(), items.copy()) for zone, (names, items) in zones}
-
-    def settle(self, name: str, node: SettledNode) -> None:
-        self.unsettle(name)
-        self.unsettled.discard(name)
-        self.settled[name] = node
-        if node.kind is Settled.REQUEUED:
-            names, items = self._requeued_zones.setdefault(node.zone, ([], []))
-            at = bisect_left(names, name)
-            names.insert(at, name)
-            items.insert(at, (name, node.uid))
-        if node.counted:
-            counts = self._counts.setdefault(node.zone, [0, 0])
-            counts[0] += node.kind is Settled.READY
-            counts[1] += 1
-        if node.deadline != math.inf:
-            heapq.heappush(self._deadlines, (node.deadline, next(self._entries), [name]))
-
-    def unsettle(self, name: str) -> None:
-        self.unsettled.add(name)
-        node = self.settled.pop(name, None)
-        if node is None:
-            return
-        if node.kind is Settled.REQUEUED:
-            names, items = self._requeued_zones[node.zone]
-            at = bisect_left(names, name)
-            del names[at], items[at]
-            if not names:
-                del self._requeued_zones[node.zone]
-        if node.counted:
-            counts = self._counts[node.zone]
-            counts[0] -= node.kind is Settled.READY
-            counts[1] -= 1
-            if not counts[1]:
-                del self._counts[node.zone]
-
-    def unsettle_zone(self, zone: str) -> None:
-        """Unsettle the nodes of `zone` (its tainting queue is replaced)."""
-        for name in [name for name, node in self.settled.items() if node.zone == zone]:
-            self.unsettle(name)
-
-    def unsettle_all(self) -> None:
-        self.unsettled.update(self.settled)
-        self._requeued_zones.clear()
-        self.settled.clear()
-        self._counts.clear()
-        self._deadlines.clear()
-
-
-def status_post_only(old: JSON, new: JSON) -> bool:
-    """Whether `new` is `old` with only its status conditions (and resourceVersion) changed: each
-    part compared in C, old's with the changing field replaced by new's."""
-    meta, status = new.get("metadata"), new.get("status")
-    old_meta, old_status = old.get("metadata"), old.get("status")
-    if (
-        type(meta) is not dict
-        or type(status) is not dict
-        or type(old_meta) is not dict
-        or type(old_status) is not dict
-        or len(new) != len(old)
-        or len(meta) != len(old_meta)
-        or len(status) != len(old_status)
-    ):
-        return False
-    return (
-        _with(old_meta, "resourceVersion", meta) == meta
-        and _with(old_status, "conditions", status) == status
-        and {**old, "metadata": meta, "status": status} == new
-    )
-
-
-def _with(before: JSON, field: str, after: JSON) -> JSON:
-    """`before` with `field` as `after` has it (or without it)."""
-    if field in after:
-        return {**before, field: after[field]}
-    return {key: value for key, value in before.items() if key != field}
-
-
-class Requeues:
-    """A pass's re-queues of the settled REQUEUED nodes (markNodeForTainting's Remove, then Add),
-    made where their visits would come in the name-ordered node loop: a visit touches only its
-    node's zone queue, so each zone's re-queues up to a name go to its queue in one batch."""
-
-    def __init__(
-        self,
-        by_zone: Mapping[str, tuple[list[str], list[tuple[str, str]]]],
-        queue_of: Callable[[str], RateLimitedTimedQueue],
-        clock: Clock,
-    ) -> None:
-        self._by_zone = by_zone
-        self._queue_of = queue_of
-        self._clock = clock
-        self._done = dict.fromkeys(by_zone, 0)
-
-    def until(self, name: str | None) -> None:
-        """Re-queue the nodes before `name` in name order (None: all the rest)."""
-        for zone, (names, items) in self._by_zone.items():
-            start = self._done[zone]
-            stop = len(names) if name is None else bisect_left(names, name, start)
-            if stop > start:
-                self._done[zone] = stop
-                self._queue_of(zone).requeue_many(items[start:stop], to_nanos(self._clock.now()))
