@@ -167,3 +167,9 @@ class PodClaims:
                     result.message,
                 )
         return ok
+
+
+def string_labels(labels: dict[Any, Any]) -> bool:
+    """Whether every label key and value is a string (equal labels are then the same labels to
+    a selector: no other JSON value equals a string)."""
+    return all(type(k) is str and type(v) is str for k, v in labels.items())

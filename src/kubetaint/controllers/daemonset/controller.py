@@ -27,13 +27,14 @@ from kubetaint.api.selectors import label_selector_from_dict
 from kubetaint.clock.base import Clock
 from kubetaint.controllers.daemonset import revisions, update
 from kubetaint.controllers.daemonset.bynode import PodsByNode
-from kubetaint.controllers.daemonset.claiming import RESOURCE, UNSET, Key, PodClaims, labels_of
+from kubetaint.controllers.daemonset.claiming import RESOURCE, UNSET, Key, PodClaims, labels_of, string_labels
 from kubetaint.controllers.daemonset.placement import (
     PlacementMemo,
     node_should_run_daemon_pod,
     unscheduled_pods_without_node,
 )
 from kubetaint.controllers.daemonset.podcontrol import DaemonPodControl
+from kubetaint.controllers.daemonset.revision_events import RevisionEvents
 from kubetaint.controllers.daemonset.status import Placement, StatusUpdates
 from kubetaint.controllers.daemonset.statuscounts import NodeCounts, creation_and_phase
 from kubetaint.controllers.history import History
@@ -54,7 +55,7 @@ FAILED_BACKOFF_MAX = 900.0
 log = logging.getLogger(__name__)
 
 
-class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, StatusUpdates):
+class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, StatusUpdates, RevisionEvents):
     """Runs each DaemonSet's pod on every node it should run on."""
 
     def __init__(
@@ -125,61 +126,6 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
                 on_add=self._history_added, on_update=self._history_updated, on_delete=self._history_deleted
             )
         )
-
-    # ControllerRevisions (addHistory, updateHistory, deleteHistory) -----------------------------
-
-    def _history_added(self, history: JSON) -> None:
-        """addHistory: its controlling DaemonSet queued, or for an orphan the DaemonSets whose
-        selector matches its labels (one of them may adopt it)."""
-        meta = history.get("metadata") or {}
-        if meta.get("deletionTimestamp"):
-            self._history_deleted(history)
-            return
-        ref = podutil.controller_ref_of(history)
-        if ref is not None:
-            self._queue_controller(history, ref)
-            return
-        self._queue_matching(history)
-
-    def _history_updated(self, old: JSON, history: JSON) -> None:
-        """updateHistory: the old and the new controller queued when the controller reference
-        changed; an orphan whose labels or reference changed queues the DaemonSets matching it."""
-        old_meta, meta = old.get("metadata") or {}, history.get("metadata") or {}
-        if old_meta.get("resourceVersion") == meta.get("resourceVersion"):
-            return
-        ref, old_ref = podutil.controller_ref_of(history), podutil.controller_ref_of(old)
-        ref_changed = ref != old_ref
-        if ref_changed and old_ref is not None:
-            self._queue_controller(old, old_ref)
-        if ref is not None:
-            self._queue_controller(history, ref)
-            return
-        if ref_changed or old_meta.get("labels") != meta.get("labels"):
-            self._queue_matching(history)
-
-    def _history_deleted(self, history: JSON) -> None:
-        """deleteHistory: its controlling DaemonSet queued."""
-        ref = podutil.controller_ref_of(history)
-        if ref is not None:
-            self._queue_controller(history, ref)
-
-    def _queue_controller(self, history: JSON, ref: Mapping[str, Any]) -> None:
-        """resolveControllerRef, then enqueueDaemonSet: the DaemonSet the reference names, when it
-        exists with that uid."""
-        if ref.get("kind") != "DaemonSet":
-            return
-        namespace = str((history.get("metadata") or {}).get("namespace") or "")
-        ds = self.daemonsets.get(namespace, str(ref.get("name") or ""))
-        if ds is not None and (ds.get("metadata") or {}).get("uid") == ref.get("uid"):
-            self.queue.add(podutil.key_of(ds))
-
-    def _queue_matching(self, history: JSON) -> None:
-        """getDaemonSetsForHistory, each queued."""
-        meta = history.get("metadata") or {}
-        labels = meta.get("labels")
-        if type(labels) is dict and _string_labels(labels):
-            for key in self.owners.matching_keys(str(meta.get("namespace") or ""), labels):
-                self.queue.add(key)
 
     def _ds_added(self, ds: JSON) -> None:
         key = podutil.key_of(ds)
@@ -269,7 +215,7 @@ class DaemonSetController(QueueController[Store], PodClaims, DaemonPodControl, S
                 continue
             labels = meta.get("labels")
             if key[0] != last_space or (labels is not last_labels and labels != last_labels):
-                if type(labels) is not dict or not _string_labels(labels):
+                if type(labels) is not dict or not string_labels(labels):
                     last_labels = UNSET
                     self._orphan_seen(key, pod)
                     continue
@@ -598,9 +544,3 @@ def _same_refs(old: JSON, new: JSON) -> bool:
         (old.get("metadata") or {}).get("ownerReferences")
         is (new.get("metadata") or {}).get("ownerReferences")
     )
-
-
-def _string_labels(labels: dict[Any, Any]) -> bool:
-    """Whether every label key and value is a string (equal labels are then the same labels to
-    a selector: no other JSON value equals a string)."""
-    return all(type(k) is str and type(v) is str for k, v in labels.items())
