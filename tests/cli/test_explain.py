@@ -119,6 +119,20 @@ def test_config_applies_plugin_arguments(tmp_path: Path) -> None:
             ' args for plugin NodeResourcesFit: strict decoding error: unknown field "ignoredResourcez"',
             id="a misspelled plugin argument",
         ),
+        pytest.param(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "profiles: [{pluginConfig: [{name: NodeAffinity, args: [addedAffinity]}]}]\n",
+            "decoding .profiles[0].pluginConfig[0]: decoding args for plugin NodeAffinity: couldn't get"
+            " version/kind; json parse error: json: cannot unmarshal array into Go value of type struct {"
+            ' APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
+            id="plugin arguments that are not an object",
+        ),
+        pytest.param(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: {ignoredResources: 5}}]}]\n",
+            'initializing plugin "NodeResourcesFit"',
+            id="a plugin argument of the wrong type",
+        ),
     ],
 )
 def test_a_bad_config_file_is_one_line_and_exit_1(tmp_path: Path, text: str, message: str) -> None:

@@ -225,9 +225,50 @@ def strict_decoding_errors(config: Mapping[str, Any]) -> list[str]:
     return out + nested
 
 
+#: encoding/json's names of the JSON values that cannot decode into a struct
+_JSON_KINDS: tuple[tuple[type, str], ...] = (
+    (bool, "bool"),
+    (int, "number"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+)
+
+
+#: the Go type of SimpleMetaFactory.Interpret's findKind, as reflect prints it
+_FIND_KIND = (
+    'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+)
+
+
+def _args_type_error(config: Mapping[str, Any]) -> str | None:
+    """The error DecodeNestedObjects returns for the first in-tree plugin's `args` that is not an
+    object (`decoding .profiles[0].pluginConfig[1]: decoding args for plugin NodeAffinity:
+    couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of
+    type struct { ... }`: SimpleMetaFactory.Interpret's error), else None."""
+    profiles = config.get("profiles")
+    for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
+        entries = profile.get("pluginConfig") if isinstance(profile, Mapping) else None
+        for j, entry in enumerate(entries if isinstance(entries, list) else []):
+            if not isinstance(entry, Mapping) or str(entry.get("name")) not in ARGS_SCHEMAS:
+                continue
+            args = entry.get("args")
+            kind = next((name for cls, name in _JSON_KINDS if isinstance(args, cls)), None)
+            if kind is not None:  # (the serializer's meta factory reads the kind first)
+                return (
+                    f"decoding .profiles[{i}].pluginConfig[{j}]: decoding args for plugin {entry['name']}: "
+                    f"couldn't get version/kind; json parse error: json: cannot unmarshal {kind} into Go "
+                    f"value of type {_FIND_KIND}"
+                )
+    return None
+
+
 def load_profiles(config: Mapping[str, Any] | None = None) -> tuple[list[ProfileSpec], int]:
     """Profiles of a KubeSchedulerConfiguration dict and its global percentageOfNodesToScore."""
     config = _mapping(config, "KubeSchedulerConfiguration", "KubeSchedulerConfiguration")
+    wrong_type = _args_type_error(config)
+    if wrong_type is not None:  # (a decoding error ends the decoding: strict errors are not reported)
+        raise ConfigError(wrong_type)
     unknown = strict_decoding_errors(config)
     if unknown:  # runtime.NewStrictDecodingError
         raise ConfigError(strict_decoding_error(unknown))
@@ -278,7 +319,8 @@ def build_framework(spec: ProfileSpec, registry: Registry) -> Framework:
             continue
         try:
             plugins[name] = factory(spec.plugin_args.get(name) or {})
-        except ValueError as exc:
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            # (an argument of the wrong JSON type: one error line, never a traceback)
             raise ConfigError(f'initializing plugin "{name}": {exc}') from None
     points: dict[str, list[Any]] = {}
     for ep in EXTENSION_POINTS:
